@@ -1,0 +1,23 @@
+//! Compiles every `.proto` file under `proto/proto/` with protox (a pure-Rust protobuf compiler),
+//! so no system `protoc` is ever needed.
+
+use std::path::PathBuf;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = PathBuf::from("proto");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "proto"))
+        .collect();
+    files.sort();
+    println!("cargo:rerun-if-changed=proto");
+    for file in &files {
+        println!("cargo:rerun-if-changed={}", file.display());
+    }
+    let descriptors = protox::compile(&files, [&dir])?;
+    tonic_prost_build::configure()
+        .build_server(true)
+        .build_client(true)
+        .compile_fds(descriptors)?;
+    Ok(())
+}
