@@ -1,0 +1,277 @@
+//! Every configuration key the project reads, with its Hadoop name, default and type.
+//!
+//! Constant names follow Hadoop's `YarnConfiguration` (`RM_ADDRESS`, `NM_PMEM_MB`, ...); keys that
+//! Hadoop does not have live under the same prefixes (`yarn.resourcemanager.ha.raft.*`,
+//! `yarn.tls.*`). Units are part of the key name (`-ms`, `-secs`, `-mb`).
+//!
+//! Adding a key means adding it here, to [`ALL`], and to `conf/yarn-default.xml` with the same
+//! default and a description, in the same change: a test fails when the two disagree.
+
+use crate::key::{Key, KeyKind};
+
+/// Whether ResourceManager high availability is on.
+pub const RM_HA_ENABLED: Key = Key::new("yarn.resourcemanager.ha.enabled", "false", KeyKind::Bool);
+/// The ids of the ResourceManagers in the HA group, e.g. `rm1,rm2,rm3`.
+pub const RM_HA_IDS: Key = Key::new("yarn.resourcemanager.ha.rm-ids", "", KeyKind::List);
+/// The id of this ResourceManager among [`RM_HA_IDS`].
+pub const RM_HA_ID: Key = Key::new("yarn.resourcemanager.ha.id", "", KeyKind::String);
+/// The cluster's name, shared by every ResourceManager of one HA group.
+pub const RM_CLUSTER_ID: Key = Key::new(
+    "yarn.resourcemanager.cluster-id",
+    "yarn_cluster",
+    KeyKind::String,
+);
+/// The ResourceManager host that the address keys derive from.
+pub const RM_HOSTNAME: Key =
+    Key::new("yarn.resourcemanager.hostname", "0.0.0.0", KeyKind::String).per_id();
+/// The client endpoint (ApplicationClientProtocol).
+pub const RM_ADDRESS: Key = Key::new(
+    "yarn.resourcemanager.address",
+    "${yarn.resourcemanager.hostname}:8032",
+    KeyKind::HostPort,
+)
+.per_id();
+/// The ApplicationMaster endpoint (ApplicationMasterProtocol).
+pub const RM_SCHEDULER_ADDRESS: Key = Key::new(
+    "yarn.resourcemanager.scheduler.address",
+    "${yarn.resourcemanager.hostname}:8030",
+    KeyKind::HostPort,
+)
+.per_id();
+/// The NodeManager endpoint (registration and heartbeats).
+pub const RM_RESOURCE_TRACKER_ADDRESS: Key = Key::new(
+    "yarn.resourcemanager.resource-tracker.address",
+    "${yarn.resourcemanager.hostname}:8031",
+    KeyKind::HostPort,
+)
+.per_id();
+/// The admin endpoint (`rmadmin`).
+pub const RM_ADMIN_ADDRESS: Key = Key::new(
+    "yarn.resourcemanager.admin.address",
+    "${yarn.resourcemanager.hostname}:8033",
+    KeyKind::HostPort,
+)
+.per_id();
+/// The web UI and REST endpoint.
+pub const RM_WEBAPP_ADDRESS: Key = Key::new(
+    "yarn.resourcemanager.webapp.address",
+    "${yarn.resourcemanager.hostname}:8088",
+    KeyKind::HostPort,
+)
+.per_id();
+/// The Raft peer endpoint between ResourceManagers.
+pub const RM_HA_RAFT_ADDRESS: Key = Key::new(
+    "yarn.resourcemanager.ha.raft.address",
+    "${yarn.resourcemanager.hostname}:8035",
+    KeyKind::HostPort,
+)
+.per_id();
+/// Where a ResourceManager keeps its Raft log and snapshots.
+pub const RM_HA_RAFT_STORAGE_DIR: Key = Key::new(
+    "yarn.resourcemanager.ha.raft.storage-dir",
+    "/tmp/yarn-ha/rm-raft",
+    KeyKind::String,
+);
+/// How often NodeManagers heartbeat, as dictated by the ResourceManager.
+pub const RM_NM_HEARTBEAT_INTERVAL_MS: Key = Key::new(
+    "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
+    "1000",
+    KeyKind::Duration,
+);
+/// How long without a heartbeat before a NodeManager is declared lost.
+pub const RM_NM_EXPIRY_INTERVAL_MS: Key = Key::new(
+    "yarn.nm.liveness-monitor.expiry-interval-ms",
+    "600000",
+    KeyKind::Duration,
+);
+/// How long without an allocate call before an ApplicationMaster attempt is declared lost.
+pub const RM_AM_EXPIRY_INTERVAL_MS: Key = Key::new(
+    "yarn.am.liveness-monitor.expiry-interval-ms",
+    "600000",
+    KeyKind::Duration,
+);
+/// The most ApplicationMaster attempts an application gets.
+pub const RM_AM_MAX_ATTEMPTS: Key =
+    Key::new("yarn.resourcemanager.am.max-attempts", "2", KeyKind::Int);
+/// How long a new leader waits for NodeManagers to resync before scheduling.
+pub const RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS: Key = Key::new(
+    "yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms",
+    "10000",
+    KeyKind::Duration,
+);
+/// How often the AMRMToken master key rolls.
+pub const RM_AMRM_TOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS: Key = Key::new(
+    "yarn.resourcemanager.am-rm-tokens.master-key-rolling-interval-secs",
+    "86400",
+    KeyKind::Duration,
+);
+/// How often the container token master key rolls.
+pub const RM_CONTAINER_TOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS: Key = Key::new(
+    "yarn.resourcemanager.container-tokens.master-key-rolling-interval-secs",
+    "86400",
+    KeyKind::Duration,
+);
+/// How often the NM token master key rolls.
+pub const RM_NMTOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS: Key = Key::new(
+    "yarn.resourcemanager.nm-tokens.master-key-rolling-interval-secs",
+    "86400",
+    KeyKind::Duration,
+);
+/// How long an allocated container may stay unlaunched before it is reclaimed.
+pub const RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS: Key = Key::new(
+    "yarn.resourcemanager.rm.container-allocation.expiry-interval-ms",
+    "600000",
+    KeyKind::Duration,
+);
+/// Whether ACLs are checked.
+pub const YARN_ACL_ENABLE: Key = Key::new("yarn.acl.enable", "false", KeyKind::Bool);
+/// Who may administer the cluster, in `users groups` ACL form.
+pub const YARN_ADMIN_ACL: Key = Key::new("yarn.admin.acl", "*", KeyKind::String);
+/// The NodeManager host that its address keys derive from.
+pub const NM_HOSTNAME: Key = Key::new("yarn.nodemanager.hostname", "0.0.0.0", KeyKind::String);
+/// The NodeManager container manager endpoint.
+pub const NM_ADDRESS: Key = Key::new(
+    "yarn.nodemanager.address",
+    "${yarn.nodemanager.hostname}:8041",
+    KeyKind::HostPort,
+);
+/// The NodeManager web UI and REST endpoint.
+pub const NM_WEBAPP_ADDRESS: Key = Key::new(
+    "yarn.nodemanager.webapp.address",
+    "${yarn.nodemanager.hostname}:8042",
+    KeyKind::HostPort,
+);
+/// Memory the NodeManager offers to containers.
+pub const NM_PMEM_MB: Key = Key::new(
+    "yarn.nodemanager.resource.memory-mb",
+    "8192",
+    KeyKind::SizeMb,
+);
+/// Virtual cores the NodeManager offers to containers.
+pub const NM_VCORES: Key = Key::new("yarn.nodemanager.resource.cpu-vcores", "8", KeyKind::Int);
+/// Directories for container working files.
+pub const NM_LOCAL_DIRS: Key = Key::new(
+    "yarn.nodemanager.local-dirs",
+    "/tmp/yarn-ha/nm-local-dir",
+    KeyKind::List,
+);
+/// Where the NodeManager keeps state that survives its restart.
+pub const NM_RECOVERY_DIR: Key = Key::new(
+    "yarn.nodemanager.recovery.dir",
+    "/tmp/yarn-ha/nm-recovery",
+    KeyKind::String,
+);
+/// How many OPPORTUNISTIC containers a NodeManager may queue; 0 disables queuing.
+pub const NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH: Key = Key::new(
+    "yarn.nodemanager.opportunistic-containers-max-queue-length",
+    "0",
+    KeyKind::Int,
+);
+/// Whether the NodeManager runs the AMRMProxy in front of ApplicationMasters.
+pub const AMRM_PROXY_ENABLED: Key =
+    Key::new("yarn.nodemanager.amrmproxy.enabled", "false", KeyKind::Bool);
+/// The AMRMProxy endpoint.
+pub const AMRM_PROXY_ADDRESS: Key = Key::new(
+    "yarn.nodemanager.amrmproxy.address",
+    "0.0.0.0:8049",
+    KeyKind::HostPort,
+);
+/// Whether OPPORTUNISTIC containers are placed by the AMRMProxy on the ApplicationMaster's node.
+pub const DIST_SCHEDULING_ENABLED: Key = Key::new(
+    "yarn.nodemanager.distributed-scheduling.enabled",
+    "false",
+    KeyKind::Bool,
+);
+/// Whether every endpoint uses mutual TLS.
+pub const TLS_ENABLED: Key = Key::new("yarn.tls.enabled", "true", KeyKind::Bool);
+/// PEM file with the cluster CA certificate.
+pub const TLS_CA_CERT: Key = Key::new("yarn.tls.ca-cert", "", KeyKind::String);
+/// PEM file with this daemon's or user's certificate.
+pub const TLS_CERT: Key = Key::new("yarn.tls.cert", "", KeyKind::String);
+/// PEM file with the private key of [`TLS_CERT`]; it must have mode 0600.
+pub const TLS_KEY: Key = Key::new("yarn.tls.key", "", KeyKind::String);
+
+/// Every key above, in declaration order.
+pub const ALL: &[Key] = &[
+    RM_HA_ENABLED,
+    RM_HA_IDS,
+    RM_HA_ID,
+    RM_CLUSTER_ID,
+    RM_HOSTNAME,
+    RM_ADDRESS,
+    RM_SCHEDULER_ADDRESS,
+    RM_RESOURCE_TRACKER_ADDRESS,
+    RM_ADMIN_ADDRESS,
+    RM_WEBAPP_ADDRESS,
+    RM_HA_RAFT_ADDRESS,
+    RM_HA_RAFT_STORAGE_DIR,
+    RM_NM_HEARTBEAT_INTERVAL_MS,
+    RM_NM_EXPIRY_INTERVAL_MS,
+    RM_AM_EXPIRY_INTERVAL_MS,
+    RM_AM_MAX_ATTEMPTS,
+    RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS,
+    RM_AMRM_TOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS,
+    RM_CONTAINER_TOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS,
+    RM_NMTOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS,
+    RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS,
+    YARN_ACL_ENABLE,
+    YARN_ADMIN_ACL,
+    NM_HOSTNAME,
+    NM_ADDRESS,
+    NM_WEBAPP_ADDRESS,
+    NM_PMEM_MB,
+    NM_VCORES,
+    NM_LOCAL_DIRS,
+    NM_RECOVERY_DIR,
+    NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH,
+    AMRM_PROXY_ENABLED,
+    AMRM_PROXY_ADDRESS,
+    DIST_SCHEDULING_ENABLED,
+    TLS_ENABLED,
+    TLS_CA_CERT,
+    TLS_CERT,
+    TLS_KEY,
+];
+
+/// The declared key named `name` (without any `.<id>` suffix), if there is one.
+pub fn find(name: &str) -> Option<&'static Key> {
+    ALL.iter().find(|key| key.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_use_hadoop_prefixes() {
+        let names: BTreeSet<&str> = ALL.iter().map(|key| key.name.as_ref()).collect();
+        assert_eq!(names.len(), ALL.len(), "a key is declared twice in ALL");
+        for name in names {
+            assert!(name.starts_with("yarn."), "{name} is not under yarn.");
+        }
+    }
+
+    #[test]
+    fn duration_and_size_keys_carry_their_unit_in_the_name() {
+        for key in ALL {
+            match key.kind {
+                KeyKind::Duration => assert!(
+                    [".ms", "-ms", ".secs", "-secs"]
+                        .iter()
+                        .any(|unit| key.name.ends_with(unit)),
+                    "{key} has no unit"
+                ),
+                KeyKind::SizeMb => assert!(key.name.ends_with("-mb"), "{key} has no unit"),
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn find_returns_declared_keys_only() {
+        assert_eq!(find("yarn.resourcemanager.address"), Some(&RM_ADDRESS));
+        assert_eq!(find("yarn.resourcemanager.address.rm1"), None);
+    }
+}

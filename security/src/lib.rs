@@ -1,0 +1,62 @@
+//! yarn-ha security: the cluster PKI, mutual TLS with peer identity, and YARN's tokens.
+//!
+//! Depends only on `yarn-conf` and `yarn-proto` in the workspace; every daemon uses it.
+//!
+//! - PKI (`pki`): a cluster CA and leaf certificates whose subject carries a role
+//!   (resourcemanager, nodemanager, user) and a name.
+//! - Transport (`tls`, `TlsConfig`, `Incoming`, `connect`, `Authorizer`): rustls server and
+//!   client configurations built from configuration, with client certificates required, and the
+//!   peer's identity handed to every gRPC handler:
+//!
+//! ```text
+//! TcpListener ─▶ Incoming (TLS handshake, PeerIdentity from the client certificate)
+//!             ─▶ tonic Server ─▶ handler: Authorizer::authorize(&request, &[Role::User], "admin")
+//! client: connect(address, TlsConfig::client_config(), &ChannelOptions) ─▶ TlsConnector ─▶ Channel
+//! ```
+//! - Tokens ([`Token`], [`TokenSecretManager`], [`MasterKey`], [`MasterKeyRoller`]): AMRMToken,
+//!   container token and NM token identifiers signed with HMAC-SHA256 under a master key id and
+//!   verified in constant time, and master-key rolling as pure functions of `now`.
+// Module declarations are added by the modules' authors below this line.
+
+mod error;
+
+pub use error::Error;
+
+// PKI, peer identity and mutual TLS for tonic.
+mod authz;
+mod connector;
+mod identity;
+mod incoming;
+pub mod pki;
+mod role;
+pub mod tls;
+mod tls_config;
+
+pub use authz::{Authorizer, Caller, authorize, peer_identity, peer_info};
+pub use connector::{ChannelOptions, TlsConnector, connect, connect_lazy};
+pub use identity::PeerIdentity;
+pub use incoming::{
+    DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_PENDING_HANDSHAKES, Incoming, PeerConnection, PeerInfo,
+    plaintext_incoming, tls_incoming,
+};
+pub use role::Role;
+pub use tls::{Credentials, install_crypto_provider};
+pub use tls_config::{TlsConfig, TlsFiles};
+
+// Tokens and master keys: pure (no clock, no I/O; randomness only in `MasterKey::generate`).
+mod epoch_millis;
+mod key_rolling_schedule;
+mod master_key;
+mod master_key_roller;
+mod token;
+mod token_identifier;
+mod token_kind;
+mod token_secret_manager;
+
+pub use key_rolling_schedule::KeyRollingSchedule;
+pub use master_key::MasterKey;
+pub use master_key_roller::{KeyAction, MasterKeyRoller, NextMasterKey};
+pub use token::Token;
+pub use token_identifier::TokenIdentifier;
+pub use token_kind::TokenKind;
+pub use token_secret_manager::TokenSecretManager;

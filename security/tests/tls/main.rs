@@ -1,0 +1,8 @@
+//! Mutual TLS end to end: real sockets on 127.0.0.1, real rustls and a real tonic service.
+//!
+//! One test binary (with these modules) to save link time.
+
+mod config;
+mod mutual_tls;
+mod plaintext;
+mod support;

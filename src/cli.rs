@@ -1,0 +1,298 @@
+//! The command line: Hadoop's `yarn` verbs as subcommands of one binary.
+//!
+//! Hadoop's own CLI takes single-dash long options (`yarn rmadmin -getServiceState rm1`,
+//! `yarn application -list`). [`hadoop_style_args`] rewrites those to clap's double-dash form
+//! before parsing, so both spellings work and clap still rejects unknown flags with usage and
+//! exit status 2.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use yarn_proto::ids::{ApplicationId, NodeId};
+
+/// yarn-ha: a highly available, YARN-compatible ResourceManager with Raft, mutual TLS and a chaos
+/// harness.
+#[derive(Debug, Parser)]
+#[command(name = "yarn-ha", version, propagate_version = true)]
+pub struct Cli {
+    /// Directory holding yarn-site.xml and capacity-scheduler.xml (Hadoop's YARN_CONF_DIR).
+    #[arg(long, global = true, env = "YARN_CONF_DIR", value_name = "DIR")]
+    pub conf_dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Every command of the binary, one per Hadoop verb plus yarn-ha's own tools.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one ResourceManager replica (a member of the Raft group).
+    Resourcemanager(ResourceManagerArgs),
+    /// Run a NodeManager: registers with the RM, runs containers, hosts the AMRMProxy.
+    Nodemanager(NodeManagerArgs),
+    /// Administer the ResourceManagers: HA state, health, refreshes, Raft membership.
+    Rmadmin(RmAdminArgs),
+    /// List, inspect, kill and move applications.
+    Application(ApplicationArgs),
+    /// List and inspect NodeManagers.
+    Node(NodeArgs),
+    /// Show queue status.
+    Queue(QueueArgs),
+    /// Run the distributed-shell sample application.
+    Dshell(PendingArgs),
+    /// Run the pi estimator sample application.
+    Pi(PendingArgs),
+    /// Start a local cluster of real ResourceManager and NodeManager processes.
+    Minicluster(PendingArgs),
+    /// Create the cluster CA and certificates for mutual TLS.
+    #[command(subcommand)]
+    Pki(PkiCommand),
+    /// Read and check the Hadoop XML configuration.
+    #[command(subcommand)]
+    Conf(ConfCommand),
+    /// Run seeded fault drills against a real cluster and check invariants.
+    Chaos(PendingArgs),
+    /// Run benchmarks (scheduler throughput, failover time, storage).
+    Bench(PendingArgs),
+}
+
+/// Arguments of `yarn-ha resourcemanager`.
+#[derive(Debug, Args)]
+pub struct ResourceManagerArgs {
+    /// This replica's id, one of yarn.resourcemanager.ha.rm-ids (overrides yarn.resourcemanager.ha.id).
+    #[arg(long = "rm-id", value_name = "RM_ID")]
+    pub rm_id: Option<String>,
+}
+
+/// Arguments of `yarn-ha nodemanager`.
+#[derive(Debug, Args)]
+pub struct NodeManagerArgs {}
+
+/// Arguments of `yarn-ha rmadmin`, with Hadoop's option names.
+#[derive(Debug, Args)]
+#[group(required = true, multiple = false)]
+pub struct RmAdminArgs {
+    /// Print the HA state (active or standby) of one RM.
+    #[arg(long = "getServiceState", value_name = "RM_ID")]
+    pub get_service_state: Option<String>,
+    /// Print the HA state of every RM in yarn.resourcemanager.ha.rm-ids.
+    #[arg(long = "getAllServiceState")]
+    pub get_all_service_state: bool,
+    /// Check the health of one RM; exits non-zero when it is unhealthy.
+    #[arg(long = "checkHealth", value_name = "RM_ID")]
+    pub check_health: Option<String>,
+    /// Hand Raft leadership to the given RM.
+    #[arg(long = "transitionToActive", value_name = "RM_ID")]
+    pub transition_to_active: Option<String>,
+    /// Reload capacity-scheduler.xml on the leader and commit it.
+    #[arg(long = "refreshQueues")]
+    pub refresh_queues: bool,
+    /// Reload the include and exclude node lists on the leader.
+    #[arg(long = "refreshNodes")]
+    pub refresh_nodes: bool,
+    /// Reload yarn.admin.acl on the leader.
+    #[arg(long = "refreshAdminAcls")]
+    pub refresh_admin_acls: bool,
+    /// Print the Raft members, the leader and the term.
+    #[arg(long = "getClusterMembership")]
+    pub get_cluster_membership: bool,
+}
+
+/// Arguments of `yarn-ha application`, with Hadoop's option names.
+#[derive(Debug, Args)]
+#[group(id = "action", required = true, multiple = false)]
+pub struct ApplicationArgs {
+    /// List applications (filtered by -appStates, -appTypes, -appTags).
+    #[arg(long, group = "action")]
+    pub list: bool,
+    /// Print the report of one application.
+    #[arg(long, group = "action", value_name = "APPLICATION_ID")]
+    pub status: Option<ApplicationId>,
+    /// Kill one application.
+    #[arg(long, group = "action", value_name = "APPLICATION_ID")]
+    pub kill: Option<ApplicationId>,
+    /// Move one application to the queue given by -queue.
+    #[arg(
+        long = "movetoqueue",
+        group = "action",
+        value_name = "APPLICATION_ID",
+        requires = "queue"
+    )]
+    pub move_to_queue: Option<ApplicationId>,
+    /// Target queue of -movetoqueue.
+    #[arg(long, value_name = "QUEUE")]
+    pub queue: Option<String>,
+    /// With -list: comma-separated application states (ALL for every state).
+    #[arg(long = "appStates", value_name = "STATES", value_delimiter = ',')]
+    pub app_states: Vec<String>,
+    /// With -list: comma-separated application types.
+    #[arg(long = "appTypes", value_name = "TYPES", value_delimiter = ',')]
+    pub app_types: Vec<String>,
+    /// With -list: comma-separated application tags.
+    #[arg(long = "appTags", value_name = "TAGS", value_delimiter = ',')]
+    pub app_tags: Vec<String>,
+}
+
+/// Arguments of `yarn-ha node`, with Hadoop's option names.
+#[derive(Debug, Args)]
+#[group(id = "action", required = true, multiple = false)]
+pub struct NodeArgs {
+    /// List nodes (RUNNING ones unless -states or -all).
+    #[arg(long, group = "action")]
+    pub list: bool,
+    /// Print the report of one node.
+    #[arg(long, group = "action", value_name = "NODE_ID")]
+    pub status: Option<NodeId>,
+    /// With -list: comma-separated node states.
+    #[arg(long, value_name = "STATES", value_delimiter = ',')]
+    pub states: Vec<String>,
+    /// With -list: nodes in every state.
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// Arguments of `yarn-ha queue`.
+#[derive(Debug, Args)]
+pub struct QueueArgs {
+    /// Print the status of one queue (a leaf name or a full path such as root.default).
+    #[arg(long, value_name = "QUEUE", required = true)]
+    pub status: String,
+}
+
+/// Arguments of commands that later work fills in; they take no options yet.
+#[derive(Debug, Args)]
+pub struct PendingArgs {}
+
+/// `yarn-ha pki ...`
+#[derive(Debug, Subcommand)]
+pub enum PkiCommand {
+    /// Create the cluster CA and a certificate for every RM, NM host and user.
+    Init(PkiInitArgs),
+    /// Add one certificate signed by an existing cluster CA.
+    Issue(PkiIssueArgs),
+}
+
+/// Arguments of `yarn-ha pki init`.
+#[derive(Debug, Args)]
+pub struct PkiInitArgs {
+    /// Directory to write the CA, certificates and keys into (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// ResourceManager ids, comma-separated.
+    #[arg(long = "rm-ids", value_delimiter = ',', value_name = "IDS")]
+    pub rm_ids: Vec<String>,
+    /// NodeManager host names, comma-separated.
+    #[arg(long = "nm-hosts", value_delimiter = ',', value_name = "HOSTS")]
+    pub nm_hosts: Vec<String>,
+    /// User names, comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "USERS")]
+    pub users: Vec<String>,
+    /// Overwrite existing files.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Arguments of `yarn-ha pki issue`.
+#[derive(Debug, Args)]
+pub struct PkiIssueArgs {
+    /// Directory holding ca.pem and ca-key.pem.
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// resourcemanager, nodemanager or user.
+    #[arg(long)]
+    pub role: yarn_security::Role,
+    /// The RM id, NM host name or user name the certificate is for.
+    #[arg(long)]
+    pub name: String,
+    /// Extra DNS names or IP addresses for the certificate, comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "HOSTS")]
+    pub hosts: Vec<String>,
+    /// Overwrite existing files.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `yarn-ha conf ...`
+#[derive(Debug, Subcommand)]
+pub enum ConfCommand {
+    /// Print the effective value of a key and where it came from.
+    Get(ConfGetArgs),
+    /// Validate yarn-site.xml and capacity-scheduler.xml; exits 1 with positioned messages.
+    Check(ConfCheckArgs),
+}
+
+/// Arguments of `yarn-ha conf check`.
+#[derive(Debug, Args)]
+pub struct ConfCheckArgs {
+    /// Skip the checks that open files named by keys (certificates and keys), e.g. when checking
+    /// a configuration away from the hosts it is meant for.
+    #[arg(long = "no-files")]
+    pub no_files: bool,
+}
+
+/// Arguments of `yarn-ha conf get`.
+#[derive(Debug, Args)]
+pub struct ConfGetArgs {
+    /// The key, e.g. yarn.resourcemanager.ha.rm-ids.
+    pub key: String,
+}
+
+/// Rewrites Hadoop's single-dash long options (`-getServiceState`) to clap's `--getServiceState`.
+///
+/// Only words of a dash and two or more characters starting with a letter are rewritten, so
+/// negative numbers and single-letter short flags (`-h`) keep their meaning. The program name and
+/// everything after a bare `--` are left alone.
+pub fn hadoop_style_args<I>(args: I) -> Vec<String>
+where
+    I: IntoIterator<Item = String>,
+{
+    let mut out = Vec::new();
+    let mut passthrough = false;
+    for (index, arg) in args.into_iter().enumerate() {
+        if index == 0 || passthrough {
+            out.push(arg);
+            continue;
+        }
+        if arg == "--" {
+            passthrough = true;
+            out.push(arg);
+            continue;
+        }
+        let bytes = arg.as_bytes();
+        let hadoop_long = bytes.len() > 2
+            && bytes[0] == b'-'
+            && bytes[1].is_ascii_alphabetic()
+            && bytes[2] != b'=';
+        if hadoop_long {
+            out.push(format!("-{arg}"));
+        } else {
+            out.push(arg);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewrite(args: &[&str]) -> Vec<String> {
+        hadoop_style_args(args.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn single_dash_long_options_become_double_dash() {
+        assert_eq!(
+            rewrite(&["yarn-ha", "rmadmin", "-getServiceState", "rm1"]),
+            ["yarn-ha", "rmadmin", "--getServiceState", "rm1"]
+        );
+    }
+
+    #[test]
+    fn short_flags_negative_numbers_and_passthrough_are_kept() {
+        assert_eq!(
+            rewrite(&["yarn-ha", "-h", "x", "-1", "--list", "--", "-keep"]),
+            ["yarn-ha", "-h", "x", "-1", "--list", "--", "-keep"]
+        );
+    }
+}

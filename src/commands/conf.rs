@@ -1,0 +1,146 @@
+//! `yarn-ha conf get` and `yarn-ha conf check`.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use yarn_amrmproxy::ProxyConfig;
+use yarn_conf::{ConfError, Configuration, Key, RmHaConfig, keys};
+use yarn_nodemanager::NmConfig;
+use yarn_rm_ha::RmConfig;
+use yarn_security::TlsConfig;
+
+use crate::cli::{ConfCheckArgs, ConfCommand};
+
+/// The scheduler's own file, read beside yarn-site.xml as Hadoop's CapacityScheduler does.
+const CAPACITY_SCHEDULER_XML: &str = "capacity-scheduler.xml";
+
+/// Runs `conf get` or `conf check` against `conf_dir`, or the built-in defaults when none.
+pub fn run(conf_dir: Option<&Path>, command: ConfCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        ConfCommand::Get(args) => get(conf_dir, &args.key),
+        ConfCommand::Check(args) => {
+            let dir = conf_dir.context(
+                "conf check needs a configuration directory: pass --conf-dir DIR or set YARN_CONF_DIR",
+            )?;
+            check(dir, &args)
+        }
+    }
+}
+
+/// Prints the effective value on stdout and where it came from on stderr, so scripts can use
+/// `$(yarn-ha conf get KEY)`.
+fn get(conf_dir: Option<&Path>, name: &str) -> anyhow::Result<ExitCode> {
+    let conf = match conf_dir {
+        Some(dir) => Configuration::load_dir(dir)?,
+        None => Configuration::with_defaults()?,
+    };
+    let value = match declared_key(name) {
+        Some(key) => Some(conf.get_string(&key)?),
+        None => conf.get(name)?,
+    };
+    let Some(value) = value else {
+        bail!("{name} is not set and is not a key yarn-ha reads (see conf/yarn-default.xml)");
+    };
+    match conf.source(name) {
+        Some(location) => eprintln!("# from {location}"),
+        None => eprintln!(
+            "# derived from the defaults in {}",
+            yarn_conf::DEFAULT_RESOURCE
+        ),
+    }
+    println!("{value}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The declared key `name` refers to, including per-id forms such as
+/// `yarn.resourcemanager.address.rm2`, whose unset value derives from the rm-id's hostname.
+fn declared_key(name: &str) -> Option<Key> {
+    if let Some(key) = keys::find(name) {
+        return Some(key.clone());
+    }
+    let (base, id) = name.rsplit_once('.')?;
+    keys::find(base)
+        .filter(|key| key.per_id)
+        .map(|key| key.for_id(id))
+}
+
+/// Collects every problem in both files instead of stopping at the first, prints them on
+/// stderr and exits 1 when there is any.
+fn check(dir: &Path, args: &ConfCheckArgs) -> anyhow::Result<ExitCode> {
+    let mut problems: Vec<String> = Vec::new();
+    let site = dir.join(yarn_conf::SITE_RESOURCE);
+    if !site.is_file() {
+        problems.push(format!("{}: not found", site.display()));
+    }
+    match Configuration::load_dir(dir) {
+        Ok(conf) => check_yarn_site(&conf, args, &mut problems),
+        Err(err) => problems.push(err.to_string()),
+    }
+    let scheduler = dir.join(CAPACITY_SCHEDULER_XML);
+    if scheduler.is_file() {
+        let mut conf = Configuration::new();
+        match conf.add_resource_file(&scheduler) {
+            Ok(()) => check_references(&conf, &mut problems),
+            Err(err) => problems.push(err.to_string()),
+        }
+    } else {
+        problems.push(format!("{}: not found", scheduler.display()));
+    }
+    problems.dedup();
+    if problems.is_empty() {
+        println!("ok: {} and {}", site.display(), scheduler.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    for problem in &problems {
+        eprintln!("{problem}");
+    }
+    eprintln!("{} problem(s) in {}", problems.len(), dir.display());
+    Ok(ExitCode::FAILURE)
+}
+
+fn check_yarn_site(conf: &Configuration, args: &ConfCheckArgs, problems: &mut Vec<String>) {
+    for warning in conf.warnings() {
+        eprintln!("warning: {warning}");
+    }
+    check_references(conf, problems);
+    let rm_ids = conf.get_list(&keys::RM_HA_IDS).unwrap_or_default();
+    for key in keys::ALL {
+        if key.per_id {
+            for id in &rm_ids {
+                record(problems, conf.check(&key.for_id(id)));
+            }
+        }
+        record(problems, conf.check(key));
+    }
+    if let Ok(ha) = RmHaConfig::from_conf(conf) {
+        for member in &ha.members {
+            record(problems, RmConfig::from_conf(conf, Some(&member.rm_id)));
+        }
+    } else {
+        record(problems, RmHaConfig::from_conf(conf));
+    }
+    record(problems, NmConfig::from_conf(conf));
+    record(problems, ProxyConfig::from_conf(conf));
+    if !args.no_files {
+        if let Err(err) = TlsConfig::from_conf(conf) {
+            problems.push(err.to_string());
+        }
+    }
+}
+
+/// Every property set in the file must substitute cleanly, declared or not.
+fn check_references(conf: &Configuration, problems: &mut Vec<String>) {
+    for name in conf.names() {
+        record(problems, conf.get(name));
+    }
+}
+
+fn record<T>(problems: &mut Vec<String>, result: Result<T, ConfError>) {
+    if let Err(err) = result {
+        let message = err.to_string();
+        if !problems.contains(&message) {
+            problems.push(message);
+        }
+    }
+}

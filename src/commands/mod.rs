@@ -1,0 +1,31 @@
+//! Adapters from parsed command lines to the crates that do the work.
+
+mod conf;
+mod pending;
+mod pki;
+
+use std::process::ExitCode;
+
+use crate::cli::{Cli, Command};
+
+/// Runs one parsed command and returns the process exit status.
+///
+/// Errors returned here are printed once by `main` with their whole cause chain.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let conf_dir = cli.conf_dir.as_deref();
+    match cli.command {
+        Command::Pki(command) => pki::run(command),
+        Command::Conf(command) => conf::run(conf_dir, command),
+        Command::Resourcemanager(_) => Ok(pending::report("resourcemanager", pending::RM_REPLICAS)),
+        Command::Rmadmin(_) => Ok(pending::report("rmadmin", pending::RM_REPLICAS)),
+        Command::Minicluster(_) => Ok(pending::report("minicluster", pending::RM_REPLICAS)),
+        Command::Nodemanager(_) => Ok(pending::report("nodemanager", pending::NODEMANAGER)),
+        Command::Application(_) => Ok(pending::report("application", pending::APPLICATIONS)),
+        Command::Node(_) => Ok(pending::report("node", pending::APPLICATIONS)),
+        Command::Queue(_) => Ok(pending::report("queue", pending::APPLICATIONS)),
+        Command::Dshell(_) => Ok(pending::report("dshell", pending::APPLICATIONS)),
+        Command::Pi(_) => Ok(pending::report("pi", pending::APPLICATIONS)),
+        Command::Chaos(_) => Ok(pending::report("chaos", pending::CHAOS)),
+        Command::Bench(_) => Ok(pending::report("bench", pending::RM_REPLICAS)),
+    }
+}

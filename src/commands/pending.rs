@@ -1,0 +1,25 @@
+//! Commands whose subsystem is not built yet say so, and which piece of work brings them,
+//! instead of pretending to succeed.
+
+use std::process::ExitCode;
+
+/// The work item that builds the ResourceManager replicas, rmadmin and the minicluster.
+pub const RM_REPLICAS: &str =
+    "ResourceManager replicas (Raft log on sled, rmadmin HA, minicluster)";
+/// The work item that builds the NodeManager.
+pub const NODEMANAGER: &str = "NodeManager (registration, container manager, executors)";
+/// The work item that builds applications end to end and the user commands.
+pub const APPLICATIONS: &str =
+    "Applications end to end (client protocol, CLI, distributed shell, pi)";
+/// The work item that builds the chaos harness.
+pub const CHAOS: &str = "Chaos harness (seeded failover drills)";
+
+/// Prints that `command` is not available yet and returns exit status 3, which scripts can tell
+/// apart from a failed run (1) and a usage error (2).
+pub fn report(command: &str, work_item: &str) -> ExitCode {
+    eprintln!(
+        "yarn-ha {command}: not available yet in this build; it arrives with the work item \
+         \"{work_item}\" (see README.md, Status)."
+    );
+    ExitCode::from(3)
+}

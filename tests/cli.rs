@@ -1,0 +1,204 @@
+//! The `yarn-ha` binary as a user runs it: help, usage errors, Hadoop-style options, and the
+//! commands that work today (`conf`, `pki`).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn yarn_ha(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_yarn-ha"))
+        .args(args)
+        .env_remove("YARN_CONF_DIR")
+        .output()
+        .expect("the yarn-ha binary runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn help_lists_every_command_of_the_architecture() {
+    let out = yarn_ha(&["--help"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let help = stdout(&out);
+    for command in [
+        "resourcemanager",
+        "nodemanager",
+        "rmadmin",
+        "application",
+        "node",
+        "queue",
+        "dshell",
+        "pi",
+        "minicluster",
+        "pki",
+        "conf",
+        "chaos",
+        "bench",
+    ] {
+        assert!(
+            help.lines()
+                .any(|line| line.trim_start().starts_with(&format!("{command} "))),
+            "--help does not list {command} with a description:\n{help}"
+        );
+    }
+    assert!(help.contains("--conf-dir"), "{help}");
+}
+
+#[test]
+fn unknown_commands_and_bad_flags_print_usage_and_exit_2() {
+    for args in [
+        &["frobnicate"][..],
+        &["application", "--no-such-flag"],
+        &["rmadmin", "-noSuchOption"],
+        &["application"],
+    ] {
+        let out = yarn_ha(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("Usage:"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn hadoop_single_dash_options_are_accepted() {
+    let out = yarn_ha(&["application", "-status", "application_1700000000000_0001"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not available yet"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = yarn_ha(&["rmadmin", "-getServiceState", "rm1"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+}
+
+#[test]
+fn malformed_ids_on_the_command_line_are_usage_errors_naming_the_id() {
+    let out = yarn_ha(&["application", "-kill", "application_abc_0001"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("application_abc_0001"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn conf_get_prints_defaults_and_per_id_values() {
+    let out = yarn_ha(&["conf", "get", "yarn.resourcemanager.am.max-attempts"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "2");
+
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("yarn-site.xml"),
+        r#"<?xml version="1.0"?>
+<configuration>
+  <property><name>yarn.resourcemanager.hostname.rm2</name><value>10.0.0.2</value></property>
+</configuration>
+"#,
+    );
+    let conf_dir = dir.path().to_str().unwrap();
+    let out = yarn_ha(&[
+        "--conf-dir",
+        conf_dir,
+        "conf",
+        "get",
+        "yarn.resourcemanager.address.rm2",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "10.0.0.2:8032");
+}
+
+#[test]
+fn conf_check_reports_positioned_errors_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("yarn-site.xml"),
+        "<configuration>\n  <property>\n    <name>yarn.resourcemanager.am.max-attempts</name>\n    <value>ten</value>\n  </property>\n</configuration>\n",
+    );
+    write(
+        &dir.path().join("capacity-scheduler.xml"),
+        "<configuration>\n  <property><name>a</name><value>1</value>\n</configuration>\n",
+    );
+    let out = yarn_ha(&["--conf-dir", dir.path().to_str().unwrap(), "conf", "check"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let report = stderr(&out);
+    assert!(report.contains("yarn-site.xml:4:"), "{report}");
+    assert!(
+        report.contains("yarn.resourcemanager.am.max-attempts"),
+        "{report}"
+    );
+    assert!(report.contains("\"ten\""), "{report}");
+    assert!(report.contains("capacity-scheduler.xml:"), "{report}");
+}
+
+#[test]
+fn conf_check_accepts_the_shipped_samples() {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("conf/etc");
+    let out = yarn_ha(&[
+        "--conf-dir",
+        samples.to_str().unwrap(),
+        "conf",
+        "check",
+        "--no-files",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn pki_init_writes_certificates_and_refuses_to_overwrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = dir.path().join("pki");
+    let pki_dir = pki.to_str().unwrap();
+    let init = [
+        "pki",
+        "init",
+        "--dir",
+        pki_dir,
+        "--rm-ids",
+        "rm1,rm2",
+        "--nm-hosts",
+        "h1",
+        "--users",
+        "alice",
+    ];
+    let out = yarn_ha(&init);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for file in [
+        "ca.pem",
+        "resourcemanager-rm2.pem",
+        "nodemanager-h1-key.pem",
+        "user-alice.pem",
+    ] {
+        assert!(pki.join(file).exists(), "{file} missing");
+    }
+
+    let out = yarn_ha(&init);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("--force"), "{}", stderr(&out));
+
+    let out = yarn_ha(&[
+        "pki", "issue", "--dir", pki_dir, "--role", "user", "--name", "bob",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(pki.join("user-bob.pem").exists());
+
+    let out = yarn_ha(&[
+        "pki", "issue", "--dir", pki_dir, "--role", "admin", "--name", "x",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+}
