@@ -115,14 +115,15 @@ fn check_distinct_addresses(
 ) -> Result<(), ConfError> {
     let mut seen: Vec<(&HostPort, &str, Key)> = Vec::new();
     for member in members {
-        let endpoints = [
-            (&member.client, keys::RM_ADDRESS),
-            (&member.scheduler, keys::RM_SCHEDULER_ADDRESS),
-            (&member.resource_tracker, keys::RM_RESOURCE_TRACKER_ADDRESS),
-            (&member.admin, keys::RM_ADMIN_ADDRESS),
-            (&member.webapp, keys::RM_WEBAPP_ADDRESS),
-            (&member.raft, keys::RM_HA_RAFT_ADDRESS),
+        let addresses = [
+            &member.client,
+            &member.scheduler,
+            &member.resource_tracker,
+            &member.admin,
+            &member.webapp,
+            &member.raft,
         ];
+        let endpoints = addresses.into_iter().zip(keys::RM_ENDPOINT_KEYS);
         for (address, key) in endpoints {
             if address.host == "0.0.0.0" || address.host == "::" || address.port == 0 {
                 continue;

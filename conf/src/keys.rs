@@ -191,6 +191,16 @@ pub const TLS_CERT: Key = Key::new("yarn.tls.cert", "", KeyKind::String);
 /// PEM file with the private key of [`TLS_CERT`]; it must have mode 0600.
 pub const TLS_KEY: Key = Key::new("yarn.tls.key", "", KeyKind::String);
 
+/// Every per-id endpoint of a ResourceManager, in the order of [`crate::RmEndpoints`]' fields.
+pub const RM_ENDPOINT_KEYS: [Key; 6] = [
+    RM_ADDRESS,
+    RM_SCHEDULER_ADDRESS,
+    RM_RESOURCE_TRACKER_ADDRESS,
+    RM_ADMIN_ADDRESS,
+    RM_WEBAPP_ADDRESS,
+    RM_HA_RAFT_ADDRESS,
+];
+
 /// Every key above, in declaration order.
 pub const ALL: &[Key] = &[
     RM_HA_ENABLED,

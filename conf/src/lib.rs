@@ -59,6 +59,7 @@ pub mod loader;
 pub mod location;
 pub mod substitution;
 mod value;
+pub mod writer;
 
 pub use configuration::{Configuration, DEFAULT_RESOURCE, SITE_RESOURCE};
 pub use error::{ConfError, StructureProblem, SubstitutionProblem, XmlProblem};

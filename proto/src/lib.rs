@@ -50,8 +50,10 @@
 mod convert;
 mod error;
 pub mod ids;
+mod leader_hint;
 
 pub use error::{IdKind, IdProblem, ProtoError};
+pub use leader_hint::{LEADER_HINT_HEADER, LeaderHint};
 
 /// Generated protobuf messages and tonic clients and servers, package `yarn`.
 #[allow(clippy::all, missing_docs)]

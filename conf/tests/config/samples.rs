@@ -10,15 +10,6 @@ fn etc() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("etc")
 }
 
-const RM_ADDRESS_KEYS: [&Key; 6] = [
-    &keys::RM_ADDRESS,
-    &keys::RM_SCHEDULER_ADDRESS,
-    &keys::RM_RESOURCE_TRACKER_ADDRESS,
-    &keys::RM_ADMIN_ADDRESS,
-    &keys::RM_WEBAPP_ADDRESS,
-    &keys::RM_HA_RAFT_ADDRESS,
-];
-
 #[test]
 fn sample_site_is_a_three_rm_cluster_with_distinct_ports() {
     let configuration = Configuration::load_dir(&etc()).unwrap_or_else(|e| panic!("{e}"));
@@ -33,7 +24,7 @@ fn sample_site_is_a_three_rm_cluster_with_distinct_ports() {
 
     let mut ports = BTreeSet::new();
     for id in &ids {
-        for key in RM_ADDRESS_KEYS {
+        for key in keys::RM_ENDPOINT_KEYS {
             let key = key.for_id(id);
             // Each address is set explicitly, not derived from a default.
             let source = configuration

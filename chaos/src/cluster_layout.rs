@@ -1,0 +1,198 @@
+//! Directories, certificates and configuration for a local cluster.
+
+use std::net::{Ipv4Addr, TcpListener};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use yarn_conf::{keys, writer};
+use yarn_security::pki::{self, LeafSpec, PkiOptions};
+use yarn_security::{Role, TlsFiles};
+
+/// The user whose certificate the harness's clients present.
+pub const HARNESS_USER: &str = "yarn-admin";
+
+/// One ResourceManager of a laid-out cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RmLayout {
+    /// Its rm id (`rm1`, `rm2`, ...).
+    pub rm_id: String,
+    /// Its configuration directory (`YARN_CONF_DIR`).
+    pub conf_dir: PathBuf,
+    /// Its Raft storage directory.
+    pub storage_dir: PathBuf,
+}
+
+/// One NodeManager of a laid-out cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NmLayout {
+    /// Its certificate name (`nm1`, `nm2`, ...).
+    pub name: String,
+    /// Its configuration directory.
+    pub conf_dir: PathBuf,
+}
+
+/// A local cluster on 127.0.0.1: every RM and NM gets its own configuration directory with
+/// ports no other daemon of the layout uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterLayout {
+    /// The directory everything lives under.
+    pub base: PathBuf,
+    /// The PKI directory.
+    pub pki_dir: PathBuf,
+    /// The ResourceManagers, in `rm-ids` order.
+    pub rms: Vec<RmLayout>,
+    /// The NodeManagers.
+    pub nms: Vec<NmLayout>,
+    /// Configuration for CLI calls as [`HARNESS_USER`].
+    pub client_conf_dir: PathBuf,
+}
+
+impl ClusterLayout {
+    /// Creates the layout under `base` (which must be empty or absent) for `rms` RMs (at least
+    /// one) and `nms` NMs.
+    ///
+    /// Ports come from the kernel (bind to port 0, then release), so they are free when chosen;
+    /// another process could still take one before the daemon binds it, which a launcher reports
+    /// as a bind error naming the port.
+    ///
+    /// # Errors
+    ///
+    /// When `rms` is 0, `base` is not empty, or a directory, certificate or file cannot be
+    /// written; the message names what and where.
+    pub fn create(base: &Path, rms: usize, nms: usize) -> anyhow::Result<Self> {
+        anyhow::ensure!(rms > 0, "a cluster needs at least one ResourceManager");
+        if base.exists() {
+            let mut entries =
+                std::fs::read_dir(base).with_context(|| format!("reading {}", base.display()))?;
+            anyhow::ensure!(
+                entries.next().is_none(),
+                "{} is not empty; a cluster layout needs a fresh directory",
+                base.display()
+            );
+        }
+        let rm_ids: Vec<String> = (1..=rms).map(|i| format!("rm{i}")).collect();
+        let nm_names: Vec<String> = (1..=nms).map(|i| format!("nm{i}")).collect();
+        let pki_dir = base.join("pki");
+        let leaves: Vec<LeafSpec> = rm_ids
+            .iter()
+            .map(|id| LeafSpec::new(Role::ResourceManager, id))
+            .chain(nm_names.iter().map(|n| LeafSpec::new(Role::NodeManager, n)))
+            .chain([LeafSpec::new(Role::User, HARNESS_USER)])
+            .collect();
+        pki::init(
+            &pki_dir,
+            &leaves,
+            &PkiOptions::starting_at(time::OffsetDateTime::now_utc()),
+        )
+        .context("creating the cluster PKI")?;
+
+        let mut shared: Vec<(String, String)> = vec![
+            (keys::RM_HA_ENABLED.name.to_string(), "true".to_owned()),
+            (keys::RM_HA_IDS.name.to_string(), rm_ids.join(",")),
+        ];
+        for id in &rm_ids {
+            for key in &keys::RM_ENDPOINT_KEYS {
+                shared.push((key.for_id(id).name.into_owned(), loopback_address()?));
+            }
+        }
+
+        let mut layout = Self {
+            base: base.to_owned(),
+            pki_dir: pki_dir.clone(),
+            rms: Vec::new(),
+            nms: Vec::new(),
+            client_conf_dir: base.join("client/conf"),
+        };
+        for id in &rm_ids {
+            let dir = base.join(id);
+            let storage_dir = dir.join("raft");
+            let own = [
+                (keys::RM_HA_ID.name.to_string(), id.clone()),
+                (
+                    keys::RM_HA_RAFT_STORAGE_DIR.name.to_string(),
+                    path(&storage_dir),
+                ),
+            ];
+            let tls = TlsFiles::in_pki_dir(&pki_dir, Role::ResourceManager, id);
+            write_site(
+                &dir.join("conf"),
+                &shared,
+                own.into_iter().chain(tls_properties(&tls)),
+            )?;
+            layout.rms.push(RmLayout {
+                rm_id: id.clone(),
+                conf_dir: dir.join("conf"),
+                storage_dir,
+            });
+        }
+        for name in &nm_names {
+            let dir = base.join(name);
+            let own = [
+                (keys::NM_HOSTNAME.name.to_string(), "127.0.0.1".to_owned()),
+                (keys::NM_ADDRESS.name.to_string(), loopback_address()?),
+                (
+                    keys::NM_WEBAPP_ADDRESS.name.to_string(),
+                    loopback_address()?,
+                ),
+                (
+                    keys::NM_LOCAL_DIRS.name.to_string(),
+                    path(&dir.join("local")),
+                ),
+                (
+                    keys::NM_RECOVERY_DIR.name.to_string(),
+                    path(&dir.join("recovery")),
+                ),
+            ];
+            let tls = TlsFiles::in_pki_dir(&pki_dir, Role::NodeManager, name);
+            write_site(
+                &dir.join("conf"),
+                &shared,
+                own.into_iter().chain(tls_properties(&tls)),
+            )?;
+            layout.nms.push(NmLayout {
+                name: name.clone(),
+                conf_dir: dir.join("conf"),
+            });
+        }
+        let tls = TlsFiles::in_pki_dir(&pki_dir, Role::User, HARNESS_USER);
+        write_site(&layout.client_conf_dir, &shared, tls_properties(&tls))?;
+        Ok(layout)
+    }
+}
+
+fn tls_properties(files: &TlsFiles) -> [(String, String); 3] {
+    [
+        (keys::TLS_CA_CERT.name.to_string(), path(&files.ca_cert)),
+        (keys::TLS_CERT.name.to_string(), path(&files.cert)),
+        (keys::TLS_KEY.name.to_string(), path(&files.key)),
+    ]
+}
+
+fn write_site(
+    conf_dir: &Path,
+    shared: &[(String, String)],
+    own: impl IntoIterator<Item = (String, String)>,
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(conf_dir)
+        .with_context(|| format!("creating {}", conf_dir.display()))?;
+    let own: Vec<(String, String)> = own.into_iter().collect();
+    let xml = writer::site_xml(
+        shared
+            .iter()
+            .chain(&own)
+            .map(|(name, value)| (name.as_str(), value.as_str())),
+    );
+    let file = conf_dir.join(yarn_conf::SITE_RESOURCE);
+    std::fs::write(&file, xml).with_context(|| format!("writing {}", file.display()))
+}
+
+/// A `127.0.0.1:<port>` the kernel just reported free.
+fn loopback_address() -> anyhow::Result<String> {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .context("binding 127.0.0.1:0 to find a free port")?;
+    Ok(listener.local_addr()?.to_string())
+}
+
+fn path(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
