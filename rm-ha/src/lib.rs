@@ -8,8 +8,15 @@
 //! `amrmproxy`, `client` or `chaos`.
 //!
 //! Today it holds the replica's typed configuration, [`RmConfig`], which `yarn-ha conf check`
-//! validates; the replica itself arrives with the ResourceManager-replicas work.
+//! validates; openraft's type configuration ([`RmTypeConfig`]); the replicated state and its
+//! versioned commands ([`state_machine`]); and the Raft storage on sled ([`storage`]).
 
 mod config;
+mod error;
+mod raft_types;
+pub mod state_machine;
+pub mod storage;
 
 pub use config::RmConfig;
+pub use error::{Error, Record};
+pub use raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};

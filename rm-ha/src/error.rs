@@ -1,0 +1,102 @@
+//! The crate's error type.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// A stored record kind, named in errors so that a failure says which record was bad.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Record {
+    /// The Raft log entry at this index.
+    LogEntry {
+        /// The entry's log index.
+        index: u64,
+    },
+    /// The Raft log as a whole (a range or batch of entries).
+    Log,
+    /// The persisted Raft vote.
+    Vote,
+    /// The id of the last purged log entry.
+    LastPurgedLogId,
+    /// The stored snapshot (metadata plus encoded state).
+    Snapshot,
+    /// The encoded replicated state inside a snapshot.
+    State,
+}
+
+impl fmt::Display for Record {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::LogEntry { index } => write!(f, "log entry at index {index}"),
+            Self::Log => f.write_str("Raft log"),
+            Self::Vote => f.write_str("vote"),
+            Self::LastPurgedLogId => f.write_str("last purged log id"),
+            Self::Snapshot => f.write_str("snapshot"),
+            Self::State => f.write_str("snapshot state"),
+        }
+    }
+}
+
+/// Everything that can go wrong in the replica outside openraft's own error types.
+///
+/// Inside the Raft storage these become openraft `StorageError`s, which openraft treats as
+/// fatal: the replica stops rather than run on storage it cannot trust.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The sled database under the storage directory could not be opened.
+    #[error("cannot open the Raft storage at {path}: {source}")]
+    OpenStorage {
+        /// `yarn.resourcemanager.ha.raft.storage-dir`.
+        path: PathBuf,
+        /// sled's reason.
+        source: sled::Error,
+    },
+    /// A sled read, write or flush failed.
+    #[error("Raft storage I/O failed on the {record}: {source}")]
+    Sled {
+        /// The record being read or written.
+        record: Record,
+        /// sled's reason.
+        source: sled::Error,
+    },
+    /// A sled tree could not be opened.
+    #[error("cannot open sled tree {tree:?}: {source}")]
+    OpenTree {
+        /// The tree's name.
+        tree: &'static str,
+        /// sled's reason.
+        source: sled::Error,
+    },
+    /// A stored record carries a format version this binary does not read.
+    #[error("stored {record} has format version {found}; this binary reads version {expected}")]
+    UnsupportedFormatVersion {
+        /// The record.
+        record: Record,
+        /// The version byte found.
+        found: u8,
+        /// The only version this binary reads.
+        expected: u8,
+    },
+    /// A stored record is empty where a format version byte was expected.
+    #[error("stored {record} is empty; expected a format version byte")]
+    EmptyRecord {
+        /// The record.
+        record: Record,
+    },
+    /// A value could not be encoded.
+    #[error("cannot encode the {record}: {source}")]
+    Encode {
+        /// The record.
+        record: Record,
+        /// postcard's reason.
+        source: postcard::Error,
+    },
+    /// A stored value could not be decoded, for instance a command version or variant written by
+    /// a newer binary.
+    #[error("cannot decode the stored {record} (written by a newer binary?): {source}")]
+    Decode {
+        /// The record.
+        record: Record,
+        /// postcard's reason.
+        source: postcard::Error,
+    },
+}

@@ -1,0 +1,51 @@
+//! The versioned commands carried by Raft log entries.
+
+use serde::{Deserialize, Serialize};
+
+/// One replicated mutation, as stored in a Raft log entry.
+///
+/// # Versioning policy
+///
+/// Commands are versioned by the outer variant. A stored command is never re-interpreted: once a
+/// version has been released, its variants and their fields are frozen, and any change goes into
+/// a new version (`V2`, ...). A replica that meets an entry it cannot decode, whether an unknown
+/// version or an unknown variant, does not skip it: reading the entry fails with a fatal storage
+/// error naming the entry's log index, and the replica stops applying. Skipping would let
+/// replicas diverge silently. Operators therefore upgrade every replica's binary before any
+/// leader proposes a command of a new version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RmCommand {
+    /// The first command version.
+    V1(CommandV1),
+}
+
+/// The commands of version 1.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CommandV1 {
+    /// A new leader's first entry: bumps the epoch by one. The first epoch ever begun also fixes
+    /// the cluster timestamp (YARN's RM start time in application ids) to `now_ms`.
+    BeginEpoch {
+        /// The rm-id of the leader beginning the epoch, kept in the log for diagnosis.
+        leader_rm_id: String,
+        /// The leader's wall clock, in milliseconds since the Unix epoch.
+        now_ms: i64,
+    },
+    /// Reserves `count` consecutive application sequence numbers.
+    AllocateApplicationIds {
+        /// How many ids to reserve.
+        count: u32,
+    },
+    /// Compare-and-bump of the queue-configuration version: succeeds only when the current
+    /// version equals `expected`, then sets it to `expected + 1`.
+    SetQueueConfigVersion {
+        /// The version the proposer based its change on.
+        expected: u64,
+    },
+    /// Marks a NodeManager as decommissioned or brings it back.
+    SetNodeDecommissioned {
+        /// The node's id, `host:port`.
+        node: String,
+        /// Whether the node is decommissioned.
+        decommissioned: bool,
+    },
+}

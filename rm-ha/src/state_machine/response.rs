@@ -1,0 +1,47 @@
+//! The result of applying one Raft log entry.
+
+use serde::{Deserialize, Serialize};
+
+/// What applying one entry produced. Domain rejections are values here, never errors: every
+/// replica reaches the same rejection for the same entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RmResponse {
+    /// The entry was a blank or membership entry and carried no command.
+    NoCommand,
+    /// A new epoch began.
+    EpochBegun {
+        /// The epoch now in force.
+        epoch: u64,
+    },
+    /// Application sequence numbers `first .. first + count` are reserved for the proposer.
+    ApplicationIdsAllocated {
+        /// The first reserved sequence number.
+        first: i32,
+        /// How many were reserved.
+        count: u32,
+    },
+    /// Fewer application sequence numbers remain than were asked for; nothing was reserved.
+    ApplicationIdsExhausted {
+        /// How many were asked for.
+        requested: u32,
+        /// How many remain before the sequence would overflow.
+        remaining: u32,
+    },
+    /// The queue-configuration version was bumped.
+    QueueConfigVersionSet {
+        /// The new version.
+        version: u64,
+    },
+    /// The queue-configuration version did not match; nothing changed.
+    QueueConfigVersionRejected {
+        /// The version the proposer expected.
+        expected: u64,
+        /// The version actually in force.
+        actual: u64,
+    },
+    /// A node's decommission state was recorded.
+    NodeDecommissionedSet {
+        /// Whether the state differs from before.
+        changed: bool,
+    },
+}

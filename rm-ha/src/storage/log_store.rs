@@ -1,0 +1,286 @@
+//! The Raft log and vote on sled.
+
+use std::fmt::Debug;
+use std::ops::{Bound, RangeBounds};
+
+use openraft::storage::{LogFlushed, RaftLogStorage};
+use openraft::{
+    Entry, ErrorSubject, ErrorVerb, LogId, LogState, RaftLogReader, StorageError, Vote,
+};
+
+use super::codec::{decode, encode};
+use super::{open_tree, storage_error};
+use crate::error::{Error, Record};
+use crate::raft_types::{RmNodeId, RmTypeConfig};
+
+const VOTE_KEY: &[u8] = b"vote";
+const LAST_PURGED_KEY: &[u8] = b"last_purged";
+
+/// The Raft log and vote, kept in the sled trees `log` and `meta`.
+///
+/// Guarantees, on top of openraft's `RaftLogStorage` contract:
+/// - a vote or an append is reported done only after `flush_async()` completed;
+/// - the log has no holes: appends are contiguous (openraft's contract), truncation removes only
+///   a suffix and purging only a prefix;
+/// - `purge` makes the new `last_purged` durable before deleting any entry, so after a crash
+///   the log state never claims entries that are gone.
+///
+/// Clones share the same database; openraft uses a clone as its log reader.
+#[derive(Debug, Clone)]
+pub struct SledLogStore {
+    db: sled::Db,
+    log: sled::Tree,
+    meta: sled::Tree,
+}
+
+impl SledLogStore {
+    /// Opens the log store inside `db`, creating its trees on first use.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::OpenTree`] when sled cannot open a tree.
+    pub fn new(db: &sled::Db) -> Result<Self, Error> {
+        Ok(Self {
+            db: db.clone(),
+            log: open_tree(db, "log")?,
+            meta: open_tree(db, "meta")?,
+        })
+    }
+
+    async fn flush(&self, record: Record) -> Result<(), Error> {
+        self.db
+            .flush_async()
+            .await
+            .map(drop)
+            .map_err(|source| Error::Sled { record, source })
+    }
+
+    fn read_meta<T: serde::de::DeserializeOwned>(
+        &self,
+        key: &[u8],
+        record: Record,
+    ) -> Result<Option<T>, Error> {
+        let bytes = self
+            .meta
+            .get(key)
+            .map_err(|source| Error::Sled { record, source })?;
+        bytes.map(|b| decode(record, &b)).transpose()
+    }
+
+    /// Deletes every entry whose index lies in `first..=last` in one batch.
+    fn remove_range(&self, first: u64, last: u64) -> Result<(), Error> {
+        let mut batch = sled::Batch::default();
+        for key in self.log.range(first.to_be_bytes()..=last.to_be_bytes()) {
+            let (key, _) = key.map_err(|source| Error::Sled {
+                record: Record::LogEntry { index: first },
+                source,
+            })?;
+            batch.remove(key);
+        }
+        self.log.apply_batch(batch).map_err(|source| Error::Sled {
+            record: Record::LogEntry { index: first },
+            source,
+        })
+    }
+}
+
+/// The inclusive index range `range` covers, or `None` when it is empty.
+fn inclusive_range<RB: RangeBounds<u64>>(range: &RB) -> Option<(u64, u64)> {
+    let first = match range.start_bound() {
+        Bound::Included(&i) => i,
+        Bound::Excluded(&i) => i.checked_add(1)?,
+        Bound::Unbounded => 0,
+    };
+    let last = match range.end_bound() {
+        Bound::Included(&i) => i,
+        Bound::Excluded(&i) => i.checked_sub(1)?,
+        Bound::Unbounded => u64::MAX,
+    };
+    (first <= last).then_some((first, last))
+}
+
+impl RaftLogReader<RmTypeConfig> for SledLogStore {
+    async fn try_get_log_entries<RB: RangeBounds<u64> + Clone + Debug + Send>(
+        &mut self,
+        range: RB,
+    ) -> Result<Vec<Entry<RmTypeConfig>>, StorageError<RmNodeId>> {
+        let Some((first, last)) = inclusive_range(&range) else {
+            return Ok(Vec::new());
+        };
+        let mut entries = Vec::new();
+        for item in self.log.range(first.to_be_bytes()..=last.to_be_bytes()) {
+            let (key, value) = item.map_err(|source| {
+                let e = Error::Sled {
+                    record: Record::Log,
+                    source,
+                };
+                storage_error(ErrorSubject::Logs, ErrorVerb::Read, &e)
+            })?;
+            entries.push(
+                decode_entry(&key, &value)
+                    .map_err(|e| storage_error(ErrorSubject::Logs, ErrorVerb::Read, &e))?,
+            );
+        }
+        Ok(entries)
+    }
+}
+
+/// Decodes the entry stored under `key`; the error names the entry's index.
+fn decode_entry(key: &[u8], bytes: &[u8]) -> Result<Entry<RmTypeConfig>, Error> {
+    decode(
+        Record::LogEntry {
+            index: index_of(key),
+        },
+        bytes,
+    )
+}
+
+/// The index a `log` tree key stores; keys are always 8 big-endian bytes.
+fn index_of(key: &[u8]) -> u64 {
+    let mut bytes = [0u8; 8];
+    let n = key.len().min(8);
+    bytes[..n].copy_from_slice(&key[..n]);
+    u64::from_be_bytes(bytes)
+}
+
+impl RaftLogStorage<RmTypeConfig> for SledLogStore {
+    type LogReader = Self;
+
+    async fn get_log_state(&mut self) -> Result<LogState<RmTypeConfig>, StorageError<RmNodeId>> {
+        let last_purged_log_id = self
+            .read_meta(LAST_PURGED_KEY, Record::LastPurgedLogId)
+            .map_err(|e| storage_error(ErrorSubject::Store, ErrorVerb::Read, &e))?;
+        let last = self.log.last().map_err(|source| {
+            let e = Error::Sled {
+                record: Record::Log,
+                source,
+            };
+            storage_error(ErrorSubject::Logs, ErrorVerb::Read, &e)
+        })?;
+        let last_log_id = match last {
+            Some((key, value)) => Some(
+                decode_entry(&key, &value)
+                    .map_err(|e| storage_error(ErrorSubject::Logs, ErrorVerb::Read, &e))?
+                    .log_id,
+            ),
+            None => last_purged_log_id,
+        };
+        Ok(LogState {
+            last_purged_log_id,
+            last_log_id,
+        })
+    }
+
+    async fn get_log_reader(&mut self) -> Self::LogReader {
+        self.clone()
+    }
+
+    async fn save_vote(&mut self, vote: &Vote<RmNodeId>) -> Result<(), StorageError<RmNodeId>> {
+        let write = async {
+            let bytes = encode(Record::Vote, vote)?;
+            self.meta
+                .insert(VOTE_KEY, bytes)
+                .map_err(|source| Error::Sled {
+                    record: Record::Vote,
+                    source,
+                })?;
+            self.flush(Record::Vote).await
+        };
+        write
+            .await
+            .map_err(|e| storage_error(ErrorSubject::Vote, ErrorVerb::Write, &e))
+    }
+
+    async fn read_vote(&mut self) -> Result<Option<Vote<RmNodeId>>, StorageError<RmNodeId>> {
+        self.read_meta(VOTE_KEY, Record::Vote)
+            .map_err(|e| storage_error(ErrorSubject::Vote, ErrorVerb::Read, &e))
+    }
+
+    async fn append<I>(
+        &mut self,
+        entries: I,
+        callback: LogFlushed<RmTypeConfig>,
+    ) -> Result<(), StorageError<RmNodeId>>
+    where
+        I: IntoIterator<Item = Entry<RmTypeConfig>> + Send,
+        I::IntoIter: Send,
+    {
+        let mut batch = sled::Batch::default();
+        for entry in entries {
+            let index = entry.log_id.index;
+            let bytes = encode(Record::LogEntry { index }, &entry).map_err(|e| {
+                storage_error(ErrorSubject::Log(entry.log_id), ErrorVerb::Write, &e)
+            })?;
+            batch.insert(&index.to_be_bytes(), bytes);
+        }
+        let written = match self.log.apply_batch(batch) {
+            Ok(()) => self.db.flush_async().await.map(drop),
+            Err(e) => Err(e),
+        };
+        match written {
+            Ok(()) => {
+                callback.log_io_completed(Ok(()));
+                Ok(())
+            }
+            Err(source) => {
+                let io = std::io::Error::other(source.to_string());
+                callback.log_io_completed(Err(io));
+                let e = Error::Sled {
+                    record: Record::Log,
+                    source,
+                };
+                Err(storage_error(ErrorSubject::Logs, ErrorVerb::Write, &e))
+            }
+        }
+    }
+
+    async fn truncate(&mut self, log_id: LogId<RmNodeId>) -> Result<(), StorageError<RmNodeId>> {
+        // Flushed so that a crash cannot bring back entries that conflict with the leader's.
+        let result = match self.remove_range(log_id.index, u64::MAX) {
+            Ok(()) => {
+                self.flush(Record::LogEntry {
+                    index: log_id.index,
+                })
+                .await
+            }
+            Err(e) => Err(e),
+        };
+        result.map_err(|e| storage_error(ErrorSubject::Logs, ErrorVerb::Delete, &e))
+    }
+
+    async fn purge(&mut self, log_id: LogId<RmNodeId>) -> Result<(), StorageError<RmNodeId>> {
+        let write_marker = async {
+            let bytes = encode(Record::LastPurgedLogId, &log_id)?;
+            self.meta
+                .insert(LAST_PURGED_KEY, bytes)
+                .map_err(|source| Error::Sled {
+                    record: Record::LastPurgedLogId,
+                    source,
+                })?;
+            self.flush(Record::LastPurgedLogId).await
+        };
+        write_marker
+            .await
+            .map_err(|e| storage_error(ErrorSubject::Store, ErrorVerb::Write, &e))?;
+        self.remove_range(0, log_id.index)
+            .map_err(|e| storage_error(ErrorSubject::Logs, ErrorVerb::Delete, &e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inclusive_range_handles_every_bound_kind() {
+        assert_eq!(inclusive_range(&(2..5)), Some((2, 4)));
+        assert_eq!(inclusive_range(&(2..=5)), Some((2, 5)));
+        assert_eq!(inclusive_range(&(3..)), Some((3, u64::MAX)));
+        assert_eq!(inclusive_range(&(..0)), None);
+        assert_eq!(inclusive_range(&(5..5)), None);
+        assert_eq!(
+            inclusive_range(&(Bound::Excluded(u64::MAX), Bound::Unbounded)),
+            None
+        );
+    }
+}

@@ -1,0 +1,58 @@
+//! The replica's Raft storage on sled.
+//!
+//! # Durability contract
+//!
+//! A vote or a log append is acknowledged to openraft only after sled's `flush_async()` has
+//! completed, and `last_purged` is flushed before any entry is deleted. A snapshot is one sled
+//! key written and flushed as a unit: a reader sees the old snapshot or the new one, never a mix.
+//! sled's flush ends in `sync_file_range`, which survives a crash of the process but not a loss
+//! of power or a kernel crash; a replica that lost power must be treated as having lost its
+//! disk. Every storage failure is reported as an openraft `StorageError`, which stops the Raft
+//! node: a replica never runs on with storage it cannot trust.
+//!
+//! The sled trees are `log` (entries keyed by big-endian index), `meta` (vote and last purged
+//! log id) and `snapshot` (the current snapshot). Every value starts with a format version byte.
+
+mod codec;
+mod log_store;
+mod snapshot_builder;
+mod state_machine_store;
+
+use std::path::Path;
+
+use openraft::{AnyError, ErrorSubject, ErrorVerb, StorageError, StorageIOError};
+
+pub use log_store::SledLogStore;
+pub use snapshot_builder::RmSnapshotBuilder;
+pub use state_machine_store::RmStateMachineStore;
+
+use crate::error::Error;
+use crate::raft_types::RmNodeId;
+
+/// Opens (creating if absent) the sled database under `dir`, the replica's
+/// `yarn.resourcemanager.ha.raft.storage-dir`.
+///
+/// # Errors
+///
+/// [`Error::OpenStorage`] naming `dir` when sled cannot open it (permissions, corruption, or
+/// another process holding it).
+pub fn open_db(dir: &Path) -> Result<sled::Db, Error> {
+    sled::open(dir).map_err(|source| Error::OpenStorage {
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
+fn open_tree(db: &sled::Db, tree: &'static str) -> Result<sled::Tree, Error> {
+    db.open_tree(tree)
+        .map_err(|source| Error::OpenTree { tree, source })
+}
+
+/// Wraps a crate error as openraft's fatal storage error.
+fn storage_error(
+    subject: ErrorSubject<RmNodeId>,
+    verb: ErrorVerb,
+    error: &Error,
+) -> StorageError<RmNodeId> {
+    StorageIOError::new(subject, verb, AnyError::new(error)).into()
+}

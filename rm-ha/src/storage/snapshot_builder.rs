@@ -1,0 +1,88 @@
+//! Building snapshots of the replicated state into sled.
+
+use std::io::Cursor;
+
+use openraft::{
+    ErrorSubject, ErrorVerb, LogId, RaftSnapshotBuilder, Snapshot, SnapshotMeta, StorageError,
+    StoredMembership,
+};
+use serde::{Deserialize, Serialize};
+
+use super::codec::encode;
+use super::storage_error;
+use crate::error::{Error, Record};
+use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
+use crate::state_machine::RmState;
+
+/// The key of the current snapshot in the `snapshot` tree.
+pub(super) const CURRENT_SNAPSHOT_KEY: &[u8] = b"current";
+
+/// The stored form of a snapshot: openraft's metadata (last applied log id, membership, id)
+/// and the encoded [`RmState`], written under one key so it is replaced atomically.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct StoredSnapshot {
+    pub(super) meta: SnapshotMeta<RmNodeId, RmNode>,
+    pub(super) data: Vec<u8>,
+}
+
+impl StoredSnapshot {
+    pub(super) fn into_snapshot(self) -> Snapshot<RmTypeConfig> {
+        Snapshot {
+            meta: self.meta,
+            snapshot: Box::new(Cursor::new(self.data)),
+        }
+    }
+}
+
+/// Writes `snapshot` as the current snapshot and waits for sled's flush.
+pub(super) async fn store_snapshot(
+    db: &sled::Db,
+    tree: &sled::Tree,
+    snapshot: &StoredSnapshot,
+) -> Result<(), Error> {
+    let bytes = encode(Record::Snapshot, snapshot)?;
+    let sled_error = |source| Error::Sled {
+        record: Record::Snapshot,
+        source,
+    };
+    tree.insert(CURRENT_SNAPSHOT_KEY, bytes)
+        .map_err(sled_error)?;
+    db.flush_async().await.map_err(sled_error)?;
+    Ok(())
+}
+
+/// Builds a snapshot of the state as it was when openraft asked for the builder.
+///
+/// The snapshot is durable (flushed) before `build_snapshot` returns, so openraft may purge the
+/// log it covers.
+#[derive(Debug)]
+pub struct RmSnapshotBuilder {
+    pub(super) db: sled::Db,
+    pub(super) tree: sled::Tree,
+    pub(super) last_applied: Option<LogId<RmNodeId>>,
+    pub(super) membership: StoredMembership<RmNodeId, RmNode>,
+    pub(super) state: RmState,
+}
+
+impl RaftSnapshotBuilder<RmTypeConfig> for RmSnapshotBuilder {
+    async fn build_snapshot(&mut self) -> Result<Snapshot<RmTypeConfig>, StorageError<RmNodeId>> {
+        let fail = |e: &Error| storage_error(ErrorSubject::Snapshot(None), ErrorVerb::Write, e);
+        let data = encode(Record::State, &self.state).map_err(|e| fail(&e))?;
+        // Two snapshots at the same log id hold the same state, so the log id names it.
+        let snapshot_id = self
+            .last_applied
+            .map_or_else(|| "empty".to_owned(), |id| id.to_string());
+        let stored = StoredSnapshot {
+            meta: SnapshotMeta {
+                last_log_id: self.last_applied,
+                last_membership: self.membership.clone(),
+                snapshot_id,
+            },
+            data,
+        };
+        store_snapshot(&self.db, &self.tree, &stored)
+            .await
+            .map_err(|e| fail(&e))?;
+        Ok(stored.into_snapshot())
+    }
+}

@@ -1,0 +1,166 @@
+//! The in-memory replicated state machine, snapshotted to sled.
+
+use std::io::Cursor;
+
+use openraft::storage::RaftStateMachine;
+use openraft::{
+    Entry, EntryPayload, ErrorSubject, ErrorVerb, LogId, Snapshot, SnapshotMeta, StorageError,
+    StoredMembership,
+};
+
+use super::codec::decode;
+use super::snapshot_builder::{CURRENT_SNAPSHOT_KEY, StoredSnapshot, store_snapshot};
+use super::{RmSnapshotBuilder, open_tree, storage_error};
+use crate::error::{Error, Record};
+use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
+use crate::state_machine::{RmResponse, RmState};
+
+/// The replicated state machine: [`RmState`] in memory, snapshots in the sled tree `snapshot`.
+///
+/// On open it loads the stored snapshot, if any; openraft then re-applies the committed log
+/// entries after the snapshot's last log id. A snapshot, built or installed, is one sled key
+/// written and flushed before openraft is told it exists.
+#[derive(Debug)]
+pub struct RmStateMachineStore {
+    db: sled::Db,
+    tree: sled::Tree,
+    last_applied: Option<LogId<RmNodeId>>,
+    membership: StoredMembership<RmNodeId, RmNode>,
+    state: RmState,
+}
+
+impl RmStateMachineStore {
+    /// Opens the state machine inside `db`, recovering the state from the stored snapshot.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::OpenTree`] or [`Error::Sled`] when sled fails, and [`Error::Decode`],
+    /// [`Error::UnsupportedFormatVersion`] or [`Error::EmptyRecord`] when the stored snapshot
+    /// cannot be read by this binary.
+    pub fn new(db: &sled::Db) -> Result<Self, Error> {
+        let tree = open_tree(db, "snapshot")?;
+        let mut store = Self {
+            db: db.clone(),
+            tree,
+            last_applied: None,
+            membership: StoredMembership::default(),
+            state: RmState::default(),
+        };
+        if let Some(stored) = store.read_snapshot()? {
+            store.restore(&stored.meta, &stored.data)?;
+        }
+        Ok(store)
+    }
+
+    /// The state as of [`last_applied`](Self::last_applied).
+    pub fn state(&self) -> &RmState {
+        &self.state
+    }
+
+    /// The id of the last log entry applied, `None` before any.
+    pub fn last_applied(&self) -> Option<LogId<RmNodeId>> {
+        self.last_applied
+    }
+
+    fn read_snapshot(&self) -> Result<Option<StoredSnapshot>, Error> {
+        let bytes = self
+            .tree
+            .get(CURRENT_SNAPSHOT_KEY)
+            .map_err(|source| Error::Sled {
+                record: Record::Snapshot,
+                source,
+            })?;
+        bytes.map(|b| decode(Record::Snapshot, &b)).transpose()
+    }
+
+    fn restore(&mut self, meta: &SnapshotMeta<RmNodeId, RmNode>, data: &[u8]) -> Result<(), Error> {
+        self.state = decode(Record::State, data)?;
+        self.last_applied = meta.last_log_id;
+        self.membership = meta.last_membership.clone();
+        Ok(())
+    }
+}
+
+impl RaftStateMachine<RmTypeConfig> for RmStateMachineStore {
+    type SnapshotBuilder = RmSnapshotBuilder;
+
+    async fn applied_state(
+        &mut self,
+    ) -> Result<(Option<LogId<RmNodeId>>, StoredMembership<RmNodeId, RmNode>), StorageError<RmNodeId>>
+    {
+        Ok((self.last_applied, self.membership.clone()))
+    }
+
+    async fn apply<I>(&mut self, entries: I) -> Result<Vec<RmResponse>, StorageError<RmNodeId>>
+    where
+        I: IntoIterator<Item = Entry<RmTypeConfig>> + Send,
+        I::IntoIter: Send,
+    {
+        let mut responses = Vec::new();
+        for entry in entries {
+            self.last_applied = Some(entry.log_id);
+            let response = match entry.payload {
+                EntryPayload::Blank => RmResponse::NoCommand,
+                EntryPayload::Normal(ref cmd) => self.state.apply(cmd),
+                EntryPayload::Membership(membership) => {
+                    self.membership = StoredMembership::new(Some(entry.log_id), membership);
+                    RmResponse::NoCommand
+                }
+            };
+            responses.push(response);
+        }
+        Ok(responses)
+    }
+
+    async fn get_snapshot_builder(&mut self) -> Self::SnapshotBuilder {
+        RmSnapshotBuilder {
+            db: self.db.clone(),
+            tree: self.tree.clone(),
+            last_applied: self.last_applied,
+            membership: self.membership.clone(),
+            state: self.state.clone(),
+        }
+    }
+
+    async fn begin_receiving_snapshot(
+        &mut self,
+    ) -> Result<Box<Cursor<Vec<u8>>>, StorageError<RmNodeId>> {
+        Ok(Box::new(Cursor::new(Vec::new())))
+    }
+
+    async fn install_snapshot(
+        &mut self,
+        meta: &SnapshotMeta<RmNodeId, RmNode>,
+        snapshot: Box<Cursor<Vec<u8>>>,
+    ) -> Result<(), StorageError<RmNodeId>> {
+        let fail = |e: &Error| {
+            storage_error(
+                ErrorSubject::Snapshot(Some(meta.signature())),
+                ErrorVerb::Write,
+                e,
+            )
+        };
+        let stored = StoredSnapshot {
+            meta: meta.clone(),
+            data: snapshot.into_inner(),
+        };
+        // Decoded before storing: a snapshot this binary cannot read must not replace a good one.
+        let state: RmState = decode(Record::State, &stored.data).map_err(|e| fail(&e))?;
+        store_snapshot(&self.db, &self.tree, &stored)
+            .await
+            .map_err(|e| fail(&e))?;
+        self.state = state;
+        self.last_applied = meta.last_log_id;
+        self.membership = meta.last_membership.clone();
+        Ok(())
+    }
+
+    async fn get_current_snapshot(
+        &mut self,
+    ) -> Result<Option<Snapshot<RmTypeConfig>>, StorageError<RmNodeId>> {
+        let stored = self
+            .read_snapshot()
+            .map_err(|e| storage_error(ErrorSubject::Snapshot(None), ErrorVerb::Read, &e))?;
+        Ok(stored.map(StoredSnapshot::into_snapshot))
+    }
+}

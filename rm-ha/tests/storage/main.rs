@@ -1,0 +1,165 @@
+//! The Raft storage against openraft's conformance suite, plus restart recovery.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use openraft::storage::{RaftLogStorage, RaftLogStorageExt, RaftStateMachine};
+use openraft::testing::{StoreBuilder, Suite, log_id};
+use openraft::{Entry, EntryPayload, Membership, RaftLogReader, RaftSnapshotBuilder, StorageError};
+use tempfile::TempDir;
+use yarn_rm_ha::state_machine::{CommandV1, RmCommand, RmResponse};
+use yarn_rm_ha::storage::{RmStateMachineStore, SledLogStore, open_db};
+use yarn_rm_ha::{RmNode, RmNodeId, RmTypeConfig};
+
+/// Opens both stores on a fresh sled database in a temporary directory that lives as long as
+/// the suite's guard value.
+struct SledStoreBuilder;
+
+impl StoreBuilder<RmTypeConfig, SledLogStore, RmStateMachineStore, TempDir> for SledStoreBuilder {
+    async fn build(
+        &self,
+    ) -> Result<(TempDir, SledLogStore, RmStateMachineStore), StorageError<RmNodeId>> {
+        let dir = tempfile::tempdir().expect("create temp dir");
+        let (log, sm) = open(&dir);
+        Ok((dir, log, sm))
+    }
+}
+
+fn open(dir: &TempDir) -> (SledLogStore, RmStateMachineStore) {
+    let db = open_db(dir.path()).expect("open sled");
+    let log = SledLogStore::new(&db).expect("open log store");
+    let sm = RmStateMachineStore::new(&db).expect("open state machine");
+    (log, sm)
+}
+
+#[test]
+fn openraft_conformance_suite_passes() {
+    Suite::test_all(SledStoreBuilder).expect("openraft storage suite");
+}
+
+fn command(index: u64, cmd: CommandV1) -> Entry<RmTypeConfig> {
+    Entry {
+        log_id: log_id(1, 1, index),
+        payload: EntryPayload::Normal(RmCommand::V1(cmd)),
+    }
+}
+
+fn membership() -> Membership<RmNodeId, RmNode> {
+    let node = RmNode {
+        rm_id: "rm1".to_owned(),
+        raft_address: "127.0.0.1:8033".to_owned(),
+    };
+    Membership::new(vec![BTreeSet::from([1])], BTreeMap::from([(1, node)]))
+}
+
+fn entries() -> Vec<Entry<RmTypeConfig>> {
+    vec![
+        Entry {
+            log_id: log_id(1, 1, 1),
+            payload: EntryPayload::Membership(membership()),
+        },
+        command(
+            2,
+            CommandV1::BeginEpoch {
+                leader_rm_id: "rm1".to_owned(),
+                now_ms: 1_700_000_000_000,
+            },
+        ),
+        command(3, CommandV1::AllocateApplicationIds { count: 5 }),
+        command(4, CommandV1::SetQueueConfigVersion { expected: 0 }),
+    ]
+}
+
+#[tokio::test]
+async fn restart_recovers_snapshot_and_keeps_log_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let (before_digest, later_entry) = {
+        let (mut log, mut sm) = open(&dir);
+        log.blocking_append(entries()).await.unwrap();
+        let responses = sm.apply(entries()).await.unwrap();
+        assert_eq!(
+            responses[2],
+            RmResponse::ApplicationIdsAllocated { first: 1, count: 5 }
+        );
+        let snapshot = sm
+            .get_snapshot_builder()
+            .await
+            .build_snapshot()
+            .await
+            .unwrap();
+        assert_eq!(snapshot.meta.last_log_id, Some(log_id(1, 1, 4)));
+
+        // Applied after the snapshot: must come back from the log, not from the snapshot.
+        let later = command(
+            5,
+            CommandV1::SetNodeDecommissioned {
+                node: "nm1:8041".to_owned(),
+                decommissioned: true,
+            },
+        );
+        log.blocking_append([later.clone()]).await.unwrap();
+        sm.apply([later.clone()]).await.unwrap();
+        (sm.state().digest(), later)
+    };
+
+    let (mut log, mut sm) = open(&dir);
+    let (last_applied, stored_membership) = sm.applied_state().await.unwrap();
+    assert_eq!(last_applied, Some(log_id(1, 1, 4)));
+    assert_eq!(stored_membership.log_id(), &Some(log_id(1, 1, 1)));
+    assert_eq!(stored_membership.membership(), &membership());
+    let state = sm.state();
+    assert_eq!(state.epoch, 1);
+    assert_eq!(state.cluster_timestamp_ms, 1_700_000_000_000);
+    assert_eq!(state.next_application_seq, 6);
+    assert_eq!(state.queue_config_version, 1);
+    assert!(state.decommissioned_nodes.is_empty());
+
+    let log_state = log.get_log_state().await.unwrap();
+    assert_eq!(log_state.last_log_id, Some(log_id(1, 1, 5)));
+    let replay = log.try_get_log_entries(5..).await.unwrap();
+    assert_eq!(replay.len(), 1);
+    assert_eq!(replay[0].log_id, later_entry.log_id);
+    sm.apply(replay).await.unwrap();
+    assert_eq!(sm.state().digest(), before_digest);
+
+    let all = log.try_get_log_entries(1..=5).await.unwrap();
+    let indexes: Vec<u64> = all.iter().map(|e| e.log_id.index).collect();
+    assert_eq!(indexes, [1, 2, 3, 4, 5]);
+}
+
+#[tokio::test]
+async fn purge_persists_last_purged_across_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let (mut log, _sm) = open(&dir);
+        log.blocking_append(entries()).await.unwrap();
+        log.purge(log_id(1, 1, 2)).await.unwrap();
+    }
+    {
+        let (mut log, _sm) = open(&dir);
+        let log_state = log.get_log_state().await.unwrap();
+        assert_eq!(log_state.last_purged_log_id, Some(log_id(1, 1, 2)));
+        assert_eq!(log_state.last_log_id, Some(log_id(1, 1, 4)));
+        let left = log.try_get_log_entries(0..10).await.unwrap();
+        let indexes: Vec<u64> = left.iter().map(|e| e.log_id.index).collect();
+        assert_eq!(indexes, [3, 4]);
+
+        // Purging everything leaves the last log id at the purge point, not at "no log".
+        log.purge(log_id(1, 1, 4)).await.unwrap();
+    }
+    let (mut log, _sm) = open(&dir);
+    let log_state = log.get_log_state().await.unwrap();
+    assert_eq!(log_state.last_purged_log_id, Some(log_id(1, 1, 4)));
+    assert_eq!(log_state.last_log_id, Some(log_id(1, 1, 4)));
+}
+
+#[tokio::test]
+async fn vote_survives_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let vote = openraft::Vote::new_committed(3, 2);
+    {
+        let (mut log, _sm) = open(&dir);
+        log.save_vote(&vote).await.unwrap();
+    }
+    let (mut log, _sm) = open(&dir);
+    assert_eq!(log.read_vote().await.unwrap(), Some(vote));
+}
