@@ -1,6 +1,7 @@
 //! The Raft storage against openraft's conformance suite, plus restart recovery.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
 
 use openraft::storage::{RaftLogStorage, RaftLogStorageExt, RaftStateMachine};
 use openraft::testing::{StoreBuilder, Suite, log_id};
@@ -24,8 +25,21 @@ impl StoreBuilder<RmTypeConfig, SledLogStore, RmStateMachineStore, TempDir> for 
     }
 }
 
+/// Opens the stores in `dir`. After an in-process "restart" sled's background flusher may hold
+/// the directory lock for a moment after the last handle is dropped (a new process never sees
+/// this: the kernel releases the lock with the old one), so a held lock is retried until a
+/// deadline.
 fn open(dir: &TempDir) -> (SledLogStore, RmStateMachineStore) {
-    let db = open_db(dir.path()).expect("open sled");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let db = loop {
+        match open_db(dir.path()) {
+            Ok(db) => break db,
+            Err(_) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(err) => panic!("open sled in {}: {err}", dir.path().display()),
+        }
+    };
     let log = SledLogStore::new(&db).expect("open log store");
     let sm = RmStateMachineStore::new(&db).expect("open state machine");
     (log, sm)
