@@ -9,14 +9,17 @@
 //!
 //! Today it holds the replica's typed configuration, [`RmConfig`], which `yarn-ha conf check`
 //! validates; openraft's type configuration ([`RmTypeConfig`]); the replicated state and its
-//! versioned commands ([`state_machine`]); and the Raft storage on sled ([`storage`]).
+//! versioned commands ([`state_machine`]); the Raft storage on sled ([`storage`]); and the Raft
+//! transport between replicas over gRPC with mutual TLS ([`raft_network`]).
 
 mod config;
 mod error;
+pub mod raft_network;
 mod raft_types;
 pub mod state_machine;
 pub mod storage;
 
 pub use config::RmConfig;
 pub use error::{Error, Record};
+pub use raft_network::{RaftGrpcNetwork, RaftGrpcNetworkFactory, RaftGrpcService};
 pub use raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};

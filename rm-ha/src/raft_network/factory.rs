@@ -1,0 +1,82 @@
+//! The client side's channel cache: one tonic channel per peer.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use openraft::RaftNetworkFactory;
+use tonic::transport::Channel;
+use yarn_security::{ChannelOptions, TlsConfig, connect_lazy};
+
+use super::RaftGrpcNetwork;
+use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
+
+/// Creates openraft's per-peer clients, sharing one lazily connected tonic channel per peer.
+///
+/// A peer's channel is built on first use with [`connect_lazy`] and `options` (connect
+/// timeout, HTTP/2 keepalive while idle, default request deadline) and kept for the life of the
+/// factory: tonic reconnects it after failures, so openraft's repeated `new_client` calls after
+/// errors never pile up connections. A peer whose Raft address changes (a membership change)
+/// gets a new channel. Clones share the cache.
+#[derive(Clone)]
+pub struct RaftGrpcNetworkFactory {
+    rm_id: String,
+    tls: TlsConfig,
+    options: ChannelOptions,
+    /// Channels by peer node id, with the address each was built for. A std mutex: it guards
+    /// only map lookups and inserts and is never held across an `.await`.
+    channels: Arc<Mutex<HashMap<RmNodeId, (String, Channel)>>>,
+}
+
+impl std::fmt::Debug for RaftGrpcNetworkFactory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RaftGrpcNetworkFactory")
+            .field("rm_id", &self.rm_id)
+            .field("tls", &self.tls.is_enabled())
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RaftGrpcNetworkFactory {
+    /// The factory of replica `rm_id`, which dials peers with `tls` (presenting this replica's
+    /// own resourcemanager certificate, whose name must be `rm_id` for peers to accept it).
+    pub fn new(rm_id: impl Into<String>, tls: TlsConfig, options: ChannelOptions) -> Self {
+        Self {
+            rm_id: rm_id.into(),
+            tls,
+            options,
+            channels: Arc::new(Mutex::new(HashMap::new())),
+        }
+    }
+
+    /// The cached channel to `target` at `address`, built if absent or built for another address.
+    ///
+    /// # Errors
+    ///
+    /// [`yarn_security::Error::InvalidAddress`] when `address` is not `host:port`.
+    fn channel(&self, target: RmNodeId, address: &str) -> Result<Channel, yarn_security::Error> {
+        // A panic elsewhere while holding the lock cannot leave the map inconsistent: every
+        // update is a single insert.
+        let mut channels = self.channels.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((cached_address, channel)) = channels.get(&target)
+            && cached_address == address
+        {
+            return Ok(channel.clone());
+        }
+        let channel = connect_lazy(address, self.tls.client_config(), &self.options)?;
+        channels.insert(target, (address.to_owned(), channel.clone()));
+        Ok(channel)
+    }
+}
+
+impl RaftNetworkFactory<RmTypeConfig> for RaftGrpcNetworkFactory {
+    type Network = RaftGrpcNetwork;
+
+    async fn new_client(&mut self, target: RmNodeId, node: &RmNode) -> RaftGrpcNetwork {
+        let channel = self.channel(target, &node.raft_address);
+        if let Err(err) = &channel {
+            tracing::error!(peer = %node.rm_id, %err, "cannot build a channel to the Raft peer");
+        }
+        RaftGrpcNetwork::new(self.rm_id.clone(), target, node.clone(), channel)
+    }
+}

@@ -1,0 +1,24 @@
+//! The Raft transport between ResourceManager replicas: openraft's messages over gRPC
+//! (`RaftService` in `raft_service.proto`) with mutual TLS.
+//!
+//! ```text
+//! openraft ─▶ RaftGrpcNetwork ─(one cached Channel per peer, deadline = RPCOption soft TTL)─▶
+//!   peer's Incoming (TLS) ─▶ RaftGrpcService: authorize (resourcemanager/<sender_rm_id>),
+//!   check format version and target, decode ─▶ Raft::append_entries / vote / install_snapshot
+//!   ─▶ postcard-encoded Result back in the response payload
+//! ```
+//!
+//! Failure reporting to openraft: transport failures (refused connection, deadline, `UNAVAILABLE`)
+//! are `Unreachable`, so openraft backs off; a Raft error raised by the peer travels typed in
+//! the payload and becomes `RemoteError`; anything else (a refusal by the peer, an undecodable
+//! reply) is a `NetworkError`.
+
+mod factory;
+mod network;
+mod service;
+mod wire;
+
+pub use factory::RaftGrpcNetworkFactory;
+pub use network::RaftGrpcNetwork;
+pub use service::RaftGrpcService;
+pub use wire::{MAX_MESSAGE_BYTES, PAYLOAD_FORMAT_VERSION};

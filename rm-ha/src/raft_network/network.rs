@@ -1,0 +1,233 @@
+//! The client side of the Raft transport: openraft's view of one peer.
+
+use openraft::error::{
+    InstallSnapshotError, NetworkError, RPCError, RaftError, RemoteError, Unreachable,
+};
+use openraft::network::RPCOption;
+use openraft::raft::{
+    AppendEntriesRequest, AppendEntriesResponse, InstallSnapshotRequest, InstallSnapshotResponse,
+    VoteRequest, VoteResponse,
+};
+use openraft::{AnyError, RaftNetwork};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tonic::transport::Channel;
+use tonic::{Code, Request, Status};
+use yarn_proto::pb::RaftRequestProto;
+use yarn_proto::pb::raft_service_client::RaftServiceClient;
+
+use super::wire::{self, MAX_MESSAGE_BYTES, PAYLOAD_FORMAT_VERSION, Part, Rpc};
+use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
+
+/// What openraft gets back from one peer call.
+type RpcResult<T, E> = Result<T, RPCError<RmNodeId, RmNode, E>>;
+
+/// One peer as openraft sees it, made by
+/// [`RaftGrpcNetworkFactory`](super::RaftGrpcNetworkFactory) over the peer's shared channel.
+///
+/// Every call carries a deadline of openraft's soft TTL for it (`RPCOption::soft_ttl`), so it
+/// ends, with `Unreachable`, before openraft's hard TTL gives up on it. Results:
+/// - the peer's answer, decoded from the response payload;
+/// - `RemoteError` when the peer's openraft returned an error (it travels typed);
+/// - `Unreachable` when the peer cannot be reached in time (refused or broken connection,
+///   deadline passed, `UNAVAILABLE`) or its address is unusable, so openraft backs off;
+/// - `NetworkError` for any other status (a refusal by the peer's service, e.g. a certificate
+///   name that does not match) and for a reply that does not decode.
+#[derive(Debug)]
+pub struct RaftGrpcNetwork {
+    sender_rm_id: String,
+    target: RmNodeId,
+    target_node: RmNode,
+    /// The channel, or why none could be built for the peer's address.
+    channel: Result<Channel, AnyError>,
+}
+
+impl RaftGrpcNetwork {
+    pub(super) fn new(
+        sender_rm_id: String,
+        target: RmNodeId,
+        target_node: RmNode,
+        channel: Result<Channel, yarn_security::Error>,
+    ) -> Self {
+        Self {
+            sender_rm_id,
+            target,
+            target_node,
+            channel: channel.map_err(|e| AnyError::new(&e)),
+        }
+    }
+
+    async fn call<Req, T, E>(&self, rpc: Rpc, request: &Req, option: &RPCOption) -> RpcResult<T, E>
+    where
+        Req: Serialize,
+        T: DeserializeOwned,
+        E: std::error::Error + DeserializeOwned,
+    {
+        let channel = self
+            .channel
+            .clone()
+            .map_err(|e| RPCError::Unreachable(Unreachable::from(e)))?;
+        let payload = wire::encode(rpc, Part::Request, request)
+            .map_err(|e| RPCError::Network(NetworkError::new(&e)))?;
+        let mut request = Request::new(RaftRequestProto {
+            sender_rm_id: self.sender_rm_id.clone(),
+            target_rm_id: self.target_node.rm_id.clone(),
+            format_version: PAYLOAD_FORMAT_VERSION,
+            payload,
+        });
+        request.set_timeout(option.soft_ttl());
+        let mut client = RaftServiceClient::new(channel)
+            .max_decoding_message_size(MAX_MESSAGE_BYTES)
+            .max_encoding_message_size(MAX_MESSAGE_BYTES);
+        let reply = match rpc {
+            Rpc::AppendEntries => client.append_entries(request).await,
+            Rpc::Vote => client.vote(request).await,
+            Rpc::InstallSnapshot => client.install_snapshot(request).await,
+        }
+        .map_err(|status| self.status_error(rpc, status))?
+        .into_inner();
+        let result: Result<T, E> =
+            wire::decode(rpc, Part::Response, reply.format_version, &reply.payload)
+                .map_err(|e| RPCError::Network(NetworkError::new(&e)))?;
+        result.map_err(|e| {
+            RPCError::RemoteError(RemoteError::new_with_node(
+                self.target,
+                self.target_node.clone(),
+                e,
+            ))
+        })
+    }
+
+    /// Sorts a failed call into what openraft should do about it.
+    fn status_error<E: std::error::Error>(
+        &self,
+        rpc: Rpc,
+        status: Status,
+    ) -> RPCError<RmNodeId, RmNode, E> {
+        let code = status.code();
+        let error = PeerCallFailed {
+            rpc,
+            peer: self.target_node.rm_id.clone(),
+            address: self.target_node.raft_address.clone(),
+            status,
+        };
+        match code {
+            // tonic reports a connection failure as UNAVAILABLE and its own deadline as
+            // CANCELLED; the peer reports an expired deadline as DEADLINE_EXCEEDED.
+            Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => {
+                RPCError::Unreachable(Unreachable::new(&error))
+            }
+            _ => RPCError::Network(NetworkError::new(&error)),
+        }
+    }
+}
+
+/// A call that ended in a gRPC status, with the peer it was for.
+#[derive(Debug, thiserror::Error)]
+#[error("Raft {rpc} to {peer} at {address} failed: {status}")]
+struct PeerCallFailed {
+    rpc: Rpc,
+    peer: String,
+    address: String,
+    status: Status,
+}
+
+impl RaftNetwork<RmTypeConfig> for RaftGrpcNetwork {
+    async fn append_entries(
+        &mut self,
+        rpc: AppendEntriesRequest<RmTypeConfig>,
+        option: RPCOption,
+    ) -> RpcResult<AppendEntriesResponse<RmNodeId>, RaftError<RmNodeId>> {
+        self.call(Rpc::AppendEntries, &rpc, &option).await
+    }
+
+    async fn install_snapshot(
+        &mut self,
+        rpc: InstallSnapshotRequest<RmTypeConfig>,
+        option: RPCOption,
+    ) -> RpcResult<InstallSnapshotResponse<RmNodeId>, RaftError<RmNodeId, InstallSnapshotError>>
+    {
+        self.call(Rpc::InstallSnapshot, &rpc, &option).await
+    }
+
+    async fn vote(
+        &mut self,
+        rpc: VoteRequest<RmNodeId>,
+        option: RPCOption,
+    ) -> RpcResult<VoteResponse<RmNodeId>, RaftError<RmNodeId>> {
+        self.call(Rpc::Vote, &rpc, &option).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use openraft::Vote;
+    use yarn_security::{ChannelOptions, connect_lazy};
+
+    use super::*;
+
+    fn network_to(address: &str) -> RaftGrpcNetwork {
+        let node = RmNode {
+            rm_id: "rm2".to_owned(),
+            raft_address: address.to_owned(),
+        };
+        let channel = connect_lazy(address, None, &ChannelOptions::default());
+        RaftGrpcNetwork::new("rm1".to_owned(), 2, node, channel)
+    }
+
+    async fn vote(
+        network: &mut RaftGrpcNetwork,
+    ) -> RpcResult<VoteResponse<RmNodeId>, RaftError<RmNodeId>> {
+        let option = RPCOption::new(std::time::Duration::from_secs(5));
+        network
+            .vote(VoteRequest::new(Vote::new(1, 1), None), option)
+            .await
+    }
+
+    // A tokio test only because building a channel needs a runtime.
+    #[tokio::test]
+    async fn transport_failures_are_unreachable_and_refusals_are_network_errors() {
+        let network = network_to("127.0.0.1:8035");
+        for code in [Code::Unavailable, Code::DeadlineExceeded, Code::Cancelled] {
+            let error: RPCError<_, _, RaftError<RmNodeId>> =
+                network.status_error(Rpc::Vote, Status::new(code, "gone"));
+            assert!(
+                matches!(error, RPCError::Unreachable(_)),
+                "{code:?}: {error:?}"
+            );
+        }
+        let error: RPCError<_, _, RaftError<RmNodeId>> =
+            network.status_error(Rpc::AppendEntries, Status::permission_denied("not you"));
+        let RPCError::Network(error) = error else {
+            panic!("a refusal must be a network error: {error:?}");
+        };
+        let message = error.to_string();
+        assert!(
+            message.contains("AppendEntries")
+                && message.contains("rm2")
+                && message.contains("127.0.0.1:8035"),
+            "{message}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_peer_refusing_connections_is_unreachable() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        drop(listener);
+        let result = vote(&mut network_to(&address)).await;
+        assert!(
+            matches!(result, Err(RPCError::Unreachable(_))),
+            "{result:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_unusable_address_is_unreachable() {
+        let result = vote(&mut network_to("no-port-here")).await;
+        let Err(RPCError::Unreachable(error)) = result else {
+            panic!("expected Unreachable: {result:?}");
+        };
+        assert!(error.to_string().contains("no-port-here"), "{error}");
+    }
+}

@@ -1,0 +1,184 @@
+//! The server side of the Raft transport.
+
+use openraft::Raft;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tonic::{Request, Response, Status};
+use yarn_proto::pb::raft_service_server::{RaftService, RaftServiceServer};
+use yarn_proto::pb::{RaftRequestProto, RaftResponseProto};
+use yarn_security::{Authorizer, Caller, Role};
+
+use super::wire::{self, MAX_MESSAGE_BYTES, PAYLOAD_FORMAT_VERSION, Part, Rpc, WireError};
+use crate::raft_types::RmTypeConfig;
+
+/// The protocol name quoted in role refusals.
+const ENDPOINT: &str = "Raft";
+
+/// `RaftService` over one replica's [`Raft`]: hands peers' messages to openraft and returns its
+/// answers.
+///
+/// Every call is checked before openraft sees it:
+/// - the caller must present a `resourcemanager` certificate (`PERMISSION_DENIED` otherwise,
+///   `UNAUTHENTICATED` without one) whose name equals the request's `sender_rm_id`
+///   (`PERMISSION_DENIED` naming the presented and the claimed id), so a replica cannot speak
+///   for another; over plaintext (`yarn.tls.enabled=false`) there is no name to compare and
+///   the claim is taken as is;
+/// - `target_rm_id` must be this replica's rm-id (`FAILED_PRECONDITION` naming both), which
+///   catches a sender with a stale address book;
+/// - `format_version` must be [`PAYLOAD_FORMAT_VERSION`] (`FAILED_PRECONDITION` naming it, as
+///   `raft_service.proto` specifies);
+/// - the payload must decode as the RPC's openraft request (`INVALID_ARGUMENT` naming the RPC).
+///
+/// openraft's own result, success or `RaftError`, is returned in the response payload.
+#[derive(Clone)]
+pub struct RaftGrpcService {
+    raft: Raft<RmTypeConfig>,
+    rm_id: String,
+    authorizer: Authorizer,
+}
+
+impl std::fmt::Debug for RaftGrpcService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RaftGrpcService")
+            .field("rm_id", &self.rm_id)
+            .field("authorizer", &self.authorizer)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RaftGrpcService {
+    /// The service of the replica `rm_id`, refusing callers as `authorizer` says.
+    pub fn new(raft: Raft<RmTypeConfig>, rm_id: impl Into<String>, authorizer: Authorizer) -> Self {
+        Self {
+            raft,
+            rm_id: rm_id.into(),
+            authorizer,
+        }
+    }
+
+    /// The tonic service, with message limits raised to [`MAX_MESSAGE_BYTES`] so that snapshot
+    /// chunks fit.
+    pub fn into_server(self) -> RaftServiceServer<Self> {
+        RaftServiceServer::new(self)
+            .max_decoding_message_size(MAX_MESSAGE_BYTES)
+            .max_encoding_message_size(MAX_MESSAGE_BYTES)
+    }
+
+    /// Runs the checks above and decodes the request payload.
+    fn admit<T: DeserializeOwned>(
+        &self,
+        rpc: Rpc,
+        request: &Request<RaftRequestProto>,
+    ) -> Result<T, Status> {
+        let caller = self
+            .authorizer
+            .authorize(request, &[Role::ResourceManager], ENDPOINT)?;
+        let message = request.get_ref();
+        if let Caller::Peer(identity) = caller
+            && identity.name != message.sender_rm_id
+        {
+            return Err(Refusal::ImpersonatedPeer {
+                rpc,
+                presented: identity.name,
+                claimed: message.sender_rm_id.clone(),
+            }
+            .into());
+        }
+        if message.target_rm_id != self.rm_id {
+            return Err(Refusal::WrongTarget {
+                rpc,
+                sender: message.sender_rm_id.clone(),
+                target: message.target_rm_id.clone(),
+                own: self.rm_id.clone(),
+            }
+            .into());
+        }
+        wire::decode(rpc, Part::Request, message.format_version, &message.payload)
+            .map_err(|e| Refusal::Wire(e).into())
+    }
+
+    fn respond<T: Serialize>(
+        &self,
+        rpc: Rpc,
+        result: &T,
+    ) -> Result<Response<RaftResponseProto>, Status> {
+        let payload = wire::encode(rpc, Part::Response, result).map_err(Refusal::Wire)?;
+        Ok(Response::new(RaftResponseProto {
+            sender_rm_id: self.rm_id.clone(),
+            format_version: PAYLOAD_FORMAT_VERSION,
+            payload,
+        }))
+    }
+}
+
+#[tonic::async_trait]
+impl RaftService for RaftGrpcService {
+    async fn append_entries(
+        &self,
+        request: Request<RaftRequestProto>,
+    ) -> Result<Response<RaftResponseProto>, Status> {
+        let rpc = Rpc::AppendEntries;
+        let result = self.raft.append_entries(self.admit(rpc, &request)?).await;
+        self.respond(rpc, &result)
+    }
+
+    async fn vote(
+        &self,
+        request: Request<RaftRequestProto>,
+    ) -> Result<Response<RaftResponseProto>, Status> {
+        let rpc = Rpc::Vote;
+        let result = self.raft.vote(self.admit(rpc, &request)?).await;
+        self.respond(rpc, &result)
+    }
+
+    async fn install_snapshot(
+        &self,
+        request: Request<RaftRequestProto>,
+    ) -> Result<Response<RaftResponseProto>, Status> {
+        let rpc = Rpc::InstallSnapshot;
+        let result = self.raft.install_snapshot(self.admit(rpc, &request)?).await;
+        self.respond(rpc, &result)
+    }
+}
+
+/// Why the service refused a call before or after openraft handled it.
+#[derive(Debug, thiserror::Error)]
+enum Refusal {
+    #[error(
+        "{rpc} refused: the caller presented the certificate of resourcemanager {presented:?} \
+         but claims to be {claimed:?}"
+    )]
+    ImpersonatedPeer {
+        rpc: Rpc,
+        presented: String,
+        claimed: String,
+    },
+    #[error(
+        "{rpc} from {sender:?} refused: it is addressed to {target:?} but this replica is \
+         {own:?} (stale address of a peer?)"
+    )]
+    WrongTarget {
+        rpc: Rpc,
+        sender: String,
+        target: String,
+        own: String,
+    },
+    #[error(transparent)]
+    Wire(WireError),
+}
+
+impl From<Refusal> for Status {
+    /// The one place the service turns its refusals into gRPC statuses.
+    fn from(refusal: Refusal) -> Self {
+        let message = refusal.to_string();
+        match refusal {
+            Refusal::ImpersonatedPeer { .. } => Status::permission_denied(message),
+            Refusal::WrongTarget { .. } | Refusal::Wire(WireError::UnknownFormatVersion { .. }) => {
+                Status::failed_precondition(message)
+            }
+            Refusal::Wire(WireError::Decode { .. }) => Status::invalid_argument(message),
+            // openraft's own values failing to encode is a bug on this side, not the caller's.
+            Refusal::Wire(WireError::Encode { .. }) => Status::internal(message),
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! The payload encoding shared by both ends of the Raft transport.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// The version of the payload encoding this binary writes and reads: postcard-encoded openraft
+/// 0.9 values. A peer sending any other version is refused rather than misread.
+pub const PAYLOAD_FORMAT_VERSION: u32 = 1;
+
+/// The largest gRPC message either end accepts or sends. It must hold a whole snapshot chunk
+/// (openraft's `snapshot_max_chunk_size`, 3 MiB by default) or a batch of entries plus
+/// encoding overhead; tonic's own 4 MiB default would be too tight.
+pub const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+
+/// The RPCs of `RaftService`, named in errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rpc {
+    AppendEntries,
+    Vote,
+    InstallSnapshot,
+}
+
+impl fmt::Display for Rpc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Rpc::AppendEntries => "AppendEntries",
+            Rpc::Vote => "Vote",
+            Rpc::InstallSnapshot => "InstallSnapshot",
+        })
+    }
+}
+
+/// Which half of an exchange a payload belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    Request,
+    Response,
+}
+
+impl fmt::Display for Part {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Part::Request => "request",
+            Part::Response => "response",
+        })
+    }
+}
+
+/// A payload that could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum WireError {
+    /// postcard could not encode the value.
+    #[error("cannot encode the {rpc} {part} payload: {source}")]
+    Encode {
+        rpc: Rpc,
+        part: Part,
+        source: postcard::Error,
+    },
+    /// The bytes are not a value of the expected type.
+    #[error("cannot decode the {rpc} {part} payload: {source}")]
+    Decode {
+        rpc: Rpc,
+        part: Part,
+        source: postcard::Error,
+    },
+    /// The peer uses an encoding version this binary does not read.
+    #[error(
+        "{rpc} {part} has payload format version {found}; this replica reads only version \
+         {PAYLOAD_FORMAT_VERSION}"
+    )]
+    UnknownFormatVersion { rpc: Rpc, part: Part, found: u32 },
+}
+
+pub(crate) fn encode<T: Serialize>(rpc: Rpc, part: Part, value: &T) -> Result<Vec<u8>, WireError> {
+    postcard::to_stdvec(value).map_err(|source| WireError::Encode { rpc, part, source })
+}
+
+/// Decodes `payload` after checking that `format_version` is the one this binary reads.
+pub(crate) fn decode<T: DeserializeOwned>(
+    rpc: Rpc,
+    part: Part,
+    format_version: u32,
+    payload: &[u8],
+) -> Result<T, WireError> {
+    if format_version != PAYLOAD_FORMAT_VERSION {
+        return Err(WireError::UnknownFormatVersion {
+            rpc,
+            part,
+            found: format_version,
+        });
+    }
+    postcard::from_bytes(payload).map_err(|source| WireError::Decode { rpc, part, source })
+}
