@@ -21,8 +21,10 @@ pub trait TokenIdentifier: prost::Message + Default {
     fn set_key_id(&mut self, key_id: i32);
 
     /// Milliseconds since the Unix epoch after which the token must be refused, for kinds that
-    /// expire; `None` for kinds that stay valid as long as their key does.
-    fn expiry_ms(&self) -> Option<i64>;
+    /// expire; `None` (the default) for kinds that stay valid as long as their key does.
+    fn expiry_ms(&self) -> Option<i64> {
+        None
+    }
 }
 
 impl TokenIdentifier for pb::AmrmTokenIdentifierProto {
@@ -35,10 +37,6 @@ impl TokenIdentifier for pb::AmrmTokenIdentifierProto {
     fn set_key_id(&mut self, key_id: i32) {
         self.key_id = key_id;
     }
-
-    fn expiry_ms(&self) -> Option<i64> {
-        None
-    }
 }
 
 impl TokenIdentifier for pb::NmTokenIdentifierProto {
@@ -50,10 +48,6 @@ impl TokenIdentifier for pb::NmTokenIdentifierProto {
 
     fn set_key_id(&mut self, key_id: i32) {
         self.key_id = key_id;
-    }
-
-    fn expiry_ms(&self) -> Option<i64> {
-        None
     }
 }
 

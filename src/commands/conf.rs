@@ -71,23 +71,22 @@ fn check(dir: &Path, args: &ConfCheckArgs) -> anyhow::Result<ExitCode> {
     let mut problems: Vec<String> = Vec::new();
     let site = dir.join(yarn_conf::SITE_RESOURCE);
     if !site.is_file() {
-        problems.push(format!("{}: not found", site.display()));
+        push_once(&mut problems, format!("{}: not found", site.display()));
     }
     match Configuration::load_dir(dir) {
         Ok(conf) => check_yarn_site(&conf, args, &mut problems),
-        Err(err) => problems.push(err.to_string()),
+        Err(err) => push_once(&mut problems, err.to_string()),
     }
     let scheduler = dir.join(CAPACITY_SCHEDULER_XML);
     if scheduler.is_file() {
         let mut conf = Configuration::new();
         match conf.add_resource_file(&scheduler) {
             Ok(()) => check_references(&conf, &mut problems),
-            Err(err) => problems.push(err.to_string()),
+            Err(err) => push_once(&mut problems, err.to_string()),
         }
     } else {
-        problems.push(format!("{}: not found", scheduler.display()));
+        push_once(&mut problems, format!("{}: not found", scheduler.display()));
     }
-    problems.dedup();
     if problems.is_empty() {
         println!("ok: {} and {}", site.display(), scheduler.display());
         return Ok(ExitCode::SUCCESS);
@@ -113,18 +112,19 @@ fn check_yarn_site(conf: &Configuration, args: &ConfCheckArgs, problems: &mut Ve
         }
         record(problems, conf.check(key));
     }
-    if let Ok(ha) = RmHaConfig::from_conf(conf) {
-        for member in &ha.members {
-            record(problems, RmConfig::from_conf(conf, Some(&member.rm_id)));
+    match RmHaConfig::from_conf(conf) {
+        Ok(ha) => {
+            for member in &ha.members {
+                record(problems, RmConfig::from_conf(conf, Some(&member.rm_id)));
+            }
         }
-    } else {
-        record(problems, RmHaConfig::from_conf(conf));
+        Err(err) => record::<()>(problems, Err(err)),
     }
     record(problems, NmConfig::from_conf(conf));
     record(problems, ProxyConfig::from_conf(conf));
     if !args.no_files {
         if let Err(err) = TlsConfig::from_conf(conf) {
-            problems.push(err.to_string());
+            push_once(problems, err.to_string());
         }
     }
 }
@@ -138,9 +138,14 @@ fn check_references(conf: &Configuration, problems: &mut Vec<String>) {
 
 fn record<T>(problems: &mut Vec<String>, result: Result<T, ConfError>) {
     if let Err(err) = result {
-        let message = err.to_string();
-        if !problems.contains(&message) {
-            problems.push(message);
-        }
+        push_once(problems, err.to_string());
+    }
+}
+
+/// Several checks reach the same bad value (a key's getter and the typed config reading it);
+/// the operator should see it once.
+fn push_once(problems: &mut Vec<String>, message: String) {
+    if !problems.contains(&message) {
+        problems.push(message);
     }
 }
