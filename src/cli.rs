@@ -43,7 +43,8 @@ pub enum Command {
     /// Run the pi estimator sample application.
     Pi(PendingArgs),
     /// Start a local cluster of real ResourceManager and NodeManager processes.
-    Minicluster(PendingArgs),
+    #[command(subcommand)]
+    Minicluster(MiniclusterCommand),
     /// Create the cluster CA and certificates for mutual TLS.
     #[command(subcommand)]
     Pki(PkiCommand),
@@ -68,34 +69,76 @@ pub struct ResourceManagerArgs {
 #[derive(Debug, Args)]
 pub struct NodeManagerArgs {}
 
-/// Arguments of `yarn-ha rmadmin`, with Hadoop's option names.
+/// Arguments of `yarn-ha rmadmin`, with Hadoop's option names: exactly one operation, plus
+/// `--forcemanual` for the manual transitions.
+///
+/// The operations form the group `operation`, declared by hand so that `--forcemanual` stays
+/// outside it (a struct-level `#[group]` would take in every field).
 #[derive(Debug, Args)]
-#[group(required = true, multiple = false)]
+#[group(skip)]
+#[command(group(clap::ArgGroup::new("operation").required(true).multiple(false)))]
 pub struct RmAdminArgs {
     /// Print the HA state (active or standby) of one RM.
-    #[arg(long = "getServiceState", value_name = "RM_ID")]
+    #[arg(long = "getServiceState", value_name = "RM_ID", group = "operation")]
     pub get_service_state: Option<String>,
-    /// Print the HA state of every RM in yarn.resourcemanager.ha.rm-ids.
-    #[arg(long = "getAllServiceState")]
+    /// Print the admin address and HA state (active, standby or unreachable) of every RM in
+    /// yarn.resourcemanager.ha.rm-ids.
+    #[arg(long = "getAllServiceState", group = "operation")]
     pub get_all_service_state: bool,
-    /// Check the health of one RM; exits non-zero when it is unhealthy.
-    #[arg(long = "checkHealth", value_name = "RM_ID")]
+    /// Check the health of one RM; silent when healthy, exits 1 with the reason otherwise.
+    #[arg(long = "checkHealth", value_name = "RM_ID", group = "operation")]
     pub check_health: Option<String>,
-    /// Hand Raft leadership to the given RM.
-    #[arg(long = "transitionToActive", value_name = "RM_ID")]
-    pub transition_to_active: Option<String>,
+    /// Hand Raft leadership to the given RM: `-transitionToActive [--forcemanual] RM_ID`
+    /// (--forcemanual is needed under automatic failover).
+    // One or two values, so that Hadoop's order (--forcemanual between the option and the id)
+    // parses too; the adapter takes --forcemanual out of the values.
+    #[arg(
+        long = "transitionToActive",
+        value_name = "RM_ID",
+        num_args = 1..=2,
+        allow_hyphen_values = true,
+        group = "operation"
+    )]
+    pub transition_to_active: Option<Vec<String>>,
+    /// Make the given RM standby, handing leadership to another voter if it leads:
+    /// `-transitionToStandby [--forcemanual] RM_ID` (--forcemanual is needed under automatic
+    /// failover).
+    // Values as for -transitionToActive.
+    #[arg(
+        long = "transitionToStandby",
+        value_name = "RM_ID",
+        num_args = 1..=2,
+        allow_hyphen_values = true,
+        group = "operation"
+    )]
+    pub transition_to_standby: Option<Vec<String>>,
     /// Reload capacity-scheduler.xml on the leader and commit it.
-    #[arg(long = "refreshQueues")]
+    #[arg(long = "refreshQueues", group = "operation")]
     pub refresh_queues: bool,
     /// Reload the include and exclude node lists on the leader.
-    #[arg(long = "refreshNodes")]
+    #[arg(long = "refreshNodes", group = "operation")]
     pub refresh_nodes: bool,
     /// Reload yarn.admin.acl on the leader.
-    #[arg(long = "refreshAdminAcls")]
+    #[arg(long = "refreshAdminAcls", group = "operation")]
     pub refresh_admin_acls: bool,
     /// Print the Raft members, the leader and the term.
-    #[arg(long = "getClusterMembership")]
+    #[arg(long = "getClusterMembership", group = "operation")]
     pub get_cluster_membership: bool,
+    /// Add an RM to the Raft group (as learner, then voter) and print the new membership.
+    #[arg(
+        long = "addToCluster",
+        num_args = 2,
+        value_names = ["RM_ID", "RAFT_ADDRESS"],
+        group = "operation"
+    )]
+    pub add_to_cluster: Option<Vec<String>>,
+    /// Remove an RM from the Raft voters and print the new membership.
+    #[arg(long = "removeFromCluster", value_name = "RM_ID", group = "operation")]
+    pub remove_from_cluster: Option<String>,
+    /// Allow -transitionToActive and -transitionToStandby while
+    /// yarn.resourcemanager.ha.automatic-failover.enabled is true.
+    #[arg(long = "forcemanual")]
+    pub force_manual: bool,
 }
 
 /// Arguments of `yarn-ha application`, with Hadoop's option names.
@@ -162,6 +205,52 @@ pub struct QueueArgs {
 /// Arguments of commands that later work fills in; they take no options yet.
 #[derive(Debug, Args)]
 pub struct PendingArgs {}
+
+/// `yarn-ha minicluster ...`
+#[derive(Debug, Subcommand)]
+pub enum MiniclusterCommand {
+    /// Lay out a new cluster directory: PKI, one conf dir per daemon on free loopback ports,
+    /// capacity-scheduler.xml, and the manifest minicluster.json.
+    Init(MiniclusterInitArgs),
+    /// Run every daemon of the cluster as a child process until Ctrl-C or SIGTERM; records
+    /// them in <DIR>/cluster.json.
+    Start(MiniclusterStartArgs),
+    /// Start one exited daemon again, through the running `minicluster start`.
+    Restart(MiniclusterRestartArgs),
+}
+
+/// Arguments of `yarn-ha minicluster init`.
+#[derive(Debug, Args)]
+pub struct MiniclusterInitArgs {
+    /// The cluster directory; must be new or empty.
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// How many ResourceManager replicas (rm1, rm2, ...).
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub rms: usize,
+    /// How many NodeManagers (nm1, nm2, ...).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub nms: usize,
+}
+
+/// Arguments of `yarn-ha minicluster start`.
+#[derive(Debug, Args)]
+pub struct MiniclusterStartArgs {
+    /// The cluster directory made by `minicluster init`.
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+}
+
+/// Arguments of `yarn-ha minicluster restart`.
+#[derive(Debug, Args)]
+pub struct MiniclusterRestartArgs {
+    /// The cluster directory of the running `minicluster start`.
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The daemon to start again: an rm id (rm2) or NodeManager name (nm1).
+    #[arg(value_name = "DAEMON_ID")]
+    pub id: String,
+}
 
 /// `yarn-ha pki ...`
 #[derive(Debug, Subcommand)]

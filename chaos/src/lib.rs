@@ -4,19 +4,34 @@
 //! Nothing depends on this crate; it may depend on every other one. As a harness (not a
 //! library other crates build on) it reports errors with `anyhow`.
 //!
-//! Today it holds [`ClusterLayout`], which lays out a local cluster on loopback: a PKI, one
-//! configuration directory per daemon with distinct ports, and storage directories. The
-//! `minicluster` command and the fault drills start processes on it in the RM-replicas and
-//! chaos work.
+//! # Main types
+//!
+//! - [`ClusterLayout`]: lays out a local cluster on loopback: a PKI, one configuration
+//!   directory per daemon with distinct ports, and storage directories.
+//! - [`minicluster`]: `yarn-ha minicluster init|start|restart`. [`minicluster::init`] adds the
+//!   queue configuration and a manifest to a layout; [`minicluster::MiniCluster`] supervises
+//!   every daemon as a child process, records them in `cluster.json`
+//!   ([`minicluster::ClusterState`]), never restarts one on its own, restarts one on request
+//!   over its control socket, and stops them all with SIGTERM then SIGKILL.
+//! - [`Signal`] and [`process_exists`]: the signals the harness sends to daemons (stop, kill,
+//!   freeze, resume) and a liveness check, the crate's only use of `unsafe`.
 //!
 //! ```text
-//!   <base>/pki/                     cluster CA, one certificate per RM, NM and the user
-//!   <base>/rm1/conf/yarn-site.xml   shared keys + yarn.resourcemanager.ha.id and rm1's cert
-//!   <base>/rm1/raft/                rm1's Raft storage
-//!   <base>/nm1/conf/yarn-site.xml   shared keys + nm1's addresses, dirs and cert
-//!   <base>/client/conf/yarn-site.xml  shared keys + the user's cert, for CLI calls
+//!   <base>/minicluster.json          the manifest: daemons and their conf dirs (init)
+//!   <base>/cluster.json              pids, states, exit statuses, addresses (start)
+//!   <base>/supervisor.sock           restart requests to the running supervisor
+//!   <base>/logs/<id>.log             each daemon's stdout and stderr, across restarts
+//!   <base>/pki/                      cluster CA, one certificate per RM, NM and the user
+//!   <base>/rm1/conf/yarn-site.xml    shared keys + yarn.resourcemanager.ha.id and rm1's cert
+//!   <base>/rm1/conf/capacity-scheduler.xml   root.default at 100% (in every conf dir)
+//!   <base>/rm1/raft/                 rm1's Raft storage
+//!   <base>/nm1/conf/yarn-site.xml    shared keys + nm1's addresses, dirs and cert
+//!   <base>/client/conf/yarn-site.xml shared keys + the user's cert, for CLI calls
 //! ```
 
 mod cluster_layout;
+pub mod minicluster;
+mod signal;
 
-pub use cluster_layout::{ClusterLayout, NmLayout, RmLayout};
+pub use cluster_layout::{ClusterLayout, HARNESS_USER, NmLayout, RmLayout};
+pub use signal::{Signal, process_exists};

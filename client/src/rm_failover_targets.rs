@@ -44,6 +44,30 @@ impl RmFailoverTargets {
         self.current()
     }
 
+    /// Moves to the next replica only if `failed_rm_id` is still the current one; returns the
+    /// target to call now. Concurrent calls that fail on the same replica thus move the rotation
+    /// once, not once each, which would skip healthy replicas.
+    pub fn fail_over_from(&mut self, failed_rm_id: &str) -> (&str, &str) {
+        if self.targets[self.current].0 == failed_rm_id {
+            self.fail_over()
+        } else {
+            self.current()
+        }
+    }
+
+    /// The address to call `rm_id` at (a followed hint's, once one named it), if it is a member.
+    pub fn address_of(&self, rm_id: &str) -> Option<&str> {
+        self.targets
+            .iter()
+            .find(|(id, _)| id == rm_id)
+            .map(|(_, address)| address.as_str())
+    }
+
+    /// Whether `rm_id` is one of the configured replicas.
+    pub fn contains(&self, rm_id: &str) -> bool {
+        self.address_of(rm_id).is_some()
+    }
+
     /// Follows a follower's hint. A hint naming a configured member moves to it, with the
     /// hinted address (the leader knows its own address better than a stale config); a hint
     /// naming an unknown id is ignored and the rotation continues, because trusting it would let
@@ -98,5 +122,16 @@ mod tests {
             address: "evil:8033".into(),
         };
         assert_eq!(t.follow_hint(&stranger), ("rm1", "h1:8033"));
+        assert_eq!(t.address_of("rm3"), Some("10.0.0.3:8033"));
+        assert!(t.contains("rm2"));
+        assert!(!t.contains("rm9"));
+    }
+
+    #[test]
+    fn concurrent_failures_on_one_replica_move_the_rotation_once() {
+        let mut t = targets();
+        assert_eq!(t.fail_over_from("rm1"), ("rm2", "h2:8033"));
+        assert_eq!(t.fail_over_from("rm1"), ("rm2", "h2:8033"));
+        assert_eq!(t.fail_over_from("rm2"), ("rm3", "h3:8033"));
     }
 }

@@ -72,6 +72,43 @@ pub const RM_HA_RAFT_STORAGE_DIR: Key = Key::new(
     "/tmp/yarn-ha/rm-raft",
     KeyKind::String,
 );
+/// Whether a lost leader is replaced without an operator: Raft elections run on their own and
+/// rmadmin's manual transitions need `--forcemanual`.
+pub const RM_HA_AUTOMATIC_FAILOVER_ENABLED: Key = Key::new(
+    "yarn.resourcemanager.ha.automatic-failover.enabled",
+    "true",
+    KeyKind::Bool,
+);
+/// How often the Raft leader sends heartbeats to followers.
+pub const RM_HA_RAFT_HEARTBEAT_INTERVAL_MS: Key = Key::new(
+    "yarn.resourcemanager.ha.raft.heartbeat-interval-ms",
+    "50",
+    KeyKind::Duration,
+);
+/// The lower bound of a follower's randomised election timeout.
+pub const RM_HA_RAFT_ELECTION_TIMEOUT_MIN_MS: Key = Key::new(
+    "yarn.resourcemanager.ha.raft.election-timeout-min-ms",
+    "200",
+    KeyKind::Duration,
+);
+/// The upper bound of a follower's randomised election timeout; also the leader lease.
+pub const RM_HA_RAFT_ELECTION_TIMEOUT_MAX_MS: Key = Key::new(
+    "yarn.resourcemanager.ha.raft.election-timeout-max-ms",
+    "300",
+    KeyKind::Duration,
+);
+/// A replica snapshots its state after this many log entries since the last snapshot.
+pub const RM_HA_RAFT_SNAPSHOT_LOG_ENTRIES: Key = Key::new(
+    "yarn.resourcemanager.ha.raft.snapshot-log-entries",
+    "10000",
+    KeyKind::Long,
+);
+/// How long one Raft RPC between replicas may take before the peer counts as unreachable.
+pub const RM_HA_RAFT_RPC_TIMEOUT_MS: Key = Key::new(
+    "yarn.resourcemanager.ha.raft.rpc-timeout-ms",
+    "1000",
+    KeyKind::Duration,
+);
 /// How often NodeManagers heartbeat, as dictated by the ResourceManager.
 pub const RM_NM_HEARTBEAT_INTERVAL_MS: Key = Key::new(
     "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
@@ -123,6 +160,21 @@ pub const RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS: Key = Key::new(
     "600000",
     KeyKind::Duration,
 );
+/// The first pause of a client between failover attempts; later pauses grow exponentially.
+pub const CLIENT_FAILOVER_SLEEP_BASE_MS: Key = Key::new(
+    "yarn.client.failover-sleep-base-ms",
+    "100",
+    KeyKind::Duration,
+);
+/// The longest pause of a client between failover attempts.
+pub const CLIENT_FAILOVER_SLEEP_MAX_MS: Key = Key::new(
+    "yarn.client.failover-sleep-max-ms",
+    "2000",
+    KeyKind::Duration,
+);
+/// How many times a client fails over before it gives up on a call.
+pub const CLIENT_FAILOVER_MAX_ATTEMPTS: Key =
+    Key::new("yarn.client.failover-max-attempts", "15", KeyKind::Int);
 /// Whether ACLs are checked.
 pub const YARN_ACL_ENABLE: Key = Key::new("yarn.acl.enable", "false", KeyKind::Bool);
 /// Who may administer the cluster, in `users groups` ACL form.
@@ -215,6 +267,12 @@ pub const ALL: &[Key] = &[
     RM_WEBAPP_ADDRESS,
     RM_HA_RAFT_ADDRESS,
     RM_HA_RAFT_STORAGE_DIR,
+    RM_HA_AUTOMATIC_FAILOVER_ENABLED,
+    RM_HA_RAFT_HEARTBEAT_INTERVAL_MS,
+    RM_HA_RAFT_ELECTION_TIMEOUT_MIN_MS,
+    RM_HA_RAFT_ELECTION_TIMEOUT_MAX_MS,
+    RM_HA_RAFT_SNAPSHOT_LOG_ENTRIES,
+    RM_HA_RAFT_RPC_TIMEOUT_MS,
     RM_NM_HEARTBEAT_INTERVAL_MS,
     RM_NM_EXPIRY_INTERVAL_MS,
     RM_AM_EXPIRY_INTERVAL_MS,
@@ -224,6 +282,9 @@ pub const ALL: &[Key] = &[
     RM_CONTAINER_TOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS,
     RM_NMTOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS,
     RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS,
+    CLIENT_FAILOVER_SLEEP_BASE_MS,
+    CLIENT_FAILOVER_SLEEP_MAX_MS,
+    CLIENT_FAILOVER_MAX_ATTEMPTS,
     YARN_ACL_ENABLE,
     YARN_ADMIN_ACL,
     NM_HOSTNAME,

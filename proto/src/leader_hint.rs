@@ -9,6 +9,12 @@ use crate::ProtoError;
 /// this header; clients retry at the named address instead of guessing.
 pub const LEADER_HINT_HEADER: &str = "x-yarn-ha-leader";
 
+/// The gRPC metadata key a replica sets, to its own rm id, on every refusal of a leader-only RPC
+/// because it is not the serving leader. Such a refusal guarantees the call was not executed, so
+/// a client may resend even a non-idempotent call elsewhere; an `UNAVAILABLE` without this header
+/// (a dropped connection, a deadline) proves nothing of the kind.
+pub const NOT_LEADER_HEADER: &str = "x-yarn-ha-not-leader";
+
 /// The leader as a follower knows it: its rm id and the address of the same service the client
 /// called, written as `<rm-id>=<host>:<port>` in the header.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -53,7 +53,7 @@ pub mod ids;
 mod leader_hint;
 
 pub use error::{IdKind, IdProblem, ProtoError};
-pub use leader_hint::{LEADER_HINT_HEADER, LeaderHint};
+pub use leader_hint::{LEADER_HINT_HEADER, LeaderHint, NOT_LEADER_HEADER};
 
 /// Generated protobuf messages and tonic clients and servers, package `yarn`.
 #[allow(clippy::all, missing_docs)]

@@ -3,7 +3,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use yarn_conf::{ConfError, Configuration, RmHaConfig, keys};
+use yarn_conf::{ConfError, Configuration, Key, RmHaConfig, keys};
+use yarn_security::KeyRollingSchedule;
+
+use crate::state_machine::MasterKeyKind;
 
 /// Everything a replica reads from `yarn-site.xml`, read once at start-up and validated.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +41,26 @@ pub struct RmConfig {
     pub acl_enabled: bool,
     /// `yarn.admin.acl`, in Hadoop's "users groups" syntax.
     pub admin_acl: String,
+    /// Whether Raft replaces a lost leader by itself; manual transitions then need
+    /// `--forcemanual`.
+    pub automatic_failover: bool,
+    /// Raft timings and log compaction.
+    pub raft: RaftSettings,
+}
+
+/// The Raft group's timings, from `yarn.resourcemanager.ha.raft.*`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RaftSettings {
+    /// How often the leader heartbeats followers.
+    pub heartbeat_interval: Duration,
+    /// Lower bound of the randomised election timeout.
+    pub election_timeout_min: Duration,
+    /// Upper bound of the election timeout, and the leader lease.
+    pub election_timeout_max: Duration,
+    /// Log entries between snapshots.
+    pub snapshot_log_entries: u64,
+    /// Deadline of one RPC between replicas.
+    pub rpc_timeout: Duration,
 }
 
 impl RmConfig {
@@ -86,6 +109,16 @@ impl RmConfig {
                 .get_duration(&keys::RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS)?,
             acl_enabled: conf.get_bool(&keys::YARN_ACL_ENABLE)?,
             admin_acl: conf.get_string(&keys::YARN_ADMIN_ACL)?,
+            automatic_failover: conf.get_bool(&keys::RM_HA_AUTOMATIC_FAILOVER_ENABLED)?,
+            raft: RaftSettings {
+                heartbeat_interval: conf.get_duration(&keys::RM_HA_RAFT_HEARTBEAT_INTERVAL_MS)?,
+                election_timeout_min: conf
+                    .get_duration(&keys::RM_HA_RAFT_ELECTION_TIMEOUT_MIN_MS)?,
+                election_timeout_max: conf
+                    .get_duration(&keys::RM_HA_RAFT_ELECTION_TIMEOUT_MAX_MS)?,
+                snapshot_log_entries: conf.get_u64(&keys::RM_HA_RAFT_SNAPSHOT_LOG_ENTRIES)?,
+                rpc_timeout: conf.get_duration(&keys::RM_HA_RAFT_RPC_TIMEOUT_MS)?,
+            },
             rm_id,
             ha,
         };
@@ -112,6 +145,7 @@ impl RmConfig {
                 ),
             ));
         }
+        self.validate_raft(conf)?;
         if self.container_token_key_rolling_interval < self.nm_expiry_interval * 3 {
             return Err(conf.invalid_value(
                 &keys::RM_CONTAINER_TOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS,
@@ -123,8 +157,108 @@ impl RmConfig {
                 ),
             ));
         }
+        for kind in MasterKeyKind::ALL {
+            if self.key_rolling_schedule(kind).is_err() {
+                let (interval, delay) = self.key_rolling_times(kind);
+                return Err(conf.invalid_value(
+                    &rolling_interval_key(kind),
+                    interval.as_secs(),
+                    format!(
+                        "more than twice the key activation delay ({} s, 1.5 x the liveness \
+                         expiry interval)",
+                        delay.as_secs()
+                    ),
+                ));
+            }
+        }
         Ok(())
     }
+
+    /// The rolling schedule of `kind`'s master keys: the configured interval, and an
+    /// activation delay of 1.5 liveness expiry intervals (of AMs for AMRMTokens, of NMs for
+    /// container and NM tokens) as in Hadoop, so every holder has heard of a key before it signs.
+    ///
+    /// # Errors
+    ///
+    /// When the interval is not more than twice the delay, which [`RmConfig::from_conf`]
+    /// refuses; only a hand-built `RmConfig` can get here.
+    pub fn key_rolling_schedule(
+        &self,
+        kind: MasterKeyKind,
+    ) -> Result<KeyRollingSchedule, yarn_security::Error> {
+        let (interval, delay) = self.key_rolling_times(kind);
+        KeyRollingSchedule::new(millis(interval), millis(delay))
+    }
+
+    fn key_rolling_times(&self, kind: MasterKeyKind) -> (Duration, Duration) {
+        match kind {
+            MasterKeyKind::AmRm => (
+                self.amrm_token_key_rolling_interval,
+                self.am_expiry_interval * 3 / 2,
+            ),
+            MasterKeyKind::Container => (
+                self.container_token_key_rolling_interval,
+                self.nm_expiry_interval * 3 / 2,
+            ),
+            MasterKeyKind::Nm => (
+                self.nm_token_key_rolling_interval,
+                self.nm_expiry_interval * 3 / 2,
+            ),
+        }
+    }
+
+    /// openraft needs heartbeats inside the election timeout and a non-empty timeout range;
+    /// checking here names the key instead of failing inside openraft.
+    fn validate_raft(&self, conf: &Configuration) -> Result<(), ConfError> {
+        let raft = &self.raft;
+        if raft.heartbeat_interval.is_zero() {
+            let key = &keys::RM_HA_RAFT_HEARTBEAT_INTERVAL_MS;
+            return Err(conf.invalid_value(key, 0, "a positive number of milliseconds"));
+        }
+        if raft.election_timeout_min <= raft.heartbeat_interval {
+            return Err(conf.invalid_value(
+                &keys::RM_HA_RAFT_ELECTION_TIMEOUT_MIN_MS,
+                raft.election_timeout_min.as_millis(),
+                format!(
+                    "more than {} ({} ms), or followers would start elections between heartbeats",
+                    keys::RM_HA_RAFT_HEARTBEAT_INTERVAL_MS.name,
+                    raft.heartbeat_interval.as_millis()
+                ),
+            ));
+        }
+        if raft.election_timeout_max <= raft.election_timeout_min {
+            return Err(conf.invalid_value(
+                &keys::RM_HA_RAFT_ELECTION_TIMEOUT_MAX_MS,
+                raft.election_timeout_max.as_millis(),
+                format!(
+                    "more than {} ({} ms), so that election timeouts are spread",
+                    keys::RM_HA_RAFT_ELECTION_TIMEOUT_MIN_MS.name,
+                    raft.election_timeout_min.as_millis()
+                ),
+            ));
+        }
+        if raft.snapshot_log_entries == 0 {
+            let key = &keys::RM_HA_RAFT_SNAPSHOT_LOG_ENTRIES;
+            return Err(conf.invalid_value(key, 0, "at least 1"));
+        }
+        if raft.rpc_timeout.is_zero() {
+            let key = &keys::RM_HA_RAFT_RPC_TIMEOUT_MS;
+            return Err(conf.invalid_value(key, 0, "a positive number of milliseconds"));
+        }
+        Ok(())
+    }
+}
+
+fn rolling_interval_key(kind: MasterKeyKind) -> Key {
+    match kind {
+        MasterKeyKind::AmRm => keys::RM_AMRM_TOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS,
+        MasterKeyKind::Container => keys::RM_CONTAINER_TOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS,
+        MasterKeyKind::Nm => keys::RM_NMTOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS,
+    }
+}
+
+fn millis(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
 }
 
 #[cfg(test)]
@@ -199,6 +333,27 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("at least 3 x"), "{err}");
+
+        let mut conf = three_rms();
+        conf.set("yarn.resourcemanager.ha.raft.election-timeout-min-ms", "40");
+        let err = RmConfig::from_conf(&conf, Some("rm1"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("yarn.resourcemanager.ha.raft.election-timeout-min-ms")
+                && err.contains("heartbeat-interval-ms (50 ms)"),
+            "{err}"
+        );
+
+        let mut conf = three_rms();
+        conf.set(
+            "yarn.resourcemanager.ha.raft.election-timeout-max-ms",
+            "200",
+        );
+        let err = RmConfig::from_conf(&conf, Some("rm1"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("election-timeout-max-ms"), "{err}");
 
         let mut conf = three_rms();
         conf.set("yarn.resourcemanager.am.max-attempts", "0");

@@ -99,4 +99,61 @@ pub enum Error {
         /// postcard's reason.
         source: postcard::Error,
     },
+    /// An endpoint could not be bound.
+    #[error("cannot bind the {service} endpoint at {address}: {source}")]
+    Bind {
+        /// The service, e.g. `admin`.
+        service: &'static str,
+        /// The configured `host:port`.
+        address: String,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+    /// The replica's rm-id has no configured endpoints.
+    #[error("{rm_id} is not one of yarn.resourcemanager.ha.rm-ids")]
+    UnknownRmId {
+        /// The rm-id.
+        rm_id: String,
+    },
+    /// openraft refused the configured timings.
+    #[error("invalid Raft settings (yarn.resourcemanager.ha.raft.*): {source}")]
+    RaftConfig {
+        /// openraft's reason, boxed because it is large and rare.
+        source: Box<openraft::ConfigError>,
+    },
+    /// Raft could not start.
+    #[error("cannot start Raft: {source}")]
+    RaftStart {
+        /// openraft's reason, boxed because it is large and rare.
+        source: Box<openraft::error::Fatal<crate::RmNodeId>>,
+    },
+    /// Raft stopped on a fatal error (storage failure, a panic in openraft).
+    #[error("the Raft node stopped: {reason}")]
+    RaftStopped {
+        /// openraft's reason.
+        reason: String,
+    },
+    /// Initializing a new group failed.
+    #[error("cannot initialize the Raft group: {reason}")]
+    Bootstrap {
+        /// openraft's reason.
+        reason: String,
+    },
+    /// A gRPC server stopped with an error.
+    #[error("the {service} server failed: {source}")]
+    Serve {
+        /// The service.
+        service: &'static str,
+        /// tonic's reason.
+        source: tonic::transport::Error,
+    },
+    /// A replica task panicked.
+    #[error("a replica task panicked: {reason}")]
+    TaskPanicked {
+        /// The panic, as the runtime reported it.
+        reason: String,
+    },
+    /// A replica task ended before shutdown was asked for.
+    #[error("a replica task ended before the replica was asked to stop")]
+    TaskEnded,
 }

@@ -16,10 +16,12 @@ mod config;
 mod error;
 pub mod raft_network;
 mod raft_types;
+pub mod replica;
 pub mod state_machine;
 pub mod storage;
 
-pub use config::RmConfig;
+pub use config::{RaftSettings, RmConfig};
 pub use error::{Error, Record};
 pub use raft_network::{RaftGrpcNetwork, RaftGrpcNetworkFactory, RaftGrpcService};
 pub use raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
+pub use replica::{ResourceManager, RmListeners, Serving};

@@ -3,14 +3,11 @@
 use std::io::Cursor;
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 use crate::state_machine::{RmCommand, RmResponse};
 
-/// A replica's Raft node id.
-///
-/// Raft ids are derived from the order of `yarn.resourcemanager.ha.rm-ids`: the rm-id at
-/// position `i` (zero-based) has node id `i + 1`, so 0 never names a member. Reordering
-/// `rm-ids` in a running cluster therefore changes identities and is not allowed.
+/// A replica's Raft node id, derived from its rm-id by [`node_id_of`].
 pub type RmNodeId = u64;
 
 openraft::declare_raft_types!(
@@ -34,11 +31,18 @@ pub struct RmNode {
     pub raft_address: String,
 }
 
-/// The Raft node id of `rm_id` given the configured `rm-ids` in order, or `None` when `rm_id`
-/// is not among them.
-pub fn node_id_of<'a>(rm_ids: impl IntoIterator<Item = &'a str>, rm_id: &str) -> Option<RmNodeId> {
-    let position = rm_ids.into_iter().position(|id| id == rm_id)?;
-    u64::try_from(position).ok().map(|p| p + 1)
+/// The Raft node id of `rm_id`: the first eight bytes of its SHA-256, big-endian.
+///
+/// Derived from the id alone, so every replica computes the same id for a member whatever the
+/// order of `yarn.resourcemanager.ha.rm-ids` in its configuration, and a member added with
+/// `rmadmin -addToCluster` needs no allocated number. Two distinct rm-ids collide with
+/// probability about 2^-64 per pair; [`RmNode`] also records the rm-id, so a collision would be
+/// visible in the membership rather than silent.
+pub fn node_id_of(rm_id: &str) -> RmNodeId {
+    let digest = Sha256::digest(rm_id.as_bytes());
+    let mut first = [0_u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    u64::from_be_bytes(first)
 }
 
 #[cfg(test)]
@@ -46,10 +50,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn node_ids_follow_rm_id_order_from_one() {
-        let ids = ["rm1", "rm2", "rm3"];
-        assert_eq!(node_id_of(ids, "rm1"), Some(1));
-        assert_eq!(node_id_of(ids, "rm3"), Some(3));
-        assert_eq!(node_id_of(ids, "rm4"), None);
+    fn node_ids_depend_on_the_rm_id_only() {
+        assert_eq!(node_id_of("rm1"), node_id_of("rm1"));
+        assert_ne!(node_id_of("rm1"), node_id_of("rm2"));
+        assert_ne!(node_id_of("rm1"), node_id_of("rm1 "));
     }
 }

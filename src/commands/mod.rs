@@ -1,8 +1,11 @@
 //! Adapters from parsed command lines to the crates that do the work.
 
 mod conf;
+mod minicluster;
 mod pending;
 mod pki;
+mod resourcemanager;
+mod rmadmin;
 
 use std::process::ExitCode;
 
@@ -16,9 +19,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Pki(command) => pki::run(command),
         Command::Conf(command) => conf::run(conf_dir, command),
-        Command::Resourcemanager(_) => Ok(pending::report("resourcemanager", pending::RM_REPLICAS)),
-        Command::Rmadmin(_) => Ok(pending::report("rmadmin", pending::RM_REPLICAS)),
-        Command::Minicluster(_) => Ok(pending::report("minicluster", pending::RM_REPLICAS)),
+        Command::Resourcemanager(args) => resourcemanager::run(conf_dir, args),
+        Command::Rmadmin(args) => rmadmin::run(conf_dir, args),
+        Command::Minicluster(command) => minicluster::run(command),
         Command::Nodemanager(_) => Ok(pending::report("nodemanager", pending::NODEMANAGER)),
         Command::Application(_) => Ok(pending::report("application", pending::APPLICATIONS)),
         Command::Node(_) => Ok(pending::report("node", pending::APPLICATIONS)),

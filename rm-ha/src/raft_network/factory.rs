@@ -1,6 +1,6 @@
 //! The client side's channel cache: one tonic channel per peer.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use openraft::RaftNetworkFactory;
@@ -17,11 +17,18 @@ use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
 /// factory: tonic reconnects it after failures, so openraft's repeated `new_client` calls after
 /// errors never pile up connections. A peer whose Raft address changes (a membership change)
 /// gets a new channel. Clones share the cache.
+///
+/// Peer addresses come from this replica's own configuration
+/// (`yarn.resourcemanager.ha.raft.address.<rm-id>`) when it names the peer, and from the Raft
+/// membership otherwise (members added with `rmadmin -addToCluster`). Local configuration wins
+/// so that a peer that moved, or a link routed through a proxy, needs only a configuration
+/// change on the replicas that dial it.
 #[derive(Clone)]
 pub struct RaftGrpcNetworkFactory {
     rm_id: String,
     tls: TlsConfig,
     options: ChannelOptions,
+    address_book: Arc<BTreeMap<String, String>>,
     /// Channels by peer node id, with the address each was built for. A std mutex: it guards
     /// only map lookups and inserts and is never held across an `.await`.
     channels: Arc<Mutex<HashMap<RmNodeId, (String, Channel)>>>,
@@ -45,8 +52,16 @@ impl RaftGrpcNetworkFactory {
             rm_id: rm_id.into(),
             tls,
             options,
+            address_book: Arc::new(BTreeMap::new()),
             channels: Arc::new(Mutex::new(HashMap::new())),
         }
+    }
+
+    /// Dials the peers named in `address_book` (rm-id to `host:port`) at those addresses rather
+    /// than at the ones recorded in the membership.
+    pub fn with_address_book(mut self, address_book: BTreeMap<String, String>) -> Self {
+        self.address_book = Arc::new(address_book);
+        self
     }
 
     /// The cached channel to `target` at `address`, built if absent or built for another address.
@@ -73,10 +88,14 @@ impl RaftNetworkFactory<RmTypeConfig> for RaftGrpcNetworkFactory {
     type Network = RaftGrpcNetwork;
 
     async fn new_client(&mut self, target: RmNodeId, node: &RmNode) -> RaftGrpcNetwork {
+        let mut node = node.clone();
+        if let Some(address) = self.address_book.get(&node.rm_id) {
+            node.raft_address.clone_from(address);
+        }
         let channel = self.channel(target, &node.raft_address);
         if let Err(err) = &channel {
             tracing::error!(peer = %node.rm_id, %err, "cannot build a channel to the Raft peer");
         }
-        RaftGrpcNetwork::new(self.rm_id.clone(), target, node.clone(), channel)
+        RaftGrpcNetwork::new(self.rm_id.clone(), target, node, channel)
     }
 }

@@ -21,4 +21,4 @@ mod wire;
 pub use factory::RaftGrpcNetworkFactory;
 pub use network::RaftGrpcNetwork;
 pub use service::RaftGrpcService;
-pub use wire::{MAX_MESSAGE_BYTES, PAYLOAD_FORMAT_VERSION};
+pub use wire::{ElectionRefused, MAX_MESSAGE_BYTES, PAYLOAD_FORMAT_VERSION};

@@ -16,7 +16,7 @@ use tonic::{Code, Request, Status};
 use yarn_proto::pb::RaftRequestProto;
 use yarn_proto::pb::raft_service_client::RaftServiceClient;
 
-use super::wire::{self, MAX_MESSAGE_BYTES, PAYLOAD_FORMAT_VERSION, Part, Rpc};
+use super::wire::{self, ElectionRefused, MAX_MESSAGE_BYTES, PAYLOAD_FORMAT_VERSION, Part, Rpc};
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
 
 /// What openraft gets back from one peer call.
@@ -83,6 +83,7 @@ impl RaftGrpcNetwork {
             Rpc::AppendEntries => client.append_entries(request).await,
             Rpc::Vote => client.vote(request).await,
             Rpc::InstallSnapshot => client.install_snapshot(request).await,
+            Rpc::TimeoutNow => client.timeout_now(request).await,
         }
         .map_err(|status| self.status_error(rpc, status))?
         .into_inner();
@@ -130,6 +131,18 @@ struct PeerCallFailed {
     peer: String,
     address: String,
     status: Status,
+}
+
+impl RaftGrpcNetwork {
+    /// Sends Raft's `TimeoutNow`: the peer starts an election at once. Used only by a leader
+    /// transferring its leadership to this peer.
+    ///
+    /// # Errors
+    ///
+    /// As for openraft's calls; `RemoteError` when the peer could not start an election.
+    pub async fn timeout_now(&self, option: RPCOption) -> RpcResult<(), ElectionRefused> {
+        self.call(Rpc::TimeoutNow, &(), &option).await
+    }
 }
 
 impl RaftNetwork<RmTypeConfig> for RaftGrpcNetwork {

@@ -8,7 +8,9 @@ use yarn_proto::pb::raft_service_server::{RaftService, RaftServiceServer};
 use yarn_proto::pb::{RaftRequestProto, RaftResponseProto};
 use yarn_security::{Authorizer, Caller, Role};
 
-use super::wire::{self, MAX_MESSAGE_BYTES, PAYLOAD_FORMAT_VERSION, Part, Rpc, WireError};
+use super::wire::{
+    self, ElectionRefused, MAX_MESSAGE_BYTES, PAYLOAD_FORMAT_VERSION, Part, Rpc, WireError,
+};
 use crate::raft_types::RmTypeConfig;
 
 /// The protocol name quoted in role refusals.
@@ -137,6 +139,27 @@ impl RaftService for RaftGrpcService {
     ) -> Result<Response<RaftResponseProto>, Status> {
         let rpc = Rpc::InstallSnapshot;
         let result = self.raft.install_snapshot(self.admit(rpc, &request)?).await;
+        self.respond(rpc, &result)
+    }
+
+    async fn timeout_now(
+        &self,
+        request: Request<RaftRequestProto>,
+    ) -> Result<Response<RaftResponseProto>, Status> {
+        let rpc = Rpc::TimeoutNow;
+        let () = self.admit(rpc, &request)?;
+        tracing::info!(
+            from = %request.get_ref().sender_rm_id,
+            "TimeoutNow: starting an election for a leadership transfer"
+        );
+        let result = self
+            .raft
+            .trigger()
+            .elect()
+            .await
+            .map_err(|fatal| ElectionRefused {
+                message: format!("{} cannot start an election: {fatal}", self.rm_id),
+            });
         self.respond(rpc, &result)
     }
 }

@@ -20,6 +20,7 @@ pub(crate) enum Rpc {
     AppendEntries,
     Vote,
     InstallSnapshot,
+    TimeoutNow,
 }
 
 impl fmt::Display for Rpc {
@@ -28,8 +29,17 @@ impl fmt::Display for Rpc {
             Rpc::AppendEntries => "AppendEntries",
             Rpc::Vote => "Vote",
             Rpc::InstallSnapshot => "InstallSnapshot",
+            Rpc::TimeoutNow => "TimeoutNow",
         })
     }
+}
+
+/// A replica's refusal to start the election a `TimeoutNow` asked for.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, thiserror::Error)]
+#[error("{message}")]
+pub struct ElectionRefused {
+    /// Why, as the refusing replica put it.
+    pub message: String,
 }
 
 /// Which half of an exchange a payload belongs to.

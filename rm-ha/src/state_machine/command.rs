@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::{ApplicationRecord, MasterKeyChange, MasterKeyKind};
+
 /// One replicated mutation, as stored in a Raft log entry.
 ///
 /// # Versioning policy
@@ -47,5 +49,20 @@ pub enum CommandV1 {
         node: String,
         /// Whether the node is decommissioned.
         decommissioned: bool,
+    },
+    /// Initializes or rolls one kind of token master key.
+    ChangeMasterKey {
+        /// The token kind whose keys change.
+        kind: MasterKeyKind,
+        /// The change.
+        change: MasterKeyChange,
+    },
+    /// Records a submitted application. The application id is the dedupe key: a second
+    /// submission of an id already in the table changes nothing and reports so.
+    SubmitApplication {
+        /// The cluster timestamp of the application id, which must be this cluster's.
+        cluster_timestamp_ms: i64,
+        /// The record to store, in state `Submitted`.
+        application: ApplicationRecord,
     },
 }

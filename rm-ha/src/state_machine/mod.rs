@@ -1,9 +1,17 @@
 //! The replicated state and the commands that change it.
 
+mod application;
 mod command;
+mod master_keys;
 mod response;
 mod state;
+mod state_view;
 
+pub use application::{ApplicationRecord, ApplicationState};
 pub use command::{CommandV1, RmCommand};
+pub use master_keys::{
+    MasterKeyChange, MasterKeyKind, MasterKeyPair, MasterKeyRejection, MasterKeys, StoredMasterKey,
+};
 pub use response::RmResponse;
 pub use state::RmState;
+pub use state_view::StateView;

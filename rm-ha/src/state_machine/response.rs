@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::MasterKeyRejection;
+
 /// What applying one entry produced. Domain rejections are values here, never errors: every
 /// replica reaches the same rejection for the same entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,5 +45,23 @@ pub enum RmResponse {
     NodeDecommissionedSet {
         /// Whether the state differs from before.
         changed: bool,
+    },
+    /// A master-key change was applied.
+    MasterKeyChanged,
+    /// A master-key change was stale or out of order; nothing changed.
+    MasterKeyChangeRejected {
+        /// Why.
+        reason: MasterKeyRejection,
+    },
+    /// The application was recorded.
+    ApplicationSubmitted,
+    /// An application with this id was already recorded; nothing changed.
+    ApplicationAlreadySubmitted,
+    /// The application id was never handed out by this cluster; nothing was recorded.
+    UnknownApplicationId {
+        /// The id's cluster timestamp.
+        cluster_timestamp_ms: i64,
+        /// The id's sequence number.
+        sequence: i32,
     },
 }

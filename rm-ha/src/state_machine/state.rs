@@ -1,11 +1,11 @@
 //! The replicated ResourceManager state and its deterministic transition function.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{CommandV1, RmCommand, RmResponse};
+use super::{ApplicationRecord, CommandV1, MasterKeys, RmCommand, RmResponse};
 
 /// The state every replica holds identically after applying the same log prefix.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -20,6 +20,10 @@ pub struct RmState {
     pub queue_config_version: u64,
     /// NodeManagers currently decommissioned, by node id.
     pub decommissioned_nodes: BTreeSet<String>,
+    /// The token master keys of every kind.
+    pub master_keys: MasterKeys,
+    /// Submitted applications by sequence number.
+    pub applications: BTreeMap<i32, ApplicationRecord>,
 }
 
 impl Default for RmState {
@@ -30,6 +34,8 @@ impl Default for RmState {
             cluster_timestamp_ms: 0,
             queue_config_version: 0,
             decommissioned_nodes: BTreeSet::new(),
+            master_keys: MasterKeys::default(),
+            applications: BTreeMap::new(),
         }
     }
 }
@@ -80,7 +86,37 @@ impl RmState {
                 };
                 RmResponse::NodeDecommissionedSet { changed }
             }
+            CommandV1::ChangeMasterKey { kind, change } => {
+                match self.master_keys.apply(*kind, change) {
+                    Ok(()) => RmResponse::MasterKeyChanged,
+                    Err(reason) => RmResponse::MasterKeyChangeRejected { reason },
+                }
+            }
+            CommandV1::SubmitApplication {
+                cluster_timestamp_ms,
+                application,
+            } => self.submit_application(*cluster_timestamp_ms, application),
         }
+    }
+
+    fn submit_application(
+        &mut self,
+        cluster_timestamp_ms: i64,
+        application: &ApplicationRecord,
+    ) -> RmResponse {
+        let sequence = application.sequence;
+        let handed_out = (1..self.next_application_seq).contains(&sequence);
+        if cluster_timestamp_ms != self.cluster_timestamp_ms || !handed_out {
+            return RmResponse::UnknownApplicationId {
+                cluster_timestamp_ms,
+                sequence,
+            };
+        }
+        if self.applications.contains_key(&sequence) {
+            return RmResponse::ApplicationAlreadySubmitted;
+        }
+        self.applications.insert(sequence, application.clone());
+        RmResponse::ApplicationSubmitted
     }
 
     fn allocate_application_ids(&mut self, count: u32) -> RmResponse {
@@ -112,6 +148,15 @@ impl RmState {
         for node in &self.decommissioned_nodes {
             hasher.update((node.len() as u64).to_be_bytes());
             hasher.update(node.as_bytes());
+        }
+        self.master_keys.digest_into(&mut hasher);
+        // Records are hashed through their postcard encoding, which is deterministic; encoding
+        // plain records into a Vec cannot fail, so the empty fallback is never taken.
+        hasher.update((self.applications.len() as u64).to_be_bytes());
+        for record in self.applications.values() {
+            let bytes = postcard::to_allocvec(record).unwrap_or_default();
+            hasher.update((bytes.len() as u64).to_be_bytes());
+            hasher.update(&bytes);
         }
         hasher.finalize().into()
     }
@@ -229,6 +274,52 @@ mod tests {
         assert!(state.decommissioned_nodes.is_empty());
     }
 
+    fn record(sequence: i32) -> ApplicationRecord {
+        ApplicationRecord {
+            sequence,
+            user: "alice".to_owned(),
+            name: "sleep".to_owned(),
+            queue: "default".to_owned(),
+            application_type: "YARN".to_owned(),
+            tags: Vec::new(),
+            submit_time_ms: 7,
+            state: super::super::ApplicationState::Submitted,
+            submission_context: vec![1, 2, 3],
+        }
+    }
+
+    fn submit(cluster_timestamp_ms: i64, sequence: i32) -> RmCommand {
+        v1(CommandV1::SubmitApplication {
+            cluster_timestamp_ms,
+            application: record(sequence),
+        })
+    }
+
+    #[test]
+    fn submissions_need_an_id_handed_out_here_and_are_deduplicated() {
+        let mut state = RmState::default();
+        state.apply(&begin(1_000));
+        state.apply(&v1(CommandV1::AllocateApplicationIds { count: 2 }));
+        assert_eq!(
+            state.apply(&submit(1_000, 2)),
+            RmResponse::ApplicationSubmitted
+        );
+        assert_eq!(
+            state.apply(&submit(1_000, 2)),
+            RmResponse::ApplicationAlreadySubmitted
+        );
+        for (timestamp, sequence) in [(999, 1), (1_000, 3), (1_000, 0)] {
+            assert_eq!(
+                state.apply(&submit(timestamp, sequence)),
+                RmResponse::UnknownApplicationId {
+                    cluster_timestamp_ms: timestamp,
+                    sequence
+                }
+            );
+        }
+        assert_eq!(state.applications.keys().copied().collect::<Vec<_>>(), [2]);
+    }
+
     #[test]
     fn same_commands_give_same_digest_and_different_state_differs() {
         let commands = [
@@ -245,7 +336,10 @@ mod tests {
             assert_eq!(a.apply(cmd), b.apply(cmd));
         }
         assert_eq!(a.digest(), b.digest());
+        let mut c = b.clone();
         b.apply(&v1(CommandV1::SetQueueConfigVersion { expected: 0 }));
         assert_ne!(a.digest(), b.digest());
+        c.apply(&submit(5, 2));
+        assert_ne!(a.digest(), c.digest());
     }
 }

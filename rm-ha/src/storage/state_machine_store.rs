@@ -13,7 +13,7 @@ use super::snapshot_builder::{CURRENT_SNAPSHOT_KEY, StoredSnapshot, store_snapsh
 use super::{RmSnapshotBuilder, open_tree, storage_error};
 use crate::error::{Error, Record};
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
-use crate::state_machine::{RmResponse, RmState};
+use crate::state_machine::{RmResponse, RmState, StateView};
 
 /// The replicated state machine: [`RmState`] in memory, snapshots in the sled tree `snapshot`.
 ///
@@ -26,7 +26,7 @@ pub struct RmStateMachineStore {
     tree: sled::Tree,
     last_applied: Option<LogId<RmNodeId>>,
     membership: StoredMembership<RmNodeId, RmNode>,
-    state: RmState,
+    state: StateView,
 }
 
 impl RmStateMachineStore {
@@ -44,7 +44,7 @@ impl RmStateMachineStore {
             tree,
             last_applied: None,
             membership: StoredMembership::default(),
-            state: RmState::default(),
+            state: StateView::default(),
         };
         if let Some(stored) = store.read_snapshot()? {
             store.restore(&stored.meta, &stored.data)?;
@@ -52,9 +52,15 @@ impl RmStateMachineStore {
         Ok(store)
     }
 
-    /// The state as of [`last_applied`](Self::last_applied).
-    pub fn state(&self) -> &RmState {
-        &self.state
+    /// A copy of the state as of [`last_applied`](Self::last_applied).
+    pub fn state(&self) -> RmState {
+        self.state.read(RmState::clone)
+    }
+
+    /// A shared handle on the applied state, for the replica's services to read while openraft
+    /// owns this store.
+    pub fn state_view(&self) -> StateView {
+        self.state.clone()
     }
 
     /// The id of the last log entry applied, `None` before any.
@@ -74,7 +80,8 @@ impl RmStateMachineStore {
     }
 
     fn restore(&mut self, meta: &SnapshotMeta<RmNodeId, RmNode>, data: &[u8]) -> Result<(), Error> {
-        self.state = decode(Record::State, data)?;
+        let state: RmState = decode(Record::State, data)?;
+        self.state.write(|s| *s = state);
         self.last_applied = meta.last_log_id;
         self.membership = meta.last_membership.clone();
         Ok(())
@@ -96,19 +103,24 @@ impl RaftStateMachine<RmTypeConfig> for RmStateMachineStore {
         I: IntoIterator<Item = Entry<RmTypeConfig>> + Send,
         I::IntoIter: Send,
     {
-        let mut responses = Vec::new();
-        for entry in entries {
-            self.last_applied = Some(entry.log_id);
-            let response = match entry.payload {
-                EntryPayload::Blank => RmResponse::NoCommand,
-                EntryPayload::Normal(ref cmd) => self.state.apply(cmd),
-                EntryPayload::Membership(membership) => {
-                    self.membership = StoredMembership::new(Some(entry.log_id), membership);
-                    RmResponse::NoCommand
-                }
-            };
-            responses.push(response);
-        }
+        // One write lock per batch: readers see the state between batches, and applying is pure
+        // and quick, so they never wait long.
+        let responses = self.state.write(|state| {
+            let mut responses = Vec::new();
+            for entry in entries {
+                self.last_applied = Some(entry.log_id);
+                let response = match entry.payload {
+                    EntryPayload::Blank => RmResponse::NoCommand,
+                    EntryPayload::Normal(ref cmd) => state.apply(cmd),
+                    EntryPayload::Membership(membership) => {
+                        self.membership = StoredMembership::new(Some(entry.log_id), membership);
+                        RmResponse::NoCommand
+                    }
+                };
+                responses.push(response);
+            }
+            responses
+        });
         Ok(responses)
     }
 
@@ -118,7 +130,7 @@ impl RaftStateMachine<RmTypeConfig> for RmStateMachineStore {
             tree: self.tree.clone(),
             last_applied: self.last_applied,
             membership: self.membership.clone(),
-            state: self.state.clone(),
+            state: self.state(),
         }
     }
 
@@ -149,7 +161,7 @@ impl RaftStateMachine<RmTypeConfig> for RmStateMachineStore {
         store_snapshot(&self.db, &self.tree, &stored)
             .await
             .map_err(|e| fail(&e))?;
-        self.state = state;
+        self.state.write(|s| *s = state);
         self.last_applied = meta.last_log_id;
         self.membership = meta.last_membership.clone();
         Ok(())

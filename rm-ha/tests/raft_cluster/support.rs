@@ -77,7 +77,7 @@ impl Replica {
     /// Starts replica `rm_id` (node id = its 1-based position in [`RM_IDS`]) serving Raft on
     /// `listener` with its own certificate.
     pub async fn start(pki: &Path, rm_id: &'static str, listener: TcpListener) -> Replica {
-        let node_id = yarn_rm_ha::node_id_of(RM_IDS, rm_id).expect("a configured rm-id");
+        let node_id = yarn_rm_ha::node_id_of(rm_id);
         let address = format!("127.0.0.1:{}", listener.local_addr().unwrap().port());
         let storage = tempfile::tempdir().expect("create the storage directory");
         let db = open_db(storage.path()).expect("open sled");

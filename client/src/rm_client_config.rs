@@ -1,0 +1,183 @@
+//! The typed settings of an RM client, read once from the configuration.
+
+use std::time::Duration;
+
+use yarn_conf::{Configuration, RmHaConfig, keys};
+use yarn_security::{ChannelOptions, TlsConfig};
+
+use crate::{Error, RetryPolicy};
+
+/// How long one attempt of an RM call may take, connecting included, before it counts as failed.
+///
+/// Not a configuration key: Hadoop's RM client has no equivalent either, and an answer from a
+/// healthy replica takes milliseconds; 10 s leaves room for a replica that is busy committing
+/// while still failing over well before an operator gives up.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The longest time dialing plus the TLS handshake may take, within the call deadline.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Everything an [`RmClient`](crate::RmClient) needs: the replicas, the TLS identity, and the
+/// failover rules.
+#[derive(Debug, Clone)]
+pub struct RmClientConfig {
+    /// The replicas, in `yarn.resourcemanager.ha.rm-ids` order.
+    pub ha: RmHaConfig,
+    /// The client's mutual-TLS setting (`yarn.tls.*`).
+    pub tls: TlsConfig,
+    /// The first pause between failovers (`yarn.client.failover-sleep-base-ms`).
+    pub sleep_base: Duration,
+    /// The longest pause between failovers (`yarn.client.failover-sleep-max-ms`).
+    pub sleep_max: Duration,
+    /// Failovers one call may make (`yarn.client.failover-max-attempts`).
+    pub max_failovers: u32,
+    /// The deadline of each attempt; [`DEFAULT_CALL_TIMEOUT`] unless changed in code.
+    pub call_timeout: Duration,
+}
+
+impl RmClientConfig {
+    /// Reads the member list, the TLS setting (opening its files) and the failover keys, and
+    /// validates them.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Conf`] for a bad member list or failover value, [`Error::TlsSetting`] for an
+    /// unusable TLS setting, and what [`validate`](Self::validate) returns.
+    pub fn from_conf(conf: &Configuration) -> Result<Self, Error> {
+        let ha = RmHaConfig::from_conf(conf)?;
+        let tls = TlsConfig::from_conf(conf).map_err(|source| Error::TlsSetting {
+            source: Box::new(source),
+        })?;
+        let config = Self {
+            ha,
+            tls,
+            sleep_base: conf.get_duration(&keys::CLIENT_FAILOVER_SLEEP_BASE_MS)?,
+            sleep_max: conf.get_duration(&keys::CLIENT_FAILOVER_SLEEP_MAX_MS)?,
+            max_failovers: conf.get_u32(&keys::CLIENT_FAILOVER_MAX_ATTEMPTS)?,
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+        };
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks the values that parse but cannot work together.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::FailoverSleepInverted`] when the base pause exceeds the maximum,
+    /// [`Error::ZeroCallTimeout`] for a zero deadline.
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.sleep_base > self.sleep_max {
+            return Err(Error::FailoverSleepInverted {
+                base: self.sleep_base,
+                max: self.sleep_max,
+            });
+        }
+        if self.call_timeout.is_zero() {
+            return Err(Error::ZeroCallTimeout);
+        }
+        Ok(())
+    }
+
+    /// The retry rules these settings describe.
+    pub fn retry_policy(&self) -> RetryPolicy {
+        RetryPolicy::new(self.sleep_base, self.sleep_max, self.max_failovers)
+    }
+
+    /// Channel options with the call deadline as request timeout.
+    pub fn channel_options(&self) -> ChannelOptions {
+        ChannelOptions {
+            connect_timeout: CONNECT_TIMEOUT.min(self.call_timeout),
+            request_timeout: self.call_timeout,
+            ..ChannelOptions::default()
+        }
+    }
+
+    /// The configured rm ids, in order.
+    pub fn rm_ids(&self) -> Vec<String> {
+        self.ha.members.iter().map(|m| m.rm_id.clone()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conf() -> Configuration {
+        let mut conf = Configuration::new();
+        conf.set("yarn.resourcemanager.ha.enabled", "true");
+        conf.set("yarn.resourcemanager.ha.rm-ids", "rm1,rm2");
+        conf.set("yarn.resourcemanager.hostname.rm1", "h1");
+        conf.set("yarn.resourcemanager.hostname.rm2", "h2");
+        conf.set("yarn.tls.enabled", "false");
+        conf
+    }
+
+    #[test]
+    fn reads_the_failover_keys_with_hadoop_defaults() {
+        let config = RmClientConfig::from_conf(&conf()).unwrap();
+        assert_eq!(config.rm_ids(), ["rm1", "rm2"]);
+        assert_eq!(config.sleep_base, Duration::from_millis(100));
+        assert_eq!(config.sleep_max, Duration::from_millis(2000));
+        assert_eq!(config.max_failovers, 15);
+        assert_eq!(config.call_timeout, DEFAULT_CALL_TIMEOUT);
+        assert!(!config.tls.is_enabled());
+        assert_eq!(
+            config.channel_options().request_timeout,
+            DEFAULT_CALL_TIMEOUT
+        );
+
+        let mut conf = conf();
+        conf.set("yarn.client.failover-sleep-base-ms", "5");
+        conf.set("yarn.client.failover-max-attempts", "2");
+        let config = RmClientConfig::from_conf(&conf).unwrap();
+        assert_eq!(config.sleep_base, Duration::from_millis(5));
+        assert_eq!(config.max_failovers, 2);
+    }
+
+    #[test]
+    fn an_inverted_sleep_range_is_refused_naming_both_keys() {
+        let mut conf = conf();
+        conf.set("yarn.client.failover-sleep-base-ms", "3000");
+        let err = RmClientConfig::from_conf(&conf).unwrap_err();
+        assert!(
+            matches!(err, Error::FailoverSleepInverted { .. }),
+            "{err:?}"
+        );
+        let message = err.to_string();
+        assert!(
+            message.contains("yarn.client.failover-sleep-base-ms (3000 ms)"),
+            "{message}"
+        );
+        assert!(
+            message.contains("yarn.client.failover-sleep-max-ms (2000 ms)"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn bad_values_and_missing_tls_files_are_reported_with_their_key() {
+        let mut bad = conf();
+        bad.set("yarn.client.failover-max-attempts", "-1");
+        let err = RmClientConfig::from_conf(&bad).unwrap_err();
+        assert!(matches!(err, Error::Conf(_)), "{err:?}");
+        assert!(
+            err.to_string()
+                .contains("yarn.client.failover-max-attempts"),
+            "{err}"
+        );
+
+        let mut no_tls = conf();
+        no_tls.set("yarn.tls.enabled", "true");
+        let err = RmClientConfig::from_conf(&no_tls).unwrap_err();
+        assert!(matches!(err, Error::TlsSetting { .. }), "{err:?}");
+        assert!(err.to_string().contains("yarn.tls.ca-cert"), "{err}");
+    }
+
+    #[test]
+    fn a_zero_call_timeout_is_refused() {
+        let mut config = RmClientConfig::from_conf(&conf()).unwrap();
+        config.call_timeout = Duration::ZERO;
+        assert!(matches!(config.validate(), Err(Error::ZeroCallTimeout)));
+    }
+}

@@ -1,0 +1,128 @@
+//! What rmadmin prints, as pure functions of the replies.
+
+use std::fmt::Write;
+
+use yarn_proto::pb::GetClusterMembershipResponseProto;
+
+use super::ServiceState;
+
+/// The word printed for a replica that did not answer `GetServiceStatus`.
+pub const UNREACHABLE: &str = "unreachable";
+
+/// The `-getAllServiceState` report: one line per replica, `<admin host:port>` padded to the
+/// longest address, two spaces, then `active`, `standby` (or another HA state) or `unreachable`
+/// when `state` is `None`. Rows keep their order (that of `yarn.resourcemanager.ha.rm-ids`).
+pub fn all_service_states(rows: &[(String, Option<ServiceState>)]) -> String {
+    let width = rows
+        .iter()
+        .map(|(address, _)| address.len())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for (address, state) in rows {
+        let state = state.map_or(UNREACHABLE, ServiceState::as_str);
+        // Writing to a String cannot fail.
+        let _ = writeln!(out, "{address:<width$}  {state}");
+    }
+    out
+}
+
+/// The `-getClusterMembership` report: a header with the term and the leader, then one line per
+/// member with its rm id, Raft address, `voter` or `learner`, and `leader` on the leader's line.
+pub fn cluster_membership(membership: &GetClusterMembershipResponseProto) -> String {
+    let leader = if membership.leader_rm_id.is_empty() {
+        "unknown"
+    } else {
+        membership.leader_rm_id.as_str()
+    };
+    let mut out = format!("term {}, leader {leader}\n", membership.current_term);
+    let id_width = column_width(membership, |m| m.rm_id.len());
+    let address_width = column_width(membership, |m| m.raft_address.len());
+    for member in &membership.members {
+        let role = if member.voter { "voter" } else { "learner" };
+        let mut line = format!(
+            "{:<id_width$}  {:<address_width$}  {role}",
+            member.rm_id, member.raft_address
+        );
+        if !membership.leader_rm_id.is_empty() && member.rm_id == membership.leader_rm_id {
+            line.push_str("  leader");
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+fn column_width(
+    membership: &GetClusterMembershipResponseProto,
+    len: impl Fn(&yarn_proto::pb::RaftMemberProto) -> usize,
+) -> usize {
+    membership.members.iter().map(len).max().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use yarn_proto::pb::RaftMemberProto;
+
+    use super::*;
+
+    #[test]
+    fn all_service_states_align_addresses_and_mark_the_unreachable() {
+        let rows = vec![
+            (
+                "rm1.example.com:8033".to_owned(),
+                Some(ServiceState::Active),
+            ),
+            ("10.0.0.2:8033".to_owned(), Some(ServiceState::Standby)),
+            ("10.0.0.3:8033".to_owned(), None),
+        ];
+        assert_eq!(
+            all_service_states(&rows),
+            "rm1.example.com:8033  active\n\
+             10.0.0.2:8033         standby\n\
+             10.0.0.3:8033         unreachable\n"
+        );
+        assert_eq!(all_service_states(&[]), "");
+    }
+
+    fn member(rm_id: &str, raft_address: &str, voter: bool) -> RaftMemberProto {
+        RaftMemberProto {
+            rm_id: rm_id.into(),
+            raft_address: raft_address.into(),
+            voter,
+        }
+    }
+
+    #[test]
+    fn membership_lists_members_in_order_and_marks_the_leader() {
+        let membership = GetClusterMembershipResponseProto {
+            members: vec![
+                member("rm1", "10.0.0.1:8035", true),
+                member("rm2", "rm2.example.com:8035", true),
+                member("rm10", "10.0.0.10:8035", false),
+            ],
+            leader_rm_id: "rm2".into(),
+            current_term: 7,
+        };
+        assert_eq!(
+            cluster_membership(&membership),
+            "term 7, leader rm2\n\
+             rm1   10.0.0.1:8035         voter\n\
+             rm2   rm2.example.com:8035  voter  leader\n\
+             rm10  10.0.0.10:8035        learner\n"
+        );
+    }
+
+    #[test]
+    fn membership_without_a_leader_says_so() {
+        let membership = GetClusterMembershipResponseProto {
+            members: vec![member("rm1", "h:1", true)],
+            leader_rm_id: String::new(),
+            current_term: 3,
+        };
+        assert_eq!(
+            cluster_membership(&membership),
+            "term 3, leader unknown\nrm1  h:1  voter\n"
+        );
+    }
+}

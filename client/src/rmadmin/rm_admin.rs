@@ -1,0 +1,351 @@
+//! The rmadmin operations against the admin service of the replicas.
+
+use std::sync::Arc;
+
+use tokio::task::JoinSet;
+use tonic::transport::Channel;
+use yarn_conf::{Configuration, keys};
+use yarn_proto::pb;
+use yarn_proto::pb::resource_manager_administration_protocol_client::ResourceManagerAdministrationProtocolClient as AdminClient;
+
+use super::{RmAdminCommand, ServiceState, leadership, output};
+use crate::{Error, Idempotency, RmClient, RmClientConfig, RmService};
+
+/// `RefreshNodes` without Hadoop's `-g`: decommission at once (the proto's forced form).
+const FORCED_DECOMMISSION: i32 = -1;
+
+/// Administers the ResourceManager group through each replica's admin address.
+///
+/// Replica-specific operations (`getServiceState`, `checkHealth`, `getAllServiceState`) make
+/// one attempt per replica under the call deadline; cluster-wide ones go through the failover
+/// client, which finds the leader by its hints. Every cluster-wide RPC used here is retry-safe
+/// per its `.proto` comment, so all are sent as idempotent.
+#[derive(Debug, Clone)]
+pub struct RmAdmin {
+    client: Arc<RmClient>,
+    automatic_failover: bool,
+}
+
+impl RmAdmin {
+    /// An admin client for the replicas of `config`; `automatic_failover` is
+    /// `yarn.resourcemanager.ha.automatic-failover.enabled`.
+    pub fn new(config: &RmClientConfig, automatic_failover: bool) -> Self {
+        Self {
+            client: Arc::new(RmClient::new(config, RmService::Admin)),
+            automatic_failover,
+        }
+    }
+
+    /// An admin client configured from `conf`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`RmClientConfig::from_conf`], and [`Error::Conf`] for a bad
+    /// `yarn.resourcemanager.ha.automatic-failover.enabled`.
+    pub fn from_conf(conf: &Configuration) -> Result<Self, Error> {
+        let automatic_failover = conf.get_bool(&keys::RM_HA_AUTOMATIC_FAILOVER_ENABLED)?;
+        Ok(Self::new(
+            &RmClientConfig::from_conf(conf)?,
+            automatic_failover,
+        ))
+    }
+
+    /// Runs `command` and returns what to print on stdout (empty for silent successes).
+    ///
+    /// # Errors
+    ///
+    /// The errors of [`RmAdminCommand::check`] as they are; every other failure is wrapped in
+    /// [`Error::Admin`] naming the operation.
+    pub async fn run(&self, command: &RmAdminCommand) -> Result<String, Error> {
+        command.check(self.client.rm_ids(), self.automatic_failover)?;
+        self.execute(command).await.map_err(|source| Error::Admin {
+            operation: command.operation(),
+            source: Box::new(source),
+        })
+    }
+
+    async fn execute(&self, command: &RmAdminCommand) -> Result<String, Error> {
+        match command {
+            RmAdminCommand::GetServiceState { rm_id } => {
+                Ok(format!("{}\n", self.service_state(rm_id).await?))
+            }
+            RmAdminCommand::GetAllServiceState => {
+                Ok(output::all_service_states(&self.all_service_states().await))
+            }
+            RmAdminCommand::CheckHealth { rm_id } => {
+                self.check_health(rm_id).await?;
+                Ok(String::new())
+            }
+            RmAdminCommand::TransitionToActive { rm_id, .. } => {
+                self.transfer_leadership(rm_id).await?;
+                Ok(String::new())
+            }
+            RmAdminCommand::TransitionToStandby { rm_id, .. } => {
+                self.transition_to_standby(rm_id).await?;
+                Ok(String::new())
+            }
+            RmAdminCommand::RefreshQueues => {
+                self.refresh_queues().await?;
+                Ok(String::new())
+            }
+            RmAdminCommand::RefreshNodes => {
+                self.refresh_nodes().await?;
+                Ok(String::new())
+            }
+            RmAdminCommand::RefreshAdminAcls => {
+                self.refresh_admin_acls().await?;
+                Ok(String::new())
+            }
+            RmAdminCommand::GetClusterMembership => Ok(output::cluster_membership(
+                &self.cluster_membership().await?,
+            )),
+            RmAdminCommand::AddToCluster {
+                rm_id,
+                raft_address,
+            } => Ok(output::cluster_membership(
+                &self.add_member(rm_id, raft_address).await?,
+            )),
+            RmAdminCommand::RemoveFromCluster { rm_id } => Ok(output::cluster_membership(
+                &self.remove_member(rm_id).await?,
+            )),
+        }
+    }
+
+    /// The HA state of replica `rm_id`, asked of that replica alone.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`RmClient::call_on`], and [`Error::InvalidResponse`] for a state outside the
+    /// enum.
+    pub async fn service_state(&self, rm_id: &str) -> Result<ServiceState, Error> {
+        service_state_of(&self.client, rm_id).await
+    }
+
+    /// The admin address and HA state of every replica, in `rm-ids` order, asked concurrently,
+    /// each under the call deadline; `None` for a replica that did not answer (the reason is
+    /// logged as a warning).
+    pub async fn all_service_states(&self) -> Vec<(String, Option<ServiceState>)> {
+        let mut tasks = JoinSet::new();
+        for (index, rm_id) in self.client.rm_ids().iter().enumerate() {
+            let client = Arc::clone(&self.client);
+            let rm_id = rm_id.clone();
+            tasks.spawn(async move {
+                let state = service_state_of(&client, &rm_id).await;
+                (index, rm_id, state)
+            });
+        }
+        let mut rows: Vec<(String, Option<ServiceState>)> = self
+            .client
+            .rm_ids()
+            .iter()
+            .map(|rm_id| (self.client.address_of(rm_id).unwrap_or_default(), None))
+            .collect();
+        while let Some(joined) = tasks.join_next().await {
+            match joined {
+                Ok((index, _, Ok(state))) => rows[index].1 = Some(state),
+                Ok((_, rm_id, Err(err))) => {
+                    tracing::warn!(%rm_id, error = %err, "ResourceManager did not report its state");
+                }
+                // The task only awaits a call; it ends early only if the runtime shuts down.
+                Err(err) => tracing::warn!(error = %err, "service state query did not finish"),
+            }
+        }
+        rows
+    }
+
+    /// Whether replica `rm_id` reports itself healthy.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CallFailed`] carrying the replica's `FAILED_PRECONDITION` (naming the failed
+    /// check) or the transport failure; [`Error::UnknownRmId`].
+    pub async fn check_health(&self, rm_id: &str) -> Result<(), Error> {
+        self.client
+            .call_on(rm_id, |channel| async move {
+                AdminClient::new(channel)
+                    .monitor_health(pb::MonitorHealthRequestProto {})
+                    .await
+            })
+            .await
+            .map(drop)
+    }
+
+    /// Asks the leader to hand leadership to `target` and checks that it did.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`RmClient::call`], and [`Error::TransferIncomplete`] when another replica
+    /// leads afterwards.
+    pub async fn transfer_leadership(&self, target: &str) -> Result<(), Error> {
+        let request = pb::TransferLeadershipRequestProto {
+            target_rm_id: target.to_owned(),
+        };
+        let reply = self
+            .call(move |mut admin| {
+                let request = request.clone();
+                async move { admin.transfer_leadership(request).await }
+            })
+            .await?;
+        if reply.leader_rm_id != target {
+            return Err(Error::TransferIncomplete {
+                target: target.to_owned(),
+                leader: reply.leader_rm_id,
+            });
+        }
+        Ok(())
+    }
+
+    /// Makes `rm_id` standby: nothing to do when it does not lead, otherwise leadership goes to
+    /// the first other voter. Returns the replica that took over, if any.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`cluster_membership`](Self::cluster_membership) and
+    /// [`transfer_leadership`](Self::transfer_leadership), and [`Error::NoTransferTarget`].
+    pub async fn transition_to_standby(&self, rm_id: &str) -> Result<Option<String>, Error> {
+        let membership = self.cluster_membership().await?;
+        let Some(target) = leadership::standby_transfer_target(&membership, rm_id)? else {
+            return Ok(None);
+        };
+        self.transfer_leadership(&target).await?;
+        Ok(Some(target))
+    }
+
+    /// The Raft membership as a replica (any, found by failover) knows it.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`RmClient::call`].
+    pub async fn cluster_membership(&self) -> Result<pb::GetClusterMembershipResponseProto, Error> {
+        self.call(|mut admin| async move {
+            admin
+                .get_cluster_membership(pb::GetClusterMembershipRequestProto {})
+                .await
+        })
+        .await
+    }
+
+    /// Adds replica `rm_id` with Raft transport `raft_address`; returns the new membership.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`RmClient::call`].
+    pub async fn add_member(
+        &self,
+        rm_id: &str,
+        raft_address: &str,
+    ) -> Result<pb::GetClusterMembershipResponseProto, Error> {
+        let request = pb::AddRaftMemberRequestProto {
+            member: Some(pb::RaftMemberProto {
+                rm_id: rm_id.to_owned(),
+                raft_address: raft_address.to_owned(),
+                voter: true,
+            }),
+        };
+        let reply = self
+            .call(move |mut admin| {
+                let request = request.clone();
+                async move { admin.add_raft_member(request).await }
+            })
+            .await?;
+        Ok(reply.membership.unwrap_or_default())
+    }
+
+    /// Removes replica `rm_id` from the voters; returns the new membership.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`RmClient::call`].
+    pub async fn remove_member(
+        &self,
+        rm_id: &str,
+    ) -> Result<pb::GetClusterMembershipResponseProto, Error> {
+        let request = pb::RemoveRaftMemberRequestProto {
+            rm_id: rm_id.to_owned(),
+        };
+        let reply = self
+            .call(move |mut admin| {
+                let request = request.clone();
+                async move { admin.remove_raft_member(request).await }
+            })
+            .await?;
+        Ok(reply.membership.unwrap_or_default())
+    }
+
+    /// Re-reads capacity-scheduler.xml on the leader; returns the queue-configuration version.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`RmClient::call`]; the leader's refusal (e.g. bad configuration) is in the
+    /// status.
+    pub async fn refresh_queues(&self) -> Result<u64, Error> {
+        let reply = self
+            .call(|mut admin| async move {
+                admin.refresh_queues(pb::RefreshQueuesRequestProto {}).await
+            })
+            .await?;
+        Ok(reply.queue_config_version)
+    }
+
+    /// Re-reads the include and exclude node lists on the leader, decommissioning at once.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`RmClient::call`].
+    pub async fn refresh_nodes(&self) -> Result<(), Error> {
+        self.call(|mut admin| async move {
+            admin
+                .refresh_nodes(pb::RefreshNodesRequestProto {
+                    decommission_timeout_secs: FORCED_DECOMMISSION,
+                })
+                .await
+        })
+        .await
+        .map(drop)
+    }
+
+    /// Re-reads `yarn.admin.acl` on the leader.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`RmClient::call`].
+    pub async fn refresh_admin_acls(&self) -> Result<(), Error> {
+        self.call(|mut admin| async move {
+            admin
+                .refresh_admin_acls(pb::RefreshAdminAclsRequestProto {})
+                .await
+        })
+        .await
+        .map(drop)
+    }
+
+    /// A retry-safe admin call through the failover client.
+    async fn call<T, F, Fut>(&self, mut op: F) -> Result<T, Error>
+    where
+        F: FnMut(AdminClient<Channel>) -> Fut,
+        Fut: Future<Output = Result<tonic::Response<T>, tonic::Status>>,
+    {
+        self.client
+            .call(Idempotency::Idempotent, |channel| {
+                op(AdminClient::new(channel))
+            })
+            .await
+    }
+}
+
+/// `GetServiceStatus` on replica `rm_id` alone, as a [`ServiceState`].
+async fn service_state_of(client: &RmClient, rm_id: &str) -> Result<ServiceState, Error> {
+    let reply = client
+        .call_on(rm_id, |channel| async move {
+            AdminClient::new(channel)
+                .get_service_status(pb::HaServiceStatusRequestProto {})
+                .await
+        })
+        .await?;
+    ServiceState::from_proto(reply.state).ok_or_else(|| Error::InvalidResponse {
+        rm_id: rm_id.to_owned(),
+        rpc: "GetServiceStatus",
+        field: "state",
+        value: reply.state.to_string(),
+    })
+}

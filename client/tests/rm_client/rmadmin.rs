@@ -1,0 +1,224 @@
+//! rmadmin operations against test-double replicas.
+
+use yarn_client::Error;
+use yarn_client::rmadmin::{RmAdmin, RmAdminCommand, ServiceState, output};
+use yarn_proto::pb;
+
+use crate::support::{
+    Behaviour, ReplicaSpec, client_conf, closed_address, must_client_config, must_make_pki,
+};
+
+fn admin(pki: &std::path::Path, replicas: &[(&str, &str)]) -> RmAdmin {
+    RmAdmin::new(&must_client_config(&client_conf(pki, replicas, 3)), true)
+}
+
+fn membership(leader: &str) -> pb::GetClusterMembershipResponseProto {
+    pb::GetClusterMembershipResponseProto {
+        members: ["rm1", "rm2", "rm3"]
+            .iter()
+            .map(|id| pb::RaftMemberProto {
+                rm_id: (*id).to_owned(),
+                raft_address: format!("127.0.0.1:{}", 18035 + id.len()),
+                voter: true,
+            })
+            .collect(),
+        leader_rm_id: leader.to_owned(),
+        current_term: 5,
+    }
+}
+
+#[tokio::test]
+async fn get_all_service_state_reports_active_standby_and_unreachable_in_order() {
+    let pki = must_make_pki();
+    let rm1 = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Follower { hint: None })
+        .start()
+        .await;
+    let rm2 = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Leader)
+        .start()
+        .await;
+    let down = closed_address().await;
+    let replicas = [
+        ("rm1", rm1.address.as_str()),
+        ("rm2", rm2.address.as_str()),
+        ("rm3", down.as_str()),
+    ];
+    let admin = admin(pki.path(), &replicas);
+
+    let printed = admin
+        .run(&RmAdminCommand::GetAllServiceState)
+        .await
+        .unwrap();
+    let expected = output::all_service_states(&[
+        (rm1.address.clone(), Some(ServiceState::Standby)),
+        (rm2.address.clone(), Some(ServiceState::Active)),
+        (down.clone(), None),
+    ]);
+    assert_eq!(printed, expected);
+    assert!(printed.lines().last().unwrap().ends_with("  unreachable"));
+
+    let printed = admin
+        .run(&RmAdminCommand::GetServiceState {
+            rm_id: "rm2".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(printed, "active\n");
+
+    let err = admin
+        .run(&RmAdminCommand::GetServiceState {
+            rm_id: "rm3".into(),
+        })
+        .await
+        .unwrap_err();
+    let message = err.to_string();
+    assert!(message.starts_with("getServiceState: "), "{message}");
+    assert!(
+        message.contains("rm3") && message.contains(&down),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn check_health_is_silent_when_healthy_and_names_the_failed_check_otherwise() {
+    let pki = must_make_pki();
+    let healthy = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Leader)
+        .start()
+        .await;
+    let mut sick = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Follower { hint: None });
+    sick.unhealthy = Some("raft log store: disk full".to_owned());
+    let sick = sick.start().await;
+    let admin = admin(
+        pki.path(),
+        &[
+            ("rm1", healthy.address.as_str()),
+            ("rm2", sick.address.as_str()),
+        ],
+    );
+
+    let printed = admin
+        .run(&RmAdminCommand::CheckHealth {
+            rm_id: "rm1".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(printed, "");
+
+    let err = admin
+        .run(&RmAdminCommand::CheckHealth {
+            rm_id: "rm2".into(),
+        })
+        .await
+        .unwrap_err();
+    let message = err.to_string();
+    assert!(message.starts_with("checkHealth: "), "{message}");
+    assert!(message.contains("disk full"), "{message}");
+    assert!(message.contains(&sick.address), "{message}");
+}
+
+#[tokio::test]
+async fn transition_to_active_transfers_leadership_through_the_leader() {
+    let pki = must_make_pki();
+    let leader = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Leader)
+        .start()
+        .await;
+    let hint = Some(format!("rm2={}", leader.address));
+    let rm1 = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Follower { hint })
+        .start()
+        .await;
+    let admin = admin(
+        pki.path(),
+        &[
+            ("rm1", rm1.address.as_str()),
+            ("rm2", leader.address.as_str()),
+        ],
+    );
+
+    let refused = admin
+        .run(&RmAdminCommand::TransitionToActive {
+            rm_id: "rm1".into(),
+            force_manual: false,
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(refused, Error::ManualTransitionRefused { .. }),
+        "{refused:?}"
+    );
+    assert_eq!(rm1.seen.leader_calls() + leader.seen.leader_calls(), 0);
+
+    admin
+        .run(&RmAdminCommand::TransitionToActive {
+            rm_id: "rm1".into(),
+            force_manual: true,
+        })
+        .await
+        .unwrap();
+    assert_eq!(leader.seen.transfers(), ["rm1"]);
+}
+
+#[tokio::test]
+async fn transition_to_standby_hands_a_leaders_role_to_the_first_other_voter() {
+    let pki = must_make_pki();
+    let mut spec = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Leader);
+    spec.membership = membership("rm1");
+    let leader = spec.start().await;
+    let mut spec = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Follower { hint: None });
+    spec.membership = membership("rm1");
+    let follower = spec.start().await;
+    let admin = admin(
+        pki.path(),
+        &[
+            ("rm1", leader.address.as_str()),
+            ("rm2", follower.address.as_str()),
+        ],
+    );
+
+    let standby = |rm_id: &str| RmAdminCommand::TransitionToStandby {
+        rm_id: rm_id.into(),
+        force_manual: true,
+    };
+    admin.run(&standby("rm2")).await.unwrap();
+    assert!(
+        leader.seen.transfers().is_empty(),
+        "a follower is standby already"
+    );
+
+    admin.run(&standby("rm1")).await.unwrap();
+    assert_eq!(leader.seen.transfers(), ["rm2"]);
+}
+
+#[tokio::test]
+async fn membership_changes_go_to_the_leader_and_print_the_new_membership() {
+    let pki = must_make_pki();
+    let mut spec = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Leader);
+    spec.membership = membership("rm1");
+    let leader = spec.start().await;
+    let admin = admin(pki.path(), &[("rm1", leader.address.as_str())]);
+
+    let printed = admin
+        .run(&RmAdminCommand::GetClusterMembership)
+        .await
+        .unwrap();
+    assert_eq!(printed, output::cluster_membership(&membership("rm1")));
+    assert!(printed.starts_with("term 5, leader rm1\n"), "{printed}");
+
+    let printed = admin
+        .run(&RmAdminCommand::AddToCluster {
+            rm_id: "rm4".into(),
+            raft_address: "127.0.0.1:18099".into(),
+        })
+        .await
+        .unwrap();
+    assert!(
+        printed
+            .lines()
+            .any(|l| l.starts_with("rm4") && l.contains("127.0.0.1:18099")),
+        "{printed}"
+    );
+
+    admin
+        .run(&RmAdminCommand::RefreshQueues)
+        .await
+        .expect("refreshQueues on the leader");
+    assert_eq!(leader.seen.leader_calls(), 2);
+}

@@ -1,0 +1,344 @@
+//! ResourceManagerAdministrationProtocol: what `yarn-ha rmadmin` talks to.
+
+use std::collections::BTreeSet;
+use std::str::FromStr;
+use std::time::Duration;
+
+use openraft::error::{ClientWriteError, RaftError};
+use openraft::{ChangeMembers, Raft, RaftMetrics, ServerState};
+use tonic::{Request, Response, Status};
+use yarn_conf::HostPort;
+use yarn_proto::pb::resource_manager_administration_protocol_server::ResourceManagerAdministrationProtocol;
+use yarn_proto::pb::{
+    AddRaftMemberRequestProto, AddRaftMemberResponseProto, GetClusterMembershipRequestProto,
+    GetClusterMembershipResponseProto, HaServiceStateProto, HaServiceStatusRequestProto,
+    HaServiceStatusResponseProto, MonitorHealthRequestProto, MonitorHealthResponseProto,
+    RaftMemberProto, RefreshAdminAclsRequestProto, RefreshAdminAclsResponseProto,
+    RefreshNodesRequestProto, RefreshNodesResponseProto, RefreshQueuesRequestProto,
+    RefreshQueuesResponseProto, RemoveRaftMemberRequestProto, RemoveRaftMemberResponseProto,
+    TransferLeadershipRequestProto, TransferLeadershipResponseProto,
+};
+use yarn_security::{Authorizer, Caller, Role};
+
+use super::admin_acl::AdminAcl;
+use super::leader_gate::{LeaderGate, Serving};
+use super::leadership::leader_rm_id;
+use super::leadership_transfer::LeadershipTransfer;
+use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
+
+/// The protocol name quoted in role refusals.
+const ENDPOINT: &str = "admin";
+
+/// The work item that brings queue and node refreshes, named in their refusals.
+const SCHEDULER_WORK_ITEM: &str =
+    "CapacityScheduler and NodeManager tracking (capacity-scheduler.xml, include/exclude lists)";
+
+/// The admin service of one replica.
+///
+/// Authorization: every call needs a `user` certificate whose name `yarn.admin.acl` allows
+/// (`PERMISSION_DENIED` naming the user and the ACL otherwise). Status, health and membership
+/// are answered by any replica from its own view; membership changes and leadership transfer
+/// are leader-only ([`LeaderGate`]).
+pub(crate) struct AdminService {
+    pub(crate) rm_id: String,
+    pub(crate) node_id: RmNodeId,
+    pub(crate) raft: Raft<RmTypeConfig>,
+    pub(crate) gate: LeaderGate,
+    pub(crate) authorizer: Authorizer,
+    pub(crate) acl: AdminAcl,
+    pub(crate) acl_source: String,
+    pub(crate) transfer: LeadershipTransfer,
+    /// Bound on a learner catching up before it is made a voter.
+    pub(crate) catch_up_timeout: Duration,
+}
+
+impl AdminService {
+    fn authorize<T>(&self, request: &Request<T>) -> Result<(), Status> {
+        match self
+            .authorizer
+            .authorize(request, &[Role::User], ENDPOINT)?
+        {
+            Caller::Peer(identity) if !self.acl.allows(&identity.name) => {
+                Err(Status::permission_denied(format!(
+                    "user {} is not allowed to administer the ResourceManager \
+                     (yarn.admin.acl = {:?})",
+                    identity.name, self.acl_source
+                )))
+            }
+            Caller::Peer(_) | Caller::Anonymous => Ok(()),
+        }
+    }
+
+    fn metrics(&self) -> RaftMetrics<RmNodeId, RmNode> {
+        self.raft.metrics().borrow().clone()
+    }
+
+    fn membership(&self) -> GetClusterMembershipResponseProto {
+        let metrics = self.metrics();
+        let membership = metrics.membership_config.membership();
+        let voters: BTreeSet<RmNodeId> = membership.voter_ids().collect();
+        let mut members: Vec<RaftMemberProto> = membership
+            .nodes()
+            .map(|(id, node)| RaftMemberProto {
+                rm_id: node.rm_id.clone(),
+                raft_address: node.raft_address.clone(),
+                voter: voters.contains(id),
+            })
+            .collect();
+        members.sort_by(|a, b| a.rm_id.cmp(&b.rm_id));
+        GetClusterMembershipResponseProto {
+            members,
+            leader_rm_id: leader_rm_id(&metrics).unwrap_or_default(),
+            current_term: metrics.current_term,
+        }
+    }
+
+    /// Maps a failed membership change; a not-leader answer means nothing was appended.
+    fn change_failed(
+        &self,
+        what: &str,
+        err: RaftError<RmNodeId, ClientWriteError<RmNodeId, RmNode>>,
+    ) -> Status {
+        match err {
+            RaftError::APIError(ClientWriteError::ForwardToLeader(forward)) => {
+                let leader = forward.leader_node.map(|node| node.rm_id);
+                self.gate.refusal(leader.as_deref())
+            }
+            RaftError::APIError(ClientWriteError::ChangeMembershipError(err)) => {
+                Status::failed_precondition(format!("{what} refused: {err}"))
+            }
+            RaftError::Fatal(fatal) => Status::internal(format!(
+                "{what} failed: Raft stopped on {}: {fatal}",
+                self.rm_id
+            )),
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl ResourceManagerAdministrationProtocol for AdminService {
+    async fn get_service_status(
+        &self,
+        request: Request<HaServiceStatusRequestProto>,
+    ) -> Result<Response<HaServiceStatusResponseProto>, Status> {
+        self.authorize(&request)?;
+        let metrics = self.metrics();
+        let state = match self.gate.serving() {
+            Serving::Leader { .. } => HaServiceStateProto::Active,
+            Serving::NotLeader { .. } => HaServiceStateProto::Standby,
+        };
+        let voter = metrics
+            .membership_config
+            .membership()
+            .voter_ids()
+            .any(|id| id == self.node_id);
+        let not_ready_reason = match (&metrics.running_state, voter) {
+            (Err(fatal), _) => format!("Raft stopped: {fatal}"),
+            (Ok(()), false) => "not a voter of the Raft group".to_owned(),
+            (Ok(()), true) => String::new(),
+        };
+        Ok(Response::new(HaServiceStatusResponseProto {
+            state: state.into(),
+            ready_to_become_active: not_ready_reason.is_empty(),
+            not_ready_reason,
+            rm_id: self.rm_id.clone(),
+            leader_rm_id: leader_rm_id(&metrics).unwrap_or_default(),
+            current_term: metrics.current_term,
+            last_applied_index: metrics.last_applied.map_or(0, |id| id.index),
+        }))
+    }
+
+    async fn monitor_health(
+        &self,
+        request: Request<MonitorHealthRequestProto>,
+    ) -> Result<Response<MonitorHealthResponseProto>, Status> {
+        self.authorize(&request)?;
+        let metrics = self.metrics();
+        if let Err(fatal) = &metrics.running_state {
+            return Err(Status::failed_precondition(format!(
+                "{} is unhealthy: its Raft node stopped: {fatal}",
+                self.rm_id
+            )));
+        }
+        if metrics.state == ServerState::Shutdown {
+            return Err(Status::failed_precondition(format!(
+                "{} is unhealthy: it is shutting down",
+                self.rm_id
+            )));
+        }
+        Ok(Response::new(MonitorHealthResponseProto {}))
+    }
+
+    async fn refresh_queues(
+        &self,
+        request: Request<RefreshQueuesRequestProto>,
+    ) -> Result<Response<RefreshQueuesResponseProto>, Status> {
+        self.authorize(&request)?;
+        self.gate.require_leader()?;
+        Err(Status::unimplemented(format!(
+            "refreshQueues arrives with the work item \"{SCHEDULER_WORK_ITEM}\""
+        )))
+    }
+
+    async fn refresh_nodes(
+        &self,
+        request: Request<RefreshNodesRequestProto>,
+    ) -> Result<Response<RefreshNodesResponseProto>, Status> {
+        self.authorize(&request)?;
+        self.gate.require_leader()?;
+        Err(Status::unimplemented(format!(
+            "refreshNodes arrives with the work item \"{SCHEDULER_WORK_ITEM}\""
+        )))
+    }
+
+    async fn refresh_admin_acls(
+        &self,
+        request: Request<RefreshAdminAclsRequestProto>,
+    ) -> Result<Response<RefreshAdminAclsResponseProto>, Status> {
+        self.authorize(&request)?;
+        self.gate.require_leader()?;
+        Err(Status::unimplemented(
+            "refreshAdminAcls is not supported: yarn.admin.acl is read when a replica starts; \
+             restart the replicas one at a time to change it",
+        ))
+    }
+
+    async fn get_cluster_membership(
+        &self,
+        request: Request<GetClusterMembershipRequestProto>,
+    ) -> Result<Response<GetClusterMembershipResponseProto>, Status> {
+        self.authorize(&request)?;
+        Ok(Response::new(self.membership()))
+    }
+
+    async fn add_raft_member(
+        &self,
+        request: Request<AddRaftMemberRequestProto>,
+    ) -> Result<Response<AddRaftMemberResponseProto>, Status> {
+        self.authorize(&request)?;
+        self.gate.require_leader()?;
+        let member = request.into_inner().member.ok_or_else(|| {
+            Status::invalid_argument("AddRaftMember: the member field is required")
+        })?;
+        let rm_id = valid_rm_id(&member.rm_id)?;
+        HostPort::from_str(&member.raft_address).map_err(|err| {
+            Status::invalid_argument(format!(
+                "AddRaftMember: raft_address {:?} of {rm_id}: {err}",
+                member.raft_address
+            ))
+        })?;
+        let node_id = node_id_of(rm_id);
+        let node = RmNode {
+            rm_id: rm_id.to_owned(),
+            raft_address: member.raft_address.clone(),
+        };
+        let metrics = self.metrics();
+        let membership = metrics.membership_config.membership();
+        if let Some(existing) = membership.get_node(&node_id) {
+            if existing.raft_address != node.raft_address {
+                return Err(Status::failed_precondition(format!(
+                    "{rm_id} is already a member at {}; remove it before adding it at {}",
+                    existing.raft_address, node.raft_address
+                )));
+            }
+            if membership.voter_ids().any(|id| id == node_id) {
+                return Ok(Response::new(AddRaftMemberResponseProto {
+                    membership: Some(self.membership()),
+                }));
+            }
+        }
+        tracing::info!(%rm_id, address = %node.raft_address, "adding a learner");
+        let learner = tokio::time::timeout(
+            self.catch_up_timeout,
+            self.raft.add_learner(node_id, node, true),
+        )
+        .await
+        .map_err(|_| {
+            Status::deadline_exceeded(format!(
+                "{rm_id} was added as a learner but did not catch up within {:?}; it stays a \
+                 learner, retry -addToCluster once it runs",
+                self.catch_up_timeout
+            ))
+        })?;
+        learner.map_err(|err| self.change_failed("adding the learner", err))?;
+        tracing::info!(%rm_id, "promoting the learner to voter");
+        self.raft
+            .change_membership(ChangeMembers::AddVoterIds(BTreeSet::from([node_id])), false)
+            .await
+            .map_err(|err| self.change_failed("promoting the learner", err))?;
+        Ok(Response::new(AddRaftMemberResponseProto {
+            membership: Some(self.membership()),
+        }))
+    }
+
+    async fn remove_raft_member(
+        &self,
+        request: Request<RemoveRaftMemberRequestProto>,
+    ) -> Result<Response<RemoveRaftMemberResponseProto>, Status> {
+        self.authorize(&request)?;
+        self.gate.require_leader()?;
+        let rm_id = request.into_inner().rm_id;
+        let rm_id = valid_rm_id(&rm_id)?;
+        let node_id = node_id_of(rm_id);
+        let metrics = self.metrics();
+        let membership = metrics.membership_config.membership();
+        let voters: BTreeSet<RmNodeId> = membership.voter_ids().collect();
+        let change = if voters.contains(&node_id) {
+            if voters.len() == 1 {
+                return Err(Status::failed_precondition(format!(
+                    "{rm_id} is the only voter; the group cannot remove its last voter"
+                )));
+            }
+            ChangeMembers::RemoveVoters(BTreeSet::from([node_id]))
+        } else if membership.get_node(&node_id).is_some() {
+            ChangeMembers::RemoveNodes(BTreeSet::from([node_id]))
+        } else {
+            return Ok(Response::new(RemoveRaftMemberResponseProto {
+                membership: Some(self.membership()),
+            }));
+        };
+        tracing::info!(%rm_id, "removing a member");
+        self.raft
+            .change_membership(change, false)
+            .await
+            .map_err(|err| self.change_failed("removing the member", err))?;
+        Ok(Response::new(RemoveRaftMemberResponseProto {
+            membership: Some(self.membership()),
+        }))
+    }
+
+    async fn transfer_leadership(
+        &self,
+        request: Request<TransferLeadershipRequestProto>,
+    ) -> Result<Response<TransferLeadershipResponseProto>, Status> {
+        self.authorize(&request)?;
+        self.gate.require_leader()?;
+        let target = request.into_inner().target_rm_id;
+        let target = valid_rm_id(&target)?;
+        if target != self.rm_id {
+            tracing::info!(%target, "transferring leadership on an operator's request");
+            self.transfer
+                .transfer_to(node_id_of(target), target)
+                .await?;
+        }
+        Ok(Response::new(TransferLeadershipResponseProto {
+            leader_rm_id: leader_rm_id(&self.metrics()).unwrap_or_default(),
+        }))
+    }
+}
+
+/// Checks an rm-id from a request: non-empty letters, digits, `-` and `_`, as configuration
+/// keys and certificate names need.
+fn valid_rm_id(rm_id: &str) -> Result<&str, Status> {
+    let ok = !rm_id.is_empty()
+        && rm_id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if ok {
+        Ok(rm_id)
+    } else {
+        Err(Status::invalid_argument(format!(
+            "{rm_id:?} is not a valid rm-id: use letters, digits, '-' and '_'"
+        )))
+    }
+}

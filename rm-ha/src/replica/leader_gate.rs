@@ -1,0 +1,170 @@
+//! Who may serve leader-only RPCs right now, and the refusal everyone else answers with.
+
+use tokio::sync::watch;
+use tonic::Status;
+use tonic::metadata::MetadataValue;
+use yarn_conf::{HostPort, RmEndpoints, RmHaConfig};
+use yarn_proto::{LEADER_HINT_HEADER, LeaderHint, NOT_LEADER_HEADER};
+
+/// This replica's serving role, published by the leadership monitor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Serving {
+    /// This replica leads term `term` and has applied the first entry of epoch `epoch`: its
+    /// state holds every entry committed before it became leader.
+    Leader {
+        /// The Raft term of this leadership.
+        term: u64,
+        /// The epoch this leadership began.
+        epoch: u64,
+    },
+    /// This replica is not (yet) a serving leader.
+    NotLeader {
+        /// The rm-id of the leader it knows of, if any.
+        leader: Option<String>,
+    },
+}
+
+/// Picks one service's address out of a member's endpoints, so that a hint names the address
+/// of the service the refused caller used.
+pub type ServiceAddress = fn(&RmEndpoints) -> &HostPort;
+
+/// The check at the top of every leader-only RPC handler.
+///
+/// Guarantee: [`LeaderGate::require_leader`] succeeds only while this replica is
+/// [`Serving::Leader`]; otherwise it returns `UNAVAILABLE` carrying [`NOT_LEADER_HEADER`] (the
+/// call was not executed, so any client may resend it) and, when a configured leader is known,
+/// [`LEADER_HINT_HEADER`] with the leader's address of the same service.
+#[derive(Debug, Clone)]
+pub struct LeaderGate {
+    rm_id: String,
+    ha: RmHaConfig,
+    service: &'static str,
+    address: ServiceAddress,
+    serving: watch::Receiver<Serving>,
+}
+
+impl LeaderGate {
+    /// The gate of replica `rm_id` for `service` (named in refusals), whose address on each
+    /// member `address` picks.
+    pub fn new(
+        rm_id: impl Into<String>,
+        ha: RmHaConfig,
+        service: &'static str,
+        address: ServiceAddress,
+        serving: watch::Receiver<Serving>,
+    ) -> Self {
+        Self {
+            rm_id: rm_id.into(),
+            ha,
+            service,
+            address,
+            serving,
+        }
+    }
+
+    /// The current role.
+    pub fn serving(&self) -> Serving {
+        self.serving.borrow().clone()
+    }
+
+    /// The epoch this replica serves as leader.
+    ///
+    /// # Errors
+    ///
+    /// The refusal described on the type when this replica is not the serving leader.
+    pub fn require_leader(&self) -> Result<u64, Status> {
+        match self.serving() {
+            Serving::Leader { epoch, .. } => Ok(epoch),
+            Serving::NotLeader { leader } => Err(self.refusal(leader.as_deref())),
+        }
+    }
+
+    /// The refusal for a call this replica did not execute because `leader` (if known) leads.
+    pub fn refusal(&self, leader: Option<&str>) -> Status {
+        let hint = leader.and_then(|id| {
+            let endpoints = self.ha.member(id)?;
+            Some(LeaderHint {
+                rm_id: id.to_owned(),
+                address: (self.address)(endpoints).to_string(),
+            })
+        });
+        let message = match (&hint, leader) {
+            (Some(hint), _) => format!(
+                "{} is not the active ResourceManager; the {} service of the leader {} is at {}",
+                self.rm_id, self.service, hint.rm_id, hint.address
+            ),
+            (None, Some(id)) => format!(
+                "{} is not the active ResourceManager; the leader is {id}, which is not in this \
+                 replica's yarn.resourcemanager.ha.rm-ids",
+                self.rm_id
+            ),
+            (None, None) => format!(
+                "{} is not the active ResourceManager and knows of no leader (an election is \
+                 under way or the leader's first entry is not applied yet)",
+                self.rm_id
+            ),
+        };
+        let mut status = Status::unavailable(message);
+        // rm-ids and host:port values are visible ASCII (the configuration checks them), so
+        // these conversions only fail on values that could not have been configured.
+        if let Ok(value) = MetadataValue::try_from(self.rm_id.as_str()) {
+            status.metadata_mut().insert(NOT_LEADER_HEADER, value);
+        }
+        if let Some(value) = hint.and_then(|h| MetadataValue::try_from(h.to_string()).ok()) {
+            status.metadata_mut().insert(LEADER_HINT_HEADER, value);
+        }
+        status
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use yarn_conf::Configuration;
+
+    use super::*;
+
+    fn gate(serving: Serving) -> (LeaderGate, watch::Sender<Serving>) {
+        let mut conf = Configuration::new();
+        conf.set("yarn.resourcemanager.ha.enabled", "true");
+        conf.set("yarn.resourcemanager.ha.rm-ids", "rm1,rm2");
+        conf.set("yarn.resourcemanager.hostname.rm1", "h1");
+        conf.set("yarn.resourcemanager.hostname.rm2", "h2");
+        let ha = RmHaConfig::from_conf(&conf).unwrap();
+        let (tx, rx) = watch::channel(serving);
+        (LeaderGate::new("rm2", ha, "admin", |e| &e.admin, rx), tx)
+    }
+
+    fn header<'a>(status: &'a Status, key: &str) -> Option<&'a str> {
+        status.metadata().get(key).and_then(|v| v.to_str().ok())
+    }
+
+    #[test]
+    fn a_follower_refuses_with_the_leaders_address_of_the_same_service() {
+        let (gate, _tx) = gate(Serving::NotLeader {
+            leader: Some("rm1".into()),
+        });
+        let status = gate.require_leader().unwrap_err();
+        assert_eq!(status.code(), tonic::Code::Unavailable);
+        assert_eq!(header(&status, NOT_LEADER_HEADER), Some("rm2"));
+        assert_eq!(header(&status, LEADER_HINT_HEADER), Some("rm1=h1:8033"));
+        assert!(status.message().contains("h1:8033"), "{}", status.message());
+    }
+
+    #[test]
+    fn without_a_known_configured_leader_there_is_no_hint_but_still_the_marker() {
+        for leader in [None, Some("rm7".to_owned())] {
+            let (gate, _tx) = gate(Serving::NotLeader { leader });
+            let status = gate.require_leader().unwrap_err();
+            assert_eq!(header(&status, NOT_LEADER_HEADER), Some("rm2"));
+            assert_eq!(header(&status, LEADER_HINT_HEADER), None);
+        }
+    }
+
+    #[test]
+    fn the_serving_leader_passes_with_its_epoch_and_stops_passing_on_step_down() {
+        let (gate, tx) = gate(Serving::Leader { term: 3, epoch: 2 });
+        assert_eq!(gate.require_leader().unwrap(), 2);
+        tx.send_replace(Serving::NotLeader { leader: None });
+        assert!(gate.require_leader().is_err());
+    }
+}

@@ -1,0 +1,26 @@
+//! A running ResourceManager replica.
+//!
+//! ```text
+//!   RmListeners ─ Incoming (mutual TLS) ─┬─ RaftGrpcService ─▶ Raft ◀── storage (sled)
+//!                                        ├─ AdminService  ─┐   │
+//!                                        └─ ClientService ─┴─ LeaderGate ◀─ LeadershipMonitor
+//!                                                              (Serving)        │
+//!                                                       LeaderServices ◀────────┘
+//!                                                       (one CancellationToken per leadership)
+//! ```
+
+mod admin_acl;
+mod admin_service;
+mod client_service;
+mod clock;
+mod leader_gate;
+mod leader_services;
+mod leadership;
+mod leadership_transfer;
+mod master_key_service;
+mod proposer;
+mod resource_manager;
+
+pub use admin_acl::AdminAcl;
+pub use leader_gate::{LeaderGate, Serving};
+pub use resource_manager::{ResourceManager, RmListeners};

@@ -1,0 +1,442 @@
+//! One running ResourceManager replica: storage, Raft, servers and the leadership monitor.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use openraft::{Config, Raft, SnapshotPolicy};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+use yarn_conf::{HostPort, RmEndpoints};
+use yarn_proto::pb::application_client_protocol_server::ApplicationClientProtocolServer;
+use yarn_proto::pb::resource_manager_administration_protocol_server::ResourceManagerAdministrationProtocolServer;
+use yarn_security::{Authorizer, ChannelOptions, Incoming, TlsConfig};
+
+use super::admin_acl::AdminAcl;
+use super::admin_service::AdminService;
+use super::client_service::ClientService;
+use super::leader_gate::{LeaderGate, Serving};
+use super::leader_services::LeaderServices;
+use super::leadership::LeadershipMonitor;
+use super::leadership_transfer::LeadershipTransfer;
+use super::proposer::Proposer;
+use crate::error::Error;
+use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
+use crate::state_machine::StateView;
+use crate::storage::{RmStateMachineStore, SledLogStore, open_db};
+use crate::{RaftGrpcNetworkFactory, RaftGrpcService, RmConfig};
+
+/// How often the leader's master-key roller looks at its schedule.
+const KEY_CHECK_INTERVAL: Duration = Duration::from_secs(1);
+/// Bound on a proposal made for a client; after it the outcome is reported unknown.
+const PROPOSE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Bound on a learner catching up before `-addToCluster` gives up.
+const CATCH_UP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The listeners a replica serves on, bound before anything else starts so that a port clash
+/// fails start-up with the address named.
+pub struct RmListeners {
+    /// Raft transport.
+    pub raft: TcpListener,
+    /// Admin protocol.
+    pub admin: TcpListener,
+    /// Application client protocol.
+    pub client: TcpListener,
+}
+
+impl RmListeners {
+    /// Binds the endpoints of `member`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Bind`] naming the service and address.
+    pub async fn bind(member: &RmEndpoints) -> Result<Self, Error> {
+        Ok(Self {
+            raft: bind("Raft", &member.raft).await?,
+            admin: bind("admin", &member.admin).await?,
+            client: bind("client", &member.client).await?,
+        })
+    }
+}
+
+async fn bind(service: &'static str, address: &HostPort) -> Result<TcpListener, Error> {
+    TcpListener::bind((address.host.as_str(), address.port))
+        .await
+        .map_err(|source| Error::Bind {
+            service,
+            address: address.to_string(),
+            source,
+        })
+}
+
+/// A running replica.
+///
+/// Start-up: open the sled storage, start Raft, bootstrap the group if this is the first
+/// configured rm-id and the storage is pristine (never otherwise: a replica with any Raft state
+/// rejoins with it), then serve Raft, admin and client RPCs over mutual TLS and follow
+/// leadership ([`Serving`]). Shut-down stops the servers, leader services and Raft, in that
+/// order, and waits for them.
+pub struct ResourceManager {
+    config: Arc<RmConfig>,
+    node_id: RmNodeId,
+    raft: Raft<RmTypeConfig>,
+    state: StateView,
+    serving: watch::Receiver<Serving>,
+    local_addresses: BTreeMap<&'static str, SocketAddr>,
+    shutdown: CancellationToken,
+    tasks: JoinSet<Result<(), Error>>,
+}
+
+impl ResourceManager {
+    /// Binds the configured endpoints and starts the replica.
+    ///
+    /// # Errors
+    ///
+    /// As [`ResourceManager::start_with`], plus [`Error::Bind`].
+    pub async fn start(config: RmConfig, tls: TlsConfig) -> Result<Self, Error> {
+        let member =
+            config
+                .ha
+                .member(&config.rm_id)
+                .cloned()
+                .ok_or_else(|| Error::UnknownRmId {
+                    rm_id: config.rm_id.clone(),
+                })?;
+        let listeners = RmListeners::bind(&member).await?;
+        Self::start_with(config, tls, listeners).await
+    }
+
+    /// Starts the replica on already bound listeners.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::OpenStorage`] and other storage errors, [`Error::RaftConfig`] for timings
+    /// openraft refuses, [`Error::RaftStart`] and [`Error::Bootstrap`].
+    pub async fn start_with(
+        config: RmConfig,
+        tls: TlsConfig,
+        listeners: RmListeners,
+    ) -> Result<Self, Error> {
+        let config = Arc::new(config);
+        let node_id = node_id_of(&config.rm_id);
+        let db = open_db(&config.storage_dir)?;
+        let log_store = SledLogStore::new(&db)?;
+        let state_machine = RmStateMachineStore::new(&db)?;
+        let state = state_machine.state_view();
+        let options = ChannelOptions {
+            request_timeout: config.raft.rpc_timeout,
+            ..ChannelOptions::default()
+        };
+        let address_book = config
+            .ha
+            .members
+            .iter()
+            .map(|m| (m.rm_id.clone(), m.raft.to_string()))
+            .collect();
+        let network = RaftGrpcNetworkFactory::new(config.rm_id.clone(), tls.clone(), options)
+            .with_address_book(address_book);
+        let raft = Raft::new(
+            node_id,
+            openraft_config(&config)?,
+            network.clone(),
+            log_store,
+            state_machine,
+        )
+        .await
+        .map_err(|source| Error::RaftStart {
+            source: Box::new(source),
+        })?;
+        bootstrap(&config, &raft).await?;
+
+        let shutdown = CancellationToken::new();
+        let (serving_tx, serving) = watch::channel(Serving::NotLeader { leader: None });
+        let gate = |service, address| {
+            LeaderGate::new(
+                config.rm_id.clone(),
+                config.ha.clone(),
+                service,
+                address,
+                serving.clone(),
+            )
+        };
+        let authorizer = Authorizer::for_tls(&tls);
+        let local_addresses = BTreeMap::from([
+            ("raft", local_addr(&listeners.raft)?),
+            ("admin", local_addr(&listeners.admin)?),
+            ("client", local_addr(&listeners.client)?),
+        ]);
+
+        let mut tasks = JoinSet::new();
+        let monitor = LeadershipMonitor {
+            raft: raft.clone(),
+            rm_id: config.rm_id.clone(),
+            node_id,
+            serving: serving_tx,
+            services: LeaderServices {
+                raft: raft.clone(),
+                state: state.clone(),
+                config: config.clone(),
+                key_check_interval: KEY_CHECK_INTERVAL,
+            },
+            retry_interval: config.raft.heartbeat_interval,
+            propose_timeout: PROPOSE_TIMEOUT,
+            shutdown: shutdown.clone(),
+        };
+        tasks.spawn(async move {
+            monitor.run().await;
+            Ok(())
+        });
+
+        let raft_service = RaftGrpcService::new(raft.clone(), config.rm_id.clone(), authorizer);
+        let admin_service = AdminService {
+            rm_id: config.rm_id.clone(),
+            node_id,
+            raft: raft.clone(),
+            gate: gate("admin", |e| &e.admin),
+            authorizer,
+            acl: AdminAcl::parse(&config.admin_acl),
+            acl_source: config.admin_acl.clone(),
+            transfer: LeadershipTransfer {
+                raft: raft.clone(),
+                network,
+                node_id,
+                settings: config.raft,
+            },
+            catch_up_timeout: CATCH_UP_TIMEOUT,
+        };
+        let client_service = ClientService {
+            proposer: Proposer {
+                raft: raft.clone(),
+                gate: gate("client", |e| &e.client),
+                timeout: PROPOSE_TIMEOUT,
+            },
+            state: state.clone(),
+            authorizer,
+        };
+        use tonic::transport::Server;
+        spawn_server(
+            &mut tasks,
+            "Raft",
+            Server::builder()
+                .add_service(raft_service.into_server())
+                .serve_with_incoming_shutdown(
+                    Incoming::new(listeners.raft, &tls),
+                    shutdown.clone().cancelled_owned(),
+                ),
+        );
+        spawn_server(
+            &mut tasks,
+            "admin",
+            Server::builder()
+                .add_service(ResourceManagerAdministrationProtocolServer::new(
+                    admin_service,
+                ))
+                .serve_with_incoming_shutdown(
+                    Incoming::new(listeners.admin, &tls),
+                    shutdown.clone().cancelled_owned(),
+                ),
+        );
+        spawn_server(
+            &mut tasks,
+            "client",
+            Server::builder()
+                .add_service(ApplicationClientProtocolServer::new(client_service))
+                .serve_with_incoming_shutdown(
+                    Incoming::new(listeners.client, &tls),
+                    shutdown.clone().cancelled_owned(),
+                ),
+        );
+        tracing::info!(
+            rm_id = %config.rm_id,
+            node_id,
+            ?local_addresses,
+            "ResourceManager replica started"
+        );
+        Ok(Self {
+            config,
+            node_id,
+            raft,
+            state,
+            serving,
+            local_addresses,
+            shutdown,
+            tasks,
+        })
+    }
+
+    /// This replica's rm-id.
+    pub fn rm_id(&self) -> &str {
+        &self.config.rm_id
+    }
+
+    /// This replica's Raft node id.
+    pub fn node_id(&self) -> RmNodeId {
+        self.node_id
+    }
+
+    /// The Raft handle, for metrics and tests.
+    pub fn raft(&self) -> &Raft<RmTypeConfig> {
+        &self.raft
+    }
+
+    /// The applied state.
+    pub fn state(&self) -> &StateView {
+        &self.state
+    }
+
+    /// The current serving role.
+    pub fn serving(&self) -> Serving {
+        self.serving.borrow().clone()
+    }
+
+    /// A receiver of serving-role changes.
+    pub fn watch_serving(&self) -> watch::Receiver<Serving> {
+        self.serving.clone()
+    }
+
+    /// The bound address of `service` (`raft`, `admin` or `client`).
+    pub fn local_addr(&self, service: &str) -> Option<SocketAddr> {
+        self.local_addresses.get(service).copied()
+    }
+
+    /// Runs until `stop` resolves or the replica fails, then shuts down.
+    ///
+    /// # Errors
+    ///
+    /// The first failure: a server that stopped serving, or Raft stopping on a fatal error.
+    pub async fn run_until(
+        mut self,
+        stop: impl std::future::Future<Output = ()>,
+    ) -> Result<(), Error> {
+        let mut metrics = self.raft.metrics();
+        let failure = tokio::select! {
+            () = stop => None,
+            Some(joined) = self.tasks.join_next() => Some(task_result(joined).err().unwrap_or(Error::TaskEnded)),
+            fatal = metrics.wait_for(|m| m.running_state.is_err()) => Some(match fatal {
+                Ok(m) => Error::RaftStopped { reason: format!("{:?}", m.running_state) },
+                Err(_) => Error::TaskEnded,
+            }),
+        };
+        drop(metrics);
+        let stopped = self.shutdown().await;
+        match failure {
+            Some(err) => Err(err),
+            None => stopped,
+        }
+    }
+
+    /// Stops serving, stops leader services and Raft, and waits for every task.
+    ///
+    /// # Errors
+    ///
+    /// The first task failure seen while stopping.
+    pub async fn shutdown(mut self) -> Result<(), Error> {
+        self.shutdown.cancel();
+        let raft_result = self.raft.shutdown().await;
+        let mut first_error = raft_result.err().map(|err| Error::RaftStopped {
+            reason: err.to_string(),
+        });
+        while let Some(joined) = self.tasks.join_next().await {
+            if let Err(err) = task_result(joined) {
+                first_error.get_or_insert(err);
+            }
+        }
+        tracing::info!(rm_id = %self.config.rm_id, "ResourceManager replica stopped");
+        first_error.map_or(Ok(()), Err)
+    }
+}
+
+fn task_result(joined: Result<Result<(), Error>, tokio::task::JoinError>) -> Result<(), Error> {
+    joined.map_err(|err| Error::TaskPanicked {
+        reason: err.to_string(),
+    })?
+}
+
+fn local_addr(listener: &TcpListener) -> Result<SocketAddr, Error> {
+    listener.local_addr().map_err(|source| Error::Bind {
+        service: "local address",
+        address: "?".to_owned(),
+        source,
+    })
+}
+
+fn spawn_server(
+    tasks: &mut JoinSet<Result<(), Error>>,
+    service: &'static str,
+    server: impl std::future::Future<Output = Result<(), tonic::transport::Error>> + Send + 'static,
+) {
+    tasks.spawn(async move {
+        server
+            .await
+            .map_err(|source| Error::Serve { service, source })
+    });
+}
+
+/// openraft's configuration from the replica's settings.
+fn openraft_config(config: &RmConfig) -> Result<Arc<Config>, Error> {
+    let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+    let raft = &config.raft;
+    let openraft = Config {
+        cluster_name: config.cluster_id.clone(),
+        heartbeat_interval: millis(raft.heartbeat_interval),
+        election_timeout_min: millis(raft.election_timeout_min),
+        election_timeout_max: millis(raft.election_timeout_max),
+        snapshot_policy: SnapshotPolicy::LogsSinceLast(raft.snapshot_log_entries),
+        // Keep a little log behind each snapshot so a briefly lagging follower catches up from
+        // the log instead of needing the whole snapshot.
+        max_in_snapshot_log_to_keep: raft.snapshot_log_entries.min(1_000),
+        ..Config::default()
+    };
+    openraft
+        .validate()
+        .map(Arc::new)
+        .map_err(|source| Error::RaftConfig {
+            source: Box::new(source),
+        })
+}
+
+/// Initializes the group exactly once: only the first configured rm-id does it, and only when
+/// its storage holds no Raft state at all. Every other replica, and this one on any later
+/// start, joins through replication from the leader.
+async fn bootstrap(config: &RmConfig, raft: &Raft<RmTypeConfig>) -> Result<(), Error> {
+    let first = &config.ha.members[0].rm_id;
+    let initialized = raft
+        .is_initialized()
+        .await
+        .map_err(|err| Error::RaftStopped {
+            reason: err.to_string(),
+        })?;
+    if initialized {
+        tracing::info!(rm_id = %config.rm_id, "found Raft state; rejoining the group");
+        return Ok(());
+    }
+    if config.rm_id != *first {
+        tracing::info!(
+            rm_id = %config.rm_id,
+            %first,
+            "no Raft state; waiting to be contacted by the group that {first} initializes"
+        );
+        return Ok(());
+    }
+    let members: BTreeMap<RmNodeId, RmNode> = config
+        .ha
+        .members
+        .iter()
+        .map(|member| {
+            let node = RmNode {
+                rm_id: member.rm_id.clone(),
+                raft_address: member.raft.to_string(),
+            };
+            (node_id_of(&member.rm_id), node)
+        })
+        .collect();
+    tracing::info!(rm_id = %config.rm_id, members = members.len(), "initializing a new Raft group");
+    raft.initialize(members)
+        .await
+        .map_err(|err| Error::Bootstrap {
+            reason: err.to_string(),
+        })
+}

@@ -1,0 +1,9 @@
+//! The real ResourceManager replica, three (or four) of them in this process over mutual TLS:
+//! leadership, refusals with hints, failover without loss, deposed leaders, membership changes,
+//! leadership transfer and recovery from storage.
+
+mod failover;
+mod link;
+mod membership;
+mod restart;
+mod support;

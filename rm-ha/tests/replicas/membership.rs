@@ -1,0 +1,126 @@
+//! Membership changes and leadership transfer through the admin protocol.
+
+use yarn_proto::pb;
+
+use crate::support::{Cluster, USER, eventually, on_leader, submit};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_member_joins_as_learner_then_voter_and_leaves() {
+    let mut cluster = Cluster::new(3, 1, &[]).await;
+    cluster.start_configured().await;
+    cluster.start(3).await;
+    let member = pb::RaftMemberProto {
+        rm_id: "rm4".to_owned(),
+        raft_address: cluster.slots[3].raft.clone(),
+        voter: true,
+    };
+    let cluster_ref = &cluster;
+    let (leader, reply) = on_leader(cluster_ref, "AddRaftMember", |leader| {
+        let member = member.clone();
+        async move {
+            let mut admin = cluster_ref.admin(leader, USER).await;
+            admin
+                .add_raft_member(pb::AddRaftMemberRequestProto {
+                    member: Some(member),
+                })
+                .await
+        }
+    })
+    .await;
+    let membership = reply
+        .into_inner()
+        .membership
+        .expect("the membership after the change");
+    let mut admin = cluster.admin(leader, USER).await;
+    let rm4 = membership.members.iter().find(|m| m.rm_id == "rm4");
+    assert!(rm4.is_some_and(|m| m.voter), "{membership:?}");
+    assert_eq!(membership.members.len(), 4);
+
+    // Adding it again is a no-op, as the protocol promises.
+    admin
+        .add_raft_member(pb::AddRaftMemberRequestProto {
+            member: Some(member),
+        })
+        .await
+        .expect("re-adding a voter succeeds");
+
+    let id = submit(&cluster, "replicated-to-rm4").await;
+    eventually("rm4 to apply the submission", || async {
+        cluster
+            .replica(3)
+            .state()
+            .read(|s| s.applications.contains_key(&id.id))
+            .then_some(())
+    })
+    .await;
+
+    let cluster_ref = &cluster;
+    let (leader, reply) = on_leader(cluster_ref, "RemoveRaftMember", |leader| async move {
+        let mut admin = cluster_ref.admin(leader, USER).await;
+        admin
+            .remove_raft_member(pb::RemoveRaftMemberRequestProto {
+                rm_id: "rm4".to_owned(),
+            })
+            .await
+    })
+    .await;
+    let membership = reply
+        .into_inner()
+        .membership
+        .expect("the membership after the change");
+    let mut admin = cluster.admin(leader, USER).await;
+    let ids: Vec<&str> = membership
+        .members
+        .iter()
+        .map(|m| m.rm_id.as_str())
+        .collect();
+    assert_eq!(ids, ["rm1", "rm2", "rm3"]);
+
+    let bad = admin
+        .remove_raft_member(pb::RemoveRaftMemberRequestProto {
+            rm_id: "rm 9".to_owned(),
+        })
+        .await
+        .expect_err("a malformed rm-id is refused");
+    assert_eq!(bad.code(), tonic::Code::InvalidArgument);
+
+    for index in 0..4 {
+        cluster.stop(index).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leadership_moves_to_the_chosen_voter() {
+    let mut cluster = Cluster::new(3, 0, &[]).await;
+    cluster.start_configured().await;
+    submit(&cluster, "before-transfer").await;
+    let leader = cluster.serving_leader(None).await;
+    // rm1 bootstraps the group, so it usually leads; choose a target that is not the leader.
+    let target = (leader + 1) % 3;
+    let target_id = cluster.slots[target].rm_id.clone();
+
+    let cluster_ref = &cluster;
+    let (_, reply) = on_leader(cluster_ref, "TransferLeadership", |leader| {
+        let target_id = target_id.clone();
+        async move {
+            let mut admin = cluster_ref.admin(leader, USER).await;
+            admin
+                .transfer_leadership(pb::TransferLeadershipRequestProto {
+                    target_rm_id: target_id,
+                })
+                .await
+        }
+    })
+    .await;
+    assert_eq!(reply.into_inner().leader_rm_id, target_id);
+    eventually("the target to serve as leader", || async {
+        let serving = cluster.replica(target).serving();
+        matches!(serving, yarn_rm_ha::Serving::Leader { .. }).then_some(())
+    })
+    .await;
+    submit(&cluster, "after-transfer").await;
+
+    for index in 0..3 {
+        cluster.stop(index).await;
+    }
+}

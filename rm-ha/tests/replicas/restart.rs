@@ -1,0 +1,44 @@
+//! Every replica stopped and started again recovers the state from its snapshot and log.
+
+use crate::support::{Cluster, list, submit};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restarting_every_replica_recovers_the_state() {
+    // Snapshots every few entries, so recovery goes through a snapshot plus the log after it.
+    let mut cluster = Cluster::new(
+        3,
+        0,
+        &[("yarn.resourcemanager.ha.raft.snapshot-log-entries", "5")],
+    )
+    .await;
+    cluster.start_configured().await;
+    let mut acknowledged = Vec::new();
+    for i in 0..12 {
+        acknowledged.push(submit(&cluster, &format!("app-{i}")).await);
+    }
+    acknowledged.sort();
+    let leader = cluster.serving_leader(None).await;
+    let epoch = cluster.replica(leader).state().read(|s| s.epoch);
+    let snapshotted = cluster
+        .replicas
+        .iter()
+        .flatten()
+        .any(|r| r.raft().metrics().borrow().snapshot.is_some());
+    assert!(snapshotted, "no replica wrote a snapshot");
+
+    for index in 0..3 {
+        cluster.stop(index).await;
+    }
+    cluster.start_configured().await;
+    let leader = cluster.serving_leader(None).await;
+    assert_eq!(list(&cluster).await, acknowledged);
+    let new_epoch = cluster.replica(leader).state().read(|s| s.epoch);
+    assert!(
+        new_epoch > epoch,
+        "epoch {new_epoch} after restart from {epoch}"
+    );
+
+    for index in 0..3 {
+        cluster.stop(index).await;
+    }
+}

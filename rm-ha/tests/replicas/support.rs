@@ -1,0 +1,405 @@
+//! The harness: replicas of the real `ResourceManager` in this process, each with its own
+//! configuration, sled storage and mutual-TLS endpoints on 127.0.0.1, and every Raft link
+//! between two replicas running through a [`Link`] the test can cut.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tempfile::TempDir;
+use time::OffsetDateTime;
+use tokio::net::TcpListener;
+use tonic::transport::Channel;
+use yarn_conf::Configuration;
+use yarn_proto::ids::ApplicationId;
+use yarn_proto::pb;
+use yarn_proto::pb::application_client_protocol_client::ApplicationClientProtocolClient;
+use yarn_proto::pb::resource_manager_administration_protocol_client::ResourceManagerAdministrationProtocolClient;
+use yarn_rm_ha::{ResourceManager, RmConfig, RmListeners, Serving};
+use yarn_security::pki::{self, LeafSpec, PkiOptions};
+use yarn_security::{ChannelOptions, Role, TlsConfig, TlsFiles};
+
+use crate::link::Link;
+
+/// How long any wait in these tests may take before it fails, naming what it waited for.
+pub const DEADLINE: Duration = Duration::from_secs(30);
+
+/// The user every test client is; `yarn.admin.acl` allows it.
+pub const USER: &str = "alice";
+
+/// Polls `check` until it returns `Some`, failing the test after [`DEADLINE`].
+pub async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out after {DEADLINE:?} waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// One replica's fixed identity: its ports and storage survive restarts.
+pub struct Slot {
+    pub rm_id: String,
+    pub storage: TempDir,
+    pub raft: String,
+    pub admin: String,
+    pub client: String,
+    /// Scheduler, resource-tracker and web addresses: configured, not yet served.
+    pub unserved: [String; 3],
+    /// Listeners holding every port of this slot from creation, so that no other slot or link
+    /// is given one of them; the served ones are handed to the first start.
+    held: Option<RmListeners>,
+    _reserved: Vec<TcpListener>,
+}
+
+/// One cluster at a time: the tests of this binary run in parallel threads, and several Raft
+/// groups with 50 ms heartbeats on a loaded two-core machine would mostly test the scheduler.
+static ONE_CLUSTER_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// A cluster of replicas, some of which may be stopped.
+pub struct Cluster {
+    _turn: tokio::sync::MutexGuard<'static, ()>,
+    pub pki: TempDir,
+    pub slots: Vec<Slot>,
+    /// Members every replica's configuration lists in `rm-ids` (extra slots join later).
+    pub configured: usize,
+    /// Links by (from, to) slot index.
+    pub links: BTreeMap<(usize, usize), Link>,
+    pub replicas: Vec<Option<ResourceManager>>,
+    /// Extra configuration every replica gets.
+    pub extra: Vec<(String, String)>,
+}
+
+async fn reserve() -> (String, TcpListener) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    (
+        listener.local_addr().expect("address").to_string(),
+        listener,
+    )
+}
+
+impl Cluster {
+    /// Lays out `configured + extra` slots; only the first `configured` are in `rm-ids`.
+    pub async fn new(configured: usize, extra_slots: usize, extra: &[(&str, &str)]) -> Cluster {
+        let turn = ONE_CLUSTER_AT_A_TIME.lock().await;
+        yarn_security::install_crypto_provider();
+        let total = configured + extra_slots;
+        let ids: Vec<String> = (1..=total).map(|i| format!("rm{i}")).collect();
+        let pki = tempfile::tempdir().expect("PKI dir");
+        let mut leaves: Vec<LeafSpec> = ids
+            .iter()
+            .map(|id| LeafSpec::new(Role::ResourceManager, id))
+            .collect();
+        leaves.push(LeafSpec::new(Role::User, USER));
+        leaves.push(LeafSpec::new(Role::User, "mallory"));
+        pki::init(
+            pki.path(),
+            &leaves,
+            &PkiOptions::starting_at(OffsetDateTime::now_utc()),
+        )
+        .expect("create the PKI");
+        let mut slots = Vec::new();
+        for rm_id in ids {
+            let (raft, raft_listener) = reserve().await;
+            let (admin, admin_listener) = reserve().await;
+            let (client, client_listener) = reserve().await;
+            let mut unserved = Vec::new();
+            let mut reserved = Vec::new();
+            for _ in 0..3 {
+                let (address, listener) = reserve().await;
+                unserved.push(address);
+                reserved.push(listener);
+            }
+            slots.push(Slot {
+                rm_id,
+                storage: tempfile::tempdir().expect("storage dir"),
+                raft,
+                admin,
+                client,
+                unserved: unserved.try_into().expect("three addresses"),
+                held: Some(RmListeners {
+                    raft: raft_listener,
+                    admin: admin_listener,
+                    client: client_listener,
+                }),
+                _reserved: reserved,
+            });
+        }
+        let mut links = BTreeMap::new();
+        for from in 0..total {
+            for (to, slot) in slots.iter().enumerate() {
+                if from != to {
+                    links.insert((from, to), Link::start(slot.raft.clone()).await);
+                }
+            }
+        }
+        Cluster {
+            _turn: turn,
+            pki,
+            slots,
+            configured,
+            links,
+            replicas: (0..total).map(|_| None).collect(),
+            extra: extra
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        }
+    }
+
+    /// The configuration replica `index` runs with: peers' Raft addresses are the links from it.
+    pub fn conf(&self, index: usize) -> Configuration {
+        let mut conf = Configuration::new();
+        let members = if index < self.configured {
+            self.configured
+        } else {
+            index + 1
+        };
+        let ids: Vec<&str> = self.slots[..members]
+            .iter()
+            .map(|s| s.rm_id.as_str())
+            .collect();
+        conf.set("yarn.resourcemanager.ha.enabled", "true");
+        conf.set("yarn.resourcemanager.ha.rm-ids", &ids.join(","));
+        conf.set("yarn.resourcemanager.cluster-id", "test-cluster");
+        conf.set("yarn.admin.acl", USER);
+        for (peer, slot) in self.slots[..members].iter().enumerate() {
+            let id = &slot.rm_id;
+            let raft = if peer == index {
+                slot.raft.clone()
+            } else {
+                self.links[&(index, peer)].address.clone()
+            };
+            conf.set(&format!("yarn.resourcemanager.ha.raft.address.{id}"), &raft);
+            conf.set(
+                &format!("yarn.resourcemanager.admin.address.{id}"),
+                &slot.admin,
+            );
+            conf.set(&format!("yarn.resourcemanager.address.{id}"), &slot.client);
+            for (key, address) in ["scheduler", "resource-tracker", "webapp"]
+                .iter()
+                .zip(&slot.unserved)
+            {
+                conf.set(&format!("yarn.resourcemanager.{key}.address.{id}"), address);
+            }
+        }
+        let slot = &self.slots[index];
+        conf.set(
+            "yarn.resourcemanager.ha.raft.storage-dir",
+            &path(slot.storage.path()),
+        );
+        let files = TlsFiles::in_pki_dir(self.pki.path(), Role::ResourceManager, &slot.rm_id);
+        conf.set("yarn.tls.ca-cert", &path(&files.ca_cert));
+        conf.set("yarn.tls.cert", &path(&files.cert));
+        conf.set("yarn.tls.key", &path(&files.key));
+        for (key, value) in &self.extra {
+            conf.set(key, value);
+        }
+        conf
+    }
+
+    /// Starts replica `index` on its fixed ports and storage.
+    pub async fn start(&mut self, index: usize) {
+        let conf = self.conf(index);
+        let slot = &mut self.slots[index];
+        let config = RmConfig::from_conf(&conf, Some(&slot.rm_id)).expect("valid RmConfig");
+        let tls = TlsConfig::from_conf(&conf).expect("valid TLS setting");
+        let listeners = match slot.held.take() {
+            Some(listeners) => listeners,
+            None => RmListeners {
+                raft: rebind(&slot.raft).await,
+                admin: rebind(&slot.admin).await,
+                client: rebind(&slot.client).await,
+            },
+        };
+        let replica = ResourceManager::start_with(config, tls, listeners)
+            .await
+            .unwrap_or_else(|e| panic!("start {}: {e}", slot.rm_id));
+        self.replicas[index] = Some(replica);
+    }
+
+    /// Starts the configured replicas.
+    pub async fn start_configured(&mut self) {
+        for index in 0..self.configured {
+            self.start(index).await;
+        }
+    }
+
+    /// Stops replica `index` cleanly (its storage stays).
+    pub async fn stop(&mut self, index: usize) {
+        if let Some(replica) = self.replicas[index].take() {
+            replica.shutdown().await.expect("clean shutdown");
+        }
+    }
+
+    /// Cuts (or heals) every link into and out of replica `index`.
+    pub fn isolate(&self, index: usize, cut: bool) {
+        for ((from, to), link) in &self.links {
+            if *from == index || *to == index {
+                if cut { link.cut() } else { link.heal() }
+            }
+        }
+    }
+
+    /// The running replica at `index`.
+    pub fn replica(&self, index: usize) -> &ResourceManager {
+        self.replicas[index].as_ref().expect("a running replica")
+    }
+
+    /// Waits until exactly one running replica, other than `not`, serves as leader, and
+    /// returns its index.
+    pub async fn serving_leader(&self, not: Option<usize>) -> usize {
+        eventually("exactly one serving leader", || async {
+            let leaders: Vec<usize> = self
+                .replicas
+                .iter()
+                .enumerate()
+                .filter(|(i, r)| {
+                    Some(*i) != not
+                        && r.as_ref()
+                            .is_some_and(|r| matches!(r.serving(), Serving::Leader { .. }))
+                })
+                .map(|(i, _)| i)
+                .collect();
+            (leaders.len() == 1).then(|| leaders[0])
+        })
+        .await
+    }
+
+    /// The user's TLS setting.
+    pub fn user_tls(&self, user: &str) -> TlsConfig {
+        TlsConfig::from_files(&TlsFiles::in_pki_dir(self.pki.path(), Role::User, user))
+            .expect("user TLS setting")
+    }
+
+    async fn channel(&self, address: &str, user: &str) -> Channel {
+        yarn_security::connect(
+            address,
+            self.user_tls(user).client_config(),
+            &ChannelOptions::default(),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("connect to {address}: {e}"))
+    }
+
+    /// A client-protocol client of replica `index`, as [`USER`].
+    pub async fn client(&self, index: usize) -> ApplicationClientProtocolClient<Channel> {
+        ApplicationClientProtocolClient::new(self.channel(&self.slots[index].client, USER).await)
+    }
+
+    /// An admin client of replica `index`, as `user`.
+    pub async fn admin(
+        &self,
+        index: usize,
+        user: &str,
+    ) -> ResourceManagerAdministrationProtocolClient<Channel> {
+        ResourceManagerAdministrationProtocolClient::new(
+            self.channel(&self.slots[index].admin, user).await,
+        )
+    }
+}
+
+/// Binds `address` again after a replica that held it stopped; the kernel may take a moment
+/// to release it.
+async fn rebind(address: &str) -> TcpListener {
+    eventually(&format!("{address} to be free"), || async {
+        TcpListener::bind(address).await.ok()
+    })
+    .await
+}
+
+fn path(p: &Path) -> String {
+    PathBuf::from(p).to_string_lossy().into_owned()
+}
+
+/// Whether `status` is a replica's refusal of a call it did not execute because it is not the
+/// serving leader.
+pub fn not_leader(status: &tonic::Status) -> bool {
+    status
+        .metadata()
+        .contains_key(yarn_proto::NOT_LEADER_HEADER)
+}
+
+/// Runs `call` against the serving leader, again on whichever replica leads next whenever the
+/// one called refuses as not leader (such a call was not executed, so resending is safe).
+pub async fn on_leader<T, F, Fut>(cluster: &Cluster, what: &str, mut call: F) -> (usize, T)
+where
+    F: FnMut(usize) -> Fut,
+    Fut: Future<Output = Result<T, tonic::Status>>,
+{
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    loop {
+        let leader = cluster.serving_leader(None).await;
+        match call(leader).await {
+            Ok(value) => return (leader, value),
+            // Refused as not leader (not executed), or no quorum confirmed in time while an
+            // election settles: every call used here is safe to resend.
+            Err(status) if not_leader(&status) || status.code() == tonic::Code::Unavailable => {}
+            Err(status) => panic!("{what} failed on {}: {status}", cluster.slots[leader].rm_id),
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out after {DEADLINE:?} waiting for {what} to succeed on a leader"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Creates and submits one application through the serving leader; returns its id.
+pub async fn submit(cluster: &Cluster, name: &str) -> ApplicationId {
+    let (_, id) = on_leader(cluster, "GetNewApplication", |leader| async move {
+        let mut client = cluster.client(leader).await;
+        let reply = client
+            .get_new_application(pb::GetNewApplicationRequestProto {})
+            .await?;
+        Ok(reply
+            .into_inner()
+            .application_id
+            .expect("an application id"))
+    })
+    .await;
+    on_leader(cluster, "SubmitApplication", |leader| async move {
+        let context = pb::ApplicationSubmissionContextProto {
+            application_id: Some(id),
+            application_name: Some(name.to_owned()),
+            ..Default::default()
+        };
+        cluster
+            .client(leader)
+            .await
+            .submit_application(pb::SubmitApplicationRequestProto {
+                application_submission_context: Some(context),
+            })
+            .await
+    })
+    .await;
+    ApplicationId::try_from(id).expect("a valid id")
+}
+
+/// The ids of every application the serving leader reports, sorted.
+pub async fn list(cluster: &Cluster) -> Vec<ApplicationId> {
+    let (_, reports) = on_leader(cluster, "GetApplications", |leader| async move {
+        let mut client = cluster.client(leader).await;
+        let reply = client
+            .get_applications(pb::GetApplicationsRequestProto::default())
+            .await?;
+        Ok(reply.into_inner().applications)
+    })
+    .await;
+    let mut ids: Vec<ApplicationId> = reports
+        .into_iter()
+        .map(|r| ApplicationId::try_from(r.application_id.expect("id")).expect("valid id"))
+        .collect();
+    ids.sort();
+    ids
+}
