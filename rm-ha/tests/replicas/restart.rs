@@ -1,6 +1,7 @@
 //! Every replica stopped and started again recovers the state from its snapshot and log.
 
 use crate::support::{Cluster, list, submit};
+use yarn_rm_ha::Serving;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn restarting_every_replica_recovers_the_state() {
@@ -41,4 +42,22 @@ async fn restarting_every_replica_recovers_the_state() {
     for index in 0..3 {
         cluster.stop(index).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_single_replica_without_ha_runs_the_same_code_and_recovers() {
+    let mut cluster = Cluster::new(1, 0, &[("yarn.resourcemanager.ha.enabled", "false")]).await;
+    cluster.start(0).await;
+    let first = submit(&cluster, "alone").await;
+    assert!(matches!(
+        cluster.replica(0).serving(),
+        Serving::Leader { .. }
+    ));
+
+    cluster.stop(0).await;
+    cluster.start(0).await;
+    let second = submit(&cluster, "after-restart").await;
+    assert_eq!(list(&cluster).await, vec![first, second]);
+    assert!(cluster.replica(0).state().read(|s| s.epoch) >= 2);
+    cluster.stop(0).await;
 }

@@ -194,6 +194,16 @@ impl Cluster {
             }
         }
         let slot = &self.slots[index];
+        // The unsuffixed keys are what a replica reads with yarn.resourcemanager.ha.enabled=false.
+        conf.set("yarn.resourcemanager.ha.raft.address", &slot.raft);
+        conf.set("yarn.resourcemanager.admin.address", &slot.admin);
+        conf.set("yarn.resourcemanager.address", &slot.client);
+        for (key, address) in ["scheduler", "resource-tracker", "webapp"]
+            .iter()
+            .zip(&slot.unserved)
+        {
+            conf.set(&format!("yarn.resourcemanager.{key}.address"), address);
+        }
         conf.set(
             "yarn.resourcemanager.ha.raft.storage-dir",
             &path(slot.storage.path()),
