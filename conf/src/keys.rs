@@ -213,6 +213,43 @@ pub const NM_RECOVERY_DIR: Key = Key::new(
     "/tmp/yarn-ha/nm-recovery",
     KeyKind::String,
 );
+/// Whether the NodeManager keeps its state in `yarn.nodemanager.recovery.dir` so that a restart
+/// re-acquires running containers instead of losing them.
+pub const NM_RECOVERY_ENABLED: Key = Key::new(
+    "yarn.nodemanager.recovery.enabled",
+    "true",
+    KeyKind::Bool,
+);
+/// Where containers' stdout and stderr go, one directory per application and container.
+pub const NM_LOG_DIRS: Key = Key::new(
+    "yarn.nodemanager.log-dirs",
+    "/tmp/yarn-ha/nm-logs",
+    KeyKind::List,
+);
+/// How long a stopped container has between SIGTERM and SIGKILL.
+pub const NM_SLEEP_DELAY_BEFORE_SIGKILL_MS: Key = Key::new(
+    "yarn.nodemanager.sleep-delay-before-sigkill.ms",
+    "250",
+    KeyKind::Duration,
+);
+/// Whether a container whose process tree's resident memory exceeds its allocation is killed.
+pub const NM_PMEM_CHECK_ENABLED: Key = Key::new(
+    "yarn.nodemanager.pmem-check-enabled",
+    "true",
+    KeyKind::Bool,
+);
+/// How often the container monitor measures containers' memory.
+pub const NM_CONTAINER_MONITOR_INTERVAL_MS: Key = Key::new(
+    "yarn.nodemanager.container-monitor.interval-ms",
+    "3000",
+    KeyKind::Duration,
+);
+/// How containers run: `default` (real processes) or `simulated` (for scale tests).
+pub const NM_CONTAINER_EXECUTOR_CLASS: Key = Key::new(
+    "yarn.nodemanager.container-executor.class",
+    "default",
+    KeyKind::String,
+);
 /// How many OPPORTUNISTIC containers a NodeManager may queue; 0 disables queuing.
 pub const NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH: Key = Key::new(
     "yarn.nodemanager.opportunistic-containers-max-queue-length",
@@ -294,6 +331,12 @@ pub const ALL: &[Key] = &[
     NM_VCORES,
     NM_LOCAL_DIRS,
     NM_RECOVERY_DIR,
+    NM_RECOVERY_ENABLED,
+    NM_LOG_DIRS,
+    NM_SLEEP_DELAY_BEFORE_SIGKILL_MS,
+    NM_PMEM_CHECK_ENABLED,
+    NM_CONTAINER_MONITOR_INTERVAL_MS,
+    NM_CONTAINER_EXECUTOR_CLASS,
     NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH,
     AMRM_PROXY_ENABLED,
     AMRM_PROXY_ADDRESS,
