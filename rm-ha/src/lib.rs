@@ -14,6 +14,7 @@
 
 mod config;
 mod error;
+pub mod nodes;
 pub mod raft_network;
 mod raft_types;
 pub mod replica;

@@ -7,14 +7,17 @@ use openraft::Raft;
 use tokio_util::sync::CancellationToken;
 
 use super::master_key_service::MasterKeyService;
+use super::nm_liveness_monitor::NmLivenessMonitor;
 use crate::RmConfig;
+use crate::nodes::NodeRegistry;
 use crate::raft_types::RmTypeConfig;
 use crate::state_machine::StateView;
 
 /// Starts the leader-only services of one leadership, all under one cancellation token.
 ///
-/// Today that is the token master-key roller; the scheduler, the liveness monitors and the
-/// container-allocation expirer join it as they are built. Every service stops at its next
+/// Today these are the token master-key roller and the NodeManager liveness monitor; the
+/// scheduler, the AM liveness monitor and the container-allocation expirer join them as they
+/// are built. Every service stops at its next
 /// await point once the token is cancelled, and each only ever changes state through Raft
 /// proposals, which a deposed leader cannot commit.
 #[derive(Clone)]
@@ -24,6 +27,8 @@ pub(crate) struct LeaderServices {
     pub(crate) config: Arc<RmConfig>,
     /// How often the master-key roller re-evaluates its schedule.
     pub(crate) key_check_interval: Duration,
+    /// The leader's soft state about NodeManagers.
+    pub(crate) nodes: NodeRegistry,
 }
 
 impl LeaderServices {
@@ -35,6 +40,18 @@ impl LeaderServices {
             config: self.config.clone(),
             check_interval: self.key_check_interval,
         };
+        let liveness = NmLivenessMonitor {
+            nodes: self.nodes.clone(),
+            epoch,
+            expiry: self.config.nm_expiry_interval,
+            // A tenth of the expiry keeps a lost node's detection within 10% of the interval.
+            check_interval: (self.config.nm_expiry_interval / 10).max(Duration::from_millis(100)),
+        };
+        let liveness_token = token.clone();
+        tokio::spawn(async move {
+            tracing::debug!(epoch, "NodeManager liveness monitor started");
+            liveness.run(liveness_token).await;
+        });
         tokio::spawn(async move {
             tracing::debug!(epoch, "master-key roller started");
             keys.run(token).await;

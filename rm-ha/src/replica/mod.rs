@@ -18,8 +18,10 @@ mod leader_services;
 mod leadership;
 mod leadership_transfer;
 mod master_key_service;
+mod nm_liveness_monitor;
 mod proposer;
 mod resource_manager;
+mod resource_tracker_service;
 
 pub use admin_acl::AdminAcl;
 pub use leader_gate::{LeaderGate, Serving};

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use yarn_conf::{HostPort, RmEndpoints};
 use yarn_proto::pb::application_client_protocol_server::ApplicationClientProtocolServer;
 use yarn_proto::pb::resource_manager_administration_protocol_server::ResourceManagerAdministrationProtocolServer;
+use yarn_proto::pb::resource_tracker_server::ResourceTrackerServer;
 use yarn_security::{Authorizer, ChannelOptions, Incoming, TlsConfig};
 
 use super::admin_acl::AdminAcl;
@@ -23,7 +24,9 @@ use super::leader_services::LeaderServices;
 use super::leadership::LeadershipMonitor;
 use super::leadership_transfer::LeadershipTransfer;
 use super::proposer::Proposer;
+use super::resource_tracker_service::ResourceTrackerService;
 use crate::error::Error;
+use crate::nodes::NodeRegistry;
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
 use crate::state_machine::StateView;
 use crate::storage::{RmStateMachineStore, SledLogStore, open_db};
@@ -45,6 +48,8 @@ pub struct RmListeners {
     pub admin: TcpListener,
     /// Application client protocol.
     pub client: TcpListener,
+    /// ResourceTracker (NodeManagers).
+    pub resource_tracker: TcpListener,
 }
 
 impl RmListeners {
@@ -58,6 +63,7 @@ impl RmListeners {
             raft: bind("Raft", &member.raft).await?,
             admin: bind("admin", &member.admin).await?,
             client: bind("client", &member.client).await?,
+            resource_tracker: bind("resource tracker", &member.resource_tracker).await?,
         })
     }
 }
@@ -167,7 +173,9 @@ impl ResourceManager {
             ("raft", local_addr(&listeners.raft)?),
             ("admin", local_addr(&listeners.admin)?),
             ("client", local_addr(&listeners.client)?),
+            ("resource-tracker", local_addr(&listeners.resource_tracker)?),
         ]);
+        let nodes = NodeRegistry::default();
 
         let mut tasks = JoinSet::new();
         let monitor = LeadershipMonitor {
@@ -180,6 +188,7 @@ impl ResourceManager {
                 state: state.clone(),
                 config: config.clone(),
                 key_check_interval: KEY_CHECK_INTERVAL,
+                nodes: nodes.clone(),
             },
             retry_interval: config.raft.heartbeat_interval,
             propose_timeout: PROPOSE_TIMEOUT,
@@ -216,6 +225,13 @@ impl ResourceManager {
             state: state.clone(),
             authorizer,
         };
+        let resource_tracker_service = ResourceTrackerService {
+            gate: gate("resource tracker", |e| &e.resource_tracker),
+            state: state.clone(),
+            authorizer,
+            nodes,
+            heartbeat_interval: config.nm_heartbeat_interval,
+        };
         use tonic::transport::Server;
         spawn_server(
             &mut tasks,
@@ -246,6 +262,16 @@ impl ResourceManager {
                 .add_service(ApplicationClientProtocolServer::new(client_service))
                 .serve_with_incoming_shutdown(
                     Incoming::new(listeners.client, &tls),
+                    shutdown.clone().cancelled_owned(),
+                ),
+        );
+        spawn_server(
+            &mut tasks,
+            "resource tracker",
+            Server::builder()
+                .add_service(ResourceTrackerServer::new(resource_tracker_service))
+                .serve_with_incoming_shutdown(
+                    Incoming::new(listeners.resource_tracker, &tls),
                     shutdown.clone().cancelled_owned(),
                 ),
         );
@@ -297,7 +323,7 @@ impl ResourceManager {
         self.serving.clone()
     }
 
-    /// The bound address of `service` (`raft`, `admin` or `client`).
+    /// The bound address of `service` (`raft`, `admin`, `client` or `resource-tracker`).
     pub fn local_addr(&self, service: &str) -> Option<SocketAddr> {
         self.local_addresses.get(service).copied()
     }

@@ -48,13 +48,18 @@ async fn one_leader_serves_and_followers_refuse_with_a_hint_to_it() {
         assert_eq!(status.state(), pb::HaServiceStateProto::Standby);
         assert_eq!(status.leader_rm_id, leader_id);
     }
-    let mut admin = cluster.admin(leader, crate::support::USER).await;
-    let status = admin
-        .get_service_status(pb::HaServiceStatusRequestProto {})
-        .await
-        .expect("the leader reports its state")
-        .into_inner();
-    assert_eq!(status.state(), pb::HaServiceStateProto::Active);
+    // The serving leader reports ACTIVE (polled: an election may move leadership meanwhile).
+    eventually("a replica reporting ACTIVE", || async {
+        let leader = cluster.serving_leader(None).await;
+        let mut admin = cluster.admin(leader, crate::support::USER).await;
+        let status = admin
+            .get_service_status(pb::HaServiceStatusRequestProto {})
+            .await
+            .expect("the leader reports its state")
+            .into_inner();
+        (status.state() == pb::HaServiceStateProto::Active).then_some(())
+    })
+    .await;
 
     let mut intruder = cluster.admin(leader, "mallory").await;
     let denied = intruder

@@ -5,5 +5,6 @@
 mod failover;
 mod link;
 mod membership;
+mod resource_tracker;
 mod restart;
 mod support;

@@ -28,6 +28,9 @@ pub const DEADLINE: Duration = Duration::from_secs(30);
 /// The user every test client is; `yarn.admin.acl` allows it.
 pub const USER: &str = "alice";
 
+/// The host of the test NodeManager certificate.
+pub const NM_HOST: &str = "nm-host-1";
+
 /// Polls `check` until it returns `Some`, failing the test after [`DEADLINE`].
 pub async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
 where
@@ -54,8 +57,9 @@ pub struct Slot {
     pub raft: String,
     pub admin: String,
     pub client: String,
-    /// Scheduler, resource-tracker and web addresses: configured, not yet served.
-    pub unserved: [String; 3],
+    pub resource_tracker: String,
+    /// Scheduler and web addresses: configured, not yet served.
+    pub unserved: [String; 2],
     /// Listeners holding every port of this slot from creation, so that no other slot or link
     /// is given one of them; the served ones are handed to the first start.
     held: Option<RmListeners>,
@@ -102,6 +106,7 @@ impl Cluster {
             .collect();
         leaves.push(LeafSpec::new(Role::User, USER));
         leaves.push(LeafSpec::new(Role::User, "mallory"));
+        leaves.push(LeafSpec::new(Role::NodeManager, NM_HOST));
         pki::init(
             pki.path(),
             &leaves,
@@ -113,9 +118,10 @@ impl Cluster {
             let (raft, raft_listener) = reserve().await;
             let (admin, admin_listener) = reserve().await;
             let (client, client_listener) = reserve().await;
+            let (resource_tracker, tracker_listener) = reserve().await;
             let mut unserved = Vec::new();
             let mut reserved = Vec::new();
-            for _ in 0..3 {
+            for _ in 0..2 {
                 let (address, listener) = reserve().await;
                 unserved.push(address);
                 reserved.push(listener);
@@ -126,11 +132,13 @@ impl Cluster {
                 raft,
                 admin,
                 client,
-                unserved: unserved.try_into().expect("three addresses"),
+                resource_tracker,
+                unserved: unserved.try_into().expect("two addresses"),
                 held: Some(RmListeners {
                     raft: raft_listener,
                     admin: admin_listener,
                     client: client_listener,
+                    resource_tracker: tracker_listener,
                 }),
                 _reserved: reserved,
             });
@@ -186,10 +194,11 @@ impl Cluster {
                 &slot.admin,
             );
             conf.set(&format!("yarn.resourcemanager.address.{id}"), &slot.client);
-            for (key, address) in ["scheduler", "resource-tracker", "webapp"]
-                .iter()
-                .zip(&slot.unserved)
-            {
+            conf.set(
+                &format!("yarn.resourcemanager.resource-tracker.address.{id}"),
+                &slot.resource_tracker,
+            );
+            for (key, address) in ["scheduler", "webapp"].iter().zip(&slot.unserved) {
                 conf.set(&format!("yarn.resourcemanager.{key}.address.{id}"), address);
             }
         }
@@ -198,10 +207,11 @@ impl Cluster {
         conf.set("yarn.resourcemanager.ha.raft.address", &slot.raft);
         conf.set("yarn.resourcemanager.admin.address", &slot.admin);
         conf.set("yarn.resourcemanager.address", &slot.client);
-        for (key, address) in ["scheduler", "resource-tracker", "webapp"]
-            .iter()
-            .zip(&slot.unserved)
-        {
+        conf.set(
+            "yarn.resourcemanager.resource-tracker.address",
+            &slot.resource_tracker,
+        );
+        for (key, address) in ["scheduler", "webapp"].iter().zip(&slot.unserved) {
             conf.set(&format!("yarn.resourcemanager.{key}.address"), address);
         }
         conf.set(
@@ -219,23 +229,38 @@ impl Cluster {
     }
 
     /// Starts replica `index` on its fixed ports and storage.
+    ///
+    /// sled releases its directory lock from a background thread after the previous instance
+    /// in this process shut down, so opening the storage is retried until the deadline.
     pub async fn start(&mut self, index: usize) {
         let conf = self.conf(index);
+        let deadline = tokio::time::Instant::now() + DEADLINE;
         let slot = &mut self.slots[index];
-        let config = RmConfig::from_conf(&conf, Some(&slot.rm_id)).expect("valid RmConfig");
-        let tls = TlsConfig::from_conf(&conf).expect("valid TLS setting");
-        let listeners = match slot.held.take() {
-            Some(listeners) => listeners,
-            None => RmListeners {
-                raft: rebind(&slot.raft).await,
-                admin: rebind(&slot.admin).await,
-                client: rebind(&slot.client).await,
-            },
-        };
-        let replica = ResourceManager::start_with(config, tls, listeners)
-            .await
-            .unwrap_or_else(|e| panic!("start {}: {e}", slot.rm_id));
-        self.replicas[index] = Some(replica);
+        loop {
+            let config = RmConfig::from_conf(&conf, Some(&slot.rm_id)).expect("valid RmConfig");
+            let tls = TlsConfig::from_conf(&conf).expect("valid TLS setting");
+            let listeners = match slot.held.take() {
+                Some(listeners) => listeners,
+                None => RmListeners {
+                    raft: rebind(&slot.raft).await,
+                    admin: rebind(&slot.admin).await,
+                    client: rebind(&slot.client).await,
+                    resource_tracker: rebind(&slot.resource_tracker).await,
+                },
+            };
+            match ResourceManager::start_with(config, tls, listeners).await {
+                Ok(replica) => {
+                    self.replicas[index] = Some(replica);
+                    return;
+                }
+                Err(yarn_rm_ha::Error::OpenStorage { .. })
+                    if tokio::time::Instant::now() < deadline =>
+                {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                Err(e) => panic!("start {}: {e}", slot.rm_id),
+            }
+        }
     }
 
     /// Starts the configured replicas.
@@ -300,6 +325,27 @@ impl Cluster {
         )
         .await
         .unwrap_or_else(|e| panic!("connect to {address}: {e}"))
+    }
+
+    /// A ResourceTracker client of replica `index`, with the certificate of NodeManager `host`.
+    pub async fn resource_tracker(
+        &self,
+        index: usize,
+    ) -> yarn_proto::pb::resource_tracker_client::ResourceTrackerClient<Channel> {
+        let tls = TlsConfig::from_files(&TlsFiles::in_pki_dir(
+            self.pki.path(),
+            Role::NodeManager,
+            NM_HOST,
+        ))
+        .expect("NM TLS setting");
+        let channel = yarn_security::connect(
+            &self.slots[index].resource_tracker,
+            tls.client_config(),
+            &ChannelOptions::default(),
+        )
+        .await
+        .expect("connect to the resource tracker");
+        yarn_proto::pb::resource_tracker_client::ResourceTrackerClient::new(channel)
     }
 
     /// A client-protocol client of replica `index`, as [`USER`].

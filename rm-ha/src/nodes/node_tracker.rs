@@ -1,0 +1,216 @@
+//! The leader's soft state about NodeManagers: registrations, heartbeat sequence and liveness.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use yarn_proto::ids::NodeId;
+use yarn_proto::pb;
+
+/// A NodeManager's state as the leader sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeState {
+    /// Registered and heartbeating.
+    Running,
+    /// Silent for longer than the expiry interval; its containers are lost. It must register
+    /// again to come back.
+    Lost,
+}
+
+/// One registered node.
+#[derive(Debug, Clone)]
+pub struct TrackedNode {
+    /// What the node offers to the scheduler.
+    pub resource: pb::ResourceProto,
+    /// Its web port.
+    pub http_port: i32,
+    /// Running or lost.
+    pub state: NodeState,
+    /// The last response sent, kept whole so a duplicate heartbeat gets it again.
+    pub last_response: pb::NodeHeartbeatResponseProto,
+    /// When the node was last heard from.
+    pub last_seen: Instant,
+}
+
+/// What to answer a heartbeat, decided from the tracked state alone.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HeartbeatVerdict {
+    /// A new heartbeat: apply its statuses and answer with this response id.
+    Accept {
+        /// The response id of the answer: one more than the last.
+        response_id: i32,
+    },
+    /// The same heartbeat again: answer with the last response, apply nothing.
+    Duplicate(Box<pb::NodeHeartbeatResponseProto>),
+    /// Unknown node, lost node or out-of-sequence heartbeat: the node must re-register.
+    Resync {
+        /// Why, for the response's diagnostics and the log.
+        reason: String,
+    },
+}
+
+/// Registrations and heartbeat sequencing of every NodeManager, for one leadership.
+///
+/// Soft state by design, as in YARN: a new leader starts with an empty tracker, answers every
+/// node's first heartbeat with RESYNC, and rebuilds the tracker from re-registrations, which
+/// carry every running container. Pure: times are passed in.
+#[derive(Debug, Default)]
+pub struct NodeTracker {
+    nodes: BTreeMap<NodeId, TrackedNode>,
+}
+
+impl NodeTracker {
+    /// Records a (re-)registration at `now`. A node registering again replaces its earlier
+    /// registration and restarts its heartbeat sequence at response id 0.
+    pub fn register(
+        &mut self,
+        node: NodeId,
+        resource: pb::ResourceProto,
+        http_port: i32,
+        now: Instant,
+    ) {
+        let tracked = TrackedNode {
+            resource,
+            http_port,
+            state: NodeState::Running,
+            last_response: pb::NodeHeartbeatResponseProto::default(),
+            last_seen: now,
+        };
+        self.nodes.insert(node, tracked);
+    }
+
+    /// Forgets a node that unregistered; unknown nodes are fine.
+    pub fn unregister(&mut self, node: &NodeId) {
+        self.nodes.remove(node);
+    }
+
+    /// Classifies a heartbeat from `node` that echoes `response_id` (the id of the last
+    /// response the node received).
+    pub fn heartbeat(&self, node: &NodeId, response_id: i32) -> HeartbeatVerdict {
+        let Some(tracked) = self.nodes.get(node) else {
+            return HeartbeatVerdict::Resync {
+                reason: format!("node {node} is not registered with this ResourceManager"),
+            };
+        };
+        if tracked.state == NodeState::Lost {
+            return HeartbeatVerdict::Resync {
+                reason: format!("node {node} was declared LOST; it must register again"),
+            };
+        }
+        let last = tracked.last_response.response_id;
+        if response_id == last {
+            HeartbeatVerdict::Accept {
+                response_id: last.wrapping_add(1),
+            }
+        } else if response_id.wrapping_add(1) == last {
+            HeartbeatVerdict::Duplicate(Box::new(tracked.last_response.clone()))
+        } else {
+            HeartbeatVerdict::Resync {
+                reason: format!(
+                    "too far behind: the heartbeat from {node} echoes response id \
+                     {response_id} but the last response sent was {last}"
+                ),
+            }
+        }
+    }
+
+    /// Records the response sent for an accepted heartbeat, heard at `now`.
+    pub fn responded(
+        &mut self,
+        node: &NodeId,
+        response: pb::NodeHeartbeatResponseProto,
+        now: Instant,
+    ) {
+        if let Some(tracked) = self.nodes.get_mut(node) {
+            tracked.last_response = response;
+            tracked.last_seen = now;
+        }
+    }
+
+    /// Declares LOST every running node silent for longer than `expiry` at `now`, and returns
+    /// them.
+    pub fn expire(&mut self, now: Instant, expiry: Duration) -> Vec<NodeId> {
+        let mut lost = Vec::new();
+        for (node, tracked) in &mut self.nodes {
+            if tracked.state == NodeState::Running
+                && now.saturating_duration_since(tracked.last_seen) > expiry
+            {
+                tracked.state = NodeState::Lost;
+                lost.push(node.clone());
+            }
+        }
+        lost
+    }
+
+    /// The tracked node `node`.
+    pub fn get(&self, node: &NodeId) -> Option<&TrackedNode> {
+        self.nodes.get(node)
+    }
+
+    /// Every tracked node.
+    pub fn nodes(&self) -> impl Iterator<Item = (&NodeId, &TrackedNode)> {
+        self.nodes.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node() -> NodeId {
+        "h1:8041".parse().unwrap()
+    }
+
+    fn response(response_id: i32) -> pb::NodeHeartbeatResponseProto {
+        pb::NodeHeartbeatResponseProto {
+            response_id,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn heartbeats_advance_repeat_or_resync() {
+        let now = Instant::now();
+        let mut tracker = NodeTracker::default();
+        assert!(matches!(
+            tracker.heartbeat(&node(), 0),
+            HeartbeatVerdict::Resync { .. }
+        ));
+        tracker.register(node(), pb::ResourceProto::default(), 8042, now);
+        assert_eq!(
+            tracker.heartbeat(&node(), 0),
+            HeartbeatVerdict::Accept { response_id: 1 }
+        );
+        tracker.responded(&node(), response(1), now);
+        // The node did not get response 1 and sends its heartbeat again.
+        assert_eq!(
+            tracker.heartbeat(&node(), 0),
+            HeartbeatVerdict::Duplicate(Box::new(response(1)))
+        );
+        assert_eq!(
+            tracker.heartbeat(&node(), 1),
+            HeartbeatVerdict::Accept { response_id: 2 }
+        );
+        let HeartbeatVerdict::Resync { reason } = tracker.heartbeat(&node(), 7) else {
+            panic!("an out-of-sequence heartbeat must resync");
+        };
+        assert!(reason.contains("echoes response id 7"), "{reason}");
+    }
+
+    #[test]
+    fn silent_nodes_are_lost_once_and_must_register_again() {
+        let start = Instant::now();
+        let expiry = Duration::from_secs(10);
+        let mut tracker = NodeTracker::default();
+        tracker.register(node(), pb::ResourceProto::default(), 8042, start);
+        assert!(tracker.expire(start + expiry, expiry).is_empty());
+        let later = start + expiry + Duration::from_millis(1);
+        assert_eq!(tracker.expire(later, expiry), vec![node()]);
+        assert!(tracker.expire(later, expiry).is_empty(), "lost only once");
+        assert!(matches!(
+            tracker.heartbeat(&node(), 0),
+            HeartbeatVerdict::Resync { .. }
+        ));
+        tracker.register(node(), pb::ResourceProto::default(), 8042, later);
+        assert_eq!(tracker.get(&node()).unwrap().state, NodeState::Running);
+    }
+}

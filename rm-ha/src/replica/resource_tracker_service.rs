@@ -1,0 +1,215 @@
+//! ResourceTracker on the RM resource-tracker address: NodeManager registration and heartbeats.
+
+use std::time::{Duration, Instant};
+
+use tonic::{Request, Response, Status};
+use yarn_proto::ids::NodeId;
+use yarn_proto::pb::resource_tracker_server::ResourceTracker;
+use yarn_proto::pb::{self, NodeActionProto};
+use yarn_security::{Authorizer, Caller, Role};
+
+use super::leader_gate::LeaderGate;
+use crate::nodes::{HeartbeatVerdict, NodeRegistry};
+use crate::state_machine::{MasterKeyKind, RmState, StateView};
+
+/// The protocol name quoted in role refusals.
+const ENDPOINT: &str = "resource tracker";
+
+/// The leader's ResourceTracker.
+///
+/// Guarantees: only the serving leader answers (others refuse through [`LeaderGate`]); a
+/// NodeManager certificate may speak only for nodes on its own host; RESYNC and SHUTDOWN travel
+/// in response bodies; a duplicate heartbeat gets the previous response again and changes
+/// nothing; master keys are sent only when the node's last known key id differs.
+pub(crate) struct ResourceTrackerService {
+    pub(crate) gate: LeaderGate,
+    pub(crate) state: StateView,
+    pub(crate) authorizer: Authorizer,
+    pub(crate) nodes: NodeRegistry,
+    pub(crate) heartbeat_interval: Duration,
+}
+
+impl ResourceTrackerService {
+    /// Checks the caller may speak for `node`.
+    fn authorize_node<T>(&self, request: &Request<T>, node: &NodeId) -> Result<(), Status> {
+        match self
+            .authorizer
+            .authorize(request, &[Role::NodeManager], ENDPOINT)?
+        {
+            Caller::Peer(identity) if identity.name != node.host => {
+                Err(Status::permission_denied(format!(
+                    "certificate {identity} may not speak for node {node}: a NodeManager \
+                     certificate is named by its host"
+                )))
+            }
+            Caller::Peer(_) | Caller::Anonymous => Ok(()),
+        }
+    }
+}
+
+fn node_id(proto: Option<pb::NodeIdProto>, field: &str) -> Result<NodeId, Status> {
+    let proto = proto.ok_or_else(|| Status::invalid_argument(format!("{field} is required")))?;
+    NodeId::try_from(proto).map_err(|err| Status::invalid_argument(format!("{field}: {err}")))
+}
+
+/// The current key of `kind`, when initialized.
+fn current_key(state: &RmState, kind: MasterKeyKind) -> Option<pb::MasterKeyProto> {
+    let pair = state.master_keys.get(kind)?;
+    Some(pb::MasterKeyProto::from(&pair.current.master_key()))
+}
+
+/// The current key of `kind` if the node's last known key differs from it.
+fn key_if_changed(
+    state: &RmState,
+    kind: MasterKeyKind,
+    last_known: Option<&pb::MasterKeyProto>,
+) -> Option<pb::MasterKeyProto> {
+    let current = current_key(state, kind)?;
+    (last_known.map(|k| k.key_id) != Some(current.key_id)).then_some(current)
+}
+
+#[tonic::async_trait]
+impl ResourceTracker for ResourceTrackerService {
+    async fn register_node_manager(
+        &self,
+        request: Request<pb::RegisterNodeManagerRequestProto>,
+    ) -> Result<Response<pb::RegisterNodeManagerResponseProto>, Status> {
+        let epoch = self.gate.require_leader()?;
+        let node = node_id(request.get_ref().node_id.clone(), "node_id")?;
+        self.authorize_node(&request, &node)?;
+        let registration = request.into_inner();
+        let resource = registration.resource.unwrap_or_default();
+        let (keys, decommissioned) = self.state.read(|state| {
+            let keys = current_key(state, MasterKeyKind::Container)
+                .zip(current_key(state, MasterKeyKind::Nm));
+            (keys, state.decommissioned_nodes.contains(&node.to_string()))
+        });
+        let Some((container_key, nm_key)) = keys else {
+            return Err(Status::unavailable(
+                "the token master keys are not initialized yet; the new leader creates them \
+                 within a second, retry",
+            ));
+        };
+        let refusal = if decommissioned {
+            Some(format!(
+                "node {node} is decommissioned; refusing its registration"
+            ))
+        } else if resource.memory <= 0 || resource.virtual_cores <= 0 {
+            Some(format!(
+                "node {node} offers {} MB and {} vcores; it must offer some of both",
+                resource.memory, resource.virtual_cores
+            ))
+        } else {
+            None
+        };
+        if let Some(diagnostics) = refusal {
+            tracing::warn!(%node, %diagnostics, "refusing a NodeManager");
+            return Ok(Response::new(pb::RegisterNodeManagerResponseProto {
+                node_action: NodeActionProto::Shutdown.into(),
+                diagnostics_message: diagnostics,
+                rm_identifier: i64::try_from(epoch).unwrap_or(i64::MAX),
+                ..Default::default()
+            }));
+        }
+        tracing::info!(
+            %node,
+            memory_mb = resource.memory,
+            vcores = resource.virtual_cores,
+            containers = registration.container_statuses.len(),
+            "NodeManager registered"
+        );
+        let http_port = registration.http_port;
+        self.nodes.with(epoch, |tracker| {
+            tracker.register(node, resource, http_port, Instant::now());
+        });
+        Ok(Response::new(pb::RegisterNodeManagerResponseProto {
+            container_token_master_key: Some(container_key),
+            nm_token_master_key: Some(nm_key),
+            node_action: NodeActionProto::Normal.into(),
+            rm_identifier: i64::try_from(epoch).unwrap_or(i64::MAX),
+            ..Default::default()
+        }))
+    }
+
+    async fn node_heartbeat(
+        &self,
+        request: Request<pb::NodeHeartbeatRequestProto>,
+    ) -> Result<Response<pb::NodeHeartbeatResponseProto>, Status> {
+        let epoch = self.gate.require_leader()?;
+        let status = request
+            .get_ref()
+            .node_status
+            .clone()
+            .ok_or_else(|| Status::invalid_argument("node_status is required"))?;
+        let node = node_id(status.node_id, "node_status.node_id")?;
+        self.authorize_node(&request, &node)?;
+        let heartbeat = request.into_inner();
+        let interval_ms = i64::try_from(self.heartbeat_interval.as_millis()).unwrap_or(i64::MAX);
+        let decommissioned = self
+            .state
+            .read(|state| state.decommissioned_nodes.contains(&node.to_string()));
+        if decommissioned {
+            self.nodes.with(epoch, |tracker| tracker.unregister(&node));
+            return Ok(Response::new(pb::NodeHeartbeatResponseProto {
+                node_action: NodeActionProto::Shutdown.into(),
+                diagnostics_message: format!("node {node} is decommissioned"),
+                next_heart_beat_interval: interval_ms,
+                ..Default::default()
+            }));
+        }
+        let verdict = self.nodes.with(epoch, |tracker| {
+            tracker.heartbeat(&node, status.response_id)
+        });
+        let response_id = match verdict {
+            HeartbeatVerdict::Duplicate(last) => return Ok(Response::new(*last)),
+            HeartbeatVerdict::Resync { reason } => {
+                tracing::info!(%node, %reason, "asking a NodeManager to resync");
+                return Ok(Response::new(pb::NodeHeartbeatResponseProto {
+                    node_action: NodeActionProto::Resync.into(),
+                    diagnostics_message: reason,
+                    next_heart_beat_interval: interval_ms,
+                    ..Default::default()
+                }));
+            }
+            HeartbeatVerdict::Accept { response_id } => response_id,
+        };
+        let (container_key, nm_key) = self.state.read(|state| {
+            (
+                key_if_changed(
+                    state,
+                    MasterKeyKind::Container,
+                    heartbeat.last_known_container_token_master_key.as_ref(),
+                ),
+                key_if_changed(
+                    state,
+                    MasterKeyKind::Nm,
+                    heartbeat.last_known_nm_token_master_key.as_ref(),
+                ),
+            )
+        });
+        let response = pb::NodeHeartbeatResponseProto {
+            response_id,
+            container_token_master_key: container_key,
+            nm_token_master_key: nm_key,
+            node_action: NodeActionProto::Normal.into(),
+            next_heart_beat_interval: interval_ms,
+            ..Default::default()
+        };
+        self.nodes.with(epoch, |tracker| {
+            tracker.responded(&node, response.clone(), Instant::now());
+        });
+        Ok(Response::new(response))
+    }
+
+    async fn un_register_node_manager(
+        &self,
+        request: Request<pb::UnRegisterNodeManagerRequestProto>,
+    ) -> Result<Response<pb::UnRegisterNodeManagerResponseProto>, Status> {
+        let epoch = self.gate.require_leader()?;
+        let node = node_id(request.get_ref().node_id.clone(), "node_id")?;
+        self.authorize_node(&request, &node)?;
+        tracing::info!(%node, "NodeManager unregistered");
+        self.nodes.with(epoch, |tracker| tracker.unregister(&node));
+        Ok(Response::new(pb::UnRegisterNodeManagerResponseProto {}))
+    }
+}

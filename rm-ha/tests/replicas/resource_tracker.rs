@@ -1,0 +1,136 @@
+//! NodeManager registration and heartbeats against the leader, and RESYNC after a failover.
+
+use tonic::Code;
+use yarn_proto::pb::{self, NodeActionProto};
+
+use crate::support::{Cluster, NM_HOST, eventually, on_leader};
+
+fn node_id(host: &str) -> Option<pb::NodeIdProto> {
+    Some(pb::NodeIdProto {
+        host: host.to_owned(),
+        port: 45454,
+    })
+}
+
+fn registration(host: &str) -> pb::RegisterNodeManagerRequestProto {
+    pb::RegisterNodeManagerRequestProto {
+        node_id: node_id(host),
+        http_port: 8042,
+        resource: Some(pb::ResourceProto {
+            memory: 8192,
+            virtual_cores: 8,
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn heartbeat(
+    response_id: i32,
+    keys: Option<(pb::MasterKeyProto, pb::MasterKeyProto)>,
+) -> pb::NodeHeartbeatRequestProto {
+    let (container, nm) = keys.unzip();
+    pb::NodeHeartbeatRequestProto {
+        node_status: Some(pb::NodeStatusProto {
+            node_id: node_id(NM_HOST),
+            response_id,
+            ..Default::default()
+        }),
+        last_known_container_token_master_key: container,
+        last_known_nm_token_master_key: nm,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nodes_register_heartbeat_in_sequence_and_resync_after_a_failover() {
+    let mut cluster = Cluster::new(3, 0, &[]).await;
+    cluster.start_configured().await;
+    let cluster_ref = &cluster;
+    let (leader, registered) = on_leader(cluster_ref, "RegisterNodeManager", |leader| async move {
+        let mut tracker = cluster_ref.resource_tracker(leader).await;
+        tracker.register_node_manager(registration(NM_HOST)).await
+    })
+    .await;
+    let registered = registered.into_inner();
+    assert_eq!(registered.node_action(), NodeActionProto::Normal);
+    let epoch = cluster.replica(leader).state().read(|s| s.epoch);
+    assert_eq!(registered.rm_identifier, i64::try_from(epoch).unwrap());
+    let keys = registered
+        .container_token_master_key
+        .zip(registered.nm_token_master_key)
+        .expect("both master keys at registration");
+
+    let mut tracker = cluster.resource_tracker(leader).await;
+    let first = tracker
+        .node_heartbeat(heartbeat(0, None))
+        .await
+        .expect("a heartbeat")
+        .into_inner();
+    assert_eq!(first.response_id, 1);
+    assert_eq!(first.node_action(), NodeActionProto::Normal);
+    assert_eq!(first.next_heart_beat_interval, 1000);
+    assert!(
+        first.container_token_master_key.is_some(),
+        "keys go to a node without them"
+    );
+
+    // The node did not see response 1 and sends the same heartbeat: the same answer.
+    let again = tracker
+        .node_heartbeat(heartbeat(0, None))
+        .await
+        .expect("a duplicate heartbeat")
+        .into_inner();
+    assert_eq!(again, first);
+
+    let second = tracker
+        .node_heartbeat(heartbeat(1, Some(keys.clone())))
+        .await
+        .expect("the next heartbeat")
+        .into_inner();
+    assert_eq!(second.response_id, 2);
+    assert!(
+        second.container_token_master_key.is_none() && second.nm_token_master_key.is_none(),
+        "keys the node already holds are not sent again"
+    );
+
+    let stale = tracker
+        .node_heartbeat(heartbeat(9, Some(keys.clone())))
+        .await
+        .expect("an out-of-sequence heartbeat")
+        .into_inner();
+    assert_eq!(stale.node_action(), NodeActionProto::Resync);
+
+    let impostor = tracker
+        .register_node_manager(registration("other-host"))
+        .await
+        .expect_err("a certificate speaks only for its own host");
+    assert_eq!(impostor.code(), Code::PermissionDenied);
+    assert!(
+        impostor.message().contains("other-host"),
+        "{}",
+        impostor.message()
+    );
+
+    cluster.stop(leader).await;
+    let new = cluster.serving_leader(Some(leader)).await;
+    let cluster_ref = &cluster;
+    let keys = &keys;
+    let resync = eventually("the new leader to answer the node", || async move {
+        let mut tracker = cluster_ref.resource_tracker(new).await;
+        tracker
+            .node_heartbeat(heartbeat(2, Some(keys.clone())))
+            .await
+            .ok()
+    })
+    .await
+    .into_inner();
+    assert_eq!(
+        resync.node_action(),
+        NodeActionProto::Resync,
+        "a new leader holds no heartbeat state and asks the node to re-register"
+    );
+
+    for index in 0..3 {
+        cluster.stop(index).await;
+    }
+}
