@@ -53,8 +53,9 @@ pub enum Command {
     Conf(ConfCommand),
     /// Run seeded fault drills against a real cluster and check invariants.
     Chaos(PendingArgs),
-    /// Run benchmarks (scheduler throughput, failover time, storage).
-    Bench(PendingArgs),
+    /// Run benchmarks (Raft commit latency and failover time on a local cluster).
+    #[command(subcommand)]
+    Bench(BenchCommand),
 }
 
 /// Arguments of `yarn-ha resourcemanager`.
@@ -250,6 +251,41 @@ pub struct MiniclusterRestartArgs {
     /// The daemon to start again: an rm id (rm2) or NodeManager name (nm1).
     #[arg(value_name = "DAEMON_ID")]
     pub id: String,
+}
+
+/// `yarn-ha bench ...`
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Start three ResourceManagers with mutual TLS and measure commit latency and
+    /// throughput under concurrent proposers, then failover time (SIGKILL of the leader until
+    /// a new leader commits a write). Prints a table, or JSON with --json.
+    Raft(BenchRaftArgs),
+}
+
+/// Arguments of `yarn-ha bench raft`.
+#[derive(Debug, Args)]
+pub struct BenchRaftArgs {
+    /// Lay the cluster out in this new or empty directory and keep it (default: a temporary
+    /// directory, removed at the end).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Numbers of concurrent proposers, comma-separated: one commit-latency run each.
+    #[arg(
+        long,
+        value_name = "N,...",
+        value_delimiter = ',',
+        default_value = "1,16,256"
+    )]
+    pub proposers: Vec<usize>,
+    /// Seconds each commit-latency run is measured, after a one-second warm-up.
+    #[arg(long = "duration-secs", value_name = "SECS", default_value_t = 5)]
+    pub duration_secs: u64,
+    /// How many times the leader is killed.
+    #[arg(long = "failover-trials", value_name = "N", default_value_t = 20)]
+    pub failover_trials: usize,
+    /// Print the figures as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `yarn-ha pki ...`

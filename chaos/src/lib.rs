@@ -13,6 +13,9 @@
 //!   every daemon as a child process, records them in `cluster.json`
 //!   ([`minicluster::ClusterState`]), never restarts one on its own, restarts one on request
 //!   over its control socket, and stops them all with SIGTERM then SIGKILL.
+//! - [`bench`]: `yarn-ha bench raft`, which runs three ResourceManager processes and measures
+//!   commit latency under 1 to N concurrent proposers and the time from SIGKILL of the leader
+//!   to the next committed write ([`bench::raft_bench`], [`bench::RaftBenchReport`]).
 //! - [`Signal`] and [`process_exists`]: the signals the harness sends to daemons (stop, kill,
 //!   freeze, resume) and a liveness check, the crate's only use of `unsafe`.
 //!
@@ -29,6 +32,7 @@
 //!   <base>/client/conf/yarn-site.xml shared keys + the user's cert, for CLI calls
 //! ```
 
+pub mod bench;
 mod cluster_layout;
 pub mod minicluster;
 mod signal;

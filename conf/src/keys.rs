@@ -215,11 +215,8 @@ pub const NM_RECOVERY_DIR: Key = Key::new(
 );
 /// Whether the NodeManager keeps its state in `yarn.nodemanager.recovery.dir` so that a restart
 /// re-acquires running containers instead of losing them.
-pub const NM_RECOVERY_ENABLED: Key = Key::new(
-    "yarn.nodemanager.recovery.enabled",
-    "true",
-    KeyKind::Bool,
-);
+pub const NM_RECOVERY_ENABLED: Key =
+    Key::new("yarn.nodemanager.recovery.enabled", "true", KeyKind::Bool);
 /// Where containers' stdout and stderr go, one directory per application and container.
 pub const NM_LOG_DIRS: Key = Key::new(
     "yarn.nodemanager.log-dirs",
@@ -233,11 +230,8 @@ pub const NM_SLEEP_DELAY_BEFORE_SIGKILL_MS: Key = Key::new(
     KeyKind::Duration,
 );
 /// Whether a container whose process tree's resident memory exceeds its allocation is killed.
-pub const NM_PMEM_CHECK_ENABLED: Key = Key::new(
-    "yarn.nodemanager.pmem-check-enabled",
-    "true",
-    KeyKind::Bool,
-);
+pub const NM_PMEM_CHECK_ENABLED: Key =
+    Key::new("yarn.nodemanager.pmem-check-enabled", "true", KeyKind::Bool);
 /// How often the container monitor measures containers' memory.
 pub const NM_CONTAINER_MONITOR_INTERVAL_MS: Key = Key::new(
     "yarn.nodemanager.container-monitor.interval-ms",

@@ -1,8 +1,11 @@
 //! The NodeManager's typed configuration.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use yarn_conf::{ConfError, Configuration, HostPort, keys};
+
+use crate::executor::ExecutorKind;
 
 /// Everything a NodeManager reads from `yarn-site.xml`, read once at start-up and validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +24,18 @@ pub struct NmConfig {
     pub recovery_dir: PathBuf,
     /// Opportunistic containers that may wait in the queue; 0 disables queuing.
     pub opportunistic_queue_length: u32,
+    /// Directories containers' stdout and stderr go to, as `<dir>/<app>/<container>/`; the
+    /// first one receives the files, all of them are listed in the container's `LOG_DIRS`.
+    pub log_dirs: Vec<PathBuf>,
+    /// Time a stopped container has between SIGTERM and SIGKILL; zero sends SIGKILL at once.
+    pub sleep_delay_before_sigkill: Duration,
+    /// Whether a container whose process tree's resident memory exceeds its allocation is
+    /// killed.
+    pub pmem_check_enabled: bool,
+    /// How often the containers monitor measures memory; never zero.
+    pub container_monitor_interval: Duration,
+    /// How containers run: real processes or simulated ones.
+    pub executor_kind: ExecutorKind,
 }
 
 impl NmConfig {
@@ -46,6 +61,17 @@ impl NmConfig {
             recovery_dir: PathBuf::from(conf.get_required_string(&keys::NM_RECOVERY_DIR)?),
             opportunistic_queue_length: conf
                 .get_u32(&keys::NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH)?,
+            log_dirs: conf
+                .get_list(&keys::NM_LOG_DIRS)?
+                .into_iter()
+                .map(PathBuf::from)
+                .collect(),
+            sleep_delay_before_sigkill: conf
+                .get_duration(&keys::NM_SLEEP_DELAY_BEFORE_SIGKILL_MS)?,
+            pmem_check_enabled: conf.get_bool(&keys::NM_PMEM_CHECK_ENABLED)?,
+            container_monitor_interval: conf
+                .get_duration(&keys::NM_CONTAINER_MONITOR_INTERVAL_MS)?,
+            executor_kind: executor_kind(conf)?,
         };
         if config.memory_mb == 0 {
             return Err(conf.invalid_value(&keys::NM_PMEM_MB, 0, "at least 1 MB"));
@@ -59,8 +85,31 @@ impl NmConfig {
                 expected: "at least one directory".to_owned(),
             });
         }
+        if config.log_dirs.is_empty() {
+            return Err(ConfError::Missing {
+                key: keys::NM_LOG_DIRS.name.to_string(),
+                expected: "at least one directory".to_owned(),
+            });
+        }
+        // A zero period would make the monitor spin (and tokio's interval refuses it).
+        if config.container_monitor_interval.is_zero() {
+            return Err(conf.invalid_value(
+                &keys::NM_CONTAINER_MONITOR_INTERVAL_MS,
+                0,
+                "at least 1 ms",
+            ));
+        }
         Ok(config)
     }
+}
+
+/// Reads `yarn.nodemanager.container-executor.class`, refusing executors yarn-ha does not have
+/// (such as Hadoop's `LinuxContainerExecutor`) rather than quietly running the default one.
+fn executor_kind(conf: &Configuration) -> Result<ExecutorKind, ConfError> {
+    let key = &keys::NM_CONTAINER_EXECUTOR_CLASS;
+    let value = conf.get_string(key)?;
+    ExecutorKind::parse(&value)
+        .ok_or_else(|| conf.invalid_value(key, &value, ExecutorKind::EXPECTED))
 }
 
 #[cfg(test)]
@@ -74,6 +123,56 @@ mod tests {
         assert_eq!(config.memory_mb, 8192);
         assert_eq!(config.vcores, 8);
         assert_eq!(config.opportunistic_queue_length, 0);
+        assert_eq!(config.log_dirs, [PathBuf::from("/tmp/yarn-ha/nm-logs")]);
+        assert_eq!(
+            config.sleep_delay_before_sigkill,
+            Duration::from_millis(250)
+        );
+        assert!(config.pmem_check_enabled);
+        assert_eq!(config.container_monitor_interval, Duration::from_secs(3));
+        assert_eq!(config.executor_kind, ExecutorKind::Default);
+    }
+
+    #[test]
+    fn executor_settings_are_read_from_their_keys() {
+        let mut conf = Configuration::new();
+        conf.set("yarn.nodemanager.log-dirs", "/a, /b");
+        conf.set("yarn.nodemanager.sleep-delay-before-sigkill.ms", "0");
+        conf.set("yarn.nodemanager.pmem-check-enabled", "false");
+        conf.set("yarn.nodemanager.container-monitor.interval-ms", "50");
+        conf.set("yarn.nodemanager.container-executor.class", "simulated");
+        let config = NmConfig::from_conf(&conf).unwrap();
+        assert_eq!(config.log_dirs, [PathBuf::from("/a"), PathBuf::from("/b")]);
+        assert_eq!(config.sleep_delay_before_sigkill, Duration::ZERO);
+        assert!(!config.pmem_check_enabled);
+        assert_eq!(config.container_monitor_interval, Duration::from_millis(50));
+        assert_eq!(config.executor_kind, ExecutorKind::Simulated);
+    }
+
+    #[test]
+    fn hadoops_default_container_executor_class_means_the_default_executor() {
+        let mut conf = Configuration::new();
+        conf.set(
+            "yarn.nodemanager.container-executor.class",
+            "org.apache.hadoop.yarn.server.nodemanager.DefaultContainerExecutor",
+        );
+        let config = NmConfig::from_conf(&conf).unwrap();
+        assert_eq!(config.executor_kind, ExecutorKind::Default);
+    }
+
+    #[test]
+    fn an_unknown_executor_is_refused_naming_the_key_and_the_choices() {
+        let mut conf = Configuration::new();
+        let key = "yarn.nodemanager.container-executor.class";
+        let class = "org.apache.hadoop.yarn.server.nodemanager.LinuxContainerExecutor";
+        conf.set(key, class);
+        let err = NmConfig::from_conf(&conf).unwrap_err().to_string();
+        assert!(err.contains(key), "{err}");
+        assert!(err.contains(class), "{err}");
+        assert!(
+            err.contains("default") && err.contains("simulated"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -91,6 +190,18 @@ mod tests {
                 " , ",
                 "at least one directory",
             ),
+            ("yarn.nodemanager.log-dirs", ",", "at least one directory"),
+            (
+                "yarn.nodemanager.container-monitor.interval-ms",
+                "0",
+                "at least 1 ms",
+            ),
+            (
+                "yarn.nodemanager.sleep-delay-before-sigkill.ms",
+                "soon",
+                "milliseconds",
+            ),
+            ("yarn.nodemanager.pmem-check-enabled", "yes", "true"),
         ] {
             let mut conf = Configuration::new();
             conf.set(key, value);

@@ -1,5 +1,6 @@
 //! Adapters from parsed command lines to the crates that do the work.
 
+mod bench;
 mod conf;
 mod minicluster;
 mod pending;
@@ -29,6 +30,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Dshell(_) => Ok(pending::report("dshell", pending::APPLICATIONS)),
         Command::Pi(_) => Ok(pending::report("pi", pending::APPLICATIONS)),
         Command::Chaos(_) => Ok(pending::report("chaos", pending::CHAOS)),
-        Command::Bench(_) => Ok(pending::report("bench", pending::RM_REPLICAS)),
+        Command::Bench(command) => bench::run(command),
     }
 }

@@ -3,9 +3,6 @@
 
 use std::process::ExitCode;
 
-/// The work item that builds the ResourceManager replicas, rmadmin and the minicluster.
-pub const RM_REPLICAS: &str =
-    "ResourceManager replicas (Raft log on sled, rmadmin HA, minicluster)";
 /// The work item that builds the NodeManager.
 pub const NODEMANAGER: &str = "NodeManager (registration, container manager, executors)";
 /// The work item that builds applications end to end and the user commands.

@@ -1,0 +1,172 @@
+//! `yarn-ha bench raft`: commit latency and failover time of a three-replica cluster of real
+//! ResourceManager processes.
+
+use std::fmt;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio::signal::unix::{Signal as SignalStream, SignalKind, signal};
+
+use super::bench_cluster::{BenchCluster, REPLICAS};
+use super::commit_load::measure_commits;
+use super::failover_trial::{STABLE_FOR, failover_trial};
+use super::latency_summary::millis;
+use super::machine::Machine;
+use super::raft_bench_options::RaftBenchOptions;
+use super::raft_bench_report::{FailoverResult, RaftBenchReport};
+
+/// The unrecorded warm-up before each commit-latency run.
+pub const WARMUP: Duration = Duration::from_secs(1);
+
+/// Runs the benchmark described by `options` with `exe`, the `yarn-ha` executable the
+/// replicas run as (`<exe> resourcemanager`), and returns its figures. Blocks the calling
+/// thread; it runs its own multi-threaded Tokio runtime. Progress is logged with `tracing`.
+///
+/// The cluster is laid out in `options.dir`, or else in a fresh directory under the system's
+/// temporary directory that is removed at the end, unless the benchmark failed (other than by
+/// a signal): then it is kept for the daemons' logs and the error names it.
+///
+/// The daemons are always stopped: at the end, on an error, on SIGINT, SIGTERM or SIGHUP
+/// (which end the benchmark with an error), and on a panic (the supervisor's drop SIGKILLs
+/// them as the runtime shuts down).
+///
+/// # Errors
+///
+/// When `options` are invalid (the message names the flag), the directory cannot be created
+/// or laid out, a daemon cannot be started, the cluster elects no leader or does not settle
+/// between trials, a failover does not complete within 30 seconds, stopping the daemons fails,
+/// or a signal interrupted the run.
+pub fn raft_bench(options: &RaftBenchOptions, exe: &Path) -> anyhow::Result<RaftBenchReport> {
+    options.validate()?;
+    // Declared before the runtime so that, on a panic, the runtime (and with it every daemon)
+    // goes first and the directory after.
+    let (base_dir, temporary) = match &options.dir {
+        Some(dir) => (dir.clone(), None),
+        None => {
+            let temporary = tempfile::Builder::new()
+                .prefix("yarn-ha-bench-")
+                .tempdir_in(std::env::temp_dir())
+                .with_context(|| {
+                    format!(
+                        "creating a cluster directory under {}",
+                        std::env::temp_dir().display()
+                    )
+                })?;
+            (temporary.path().to_owned(), Some(temporary))
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("creating the benchmark's runtime")?;
+    let outcome = runtime.block_on(run(options, &base_dir, exe));
+    drop(runtime);
+    match (outcome, temporary) {
+        (Err(err), Some(temporary)) if !err.is::<Interrupted>() => {
+            let kept = temporary.keep();
+            Err(err.context(format!(
+                "the benchmark failed; its cluster directory {} is kept for the daemons' logs \
+                 in {}",
+                kept.display(),
+                kept.join("logs").display()
+            )))
+        }
+        (outcome, _) => outcome,
+    }
+}
+
+/// Starts the cluster, measures, and stops the cluster whatever happened.
+async fn run(
+    options: &RaftBenchOptions,
+    base_dir: &Path,
+    exe: &Path,
+) -> anyhow::Result<RaftBenchReport> {
+    // Installed before any daemon starts, so that from here on these signals stop the daemons
+    // instead of killing this process and orphaning them.
+    let mut interrupts = Interrupts::install()?;
+    let mut cluster = BenchCluster::start(base_dir, exe).await?;
+    tracing::info!(
+        "started {REPLICAS} ResourceManagers in {}",
+        base_dir.display()
+    );
+    let measured = tokio::select! {
+        measured = measure(&mut cluster, options) => measured,
+        signal = interrupts.recv() => Err(Interrupted { signal }.into()),
+    };
+    let stopped = cluster.stop().await;
+    let report = measured?;
+    stopped.context("stopping the ResourceManagers after the benchmark")?;
+    Ok(report)
+}
+
+async fn measure(
+    cluster: &mut BenchCluster,
+    options: &RaftBenchOptions,
+) -> anyhow::Result<RaftBenchReport> {
+    let leader = cluster.wait_stable(STABLE_FOR).await?;
+    tracing::info!("{leader} leads; measuring commit latency");
+    let mut commit = Vec::with_capacity(options.proposers.len());
+    for &proposers in &options.proposers {
+        commit.push(measure_commits(cluster, proposers, WARMUP, options.duration).await?);
+    }
+    let mut trials = Vec::with_capacity(options.failover_trials);
+    for number in 1..=options.failover_trials {
+        tracing::info!("failover trial {number} of {}", options.failover_trials);
+        trials.push(failover_trial(cluster).await?);
+    }
+    Ok(RaftBenchReport {
+        machine: Machine::detect(),
+        replicas: REPLICAS,
+        warmup_ms: millis(WARMUP),
+        duration_secs: options.duration.as_secs_f64(),
+        commit,
+        failover: FailoverResult::new(trials),
+    })
+}
+
+/// The benchmark was stopped by a signal; the daemons were stopped too.
+#[derive(Debug)]
+struct Interrupted {
+    signal: &'static str,
+}
+
+impl fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "interrupted by {}; the ResourceManagers were stopped",
+            self.signal
+        )
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+/// SIGINT, SIGTERM and SIGHUP, received as events rather than ending the process.
+struct Interrupts {
+    interrupt: SignalStream,
+    terminate: SignalStream,
+    hangup: SignalStream,
+}
+
+impl Interrupts {
+    fn install() -> anyhow::Result<Self> {
+        let install =
+            |kind, name| signal(kind).with_context(|| format!("installing the {name} handler"));
+        Ok(Interrupts {
+            interrupt: install(SignalKind::interrupt(), "SIGINT")?,
+            terminate: install(SignalKind::terminate(), "SIGTERM")?,
+            hangup: install(SignalKind::hangup(), "SIGHUP")?,
+        })
+    }
+
+    /// The name of the first of the signals to arrive.
+    async fn recv(&mut self) -> &'static str {
+        tokio::select! {
+            _ = self.interrupt.recv() => "SIGINT",
+            _ = self.terminate.recv() => "SIGTERM",
+            _ = self.hangup.recv() => "SIGHUP",
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! The one error type of the NodeManager crate.
+
+use std::path::PathBuf;
+
+use yarn_proto::ids::ContainerId;
+
+use crate::container_scheduler::Resources;
+use crate::executor::IoCause;
+
+/// Everything that can go wrong inside the NodeManager.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// A container was handed to the container scheduler while it already queues or runs a
+    /// container with the same id.
+    #[error("container {id} is already queued or running in the container scheduler")]
+    DuplicateContainer {
+        /// The container named twice.
+        id: ContainerId,
+    },
+    /// An event named a container the container scheduler neither queues nor runs.
+    #[error("container {id} is neither queued nor running in the container scheduler")]
+    UnknownContainer {
+        /// The container named.
+        id: ContainerId,
+    },
+    /// A container asks for more than the whole node offers, so it could never start and would
+    /// block the queue behind it forever.
+    #[error(
+        "container {id} asks for {requested}, more than the node's whole capacity {capacity} \
+         (yarn.nodemanager.resource.memory-mb, yarn.nodemanager.resource.cpu-vcores)"
+    )]
+    ExceedsNodeCapacity {
+        /// The container refused.
+        id: ContainerId,
+        /// What it asks for.
+        requested: Resources,
+        /// What the node offers in total.
+        capacity: Resources,
+    },
+    /// An update carried a container-token version that is not newer than the one the container
+    /// already has: it is a replay or lost a race with another update.
+    #[error(
+        "update of container {id} carries container token version {offered}, \
+         expected a version newer than the current {current}"
+    )]
+    StaleContainerVersion {
+        /// The container the update named.
+        id: ContainerId,
+        /// The version the container has.
+        current: i32,
+        /// The version the update carried.
+        offered: i32,
+    },
+    /// An update named a container that is already being killed, whose execution type no
+    /// longer matters.
+    #[error("container {id} is being killed; its execution type can no longer be changed")]
+    ContainerBeingKilled {
+        /// The container the update named.
+        id: ContainerId,
+    },
+    /// A `ResourceProto` held a negative amount.
+    #[error("ResourceProto field {field} is {value}, expected a non-negative amount")]
+    NegativeResource {
+        /// The protobuf field: `memory` or `virtual_cores`.
+        field: &'static str,
+        /// The value received.
+        value: i64,
+    },
+    /// A container's user cannot name a directory, so its files would land outside the
+    /// user's cache (or nowhere).
+    #[error(
+        "container {container_id}: user {user:?} cannot name a directory under usercache/ \
+         (expected a non-empty name without '/' or NUL, other than '.' and '..')"
+    )]
+    InvalidUser {
+        /// The container being launched.
+        container_id: ContainerId,
+        /// The user it was to run for.
+        user: String,
+    },
+    /// One of a container's directories could not be created.
+    #[error("container {container_id}: cannot create directory {}: {source}", path.display())]
+    CreateContainerDirectory {
+        /// The container being launched.
+        container_id: ContainerId,
+        /// The directory.
+        path: PathBuf,
+        /// What the OS said.
+        #[source]
+        source: IoCause,
+    },
+    /// One of a container's files (stdout, stderr, a stale exit code file) could not be
+    /// opened or removed.
+    #[error("container {container_id}: cannot prepare file {}: {source}", path.display())]
+    PrepareContainerFile {
+        /// The container being launched.
+        container_id: ContainerId,
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        #[source]
+        source: IoCause,
+    },
+    /// `/bin/sh` could not be started for a container.
+    #[error("container {container_id}: cannot start /bin/sh for command {command:?}: {source}")]
+    StartContainerProcess {
+        /// The container being launched.
+        container_id: ContainerId,
+        /// The command line, after parameter expansion.
+        command: String,
+        /// What the OS said.
+        #[source]
+        source: IoCause,
+    },
+    /// A simulated container's launch context gave a duration that is not a whole number of
+    /// milliseconds.
+    #[error(
+        "container {container_id}: environment variable {variable}={value:?} is not a valid \
+         simulated run time (expected a whole number of milliseconds)"
+    )]
+    InvalidSimulatedDuration {
+        /// The container being launched.
+        container_id: ContainerId,
+        /// The launch-context variable.
+        variable: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// A container to re-acquire came with a pid no container can have.
+    #[error(
+        "container {container_id}: pid {pid} cannot be re-acquired (expected a pid above 1 \
+         and within the OS's range)"
+    )]
+    InvalidContainerPid {
+        /// The container to re-acquire.
+        container_id: ContainerId,
+        /// The pid given.
+        pid: u32,
+    },
+    /// The executor was dropped before the container ended, so its end is unknown to this
+    /// process; a process container may still be running.
+    #[error(
+        "container {container_id}: the executor stopped before the container ended; a \
+         restarted NodeManager can re-acquire it"
+    )]
+    ExecutorStopped {
+        /// The container waited for.
+        container_id: ContainerId,
+    },
+}

@@ -1,0 +1,57 @@
+//! [`ContainerExecutor`]: the executor a NodeManager runs its containers with.
+
+use super::{
+    ContainerHandle, ExecutorKind, LaunchSpec, ProcessExecutor, ReacquireSpec, SimulatedExecutor,
+};
+use crate::{Error, NmConfig};
+
+/// Starts, stops and re-acquires containers, as `yarn.nodemanager.container-executor.class`
+/// selects: real processes (the product) or simulated ones (for load and scale tests).
+///
+/// Stopping and waiting go through the [`ContainerHandle`] a launch returns. Dropping the
+/// executor stops supervising: process containers keep running for a restarted NodeManager to
+/// re-acquire, simulated ones end.
+#[derive(Debug)]
+pub enum ContainerExecutor {
+    /// Real processes.
+    Process(ProcessExecutor),
+    /// Timers standing in for processes.
+    Simulated(SimulatedExecutor),
+}
+
+impl ContainerExecutor {
+    /// The executor `config.executor_kind` names, with `config`'s settings. Must be called
+    /// within a Tokio runtime (the process executor starts its containers monitor).
+    pub fn new(config: &NmConfig) -> Self {
+        match config.executor_kind {
+            ExecutorKind::Default => Self::Process(ProcessExecutor::new(config)),
+            ExecutorKind::Simulated => Self::Simulated(SimulatedExecutor::new()),
+        }
+    }
+
+    /// Starts a container; see [`ProcessExecutor::launch`] and [`SimulatedExecutor::launch`].
+    ///
+    /// # Errors
+    ///
+    /// Those of the executor: the directory, file or process that could not be set up, or a
+    /// simulated duration that does not parse.
+    pub async fn launch(&self, spec: LaunchSpec) -> Result<ContainerHandle, Error> {
+        match self {
+            Self::Process(executor) => executor.launch(spec).await,
+            Self::Simulated(executor) => executor.launch(&spec),
+        }
+    }
+
+    /// Takes over a container that was running before a NodeManager restart; see
+    /// [`ProcessExecutor::reacquire`] and [`SimulatedExecutor::reacquire`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidContainerPid`] for a pid that cannot be a container's.
+    pub fn reacquire(&self, spec: ReacquireSpec) -> Result<ContainerHandle, Error> {
+        match self {
+            Self::Process(executor) => executor.reacquire(spec),
+            Self::Simulated(executor) => Ok(executor.reacquire(spec)),
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! [`LaunchSpec`]: what an executor needs to start a container.
+
+use std::collections::HashMap;
+
+use yarn_proto::ids::{ApplicationId, ContainerId};
+
+/// Everything an executor needs to start one container.
+///
+/// The container manager builds it from the `ContainerLaunchContextProto` (commands and
+/// environment), the verified container token (id, user and memory) and the node's own address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchSpec {
+    /// The container to start; it also names the application.
+    pub container_id: ContainerId,
+    /// The application's user: it names the `usercache` directory and the container's `USER`.
+    /// Containers run as the NodeManager's own OS user, as under Hadoop's
+    /// `DefaultContainerExecutor`.
+    pub user: String,
+    /// The launch context's commands, run as one shell command line (see
+    /// [`command_line`](Self::command_line)).
+    pub commands: Vec<String>,
+    /// The launch context's environment; the NodeManager's own variables (`CONTAINER_ID`, ...)
+    /// take precedence over entries of the same name.
+    pub environment: HashMap<String, String>,
+    /// The container's memory allocation in MB, enforced by the physical-memory check; 0 means
+    /// no limit.
+    pub memory_mb: u64,
+    /// The NodeManager's host, given to the container as `NM_HOST`.
+    pub nm_host: String,
+    /// The NodeManager's container-manager port, given to the container as `NM_PORT`.
+    pub nm_port: u16,
+}
+
+impl LaunchSpec {
+    /// The application the container belongs to, taken from the container id so that the two
+    /// can never disagree.
+    pub fn application_id(&self) -> ApplicationId {
+        self.container_id.application_id()
+    }
+
+    /// The commands joined with spaces into the one command line the container runs under
+    /// `/bin/sh -c`, as YARN joins them into `launch_container.sh`.
+    pub fn command_line(&self) -> String {
+        self.commands.join(" ")
+    }
+}

@@ -1,0 +1,74 @@
+//! Container executors: how the NodeManager runs, stops, watches and re-acquires containers.
+//!
+//! [`ContainerExecutor`] is what the container manager holds. It is either a
+//! [`ProcessExecutor`] (real processes, the default) or a [`SimulatedExecutor`] (timers, for
+//! load and scale tests), as `yarn.nodemanager.container-executor.class` says. A launch takes
+//! a [`LaunchSpec`] and returns a [`ContainerHandle`], through which the container is stopped
+//! with a [`KillRequest`] and its [`ContainerExit`] awaited.
+//!
+//! ```text
+//!  launch(LaunchSpec) ──> dirs, stdout/stderr, env ──> /bin/sh -c <wrapper> (setsid)
+//!        │                                                 └─ /bin/sh -c "<commands>"
+//!        v
+//!  ContainerHandle ──stop(KillRequest)──> ProcessSupervisor ── SIGTERM to the group,
+//!        ^                                   │   ^              SIGKILL after the delay
+//!        └──────── ContainerExit <───────────┘   │ stop(KILLED_EXCEEDED_PMEM)
+//!                                       ContainersMonitor: RSS of each process group
+//!                                       from /proc, every monitor interval
+//!
+//!  reacquire(ReacquireSpec) ──> ProcessSupervisor polling the pid; the exit code comes from
+//!                               the file the wrapper wrote, or the container is LOST (154)
+//! ```
+//!
+//! Each process container's root is a small `/bin/sh` wrapper that leads the container's own
+//! session and process group, runs the command line in a child shell and writes the exit code
+//! to `<first local dir>/nmPrivate/<app>/<container>/<container>.pid.exitcode`, like YARN's
+//! `default_container_executor.sh`, so that a restarted NodeManager learns how a re-acquired
+//! container ended.
+//!
+//! Memory is enforced by measuring the resident memory of each container's process group in
+//! `/proc`, which needs no privileges. cgroup v2 memory limits are not used yet: they would
+//! need a cgroup subtree delegated to the NodeManager.
+
+mod container_control;
+mod container_executor;
+mod container_exit;
+mod container_handle;
+mod container_paths;
+mod containers_monitor;
+mod executor_kind;
+mod io_cause;
+mod kill_request;
+mod launch_environment;
+mod launch_spec;
+mod pmem_limit;
+mod proc_stat;
+mod process_executor;
+mod process_outcome;
+mod process_supervisor;
+mod reacquire_spec;
+mod signal;
+mod simulated_container;
+mod simulated_executor;
+mod task_set;
+
+use container_control::ContainerControl;
+use container_paths::ContainerPaths;
+use containers_monitor::{ContainersMonitor, MonitoredContainers};
+use pmem_limit::PmemLimit;
+use proc_stat::ProcStat;
+use process_outcome::ProcessOutcome;
+use simulated_container::SimulatedContainer;
+use task_set::TaskSet;
+
+pub use container_executor::ContainerExecutor;
+pub use container_exit::ContainerExit;
+pub use container_handle::ContainerHandle;
+pub use executor_kind::ExecutorKind;
+pub use io_cause::IoCause;
+pub use kill_request::KillRequest;
+pub use launch_spec::LaunchSpec;
+pub use process_executor::ProcessExecutor;
+pub use process_supervisor::REACQUIRED_POLL_INTERVAL;
+pub use reacquire_spec::ReacquireSpec;
+pub use simulated_executor::SimulatedExecutor;

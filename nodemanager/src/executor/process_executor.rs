@@ -1,0 +1,259 @@
+//! [`ProcessExecutor`]: containers as real processes, as Hadoop's `DefaultContainerExecutor`
+//! runs them.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::fs::OpenOptions;
+use tokio::process::Command;
+use yarn_proto::ids::ContainerId;
+
+use super::launch_environment::{container_environment, expand_command};
+use super::process_supervisor::{ProcessSupervisor, Tracked, is_running_leader};
+use super::{
+    ContainerExit, ContainerHandle, ContainerPaths, ContainersMonitor, LaunchSpec,
+    MonitoredContainers, PmemLimit, ProcStat, ReacquireSpec, TaskSet, signal,
+};
+use crate::{Error, NmConfig};
+
+/// The script `/bin/sh` runs at the root of every container, YARN's
+/// `default_container_executor.sh` in spirit: it runs the command line (`$1`) in a child shell
+/// and records its exit code in a file (`$2`) that a restarted NodeManager reads.
+///
+/// It catches SIGTERM instead of dying of it, so that on a stop it outlives the command, which
+/// the group's SIGTERM reaches as well, and still records the command's code. A caught signal
+/// is reset to its default in the exec'd command, whereas an ignored one would be inherited.
+/// SIGKILL ends it without a record; the NodeManager that sent it knows why the container ended.
+const LAUNCH_WRAPPER: &str = "trap : TERM
+/bin/sh -c \"$1\"
+rc=$?
+echo \"$rc\" > \"$2\"
+exit \"$rc\"
+";
+
+/// Runs containers as processes under `/bin/sh -c`, each the leader of its own session and
+/// process group, with the NodeManager's OS user.
+///
+/// A launch lays the container out (see [`LaunchSpec`]): working directory
+/// `<first local dir>/usercache/<user>/appcache/<app>/<container>`, stdout and stderr in
+/// `<first log dir>/<app>/<container>/`, the launch context's environment plus `CONTAINER_ID`,
+/// `APPLICATION_ID`, `NM_HOST`, `NM_PORT`, `LOCAL_DIRS`, `LOG_DIRS`, `PWD`, `USER` and `LOGNAME`
+/// on top of the NodeManager's own environment (as in YARN, where the launch script inherits
+/// it). With `yarn.nodemanager.pmem-check-enabled`, a containers monitor kills containers
+/// whose process group's resident memory exceeds their allocation.
+///
+/// Dropping the executor stops supervising but leaves the containers running, so that a
+/// restarted NodeManager can [`reacquire`](Self::reacquire) them.
+#[derive(Debug)]
+pub struct ProcessExecutor {
+    local_dirs: Vec<PathBuf>,
+    log_dirs: Vec<PathBuf>,
+    sigkill_delay: Duration,
+    monitored: Option<MonitoredContainers>,
+    tasks: TaskSet,
+}
+
+impl ProcessExecutor {
+    /// An executor with the directories, stop delay and memory check of `config`. Starts the
+    /// containers monitor when the memory check is enabled, so it must be called within a
+    /// Tokio runtime.
+    pub fn new(config: &NmConfig) -> Self {
+        let tasks = TaskSet::default();
+        let monitored = config.pmem_check_enabled.then(|| {
+            let monitored = MonitoredContainers::default();
+            let monitor =
+                ContainersMonitor::new(monitored.clone(), config.container_monitor_interval);
+            tasks.spawn(monitor.run());
+            monitored
+        });
+        Self {
+            local_dirs: config.local_dirs.clone(),
+            log_dirs: config.log_dirs.clone(),
+            sigkill_delay: config.sleep_delay_before_sigkill,
+            monitored,
+            tasks,
+        }
+    }
+
+    /// Creates the container's directories and starts its command line.
+    ///
+    /// `<LOG_DIR>`, `<CPS>` and `{{VAR}}` in the command line and environment are expanded as
+    /// YARN expands them. The returned handle's [`pid`](ContainerHandle::pid) leads the
+    /// container's process group.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidUser`] for a user that cannot name a directory,
+    /// [`Error::CreateContainerDirectory`], [`Error::PrepareContainerFile`] and
+    /// [`Error::StartContainerProcess`] naming the path or command and the OS error.
+    pub async fn launch(&self, spec: LaunchSpec) -> Result<ContainerHandle, Error> {
+        let container_id = spec.container_id;
+        let paths =
+            ContainerPaths::new(&self.local_dirs, &self.log_dirs, &spec.user, container_id)?;
+        let private_dir = paths.exit_code_file.parent().unwrap_or(Path::new("/"));
+        for dir in paths
+            .app_local_dirs
+            .iter()
+            .chain([&paths.work_dir])
+            .chain(&paths.container_log_dirs)
+            .map(PathBuf::as_path)
+            .chain([private_dir])
+        {
+            tokio::fs::create_dir_all(dir).await.map_err(|source| {
+                Error::CreateContainerDirectory {
+                    container_id,
+                    path: dir.to_owned(),
+                    source: source.into(),
+                }
+            })?;
+        }
+        // A stale code from an earlier run of this container must not be read as this one's.
+        match tokio::fs::remove_file(&paths.exit_code_file).await {
+            Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
+                return Err(Error::PrepareContainerFile {
+                    container_id,
+                    path: paths.exit_code_file.clone(),
+                    source: err.into(),
+                });
+            }
+            _ => {}
+        }
+        let stdout = open_log(container_id, &paths.log_dir().join("stdout")).await?;
+        let stderr = open_log(container_id, &paths.log_dir().join("stderr")).await?;
+        let command_line = expand_command(&spec.command_line(), paths.log_dir());
+        let environment = container_environment(&spec, &paths, |name| std::env::var(name).ok());
+
+        let mut command = Command::new("/bin/sh");
+        command
+            .arg("-c")
+            .arg(LAUNCH_WRAPPER)
+            .arg("launch_container")
+            .arg(&command_line)
+            .arg(&paths.exit_code_file)
+            .current_dir(&paths.work_dir)
+            .envs(&environment)
+            .stdin(Stdio::null())
+            .stdout(stdout)
+            .stderr(stderr);
+        // SAFETY: the closure only calls setsid(2), which is async-signal-safe, as code
+        // between fork and exec must be.
+        unsafe {
+            command.pre_exec(signal::become_session_leader);
+        }
+        let start_error = |source: std::io::Error| Error::StartContainerProcess {
+            container_id,
+            command: command_line.clone(),
+            source: source.into(),
+        };
+        let child = command.spawn().map_err(start_error)?;
+        let pid = child.id().ok_or_else(|| {
+            start_error(std::io::Error::other(
+                "the process ended before its pid was read",
+            ))
+        })?;
+        tracing::info!(%container_id, pid, command = %command_line, "launched container");
+        Ok(self.supervise(container_id, pid, spec.memory_mb, Tracked::Child(child)))
+    }
+
+    /// Takes over a container started before a NodeManager restart, from the pid the state
+    /// store kept.
+    ///
+    /// While the pid still leads its process group, the container is watched by polling
+    /// (every [`REACQUIRED_POLL_INTERVAL`](super::REACQUIRED_POLL_INTERVAL)), its memory is
+    /// checked again, and it can be stopped. Once it has ended, its exit code is read from the
+    /// file the launch wrapper writes, as YARN reads `<pid file>.exitcode`. When there is no
+    /// code (the container was killed by a signal, or the pid now belongs to another process),
+    /// the exit is [`ContainerExit::LOST`] with a diagnostic saying why, as YARN reports a
+    /// container it could not recover.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidContainerPid`] for pid 0, 1 or one beyond the OS's range.
+    pub fn reacquire(&self, spec: ReacquireSpec) -> Result<ContainerHandle, Error> {
+        let ReacquireSpec {
+            container_id,
+            pid,
+            memory_mb,
+        } = spec;
+        if pid <= 1 || libc::pid_t::try_from(pid).is_err() {
+            return Err(Error::InvalidContainerPid { container_id, pid });
+        }
+        if let Some(stat) = ProcStat::read(pid)
+            && !stat.is_zombie()
+            && stat.pgrp != pid
+        {
+            return Ok(ContainerHandle::finished(
+                container_id,
+                Some(pid),
+                ContainerExit {
+                    exit_code: ContainerExit::LOST,
+                    diagnostics: format!(
+                        "Container {container_id} cannot be re-acquired: pid {pid} belongs to \
+                         a process outside the container's process group (process group {}), so \
+                         the container has ended and its pid was reused. Its exit status is \
+                         unknown and it is reported as lost (exit code {}).",
+                        stat.pgrp,
+                        ContainerExit::LOST
+                    ),
+                },
+            ));
+        }
+        tracing::info!(
+            %container_id, pid, running = is_running_leader(pid), "re-acquiring container"
+        );
+        let exit_code_file = ContainerPaths::exit_code_file(&self.local_dirs, container_id);
+        Ok(self.supervise(
+            container_id,
+            pid,
+            memory_mb,
+            Tracked::Reacquired { exit_code_file },
+        ))
+    }
+
+    fn supervise(
+        &self,
+        container_id: ContainerId,
+        pid: u32,
+        memory_mb: u64,
+        tracked: Tracked,
+    ) -> ContainerHandle {
+        let (handle, control) = ContainerHandle::new(container_id, Some(pid));
+        if let Some(monitored) = &self.monitored
+            && memory_mb > 0
+        {
+            let limit = PmemLimit {
+                container_id,
+                pid,
+                limit_mb: memory_mb,
+            };
+            monitored.add(limit, handle.clone());
+        }
+        let supervisor = ProcessSupervisor {
+            container_id,
+            pid,
+            tracked,
+            control,
+            sigkill_delay: self.sigkill_delay,
+            monitored: self.monitored.clone(),
+        };
+        self.tasks.spawn(supervisor.run());
+        handle
+    }
+}
+
+/// Opens one of the container's output files, appending so that nothing an earlier run of the
+/// same container wrote is lost.
+async fn open_log(container_id: ContainerId, path: &Path) -> Result<std::fs::File, Error> {
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .await
+        .map_err(|source| Error::PrepareContainerFile {
+            container_id,
+            path: path.to_owned(),
+            source: source.into(),
+        })?;
+    Ok(file.into_std().await)
+}

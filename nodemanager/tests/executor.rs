@@ -1,0 +1,523 @@
+//! The container executors against real processes: exit codes, logs and environment, stops
+//! with SIGTERM then SIGKILL, the memory kill, re-acquisition after a restart, and simulated
+//! containers. Every wait is bounded; nothing asserts on timings.
+
+use std::collections::HashMap;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tempfile::TempDir;
+use tokio::time::Instant;
+use yarn_conf::Configuration;
+use yarn_nodemanager::executor::{
+    ContainerExit, ContainerHandle, KillRequest, LaunchSpec, ReacquireSpec, SimulatedExecutor,
+};
+use yarn_nodemanager::{ContainerExecutor, Error, NmConfig};
+use yarn_proto::ids::ContainerId;
+
+/// Longest any container in these tests may take to do what the test waits for.
+const DEADLINE: Duration = Duration::from_secs(10);
+const KILLED_BY_APPMASTER: i32 = -105;
+const KILLED_EXCEEDED_PMEM: i32 = -104;
+const APP: &str = "application_1700000000000_0001";
+
+/// A NodeManager's directories in a temporary directory, with a short stop delay and monitor
+/// interval so that the tests run quickly.
+struct Node {
+    dir: TempDir,
+    config: NmConfig,
+}
+
+impl Node {
+    fn new(executor_class: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conf = Configuration::new();
+        let local = dir.path().join("local");
+        let logs = dir.path().join("logs");
+        conf.set("yarn.nodemanager.local-dirs", local.to_str().unwrap());
+        conf.set("yarn.nodemanager.log-dirs", logs.to_str().unwrap());
+        conf.set("yarn.nodemanager.sleep-delay-before-sigkill.ms", "200");
+        conf.set("yarn.nodemanager.container-monitor.interval-ms", "50");
+        conf.set("yarn.nodemanager.container-executor.class", executor_class);
+        let config = NmConfig::from_conf(&conf).unwrap();
+        Self { dir, config }
+    }
+
+    fn executor(&self) -> ContainerExecutor {
+        ContainerExecutor::new(&self.config)
+    }
+
+    fn work_dir(&self, container_id: ContainerId) -> PathBuf {
+        self.dir.path().join(format!(
+            "local/usercache/alice/appcache/{APP}/{container_id}"
+        ))
+    }
+
+    fn log_dir(&self, container_id: ContainerId) -> PathBuf {
+        self.dir.path().join(format!("logs/{APP}/{container_id}"))
+    }
+}
+
+fn container(sequence: u32) -> ContainerId {
+    format!("container_1700000000000_0001_01_{sequence:06}")
+        .parse()
+        .unwrap()
+}
+
+fn spec(container_id: ContainerId, command: &str, memory_mb: u64) -> LaunchSpec {
+    LaunchSpec {
+        container_id,
+        user: "alice".into(),
+        commands: vec![command.to_owned()],
+        environment: HashMap::from([("GREETING".to_owned(), "hello from <LOG_DIR>".to_owned())]),
+        memory_mb,
+        nm_host: "node7.example.com".into(),
+        nm_port: 45454,
+    }
+}
+
+async fn must_launch(executor: &ContainerExecutor, spec: LaunchSpec) -> ContainerHandle {
+    executor.launch(spec).await.unwrap()
+}
+
+async fn must_exit(handle: &ContainerHandle) -> ContainerExit {
+    tokio::time::timeout(DEADLINE, handle.wait())
+        .await
+        .expect("container did not exit in time")
+        .unwrap()
+}
+
+/// Polls until `path` holds `text`, so that a test acts only once the container got going.
+async fn must_see(path: &Path, text: &str) {
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        let content = std::fs::read_to_string(path).unwrap_or_default();
+        if content.contains(text) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} never held {text:?}: {content:?}",
+            path.display()
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Polls until no process of group `pgid` is running. Zombies do not count: once the
+/// container's root has ended they belong to init, which reaps them when it gets to it.
+async fn must_vanish(pgid: u32) {
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        let running: Vec<u32> = running_pids_of_group(pgid);
+        if running.is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "processes {running:?} of group {pgid} outlived their container"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// The non-zombie processes of group `pgid`, from `/proc/<pid>/stat`: the state is the first
+/// field after the parenthesised command name, the process group the third.
+fn running_pids_of_group(pgid: u32) -> Vec<u32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let Some((_, fields)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = fields.split_whitespace().collect();
+        if fields.len() > 2 && fields[0] != "Z" && fields[2] == pgid.to_string() {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+#[tokio::test]
+async fn the_exit_code_of_a_failing_command_is_reported() {
+    let node = Node::new("default");
+    let executor = node.executor();
+    let handle = must_launch(&executor, spec(container(1), "exit 3", 64)).await;
+    assert!(handle.pid().is_some());
+
+    let exit = must_exit(&handle).await;
+    assert_eq!(exit.exit_code, 3);
+    assert!(
+        exit.diagnostics.contains("non-zero exit code 3"),
+        "{}",
+        exit.diagnostics
+    );
+    assert_eq!(handle.try_exit(), Some(exit));
+    assert!(!handle.stop(KillRequest::new(KILLED_BY_APPMASTER, "too late")));
+}
+
+#[tokio::test]
+async fn output_lands_in_the_log_dir_and_the_container_sees_yarns_variables() {
+    let node = Node::new("default");
+    let executor = node.executor();
+    let id = container(2);
+    let command = "echo \"id=$CONTAINER_ID app=$APPLICATION_ID nm=$NM_HOST:$NM_PORT user=$USER\"; \
+                   echo \"pwd=$(pwd) PWD=$PWD\"; echo \"local=$LOCAL_DIRS logs=$LOG_DIRS\"; \
+                   echo \"greeting=$GREETING\"; echo oops >&2; echo extra > <LOG_DIR>/extra.log";
+    let handle = must_launch(&executor, spec(id, command, 64)).await;
+    let exit = must_exit(&handle).await;
+    assert_eq!(
+        exit,
+        ContainerExit {
+            exit_code: 0,
+            diagnostics: String::new()
+        }
+    );
+
+    let log_dir = node.log_dir(id);
+    let work_dir = node.work_dir(id);
+    let stdout = std::fs::read_to_string(log_dir.join("stdout")).unwrap();
+    let stderr = std::fs::read_to_string(log_dir.join("stderr")).unwrap();
+    assert!(
+        stdout.contains(&format!(
+            "id={id} app={APP} nm=node7.example.com:45454 user=alice"
+        )),
+        "{stdout}"
+    );
+    let work = work_dir.display();
+    assert!(
+        stdout.contains(&format!("pwd={work} PWD={work}")),
+        "{stdout}"
+    );
+    let app_dir = work_dir.parent().unwrap().display().to_string();
+    assert!(
+        stdout.contains(&format!("local={app_dir} logs={}", log_dir.display())),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("greeting=hello from {}", log_dir.display())),
+        "{stdout}"
+    );
+    assert_eq!(stderr, "oops\n");
+    assert_eq!(
+        std::fs::read_to_string(log_dir.join("extra.log")).unwrap(),
+        "extra\n"
+    );
+}
+
+#[tokio::test]
+async fn a_stop_ends_a_container_that_obeys_sigterm_without_sigkill() {
+    let node = Node::new("default");
+    let executor = node.executor();
+    let id = container(3);
+    let handle = must_launch(&executor, spec(id, "echo ready; sleep 30", 64)).await;
+    must_see(&node.log_dir(id).join("stdout"), "ready").await;
+
+    assert!(handle.stop(KillRequest::new(
+        KILLED_BY_APPMASTER,
+        "Container killed by the ApplicationMaster."
+    )));
+    assert!(!handle.stop(KillRequest::new(-106, "a second stop does not count")));
+    let exit = must_exit(&handle).await;
+    assert_eq!(exit.exit_code, KILLED_BY_APPMASTER);
+    assert!(
+        exit.diagnostics
+            .starts_with("Container killed by the ApplicationMaster.\n"),
+        "{}",
+        exit.diagnostics
+    );
+    assert!(exit.diagnostics.contains("143"), "{}", exit.diagnostics);
+    assert!(
+        !exit.diagnostics.contains("SIGKILL"),
+        "{}",
+        exit.diagnostics
+    );
+    must_vanish(handle.pid().unwrap()).await;
+}
+
+#[tokio::test]
+async fn a_container_that_ignores_sigterm_is_killed_with_sigkill_after_the_delay() {
+    let node = Node::new("default");
+    let executor = node.executor();
+    let id = container(4);
+    let command = "trap '' TERM; echo ready; sleep 30";
+    let handle = must_launch(&executor, spec(id, command, 64)).await;
+    must_see(&node.log_dir(id).join("stdout"), "ready").await;
+
+    assert!(handle.stop(KillRequest::new(KILLED_BY_APPMASTER, "stop")));
+    let exit = must_exit(&handle).await;
+    assert_eq!(exit.exit_code, KILLED_BY_APPMASTER);
+    assert!(exit.diagnostics.contains("SIGKILL"), "{}", exit.diagnostics);
+    assert!(
+        exit.diagnostics
+            .contains(&ContainerExit::FORCE_KILLED.to_string()),
+        "{}",
+        exit.diagnostics
+    );
+    // The `sleep` ignoring SIGTERM was in the group too.
+    must_vanish(handle.pid().unwrap()).await;
+}
+
+#[tokio::test]
+async fn a_container_beyond_its_memory_is_killed_with_the_pmem_diagnostic() {
+    let node = Node::new("default");
+    let executor = node.executor();
+    // `tail` keeps a whole line in memory, and /dev/zero has no newline: about 100 MB resident
+    // until the input ends 30 s later, far beyond the 16 MB allocation.
+    let command = "{ head -c 100000000 /dev/zero; sleep 30; } | tail > /dev/null";
+    let handle = must_launch(&executor, spec(container(5), command, 16)).await;
+
+    let exit = must_exit(&handle).await;
+    let pid = handle.pid().unwrap();
+    assert_eq!(exit.exit_code, KILLED_EXCEEDED_PMEM);
+    let expected = format!(
+        "Container [pid={pid},containerID={}] is running beyond physical memory limits. \
+         Current usage: ",
+        container(5)
+    );
+    assert!(
+        exit.diagnostics.starts_with(&expected),
+        "{}",
+        exit.diagnostics
+    );
+    assert!(
+        exit.diagnostics
+            .contains(" MB of 16 MB physical memory used. Killing container."),
+        "{}",
+        exit.diagnostics
+    );
+    must_vanish(pid).await;
+}
+
+#[tokio::test]
+async fn a_container_within_its_memory_is_left_alone() {
+    let node = Node::new("default");
+    let executor = node.executor();
+    let id = container(6);
+    // Runs across several monitor passes (every 50 ms) with a few MB resident.
+    let command = "i=0; while [ $i -lt 20 ]; do sleep 0.02; i=$((i+1)); done; echo done";
+    let handle = must_launch(&executor, spec(id, command, 256)).await;
+    let exit = must_exit(&handle).await;
+    assert_eq!(exit.exit_code, 0, "{}", exit.diagnostics);
+    must_see(&node.log_dir(id).join("stdout"), "done").await;
+}
+
+#[tokio::test]
+async fn a_container_reacquired_after_a_restart_reports_its_later_exit_code() {
+    let node = Node::new("default");
+    let id = container(7);
+    let command = "echo ready; while [ ! -e release ]; do sleep 0.02; done; exit 7";
+    let pid = {
+        let before_restart = node.executor();
+        let handle = must_launch(&before_restart, spec(id, command, 64)).await;
+        must_see(&node.log_dir(id).join("stdout"), "ready").await;
+        handle.pid().unwrap()
+        // The executor is dropped here, as when the NodeManager dies; the container lives on.
+    };
+
+    let after_restart = node.executor();
+    let handle = after_restart
+        .reacquire(ReacquireSpec {
+            container_id: id,
+            pid,
+            memory_mb: 64,
+        })
+        .unwrap();
+    assert_eq!(handle.pid(), Some(pid));
+    assert_eq!(handle.try_exit(), None, "the container is still waiting");
+
+    std::fs::write(node.work_dir(id).join("release"), "").unwrap();
+    let exit = must_exit(&handle).await;
+    assert_eq!(exit.exit_code, 7);
+    assert!(
+        exit.diagnostics.contains("exit code 7"),
+        "{}",
+        exit.diagnostics
+    );
+}
+
+#[tokio::test]
+async fn a_reacquired_container_that_leaves_no_exit_code_is_reported_lost() {
+    let node = Node::new("default");
+    let executor = node.executor();
+    let release = node.dir.path().join("release");
+    // A process group leader that no wrapper of ours started, so no exit code file appears.
+    let mut process = std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(format!(
+            "while [ ! -e '{}' ]; do sleep 0.02; done",
+            release.display()
+        ))
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let handle = executor
+        .reacquire(ReacquireSpec {
+            container_id: container(8),
+            pid: process.id(),
+            memory_mb: 0,
+        })
+        .unwrap();
+    assert_eq!(handle.try_exit(), None);
+
+    std::fs::write(&release, "").unwrap();
+    let exit = must_exit(&handle).await;
+    process.wait().unwrap();
+    assert_eq!(exit.exit_code, ContainerExit::LOST);
+    assert!(
+        exit.diagnostics.contains("reported as lost"),
+        "{}",
+        exit.diagnostics
+    );
+    assert!(
+        exit.diagnostics.contains(".pid.exitcode"),
+        "{}",
+        exit.diagnostics
+    );
+}
+
+#[tokio::test]
+async fn a_pid_now_outside_its_own_process_group_is_not_taken_for_the_container() {
+    let node = Node::new("default");
+    let executor = node.executor();
+    // In this test's process group, as a reused pid would be in some unrelated group.
+    let mut process = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let handle = executor
+        .reacquire(ReacquireSpec {
+            container_id: container(9),
+            pid: process.id(),
+            memory_mb: 64,
+        })
+        .unwrap();
+    let exit = handle.try_exit().expect("reported at once");
+    assert_eq!(exit.exit_code, ContainerExit::LOST);
+    assert!(exit.diagnostics.contains("reused"), "{}", exit.diagnostics);
+    // Stopping the lost container must not touch the unrelated process.
+    assert!(!handle.stop(KillRequest::new(KILLED_BY_APPMASTER, "stop")));
+    assert_eq!(process.try_wait().unwrap(), None);
+    process.kill().unwrap();
+    process.wait().unwrap();
+}
+
+#[tokio::test]
+async fn invalid_pids_are_refused() {
+    let node = Node::new("default");
+    let executor = node.executor();
+    for pid in [0, 1, u32::MAX] {
+        let err = executor
+            .reacquire(ReacquireSpec {
+                container_id: container(10),
+                pid,
+                memory_mb: 0,
+            })
+            .unwrap_err();
+        assert_eq!(
+            err,
+            Error::InvalidContainerPid {
+                container_id: container(10),
+                pid
+            }
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_simulated_container_runs_for_its_duration_and_exits_with_0() {
+    let node = Node::new("simulated");
+    let executor = node.executor();
+    assert!(matches!(executor, ContainerExecutor::Simulated(_)));
+    let mut spec = spec(container(11), "this never runs", 64);
+    spec.environment.insert(
+        SimulatedExecutor::SIMULATED_DURATION_ENV.to_owned(),
+        "20".to_owned(),
+    );
+    let handle = must_launch(&executor, spec).await;
+    assert_eq!(handle.pid(), None);
+    let exit = must_exit(&handle).await;
+    assert_eq!(
+        exit,
+        ContainerExit {
+            exit_code: 0,
+            diagnostics: String::new()
+        }
+    );
+    assert!(
+        !node.dir.path().join("local").exists(),
+        "no files for simulated containers"
+    );
+}
+
+#[tokio::test]
+async fn a_simulated_container_can_be_stopped_early() {
+    let node = Node::new("simulated");
+    let executor = node.executor();
+    let mut spec = spec(container(12), "", 64);
+    spec.environment.insert(
+        SimulatedExecutor::SIMULATED_DURATION_ENV.to_owned(),
+        "600000".to_owned(),
+    );
+    let handle = must_launch(&executor, spec).await;
+    assert_eq!(handle.try_exit(), None);
+    assert!(handle.stop(KillRequest::new(
+        KILLED_BY_APPMASTER,
+        "Container killed by the ApplicationMaster."
+    )));
+    let exit = must_exit(&handle).await;
+    assert_eq!(exit.exit_code, KILLED_BY_APPMASTER);
+    assert_eq!(
+        exit.diagnostics,
+        "Container killed by the ApplicationMaster."
+    );
+
+    let lost = executor
+        .reacquire(ReacquireSpec {
+            container_id: container(12),
+            pid: 4242,
+            memory_mb: 64,
+        })
+        .unwrap();
+    assert_eq!(lost.try_exit().unwrap().exit_code, ContainerExit::LOST);
+}
+
+#[tokio::test]
+async fn a_simulated_duration_that_is_not_a_number_is_refused_naming_the_variable() {
+    let node = Node::new("simulated");
+    let executor = node.executor();
+    let mut spec = spec(container(13), "", 64);
+    spec.environment.insert(
+        SimulatedExecutor::SIMULATED_DURATION_ENV.to_owned(),
+        "soon".to_owned(),
+    );
+    let err = executor.launch(spec).await.unwrap_err().to_string();
+    assert!(
+        err.contains("YARN_HA_SIMULATED_DURATION_MS") && err.contains("soon"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn waiting_on_a_container_whose_executor_was_dropped_is_an_error() {
+    let node = Node::new("simulated");
+    let executor = node.executor();
+    let handle = must_launch(&executor, spec(container(14), "", 64)).await;
+    drop(executor);
+    let err = tokio::time::timeout(DEADLINE, handle.wait())
+        .await
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(
+        err,
+        Error::ExecutorStopped {
+            container_id: container(14)
+        }
+    );
+}

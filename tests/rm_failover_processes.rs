@@ -1,0 +1,630 @@
+//! ResourceManager failover with real processes: `yarn-ha minicluster` runs three replicas as
+//! separate `yarn-ha resourcemanager` processes, the tests talk to them over mutual TLS as the
+//! harness user with the failover-aware `RmClient`, and the leader dies of a real SIGKILL.
+//!
+//! What this file proves, end to end through the binary:
+//! - every submission the cluster acknowledged before the leader was killed is still listed by
+//!   the new leader, and the new leader never hands out an application id again;
+//! - a client that keeps trying gets a write through once a new leader serves (the time it took
+//!   is printed, never asserted);
+//! - the killed replica, started again with `minicluster restart`, rejoins as a STANDBY that
+//!   follows the new leader and catches up with its log;
+//! - under a burst of concurrent writers, no acknowledged submission is lost across the kill, no
+//!   id is acknowledged twice, and the application list holds no duplicate.
+//!
+//! The in-process tests of the same behaviour are in `rm-ha/tests/replicas/`.
+
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tempfile::TempDir;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+use yarn_chaos::Signal;
+use yarn_chaos::minicluster::{ClusterState, DaemonExit, DaemonRole, DaemonState};
+use yarn_client::{Idempotency, RmClient, RmClientConfig, RmService};
+use yarn_conf::Configuration;
+use yarn_proto::ids::ApplicationId;
+use yarn_proto::pb;
+use yarn_proto::pb::application_client_protocol_client::ApplicationClientProtocolClient;
+use yarn_proto::pb::resource_manager_administration_protocol_client::ResourceManagerAdministrationProtocolClient;
+
+// ---------------------------------------------------------------------------------------------
+// Support: the cluster guard and its helpers
+// ---------------------------------------------------------------------------------------------
+
+/// How long any wait may take before the test fails, naming what it waited for.
+const DEADLINE: Duration = Duration::from_secs(20);
+
+/// How often a wait checks again.
+const POLL: Duration = Duration::from_millis(20);
+
+/// How long the guard waits for a SIGTERMed supervisor: its own stop timeout (10 s) plus room.
+const SUPERVISOR_STOP: Duration = Duration::from_secs(15);
+
+/// The replicas every cluster of this file runs.
+const RMS: usize = 3;
+
+/// One cluster at a time: the tests run in parallel threads, and two Raft groups with 50 ms
+/// heartbeats plus their writers on a two-core machine would mostly test the OS scheduler.
+static ONE_CLUSTER_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// Polls `check` until it returns `Some`, failing the test after [`DEADLINE`].
+async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out after {DEADLINE:?} waiting for {what}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+fn yarn_ha() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_yarn-ha"));
+    command.env_remove("YARN_CONF_DIR");
+    command
+}
+
+/// Runs a short `yarn-ha` command to its end and fails the test unless it exits 0.
+async fn run_yarn_ha(args: Vec<String>) {
+    let what = args.join(" ");
+    let mut command = tokio::process::Command::from(yarn_ha());
+    let out = command
+        .args(&args)
+        .output()
+        .await
+        .unwrap_or_else(|e| panic!("running yarn-ha {what}: {e}"));
+    assert!(
+        out.status.success(),
+        "yarn-ha {what} ended with {}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn path(path: &Path) -> String {
+    path.to_str().expect("temporary paths are UTF-8").to_owned()
+}
+
+/// A running `yarn-ha minicluster start` of three ResourceManagers and the clients to talk to
+/// them as the harness user.
+///
+/// Dropping it unstopped (a failed test) SIGTERMs the supervisor and waits for it within
+/// [`SUPERVISOR_STOP`]; if it is still there then, it is SIGKILLed together with the process
+/// groups of every daemon `cluster.json` records as running. After a panic the cluster
+/// directory is kept for its logs.
+struct Cluster {
+    base: PathBuf,
+    supervisor: Option<Child>,
+    /// ApplicationClientProtocol with failover.
+    client: Arc<RmClient>,
+    /// The admin protocol, for calls aimed at one replica.
+    admin: RmClient,
+    rm_ids: Vec<String>,
+    dir: Option<TempDir>,
+    _turn: tokio::sync::MutexGuard<'static, ()>,
+}
+
+impl Cluster {
+    /// Lays out a cluster with `minicluster init`, starts its supervisor and waits until every
+    /// ResourceManager process runs and one of them serves as leader.
+    async fn start() -> Cluster {
+        let turn = ONE_CLUSTER_AT_A_TIME.lock().await;
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let base = dir.path().join("cluster");
+        run_yarn_ha(vec![
+            "minicluster".into(),
+            "init".into(),
+            "--dir".into(),
+            path(&base),
+            "--rms".into(),
+            RMS.to_string(),
+            "--nms".into(),
+            "0".into(),
+        ])
+        .await;
+        let log = File::create(base.join("supervisor.log")).expect("the supervisor's log file");
+        let supervisor = yarn_ha()
+            .args(["minicluster", "start", "--dir", &path(&base)])
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().expect("a second handle of the log file"))
+            .stderr(log)
+            .spawn()
+            .expect("yarn-ha minicluster start runs");
+        let rm_ids: Vec<String> = (1..=RMS).map(|i| format!("rm{i}")).collect();
+        let mut cluster = Cluster {
+            client: Arc::new(client(&base, RmService::Client)),
+            admin: client(&base, RmService::Admin),
+            base,
+            supervisor: Some(supervisor),
+            rm_ids,
+            dir: Some(dir),
+            _turn: turn,
+        };
+        cluster.wait_until_every_rm_runs().await;
+        cluster.leader(None).await;
+        cluster
+    }
+
+    async fn wait_until_every_rm_runs(&mut self) {
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            let supervisor = self.supervisor.as_mut().expect("a supervisor");
+            if let Some(status) = supervisor.try_wait().expect("checking on the supervisor") {
+                panic!(
+                    "minicluster start ended with {status}: {}",
+                    std::fs::read_to_string(self.base.join("supervisor.log")).unwrap_or_default()
+                );
+            }
+            // cluster.json appears once the supervisor has launched everything.
+            if let Ok(state) = ClusterState::read(&self.base) {
+                let running = state
+                    .daemons
+                    .iter()
+                    .filter(|d| d.role == DaemonRole::ResourceManager)
+                    .filter(|d| d.state == DaemonState::Running && d.pid.is_some())
+                    .count();
+                if running == RMS {
+                    return;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out after {DEADLINE:?} waiting for {RMS} ResourceManagers to run"
+            );
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// The state the supervisor last recorded.
+    fn state(&self) -> ClusterState {
+        ClusterState::read(&self.base).expect("cluster.json is readable while the cluster runs")
+    }
+
+    /// The pid of the running replica `rm_id`.
+    fn pid(&self, rm_id: &str) -> u32 {
+        let state = self.state();
+        let daemon = state.daemon(rm_id).expect("every rm id is a daemon");
+        daemon
+            .pid
+            .unwrap_or_else(|| panic!("{rm_id} does not run: {daemon:?}"))
+    }
+
+    /// Replica `rm_id`'s own report of its HA state; `None` when it does not answer.
+    async fn status_of(&self, rm_id: &str) -> Option<pb::HaServiceStatusResponseProto> {
+        self.admin
+            .call_on(rm_id, |channel| async move {
+                ResourceManagerAdministrationProtocolClient::new(channel)
+                    .get_service_status(pb::HaServiceStatusRequestProto {})
+                    .await
+            })
+            .await
+            .ok()
+    }
+
+    /// Waits until a replica other than `not` reports ACTIVE, and returns its rm id.
+    async fn leader(&self, not: Option<&str>) -> String {
+        eventually("a replica to report ACTIVE", || async {
+            for rm_id in &self.rm_ids {
+                if Some(rm_id.as_str()) == not {
+                    continue;
+                }
+                let active = self
+                    .status_of(rm_id)
+                    .await
+                    .is_some_and(|s| s.state() == pb::HaServiceStateProto::Active);
+                if active {
+                    return Some(rm_id.clone());
+                }
+            }
+            None
+        })
+        .await
+    }
+
+    /// SIGKILLs replica `rm_id` and returns the instant of the kill.
+    fn kill(&self, rm_id: &str) -> Instant {
+        let pid = self.pid(rm_id);
+        Signal::Kill
+            .send(pid)
+            .unwrap_or_else(|e| panic!("SIGKILL to {rm_id} (pid {pid}): {e}"));
+        let killed_at = Instant::now();
+        eprintln!("SIGKILLed {rm_id} (pid {pid})");
+        killed_at
+    }
+
+    /// Waits until `cluster.json` shows `rm_id` dead of SIGKILL.
+    async fn wait_until_killed(&self, rm_id: &str) {
+        eventually(&format!("{rm_id} to be recorded as killed"), || async {
+            let state = self.state();
+            let daemon = state.daemon(rm_id).expect("every rm id is a daemon");
+            (daemon.state == DaemonState::Exited).then_some(())
+        })
+        .await;
+        let state = self.state();
+        let daemon = state.daemon(rm_id).expect("every rm id is a daemon");
+        assert_eq!(daemon.last_exit, Some(DaemonExit::Signal(libc::SIGKILL)));
+    }
+
+    /// The ids of every application the leader lists (through the failover-aware client).
+    async fn applications(&self) -> Vec<ApplicationId> {
+        let reply = self
+            .client
+            .call(Idempotency::Idempotent, |channel| async move {
+                ApplicationClientProtocolClient::new(channel)
+                    .get_applications(pb::GetApplicationsRequestProto::default())
+                    .await
+            })
+            .await
+            .unwrap_or_else(|e| panic!("GetApplications: {e}"));
+        reply
+            .applications
+            .into_iter()
+            .map(|report| {
+                let id = report
+                    .application_id
+                    .expect("a report names its application");
+                ApplicationId::try_from(id).expect("the RM reports valid ids")
+            })
+            .collect()
+    }
+
+    /// Stops the cluster as an operator does, with SIGTERM to the supervisor, and checks that
+    /// it stopped every daemon and exited 0.
+    async fn stop(mut self) {
+        let mut supervisor = self.supervisor.take().expect("a running supervisor");
+        Signal::Term
+            .send(supervisor.id())
+            .expect("SIGTERM to the supervisor");
+        let deadline = Instant::now() + SUPERVISOR_STOP;
+        let status = loop {
+            if let Some(status) = supervisor.try_wait().expect("waiting for the supervisor") {
+                break status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the supervisor did not stop within {SUPERVISOR_STOP:?}"
+            );
+            tokio::time::sleep(POLL).await;
+        };
+        assert!(status.success(), "minicluster start ended with {status}");
+        let stopped = self.state();
+        assert_eq!(stopped.supervisor_pid, None);
+        for daemon in &stopped.daemons {
+            assert_ne!(daemon.state, DaemonState::Running, "{daemon:?}");
+            assert_eq!(daemon.pid, None, "{daemon:?}");
+        }
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let Some(mut supervisor) = self.supervisor.take() else {
+            return;
+        };
+        // A failed test: stop the cluster as `stop` would, but never hang or leave processes.
+        let _ = Signal::Term.send(supervisor.id());
+        let deadline = std::time::Instant::now() + SUPERVISOR_STOP;
+        let mut exited = false;
+        while std::time::Instant::now() < deadline {
+            match supervisor.try_wait() {
+                Ok(None) => std::thread::sleep(POLL),
+                Ok(Some(_)) | Err(_) => {
+                    exited = true;
+                    break;
+                }
+            }
+        }
+        if !exited {
+            let _ = supervisor.kill();
+            let _ = supervisor.wait();
+            if let Ok(state) = ClusterState::read(&self.base) {
+                // Each daemon leads its own process group.
+                for pid in state.daemons.iter().filter_map(|d| d.pid) {
+                    let _ = Signal::Kill.send_to_group(pid);
+                }
+            }
+        }
+        if std::thread::panicking() {
+            if let Some(dir) = self.dir.take() {
+                eprintln!(
+                    "kept the cluster directory {} for its logs",
+                    dir.keep().display()
+                );
+            }
+        }
+    }
+}
+
+/// The failover-aware client of `service` with the harness user's identity from the cluster's
+/// client configuration, and short failover pauses so that a test waits on the cluster, not on
+/// its own back-off.
+fn client(base: &Path, service: RmService) -> RmClient {
+    let mut conf =
+        Configuration::load_dir(&base.join("client/conf")).expect("the client configuration");
+    conf.set("yarn.client.failover-sleep-base-ms", "20");
+    conf.set("yarn.client.failover-sleep-max-ms", "200");
+    conf.set("yarn.client.failover-max-attempts", "50");
+    let mut config = RmClientConfig::from_conf(&conf).expect("a valid client configuration");
+    // A replica that takes this long is as good as gone; try another one.
+    config.call_timeout = Duration::from_secs(3);
+    RmClient::new(&config, service)
+}
+
+/// Creates and submits one application; returns its id once the submission is acknowledged.
+///
+/// GetNewApplication is not idempotent (a resend may allocate another id), so it is never resent
+/// once its outcome is unknown; SubmitApplication dedupes by the application id, so it is.
+async fn submit(client: &RmClient, name: &str) -> Result<ApplicationId, yarn_client::Error> {
+    let reply = client
+        .call(Idempotency::NotIdempotent, |channel| async move {
+            ApplicationClientProtocolClient::new(channel)
+                .get_new_application(pb::GetNewApplicationRequestProto {})
+                .await
+        })
+        .await?;
+    let id = reply
+        .application_id
+        .expect("GetNewApplication answers with an id");
+    let context = pb::ApplicationSubmissionContextProto {
+        application_id: Some(id),
+        application_name: Some(name.to_owned()),
+        ..Default::default()
+    };
+    client
+        .call(Idempotency::Idempotent, |channel| {
+            let request = pb::SubmitApplicationRequestProto {
+                application_submission_context: Some(context.clone()),
+            };
+            async move {
+                ApplicationClientProtocolClient::new(channel)
+                    .submit_application(request)
+                    .await
+            }
+        })
+        .await?;
+    Ok(ApplicationId::try_from(id).expect("the RM hands out valid ids"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_of_the_leader_loses_nothing_and_it_rejoins_as_follower() {
+    let cluster = Cluster::start().await;
+    let mut acknowledged = Vec::new();
+    for i in 0..10 {
+        let id = submit(&cluster.client, &format!("before-{i}"))
+            .await
+            .unwrap_or_else(|e| panic!("submission {i} to a healthy cluster: {e}"));
+        acknowledged.push(id);
+    }
+    let old = cluster.leader(None).await;
+
+    // --- the leader dies; a client that keeps trying gets a write through the new leader
+    let killed_at = cluster.kill(&old);
+    let mut failed_tries = 0;
+    let later = loop {
+        match submit(&cluster.client, "after-failover").await {
+            Ok(id) => break id,
+            Err(err) => {
+                failed_tries += 1;
+                assert!(
+                    killed_at.elapsed() < DEADLINE,
+                    "no write succeeded within {DEADLINE:?} of killing {old}: {err}"
+                );
+            }
+        }
+    };
+    let failover = killed_at.elapsed();
+    eprintln!(
+        "failover: the first write after SIGKILL of {old} succeeded after {} ms \
+         ({failed_tries} failed tries before it)",
+        failover.as_millis()
+    );
+
+    // --- nothing acknowledged is lost, and no id is handed out twice
+    let new = cluster.leader(Some(&old)).await;
+    let listed: BTreeSet<ApplicationId> = cluster.applications().await.into_iter().collect();
+    for id in acknowledged.iter().chain([&later]) {
+        assert!(
+            listed.contains(id),
+            "{id} was acknowledged but {new} does not list it"
+        );
+    }
+    for id in &acknowledged {
+        assert_eq!(
+            id.cluster_timestamp, later.cluster_timestamp,
+            "{id} vs {later}"
+        );
+        assert!(id < &later, "{new} reissued an id: {later} after {id}");
+    }
+    let leader_applied = cluster
+        .status_of(&new)
+        .await
+        .expect("the new leader reports its state")
+        .last_applied_index;
+
+    // --- the old leader comes back as a follower of the new one and catches up
+    cluster.wait_until_killed(&old).await;
+    run_yarn_ha(vec![
+        "minicluster".into(),
+        "restart".into(),
+        "--dir".into(),
+        path(&cluster.base),
+        old.clone(),
+    ])
+    .await;
+    eventually(&format!("{old} to run again"), || async {
+        let state = cluster.state();
+        let daemon = state.daemon(&old).expect("every rm id is a daemon");
+        (daemon.state == DaemonState::Running && daemon.starts == 2).then_some(())
+    })
+    .await;
+    let rejoined = eventually(
+        &format!("{old} to follow {new} at index {leader_applied} or later"),
+        || async {
+            let status = cluster.status_of(&old).await?;
+            (status.state() == pb::HaServiceStateProto::Standby
+                && status.leader_rm_id == new
+                && status.last_applied_index >= leader_applied)
+                .then_some(status)
+        },
+    )
+    .await;
+    assert_eq!(rejoined.rm_id, old);
+    eprintln!(
+        "{old} rejoined as STANDBY of {new} at applied index {} (term {})",
+        rejoined.last_applied_index, rejoined.current_term
+    );
+
+    cluster.stop().await;
+}
+
+/// What the concurrent writers of the burst test share.
+#[derive(Default)]
+struct Burst {
+    stop: AtomicBool,
+    /// Acknowledged submissions: the id, when the write began and when it was acknowledged.
+    /// Short sections only, never held across an `.await`.
+    acknowledged: Mutex<Vec<(ApplicationId, Instant, Instant)>>,
+    failures: AtomicUsize,
+    /// The last failure, for the message of a test that times out.
+    last_failure: Mutex<Option<String>>,
+}
+
+impl Burst {
+    fn acknowledged(&self) -> Vec<(ApplicationId, Instant, Instant)> {
+        self.acknowledged
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Submits applications until told to stop, recording only acknowledged ones. A failed
+    /// write (outcome unknown, attempts exhausted) is counted and left behind.
+    async fn write(self: Arc<Self>, client: Arc<RmClient>, writer: usize) {
+        let mut n = 0;
+        while !self.stop.load(Ordering::Relaxed) {
+            let began = Instant::now();
+            match submit(&client, &format!("burst-{writer}-{n}")).await {
+                Ok(id) => self
+                    .acknowledged
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push((id, began, Instant::now())),
+                Err(err) => {
+                    self.failures.fetch_add(1, Ordering::Relaxed);
+                    *self
+                        .last_failure
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner) = Some(err.to_string());
+                }
+            }
+            n += 1;
+        }
+    }
+
+    async fn wait_for(&self, count: usize) {
+        eventually(&format!("{count} acknowledged submissions"), || async {
+            (self.acknowledged().len() >= count).then_some(())
+        })
+        .await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_during_a_burst_of_writes_keeps_every_acknowledged_write() {
+    const WRITERS: usize = 8;
+    const BEFORE: usize = 40;
+    const AFTER: usize = 40;
+    let cluster = Cluster::start().await;
+    let burst = Arc::new(Burst::default());
+    let mut writers = JoinSet::new();
+    for writer in 0..WRITERS {
+        writers.spawn(burst.clone().write(cluster.client.clone(), writer));
+    }
+
+    burst.wait_for(BEFORE).await;
+    let old = cluster.leader(None).await;
+    let killed_at = cluster.kill(&old);
+    let at_kill = burst.acknowledged().len();
+    burst.wait_for(at_kill + AFTER).await;
+    burst.stop.store(true, Ordering::Relaxed);
+    tokio::time::timeout(DEADLINE, async {
+        while let Some(joined) = writers.join_next().await {
+            joined.expect("a writer does not panic");
+        }
+    })
+    .await
+    .expect("the writers stop within the deadline");
+    cluster.wait_until_killed(&old).await;
+
+    let acknowledged = burst.acknowledged();
+    let first_after_kill = acknowledged
+        .iter()
+        .filter(|(_, began, _)| *began > killed_at)
+        .map(|(_, _, acked)| acked.duration_since(killed_at))
+        .min()
+        .expect("writes begun after the kill were acknowledged");
+    eprintln!(
+        "failover under load: the first write begun after SIGKILL of {old} was acknowledged \
+         {} ms after it; {} acknowledged in all ({at_kill} by the kill), {} failed writes \
+         (last: {})",
+        first_after_kill.as_millis(),
+        acknowledged.len(),
+        burst.failures.load(Ordering::Relaxed),
+        burst
+            .last_failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_deref()
+            .unwrap_or("none")
+    );
+
+    // --- no id was acknowledged twice: the new leader never reissued one
+    let acknowledged_ids: BTreeSet<ApplicationId> =
+        acknowledged.iter().map(|(id, _, _)| *id).collect();
+    assert_eq!(
+        acknowledged_ids.len(),
+        acknowledged.len(),
+        "an application id was acknowledged to two writers"
+    );
+
+    // --- every acknowledged submission is listed, once
+    let new = cluster.leader(Some(&old)).await;
+    let listed = cluster.applications().await;
+    let listed_ids: BTreeSet<ApplicationId> = listed.iter().copied().collect();
+    assert_eq!(
+        listed_ids.len(),
+        listed.len(),
+        "{new} lists an application twice"
+    );
+    let missing: Vec<String> = acknowledged_ids
+        .difference(&listed_ids)
+        .map(ToString::to_string)
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{new} lost acknowledged submissions: {}",
+        missing.join(", ")
+    );
+
+    cluster.stop().await;
+}
