@@ -22,6 +22,9 @@ pub struct NmConfig {
     pub local_dirs: Vec<PathBuf>,
     /// Where the NM keeps the state it recovers after a restart.
     pub recovery_dir: PathBuf,
+    /// Whether the NM keeps its state in `recovery_dir`, so that a restart re-acquires running
+    /// containers and keeps queued ones, token keys and replay records.
+    pub recovery_enabled: bool,
     /// Opportunistic containers that may wait in the queue; 0 disables queuing.
     pub opportunistic_queue_length: u32,
     /// Directories containers' stdout and stderr go to, as `<dir>/<app>/<container>/`; the
@@ -59,6 +62,7 @@ impl NmConfig {
                 .map(PathBuf::from)
                 .collect(),
             recovery_dir: PathBuf::from(conf.get_required_string(&keys::NM_RECOVERY_DIR)?),
+            recovery_enabled: conf.get_bool(&keys::NM_RECOVERY_ENABLED)?,
             opportunistic_queue_length: conf
                 .get_u32(&keys::NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH)?,
             log_dirs: conf
@@ -131,6 +135,30 @@ mod tests {
         assert!(config.pmem_check_enabled);
         assert_eq!(config.container_monitor_interval, Duration::from_secs(3));
         assert_eq!(config.executor_kind, ExecutorKind::Default);
+    }
+
+    #[test]
+    fn recovery_is_on_by_default_and_read_from_its_key() {
+        let config = NmConfig::from_conf(&Configuration::new()).unwrap();
+        assert!(config.recovery_enabled);
+        assert_eq!(
+            config.recovery_dir,
+            PathBuf::from("/tmp/yarn-ha/nm-recovery")
+        );
+
+        let mut conf = Configuration::new();
+        conf.set("yarn.nodemanager.recovery.enabled", "false");
+        conf.set("yarn.nodemanager.recovery.dir", "/var/lib/nm");
+        let config = NmConfig::from_conf(&conf).unwrap();
+        assert!(!config.recovery_enabled);
+        assert_eq!(config.recovery_dir, PathBuf::from("/var/lib/nm"));
+
+        conf.set("yarn.nodemanager.recovery.enabled", "maybe");
+        let err = NmConfig::from_conf(&conf).unwrap_err().to_string();
+        assert!(
+            err.contains("yarn.nodemanager.recovery.enabled") && err.contains("maybe"),
+            "{err}"
+        );
     }
 
     #[test]

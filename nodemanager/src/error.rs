@@ -2,10 +2,12 @@
 
 use std::path::PathBuf;
 
+use yarn_proto::ProtoError;
 use yarn_proto::ids::ContainerId;
 
 use crate::container_scheduler::Resources;
 use crate::executor::IoCause;
+use crate::state_store::{StorageCause, StoredRecord};
 
 /// Everything that can go wrong inside the NodeManager.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -146,5 +148,113 @@ pub enum Error {
     ExecutorStopped {
         /// The container waited for.
         container_id: ContainerId,
+    },
+    /// The NodeManager state store could not be opened.
+    #[error(
+        "cannot open the NodeManager state store at {} (yarn.nodemanager.recovery.dir): {source}",
+        path.display()
+    )]
+    OpenStateStore {
+        /// The store's directory.
+        path: PathBuf,
+        /// sled's reason.
+        #[source]
+        source: StorageCause,
+    },
+    /// The state store's directory is locked by another holder: another NodeManager using the
+    /// same directory, or a store of this process that was dropped and whose background
+    /// threads have not released the lock yet.
+    #[error(
+        "the NodeManager state store at {} (yarn.nodemanager.recovery.dir) is locked by another \
+         process or by a store not yet released; each NodeManager needs its own recovery \
+         directory",
+        path.display()
+    )]
+    StateStoreLocked {
+        /// The store's directory.
+        path: PathBuf,
+    },
+    /// A state store read, write or flush failed.
+    #[error("NodeManager state store I/O failed on the {record}: {source}")]
+    StateStoreIo {
+        /// The record being read or written.
+        record: StoredRecord,
+        /// sled's reason.
+        #[source]
+        source: StorageCause,
+    },
+    /// A stored record was written in a format version this binary does not read.
+    #[error(
+        "the {record} in the NodeManager state store has format version {found}, expected \
+         {expected}"
+    )]
+    UnsupportedRecordVersion {
+        /// The record.
+        record: StoredRecord,
+        /// The version byte found.
+        found: u8,
+        /// The only version this binary reads.
+        expected: u8,
+    },
+    /// A stored record is empty: not even its format version byte is there.
+    #[error(
+        "the {record} in the NodeManager state store is empty, expected a format version byte \
+         and a body"
+    )]
+    EmptyRecord {
+        /// The record.
+        record: StoredRecord,
+    },
+    /// A record could not be encoded for the state store.
+    #[error("cannot encode the {record} for the NodeManager state store: {source}")]
+    EncodeRecord {
+        /// The record.
+        record: StoredRecord,
+        /// postcard's reason.
+        #[source]
+        source: StorageCause,
+    },
+    /// A stored record's body could not be decoded.
+    #[error("cannot decode the {record} in the NodeManager state store: {source}")]
+    DecodeRecord {
+        /// The record.
+        record: StoredRecord,
+        /// postcard's reason.
+        #[source]
+        source: StorageCause,
+    },
+    /// A record is stored under a key that is not a container id.
+    #[error("the {record} in the NodeManager state store is not keyed by a container id: {source}")]
+    InvalidStoredContainerId {
+        /// The record, named by its key.
+        record: StoredRecord,
+        /// Why the key is not a container id.
+        #[source]
+        source: ProtoError,
+    },
+    /// A container's state was to be stored, but the container was never stored as accepted.
+    #[error("container {container_id} has no record in the NodeManager state store")]
+    ContainerRecordMissing {
+        /// The container.
+        container_id: ContainerId,
+    },
+    /// A container was to be stored as accepted, but it already has a record.
+    #[error("container {container_id} already has a record in the NodeManager state store")]
+    ContainerRecordExists {
+        /// The container.
+        container_id: ContainerId,
+    },
+    /// A stored container was to move to a state it cannot reach from its current one.
+    #[error(
+        "container {container_id} is {from} in the NodeManager state store and cannot become \
+         {to}"
+    )]
+    InvalidContainerTransition {
+        /// The container.
+        container_id: ContainerId,
+        /// Its stored state.
+        from: &'static str,
+        /// The state or change refused.
+        to: &'static str,
     },
 }

@@ -17,12 +17,23 @@
 //! [`executor`] runs containers: as real processes in their own process groups with their
 //! memory checked ([`executor::ProcessExecutor`]), or as timers for scale tests
 //! ([`executor::SimulatedExecutor`]), behind one [`ContainerExecutor`].
+//!
+//! [`state_store`] keeps what a restarted NodeManager recovers (containers, master keys,
+//! replay records, the RM epoch) in sled under `yarn.nodemanager.recovery.dir`, behind one
+//! [`NmStateStore`] that is disabled when recovery is off.
+//!
+//! [`node_status_updater`] holds the node's side of registration and heartbeats: the response-id
+//! sequence, RESYNC (new starts refused until registered again) and SHUTDOWN.
 
 mod config;
 pub mod container_scheduler;
 mod error;
 pub mod executor;
+pub mod node_status_updater;
+pub mod state_store;
+pub mod token_check;
 
 pub use config::NmConfig;
 pub use error::Error;
 pub use executor::{ContainerExecutor, ExecutorKind};
+pub use state_store::NmStateStore;

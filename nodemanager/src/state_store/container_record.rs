@@ -1,0 +1,59 @@
+//! [`ContainerRecord`]: what the state store keeps of a container to relaunch or report it.
+
+use std::collections::HashMap;
+
+use yarn_proto::ids::ContainerId;
+
+use crate::container_scheduler::{ContainerRequest, ExecutionType, Resources};
+use crate::executor::LaunchSpec;
+
+/// A container as the NodeManager accepted it: enough to queue it again, launch it, re-acquire
+/// it and report it to the RM after a restart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContainerRecord {
+    /// The container.
+    pub container_id: ContainerId,
+    /// The application's user.
+    pub user: String,
+    /// The launch context's commands.
+    pub commands: Vec<String>,
+    /// The launch context's environment.
+    pub environment: HashMap<String, String>,
+    /// The memory and vcores the container token allocates.
+    pub resources: Resources,
+    /// Whether the container must start at once or may wait; changed by promotion and
+    /// demotion.
+    pub execution_type: ExecutionType,
+    /// The container token's version, one more after each update by the RM.
+    pub token_version: i32,
+    /// The protobuf-encoded `ContainerTokenIdentifierProto` of the latest container token, so
+    /// that a restarted NodeManager can check and report the container as the RM issued it.
+    pub container_token_identifier: Vec<u8>,
+}
+
+impl ContainerRecord {
+    /// The container as the container scheduler takes it back with
+    /// [`recover_queued`](crate::container_scheduler::ContainerScheduler::recover_queued) or
+    /// [`recover_running`](crate::container_scheduler::ContainerScheduler::recover_running).
+    pub fn container_request(&self) -> ContainerRequest {
+        ContainerRequest {
+            id: self.container_id,
+            execution_type: self.execution_type,
+            resources: self.resources,
+            version: self.token_version,
+        }
+    }
+
+    /// What an executor needs to launch the container on the node at `nm_host:nm_port`.
+    pub fn launch_spec(&self, nm_host: &str, nm_port: u16) -> LaunchSpec {
+        LaunchSpec {
+            container_id: self.container_id,
+            user: self.user.clone(),
+            commands: self.commands.clone(),
+            environment: self.environment.clone(),
+            memory_mb: self.resources.memory_mb,
+            nm_host: nm_host.to_owned(),
+            nm_port,
+        }
+    }
+}
