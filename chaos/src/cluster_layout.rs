@@ -11,6 +11,11 @@ use yarn_security::{Role, TlsFiles};
 /// The user whose certificate the harness's clients present.
 pub const HARNESS_USER: &str = "yarn-admin";
 
+/// The host every NodeManager of a local cluster runs on. A NodeManager certificate is named by
+/// its host and the RM lets it speak only for nodes on that host, so the local NodeManagers
+/// share one certificate for this host and differ by port.
+pub const NM_HOST: &str = "127.0.0.1";
+
 /// One ResourceManager of a laid-out cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RmLayout {
@@ -25,7 +30,7 @@ pub struct RmLayout {
 /// One NodeManager of a laid-out cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NmLayout {
-    /// Its certificate name (`nm1`, `nm2`, ...).
+    /// Its daemon name (`nm1`, `nm2`, ...); its certificate is the shared one of [`NM_HOST`].
     pub name: String,
     /// Its configuration directory.
     pub conf_dir: PathBuf,
@@ -76,7 +81,7 @@ impl ClusterLayout {
         let leaves: Vec<LeafSpec> = rm_ids
             .iter()
             .map(|id| LeafSpec::new(Role::ResourceManager, id))
-            .chain(nm_names.iter().map(|n| LeafSpec::new(Role::NodeManager, n)))
+            .chain((nms > 0).then(|| LeafSpec::new(Role::NodeManager, NM_HOST)))
             .chain([LeafSpec::new(Role::User, HARNESS_USER)])
             .collect();
         pki::init(
@@ -128,7 +133,7 @@ impl ClusterLayout {
         for name in &nm_names {
             let dir = base.join(name);
             let own = [
-                (keys::NM_HOSTNAME.name.to_string(), "127.0.0.1".to_owned()),
+                (keys::NM_HOSTNAME.name.to_string(), NM_HOST.to_owned()),
                 (keys::NM_ADDRESS.name.to_string(), loopback_address()?),
                 (
                     keys::NM_WEBAPP_ADDRESS.name.to_string(),
@@ -142,8 +147,12 @@ impl ClusterLayout {
                     keys::NM_RECOVERY_DIR.name.to_string(),
                     path(&dir.join("recovery")),
                 ),
+                (
+                    keys::NM_LOG_DIRS.name.to_string(),
+                    path(&dir.join("container-logs")),
+                ),
             ];
-            let tls = TlsFiles::in_pki_dir(&pki_dir, Role::NodeManager, name);
+            let tls = TlsFiles::in_pki_dir(&pki_dir, Role::NodeManager, NM_HOST);
             write_site(
                 &dir.join("conf"),
                 &shared,

@@ -56,7 +56,10 @@ fn every_daemon_of_a_layout_gets_a_valid_config_and_its_own_identity() {
         let config = NmConfig::from_conf(&conf).unwrap();
         assert!(ports.insert(config.address.port), "NM port reused");
         let tls = TlsConfig::from_conf(&conf).unwrap();
-        assert_eq!(tls.identity().unwrap().role, Role::NodeManager);
+        let identity = tls.identity().unwrap();
+        assert_eq!(identity.role, Role::NodeManager);
+        // The RM lets an NM certificate speak only for nodes on the host it names.
+        assert_eq!(identity.name, config.address.host);
     }
     let client = Configuration::load_dir(&layout.client_conf_dir).unwrap();
     assert_eq!(
