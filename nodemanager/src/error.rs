@@ -128,6 +128,34 @@ pub enum Error {
         /// Its value.
         value: String,
     },
+    /// The container-management endpoint could not be bound.
+    #[error("cannot bind the NodeManager address {address}: {source}")]
+    Bind {
+        /// The configured `host:port` (`yarn.nodemanager.address`).
+        address: String,
+        /// The operating system's reason.
+        source: crate::executor::IoCause,
+    },
+    /// The container-management server stopped with an error.
+    #[error("the NodeManager server at {address} failed: {reason}")]
+    Serve {
+        /// The served address.
+        address: String,
+        /// tonic's reason.
+        reason: String,
+    },
+    /// The ResourceManager ordered this node to shut down (decommissioned or refused).
+    #[error("the ResourceManager shut this NodeManager down: {reason}")]
+    ShutDownByResourceManager {
+        /// The RM's diagnostics.
+        reason: String,
+    },
+    /// A NodeManager task panicked.
+    #[error("a NodeManager task panicked: {reason}")]
+    TaskPanicked {
+        /// The panic as the runtime reported it.
+        reason: String,
+    },
     /// A container to re-acquire came with a pid no container can have.
     #[error(
         "container {container_id}: pid {pid} cannot be re-acquired (expected a pid above 1 \

@@ -24,11 +24,18 @@
 //!
 //! [`node_status_updater`] holds the node's side of registration and heartbeats: the response-id
 //! sequence, RESYNC (new starts refused until registered again) and SHUTDOWN.
+//!
+//! [`container_manager`] serves ContainerManagementProtocol: it checks container and NM tokens
+//! per container, hands containers to the container scheduler, carries out its decisions in
+//! order through the executor and the state store, reports statuses to application masters and
+//! heartbeats, and rebuilds itself from the state store after a restart.
 
 mod config;
+pub mod container_manager;
 pub mod container_scheduler;
 mod error;
 pub mod executor;
+mod node_manager;
 pub mod node_status_updater;
 pub mod state_store;
 pub mod token_check;
@@ -36,4 +43,5 @@ pub mod token_check;
 pub use config::NmConfig;
 pub use error::Error;
 pub use executor::{ContainerExecutor, ExecutorKind};
+pub use node_manager::NodeManager;
 pub use state_store::NmStateStore;

@@ -3,6 +3,7 @@
 mod bench;
 mod conf;
 mod minicluster;
+mod nodemanager;
 mod pending;
 mod pki;
 mod resourcemanager;
@@ -23,7 +24,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Resourcemanager(args) => resourcemanager::run(conf_dir, args),
         Command::Rmadmin(args) => rmadmin::run(conf_dir, args),
         Command::Minicluster(command) => minicluster::run(command),
-        Command::Nodemanager(_) => Ok(pending::report("nodemanager", pending::NODEMANAGER)),
+        Command::Nodemanager(args) => nodemanager::run(conf_dir, args),
         Command::Application(_) => Ok(pending::report("application", pending::APPLICATIONS)),
         Command::Node(_) => Ok(pending::report("node", pending::APPLICATIONS)),
         Command::Queue(_) => Ok(pending::report("queue", pending::APPLICATIONS)),

@@ -3,8 +3,6 @@
 
 use std::process::ExitCode;
 
-/// The work item that builds the NodeManager.
-pub const NODEMANAGER: &str = "NodeManager (registration, container manager, executors)";
 /// The work item that builds applications end to end and the user commands.
 pub const APPLICATIONS: &str =
     "Applications end to end (client protocol, CLI, distributed shell, pi)";

@@ -1,0 +1,193 @@
+//! [`ActionRunner`]: the task that carries out the container manager's decisions.
+
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+use yarn_proto::ids::ContainerId;
+
+use super::manager_core::now_ms;
+use super::{EntryState, ManagerCore, Work};
+use crate::executor::{ContainerExit, ContainerHandle};
+use crate::{ContainerExecutor, Error};
+
+/// The exit status of a container whose launch failed (its directories, files or shell could
+/// not be set up), as YARN reports a container whose launch threw.
+pub(super) const LAUNCH_FAILED_EXIT_CODE: i32 = -1;
+
+/// Pid stored for a container without a process (a simulated one): no re-acquisition can take
+/// over pid 0, so a restarted NodeManager reports such a container lost.
+const NO_PID: u32 = 0;
+
+/// Owns the executor, does the container manager's [`Work`] one item at a time in queue order,
+/// and waits for every launched or re-acquired container to exit.
+///
+/// Doing the work in one task, in order, is what keeps the executor and the state store in step
+/// with the scheduler: a container is launched and stored running before any kill that was
+/// decided after its start, and stored running before it is stored completed. A container's exit
+/// is stored, then booked, then fed to the scheduler, whose next actions join the queue behind
+/// the work already there.
+pub(super) struct ActionRunner {
+    core: Arc<ManagerCore>,
+    executor: ContainerExecutor,
+    queue: mpsc::UnboundedReceiver<Work>,
+    exits: JoinSet<(ContainerId, Result<ContainerExit, Error>)>,
+}
+
+impl ActionRunner {
+    /// A runner for `core`'s queue, already watching the `running` containers (re-acquired
+    /// after a restart).
+    pub(super) fn new(
+        core: Arc<ManagerCore>,
+        executor: ContainerExecutor,
+        queue: mpsc::UnboundedReceiver<Work>,
+        running: Vec<ContainerHandle>,
+    ) -> Self {
+        let mut runner = Self {
+            core,
+            executor,
+            queue,
+            exits: JoinSet::new(),
+        };
+        for handle in running {
+            runner.watch(handle);
+        }
+        runner
+    }
+
+    /// Runs until the queue closes, which happens only when the container manager is gone.
+    ///
+    /// It is aborted when the container manager is dropped, at any `.await`: the executor is
+    /// then dropped with it, which leaves process containers running for a restarted
+    /// NodeManager to re-acquire, and a write under way either happened or not (see the state
+    /// store's durability contract).
+    pub(super) async fn run(mut self) {
+        loop {
+            tokio::select! {
+                work = self.queue.recv() => match work {
+                    Some(work) => self.carry_out(work).await,
+                    None => return,
+                },
+                Some(joined) = self.exits.join_next(), if !self.exits.is_empty() => match joined {
+                    Ok((container_id, Ok(exit))) => self.exited(container_id, exit).await,
+                    Ok((container_id, Err(err))) => {
+                        tracing::debug!(%container_id, %err, "stopped watching a container");
+                    }
+                    Err(err) => tracing::error!(%err, "a container watch task failed"),
+                },
+            }
+        }
+    }
+
+    async fn carry_out(&mut self, work: Work) {
+        match work {
+            Work::Launch { container_id } => self.launch(container_id).await,
+            Work::Kill {
+                container_id,
+                request,
+            } => {
+                let handle = self.core.read(|state| {
+                    state
+                        .containers
+                        .get(&container_id)
+                        .and_then(|entry| entry.handle().cloned())
+                });
+                // No handle: the launch failed and the container is already complete.
+                if let Some(handle) = handle {
+                    handle.stop(request);
+                }
+            }
+            Work::StoreCompleted {
+                container_id,
+                exit_code,
+                diagnostics,
+            } => {
+                self.store_completed(container_id, exit_code, &diagnostics)
+                    .await
+            }
+            Work::StoreKeys { kind, keys } => {
+                if let Err(err) = self
+                    .core
+                    .store
+                    .store_master_keys(kind.token_kind(), &keys)
+                    .await
+                {
+                    tracing::error!(%kind, %err, "cannot persist master keys; a restart before the next key roll will not verify tokens signed under them");
+                }
+            }
+            Work::RemoveRecords { container_ids } => {
+                for container_id in container_ids {
+                    if let Err(err) = self.core.store.remove_container(container_id).await {
+                        tracing::warn!(%container_id, %err, "cannot remove the record of a completed container");
+                    }
+                }
+            }
+        }
+    }
+
+    async fn launch(&mut self, container_id: ContainerId) {
+        let node = &self.core.node_id;
+        let spec = self.core.read(|state| {
+            state
+                .containers
+                .get(&container_id)
+                .filter(|entry| matches!(entry.state, EntryState::Launching))
+                .map(|entry| entry.record.launch_spec(&node.host, node.port))
+        });
+        let Some(spec) = spec else {
+            tracing::warn!(%container_id, "not launching a container that is no longer waiting for its launch");
+            return;
+        };
+        match self.executor.launch(spec).await {
+            Ok(handle) => {
+                let pid = handle.pid().unwrap_or(NO_PID);
+                if let Err(err) = self
+                    .core
+                    .store
+                    .store_container_running(container_id, pid, now_ms())
+                    .await
+                {
+                    tracing::error!(%container_id, pid, %err, "cannot store a launched container; a restarted NodeManager will not re-acquire it");
+                }
+                let watched = handle.clone();
+                self.core.decide(|state, _| state.launched(handle));
+                self.watch(watched);
+            }
+            Err(err) => {
+                tracing::warn!(%container_id, %err, "container launch failed");
+                let exit = ContainerExit {
+                    exit_code: LAUNCH_FAILED_EXIT_CODE,
+                    diagnostics: format!("Container {container_id} could not be launched: {err}"),
+                };
+                self.exited(container_id, exit).await;
+            }
+        }
+    }
+
+    /// Stores a container's end, then books it and lets the scheduler start what now fits.
+    async fn exited(&mut self, container_id: ContainerId, exit: ContainerExit) {
+        self.store_completed(container_id, exit.exit_code, &exit.diagnostics)
+            .await;
+        self.core.decide(|state, actions| {
+            state.completed(container_id, exit.exit_code, exit.diagnostics, actions);
+        });
+    }
+
+    async fn store_completed(&self, container_id: ContainerId, exit_code: i32, diagnostics: &str) {
+        if let Err(err) = self
+            .core
+            .store
+            .store_container_completed(container_id, exit_code, diagnostics, now_ms())
+            .await
+        {
+            tracing::error!(%container_id, exit_code, %err, "cannot store a container's completion");
+        }
+    }
+
+    fn watch(&mut self, handle: ContainerHandle) {
+        self.exits.spawn(async move {
+            let exit = handle.wait().await;
+            (handle.container_id(), exit)
+        });
+    }
+}

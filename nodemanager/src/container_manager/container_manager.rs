@@ -1,0 +1,536 @@
+//! [`ContainerManager`]: the NodeManager's shared container-manager core.
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use prost::Message;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use yarn_proto::ids::{ContainerId, NodeId};
+use yarn_proto::pb;
+use yarn_proto::pb::container_management_protocol_server::ContainerManagementProtocolServer;
+use yarn_security::Authorizer;
+
+use super::launch_context::{accepted_record, token_resources};
+use super::manager_core::now_ms;
+use super::recovery::restored_keys;
+use super::{
+    ActionRunner, ContainerEntry, ContainerManagerService, ContainerRefusal, ContainerReport,
+    ManagerCore, ManagerState, PresentedNmToken, RestoredContainers, Work,
+};
+use crate::container_scheduler::{
+    ContainerRequest, ContainerScheduler, ExecutionType, KILLED_BY_CONTAINER_SCHEDULER, Resources,
+};
+use crate::node_status_updater::Connection;
+use crate::token_check::{
+    ContainerStartRefusal, VerifiedContainer, check_container_start, check_nm_token,
+};
+use crate::{ContainerExecutor, Error, NmConfig, NmStateStore};
+
+/// The diagnostic of a container stopped by its application master (YARN's text); its exit
+/// status is `KILLED_BY_APPMASTER` (-105).
+pub const KILLED_BY_APPMASTER_DIAGNOSTIC: &str = "Container killed by the ApplicationMaster.";
+
+/// The diagnostic of a container the ResourceManager told this node to clean up, or stopped
+/// when the ResourceManager shuts the node down (YARN's text); its exit status is
+/// `KILLED_BY_RESOURCEMANAGER` (-106).
+pub const KILLED_BY_RESOURCEMANAGER_DIAGNOSTIC: &str = "Container Killed by ResourceManager";
+
+/// `ContainerExitStatusProto::KILLED_BY_APPMASTER`.
+const KILLED_BY_APPMASTER: i32 = pb::ContainerExitStatusProto::KilledByAppmaster as i32;
+/// `ContainerExitStatusProto::KILLED_BY_RESOURCEMANAGER`.
+pub(super) const KILLED_BY_RESOURCEMANAGER: i32 =
+    pb::ContainerExitStatusProto::KilledByResourcemanager as i32;
+
+/// The NodeManager's container manager, shared as `Arc<ContainerManager>` by the
+/// ContainerManagementProtocol service, the heartbeat loop (as its
+/// [`NodeStatusSource`](crate::node_status_updater::NodeStatusSource)) and the web view.
+///
+/// Guarantees:
+/// - every call is answered per container: a container that fails a check lands in
+///   `failed_requests` with its reason, and the others go on;
+/// - a start is acknowledged only once its replay record and its queued record are durable;
+///   the container then starts, waits or is refused as the container scheduler decides, and a
+///   refused one is reported `COMPLETE` with the scheduler's exit status and diagnostic;
+/// - decisions are carried out in the order they were taken, by one runner task that owns the
+///   executor;
+/// - a caller acts only on containers of the application its NM token names.
+///
+/// Dropping the last `Arc` stops the runner and drops the executor: process containers keep
+/// running, for a restarted NodeManager to [`recover`](Self::recover).
+#[derive(Debug)]
+pub struct ContainerManager {
+    core: Arc<ManagerCore>,
+    // Makes "store queued, then schedule" one step across concurrent starts, so that the order
+    // the store accepted containers in (which a restart restores) is the order they queue in.
+    admission: tokio::sync::Mutex<()>,
+    // The runner task; dropped, and so aborted, with the manager.
+    _runner: JoinSet<()>,
+}
+
+impl ContainerManager {
+    /// Rebuilds the container manager from the state store, then is ready to serve.
+    ///
+    /// Running containers are re-acquired by pid (or reported lost with a diagnostic), queued
+    /// ones go back into the scheduler in their order, completed ones are kept to be reported,
+    /// and the token keys come back; the scheduler then starts what fits. Replay records of
+    /// tokens that have expired are pruned. Must be called within a Tokio runtime.
+    ///
+    /// # Errors
+    ///
+    /// The state store's: a record that cannot be read fails recovery rather than being
+    /// guessed at, since the node must not run containers it may already be running.
+    pub async fn recover(
+        config: &NmConfig,
+        node_id: NodeId,
+        store: NmStateStore,
+        executor: ContainerExecutor,
+        connection: watch::Receiver<Connection>,
+    ) -> Result<Arc<Self>, Error> {
+        let recovered = store.load()?;
+        let keys = restored_keys(recovered.master_keys);
+        let mut scheduler = ContainerScheduler::new(
+            Resources::new(config.memory_mb, config.vcores),
+            config.opportunistic_queue_length,
+        );
+        let restored = RestoredContainers::restore(
+            recovered.running,
+            recovered.queued,
+            recovered.completed,
+            &mut scheduler,
+            &executor,
+        );
+        tracing::info!(
+            node = %node_id,
+            containers = restored.containers.len(),
+            reacquired = restored.running.len(),
+            "recovered containers from the state store"
+        );
+        let state = ManagerState {
+            scheduler,
+            containers: restored.containers,
+        };
+        let log_root = config
+            .log_dirs
+            .first()
+            .cloned()
+            .unwrap_or_else(PathBuf::new);
+        let (core, queue) = ManagerCore::new(node_id, log_root, store, connection, state, keys);
+        let core = Arc::new(core);
+        for work in restored.work {
+            core.send(work);
+        }
+        core.decide(|state, actions| actions.extend(state.scheduler.recovery_completed()));
+        let pruned = core.store.prune_replays(now_ms()).await?;
+        if pruned > 0 {
+            tracing::info!(pruned, "pruned replay records of expired container tokens");
+        }
+
+        let mut runner = JoinSet::new();
+        runner.spawn(ActionRunner::new(Arc::clone(&core), executor, queue, restored.running).run());
+        Ok(Arc::new(Self {
+            core,
+            admission: tokio::sync::Mutex::new(()),
+            _runner: runner,
+        }))
+    }
+
+    /// The tonic service for the NodeManager's container-manager address (see
+    /// [`ContainerManagerService`] for who may call it).
+    pub fn service(
+        self: &Arc<Self>,
+        authorizer: Authorizer,
+    ) -> ContainerManagementProtocolServer<ContainerManagerService> {
+        ContainerManagementProtocolServer::new(ContainerManagerService::new(
+            Arc::clone(self),
+            authorizer,
+        ))
+    }
+
+    /// Every container the node knows, in container id order, for the web view.
+    pub fn container_reports(&self) -> Vec<ContainerReport> {
+        self.core.read(|state| {
+            state
+                .containers
+                .values()
+                .map(|entry| entry.report(&self.core.log_root))
+                .collect()
+        })
+    }
+
+    /// Stops every container, for a decommission or an RM-ordered SHUTDOWN, and returns once
+    /// all have ended: queued ones leave the queue at once, running ones get SIGTERM, then
+    /// SIGKILL after `yarn.nodemanager.sleep-delay-before-sigkill.ms`. Each completes with
+    /// `KILLED_BY_RESOURCEMANAGER` and `diagnostics`.
+    ///
+    /// Not for a plain NodeManager stop: containers outlive NodeManager restarts. Starts must
+    /// already be refused (the connection is shut down), or new containers would keep it
+    /// waiting. Cancelling the wait leaves the stops under way.
+    pub async fn stop_all(&self, diagnostics: &str) {
+        let mut changes = self.core.changes();
+        self.core.decide(|state, actions| {
+            // Queue tails first, so that no removal lets a container behind it start; then the
+            // running ones.
+            let queued: Vec<ContainerId> = state.scheduler.queued().map(|r| r.id).collect();
+            let running: Vec<ContainerId> = state.scheduler.running().map(|r| r.id).collect();
+            for container_id in queued.into_iter().rev().chain(running) {
+                if let Err(refusal) = state.stop(
+                    container_id,
+                    KILLED_BY_RESOURCEMANAGER,
+                    diagnostics,
+                    actions,
+                ) {
+                    tracing::warn!(%container_id, %refusal, "cannot stop container");
+                }
+            }
+        });
+        loop {
+            let pending = self.core.read(|state| {
+                state
+                    .containers
+                    .values()
+                    .filter(|entry| !entry.is_completed())
+                    .count()
+            });
+            if pending == 0 {
+                return;
+            }
+            tracing::info!(pending, "waiting for containers to stop");
+            if changes.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// StartContainers: each request is checked and accepted on its own.
+    pub(super) async fn start_containers(
+        &self,
+        requests: Vec<pb::StartContainerRequestProto>,
+        nm_token: &PresentedNmToken,
+    ) -> pb::StartContainersResponseProto {
+        let mut response = pb::StartContainersResponseProto::default();
+        for request in requests {
+            let claimed = claimed_container(request.container_token.as_ref());
+            match self.start_one(request, nm_token).await {
+                Ok(container_id) => {
+                    tracing::info!(%container_id, "accepted container");
+                    response.succeeded_requests.push(container_id.into());
+                }
+                Err(refusal) => {
+                    tracing::info!(%refusal, "refused container start");
+                    response
+                        .failed_requests
+                        .push(refusal.for_container(claimed));
+                }
+            }
+        }
+        response
+    }
+
+    /// Accepts one container: the node must be connected, the container token must verify and
+    /// not be replayed, the NM token must name the container's application; then the replay
+    /// record and the queued record are stored and the scheduler decides.
+    async fn start_one(
+        &self,
+        request: pb::StartContainerRequestProto,
+        nm_token: &PresentedNmToken,
+    ) -> Result<ContainerId, ContainerRefusal> {
+        let core = &self.core;
+        let rm_epoch = core
+            .connection
+            .borrow()
+            .admit_start()
+            .map_err(|reason| ContainerRefusal::NotReady { reason })?;
+        let nm_token = nm_token.token()?;
+        let token = request
+            .container_token
+            .as_ref()
+            .ok_or(ContainerRefusal::MissingField {
+                message: "StartContainerRequestProto",
+                field: "container_token",
+            })?;
+        let context =
+            request
+                .container_launch_context
+                .as_ref()
+                .ok_or(ContainerRefusal::MissingField {
+                    message: "StartContainerRequestProto",
+                    field: "container_launch_context",
+                })?;
+        let verified = self.verify(token, nm_token, rm_epoch, true)?;
+        let container_id = verified.container_id;
+        let record = accepted_record(context, token, &verified)?;
+        // Checked before the token is used up: such a container could never run here.
+        let capacity = core.read(|state| state.scheduler.capacity());
+        if !record.resources.fits_within(&capacity) {
+            return Err(ContainerRefusal::Scheduler(Box::new(
+                Error::ExceedsNodeCapacity {
+                    id: container_id,
+                    requested: record.resources,
+                    capacity,
+                },
+            )));
+        }
+        let storage = |source| ContainerRefusal::Storage {
+            container_id,
+            source: Box::new(source),
+        };
+        if core
+            .store
+            .record_replay(container_id, verified.expiry_ms)
+            .await
+            .map_err(storage)?
+        {
+            return Err(ContainerStartRefusal::Replayed { container_id }.into());
+        }
+
+        let _admission = self.admission.lock().await;
+        core.store
+            .store_container_queued(&record)
+            .await
+            .map_err(storage)?;
+        let request = record.container_request();
+        let entry = ContainerEntry::scheduled(record, verified.identifier);
+        let scheduled = core.decide(|state, actions| {
+            if state.containers.contains_key(&container_id) {
+                return Err(Error::DuplicateContainer { id: container_id });
+            }
+            let next = state.scheduler.schedule(request)?;
+            state.containers.insert(container_id, entry);
+            actions.extend(next);
+            Ok(())
+        });
+        if let Err(err) = scheduled {
+            // The record was stored queued; it must not come back as queued after a restart.
+            core.send(Work::StoreCompleted {
+                container_id,
+                exit_code: KILLED_BY_CONTAINER_SCHEDULER,
+                diagnostics: err.to_string(),
+            });
+            return Err(ContainerRefusal::Scheduler(Box::new(err)));
+        }
+        Ok(container_id)
+    }
+
+    /// Checks a container token (with or without the replay check) and then the NM token
+    /// against the container's application.
+    fn verify(
+        &self,
+        token: &pb::TokenProto,
+        nm_token: &pb::TokenProto,
+        rm_epoch: i64,
+        check_replay: bool,
+    ) -> Result<VerifiedContainer, ContainerRefusal> {
+        let core = &self.core;
+        let store_failure = RefCell::new(None);
+        let replayed = |container_id: &ContainerId| {
+            check_replay
+                && core.store.is_replayed(container_id).unwrap_or_else(|err| {
+                    *store_failure.borrow_mut() = Some(err);
+                    false
+                })
+        };
+        core.with_keys(|keys| {
+            let verified =
+                check_container_start(token, &core.node_id, rm_epoch, now_ms(), replayed, keys)?;
+            if let Some(source) = store_failure.take() {
+                return Err(ContainerRefusal::Storage {
+                    container_id: verified.container_id,
+                    source: Box::new(source),
+                });
+            }
+            let application_id = verified.container_id.application_id();
+            check_nm_token(nm_token, &application_id, &core.node_id, keys)?;
+            Ok(verified)
+        })
+    }
+
+    /// Checks that the call's NM token lets it act on `container_id`'s application.
+    fn authorize(
+        &self,
+        nm_token: &PresentedNmToken,
+        container_id: ContainerId,
+    ) -> Result<(), ContainerRefusal> {
+        let token = nm_token.token()?;
+        let application_id = container_id.application_id();
+        self.core
+            .with_keys(|keys| check_nm_token(token, &application_id, &self.core.node_id, keys))?;
+        Ok(())
+    }
+
+    /// StopContainers: a queued container leaves the queue, a running one is killed, with
+    /// `KILLED_BY_APPMASTER`; a completed one is left as it is.
+    pub(super) fn stop_containers(
+        &self,
+        container_ids: Vec<pb::ContainerIdProto>,
+        nm_token: &PresentedNmToken,
+    ) -> pb::StopContainersResponseProto {
+        let mut response = pb::StopContainersResponseProto::default();
+        for proto in container_ids {
+            let stopped = parse_container_id(&proto).and_then(|container_id| {
+                self.authorize(nm_token, container_id)?;
+                self.core.decide(|state, actions| {
+                    state.stop(
+                        container_id,
+                        KILLED_BY_APPMASTER,
+                        KILLED_BY_APPMASTER_DIAGNOSTIC,
+                        actions,
+                    )
+                })
+            });
+            match stopped {
+                Ok(()) => response.succeeded_requests.push(proto),
+                Err(refusal) => response
+                    .failed_requests
+                    .push(refusal.for_container(Some(proto))),
+            }
+        }
+        response
+    }
+
+    /// GetContainerStatuses: the status of each container.
+    pub(super) fn container_statuses(
+        &self,
+        container_ids: Vec<pb::ContainerIdProto>,
+        nm_token: &PresentedNmToken,
+    ) -> pb::GetContainerStatusesResponseProto {
+        let mut response = pb::GetContainerStatusesResponseProto::default();
+        for proto in container_ids {
+            let status = parse_container_id(&proto).and_then(|container_id| {
+                self.authorize(nm_token, container_id)?;
+                self.core.read(|state| {
+                    state
+                        .containers
+                        .get(&container_id)
+                        .map(ContainerEntry::status)
+                        .ok_or(ContainerRefusal::UnknownContainer { container_id })
+                })
+            });
+            match status {
+                Ok(status) => response.statuses.push(status),
+                Err(refusal) => response
+                    .failed_requests
+                    .push(refusal.for_container(Some(proto))),
+            }
+        }
+        response
+    }
+
+    /// UpdateContainer: each token promotes or demotes its container.
+    pub(super) async fn update_containers(
+        &self,
+        tokens: Vec<pb::TokenProto>,
+        nm_token: &PresentedNmToken,
+    ) -> pb::ContainerUpdateResponseProto {
+        let mut response = pb::ContainerUpdateResponseProto::default();
+        for token in tokens {
+            match self.update_one(&token, nm_token).await {
+                Ok(container_id) => {
+                    tracing::info!(%container_id, "updated container");
+                    response.succeeded_requests.push(container_id.into());
+                }
+                Err(refusal) => {
+                    tracing::info!(%refusal, "refused container update");
+                    let claimed = claimed_container(Some(&token));
+                    response
+                        .failed_requests
+                        .push(refusal.for_container(claimed));
+                }
+            }
+        }
+        response
+    }
+
+    /// Applies one update token: verified like a start token except for the replay check (an
+    /// update token names a container that already started), then handed to the scheduler
+    /// with its version. A version the container already has succeeds and changes nothing.
+    async fn update_one(
+        &self,
+        token: &pb::TokenProto,
+        nm_token: &PresentedNmToken,
+    ) -> Result<ContainerId, ContainerRefusal> {
+        let rm_epoch = self
+            .core
+            .connection
+            .borrow()
+            .admit_start()
+            .map_err(|reason| ContainerRefusal::NotReady { reason })?;
+        let verified = self.verify(token, nm_token.token()?, rm_epoch, false)?;
+        let container_id = verified.container_id;
+        let requested = token_resources(container_id, &verified.identifier)?;
+        let execution_type = ExecutionType::from(verified.identifier.execution_type());
+        let version = verified.identifier.version;
+        let updated = self.core.decide(|state, actions| {
+            let entry = state
+                .containers
+                .get(&container_id)
+                .ok_or(ContainerRefusal::UnknownContainer { container_id })?;
+            if entry.is_completed() {
+                return Err(ContainerRefusal::AlreadyCompleted { container_id });
+            }
+            let current = entry.record.resources;
+            if requested != current {
+                return Err(ContainerRefusal::ResourceChangeNotSupported {
+                    container_id,
+                    current,
+                    requested,
+                });
+            }
+            if version == entry.record.token_version {
+                return Ok(None);
+            }
+            let next = state
+                .scheduler
+                .update(container_id, execution_type, version)
+                .map_err(|err| ContainerRefusal::Scheduler(Box::new(err)))?;
+            actions.extend(next);
+            let entry = state
+                .containers
+                .get_mut(&container_id)
+                .ok_or(ContainerRefusal::UnknownContainer { container_id })?;
+            entry.record.execution_type = execution_type;
+            entry.record.token_version = version;
+            entry
+                .record
+                .container_token_identifier
+                .clone_from(&token.identifier);
+            entry.identifier = verified.identifier;
+            Ok(Some(entry.record.container_request()))
+        })?;
+        if let Some(request) = updated {
+            self.store_update(&request, &token.identifier).await;
+        }
+        Ok(container_id)
+    }
+
+    async fn store_update(&self, request: &ContainerRequest, identifier: &[u8]) {
+        if let Err(err) = self
+            .core
+            .store
+            .store_container_updated(request, identifier)
+            .await
+        {
+            // The update is in force; only a restart before the next write would forget it.
+            tracing::error!(container_id = %request.id, %err, "cannot store a container update");
+        }
+    }
+
+    /// The core, for the heartbeat side.
+    pub(super) fn core(&self) -> &ManagerCore {
+        &self.core
+    }
+}
+
+/// The container a token claims to be for, read without verifying it, to name the container a
+/// refusal is about.
+fn claimed_container(token: Option<&pb::TokenProto>) -> Option<pb::ContainerIdProto> {
+    let token = token?;
+    pb::ContainerTokenIdentifierProto::decode(token.identifier.as_slice())
+        .ok()?
+        .container_id
+}
+
+fn parse_container_id(proto: &pb::ContainerIdProto) -> Result<ContainerId, ContainerRefusal> {
+    ContainerId::try_from(*proto).map_err(|source| ContainerRefusal::InvalidContainerId { source })
+}

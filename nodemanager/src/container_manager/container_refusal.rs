@@ -1,0 +1,196 @@
+//! [`ContainerRefusal`]: why the container manager refused one container of a bulk call.
+
+use yarn_proto::ProtoError;
+use yarn_proto::ids::ContainerId;
+use yarn_proto::pb;
+
+use super::NM_TOKEN_METADATA_KEY;
+use crate::Error;
+use crate::container_scheduler::Resources;
+use crate::token_check::{ContainerStartRefusal, NmTokenRefusal};
+
+/// YARN's generic exception class, for refusals without a more specific one.
+const YARN_EXCEPTION: &str = "org.apache.hadoop.yarn.exceptions.YarnException";
+/// YARN's exception for starts while the node is not connected with the ResourceManager.
+const NM_NOT_YET_READY_EXCEPTION: &str = "org.apache.hadoop.yarn.exceptions.NMNotYetReadyException";
+/// YARN's exception for a container that cannot be run as asked.
+const INVALID_CONTAINER_EXCEPTION: &str =
+    "org.apache.hadoop.yarn.exceptions.InvalidContainerException";
+
+/// One container of a start, stop, status or update call that the container manager refused.
+///
+/// A domain outcome, not a fault: it lands in that container's entry of the response's
+/// `failed_requests` (see [`to_exception`](Self::to_exception)) while the other containers of
+/// the call go on. Each message says what was wrong; token refusals keep YARN's words.
+#[derive(Debug, thiserror::Error)]
+pub enum ContainerRefusal {
+    /// The node may not start containers now: it is not registered with the ResourceManager
+    /// (start-up, RESYNC) or is shutting down. `reason` is the refusal in YARN's words.
+    #[error("{reason}")]
+    NotReady {
+        /// Why, from the node's connection state.
+        reason: String,
+    },
+
+    /// A field the request needs is absent.
+    #[error("{message}.{field} is required but absent")]
+    MissingField {
+        /// The protobuf message.
+        message: &'static str,
+        /// The absent field.
+        field: &'static str,
+    },
+
+    /// The call carries no NM token.
+    #[error(
+        "Unauthorized request: no NMToken was sent (expected a TokenProto in gRPC metadata \
+         {NM_TOKEN_METADATA_KEY}); an application master must present the NMToken the \
+         ResourceManager issued for this node"
+    )]
+    MissingNmToken,
+
+    /// The call's NM token metadata cannot be read as a token.
+    #[error(
+        "Unauthorized request: the NMToken in gRPC metadata {NM_TOKEN_METADATA_KEY} is unusable: {reason}"
+    )]
+    MalformedNmToken {
+        /// What is wrong with it.
+        reason: String,
+    },
+
+    /// The container token does not authorise the start or update.
+    #[error(transparent)]
+    ContainerToken(#[from] ContainerStartRefusal),
+
+    /// The NM token does not let the caller act on the container's application.
+    #[error(transparent)]
+    NmToken(#[from] NmTokenRefusal),
+
+    /// A container id in the request is not a valid container id.
+    #[error("the request names an invalid container id: {source}")]
+    InvalidContainerId {
+        /// What is wrong with it.
+        source: ProtoError,
+    },
+
+    /// The container token's resource cannot be accounted for.
+    #[error("container {container_id}: the container token's resource is unusable: {source}")]
+    InvalidResource {
+        /// The container.
+        container_id: ContainerId,
+        /// What is wrong with the resource.
+        source: Box<Error>,
+    },
+
+    /// The node does not know the container: never started here, or already forgotten after
+    /// the ResourceManager acknowledged its completion.
+    #[error("Container {container_id} is not handled by this NodeManager")]
+    UnknownContainer {
+        /// The container named.
+        container_id: ContainerId,
+    },
+
+    /// An update named a container that has already completed.
+    #[error("Container {container_id} has already completed; it can no longer be updated")]
+    AlreadyCompleted {
+        /// The container named.
+        container_id: ContainerId,
+    },
+
+    /// An update asked for a new size, which the NodeManager does not support yet.
+    #[error(
+        "Container {container_id}: changing its resources from {current} to {requested} is not \
+         supported yet by this NodeManager; only a change of execution type (promotion or \
+         demotion) is"
+    )]
+    ResourceChangeNotSupported {
+        /// The container named.
+        container_id: ContainerId,
+        /// What it is allocated.
+        current: Resources,
+        /// What the update asked for.
+        requested: Resources,
+    },
+
+    /// The container scheduler refused: a container larger than the node, a stale token
+    /// version, or a container already being killed.
+    #[error(transparent)]
+    Scheduler(Box<Error>),
+
+    /// The state store failed, so the request could not be made durable and was not carried
+    /// out.
+    #[error(
+        "container {container_id}: the request was not carried out because the NodeManager \
+         state store failed: {source}"
+    )]
+    Storage {
+        /// The container.
+        container_id: ContainerId,
+        /// The store's error.
+        source: Box<Error>,
+    },
+}
+
+impl ContainerRefusal {
+    /// YARN's exception class for the refusal, so that callers can tell kinds apart without
+    /// reading messages: `NMNotYetReadyException` while the node is not connected,
+    /// `InvalidContainerException` for a token of a previous RM or a container that cannot fit,
+    /// `YarnException` otherwise.
+    pub fn class_name(&self) -> &'static str {
+        match self {
+            Self::NotReady { .. } => NM_NOT_YET_READY_EXCEPTION,
+            Self::ContainerToken(ContainerStartRefusal::OtherEpoch { .. })
+            | Self::InvalidResource { .. } => INVALID_CONTAINER_EXCEPTION,
+            Self::Scheduler(err) if matches!(**err, Error::ExceedsNodeCapacity { .. }) => {
+                INVALID_CONTAINER_EXCEPTION
+            }
+            _ => YARN_EXCEPTION,
+        }
+    }
+
+    /// The refusal as it travels in `failed_requests`.
+    pub fn to_exception(&self) -> pb::SerializedExceptionProto {
+        pb::SerializedExceptionProto {
+            message: self.to_string(),
+            trace: String::new(),
+            class_name: self.class_name().to_owned(),
+            cause: None,
+        }
+    }
+
+    /// The `failed_requests` entry of the refused container, named as the request named it.
+    pub(super) fn for_container(
+        &self,
+        container_id: Option<pb::ContainerIdProto>,
+    ) -> pb::ContainerExceptionMapProto {
+        pb::ContainerExceptionMapProto {
+            container_id,
+            exception: Some(self.to_exception()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_ready_keeps_yarns_words_and_class() {
+        let refusal = ContainerRefusal::NotReady {
+            reason: crate::node_status_updater::NOT_CONNECTED.to_owned(),
+        };
+        let exception = refusal.to_exception();
+        assert_eq!(exception.message, crate::node_status_updater::NOT_CONNECTED);
+        assert_eq!(exception.class_name, NM_NOT_YET_READY_EXCEPTION);
+    }
+
+    #[test]
+    fn a_missing_nm_token_names_the_metadata_key() {
+        let message = ContainerRefusal::MissingNmToken.to_string();
+        assert!(message.contains(NM_TOKEN_METADATA_KEY), "{message}");
+        assert_eq!(
+            ContainerRefusal::MissingNmToken.class_name(),
+            YARN_EXCEPTION
+        );
+    }
+}

@@ -1,0 +1,187 @@
+//! One running NodeManager: the container manager, its RPC server and the heartbeat loop.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+use yarn_client::{RmClient, RmClientConfig, RmService};
+use yarn_conf::HostPort;
+use yarn_proto::ids::NodeId;
+use yarn_proto::pb;
+use yarn_security::{Authorizer, Incoming, TlsConfig};
+
+use crate::container_manager::ContainerManager;
+use crate::executor::IoCause;
+use crate::node_status_updater::{Connection, NodeStatusUpdater};
+use crate::{ContainerExecutor, Error, NmConfig, NmStateStore};
+
+/// The heartbeat interval used until the RM dictates one (YARN's default).
+const DEFAULT_HEARTBEAT_INTERVAL: Duration = Duration::from_secs(1);
+
+/// A running NodeManager.
+///
+/// Start-up order matters for recovery: the state store is read and running containers are
+/// re-acquired before the container manager serves, and the node registers with every recovered
+/// container. A plain stop (SIGTERM) leaves containers running so the next start re-acquires
+/// them; only an RM-ordered SHUTDOWN stops them.
+pub struct NodeManager {
+    node_id: NodeId,
+    manager: Arc<ContainerManager>,
+    local_address: SocketAddr,
+    shutdown: CancellationToken,
+    tasks: JoinSet<Result<Option<String>, Error>>,
+}
+
+impl NodeManager {
+    /// Binds the NM address and starts the node.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Bind`] naming the address, state-store errors, and recovery errors.
+    pub async fn start(
+        config: NmConfig,
+        client: RmClientConfig,
+        tls: TlsConfig,
+    ) -> Result<Self, Error> {
+        let listener = bind(&config.address).await?;
+        Self::start_with(config, client, tls, listener).await
+    }
+
+    /// Starts the node on an already bound listener (whose port is the node id's port).
+    ///
+    /// # Errors
+    ///
+    /// As [`NodeManager::start`].
+    pub async fn start_with(
+        config: NmConfig,
+        client: RmClientConfig,
+        tls: TlsConfig,
+        listener: TcpListener,
+    ) -> Result<Self, Error> {
+        let local_address = listener.local_addr().map_err(|source| Error::Bind {
+            address: config.address.to_string(),
+            source: IoCause::from(source),
+        })?;
+        let node_id = NodeId {
+            host: node_host(&config.address),
+            port: local_address.port(),
+        };
+        let store = NmStateStore::from_config(&config)?;
+        let executor = ContainerExecutor::new(&config);
+        let (connection_tx, connection) = watch::channel(Connection::Disconnected);
+        let manager =
+            ContainerManager::recover(&config, node_id.clone(), store, executor, connection)
+                .await?;
+
+        let shutdown = CancellationToken::new();
+        let mut tasks = JoinSet::new();
+        let server = tonic::transport::Server::builder()
+            .add_service(manager.service(Authorizer::for_tls(&tls)))
+            .serve_with_incoming_shutdown(
+                Incoming::new(listener, &tls),
+                shutdown.clone().cancelled_owned(),
+            );
+        let address = config.address.to_string();
+        tasks.spawn(async move {
+            server.await.map_err(|source| Error::Serve {
+                address,
+                reason: source.to_string(),
+            })?;
+            Ok(None)
+        });
+
+        let updater = NodeStatusUpdater {
+            client: RmClient::new(&client, RmService::ResourceTracker),
+            node_id: node_id.clone(),
+            http_port: i32::from(config.webapp_address.port),
+            resource: pb::ResourceProto {
+                memory: i64::try_from(config.memory_mb).unwrap_or(i64::MAX),
+                virtual_cores: i32::try_from(config.vcores).unwrap_or(i32::MAX),
+                ..Default::default()
+            },
+            source: manager.clone(),
+            connection: connection_tx,
+            default_interval: DEFAULT_HEARTBEAT_INTERVAL,
+        };
+        let updater_shutdown = shutdown.clone();
+        tasks.spawn(async move { Ok(updater.run(updater_shutdown).await) });
+        tracing::info!(node = %node_id, %local_address, "NodeManager started");
+        Ok(Self {
+            node_id,
+            manager,
+            local_address,
+            shutdown,
+            tasks,
+        })
+    }
+
+    /// This node's id, as registered with the RM.
+    pub fn node_id(&self) -> &NodeId {
+        &self.node_id
+    }
+
+    /// The container manager, for the web view and tests.
+    pub fn container_manager(&self) -> &Arc<ContainerManager> {
+        &self.manager
+    }
+
+    /// The bound address of the container-management endpoint.
+    pub fn local_address(&self) -> SocketAddr {
+        self.local_address
+    }
+
+    /// Runs until `stop` resolves (containers keep running for the next start to re-acquire),
+    /// the RM orders a shutdown (containers are stopped), or a server fails.
+    ///
+    /// # Errors
+    ///
+    /// A server failure, or [`Error::ShutDownByResourceManager`] with the RM's reason.
+    pub async fn run_until(
+        mut self,
+        stop: impl std::future::Future<Output = ()>,
+    ) -> Result<(), Error> {
+        let outcome = tokio::select! {
+            () = stop => Ok(()),
+            Some(joined) = self.tasks.join_next() => match joined {
+                Ok(Ok(Some(reason))) => {
+                    self.manager.stop_all(&reason).await;
+                    Err(Error::ShutDownByResourceManager { reason })
+                }
+                Ok(Ok(None)) => Ok(()),
+                Ok(Err(err)) => Err(err),
+                Err(join) => Err(Error::TaskPanicked { reason: join.to_string() }),
+            },
+        };
+        self.shutdown.cancel();
+        while self.tasks.join_next().await.is_some() {}
+        tracing::info!(node = %self.node_id, "NodeManager stopped");
+        outcome
+    }
+}
+
+async fn bind(address: &HostPort) -> Result<TcpListener, Error> {
+    TcpListener::bind((address.host.as_str(), address.port))
+        .await
+        .map_err(|source| Error::Bind {
+            address: address.to_string(),
+            source: IoCause::from(source),
+        })
+}
+
+/// The host name the node registers under: the configured address host, or this machine's
+/// host name when the address is a wildcard, as Hadoop resolves `0.0.0.0`.
+fn node_host(address: &HostPort) -> String {
+    let wildcard = address.host.is_empty() || address.host == "0.0.0.0" || address.host == "::";
+    if !wildcard {
+        return address.host.clone();
+    }
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|name| name.trim().to_owned())
+        .ok()
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "localhost".to_owned())
+}
