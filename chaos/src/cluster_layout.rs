@@ -56,9 +56,9 @@ impl ClusterLayout {
     /// Creates the layout under `base` (which must be empty or absent) for `rms` RMs (at least
     /// one) and `nms` NMs.
     ///
-    /// Ports come from the kernel (bind to port 0, then release), so they are free when chosen;
-    /// another process could still take one before the daemon binds it, which a launcher reports
-    /// as a bind error naming the port.
+    /// Ports come from the kernel (bind to port 0, held until the layout is written, then
+    /// released), so they are distinct and free when chosen; another process could still take one
+    /// before the daemon binds it, which a launcher reports as a bind error naming the port.
     ///
     /// # Errors
     ///
@@ -75,6 +75,7 @@ impl ClusterLayout {
                 base.display()
             );
         }
+        let mut ports = PortReservations::default();
         let rm_ids: Vec<String> = (1..=rms).map(|i| format!("rm{i}")).collect();
         let nm_names: Vec<String> = (1..=nms).map(|i| format!("nm{i}")).collect();
         let pki_dir = base.join("pki");
@@ -97,7 +98,7 @@ impl ClusterLayout {
         ];
         for id in &rm_ids {
             for key in &keys::RM_ENDPOINT_KEYS {
-                shared.push((key.for_id(id).name.into_owned(), loopback_address()?));
+                shared.push((key.for_id(id).name.into_owned(), ports.next_address()?));
             }
         }
 
@@ -134,10 +135,10 @@ impl ClusterLayout {
             let dir = base.join(name);
             let own = [
                 (keys::NM_HOSTNAME.name.to_string(), NM_HOST.to_owned()),
-                (keys::NM_ADDRESS.name.to_string(), loopback_address()?),
+                (keys::NM_ADDRESS.name.to_string(), ports.next_address()?),
                 (
                     keys::NM_WEBAPP_ADDRESS.name.to_string(),
-                    loopback_address()?,
+                    ports.next_address()?,
                 ),
                 (
                     keys::NM_LOCAL_DIRS.name.to_string(),
@@ -195,11 +196,22 @@ fn write_site(
     std::fs::write(&file, xml).with_context(|| format!("writing {}", file.display()))
 }
 
-/// A `127.0.0.1:<port>` the kernel just reported free.
-fn loopback_address() -> anyhow::Result<String> {
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .context("binding 127.0.0.1:0 to find a free port")?;
-    Ok(listener.local_addr()?.to_string())
+/// Free loopback ports for one layout. Every port stays bound until the layout is written, so
+/// the kernel cannot hand the same port out twice within one layout.
+#[derive(Default)]
+struct PortReservations {
+    held: Vec<TcpListener>,
+}
+
+impl PortReservations {
+    /// A `127.0.0.1:<port>` the kernel just reported free, distinct from every earlier one.
+    fn next_address(&mut self) -> anyhow::Result<String> {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .context("binding 127.0.0.1:0 to find a free port")?;
+        let address = listener.local_addr()?.to_string();
+        self.held.push(listener);
+        Ok(address)
+    }
 }
 
 fn path(path: &Path) -> String {
