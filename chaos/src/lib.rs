@@ -35,7 +35,6 @@
 pub mod bench;
 mod cluster_layout;
 pub mod minicluster;
-mod signal;
 
 pub use cluster_layout::{ClusterLayout, HARNESS_USER, NmLayout, RmLayout};
-pub use signal::{Signal, process_exists};
+pub use yarn_nodemanager::executor::{Signal, process_exists};

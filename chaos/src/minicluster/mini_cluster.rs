@@ -18,7 +18,7 @@ use tokio::time::{Instant, timeout, timeout_at};
 use super::cluster_state::{ClusterState, DaemonExit, DaemonRecord, DaemonState};
 use super::control::{self, ControlReply, ControlRequest};
 use super::daemon_spec::DaemonSpec;
-use crate::signal::{Signal, process_exists};
+use crate::{Signal, process_exists};
 
 /// How long shutdown waits, by default, for the daemons to exit after SIGTERM before it
 /// SIGKILLs the rest.

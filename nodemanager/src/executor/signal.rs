@@ -1,6 +1,51 @@
-//! Signals to containers' process groups: the only calls into libc that touch processes.
+//! Signals to processes and process groups: the only calls into libc that touch processes.
+//!
+//! Public because the chaos harness signals daemons with the same guarded calls.
 
 use std::io;
+
+/// A signal the NodeManager or the chaos harness sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// SIGTERM: asks a process to stop.
+    Term,
+    /// SIGKILL: stops it at once.
+    Kill,
+    /// SIGSTOP: freezes it.
+    Stop,
+    /// SIGCONT: thaws it.
+    Cont,
+}
+
+impl Signal {
+    fn number(self) -> libc::c_int {
+        match self {
+            Self::Term => libc::SIGTERM,
+            Self::Kill => libc::SIGKILL,
+            Self::Stop => libc::SIGSTOP,
+            Self::Cont => libc::SIGCONT,
+        }
+    }
+
+    /// Sends this signal to process `pid`.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidInput` for a pid `kill(2)` would misread (0, 1, or beyond `i32::MAX`); otherwise
+    /// the OS error, `ESRCH` when the process is gone.
+    pub fn send(self, pid: u32) -> io::Result<()> {
+        kill(checked_pid(pid)?, self.number())
+    }
+
+    /// Sends this signal to every process of group `pgid`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Signal::send`].
+    pub fn send_to_group(self, pgid: u32) -> io::Result<()> {
+        signal_group(pgid, self.number())
+    }
+}
 
 /// Sends `signal` (SIGTERM or SIGKILL) to every process of group `pgid`.
 ///
@@ -13,7 +58,7 @@ pub(crate) fn signal_group(pgid: u32, signal: libc::c_int) -> io::Result<()> {
 }
 
 /// Whether process `pid` exists (zombies included), as `kill(pid, 0)` tells.
-pub(crate) fn process_exists(pid: u32) -> bool {
+pub fn process_exists(pid: u32) -> bool {
     match checked_pid(pid).and_then(|pid| kill(pid, 0)) {
         Ok(()) => true,
         Err(err) => err.raw_os_error() == Some(libc::EPERM),
@@ -42,7 +87,7 @@ fn checked_pid(pid: u32) -> io::Result<libc::pid_t> {
         Ok(pid) if pid > 1 => Ok(pid),
         _ => Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            format!("{pid} is not a container process id a signal may be sent to"),
+            format!("{pid} is not a process id a signal may be sent to"),
         )),
     }
 }
