@@ -68,7 +68,12 @@ pub struct ResourceManagerArgs {
 
 /// Arguments of `yarn-ha nodemanager`.
 #[derive(Debug, Args)]
-pub struct NodeManagerArgs {}
+pub struct NodeManagerArgs {
+    /// Run this many NodeManagers in this process with the simulated executor (no container
+    /// processes), for load and scale tests; ports and directories are derived per node.
+    #[arg(long = "simulate-nodes", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub simulate_nodes: Option<u16>,
+}
 
 /// Arguments of `yarn-ha rmadmin`, with Hadoop's option names: exactly one operation, plus
 /// `--forcemanual` for the manual transitions.

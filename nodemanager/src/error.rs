@@ -128,10 +128,12 @@ pub enum Error {
         /// Its value.
         value: String,
     },
-    /// The container-management endpoint could not be bound.
-    #[error("cannot bind the NodeManager address {address}: {source}")]
+    /// An endpoint of the NodeManager could not be bound.
+    #[error("cannot bind {address} ({key}): {source}")]
     Bind {
-        /// The configured `host:port` (`yarn.nodemanager.address`).
+        /// The key the address comes from.
+        key: &'static str,
+        /// The configured `host:port`.
         address: String,
         /// The operating system's reason.
         source: crate::executor::IoCause,

@@ -29,6 +29,9 @@
 //! per container, hands containers to the container scheduler, carries out its decisions in
 //! order through the executor and the state store, reports statuses to application masters and
 //! heartbeats, and rebuilds itself from the state store after a restart.
+//!
+//! [`web`] serves Hadoop's NodeManager REST API (`/ws/v1/node/info`, `/ws/v1/node/containers`)
+//! on `yarn.nodemanager.webapp.address`, over the same mutual TLS as the RPC endpoint.
 
 mod config;
 pub mod container_manager;
@@ -37,11 +40,14 @@ mod error;
 pub mod executor;
 mod node_manager;
 pub mod node_status_updater;
+mod simulated_nodes;
 pub mod state_store;
 pub mod token_check;
+pub mod web;
 
 pub use config::NmConfig;
 pub use error::Error;
 pub use executor::{ContainerExecutor, ExecutorKind};
 pub use node_manager::NodeManager;
+pub use simulated_nodes::simulated_node_config;
 pub use state_store::NmStateStore;

@@ -1,8 +1,9 @@
-//! One running NodeManager: the container manager, its RPC server and the heartbeat loop.
+//! One running NodeManager: the container manager, its RPC server, its web server and the
+//! heartbeat loop.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -17,7 +18,12 @@ use yarn_security::{Authorizer, Incoming, TlsConfig};
 use crate::container_manager::ContainerManager;
 use crate::executor::IoCause;
 use crate::node_status_updater::{Connection, NodeStatusUpdater};
+use crate::web::{self, NodeDescription, WebServer};
 use crate::{ContainerExecutor, Error, NmConfig, NmStateStore};
+
+/// The keys of the two endpoints, named when one cannot be bound.
+const NM_ADDRESS_KEY: &str = "yarn.nodemanager.address";
+const NM_WEBAPP_ADDRESS_KEY: &str = "yarn.nodemanager.webapp.address";
 
 /// The heartbeat interval used until the RM dictates one (YARN's default).
 const DEFAULT_HEARTBEAT_INTERVAL: Duration = Duration::from_secs(1);
@@ -32,6 +38,7 @@ pub struct NodeManager {
     node_id: NodeId,
     manager: Arc<ContainerManager>,
     local_address: SocketAddr,
+    web_address: SocketAddr,
     shutdown: CancellationToken,
     tasks: JoinSet<Result<Option<String>, Error>>,
 }
@@ -41,17 +48,22 @@ impl NodeManager {
     ///
     /// # Errors
     ///
-    /// [`Error::Bind`] naming the address, state-store errors, and recovery errors.
+    /// [`Error::Bind`] naming the address (the NM address or the webapp address), state-store
+    /// errors, and recovery errors.
     pub async fn start(
         config: NmConfig,
         client: RmClientConfig,
         tls: TlsConfig,
     ) -> Result<Self, Error> {
-        let listener = bind(&config.address).await?;
+        let listener = bind(NM_ADDRESS_KEY, &config.address).await?;
         Self::start_with(config, client, tls, listener).await
     }
 
-    /// Starts the node on an already bound listener (whose port is the node id's port).
+    /// Starts the node on an already bound listener (whose port is the node id's port), and
+    /// binds the webapp address (`yarn.nodemanager.webapp.address`) for the web server, whose
+    /// bound port is the HTTP port the node registers with.
+    ///
+    /// The web server serves from here on, also while the node is still trying to register.
     ///
     /// # Errors
     ///
@@ -63,6 +75,7 @@ impl NodeManager {
         listener: TcpListener,
     ) -> Result<Self, Error> {
         let local_address = listener.local_addr().map_err(|source| Error::Bind {
+            key: NM_ADDRESS_KEY,
             address: config.address.to_string(),
             source: IoCause::from(source),
         })?;
@@ -70,6 +83,13 @@ impl NodeManager {
             host: node_host(&config.address),
             port: local_address.port(),
         };
+        let started_at_ms = now_ms();
+        let web_listener = bind(NM_WEBAPP_ADDRESS_KEY, &config.webapp_address).await?;
+        let web_address = web_listener.local_addr().map_err(|source| Error::Bind {
+            key: NM_WEBAPP_ADDRESS_KEY,
+            address: config.webapp_address.to_string(),
+            source: IoCause::from(source),
+        })?;
         let store = NmStateStore::from_config(&config)?;
         let executor = ContainerExecutor::new(&config);
         let (connection_tx, connection) = watch::channel(Connection::Disconnected);
@@ -93,11 +113,25 @@ impl NodeManager {
             })?;
             Ok(None)
         });
+        let web = WebServer::new(
+            web_listener,
+            web_address,
+            &tls,
+            web::router(
+                manager.clone(),
+                NodeDescription::new(&config, node_id.clone(), started_at_ms),
+            ),
+        );
+        let web_shutdown = shutdown.clone();
+        tasks.spawn(async move {
+            web.run(web_shutdown).await?;
+            Ok(None)
+        });
 
         let updater = NodeStatusUpdater {
             client: RmClient::new(&client, RmService::ResourceTracker),
             node_id: node_id.clone(),
-            http_port: i32::from(config.webapp_address.port),
+            http_port: i32::from(web_address.port()),
             resource: pb::ResourceProto {
                 memory: i64::try_from(config.memory_mb).unwrap_or(i64::MAX),
                 virtual_cores: i32::try_from(config.vcores).unwrap_or(i32::MAX),
@@ -109,11 +143,12 @@ impl NodeManager {
         };
         let updater_shutdown = shutdown.clone();
         tasks.spawn(async move { Ok(updater.run(updater_shutdown).await) });
-        tracing::info!(node = %node_id, %local_address, "NodeManager started");
+        tracing::info!(node = %node_id, %local_address, %web_address, "NodeManager started");
         Ok(Self {
             node_id,
             manager,
             local_address,
+            web_address,
             shutdown,
             tasks,
         })
@@ -132,6 +167,11 @@ impl NodeManager {
     /// The bound address of the container-management endpoint.
     pub fn local_address(&self) -> SocketAddr {
         self.local_address
+    }
+
+    /// The bound address of the web server (`/ws/v1/node/...`).
+    pub fn web_address(&self) -> SocketAddr {
+        self.web_address
     }
 
     /// Runs until `stop` resolves (containers keep running for the next start to re-acquire),
@@ -163,12 +203,22 @@ impl NodeManager {
     }
 }
 
-async fn bind(address: &HostPort) -> Result<TcpListener, Error> {
+async fn bind(key: &'static str, address: &HostPort) -> Result<TcpListener, Error> {
     TcpListener::bind((address.host.as_str(), address.port))
         .await
         .map_err(|source| Error::Bind {
+            key,
             address: address.to_string(),
             source: IoCause::from(source),
+        })
+}
+
+/// Milliseconds since the Unix epoch; 0 if the clock is before it.
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| {
+            i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
         })
 }
 

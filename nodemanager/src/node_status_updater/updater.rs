@@ -46,7 +46,7 @@ impl NodeStatusUpdater {
         let mut step = NextStep::Register;
         loop {
             let pause = match &step {
-                NextStep::Register => match self.register().await {
+                NextStep::Register => match self.cancellable(&shutdown, self.register()).await? {
                     Ok(response) => {
                         step = state.registered(&response);
                         self.source.install_keys(
@@ -76,7 +76,10 @@ impl NodeStatusUpdater {
                 () = tokio::time::sleep(pause) => {}
             }
             if matches!(step, NextStep::Heartbeat { .. }) {
-                match self.heartbeat(state.response_id()).await {
+                match self
+                    .cancellable(&shutdown, self.heartbeat(state.response_id()))
+                    .await?
+                {
                     Ok(response) => {
                         step = state.heartbeat_answered(&response);
                         match &step {
@@ -103,6 +106,19 @@ impl NodeStatusUpdater {
                     }
                 }
             }
+        }
+    }
+
+    /// Runs `call` unless `shutdown` comes first: a node that cannot reach any RM must still
+    /// stop promptly instead of waiting out the client's whole retry cycle. `None` means stop.
+    async fn cancellable<T>(
+        &self,
+        shutdown: &CancellationToken,
+        call: impl std::future::Future<Output = T>,
+    ) -> Option<T> {
+        tokio::select! {
+            () = shutdown.cancelled() => None,
+            result = call => Some(result),
         }
     }
 

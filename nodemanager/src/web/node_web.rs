@@ -1,0 +1,120 @@
+//! The NodeManager's REST routes and their handlers, which only fetch and hand over: the JSON
+//! shapes are built by [`NodeInfo`] and [`ContainerInfo`].
+
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+
+use axum::extract::{Path as UrlPath, State};
+use axum::http::Uri;
+use axum::routing::get;
+use axum::{Json, Router};
+use yarn_proto::ids::ContainerId;
+
+use super::{
+    ContainerInfo, ContainerList, ContainerResponse, ContainersResponse, NodeDescription, NodeInfo,
+    NodeInfoResponse, WebRefusal,
+};
+use crate::container_manager::{ContainerManager, ContainerReport};
+
+/// What every handler reads.
+#[derive(Clone)]
+struct NodeWeb {
+    manager: Arc<ContainerManager>,
+    node: Arc<NodeDescription>,
+}
+
+/// The NodeManager's web routes over `manager`, for the node `node` describes:
+///
+/// - `GET /ws/v1/node` and `GET /ws/v1/node/info`: [`NodeInfoResponse`];
+/// - `GET /ws/v1/node/containers`: [`ContainersResponse`], every container the node knows;
+/// - `GET /ws/v1/node/containers/{containerid}`: [`ContainerResponse`], or 400 when the id does
+///   not parse and 404 when the node does not know the container;
+/// - anything else: 404. Refusals carry Hadoop's `RemoteException` body ([`WebRefusal`]).
+///
+/// Every route is read-only and open to any caller the transport let in (see
+/// [`WebServer`](super::WebServer) for who that is).
+pub fn router(manager: Arc<ContainerManager>, node: NodeDescription) -> Router {
+    Router::new()
+        .route("/ws/v1/node", get(node_info))
+        .route("/ws/v1/node/info", get(node_info))
+        .route("/ws/v1/node/containers", get(containers))
+        .route("/ws/v1/node/containers/{containerid}", get(container))
+        .fallback(no_such_resource)
+        .with_state(NodeWeb {
+            manager,
+            node: Arc::new(node),
+        })
+}
+
+async fn node_info(State(web): State<NodeWeb>) -> Json<NodeInfoResponse> {
+    Json(NodeInfoResponse {
+        node_info: NodeInfo::describe(&web.node),
+    })
+}
+
+async fn containers(State(web): State<NodeWeb>) -> Json<ContainersResponse> {
+    let mut container = Vec::new();
+    for report in web.manager.container_reports() {
+        container.push(describe(&web, &report).await);
+    }
+    Json(ContainersResponse {
+        containers: ContainerList { container },
+    })
+}
+
+async fn container(
+    State(web): State<NodeWeb>,
+    UrlPath(container_id): UrlPath<String>,
+) -> Result<Json<ContainerResponse>, WebRefusal> {
+    let container_id: ContainerId = container_id
+        .parse()
+        .map_err(|source| WebRefusal::InvalidContainerId { source })?;
+    let report = web
+        .manager
+        .container_reports()
+        .into_iter()
+        .find(|report| report.container_id == container_id)
+        .ok_or_else(|| WebRefusal::ContainerNotFound {
+            container_id,
+            node_id: web.node.node_id.clone(),
+        })?;
+    Ok(Json(ContainerResponse {
+        container: describe(&web, &report).await,
+    }))
+}
+
+async fn no_such_resource(uri: Uri) -> WebRefusal {
+    WebRefusal::NoSuchResource {
+        path: uri.path().to_owned(),
+    }
+}
+
+async fn describe(web: &NodeWeb, report: &ContainerReport) -> ContainerInfo {
+    let log_files = log_files(&report.log_dir).await;
+    ContainerInfo::describe(report, &web.node.node_id, log_files)
+}
+
+/// The names of the regular files in `dir`, sorted. A directory that cannot be read lists
+/// nothing, as in Hadoop: it does not exist before the container's launch, and a listing is
+/// no reason to fail the whole answer.
+async fn log_files(dir: &Path) -> Vec<String> {
+    let mut names = Vec::new();
+    if let Err(err) = read_file_names(dir, &mut names).await {
+        if err.kind() != io::ErrorKind::NotFound {
+            tracing::debug!(dir = %dir.display(), %err, "cannot list container log files");
+        }
+    }
+    names.sort();
+    names
+}
+
+async fn read_file_names(dir: &Path, names: &mut Vec<String>) -> io::Result<()> {
+    let mut entries = tokio::fs::read_dir(dir).await?;
+    while let Some(entry) = entries.next_entry().await? {
+        if entry.file_type().await?.is_file() {
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,141 @@
+//! [`WebServer`]: serves the NodeManager's web routes on the webapp address, over the same
+//! mutual TLS as its RPC endpoint.
+
+use std::future::IntoFuture;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use rustls::ServerConfig;
+use tokio::net::TcpListener;
+use tokio_stream::StreamExt;
+use tokio_util::sync::CancellationToken;
+use yarn_security::{Incoming, PeerConnection, TlsConfig, plaintext_incoming, tls_incoming};
+
+use crate::Error;
+
+/// How long open web connections may take to finish once the node stops, before the server
+/// stops waiting for them.
+pub const WEB_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// The ALPN protocols the web endpoint offers: HTTP/2 first, then HTTP/1.1 for browsers and
+/// `curl --http1.1`.
+const WEB_ALPN: [&[u8]; 2] = [b"h2", b"http/1.1"];
+
+/// The NodeManager's web server (`yarn.nodemanager.webapp.address`).
+///
+/// Security: with `yarn.tls.enabled` (the default) it speaks HTTPS with the node's certificate
+/// and, like the RPC endpoint, accepts only clients presenting a certificate from the cluster
+/// CA; TLS 1.3 only, HTTP/1.1 or HTTP/2 by ALPN. Any role may read: the routes are read-only
+/// views. With `yarn.tls.enabled=false` it speaks plain HTTP to anyone. Handshakes run under
+/// the transport's deadline and never hold up other clients (see [`Incoming`]).
+pub struct WebServer {
+    listener: WebListener,
+    address: SocketAddr,
+    router: Router,
+}
+
+impl std::fmt::Debug for WebServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebServer")
+            .field("address", &self.address)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WebServer {
+    /// A server for `router` on the already bound `listener`, whose address is `address`, with
+    /// the transport `tls` describes.
+    pub fn new(
+        listener: TcpListener,
+        address: SocketAddr,
+        tls: &TlsConfig,
+        router: Router,
+    ) -> Self {
+        let incoming = match web_server_config(tls) {
+            Some(config) => tls_incoming(listener, config),
+            None => plaintext_incoming(listener),
+        };
+        Self {
+            listener: WebListener { incoming, address },
+            address,
+            router,
+        }
+    }
+
+    /// Serves until `shutdown` is cancelled, then stops accepting and lets open connections
+    /// finish for up to [`WEB_SHUTDOWN_GRACE`]; connections still open then are left to end on
+    /// their own, with the graceful close already asked of them.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Serve`] naming the address if the server fails.
+    pub async fn run(self, shutdown: CancellationToken) -> Result<(), Error> {
+        let address = self.address;
+        tracing::info!(%address, "NodeManager web server listening");
+        let serve = axum::serve(self.listener, self.router)
+            .with_graceful_shutdown(shutdown.clone().cancelled_owned())
+            .into_future();
+        let grace_over = async {
+            shutdown.cancelled().await;
+            tokio::time::sleep(WEB_SHUTDOWN_GRACE).await;
+        };
+        tokio::select! {
+            served = serve => served.map_err(|source| Error::Serve {
+                address: address.to_string(),
+                reason: source.to_string(),
+            }),
+            () = grace_over => {
+                tracing::warn!(
+                    %address,
+                    grace = ?WEB_SHUTDOWN_GRACE,
+                    "web connections still open after the shutdown grace; no longer waiting"
+                );
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The RPC endpoint's server configuration (node certificate, cluster CA for clients, TLS 1.3)
+/// with the web's ALPN protocols instead of gRPC's `h2` alone, which would refuse HTTP/1.1
+/// clients that offer ALPN.
+fn web_server_config(tls: &TlsConfig) -> Option<Arc<ServerConfig>> {
+    tls.server_config().map(|rpc| {
+        let mut config = ServerConfig::clone(&rpc);
+        config.alpn_protocols = WEB_ALPN.iter().map(|protocol| protocol.to_vec()).collect();
+        Arc::new(config)
+    })
+}
+
+/// The accepted, authenticated connections of the web address, for `axum::serve`.
+struct WebListener {
+    incoming: Incoming,
+    address: SocketAddr,
+}
+
+impl axum::serve::Listener for WebListener {
+    type Io = PeerConnection;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (PeerConnection, SocketAddr) {
+        loop {
+            match self.incoming.next().await {
+                Some(Ok(connection)) => {
+                    let remote = connection.info().remote_addr;
+                    return (connection, remote);
+                }
+                // `Incoming` logged the failure and pauses its next accept.
+                Some(Err(_)) => {}
+                // `Incoming` never ends while its listener lives, which is as long as this.
+                None => std::future::pending::<()>().await,
+            }
+        }
+    }
+
+    fn local_addr(&self) -> io::Result<SocketAddr> {
+        Ok(self.address)
+    }
+}
