@@ -2,19 +2,9 @@
 //! ResourceManagers, measures, stops them, and prints figures of the documented shape; bad
 //! settings are refused naming the flag. No assertion looks at a timing value.
 
-use std::process::{Command, Output};
+mod common;
 
-fn yarn_ha(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_yarn-ha"))
-        .args(args)
-        .env_remove("YARN_CONF_DIR")
-        .output()
-        .expect("the yarn-ha binary runs")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+use common::{stderr, yarn_ha};
 
 #[test]
 fn a_tiny_raft_benchmark_reports_every_run_and_trial() {

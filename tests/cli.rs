@@ -1,24 +1,11 @@
 //! The `yarn-ha` binary as a user runs it: help, usage errors, Hadoop-style options, and the
 //! commands that work today (`conf`, `pki`).
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn yarn_ha(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_yarn-ha"))
-        .args(args)
-        .env_remove("YARN_CONF_DIR")
-        .output()
-        .expect("the yarn-ha binary runs")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+use common::{stderr, stdout, yarn_ha};
 
 #[test]
 fn help_lists_every_command_of_the_architecture() {

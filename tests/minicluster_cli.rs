@@ -2,24 +2,11 @@
 //! `conf check` accepts, refuses a used directory, and `restart` without a running cluster
 //! says how to start one.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn yarn_ha(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_yarn-ha"))
-        .args(args)
-        .env_remove("YARN_CONF_DIR")
-        .output()
-        .expect("the yarn-ha binary runs")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+use common::{stderr, stdout, yarn_ha};
 
 fn path(path: &Path) -> &str {
     path.to_str().expect("temporary paths are UTF-8")

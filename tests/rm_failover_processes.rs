@@ -14,11 +14,13 @@
 //!
 //! The in-process tests of the same behaviour are in `rm-ha/tests/replicas/`.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -34,6 +36,8 @@ use yarn_proto::ids::ApplicationId;
 use yarn_proto::pb;
 use yarn_proto::pb::application_client_protocol_client::ApplicationClientProtocolClient;
 use yarn_proto::pb::resource_manager_administration_protocol_client::ResourceManagerAdministrationProtocolClient;
+
+use common::yarn_ha_command;
 
 // ---------------------------------------------------------------------------------------------
 // Support: the cluster guard and its helpers
@@ -74,16 +78,10 @@ where
     }
 }
 
-fn yarn_ha() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_yarn-ha"));
-    command.env_remove("YARN_CONF_DIR");
-    command
-}
-
 /// Runs a short `yarn-ha` command to its end and fails the test unless it exits 0.
 async fn run_yarn_ha(args: Vec<String>) {
     let what = args.join(" ");
-    let mut command = tokio::process::Command::from(yarn_ha());
+    let mut command = tokio::process::Command::from(yarn_ha_command());
     let out = command
         .args(&args)
         .output()
@@ -139,7 +137,7 @@ impl Cluster {
         ])
         .await;
         let log = File::create(base.join("supervisor.log")).expect("the supervisor's log file");
-        let supervisor = yarn_ha()
+        let supervisor = yarn_ha_command()
             .args(["minicluster", "start", "--dir", &path(&base)])
             .stdin(Stdio::null())
             .stdout(log.try_clone().expect("a second handle of the log file"))

@@ -1,29 +1,25 @@
 //! `yarn-ha rmadmin` as an operator runs it, in the cases that need no running replica:
 //! argument checks, the refusal of manual transitions, and replicas that are all down.
 
+mod common;
+
 use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use tempfile::TempDir;
 
+use common::{stderr, stdout};
+
 const RM_IDS: [&str; 3] = ["rm1", "rm2", "rm3"];
 
+/// `yarn-ha args...` logging errors only, so that stderr holds the messages the tests check.
 fn yarn_ha(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_yarn-ha"))
-        .args(args)
-        .env_remove("YARN_CONF_DIR")
-        .env("YARN_HA_LOG", "error")
-        .output()
-        .expect("the yarn-ha binary runs")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    common::output(
+        common::yarn_ha_command()
+            .args(args)
+            .env("YARN_HA_LOG", "error"),
+    )
 }
 
 /// A configuration directory for an HA group rm1..rm3 whose admin addresses are closed ports

@@ -4,16 +4,16 @@
 //! mutual TLS. Tokens are signed with real keys. Every wait is bounded and polls; every process a
 //! test starts is stopped, or killed when the test fails.
 
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
 
 use tempfile::TempDir;
-use time::OffsetDateTime;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::time::Instant;
 use tonic::{Code, Request};
-use yarn_conf::Configuration;
 use yarn_nodemanager::container_manager::{
     ContainerManager, ContainerManagerService, ContainerReport, KILLED_BY_APPMASTER_DIAGNOSTIC,
     KILLED_BY_RESOURCEMANAGER_DIAGNOSTIC, NM_TOKEN_METADATA_KEY, insert_nm_token,
@@ -28,23 +28,21 @@ use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_proto::pb;
 use yarn_proto::pb::container_management_protocol_client::ContainerManagementProtocolClient;
 use yarn_proto::pb::container_management_protocol_server::ContainerManagementProtocol;
-use yarn_security::pki::{self, LeafSpec, PkiOptions};
+use yarn_security::pki::LeafSpec;
 use yarn_security::{
-    Authorizer, ChannelOptions, Incoming, MasterKey, Role, TlsConfig, TlsFiles, TokenIdentifier,
-    TokenSecretManager, connect,
+    Authorizer, ChannelOptions, Incoming, MasterKey, Role, TokenIdentifier, connect,
+};
+
+use common::{
+    COMPLETE, ContainerGroups, GUARANTEED, KILLED_BY_APPMASTER, OPPORTUNISTIC, Pki, RUNNING,
+    SCHEDULED, launch, leads_running_group, now_ms,
 };
 
 /// Longest any container in these tests may take to do what a test waits for.
 const DEADLINE: Duration = Duration::from_secs(10);
 /// The RM epoch the node follows and tokens are issued under.
 const EPOCH: i64 = 3;
-const KILLED_BY_APPMASTER: i32 = pb::ContainerExitStatusProto::KilledByAppmaster as i32;
 const KILLED_BY_RESOURCEMANAGER: i32 = pb::ContainerExitStatusProto::KilledByResourcemanager as i32;
-const GUARANTEED: pb::ExecutionTypeProto = pb::ExecutionTypeProto::Guaranteed;
-const OPPORTUNISTIC: pb::ExecutionTypeProto = pb::ExecutionTypeProto::Opportunistic;
-const SCHEDULED: pb::ContainerStateProto = pb::ContainerStateProto::CScheduled;
-const RUNNING: pb::ContainerStateProto = pb::ContainerStateProto::CRunning;
-const COMPLETE: pb::ContainerStateProto = pb::ContainerStateProto::CComplete;
 
 fn node_id() -> NodeId {
     NodeId::new("node1.example.com", 45454)
@@ -69,40 +67,19 @@ fn container(sequence: i64) -> ContainerId {
     container_of(1, sequence)
 }
 
-fn now_ms() -> i64 {
-    let elapsed = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
-    i64::try_from(elapsed.as_millis()).unwrap()
-}
-
-/// A container token identifier as the RM issues it: for this node and epoch, valid for ten
+/// A container token identifier as the RM issues it: for this node and [`EPOCH`], valid for ten
 /// minutes, for user alice.
 fn identifier(
     container_id: ContainerId,
     memory_mb: i64,
     execution_type: pb::ExecutionTypeProto,
 ) -> pb::ContainerTokenIdentifierProto {
-    pb::ContainerTokenIdentifierProto {
-        container_id: Some(container_id.into()),
-        nm_host_addr: node_id().to_string(),
-        app_submitter: "alice".to_owned(),
-        resource: Some(pb::ResourceProto {
-            memory: memory_mb,
-            virtual_cores: 1,
-            ..Default::default()
-        }),
-        expiry_time_stamp: now_ms() + 600_000,
-        rm_identifier: EPOCH,
-        creation_time: now_ms(),
-        execution_type: execution_type.into(),
-        ..Default::default()
-    }
+    common::container_token_identifier(container_id, &node_id(), EPOCH, memory_mb, execution_type)
 }
 
 /// `identifier` signed under `key`, in its wire form.
 fn sign_with<I: TokenIdentifier>(key: &MasterKey, identifier: I) -> pb::TokenProto {
-    TokenSecretManager::<I>::new(key.clone())
-        .sign(identifier, node_id().to_string())
-        .into()
+    common::sign(key, &node_id(), identifier)
 }
 
 fn sign<I: TokenIdentifier>(identifier: I) -> pb::TokenProto {
@@ -111,22 +88,10 @@ fn sign<I: TokenIdentifier>(identifier: I) -> pb::TokenProto {
 
 /// The NM token of application `application` for this node.
 fn nm_token(application: i32) -> pb::TokenProto {
-    sign(pb::NmTokenIdentifierProto {
-        app_attempt_id: Some(attempt(application).into()),
-        node_id: Some(node_id().into()),
-        app_submitter: "alice".to_owned(),
-        ..Default::default()
-    })
-}
-
-fn launch(container_token: pb::TokenProto, command: &str) -> pb::StartContainerRequestProto {
-    pb::StartContainerRequestProto {
-        container_launch_context: Some(pb::ContainerLaunchContextProto {
-            commands: vec![command.to_owned()],
-            ..Default::default()
-        }),
-        container_token: Some(container_token),
-    }
+    sign(common::nm_token_identifier(
+        attempt(application),
+        &node_id(),
+    ))
 }
 
 fn start(
@@ -165,11 +130,12 @@ fn only_failure(
 /// (connected under [`EPOCH`]), and the process groups of the containers seen running, which
 /// are killed when the test ends so that a failed test leaves nothing behind.
 struct Node {
+    /// Declared first, so dropped first: the containers die before their directories go.
+    seen: ContainerGroups,
     _dir: TempDir,
     config: NmConfig,
     store: NmStateStore,
     connection: watch::Sender<Connection>,
-    seen_pids: Mutex<Vec<u32>>,
 }
 
 impl Node {
@@ -177,31 +143,15 @@ impl Node {
     /// `queue_length`, recovery on, a short stop delay and no memory check.
     fn new(memory_mb: u64, queue_length: u32) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
-        let mut conf = Configuration::new();
-        conf.set("yarn.nodemanager.local-dirs", &path("local"));
-        conf.set("yarn.nodemanager.log-dirs", &path("logs"));
-        conf.set("yarn.nodemanager.recovery.dir", &path("recovery"));
-        conf.set("yarn.nodemanager.recovery.enabled", "true");
-        conf.set(
-            "yarn.nodemanager.resource.memory-mb",
-            &memory_mb.to_string(),
-        );
-        conf.set("yarn.nodemanager.resource.cpu-vcores", "8");
-        conf.set(
-            "yarn.nodemanager.opportunistic-containers-max-queue-length",
-            &queue_length.to_string(),
-        );
-        conf.set("yarn.nodemanager.sleep-delay-before-sigkill.ms", "200");
-        conf.set("yarn.nodemanager.pmem-check-enabled", "false");
+        let conf = common::recoverable_node_conf(dir.path(), memory_mb, 8, queue_length);
         let config = NmConfig::from_conf(&conf).unwrap();
         let store = NmStateStore::from_config(&config).unwrap();
         Self {
+            seen: ContainerGroups::default(),
             _dir: dir,
             config,
             store,
             connection: watch::Sender::new(Connection::Connected { rm_epoch: EPOCH }),
-            seen_pids: Mutex::new(Vec::new()),
         }
     }
 
@@ -236,53 +186,14 @@ impl Node {
         container_id: ContainerId,
         state: pb::ContainerStateProto,
     ) -> ContainerReport {
-        let deadline = Instant::now() + DEADLINE;
-        loop {
+        let what = format!("container {container_id} to reach {state:?}");
+        common::eventually(&what, DEADLINE, || async {
             let report = must_report(manager, container_id);
-            if let Some(pid) = report.pid {
-                let mut seen = self.seen_pids.lock().unwrap();
-                if !seen.contains(&pid) {
-                    seen.push(pid);
-                }
-            }
-            if report.state == state {
-                return report;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "container {container_id} never reached {state:?}: {report:?}"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+            self.seen.note(&report);
+            (report.state == state).then_some(report)
+        })
+        .await
     }
-}
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        for &pid in self.seen_pids.lock().unwrap().iter() {
-            if leads_running_group(pid) {
-                // SAFETY: kill(2) with a negative pid signals that process group; no memory
-                // is involved.
-                unsafe {
-                    libc::kill(-i32::try_from(pid).unwrap(), libc::SIGKILL);
-                }
-            }
-        }
-    }
-}
-
-/// Whether `pid` is a live process leading its own process group, as a container's root is.
-fn leads_running_group(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    // After the command name in parentheses: state, ppid, pgrp.
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map(|(_, rest)| rest.split_whitespace().collect())
-        .unwrap_or_default();
-    fields.first().is_some_and(|state| *state != "Z")
-        && fields.get(2) == Some(&pid.to_string().as_str())
 }
 
 fn must_report(manager: &ContainerManager, container_id: ContainerId) -> ContainerReport {
@@ -340,11 +251,7 @@ async fn must_get_statuses(
 
 /// Polls until `check` holds.
 async fn must_eventually(what: &str, check: impl Fn() -> bool) {
-    let deadline = Instant::now() + DEADLINE;
-    while !check() {
-        assert!(Instant::now() < deadline, "never happened: {what}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    common::eventually(what, DEADLINE, || async { check().then_some(()) }).await;
 }
 
 #[tokio::test]
@@ -825,9 +732,11 @@ async fn a_restarted_manager_reacquires_the_running_container_and_requeues_the_q
     assert_eq!(response.succeeded_requests, ids(&[running]));
     let report = node.must_reach(&manager, running, COMPLETE).await;
     assert_eq!(report.exit_code, Some(KILLED_BY_APPMASTER));
-    must_eventually("the re-acquired container's processes end", || {
-        !leads_running_group(pid)
-    })
+    common::group_ends(
+        "the re-acquired container's processes to end",
+        pid,
+        DEADLINE,
+    )
     .await;
     // The restored queued container starts once the room is free.
     let report = node.must_reach(&manager, queued, COMPLETE).await;
@@ -836,21 +745,12 @@ async fn a_restarted_manager_reacquires_the_running_container_and_requeues_the_q
 
 #[tokio::test]
 async fn the_service_over_mutual_tls_serves_application_masters_and_refuses_node_certificates() {
-    yarn_security::install_crypto_provider();
-    let pki = tempfile::tempdir().unwrap();
-    pki::init(
-        pki.path(),
-        &[
-            LeafSpec::new(Role::NodeManager, "node1"),
-            LeafSpec::new(Role::NodeManager, "node2"),
-            LeafSpec::new(Role::User, "alice"),
-        ],
-        &PkiOptions::starting_at(OffsetDateTime::now_utc()),
-    )
-    .unwrap();
-    let tls =
-        |role, name| TlsConfig::from_files(&TlsFiles::in_pki_dir(pki.path(), role, name)).unwrap();
-    let server_tls = tls(Role::NodeManager, "node1");
+    let pki = Pki::new(&[
+        LeafSpec::new(Role::NodeManager, "node1"),
+        LeafSpec::new(Role::NodeManager, "node2"),
+        LeafSpec::new(Role::User, "alice"),
+    ]);
+    let server_tls = pki.tls(Role::NodeManager, "node1");
 
     let node = Node::new(4096, 0);
     let (manager, _) = node.must_start().await;
@@ -866,7 +766,7 @@ async fn the_service_over_mutual_tls_serves_application_masters_and_refuses_node
     );
 
     let client = |role, name| {
-        let client_tls = tls(role, name);
+        let client_tls = pki.tls(role, name);
         let address = address.clone();
         async move {
             let channel = connect(

@@ -2,6 +2,8 @@
 //! with SIGTERM then SIGKILL, the memory kill, re-acquisition after a restart, and simulated
 //! containers. Every wait is bounded; nothing asserts on timings.
 
+mod common;
+
 use std::collections::HashMap;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -9,7 +11,6 @@ use std::time::Duration;
 
 use tempfile::TempDir;
 use tokio::time::Instant;
-use yarn_conf::Configuration;
 use yarn_nodemanager::executor::{
     ContainerExit, ContainerHandle, KillRequest, LaunchSpec, ReacquireSpec, SimulatedExecutor,
 };
@@ -32,11 +33,7 @@ struct Node {
 impl Node {
     fn new(executor_class: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let mut conf = Configuration::new();
-        let local = dir.path().join("local");
-        let logs = dir.path().join("logs");
-        conf.set("yarn.nodemanager.local-dirs", local.to_str().unwrap());
-        conf.set("yarn.nodemanager.log-dirs", logs.to_str().unwrap());
+        let mut conf = common::node_dirs_conf(dir.path());
         conf.set("yarn.nodemanager.sleep-delay-before-sigkill.ms", "200");
         conf.set("yarn.nodemanager.container-monitor.interval-ms", "50");
         conf.set("yarn.nodemanager.container-executor.class", executor_class);

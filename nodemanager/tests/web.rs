@@ -3,21 +3,20 @@
 //! views over a container manager recovered with a completed and a running container, and
 //! plain HTTP when TLS is disabled. Requests are raw HTTP/1.1 over a TLS stream.
 
+mod common;
+
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use rustls::ClientConfig;
 use rustls::pki_types::ServerName;
 use serde_json::{Value, json};
-use tempfile::TempDir;
-use time::OffsetDateTime;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
-use tokio::time::Instant;
 use tokio_rustls::TlsConnector;
 use tokio_util::sync::CancellationToken;
 use yarn_client::RmClientConfig;
@@ -30,54 +29,34 @@ use yarn_nodemanager::state_store::ContainerRecord;
 use yarn_nodemanager::web::{self, NodeDescription, WebServer};
 use yarn_nodemanager::{ContainerExecutor, NmConfig, NmStateStore, NodeManager};
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
-use yarn_security::pki::{self, LeafSpec, PkiOptions};
-use yarn_security::{Role, TlsConfig, TlsFiles};
+use yarn_security::pki::LeafSpec;
+use yarn_security::{Role, TlsConfig};
+
+use common::{Pki, now_ms};
 
 /// Longest a test waits for a container to reach a state.
 const DEADLINE: Duration = Duration::from_secs(10);
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// A cluster CA with certificates for a node, a second node and a user.
-struct Pki {
-    dir: TempDir,
+fn pki() -> Pki {
+    Pki::new(&[
+        LeafSpec::new(Role::NodeManager, "node1"),
+        LeafSpec::new(Role::NodeManager, "node2"),
+        LeafSpec::new(Role::User, "alice"),
+    ])
 }
 
-impl Pki {
-    fn new() -> Self {
-        yarn_security::install_crypto_provider();
-        let dir = tempfile::tempdir().unwrap();
-        pki::init(
-            dir.path(),
-            &[
-                LeafSpec::new(Role::NodeManager, "node1"),
-                LeafSpec::new(Role::NodeManager, "node2"),
-                LeafSpec::new(Role::User, "alice"),
-            ],
-            &PkiOptions::starting_at(OffsetDateTime::now_utc()),
-        )
-        .unwrap();
-        Self { dir }
-    }
+/// An HTTP/1.1 client presenting the certificate of `role`/`name`.
+fn client(pki: &Pki, role: Role, name: &str) -> Arc<ClientConfig> {
+    http1(&pki.tls(role, name).client_config().unwrap())
+}
 
-    fn files(&self, role: Role, name: &str) -> TlsFiles {
-        TlsFiles::in_pki_dir(self.dir.path(), role, name)
-    }
-
-    fn tls(&self, role: Role, name: &str) -> TlsConfig {
-        TlsConfig::from_files(&self.files(role, name)).unwrap()
-    }
-
-    /// An HTTP/1.1 client presenting the certificate of `role`/`name`.
-    fn client(&self, role: Role, name: &str) -> Arc<ClientConfig> {
-        http1(&self.tls(role, name).client_config().unwrap())
-    }
-
-    /// An HTTP/1.1 client that trusts the cluster CA but presents no certificate.
-    fn anonymous_client(&self) -> Arc<ClientConfig> {
-        let ca = yarn_security::tls::read_certificates(&self.files(Role::User, "alice").ca_cert)
-            .unwrap();
-        http1(&yarn_security::tls::client_config(&ca, None).unwrap())
-    }
+/// An HTTP/1.1 client that trusts the cluster CA but presents no certificate.
+fn anonymous_client(pki: &Pki) -> Arc<ClientConfig> {
+    let ca =
+        yarn_security::tls::read_certificates(&pki.files(Role::User, "alice").ca_cert).unwrap();
+    http1(&yarn_security::tls::client_config(&ca, None).unwrap())
 }
 
 /// `config` offering HTTP/1.1 by ALPN instead of gRPC's `h2`.
@@ -264,13 +243,9 @@ fn assert_remote_exception(response: &HttpResponse, status: u16, exception: &str
 /// A NodeManager configuration on 127.0.0.1 port 0 for both endpoints, with its directories
 /// under `dir`, simulated containers and 4096 MB and 4 vcores.
 fn node_conf(dir: &Path) -> Configuration {
-    let path = |name: &str| dir.join(name).to_str().unwrap().to_owned();
-    let mut conf = Configuration::new();
+    let mut conf = common::node_dirs_conf(dir);
     conf.set("yarn.nodemanager.address", "127.0.0.1:0");
     conf.set("yarn.nodemanager.webapp.address", "127.0.0.1:0");
-    conf.set("yarn.nodemanager.local-dirs", &path("local"));
-    conf.set("yarn.nodemanager.log-dirs", &path("logs"));
-    conf.set("yarn.nodemanager.recovery.dir", &path("recovery"));
     conf.set("yarn.nodemanager.resource.memory-mb", "4096");
     conf.set("yarn.nodemanager.resource.cpu-vcores", "4");
     conf.set("yarn.nodemanager.pmem-check-enabled", "false");
@@ -286,7 +261,7 @@ async fn closed_port() -> u16 {
 
 #[tokio::test]
 async fn a_node_manager_serves_its_rest_api_over_mutual_tls_while_its_rm_is_unreachable() {
-    let pki = Pki::new();
+    let pki = pki();
     let dir = tempfile::tempdir().unwrap();
     let mut conf = node_conf(dir.path());
     conf.set(
@@ -297,10 +272,7 @@ async fn a_node_manager_serves_its_rest_api_over_mutual_tls_while_its_rm_is_unre
     conf.set("yarn.client.failover-max-attempts", "1");
     conf.set("yarn.client.failover-sleep-base-ms", "10");
     conf.set("yarn.client.failover-sleep-max-ms", "10");
-    let files = pki.files(Role::NodeManager, "node1");
-    conf.set("yarn.tls.ca-cert", files.ca_cert.to_str().unwrap());
-    conf.set("yarn.tls.cert", files.cert.to_str().unwrap());
-    conf.set("yarn.tls.key", files.key.to_str().unwrap());
+    pki.set_tls(&mut conf, Role::NodeManager, "node1");
     let config = NmConfig::from_conf(&conf).unwrap();
     let client_config = RmClientConfig::from_conf(&conf).unwrap();
     let node = NodeManager::start(config, client_config, pki.tls(Role::NodeManager, "node1"))
@@ -309,8 +281,8 @@ async fn a_node_manager_serves_its_rest_api_over_mutual_tls_while_its_rm_is_unre
     let address = node.web_address();
     assert_ne!(address.port(), 0);
     assert_ne!(address, node.local_address());
-    let alice = pki.client(Role::User, "alice");
-    let other_node = pki.client(Role::NodeManager, "node2");
+    let alice = client(&pki, Role::User, "alice");
+    let other_node = client(&pki, Role::NodeManager, "node2");
 
     tracing::info!("--- node info, for any role, under both of Hadoop's paths");
     let info = must_get(address, &alice, "/ws/v1/node/info").await;
@@ -354,7 +326,7 @@ async fn a_node_manager_serves_its_rest_api_over_mutual_tls_while_its_rm_is_unre
     assert_remote_exception(&response, 404, "NotFoundException", "/ws/v1/cluster/info");
 
     tracing::info!("--- a client without a certificate from the cluster CA is refused");
-    let refused = get(address, Some(&pki.anonymous_client()), "/ws/v1/node/info").await;
+    let refused = get(address, Some(&anonymous_client(&pki)), "/ws/v1/node/info").await;
     assert!(refused.is_err(), "{refused:?}");
 
     tracing::info!("--- the web server stops with the node");
@@ -384,14 +356,9 @@ fn record(
     }
 }
 
-fn now_ms() -> i64 {
-    let elapsed = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
-    i64::try_from(elapsed.as_millis()).unwrap()
-}
-
 #[tokio::test]
 async fn containers_are_listed_in_hadoops_shape_with_their_state_exit_code_and_log_files() {
-    let pki = Pki::new();
+    let pki = pki();
     let dir = tempfile::tempdir().unwrap();
     let mut conf = node_conf(dir.path());
     conf.set("yarn.nodemanager.recovery.enabled", "true");
@@ -449,19 +416,14 @@ async fn containers_are_listed_in_hadoops_shape_with_their_state_exit_code_and_l
     )
     .await
     .unwrap();
-    let deadline = Instant::now() + DEADLINE;
-    while !manager
-        .container_reports()
-        .iter()
-        .any(|report| report.container_id == running && report.state_name() == "RUNNING")
-    {
-        assert!(
-            Instant::now() < deadline,
-            "{:?}",
-            manager.container_reports()
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    common::eventually(&format!("{running} to be RUNNING"), DEADLINE, || async {
+        manager
+            .container_reports()
+            .iter()
+            .any(|report| report.container_id == running && report.state_name() == "RUNNING")
+            .then_some(())
+    })
+    .await;
 
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
@@ -477,7 +439,7 @@ async fn containers_are_listed_in_hadoops_shape_with_their_state_exit_code_and_l
     );
     let shutdown = CancellationToken::new();
     let serving = tokio::spawn(server.run(shutdown.clone()));
-    let alice = pki.client(Role::User, "alice");
+    let alice = client(&pki, Role::User, "alice");
 
     tracing::info!("--- the list, in container id order");
     let list = must_get(address, &alice, "/ws/v1/node/containers").await;

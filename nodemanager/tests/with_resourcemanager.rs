@@ -10,13 +10,12 @@
 //! node tracker. Every wait polls with a deadline; every container process a test saw is killed
 //! when the test ends, pass or fail.
 
+mod common;
+
 use std::future::Future;
-use std::path::Path;
-use std::sync::Mutex;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use tempfile::TempDir;
-use time::OffsetDateTime;
 use tokio::net::TcpListener;
 use tokio::time::Instant;
 use tonic::Request;
@@ -34,9 +33,12 @@ use yarn_proto::pb::container_management_protocol_client::ContainerManagementPro
 use yarn_proto::pb::resource_tracker_client::ResourceTrackerClient;
 use yarn_rm_ha::state_machine::MasterKeyKind;
 use yarn_rm_ha::{ResourceManager, RmConfig, RmListeners, Serving};
-use yarn_security::pki::{self, LeafSpec, PkiOptions};
-use yarn_security::{
-    ChannelOptions, MasterKey, Role, TlsConfig, TlsFiles, TokenIdentifier, TokenSecretManager,
+use yarn_security::pki::LeafSpec;
+use yarn_security::{ChannelOptions, MasterKey, Role, TlsConfig};
+
+use common::{
+    COMPLETE, ContainerGroups, GUARANTEED, KILLED_BY_APPMASTER, OPPORTUNISTIC, Pki, RUNNING,
+    SCHEDULED, USER, launch, leads_running_group, path,
 };
 
 /// How long any wait may take before the test fails, naming what it waited for.
@@ -47,47 +49,20 @@ const POLL: Duration = Duration::from_millis(20);
 /// certificate speak only for nodes on the host it names.
 const NM_HOST: &str = "127.0.0.1";
 const RM_ID: &str = "rm1";
-/// The application master's user.
-const USER: &str = "alice";
 /// The refusal of a container token of another RM epoch than the node follows.
 const OTHER_EPOCH: &str = "rejected as it is allocated by a previous RM";
-const KILLED_BY_APPMASTER: i32 = pb::ContainerExitStatusProto::KilledByAppmaster as i32;
-const GUARANTEED: pb::ExecutionTypeProto = pb::ExecutionTypeProto::Guaranteed;
-const OPPORTUNISTIC: pb::ExecutionTypeProto = pb::ExecutionTypeProto::Opportunistic;
-const SCHEDULED: pb::ContainerStateProto = pb::ContainerStateProto::CScheduled;
-const RUNNING: pb::ContainerStateProto = pb::ContainerStateProto::CRunning;
-const COMPLETE: pb::ContainerStateProto = pb::ContainerStateProto::CComplete;
 
 /// One RM and one NM at a time: the liveness expiry is short, and several clusters on a loaded
 /// two-core machine would declare each other's nodes LOST for want of CPU, not of heartbeats.
 static ONE_CLUSTER_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// Polls `check` until it returns `Some`, failing the test after [`DEADLINE`].
-async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+async fn eventually<T, F, Fut>(what: &str, check: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Option<T>>,
 {
-    let deadline = Instant::now() + DEADLINE;
-    loop {
-        if let Some(value) = check().await {
-            return value;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out after {DEADLINE:?} waiting for {what}"
-        );
-        tokio::time::sleep(POLL).await;
-    }
-}
-
-fn now_ms() -> i64 {
-    let elapsed = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
-    i64::try_from(elapsed.as_millis()).unwrap()
-}
-
-fn path(p: &Path) -> String {
-    p.to_str().expect("a UTF-8 temporary path").to_owned()
+    common::eventually(what, DEADLINE, check).await
 }
 
 /// Binds `address` again after the daemon that held it stopped; the kernel may take a moment to
@@ -126,12 +101,6 @@ impl Issuer {
         ContainerId::new(self.attempt(), self.epoch, sequence).unwrap()
     }
 
-    fn sign<I: TokenIdentifier>(&self, key: &MasterKey, identifier: I) -> pb::TokenProto {
-        TokenSecretManager::<I>::new(key.clone())
-            .sign(identifier, self.node.to_string())
-            .into()
-    }
-
     /// The start of `container_id` running `command`, with a container token for this node and
     /// epoch, valid for ten minutes.
     fn start(
@@ -141,39 +110,23 @@ impl Issuer {
         execution_type: pb::ExecutionTypeProto,
         command: &str,
     ) -> pb::StartContainerRequestProto {
-        let identifier = pb::ContainerTokenIdentifierProto {
-            container_id: Some(container_id.into()),
-            nm_host_addr: self.node.to_string(),
-            app_submitter: USER.to_owned(),
-            resource: Some(pb::ResourceProto {
-                memory: memory_mb,
-                virtual_cores: 1,
-                ..Default::default()
-            }),
-            expiry_time_stamp: now_ms() + 600_000,
-            rm_identifier: self.epoch,
-            creation_time: now_ms(),
-            execution_type: execution_type.into(),
-            ..Default::default()
-        };
-        pb::StartContainerRequestProto {
-            container_launch_context: Some(pb::ContainerLaunchContextProto {
-                commands: vec![command.to_owned()],
-                ..Default::default()
-            }),
-            container_token: Some(self.sign(&self.container_key, identifier)),
-        }
+        let identifier = common::container_token_identifier(
+            container_id,
+            &self.node,
+            self.epoch,
+            memory_mb,
+            execution_type,
+        );
+        launch(
+            common::sign(&self.container_key, &self.node, identifier),
+            command,
+        )
     }
 
     /// The application's NM token for this node.
     fn nm_token(&self) -> pb::TokenProto {
-        let identifier = pb::NmTokenIdentifierProto {
-            app_attempt_id: Some(self.attempt().into()),
-            node_id: Some((&self.node).into()),
-            app_submitter: USER.to_owned(),
-            ..Default::default()
-        };
-        self.sign(&self.nm_key, identifier)
+        let identifier = common::nm_token_identifier(self.attempt(), &self.node);
+        common::sign(&self.nm_key, &self.node, identifier)
     }
 
     /// `message` carrying the application's NM token.
@@ -203,8 +156,11 @@ struct RmAddresses {
 /// A PKI, one ResourceManager replica and one NodeManager, each on its own fixed ports and
 /// storage so that either can be stopped and started again.
 struct Cluster {
+    /// The containers seen running, killed with their process groups when the cluster is
+    /// dropped; declared first so that this happens before anything else of the cluster goes.
+    seen: ContainerGroups,
     _turn: tokio::sync::MutexGuard<'static, ()>,
-    pki: TempDir,
+    pki: Pki,
     rm_storage: TempDir,
     rm_addresses: RmAddresses,
     /// The listeners of the first start, bound when the cluster is laid out.
@@ -217,9 +173,6 @@ struct Cluster {
     node: NodeId,
     nm_listener: Option<TcpListener>,
     nm: Option<NodeManager>,
-    /// The root pids of the containers seen running, killed with their process groups when the
-    /// cluster is dropped.
-    seen_pids: Mutex<Vec<u32>>,
 }
 
 impl Cluster {
@@ -227,18 +180,11 @@ impl Cluster {
     /// opportunistic containers; starts nothing.
     async fn new(nm_memory_mb: u64, nm_queue_length: u32) -> Self {
         let turn = ONE_CLUSTER_AT_A_TIME.lock().await;
-        yarn_security::install_crypto_provider();
-        let pki = tempfile::tempdir().unwrap();
-        pki::init(
-            pki.path(),
-            &[
-                LeafSpec::new(Role::ResourceManager, RM_ID),
-                LeafSpec::new(Role::NodeManager, NM_HOST),
-                LeafSpec::new(Role::User, USER),
-            ],
-            &PkiOptions::starting_at(OffsetDateTime::now_utc()),
-        )
-        .expect("create the PKI");
+        let pki = Pki::new(&[
+            LeafSpec::new(Role::ResourceManager, RM_ID),
+            LeafSpec::new(Role::NodeManager, NM_HOST),
+            LeafSpec::new(Role::User, USER),
+        ]);
         let (raft, raft_listener) = reserve().await;
         let (admin, admin_listener) = reserve().await;
         let (client, client_listener) = reserve().await;
@@ -246,6 +192,7 @@ impl Cluster {
         let (nm_address, nm_listener) = reserve().await;
         let node = NodeId::new(NM_HOST, nm_listener.local_addr().unwrap().port());
         Self {
+            seen: ContainerGroups::default(),
             _turn: turn,
             pki,
             rm_storage: tempfile::tempdir().unwrap(),
@@ -269,19 +216,7 @@ impl Cluster {
             node,
             nm_listener: Some(nm_listener),
             nm: None,
-            seen_pids: Mutex::new(Vec::new()),
         }
-    }
-
-    fn tls_files(&self, role: Role, name: &str) -> TlsFiles {
-        TlsFiles::in_pki_dir(self.pki.path(), role, name)
-    }
-
-    fn set_tls(&self, conf: &mut Configuration, role: Role, name: &str) {
-        let files = self.tls_files(role, name);
-        conf.set("yarn.tls.ca-cert", &path(&files.ca_cert));
-        conf.set("yarn.tls.cert", &path(&files.cert));
-        conf.set("yarn.tls.key", &path(&files.key));
     }
 
     /// The replica's configuration: HA off, so it reads the unsuffixed address keys; NMs
@@ -307,7 +242,7 @@ impl Cluster {
             "100",
         );
         conf.set("yarn.nm.liveness-monitor.expiry-interval-ms", "1500");
-        self.set_tls(&mut conf, Role::ResourceManager, RM_ID);
+        self.pki.set_tls(&mut conf, Role::ResourceManager, RM_ID);
         conf
     }
 
@@ -315,25 +250,14 @@ impl Cluster {
     /// own directories with recovery on, the default (process) executor, a short stop delay, no
     /// memory check, and short failover pauses towards the RM.
     fn nm_conf(&self) -> Configuration {
-        let dir = |name: &str| path(&self.nm_dir.path().join(name));
-        let mut conf = Configuration::new();
+        let mut conf = common::recoverable_node_conf(
+            self.nm_dir.path(),
+            self.nm_memory_mb,
+            4,
+            self.nm_queue_length,
+        );
         conf.set("yarn.nodemanager.address", &self.nm_address);
         conf.set("yarn.nodemanager.webapp.address", "127.0.0.1:0");
-        conf.set("yarn.nodemanager.local-dirs", &dir("local"));
-        conf.set("yarn.nodemanager.log-dirs", &dir("logs"));
-        conf.set("yarn.nodemanager.recovery.dir", &dir("recovery"));
-        conf.set("yarn.nodemanager.recovery.enabled", "true");
-        conf.set(
-            "yarn.nodemanager.resource.memory-mb",
-            &self.nm_memory_mb.to_string(),
-        );
-        conf.set("yarn.nodemanager.resource.cpu-vcores", "4");
-        conf.set(
-            "yarn.nodemanager.opportunistic-containers-max-queue-length",
-            &self.nm_queue_length.to_string(),
-        );
-        conf.set("yarn.nodemanager.sleep-delay-before-sigkill.ms", "200");
-        conf.set("yarn.nodemanager.pmem-check-enabled", "false");
         conf.set("yarn.resourcemanager.ha.enabled", "false");
         conf.set(
             "yarn.resourcemanager.resource-tracker.address",
@@ -341,7 +265,7 @@ impl Cluster {
         );
         conf.set("yarn.client.failover-sleep-base-ms", "20");
         conf.set("yarn.client.failover-sleep-max-ms", "200");
-        self.set_tls(&mut conf, Role::NodeManager, NM_HOST);
+        self.pki.set_tls(&mut conf, Role::NodeManager, NM_HOST);
         conf
     }
 
@@ -475,7 +399,7 @@ impl Cluster {
 
     /// A ContainerManagementProtocol client of the node, as the application master.
     async fn am(&self) -> ContainerManagementProtocolClient<Channel> {
-        let tls = TlsConfig::from_files(&self.tls_files(Role::User, USER)).unwrap();
+        let tls = self.pki.tls(Role::User, USER);
         let channel = yarn_security::connect(
             &self.nm_address,
             tls.client_config(),
@@ -554,12 +478,7 @@ impl Cluster {
             .into_iter()
             .find(|report| report.container_id == container_id)
             .unwrap_or_else(|| panic!("container {container_id} is unknown to the node"));
-        if let Some(pid) = report.pid {
-            let mut seen = self.seen_pids.lock().unwrap();
-            if !seen.contains(&pid) {
-                seen.push(pid);
-            }
-        }
+        self.seen.note(&report);
         report
     }
 
@@ -582,7 +501,7 @@ impl Cluster {
     /// sequence: the RESYNC it gets says why, and changes nothing on the RM. `None` while the
     /// replica does not answer as leader.
     async fn node_view(&self) -> Option<NodeView> {
-        let tls = TlsConfig::from_files(&self.tls_files(Role::NodeManager, NM_HOST)).unwrap();
+        let tls = self.pki.tls(Role::NodeManager, NM_HOST);
         let channel = yarn_security::connect(
             &self.rm_addresses.resource_tracker,
             tls.client_config(),
@@ -628,34 +547,6 @@ impl Cluster {
     }
 }
 
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        for &pid in self.seen_pids.lock().unwrap().iter() {
-            if leads_running_group(pid) {
-                // SAFETY: kill(2) with a negative pid signals that process group; no memory
-                // is involved.
-                unsafe {
-                    libc::kill(-i32::try_from(pid).unwrap(), libc::SIGKILL);
-                }
-            }
-        }
-    }
-}
-
-/// Whether `pid` is a live process leading its own process group, as a container's root is.
-fn leads_running_group(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    // After the command name in parentheses: state, ppid, pgrp.
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map(|(_, rest)| rest.split_whitespace().collect())
-        .unwrap_or_default();
-    fields.first().is_some_and(|state| *state != "Z")
-        && fields.get(2) == Some(&pid.to_string().as_str())
-}
-
 /// The message of the only failure of a response.
 fn only_failure(failed: &[pb::ContainerExceptionMapProto]) -> String {
     assert_eq!(failed.len(), 1, "{failed:?}");
@@ -668,7 +559,7 @@ fn only_failure(failed: &[pb::ContainerExceptionMapProto]) -> String {
 }
 
 async fn must_end(what: &str, pid: u32) {
-    eventually(what, || async { (!leads_running_group(pid)).then_some(()) }).await;
+    common::group_ends(what, pid, DEADLINE).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

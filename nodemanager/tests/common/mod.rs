@@ -1,0 +1,250 @@
+//! What the NodeManager's integration tests share: a PKI in a temporary directory, NodeManager
+//! configurations on temporary directories, tokens signed as the RM signs them, polling with a
+//! deadline, and the clean-up of container process groups a test leaves behind.
+
+// Every integration test binary compiles this module and uses a different subset of it; what one
+// binary leaves unused is used by another.
+#![allow(dead_code)]
+
+use std::future::Future;
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use tempfile::TempDir;
+use time::OffsetDateTime;
+use tokio::time::Instant;
+use yarn_conf::Configuration;
+use yarn_nodemanager::container_manager::ContainerReport;
+use yarn_nodemanager::executor::Signal;
+use yarn_proto::ids::{ApplicationAttemptId, ContainerId, NodeId};
+use yarn_proto::pb;
+use yarn_security::pki::{self, LeafSpec, PkiOptions};
+use yarn_security::{MasterKey, Role, TlsConfig, TlsFiles, TokenIdentifier, TokenSecretManager};
+
+/// The user every application of these tests runs as.
+pub const USER: &str = "alice";
+/// The pause between two polls.
+const POLL: Duration = Duration::from_millis(20);
+// Short names for the wire values the tests compare reports and statuses with.
+pub const KILLED_BY_APPMASTER: i32 = pb::ContainerExitStatusProto::KilledByAppmaster as i32;
+pub const GUARANTEED: pb::ExecutionTypeProto = pb::ExecutionTypeProto::Guaranteed;
+pub const OPPORTUNISTIC: pb::ExecutionTypeProto = pb::ExecutionTypeProto::Opportunistic;
+pub const SCHEDULED: pb::ContainerStateProto = pb::ContainerStateProto::CScheduled;
+pub const RUNNING: pb::ContainerStateProto = pb::ContainerStateProto::CRunning;
+pub const COMPLETE: pb::ContainerStateProto = pb::ContainerStateProto::CComplete;
+
+/// Milliseconds since the Unix epoch, as token timestamps count them.
+pub fn now_ms() -> i64 {
+    let elapsed = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+    i64::try_from(elapsed.as_millis()).unwrap()
+}
+
+/// `p` as the string a configuration value needs.
+pub fn path(p: &Path) -> String {
+    p.to_str().expect("a UTF-8 temporary path").to_owned()
+}
+
+/// Polls `check` until it returns `Some`, failing the test, naming `what`, once `within` has
+/// passed.
+pub async fn eventually<T, F, Fut>(what: &str, within: Duration, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out after {within:?} waiting for {what}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// A cluster CA and the leaf certificates a test asked for, in a temporary directory.
+pub struct Pki {
+    dir: TempDir,
+}
+
+impl Pki {
+    /// Installs the crypto provider and creates the CA and `leaves`.
+    pub fn new(leaves: &[LeafSpec]) -> Self {
+        yarn_security::install_crypto_provider();
+        let dir = tempfile::tempdir().unwrap();
+        pki::init(
+            dir.path(),
+            leaves,
+            &PkiOptions::starting_at(OffsetDateTime::now_utc()),
+        )
+        .expect("create the PKI");
+        Self { dir }
+    }
+
+    /// The CA, certificate and key files of `role`/`name`.
+    pub fn files(&self, role: Role, name: &str) -> TlsFiles {
+        TlsFiles::in_pki_dir(self.dir.path(), role, name)
+    }
+
+    /// The TLS setting of `role`/`name`.
+    pub fn tls(&self, role: Role, name: &str) -> TlsConfig {
+        TlsConfig::from_files(&self.files(role, name)).unwrap()
+    }
+
+    /// Points the `yarn.tls.*` keys of `conf` at the files of `role`/`name`.
+    pub fn set_tls(&self, conf: &mut Configuration, role: Role, name: &str) {
+        let files = self.files(role, name);
+        conf.set("yarn.tls.ca-cert", &path(&files.ca_cert));
+        conf.set("yarn.tls.cert", &path(&files.cert));
+        conf.set("yarn.tls.key", &path(&files.key));
+    }
+}
+
+/// A NodeManager configuration whose local, log and recovery directories lie under `dir`.
+pub fn node_dirs_conf(dir: &Path) -> Configuration {
+    let mut conf = Configuration::new();
+    conf.set("yarn.nodemanager.local-dirs", &path(&dir.join("local")));
+    conf.set("yarn.nodemanager.log-dirs", &path(&dir.join("logs")));
+    conf.set(
+        "yarn.nodemanager.recovery.dir",
+        &path(&dir.join("recovery")),
+    );
+    conf
+}
+
+/// [`node_dirs_conf`] with recovery on, `memory_mb` MB and `vcores` vcores, an opportunistic
+/// queue of `queue_length`, a short stop delay and no memory check: a node whose containers are
+/// real processes that a test can stop quickly.
+pub fn recoverable_node_conf(
+    dir: &Path,
+    memory_mb: u64,
+    vcores: u32,
+    queue_length: u32,
+) -> Configuration {
+    let mut conf = node_dirs_conf(dir);
+    conf.set("yarn.nodemanager.recovery.enabled", "true");
+    conf.set(
+        "yarn.nodemanager.resource.memory-mb",
+        &memory_mb.to_string(),
+    );
+    conf.set("yarn.nodemanager.resource.cpu-vcores", &vcores.to_string());
+    conf.set(
+        "yarn.nodemanager.opportunistic-containers-max-queue-length",
+        &queue_length.to_string(),
+    );
+    conf.set("yarn.nodemanager.sleep-delay-before-sigkill.ms", "200");
+    conf.set("yarn.nodemanager.pmem-check-enabled", "false");
+    conf
+}
+
+/// A container token identifier as the RM of `rm_epoch` issues it: for `node`, [`USER`], one
+/// vcore and `memory_mb` MB, valid for ten minutes.
+pub fn container_token_identifier(
+    container_id: ContainerId,
+    node: &NodeId,
+    rm_epoch: i64,
+    memory_mb: i64,
+    execution_type: pb::ExecutionTypeProto,
+) -> pb::ContainerTokenIdentifierProto {
+    pb::ContainerTokenIdentifierProto {
+        container_id: Some(container_id.into()),
+        nm_host_addr: node.to_string(),
+        app_submitter: USER.to_owned(),
+        resource: Some(pb::ResourceProto {
+            memory: memory_mb,
+            virtual_cores: 1,
+            ..Default::default()
+        }),
+        expiry_time_stamp: now_ms() + 600_000,
+        rm_identifier: rm_epoch,
+        creation_time: now_ms(),
+        execution_type: execution_type.into(),
+        ..Default::default()
+    }
+}
+
+/// The NM token identifier of `attempt`, run by [`USER`], for `node`.
+pub fn nm_token_identifier(
+    attempt: ApplicationAttemptId,
+    node: &NodeId,
+) -> pb::NmTokenIdentifierProto {
+    pb::NmTokenIdentifierProto {
+        app_attempt_id: Some(attempt.into()),
+        node_id: Some(node.into()),
+        app_submitter: USER.to_owned(),
+        ..Default::default()
+    }
+}
+
+/// `identifier` signed under `key` as a token for the service `node`, in its wire form.
+pub fn sign<I: TokenIdentifier>(key: &MasterKey, node: &NodeId, identifier: I) -> pb::TokenProto {
+    TokenSecretManager::<I>::new(key.clone())
+        .sign(identifier, node.to_string())
+        .into()
+}
+
+/// The start of a container running `command`, under `container_token`.
+pub fn launch(container_token: pb::TokenProto, command: &str) -> pb::StartContainerRequestProto {
+    pb::StartContainerRequestProto {
+        container_launch_context: Some(pb::ContainerLaunchContextProto {
+            commands: vec![command.to_owned()],
+            ..Default::default()
+        }),
+        container_token: Some(container_token),
+    }
+}
+
+/// Whether `pid` is a live process leading its own process group, as a container's root is.
+pub fn leads_running_group(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // After the command name in parentheses: state, ppid, pgrp.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    fields.first().is_some_and(|state| *state != "Z")
+        && fields.get(2) == Some(&pid.to_string().as_str())
+}
+
+/// Polls until the process group led by `pid` has no live leader, for at most `within`.
+pub async fn group_ends(what: &str, pid: u32, within: Duration) {
+    eventually(what, within, || async {
+        (!leads_running_group(pid)).then_some(())
+    })
+    .await;
+}
+
+/// The root pids of the containers a test saw running. When dropped it kills each of their
+/// process groups that still has a live leader, so that a failed test leaves no process behind.
+#[derive(Default)]
+pub struct ContainerGroups {
+    pids: Mutex<Vec<u32>>,
+}
+
+impl ContainerGroups {
+    /// Remembers the root pid `report` shows, if any.
+    pub fn note(&self, report: &ContainerReport) {
+        if let Some(pid) = report.pid {
+            let mut pids = self.pids.lock().unwrap();
+            if !pids.contains(&pid) {
+                pids.push(pid);
+            }
+        }
+    }
+}
+
+impl Drop for ContainerGroups {
+    fn drop(&mut self) {
+        for &pid in self.pids.lock().unwrap().iter() {
+            if leads_running_group(pid) {
+                // A group that ended since the check is what this clean-up wants anyway.
+                let _ = Signal::Kill.send_to_group(pid);
+            }
+        }
+    }
+}
