@@ -8,10 +8,10 @@
 //!   ─▶ postcard-encoded Result back in the response payload
 //! ```
 //!
-//! Failure reporting to openraft: transport failures (refused connection, deadline, `UNAVAILABLE`)
-//! are `Unreachable`, so openraft backs off; a Raft error raised by the peer travels typed in
-//! the payload and becomes `RemoteError`; anything else (a refusal by the peer, an undecodable
-//! reply) is a `NetworkError`.
+//! Failure reporting to openraft: connection failures (`UNAVAILABLE`: refused or broken
+//! connection) are `Unreachable`, so openraft backs off; a Raft error raised by the peer travels
+//! typed in the payload and becomes `RemoteError`; anything else (a deadline on a live peer, a
+//! refusal by the peer, an undecodable reply) is a `NetworkError`, retried without backoff.
 
 mod factory;
 mod network;

@@ -29,10 +29,11 @@ type RpcResult<T, E> = Result<T, RPCError<RmNodeId, RmNode, E>>;
 /// ends, with `Unreachable`, before openraft's hard TTL gives up on it. Results:
 /// - the peer's answer, decoded from the response payload;
 /// - `RemoteError` when the peer's openraft returned an error (it travels typed);
-/// - `Unreachable` when the peer cannot be reached in time (refused or broken connection,
-///   deadline passed, `UNAVAILABLE`) or its address is unusable, so openraft backs off;
-/// - `NetworkError` for any other status (a refusal by the peer's service, e.g. a certificate
-///   name that does not match) and for a reply that does not decode.
+/// - `Unreachable` when the peer cannot be reached (refused or broken connection, `UNAVAILABLE`)
+///   or its address is unusable, so openraft backs off;
+/// - `NetworkError` for any other status (a deadline passed on a live peer, a refusal by the
+///   peer's service, e.g. a certificate name that does not match) and for a reply that does not
+///   decode, so openraft retries at its next tick without backing off.
 #[derive(Debug)]
 pub struct RaftGrpcNetwork {
     sender_rm_id: String,
@@ -113,11 +114,13 @@ impl RaftGrpcNetwork {
             status,
         };
         match code {
-            // tonic reports a connection failure as UNAVAILABLE and its own deadline as
-            // CANCELLED; the peer reports an expired deadline as DEADLINE_EXCEEDED.
-            Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => {
-                RPCError::Unreachable(Unreachable::new(&error))
-            }
+            // tonic reports a connection failure as UNAVAILABLE: the peer is down, back off.
+            Code::Unavailable => RPCError::Unreachable(Unreachable::new(&error)),
+            // A deadline (tonic's own is CANCELLED, the peer's DEADLINE_EXCEEDED) means a live
+            // peer answered slowly, for instance while flushing a large append. openraft 0.9
+            // bounds AppendEntries by the heartbeat interval and backs off for 500 ms after an
+            // Unreachable; backing off here would withhold heartbeats from a healthy follower
+            // until it started an election. A plain network error is retried at the next tick.
             _ => RPCError::Network(NetworkError::new(&error)),
         }
     }
@@ -199,15 +202,16 @@ mod tests {
 
     // A tokio test only because building a channel needs a runtime.
     #[tokio::test]
-    async fn transport_failures_are_unreachable_and_refusals_are_network_errors() {
+    async fn only_connection_failures_are_unreachable() {
         let network = network_to("127.0.0.1:8035");
-        for code in [Code::Unavailable, Code::DeadlineExceeded, Code::Cancelled] {
+        let error: RPCError<_, _, RaftError<RmNodeId>> =
+            network.status_error(Rpc::Vote, Status::unavailable("gone"));
+        assert!(matches!(error, RPCError::Unreachable(_)), "{error:?}");
+        // A slow but live peer must not be backed off from: that would starve it of heartbeats.
+        for code in [Code::DeadlineExceeded, Code::Cancelled] {
             let error: RPCError<_, _, RaftError<RmNodeId>> =
-                network.status_error(Rpc::Vote, Status::new(code, "gone"));
-            assert!(
-                matches!(error, RPCError::Unreachable(_)),
-                "{code:?}: {error:?}"
-            );
+                network.status_error(Rpc::AppendEntries, Status::new(code, "slow"));
+            assert!(matches!(error, RPCError::Network(_)), "{code:?}: {error:?}");
         }
         let error: RPCError<_, _, RaftError<RmNodeId>> =
             network.status_error(Rpc::AppendEntries, Status::permission_denied("not you"));
