@@ -200,8 +200,8 @@ async fn a_deposed_leaders_proposal_never_commits() {
     }
 }
 
-/// Creates and submits an application on replica `index` only; `None` if it refused as not
-/// leader, so that the caller can wait for it to lead while the old leader is cut off.
+/// Creates and submits an application on replica `index` only; `None` if it refused either call
+/// as not leader, so that the caller can wait for it to lead while the old leader is cut off.
 async fn submit_to(cluster: &Cluster, index: usize) -> Option<yarn_proto::ids::ApplicationId> {
     let mut client = cluster.client(index).await;
     let id = match client
@@ -216,11 +216,15 @@ async fn submit_to(cluster: &Cluster, index: usize) -> Option<yarn_proto::ids::A
         application_id: id,
         ..Default::default()
     };
-    client
+    match client
         .submit_application(pb::SubmitApplicationRequestProto {
             application_submission_context: Some(context),
         })
         .await
-        .expect("SubmitApplication right after GetNewApplication");
-    yarn_proto::ids::ApplicationId::try_from(id?).ok()
+    {
+        Ok(_) => yarn_proto::ids::ApplicationId::try_from(id?).ok(),
+        // Leadership moved between the two calls: the id stays unused, the caller retries.
+        Err(status) if crate::support::not_leader(&status) => None,
+        Err(status) => panic!("SubmitApplication right after GetNewApplication: {status}"),
+    }
 }
