@@ -6,7 +6,8 @@ use yarn_proto::pb;
 use yarn_proto::pb::resource_manager_administration_protocol_client::ResourceManagerAdministrationProtocolClient as AdminClient;
 
 use crate::support::{
-    Behaviour, ReplicaSpec, closed_address, must_client, must_make_pki, start_dropping_replica,
+    Behaviour, ReplicaSpec, closed_address, first_then_leader, must_client, must_make_pki,
+    start_dropping_replica,
 };
 
 /// RefreshAdminAcls through the failover client: a leader-only call every test double counts.
@@ -82,17 +83,7 @@ async fn a_replica_whose_port_is_closed_is_skipped_even_for_non_idempotent_calls
 #[tokio::test]
 async fn a_non_idempotent_call_past_its_deadline_is_not_resent() {
     let pki = must_make_pki();
-    let hung = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Hang)
-        .start()
-        .await;
-    let leader = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Leader)
-        .start()
-        .await;
-    let replicas = [
-        ("rm1", hung.address.as_str()),
-        ("rm2", leader.address.as_str()),
-    ];
-    let client = must_client(pki.path(), &replicas, 3);
+    let (hung, leader, client) = first_then_leader(pki.path(), Behaviour::Hang).await;
 
     let err = refresh_admin_acls(&client, Idempotency::NotIdempotent)
         .await
@@ -111,17 +102,7 @@ async fn a_non_idempotent_call_past_its_deadline_is_not_resent() {
 #[tokio::test]
 async fn an_idempotent_call_past_its_deadline_fails_over() {
     let pki = must_make_pki();
-    let hung = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Hang)
-        .start()
-        .await;
-    let leader = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Leader)
-        .start()
-        .await;
-    let replicas = [
-        ("rm1", hung.address.as_str()),
-        ("rm2", leader.address.as_str()),
-    ];
-    let client = must_client(pki.path(), &replicas, 3);
+    let (_hung, leader, client) = first_then_leader(pki.path(), Behaviour::Hang).await;
 
     refresh_admin_acls(&client, Idempotency::Idempotent)
         .await
@@ -189,17 +170,7 @@ async fn exhausted_attempts_are_reported_with_their_count() {
 #[tokio::test]
 async fn a_definitive_refusal_returns_at_once() {
     let pki = must_make_pki();
-    let denying = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Deny)
-        .start()
-        .await;
-    let leader = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Leader)
-        .start()
-        .await;
-    let replicas = [
-        ("rm1", denying.address.as_str()),
-        ("rm2", leader.address.as_str()),
-    ];
-    let client = must_client(pki.path(), &replicas, 3);
+    let (_denying, leader, client) = first_then_leader(pki.path(), Behaviour::Deny).await;
 
     let err = refresh_admin_acls(&client, Idempotency::Idempotent)
         .await

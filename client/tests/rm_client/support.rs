@@ -81,6 +81,18 @@ pub fn must_client(pki: &Path, replicas: &[(&str, &str)], max_failovers: u32) ->
     RmClient::new(&config, RmService::Admin)
 }
 
+/// `rm1` behaving as `first`, `rm2` the leader, and an admin client trying rm1 first with up to
+/// three failovers.
+pub async fn first_then_leader(pki: &Path, first: Behaviour) -> (Replica, Replica, RmClient) {
+    let rm1 = ReplicaSpec::new(pki, "rm1", first).start().await;
+    let rm2 = ReplicaSpec::new(pki, "rm2", Behaviour::Leader)
+        .start()
+        .await;
+    let replicas = [("rm1", rm1.address.as_str()), ("rm2", rm2.address.as_str())];
+    let client = must_client(pki, &replicas, 3);
+    (rm1, rm2, client)
+}
+
 /// How a test replica answers the leader-only RPCs (refreshes, membership changes, transfers).
 #[derive(Clone, Debug)]
 pub enum Behaviour {
