@@ -1,6 +1,7 @@
 //! The NodeManager with a real ResourceManager replica, both in this process over mutual TLS on
 //! 127.0.0.1: the node registers and runs containers whose tokens carry the RM's own keys and
-//! epoch, a silent node is declared LOST and comes back by registering again, a leader change
+//! epoch, a silent node is declared LOST (its containers complete as lost on the RM) and comes
+//! back by registering again, a leader change
 //! makes the node resync while its containers keep running, and a NodeManager dropped like a
 //! crash and started again on its recovery directory re-acquires its running container and
 //! queues its queued one again.
@@ -31,7 +32,10 @@ use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_proto::pb;
 use yarn_proto::pb::container_management_protocol_client::ContainerManagementProtocolClient;
 use yarn_proto::pb::resource_tracker_client::ResourceTrackerClient;
-use yarn_rm_ha::state_machine::MasterKeyKind;
+use yarn_rm_ha::state_machine::{
+    ABORTED, ApplicationRecord, ApplicationState, CommandV1, ContainerKey, ContainerRecord,
+    ContainerState, ExecutionType, LOST_NODE_DIAGNOSTIC, MasterKeyKind, RmCommand, RmResponse,
+};
 use yarn_rm_ha::{ResourceManager, RmConfig, RmListeners, Serving};
 use yarn_security::pki::LeafSpec;
 use yarn_security::{ChannelOptions, MasterKey, Role, TlsConfig};
@@ -539,6 +543,99 @@ impl Cluster {
         })
     }
 
+    /// Commits `command` on the replica, as its leader services would.
+    async fn commit(&self, command: CommandV1) -> RmResponse {
+        let rm = self.rm.as_ref().expect("a running ResourceManager");
+        rm.raft()
+            .client_write(RmCommand::V1(command))
+            .await
+            .expect("a committed command")
+            .data
+    }
+
+    /// Submits the tests' application 1, as the client service would.
+    async fn submit_application(&self, issuer: &Issuer) {
+        let ids = self
+            .commit(CommandV1::AllocateApplicationIds { count: 1 })
+            .await;
+        assert_eq!(
+            ids,
+            RmResponse::ApplicationIdsAllocated { first: 1, count: 1 }
+        );
+        let application = ApplicationRecord {
+            sequence: 1,
+            user: USER.to_owned(),
+            name: "lost-node".to_owned(),
+            queue: "default".to_owned(),
+            application_type: "YARN".to_owned(),
+            tags: Vec::new(),
+            submit_time_ms: issuer.cluster_timestamp_ms,
+            state: ApplicationState::Running,
+            submission_context: Vec::new(),
+        };
+        let submitted = self
+            .commit(CommandV1::SubmitApplication {
+                cluster_timestamp_ms: issuer.cluster_timestamp_ms,
+                application,
+            })
+            .await;
+        assert_eq!(submitted, RmResponse::ApplicationSubmitted);
+    }
+
+    /// Records container `sequence` of application 1 as allocated on `node`, as the scheduler
+    /// would, and returns its table key.
+    async fn allocate(&self, issuer: &Issuer, sequence: i64, node: &str) -> ContainerKey {
+        let key = ContainerKey {
+            application_seq: 1,
+            container_id: issuer.container(sequence).container_id(),
+        };
+        let record = ContainerRecord {
+            key,
+            attempt_id: 1,
+            node: node.to_owned(),
+            memory_mb: 256,
+            vcores: 1,
+            execution_type: ExecutionType::Guaranteed,
+            is_am: false,
+            priority: 1,
+            allocation_request_id: 0,
+            allocated_at_ms: issuer.cluster_timestamp_ms,
+            state: ContainerState::Allocated,
+        };
+        let response = self
+            .commit(CommandV1::AllocateContainers {
+                allocations: vec![record],
+            })
+            .await;
+        assert_eq!(
+            response,
+            RmResponse::ContainersAllocated {
+                recorded: 1,
+                rejected: Vec::new()
+            }
+        );
+        key
+    }
+
+    /// Waits until the replicated table shows `key` completed, and returns how.
+    async fn completion(&self, key: ContainerKey) -> (i32, String) {
+        let rm = self.rm.as_ref().expect("a running ResourceManager");
+        eventually(
+            &format!("container {key:?} to complete on the RM"),
+            || async {
+                rm.state()
+                    .read(|state| match &state.containers.get(&key)?.state {
+                        ContainerState::Allocated => None,
+                        ContainerState::Completed {
+                            exit_status,
+                            diagnostics,
+                        } => Some((*exit_status, diagnostics.clone())),
+                    })
+            },
+        )
+        .await
+    }
+
     async fn see_node(&self, view: NodeView) {
         eventually(&format!("the leader to see the node {view:?}"), || async {
             (self.node_view().await == Some(view)).then_some(())
@@ -616,14 +713,36 @@ async fn a_silent_node_is_lost_and_comes_back_by_registering_again() {
     cluster.start_nm().await;
     cluster.see_node(NodeView::Running).await;
 
+    // The RM holds a container on the node, and one on a node that never registers.
+    cluster.submit_application(&issuer).await;
+    let on_node = cluster
+        .allocate(&issuer, 1, &cluster.node.to_string())
+        .await;
+    let ghost = "127.0.0.1:9";
+
     cluster.stop_nm().await;
     cluster.see_node(NodeView::Lost).await;
-    // LOST is kept until the node registers again.
+    // LOST is kept until the node registers again, and its containers complete as lost.
     assert_eq!(cluster.node_view().await, Some(NodeView::Lost));
+    assert_eq!(
+        cluster.completion(on_node).await,
+        (ABORTED, LOST_NODE_DIAGNOSTIC.to_owned())
+    );
+
+    // A new leader knows nodes only from heartbeats; one that holds containers in the
+    // replicated table but never registers is awaited for an expiry interval, then lost too.
+    let on_ghost = cluster.allocate(&issuer, 2, ghost).await;
+    cluster.stop_rm().await;
+    cluster.start_rm().await;
+    let issuer = cluster.issuer(Some(issuer.epoch)).await;
+    assert_eq!(
+        cluster.completion(on_ghost).await,
+        (ABORTED, LOST_NODE_DIAGNOSTIC.to_owned())
+    );
 
     cluster.start_nm().await;
     cluster.see_node(NodeView::Running).await;
-    let id = issuer.container(1);
+    let id = issuer.container(3);
     cluster
         .start_once_registered(&issuer, issuer.start(id, 256, GUARANTEED, "exit 0"))
         .await;

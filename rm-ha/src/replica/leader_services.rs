@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::master_key_service::MasterKeyService;
 use super::nm_liveness_monitor::NmLivenessMonitor;
+use super::resource_manager::PROPOSE_TIMEOUT;
 use crate::RmConfig;
 use crate::nodes::NodeRegistry;
 use crate::raft_types::RmTypeConfig;
@@ -41,11 +42,14 @@ impl LeaderServices {
             check_interval: self.key_check_interval,
         };
         let liveness = NmLivenessMonitor {
+            raft: self.raft.clone(),
+            state: self.state.clone(),
             nodes: self.nodes.clone(),
             epoch,
             expiry: self.config.nm_expiry_interval,
             // A tenth of the expiry keeps a lost node's detection within 10% of the interval.
             check_interval: (self.config.nm_expiry_interval / 10).max(Duration::from_millis(100)),
+            proposal_timeout: PROPOSE_TIMEOUT,
         };
         let liveness_token = token.clone();
         tokio::spawn(async move {

@@ -1,31 +1,59 @@
 //! The leader's NodeManager liveness monitor.
 
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
+use openraft::Raft;
 use tokio_util::sync::CancellationToken;
 
 use crate::nodes::NodeRegistry;
+use crate::raft_types::RmTypeConfig;
+use crate::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
 
 /// Declares LOST every node silent for longer than `yarn.nm.liveness-monitor.expiry-interval-ms`,
-/// checking every `check_interval` until `token` is cancelled. A lost node gets RESYNC on its
-/// next heartbeat and must register again with the containers it still runs.
+/// checking every `check_interval` until `token` is cancelled, and completes the lost node's
+/// containers through Raft (YARN's ABORTED, "Container released on a *lost* node").
+///
+/// A new leader starts with no heartbeat state, so nodes that hold live containers in the
+/// replicated table but never register with it would otherwise keep their containers forever:
+/// such a node is awaited for one expiry interval from the start of the leadership and then
+/// declared LOST like a silent one. A lost node gets RESYNC on its next heartbeat and must
+/// register again.
 pub(crate) struct NmLivenessMonitor {
+    pub(crate) raft: Raft<RmTypeConfig>,
+    pub(crate) state: StateView,
     pub(crate) nodes: NodeRegistry,
     pub(crate) epoch: u64,
     pub(crate) expiry: Duration,
     pub(crate) check_interval: Duration,
+    pub(crate) proposal_timeout: Duration,
 }
 
 impl NmLivenessMonitor {
     /// Runs until `token` is cancelled.
     pub(crate) async fn run(self, token: CancellationToken) {
+        let started = Instant::now();
+        let mut awaited: BTreeSet<String> = self.state.read(|state| {
+            state
+                .containers
+                .iter()
+                .filter(|record| record.is_live())
+                .map(|record| record.node.clone())
+                .collect()
+        });
+        // Lost nodes whose containers are not completed yet: retried until a proposal commits.
+        let mut unrecorded: BTreeSet<String> = BTreeSet::new();
         loop {
             tokio::select! {
                 () = token.cancelled() => return,
                 () = tokio::time::sleep(self.check_interval) => {}
             }
-            let lost = self.nodes.with(self.epoch, |tracker| {
-                tracker.expire(Instant::now(), self.expiry)
+            let now = Instant::now();
+            let (lost, registered) = self.nodes.with(self.epoch, |tracker| {
+                let lost = tracker.expire(now, self.expiry);
+                let registered: BTreeSet<String> =
+                    tracker.nodes().map(|(node, _)| node.to_string()).collect();
+                (lost, registered)
             });
             for node in lost {
                 tracing::warn!(
@@ -33,6 +61,54 @@ impl NmLivenessMonitor {
                     expiry = ?self.expiry,
                     "NodeManager LOST: no heartbeat within the expiry interval"
                 );
+                unrecorded.insert(node.to_string());
+            }
+            if !awaited.is_empty() && now.saturating_duration_since(started) > self.expiry {
+                for node in std::mem::take(&mut awaited) {
+                    if !registered.contains(&node) {
+                        tracing::warn!(
+                            %node,
+                            expiry = ?self.expiry,
+                            "NodeManager LOST: holds containers but did not register with the \
+                             new leader within the expiry interval"
+                        );
+                        unrecorded.insert(node);
+                    }
+                }
+            }
+            for node in std::mem::take(&mut unrecorded) {
+                if !self.record_lost(&node).await {
+                    unrecorded.insert(node);
+                }
+            }
+        }
+    }
+
+    /// Commits the node's loss; false when the outcome is not known to be committed.
+    async fn record_lost(&self, node: &str) -> bool {
+        let command = RmCommand::V1(CommandV1::NodeLost {
+            node: node.to_owned(),
+        });
+        match tokio::time::timeout(self.proposal_timeout, self.raft.client_write(command)).await {
+            Ok(Ok(reply)) => {
+                if let RmResponse::NodeLostRecorded { completed } = reply.data {
+                    if !completed.is_empty() {
+                        tracing::warn!(
+                            node,
+                            containers = completed.len(),
+                            "containers of a lost node completed as lost"
+                        );
+                    }
+                }
+                true
+            }
+            Ok(Err(err)) => {
+                tracing::warn!(node, %err, "could not record a lost node; will retry");
+                false
+            }
+            Err(_) => {
+                tracing::warn!(node, "recording a lost node timed out; will retry");
+                false
             }
         }
     }

@@ -34,8 +34,8 @@ use crate::{RaftGrpcNetworkFactory, RaftGrpcService, RmConfig};
 
 /// How often the leader's master-key roller looks at its schedule.
 const KEY_CHECK_INTERVAL: Duration = Duration::from_secs(1);
-/// Bound on a proposal made for a client; after it the outcome is reported unknown.
-const PROPOSE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Bound on a proposal made for a client or a leader service; after it the outcome is unknown.
+pub(crate) const PROPOSE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Bound on a learner catching up before `-addToCluster` gives up.
 const CATCH_UP_TIMEOUT: Duration = Duration::from_secs(60);
 

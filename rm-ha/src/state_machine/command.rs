@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ApplicationRecord, MasterKeyChange, MasterKeyKind};
+use super::{
+    ApplicationRecord, ContainerCompletion, ContainerRecord, MasterKeyChange, MasterKeyKind,
+};
 
 /// One replicated mutation, as stored in a Raft log entry.
 ///
@@ -64,5 +66,22 @@ pub enum CommandV1 {
         cluster_timestamp_ms: i64,
         /// The record to store, in state `Submitted`.
         application: ApplicationRecord,
+    },
+    /// Records one scheduling pass's allocations: the whole batch is one entry. Each allocation
+    /// is re-validated (epoch of its id, id above every id issued to the application, live
+    /// application) and a rejected one does not affect the others.
+    AllocateContainers {
+        /// The allocations, in state `Allocated`.
+        allocations: Vec<ContainerRecord>,
+    },
+    /// Completes containers; completing an unknown or completed container changes nothing.
+    CompleteContainers {
+        /// The completions.
+        completions: Vec<ContainerCompletion>,
+    },
+    /// A NodeManager was declared LOST: every live container on it completes as lost.
+    NodeLost {
+        /// The node's id, `host:port`.
+        node: String,
     },
 }

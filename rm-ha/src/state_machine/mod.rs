@@ -2,6 +2,8 @@
 
 mod application;
 mod command;
+mod container;
+mod container_table;
 mod master_keys;
 mod response;
 mod state;
@@ -9,6 +11,10 @@ mod state_view;
 
 pub use application::{ApplicationRecord, ApplicationState};
 pub use command::{CommandV1, RmCommand};
+pub use container::{
+    ContainerCompletion, ContainerKey, ContainerRecord, ContainerState, ExecutionType,
+};
+pub use container_table::{ABORTED, AllocationRejection, ContainerTable, LOST_NODE_DIAGNOSTIC};
 pub use master_keys::{
     MasterKeyChange, MasterKeyKind, MasterKeyPair, MasterKeyRejection, MasterKeys, StoredMasterKey,
 };

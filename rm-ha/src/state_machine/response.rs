@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::MasterKeyRejection;
+use super::{AllocationRejection, ContainerKey, MasterKeyRejection};
 
 /// What applying one entry produced. Domain rejections are values here, never errors: every
 /// replica reaches the same rejection for the same entry.
@@ -63,5 +63,22 @@ pub enum RmResponse {
         cluster_timestamp_ms: i64,
         /// The id's sequence number.
         sequence: i32,
+    },
+    /// A batch of allocations was applied.
+    ContainersAllocated {
+        /// How many allocations were recorded.
+        recorded: u32,
+        /// The allocations refused, with why; each left the state unchanged.
+        rejected: Vec<AllocationRejection>,
+    },
+    /// Completions were applied.
+    ContainersCompleted {
+        /// How many live containers completed; repeats and unknown containers do not count.
+        completed: u32,
+    },
+    /// A lost node's containers were completed.
+    NodeLostRecorded {
+        /// The containers that were live on the node.
+        completed: Vec<ContainerKey>,
     },
 }

@@ -5,7 +5,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{ApplicationRecord, CommandV1, MasterKeys, RmCommand, RmResponse};
+use super::{
+    ApplicationRecord, ApplicationState, CommandV1, ContainerRecord, ContainerTable, MasterKeys,
+    RmCommand, RmResponse,
+};
 
 /// The state every replica holds identically after applying the same log prefix.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,6 +27,8 @@ pub struct RmState {
     pub master_keys: MasterKeys,
     /// Submitted applications by sequence number.
     pub applications: BTreeMap<i32, ApplicationRecord>,
+    /// Every allocated container until its application is forgotten.
+    pub containers: ContainerTable,
 }
 
 impl Default for RmState {
@@ -36,6 +41,7 @@ impl Default for RmState {
             decommissioned_nodes: BTreeSet::new(),
             master_keys: MasterKeys::default(),
             applications: BTreeMap::new(),
+            containers: ContainerTable::default(),
         }
     }
 }
@@ -96,7 +102,43 @@ impl RmState {
                 cluster_timestamp_ms,
                 application,
             } => self.submit_application(*cluster_timestamp_ms, application),
+            CommandV1::AllocateContainers { allocations } => self.allocate_containers(allocations),
+            CommandV1::CompleteContainers { completions } => {
+                let completed = completions
+                    .iter()
+                    .filter(|completion| self.containers.complete(completion))
+                    .count();
+                RmResponse::ContainersCompleted {
+                    completed: u32::try_from(completed).unwrap_or(u32::MAX),
+                }
+            }
+            CommandV1::NodeLost { node } => RmResponse::NodeLostRecorded {
+                completed: self.containers.complete_lost_node(node),
+            },
         }
+    }
+
+    fn allocate_containers(&mut self, allocations: &[ContainerRecord]) -> RmResponse {
+        let mut recorded = 0u32;
+        let mut rejected = Vec::new();
+        for record in allocations {
+            let is_live = self
+                .applications
+                .get(&record.key.application_seq)
+                .is_some_and(|application| {
+                    !matches!(
+                        application.state,
+                        ApplicationState::Finished
+                            | ApplicationState::Failed
+                            | ApplicationState::Killed
+                    )
+                });
+            match self.containers.allocate(self.epoch, is_live, record) {
+                Ok(()) => recorded += 1,
+                Err(rejection) => rejected.push(rejection),
+            }
+        }
+        RmResponse::ContainersAllocated { recorded, rejected }
     }
 
     fn submit_application(
@@ -158,6 +200,7 @@ impl RmState {
             hasher.update((bytes.len() as u64).to_be_bytes());
             hasher.update(&bytes);
         }
+        self.containers.digest_into(&mut hasher);
         hasher.finalize().into()
     }
 }
