@@ -6,6 +6,8 @@
 // binary leaves unused is used by another.
 #![allow(dead_code)]
 
+pub mod cluster;
+
 use std::future::Future;
 use std::path::Path;
 use std::sync::Mutex;
@@ -230,10 +232,15 @@ impl ContainerGroups {
     /// Remembers the root pid `report` shows, if any.
     pub fn note(&self, report: &ContainerReport) {
         if let Some(pid) = report.pid {
-            let mut pids = self.pids.lock().unwrap();
-            if !pids.contains(&pid) {
-                pids.push(pid);
-            }
+            self.note_pid(pid);
+        }
+    }
+
+    /// Remembers the root pid of a container.
+    pub fn note_pid(&self, pid: u32) {
+        let mut pids = self.pids.lock().unwrap();
+        if !pids.contains(&pid) {
+            pids.push(pid);
         }
     }
 }
