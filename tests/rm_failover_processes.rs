@@ -626,3 +626,112 @@ async fn sigkill_during_a_burst_of_writes_keeps_every_acknowledged_write() {
 
     cluster.stop().await;
 }
+
+/// Runs a short `yarn-ha` command with the harness user's configuration and returns its exit
+/// status, stdout and stderr.
+async fn yarn_ha_as_user(cluster: &Cluster, args: &[&str]) -> (bool, String, String) {
+    let conf_dir = cluster.state().client_conf_dir;
+    let mut command = tokio::process::Command::from(yarn_ha_command());
+    let out = command
+        .arg("--conf-dir")
+        .arg(&conf_dir)
+        .args(args)
+        .output()
+        .await
+        .unwrap_or_else(|e| panic!("running yarn-ha {args:?}: {e}"));
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Writes `properties` as every replica's `capacity-scheduler.xml`, as an operator edits the
+/// file on each RM host before `-refreshQueues`.
+fn write_queues(cluster: &Cluster, properties: &[(&str, &str)]) {
+    let xml = yarn_conf::writer::site_xml(properties.iter().copied());
+    for rm_id in &cluster.rm_ids {
+        let state = cluster.state();
+        let daemon = state.daemon(rm_id).expect("every rm id is a daemon");
+        std::fs::write(daemon.conf_dir.join("capacity-scheduler.xml"), &xml).unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refresh_queues_is_validated_committed_and_survives_a_failover() {
+    let cluster = Cluster::start().await;
+    let status = |queue: &'static str| {
+        let cluster = &cluster;
+        async move {
+            eventually(&format!("queue -status {queue} to answer"), || async {
+                let (ok, out, err) = yarn_ha_as_user(cluster, &["queue", "-status", queue]).await;
+                if !ok {
+                    eprintln!("queue -status {queue}: {err}");
+                }
+                ok.then_some(out)
+            })
+            .await
+        }
+    };
+    // The first leader committed the file every replica started with.
+    let out = status("default").await;
+    assert!(out.contains("\tQueue Path : root.default\n"), "{out}");
+    assert!(out.contains("\tCapacity : 100.0%\n"), "{out}");
+    assert!(out.contains("\tState : RUNNING\n"), "{out}");
+
+    // An invalid file is refused with its reason, and the queues in force keep running.
+    write_queues(
+        &cluster,
+        &[
+            ("yarn.scheduler.capacity.root.queues", "default,b"),
+            ("yarn.scheduler.capacity.root.default.capacity", "60"),
+            ("yarn.scheduler.capacity.root.b.capacity", "50"),
+        ],
+    );
+    let (ok, _, err) = yarn_ha_as_user(&cluster, &["rmadmin", "-refreshQueues"]).await;
+    assert!(!ok, "an invalid refresh must fail");
+    assert!(
+        err.contains("capacity-scheduler.xml") && err.contains("root"),
+        "{err}"
+    );
+    let (ok, _, err) = yarn_ha_as_user(&cluster, &["queue", "-status", "b"]).await;
+    assert!(!ok && err.contains('b'), "{err}");
+
+    // A valid one is committed through Raft.
+    write_queues(
+        &cluster,
+        &[
+            ("yarn.scheduler.capacity.root.queues", "default,b"),
+            ("yarn.scheduler.capacity.root.default.capacity", "70"),
+            ("yarn.scheduler.capacity.root.b.capacity", "30"),
+            ("yarn.scheduler.capacity.root.b.maximum-capacity", "50"),
+            (
+                "yarn.scheduler.capacity.root.b.acl_submit_applications",
+                "alice",
+            ),
+        ],
+    );
+    let (ok, out, err) = yarn_ha_as_user(&cluster, &["rmadmin", "-refreshQueues"]).await;
+    assert!(ok, "refreshQueues: {out}{err}");
+
+    // The new leader after a SIGKILL schedules with the refreshed queues: they were replicated,
+    // not read again from a file (which the test now breaks on every replica).
+    write_queues(
+        &cluster,
+        &[("yarn.scheduler.capacity.root.queues", "nothing-valid")],
+    );
+    let old = cluster.leader(None).await;
+    cluster.kill(&old);
+    cluster.leader(Some(&old)).await;
+    let out = status("b").await;
+    for line in [
+        "\tQueue Path : root.b\n",
+        "\tCapacity : 30.0%\n",
+        "\tMaximum Capacity : 50.0%\n",
+        "\tAbsolute Capacity : 30.0%\n",
+        "\tSubmit Applications ACL : alice\n",
+    ] {
+        assert!(out.contains(line), "missing {line:?} in\n{out}");
+    }
+    cluster.stop().await;
+}

@@ -41,6 +41,7 @@
 
 mod error;
 mod failure;
+pub mod queue;
 mod retry_policy;
 mod rm_client;
 mod rm_client_config;

@@ -179,6 +179,27 @@ pub const CLIENT_FAILOVER_MAX_ATTEMPTS: Key =
 pub const YARN_ACL_ENABLE: Key = Key::new("yarn.acl.enable", "false", KeyKind::Bool);
 /// Who may administer the cluster, in `users groups` ACL form.
 pub const YARN_ADMIN_ACL: Key = Key::new("yarn.admin.acl", "*", KeyKind::String);
+/// The smallest container, in MB; asks are rounded up to a multiple of it.
+pub const SCHEDULER_MINIMUM_ALLOCATION_MB: Key =
+    Key::new("yarn.scheduler.minimum-allocation-mb", "1024", KeyKind::Int);
+/// The largest container, in MB; larger asks are rejected.
+pub const SCHEDULER_MAXIMUM_ALLOCATION_MB: Key =
+    Key::new("yarn.scheduler.maximum-allocation-mb", "8192", KeyKind::Int);
+/// The smallest container, in virtual cores.
+pub const SCHEDULER_MINIMUM_ALLOCATION_VCORES: Key = Key::new(
+    "yarn.scheduler.minimum-allocation-vcores",
+    "1",
+    KeyKind::Int,
+);
+/// The largest container, in virtual cores; larger asks are rejected.
+pub const SCHEDULER_MAXIMUM_ALLOCATION_VCORES: Key = Key::new(
+    "yarn.scheduler.maximum-allocation-vcores",
+    "4",
+    KeyKind::Int,
+);
+/// The highest application priority; higher ones are lowered to it.
+pub const CLUSTER_MAX_APPLICATION_PRIORITY: Key =
+    Key::new("yarn.cluster.max-application-priority", "0", KeyKind::Int);
 /// The NodeManager host that its address keys derive from.
 pub const NM_HOSTNAME: Key = Key::new("yarn.nodemanager.hostname", "0.0.0.0", KeyKind::String);
 /// The NodeManager container manager endpoint.
@@ -237,6 +258,27 @@ pub const NM_CONTAINER_MONITOR_INTERVAL_MS: Key = Key::new(
     "yarn.nodemanager.container-monitor.interval-ms",
     "3000",
     KeyKind::Duration,
+);
+/// Whether containers' memory must be limited with cgroup v2 (`memory.max`): `true` refuses to
+/// start the NodeManager when the cgroup is unusable; `false` uses cgroup v2 when it is usable
+/// and the resident-memory check otherwise.
+pub const NM_MEMORY_RESOURCE_ENABLED: Key = Key::new(
+    "yarn.nodemanager.resource.memory.enabled",
+    "false",
+    KeyKind::Bool,
+);
+/// Where the cgroup v2 hierarchy is mounted.
+pub const NM_LINUX_CONTAINER_CGROUPS_MOUNT_PATH: Key = Key::new(
+    "yarn.nodemanager.linux-container-executor.cgroups.mount-path",
+    "/sys/fs/cgroup",
+    KeyKind::String,
+);
+/// The cgroup, below the mount path, delegated to the NodeManager; containers' cgroups are
+/// created inside it.
+pub const NM_LINUX_CONTAINER_CGROUPS_HIERARCHY: Key = Key::new(
+    "yarn.nodemanager.linux-container-executor.cgroups.hierarchy",
+    "/hadoop-yarn",
+    KeyKind::String,
 );
 /// How containers run: `default` (real processes) or `simulated` (for scale tests).
 pub const NM_CONTAINER_EXECUTOR_CLASS: Key = Key::new(
@@ -318,6 +360,11 @@ pub const ALL: &[Key] = &[
     CLIENT_FAILOVER_MAX_ATTEMPTS,
     YARN_ACL_ENABLE,
     YARN_ADMIN_ACL,
+    SCHEDULER_MINIMUM_ALLOCATION_MB,
+    SCHEDULER_MAXIMUM_ALLOCATION_MB,
+    SCHEDULER_MINIMUM_ALLOCATION_VCORES,
+    SCHEDULER_MAXIMUM_ALLOCATION_VCORES,
+    CLUSTER_MAX_APPLICATION_PRIORITY,
     NM_HOSTNAME,
     NM_ADDRESS,
     NM_WEBAPP_ADDRESS,
@@ -330,6 +377,9 @@ pub const ALL: &[Key] = &[
     NM_SLEEP_DELAY_BEFORE_SIGKILL_MS,
     NM_PMEM_CHECK_ENABLED,
     NM_CONTAINER_MONITOR_INTERVAL_MS,
+    NM_MEMORY_RESOURCE_ENABLED,
+    NM_LINUX_CONTAINER_CGROUPS_MOUNT_PATH,
+    NM_LINUX_CONTAINER_CGROUPS_HIERARCHY,
     NM_CONTAINER_EXECUTOR_CLASS,
     NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH,
     AMRM_PROXY_ENABLED,

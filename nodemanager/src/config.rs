@@ -1,6 +1,6 @@
 //! The NodeManager's typed configuration.
 
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use yarn_conf::{ConfError, Configuration, HostPort, keys};
@@ -37,6 +37,15 @@ pub struct NmConfig {
     pub pmem_check_enabled: bool,
     /// How often the containers monitor measures memory; never zero.
     pub container_monitor_interval: Duration,
+    /// Whether containers' memory must be limited with cgroup v2: `true` makes an unusable
+    /// cgroup an error at start-up, `false` uses cgroup v2 only when it is usable (see
+    /// [`MemoryEnforcement`](crate::executor::MemoryEnforcement)).
+    pub cgroup_memory_enabled: bool,
+    /// Where the cgroup v2 hierarchy is mounted; an absolute path.
+    pub cgroups_mount_path: PathBuf,
+    /// The cgroup below the mount path delegated to the NodeManager, such as `/hadoop-yarn`;
+    /// never holds `..`, so [`cgroup_dir`](Self::cgroup_dir) stays below the mount path.
+    pub cgroups_hierarchy: String,
     /// How containers run: real processes or simulated ones.
     pub executor_kind: ExecutorKind,
 }
@@ -75,6 +84,11 @@ impl NmConfig {
             pmem_check_enabled: conf.get_bool(&keys::NM_PMEM_CHECK_ENABLED)?,
             container_monitor_interval: conf
                 .get_duration(&keys::NM_CONTAINER_MONITOR_INTERVAL_MS)?,
+            cgroup_memory_enabled: conf.get_bool(&keys::NM_MEMORY_RESOURCE_ENABLED)?,
+            cgroups_mount_path: PathBuf::from(
+                conf.get_required_string(&keys::NM_LINUX_CONTAINER_CGROUPS_MOUNT_PATH)?,
+            ),
+            cgroups_hierarchy: conf.get_string(&keys::NM_LINUX_CONTAINER_CGROUPS_HIERARCHY)?,
             executor_kind: executor_kind(conf)?,
         };
         if config.memory_mb == 0 {
@@ -103,7 +117,32 @@ impl NmConfig {
                 "at least 1 ms",
             ));
         }
+        if !config.cgroups_mount_path.is_absolute() {
+            return Err(conf.invalid_value(
+                &keys::NM_LINUX_CONTAINER_CGROUPS_MOUNT_PATH,
+                config.cgroups_mount_path.display(),
+                "an absolute path",
+            ));
+        }
+        // `..` would let the NodeManager create cgroups outside the subtree delegated to it.
+        if Path::new(&config.cgroups_hierarchy)
+            .components()
+            .any(|part| matches!(part, Component::ParentDir))
+        {
+            return Err(conf.invalid_value(
+                &keys::NM_LINUX_CONTAINER_CGROUPS_HIERARCHY,
+                &config.cgroups_hierarchy,
+                "a cgroup path below the mount path without '..', such as /hadoop-yarn",
+            ));
+        }
         Ok(config)
+    }
+
+    /// The cgroup delegated to the NodeManager: the hierarchy below the mount path, whether or
+    /// not the hierarchy starts with `/` (Hadoop writes it with one).
+    pub fn cgroup_dir(&self) -> PathBuf {
+        self.cgroups_mount_path
+            .join(self.cgroups_hierarchy.trim_start_matches('/'))
     }
 }
 
@@ -175,6 +214,56 @@ mod tests {
         assert!(!config.pmem_check_enabled);
         assert_eq!(config.container_monitor_interval, Duration::from_millis(50));
         assert_eq!(config.executor_kind, ExecutorKind::Simulated);
+    }
+
+    #[test]
+    fn cgroup_memory_settings_default_to_hadoops_paths_and_auto_detection() {
+        let config = NmConfig::from_conf(&Configuration::new()).unwrap();
+        assert!(!config.cgroup_memory_enabled);
+        assert_eq!(config.cgroups_mount_path, PathBuf::from("/sys/fs/cgroup"));
+        assert_eq!(config.cgroups_hierarchy, "/hadoop-yarn");
+        assert_eq!(
+            config.cgroup_dir(),
+            PathBuf::from("/sys/fs/cgroup/hadoop-yarn")
+        );
+
+        let mut conf = Configuration::new();
+        conf.set("yarn.nodemanager.resource.memory.enabled", "true");
+        conf.set(
+            "yarn.nodemanager.linux-container-executor.cgroups.mount-path",
+            "/cg",
+        );
+        conf.set(
+            "yarn.nodemanager.linux-container-executor.cgroups.hierarchy",
+            "yarn/nm1",
+        );
+        let config = NmConfig::from_conf(&conf).unwrap();
+        assert!(config.cgroup_memory_enabled);
+        assert_eq!(config.cgroup_dir(), PathBuf::from("/cg/yarn/nm1"));
+    }
+
+    #[test]
+    fn cgroup_paths_that_could_leave_the_mount_are_refused() {
+        for (key, value, expected) in [
+            (
+                "yarn.nodemanager.linux-container-executor.cgroups.hierarchy",
+                "/hadoop-yarn/../../etc",
+                "without '..'",
+            ),
+            (
+                "yarn.nodemanager.linux-container-executor.cgroups.mount-path",
+                "sys/fs/cgroup",
+                "an absolute path",
+            ),
+        ] {
+            let mut conf = Configuration::new();
+            conf.set(key, value);
+            let err = NmConfig::from_conf(&conf).unwrap_err().to_string();
+            assert!(
+                err.contains(key) && err.contains(value) && err.contains(expected),
+                "{key}={value}: {err}"
+            );
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use yarn_proto::ProtoError;
 use yarn_proto::ids::ContainerId;
 
 use crate::container_scheduler::Resources;
-use crate::executor::IoCause;
+use crate::executor::{CgroupV2Unusable, IoCause};
 use crate::state_store::{StorageCause, StoredRecord};
 
 /// Everything that can go wrong inside the NodeManager.
@@ -113,6 +113,52 @@ pub enum Error {
         /// What the OS said.
         #[source]
         source: IoCause,
+    },
+    /// `/bin/sh` could not be started for a container that was to run in a cgroup: either
+    /// the child could not join the cgroup (writing its pid to `cgroup.procs` between fork and
+    /// exec) or the exec failed; the OS error alone cannot tell which.
+    #[error(
+        "container {container_id}: cannot start /bin/sh for command {command:?} in cgroup {} \
+         (joining it by writing the pid to cgroup.procs before exec, or the exec, failed): \
+         {source}",
+        cgroup.display()
+    )]
+    StartContainerProcessInCgroup {
+        /// The container being launched.
+        container_id: ContainerId,
+        /// The container's cgroup directory.
+        cgroup: PathBuf,
+        /// The command line, after parameter expansion.
+        command: String,
+        /// What the OS said.
+        #[source]
+        source: IoCause,
+    },
+    /// A container's cgroup could not be created or its memory limit written; the container
+    /// does not start.
+    #[error("container {container_id}: cannot {action} {}: {source}", path.display())]
+    ContainerCgroup {
+        /// The container being launched.
+        container_id: ContainerId,
+        /// What was being done, such as `create the cgroup`.
+        action: &'static str,
+        /// The cgroup directory or control file.
+        path: PathBuf,
+        /// What the OS said.
+        #[source]
+        source: IoCause,
+    },
+    /// `yarn.nodemanager.resource.memory.enabled` requires cgroup v2 memory limits, but the
+    /// configured cgroup cannot hold them.
+    #[error(
+        "yarn.nodemanager.resource.memory.enabled is true, but containers' memory cannot be \
+         limited with cgroup v2 (yarn.nodemanager.linux-container-executor.cgroups.mount-path \
+         and .hierarchy): {reason}"
+    )]
+    CgroupMemoryUnavailable {
+        /// Why the cgroup cannot be used, naming its path.
+        #[source]
+        reason: CgroupV2Unusable,
     },
     /// A simulated container's launch context gave a duration that is not a whole number of
     /// milliseconds.

@@ -91,7 +91,7 @@ impl NodeManager {
             source: IoCause::from(source),
         })?;
         let store = NmStateStore::from_config(&config)?;
-        let executor = ContainerExecutor::new(&config);
+        let executor = ContainerExecutor::try_new(&config)?;
         let (connection_tx, connection) = watch::channel(Connection::Disconnected);
         let manager =
             ContainerManager::recover(&config, node_id.clone(), store, executor, connection)

@@ -1,6 +1,10 @@
 //! The container executors against real processes: exit codes, logs and environment, stops
 //! with SIGTERM then SIGKILL, the memory kill, re-acquisition after a restart, and simulated
 //! containers. Every wait is bounded; nothing asserts on timings.
+//!
+//! cgroup v2 memory limits run against a stand-in cgroup tree in a temporary directory: plain
+//! files where cgroupfs has interface files, so the kernel enforces nothing and the tests play
+//! its part (writing `memory.events`, killing the process).
 
 mod common;
 
@@ -12,7 +16,8 @@ use std::time::Duration;
 use tempfile::TempDir;
 use tokio::time::Instant;
 use yarn_nodemanager::executor::{
-    ContainerExit, ContainerHandle, KillRequest, LaunchSpec, ReacquireSpec, SimulatedExecutor,
+    CgroupV2Unusable, ContainerExit, ContainerHandle, KillRequest, LaunchSpec, MemoryEnforcement,
+    ReacquireSpec, Signal, SimulatedExecutor,
 };
 use yarn_nodemanager::{ContainerExecutor, Error, NmConfig};
 use yarn_proto::ids::ContainerId;
@@ -32,13 +37,55 @@ struct Node {
 
 impl Node {
     fn new(executor_class: &str) -> Self {
+        Self::with_settings(executor_class, &[])
+    }
+
+    /// A node with extra `yarn-site.xml` settings; `{dir}` in a value stands for the node's
+    /// temporary directory.
+    fn with_settings(executor_class: &str, settings: &[(&str, &str)]) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let mut conf = common::node_dirs_conf(dir.path());
         conf.set("yarn.nodemanager.sleep-delay-before-sigkill.ms", "200");
         conf.set("yarn.nodemanager.container-monitor.interval-ms", "50");
         conf.set("yarn.nodemanager.container-executor.class", executor_class);
+        for (key, value) in settings {
+            let value = value.replace("{dir}", &dir.path().display().to_string());
+            conf.set(key, &value);
+        }
         let config = NmConfig::from_conf(&conf).unwrap();
         Self { dir, config }
+    }
+
+    /// A process-executor node whose cgroup is a stand-in cgroup v2 directory `<dir>/cgroup/
+    /// hadoop-yarn` listing `controllers` in `cgroup.controllers` and `subtree_control` in
+    /// `cgroup.subtree_control`, and nothing else.
+    fn with_fake_cgroup(controllers: &str, subtree_control: &str, required: bool) -> Self {
+        let node = Self::with_settings(
+            "default",
+            &[
+                (
+                    "yarn.nodemanager.linux-container-executor.cgroups.mount-path",
+                    "{dir}/cgroup",
+                ),
+                (
+                    "yarn.nodemanager.linux-container-executor.cgroups.hierarchy",
+                    "/hadoop-yarn",
+                ),
+                (
+                    "yarn.nodemanager.resource.memory.enabled",
+                    if required { "true" } else { "false" },
+                ),
+            ],
+        );
+        let cgroup = node.cgroup_dir();
+        std::fs::create_dir_all(&cgroup).unwrap();
+        std::fs::write(cgroup.join("cgroup.controllers"), controllers).unwrap();
+        std::fs::write(cgroup.join("cgroup.subtree_control"), subtree_control).unwrap();
+        node
+    }
+
+    fn cgroup_dir(&self) -> PathBuf {
+        self.dir.path().join("cgroup/hadoop-yarn")
     }
 
     fn executor(&self) -> ContainerExecutor {
@@ -517,4 +564,207 @@ async fn waiting_on_a_container_whose_executor_was_dropped_is_an_error() {
             container_id: container(14)
         }
     );
+}
+
+#[tokio::test]
+async fn a_container_runs_in_its_own_cgroup_and_an_oom_kill_reports_exceeded_pmem() {
+    let node = Node::with_fake_cgroup("cpu memory pids\n", "memory\n", false);
+    let executor = ContainerExecutor::try_new(&node.config).unwrap();
+    let id = container(15);
+    let cgroup = node.cgroup_dir().join(id.to_string());
+    assert!(!cgroup.exists());
+
+    let handle = must_launch(&executor, spec(id, "echo ready; sleep 30", 16)).await;
+    let pid = handle.pid().unwrap();
+    must_see(&node.log_dir(id).join("stdout"), "ready").await;
+    assert_eq!(
+        std::fs::read_to_string(cgroup.join("memory.max")).unwrap(),
+        (16 * 1024 * 1024).to_string()
+    );
+    // Written by the child itself between fork and exec, so the pid is the container's root.
+    assert_eq!(
+        std::fs::read_to_string(cgroup.join("cgroup.procs")).unwrap(),
+        pid.to_string()
+    );
+
+    // What the kernel does to a container beyond its memory.max with memory.oom.group set.
+    std::fs::write(cgroup.join("memory.events"), "oom 1\noom_kill 1\n").unwrap();
+    Signal::Kill.send(pid).unwrap();
+    let exit = must_exit(&handle).await;
+    assert_eq!(
+        exit,
+        ContainerExit {
+            exit_code: KILLED_EXCEEDED_PMEM,
+            diagnostics: format!(
+                "Container [pid={pid},containerID={id}] was killed by the kernel for exceeding \
+                 its cgroup memory.max of 16 MB (cgroup {}, 1 OOM kill(s) in memory.events).",
+                cgroup.display()
+            ),
+        }
+    );
+    must_vanish(pid).await;
+    // The stand-in cgroup holds plain files, so removal leaves it; cgroupfs would remove it.
+}
+
+#[tokio::test]
+async fn a_container_with_a_cgroup_is_left_to_the_kernel_not_to_the_resident_memory_check() {
+    let node = Node::with_fake_cgroup("cpu memory pids\n", "memory\n", false);
+    let executor = ContainerExecutor::try_new(&node.config).unwrap();
+    // About 50 MB resident for a second, over many 50 ms monitor passes, with 16 MB allocated:
+    // the resident-memory check would kill it, and the stand-in cgroup enforces nothing.
+    let command = "{ head -c 50000000 /dev/zero; sleep 1; } | tail > /dev/null";
+    let handle = must_launch(&executor, spec(container(16), command, 16)).await;
+    let exit = must_exit(&handle).await;
+    assert_eq!(exit.exit_code, 0, "{}", exit.diagnostics);
+}
+
+#[tokio::test]
+async fn a_container_that_fails_by_itself_in_its_cgroup_reports_its_own_exit() {
+    let node = Node::with_fake_cgroup("cpu memory pids\n", "memory\n", false);
+    let executor = ContainerExecutor::try_new(&node.config).unwrap();
+    let handle = must_launch(&executor, spec(container(17), "exit 3", 16)).await;
+    let exit = must_exit(&handle).await;
+    assert_eq!(exit.exit_code, 3, "no OOM kill was recorded");
+}
+
+#[tokio::test]
+async fn a_reacquired_container_keeps_its_cgroup_for_the_oom_verdict() {
+    let node = Node::with_fake_cgroup("memory\n", "memory\n", true);
+    let id = container(18);
+    let pid = {
+        let before_restart = ContainerExecutor::try_new(&node.config).unwrap();
+        let handle = must_launch(&before_restart, spec(id, "echo ready; sleep 30", 32)).await;
+        must_see(&node.log_dir(id).join("stdout"), "ready").await;
+        handle.pid().unwrap()
+    };
+
+    let after_restart = ContainerExecutor::try_new(&node.config).unwrap();
+    let handle = after_restart
+        .reacquire(ReacquireSpec {
+            container_id: id,
+            pid,
+            memory_mb: 32,
+        })
+        .unwrap();
+    let cgroup = node.cgroup_dir().join(id.to_string());
+    std::fs::write(cgroup.join("memory.events"), "oom_kill 2\n").unwrap();
+    Signal::Kill.send(pid).unwrap();
+    let exit = must_exit(&handle).await;
+    assert_eq!(exit.exit_code, KILLED_EXCEEDED_PMEM, "{}", exit.diagnostics);
+    assert!(
+        exit.diagnostics.contains(&format!(
+            "memory.max of 32 MB (cgroup {}, 2 OOM kill(s)",
+            cgroup.display()
+        )),
+        "{}",
+        exit.diagnostics
+    );
+    must_vanish(pid).await;
+}
+
+#[tokio::test]
+async fn memory_not_yet_enabled_for_children_is_enabled_by_the_nodemanager() {
+    let node = Node::with_fake_cgroup("cpu memory\n", "cpu\n", true);
+    let enforcement = MemoryEnforcement::detect(&node.config).unwrap();
+    assert_eq!(
+        enforcement.cgroup_v2().map(|memory| memory.dir()),
+        Some(node.cgroup_dir().as_path())
+    );
+    assert_eq!(
+        std::fs::read_to_string(node.cgroup_dir().join("cgroup.subtree_control")).unwrap(),
+        "+memory"
+    );
+}
+
+#[tokio::test]
+async fn a_cgroup_without_the_memory_controller_is_not_used() {
+    // Auto: the resident-memory check takes over, and no container cgroup is made.
+    let node = Node::with_fake_cgroup("cpu pids\n", "\n", false);
+    assert_eq!(
+        MemoryEnforcement::detect(&node.config).unwrap(),
+        MemoryEnforcement::ResidentMemory {
+            cgroup_v2_unusable: CgroupV2Unusable::MemoryControllerMissing {
+                path: node.cgroup_dir(),
+                controllers: "cpu pids".to_owned(),
+            }
+        }
+    );
+    let executor = ContainerExecutor::try_new(&node.config).unwrap();
+    let handle = must_launch(&executor, spec(container(19), "exit 0", 16)).await;
+    assert_eq!(must_exit(&handle).await.exit_code, 0);
+    let entries: Vec<_> = std::fs::read_dir(node.cgroup_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        entries.len(),
+        2,
+        "only the stand-in's own files: {entries:?}"
+    );
+
+    // Required: the NodeManager does not start, and says where and what is missing.
+    let node = Node::with_fake_cgroup("cpu pids\n", "\n", true);
+    let expected = Error::CgroupMemoryUnavailable {
+        reason: CgroupV2Unusable::MemoryControllerMissing {
+            path: node.cgroup_dir(),
+            controllers: "cpu pids".to_owned(),
+        },
+    };
+    let err = ContainerExecutor::try_new(&node.config).unwrap_err();
+    assert_eq!(err, expected);
+    let text = err.to_string();
+    assert!(
+        text.contains(&node.cgroup_dir().display().to_string())
+            && text.contains("memory controller is not available"),
+        "{text}"
+    );
+    // The infallible constructor refuses each launch with the same error instead.
+    let executor = ContainerExecutor::new(&node.config);
+    let err = executor
+        .launch(spec(container(20), "exit 0", 16))
+        .await
+        .unwrap_err();
+    assert_eq!(err, expected);
+}
+
+#[tokio::test]
+async fn a_missing_cgroup_required_by_configuration_is_named_in_the_error() {
+    let node = Node::with_settings(
+        "default",
+        &[
+            (
+                "yarn.nodemanager.linux-container-executor.cgroups.mount-path",
+                "{dir}/no-cgroup-here",
+            ),
+            ("yarn.nodemanager.resource.memory.enabled", "true"),
+        ],
+    );
+    let err = ContainerExecutor::try_new(&node.config).unwrap_err();
+    assert_eq!(
+        err,
+        Error::CgroupMemoryUnavailable {
+            reason: CgroupV2Unusable::Missing {
+                path: node.dir.path().join("no-cgroup-here/hadoop-yarn"),
+            }
+        }
+    );
+}
+
+#[tokio::test]
+async fn auto_detection_on_this_hosts_cgroups_falls_back_instead_of_failing() {
+    // The defaults: /sys/fs/cgroup and /hadoop-yarn, cgroup memory not required.
+    let node = Node::new("default");
+    let enforcement = MemoryEnforcement::detect(&node.config).unwrap();
+    // Without cgroup.controllers at the mount, the host has no cgroup v2 there (cgroup v1 or
+    // hybrid, as on the machines these tests were written on).
+    if !Path::new("/sys/fs/cgroup/cgroup.controllers").exists() {
+        assert!(
+            matches!(enforcement, MemoryEnforcement::ResidentMemory { .. }),
+            "{enforcement:?}"
+        );
+    }
+    // Either way the executor starts and runs containers.
+    let executor = ContainerExecutor::try_new(&node.config).unwrap();
+    let handle = must_launch(&executor, spec(container(21), "exit 0", 64)).await;
+    assert_eq!(must_exit(&handle).await.exit_code, 0);
 }

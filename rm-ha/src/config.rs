@@ -3,9 +3,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use yarn_conf::{ConfError, Configuration, Key, RmHaConfig, keys};
+use yarn_conf::{ConfError, Configuration, Key, KeyKind, RmHaConfig, keys};
 use yarn_security::KeyRollingSchedule;
 
+use yarn_scheduler::{SchedulerError, SchedulerSettings};
+
+use crate::scheduling::QueueConfigSource;
 use crate::state_machine::MasterKeyKind;
 
 /// Everything a replica reads from `yarn-site.xml`, read once at start-up and validated.
@@ -46,6 +49,10 @@ pub struct RmConfig {
     pub automatic_failover: bool,
     /// Raft timings and log compaction.
     pub raft: RaftSettings,
+    /// Where the leader reads `capacity-scheduler.xml`, and the `yarn-site.xml` scheduler
+    /// settings. [`RmConfig::from_conf`] leaves the file unset (the built-in default queue);
+    /// the `resourcemanager` command points it into the configuration directory.
+    pub queues: QueueConfigSource,
 }
 
 /// The Raft group's timings, from `yarn.resourcemanager.ha.raft.*`.
@@ -118,6 +125,10 @@ impl RmConfig {
                     .get_duration(&keys::RM_HA_RAFT_ELECTION_TIMEOUT_MAX_MS)?,
                 snapshot_log_entries: conf.get_u64(&keys::RM_HA_RAFT_SNAPSHOT_LOG_ENTRIES)?,
                 rpc_timeout: conf.get_duration(&keys::RM_HA_RAFT_RPC_TIMEOUT_MS)?,
+            },
+            queues: QueueConfigSource {
+                file: None,
+                settings: scheduler_settings(conf)?,
             },
             rm_id,
             ha,
@@ -259,6 +270,33 @@ fn rolling_interval_key(kind: MasterKeyKind) -> Key {
 
 fn millis(duration: Duration) -> i64 {
     i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// The scheduler's `yarn-site.xml` settings, each minimum at most its maximum, with errors in
+/// the configuration's own terms (key, value, where it was set).
+fn scheduler_settings(conf: &Configuration) -> Result<SchedulerSettings, ConfError> {
+    SchedulerSettings::from_conf(conf).map_err(|err| match err {
+        SchedulerError::Conf { source } => source,
+        SchedulerError::InvalidAllocationRange {
+            minimum_key,
+            minimum,
+            maximum_key,
+            maximum,
+        } => ConfError::InvalidValue {
+            key: minimum_key.to_owned(),
+            value: minimum.to_string(),
+            kind: KeyKind::Int,
+            expected: format!("at most {maximum_key} ({maximum})"),
+            location: conf.source(minimum_key).cloned(),
+        },
+        other => ConfError::InvalidValue {
+            key: "yarn.scheduler.*".to_owned(),
+            value: String::new(),
+            kind: KeyKind::String,
+            expected: other.to_string(),
+            location: None,
+        },
+    })
 }
 
 #[cfg(test)]

@@ -156,4 +156,18 @@ pub enum Error {
     /// A replica task ended before shutdown was asked for.
     #[error("a replica task ended before the replica was asked to stop")]
     TaskEnded,
+    /// `capacity-scheduler.xml` could not be read or parsed as Hadoop configuration.
+    #[error("cannot read the queue configuration: {source}")]
+    ReadQueueConfiguration {
+        /// The configuration loader's positioned error.
+        source: yarn_conf::ConfError,
+    },
+    /// `capacity-scheduler.xml` describes no valid queue hierarchy.
+    #[error("{file}: invalid queue configuration: {source}")]
+    InvalidQueueConfiguration {
+        /// The file read.
+        file: String,
+        /// The scheduler's reason (boxed: it is large, and errors travel by value).
+        source: Box<yarn_scheduler::SchedulerError>,
+    },
 }

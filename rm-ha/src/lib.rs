@@ -18,6 +18,7 @@ pub mod nodes;
 pub mod raft_network;
 mod raft_types;
 pub mod replica;
+pub mod scheduling;
 pub mod state_machine;
 pub mod storage;
 

@@ -6,6 +6,7 @@ mod minicluster;
 mod nodemanager;
 mod pending;
 mod pki;
+mod queue;
 mod resourcemanager;
 mod rmadmin;
 
@@ -27,10 +28,25 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Nodemanager(args) => nodemanager::run(conf_dir, args),
         Command::Application(_) => Ok(pending::report("application", pending::APPLICATIONS)),
         Command::Node(_) => Ok(pending::report("node", pending::APPLICATIONS)),
-        Command::Queue(_) => Ok(pending::report("queue", pending::APPLICATIONS)),
+        Command::Queue(args) => queue::run(conf_dir, args),
         Command::Dshell(_) => Ok(pending::report("dshell", pending::APPLICATIONS)),
         Command::Pi(_) => Ok(pending::report("pi", pending::APPLICATIONS)),
         Command::Chaos(_) => Ok(pending::report("chaos", pending::CHAOS)),
         Command::Bench(command) => bench::run(command),
+    }
+}
+
+/// Prints a client command's output on stdout (exit 0) or its failure as one line on stderr
+/// (exit 1).
+fn report_outcome(outcome: Result<String, yarn_client::Error>) -> std::process::ExitCode {
+    match outcome {
+        Ok(output) => {
+            print!("{output}");
+            std::process::ExitCode::SUCCESS
+        }
+        Err(err) => {
+            eprintln!("{err}");
+            std::process::ExitCode::FAILURE
+        }
     }
 }

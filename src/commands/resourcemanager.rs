@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use yarn_conf::Configuration;
+use yarn_rm_ha::scheduling::CAPACITY_SCHEDULER_XML;
 use yarn_rm_ha::{ResourceManager, RmConfig};
 use yarn_security::TlsConfig;
 
@@ -17,7 +18,10 @@ pub fn run(conf_dir: Option<&Path>, args: ResourceManagerArgs) -> anyhow::Result
         Some(dir) => Configuration::load_dir(dir)?,
         None => Configuration::with_defaults()?,
     };
-    let config = RmConfig::from_conf(&conf, args.rm_id.as_deref())?;
+    let mut config = RmConfig::from_conf(&conf, args.rm_id.as_deref())?;
+    config.queues.file = conf_dir.map(|dir| dir.join(CAPACITY_SCHEDULER_XML));
+    // A replica that could lead must not start on queues it cannot schedule with.
+    config.queues.load()?;
     let tls = TlsConfig::from_conf(&conf)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

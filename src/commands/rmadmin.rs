@@ -21,16 +21,9 @@ pub fn run(conf_dir: Option<&Path>, args: RmAdminArgs) -> anyhow::Result<ExitCod
     )?;
     let conf = Configuration::load_dir(dir)?;
     let command = command_of(args)?;
-    match rmadmin::run_blocking(&conf, &command) {
-        Ok(output) => {
-            print!("{output}");
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(err) => {
-            eprintln!("{err}");
-            Ok(ExitCode::FAILURE)
-        }
-    }
+    Ok(super::report_outcome(rmadmin::run_blocking(
+        &conf, &command,
+    )))
 }
 
 /// The operation clap's `operation` group guarantees exactly one of.

@@ -20,8 +20,24 @@ pub enum ContainerExecutor {
 }
 
 impl ContainerExecutor {
-    /// The executor `config.executor_kind` names, with `config`'s settings. Must be called
-    /// within a Tokio runtime (the process executor starts its containers monitor).
+    /// The executor `config.executor_kind` names, with `config`'s settings, as a NodeManager
+    /// starts it. Must be called within a Tokio runtime (the process executor starts its
+    /// containers monitor).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CgroupMemoryUnavailable`] when the process executor must limit memory with
+    /// cgroup v2 (`yarn.nodemanager.resource.memory.enabled`) and the configured cgroup cannot
+    /// be used; see [`ProcessExecutor::try_new`].
+    pub fn try_new(config: &NmConfig) -> Result<Self, Error> {
+        Ok(match config.executor_kind {
+            ExecutorKind::Default => Self::Process(ProcessExecutor::try_new(config)?),
+            ExecutorKind::Simulated => Self::Simulated(SimulatedExecutor::new()),
+        })
+    }
+
+    /// As [`try_new`](Self::try_new), except that required but unusable cgroup v2 memory
+    /// limits make every launch fail with the error instead; see [`ProcessExecutor::new`].
     pub fn new(config: &NmConfig) -> Self {
         match config.executor_kind {
             ExecutorKind::Default => Self::Process(ProcessExecutor::new(config)),

@@ -48,9 +48,9 @@ impl MonitoredContainers {
 ///
 /// Memory is the sum of `/proc/<pid>/stat` RSS over the processes of the container's process
 /// group, read once per interval for all containers. A process that leaves the group (with
-/// `setsid` or `setpgid`) escapes the measurement. cgroup v2 memory limits, which the kernel
-/// enforces exactly, are not used yet: they need a delegated cgroup subtree, which a
-/// NodeManager running without root usually lacks.
+/// `setsid` or `setpgid`) escapes the measurement. Containers with a cgroup v2 memory limit,
+/// which the kernel enforces exactly, are not watched here; this check is the fallback where no
+/// cgroup is delegated to the NodeManager (see [`MemoryEnforcement`](super::MemoryEnforcement)).
 #[derive(Debug)]
 pub(crate) struct ContainersMonitor {
     containers: MonitoredContainers,

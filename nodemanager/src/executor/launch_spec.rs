@@ -22,8 +22,9 @@ pub struct LaunchSpec {
     /// The launch context's environment; the NodeManager's own variables (`CONTAINER_ID`, ...)
     /// take precedence over entries of the same name.
     pub environment: HashMap<String, String>,
-    /// The container's memory allocation in MB, enforced by the physical-memory check; 0 means
-    /// no limit.
+    /// The container's memory allocation in MB, enforced by the container's cgroup v2
+    /// `memory.max` or by the physical-memory check (see
+    /// [`MemoryEnforcement`](super::MemoryEnforcement)); 0 means no limit.
     pub memory_mb: u64,
     /// The NodeManager's host, given to the container as `NM_HOST`.
     pub nm_host: String,

@@ -15,6 +15,11 @@
 //!        └──────── ContainerExit <───────────┘   │ stop(KILLED_EXCEEDED_PMEM)
 //!                                       ContainersMonitor: RSS of each process group
 //!                                       from /proc, every monitor interval
+//!                                       (only for containers without a cgroup)
+//!
+//!  with cgroup v2: launch ──> mkdir <cgroup dir>/<container>, memory.max = allocation
+//!                  child, before exec: setsid, then its pid into cgroup.procs
+//!                  exit: oom_kill in memory.events > 0 ──> KILLED_EXCEEDED_PMEM; rmdir
 //!
 //!  reacquire(ReacquireSpec) ──> ProcessSupervisor polling the pid; the exit code comes from
 //!                               the file the wrapper wrote, or the container is LOST (154)
@@ -26,10 +31,15 @@
 //! `default_container_executor.sh`, so that a restarted NodeManager learns how a re-acquired
 //! container ended.
 //!
-//! Memory is enforced by measuring the resident memory of each container's process group in
-//! `/proc`, which needs no privileges. cgroup v2 memory limits are not used yet: they would
-//! need a cgroup subtree delegated to the NodeManager.
+//! Memory is enforced as [`MemoryEnforcement`] decides at start-up. Where a cgroup v2
+//! directory is delegated to the NodeManager ([`CgroupV2Memory`]), each container gets a child
+//! cgroup whose `memory.max` the kernel enforces exactly, for every process of the container.
+//! Otherwise the resident memory of each container's process group is measured in `/proc`,
+//! which needs no privileges but misses processes that leave the group.
 
+mod cgroup_v2_memory;
+mod cgroup_v2_unusable;
+mod container_cgroup;
 mod container_control;
 mod container_executor;
 mod container_exit;
@@ -41,6 +51,7 @@ mod io_cause;
 mod kill_request;
 mod launch_environment;
 mod launch_spec;
+mod memory_enforcement;
 mod pmem_limit;
 mod proc_stat;
 mod process_executor;
@@ -52,6 +63,7 @@ mod simulated_container;
 mod simulated_executor;
 mod task_set;
 
+use container_cgroup::ContainerCgroup;
 use container_control::ContainerControl;
 use container_paths::ContainerPaths;
 use containers_monitor::{ContainersMonitor, MonitoredContainers};
@@ -61,6 +73,8 @@ use process_outcome::ProcessOutcome;
 use simulated_container::SimulatedContainer;
 use task_set::TaskSet;
 
+pub use cgroup_v2_memory::CgroupV2Memory;
+pub use cgroup_v2_unusable::CgroupV2Unusable;
 pub use container_executor::ContainerExecutor;
 pub use container_exit::ContainerExit;
 pub use container_handle::ContainerHandle;
@@ -68,6 +82,7 @@ pub use executor_kind::ExecutorKind;
 pub use io_cause::IoCause;
 pub use kill_request::KillRequest;
 pub use launch_spec::LaunchSpec;
+pub use memory_enforcement::MemoryEnforcement;
 pub use process_executor::ProcessExecutor;
 pub use process_supervisor::REACQUIRED_POLL_INTERVAL;
 pub use reacquire_spec::ReacquireSpec;

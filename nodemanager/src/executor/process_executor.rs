@@ -12,8 +12,9 @@ use yarn_proto::ids::ContainerId;
 use super::launch_environment::{container_environment, expand_command};
 use super::process_supervisor::{ProcessSupervisor, Tracked, is_running_leader};
 use super::{
-    ContainerExit, ContainerHandle, ContainerPaths, ContainersMonitor, LaunchSpec,
-    MonitoredContainers, PmemLimit, ProcStat, ReacquireSpec, TaskSet, signal,
+    CgroupV2Memory, ContainerCgroup, ContainerExit, ContainerHandle, ContainerPaths,
+    ContainersMonitor, LaunchSpec, MemoryEnforcement, MonitoredContainers, PmemLimit, ProcStat,
+    ReacquireSpec, TaskSet, signal,
 };
 use crate::{Error, NmConfig};
 
@@ -40,8 +41,13 @@ exit \"$rc\"
 /// `<first log dir>/<app>/<container>/`, the launch context's environment plus `CONTAINER_ID`,
 /// `APPLICATION_ID`, `NM_HOST`, `NM_PORT`, `LOCAL_DIRS`, `LOG_DIRS`, `PWD`, `USER` and `LOGNAME`
 /// on top of the NodeManager's own environment (as in YARN, where the launch script inherits
-/// it). With `yarn.nodemanager.pmem-check-enabled`, a containers monitor kills containers
-/// whose process group's resident memory exceeds their allocation.
+/// it).
+///
+/// Memory is enforced as [`MemoryEnforcement`] decides at construction: with cgroup v2, each
+/// container with an allocation runs in its own cgroup whose `memory.max` is that allocation,
+/// joined before the user's command starts; otherwise, with
+/// `yarn.nodemanager.pmem-check-enabled`, a containers monitor kills containers whose process
+/// group's resident memory exceeds their allocation.
 ///
 /// Dropping the executor stops supervising but leaves the containers running, so that a
 /// restarted NodeManager can [`reacquire`](Self::reacquire) them.
@@ -51,14 +57,46 @@ pub struct ProcessExecutor {
     log_dirs: Vec<PathBuf>,
     sigkill_delay: Duration,
     monitored: Option<MonitoredContainers>,
+    /// The delegated cgroup when containers get cgroups, or why no container can be launched
+    /// (cgroup v2 was required but is unusable; see [`ProcessExecutor::new`]).
+    cgroup_memory: Result<Option<CgroupV2Memory>, Error>,
     tasks: TaskSet,
 }
 
 impl ProcessExecutor {
-    /// An executor with the directories, stop delay and memory check of `config`. Starts the
-    /// containers monitor when the memory check is enabled, so it must be called within a
-    /// Tokio runtime.
+    /// An executor with the directories, stop delay and memory enforcement of `config` (see
+    /// [`MemoryEnforcement::detect`], which logs the choice). Starts the containers monitor
+    /// when `yarn.nodemanager.pmem-check-enabled` is true, for containers without a cgroup, so
+    /// it must be called within a Tokio runtime.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CgroupMemoryUnavailable`] when cgroup v2 memory limits are required but the
+    /// configured cgroup cannot hold them.
+    pub fn try_new(config: &NmConfig) -> Result<Self, Error> {
+        let enforcement = MemoryEnforcement::detect(config)?;
+        Ok(Self::with_cgroup_memory(
+            config,
+            Ok(enforcement.cgroup_v2().cloned()),
+        ))
+    }
+
+    /// As [`try_new`](Self::try_new), except that required but unusable cgroup v2 memory
+    /// limits do not fail here: the error is logged, and every [`launch`](Self::launch)
+    /// returns it, while [`reacquire`](Self::reacquire) still takes containers over.
     pub fn new(config: &NmConfig) -> Self {
+        let cgroup_memory = MemoryEnforcement::detect(config)
+            .map(|enforcement| enforcement.cgroup_v2().cloned())
+            .inspect_err(|err| {
+                tracing::error!(%err, "no container can be launched");
+            });
+        Self::with_cgroup_memory(config, cgroup_memory)
+    }
+
+    fn with_cgroup_memory(
+        config: &NmConfig,
+        cgroup_memory: Result<Option<CgroupV2Memory>, Error>,
+    ) -> Self {
         let tasks = TaskSet::default();
         let monitored = config.pmem_check_enabled.then(|| {
             let monitored = MonitoredContainers::default();
@@ -72,6 +110,7 @@ impl ProcessExecutor {
             log_dirs: config.log_dirs.clone(),
             sigkill_delay: config.sleep_delay_before_sigkill,
             monitored,
+            cgroup_memory,
             tasks,
         }
     }
@@ -80,14 +119,19 @@ impl ProcessExecutor {
     ///
     /// `<LOG_DIR>`, `<CPS>` and `{{VAR}}` in the command line and environment are expanded as
     /// YARN expands them. The returned handle's [`pid`](ContainerHandle::pid) leads the
-    /// container's process group.
+    /// container's process group. With cgroup v2 and an allocation, the container's cgroup is
+    /// created first and the root process joins it before it runs the command line.
     ///
     /// # Errors
     ///
     /// [`Error::InvalidUser`] for a user that cannot name a directory,
-    /// [`Error::CreateContainerDirectory`], [`Error::PrepareContainerFile`] and
-    /// [`Error::StartContainerProcess`] naming the path or command and the OS error.
+    /// [`Error::CreateContainerDirectory`], [`Error::PrepareContainerFile`],
+    /// [`Error::ContainerCgroup`], [`Error::StartContainerProcess`] and
+    /// [`Error::StartContainerProcessInCgroup`] naming the path or command and the OS error;
+    /// [`Error::CgroupMemoryUnavailable`] from an executor made by [`new`](Self::new) whose
+    /// required cgroup is unusable.
     pub async fn launch(&self, spec: LaunchSpec) -> Result<ContainerHandle, Error> {
+        let cgroup_memory = self.cgroup_memory.as_ref().map_err(Clone::clone)?;
         let container_id = spec.container_id;
         let paths =
             ContainerPaths::new(&self.local_dirs, &self.log_dirs, &spec.user, container_id)?;
@@ -123,6 +167,15 @@ impl ProcessExecutor {
         let stderr = open_log(container_id, &paths.log_dir().join("stderr")).await?;
         let command_line = expand_command(&spec.command_line(), paths.log_dir());
         let environment = container_environment(&spec, &paths, |name| std::env::var(name).ok());
+        let cgroup = match cgroup_memory {
+            Some(memory) if spec.memory_mb > 0 => {
+                let cgroup = memory.container(container_id, spec.memory_mb);
+                let join = cgroup.join_on_exec()?;
+                cgroup.create().await?;
+                Some((cgroup, join))
+            }
+            _ => None,
+        };
 
         let mut command = Command::new("/bin/sh");
         command
@@ -141,19 +194,56 @@ impl ProcessExecutor {
         unsafe {
             command.pre_exec(signal::become_session_leader);
         }
-        let start_error = |source: std::io::Error| Error::StartContainerProcess {
-            container_id,
-            command: command_line.clone(),
-            source: source.into(),
+        let cgroup = cgroup.map(|(cgroup, join)| {
+            // SAFETY: `join` only calls getpid(2), open(2), write(2) and close(2) on a path
+            // built before the fork, with no allocation: all async-signal-safe. It runs after
+            // setsid, so the whole session starts inside the cgroup.
+            unsafe {
+                command.pre_exec(join);
+            }
+            cgroup
+        });
+        let start_error = |source: std::io::Error| match &cgroup {
+            Some(cgroup) => Error::StartContainerProcessInCgroup {
+                container_id,
+                cgroup: cgroup.dir().to_owned(),
+                command: command_line.clone(),
+                source: source.into(),
+            },
+            None => Error::StartContainerProcess {
+                container_id,
+                command: command_line.clone(),
+                source: source.into(),
+            },
         };
-        let child = command.spawn().map_err(start_error)?;
-        let pid = child.id().ok_or_else(|| {
-            start_error(std::io::Error::other(
-                "the process ended before its pid was read",
-            ))
-        })?;
-        tracing::info!(%container_id, pid, command = %command_line, "launched container");
-        Ok(self.supervise(container_id, pid, spec.memory_mb, Tracked::Child(child)))
+        let started = command.spawn().and_then(|child| {
+            let pid = child.id().ok_or_else(|| {
+                std::io::Error::other("the process ended before its pid was read")
+            })?;
+            Ok((child, pid))
+        });
+        let (child, pid) = match started {
+            Ok(started) => started,
+            Err(source) => {
+                let err = start_error(source);
+                if let Some(cgroup) = &cgroup {
+                    cgroup.remove().await;
+                }
+                return Err(err);
+            }
+        };
+        tracing::info!(
+            %container_id, pid, command = %command_line,
+            cgroup = cgroup.as_ref().map(|cgroup| cgroup.dir().display().to_string()),
+            "launched container"
+        );
+        Ok(self.supervise(
+            container_id,
+            pid,
+            spec.memory_mb,
+            Tracked::Child(child),
+            cgroup,
+        ))
     }
 
     /// Takes over a container started before a NodeManager restart, from the pid the state
@@ -161,11 +251,16 @@ impl ProcessExecutor {
     ///
     /// While the pid still leads its process group, the container is watched by polling
     /// (every [`REACQUIRED_POLL_INTERVAL`](super::REACQUIRED_POLL_INTERVAL)), its memory is
-    /// checked again, and it can be stopped. Once it has ended, its exit code is read from the
-    /// file the launch wrapper writes, as YARN reads `<pid file>.exitcode`. When there is no
-    /// code (the container was killed by a signal, or the pid now belongs to another process),
-    /// the exit is [`ContainerExit::LOST`] with a diagnostic saying why, as YARN reports a
-    /// container it could not recover.
+    /// checked again, and it can be stopped. With cgroup v2, the container's existing cgroup
+    /// (found from its id) is taken over too, so that an OOM kill is still reported and the
+    /// cgroup removed at the end; a container launched without one falls back to the
+    /// resident-memory check when `yarn.nodemanager.pmem-check-enabled` is true.
+    ///
+    /// Once it has ended, its exit code is read from the file the launch wrapper writes, as
+    /// YARN reads `<pid file>.exitcode`. When there is no code (the container was killed by a
+    /// signal, or the pid now belongs to another process), the exit is [`ContainerExit::LOST`]
+    /// with a diagnostic saying why, as YARN reports a container it could not recover; unless
+    /// its cgroup recorded an OOM kill, which makes it `KILLED_EXCEEDED_PMEM`.
     ///
     /// # Errors
     ///
@@ -179,10 +274,18 @@ impl ProcessExecutor {
         if pid <= 1 || libc::pid_t::try_from(pid).is_err() {
             return Err(Error::InvalidContainerPid { container_id, pid });
         }
+        let cgroup = match &self.cgroup_memory {
+            Ok(Some(memory)) if memory_mb > 0 => Some(memory.container(container_id, memory_mb))
+                .filter(|cgroup| cgroup.dir().is_dir()),
+            _ => None,
+        };
         if let Some(stat) = ProcStat::read(pid)
             && !stat.is_zombie()
             && stat.pgrp != pid
         {
+            if let Some(cgroup) = cgroup {
+                self.tasks.spawn(async move { cgroup.remove().await });
+            }
             return Ok(ContainerHandle::finished(
                 container_id,
                 Some(pid),
@@ -208,19 +311,24 @@ impl ProcessExecutor {
             pid,
             memory_mb,
             Tracked::Reacquired { exit_code_file },
+            cgroup,
         ))
     }
 
+    /// Starts the container's supervisor; the resident-memory check watches it only when it
+    /// has no cgroup, whose limit the kernel enforces exactly.
     fn supervise(
         &self,
         container_id: ContainerId,
         pid: u32,
         memory_mb: u64,
         tracked: Tracked,
+        cgroup: Option<ContainerCgroup>,
     ) -> ContainerHandle {
         let (handle, control) = ContainerHandle::new(container_id, Some(pid));
         if let Some(monitored) = &self.monitored
             && memory_mb > 0
+            && cgroup.is_none()
         {
             let limit = PmemLimit {
                 container_id,
@@ -236,6 +344,7 @@ impl ProcessExecutor {
             control,
             sigkill_delay: self.sigkill_delay,
             monitored: self.monitored.clone(),
+            cgroup,
         };
         self.tasks.spawn(supervisor.run());
         handle

@@ -31,6 +31,14 @@ impl ProcessOutcome {
         }
     }
 
+    /// Whether the kernel's OOM killer, having killed `oom_kills` processes in the container's
+    /// cgroup, is why the container ended, so that it is reported as exceeding its memory:
+    /// only when the NodeManager did not ask it to stop (then the stop is the reason) and it
+    /// did not succeed anyway.
+    pub(crate) fn ended_by_oom_kill(&self, kill: Option<&KillRequest>, oom_kills: u64) -> bool {
+        oom_kills > 0 && kill.is_none() && *self != Self::Exited(0)
+    }
+
     /// The [`ContainerExit`] to report: the process's own code when it ended by itself, the
     /// kill's status when the NodeManager stopped it (`sigkill_sent` tells whether the grace
     /// period ran out), and [`ContainerExit::LOST`] when the code is unknown and nobody asked
@@ -222,6 +230,23 @@ mod tests {
             exit.diagnostics
         );
         assert!(exit.diagnostics.contains("SIGKILL"), "{}", exit.diagnostics);
+    }
+
+    #[test]
+    fn an_oom_kill_explains_an_unrequested_failure_only() {
+        let killed = ProcessOutcome::Signalled(libc::SIGKILL);
+        assert!(killed.ended_by_oom_kill(None, 1));
+        assert!(ProcessOutcome::Exited(137).ended_by_oom_kill(None, 2));
+        assert!(ProcessOutcome::Unknown("no exit code file".into()).ended_by_oom_kill(None, 1));
+        assert!(!killed.ended_by_oom_kill(None, 0), "no OOM kill recorded");
+        assert!(
+            !ProcessOutcome::Exited(0).ended_by_oom_kill(None, 1),
+            "a process of the container was killed, but the container succeeded"
+        );
+        assert!(
+            !killed.ended_by_oom_kill(Some(&stop()), 1),
+            "the NodeManager's stop is the reason"
+        );
     }
 
     #[test]

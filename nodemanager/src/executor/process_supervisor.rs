@@ -9,7 +9,9 @@ use tokio::time::Instant;
 use yarn_proto::ids::ContainerId;
 
 use super::signal::{self, process_exists};
-use super::{ContainerControl, ContainerExit, MonitoredContainers, ProcStat, ProcessOutcome};
+use super::{
+    ContainerCgroup, ContainerControl, ContainerExit, MonitoredContainers, ProcStat, ProcessOutcome,
+};
 
 /// How often a re-acquired container, which is not this process's child and so sends no
 /// SIGCHLD, is checked for life. YARN checks once a second; a shorter period reports exits
@@ -36,6 +38,9 @@ pub(crate) enum Tracked {
 /// after `sigkill_delay`, SIGKILL. Once the root process has ended it reports the
 /// [`ContainerExit`], then cleans up what the container left behind in its group: SIGTERM, and
 /// SIGKILL after the delay, as YARN does after every container.
+///
+/// A container with a cgroup that the kernel's OOM killer acted in, and that ended without
+/// being asked to, is reported as `KILLED_EXCEEDED_PMEM`; the cgroup is removed last.
 #[derive(Debug)]
 pub(crate) struct ProcessSupervisor {
     pub(crate) container_id: ContainerId,
@@ -44,6 +49,7 @@ pub(crate) struct ProcessSupervisor {
     pub(crate) control: ContainerControl,
     pub(crate) sigkill_delay: Duration,
     pub(crate) monitored: Option<MonitoredContainers>,
+    pub(crate) cgroup: Option<ContainerCgroup>,
 }
 
 impl ProcessSupervisor {
@@ -58,6 +64,7 @@ impl ProcessSupervisor {
             mut control,
             sigkill_delay,
             monitored,
+            cgroup,
         } = self;
         let mut sigkill_at: Option<Instant> = None;
         let mut sigkill_sent = false;
@@ -80,7 +87,22 @@ impl ProcessSupervisor {
             monitored.remove(container_id);
         }
         let kill = control.kill_request();
-        let exit = outcome.into_container_exit(kill.as_ref(), sigkill_sent);
+        let oom_kills = match &cgroup {
+            Some(cgroup) => cgroup.oom_kills().await.unwrap_or_else(|err| {
+                tracing::warn!(
+                    %container_id, cgroup = %cgroup.dir().display(), %err,
+                    "cannot read the container's memory.events; OOM kills are not reported"
+                );
+                0
+            }),
+            None => 0,
+        };
+        let exit = match &cgroup {
+            Some(cgroup) if outcome.ended_by_oom_kill(kill.as_ref(), oom_kills) => {
+                cgroup.oom_kill_exit(pid, oom_kills)
+            }
+            _ => outcome.into_container_exit(kill.as_ref(), sigkill_sent),
+        };
         tracing::info!(
             %container_id, pid, exit_code = exit.exit_code, diagnostics = %exit.diagnostics,
             "container exited"
@@ -88,15 +110,17 @@ impl ProcessSupervisor {
         control.report(exit);
 
         // Whatever the container left running in its group goes too.
-        if sigkill_sent || !group_has_live_members(pid).await {
-            return;
+        if !sigkill_sent && group_has_live_members(pid).await {
+            let deadline = sigkill_at.unwrap_or_else(|| {
+                send(container_id, pid, libc::SIGTERM);
+                Instant::now() + sigkill_delay
+            });
+            tokio::time::sleep_until(deadline).await;
+            send(container_id, pid, libc::SIGKILL);
         }
-        let deadline = sigkill_at.unwrap_or_else(|| {
-            send(container_id, pid, libc::SIGTERM);
-            Instant::now() + sigkill_delay
-        });
-        tokio::time::sleep_until(deadline).await;
-        send(container_id, pid, libc::SIGKILL);
+        if let Some(cgroup) = &cgroup {
+            cgroup.remove().await;
+        }
     }
 }
 

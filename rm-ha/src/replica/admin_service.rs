@@ -24,14 +24,16 @@ use super::admin_acl::AdminAcl;
 use super::leader_gate::{LeaderGate, Serving};
 use super::leadership::leader_rm_id;
 use super::leadership_transfer::LeadershipTransfer;
+use super::proposer::Proposer;
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
+use crate::scheduling::{QueueConfigSource, QueueRefresh};
+use crate::state_machine::{RmCommand, RmResponse, StateView};
 
 /// The protocol name quoted in role refusals.
 const ENDPOINT: &str = "admin";
 
-/// The work item that brings queue and node refreshes, named in their refusals.
-const SCHEDULER_WORK_ITEM: &str =
-    "CapacityScheduler and NodeManager tracking (capacity-scheduler.xml, include/exclude lists)";
+/// The work item that brings node refreshes, named in their refusals.
+const SCHEDULER_WORK_ITEM: &str = "NodeManager decommissioning (include/exclude lists)";
 
 /// The admin service of one replica.
 ///
@@ -50,6 +52,12 @@ pub(crate) struct AdminService {
     pub(crate) transfer: LeadershipTransfer,
     /// Bound on a learner catching up before it is made a voter.
     pub(crate) catch_up_timeout: Duration,
+    /// Proposes queue refreshes.
+    pub(crate) proposer: Proposer,
+    /// The replicated state a refresh is checked against.
+    pub(crate) state: StateView,
+    /// The leader's `capacity-scheduler.xml`.
+    pub(crate) queues: QueueConfigSource,
 }
 
 impl AdminService {
@@ -174,10 +182,44 @@ impl ResourceManagerAdministrationProtocol for AdminService {
         request: Request<RefreshQueuesRequestProto>,
     ) -> Result<Response<RefreshQueuesResponseProto>, Status> {
         self.authorize(&request)?;
-        self.gate.require_leader()?;
-        Err(Status::unimplemented(format!(
-            "refreshQueues arrives with the work item \"{SCHEDULER_WORK_ITEM}\""
-        )))
+        // Validation runs against everything committed so far, so it sees every application
+        // that could hold on to a queue being removed.
+        self.proposer.read_barrier().await?;
+        let properties = self
+            .queues
+            .read_properties()
+            .map_err(|err| Status::failed_precondition(err.to_string()))?;
+        let plan = self
+            .state
+            .read(|state| QueueRefresh::plan(state, &self.queues, properties))
+            .map_err(|err| Status::invalid_argument(err.to_string()))?;
+        let Some(refresh) = plan else {
+            let version = self.state.read(|state| state.queue_config_version);
+            return Ok(Response::new(RefreshQueuesResponseProto {
+                queue_config_version: version,
+            }));
+        };
+        match self
+            .proposer
+            .propose(RmCommand::V1(refresh.command()))
+            .await?
+        {
+            RmResponse::QueueConfigVersionSet { version } => {
+                tracing::info!(version, file = %self.queues.describe(), "queues refreshed");
+                Ok(Response::new(RefreshQueuesResponseProto {
+                    queue_config_version: version,
+                }))
+            }
+            RmResponse::QueueConfigVersionRejected { expected, actual } => {
+                Err(Status::aborted(format!(
+                    "another queue refresh committed first (version {actual}, this one was \
+                     based on {expected}); run -refreshQueues again"
+                )))
+            }
+            other => Err(Status::internal(format!(
+                "a queue refresh was answered with {other:?}"
+            ))),
+        }
     }
 
     async fn refresh_nodes(

@@ -1,13 +1,16 @@
 //! ApplicationClientProtocol on the RM client address.
 
 use tonic::{Request, Response, Status};
-use yarn_proto::ids::ApplicationId;
+use yarn_proto::ids::{ApplicationId, NodeId};
 use yarn_proto::pb::application_client_protocol_server::ApplicationClientProtocol;
 use yarn_proto::pb::{self, YarnApplicationStateProto};
+use yarn_scheduler::Resource;
 use yarn_security::{Authorizer, Caller, Role};
 
 use super::clock::now_ms;
 use super::proposer::Proposer;
+use crate::nodes::{NodeRegistry, NodeState};
+use crate::scheduling::{QueueConfigSource, queue_info_proto, rebuild};
 use crate::state_machine::{
     ApplicationRecord, ApplicationState, CommandV1, RmCommand, RmResponse, StateView,
 };
@@ -29,6 +32,10 @@ pub(crate) struct ClientService {
     pub(crate) proposer: Proposer,
     pub(crate) state: StateView,
     pub(crate) authorizer: Authorizer,
+    /// The registered nodes, whose capacities make up the cluster a queue's share is of.
+    pub(crate) nodes: NodeRegistry,
+    /// How to interpret the replicated queue configuration.
+    pub(crate) queues: QueueConfigSource,
 }
 
 impl ClientService {
@@ -73,6 +80,14 @@ fn state_proto(state: ApplicationState) -> YarnApplicationStateProto {
         ApplicationState::Failed => YarnApplicationStateProto::Failed,
         ApplicationState::Killed => YarnApplicationStateProto::Killed,
     }
+}
+
+/// A node's registered capability; negative figures (never sent by a valid NM) count as 0.
+fn node_capability(resource: &pb::ResourceProto) -> Resource {
+    Resource::new(
+        u64::try_from(resource.memory).unwrap_or(0),
+        u32::try_from(resource.virtual_cores).unwrap_or(0),
+    )
 }
 
 fn pending(rpc: &str) -> Status {
@@ -262,9 +277,33 @@ impl ApplicationClientProtocol for ClientService {
 
     async fn get_queue_info(
         &self,
-        _request: Request<pb::GetQueueInfoRequestProto>,
+        request: Request<pb::GetQueueInfoRequestProto>,
     ) -> Result<Response<pb::GetQueueInfoResponseProto>, Status> {
-        Err(pending("GetQueueInfo"))
+        self.user(&request)?;
+        self.proposer.read_barrier().await?;
+        let query = request.into_inner();
+        let epoch = self.state.read(|state| state.epoch);
+        let nodes: Vec<(NodeId, Resource)> = self.nodes.with(epoch, |tracker| {
+            tracker
+                .nodes()
+                .filter(|(_, node)| node.state == NodeState::Running)
+                .map(|(id, node)| (id.clone(), node_capability(&node.resource)))
+                .collect()
+        });
+        let scheduler = self
+            .state
+            .read(|state| rebuild(state, &self.queues, nodes))
+            .map_err(|err| Status::failed_precondition(err.to_string()))?;
+        let info = queue_info_proto(
+            &scheduler,
+            &query.queue_name,
+            query.include_child_queues,
+            query.recursive,
+        )
+        .map_err(|err| Status::not_found(err.to_string()))?;
+        Ok(Response::new(pb::GetQueueInfoResponseProto {
+            queue_info: Some(info),
+        }))
     }
 
     async fn get_queue_user_acls(

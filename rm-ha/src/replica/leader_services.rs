@@ -3,11 +3,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+/// How long the initial queue-configuration commit waits before trying again.
+const QUEUE_CONFIG_RETRY_INTERVAL: Duration = Duration::from_secs(1);
+
 use openraft::Raft;
 use tokio_util::sync::CancellationToken;
 
 use super::master_key_service::MasterKeyService;
 use super::nm_liveness_monitor::NmLivenessMonitor;
+use super::queue_config_initializer::QueueConfigInitializer;
 use super::resource_manager::PROPOSE_TIMEOUT;
 use crate::RmConfig;
 use crate::nodes::NodeRegistry;
@@ -16,7 +20,8 @@ use crate::state_machine::StateView;
 
 /// Starts the leader-only services of one leadership, all under one cancellation token.
 ///
-/// Today these are the token master-key roller and the NodeManager liveness monitor; the
+/// Today these are the token master-key roller, the NodeManager liveness monitor and the
+/// initial commit of the queue configuration; the
 /// scheduler, the AM liveness monitor and the container-allocation expirer join them as they
 /// are built. Every service stops at its next
 /// await point once the token is cancelled, and each only ever changes state through Raft
@@ -51,6 +56,15 @@ impl LeaderServices {
             check_interval: (self.config.nm_expiry_interval / 10).max(Duration::from_millis(100)),
             proposal_timeout: PROPOSE_TIMEOUT,
         };
+        let queues = QueueConfigInitializer {
+            raft: self.raft.clone(),
+            state: self.state.clone(),
+            source: self.config.queues.clone(),
+            retry_interval: QUEUE_CONFIG_RETRY_INTERVAL,
+            proposal_timeout: PROPOSE_TIMEOUT,
+        };
+        let queues_token = token.clone();
+        tokio::spawn(async move { queues.run(queues_token).await });
         let liveness_token = token.clone();
         tokio::spawn(async move {
             tracing::debug!(epoch, "NodeManager liveness monitor started");

@@ -20,6 +20,7 @@ mod leadership_transfer;
 mod master_key_service;
 mod nm_liveness_monitor;
 mod proposer;
+mod queue_config_initializer;
 mod resource_manager;
 mod resource_tracker_service;
 

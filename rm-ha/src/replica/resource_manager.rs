@@ -215,6 +215,13 @@ impl ResourceManager {
                 settings: config.raft,
             },
             catch_up_timeout: CATCH_UP_TIMEOUT,
+            proposer: Proposer {
+                raft: raft.clone(),
+                gate: gate("admin", |e| &e.admin),
+                timeout: PROPOSE_TIMEOUT,
+            },
+            state: state.clone(),
+            queues: config.queues.clone(),
         };
         let client_service = ClientService {
             proposer: Proposer {
@@ -224,6 +231,8 @@ impl ResourceManager {
             },
             state: state.clone(),
             authorizer,
+            nodes: nodes.clone(),
+            queues: config.queues.clone(),
         };
         let resource_tracker_service = ResourceTrackerService {
             gate: gate("resource tracker", |e| &e.resource_tracker),

@@ -1,5 +1,7 @@
 //! The versioned commands carried by Raft log entries.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::{
@@ -39,11 +41,16 @@ pub enum CommandV1 {
         /// How many ids to reserve.
         count: u32,
     },
-    /// Compare-and-bump of the queue-configuration version: succeeds only when the current
-    /// version equals `expected`, then sets it to `expected + 1`.
-    SetQueueConfigVersion {
+    /// Replaces the queue configuration (the properties of `capacity-scheduler.xml`) by
+    /// compare-and-set: succeeds only when the current version equals `expected`, then sets it
+    /// to `expected + 1`, so two concurrent refreshes cannot silently overwrite each other. The
+    /// leader validated the properties (in full, and against the running applications) before
+    /// proposing them.
+    SetQueueConfiguration {
         /// The version the proposer based its change on.
         expected: u64,
+        /// Every `yarn.scheduler.capacity.*` property, resolved.
+        properties: BTreeMap<String, String>,
     },
     /// Marks a NodeManager as decommissioned or brings it back.
     SetNodeDecommissioned {

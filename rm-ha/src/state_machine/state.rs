@@ -19,8 +19,11 @@ pub struct RmState {
     pub next_application_seq: i32,
     /// The cluster timestamp of application ids, fixed by the first epoch; 0 before it.
     pub cluster_timestamp_ms: i64,
-    /// The queue-configuration version, bumped by compare-and-set.
+    /// The queue-configuration version, bumped by compare-and-set; 0 until the first leader
+    /// committed the configuration it read.
     pub queue_config_version: u64,
+    /// The queue configuration in force: the `yarn.scheduler.capacity.*` properties.
+    pub queue_config: BTreeMap<String, String>,
     /// NodeManagers currently decommissioned, by node id.
     pub decommissioned_nodes: BTreeSet<String>,
     /// The token master keys of every kind.
@@ -38,6 +41,7 @@ impl Default for RmState {
             next_application_seq: 1,
             cluster_timestamp_ms: 0,
             queue_config_version: 0,
+            queue_config: BTreeMap::new(),
             decommissioned_nodes: BTreeSet::new(),
             master_keys: MasterKeys::default(),
             applications: BTreeMap::new(),
@@ -68,9 +72,13 @@ impl RmState {
                 RmResponse::EpochBegun { epoch: self.epoch }
             }
             CommandV1::AllocateApplicationIds { count } => self.allocate_application_ids(*count),
-            CommandV1::SetQueueConfigVersion { expected } => {
+            CommandV1::SetQueueConfiguration {
+                expected,
+                properties,
+            } => {
                 if *expected == self.queue_config_version {
                     self.queue_config_version += 1;
+                    self.queue_config = properties.clone();
                     RmResponse::QueueConfigVersionSet {
                         version: self.queue_config_version,
                     }
@@ -185,6 +193,13 @@ impl RmState {
         hasher.update(self.next_application_seq.to_be_bytes());
         hasher.update(self.cluster_timestamp_ms.to_be_bytes());
         hasher.update(self.queue_config_version.to_be_bytes());
+        hasher.update((self.queue_config.len() as u64).to_be_bytes());
+        for (name, value) in &self.queue_config {
+            for text in [name, value] {
+                hasher.update((text.len() as u64).to_be_bytes());
+                hasher.update(text.as_bytes());
+            }
+        }
         // Length prefixes keep ["ab", "c"] and ["a", "bc"] apart.
         hasher.update((self.decommissioned_nodes.len() as u64).to_be_bytes());
         for node in &self.decommissioned_nodes {
@@ -274,22 +289,43 @@ mod tests {
         );
     }
 
+    fn set_queues(expected: u64, default_capacity: &str) -> RmCommand {
+        let properties = BTreeMap::from([
+            (
+                "yarn.scheduler.capacity.root.queues".to_owned(),
+                "default".to_owned(),
+            ),
+            (
+                "yarn.scheduler.capacity.root.default.capacity".to_owned(),
+                default_capacity.to_owned(),
+            ),
+        ]);
+        v1(CommandV1::SetQueueConfiguration {
+            expected,
+            properties,
+        })
+    }
+
     #[test]
-    fn queue_config_version_is_compare_and_bump() {
+    fn queue_configuration_is_compare_and_set() {
         let mut state = RmState::default();
-        let set = |expected| v1(CommandV1::SetQueueConfigVersion { expected });
         assert_eq!(
-            state.apply(&set(0)),
+            state.apply(&set_queues(0, "100")),
             RmResponse::QueueConfigVersionSet { version: 1 }
         );
+        let before = state.clone();
         assert_eq!(
-            state.apply(&set(0)),
+            state.apply(&set_queues(0, "50")),
             RmResponse::QueueConfigVersionRejected {
                 expected: 0,
                 actual: 1
             }
         );
-        assert_eq!(state.queue_config_version, 1);
+        assert_eq!(state, before, "a stale refresh changes nothing");
+        assert_eq!(
+            state.queue_config["yarn.scheduler.capacity.root.default.capacity"],
+            "100"
+        );
     }
 
     #[test]
@@ -380,7 +416,7 @@ mod tests {
         }
         assert_eq!(a.digest(), b.digest());
         let mut c = b.clone();
-        b.apply(&v1(CommandV1::SetQueueConfigVersion { expected: 0 }));
+        b.apply(&set_queues(0, "100"));
         assert_ne!(a.digest(), b.digest());
         c.apply(&submit(5, 2));
         assert_ne!(a.digest(), c.digest());

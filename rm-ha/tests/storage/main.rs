@@ -79,7 +79,16 @@ fn entries() -> Vec<Entry<RmTypeConfig>> {
             },
         ),
         command(3, CommandV1::AllocateApplicationIds { count: 5 }),
-        command(4, CommandV1::SetQueueConfigVersion { expected: 0 }),
+        command(
+            4,
+            CommandV1::SetQueueConfiguration {
+                expected: 0,
+                properties: BTreeMap::from([(
+                    "yarn.scheduler.capacity.root.queues".to_owned(),
+                    "default".to_owned(),
+                )]),
+            },
+        ),
     ]
 }
 
@@ -125,6 +134,10 @@ async fn restart_recovers_snapshot_and_keeps_log_readable() {
     assert_eq!(state.cluster_timestamp_ms, 1_700_000_000_000);
     assert_eq!(state.next_application_seq, 6);
     assert_eq!(state.queue_config_version, 1);
+    assert_eq!(
+        state.queue_config["yarn.scheduler.capacity.root.queues"],
+        "default"
+    );
     assert!(state.decommissioned_nodes.is_empty());
 
     let log_state = log.get_log_state().await.unwrap();

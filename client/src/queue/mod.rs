@@ -1,0 +1,160 @@
+//! `yarn-ha queue -status <queue>`: a queue's configuration and usage from the leader.
+
+use yarn_conf::Configuration;
+use yarn_proto::pb;
+use yarn_proto::pb::application_client_protocol_client::ApplicationClientProtocolClient;
+
+use crate::{Error, Idempotency, RmClient, RmClientConfig, RmService};
+
+/// Asks the leader for `queue` (a leaf name or full path) and renders it as
+/// [`format_queue_status`] does. Blocks on its own single-threaded runtime.
+///
+/// # Errors
+///
+/// Those of [`RmClient::call`]; an unknown queue comes back as the leader's NOT_FOUND naming it.
+pub fn queue_status_blocking(conf: &Configuration, queue: &str) -> Result<String, Error> {
+    let config = RmClientConfig::from_conf(conf)?;
+    let client = RmClient::new(&config, RmService::Client);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| Error::Runtime { source })?;
+    let request = pb::GetQueueInfoRequestProto {
+        queue_name: queue.to_owned(),
+        ..Default::default()
+    };
+    let reply = runtime.block_on(client.call(Idempotency::Idempotent, |channel| {
+        let request = request.clone();
+        async move {
+            ApplicationClientProtocolClient::new(channel)
+                .get_queue_info(request)
+                .await
+        }
+    }))?;
+    let info = reply.queue_info.unwrap_or_default();
+    Ok(format_queue_status(&info))
+}
+
+/// Renders a queue as `yarn queue -status` does, one `Label : value` line each, plus the
+/// absolute capacities, applications and ACLs yarn-ha reports. Capacities print as
+/// percentages with one decimal.
+pub fn format_queue_status(info: &pb::QueueInfoProto) -> String {
+    let percent = |fraction: f32| format!("{:.1}%", fraction * 100.0);
+    let absolute = |value: f32| format!("{value:.1}%");
+    let state = match info.state() {
+        pb::QueueStateProto::QRunning => "RUNNING",
+        pb::QueueStateProto::QStopped => "STOPPED",
+        pb::QueueStateProto::QDraining => "DRAINING",
+        pb::QueueStateProto::QueueStateUnspecified => "UNKNOWN",
+    };
+    let statistics = info.queue_statistics.unwrap_or_default();
+    // An ACL is "users groups"; the separating space is meaningful only on its own (nobody).
+    let acl = |value: &str| match value {
+        "" => "(inherited)".to_owned(),
+        " " => "(nobody)".to_owned(),
+        other => other.trim().to_owned(),
+    };
+    let lines = [
+        ("Queue Name", info.queue_name.clone()),
+        ("Queue Path", info.queue_path.clone()),
+        ("State", state.to_owned()),
+        ("Capacity", percent(info.capacity)),
+        ("Current Capacity", percent(info.current_capacity)),
+        ("Maximum Capacity", percent(info.maximum_capacity)),
+        ("Absolute Capacity", absolute(info.absolute_capacity)),
+        (
+            "Absolute Used Capacity",
+            absolute(info.absolute_used_capacity),
+        ),
+        (
+            "Absolute Maximum Capacity",
+            absolute(info.absolute_maximum_capacity),
+        ),
+        (
+            "Maximum Parallel Apps",
+            info.max_parallel_apps
+                .map_or_else(|| "unlimited".to_owned(), |limit| limit.to_string()),
+        ),
+        (
+            "Default Application Priority",
+            info.default_application_priority.to_string(),
+        ),
+        ("Applications", statistics.num_apps_submitted.to_string()),
+        (
+            "Running Applications",
+            statistics.num_apps_running.to_string(),
+        ),
+        (
+            "Pending Applications",
+            statistics.num_apps_pending.to_string(),
+        ),
+        (
+            "Used Resources",
+            format!(
+                "<memory:{}, vCores:{}>",
+                statistics.allocated_memory_mb, statistics.allocated_vcores
+            ),
+        ),
+        (
+            "Submit Applications ACL",
+            acl(&info.acl_submit_applications),
+        ),
+        ("Administer Queue ACL", acl(&info.acl_administer_queue)),
+        (
+            "Child Queues",
+            info.child_queues
+                .iter()
+                .map(|child| child.queue_name.as_str())
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+    ];
+    let mut out = String::from("Queue Information : \n");
+    for (label, value) in lines {
+        out.push_str(&format!("\t{label} : {value}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_shows_capacities_as_percentages_state_and_acls() {
+        let info = pb::QueueInfoProto {
+            queue_name: "a".to_owned(),
+            queue_path: "root.a".to_owned(),
+            capacity: 0.4,
+            maximum_capacity: 1.0,
+            current_capacity: 1.5,
+            state: pb::QueueStateProto::QDraining.into(),
+            absolute_capacity: 40.0,
+            absolute_maximum_capacity: 100.0,
+            absolute_used_capacity: 60.0,
+            acl_submit_applications: "alice ".to_owned(),
+            acl_administer_queue: " ".to_owned(),
+            queue_statistics: Some(pb::QueueStatisticsProto {
+                num_apps_submitted: 3,
+                num_apps_running: 2,
+                num_apps_pending: 1,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let text = format_queue_status(&info);
+        for line in [
+            "\tQueue Path : root.a\n",
+            "\tState : DRAINING\n",
+            "\tCapacity : 40.0%\n",
+            "\tCurrent Capacity : 150.0%\n",
+            "\tAbsolute Used Capacity : 60.0%\n",
+            "\tMaximum Parallel Apps : unlimited\n",
+            "\tPending Applications : 1\n",
+            "\tSubmit Applications ACL : alice\n",
+            "\tAdminister Queue ACL : (nobody)\n",
+        ] {
+            assert!(text.contains(line), "missing {line:?} in\n{text}");
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! [`QueueRefresh`]: what `rmadmin -refreshQueues` commits, decided from the replicated state.
+
+use std::collections::BTreeMap;
+
+use yarn_scheduler::{CapacitySchedulerConfiguration, validate_refresh};
+
+use super::QueueConfigSource;
+use crate::Error;
+use crate::state_machine::{ApplicationState, CommandV1, RmState};
+
+/// A validated change of the queue configuration, ready to propose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueueRefresh {
+    /// The version the change is based on: the proposal fails if another refresh commits
+    /// first.
+    pub expected: u64,
+    /// The new properties.
+    pub properties: BTreeMap<String, String>,
+}
+
+impl QueueRefresh {
+    /// Decides whether `properties` (freshly read by the leader) may replace the configuration
+    /// in `state`. `None` when they equal it, so a repeated refresh proposes nothing.
+    ///
+    /// The new configuration is validated in full, then against the one in force and the
+    /// applications not yet finished, counted under the leaf queue each was submitted to.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidQueueConfiguration`] with the scheduler's precise reason; nothing is
+    /// proposed and the configuration in force keeps running.
+    pub fn plan(
+        state: &RmState,
+        source: &QueueConfigSource,
+        properties: BTreeMap<String, String>,
+    ) -> Result<Option<Self>, Error> {
+        if state.queue_config_version > 0 && properties == state.queue_config {
+            return Ok(None);
+        }
+        let new = source.parse(properties)?;
+        if state.queue_config_version > 0 {
+            // The configuration in force was valid when committed; if the local yarn-site.xml
+            // changed since so that it no longer is, only the new one can be checked.
+            if let Ok(old) = source.parse(state.queue_config.clone()) {
+                let applications = applications_per_leaf(state, &old);
+                validate_refresh(&old, &new, &applications).map_err(|source_err| {
+                    Error::InvalidQueueConfiguration {
+                        file: source.describe(),
+                        source: Box::new(source_err),
+                    }
+                })?;
+            }
+        }
+        Ok(Some(Self {
+            expected: state.queue_config_version,
+            properties: new.properties().clone(),
+        }))
+    }
+
+    /// The command that commits this refresh.
+    pub fn command(self) -> CommandV1 {
+        CommandV1::SetQueueConfiguration {
+            expected: self.expected,
+            properties: self.properties,
+        }
+    }
+}
+
+/// Applications not in a final state, per the leaf queue path they resolve to under `config`.
+fn applications_per_leaf(
+    state: &RmState,
+    config: &CapacitySchedulerConfiguration,
+) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for application in state.applications.values() {
+        let live = !matches!(
+            application.state,
+            ApplicationState::Finished | ApplicationState::Failed | ApplicationState::Killed
+        );
+        if let (true, Ok(queue)) = (live, config.resolve(&application.queue)) {
+            *counts.entry(queue.path.clone()).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+#[cfg(test)]
+mod tests {
+    use yarn_scheduler::SchedulerSettings;
+
+    use super::*;
+    use crate::state_machine::ApplicationRecord;
+
+    fn source() -> QueueConfigSource {
+        QueueConfigSource {
+            file: None,
+            settings: SchedulerSettings::default(),
+        }
+    }
+
+    fn properties(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (format!("yarn.scheduler.capacity.{k}"), (*v).to_owned()))
+            .collect()
+    }
+
+    fn two_queues(b_state: &str) -> BTreeMap<String, String> {
+        properties(&[
+            ("root.queues", "a,b"),
+            ("root.a.capacity", "50"),
+            ("root.b.capacity", "50"),
+            ("root.b.state", b_state),
+        ])
+    }
+
+    fn state_with(config: BTreeMap<String, String>, queue_of_live_app: Option<&str>) -> RmState {
+        let mut state = RmState {
+            queue_config_version: 4,
+            queue_config: config,
+            ..RmState::default()
+        };
+        if let Some(queue) = queue_of_live_app {
+            let record = ApplicationRecord {
+                sequence: 1,
+                user: "alice".to_owned(),
+                name: "job".to_owned(),
+                queue: queue.to_owned(),
+                application_type: "YARN".to_owned(),
+                tags: Vec::new(),
+                submit_time_ms: 0,
+                state: ApplicationState::Running,
+                submission_context: Vec::new(),
+            };
+            state.applications.insert(1, record);
+        }
+        state
+    }
+
+    #[test]
+    fn a_valid_change_is_based_on_the_version_in_force_and_a_repeat_is_a_no_op() {
+        let state = state_with(two_queues("RUNNING"), Some("a"));
+        let change = properties(&[
+            ("root.queues", "a,b"),
+            ("root.a.capacity", "70"),
+            ("root.b.capacity", "30"),
+        ]);
+        let refresh = QueueRefresh::plan(&state, &source(), change.clone())
+            .unwrap()
+            .unwrap();
+        assert_eq!(refresh.expected, 4);
+        assert_eq!(refresh.properties, change);
+        assert_eq!(
+            QueueRefresh::plan(&state, &source(), two_queues("RUNNING")).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn removing_a_running_queue_or_one_with_applications_is_refused() {
+        let only_a = properties(&[("root.queues", "a"), ("root.a.capacity", "100")]);
+        let running = state_with(two_queues("RUNNING"), None);
+        let message = QueueRefresh::plan(&running, &source(), only_a.clone())
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("root.b"), "{message}");
+
+        let busy = state_with(two_queues("STOPPED"), Some("b"));
+        let message = QueueRefresh::plan(&busy, &source(), only_a.clone())
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("root.b"), "{message}");
+
+        let idle = state_with(two_queues("STOPPED"), None);
+        assert!(QueueRefresh::plan(&idle, &source(), only_a).is_ok());
+    }
+
+    #[test]
+    fn an_invalid_configuration_is_refused_before_anything_else() {
+        let state = state_with(two_queues("RUNNING"), None);
+        let bad = properties(&[
+            ("root.queues", "a,b"),
+            ("root.a.capacity", "60"),
+            ("root.b.capacity", "50"),
+        ]);
+        let message = QueueRefresh::plan(&state, &source(), bad)
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("invalid queue configuration"), "{message}");
+    }
+}

@@ -1,0 +1,62 @@
+//! [`SchedulerApplication`]: an accepted application, its current attempt and its usage.
+
+use std::cmp::Reverse;
+use std::collections::BTreeSet;
+
+use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId};
+
+use crate::ask_table::AskTable;
+use crate::pending_reason::PendingReason;
+use crate::resource::Resource;
+
+/// The order applications are served in within a leaf queue: higher application priority
+/// first, then submission order (FIFO).
+pub(crate) type AppOrder = (Reverse<i32>, u64, ApplicationId);
+
+/// An application the scheduler has accepted.
+#[derive(Debug, Clone)]
+pub(crate) struct SchedulerApplication {
+    pub(crate) id: ApplicationId,
+    pub(crate) user: String,
+    /// Full path of the leaf queue.
+    pub(crate) queue: String,
+    /// Index of the leaf queue in the scheduler's queue table.
+    pub(crate) leaf: usize,
+    pub(crate) priority: i32,
+    pub(crate) submission_order: u64,
+    pub(crate) attempt: Option<Attempt>,
+    /// Resources of every live container, AM included, across attempts.
+    pub(crate) used: Resource,
+    pub(crate) containers: BTreeSet<ContainerId>,
+    /// The next container sequence number; recovery moves it past every recovered container.
+    pub(crate) next_sequence: i64,
+}
+
+/// The current attempt and where it stands on the way to running.
+#[derive(Debug, Clone)]
+pub(crate) struct Attempt {
+    pub(crate) id: ApplicationAttemptId,
+    /// Normalized AM container size, charged against AM limits while the attempt is active.
+    pub(crate) am_resource: Resource,
+    /// Whether the AM container still has to be allocated.
+    pub(crate) am_pending: bool,
+    /// Passed `max-parallel-apps`.
+    pub(crate) runnable: bool,
+    /// Passed the AM limits: scheduled and charged as running.
+    pub(crate) active: bool,
+    pub(crate) pending_reason: Option<PendingReason>,
+    pub(crate) asks: AskTable,
+}
+
+impl SchedulerApplication {
+    pub(crate) fn order(&self) -> AppOrder {
+        (Reverse(self.priority), self.submission_order, self.id)
+    }
+
+    /// Whether the application is active and wants a container.
+    pub(crate) fn has_demand(&self) -> bool {
+        self.attempt
+            .as_ref()
+            .is_some_and(|a| a.active && (a.am_pending || a.asks.has_outstanding()))
+    }
+}

@@ -1,0 +1,740 @@
+//! [`CapacitySchedulerConfiguration`]: the validated queue hierarchy and global limits.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::access_control_list::AccessControlList;
+use crate::error::SchedulerError;
+use crate::property_reader::{PREFIX, PropertyReader, invalid, queue_key};
+use crate::queue_acl::QueueAcl;
+use crate::queue_conf::QueueConf;
+use crate::queue_state::QueueState;
+use crate::resource::Resource;
+use crate::resource_calculator::{RESOURCE_CALCULATOR_KEY, ResourceCalculator};
+use crate::scheduler_settings::{
+    MAXIMUM_ALLOCATION_MB_KEY, MAXIMUM_ALLOCATION_VCORES_KEY, SchedulerSettings,
+};
+
+/// The path of the root queue.
+pub const ROOT: &str = "root";
+/// How far children's capacities may stray from 100 before the hierarchy is rejected.
+pub const CAPACITY_EPSILON: f64 = 1e-6;
+
+const DEFAULT_MAXIMUM_APPLICATIONS: u32 = 10_000;
+const DEFAULT_MAXIMUM_AM_RESOURCE_PERCENT: f64 = 0.1;
+const PERCENT: &str =
+    "a percentage between 0 and 100 (weights and absolute resources are not supported)";
+const MAXIMUM_PERCENT: &str = "-1 or a percentage between 0 and 100";
+const FRACTION: &str = "a fraction between 0 and 1 (0.1 = 10%)";
+const COUNT: &str = "a non-negative 32-bit integer";
+
+/// The CapacityScheduler's configuration: the resolved properties of `capacity-scheduler.xml`
+/// (the map the RM replicates through Raft), the `yarn-site.xml` [`SchedulerSettings`], and the
+/// queue tree derived and validated from them.
+///
+/// Construction validates everything up front, so a value of this type always describes a
+/// usable hierarchy: `root` exists, every listed queue has a valid capacity, children sum to
+/// 100, capacities never exceed maximum capacities, per-queue maximum allocations stay within
+/// the cluster maximum, and every number parsed. Properties the scheduler does not implement
+/// are ignored, as Hadoop ignores unknown keys.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacitySchedulerConfiguration {
+    properties: BTreeMap<String, String>,
+    settings: SchedulerSettings,
+    resource_calculator: ResourceCalculator,
+    maximum_applications: u32,
+    maximum_am_resource_percent: f64,
+    user_max_parallel_apps_default: Option<u32>,
+    user_max_parallel_apps: BTreeMap<String, u32>,
+    queues: BTreeMap<String, QueueConf>,
+    paths_by_name: BTreeMap<String, Vec<String>>,
+}
+
+impl CapacitySchedulerConfiguration {
+    /// Builds and validates the configuration.
+    ///
+    /// Keys read (prefix `yarn.scheduler.capacity.`): `resource-calculator`,
+    /// `maximum-applications` (10000), `maximum-am-resource-percent` (0.1), `max-parallel-apps`,
+    /// `user.max-parallel-apps`, `user-settings.<user>.max-parallel-apps` (also accepted as
+    /// `user.<user>.max-parallel-apps`), `minimum-user-limit-percent` (100) and
+    /// `user-limit-factor` (1) as defaults for every queue, and per queue path: `queues`,
+    /// `capacity`, `maximum-capacity`, `state`, `acl_submit_applications`,
+    /// `acl_administer_queue`, `minimum-user-limit-percent`, `user-limit-factor`,
+    /// `user-settings.<user>.weight`, `maximum-applications`, `max-parallel-apps`,
+    /// `maximum-am-resource-percent`, `maximum-allocation-mb`, `maximum-allocation-vcores`,
+    /// `default-application-priority`.
+    ///
+    /// # Errors
+    ///
+    /// The first problem found, each naming the key or queue and the numbers involved:
+    /// [`SchedulerError::UnknownResourceCalculator`], [`SchedulerError::InvalidValue`] (bad
+    /// number, percentage outside 0..=100, bad state),
+    /// [`SchedulerError::InvalidAllocationRange`], [`SchedulerError::InvalidQueueName`],
+    /// [`SchedulerError::DuplicateQueue`], [`SchedulerError::MissingCapacity`],
+    /// [`SchedulerError::CapacityAboveMaximum`], [`SchedulerError::ChildCapacitySum`],
+    /// [`SchedulerError::RunningChildOfStoppedParent`] and
+    /// [`SchedulerError::MaximumAllocationAboveCluster`].
+    pub fn new(
+        properties: BTreeMap<String, String>,
+        settings: SchedulerSettings,
+    ) -> Result<Self, SchedulerError> {
+        settings.validate()?;
+        let reader = PropertyReader::new(&properties);
+        let resource_calculator = match reader.get(RESOURCE_CALCULATOR_KEY) {
+            None => ResourceCalculator::Default,
+            Some(value) => ResourceCalculator::from_class_name(value)?,
+        };
+        let maximum_applications = reader
+            .parse::<u32>(&format!("{PREFIX}maximum-applications"), COUNT)?
+            .unwrap_or(DEFAULT_MAXIMUM_APPLICATIONS);
+        let maximum_am_resource_percent = reader
+            .float_in(
+                &format!("{PREFIX}maximum-am-resource-percent"),
+                FRACTION,
+                |v| (0.0..=1.0).contains(&v),
+            )?
+            .unwrap_or(DEFAULT_MAXIMUM_AM_RESOURCE_PERCENT);
+        let user_max_parallel_apps_default =
+            reader.parse::<u32>(&format!("{PREFIX}user.max-parallel-apps"), COUNT)?;
+        let mut user_max_parallel_apps = BTreeMap::new();
+        // Hadoop's documentation names `user.<user>.max-parallel-apps`; the code reads
+        // `user-settings.<user>.max-parallel-apps`. Both are accepted; the latter wins.
+        for prefix in ["user.", "user-settings."] {
+            let prefix = format!("{PREFIX}{prefix}");
+            for (user, _) in reader.with_prefix_and_suffix(&prefix, ".max-parallel-apps") {
+                let key = format!("{prefix}{user}.max-parallel-apps");
+                if let Some(limit) = reader.parse::<u32>(&key, COUNT)? {
+                    user_max_parallel_apps.insert(user.to_string(), limit);
+                }
+            }
+        }
+
+        let mut builder = TreeBuilder {
+            reader: &reader,
+            settings: &settings,
+            maximum_applications,
+            maximum_am_resource_percent,
+            queues: BTreeMap::new(),
+        };
+        builder.build()?;
+        let queues = builder.queues;
+        let mut paths_by_name: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for queue in queues.values() {
+            paths_by_name
+                .entry(queue.name.clone())
+                .or_default()
+                .push(queue.path.clone());
+        }
+        Ok(Self {
+            properties,
+            settings,
+            resource_calculator,
+            maximum_applications,
+            maximum_am_resource_percent,
+            user_max_parallel_apps_default,
+            user_max_parallel_apps,
+            queues,
+            paths_by_name,
+        })
+    }
+
+    /// The properties this configuration was built from.
+    pub fn properties(&self) -> &BTreeMap<String, String> {
+        &self.properties
+    }
+
+    /// The `yarn-site.xml` settings.
+    pub fn settings(&self) -> &SchedulerSettings {
+        &self.settings
+    }
+
+    /// The calculator selected by `yarn.scheduler.capacity.resource-calculator`.
+    pub fn resource_calculator(&self) -> ResourceCalculator {
+        self.resource_calculator
+    }
+
+    /// `yarn.scheduler.capacity.maximum-applications`.
+    pub fn maximum_applications(&self) -> u32 {
+        self.maximum_applications
+    }
+
+    /// `yarn.scheduler.capacity.maximum-am-resource-percent`, as a fraction.
+    pub fn maximum_am_resource_percent(&self) -> f64 {
+        self.maximum_am_resource_percent
+    }
+
+    /// How many applications `user` may run at once across the cluster; `None` = unlimited.
+    pub fn user_max_parallel_apps(&self, user: &str) -> Option<u32> {
+        self.user_max_parallel_apps
+            .get(user)
+            .copied()
+            .or(self.user_max_parallel_apps_default)
+    }
+
+    /// The queue at `path`.
+    pub fn queue(&self, path: &str) -> Option<&QueueConf> {
+        self.queues.get(path)
+    }
+
+    /// Every queue, in path order (a parent before its children).
+    pub fn queues(&self) -> impl Iterator<Item = &QueueConf> {
+        self.queues.values()
+    }
+
+    /// Resolves a queue given as a full path or, as YARN accepts, as a bare name that
+    /// identifies exactly one queue. `Err` carries every path with that name when the name is
+    /// ambiguous (empty when nothing matches).
+    pub fn resolve(&self, name: &str) -> Result<&QueueConf, Vec<String>> {
+        if let Some(queue) = self.queues.get(name) {
+            return Ok(queue);
+        }
+        match self.paths_by_name.get(name).map(Vec::as_slice) {
+            Some([path]) => self.queues.get(path).ok_or_else(Vec::new),
+            Some(paths) => Err(paths.to_vec()),
+            None => Err(Vec::new()),
+        }
+    }
+
+    /// The path from `root` down to `path`, inclusive; empty if `path` is unknown.
+    pub fn ancestry(&self, path: &str) -> Vec<&QueueConf> {
+        let mut chain = Vec::new();
+        let mut next = self.queues.get(path);
+        while let Some(queue) = next {
+            chain.push(queue);
+            next = queue
+                .parent
+                .as_deref()
+                .and_then(|parent| self.queues.get(parent));
+        }
+        chain.reverse();
+        chain
+    }
+
+    /// Whether `user` in `groups` holds `acl` on the queue at `path`: always when
+    /// `yarn.acl.enable` is false; otherwise when the right (or, for submission, the
+    /// administer right, which implies it) is granted on the queue or any ancestor.
+    pub fn has_access(&self, path: &str, acl: QueueAcl, user: &str, groups: &[String]) -> bool {
+        if !self.settings.acl_enable {
+            return true;
+        }
+        let granted = |right: QueueAcl| {
+            self.ancestry(path)
+                .iter()
+                .any(|queue| queue.acl(right).is_allowed(user, groups))
+        };
+        granted(acl) || (acl == QueueAcl::SubmitApplications && granted(QueueAcl::AdministerQueue))
+    }
+}
+
+/// Walks the hierarchy from `root`, parsing and validating each queue.
+struct TreeBuilder<'a> {
+    reader: &'a PropertyReader<'a>,
+    settings: &'a SchedulerSettings,
+    maximum_applications: u32,
+    maximum_am_resource_percent: f64,
+    queues: BTreeMap<String, QueueConf>,
+}
+
+impl TreeBuilder<'_> {
+    fn build(&mut self) -> Result<(), SchedulerError> {
+        let mut pending = vec![ROOT.to_string()];
+        while let Some(path) = pending.pop() {
+            let queue = self.parse_queue(&path)?;
+            pending.extend(queue.children.iter().rev().cloned());
+            self.queues.insert(path, queue);
+        }
+        for queue in self.queues.values() {
+            self.check_children(queue)?;
+        }
+        Ok(())
+    }
+
+    fn parse_queue(&self, path: &str) -> Result<QueueConf, SchedulerError> {
+        let reader = self.reader;
+        let parent = path.rsplit_once('.').map(|(parent, _)| parent.to_string());
+        let parent_conf = parent.as_deref().and_then(|parent| self.queues.get(parent));
+        let name = path.rsplit('.').next().unwrap_or(path).to_string();
+
+        let children = self.parse_children(path)?;
+
+        let (capacity, maximum_capacity) = match parent_conf {
+            None => (100.0, 100.0),
+            Some(_) => {
+                let capacity_key = queue_key(path, "capacity");
+                let capacity = reader
+                    .float_in(&capacity_key, PERCENT, |v| (0.0..=100.0).contains(&v))?
+                    .ok_or_else(|| SchedulerError::MissingCapacity {
+                        queue: path.to_string(),
+                        key: capacity_key.clone(),
+                    })?;
+                let maximum_capacity = reader
+                    .float_in(&queue_key(path, "maximum-capacity"), MAXIMUM_PERCENT, |v| {
+                        v == -1.0 || (0.0..=100.0).contains(&v)
+                    })?
+                    .filter(|v| *v != -1.0)
+                    .unwrap_or(100.0);
+                if capacity > maximum_capacity {
+                    return Err(SchedulerError::CapacityAboveMaximum {
+                        queue: path.to_string(),
+                        capacity,
+                        maximum_capacity,
+                    });
+                }
+                (capacity, maximum_capacity)
+            }
+        };
+        let (parent_absolute, parent_absolute_maximum) = parent_conf
+            .map(|p| (p.absolute_capacity, p.absolute_maximum_capacity))
+            .unwrap_or((100.0, 100.0));
+        let absolute_capacity = parent_absolute * capacity / 100.0;
+        let absolute_maximum_capacity = parent_absolute_maximum * maximum_capacity / 100.0;
+
+        let state_key = queue_key(path, "state");
+        let state = match reader.get(&state_key) {
+            None => parent_conf.map_or(QueueState::Running, |p| p.state),
+            Some(value) => match QueueState::parse_configured(value) {
+                Some(state) => state,
+                None => return Err(invalid(&state_key, value, "RUNNING or STOPPED")),
+            },
+        };
+        if let Some(parent) = parent_conf {
+            if parent.state == QueueState::Stopped && state == QueueState::Running {
+                return Err(SchedulerError::RunningChildOfStoppedParent {
+                    queue: path.to_string(),
+                    parent: parent.path.clone(),
+                });
+            }
+        }
+
+        let acl = |right: QueueAcl| match reader.get_untrimmed(&queue_key(path, right.key_suffix()))
+        {
+            Some(value) => AccessControlList::parse(value),
+            None if parent_conf.is_none() => AccessControlList::everyone(),
+            None => AccessControlList::nobody(),
+        };
+
+        let minimum_user_limit_percent = self.queue_or_global_float(
+            path,
+            "minimum-user-limit-percent",
+            "a percentage greater than 0 and at most 100",
+            |v| v > 0.0 && v <= 100.0,
+        )?;
+        let minimum_user_limit_percent = minimum_user_limit_percent.unwrap_or(100.0);
+        let user_limit_factor = self
+            .queue_or_global_float(
+                path,
+                "user-limit-factor",
+                "-1 or a non-negative factor",
+                |v| v == -1.0 || v >= 0.0,
+            )?
+            .unwrap_or(1.0);
+
+        let mut user_weights = BTreeMap::new();
+        let weight_prefix = queue_key(path, "user-settings.");
+        for (user, _) in reader.with_prefix_and_suffix(&weight_prefix, ".weight") {
+            let key = format!("{weight_prefix}{user}.weight");
+            if let Some(weight) = reader.float_in(&key, "a positive weight", |v| v > 0.0)? {
+                user_weights.insert(user.to_string(), weight);
+            }
+        }
+
+        let maximum_applications =
+            match reader.parse::<u32>(&queue_key(path, "maximum-applications"), COUNT)? {
+                Some(limit) => limit,
+                None => (f64::from(self.maximum_applications) * absolute_capacity / 100.0) as u32,
+            };
+        let maximum_applications_per_user = if user_limit_factor == -1.0 {
+            maximum_applications
+        } else {
+            let scaled = f64::from(maximum_applications) * minimum_user_limit_percent / 100.0
+                * user_limit_factor;
+            maximum_applications.min(scaled.min(f64::from(u32::MAX)) as u32)
+        };
+
+        let max_parallel_apps =
+            match reader.parse::<u32>(&queue_key(path, "max-parallel-apps"), COUNT)? {
+                Some(limit) => Some(limit),
+                None => reader.parse::<u32>(&format!("{PREFIX}max-parallel-apps"), COUNT)?,
+            };
+
+        let maximum_am_resource_percent = reader
+            .float_in(
+                &queue_key(path, "maximum-am-resource-percent"),
+                FRACTION,
+                |v| (0.0..=1.0).contains(&v),
+            )?
+            .unwrap_or(self.maximum_am_resource_percent);
+
+        let inherited_allocation =
+            parent_conf.map_or(self.settings.maximum_allocation, |p| p.maximum_allocation);
+        let cluster_maximum = self.settings.maximum_allocation;
+        let memory_key = queue_key(path, "maximum-allocation-mb");
+        let memory =
+            match reader.parse::<u64>(&memory_key, "a non-negative integer number of MiB")? {
+                Some(memory) if memory > cluster_maximum.memory_mb => {
+                    return Err(SchedulerError::MaximumAllocationAboveCluster {
+                        queue: path.to_string(),
+                        key: memory_key,
+                        value: memory,
+                        cluster_key: MAXIMUM_ALLOCATION_MB_KEY,
+                        cluster_maximum: cluster_maximum.memory_mb,
+                    });
+                }
+                Some(memory) => memory,
+                None => inherited_allocation.memory_mb,
+            };
+        let vcores_key = queue_key(path, "maximum-allocation-vcores");
+        let vcores = match reader.parse::<u32>(
+            &vcores_key,
+            "a non-negative integer number of virtual cores",
+        )? {
+            Some(vcores) if vcores > cluster_maximum.vcores => {
+                return Err(SchedulerError::MaximumAllocationAboveCluster {
+                    queue: path.to_string(),
+                    key: vcores_key,
+                    value: u64::from(vcores),
+                    cluster_key: MAXIMUM_ALLOCATION_VCORES_KEY,
+                    cluster_maximum: u64::from(cluster_maximum.vcores),
+                });
+            }
+            Some(vcores) => vcores,
+            None => inherited_allocation.vcores,
+        };
+
+        let default_application_priority = reader
+            .parse::<i32>(
+                &queue_key(path, "default-application-priority"),
+                "a 32-bit integer",
+            )?
+            .unwrap_or(0);
+
+        Ok(QueueConf {
+            path: path.to_string(),
+            name,
+            parent,
+            children,
+            capacity,
+            maximum_capacity,
+            absolute_capacity,
+            absolute_maximum_capacity,
+            state,
+            acl_submit_applications: acl(QueueAcl::SubmitApplications),
+            acl_administer_queue: acl(QueueAcl::AdministerQueue),
+            minimum_user_limit_percent,
+            user_limit_factor,
+            user_weights,
+            maximum_applications,
+            maximum_applications_per_user,
+            max_parallel_apps,
+            maximum_am_resource_percent,
+            maximum_allocation: Resource::new(memory, vcores),
+            default_application_priority,
+        })
+    }
+
+    /// The children listed under `<path>.queues`: trimmed, empty entries dropped, each a plain
+    /// name listed once.
+    fn parse_children(&self, path: &str) -> Result<Vec<String>, SchedulerError> {
+        let Some(list) = self.reader.get(&queue_key(path, "queues")) else {
+            return Ok(Vec::new());
+        };
+        let mut seen = BTreeSet::new();
+        let mut children = Vec::new();
+        for name in list
+            .split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+        {
+            if name.contains('.') || name.chars().any(char::is_whitespace) {
+                return Err(SchedulerError::InvalidQueueName {
+                    parent: path.to_string(),
+                    name: name.to_string(),
+                });
+            }
+            if !seen.insert(name) {
+                return Err(SchedulerError::DuplicateQueue {
+                    parent: path.to_string(),
+                    queue: name.to_string(),
+                });
+            }
+            children.push(format!("{path}.{name}"));
+        }
+        Ok(children)
+    }
+
+    fn queue_or_global_float(
+        &self,
+        path: &str,
+        suffix: &str,
+        expected: &'static str,
+        valid: impl Fn(f64) -> bool + Copy,
+    ) -> Result<Option<f64>, SchedulerError> {
+        match self
+            .reader
+            .float_in(&queue_key(path, suffix), expected, valid)?
+        {
+            Some(value) => Ok(Some(value)),
+            None => self
+                .reader
+                .float_in(&format!("{PREFIX}{suffix}"), expected, valid),
+        }
+    }
+
+    /// Children of a parent must sum to 100 percent (or to 0 under a parent of capacity 0).
+    fn check_children(&self, queue: &QueueConf) -> Result<(), SchedulerError> {
+        if queue.is_leaf() {
+            return Ok(());
+        }
+        let sum: f64 = queue
+            .children
+            .iter()
+            .filter_map(|child| self.queues.get(child))
+            .map(|child| child.capacity)
+            .sum();
+        let zero_allowed = queue.capacity == 0.0 && sum.abs() <= CAPACITY_EPSILON;
+        if (sum - 100.0).abs() > CAPACITY_EPSILON && !zero_allowed {
+            return Err(SchedulerError::ChildCapacitySum {
+                parent: queue.path.clone(),
+                sum,
+                children: queue.children.join(","),
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (format!("{PREFIX}{k}"), v.to_string()))
+            .collect()
+    }
+
+    fn three_level() -> BTreeMap<String, String> {
+        props(&[
+            ("root.queues", "a, b"),
+            ("root.a.capacity", "40"),
+            ("root.a.maximum-capacity", "60"),
+            ("root.b.capacity", "60"),
+            ("root.a.queues", "a1,a2"),
+            ("root.a.a1.capacity", "25"),
+            ("root.a.a2.capacity", "75"),
+            ("root.a.a2.maximum-capacity", "80"),
+        ])
+    }
+
+    fn must_build(properties: BTreeMap<String, String>) -> CapacitySchedulerConfiguration {
+        CapacitySchedulerConfiguration::new(properties, SchedulerSettings::default()).unwrap()
+    }
+
+    fn must_fail(properties: BTreeMap<String, String>) -> String {
+        CapacitySchedulerConfiguration::new(properties, SchedulerSettings::default())
+            .unwrap_err()
+            .to_string()
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn absolute_capacities_multiply_down_a_three_level_tree() {
+        let conf = must_build(three_level());
+        let a = conf.queue("root.a").unwrap();
+        let a1 = conf.queue("root.a.a1").unwrap();
+        let a2 = conf.queue("root.a.a2").unwrap();
+        let b = conf.queue("root.b").unwrap();
+        assert_eq!(a.children, vec!["root.a.a1", "root.a.a2"]);
+        assert!(close(a.absolute_capacity, 40.0) && close(a.absolute_maximum_capacity, 60.0));
+        assert!(close(a1.absolute_capacity, 10.0));
+        assert!(close(a1.absolute_maximum_capacity, 60.0));
+        assert!(close(a2.absolute_capacity, 30.0));
+        assert!(close(a2.absolute_maximum_capacity, 48.0));
+        assert!(close(b.absolute_maximum_capacity, 100.0));
+        // Scaled maximum-applications and the per-user share follow YARN's formula.
+        assert_eq!(a1.maximum_applications, 1000);
+        assert_eq!(a1.maximum_applications_per_user, 1000);
+        assert_eq!(b.maximum_applications, 6000);
+    }
+
+    #[test]
+    fn resolves_bare_names_unless_ambiguous() {
+        let mut p = three_level();
+        p.extend(props(&[
+            ("root.b.queues", "a1"),
+            ("root.b.a1.capacity", "100"),
+        ]));
+        let conf = must_build(p);
+        assert_eq!(conf.resolve("a2").unwrap().path, "root.a.a2");
+        assert_eq!(conf.resolve("root.b.a1").unwrap().path, "root.b.a1");
+        assert_eq!(
+            conf.resolve("a1").unwrap_err(),
+            vec!["root.a.a1".to_string(), "root.b.a1".to_string()]
+        );
+        assert!(conf.resolve("nope").unwrap_err().is_empty());
+    }
+
+    #[test]
+    fn children_must_sum_to_100() {
+        let mut p = three_level();
+        p.insert(format!("{PREFIX}root.a.a2.capacity"), "70".into());
+        let message = must_fail(p);
+        assert!(message.contains("root.a"), "{message}");
+        assert!(message.contains("95"), "{message}");
+    }
+
+    #[test]
+    fn capacity_above_maximum_is_rejected_with_both_numbers() {
+        let mut p = three_level();
+        p.insert(format!("{PREFIX}root.b.maximum-capacity"), "50".into());
+        let message = must_fail(p);
+        assert!(
+            message.contains("root.b") && message.contains("60") && message.contains("50"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn out_of_range_and_malformed_values_name_key_value_and_expectation() {
+        let mut p = three_level();
+        p.insert(format!("{PREFIX}root.b.capacity"), "160".into());
+        let message = must_fail(p);
+        assert!(
+            message.contains("yarn.scheduler.capacity.root.b.capacity"),
+            "{message}"
+        );
+        assert!(
+            message.contains("160") && message.contains("between 0 and 100"),
+            "{message}"
+        );
+
+        let mut p = three_level();
+        p.insert(format!("{PREFIX}root.a.a1.user-limit-factor"), "two".into());
+        let message = must_fail(p);
+        assert!(message.contains("root.a.a1.user-limit-factor"), "{message}");
+        assert!(message.contains("\"two\""), "{message}");
+
+        let mut p = three_level();
+        p.insert(format!("{PREFIX}root.a.a1.capacity"), "2w".into());
+        assert!(must_fail(p).contains("weights and absolute resources are not supported"));
+    }
+
+    #[test]
+    fn a_queue_listed_twice_and_missing_capacities_are_rejected() {
+        let mut p = three_level();
+        p.insert(format!("{PREFIX}root.a.queues"), "a1,a2,a1".into());
+        let message = must_fail(p);
+        assert!(
+            message.contains("a1") && message.contains("root.a"),
+            "{message}"
+        );
+        assert!(message.contains("more than once"), "{message}");
+
+        let mut p = three_level();
+        p.remove(&format!("{PREFIX}root.a.a1.capacity"));
+        let message = must_fail(p);
+        assert!(
+            message.contains("root.a.a1") && message.contains("no capacity"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn unknown_resource_calculator_is_rejected() {
+        let mut p = three_level();
+        p.insert(RESOURCE_CALCULATOR_KEY.to_string(), "my.Calculator".into());
+        let message = must_fail(p);
+        assert!(message.contains(RESOURCE_CALCULATOR_KEY) && message.contains("my.Calculator"));
+    }
+
+    #[test]
+    fn per_queue_maximum_allocation_is_inherited_and_capped_by_the_cluster() {
+        let mut p = three_level();
+        p.insert(
+            format!("{PREFIX}root.a.maximum-allocation-mb"),
+            "4096".into(),
+        );
+        let conf = must_build(p.clone());
+        assert_eq!(
+            conf.queue("root.a.a1").unwrap().maximum_allocation,
+            Resource::new(4096, 4)
+        );
+        p.insert(
+            format!("{PREFIX}root.b.maximum-allocation-vcores"),
+            "8".into(),
+        );
+        let message = must_fail(p);
+        assert!(
+            message.contains("root.b.maximum-allocation-vcores"),
+            "{message}"
+        );
+        assert!(
+            message.contains("yarn.scheduler.maximum-allocation-vcores"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn stopped_state_is_inherited_and_running_children_of_stopped_parents_are_rejected() {
+        let mut p = three_level();
+        p.insert(format!("{PREFIX}root.a.state"), "STOPPED".into());
+        let conf = must_build(p.clone());
+        assert_eq!(conf.queue("root.a.a1").unwrap().state, QueueState::Stopped);
+        p.insert(format!("{PREFIX}root.a.a1.state"), "RUNNING".into());
+        let message = must_fail(p);
+        assert!(
+            message.contains("root.a.a1") && message.contains("root.a"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn acls_inherit_from_ancestors_and_administer_implies_submit() {
+        let mut p = three_level();
+        p.insert(format!("{PREFIX}root.acl_submit_applications"), " ".into());
+        p.insert(format!("{PREFIX}root.acl_administer_queue"), "boss".into());
+        p.insert(
+            format!("{PREFIX}root.a.acl_submit_applications"),
+            "alice devs".into(),
+        );
+        let settings = SchedulerSettings {
+            acl_enable: true,
+            ..SchedulerSettings::default()
+        };
+        let conf = CapacitySchedulerConfiguration::new(p, settings).unwrap();
+        let submit = QueueAcl::SubmitApplications;
+        assert!(conf.has_access("root.a.a1", submit, "alice", &[]));
+        assert!(conf.has_access("root.a.a2", submit, "carol", &["devs".to_string()]));
+        assert!(!conf.has_access("root.b", submit, "alice", &[]));
+        assert!(conf.has_access("root.b", submit, "boss", &[]));
+        assert!(!conf.has_access("root.a.a1", QueueAcl::AdministerQueue, "alice", &[]));
+    }
+
+    #[test]
+    fn user_settings_are_read() {
+        let mut p = three_level();
+        p.extend(props(&[
+            ("root.a.a1.user-settings.alice.weight", "1.5"),
+            ("user.max-parallel-apps", "3"),
+            ("user-settings.bob.max-parallel-apps", "1"),
+            ("max-parallel-apps", "7"),
+            ("root.b.max-parallel-apps", "2"),
+        ]));
+        let conf = must_build(p);
+        assert!(close(
+            conf.queue("root.a.a1").unwrap().user_weight("alice"),
+            1.5
+        ));
+        assert!(close(
+            conf.queue("root.a.a1").unwrap().user_weight("bob"),
+            1.0
+        ));
+        assert_eq!(conf.user_max_parallel_apps("bob"), Some(1));
+        assert_eq!(conf.user_max_parallel_apps("carol"), Some(3));
+        assert_eq!(conf.queue("root.b").unwrap().max_parallel_apps, Some(2));
+        assert_eq!(conf.queue("root.a").unwrap().max_parallel_apps, Some(7));
+    }
+}

@@ -1,0 +1,374 @@
+//! [`SchedulerError`]: every failure of the scheduler crate.
+
+use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
+
+use crate::queue_acl::QueueAcl;
+use crate::queue_state::QueueState;
+use crate::resource::Resource;
+
+/// Everything the scheduler refuses, as structured values.
+///
+/// Configuration errors name the key or queue, the value and what was expected; refusals name
+/// the application, user, queue and the limit that applied. Callers branch on variants, never on
+/// message text. An operation that returns an error has changed nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum SchedulerError {
+    // ---- configuration ----
+    /// A `yarn-site.xml` value could not be read (unresolvable `${...}`, bad boolean).
+    #[error("cannot read scheduler settings: {source}")]
+    Conf {
+        /// The configuration crate's positioned error.
+        #[source]
+        source: yarn_conf::ConfError,
+    },
+
+    /// A value does not parse or is out of range.
+    #[error("key {key}: value {value:?} is invalid (expected {expected})")]
+    InvalidValue {
+        /// The property name.
+        key: String,
+        /// The offending value, trimmed.
+        value: String,
+        /// What is accepted.
+        expected: &'static str,
+    },
+
+    /// `yarn.scheduler.capacity.resource-calculator` names a class that is not supported.
+    #[error(
+        "key {key}: value {value:?} is not a supported resource calculator (expected \
+         org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator or \
+         org.apache.hadoop.yarn.util.resource.DominantResourceCalculator)"
+    )]
+    UnknownResourceCalculator {
+        /// The property name.
+        key: &'static str,
+        /// The class name given.
+        value: String,
+    },
+
+    /// A minimum allocation exceeds its maximum.
+    #[error("{minimum_key}={minimum} exceeds {maximum_key}={maximum}")]
+    InvalidAllocationRange {
+        /// The minimum's key.
+        minimum_key: &'static str,
+        /// The minimum.
+        minimum: u64,
+        /// The maximum's key.
+        maximum_key: &'static str,
+        /// The maximum.
+        maximum: u64,
+    },
+
+    /// A child queue name is not a plain name.
+    #[error(
+        "queue {parent}: child queue name {name:?} is invalid (expected a name without dots or whitespace)"
+    )]
+    InvalidQueueName {
+        /// The parent whose `queues` list holds the name.
+        parent: String,
+        /// The bad name.
+        name: String,
+    },
+
+    /// A parent lists the same child twice.
+    #[error(
+        "queue {parent}: child queue {queue:?} is listed more than once in yarn.scheduler.capacity.{parent}.queues"
+    )]
+    DuplicateQueue {
+        /// The parent queue's path.
+        parent: String,
+        /// The repeated child name.
+        queue: String,
+    },
+
+    /// A non-root queue has no capacity.
+    #[error("queue {queue} has no capacity: set {key} to a percentage of its parent")]
+    MissingCapacity {
+        /// The queue's path.
+        queue: String,
+        /// The key to set.
+        key: String,
+    },
+
+    /// A queue's capacity exceeds its maximum capacity.
+    #[error("queue {queue}: capacity {capacity} exceeds maximum-capacity {maximum_capacity}")]
+    CapacityAboveMaximum {
+        /// The queue's path.
+        queue: String,
+        /// Its capacity, percent.
+        capacity: f64,
+        /// Its maximum capacity, percent.
+        maximum_capacity: f64,
+    },
+
+    /// The capacities of a parent's children do not add up to 100.
+    #[error("queue {parent}: capacities of the children {children} sum to {sum}, expected 100")]
+    ChildCapacitySum {
+        /// The parent queue's path.
+        parent: String,
+        /// The sum found.
+        sum: f64,
+        /// The children's paths, comma-separated.
+        children: String,
+    },
+
+    /// A queue is configured RUNNING under a STOPPED parent.
+    #[error("queue {queue} is configured RUNNING but its parent {parent} is STOPPED")]
+    RunningChildOfStoppedParent {
+        /// The child's path.
+        queue: String,
+        /// The stopped parent's path.
+        parent: String,
+    },
+
+    /// A per-queue maximum allocation exceeds the cluster's.
+    #[error(
+        "queue {queue}: {key}={value} exceeds the cluster maximum {cluster_key}={cluster_maximum}"
+    )]
+    MaximumAllocationAboveCluster {
+        /// The queue's path.
+        queue: String,
+        /// The per-queue key.
+        key: String,
+        /// The per-queue value.
+        value: u64,
+        /// The cluster-wide key.
+        cluster_key: &'static str,
+        /// The cluster-wide value.
+        cluster_maximum: u64,
+    },
+
+    // ---- refresh ----
+    /// A refresh removes a queue that is not STOPPED.
+    #[error("refresh rejected: queue {queue} is removed but is {state}; stop it first")]
+    RemovedQueueNotStopped {
+        /// The removed queue's path.
+        queue: String,
+        /// Its current state.
+        state: QueueState,
+    },
+
+    /// A refresh removes a queue that still has applications.
+    #[error(
+        "refresh rejected: queue {queue} is removed but still has {applications} application(s)"
+    )]
+    RemovedQueueHasApplications {
+        /// The removed queue's path.
+        queue: String,
+        /// Applications in it (and its descendants).
+        applications: usize,
+    },
+
+    /// A refresh turns a leaf with applications into a parent.
+    #[error(
+        "refresh rejected: leaf queue {queue} cannot become a parent queue while it has {applications} application(s)"
+    )]
+    LeafWithApplicationsBecomesParent {
+        /// The queue's path.
+        queue: String,
+        /// Applications in it.
+        applications: usize,
+    },
+
+    /// A refresh moves a queue to another parent.
+    #[error("refresh rejected: queue {name} cannot move from {from} to {to}")]
+    QueueMoved {
+        /// The queue's name.
+        name: String,
+        /// Its current path.
+        from: String,
+        /// The path the new configuration gives it.
+        to: String,
+    },
+
+    /// A refresh lowers a queue's maximum allocation.
+    #[error(
+        "refresh rejected: queue {queue}: the maximum allocation cannot be decreased from {current} to {requested}"
+    )]
+    MaximumAllocationDecreased {
+        /// The queue's path.
+        queue: String,
+        /// The maximum allocation in effect.
+        current: Resource,
+        /// The smaller one requested.
+        requested: Resource,
+    },
+
+    // ---- submission ----
+    /// The target queue does not exist.
+    #[error("application {application} submitted by user {user} to unknown queue: {queue}")]
+    UnknownQueue {
+        /// The application.
+        application: ApplicationId,
+        /// The submitting user.
+        user: String,
+        /// The queue as given.
+        queue: String,
+    },
+
+    /// The queue name matches several queues.
+    #[error(
+        "application {application}: queue name {queue} is ambiguous, use the full path (one of {candidates})"
+    )]
+    AmbiguousQueue {
+        /// The application.
+        application: ApplicationId,
+        /// The name as given.
+        queue: String,
+        /// Every matching path, comma-separated.
+        candidates: String,
+    },
+
+    /// The queue is a parent queue.
+    #[error("application {application} submitted by user {user} to non-leaf queue: {queue}")]
+    NotLeafQueue {
+        /// The application.
+        application: ApplicationId,
+        /// The submitting user.
+        user: String,
+        /// The parent queue's path.
+        queue: String,
+    },
+
+    /// The queue or an ancestor is not RUNNING.
+    #[error(
+        "queue {queue} is {state} (because of {stopped_queue}): cannot accept submission of application {application}"
+    )]
+    QueueNotRunning {
+        /// The application.
+        application: ApplicationId,
+        /// The target queue's path.
+        queue: String,
+        /// Its reported state.
+        state: QueueState,
+        /// The queue whose configuration is STOPPED (the target or an ancestor).
+        stopped_queue: String,
+    },
+
+    /// The user lacks a queue right.
+    #[error("user {user} does not have permission {right} on queue {queue}")]
+    AccessDenied {
+        /// The user.
+        user: String,
+        /// The missing right.
+        right: QueueAcl,
+        /// The queue's path.
+        queue: String,
+    },
+
+    /// The queue already holds its maximum number of applications.
+    #[error(
+        "queue {queue} already has {current} applications (maximum-applications {limit}), cannot accept submission of application {application}"
+    )]
+    QueueApplicationLimit {
+        /// The application.
+        application: ApplicationId,
+        /// The queue's path.
+        queue: String,
+        /// Applications in the queue.
+        current: usize,
+        /// The queue's limit.
+        limit: u32,
+    },
+
+    /// The user already holds their maximum number of applications in the queue.
+    #[error(
+        "queue {queue} already has {current} applications from user {user} (limit {limit}), cannot accept submission of application {application}"
+    )]
+    UserApplicationLimit {
+        /// The application.
+        application: ApplicationId,
+        /// The queue's path.
+        queue: String,
+        /// The user.
+        user: String,
+        /// The user's applications in the queue.
+        current: usize,
+        /// The per-user limit.
+        limit: u32,
+    },
+
+    /// The application is already known.
+    #[error("application {application} is already submitted")]
+    DuplicateApplication {
+        /// The application.
+        application: ApplicationId,
+    },
+
+    // ---- runtime ----
+    /// No such application.
+    #[error("application {application} is unknown to the scheduler")]
+    UnknownApplication {
+        /// The application.
+        application: ApplicationId,
+    },
+
+    /// The attempt is not the application's current attempt.
+    #[error("application attempt {attempt} is not the current attempt of its application")]
+    UnknownAttempt {
+        /// The attempt.
+        attempt: ApplicationAttemptId,
+    },
+
+    /// An ask exceeds the maximum allocation.
+    #[error(
+        "invalid resource request from {attempt}: requested {requested} at priority {priority} \
+         exceeds the maximum allocation {maximum} of queue {queue}"
+    )]
+    InvalidResourceRequest {
+        /// The asking attempt.
+        attempt: ApplicationAttemptId,
+        /// The capability asked for.
+        requested: Resource,
+        /// The ask's priority.
+        priority: i32,
+        /// The queue's maximum allocation.
+        maximum: Resource,
+        /// The queue's path.
+        queue: String,
+    },
+
+    /// The node is already registered.
+    #[error("node {node} is already registered with the scheduler")]
+    DuplicateNode {
+        /// The node.
+        node: NodeId,
+    },
+
+    /// No such node.
+    #[error("node {node} is unknown to the scheduler")]
+    UnknownNode {
+        /// The node.
+        node: NodeId,
+    },
+
+    /// A container was released by an application that does not own it.
+    #[error("container {container} does not belong to application {application}")]
+    ContainerNotOwned {
+        /// The container.
+        container: ContainerId,
+        /// The application that tried to release it.
+        application: ApplicationId,
+    },
+
+    /// A recovered container is already known.
+    #[error("container {container} is already allocated")]
+    DuplicateContainer {
+        /// The container.
+        container: ContainerId,
+    },
+
+    /// The epoch cannot be placed in container ids.
+    #[error("epoch {epoch} is outside 0..={max}", max = ContainerId::MAX_EPOCH)]
+    InvalidEpoch {
+        /// The rejected epoch.
+        epoch: i64,
+    },
+
+    /// A queue named in a query does not exist or is ambiguous.
+    #[error("queue {queue} does not exist (or its name is ambiguous: use the full path)")]
+    NoSuchQueue {
+        /// The queue as given.
+        queue: String,
+    },
+}

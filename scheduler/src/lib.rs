@@ -1,0 +1,90 @@
+//! The CapacityScheduler core of yarn-ha: YARN's CapacityScheduler as pure, deterministic,
+//! synchronous logic.
+//!
+//! The RM leader drives a [`CapacityScheduler`] with events (nodes registering, applications
+//! submitted, asks, completions) and calls [`CapacityScheduler::schedule`] for one pass over
+//! all nodes; it proposes the returned [`Allocation`]s to Raft in one entry. Nothing here reads
+//! a clock, draws random numbers, spawns tasks or does I/O, so replaying the same calls gives
+//! the same decisions, and a new leader rebuilds the state with
+//! [`recover_application`](CapacityScheduler::recover_application) and
+//! [`recover_container`](CapacityScheduler::recover_container).
+//!
+//! # Main types
+//!
+//! - [`CapacitySchedulerConfiguration`]: the validated queue tree built from the replicated
+//!   `capacity-scheduler.xml` properties and the [`SchedulerSettings`] from `yarn-site.xml`;
+//!   [`validate_refresh`] says which changes a running scheduler accepts.
+//! - [`CapacityScheduler`]: queues with usage, applications, nodes, containers; submission
+//!   checks, activation (`max-parallel-apps`, AM limits), the scheduling pass, headroom,
+//!   refresh, [`QueueInfo`].
+//! - [`Resource`] and [`ResourceCalculator`] (memory-only or dominant resource fairness),
+//!   [`QueueLimits`] (user limit, AM limit and headroom arithmetic).
+//! - [`AccessControlList`] and [`QueueAcl`] for queue ACLs.
+//! - [`SchedulerError`]: every refusal, structured.
+//!
+//! # Flow of a pass
+//!
+//! ```text
+//!   schedule()
+//!     activate waiting attempts (max-parallel-apps, then AM limits)
+//!     repeat until nothing more fits:
+//!       root -> child furthest below its guarantee -> ... -> leaf
+//!       leaf -> applications by priority, then FIFO -> first one under its user limit
+//!       application -> AM container, then asks by (priority, allocation_request_id)
+//!       ask -> fits leaf and ancestors' maximum capacity? -> named host, else most-free node
+//!       charge node, queues, user, application; emit Allocation
+//! ```
+//!
+//! # Differences from YARN
+//!
+//! Percentages only (no weight, absolute or vector capacities), no node labels, no
+//! reservations or preemption, no delay scheduling (a relaxable host ask falls back to any
+//! node at once), no racks, and no queue placement rules.
+
+mod access_control_list;
+mod allocation;
+mod application;
+mod application_status;
+mod ask_table;
+mod capacity_scheduler;
+mod capacity_scheduler_configuration;
+mod error;
+mod node;
+mod pending_reason;
+mod property_reader;
+mod queue;
+mod queue_acl;
+mod queue_conf;
+mod queue_info;
+mod queue_limits;
+mod queue_state;
+mod refresh;
+mod resource;
+mod resource_calculator;
+mod resource_request;
+mod scheduler_settings;
+
+pub use access_control_list::AccessControlList;
+pub use allocation::Allocation;
+pub use application_status::{AcceptedApplication, ApplicationStatus};
+pub use capacity_scheduler::CapacityScheduler;
+pub use capacity_scheduler_configuration::{
+    CAPACITY_EPSILON, CapacitySchedulerConfiguration, ROOT,
+};
+pub use error::SchedulerError;
+pub use node::SchedulerNode;
+pub use pending_reason::PendingReason;
+pub use queue_acl::QueueAcl;
+pub use queue_conf::QueueConf;
+pub use queue_info::{QueueInfo, UserInfo};
+pub use queue_limits::QueueLimits;
+pub use queue_state::QueueState;
+pub use refresh::validate_refresh;
+pub use resource::Resource;
+pub use resource_calculator::{RESOURCE_CALCULATOR_KEY, ResourceCalculator};
+pub use resource_request::ResourceRequest;
+pub use scheduler_settings::{
+    ADMIN_ACL_KEY, MAX_APPLICATION_PRIORITY_KEY, MAXIMUM_ALLOCATION_MB_KEY,
+    MAXIMUM_ALLOCATION_VCORES_KEY, MINIMUM_ALLOCATION_MB_KEY, MINIMUM_ALLOCATION_VCORES_KEY,
+    SchedulerSettings,
+};

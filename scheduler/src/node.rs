@@ -1,0 +1,72 @@
+//! [`SchedulerNode`]: a NodeManager as the scheduler sees it.
+
+use std::collections::BTreeSet;
+
+use yarn_proto::ids::{ContainerId, NodeId};
+
+use crate::resource::Resource;
+
+/// A registered node: its capability, what is allocated on it and which containers.
+///
+/// `allocated` may exceed `capability` only after the capability shrank
+/// ([`update_node_capability`](crate::CapacityScheduler::update_node_capability)); the
+/// scheduler never places a container that does not fit the free resources.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchedulerNode {
+    node_id: NodeId,
+    capability: Resource,
+    allocated: Resource,
+    containers: BTreeSet<ContainerId>,
+}
+
+impl SchedulerNode {
+    pub(crate) fn new(node_id: NodeId, capability: Resource) -> Self {
+        Self {
+            node_id,
+            capability,
+            allocated: Resource::ZERO,
+            containers: BTreeSet::new(),
+        }
+    }
+
+    /// The node's id.
+    pub fn node_id(&self) -> &NodeId {
+        &self.node_id
+    }
+
+    /// Total resources the node offers.
+    pub fn capability(&self) -> Resource {
+        self.capability
+    }
+
+    /// Resources of the containers on the node.
+    pub fn allocated(&self) -> Resource {
+        self.allocated
+    }
+
+    /// Capability minus allocation, floored at zero.
+    pub fn free(&self) -> Resource {
+        self.capability.saturating_sub(self.allocated)
+    }
+
+    /// The containers on the node.
+    pub fn containers(&self) -> &BTreeSet<ContainerId> {
+        &self.containers
+    }
+
+    pub(crate) fn set_capability(&mut self, capability: Resource) {
+        self.capability = capability;
+    }
+
+    pub(crate) fn add_container(&mut self, container: ContainerId, resource: Resource) {
+        if self.containers.insert(container) {
+            self.allocated = self.allocated.saturating_add(resource);
+        }
+    }
+
+    pub(crate) fn remove_container(&mut self, container: &ContainerId, resource: Resource) {
+        if self.containers.remove(container) {
+            self.allocated = self.allocated.saturating_sub(resource);
+        }
+    }
+}

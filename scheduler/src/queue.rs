@@ -1,0 +1,66 @@
+//! [`Queue`]: a queue of the runtime tree, with its configuration and usage.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::application::AppOrder;
+use crate::queue_conf::QueueConf;
+use crate::resource::Resource;
+
+/// One queue of the scheduler's tree. Parents aggregate their descendants' usage and counts;
+/// only leaves hold applications and users.
+#[derive(Debug, Clone)]
+pub(crate) struct Queue {
+    pub(crate) conf: QueueConf,
+    pub(crate) parent: Option<usize>,
+    pub(crate) children: Vec<usize>,
+    /// Absolute capacity times the cluster.
+    pub(crate) guaranteed: Resource,
+    /// Absolute maximum capacity times the cluster.
+    pub(crate) maximum: Resource,
+    /// Resources of the containers in this queue and its descendants.
+    pub(crate) used: Resource,
+    /// Accepted applications (pending and active) here and below.
+    pub(crate) num_applications: usize,
+    /// Attempts that passed `max-parallel-apps` here and below.
+    pub(crate) num_runnable: usize,
+    /// Active attempts here and below.
+    pub(crate) num_active: usize,
+    /// AM resources of active attempts (leaves).
+    pub(crate) am_used: Resource,
+    /// Per-user accounting (leaves).
+    pub(crate) users: BTreeMap<String, LeafUser>,
+    /// Applications in serving order (leaves).
+    pub(crate) apps: BTreeSet<AppOrder>,
+}
+
+/// A user's accounting within one leaf queue.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LeafUser {
+    pub(crate) used: Resource,
+    pub(crate) am_used: Resource,
+    pub(crate) num_applications: usize,
+    pub(crate) num_active: usize,
+}
+
+impl Queue {
+    pub(crate) fn new(conf: QueueConf, parent: Option<usize>) -> Self {
+        Self {
+            conf,
+            parent,
+            children: Vec::new(),
+            guaranteed: Resource::ZERO,
+            maximum: Resource::ZERO,
+            used: Resource::ZERO,
+            num_applications: 0,
+            num_runnable: 0,
+            num_active: 0,
+            am_used: Resource::ZERO,
+            users: BTreeMap::new(),
+            apps: BTreeSet::new(),
+        }
+    }
+
+    pub(crate) fn is_leaf(&self) -> bool {
+        self.children.is_empty()
+    }
+}

@@ -1,0 +1,87 @@
+//! [`QueueConf`]: one queue's resolved configuration.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::access_control_list::AccessControlList;
+use crate::queue_acl::QueueAcl;
+use crate::queue_state::QueueState;
+use crate::resource::Resource;
+
+/// The resolved configuration of one queue, built by
+/// [`CapacitySchedulerConfiguration::new`](crate::CapacitySchedulerConfiguration::new).
+///
+/// All capacities are percentages (0 to 100). `capacity` and `maximum_capacity` are relative to
+/// the parent; the `absolute_*` values are relative to the whole cluster (products down the
+/// tree). Invariants: `capacity <= maximum_capacity`, `absolute_capacity <=
+/// absolute_maximum_capacity`, and the capacities of a parent's children sum to 100 (or to 0
+/// under a parent of capacity 0).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QueueConf {
+    /// Full path, `root.a.a1`.
+    pub path: String,
+    /// Last path component, `a1`.
+    pub name: String,
+    /// The parent's path; `None` for `root`.
+    pub parent: Option<String>,
+    /// Full paths of the children, in configured order; empty for a leaf.
+    pub children: Vec<String>,
+    /// `capacity`: guaranteed share of the parent, percent.
+    pub capacity: f64,
+    /// `maximum-capacity`: hard limit as a share of the parent, percent (`-1` or unset = 100).
+    pub maximum_capacity: f64,
+    /// Guaranteed share of the cluster, percent.
+    pub absolute_capacity: f64,
+    /// Hard limit as a share of the cluster, percent.
+    pub absolute_maximum_capacity: f64,
+    /// `state`, inherited from the parent when unset: RUNNING or STOPPED.
+    pub state: QueueState,
+    /// `acl_submit_applications` as configured (`*` for root and nobody for other queues when
+    /// unset); ancestors' lists also apply.
+    pub acl_submit_applications: AccessControlList,
+    /// `acl_administer_queue` as configured, with the same defaults and inheritance.
+    pub acl_administer_queue: AccessControlList,
+    /// `minimum-user-limit-percent` (100 = no user limit).
+    pub minimum_user_limit_percent: f64,
+    /// `user-limit-factor` (1; -1 disables it).
+    pub user_limit_factor: f64,
+    /// `user-settings.<user>.weight` entries (1.0 for users not listed).
+    pub user_weights: BTreeMap<String, f64>,
+    /// Applications (pending and running) the queue accepts: `maximum-applications`, or the
+    /// global value scaled by the absolute capacity.
+    pub maximum_applications: u32,
+    /// Applications one user may have in the queue, derived from `maximum_applications`, the
+    /// user limit and the user-limit factor.
+    pub maximum_applications_per_user: u32,
+    /// `max-parallel-apps` of this queue (or the global default); `None` = unlimited. Ancestors'
+    /// limits also apply.
+    pub max_parallel_apps: Option<u32>,
+    /// `maximum-am-resource-percent` as a fraction (0.1 = 10%).
+    pub maximum_am_resource_percent: f64,
+    /// `maximum-allocation-{mb,vcores}`: the largest container, inherited from the parent and
+    /// never above the cluster maximum.
+    pub maximum_allocation: Resource,
+    /// `default-application-priority`: priority of applications submitted without one.
+    pub default_application_priority: i32,
+}
+
+impl QueueConf {
+    /// Whether the queue has no children and so takes applications.
+    pub fn is_leaf(&self) -> bool {
+        self.children.is_empty()
+    }
+
+    /// The configured list for `acl` (without ancestors).
+    pub fn acl(&self, acl: QueueAcl) -> &AccessControlList {
+        match acl {
+            QueueAcl::SubmitApplications => &self.acl_submit_applications,
+            QueueAcl::AdministerQueue => &self.acl_administer_queue,
+        }
+    }
+
+    /// The weight of `user` in user-limit computations.
+    pub fn user_weight(&self, user: &str) -> f64 {
+        self.user_weights.get(user).copied().unwrap_or(1.0)
+    }
+}

@@ -1,0 +1,88 @@
+//! [`QueueInfo`]: a queue's configuration and usage, for `yarn-ha queue -status` and REST.
+
+use serde::{Deserialize, Serialize};
+
+use crate::queue_state::QueueState;
+use crate::resource::Resource;
+
+/// A snapshot of one queue, as YARN's `QueueInfo` plus the user-limit figures of a leaf.
+///
+/// Capacities are percentages: `capacity` and `maximum_capacity` of the parent,
+/// `absolute_*` of the cluster, `used_capacity` of the queue's own guarantee (so it exceeds 100
+/// when the queue uses idle capacity of others), `absolute_used_capacity` of the cluster.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QueueInfo {
+    /// Last path component.
+    pub queue_name: String,
+    /// Full path.
+    pub queue_path: String,
+    /// RUNNING, STOPPED, or DRAINING (stopped with applications left).
+    pub state: QueueState,
+    /// Guaranteed share of the parent, percent.
+    pub capacity: f64,
+    /// Hard limit as a share of the parent, percent.
+    pub maximum_capacity: f64,
+    /// Guaranteed share of the cluster, percent.
+    pub absolute_capacity: f64,
+    /// Hard limit as a share of the cluster, percent.
+    pub absolute_maximum_capacity: f64,
+    /// Usage relative to the guarantee, percent.
+    pub used_capacity: f64,
+    /// Usage relative to the cluster, percent.
+    pub absolute_used_capacity: f64,
+    /// Resources in use.
+    pub resources_used: Resource,
+    /// The guarantee in resources.
+    pub guaranteed_resource: Resource,
+    /// The hard limit in resources.
+    pub maximum_resource: Resource,
+    /// Accepted applications, here and below.
+    pub num_applications: usize,
+    /// Active (running) applications, here and below.
+    pub num_active_applications: usize,
+    /// Accepted applications not yet active, here and below.
+    pub num_pending_applications: usize,
+    /// `acl_submit_applications` as configured on this queue.
+    pub acl_submit_applications: String,
+    /// `acl_administer_queue` as configured on this queue.
+    pub acl_administer_queue: String,
+    /// Priority given to applications submitted without one.
+    pub default_application_priority: i32,
+    /// `minimum-user-limit-percent`.
+    pub minimum_user_limit_percent: f64,
+    /// `user-limit-factor`.
+    pub user_limit_factor: f64,
+    /// Accepted-application limit of the queue.
+    pub maximum_applications: u32,
+    /// Accepted-application limit per user.
+    pub maximum_applications_per_user: u32,
+    /// The queue's own `max-parallel-apps` (`None` = unlimited).
+    pub max_parallel_apps: Option<u32>,
+    /// The queue's AM limit (leaves; zero for parents).
+    pub am_resource_limit: Resource,
+    /// AM resources of active applications (leaves).
+    pub am_resource_used: Resource,
+    /// Per-user figures (leaves).
+    pub users: Vec<UserInfo>,
+    /// Names of the child queues.
+    pub child_queues: Vec<String>,
+}
+
+/// One user's figures in a leaf queue.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UserInfo {
+    /// The user.
+    pub user: String,
+    /// Resources of the user's containers in the queue.
+    pub resources_used: Resource,
+    /// AM resources of the user's active applications.
+    pub am_resources_used: Resource,
+    /// The user's active applications.
+    pub num_active_applications: usize,
+    /// The user's accepted applications not yet active.
+    pub num_pending_applications: usize,
+    /// The user's limit (shared by all users of the queue, weighted).
+    pub user_limit: Resource,
+    /// The user's weight.
+    pub weight: f64,
+}

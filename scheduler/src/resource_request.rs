@@ -1,0 +1,75 @@
+//! [`ResourceRequest`]: an application's ask for containers.
+
+use serde::{Deserialize, Serialize};
+
+use crate::resource::Resource;
+
+/// An ask for `num_containers` containers of `capability`, as YARN's `ResourceRequest`.
+///
+/// Asks are keyed by `(priority, allocation_request_id, resource_name)`: a new ask with the same
+/// key replaces the earlier one (so `num_containers = 0` cancels it). Lower `priority` numbers
+/// are served first, as with YARN container priorities.
+///
+/// Locality, per `(priority, allocation_request_id)`:
+/// - with a `"*"` ask, its count is the total still wanted; host asks only say where the
+///   containers are preferred. A container on a host with an outstanding host ask counts
+///   against both; elsewhere only against `"*"`, and only if the `"*"` ask has
+///   `relax_locality` (otherwise containers go only to the named hosts);
+/// - without a `"*"` ask, each host ask stands alone: with `relax_locality = false` its
+///   containers go only to that host, with `true` to that host first and anywhere else when it
+///   has no room.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResourceRequest {
+    /// Container priority: lower numbers first.
+    pub priority: i32,
+    /// Lets an AM tell containers of different asks apart (-1 when unused).
+    pub allocation_request_id: i64,
+    /// `"*"` for anywhere, or a host name.
+    pub resource_name: String,
+    /// Size of each container, before normalization.
+    pub capability: Resource,
+    /// How many containers are still wanted.
+    pub num_containers: u32,
+    /// Whether the ask may be satisfied away from the named location.
+    pub relax_locality: bool,
+}
+
+impl ResourceRequest {
+    /// The resource name meaning "any node".
+    pub const ANY: &'static str = "*";
+
+    /// An ask for `num_containers` containers of `capability` anywhere.
+    pub fn any(priority: i32, capability: Resource, num_containers: u32) -> Self {
+        Self {
+            priority,
+            allocation_request_id: -1,
+            resource_name: Self::ANY.to_string(),
+            capability,
+            num_containers,
+            relax_locality: true,
+        }
+    }
+
+    /// An ask for containers on `host`, relaxable or strict.
+    pub fn on_host(
+        priority: i32,
+        host: &str,
+        capability: Resource,
+        num_containers: u32,
+        relax_locality: bool,
+    ) -> Self {
+        Self {
+            priority,
+            allocation_request_id: -1,
+            resource_name: host.to_string(),
+            capability,
+            num_containers,
+            relax_locality,
+        }
+    }
+
+    /// Whether this is an off-switch (`"*"`) ask.
+    pub fn is_any(&self) -> bool {
+        self.resource_name == Self::ANY
+    }
+}

@@ -1,0 +1,11 @@
+//! Scenario tests of the CapacityScheduler, in the style of YARN's TestLeafQueue,
+//! TestParentQueue and TestCapacityScheduler: feed events, run passes, assert the decisions.
+
+mod applications;
+mod invariants;
+mod mock;
+mod queues;
+mod recovery;
+mod refresh;
+mod resources;
+mod users;
