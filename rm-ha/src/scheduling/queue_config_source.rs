@@ -125,6 +125,16 @@ mod tests {
     }
 
     #[test]
+    fn the_shipped_sample_describes_valid_queues() {
+        let sample = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../conf/etc")
+            .join(CAPACITY_SCHEDULER_XML);
+        let config = source(Some(sample)).load().unwrap();
+        let analytics = config.queue("root.analytics").expect("root.analytics");
+        assert!((analytics.absolute_maximum_capacity - 50.0).abs() < 1e-9);
+    }
+
+    #[test]
     fn only_scheduler_properties_are_kept_and_references_are_resolved() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join(CAPACITY_SCHEDULER_XML);
