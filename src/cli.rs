@@ -265,6 +265,31 @@ pub enum BenchCommand {
     /// throughput under concurrent proposers, then failover time (SIGKILL of the leader until
     /// a new leader commits a write). Prints a table, or JSON with --json.
     Raft(BenchRaftArgs),
+    /// Allocation decisions per second of the CapacityScheduler core (no Raft, no I/O) on
+    /// clusters of the given node counts with 100 queues and 1,000 applications.
+    Scheduler(BenchSchedulerArgs),
+}
+
+/// Arguments of `yarn-ha bench scheduler`.
+#[derive(Debug, Args)]
+pub struct BenchSchedulerArgs {
+    /// Cluster sizes, comma-separated: one run each.
+    #[arg(
+        long,
+        value_name = "N,...",
+        value_delimiter = ',',
+        default_value = "1000,10000"
+    )]
+    pub nodes: Vec<usize>,
+    /// Leaf queues under root, with equal shares.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub queues: usize,
+    /// Applications, spread over the queues.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub applications: usize,
+    /// Containers of 1 GB each application asks for.
+    #[arg(long = "containers-per-app", value_name = "N", default_value_t = 200)]
+    pub containers_per_application: u32,
 }
 
 /// Arguments of `yarn-ha bench raft`.

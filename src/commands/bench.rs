@@ -1,13 +1,14 @@
 //! `yarn-ha bench raft`: Raft commit latency and failover time on a local cluster of real
-//! ResourceManager processes, measured by `yarn_chaos::bench`.
+//! ResourceManager processes; `yarn-ha bench scheduler`: the CapacityScheduler core's
+//! allocation rate. Both measured by `yarn_chaos::bench`.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use yarn_chaos::bench::{self, RaftBenchOptions};
+use yarn_chaos::bench::{self, RaftBenchOptions, SchedulerBenchShape};
 
-use crate::cli::{BenchCommand, BenchRaftArgs};
+use crate::cli::{BenchCommand, BenchRaftArgs, BenchSchedulerArgs};
 
 /// Runs one `bench` subcommand: the figures go to stdout (a table, or JSON with `--json`),
 /// progress to the log on stderr. Exits 0 when the benchmark ran, whether or not the figures
@@ -15,7 +16,21 @@ use crate::cli::{BenchCommand, BenchRaftArgs};
 pub fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
     match command {
         BenchCommand::Raft(args) => raft(args),
+        BenchCommand::Scheduler(args) => scheduler(args),
     }
+}
+
+fn scheduler(args: BenchSchedulerArgs) -> anyhow::Result<ExitCode> {
+    for nodes in args.nodes {
+        let run = bench::scheduler_bench(SchedulerBenchShape {
+            nodes,
+            queues: args.queues,
+            applications: args.applications,
+            containers_per_application: args.containers_per_application,
+        })?;
+        println!("{run}");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn raft(args: BenchRaftArgs) -> anyhow::Result<ExitCode> {

@@ -1,4 +1,5 @@
-//! Benchmarks of real clusters: `yarn-ha bench raft`.
+//! Benchmarks: `yarn-ha bench raft` on real clusters, `yarn-ha bench scheduler` on the pure
+//! CapacityScheduler core.
 //!
 //! ```text
 //!  raft_bench(options, exe)
@@ -24,6 +25,7 @@ mod machine;
 mod raft_bench;
 mod raft_bench_options;
 mod raft_bench_report;
+mod scheduler_bench;
 
 pub use bench_cluster::REPLICAS;
 pub use failover_trial::STABLE_FOR;
@@ -36,3 +38,4 @@ pub use raft_bench_options::{
 pub use raft_bench_report::{
     CommitRun, FAILOVER_TARGET, FailoverResult, FailoverTrial, RaftBenchReport,
 };
+pub use scheduler_bench::{SchedulerBenchRun, SchedulerBenchShape, scheduler_bench};
