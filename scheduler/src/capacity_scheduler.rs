@@ -408,12 +408,7 @@ impl CapacityScheduler {
         am_resource: Resource,
     ) -> Result<(), SchedulerError> {
         let application_id = attempt_id.application_id;
-        let app =
-            self.applications
-                .get(&application_id)
-                .ok_or(SchedulerError::UnknownApplication {
-                    application: application_id,
-                })?;
+        let app = self.application(application_id)?;
         if app.attempt.as_ref().is_some_and(|a| a.id == attempt_id) {
             return Ok(());
         }
@@ -511,12 +506,7 @@ impl CapacityScheduler {
         &mut self,
         application_id: ApplicationId,
     ) -> Result<Vec<Allocation>, SchedulerError> {
-        let app =
-            self.applications
-                .get(&application_id)
-                .ok_or(SchedulerError::UnknownApplication {
-                    application: application_id,
-                })?;
+        let app = self.application(application_id)?;
         let owned: Vec<ContainerId> = app.containers.iter().copied().collect();
         let released = owned
             .iter()
@@ -555,11 +545,7 @@ impl CapacityScheduler {
                 container: container_id,
             });
         }
-        if !self.applications.contains_key(&application_id) {
-            return Err(SchedulerError::UnknownApplication {
-                application: application_id,
-            });
-        }
+        self.application(application_id)?;
         if !self.nodes.contains_key(&allocation.node_id) {
             return Err(SchedulerError::UnknownNode {
                 node: allocation.node_id,
@@ -800,15 +786,22 @@ impl CapacityScheduler {
         accepted
     }
 
+    fn application(
+        &self,
+        application_id: ApplicationId,
+    ) -> Result<&SchedulerApplication, SchedulerError> {
+        self.applications
+            .get(&application_id)
+            .ok_or(SchedulerError::UnknownApplication {
+                application: application_id,
+            })
+    }
+
     fn current_attempt(
         &self,
         attempt_id: ApplicationAttemptId,
     ) -> Result<&SchedulerApplication, SchedulerError> {
-        let app = self.applications.get(&attempt_id.application_id).ok_or(
-            SchedulerError::UnknownApplication {
-                application: attempt_id.application_id,
-            },
-        )?;
+        let app = self.application(attempt_id.application_id)?;
         match &app.attempt {
             Some(attempt) if attempt.id == attempt_id => Ok(app),
             _ => Err(SchedulerError::UnknownAttempt {

@@ -49,12 +49,9 @@ impl NmLivenessMonitor {
                 () = tokio::time::sleep(self.check_interval) => {}
             }
             let now = Instant::now();
-            let (lost, registered) = self.nodes.with(self.epoch, |tracker| {
-                let lost = tracker.expire(now, self.expiry);
-                let registered: BTreeSet<String> =
-                    tracker.nodes().map(|(node, _)| node.to_string()).collect();
-                (lost, registered)
-            });
+            let lost = self
+                .nodes
+                .with(self.epoch, |tracker| tracker.expire(now, self.expiry));
             for node in lost {
                 tracing::warn!(
                     %node,
@@ -64,6 +61,10 @@ impl NmLivenessMonitor {
                 unrecorded.insert(node.to_string());
             }
             if !awaited.is_empty() && now.saturating_duration_since(started) > self.expiry {
+                // Once per leadership: the names of the nodes that did register.
+                let registered: BTreeSet<String> = self.nodes.with(self.epoch, |tracker| {
+                    tracker.nodes().map(|(node, _)| node.to_string()).collect()
+                });
                 for node in std::mem::take(&mut awaited) {
                     if !registered.contains(&node) {
                         tracing::warn!(

@@ -114,6 +114,17 @@ mod tests {
         }
     }
 
+    /// Writes `properties` as `capacity-scheduler.xml` in `dir` and returns its path.
+    fn write_file(dir: &tempfile::TempDir, properties: &[(&str, &str)]) -> PathBuf {
+        let file = dir.path().join(CAPACITY_SCHEDULER_XML);
+        std::fs::write(
+            &file,
+            yarn_conf::writer::site_xml(properties.iter().copied()),
+        )
+        .unwrap();
+        file
+    }
+
     #[test]
     fn a_missing_file_means_one_default_queue() {
         let dir = tempfile::tempdir().unwrap();
@@ -137,17 +148,15 @@ mod tests {
     #[test]
     fn only_scheduler_properties_are_kept_and_references_are_resolved() {
         let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join(CAPACITY_SCHEDULER_XML);
-        std::fs::write(
-            &file,
-            yarn_conf::writer::site_xml([
+        let file = write_file(
+            &dir,
+            &[
                 ("yarn.scheduler.capacity.root.queues", "a,b"),
                 ("half", "50"),
                 ("yarn.scheduler.capacity.root.a.capacity", "${half}"),
                 ("yarn.scheduler.capacity.root.b.capacity", "50"),
-            ]),
-        )
-        .unwrap();
+            ],
+        );
         let properties = source(Some(file)).read_properties().unwrap();
         assert_eq!(
             properties.keys().map(String::as_str).collect::<Vec<_>>(),
@@ -163,16 +172,14 @@ mod tests {
     #[test]
     fn an_invalid_file_is_refused_naming_the_file_and_the_problem() {
         let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join(CAPACITY_SCHEDULER_XML);
-        std::fs::write(
-            &file,
-            yarn_conf::writer::site_xml([
+        let file = write_file(
+            &dir,
+            &[
                 ("yarn.scheduler.capacity.root.queues", "a,b"),
                 ("yarn.scheduler.capacity.root.a.capacity", "60"),
                 ("yarn.scheduler.capacity.root.b.capacity", "50"),
-            ]),
-        )
-        .unwrap();
+            ],
+        );
         let message = source(Some(file.clone())).load().unwrap_err().to_string();
         assert!(message.contains(&file.display().to_string()), "{message}");
         assert!(message.contains("root"), "{message}");
