@@ -179,6 +179,14 @@ pub const CLIENT_FAILOVER_MAX_ATTEMPTS: Key =
 pub const YARN_ACL_ENABLE: Key = Key::new("yarn.acl.enable", "false", KeyKind::Bool);
 /// Who may administer the cluster, in `users groups` ACL form.
 pub const YARN_ADMIN_ACL: Key = Key::new("yarn.admin.acl", "*", KeyKind::String);
+/// The pause between two asynchronous scheduling passes of the leader. Hadoop reads it from
+/// `capacity-scheduler.xml`; here it is a `yarn-site.xml` setting of each replica, since it
+/// only paces the leader and need not be replicated.
+pub const SCHEDULER_ASYNC_SCHEDULING_INTERVAL_MS: Key = Key::new(
+    "yarn.scheduler.capacity.schedule-asynchronously.scheduling-interval-ms",
+    "5",
+    KeyKind::Duration,
+);
 /// The smallest container, in MB; asks are rounded up to a multiple of it.
 pub const SCHEDULER_MINIMUM_ALLOCATION_MB: Key =
     Key::new("yarn.scheduler.minimum-allocation-mb", "1024", KeyKind::Int);
@@ -360,6 +368,7 @@ pub const ALL: &[Key] = &[
     CLIENT_FAILOVER_MAX_ATTEMPTS,
     YARN_ACL_ENABLE,
     YARN_ADMIN_ACL,
+    SCHEDULER_ASYNC_SCHEDULING_INTERVAL_MS,
     SCHEDULER_MINIMUM_ALLOCATION_MB,
     SCHEDULER_MAXIMUM_ALLOCATION_MB,
     SCHEDULER_MINIMUM_ALLOCATION_VCORES,

@@ -32,6 +32,8 @@ pub struct RmConfig {
     pub am_max_attempts: u32,
     /// How long a new leader waits for NodeManagers to resync before allocating.
     pub scheduling_wait: Duration,
+    /// The pause between two scheduling passes of the leader.
+    pub scheduling_interval: Duration,
     /// Rolling interval of the AMRMToken master key.
     pub amrm_token_key_rolling_interval: Duration,
     /// Rolling interval of the container-token master key.
@@ -104,6 +106,8 @@ impl RmConfig {
             nm_expiry_interval: conf.get_duration(&keys::RM_NM_EXPIRY_INTERVAL_MS)?,
             am_expiry_interval: conf.get_duration(&keys::RM_AM_EXPIRY_INTERVAL_MS)?,
             am_max_attempts: conf.get_u32(&keys::RM_AM_MAX_ATTEMPTS)?,
+            scheduling_interval: conf
+                .get_duration(&keys::SCHEDULER_ASYNC_SCHEDULING_INTERVAL_MS)?,
             scheduling_wait: conf
                 .get_duration(&keys::RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS)?,
             amrm_token_key_rolling_interval: conf

@@ -407,18 +407,48 @@ impl CapacityScheduler {
         attempt_id: ApplicationAttemptId,
         am_resource: Resource,
     ) -> Result<(), SchedulerError> {
-        let application_id = attempt_id.application_id;
-        let app = self.application(application_id)?;
+        let app = self.application(attempt_id.application_id)?;
         if app.attempt.as_ref().is_some_and(|a| a.id == attempt_id) {
             return Ok(());
         }
         let am_resource = self.normalize_ask(attempt_id, app.leaf, am_resource, 0)?;
+        self.start_attempt(attempt_id, am_resource, true);
+        Ok(())
+    }
+
+    /// Starts an attempt that needs no AM container from this scheduler: an unmanaged AM
+    /// running outside the cluster, or an attempt whose AM container was already allocated
+    /// and has completed, which waits for its successor. Otherwise as
+    /// [`add_attempt`](Self::add_attempt), with nothing charged against AM limits.
+    ///
+    /// # Errors
+    ///
+    /// [`SchedulerError::UnknownApplication`].
+    pub fn add_attempt_without_am(
+        &mut self,
+        attempt_id: ApplicationAttemptId,
+    ) -> Result<(), SchedulerError> {
+        let app = self.application(attempt_id.application_id)?;
+        if app.attempt.as_ref().is_some_and(|a| a.id == attempt_id) {
+            return Ok(());
+        }
+        self.start_attempt(attempt_id, Resource::default(), false);
+        Ok(())
+    }
+
+    fn start_attempt(
+        &mut self,
+        attempt_id: ApplicationAttemptId,
+        am_resource: Resource,
+        am_pending: bool,
+    ) {
+        let application_id = attempt_id.application_id;
         self.finish_attempt(application_id);
         if let Some(app) = self.applications.get_mut(&application_id) {
             app.attempt = Some(Attempt {
                 id: attempt_id,
                 am_resource,
-                am_pending: true,
+                am_pending,
                 runnable: false,
                 active: false,
                 pending_reason: None,
@@ -428,7 +458,6 @@ impl CapacityScheduler {
                 .insert((app.submission_order, application_id));
         }
         self.activate();
-        Ok(())
     }
 
     /// Replaces asks of the current attempt (same priority, allocation request id and
@@ -528,15 +557,26 @@ impl CapacityScheduler {
         Ok(released)
     }
 
+    /// Records that `container_id` was issued to its application (it may have completed
+    /// since), so that the application's next container is numbered above it. Unknown
+    /// applications are ignored.
+    pub fn container_id_issued(&mut self, container_id: ContainerId) {
+        let application_id = container_id.application_attempt_id().application_id;
+        if let Some(app) = self.applications.get_mut(&application_id) {
+            app.next_sequence = app.next_sequence.max(container_id.sequence() + 1);
+        }
+    }
+
     /// Re-charges a container a new leader finds in the replicated state, to its node, queue,
     /// user and application, without checking limits. The application's container sequence
     /// moves past it. An AM container of the current attempt satisfies the pending AM ask and
-    /// makes the attempt active regardless of limits, as the application was running.
+    /// makes the attempt active regardless of limits, as the application was running. A
+    /// container of an application the scheduler does not hold (one whose queue no longer
+    /// exists) is charged to its node only: it still occupies it.
     ///
     /// # Errors
     ///
-    /// [`SchedulerError::DuplicateContainer`], [`SchedulerError::UnknownApplication`],
-    /// [`SchedulerError::UnknownNode`].
+    /// [`SchedulerError::DuplicateContainer`], [`SchedulerError::UnknownNode`].
     pub fn recover_container(&mut self, allocation: Allocation) -> Result<(), SchedulerError> {
         let container_id = allocation.container_id;
         let application_id = allocation.application_attempt_id.application_id;
@@ -545,7 +585,6 @@ impl CapacityScheduler {
                 container: container_id,
             });
         }
-        self.application(application_id)?;
         if !self.nodes.contains_key(&allocation.node_id) {
             return Err(SchedulerError::UnknownNode {
                 node: allocation.node_id,

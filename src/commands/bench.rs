@@ -1,6 +1,7 @@
 //! `yarn-ha bench raft`: Raft commit latency and failover time on a local cluster of real
-//! ResourceManager processes; `yarn-ha bench scheduler`: the CapacityScheduler core's
-//! allocation rate. Both measured by `yarn_chaos::bench`.
+//! ResourceManager processes; `yarn-ha bench scheduler`: the allocation rate of the
+//! CapacityScheduler core and through the leader's Raft-committed scheduling loop. Both
+//! measured by `yarn_chaos::bench`.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -22,13 +23,18 @@ pub fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
 
 fn scheduler(args: BenchSchedulerArgs) -> anyhow::Result<ExitCode> {
     for nodes in args.nodes {
-        let run = bench::scheduler_bench(SchedulerBenchShape {
+        let shape = SchedulerBenchShape {
             nodes,
             queues: args.queues,
             applications: args.applications,
             containers_per_application: args.containers_per_application,
-        })?;
-        println!("{run}");
+        };
+        println!("{}", bench::scheduler_bench(shape)?);
+        let dir = tempfile::tempdir().context("a directory for the benchmark cluster")?;
+        println!(
+            "{}",
+            bench::leader_scheduler_bench(shape, &dir.path().join("cluster"))?
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,5 +1,5 @@
 //! Benchmarks: `yarn-ha bench raft` on real clusters, `yarn-ha bench scheduler` on the pure
-//! CapacityScheduler core.
+//! CapacityScheduler core and through the leader's scheduling loop of in-process replicas.
 //!
 //! ```text
 //!  raft_bench(options, exe)
@@ -21,6 +21,7 @@ mod bench_cluster;
 mod commit_load;
 mod failover_trial;
 mod latency_summary;
+mod leader_scheduler_bench;
 mod machine;
 mod raft_bench;
 mod raft_bench_options;
@@ -30,6 +31,7 @@ mod scheduler_bench;
 pub use bench_cluster::REPLICAS;
 pub use failover_trial::STABLE_FOR;
 pub use latency_summary::{LatencySummary, nearest_rank};
+pub use leader_scheduler_bench::{LeaderSchedulerBenchRun, leader_scheduler_bench};
 pub use machine::Machine;
 pub use raft_bench::{WARMUP, raft_bench};
 pub use raft_bench_options::{

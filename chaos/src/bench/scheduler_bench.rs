@@ -58,36 +58,14 @@ impl SchedulerBenchRun {
 /// When the generated configuration is refused (for example zero queues).
 pub fn scheduler_bench(shape: SchedulerBenchShape) -> anyhow::Result<SchedulerBenchRun> {
     anyhow::ensure!(shape.queues > 0, "bench scheduler needs at least one queue");
-    let mut properties = BTreeMap::new();
-    let names: Vec<String> = (0..shape.queues).map(|i| format!("q{i}")).collect();
-    properties.insert(
-        "yarn.scheduler.capacity.root.queues".to_owned(),
-        names.join(","),
-    );
-    // Shares that sum to exactly 100: the last queue takes the rounding remainder.
-    let share = 100.0 / shape.queues as f64;
-    for (i, name) in names.iter().enumerate() {
-        let capacity = if i + 1 == shape.queues {
-            100.0 - share * (shape.queues - 1) as f64
-        } else {
-            share
-        };
-        let prefix = format!("yarn.scheduler.capacity.root.{name}");
-        properties.insert(format!("{prefix}.capacity"), capacity.to_string());
-        properties.insert(format!("{prefix}.maximum-capacity"), "100".to_owned());
-        properties.insert(format!("{prefix}.user-limit-factor"), "100".to_owned());
-        properties.insert(
-            format!("{prefix}.maximum-am-resource-percent"),
-            "1".to_owned(),
-        );
-    }
+    let (names, properties) = queue_properties(shape.queues);
     let config = CapacitySchedulerConfiguration::new(properties, SchedulerSettings::default())
         .context("the generated queue configuration")?;
     let mut scheduler = CapacityScheduler::new(config);
     for i in 0..shape.nodes {
         let node = NodeId::new(format!("node{i}.bench"), 8041);
         scheduler
-            .add_node(node, Resource::new(64 * 1024, 32))
+            .add_node(node, NODE_CAPABILITY)
             .context("adding a node")?;
     }
     for i in 0..shape.applications {
@@ -101,16 +79,8 @@ pub fn scheduler_bench(shape: SchedulerBenchShape) -> anyhow::Result<SchedulerBe
         scheduler
             .add_attempt(attempt, Resource::new(1024, 1))
             .context("adding an attempt")?;
-        let ask = ResourceRequest {
-            priority: 1,
-            allocation_request_id: 0,
-            resource_name: "*".to_owned(),
-            capability: Resource::new(1024, 1),
-            num_containers: shape.containers_per_application,
-            relax_locality: true,
-        };
         scheduler
-            .update_asks(attempt, &[ask], &[])
+            .update_asks(attempt, &[bench_ask(shape.containers_per_application)], &[])
             .context("asking for containers")?;
     }
     let mut run = SchedulerBenchRun {
@@ -134,6 +104,51 @@ pub fn scheduler_bench(shape: SchedulerBenchShape) -> anyhow::Result<SchedulerBe
     }
     Ok(run)
 }
+
+/// The benchmark's queues: `q0..q<queues>` under root with equal shares summing to exactly
+/// 100, each elastic up to the whole cluster, with user limits and AM limits that never bind.
+/// Returns the leaf names and the `capacity-scheduler.xml` properties.
+pub(crate) fn queue_properties(queues: usize) -> (Vec<String>, BTreeMap<String, String>) {
+    let mut properties = BTreeMap::new();
+    let names: Vec<String> = (0..queues).map(|i| format!("q{i}")).collect();
+    properties.insert(
+        "yarn.scheduler.capacity.root.queues".to_owned(),
+        names.join(","),
+    );
+    // Shares that sum to exactly 100: the last queue takes the rounding remainder.
+    let share = 100.0 / queues as f64;
+    for (i, name) in names.iter().enumerate() {
+        let capacity = if i + 1 == queues {
+            100.0 - share * (queues - 1) as f64
+        } else {
+            share
+        };
+        let prefix = format!("yarn.scheduler.capacity.root.{name}");
+        properties.insert(format!("{prefix}.capacity"), capacity.to_string());
+        properties.insert(format!("{prefix}.maximum-capacity"), "100".to_owned());
+        properties.insert(format!("{prefix}.user-limit-factor"), "100".to_owned());
+        properties.insert(
+            format!("{prefix}.maximum-am-resource-percent"),
+            "1".to_owned(),
+        );
+    }
+    (names, properties)
+}
+
+/// The ask every benchmark application makes: `containers` containers of 1 GB and 1 vcore.
+pub(crate) fn bench_ask(containers: u32) -> ResourceRequest {
+    ResourceRequest {
+        priority: 1,
+        allocation_request_id: 0,
+        resource_name: "*".to_owned(),
+        capability: Resource::new(1024, 1),
+        num_containers: containers,
+        relax_locality: true,
+    }
+}
+
+/// The capability of every benchmark node: 64 GB and 32 vcores.
+pub(crate) const NODE_CAPABILITY: Resource = Resource::new(64 * 1024, 32);
 
 impl fmt::Display for SchedulerBenchRun {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -569,6 +569,9 @@ impl Cluster {
             submit_time_ms: issuer.cluster_timestamp_ms,
             state: ApplicationState::Running,
             submission_context: Vec::new(),
+            priority: 0,
+            current_attempt: 0,
+            diagnostics: String::new(),
         };
         let submitted = self
             .commit(CommandV1::SubmitApplication {

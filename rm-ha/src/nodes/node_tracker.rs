@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use yarn_proto::ids::NodeId;
 use yarn_proto::pb;
+use yarn_scheduler::Resource;
 
 /// A NodeManager's state as the leader sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,6 +145,22 @@ impl NodeTracker {
     /// The tracked node `node`.
     pub fn get(&self, node: &NodeId) -> Option<&TrackedNode> {
         self.nodes.get(node)
+    }
+
+    /// The running nodes and what each offers the scheduler, in node order. Negative figures
+    /// (never sent by a valid NodeManager) count as 0.
+    pub fn schedulable(&self) -> Vec<(NodeId, Resource)> {
+        self.nodes
+            .iter()
+            .filter(|(_, node)| node.state == NodeState::Running)
+            .map(|(id, node)| {
+                let capability = Resource::new(
+                    u64::try_from(node.resource.memory).unwrap_or(0),
+                    u32::try_from(node.resource.virtual_cores).unwrap_or(0),
+                );
+                (id.clone(), capability)
+            })
+            .collect()
     }
 
     /// Every tracked node.

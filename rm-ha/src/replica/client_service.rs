@@ -1,16 +1,15 @@
 //! ApplicationClientProtocol on the RM client address.
 
 use tonic::{Request, Response, Status};
-use yarn_proto::ids::{ApplicationId, NodeId};
+use yarn_proto::ids::ApplicationId;
 use yarn_proto::pb::application_client_protocol_server::ApplicationClientProtocol;
 use yarn_proto::pb::{self, YarnApplicationStateProto};
-use yarn_scheduler::Resource;
 use yarn_security::{Authorizer, Caller, Role};
 
 use super::clock::now_ms;
 use super::proposer::Proposer;
-use crate::nodes::{NodeRegistry, NodeState};
-use crate::scheduling::{QueueConfigSource, queue_info_proto, rebuild};
+use crate::nodes::NodeRegistry;
+use crate::scheduling::{QueueConfigSource, SchedulerCell, queue_info_proto};
 use crate::state_machine::{
     ApplicationRecord, ApplicationState, CommandV1, RmCommand, RmResponse, StateView,
 };
@@ -36,6 +35,8 @@ pub(crate) struct ClientService {
     pub(crate) nodes: NodeRegistry,
     /// How to interpret the replicated queue configuration.
     pub(crate) queues: QueueConfigSource,
+    /// The leader's scheduler, which queue reports are read from.
+    pub(crate) scheduler: SchedulerCell,
 }
 
 impl ClientService {
@@ -66,6 +67,10 @@ impl ClientService {
             start_time: app.submit_time_ms,
             application_type: app.application_type.clone(),
             application_tags: app.tags.clone(),
+            diagnostics: app.diagnostics.clone(),
+            priority: Some(pb::PriorityProto {
+                priority: app.priority,
+            }),
             ..Default::default()
         }
     }
@@ -80,14 +85,6 @@ fn state_proto(state: ApplicationState) -> YarnApplicationStateProto {
         ApplicationState::Failed => YarnApplicationStateProto::Failed,
         ApplicationState::Killed => YarnApplicationStateProto::Killed,
     }
-}
-
-/// A node's registered capability; negative figures (never sent by a valid NM) count as 0.
-fn node_capability(resource: &pb::ResourceProto) -> Resource {
-    Resource::new(
-        u64::try_from(resource.memory).unwrap_or(0),
-        u32::try_from(resource.virtual_cores).unwrap_or(0),
-    )
 }
 
 fn pending(rpc: &str) -> Status {
@@ -127,6 +124,9 @@ fn application_record(
         submit_time_ms,
         state: ApplicationState::Submitted,
         submission_context: context.encode_to_vec(),
+        priority: 0,
+        current_attempt: 0,
+        diagnostics: String::new(),
     }
 }
 
@@ -283,24 +283,21 @@ impl ApplicationClientProtocol for ClientService {
         self.proposer.read_barrier().await?;
         let query = request.into_inner();
         let epoch = self.state.read(|state| state.epoch);
-        let nodes: Vec<(NodeId, Resource)> = self.nodes.with(epoch, |tracker| {
-            tracker
-                .nodes()
-                .filter(|(_, node)| node.state == NodeState::Running)
-                .map(|(id, node)| (id.clone(), node_capability(&node.resource)))
-                .collect()
-        });
-        let scheduler = self
-            .state
-            .read(|state| rebuild(state, &self.queues, nodes))
+        let nodes = self.nodes.with(epoch, |tracker| tracker.schedulable());
+        // Verdicts found here are left to the scheduling loop, which re-derives and commits
+        // them.
+        let (info, _) = self
+            .scheduler
+            .with_reconciled(epoch, &self.state, &self.queues, &nodes, |leader| {
+                queue_info_proto(
+                    leader.scheduler(),
+                    &query.queue_name,
+                    query.include_child_queues,
+                    query.recursive,
+                )
+            })
             .map_err(|err| Status::failed_precondition(err.to_string()))?;
-        let info = queue_info_proto(
-            &scheduler,
-            &query.queue_name,
-            query.include_child_queues,
-            query.recursive,
-        )
-        .map_err(|err| Status::not_found(err.to_string()))?;
+        let info = info.map_err(|err| Status::not_found(err.to_string()))?;
         Ok(Response::new(pb::GetQueueInfoResponseProto {
             queue_info: Some(info),
         }))

@@ -9,6 +9,7 @@ const QUEUE_CONFIG_RETRY_INTERVAL: Duration = Duration::from_secs(1);
 use openraft::Raft;
 use tokio_util::sync::CancellationToken;
 
+use super::async_scheduler::AsyncScheduler;
 use super::master_key_service::MasterKeyService;
 use super::nm_liveness_monitor::NmLivenessMonitor;
 use super::queue_config_initializer::QueueConfigInitializer;
@@ -16,14 +17,14 @@ use super::resource_manager::PROPOSE_TIMEOUT;
 use crate::RmConfig;
 use crate::nodes::NodeRegistry;
 use crate::raft_types::RmTypeConfig;
+use crate::scheduling::SchedulerCell;
 use crate::state_machine::StateView;
 
 /// Starts the leader-only services of one leadership, all under one cancellation token.
 ///
-/// Today these are the token master-key roller, the NodeManager liveness monitor and the
-/// initial commit of the queue configuration; the
-/// scheduler, the AM liveness monitor and the container-allocation expirer join them as they
-/// are built. Every service stops at its next
+/// Today these are the token master-key roller, the NodeManager liveness monitor, the initial
+/// commit of the queue configuration and the asynchronous scheduler; the AM liveness monitor
+/// and the container-allocation expirer join them as they are built. Every service stops at its next
 /// await point once the token is cancelled, and each only ever changes state through Raft
 /// proposals, which a deposed leader cannot commit.
 #[derive(Clone)]
@@ -35,6 +36,8 @@ pub(crate) struct LeaderServices {
     pub(crate) key_check_interval: Duration,
     /// The leader's soft state about NodeManagers.
     pub(crate) nodes: NodeRegistry,
+    /// The leader's scheduler, shared with the RPC services.
+    pub(crate) scheduler: SchedulerCell,
 }
 
 impl LeaderServices {
@@ -63,6 +66,22 @@ impl LeaderServices {
             retry_interval: QUEUE_CONFIG_RETRY_INTERVAL,
             proposal_timeout: PROPOSE_TIMEOUT,
         };
+        let scheduler = AsyncScheduler {
+            raft: self.raft.clone(),
+            state: self.state.clone(),
+            nodes: self.nodes.clone(),
+            cell: self.scheduler.clone(),
+            source: self.config.queues.clone(),
+            epoch,
+            interval: self.config.scheduling_interval,
+            scheduling_wait: self.config.scheduling_wait,
+            proposal_timeout: PROPOSE_TIMEOUT,
+        };
+        let scheduler_token = token.clone();
+        tokio::spawn(async move {
+            tracing::debug!(epoch, "asynchronous scheduler started");
+            scheduler.run(scheduler_token).await;
+        });
         let queues_token = token.clone();
         tokio::spawn(async move { queues.run(queues_token).await });
         let liveness_token = token.clone();

@@ -11,6 +11,7 @@
 
 mod admin_acl;
 mod admin_service;
+mod async_scheduler;
 mod client_service;
 mod clock;
 mod leader_gate;

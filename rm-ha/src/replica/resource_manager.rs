@@ -28,6 +28,7 @@ use super::resource_tracker_service::ResourceTrackerService;
 use crate::error::Error;
 use crate::nodes::NodeRegistry;
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
+use crate::scheduling::SchedulerCell;
 use crate::state_machine::StateView;
 use crate::storage::{RmStateMachineStore, SledLogStore, open_db};
 use crate::{RaftGrpcNetworkFactory, RaftGrpcService, RmConfig};
@@ -90,6 +91,8 @@ pub struct ResourceManager {
     node_id: RmNodeId,
     raft: Raft<RmTypeConfig>,
     state: StateView,
+    nodes: NodeRegistry,
+    scheduler: SchedulerCell,
     serving: watch::Receiver<Serving>,
     local_addresses: BTreeMap<&'static str, SocketAddr>,
     shutdown: CancellationToken,
@@ -176,6 +179,7 @@ impl ResourceManager {
             ("resource-tracker", local_addr(&listeners.resource_tracker)?),
         ]);
         let nodes = NodeRegistry::default();
+        let scheduler = SchedulerCell::default();
 
         let mut tasks = JoinSet::new();
         let monitor = LeadershipMonitor {
@@ -189,6 +193,7 @@ impl ResourceManager {
                 config: config.clone(),
                 key_check_interval: KEY_CHECK_INTERVAL,
                 nodes: nodes.clone(),
+                scheduler: scheduler.clone(),
             },
             retry_interval: config.raft.heartbeat_interval,
             propose_timeout: PROPOSE_TIMEOUT,
@@ -233,12 +238,13 @@ impl ResourceManager {
             authorizer,
             nodes: nodes.clone(),
             queues: config.queues.clone(),
+            scheduler: scheduler.clone(),
         };
         let resource_tracker_service = ResourceTrackerService {
             gate: gate("resource tracker", |e| &e.resource_tracker),
             state: state.clone(),
             authorizer,
-            nodes,
+            nodes: nodes.clone(),
             heartbeat_interval: config.nm_heartbeat_interval,
         };
         use tonic::transport::Server;
@@ -295,6 +301,8 @@ impl ResourceManager {
             node_id,
             raft,
             state,
+            nodes,
+            scheduler,
             serving,
             local_addresses,
             shutdown,
@@ -320,6 +328,18 @@ impl ResourceManager {
     /// The applied state.
     pub fn state(&self) -> &StateView {
         &self.state
+    }
+
+    /// The NodeManagers registered with this replica while it leads, for in-process harnesses
+    /// (benchmarks, tests) that stand in for NodeManagers.
+    pub fn nodes(&self) -> &NodeRegistry {
+        &self.nodes
+    }
+
+    /// The scheduler of this replica's current leadership, which the ApplicationMaster
+    /// protocol feeds with asks; in-process harnesses use it the same way.
+    pub fn scheduler(&self) -> &SchedulerCell {
+        &self.scheduler
     }
 
     /// The current serving role.

@@ -2,12 +2,26 @@
 //! refresh, and schedulers rebuilt from the replicated state. The scheduler itself is the pure
 //! `yarn_scheduler` crate.
 
+mod leader_scheduler;
 mod queue_config_source;
 mod queue_info_proto;
 mod queue_refresh;
-mod scheduler_rebuild;
+mod recovery_wait;
+mod scheduler_cell;
 
+pub use leader_scheduler::LeaderScheduler;
 pub use queue_config_source::{CAPACITY_SCHEDULER_XML, QueueConfigSource};
 pub use queue_info_proto::queue_info_proto;
 pub use queue_refresh::QueueRefresh;
-pub use scheduler_rebuild::rebuild;
+pub use recovery_wait::RecoveryWait;
+pub use scheduler_cell::SchedulerCell;
+
+/// `capacity-scheduler.xml` properties from `(name under yarn.scheduler.capacity., value)`
+/// pairs, for tests.
+#[cfg(test)]
+fn capacity_properties(pairs: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (format!("yarn.scheduler.capacity.{k}"), (*v).to_owned()))
+        .collect()
+}

@@ -89,6 +89,7 @@ mod tests {
     use yarn_scheduler::SchedulerSettings;
 
     use super::*;
+    use crate::scheduling::capacity_properties as properties;
     use crate::state_machine::ApplicationRecord;
 
     fn source() -> QueueConfigSource {
@@ -96,13 +97,6 @@ mod tests {
             file: None,
             settings: SchedulerSettings::default(),
         }
-    }
-
-    fn properties(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (format!("yarn.scheduler.capacity.{k}"), (*v).to_owned()))
-            .collect()
     }
 
     fn two_queues(b_state: &str) -> BTreeMap<String, String> {
@@ -131,6 +125,9 @@ mod tests {
                 submit_time_ms: 0,
                 state: ApplicationState::Running,
                 submission_context: Vec::new(),
+                priority: 0,
+                current_attempt: 0,
+                diagnostics: String::new(),
             };
             state.applications.insert(1, record);
         }

@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize};
 /// and `NEW_SAVING` exist only before the submission is committed, so they are never stored).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ApplicationState {
-    /// Committed and waiting for the scheduler to accept it into its queue.
+    /// Committed and waiting for the scheduler to accept it into its queue (YARN's
+    /// `SUBMITTED`); the leader's scheduler admits or rejects it with
+    /// [`Admission`](super::Admission).
     Submitted,
     /// Accepted by the scheduler; waiting for its AM container.
     Accepted,
@@ -39,6 +41,13 @@ pub struct ApplicationRecord {
     pub submit_time_ms: i64,
     /// Where it is in its lifecycle.
     pub state: ApplicationState,
+    /// The effective priority the scheduler admitted it with (the requested one or the queue
+    /// default, capped by `yarn.cluster.max-application-priority`); 0 until admitted.
+    pub priority: i32,
+    /// The current attempt's id (attempts count from 1); 0 until the application is admitted.
+    pub current_attempt: i32,
+    /// Why the application is where it is, for instance why the scheduler rejected it.
+    pub diagnostics: String,
     /// The client's `ApplicationSubmissionContextProto`, protobuf-encoded, kept whole so that
     /// the AM can be launched from it on any future leader.
     pub submission_context: Vec<u8>,

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    ApplicationRecord, ContainerCompletion, ContainerRecord, MasterKeyChange, MasterKeyKind,
+    Admission, ApplicationRecord, ContainerCompletion, ContainerRecord, MasterKeyChange,
+    MasterKeyKind,
 };
 
 /// One replicated mutation, as stored in a Raft log entry.
@@ -73,6 +74,15 @@ pub enum CommandV1 {
         cluster_timestamp_ms: i64,
         /// The record to store, in state `Submitted`.
         application: ApplicationRecord,
+    },
+    /// Records the scheduler's verdicts on submitted applications: an accepted one moves to
+    /// `Accepted` in its resolved leaf queue with attempt 1, a rejected one to `Failed` with the
+    /// diagnostics. A verdict on an application that is not `Submitted` (already decided by an
+    /// earlier entry, or killed meanwhile) changes nothing, so a leader may re-propose verdicts
+    /// whose commit it could not confirm.
+    AdmitApplications {
+        /// One verdict per application.
+        admissions: Vec<Admission>,
     },
     /// Records one scheduling pass's allocations: the whole batch is one entry. Each allocation
     /// is re-validated (epoch of its id, id above every id issued to the application, live

@@ -65,6 +65,21 @@ impl ContainerTable {
         self.containers.values()
     }
 
+    /// Every container of one application, live or completed, in id order.
+    pub fn of_application(&self, application_seq: i32) -> impl Iterator<Item = &ContainerRecord> {
+        let first = ContainerKey {
+            application_seq,
+            container_id: i64::MIN,
+        };
+        let last = ContainerKey {
+            application_seq,
+            container_id: i64::MAX,
+        };
+        self.containers
+            .range(first..=last)
+            .map(|(_, record)| record)
+    }
+
     /// The containers still holding resources on `node`.
     pub fn live_on<'a>(&'a self, node: &'a str) -> impl Iterator<Item = &'a ContainerRecord> {
         self.containers

@@ -1,5 +1,6 @@
 //! The replicated state and the commands that change it.
 
+mod admission;
 mod application;
 mod command;
 mod container;
@@ -9,6 +10,7 @@ mod response;
 mod state;
 mod state_view;
 
+pub use admission::Admission;
 pub use application::{ApplicationRecord, ApplicationState};
 pub use command::{CommandV1, RmCommand};
 pub use container::{

@@ -64,6 +64,14 @@ pub enum RmResponse {
         /// The id's sequence number.
         sequence: i32,
     },
+    /// Admission verdicts were applied.
+    ApplicationsAdmitted {
+        /// How many applications changed state.
+        decided: u32,
+        /// How many verdicts changed nothing: unknown applications or ones already past
+        /// `Submitted`.
+        ignored: u32,
+    },
     /// A batch of allocations was applied.
     ContainersAllocated {
         /// How many allocations were recorded.

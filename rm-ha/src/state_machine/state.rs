@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{
-    ApplicationRecord, ApplicationState, CommandV1, ContainerRecord, ContainerTable, MasterKeys,
-    RmCommand, RmResponse,
+    Admission, ApplicationRecord, ApplicationState, CommandV1, ContainerRecord, ContainerTable,
+    MasterKeys, RmCommand, RmResponse,
 };
 
 /// The state every replica holds identically after applying the same log prefix.
@@ -110,6 +110,7 @@ impl RmState {
                 cluster_timestamp_ms,
                 application,
             } => self.submit_application(*cluster_timestamp_ms, application),
+            CommandV1::AdmitApplications { admissions } => self.admit_applications(admissions),
             CommandV1::AllocateContainers { allocations } => self.allocate_containers(allocations),
             CommandV1::CompleteContainers { completions } => {
                 let completed = completions
@@ -124,6 +125,37 @@ impl RmState {
                 completed: self.containers.complete_lost_node(node),
             },
         }
+    }
+
+    fn admit_applications(&mut self, admissions: &[Admission]) -> RmResponse {
+        let mut decided = 0u32;
+        let mut ignored = 0u32;
+        for admission in admissions {
+            let Some(application) = self
+                .applications
+                .get_mut(&admission.application_seq())
+                .filter(|application| application.state == ApplicationState::Submitted)
+            else {
+                ignored += 1;
+                continue;
+            };
+            match admission {
+                Admission::Accepted {
+                    queue, priority, ..
+                } => {
+                    application.state = ApplicationState::Accepted;
+                    application.queue = queue.clone();
+                    application.priority = *priority;
+                    application.current_attempt = 1;
+                }
+                Admission::Rejected { diagnostics, .. } => {
+                    application.state = ApplicationState::Failed;
+                    application.diagnostics = diagnostics.clone();
+                }
+            }
+            decided += 1;
+        }
+        RmResponse::ApplicationsAdmitted { decided, ignored }
     }
 
     fn allocate_containers(&mut self, allocations: &[ContainerRecord]) -> RmResponse {
@@ -364,6 +396,9 @@ mod tests {
             submit_time_ms: 7,
             state: super::super::ApplicationState::Submitted,
             submission_context: vec![1, 2, 3],
+            priority: 0,
+            current_attempt: 0,
+            diagnostics: String::new(),
         }
     }
 
@@ -420,5 +455,62 @@ mod tests {
         assert_ne!(a.digest(), b.digest());
         c.apply(&submit(5, 2));
         assert_ne!(a.digest(), c.digest());
+    }
+
+    #[test]
+    fn admissions_decide_submitted_applications_once() {
+        let mut state = RmState::default();
+        state.apply(&begin(1_000));
+        state.apply(&v1(CommandV1::AllocateApplicationIds { count: 2 }));
+        state.apply(&submit(1_000, 1));
+        state.apply(&submit(1_000, 2));
+        let admit = v1(CommandV1::AdmitApplications {
+            admissions: vec![
+                Admission::Accepted {
+                    application_seq: 1,
+                    queue: "root.default".to_owned(),
+                    priority: 3,
+                },
+                Admission::Rejected {
+                    application_seq: 2,
+                    diagnostics: "queue root.b is STOPPED".to_owned(),
+                },
+                Admission::Rejected {
+                    application_seq: 9,
+                    diagnostics: "unknown".to_owned(),
+                },
+            ],
+        });
+        assert_eq!(
+            state.apply(&admit),
+            RmResponse::ApplicationsAdmitted {
+                decided: 2,
+                ignored: 1
+            }
+        );
+        let accepted = &state.applications[&1];
+        assert_eq!(accepted.state, ApplicationState::Accepted);
+        assert_eq!(
+            (
+                accepted.queue.as_str(),
+                accepted.priority,
+                accepted.current_attempt
+            ),
+            ("root.default", 3, 1)
+        );
+        let rejected = &state.applications[&2];
+        assert_eq!(rejected.state, ApplicationState::Failed);
+        assert_eq!(rejected.diagnostics, "queue root.b is STOPPED");
+        assert_eq!(rejected.current_attempt, 0);
+        // A verdict re-proposed after an unconfirmed commit changes nothing.
+        let before = state.clone();
+        assert_eq!(
+            state.apply(&admit),
+            RmResponse::ApplicationsAdmitted {
+                decided: 0,
+                ignored: 3
+            }
+        );
+        assert_eq!(state, before);
     }
 }

@@ -1,5 +1,6 @@
 //! Shared read access to the replica's applied state.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use super::RmState;
@@ -12,6 +13,8 @@ use super::RmState;
 #[derive(Debug, Clone, Default)]
 pub struct StateView {
     state: Arc<RwLock<RmState>>,
+    /// Bumped after every write, so a poller can skip work when nothing was applied.
+    revision: Arc<AtomicU64>,
 }
 
 impl StateView {
@@ -19,6 +22,7 @@ impl StateView {
     pub fn new(state: RmState) -> Self {
         Self {
             state: Arc::new(RwLock::new(state)),
+            revision: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -30,9 +34,19 @@ impl StateView {
         read(&guard)
     }
 
+    /// A local counter that differs whenever the state may have changed since it was last
+    /// read. Not replicated: replicas' revisions say nothing about each other.
+    pub fn revision(&self) -> u64 {
+        self.revision.load(Ordering::Acquire)
+    }
+
     /// Runs `write` on the state; only the state machine store calls this.
     pub(crate) fn write<R>(&self, write: impl FnOnce(&mut RmState) -> R) -> R {
         let mut guard = self.state.write().unwrap_or_else(PoisonError::into_inner);
-        write(&mut guard)
+        let result = write(&mut guard);
+        // Bumped under the write lock: a reader that sees the new revision and then reads
+        // the state sees this write.
+        self.revision.fetch_add(1, Ordering::AcqRel);
+        result
     }
 }

@@ -7,4 +7,5 @@ mod link;
 mod membership;
 mod resource_tracker;
 mod restart;
+mod scheduling;
 mod support;

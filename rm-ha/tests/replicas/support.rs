@@ -411,8 +411,24 @@ where
     }
 }
 
-/// Creates and submits one application through the serving leader; returns its id.
+/// Creates and submits one application named `name` through the serving leader; returns its id.
 pub async fn submit(cluster: &Cluster, name: &str) -> ApplicationId {
+    submit_with(
+        cluster,
+        pb::ApplicationSubmissionContextProto {
+            application_name: Some(name.to_owned()),
+            ..Default::default()
+        },
+    )
+    .await
+}
+
+/// Creates an application and submits it with `context` (its id filled in) through the serving
+/// leader; returns its id.
+pub async fn submit_with(
+    cluster: &Cluster,
+    context: pb::ApplicationSubmissionContextProto,
+) -> ApplicationId {
     let (_, id) = on_leader(cluster, "GetNewApplication", |leader| async move {
         let mut client = cluster.client(leader).await;
         let reply = client
@@ -424,11 +440,11 @@ pub async fn submit(cluster: &Cluster, name: &str) -> ApplicationId {
             .expect("an application id"))
     })
     .await;
+    let context = &context;
     on_leader(cluster, "SubmitApplication", |leader| async move {
         let context = pb::ApplicationSubmissionContextProto {
             application_id: Some(id),
-            application_name: Some(name.to_owned()),
-            ..Default::default()
+            ..context.clone()
         };
         cluster
             .client(leader)

@@ -108,3 +108,26 @@ fn invalid_epochs_and_foreign_releases_are_refused() {
     assert!(matches!(err, SchedulerError::ContainerNotOwned { .. }));
     assert!(scheduler.container(&of_two.container_id).is_some());
 }
+
+#[test]
+fn an_attempt_without_am_is_active_at_once_and_charges_no_am_limit() {
+    let mut scheduler = must_scheduler(conf(), 1, 8, 8);
+    scheduler
+        .submit_application(app(1), "a", "alice", &[], None)
+        .unwrap();
+    scheduler.add_attempt_without_am(attempt(1)).unwrap();
+    let status = scheduler.application_status(app(1)).unwrap();
+    assert!(status.active, "{status:?}");
+    assert!(
+        scheduler.schedule().is_empty(),
+        "no AM container is asked for"
+    );
+    assert_eq!(
+        scheduler.queue_info("a").unwrap().am_resource_used,
+        yarn_scheduler::Resource::default()
+    );
+    must_ask(&mut scheduler, 1, ResourceRequest::any(1, gib(1), 2));
+    let placed = scheduler.schedule();
+    assert_eq!(placed.len(), 2);
+    assert!(placed.iter().all(|allocation| !allocation.is_am));
+}

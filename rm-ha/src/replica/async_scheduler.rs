@@ -1,0 +1,138 @@
+//! The leader's asynchronous scheduling loop.
+
+use std::time::{Duration, Instant};
+
+use openraft::Raft;
+use tokio_util::sync::CancellationToken;
+
+use super::clock::now_ms;
+use crate::nodes::NodeRegistry;
+use crate::raft_types::RmTypeConfig;
+use crate::scheduling::{QueueConfigSource, RecoveryWait, SchedulerCell};
+use crate::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
+
+/// Drives the leader's CapacityScheduler: every `interval` it reconciles the scheduler with the
+/// replicated state and the registered nodes, commits the verdicts on submitted applications,
+/// runs one pass over all nodes and commits the pass's allocations as one Raft entry.
+///
+/// Guarantees:
+/// - nothing reaches an AM or a NodeManager before it is committed: AMs and the AM launcher
+///   read allocations from the replicated state, never from the scheduler;
+/// - a pass whose commit fails or cannot be confirmed loses nothing: the next reconcile frees
+///   what the state did not record and charges what it did;
+/// - container ids carry this leadership's epoch and the state refuses any id not above every
+///   id already issued to the application, so an id is never issued twice, even by a deposed
+///   leader;
+/// - a new leader allocates nothing until every node holding live containers in the state has
+///   registered again, or `scheduling_wait` has passed since the leadership began
+///   (`yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms`), so it does not
+///   place containers on resources that running containers still hold.
+pub(crate) struct AsyncScheduler {
+    pub(crate) raft: Raft<RmTypeConfig>,
+    pub(crate) state: StateView,
+    pub(crate) nodes: NodeRegistry,
+    pub(crate) cell: SchedulerCell,
+    pub(crate) source: QueueConfigSource,
+    pub(crate) epoch: u64,
+    pub(crate) interval: Duration,
+    pub(crate) scheduling_wait: Duration,
+    pub(crate) proposal_timeout: Duration,
+}
+
+impl AsyncScheduler {
+    /// Runs until `token` is cancelled, then drops this leadership's scheduler.
+    pub(crate) async fn run(self, token: CancellationToken) {
+        tokio::select! {
+            () = token.cancelled() => {}
+            () = self.schedule_until_deposed() => {}
+        }
+        self.cell.clear(self.epoch);
+    }
+
+    async fn schedule_until_deposed(&self) {
+        let mut recovery = self
+            .state
+            .read(|state| RecoveryWait::new(state, Instant::now(), self.scheduling_wait));
+        let mut reported_config_error = None;
+        loop {
+            tokio::time::sleep(self.interval).await;
+            let nodes = self.nodes.with(self.epoch, |tracker| tracker.schedulable());
+            let ready = recovery.is_over(Instant::now(), nodes.iter().map(|(node, _)| node));
+            let reconciled = self.cell.with_reconciled(
+                self.epoch,
+                &self.state,
+                &self.source,
+                &nodes,
+                |leader| {
+                    if ready {
+                        leader.schedule(now_ms())
+                    } else {
+                        Vec::new()
+                    }
+                },
+            );
+            let (allocations, admissions) = match reconciled {
+                Ok(outcome) => outcome,
+                Err(err) => {
+                    let version = self.state.read(|state| state.queue_config_version);
+                    if reported_config_error != Some(version) {
+                        tracing::error!(
+                            version,
+                            %err,
+                            "the committed queue configuration does not apply on this leader; \
+                             it cannot schedule until a refresh commits one that does"
+                        );
+                        reported_config_error = Some(version);
+                    }
+                    continue;
+                }
+            };
+            let mut settled = true;
+            if !admissions.is_empty() {
+                settled &= self
+                    .commit(CommandV1::AdmitApplications { admissions })
+                    .await;
+            }
+            if !allocations.is_empty() {
+                settled &= self
+                    .commit(CommandV1::AllocateContainers { allocations })
+                    .await;
+            }
+            if !settled {
+                self.cell.invalidate(self.epoch);
+            }
+        }
+    }
+
+    /// Proposes `command` and logs what came of it; false when it may not have committed.
+    /// Reconciling settles either outcome, so failures are only reported.
+    async fn commit(&self, command: CommandV1) -> bool {
+        let proposal = self.raft.client_write(RmCommand::V1(command));
+        match tokio::time::timeout(self.proposal_timeout, proposal).await {
+            Ok(Ok(reply)) => match reply.data {
+                RmResponse::ContainersAllocated { recorded, rejected } => {
+                    tracing::debug!(recorded, "scheduling pass committed");
+                    if !rejected.is_empty() {
+                        tracing::info!(?rejected, "allocations refused by the state");
+                    }
+                }
+                RmResponse::ApplicationsAdmitted { decided, ignored } => {
+                    tracing::debug!(decided, ignored, "admissions committed");
+                }
+                other => tracing::warn!(response = ?other, "unexpected scheduling response"),
+            },
+            Ok(Err(err)) => {
+                tracing::warn!(%err, "a scheduling commit failed");
+                return false;
+            }
+            Err(_) => {
+                tracing::warn!(
+                    timeout = ?self.proposal_timeout,
+                    "a scheduling commit was not confirmed in time"
+                );
+                return false;
+            }
+        }
+        true
+    }
+}

@@ -1,0 +1,798 @@
+//! [`LeaderScheduler`]: the leader's CapacityScheduler, kept equal to the replicated state.
+
+use std::collections::BTreeMap;
+
+use prost::Message;
+use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
+use yarn_proto::pb;
+use yarn_scheduler::{Allocation, CapacityScheduler, Resource};
+
+use super::QueueConfigSource;
+use crate::Error;
+use crate::state_machine::{
+    Admission, ApplicationRecord, ApplicationState, ContainerKey, ContainerRecord, ContainerState,
+    ExecutionType, RmState,
+};
+
+/// The CapacityScheduler of one leadership and the replicated state it was last reconciled
+/// with.
+///
+/// The replicated state is the truth; the scheduler is a cache of it plus the soft state Raft
+/// does not hold (outstanding asks). [`reconcile`](Self::reconcile) brings the scheduler back
+/// in line with the state and the registered nodes, whatever happened in between (commits by
+/// RPC handlers, an allocation batch whose commit could not be confirmed, a refresh), so the
+/// scheduler never offers resources the state holds nor withholds ones it freed. Pure: no
+/// clock, no I/O.
+#[derive(Debug)]
+pub struct LeaderScheduler {
+    scheduler: CapacityScheduler,
+    /// The queue-configuration version the scheduler runs with.
+    config_version: u64,
+    /// A newer version that does not parse here, reported once.
+    unusable_config_version: Option<u64>,
+}
+
+impl LeaderScheduler {
+    /// A scheduler holding exactly what `state` holds, on the nodes the leader knows
+    /// (`nodes`: id and capacity). Submitted applications are admitted or rejected as by
+    /// [`reconcile`](Self::reconcile); the verdicts are returned for the caller to commit.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidQueueConfiguration`] when the committed configuration does not parse with
+    /// this replica's `yarn-site.xml` settings.
+    pub fn rebuild(
+        state: &RmState,
+        source: &QueueConfigSource,
+        nodes: &[(NodeId, Resource)],
+    ) -> Result<(Self, Vec<Admission>), Error> {
+        let config = if state.queue_config_version == 0 {
+            source.load()?
+        } else {
+            source.parse(state.queue_config.clone())?
+        };
+        let mut scheduler = CapacityScheduler::new(config);
+        // Epochs beyond the id range cannot be reached: a leader cannot begin one.
+        let _ = scheduler.set_epoch(i64::try_from(state.epoch).unwrap_or(i64::MAX));
+        let mut leader = Self {
+            scheduler,
+            config_version: state.queue_config_version,
+            unusable_config_version: None,
+        };
+        let admissions = leader.reconcile(state, source, nodes);
+        Ok((leader, admissions))
+    }
+
+    /// The scheduler, for reports.
+    pub fn scheduler(&self) -> &CapacityScheduler {
+        &self.scheduler
+    }
+
+    /// The scheduler, for the AM protocol's asks and releases.
+    pub fn scheduler_mut(&mut self) -> &mut CapacityScheduler {
+        &mut self.scheduler
+    }
+
+    /// Brings the scheduler in line with `state` and the running nodes `nodes`, and returns the
+    /// verdicts on `Submitted` applications for the caller to commit.
+    ///
+    /// - A new queue-configuration version is applied with
+    ///   [`CapacityScheduler::reinitialize`]; if the running applications do not fit it (the
+    ///   leader validated it against them, so only an application admitted meanwhile can
+    ///   cause this), the scheduler starts afresh from the state under the new configuration,
+    ///   and outstanding asks are lost, as after a failover.
+    /// - Nodes are added, removed (their containers leave the scheduler; the state completes
+    ///   them when the node is declared LOST) or resized.
+    /// - A `Submitted` application goes through the scheduler's admission checks (queue, state,
+    ///   ACL, application limits, AM size against the maximum allocation) and gets
+    ///   [`Admission::Accepted`] with attempt 1, or [`Admission::Rejected`] with the reason.
+    ///   One admitted earlier whose verdict is not committed yet gets the same verdict again.
+    /// - Applications past `Submitted` are recovered into their queue with their current
+    ///   attempt; an attempt asks for an AM container unless it is an unmanaged AM or its AM
+    ///   container was already allocated. Final applications leave the scheduler.
+    /// - Live guaranteed containers of the state are charged; containers the scheduler holds
+    ///   that the state does not hold live are freed.
+    ///
+    /// A configuration version that does not parse with this replica's `yarn-site.xml`
+    /// settings is reported once and the scheduler keeps the one it has; everything else is
+    /// reconciled regardless.
+    pub fn reconcile(
+        &mut self,
+        state: &RmState,
+        source: &QueueConfigSource,
+        nodes: &[(NodeId, Resource)],
+    ) -> Vec<Admission> {
+        self.reconcile_configuration(state, source);
+        self.reconcile_nodes(nodes);
+        let admissions = self.reconcile_applications(state);
+        self.reconcile_containers(state);
+        admissions
+    }
+
+    /// Runs one scheduling pass and returns its allocations as records to commit, allocated
+    /// at `now_ms`. They are already charged; those the state does not record (a refused or
+    /// failed commit) are freed by the next [`reconcile`](Self::reconcile).
+    pub fn schedule(&mut self, now_ms: i64) -> Vec<ContainerRecord> {
+        self.scheduler
+            .schedule()
+            .into_iter()
+            .map(|allocation| container_record(&allocation, now_ms))
+            .collect()
+    }
+
+    fn reconcile_configuration(&mut self, state: &RmState, source: &QueueConfigSource) {
+        let version = state.queue_config_version;
+        if version == self.config_version || self.unusable_config_version == Some(version) {
+            return;
+        }
+        let config = match source.parse(state.queue_config.clone()) {
+            Ok(config) => config,
+            Err(err) => {
+                tracing::error!(
+                    version,
+                    %err,
+                    "the committed queue configuration does not apply on this replica; \
+                     scheduling continues with the previous one"
+                );
+                self.unusable_config_version = Some(version);
+                return;
+            }
+        };
+        if let Err(err) = self.scheduler.reinitialize(config.clone()) {
+            tracing::warn!(version, %err, "queue configuration applied by starting afresh");
+            let epoch = self.scheduler.epoch();
+            self.scheduler = CapacityScheduler::new(config);
+            // The epoch was accepted before.
+            let _ = self.scheduler.set_epoch(epoch);
+        }
+        self.config_version = version;
+    }
+
+    fn reconcile_nodes(&mut self, nodes: &[(NodeId, Resource)]) {
+        let wanted: BTreeMap<&NodeId, Resource> = nodes
+            .iter()
+            .map(|(node, resource)| (node, *resource))
+            .collect();
+        let current: BTreeMap<NodeId, Resource> = self
+            .scheduler
+            .nodes()
+            .map(|node| (node.node_id().clone(), node.capability()))
+            .collect();
+        for node in current.keys().filter(|node| !wanted.contains_key(node)) {
+            // Known to be present: it was just listed.
+            let _ = self.scheduler.remove_node(node);
+        }
+        for (node, capability) in wanted {
+            let outcome = match current.get(node) {
+                None => self.scheduler.add_node(node.clone(), capability),
+                Some(&old) if old != capability => {
+                    self.scheduler.update_node_capability(node, capability)
+                }
+                Some(_) => Ok(()),
+            };
+            if let Err(err) = outcome {
+                tracing::warn!(%node, %err, "node left out of the scheduler");
+            }
+        }
+    }
+
+    fn reconcile_applications(&mut self, state: &RmState) -> Vec<Admission> {
+        let mut admissions = Vec::new();
+        for application in state.applications.values() {
+            let id = ApplicationId::new(state.cluster_timestamp_ms, application.sequence);
+            let known = self.scheduler.application_status(id);
+            match application.state {
+                ApplicationState::Finished
+                | ApplicationState::Failed
+                | ApplicationState::Killed => {
+                    if known.is_some() {
+                        let _ = self.scheduler.remove_application(id);
+                    }
+                }
+                ApplicationState::Submitted => {
+                    let admission = match known {
+                        Some(status) => Admission::Accepted {
+                            application_seq: application.sequence,
+                            queue: status.queue,
+                            priority: status.priority,
+                        },
+                        None => self.admit(id, application),
+                    };
+                    admissions.push(admission);
+                }
+                ApplicationState::Accepted | ApplicationState::Running => {
+                    if known.is_none() && !self.recover_application(state, id, application) {
+                        continue;
+                    }
+                    self.recover_attempt(state, id, application);
+                }
+            }
+        }
+        admissions
+    }
+
+    /// YARN's admission of a new application, then its first attempt.
+    fn admit(&mut self, id: ApplicationId, application: &ApplicationRecord) -> Admission {
+        let application_seq = application.sequence;
+        let context = submission_context(application);
+        let requested_priority = context.priority.map(|priority| priority.priority);
+        let accepted = match self.scheduler.submit_application(
+            id,
+            &application.queue,
+            &application.user,
+            &[],
+            requested_priority,
+        ) {
+            Ok(accepted) => accepted,
+            Err(err) => {
+                return Admission::Rejected {
+                    application_seq,
+                    diagnostics: err.to_string(),
+                };
+            }
+        };
+        let attempt = ApplicationAttemptId::new(id, 1);
+        let started = if context.unmanaged_am {
+            self.scheduler.add_attempt_without_am(attempt)
+        } else {
+            self.scheduler.add_attempt(attempt, am_resource(&context))
+        };
+        match started {
+            Ok(()) => Admission::Accepted {
+                application_seq,
+                queue: accepted.queue,
+                priority: accepted.priority,
+            },
+            Err(err) => {
+                let _ = self.scheduler.remove_application(id);
+                Admission::Rejected {
+                    application_seq,
+                    diagnostics: err.to_string(),
+                }
+            }
+        }
+    }
+
+    /// Re-creates an application past admission; false when it cannot be (its queue is gone).
+    fn recover_application(
+        &mut self,
+        state: &RmState,
+        id: ApplicationId,
+        app: &ApplicationRecord,
+    ) -> bool {
+        if let Err(err) =
+            self.scheduler
+                .recover_application(id, &app.queue, &app.user, app.priority)
+        {
+            tracing::warn!(application = %id, %err, "application left out of the scheduler");
+            return false;
+        }
+        // Ids of completed containers are not recovered but must not be issued again.
+        let last_issued = state.containers.last_issued(app.sequence).and_then(|raw| {
+            ContainerId::from_raw(ApplicationAttemptId::new(id, app.current_attempt), raw).ok()
+        });
+        if let Some(container) = last_issued {
+            self.scheduler.container_id_issued(container);
+        }
+        true
+    }
+
+    fn recover_attempt(&mut self, state: &RmState, id: ApplicationId, app: &ApplicationRecord) {
+        if app.current_attempt <= 0 {
+            return;
+        }
+        let attempt = ApplicationAttemptId::new(id, app.current_attempt);
+        let current = self
+            .scheduler
+            .application_status(id)
+            .and_then(|status| status.attempt);
+        if current == Some(attempt) {
+            return;
+        }
+        let context = submission_context(app);
+        // A live AM container is recovered below and satisfies the AM ask; a completed one
+        // means the attempt is over and waits for its successor, which must not get a second
+        // AM container under the same attempt.
+        let am_completed = state.containers.of_application(app.sequence).any(|record| {
+            record.is_am && record.attempt_id == app.current_attempt && !record.is_live()
+        });
+        let outcome = if context.unmanaged_am || am_completed {
+            self.scheduler.add_attempt_without_am(attempt)
+        } else {
+            self.scheduler.add_attempt(attempt, am_resource(&context))
+        };
+        if let Err(err) = outcome {
+            tracing::warn!(%attempt, %err, "attempt left out of the scheduler");
+        }
+    }
+
+    fn reconcile_containers(&mut self, state: &RmState) {
+        let stale: Vec<ContainerId> = self
+            .scheduler
+            .containers()
+            .filter(|allocation| {
+                let key = ContainerKey {
+                    application_seq: allocation.application_attempt_id.application_id.id,
+                    container_id: allocation.container_id.container_id(),
+                };
+                !state
+                    .containers
+                    .get(&key)
+                    .is_some_and(ContainerRecord::is_live)
+            })
+            .map(|allocation| allocation.container_id)
+            .collect();
+        for container in stale {
+            self.scheduler.container_completed(&container);
+        }
+        // Opportunistic containers do not count against queue capacity.
+        let guaranteed = state.containers.iter().filter(|record| {
+            record.is_live() && record.execution_type == ExecutionType::Guaranteed
+        });
+        for record in guaranteed {
+            let Some(allocation) = allocation_of(state.cluster_timestamp_ms, record) else {
+                continue;
+            };
+            if self.scheduler.container(&allocation.container_id).is_some()
+                || self.scheduler.node(&allocation.node_id).is_none()
+            {
+                continue;
+            }
+            let container = allocation.container_id;
+            if let Err(err) = self.scheduler.recover_container(allocation) {
+                tracing::warn!(%container, %err, "container left out of the scheduler");
+            }
+        }
+    }
+}
+
+/// The submission context the client sent; an undecodable one (never stored by this
+/// replica's client service) reads as empty.
+fn submission_context(app: &ApplicationRecord) -> pb::ApplicationSubmissionContextProto {
+    pb::ApplicationSubmissionContextProto::decode(app.submission_context.as_slice())
+        .unwrap_or_default()
+}
+
+/// The AM container's size: the AM resource request's when given, as YARN prefers it, else
+/// the context's `resource`. Negative figures count as 0 and are raised to the minimum
+/// allocation by normalization.
+fn am_resource(context: &pb::ApplicationSubmissionContextProto) -> Resource {
+    let proto = context
+        .am_container_resource_request
+        .first()
+        .and_then(|request| request.capability.as_ref())
+        .or(context.resource.as_ref());
+    proto.map_or_else(Resource::default, |resource| {
+        Resource::new(
+            u64::try_from(resource.memory).unwrap_or(0),
+            u32::try_from(resource.virtual_cores).unwrap_or(0),
+        )
+    })
+}
+
+/// The scheduler's view of a replicated container; `None` for ids or node names this binary
+/// cannot read back (never written by it).
+fn allocation_of(cluster_timestamp_ms: i64, record: &ContainerRecord) -> Option<Allocation> {
+    let application_id = ApplicationId::new(cluster_timestamp_ms, record.key.application_seq);
+    let attempt = ApplicationAttemptId::new(application_id, record.attempt_id);
+    Some(Allocation {
+        container_id: ContainerId::from_raw(attempt, record.key.container_id).ok()?,
+        application_attempt_id: attempt,
+        node_id: record.node.parse().ok()?,
+        resource: Resource::new(record.memory_mb, record.vcores),
+        priority: record.priority,
+        allocation_request_id: record.allocation_request_id,
+        is_am: record.is_am,
+    })
+}
+
+fn container_record(allocation: &Allocation, now_ms: i64) -> ContainerRecord {
+    ContainerRecord {
+        key: ContainerKey {
+            application_seq: allocation.application_attempt_id.application_id.id,
+            container_id: allocation.container_id.container_id(),
+        },
+        attempt_id: allocation.application_attempt_id.attempt_id,
+        node: allocation.node_id.to_string(),
+        memory_mb: allocation.resource.memory_mb,
+        vcores: allocation.resource.vcores,
+        execution_type: ExecutionType::Guaranteed,
+        is_am: allocation.is_am,
+        priority: allocation.priority,
+        allocation_request_id: allocation.allocation_request_id,
+        allocated_at_ms: now_ms,
+        state: ContainerState::Allocated,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use prost::Message;
+    use yarn_scheduler::SchedulerSettings;
+
+    use super::*;
+    use crate::scheduling::capacity_properties as properties;
+    use crate::state_machine::{CommandV1, ContainerCompletion, RmCommand, RmResponse};
+
+    const NOW: i64 = 1_000;
+
+    fn source() -> QueueConfigSource {
+        QueueConfigSource {
+            file: None,
+            settings: SchedulerSettings {
+                acl_enable: true,
+                ..SchedulerSettings::default()
+            },
+        }
+    }
+
+    /// `root.a` (open to alice only) and `root.b` (in `b_state`), 50% each.
+    fn two_queues(b_state: &str) -> BTreeMap<String, String> {
+        properties(&[
+            ("root.queues", "a,b"),
+            ("maximum-am-resource-percent", "0.5"),
+            ("root.a.capacity", "50"),
+            ("root.b.capacity", "50"),
+            ("root.b.state", b_state),
+            ("root.acl_submit_applications", " "),
+            ("root.acl_administer_queue", " "),
+            ("root.a.acl_submit_applications", "alice"),
+            ("root.b.acl_submit_applications", "*"),
+        ])
+    }
+
+    fn apply(state: &mut RmState, command: CommandV1) -> RmResponse {
+        state.apply(&RmCommand::V1(command))
+    }
+
+    fn state(config: BTreeMap<String, String>) -> RmState {
+        let mut state = RmState::default();
+        apply(
+            &mut state,
+            CommandV1::BeginEpoch {
+                leader_rm_id: "rm1".to_owned(),
+                now_ms: NOW,
+            },
+        );
+        apply(
+            &mut state,
+            CommandV1::SetQueueConfiguration {
+                expected: 0,
+                properties: config,
+            },
+        );
+        state
+    }
+
+    /// Submits an application of `user` to `queue` whose AM needs `am_mb`; returns its number.
+    fn submit(state: &mut RmState, user: &str, queue: &str, am_mb: i64) -> i32 {
+        let RmResponse::ApplicationIdsAllocated { first, .. } =
+            apply(state, CommandV1::AllocateApplicationIds { count: 1 })
+        else {
+            panic!("no application id");
+        };
+        let context = pb::ApplicationSubmissionContextProto {
+            resource: Some(pb::ResourceProto {
+                memory: am_mb,
+                virtual_cores: 1,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let application = ApplicationRecord {
+            sequence: first,
+            user: user.to_owned(),
+            name: "job".to_owned(),
+            queue: queue.to_owned(),
+            application_type: "YARN".to_owned(),
+            tags: Vec::new(),
+            submit_time_ms: NOW,
+            state: ApplicationState::Submitted,
+            submission_context: context.encode_to_vec(),
+            priority: 0,
+            current_attempt: 0,
+            diagnostics: String::new(),
+        };
+        let submitted = apply(
+            state,
+            CommandV1::SubmitApplication {
+                cluster_timestamp_ms: NOW,
+                application,
+            },
+        );
+        assert_eq!(submitted, RmResponse::ApplicationSubmitted);
+        first
+    }
+
+    fn nodes(count: usize) -> Vec<(NodeId, Resource)> {
+        (1..=count)
+            .map(|n| {
+                let node = format!("nm{n}:8041").parse().unwrap();
+                (node, Resource::new(8192, 8))
+            })
+            .collect()
+    }
+
+    /// Reconciles, commits the verdicts, runs a pass and commits it, as the leader loop does.
+    fn pass(
+        leader: &mut LeaderScheduler,
+        state: &mut RmState,
+        nodes: &[(NodeId, Resource)],
+    ) -> Vec<ContainerRecord> {
+        let admissions = leader.reconcile(state, &source(), nodes);
+        if !admissions.is_empty() {
+            apply(state, CommandV1::AdmitApplications { admissions });
+        }
+        let allocations = leader.schedule(NOW);
+        if !allocations.is_empty() {
+            let response = apply(
+                state,
+                CommandV1::AllocateContainers {
+                    allocations: allocations.clone(),
+                },
+            );
+            assert!(
+                matches!(response, RmResponse::ContainersAllocated { ref rejected, .. } if rejected.is_empty()),
+                "{response:?}"
+            );
+        }
+        allocations
+    }
+
+    fn verdict(admissions: &[Admission], application_seq: i32) -> &Admission {
+        admissions
+            .iter()
+            .find(|admission| admission.application_seq() == application_seq)
+            .unwrap()
+    }
+
+    #[test]
+    fn admission_accepts_into_the_resolved_leaf_and_allocates_the_am_once() {
+        let mut state = state(two_queues("RUNNING"));
+        let app = submit(&mut state, "alice", "a", 2048);
+        let (mut leader, admissions) =
+            LeaderScheduler::rebuild(&state, &source(), &nodes(1)).unwrap();
+        assert_eq!(
+            admissions,
+            [Admission::Accepted {
+                application_seq: app,
+                queue: "root.a".to_owned(),
+                priority: 0
+            }]
+        );
+        // The verdict is not committed yet: the next reconcile proposes it again.
+        assert_eq!(leader.reconcile(&state, &source(), &nodes(1)), admissions);
+        apply(&mut state, CommandV1::AdmitApplications { admissions });
+        let record = &state.applications[&app];
+        assert_eq!(
+            (record.state, record.current_attempt),
+            (ApplicationState::Accepted, 1)
+        );
+
+        let allocated = pass(&mut leader, &mut state, &nodes(1));
+        assert_eq!(allocated.len(), 1);
+        let am = &allocated[0];
+        assert!(am.is_am);
+        assert_eq!(
+            (am.attempt_id, am.memory_mb, am.node.as_str()),
+            (1, 2048, "nm1:8041")
+        );
+        assert!(
+            pass(&mut leader, &mut state, &nodes(1)).is_empty(),
+            "one AM container per attempt"
+        );
+
+        // A new leader rebuilt from the state charges the AM container and asks for no other.
+        let (mut successor, admissions) =
+            LeaderScheduler::rebuild(&state, &source(), &nodes(1)).unwrap();
+        assert!(admissions.is_empty());
+        assert_eq!(successor.scheduler().cluster_used(), Resource::new(2048, 1));
+        assert!(successor.schedule(NOW).is_empty());
+    }
+
+    #[test]
+    fn admission_rejects_with_the_scheduler_reason() {
+        let mut state = state(two_queues("STOPPED"));
+        let stopped = submit(&mut state, "alice", "b", 1024);
+        let denied = submit(&mut state, "bob", "a", 1024);
+        let too_big = submit(&mut state, "alice", "a", 9000);
+        let unknown = submit(&mut state, "alice", "nope", 1024);
+        let (leader, admissions) = LeaderScheduler::rebuild(&state, &source(), &nodes(1)).unwrap();
+        for (app, expected) in [
+            (stopped, "STOPPED"),
+            (denied, "bob"),
+            (too_big, "8192"),
+            (unknown, "nope"),
+        ] {
+            let Admission::Rejected { diagnostics, .. } = verdict(&admissions, app) else {
+                panic!("application {app} must be rejected: {admissions:?}");
+            };
+            assert!(diagnostics.contains(expected), "{app}: {diagnostics}");
+        }
+        assert!(
+            leader
+                .scheduler()
+                .application_status(ApplicationId::new(NOW, too_big))
+                .is_none(),
+            "a rejected application leaves nothing behind"
+        );
+        apply(&mut state, CommandV1::AdmitApplications { admissions });
+        let failed = &state.applications[&denied];
+        assert_eq!(failed.state, ApplicationState::Failed);
+        assert!(
+            failed.diagnostics.contains("SUBMIT_APPLICATIONS"),
+            "{}",
+            failed.diagnostics
+        );
+    }
+
+    #[test]
+    fn an_unrecorded_pass_is_freed_and_ids_move_on() {
+        let mut state = state(two_queues("RUNNING"));
+        let app = submit(&mut state, "alice", "a", 8192);
+        let (mut leader, admissions) =
+            LeaderScheduler::rebuild(&state, &source(), &nodes(1)).unwrap();
+        apply(&mut state, CommandV1::AdmitApplications { admissions });
+        leader.reconcile(&state, &source(), &nodes(1));
+        let lost = leader.schedule(NOW);
+        assert_eq!(lost.len(), 1, "the AM fills the node");
+        // The commit failed: the node is full in the scheduler but free in the state.
+        assert!(leader.schedule(NOW).is_empty());
+        leader.reconcile(&state, &source(), &nodes(1));
+        assert_eq!(leader.scheduler().cluster_used(), Resource::default());
+        // The AM ask was consumed by the lost allocation; a restarted attempt brings it back.
+        // Meanwhile an id once proposed is never proposed again.
+        let mut successor = LeaderScheduler::rebuild(&state, &source(), &nodes(1))
+            .unwrap()
+            .0;
+        let retried = successor.schedule(NOW);
+        assert_eq!(retried.len(), 1);
+        apply(
+            &mut state,
+            CommandV1::AllocateContainers {
+                allocations: retried.clone(),
+            },
+        );
+        assert_eq!(state.containers.of_application(app).count(), 1);
+        // Reconciling after the commit keeps the charge: it is recorded now.
+        successor.reconcile(&state, &source(), &nodes(1));
+        assert_eq!(successor.scheduler().cluster_used(), Resource::new(8192, 1));
+    }
+
+    #[test]
+    fn completions_lost_nodes_and_finished_applications_free_resources() {
+        let mut state = state(two_queues("RUNNING"));
+        let app = submit(&mut state, "alice", "a", 1024);
+        let other = submit(&mut state, "alice", "a", 1024);
+        let (mut leader, _) = LeaderScheduler::rebuild(&state, &source(), &nodes(2)).unwrap();
+        let allocated = pass(&mut leader, &mut state, &nodes(2));
+        assert_eq!(allocated.len(), 2);
+        assert_eq!(leader.scheduler().cluster_used(), Resource::new(2048, 2));
+
+        let am = allocated
+            .iter()
+            .find(|r| r.key.application_seq == app)
+            .unwrap();
+        apply(
+            &mut state,
+            CommandV1::CompleteContainers {
+                completions: vec![ContainerCompletion {
+                    key: am.key,
+                    exit_status: 1,
+                    diagnostics: "exited".to_owned(),
+                }],
+            },
+        );
+        assert!(
+            pass(&mut leader, &mut state, &nodes(2)).is_empty(),
+            "no second AM for attempt 1"
+        );
+        assert_eq!(leader.scheduler().cluster_used(), Resource::new(1024, 1));
+        // Rebuilt, the attempt whose AM completed does not ask for another either.
+        let mut successor = LeaderScheduler::rebuild(&state, &source(), &nodes(2))
+            .unwrap()
+            .0;
+        assert!(successor.schedule(NOW).is_empty());
+
+        let other_am = allocated
+            .iter()
+            .find(|r| r.key.application_seq == other)
+            .unwrap();
+        let node = other_am.node.clone();
+        let remaining: Vec<_> = nodes(2)
+            .into_iter()
+            .filter(|(id, _)| id.to_string() != node)
+            .collect();
+        leader.reconcile(&state, &source(), &remaining);
+        assert_eq!(
+            leader.scheduler().cluster_used(),
+            Resource::default(),
+            "the node left"
+        );
+        leader.reconcile(&state, &source(), &nodes(2));
+        assert_eq!(
+            leader.scheduler().cluster_used(),
+            Resource::new(1024, 1),
+            "it came back with its container"
+        );
+
+        state.applications.get_mut(&other).unwrap().state = ApplicationState::Killed;
+        leader.reconcile(&state, &source(), &nodes(2));
+        assert!(
+            leader
+                .scheduler()
+                .application_status(ApplicationId::new(NOW, other))
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_new_configuration_version_is_applied() {
+        let mut state = state(two_queues("RUNNING"));
+        let (mut leader, _) = LeaderScheduler::rebuild(&state, &source(), &nodes(1)).unwrap();
+        let mut changed = two_queues("RUNNING");
+        changed.insert(
+            "yarn.scheduler.capacity.root.a.capacity".to_owned(),
+            "30".to_owned(),
+        );
+        changed.insert(
+            "yarn.scheduler.capacity.root.b.capacity".to_owned(),
+            "70".to_owned(),
+        );
+        apply(
+            &mut state,
+            CommandV1::SetQueueConfiguration {
+                expected: 1,
+                properties: changed,
+            },
+        );
+        leader.reconcile(&state, &source(), &nodes(1));
+        let a = leader.scheduler().queue_info("root.a").unwrap();
+        assert!((a.capacity - 30.0).abs() < 1e-9, "{}", a.capacity);
+        // Unmanaged AMs are admitted without an AM container.
+        let mut unmanaged = state.clone();
+        let app = submit(&mut unmanaged, "alice", "a", 1024);
+        let mut record = unmanaged.applications[&app].clone();
+        let mut context = submission_context(&record);
+        context.unmanaged_am = true;
+        record.submission_context = context.encode_to_vec();
+        unmanaged.applications.insert(app, record);
+        assert!(pass(&mut leader, &mut unmanaged, &nodes(1)).is_empty());
+        assert_eq!(
+            unmanaged.applications[&app].state,
+            ApplicationState::Accepted
+        );
+    }
+
+    #[test]
+    fn a_configuration_the_applications_do_not_fit_starts_the_scheduler_afresh() {
+        let mut state = state(two_queues("RUNNING"));
+        let running = submit(&mut state, "alice", "a", 1024);
+        let (mut leader, _) = LeaderScheduler::rebuild(&state, &source(), &nodes(1)).unwrap();
+        let first = pass(&mut leader, &mut state, &nodes(1));
+        assert_eq!(first.len(), 1);
+        // Committed without the leader's validation: root.a is gone while it has an
+        // application, and root.b became root.c.
+        apply(
+            &mut state,
+            CommandV1::SetQueueConfiguration {
+                expected: 1,
+                properties: properties(&[("root.queues", "c"), ("root.c.capacity", "100")]),
+            },
+        );
+        let later = submit(&mut state, "alice", "c", 1024);
+        let allocated = pass(&mut leader, &mut state, &nodes(1));
+        assert_eq!(state.applications[&later].state, ApplicationState::Accepted);
+        assert_eq!(allocated.len(), 1, "{allocated:?}");
+        assert_eq!(allocated[0].key.application_seq, later);
+        assert!(
+            leader
+                .scheduler()
+                .application_status(ApplicationId::new(NOW, running))
+                .is_none(),
+            "an application whose queue is gone is left out"
+        );
+        // Its AM still holds the node: it stays charged.
+        assert_eq!(leader.scheduler().cluster_used(), Resource::new(2048, 2));
+    }
+}
