@@ -11,9 +11,16 @@ use crate::raft_types::RmTypeConfig;
 use crate::scheduling::{QueueConfigSource, RecoveryWait, SchedulerCell};
 use crate::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
 
+/// The most allocations one Raft entry carries, about 600 KB encoded. A pass that fills an
+/// empty cluster of thousands of nodes can place hundreds of thousands of containers; as one
+/// entry it would take a follower longer to receive, fsync and acknowledge than the Raft RPC
+/// timeout allows, and an entry that never replicates stalls the log for good.
+pub(crate) const MAX_ALLOCATIONS_PER_ENTRY: usize = 10_000;
+
 /// Drives the leader's CapacityScheduler: every `interval` it reconciles the scheduler with the
 /// replicated state and the registered nodes, commits the verdicts on submitted applications,
-/// runs one pass over all nodes and commits the pass's allocations as one Raft entry.
+/// runs one pass over all nodes and commits the pass's allocations as one Raft entry (several
+/// for a pass of more than [`MAX_ALLOCATIONS_PER_ENTRY`]).
 ///
 /// Guarantees:
 /// - nothing reaches an AM or a NodeManager before it is committed: AMs and the AM launcher
@@ -58,19 +65,30 @@ impl AsyncScheduler {
             tokio::time::sleep(self.interval).await;
             let nodes = self.nodes.with(self.epoch, |tracker| tracker.schedulable());
             let ready = recovery.is_over(Instant::now(), nodes.iter().map(|(node, _)| node));
-            let reconciled = self.cell.with_reconciled(
+            // A pass over thousands of nodes takes hundreds of milliseconds of CPU: off the
+            // async workers, so that Raft heartbeats and RPCs are not starved meanwhile.
+            let (cell, state, source, epoch) = (
+                self.cell.clone(),
+                self.state.clone(),
+                self.source.clone(),
                 self.epoch,
-                &self.state,
-                &self.source,
-                &nodes,
-                |leader| {
+            );
+            let pass = tokio::task::spawn_blocking(move || {
+                cell.with_reconciled(epoch, &state, &source, &nodes, |leader| {
                     if ready {
                         leader.schedule(now_ms())
                     } else {
                         Vec::new()
                     }
-                },
-            );
+                })
+            });
+            let Ok(reconciled) = pass.await else {
+                tracing::error!(
+                    "a scheduling pass panicked; the scheduler is rebuilt from the state"
+                );
+                self.cell.clear(self.epoch);
+                continue;
+            };
             let (allocations, admissions) = match reconciled {
                 Ok(outcome) => outcome,
                 Err(err) => {
@@ -93,10 +111,15 @@ impl AsyncScheduler {
                     .commit(CommandV1::AdmitApplications { admissions })
                     .await;
             }
-            if !allocations.is_empty() {
-                settled &= self
+            for batch in allocations.chunks(MAX_ALLOCATIONS_PER_ENTRY) {
+                let allocations = batch.to_vec();
+                if !self
                     .commit(CommandV1::AllocateContainers { allocations })
-                    .await;
+                    .await
+                {
+                    settled = false;
+                    break;
+                }
             }
             if !settled {
                 self.cell.invalidate(self.epoch);
