@@ -12,9 +12,11 @@ mod common;
 
 use yarn_nodemanager::container_manager::KILLED_BY_APPMASTER_DIAGNOSTIC;
 use yarn_proto::pb;
-use yarn_rm_ha::state_machine::{ABORTED, LOST_NODE_DIAGNOSTIC};
+use yarn_rm_ha::state_machine::{
+    ABORTED, CommandV1, ContainerCompletion, LOST_NODE_DIAGNOSTIC, RmResponse,
+};
 
-use common::cluster::{Cluster, NodeView, OTHER_EPOCH, must_end, only_failure};
+use common::cluster::{Cluster, NodeView, OTHER_EPOCH, must_end, only_failure, within_deadline};
 use common::{COMPLETE, GUARANTEED, KILLED_BY_APPMASTER, RUNNING, USER, leads_running_group};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -163,5 +165,58 @@ async fn resync_after_a_leader_change_keeps_containers_running() {
         "{report:?}"
     );
     must_end("the stopped container's processes to end", pid).await;
+    cluster.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn completions_reach_the_rm_and_containers_it_ended_are_killed() {
+    let mut cluster = Cluster::new(4096, 0).await;
+    cluster.start_rm().await;
+    let issuer = cluster.issuer(None).await;
+    cluster.start_nm().await;
+    cluster.see_node(NodeView::Running).await;
+    cluster.submit_application(&issuer).await;
+    let node = cluster.node.to_string();
+
+    // A container that exits: its completion is committed from the node's heartbeat.
+    let exits = cluster.allocate(&issuer, 1, &node).await;
+    let id = issuer.container(1);
+    cluster
+        .start_once_registered(&issuer, issuer.start(id, 256, GUARANTEED, "exit 3"))
+        .await;
+    let (exit_status, _) = cluster.completion(exits).await;
+    assert_eq!(exit_status, 3);
+
+    // A running container the RM completes (as a release does) is killed by the node.
+    let runs = cluster.allocate(&issuer, 2, &node).await;
+    let id = issuer.container(2);
+    cluster
+        .start_once_registered(&issuer, issuer.start(id, 256, GUARANTEED, "sleep 60"))
+        .await;
+    let running = cluster.reach(id, RUNNING).await;
+    let completed = cluster
+        .commit(CommandV1::CompleteContainers {
+            completions: vec![ContainerCompletion {
+                key: runs,
+                exit_status: ABORTED,
+                diagnostics: "Container released by application".to_owned(),
+            }],
+        })
+        .await;
+    assert_eq!(completed, RmResponse::ContainersCompleted { completed: 1 });
+    must_end("the released container", running.pid.expect("a pid")).await;
+    assert_eq!(
+        cluster.completion(runs).await,
+        (ABORTED, "Container released by application".to_owned()),
+        "the RM's completion stands"
+    );
+    // Once the RM has recorded a completion, the node forgets the container.
+    for id in [issuer.container(1), issuer.container(2)] {
+        within_deadline(&format!("the node to forget {id}"), || async {
+            let reports = cluster.nm().container_manager().container_reports();
+            (!reports.iter().any(|report| report.container_id == id)).then_some(())
+        })
+        .await;
+    }
     cluster.shutdown().await;
 }

@@ -2,6 +2,8 @@
 
 mod node_registry;
 mod node_tracker;
+mod reported_completions;
 
 pub use node_registry::NodeRegistry;
 pub use node_tracker::{HeartbeatVerdict, NodeState, NodeTracker, TrackedNode};
+pub use reported_completions::{NodeCleanup, cleanup, reported_completions};

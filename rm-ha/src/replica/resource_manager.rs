@@ -242,6 +242,11 @@ impl ResourceManager {
         };
         let resource_tracker_service = ResourceTrackerService {
             gate: gate("resource tracker", |e| &e.resource_tracker),
+            proposer: Proposer {
+                raft: raft.clone(),
+                gate: gate("resource tracker", |e| &e.resource_tracker),
+                timeout: PROPOSE_TIMEOUT,
+            },
             state: state.clone(),
             authorizer,
             nodes: nodes.clone(),

@@ -9,8 +9,9 @@ use yarn_proto::pb::{self, NodeActionProto};
 use yarn_security::{Authorizer, Caller, Role};
 
 use super::leader_gate::LeaderGate;
-use crate::nodes::{HeartbeatVerdict, NodeRegistry};
-use crate::state_machine::{MasterKeyKind, RmState, StateView};
+use super::proposer::Proposer;
+use crate::nodes::{HeartbeatVerdict, NodeRegistry, cleanup, reported_completions};
+use crate::state_machine::{CommandV1, MasterKeyKind, RmCommand, RmState, StateView};
 
 /// The protocol name quoted in role refusals.
 const ENDPOINT: &str = "resource tracker";
@@ -20,9 +21,13 @@ const ENDPOINT: &str = "resource tracker";
 /// Guarantees: only the serving leader answers (others refuse through [`LeaderGate`]); a
 /// NodeManager certificate may speak only for nodes on its own host; RESYNC and SHUTDOWN travel
 /// in response bodies; a duplicate heartbeat gets the previous response again and changes
-/// nothing; master keys are sent only when the node's last known key id differs.
+/// nothing; master keys are sent only when the node's last known key id differs; a completed
+/// container the node reports is committed before the response lets the node forget it, so no
+/// completion is lost to a failover.
 pub(crate) struct ResourceTrackerService {
     pub(crate) gate: LeaderGate,
+    /// Commits the completions nodes report.
+    pub(crate) proposer: Proposer,
     pub(crate) state: StateView,
     pub(crate) authorizer: Authorizer,
     pub(crate) nodes: NodeRegistry,
@@ -173,6 +178,19 @@ impl ResourceTracker for ResourceTrackerService {
             }
             HeartbeatVerdict::Accept { response_id } => response_id,
         };
+        let completions = self
+            .state
+            .read(|state| reported_completions(state, &node, &status.containers_statuses));
+        if !completions.is_empty() {
+            // On failure the node sends the same heartbeat again: nothing was recorded as
+            // answered, and completing twice changes nothing.
+            self.proposer
+                .propose(RmCommand::V1(CommandV1::CompleteContainers { completions }))
+                .await?;
+        }
+        let cleanup = self
+            .state
+            .read(|state| cleanup(state, &status.containers_statuses));
         let (container_key, nm_key) = self.state.read(|state| {
             (
                 key_if_changed(
@@ -193,6 +211,17 @@ impl ResourceTracker for ResourceTrackerService {
             nm_token_master_key: nm_key,
             node_action: NodeActionProto::Normal.into(),
             next_heart_beat_interval: interval_ms,
+            containers_to_cleanup: cleanup.to_kill.into_iter().map(Into::into).collect(),
+            containers_to_be_removed_from_nm: cleanup
+                .acknowledged
+                .into_iter()
+                .map(Into::into)
+                .collect(),
+            applications_to_cleanup: cleanup
+                .finished_applications
+                .into_iter()
+                .map(Into::into)
+                .collect(),
             ..Default::default()
         };
         self.nodes.with(epoch, |tracker| {

@@ -61,76 +61,15 @@ impl RecoveryWait {
 
 #[cfg(test)]
 mod tests {
-    use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId};
-
     use super::*;
-    use crate::state_machine::{
-        ApplicationRecord, ApplicationState, CommandV1, ContainerCompletion, ContainerKey,
-        ContainerRecord, ContainerState, ExecutionType, RmCommand,
-    };
+    use crate::state_machine::test_fixtures::running_application;
 
     fn state_with_containers_on(nodes: &[&str], completed_on: &str) -> RmState {
-        let mut state = RmState::default();
-        let mut apply = |command| state.apply(&RmCommand::V1(command));
-        apply(CommandV1::BeginEpoch {
-            leader_rm_id: "rm1".to_owned(),
-            now_ms: 7,
-        });
-        apply(CommandV1::AllocateApplicationIds { count: 1 });
-        apply(CommandV1::SubmitApplication {
-            cluster_timestamp_ms: 7,
-            application: ApplicationRecord {
-                sequence: 1,
-                user: "alice".to_owned(),
-                name: "job".to_owned(),
-                queue: "default".to_owned(),
-                application_type: "YARN".to_owned(),
-                tags: Vec::new(),
-                submit_time_ms: 7,
-                state: ApplicationState::Running,
-                submission_context: Vec::new(),
-                priority: 0,
-                current_attempt: 1,
-                diagnostics: String::new(),
-            },
-        });
-        let attempt = ApplicationAttemptId::new(ApplicationId::new(7, 1), 1);
-        let keys: Vec<ContainerKey> = (1..)
-            .zip(nodes.iter().chain([&completed_on]))
-            .map(|(sequence, node)| {
-                let key = ContainerKey {
-                    application_seq: 1,
-                    container_id: ContainerId::new(attempt, 1, sequence)
-                        .unwrap()
-                        .container_id(),
-                };
-                let record = ContainerRecord {
-                    key,
-                    attempt_id: 1,
-                    node: (*node).to_owned(),
-                    memory_mb: 1024,
-                    vcores: 1,
-                    execution_type: ExecutionType::Guaranteed,
-                    is_am: false,
-                    priority: 1,
-                    allocation_request_id: 0,
-                    allocated_at_ms: 7,
-                    state: ContainerState::Allocated,
-                };
-                apply(CommandV1::AllocateContainers {
-                    allocations: vec![record],
-                });
-                key
-            })
+        let containers: Vec<(i64, &str)> = (1..)
+            .zip(nodes.iter().copied().chain([completed_on]))
             .collect();
-        apply(CommandV1::CompleteContainers {
-            completions: vec![ContainerCompletion {
-                key: keys[keys.len() - 1],
-                exit_status: 0,
-                diagnostics: String::new(),
-            }],
-        });
-        state
+        let completed = i64::try_from(containers.len()).expect("a few containers");
+        running_application(&containers, &[completed])
     }
 
     fn id(node: &str) -> NodeId {

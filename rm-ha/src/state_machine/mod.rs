@@ -9,6 +9,8 @@ mod master_keys;
 mod response;
 mod state;
 mod state_view;
+#[cfg(test)]
+pub(crate) mod test_fixtures;
 
 pub use admission::Admission;
 pub use application::{ApplicationRecord, ApplicationState};
