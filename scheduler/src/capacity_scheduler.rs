@@ -149,6 +149,20 @@ impl CapacityScheduler {
         self.containers.values()
     }
 
+    /// Whether the application was accepted and not removed; cheaper than
+    /// [`application_status`](Self::application_status).
+    pub fn has_application(&self, application_id: ApplicationId) -> bool {
+        self.applications.contains_key(&application_id)
+    }
+
+    /// The application's current attempt; `None` if it has none or is unknown.
+    pub fn current_attempt_id(
+        &self,
+        application_id: ApplicationId,
+    ) -> Option<ApplicationAttemptId> {
+        Some(self.applications.get(&application_id)?.attempt.as_ref()?.id)
+    }
+
     /// An accepted application's status, `None` if unknown.
     pub fn application_status(&self, application_id: ApplicationId) -> Option<ApplicationStatus> {
         let app = self.applications.get(&application_id)?;

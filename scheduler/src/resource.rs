@@ -3,6 +3,7 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+use yarn_proto::pb;
 
 /// An amount of cluster resources: memory in MiB and virtual cores, YARN's two standard resource
 /// types.
@@ -108,6 +109,16 @@ fn scale_down(value: f64, factor: f64) -> f64 {
         0.0
     } else {
         scaled
+    }
+}
+
+/// The wire form's memory and vcores; negative figures (which no valid peer sends) count as 0.
+impl From<&pb::ResourceProto> for Resource {
+    fn from(proto: &pb::ResourceProto) -> Self {
+        Self::new(
+            u64::try_from(proto.memory).unwrap_or(0),
+            u32::try_from(proto.virtual_cores).unwrap_or(0),
+        )
     }
 }
 

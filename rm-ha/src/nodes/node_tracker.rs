@@ -49,6 +49,15 @@ pub enum HeartbeatVerdict {
     },
 }
 
+/// The nodes a scheduler may place containers on, listed at one tracker revision.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SchedulableNodes {
+    /// The [`NodeTracker::revision`] they were listed at.
+    pub revision: u64,
+    /// Each running node and its capability, in node order.
+    pub nodes: Vec<(NodeId, Resource)>,
+}
+
 /// Registrations and heartbeat sequencing of every NodeManager, for one leadership.
 ///
 /// Soft state by design, as in YARN: a new leader starts with an empty tracker, answers every
@@ -57,6 +66,8 @@ pub enum HeartbeatVerdict {
 #[derive(Debug, Default)]
 pub struct NodeTracker {
     nodes: BTreeMap<NodeId, TrackedNode>,
+    /// Bumped whenever [`schedulable`](Self::schedulable) may change.
+    revision: u64,
 }
 
 impl NodeTracker {
@@ -77,11 +88,14 @@ impl NodeTracker {
             last_seen: now,
         };
         self.nodes.insert(node, tracked);
+        self.revision += 1;
     }
 
     /// Forgets a node that unregistered; unknown nodes are fine.
     pub fn unregister(&mut self, node: &NodeId) {
-        self.nodes.remove(node);
+        if self.nodes.remove(node).is_some() {
+            self.revision += 1;
+        }
     }
 
     /// Classifies a heartbeat from `node` that echoes `response_id` (the id of the last
@@ -139,7 +153,16 @@ impl NodeTracker {
                 lost.push(node.clone());
             }
         }
+        if !lost.is_empty() {
+            self.revision += 1;
+        }
         lost
+    }
+
+    /// A counter that differs whenever the running nodes or their capabilities may have changed
+    /// since it was last read, so a poller lists them only then.
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     /// The tracked node `node`.
@@ -147,20 +170,19 @@ impl NodeTracker {
         self.nodes.get(node)
     }
 
-    /// The running nodes and what each offers the scheduler, in node order. Negative figures
-    /// (never sent by a valid NodeManager) count as 0.
-    pub fn schedulable(&self) -> Vec<(NodeId, Resource)> {
-        self.nodes
+    /// The running nodes and what each offers the scheduler, in node order, as of this
+    /// tracker's [`revision`](Self::revision).
+    pub fn schedulable(&self) -> SchedulableNodes {
+        let nodes = self
+            .nodes
             .iter()
             .filter(|(_, node)| node.state == NodeState::Running)
-            .map(|(id, node)| {
-                let capability = Resource::new(
-                    u64::try_from(node.resource.memory).unwrap_or(0),
-                    u32::try_from(node.resource.virtual_cores).unwrap_or(0),
-                );
-                (id.clone(), capability)
-            })
-            .collect()
+            .map(|(id, node)| (id.clone(), Resource::from(&node.resource)))
+            .collect();
+        SchedulableNodes {
+            revision: self.revision,
+            nodes,
+        }
     }
 
     /// Every tracked node.
@@ -221,7 +243,14 @@ mod tests {
         tracker.register(node(), pb::ResourceProto::default(), 8042, start);
         assert!(tracker.expire(start + expiry, expiry).is_empty());
         let later = start + expiry + Duration::from_millis(1);
+        let before = tracker.revision();
         assert_eq!(tracker.expire(later, expiry), vec![node()]);
+        assert!(tracker.schedulable().nodes.is_empty());
+        assert_ne!(
+            tracker.revision(),
+            before,
+            "losing a node changes what can be scheduled"
+        );
         assert!(tracker.expire(later, expiry).is_empty(), "lost only once");
         assert!(matches!(
             tracker.heartbeat(&node(), 0),

@@ -7,9 +7,6 @@ use yarn_proto::pb::{self, ContainerStateProto};
 
 use crate::state_machine::{ApplicationState, ContainerCompletion, ContainerKey, RmState};
 
-/// YARN's `ContainerExitStatus.INVALID`: the exit status of a container that reported none.
-const INVALID_EXIT_STATUS: i32 = -1000;
-
 /// The completions among `statuses`, reported by `node`, that the state does not hold yet.
 ///
 /// Only containers the state records as live *on `node`* count: a NodeManager cannot complete
@@ -34,7 +31,9 @@ pub fn reported_completions(
             let record = state.containers.get(&key)?;
             (record.is_live() && record.node == node).then(|| ContainerCompletion {
                 key,
-                exit_status: status.exit_status.unwrap_or(INVALID_EXIT_STATUS),
+                exit_status: status
+                    .exit_status
+                    .unwrap_or(pb::ContainerExitStatusProto::Invalid as i32),
                 diagnostics: status.diagnostics.clone(),
             })
         })
@@ -149,7 +148,10 @@ mod tests {
         let mut no_exit = status(1, ContainerStateProto::CComplete);
         no_exit.exit_status = None;
         let completions = reported_completions(&state(), &node, &[no_exit]);
-        assert_eq!(completions[0].exit_status, INVALID_EXIT_STATUS);
+        assert_eq!(
+            completions[0].exit_status,
+            pb::ContainerExitStatusProto::Invalid as i32
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The leader's asynchronous scheduling loop.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use openraft::Raft;
@@ -61,17 +62,26 @@ impl AsyncScheduler {
             .state
             .read(|state| RecoveryWait::new(state, Instant::now(), self.scheduling_wait));
         let mut reported_config_error = None;
+        let mut nodes = Arc::new(self.nodes.with(self.epoch, |tracker| tracker.schedulable()));
         loop {
             tokio::time::sleep(self.interval).await;
-            let nodes = self.nodes.with(self.epoch, |tracker| tracker.schedulable());
-            let ready = recovery.is_over(Instant::now(), nodes.iter().map(|(node, _)| node));
+            // Listed again only when the registry changed: thousands of nodes every few
+            // milliseconds would otherwise be copied for nothing.
+            let changed = self.nodes.with(self.epoch, |tracker| {
+                (tracker.revision() != nodes.revision).then(|| tracker.schedulable())
+            });
+            if let Some(changed) = changed {
+                nodes = Arc::new(changed);
+            }
+            let ready = recovery.is_over(Instant::now(), nodes.nodes.iter().map(|(node, _)| node));
             // A pass over thousands of nodes takes hundreds of milliseconds of CPU: off the
             // async workers, so that Raft heartbeats and RPCs are not starved meanwhile.
-            let (cell, state, source, epoch) = (
+            let (cell, state, source, epoch, nodes) = (
                 self.cell.clone(),
                 self.state.clone(),
                 self.source.clone(),
                 self.epoch,
+                Arc::clone(&nodes),
             );
             let pass = tokio::task::spawn_blocking(move || {
                 cell.with_reconciled(epoch, &state, &source, &nodes, |leader| {

@@ -188,11 +188,9 @@ impl ResourceTracker for ResourceTrackerService {
                 .propose(RmCommand::V1(CommandV1::CompleteContainers { completions }))
                 .await?;
         }
-        let cleanup = self
-            .state
-            .read(|state| cleanup(state, &status.containers_statuses));
-        let (container_key, nm_key) = self.state.read(|state| {
+        let (cleanup, container_key, nm_key) = self.state.read(|state| {
             (
+                cleanup(state, &status.containers_statuses),
                 key_if_changed(
                     state,
                     MasterKeyKind::Container,

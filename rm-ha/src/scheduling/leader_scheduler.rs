@@ -180,17 +180,19 @@ impl LeaderScheduler {
         let mut admissions = Vec::new();
         for application in state.applications.values() {
             let id = ApplicationId::new(state.cluster_timestamp_ms, application.sequence);
-            let known = self.scheduler.application_status(id);
+            // Called for every application after every commit: a lookup, not a status report.
+            let known = self.scheduler.has_application(id);
             match application.state {
                 ApplicationState::Finished
                 | ApplicationState::Failed
                 | ApplicationState::Killed => {
-                    if known.is_some() {
+                    if known {
                         let _ = self.scheduler.remove_application(id);
                     }
                 }
                 ApplicationState::Submitted => {
-                    let admission = match known {
+                    let admitted = self.scheduler.application_status(id);
+                    let admission = match admitted {
                         Some(status) => Admission::Accepted {
                             application_seq: application.sequence,
                             queue: status.queue,
@@ -201,7 +203,7 @@ impl LeaderScheduler {
                     admissions.push(admission);
                 }
                 ApplicationState::Accepted | ApplicationState::Running => {
-                    if known.is_none() && !self.recover_application(state, id, application) {
+                    if !known && !self.recover_application(state, id, application) {
                         continue;
                     }
                     self.recover_attempt(state, id, application);
@@ -282,11 +284,7 @@ impl LeaderScheduler {
             return;
         }
         let attempt = ApplicationAttemptId::new(id, app.current_attempt);
-        let current = self
-            .scheduler
-            .application_status(id)
-            .and_then(|status| status.attempt);
-        if current == Some(attempt) {
+        if self.scheduler.current_attempt_id(id) == Some(attempt) {
             return;
         }
         let context = submission_context(app);
@@ -362,12 +360,7 @@ fn am_resource(context: &pb::ApplicationSubmissionContextProto) -> Resource {
         .first()
         .and_then(|request| request.capability.as_ref())
         .or(context.resource.as_ref());
-    proto.map_or_else(Resource::default, |resource| {
-        Resource::new(
-            u64::try_from(resource.memory).unwrap_or(0),
-            u32::try_from(resource.virtual_cores).unwrap_or(0),
-        )
-    })
+    proto.map_or_else(Resource::default, Resource::from)
 }
 
 /// The scheduler's view of a replicated container; `None` for ids or node names this binary

@@ -2,11 +2,9 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use yarn_proto::ids::NodeId;
-use yarn_scheduler::Resource;
-
 use super::{LeaderScheduler, QueueConfigSource};
 use crate::Error;
+use crate::nodes::SchedulableNodes;
 use crate::state_machine::{Admission, StateView};
 
 /// The [`LeaderScheduler`] of the current leadership, tagged with its epoch.
@@ -24,9 +22,9 @@ pub struct SchedulerCell {
 struct Held {
     epoch: u64,
     scheduler: LeaderScheduler,
-    /// The state revision and nodes of the last reconcile; reconciling again against the same
+    /// The state and node revisions of the last reconcile; reconciling again against the same
     /// ones would change nothing.
-    reconciled: Option<(u64, Vec<(NodeId, Resource)>)>,
+    reconciled: Option<(u64, u64)>,
 }
 
 impl SchedulerCell {
@@ -45,38 +43,35 @@ impl SchedulerCell {
         epoch: u64,
         state: &StateView,
         source: &QueueConfigSource,
-        nodes: &[(NodeId, Resource)],
+        nodes: &SchedulableNodes,
         f: impl FnOnce(&mut LeaderScheduler) -> R,
     ) -> Result<(R, Vec<Admission>), Error> {
         // A panic while the lock is held leaves at worst a scheduler that disagrees with the
         // state, and reconciling is what repairs that.
         let mut guard = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
         // Read before the state: a write in between only makes the next call reconcile again.
-        let revision = state.revision();
+        let revisions = (state.revision(), nodes.revision);
         match guard.as_mut() {
             Some(held) if held.epoch == epoch => {
-                let unchanged = held
-                    .reconciled
-                    .as_ref()
-                    .is_some_and(|(seen, seen_nodes)| *seen == revision && seen_nodes == nodes);
+                let unchanged = held.reconciled == Some(revisions);
                 let admissions = if unchanged {
                     Vec::new()
                 } else {
                     held.reconciled = None;
                     let admissions =
-                        state.read(|state| held.scheduler.reconcile(state, source, nodes));
-                    held.reconciled = Some((revision, nodes.to_vec()));
+                        state.read(|state| held.scheduler.reconcile(state, source, &nodes.nodes));
+                    held.reconciled = Some(revisions);
                     admissions
                 };
                 Ok((f(&mut held.scheduler), admissions))
             }
             _ => {
                 let (scheduler, admissions) =
-                    state.read(|state| LeaderScheduler::rebuild(state, source, nodes))?;
+                    state.read(|state| LeaderScheduler::rebuild(state, source, &nodes.nodes))?;
                 let held = guard.insert(Held {
                     epoch,
                     scheduler,
-                    reconciled: Some((revision, nodes.to_vec())),
+                    reconciled: Some(revisions),
                 });
                 Ok((f(&mut held.scheduler), admissions))
             }
