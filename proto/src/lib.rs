@@ -54,6 +54,7 @@ mod leader_hint;
 
 pub use error::{IdKind, IdProblem, ProtoError};
 pub use leader_hint::{LEADER_HINT_HEADER, LeaderHint, NOT_LEADER_HEADER};
+pub mod token_metadata;
 
 /// Generated protobuf messages and tonic clients and servers, package `yarn`.
 #[allow(clippy::all, missing_docs)]

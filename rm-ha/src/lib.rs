@@ -12,6 +12,7 @@
 //! versioned commands ([`state_machine`]); the Raft storage on sled ([`storage`]); and the Raft
 //! transport between replicas over gRPC with mutual TLS ([`raft_network`]).
 
+pub mod applications;
 mod config;
 mod error;
 pub mod nodes;

@@ -217,6 +217,7 @@ async fn submit(
             priority: 0,
             current_attempt: 0,
             diagnostics: String::new(),
+            ..ApplicationRecord::default()
         };
         let raft = leader.raft().clone();
         submissions.spawn(async move {

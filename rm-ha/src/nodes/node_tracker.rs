@@ -30,6 +30,8 @@ pub struct TrackedNode {
     pub last_response: pb::NodeHeartbeatResponseProto,
     /// When the node was last heard from.
     pub last_seen: Instant,
+    /// Its opportunistic load as of its last heartbeat.
+    pub opportunistic: pb::OpportunisticContainersStatusProto,
 }
 
 /// What to answer a heartbeat, decided from the tracked state alone.
@@ -86,6 +88,7 @@ impl NodeTracker {
             state: NodeState::Running,
             last_response: pb::NodeHeartbeatResponseProto::default(),
             last_seen: now,
+            opportunistic: pb::OpportunisticContainersStatusProto::default(),
         };
         self.nodes.insert(node, tracked);
         self.revision += 1;
@@ -138,6 +141,13 @@ impl NodeTracker {
         if let Some(tracked) = self.nodes.get_mut(node) {
             tracked.last_response = response;
             tracked.last_seen = now;
+        }
+    }
+
+    /// Records the opportunistic load a node reported; unknown nodes are ignored.
+    pub fn record_load(&mut self, node: &NodeId, load: pb::OpportunisticContainersStatusProto) {
+        if let Some(tracked) = self.nodes.get_mut(node) {
+            tracked.opportunistic = load;
         }
     }
 

@@ -169,6 +169,7 @@ mod tests {
         );
         let mut apply = |command| state.apply(&RmCommand::V1(command));
         apply(CommandV1::CompleteContainers {
+            now_ms: 1,
             completions: vec![ContainerCompletion {
                 key: key(1),
                 exit_status: 143,

@@ -118,7 +118,10 @@ impl AsyncScheduler {
             let mut settled = true;
             if !admissions.is_empty() {
                 settled &= self
-                    .commit(CommandV1::AdmitApplications { admissions })
+                    .commit(CommandV1::AdmitApplications {
+                        admissions,
+                        now_ms: now_ms(),
+                    })
                     .await;
             }
             for batch in allocations.chunks(MAX_ALLOCATIONS_PER_ENTRY) {

@@ -1,25 +1,23 @@
 //! ApplicationClientProtocol on the RM client address.
 
 use tonic::{Request, Response, Status};
-use yarn_proto::ids::ApplicationId;
+use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
+use yarn_proto::pb;
 use yarn_proto::pb::application_client_protocol_server::ApplicationClientProtocol;
-use yarn_proto::pb::{self, YarnApplicationStateProto};
+use yarn_scheduler::QueueAcl;
 use yarn_security::{Authorizer, Caller, Role};
 
 use super::clock::now_ms;
 use super::proposer::Proposer;
+use crate::applications::reports::{self, application_report, application_state};
 use crate::nodes::NodeRegistry;
 use crate::scheduling::{QueueConfigSource, SchedulerCell, queue_info_proto};
 use crate::state_machine::{
-    ApplicationRecord, ApplicationState, CommandV1, RmCommand, RmResponse, StateView,
+    ABORTED, ApplicationRecord, ApplicationState, CommandV1, RmCommand, RmResponse, StateView,
 };
 
 /// The protocol name quoted in role refusals.
 const ENDPOINT: &str = "application client";
-
-/// The work item that brings the rest of the protocol, named in its refusals.
-const APPLICATIONS_WORK_ITEM: &str =
-    "Applications end to end (client protocol, CLI, distributed shell, pi)";
 
 /// The client protocol of one replica: users (by `user` certificate) create and submit
 /// applications and read their reports.
@@ -37,9 +35,60 @@ pub(crate) struct ClientService {
     pub(crate) queues: QueueConfigSource,
     /// The leader's scheduler, which queue reports are read from.
     pub(crate) scheduler: SchedulerCell,
+    /// `yarn.resourcemanager.am.max-attempts`.
+    pub(crate) max_attempts: u32,
 }
 
 impl ClientService {
+    /// Reads `f` of application `id`.
+    fn application<R>(
+        &self,
+        id: ApplicationId,
+        f: impl FnOnce(&ApplicationRecord) -> R,
+    ) -> Result<R, Status> {
+        self.state
+            .read(|state| {
+                state
+                    .applications
+                    .get(&id.id)
+                    .filter(|_| state.cluster_timestamp_ms == id.cluster_timestamp)
+                    .map(f)
+            })
+            .ok_or_else(|| unknown_application(id))
+    }
+
+    /// YARN's MODIFY_APP check: the owner, an administrator, or an administrator of the
+    /// application's queue (anyone when `yarn.acl.enable` is false).
+    fn check_modify_access(
+        &self,
+        user: &str,
+        owner: &str,
+        queue: &str,
+        id: ApplicationId,
+    ) -> Result<(), Status> {
+        if user == owner {
+            return Ok(());
+        }
+        let epoch = self.state.read(|state| state.epoch);
+        let allowed = self.scheduler.with(epoch, |leader| {
+            let scheduler = leader.scheduler();
+            scheduler.configuration().settings().is_admin(user, &[])
+                || scheduler
+                    .check_access(queue, QueueAcl::AdministerQueue, user, &[])
+                    .is_ok()
+        });
+        match allowed {
+            Some(true) => Ok(()),
+            Some(false) => Err(Status::permission_denied(format!(
+                "User {user} cannot perform operation MODIFY_APP on {id}: it belongs to {owner}, \
+                 and {user} administers neither the cluster nor queue {queue}"
+            ))),
+            None => Err(Status::unavailable(
+                "the leader's scheduler is not ready yet; retry shortly",
+            )),
+        }
+    }
+
     /// The calling user's name; `dr.who` over plaintext, Hadoop's name for an anonymous user.
     fn user<T>(&self, request: &Request<T>) -> Result<String, Status> {
         Ok(
@@ -52,45 +101,17 @@ impl ClientService {
             },
         )
     }
-
-    fn report(
-        &self,
-        cluster_timestamp_ms: i64,
-        app: &ApplicationRecord,
-    ) -> pb::ApplicationReportProto {
-        pb::ApplicationReportProto {
-            application_id: Some(ApplicationId::new(cluster_timestamp_ms, app.sequence).into()),
-            user: app.user.clone(),
-            queue: app.queue.clone(),
-            name: app.name.clone(),
-            yarn_application_state: state_proto(app.state).into(),
-            start_time: app.submit_time_ms,
-            application_type: app.application_type.clone(),
-            application_tags: app.tags.clone(),
-            diagnostics: app.diagnostics.clone(),
-            priority: Some(pb::PriorityProto {
-                priority: app.priority,
-            }),
-            ..Default::default()
-        }
-    }
 }
 
-fn state_proto(state: ApplicationState) -> YarnApplicationStateProto {
-    match state {
-        ApplicationState::Submitted => YarnApplicationStateProto::Submitted,
-        ApplicationState::Accepted => YarnApplicationStateProto::Accepted,
-        ApplicationState::Running => YarnApplicationStateProto::Running,
-        ApplicationState::Finished => YarnApplicationStateProto::Finished,
-        ApplicationState::Failed => YarnApplicationStateProto::Failed,
-        ApplicationState::Killed => YarnApplicationStateProto::Killed,
+/// YARN's rule: the submission's own limit when it is between 1 and the cluster's
+/// `yarn.resourcemanager.am.max-attempts`, otherwise the cluster's.
+fn effective_max_attempts(requested: i32, cluster: u32) -> i32 {
+    let cluster = i32::try_from(cluster).unwrap_or(i32::MAX);
+    if (1..=cluster).contains(&requested) {
+        requested
+    } else {
+        cluster
     }
-}
-
-fn pending(rpc: &str) -> Status {
-    Status::unimplemented(format!(
-        "{rpc} arrives with the work item \"{APPLICATIONS_WORK_ITEM}\""
-    ))
 }
 
 /// Builds the record of a submission, applying YARN's defaults for absent fields.
@@ -99,6 +120,7 @@ fn application_record(
     context: &pb::ApplicationSubmissionContextProto,
     sequence: i32,
     submit_time_ms: i64,
+    max_attempts: u32,
 ) -> ApplicationRecord {
     use prost::Message;
     ApplicationRecord {
@@ -127,6 +149,8 @@ fn application_record(
         priority: 0,
         current_attempt: 0,
         diagnostics: String::new(),
+        max_attempts: effective_max_attempts(context.max_app_attempts, max_attempts),
+        ..ApplicationRecord::default()
     }
 }
 
@@ -175,7 +199,7 @@ impl ApplicationClientProtocol for ClientService {
         })?;
         let id = ApplicationId::try_from(id_proto)
             .map_err(|err| Status::invalid_argument(format!("SubmitApplication: {err}")))?;
-        let record = application_record(user, &context, id.id, now_ms());
+        let record = application_record(user, &context, id.id, now_ms(), self.max_attempts);
         let command = RmCommand::V1(CommandV1::SubmitApplication {
             cluster_timestamp_ms: id.cluster_timestamp,
             application: record,
@@ -209,7 +233,7 @@ impl ApplicationClientProtocol for ClientService {
                 return None;
             }
             let app = state.applications.get(&id.id)?;
-            Some(self.report(state.cluster_timestamp_ms, app))
+            Some(application_report(state, app))
         });
         let report = report.ok_or_else(|| {
             Status::not_found(format!("Application with id '{id}' doesn't exist in RM."))
@@ -238,11 +262,12 @@ impl ApplicationClientProtocol for ClientService {
                             .application_types
                             .iter()
                             .any(|t| t.eq_ignore_ascii_case(&app.application_type)))
-                        && (states.is_empty() || states.contains(&state_proto(app.state).into()))
+                        && (states.is_empty()
+                            || states.contains(&application_state(app.state).into()))
                         && (filter.users.is_empty() || filter.users.contains(&app.user))
                         && (filter.queues.is_empty() || filter.queues.contains(&app.queue))
                 })
-                .map(|app| self.report(state.cluster_timestamp_ms, app))
+                .map(|app| application_report(state, app))
                 .collect();
             if let Some(limit) = filter.limit.and_then(|l| usize::try_from(l).ok()) {
                 reports.truncate(limit);
@@ -256,23 +281,74 @@ impl ApplicationClientProtocol for ClientService {
 
     async fn force_kill_application(
         &self,
-        _request: Request<pb::KillApplicationRequestProto>,
+        request: Request<pb::KillApplicationRequestProto>,
     ) -> Result<Response<pb::KillApplicationResponseProto>, Status> {
-        Err(pending("ForceKillApplication"))
+        let user = self.user(&request)?;
+        let body = request.into_inner();
+        let id = application_id(body.application_id, "ForceKillApplication")?;
+        self.proposer.read_barrier().await?;
+        let (owner, queue) = self.application(id, |app| (app.user.clone(), app.queue.clone()))?;
+        self.check_modify_access(&user, &owner, &queue, id)?;
+        let diagnostics = if body.diagnostics.is_empty() {
+            format!("Application {id} was killed by user {user}")
+        } else {
+            format!(
+                "Application {id} was killed by user {user}: {}",
+                body.diagnostics
+            )
+        };
+        let command = RmCommand::V1(CommandV1::KillApplication {
+            application_seq: id.id,
+            diagnostics,
+            now_ms: now_ms(),
+        });
+        match self.proposer.propose(command).await? {
+            RmResponse::ApplicationKilled | RmResponse::ApplicationAlreadyFinal { .. } => {
+                Ok(Response::new(pb::KillApplicationResponseProto {
+                    is_kill_completed: true,
+                }))
+            }
+            RmResponse::UnknownApplication { .. } => Err(unknown_application(id)),
+            other => Err(Status::internal(format!("killing {id} produced {other:?}"))),
+        }
     }
 
     async fn get_cluster_metrics(
         &self,
-        _request: Request<pb::GetClusterMetricsRequestProto>,
+        request: Request<pb::GetClusterMetricsRequestProto>,
     ) -> Result<Response<pb::GetClusterMetricsResponseProto>, Status> {
-        Err(pending("GetClusterMetrics"))
+        self.user(&request)?;
+        self.proposer.read_barrier().await?;
+        let epoch = self.state.read(|state| state.epoch);
+        let metrics = self.nodes.with(epoch, |tracker| {
+            self.state
+                .read(|state| reports::cluster_metrics(state, tracker))
+        });
+        Ok(Response::new(pb::GetClusterMetricsResponseProto {
+            cluster_metrics: Some(metrics),
+        }))
     }
 
     async fn get_cluster_nodes(
         &self,
-        _request: Request<pb::GetClusterNodesRequestProto>,
+        request: Request<pb::GetClusterNodesRequestProto>,
     ) -> Result<Response<pb::GetClusterNodesResponseProto>, Status> {
-        Err(pending("GetClusterNodes"))
+        self.user(&request)?;
+        let states: Vec<pb::NodeStateProto> = request
+            .get_ref()
+            .node_states
+            .iter()
+            .filter_map(|state| pb::NodeStateProto::try_from(*state).ok())
+            .collect();
+        self.proposer.read_barrier().await?;
+        let epoch = self.state.read(|state| state.epoch);
+        let node_reports = self.nodes.with(epoch, |tracker| {
+            self.state
+                .read(|state| reports::node_reports(state, tracker, &states))
+        });
+        Ok(Response::new(pb::GetClusterNodesResponseProto {
+            node_reports,
+        }))
     }
 
     async fn get_queue_info(
@@ -307,41 +383,128 @@ impl ApplicationClientProtocol for ClientService {
         &self,
         _request: Request<pb::GetQueueUserAclsInfoRequestProto>,
     ) -> Result<Response<pb::GetQueueUserAclsInfoResponseProto>, Status> {
-        Err(pending("GetQueueUserAcls"))
+        Err(Status::unimplemented(
+            "GetQueueUserAcls is not supported yet; `yarn-ha queue -status` shows a queue's ACLs",
+        ))
     }
 
     async fn move_application_across_queues(
         &self,
         _request: Request<pb::MoveApplicationAcrossQueuesRequestProto>,
     ) -> Result<Response<pb::MoveApplicationAcrossQueuesResponseProto>, Status> {
-        Err(pending("MoveApplicationAcrossQueues"))
+        Err(Status::unimplemented(
+            "MoveApplicationAcrossQueues is not supported yet: the CapacityScheduler cannot move \
+             a running application's usage between queues",
+        ))
     }
 
     async fn get_application_attempts(
         &self,
-        _request: Request<pb::GetApplicationAttemptsRequestProto>,
+        request: Request<pb::GetApplicationAttemptsRequestProto>,
     ) -> Result<Response<pb::GetApplicationAttemptsResponseProto>, Status> {
-        Err(pending("GetApplicationAttempts"))
+        self.user(&request)?;
+        let id = application_id(
+            request.into_inner().application_id,
+            "GetApplicationAttempts",
+        )?;
+        self.proposer.read_barrier().await?;
+        let application_attempts = self.state.read(|state| {
+            state
+                .applications
+                .get(&id.id)
+                .filter(|_| state.cluster_timestamp_ms == id.cluster_timestamp)
+                .map(|app| reports::attempt_reports(state, app))
+        });
+        let application_attempts = application_attempts.ok_or_else(|| unknown_application(id))?;
+        Ok(Response::new(pb::GetApplicationAttemptsResponseProto {
+            application_attempts,
+        }))
     }
 
     async fn get_containers(
         &self,
-        _request: Request<pb::GetContainersRequestProto>,
+        request: Request<pb::GetContainersRequestProto>,
     ) -> Result<Response<pb::GetContainersResponseProto>, Status> {
-        Err(pending("GetContainers"))
+        self.user(&request)?;
+        let attempt = attempt_id(request.into_inner().application_attempt_id, "GetContainers")?;
+        self.proposer.read_barrier().await?;
+        self.application(attempt.application_id, |_| ())?;
+        let containers = self
+            .state
+            .read(|state| reports::container_reports(state, attempt));
+        Ok(Response::new(pb::GetContainersResponseProto { containers }))
     }
 
     async fn fail_application_attempt(
         &self,
-        _request: Request<pb::FailApplicationAttemptRequestProto>,
+        request: Request<pb::FailApplicationAttemptRequestProto>,
     ) -> Result<Response<pb::FailApplicationAttemptResponseProto>, Status> {
-        Err(pending("FailApplicationAttempt"))
+        let user = self.user(&request)?;
+        let attempt = attempt_id(
+            request.into_inner().application_attempt_id,
+            "FailApplicationAttempt",
+        )?;
+        self.proposer.read_barrier().await?;
+        let id = attempt.application_id;
+        let (owner, queue) = self.application(id, |app| (app.user.clone(), app.queue.clone()))?;
+        self.check_modify_access(&user, &owner, &queue, id)?;
+        let command = RmCommand::V1(CommandV1::FailApplicationAttempt {
+            application_seq: id.id,
+            attempt_id: attempt.attempt_id,
+            exit_status: ABORTED,
+            diagnostics: format!("Attempt failed by user {user}"),
+            now_ms: now_ms(),
+        });
+        match self.proposer.propose(command).await? {
+            RmResponse::AttemptFailed { .. } => {
+                Ok(Response::new(pb::FailApplicationAttemptResponseProto {}))
+            }
+            RmResponse::AttemptNotCurrent { current, .. } => {
+                Err(Status::failed_precondition(format!(
+                    "{attempt} is not the current attempt of its application ({} is)",
+                    ApplicationAttemptId::new(id, current)
+                )))
+            }
+            RmResponse::ApplicationAlreadyFinal { state } => Err(Status::failed_precondition(
+                format!("{id} is already {state:?}"),
+            )),
+            RmResponse::UnknownApplication { .. } => Err(unknown_application(id)),
+            other => Err(Status::internal(format!(
+                "failing {attempt} produced {other:?}"
+            ))),
+        }
     }
 
     async fn update_application_priority(
         &self,
         _request: Request<pb::UpdateApplicationPriorityRequestProto>,
     ) -> Result<Response<pb::UpdateApplicationPriorityResponseProto>, Status> {
-        Err(pending("UpdateApplicationPriority"))
+        Err(Status::unimplemented(
+            "UpdateApplicationPriority is not supported yet; set the priority at submission",
+        ))
     }
+}
+
+fn unknown_application(id: ApplicationId) -> Status {
+    Status::not_found(format!("Application with id '{id}' doesn't exist in RM."))
+}
+
+fn application_id(
+    proto: Option<pb::ApplicationIdProto>,
+    rpc: &str,
+) -> Result<ApplicationId, Status> {
+    let proto = proto
+        .ok_or_else(|| Status::invalid_argument(format!("{rpc}: application_id is required")))?;
+    ApplicationId::try_from(proto).map_err(|err| Status::invalid_argument(format!("{rpc}: {err}")))
+}
+
+fn attempt_id(
+    proto: Option<pb::ApplicationAttemptIdProto>,
+    rpc: &str,
+) -> Result<ApplicationAttemptId, Status> {
+    let proto = proto.ok_or_else(|| {
+        Status::invalid_argument(format!("{rpc}: application_attempt_id is required"))
+    })?;
+    ApplicationAttemptId::try_from(proto)
+        .map_err(|err| Status::invalid_argument(format!("{rpc}: {err}")))
 }

@@ -5,16 +5,25 @@ use std::time::Duration;
 
 /// How long the initial queue-configuration commit waits before trying again.
 const QUEUE_CONFIG_RETRY_INTERVAL: Duration = Duration::from_secs(1);
+/// How often the AM launcher looks for AM containers to start: a tenth of the default NM
+/// heartbeat, so launching adds little to an application's start.
+const AM_LAUNCH_CHECK_INTERVAL: Duration = Duration::from_millis(100);
+/// Bound on one call from the AM launcher to a NodeManager.
+const AM_LAUNCH_CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
 use openraft::Raft;
 use tokio_util::sync::CancellationToken;
+use yarn_security::TlsConfig;
 
+use super::am_launcher::AmLauncher;
+use super::am_liveness_monitor::AmLivenessMonitor;
 use super::async_scheduler::AsyncScheduler;
 use super::master_key_service::MasterKeyService;
 use super::nm_liveness_monitor::NmLivenessMonitor;
 use super::queue_config_initializer::QueueConfigInitializer;
 use super::resource_manager::PROPOSE_TIMEOUT;
 use crate::RmConfig;
+use crate::applications::AmSessions;
 use crate::nodes::NodeRegistry;
 use crate::raft_types::RmTypeConfig;
 use crate::scheduling::SchedulerCell;
@@ -22,9 +31,9 @@ use crate::state_machine::StateView;
 
 /// Starts the leader-only services of one leadership, all under one cancellation token.
 ///
-/// Today these are the token master-key roller, the NodeManager liveness monitor, the initial
-/// commit of the queue configuration and the asynchronous scheduler; the AM liveness monitor
-/// and the container-allocation expirer join them as they are built. Every service stops at its next
+/// These are the token master-key roller, the NodeManager liveness monitor, the initial commit
+/// of the queue configuration, the asynchronous scheduler, the AM launcher and the AM liveness
+/// monitor. Every service stops at its next
 /// await point once the token is cancelled, and each only ever changes state through Raft
 /// proposals, which a deposed leader cannot commit.
 #[derive(Clone)]
@@ -38,6 +47,10 @@ pub(crate) struct LeaderServices {
     pub(crate) nodes: NodeRegistry,
     /// The leader's scheduler, shared with the RPC services.
     pub(crate) scheduler: SchedulerCell,
+    /// The registered AMs, shared with the ApplicationMaster service.
+    pub(crate) sessions: AmSessions,
+    /// The replica's TLS setting, for calls to NodeManagers.
+    pub(crate) tls: TlsConfig,
 }
 
 impl LeaderServices {
@@ -77,6 +90,29 @@ impl LeaderServices {
             scheduling_wait: self.config.scheduling_wait,
             proposal_timeout: PROPOSE_TIMEOUT,
         };
+        let launcher = AmLauncher {
+            raft: self.raft.clone(),
+            state: self.state.clone(),
+            nodes: self.nodes.clone(),
+            epoch,
+            tls: self.tls.clone(),
+            container_token_expiry: self.config.container_allocation_expiry,
+            check_interval: AM_LAUNCH_CHECK_INTERVAL,
+            call_timeout: AM_LAUNCH_CALL_TIMEOUT,
+        };
+        let am_liveness = AmLivenessMonitor {
+            raft: self.raft.clone(),
+            state: self.state.clone(),
+            sessions: self.sessions.clone(),
+            epoch,
+            expiry: self.config.am_expiry_interval,
+            check_interval: (self.config.am_expiry_interval / 10).max(Duration::from_millis(100)),
+            proposal_timeout: PROPOSE_TIMEOUT,
+        };
+        let launcher_token = token.clone();
+        tokio::spawn(async move { launcher.run(launcher_token).await });
+        let am_liveness_token = token.clone();
+        tokio::spawn(async move { am_liveness.run(am_liveness_token).await });
         let scheduler_token = token.clone();
         tokio::spawn(async move {
             tracing::debug!(epoch, "asynchronous scheduler started");

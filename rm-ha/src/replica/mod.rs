@@ -11,6 +11,9 @@
 
 mod admin_acl;
 mod admin_service;
+mod am_launcher;
+mod am_liveness_monitor;
+mod application_master_service;
 mod async_scheduler;
 mod client_service;
 mod clock;

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use openraft::Raft;
 use tokio_util::sync::CancellationToken;
 
+use super::clock::now_ms;
 use crate::nodes::NodeRegistry;
 use crate::raft_types::RmTypeConfig;
 use crate::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
@@ -89,6 +90,7 @@ impl NmLivenessMonitor {
     async fn record_lost(&self, node: &str) -> bool {
         let command = RmCommand::V1(CommandV1::NodeLost {
             node: node.to_owned(),
+            now_ms: now_ms(),
         });
         match tokio::time::timeout(self.proposal_timeout, self.raft.client_write(command)).await {
             Ok(Ok(reply)) => {

@@ -12,12 +12,14 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use yarn_conf::{HostPort, RmEndpoints};
 use yarn_proto::pb::application_client_protocol_server::ApplicationClientProtocolServer;
+use yarn_proto::pb::application_master_protocol_server::ApplicationMasterProtocolServer;
 use yarn_proto::pb::resource_manager_administration_protocol_server::ResourceManagerAdministrationProtocolServer;
 use yarn_proto::pb::resource_tracker_server::ResourceTrackerServer;
 use yarn_security::{Authorizer, ChannelOptions, Incoming, TlsConfig};
 
 use super::admin_acl::AdminAcl;
 use super::admin_service::AdminService;
+use super::application_master_service::ApplicationMasterService;
 use super::client_service::ClientService;
 use super::leader_gate::{LeaderGate, Serving};
 use super::leader_services::LeaderServices;
@@ -25,6 +27,7 @@ use super::leadership::LeadershipMonitor;
 use super::leadership_transfer::LeadershipTransfer;
 use super::proposer::Proposer;
 use super::resource_tracker_service::ResourceTrackerService;
+use crate::applications::AmSessions;
 use crate::error::Error;
 use crate::nodes::NodeRegistry;
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
@@ -51,6 +54,8 @@ pub struct RmListeners {
     pub client: TcpListener,
     /// ResourceTracker (NodeManagers).
     pub resource_tracker: TcpListener,
+    /// ApplicationMasterProtocol (the scheduler address).
+    pub scheduler: TcpListener,
 }
 
 impl RmListeners {
@@ -65,6 +70,7 @@ impl RmListeners {
             admin: bind("admin", &member.admin).await?,
             client: bind("client", &member.client).await?,
             resource_tracker: bind("resource tracker", &member.resource_tracker).await?,
+            scheduler: bind("scheduler", &member.scheduler).await?,
         })
     }
 }
@@ -177,9 +183,11 @@ impl ResourceManager {
             ("admin", local_addr(&listeners.admin)?),
             ("client", local_addr(&listeners.client)?),
             ("resource-tracker", local_addr(&listeners.resource_tracker)?),
+            ("scheduler", local_addr(&listeners.scheduler)?),
         ]);
         let nodes = NodeRegistry::default();
         let scheduler = SchedulerCell::default();
+        let sessions = AmSessions::default();
 
         let mut tasks = JoinSet::new();
         let monitor = LeadershipMonitor {
@@ -194,6 +202,8 @@ impl ResourceManager {
                 key_check_interval: KEY_CHECK_INTERVAL,
                 nodes: nodes.clone(),
                 scheduler: scheduler.clone(),
+                sessions: sessions.clone(),
+                tls: tls.clone(),
             },
             retry_interval: config.raft.heartbeat_interval,
             propose_timeout: PROPOSE_TIMEOUT,
@@ -239,6 +249,7 @@ impl ResourceManager {
             nodes: nodes.clone(),
             queues: config.queues.clone(),
             scheduler: scheduler.clone(),
+            max_attempts: config.am_max_attempts,
         };
         let resource_tracker_service = ResourceTrackerService {
             gate: gate("resource tracker", |e| &e.resource_tracker),
@@ -251,6 +262,20 @@ impl ResourceManager {
             authorizer,
             nodes: nodes.clone(),
             heartbeat_interval: config.nm_heartbeat_interval,
+        };
+        let application_master_service = ApplicationMasterService {
+            proposer: Proposer {
+                raft: raft.clone(),
+                gate: gate("scheduler", |e| &e.scheduler),
+                timeout: PROPOSE_TIMEOUT,
+            },
+            state: state.clone(),
+            authorizer,
+            nodes: nodes.clone(),
+            queues: config.queues.clone(),
+            scheduler: scheduler.clone(),
+            sessions,
+            container_token_expiry: config.container_allocation_expiry,
         };
         use tonic::transport::Server;
         spawn_server(
@@ -292,6 +317,18 @@ impl ResourceManager {
                 .add_service(ResourceTrackerServer::new(resource_tracker_service))
                 .serve_with_incoming_shutdown(
                     Incoming::new(listeners.resource_tracker, &tls),
+                    shutdown.clone().cancelled_owned(),
+                ),
+        );
+        spawn_server(
+            &mut tasks,
+            "scheduler",
+            Server::builder()
+                .add_service(ApplicationMasterProtocolServer::new(
+                    application_master_service,
+                ))
+                .serve_with_incoming_shutdown(
+                    Incoming::new(listeners.scheduler, &tls),
                     shutdown.clone().cancelled_owned(),
                 ),
         );
@@ -357,7 +394,8 @@ impl ResourceManager {
         self.serving.clone()
     }
 
-    /// The bound address of `service` (`raft`, `admin`, `client` or `resource-tracker`).
+    /// The bound address of `service` (`raft`, `admin`, `client`, `resource-tracker` or
+    /// `scheduler`).
     pub fn local_addr(&self, service: &str) -> Option<SocketAddr> {
         self.local_addresses.get(service).copied()
     }

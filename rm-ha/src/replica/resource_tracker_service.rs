@@ -8,6 +8,7 @@ use yarn_proto::pb::resource_tracker_server::ResourceTracker;
 use yarn_proto::pb::{self, NodeActionProto};
 use yarn_security::{Authorizer, Caller, Role};
 
+use super::clock::now_ms;
 use super::leader_gate::LeaderGate;
 use super::proposer::Proposer;
 use crate::nodes::{HeartbeatVerdict, NodeRegistry, cleanup, reported_completions};
@@ -185,7 +186,10 @@ impl ResourceTracker for ResourceTrackerService {
             // On failure the node sends the same heartbeat again: nothing was recorded as
             // answered, and completing twice changes nothing.
             self.proposer
-                .propose(RmCommand::V1(CommandV1::CompleteContainers { completions }))
+                .propose(RmCommand::V1(CommandV1::CompleteContainers {
+                    completions,
+                    now_ms: now_ms(),
+                }))
                 .await?;
         }
         let (cleanup, container_key, nm_key) = self.state.read(|state| {
@@ -224,6 +228,9 @@ impl ResourceTracker for ResourceTrackerService {
         };
         self.nodes.with(epoch, |tracker| {
             tracker.responded(&node, response.clone(), Instant::now());
+            if let Some(load) = status.opportunistic_containers_status {
+                tracker.record_load(&node, load);
+            }
         });
         Ok(Response::new(response))
     }

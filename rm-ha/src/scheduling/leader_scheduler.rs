@@ -485,6 +485,7 @@ mod tests {
             priority: 0,
             current_attempt: 0,
             diagnostics: String::new(),
+            ..ApplicationRecord::default()
         };
         let submitted = apply(
             state,
@@ -514,7 +515,13 @@ mod tests {
     ) -> Vec<ContainerRecord> {
         let admissions = leader.reconcile(state, &source(), nodes);
         if !admissions.is_empty() {
-            apply(state, CommandV1::AdmitApplications { admissions });
+            apply(
+                state,
+                CommandV1::AdmitApplications {
+                    admissions,
+                    now_ms: 1,
+                },
+            );
         }
         let allocations = leader.schedule(NOW);
         if !allocations.is_empty() {
@@ -555,7 +562,13 @@ mod tests {
         );
         // The verdict is not committed yet: the next reconcile proposes it again.
         assert_eq!(leader.reconcile(&state, &source(), &nodes(1)), admissions);
-        apply(&mut state, CommandV1::AdmitApplications { admissions });
+        apply(
+            &mut state,
+            CommandV1::AdmitApplications {
+                admissions,
+                now_ms: 1,
+            },
+        );
         let record = &state.applications[&app];
         assert_eq!(
             (record.state, record.current_attempt),
@@ -609,7 +622,13 @@ mod tests {
                 .is_none(),
             "a rejected application leaves nothing behind"
         );
-        apply(&mut state, CommandV1::AdmitApplications { admissions });
+        apply(
+            &mut state,
+            CommandV1::AdmitApplications {
+                admissions,
+                now_ms: 1,
+            },
+        );
         let failed = &state.applications[&denied];
         assert_eq!(failed.state, ApplicationState::Failed);
         assert!(
@@ -625,7 +644,13 @@ mod tests {
         let app = submit(&mut state, "alice", "a", 8192);
         let (mut leader, admissions) =
             LeaderScheduler::rebuild(&state, &source(), &nodes(1)).unwrap();
-        apply(&mut state, CommandV1::AdmitApplications { admissions });
+        apply(
+            &mut state,
+            CommandV1::AdmitApplications {
+                admissions,
+                now_ms: 1,
+            },
+        );
         leader.reconcile(&state, &source(), &nodes(1));
         let lost = leader.schedule(NOW);
         assert_eq!(lost.len(), 1, "the AM fills the node");
@@ -669,6 +694,7 @@ mod tests {
         apply(
             &mut state,
             CommandV1::CompleteContainers {
+                now_ms: 1,
                 completions: vec![ContainerCompletion {
                     key: am.key,
                     exit_status: 1,

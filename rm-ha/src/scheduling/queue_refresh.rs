@@ -128,6 +128,7 @@ mod tests {
                 priority: 0,
                 current_attempt: 0,
                 diagnostics: String::new(),
+                ..ApplicationRecord::default()
             };
             state.applications.insert(1, record);
         }

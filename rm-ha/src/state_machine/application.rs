@@ -4,26 +4,88 @@ use serde::{Deserialize, Serialize};
 
 /// An application's lifecycle state, YARN's `YarnApplicationState` from submission on (`NEW`
 /// and `NEW_SAVING` exist only before the submission is committed, so they are never stored).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ApplicationState {
     /// Committed and waiting for the scheduler to accept it into its queue (YARN's
     /// `SUBMITTED`); the leader's scheduler admits or rejects it with
     /// [`Admission`](super::Admission).
+    #[default]
     Submitted,
     /// Accepted by the scheduler; waiting for its AM container.
     Accepted,
     /// Its AM has registered.
     Running,
-    /// Its AM unregistered successfully.
+    /// Its AM unregistered, with the final status it reported.
     Finished,
-    /// Failed, for instance after exhausting its attempts.
+    /// Failed: rejected at admission, or its last attempt failed.
     Failed,
     /// Killed by a user or an administrator.
     Killed,
 }
 
+impl ApplicationState {
+    /// Whether the application is over: nothing changes its state any more.
+    pub fn is_final(self) -> bool {
+        matches!(self, Self::Finished | Self::Failed | Self::Killed)
+    }
+}
+
+/// How an application ended, YARN's `FinalApplicationStatus`: what its AM reported when it
+/// unregistered, or what the RM decided when it failed or was killed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FinalStatus {
+    /// Not ended, or ended without saying.
+    #[default]
+    Undefined,
+    /// The application did its work.
+    Succeeded,
+    /// The application failed.
+    Failed,
+    /// The application was killed.
+    Killed,
+}
+
+/// Where one application attempt is, YARN's `YarnApplicationAttemptState` reduced to what the
+/// replicated state distinguishes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AttemptState {
+    /// Waiting for its AM container, or for the AM in it to register.
+    #[default]
+    Scheduled,
+    /// Its AM registered.
+    Running,
+    /// Its AM unregistered.
+    Finished,
+    /// Its AM container completed before the AM unregistered, or the AM stopped heartbeating.
+    Failed,
+    /// Its application was killed.
+    Killed,
+}
+
+/// One attempt of an application, kept for reports after it ended.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttemptRecord {
+    /// The attempt's id within its application, from 1.
+    pub attempt_id: i32,
+    /// Where it is.
+    pub state: AttemptState,
+    /// When it began (the admission or the failure of its predecessor), in milliseconds since
+    /// the Unix epoch.
+    pub start_time_ms: i64,
+    /// When it ended; 0 while it has not.
+    pub finish_time_ms: i64,
+    /// The host its AM registered from; empty before registration.
+    pub host: String,
+    /// The AM's RPC port as it registered it.
+    pub rpc_port: i32,
+    /// The tracking URL the AM registered or finished with.
+    pub tracking_url: String,
+    /// Why the attempt ended as it did.
+    pub diagnostics: String,
+}
+
 /// One submitted application, as every replica stores it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApplicationRecord {
     /// The id's sequence number; the id's cluster timestamp is the state's.
     pub sequence: i32,
@@ -48,6 +110,15 @@ pub struct ApplicationRecord {
     pub current_attempt: i32,
     /// Why the application is where it is, for instance why the scheduler rejected it.
     pub diagnostics: String,
+    /// How many attempts it may make: the submission's `max_app_attempts` when in
+    /// `1..=yarn.resourcemanager.am.max-attempts`, otherwise that key's value.
+    pub max_attempts: i32,
+    /// How it ended; [`FinalStatus::Undefined`] while it runs.
+    pub final_status: FinalStatus,
+    /// When it reached a final state, in milliseconds since the Unix epoch; 0 before.
+    pub finish_time_ms: i64,
+    /// Its attempts in order; the last is the current one.
+    pub attempts: Vec<AttemptRecord>,
     /// The client's `ApplicationSubmissionContextProto`, protobuf-encoded, kept whole so that
     /// the AM can be launched from it on any future leader.
     pub submission_context: Vec<u8>,

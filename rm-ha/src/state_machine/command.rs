@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Admission, ApplicationRecord, ContainerCompletion, ContainerRecord, MasterKeyChange,
-    MasterKeyKind,
+    Admission, ApplicationRecord, ContainerCompletion, ContainerRecord, FinalStatus,
+    MasterKeyChange, MasterKeyKind,
 };
 
 /// One replicated mutation, as stored in a Raft log entry.
@@ -83,6 +83,8 @@ pub enum CommandV1 {
     AdmitApplications {
         /// One verdict per application.
         admissions: Vec<Admission>,
+        /// The leader's clock: when accepted applications' first attempts begin.
+        now_ms: i64,
     },
     /// Records one scheduling pass's allocations: the whole batch is one entry. Each allocation
     /// is re-validated (epoch of its id, id above every id issued to the application, live
@@ -92,13 +94,77 @@ pub enum CommandV1 {
         allocations: Vec<ContainerRecord>,
     },
     /// Completes containers; completing an unknown or completed container changes nothing.
+    /// The completion of a current attempt's AM container before its AM unregistered fails the
+    /// attempt: the application gets its next attempt, or fails after its last.
     CompleteContainers {
         /// The completions.
         completions: Vec<ContainerCompletion>,
+        /// The leader's clock, for the times of failed attempts.
+        now_ms: i64,
     },
     /// A NodeManager was declared LOST: every live container on it completes as lost.
     NodeLost {
         /// The node's id, `host:port`.
         node: String,
+        /// The leader's clock, for the times of attempts whose AM was on the node.
+        now_ms: i64,
+    },
+    /// The current attempt's AM registered: the application becomes `Running`. Repeating it
+    /// for a registered attempt changes nothing.
+    RegisterApplicationMaster {
+        /// The application's sequence number.
+        application_seq: i32,
+        /// The attempt the AMRMToken named.
+        attempt_id: i32,
+        /// Where the AM's RPC server listens, for clients.
+        host: String,
+        /// The AM's RPC port.
+        rpc_port: i32,
+        /// The AM's tracking URL.
+        tracking_url: String,
+    },
+    /// The current attempt's AM unregistered: the application becomes `Finished` with the final
+    /// status it reported, and its other live containers complete (YARN's
+    /// KILLED_AFTER_APP_COMPLETION). The AM container completes when its process exits.
+    /// Repeating it for a finished attempt changes nothing.
+    FinishApplicationMaster {
+        /// The application's sequence number.
+        application_seq: i32,
+        /// The attempt the AMRMToken named.
+        attempt_id: i32,
+        /// What the AM reported.
+        final_status: FinalStatus,
+        /// The AM's diagnostics.
+        diagnostics: String,
+        /// The AM's final tracking URL.
+        tracking_url: String,
+        /// The leader's clock.
+        now_ms: i64,
+    },
+    /// A user or administrator killed the application: it becomes `Killed` and every live
+    /// container completes (YARN's KILLED_BY_RESOURCEMANAGER).
+    KillApplication {
+        /// The application's sequence number.
+        application_seq: i32,
+        /// Who killed it and why.
+        diagnostics: String,
+        /// The leader's clock.
+        now_ms: i64,
+    },
+    /// The current attempt failed without its AM container having completed (for instance its
+    /// AM stopped heartbeating): the AM container completes with `exit_status` and
+    /// `diagnostics`, and the application moves on exactly as when a NodeManager reports an AM
+    /// container's completion.
+    FailApplicationAttempt {
+        /// The application's sequence number.
+        application_seq: i32,
+        /// The attempt to fail; a command naming an older attempt changes nothing.
+        attempt_id: i32,
+        /// The exit status recorded for the AM container.
+        exit_status: i32,
+        /// Why.
+        diagnostics: String,
+        /// The leader's clock.
+        now_ms: i64,
     },
 }

@@ -2,6 +2,7 @@
 
 mod admission;
 mod application;
+mod application_lifecycle;
 mod command;
 mod container;
 mod container_table;
@@ -13,7 +14,10 @@ mod state_view;
 pub(crate) mod test_fixtures;
 
 pub use admission::Admission;
-pub use application::{ApplicationRecord, ApplicationState};
+pub use application::{
+    ApplicationRecord, ApplicationState, AttemptRecord, AttemptState, FinalStatus,
+};
+pub use application_lifecycle::{KILLED_AFTER_APP_COMPLETION, KILLED_BY_RESOURCEMANAGER};
 pub use command::{CommandV1, RmCommand};
 pub use container::{
     ContainerCompletion, ContainerKey, ContainerRecord, ContainerState, ExecutionType,

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{AllocationRejection, ContainerKey, MasterKeyRejection};
+use super::{AllocationRejection, ApplicationState, ContainerKey, MasterKeyRejection};
 
 /// What applying one entry produced. Domain rejections are values here, never errors: every
 /// replica reaches the same rejection for the same entry.
@@ -88,5 +88,45 @@ pub enum RmResponse {
     NodeLostRecorded {
         /// The containers that were live on the node.
         completed: Vec<ContainerKey>,
+    },
+    /// The application is not in the table.
+    UnknownApplication {
+        /// The id's sequence number.
+        sequence: i32,
+    },
+    /// The application already reached a final state; nothing changed.
+    ApplicationAlreadyFinal {
+        /// The state it ended in.
+        state: ApplicationState,
+    },
+    /// The command named an attempt that is not the application's current one.
+    AttemptNotCurrent {
+        /// The attempt the command named.
+        attempt_id: i32,
+        /// The current attempt.
+        current: i32,
+    },
+    /// The attempt's AM has not registered, so it cannot unregister.
+    AttemptNotRegistered {
+        /// The attempt.
+        attempt_id: i32,
+    },
+    /// The attempt's AM is registered and its application `Running`.
+    ApplicationMasterRegistered {
+        /// False when it was registered already (a repeated registration).
+        first_time: bool,
+    },
+    /// The attempt's AM is unregistered and its application `Finished`.
+    ApplicationMasterUnregistered {
+        /// False when it was unregistered already (a repeated finish).
+        first_time: bool,
+    },
+    /// The application is `Killed`.
+    ApplicationKilled,
+    /// The attempt was failed (its AM container completed as the command said); the application
+    /// has a next attempt or has failed.
+    AttemptFailed {
+        /// The application's state afterwards: `Accepted` with a new attempt, or `Failed`.
+        application_state: ApplicationState,
     },
 }

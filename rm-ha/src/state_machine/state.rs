@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{
-    Admission, ApplicationRecord, ApplicationState, CommandV1, ContainerRecord, ContainerTable,
-    MasterKeys, RmCommand, RmResponse,
+    Admission, ApplicationRecord, ApplicationState, AttemptRecord, CommandV1, ContainerRecord,
+    ContainerTable, FinalStatus, MasterKeys, RmCommand, RmResponse,
 };
 
 /// The state every replica holds identically after applying the same log prefix.
@@ -110,24 +110,65 @@ impl RmState {
                 cluster_timestamp_ms,
                 application,
             } => self.submit_application(*cluster_timestamp_ms, application),
-            CommandV1::AdmitApplications { admissions } => self.admit_applications(admissions),
-            CommandV1::AllocateContainers { allocations } => self.allocate_containers(allocations),
-            CommandV1::CompleteContainers { completions } => {
-                let completed = completions
-                    .iter()
-                    .filter(|completion| self.containers.complete(completion))
-                    .count();
-                RmResponse::ContainersCompleted {
-                    completed: u32::try_from(completed).unwrap_or(u32::MAX),
-                }
+            CommandV1::AdmitApplications { admissions, now_ms } => {
+                self.admit_applications(admissions, *now_ms)
             }
-            CommandV1::NodeLost { node } => RmResponse::NodeLostRecorded {
-                completed: self.containers.complete_lost_node(node),
-            },
+            CommandV1::AllocateContainers { allocations } => self.allocate_containers(allocations),
+            CommandV1::CompleteContainers {
+                completions,
+                now_ms,
+            } => self.complete_containers(completions, *now_ms),
+            CommandV1::NodeLost { node, now_ms } => self.node_lost(node, *now_ms),
+            CommandV1::RegisterApplicationMaster {
+                application_seq,
+                attempt_id,
+                host,
+                rpc_port,
+                tracking_url,
+            } => self.register_application_master(
+                *application_seq,
+                *attempt_id,
+                host,
+                *rpc_port,
+                tracking_url,
+            ),
+            CommandV1::FinishApplicationMaster {
+                application_seq,
+                attempt_id,
+                final_status,
+                diagnostics,
+                tracking_url,
+                now_ms,
+            } => self.finish_application_master(
+                *application_seq,
+                *attempt_id,
+                *final_status,
+                diagnostics,
+                tracking_url,
+                *now_ms,
+            ),
+            CommandV1::KillApplication {
+                application_seq,
+                diagnostics,
+                now_ms,
+            } => self.kill_application(*application_seq, diagnostics, *now_ms),
+            CommandV1::FailApplicationAttempt {
+                application_seq,
+                attempt_id,
+                exit_status,
+                diagnostics,
+                now_ms,
+            } => self.fail_application_attempt(
+                *application_seq,
+                *attempt_id,
+                *exit_status,
+                diagnostics,
+                *now_ms,
+            ),
         }
     }
 
-    fn admit_applications(&mut self, admissions: &[Admission]) -> RmResponse {
+    fn admit_applications(&mut self, admissions: &[Admission], now_ms: i64) -> RmResponse {
         let mut decided = 0u32;
         let mut ignored = 0u32;
         for admission in admissions {
@@ -147,9 +188,16 @@ impl RmState {
                     application.queue = queue.clone();
                     application.priority = *priority;
                     application.current_attempt = 1;
+                    application.attempts = vec![AttemptRecord {
+                        attempt_id: 1,
+                        start_time_ms: now_ms,
+                        ..AttemptRecord::default()
+                    }];
                 }
                 Admission::Rejected { diagnostics, .. } => {
                     application.state = ApplicationState::Failed;
+                    application.final_status = FinalStatus::Failed;
+                    application.finish_time_ms = now_ms;
                     application.diagnostics = diagnostics.clone();
                 }
             }
@@ -162,16 +210,13 @@ impl RmState {
         let mut recorded = 0u32;
         let mut rejected = Vec::new();
         for record in allocations {
+            // Allocations of a pass that raced an attempt's failure belong to no live attempt.
             let is_live = self
                 .applications
                 .get(&record.key.application_seq)
                 .is_some_and(|application| {
-                    !matches!(
-                        application.state,
-                        ApplicationState::Finished
-                            | ApplicationState::Failed
-                            | ApplicationState::Killed
-                    )
+                    !application.state.is_final()
+                        && application.current_attempt == record.attempt_id
                 });
             match self.containers.allocate(self.epoch, is_live, record) {
                 Ok(()) => recorded += 1,
@@ -399,6 +444,7 @@ mod tests {
             priority: 0,
             current_attempt: 0,
             diagnostics: String::new(),
+            ..ApplicationRecord::default()
         }
     }
 
@@ -465,6 +511,7 @@ mod tests {
         state.apply(&submit(1_000, 1));
         state.apply(&submit(1_000, 2));
         let admit = v1(CommandV1::AdmitApplications {
+            now_ms: 1_000,
             admissions: vec![
                 Admission::Accepted {
                     application_seq: 1,

@@ -2,9 +2,12 @@
 
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId};
 
+use yarn_security::MasterKey;
+
 use super::{
-    ApplicationRecord, ApplicationState, CommandV1, ContainerCompletion, ContainerKey,
-    ContainerRecord, ContainerState, ExecutionType, RmCommand, RmState,
+    ApplicationRecord, ApplicationState, AttemptRecord, AttemptState, CommandV1,
+    ContainerCompletion, ContainerKey, ContainerRecord, ContainerState, ExecutionType,
+    MasterKeyChange, MasterKeyKind, RmCommand, RmState, StoredMasterKey,
 };
 
 /// The cluster timestamp of the fixtures' application ids.
@@ -50,6 +53,14 @@ pub(crate) fn running_application(containers: &[(i64, &str)], completed: &[i64])
             priority: 0,
             current_attempt: 1,
             diagnostics: String::new(),
+            max_attempts: 2,
+            attempts: vec![AttemptRecord {
+                attempt_id: 1,
+                state: AttemptState::Running,
+                start_time_ms: TIMESTAMP,
+                ..AttemptRecord::default()
+            }],
+            ..ApplicationRecord::default()
         },
     });
     let allocations = containers
@@ -77,6 +88,43 @@ pub(crate) fn running_application(containers: &[(i64, &str)], completed: &[i64])
             diagnostics: String::new(),
         })
         .collect();
-    apply(CommandV1::CompleteContainers { completions });
+    apply(CommandV1::CompleteContainers {
+        completions,
+        now_ms: TIMESTAMP,
+    });
     state
+}
+
+/// Initializes every kind of token master key, each with id 1 and its own secret.
+pub(crate) fn initialize_master_keys(state: &mut RmState) {
+    for (index, kind) in MasterKeyKind::ALL.into_iter().enumerate() {
+        let seed = u8::try_from(index).expect("three kinds");
+        state.apply(&RmCommand::V1(CommandV1::ChangeMasterKey {
+            kind,
+            change: MasterKeyChange::Initialize {
+                key: StoredMasterKey {
+                    key_id: 1,
+                    secret: [seed; MasterKey::LEN],
+                    since_ms: TIMESTAMP,
+                },
+            },
+        }));
+    }
+}
+
+/// The 1 GB AM container [`container`]`(sequence)` of attempt 1 on `node`, not yet recorded.
+pub(crate) fn am_container(sequence: i64, node: &str) -> ContainerRecord {
+    ContainerRecord {
+        key: key(sequence),
+        attempt_id: 1,
+        node: node.to_owned(),
+        memory_mb: 1024,
+        vcores: 1,
+        execution_type: ExecutionType::Guaranteed,
+        is_am: true,
+        priority: 0,
+        allocation_request_id: -1,
+        allocated_at_ms: TIMESTAMP,
+        state: ContainerState::Allocated,
+    }
 }

@@ -58,8 +58,9 @@ pub struct Slot {
     pub admin: String,
     pub client: String,
     pub resource_tracker: String,
-    /// Scheduler and web addresses: configured, not yet served.
-    pub unserved: [String; 2],
+    pub scheduler: String,
+    /// The web address: configured, not yet served.
+    pub unserved: [String; 1],
     /// Listeners holding every port of this slot from creation, so that no other slot or link
     /// is given one of them; the served ones are handed to the first start.
     held: Option<RmListeners>,
@@ -119,9 +120,10 @@ impl Cluster {
             let (admin, admin_listener) = reserve().await;
             let (client, client_listener) = reserve().await;
             let (resource_tracker, tracker_listener) = reserve().await;
+            let (scheduler, scheduler_listener) = reserve().await;
             let mut unserved = Vec::new();
             let mut reserved = Vec::new();
-            for _ in 0..2 {
+            for _ in 0..1 {
                 let (address, listener) = reserve().await;
                 unserved.push(address);
                 reserved.push(listener);
@@ -133,12 +135,14 @@ impl Cluster {
                 admin,
                 client,
                 resource_tracker,
-                unserved: unserved.try_into().expect("two addresses"),
+                scheduler,
+                unserved: unserved.try_into().expect("one address"),
                 held: Some(RmListeners {
                     raft: raft_listener,
                     admin: admin_listener,
                     client: client_listener,
                     resource_tracker: tracker_listener,
+                    scheduler: scheduler_listener,
                 }),
                 _reserved: reserved,
             });
@@ -198,9 +202,14 @@ impl Cluster {
                 &format!("yarn.resourcemanager.resource-tracker.address.{id}"),
                 &slot.resource_tracker,
             );
-            for (key, address) in ["scheduler", "webapp"].iter().zip(&slot.unserved) {
-                conf.set(&format!("yarn.resourcemanager.{key}.address.{id}"), address);
-            }
+            conf.set(
+                &format!("yarn.resourcemanager.scheduler.address.{id}"),
+                &slot.scheduler,
+            );
+            conf.set(
+                &format!("yarn.resourcemanager.webapp.address.{id}"),
+                &slot.unserved[0],
+            );
         }
         let slot = &self.slots[index];
         // The unsuffixed keys are what a replica reads with yarn.resourcemanager.ha.enabled=false.
@@ -211,9 +220,8 @@ impl Cluster {
             "yarn.resourcemanager.resource-tracker.address",
             &slot.resource_tracker,
         );
-        for (key, address) in ["scheduler", "webapp"].iter().zip(&slot.unserved) {
-            conf.set(&format!("yarn.resourcemanager.{key}.address"), address);
-        }
+        conf.set("yarn.resourcemanager.scheduler.address", &slot.scheduler);
+        conf.set("yarn.resourcemanager.webapp.address", &slot.unserved[0]);
         conf.set(
             "yarn.resourcemanager.ha.raft.storage-dir",
             &path(slot.storage.path()),
@@ -246,6 +254,7 @@ impl Cluster {
                     admin: rebind(&slot.admin).await,
                     client: rebind(&slot.client).await,
                     resource_tracker: rebind(&slot.resource_tracker).await,
+                    scheduler: rebind(&slot.scheduler).await,
                 },
             };
             match ResourceManager::start_with(config, tls, listeners).await {

@@ -1,0 +1,260 @@
+//! The pure parts of an allocate call: reading the AM's asks and releases, and building the
+//! response from the replicated state and the attempt's session.
+
+use yarn_proto::ids::{ApplicationAttemptId, ContainerId, NodeId};
+use yarn_proto::pb;
+use yarn_scheduler::{Resource, ResourceRequest};
+
+use super::token_issuer::{execution_type, resource};
+use super::{AmSession, TokenIssuer};
+use crate::state_machine::{ContainerRecord, ContainerState, RmState};
+
+/// What an allocate response is built for.
+#[derive(Debug, Clone, Copy)]
+pub struct Context {
+    /// The calling attempt.
+    pub attempt: ApplicationAttemptId,
+    /// The AMRM key id of the caller's token; another id than the current one earns a new
+    /// token.
+    pub token_key_id: i32,
+    /// The response's id: the request's plus one.
+    pub response_id: i32,
+    /// What the attempt may still get.
+    pub headroom: Resource,
+    /// How many nodes are registered.
+    pub num_cluster_nodes: usize,
+    /// The leader's clock.
+    pub now_ms: i64,
+    /// Until when new container tokens are valid.
+    pub expiry_ms: i64,
+}
+
+/// The AM's asks in the scheduler's terms.
+///
+/// # Errors
+///
+/// A message naming the ask (by index) and what was wrong with it: a missing or negative
+/// capability, a negative container count.
+pub fn asks(asks: &[pb::ResourceRequestProto]) -> Result<Vec<ResourceRequest>, String> {
+    asks.iter()
+        .enumerate()
+        .map(|(index, ask)| {
+            let capability = ask
+                .capability
+                .as_ref()
+                .ok_or_else(|| format!("ask[{index}] has no capability"))?;
+            if capability.memory < 0 || capability.virtual_cores < 0 {
+                return Err(format!(
+                    "ask[{index}] asks for a negative capability (memory {} MB, {} vcores)",
+                    capability.memory, capability.virtual_cores
+                ));
+            }
+            let num_containers = u32::try_from(ask.num_containers).map_err(|_| {
+                format!(
+                    "ask[{index}] asks for {} containers; the count cannot be negative",
+                    ask.num_containers
+                )
+            })?;
+            let resource_name = if ask.resource_name.is_empty() {
+                ResourceRequest::ANY.to_owned()
+            } else {
+                ask.resource_name.clone()
+            };
+            Ok(ResourceRequest {
+                priority: ask.priority.map_or(0, |p| p.priority),
+                allocation_request_id: ask.allocation_request_id,
+                resource_name,
+                capability: Resource::from(capability),
+                num_containers,
+                relax_locality: ask.relax_locality.unwrap_or(true),
+            })
+        })
+        .collect()
+}
+
+/// The containers the AM releases, which must all be its application's.
+///
+/// # Errors
+///
+/// A message naming the release (by index) that is not a container id of `attempt`'s
+/// application.
+pub fn releases(
+    attempt: ApplicationAttemptId,
+    releases: &[pb::ContainerIdProto],
+) -> Result<Vec<ContainerId>, String> {
+    releases
+        .iter()
+        .enumerate()
+        .map(|(index, proto)| {
+            let id = ContainerId::try_from(*proto)
+                .map_err(|err| format!("release[{index}] is not a container id: {err}"))?;
+            if id.application_attempt_id().application_id != attempt.application_id {
+                return Err(format!(
+                    "release[{index}] names {id}, which belongs to another application"
+                ));
+            }
+            Ok(id)
+        })
+        .collect()
+}
+
+/// Builds the response for a fresh allocate: the attempt's containers committed since the AM
+/// last heard (with container tokens), NM tokens for their new nodes, completed containers,
+/// headroom, and a new AMRMToken when the key rolled. `None` when the state holds no keys or no
+/// such application.
+pub fn build(
+    state: &RmState,
+    session: &mut AmSession,
+    context: Context,
+) -> Option<pb::AllocateResponseProto> {
+    let attempt = context.attempt;
+    let application = state.applications.get(&attempt.application_id.id)?;
+    let issuer = TokenIssuer::from_state(state)?;
+    let news = session.take_news(state, attempt.application_id.id, attempt.attempt_id);
+    let allocated_containers = news
+        .allocated
+        .iter()
+        .filter_map(|record| {
+            let id = ContainerId::from_raw(attempt, record.key.container_id).ok()?;
+            let token = issuer.container_token(
+                id,
+                record,
+                &application.user,
+                context.now_ms,
+                context.expiry_ms,
+            );
+            Some(container_proto(id, record, token))
+        })
+        .collect();
+    let completed_container_statuses = news
+        .completed
+        .iter()
+        .filter_map(|record| completed_status(attempt, record))
+        .collect();
+    let nm_tokens = news
+        .new_nodes
+        .iter()
+        .filter_map(|node| node.parse::<NodeId>().ok())
+        .map(|node| issuer.nm_token(attempt, &node, &application.user))
+        .collect();
+    let am_rm_token =
+        (context.token_key_id != issuer.current_amrm_key_id()).then(|| issuer.amrm_token(attempt));
+    Some(pb::AllocateResponseProto {
+        response_id: context.response_id,
+        allocated_containers,
+        completed_container_statuses,
+        limit: Some(pb::ResourceProto {
+            memory: i64::try_from(context.headroom.memory_mb).unwrap_or(i64::MAX),
+            virtual_cores: i32::try_from(context.headroom.vcores).unwrap_or(i32::MAX),
+            ..Default::default()
+        }),
+        num_cluster_nodes: i32::try_from(context.num_cluster_nodes).unwrap_or(i32::MAX),
+        nm_tokens,
+        am_rm_token,
+        application_priority: Some(pb::PriorityProto {
+            priority: application.priority,
+        }),
+        ..Default::default()
+    })
+}
+
+/// A committed container as the AM sees it.
+pub fn container_proto(
+    id: ContainerId,
+    record: &ContainerRecord,
+    container_token: pb::TokenProto,
+) -> pb::ContainerProto {
+    pb::ContainerProto {
+        id: Some(id.into()),
+        node_id: record
+            .node
+            .parse::<NodeId>()
+            .ok()
+            .map(|node| (&node).into()),
+        node_http_address: String::new(),
+        resource: Some(resource(record)),
+        priority: Some(pb::PriorityProto {
+            priority: record.priority,
+        }),
+        container_token: Some(container_token),
+        execution_type: execution_type(record.execution_type).into(),
+        allocation_request_id: Some(record.allocation_request_id),
+        version: 0,
+    }
+}
+
+fn completed_status(
+    attempt: ApplicationAttemptId,
+    record: &ContainerRecord,
+) -> Option<pb::ContainerStatusProto> {
+    let ContainerState::Completed {
+        exit_status,
+        diagnostics,
+    } = &record.state
+    else {
+        return None;
+    };
+    let id = ContainerId::from_raw(attempt, record.key.container_id).ok()?;
+    Some(pb::ContainerStatusProto {
+        container_id: Some(id.into()),
+        state: pb::ContainerStateProto::CComplete.into(),
+        diagnostics: diagnostics.clone(),
+        exit_status: Some(*exit_status),
+        capability: Some(resource(record)),
+        execution_type: execution_type(record.execution_type).into(),
+        ..Default::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(memory: i64, count: i32) -> pb::ResourceRequestProto {
+        pb::ResourceRequestProto {
+            priority: Some(pb::PriorityProto { priority: 1 }),
+            resource_name: "*".to_owned(),
+            capability: Some(pb::ResourceProto {
+                memory,
+                virtual_cores: 1,
+                ..Default::default()
+            }),
+            num_containers: count,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn asks_become_scheduler_requests_and_bad_ones_are_named() {
+        let converted = asks(&[ask(512, 3)]).unwrap();
+        assert_eq!(
+            converted,
+            vec![ResourceRequest {
+                priority: 1,
+                allocation_request_id: 0,
+                resource_name: "*".to_owned(),
+                capability: Resource::new(512, 1),
+                num_containers: 3,
+                relax_locality: true,
+            }]
+        );
+        let err = asks(&[ask(512, 1), ask(512, -2)]).unwrap_err();
+        assert!(err.contains("ask[1]") && err.contains("-2"), "{err}");
+        let err = asks(&[ask(-1, 1)]).unwrap_err();
+        assert!(err.contains("ask[0]") && err.contains("negative"), "{err}");
+        let missing = pb::ResourceRequestProto::default();
+        assert!(asks(&[missing]).unwrap_err().contains("no capability"));
+    }
+
+    #[test]
+    fn another_applications_container_cannot_be_released() {
+        use crate::state_machine::test_fixtures::{TIMESTAMP, container};
+        use yarn_proto::ids::ApplicationId;
+        let own = ApplicationAttemptId::new(ApplicationId::new(TIMESTAMP, 1), 1);
+        let other = ApplicationAttemptId::new(ApplicationId::new(TIMESTAMP, 2), 1);
+        let id = container(4);
+        assert_eq!(releases(own, &[id.into()]), Ok(vec![id]));
+        let err = releases(other, &[id.into()]).unwrap_err();
+        assert!(err.contains("another application"), "{err}");
+    }
+}

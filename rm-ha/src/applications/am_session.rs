@@ -1,0 +1,191 @@
+//! [`AmSession`]: what the leader remembers about one registered application attempt between
+//! its allocate calls. Soft state: a new leader starts with none, and the AM registers again.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use yarn_proto::pb;
+
+use crate::state_machine::{ContainerRecord, RmState};
+
+/// How an allocate request's `response_id` relates to the session's last response.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResponseIdCheck {
+    /// The next request: apply it and answer with `response_id + 1`.
+    Fresh,
+    /// A resend of the request last answered: answer it with that response again, unchanged.
+    Duplicate(Box<pb::AllocateResponseProto>),
+    /// Neither: the AM lost track of the exchange.
+    Invalid {
+        /// The id a fresh request must carry.
+        expected: i32,
+    },
+}
+
+/// What changed for an attempt since its last allocate response.
+#[derive(Debug, Default)]
+pub struct AttemptNews<'a> {
+    /// Containers committed for the attempt that the AM has not been given.
+    pub allocated: Vec<&'a ContainerRecord>,
+    /// Its containers that completed since the AM last heard, AM container excluded.
+    pub completed: Vec<&'a ContainerRecord>,
+    /// Nodes of `allocated` the AM holds no NM token for yet.
+    pub new_nodes: Vec<String>,
+}
+
+/// One registered attempt's session on the leader.
+///
+/// Guarantees: a container is handed to the AM at most once per session and a completion
+/// reported at most once per session; the AM client drops the repeats that a new session (after
+/// a failover or a re-registration) may bring.
+#[derive(Debug)]
+pub struct AmSession {
+    last_response: Option<pb::AllocateResponseProto>,
+    delivered: BTreeSet<i64>,
+    reported: BTreeSet<i64>,
+    nm_tokens_sent: BTreeSet<String>,
+    last_heard: Instant,
+}
+
+impl AmSession {
+    /// A session that heard from its AM at `now`.
+    pub fn new(now: Instant) -> Self {
+        Self {
+            last_response: None,
+            delivered: BTreeSet::new(),
+            reported: BTreeSet::new(),
+            nm_tokens_sent: BTreeSet::new(),
+            last_heard: now,
+        }
+    }
+
+    /// A repeated registration: the AM starts its exchange over from response id 0; what it
+    /// was given stays given.
+    pub fn reregistered(&mut self, now: Instant) {
+        self.last_response = None;
+        self.last_heard = now;
+    }
+
+    /// When the AM last called.
+    pub fn last_heard(&self) -> Instant {
+        self.last_heard
+    }
+
+    /// Notes a call from the AM at `now`.
+    pub fn heard(&mut self, now: Instant) {
+        self.last_heard = now;
+    }
+
+    /// Classifies a request's `response_id`: after registration the first request carries 0;
+    /// afterwards each carries the last response's id, and the one before that is a resend.
+    pub fn check(&self, response_id: i32) -> ResponseIdCheck {
+        match &self.last_response {
+            None if response_id == 0 => ResponseIdCheck::Fresh,
+            None => ResponseIdCheck::Invalid { expected: 0 },
+            Some(last) if response_id == last.response_id => ResponseIdCheck::Fresh,
+            Some(last) if response_id.wrapping_add(1) == last.response_id => {
+                ResponseIdCheck::Duplicate(Box::new(last.clone()))
+            }
+            Some(last) => ResponseIdCheck::Invalid {
+                expected: last.response_id,
+            },
+        }
+    }
+
+    /// Collects `application_seq`'s news for `attempt_id` from `state` and counts it as given.
+    pub fn take_news<'a>(
+        &mut self,
+        state: &'a RmState,
+        application_seq: i32,
+        attempt_id: i32,
+    ) -> AttemptNews<'a> {
+        let mut news = AttemptNews::default();
+        for record in state.containers.of_application(application_seq) {
+            if record.is_am || record.attempt_id != attempt_id {
+                continue;
+            }
+            let id = record.key.container_id;
+            if record.is_live() {
+                if self.delivered.insert(id) {
+                    if self.nm_tokens_sent.insert(record.node.clone()) {
+                        news.new_nodes.push(record.node.clone());
+                    }
+                    news.allocated.push(record);
+                }
+            } else if self.reported.insert(id) {
+                // A container that completed before it was ever handed out is reported too,
+                // so the AM's count of outstanding work stays right.
+                self.delivered.insert(id);
+                news.completed.push(record);
+            }
+        }
+        news
+    }
+
+    /// Remembers `response` as the last one, for resends.
+    pub fn answered(&mut self, response: pb::AllocateResponseProto) {
+        self.last_response = Some(response);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state_machine::test_fixtures::{key, running_application};
+    use crate::state_machine::{CommandV1, ContainerCompletion, RmCommand};
+
+    fn response(response_id: i32) -> pb::AllocateResponseProto {
+        pb::AllocateResponseProto {
+            response_id,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn response_ids_follow_the_exchange_and_a_resend_gets_the_same_answer() {
+        let mut session = AmSession::new(Instant::now());
+        assert_eq!(session.check(0), ResponseIdCheck::Fresh);
+        assert_eq!(session.check(1), ResponseIdCheck::Invalid { expected: 0 });
+        session.answered(response(1));
+        assert_eq!(session.check(1), ResponseIdCheck::Fresh);
+        assert_eq!(
+            session.check(0),
+            ResponseIdCheck::Duplicate(Box::new(response(1)))
+        );
+        assert_eq!(session.check(5), ResponseIdCheck::Invalid { expected: 1 });
+        session.reregistered(Instant::now());
+        assert_eq!(session.check(0), ResponseIdCheck::Fresh);
+    }
+
+    #[test]
+    fn containers_and_completions_are_given_once_with_one_token_per_node() {
+        let mut state = running_application(&[(2, "n1:1"), (3, "n1:1"), (4, "n2:1")], &[4]);
+        let mut session = AmSession::new(Instant::now());
+        let news = session.take_news(&state, 1, 1);
+        let allocated: Vec<_> = news.allocated.iter().map(|r| r.key).collect();
+        let completed: Vec<_> = news.completed.iter().map(|r| r.key).collect();
+        assert_eq!(allocated, vec![key(2), key(3)]);
+        assert_eq!(completed, vec![key(4)]);
+        assert_eq!(news.new_nodes, vec!["n1:1".to_owned()]);
+
+        let again = session.take_news(&state, 1, 1);
+        assert!(again.allocated.is_empty() && again.completed.is_empty());
+
+        state.apply(&RmCommand::V1(CommandV1::CompleteContainers {
+            completions: vec![ContainerCompletion {
+                key: key(2),
+                exit_status: 0,
+                diagnostics: String::new(),
+            }],
+            now_ms: 9,
+        }));
+        let later = session.take_news(&state, 1, 1);
+        assert!(later.allocated.is_empty());
+        assert_eq!(
+            later.completed.iter().map(|r| r.key).collect::<Vec<_>>(),
+            vec![key(2)]
+        );
+        // Another attempt's containers are not this attempt's news.
+        assert!(session.take_news(&state, 1, 2).allocated.is_empty());
+    }
+}

@@ -1,0 +1,24 @@
+//! Applications past admission on the leader: the AM sessions of the scheduler protocol, the
+//! tokens handed to AMs, and the allocate responses built from the replicated state.
+//!
+//! ```text
+//! AM ──allocate──▶ ApplicationMasterService ─ TokenIssuer::verify_amrm ─▶ attempt
+//!                    │ AmSession::check(response_id)   (fresh | resend | invalid)
+//!                    │ asks/releases ─▶ SchedulerCell ─▶ scheduling loop ─▶ AllocateContainers
+//!                    ▼
+//!                  allocate_response::build(state, session)  committed containers only
+//! ```
+
+pub mod allocate_response;
+mod am_launch;
+mod am_session;
+mod am_sessions;
+pub mod reports;
+mod token_issuer;
+
+pub use am_launch::{APP_SUBMIT_TIME_ENV, AmLaunch, MAX_APP_ATTEMPTS_ENV, pending_launches};
+pub use am_session::{AmSession, AttemptNews, ResponseIdCheck};
+pub use am_sessions::AmSessions;
+pub use token_issuer::{
+    AMRM_TOKEN_SERVICE, AmrmTokenRefusal, TokenIssuer, execution_type, resource,
+};

@@ -1,0 +1,281 @@
+//! The client protocol's reports on applications, attempts, containers and nodes, as pure
+//! functions of the replicated state (and, for nodes, the leader's node tracker).
+
+use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
+use yarn_proto::pb::{self, YarnApplicationAttemptStateProto, YarnApplicationStateProto};
+
+use super::{execution_type, resource};
+use crate::nodes::{NodeState, NodeTracker};
+use crate::state_machine::{
+    ApplicationRecord, ApplicationState, AttemptRecord, AttemptState, ContainerRecord,
+    ContainerState, ExecutionType, FinalStatus, RmState,
+};
+
+/// The report of `app`, with its current attempt's AM address and tracking URL.
+pub fn application_report(state: &RmState, app: &ApplicationRecord) -> pb::ApplicationReportProto {
+    let id = ApplicationId::new(state.cluster_timestamp_ms, app.sequence);
+    let current = app.attempts.last();
+    pb::ApplicationReportProto {
+        application_id: Some(id.into()),
+        user: app.user.clone(),
+        queue: app.queue.clone(),
+        name: app.name.clone(),
+        host: current.map(|a| a.host.clone()).unwrap_or_default(),
+        rpc_port: current.map_or(0, |a| a.rpc_port),
+        yarn_application_state: application_state(app.state).into(),
+        tracking_url: current.map(|a| a.tracking_url.clone()).unwrap_or_default(),
+        diagnostics: app.diagnostics.clone(),
+        start_time: app.submit_time_ms,
+        finish_time: app.finish_time_ms,
+        final_application_status: final_status(app.final_status).into(),
+        current_application_attempt_id: (app.current_attempt > 0)
+            .then(|| ApplicationAttemptId::new(id, app.current_attempt).into()),
+        progress: if app.state.is_final() { 1.0 } else { 0.0 },
+        application_type: app.application_type.clone(),
+        application_tags: app.tags.clone(),
+        priority: Some(pb::PriorityProto {
+            priority: app.priority,
+        }),
+        ..Default::default()
+    }
+}
+
+/// The reports of `app`'s attempts, oldest first.
+pub fn attempt_reports(
+    state: &RmState,
+    app: &ApplicationRecord,
+) -> Vec<pb::ApplicationAttemptReportProto> {
+    let id = ApplicationId::new(state.cluster_timestamp_ms, app.sequence);
+    app.attempts
+        .iter()
+        .map(|attempt| attempt_report(state, id, app.sequence, attempt))
+        .collect()
+}
+
+fn attempt_report(
+    state: &RmState,
+    application: ApplicationId,
+    application_seq: i32,
+    attempt: &AttemptRecord,
+) -> pb::ApplicationAttemptReportProto {
+    let attempt_id = ApplicationAttemptId::new(application, attempt.attempt_id);
+    let am_container = state
+        .containers
+        .of_application(application_seq)
+        .find(|record| record.is_am && record.attempt_id == attempt.attempt_id)
+        .and_then(|record| ContainerId::from_raw(attempt_id, record.key.container_id).ok());
+    let state_proto = match attempt.state {
+        AttemptState::Scheduled if am_container.is_some() => {
+            YarnApplicationAttemptStateProto::AppAttemptAllocated
+        }
+        AttemptState::Scheduled => YarnApplicationAttemptStateProto::AppAttemptScheduled,
+        AttemptState::Running => YarnApplicationAttemptStateProto::AppAttemptRunning,
+        AttemptState::Finished => YarnApplicationAttemptStateProto::AppAttemptFinished,
+        AttemptState::Failed => YarnApplicationAttemptStateProto::AppAttemptFailed,
+        AttemptState::Killed => YarnApplicationAttemptStateProto::AppAttemptKilled,
+    };
+    pb::ApplicationAttemptReportProto {
+        application_attempt_id: Some(attempt_id.into()),
+        host: attempt.host.clone(),
+        rpc_port: attempt.rpc_port,
+        tracking_url: attempt.tracking_url.clone(),
+        diagnostics: attempt.diagnostics.clone(),
+        yarn_application_attempt_state: state_proto.into(),
+        am_container_id: am_container.map(Into::into),
+        original_tracking_url: attempt.tracking_url.clone(),
+        start_time: attempt.start_time_ms,
+        finish_time: attempt.finish_time_ms,
+    }
+}
+
+/// The reports of `attempt`'s containers, in id order; empty for an unknown attempt.
+pub fn container_reports(
+    state: &RmState,
+    attempt: ApplicationAttemptId,
+) -> Vec<pb::ContainerReportProto> {
+    if attempt.application_id.cluster_timestamp != state.cluster_timestamp_ms {
+        return Vec::new();
+    }
+    state
+        .containers
+        .of_application(attempt.application_id.id)
+        .filter(|record| record.attempt_id == attempt.attempt_id)
+        .filter_map(|record| container_report(attempt, record))
+        .collect()
+}
+
+fn container_report(
+    attempt: ApplicationAttemptId,
+    record: &ContainerRecord,
+) -> Option<pb::ContainerReportProto> {
+    let id = ContainerId::from_raw(attempt, record.key.container_id).ok()?;
+    let node = record.node.parse::<NodeId>().ok();
+    let (state, exit_status, diagnostics) = match &record.state {
+        ContainerState::Allocated => (pb::ContainerStateProto::CRunning, None, String::new()),
+        ContainerState::Completed {
+            exit_status,
+            diagnostics,
+        } => (
+            pb::ContainerStateProto::CComplete,
+            Some(*exit_status),
+            diagnostics.clone(),
+        ),
+    };
+    Some(pb::ContainerReportProto {
+        container_id: Some(id.into()),
+        resource: Some(resource(record)),
+        node_id: node.as_ref().map(Into::into),
+        priority: Some(pb::PriorityProto {
+            priority: record.priority,
+        }),
+        creation_time: record.allocated_at_ms,
+        diagnostics_info: diagnostics,
+        container_exit_status: exit_status,
+        container_state: state.into(),
+        execution_type: execution_type(record.execution_type).into(),
+        ..Default::default()
+    })
+}
+
+/// The reports of the nodes `tracker` knows, in the given states (all when `states` is empty),
+/// with their use computed from the live containers of `state`, and their opportunistic load
+/// from their last heartbeat.
+pub fn node_reports(
+    state: &RmState,
+    tracker: &NodeTracker,
+    states: &[pb::NodeStateProto],
+) -> Vec<pb::NodeReportProto> {
+    tracker
+        .nodes()
+        .filter_map(|(node, tracked)| {
+            let node_state = match tracked.state {
+                NodeState::Running => pb::NodeStateProto::NsRunning,
+                NodeState::Lost => pb::NodeStateProto::NsLost,
+            };
+            let node_state = if state.decommissioned_nodes.contains(&node.to_string()) {
+                pb::NodeStateProto::NsDecommissioned
+            } else {
+                node_state
+            };
+            if !states.is_empty() && !states.contains(&node_state) {
+                return None;
+            }
+            let name = node.to_string();
+            let (mut memory, mut vcores, mut count) = (0i64, 0i32, 0i32);
+            for record in state.containers.live_on(&name) {
+                if record.execution_type == ExecutionType::Guaranteed {
+                    memory = memory.saturating_add(i64::try_from(record.memory_mb).unwrap_or(0));
+                    vcores = vcores.saturating_add(i32::try_from(record.vcores).unwrap_or(0));
+                }
+                count = count.saturating_add(1);
+            }
+            let load = &tracked.opportunistic;
+            Some(pb::NodeReportProto {
+                node_id: Some(node.into()),
+                http_address: format!("{}:{}", node.host, tracked.http_port),
+                rack_name: "/default-rack".to_owned(),
+                used: Some(pb::ResourceProto {
+                    memory,
+                    virtual_cores: vcores,
+                    ..Default::default()
+                }),
+                capability: Some(tracked.resource.clone()),
+                num_containers: count,
+                node_state: node_state.into(),
+                num_running_opportunistic_containers: load.running_opport_containers,
+                num_queued_opportunistic_containers: load.queued_opport_containers,
+                opportunistic_memory_used: load.opport_memory_used,
+                opportunistic_vcores_used: load.opport_cores_used,
+                ..Default::default()
+            })
+        })
+        .collect()
+}
+
+/// The cluster's node counts.
+pub fn cluster_metrics(state: &RmState, tracker: &NodeTracker) -> pb::YarnClusterMetricsProto {
+    let reports = node_reports(state, tracker, &[]);
+    let count = |wanted: pb::NodeStateProto| {
+        let n = reports.iter().filter(|r| r.node_state() == wanted).count();
+        i32::try_from(n).unwrap_or(i32::MAX)
+    };
+    pb::YarnClusterMetricsProto {
+        num_node_managers: count(pb::NodeStateProto::NsRunning),
+        num_active_nms: count(pb::NodeStateProto::NsRunning),
+        num_lost_nms: count(pb::NodeStateProto::NsLost),
+        num_decommissioned_nms: count(pb::NodeStateProto::NsDecommissioned),
+        ..Default::default()
+    }
+}
+
+/// The wire form of an application state.
+pub fn application_state(state: ApplicationState) -> YarnApplicationStateProto {
+    match state {
+        ApplicationState::Submitted => YarnApplicationStateProto::Submitted,
+        ApplicationState::Accepted => YarnApplicationStateProto::Accepted,
+        ApplicationState::Running => YarnApplicationStateProto::Running,
+        ApplicationState::Finished => YarnApplicationStateProto::Finished,
+        ApplicationState::Failed => YarnApplicationStateProto::Failed,
+        ApplicationState::Killed => YarnApplicationStateProto::Killed,
+    }
+}
+
+fn final_status(status: FinalStatus) -> pb::FinalApplicationStatusProto {
+    match status {
+        FinalStatus::Undefined => pb::FinalApplicationStatusProto::AppUndefined,
+        FinalStatus::Succeeded => pb::FinalApplicationStatusProto::AppSucceeded,
+        FinalStatus::Failed => pb::FinalApplicationStatusProto::AppFailed,
+        FinalStatus::Killed => pb::FinalApplicationStatusProto::AppKilled,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state_machine::test_fixtures::{TIMESTAMP, running_application};
+
+    #[test]
+    fn an_attempts_containers_are_reported_with_their_end() {
+        let state = running_application(&[(2, "n1:8041"), (3, "n2:8041")], &[3]);
+        let attempt = ApplicationAttemptId::new(ApplicationId::new(TIMESTAMP, 1), 1);
+        let reports = container_reports(&state, attempt);
+        assert_eq!(reports.len(), 2);
+        assert_eq!(
+            reports[0].container_state(),
+            pb::ContainerStateProto::CRunning
+        );
+        assert_eq!(reports[0].container_exit_status, None);
+        assert_eq!(
+            reports[1].container_state(),
+            pb::ContainerStateProto::CComplete
+        );
+        assert_eq!(reports[1].container_exit_status, Some(0));
+        let other = ApplicationAttemptId::new(ApplicationId::new(TIMESTAMP, 1), 2);
+        assert!(container_reports(&state, other).is_empty());
+    }
+
+    #[test]
+    fn the_application_report_carries_its_attempt_and_final_status() {
+        let state = running_application(&[], &[]);
+        let app = &state.applications[&1];
+        let report = application_report(&state, app);
+        assert_eq!(
+            report.yarn_application_state(),
+            YarnApplicationStateProto::Running
+        );
+        assert_eq!(
+            report.final_application_status(),
+            pb::FinalApplicationStatusProto::AppUndefined
+        );
+        assert_eq!(
+            report.current_application_attempt_id,
+            Some(ApplicationAttemptId::new(ApplicationId::new(TIMESTAMP, 1), 1).into())
+        );
+        let attempts = attempt_reports(&state, app);
+        assert_eq!(attempts.len(), 1);
+        assert_eq!(
+            attempts[0].yarn_application_attempt_state(),
+            YarnApplicationAttemptStateProto::AppAttemptRunning
+        );
+    }
+}

@@ -1,0 +1,370 @@
+//! ApplicationMasterProtocol on the RM scheduler address.
+
+use std::time::{Duration, Instant};
+
+use tonic::{Request, Response, Status};
+use yarn_proto::ids::{ApplicationAttemptId, ContainerId};
+use yarn_proto::pb;
+use yarn_proto::pb::application_master_protocol_server::ApplicationMasterProtocol;
+use yarn_proto::token_metadata::{AMRM_TOKEN_METADATA_KEY, PresentedToken, not_registered};
+use yarn_scheduler::{Resource, ResourceRequest};
+use yarn_security::{Authorizer, Role};
+
+use super::clock::now_ms;
+use super::proposer::Proposer;
+use crate::applications::{AmSession, AmSessions, ResponseIdCheck, TokenIssuer, allocate_response};
+use crate::nodes::NodeRegistry;
+use crate::scheduling::{QueueConfigSource, SchedulerCell};
+use crate::state_machine::{
+    ABORTED, CommandV1, ContainerCompletion, ContainerKey, FinalStatus, RmCommand, RmResponse,
+    StateView,
+};
+
+/// The protocol name quoted in role refusals.
+const ENDPOINT: &str = "application master";
+
+/// What the leader records for a container its AM released.
+const RELEASED_DIAGNOSTIC: &str = "Container released by the application";
+
+/// The scheduler protocol of one replica: application masters register, heartbeat their asks
+/// and unregister.
+///
+/// Guarantees:
+/// - every call is authenticated by its AMRMToken, verified against the replicated AMRM keys,
+///   and acts only on the attempt the token names; a token of another application cannot
+///   touch this one;
+/// - containers reach an AM only after their allocation is committed, each once per session;
+/// - registration and finish are Raft commands, idempotent per attempt; allocate is deduped by
+///   `response_id` and needs a registration made with this leader (a new leader answers "not
+///   registered", and the AM re-registers and re-sends its asks).
+pub(crate) struct ApplicationMasterService {
+    pub(crate) proposer: Proposer,
+    pub(crate) state: StateView,
+    pub(crate) authorizer: Authorizer,
+    pub(crate) nodes: NodeRegistry,
+    pub(crate) queues: QueueConfigSource,
+    pub(crate) scheduler: SchedulerCell,
+    pub(crate) sessions: AmSessions,
+    /// `yarn.resourcemanager.rm.container-allocation.expiry-interval-ms`: how long a container
+    /// token stays valid for the start of its container.
+    pub(crate) container_token_expiry: Duration,
+}
+
+/// The authenticated caller of one call.
+struct Caller {
+    epoch: u64,
+    attempt: ApplicationAttemptId,
+    /// The AMRM key id the caller's token is signed with.
+    token_key_id: i32,
+}
+
+impl ApplicationMasterService {
+    fn authenticate<T>(&self, request: &Request<T>) -> Result<Caller, Status> {
+        self.authorizer
+            .authorize(request, &[Role::User, Role::NodeManager], ENDPOINT)?;
+        let epoch = self.proposer.gate.require_leader()?;
+        let token = match PresentedToken::from_metadata(request.metadata(), AMRM_TOKEN_METADATA_KEY)
+        {
+            PresentedToken::Token(token) => token,
+            PresentedToken::Missing => {
+                return Err(Status::unauthenticated(format!(
+                    "ApplicationMasterProtocol calls must carry the attempt's AMRMToken in the \
+                     {AMRM_TOKEN_METADATA_KEY} metadata; none was presented"
+                )));
+            }
+            PresentedToken::Malformed { reason } => {
+                return Err(Status::unauthenticated(format!(
+                    "the {AMRM_TOKEN_METADATA_KEY} metadata is unusable: {reason}"
+                )));
+            }
+        };
+        let verified = self.state.read(|state| {
+            let issuer = TokenIssuer::from_state(state)
+                .ok_or_else(|| Status::unavailable("the ResourceManager has no token keys yet"))?;
+            let (attempt, token_key_id) = issuer
+                .verify_amrm(token)
+                .map_err(|refusal| Status::unauthenticated(refusal.to_string()))?;
+            let known = attempt.application_id.cluster_timestamp == state.cluster_timestamp_ms
+                && state.applications.contains_key(&attempt.application_id.id);
+            if !known {
+                return Err(Status::not_found(format!(
+                    "the AMRMToken names {attempt}, whose application this cluster does not know"
+                )));
+            }
+            Ok((attempt, token_key_id))
+        })?;
+        let (attempt, token_key_id) = verified;
+        Ok(Caller {
+            epoch,
+            attempt,
+            token_key_id,
+        })
+    }
+
+    /// Passes asks and releases to the leader's scheduler; returns the released containers
+    /// and the attempt's headroom.
+    fn schedule(
+        &self,
+        caller: &Caller,
+        asks: &[ResourceRequest],
+        releases: &[ContainerId],
+    ) -> Result<(Vec<ContainerId>, Resource), Status> {
+        let nodes = self
+            .nodes
+            .with(caller.epoch, |tracker| tracker.schedulable());
+        let (outcome, _) = self
+            .scheduler
+            .with_reconciled(caller.epoch, &self.state, &self.queues, &nodes, |leader| {
+                let scheduler = leader.scheduler_mut();
+                let released = scheduler.update_asks(caller.attempt, asks, releases)?;
+                let headroom = scheduler.headroom(caller.attempt)?;
+                Ok::<_, yarn_scheduler::SchedulerError>((
+                    released.into_iter().map(|a| a.container_id).collect(),
+                    headroom,
+                ))
+            })
+            .map_err(|err| Status::failed_precondition(err.to_string()))?;
+        outcome.map_err(|err| Status::invalid_argument(err.to_string()))
+    }
+
+    /// Commits the completion of released containers the state still holds live.
+    async fn commit_releases(&self, released: &[ContainerId]) -> Result<(), Status> {
+        let completions: Vec<ContainerCompletion> = self.state.read(|state| {
+            released
+                .iter()
+                .map(|id| ContainerKey {
+                    application_seq: id.application_attempt_id().application_id.id,
+                    container_id: id.container_id(),
+                })
+                .filter(|key| state.containers.get(key).is_some_and(|r| r.is_live()))
+                .map(|key| ContainerCompletion {
+                    key,
+                    exit_status: ABORTED,
+                    diagnostics: RELEASED_DIAGNOSTIC.to_owned(),
+                })
+                .collect()
+        });
+        if completions.is_empty() {
+            return Ok(());
+        }
+        self.proposer
+            .propose(RmCommand::V1(CommandV1::CompleteContainers {
+                completions,
+                now_ms: now_ms(),
+            }))
+            .await?;
+        Ok(())
+    }
+}
+
+#[tonic::async_trait]
+impl ApplicationMasterProtocol for ApplicationMasterService {
+    async fn register_application_master(
+        &self,
+        request: Request<pb::RegisterApplicationMasterRequestProto>,
+    ) -> Result<Response<pb::RegisterApplicationMasterResponseProto>, Status> {
+        let caller = self.authenticate(&request)?;
+        let body = request.into_inner();
+        let attempt = caller.attempt;
+        let command = RmCommand::V1(CommandV1::RegisterApplicationMaster {
+            application_seq: attempt.application_id.id,
+            attempt_id: attempt.attempt_id,
+            host: body.host,
+            rpc_port: body.rpc_port,
+            tracking_url: body.tracking_url,
+        });
+        match self.proposer.propose(command).await? {
+            RmResponse::ApplicationMasterRegistered { .. } => {}
+            other => return Err(refusal(attempt, other)),
+        }
+        let now = Instant::now();
+        self.sessions.with(caller.epoch, |sessions| {
+            sessions
+                .entry(attempt)
+                .and_modify(|session| session.reregistered(now))
+                .or_insert_with(|| AmSession::new(now));
+        });
+        let queue = self.state.read(|state| {
+            state
+                .applications
+                .get(&attempt.application_id.id)
+                .map(|app| app.queue.clone())
+                .unwrap_or_default()
+        });
+        let maximum = self
+            .scheduler
+            .with(caller.epoch, |leader| {
+                leader
+                    .scheduler()
+                    .configuration()
+                    .settings()
+                    .maximum_allocation
+            })
+            .unwrap_or_default();
+        tracing::info!(%attempt, "application master registered");
+        Ok(Response::new(pb::RegisterApplicationMasterResponseProto {
+            maximum_capability: Some(pb::ResourceProto {
+                memory: i64::try_from(maximum.memory_mb).unwrap_or(i64::MAX),
+                virtual_cores: i32::try_from(maximum.vcores).unwrap_or(i32::MAX),
+                ..Default::default()
+            }),
+            queue,
+            scheduler_resource_types: vec![
+                pb::SchedulerResourceTypesProto::Memory.into(),
+                pb::SchedulerResourceTypesProto::Cpu.into(),
+            ],
+            ..Default::default()
+        }))
+    }
+
+    async fn allocate(
+        &self,
+        request: Request<pb::AllocateRequestProto>,
+    ) -> Result<Response<pb::AllocateResponseProto>, Status> {
+        let caller = self.authenticate(&request)?;
+        let body = request.into_inner();
+        let attempt = caller.attempt;
+        let still_current = self.state.read(|state| {
+            state
+                .applications
+                .get(&attempt.application_id.id)
+                .is_some_and(|app| {
+                    !app.state.is_final() && app.current_attempt == attempt.attempt_id
+                })
+        });
+        if !still_current {
+            // YARN's answer to an AM whose attempt is over: stop.
+            return Ok(Response::new(pb::AllocateResponseProto {
+                a_m_command: pb::AmCommandProto::AmShutdown.into(),
+                response_id: body.response_id.wrapping_add(1),
+                ..Default::default()
+            }));
+        }
+        let now = Instant::now();
+        let check = self.sessions.with(caller.epoch, |sessions| {
+            sessions.get_mut(&attempt).map(|session| {
+                session.heard(now);
+                session.check(body.response_id)
+            })
+        });
+        match check {
+            None => {
+                return Err(not_registered(format!(
+                    "{attempt} is not registered with this ResourceManager leader; register \
+                     again and re-send every outstanding ask"
+                )));
+            }
+            Some(ResponseIdCheck::Duplicate(last)) => return Ok(Response::new(*last)),
+            Some(ResponseIdCheck::Invalid { expected }) => {
+                return Err(Status::invalid_argument(format!(
+                    "allocate for {attempt}: response_id {} does not follow the last response \
+                     (expected {expected}, or {} for a resend)",
+                    body.response_id,
+                    expected.wrapping_sub(1)
+                )));
+            }
+            Some(ResponseIdCheck::Fresh) => {}
+        }
+        let asks = allocate_response::asks(&body.ask).map_err(|reason| {
+            Status::invalid_argument(format!("allocate for {attempt}: {reason}"))
+        })?;
+        let releases = allocate_response::releases(attempt, &body.release).map_err(|reason| {
+            Status::invalid_argument(format!("allocate for {attempt}: {reason}"))
+        })?;
+        let (released, headroom) = self.schedule(&caller, &asks, &releases)?;
+        self.commit_releases(&released).await?;
+
+        let num_cluster_nodes = self
+            .nodes
+            .with(caller.epoch, |tracker| tracker.nodes().count());
+        let now_ms = now_ms();
+        let expiry_ms = now_ms.saturating_add(
+            i64::try_from(self.container_token_expiry.as_millis()).unwrap_or(i64::MAX),
+        );
+        let response = self.sessions.with(caller.epoch, |sessions| {
+            let session = sessions.get_mut(&attempt)?;
+            let response = self.state.read(|state| {
+                allocate_response::build(
+                    state,
+                    session,
+                    allocate_response::Context {
+                        attempt,
+                        token_key_id: caller.token_key_id,
+                        response_id: body.response_id.wrapping_add(1),
+                        headroom,
+                        num_cluster_nodes,
+                        now_ms,
+                        expiry_ms,
+                    },
+                )
+            });
+            if let Some(response) = &response {
+                session.answered(response.clone());
+            }
+            response
+        });
+        response.map(Response::new).ok_or_else(|| {
+            not_registered(format!(
+                "{attempt} is no longer registered with this ResourceManager leader"
+            ))
+        })
+    }
+
+    async fn finish_application_master(
+        &self,
+        request: Request<pb::FinishApplicationMasterRequestProto>,
+    ) -> Result<Response<pb::FinishApplicationMasterResponseProto>, Status> {
+        let caller = self.authenticate(&request)?;
+        let body = request.into_inner();
+        let attempt = caller.attempt;
+        let final_status = match body.final_application_status() {
+            pb::FinalApplicationStatusProto::AppSucceeded => FinalStatus::Succeeded,
+            pb::FinalApplicationStatusProto::AppFailed => FinalStatus::Failed,
+            pb::FinalApplicationStatusProto::AppKilled => FinalStatus::Killed,
+            _ => FinalStatus::Undefined,
+        };
+        let command = RmCommand::V1(CommandV1::FinishApplicationMaster {
+            application_seq: attempt.application_id.id,
+            attempt_id: attempt.attempt_id,
+            final_status,
+            diagnostics: body.diagnostics,
+            tracking_url: body.tracking_url,
+            now_ms: now_ms(),
+        });
+        match self.proposer.propose(command).await? {
+            RmResponse::ApplicationMasterUnregistered { .. }
+            | RmResponse::ApplicationAlreadyFinal { .. } => {
+                self.sessions.with(caller.epoch, |sessions| {
+                    sessions.remove(&attempt);
+                });
+                tracing::info!(%attempt, ?final_status, "application master unregistered");
+                Ok(Response::new(pb::FinishApplicationMasterResponseProto {
+                    is_unregistered: true,
+                }))
+            }
+            RmResponse::AttemptNotRegistered { .. } => Err(not_registered(format!(
+                "{attempt} never registered, so it cannot unregister"
+            ))),
+            other => Err(refusal(attempt, other)),
+        }
+    }
+}
+
+/// The status for a registration or finish the state machine refused.
+fn refusal(attempt: ApplicationAttemptId, response: RmResponse) -> Status {
+    match response {
+        RmResponse::UnknownApplication { .. } => Status::not_found(format!(
+            "the application of {attempt} does not exist in this cluster"
+        )),
+        RmResponse::ApplicationAlreadyFinal { state } => Status::failed_precondition(format!(
+            "the application of {attempt} is already {state:?}"
+        )),
+        RmResponse::AttemptNotCurrent { current, .. } => {
+            let current = ApplicationAttemptId::new(attempt.application_id, current);
+            Status::failed_precondition(format!(
+                "{attempt} is not the application's current attempt ({current} is)"
+            ))
+        }
+        other => Status::internal(format!("{attempt}: unexpected outcome {other:?}")),
+    }
+}

@@ -1,0 +1,543 @@
+//! The application and attempt transitions after admission: AM registration and
+//! unregistration, kills, and what the end of an AM container means for its attempt.
+//!
+//! Everything here is part of [`RmState::apply`]: deterministic, with times from the commands.
+
+use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
+
+use super::{
+    ABORTED, ApplicationRecord, ApplicationState, AttemptRecord, AttemptState, ContainerCompletion,
+    ContainerKey, FinalStatus, RmResponse, RmState,
+};
+
+/// YARN's `ContainerExitStatus.KILLED_BY_RESOURCEMANAGER`.
+pub const KILLED_BY_RESOURCEMANAGER: i32 = -106;
+/// YARN's `ContainerExitStatus.KILLED_AFTER_APP_COMPLETION`.
+pub const KILLED_AFTER_APP_COMPLETION: i32 = -107;
+
+impl RmState {
+    pub(super) fn register_application_master(
+        &mut self,
+        application_seq: i32,
+        attempt_id: i32,
+        host: &str,
+        rpc_port: i32,
+        tracking_url: &str,
+    ) -> RmResponse {
+        let application = match self.current_attempt_of(application_seq, attempt_id) {
+            Ok(application) => application,
+            Err(response) => return response,
+        };
+        if application.state == ApplicationState::Running {
+            return RmResponse::ApplicationMasterRegistered { first_time: false };
+        }
+        application.state = ApplicationState::Running;
+        if let Some(attempt) = application.attempts.last_mut() {
+            attempt.state = AttemptState::Running;
+            attempt.host = host.to_owned();
+            attempt.rpc_port = rpc_port;
+            attempt.tracking_url = tracking_url.to_owned();
+        }
+        RmResponse::ApplicationMasterRegistered { first_time: true }
+    }
+
+    pub(super) fn finish_application_master(
+        &mut self,
+        application_seq: i32,
+        attempt_id: i32,
+        final_status: FinalStatus,
+        diagnostics: &str,
+        tracking_url: &str,
+        now_ms: i64,
+    ) -> RmResponse {
+        let repeated = self.applications.get(&application_seq).is_some_and(|app| {
+            app.state == ApplicationState::Finished && app.current_attempt == attempt_id
+        });
+        if repeated {
+            return RmResponse::ApplicationMasterUnregistered { first_time: false };
+        }
+        let application = match self.current_attempt_of(application_seq, attempt_id) {
+            Ok(application) => application,
+            Err(response) => return response,
+        };
+        if application.state != ApplicationState::Running {
+            return RmResponse::AttemptNotRegistered { attempt_id };
+        }
+        application.state = ApplicationState::Finished;
+        application.final_status = final_status;
+        application.diagnostics = diagnostics.to_owned();
+        application.finish_time_ms = now_ms;
+        if let Some(attempt) = application.attempts.last_mut() {
+            attempt.state = AttemptState::Finished;
+            attempt.finish_time_ms = now_ms;
+            attempt.diagnostics = diagnostics.to_owned();
+            if !tracking_url.is_empty() {
+                attempt.tracking_url = tracking_url.to_owned();
+            }
+        }
+        // The AM container is left to complete with its process's own exit status.
+        self.complete_live_containers(
+            application_seq,
+            |record| !record.is_am,
+            KILLED_AFTER_APP_COMPLETION,
+            "Container killed: its application finished",
+        );
+        RmResponse::ApplicationMasterUnregistered { first_time: true }
+    }
+
+    pub(super) fn kill_application(
+        &mut self,
+        application_seq: i32,
+        diagnostics: &str,
+        now_ms: i64,
+    ) -> RmResponse {
+        let Some(application) = self.applications.get_mut(&application_seq) else {
+            return RmResponse::UnknownApplication {
+                sequence: application_seq,
+            };
+        };
+        if application.state.is_final() {
+            return RmResponse::ApplicationAlreadyFinal {
+                state: application.state,
+            };
+        }
+        application.state = ApplicationState::Killed;
+        application.final_status = FinalStatus::Killed;
+        application.diagnostics = diagnostics.to_owned();
+        application.finish_time_ms = now_ms;
+        end_current_attempt(application, AttemptState::Killed, diagnostics, now_ms);
+        self.complete_live_containers(
+            application_seq,
+            |_| true,
+            KILLED_BY_RESOURCEMANAGER,
+            "Container killed by the ResourceManager: its application was killed",
+        );
+        RmResponse::ApplicationKilled
+    }
+
+    pub(super) fn fail_application_attempt(
+        &mut self,
+        application_seq: i32,
+        attempt_id: i32,
+        exit_status: i32,
+        diagnostics: &str,
+        now_ms: i64,
+    ) -> RmResponse {
+        if let Err(response) = self.current_attempt_of(application_seq, attempt_id) {
+            return response;
+        }
+        let am_container = self
+            .containers
+            .of_application(application_seq)
+            .find(|record| record.is_am && record.attempt_id == attempt_id && record.is_live())
+            .map(|record| record.key);
+        // An attempt without a live AM container (unmanaged, or never launched) has nothing to
+        // complete; it fails all the same.
+        if let Some(key) = am_container {
+            self.containers.complete(&ContainerCompletion {
+                key,
+                exit_status,
+                diagnostics: diagnostics.to_owned(),
+            });
+        }
+        let application_state = self.fail_current_attempt(
+            application_seq,
+            &format!(
+                "Attempt {} failed: {diagnostics}",
+                self.attempt_name(application_seq, attempt_id)
+            ),
+            now_ms,
+        );
+        RmResponse::AttemptFailed { application_state }
+    }
+
+    /// Applies `completions` and fails the attempts whose AM container was among them.
+    pub(super) fn complete_containers(
+        &mut self,
+        completions: &[ContainerCompletion],
+        now_ms: i64,
+    ) -> RmResponse {
+        let mut completed = 0u32;
+        for completion in completions {
+            if self.containers.complete(completion) {
+                completed += 1;
+                self.after_completion(completion, now_ms);
+            }
+        }
+        RmResponse::ContainersCompleted { completed }
+    }
+
+    /// Completes a lost node's live containers and fails the attempts whose AM ran there.
+    pub(super) fn node_lost(&mut self, node: &str, now_ms: i64) -> RmResponse {
+        let completed = self.containers.complete_lost_node(node);
+        for key in &completed {
+            let completion = ContainerCompletion {
+                key: *key,
+                exit_status: ABORTED,
+                diagnostics: super::LOST_NODE_DIAGNOSTIC.to_owned(),
+            };
+            self.after_completion(&completion, now_ms);
+        }
+        RmResponse::NodeLostRecorded { completed }
+    }
+
+    /// When `completion` ended the AM container of a live application's current attempt, that
+    /// attempt failed: an AM that exits, even with status 0, before unregistering has not
+    /// finished its application.
+    fn after_completion(&mut self, completion: &ContainerCompletion, now_ms: i64) {
+        let key = completion.key;
+        let Some(record) = self.containers.get(&key) else {
+            return;
+        };
+        if !record.is_am {
+            return;
+        }
+        let attempt_id = record.attempt_id;
+        let current = self
+            .applications
+            .get(&key.application_seq)
+            .is_some_and(|app| !app.state.is_final() && app.current_attempt == attempt_id);
+        if !current {
+            return;
+        }
+        let diagnostics = format!(
+            "AM Container for {} exited with exitCode: {}\nDiagnostics: {}",
+            self.attempt_name(key.application_seq, attempt_id),
+            completion.exit_status,
+            completion.diagnostics
+        );
+        self.fail_current_attempt(key.application_seq, &diagnostics, now_ms);
+    }
+
+    /// Ends the current attempt as failed, then starts the next one, or fails the application
+    /// when it has made all its attempts. Either way the failed attempt's live containers
+    /// complete: containers are not kept across attempts.
+    fn fail_current_attempt(
+        &mut self,
+        application_seq: i32,
+        diagnostics: &str,
+        now_ms: i64,
+    ) -> ApplicationState {
+        let application_id = ApplicationId::new(self.cluster_timestamp_ms, application_seq);
+        let Some(application) = self.applications.get_mut(&application_seq) else {
+            return ApplicationState::Failed;
+        };
+        let failed_attempt = application.current_attempt;
+        end_current_attempt(application, AttemptState::Failed, diagnostics, now_ms);
+        let attempts_made = i32::try_from(application.attempts.len()).unwrap_or(i32::MAX);
+        if attempts_made < application.max_attempts {
+            application.current_attempt += 1;
+            application.state = ApplicationState::Accepted;
+            application.attempts.push(AttemptRecord {
+                attempt_id: application.current_attempt,
+                start_time_ms: now_ms,
+                ..AttemptRecord::default()
+            });
+        } else {
+            application.state = ApplicationState::Failed;
+            application.final_status = FinalStatus::Failed;
+            application.finish_time_ms = now_ms;
+            application.diagnostics = format!(
+                "Application {application_id} failed {attempts_made} times (global limit or \
+                 the application's max attempts) due to: {diagnostics}. Failing the application."
+            );
+        }
+        let state = application.state;
+        self.complete_live_containers(
+            application_seq,
+            |record| record.attempt_id == failed_attempt,
+            KILLED_BY_RESOURCEMANAGER,
+            "Container killed by the ResourceManager: its application attempt failed",
+        );
+        state
+    }
+
+    /// The application, when `attempt_id` is its current attempt and it is not over;
+    /// otherwise the response that says why not.
+    fn current_attempt_of(
+        &mut self,
+        application_seq: i32,
+        attempt_id: i32,
+    ) -> Result<&mut ApplicationRecord, RmResponse> {
+        let Some(application) = self.applications.get_mut(&application_seq) else {
+            return Err(RmResponse::UnknownApplication {
+                sequence: application_seq,
+            });
+        };
+        if application.state.is_final() {
+            return Err(RmResponse::ApplicationAlreadyFinal {
+                state: application.state,
+            });
+        }
+        if application.current_attempt != attempt_id || application.attempts.is_empty() {
+            return Err(RmResponse::AttemptNotCurrent {
+                attempt_id,
+                current: application.current_attempt,
+            });
+        }
+        Ok(application)
+    }
+
+    fn complete_live_containers(
+        &mut self,
+        application_seq: i32,
+        selected: impl Fn(&super::ContainerRecord) -> bool,
+        exit_status: i32,
+        diagnostics: &str,
+    ) {
+        let keys: Vec<ContainerKey> = self
+            .containers
+            .of_application(application_seq)
+            .filter(|record| record.is_live() && selected(record))
+            .map(|record| record.key)
+            .collect();
+        for key in keys {
+            self.containers.complete(&ContainerCompletion {
+                key,
+                exit_status,
+                diagnostics: diagnostics.to_owned(),
+            });
+        }
+    }
+
+    fn attempt_name(&self, application_seq: i32, attempt_id: i32) -> ApplicationAttemptId {
+        ApplicationAttemptId::new(
+            ApplicationId::new(self.cluster_timestamp_ms, application_seq),
+            attempt_id,
+        )
+    }
+}
+
+fn end_current_attempt(
+    application: &mut ApplicationRecord,
+    state: AttemptState,
+    diagnostics: &str,
+    now_ms: i64,
+) {
+    if let Some(attempt) = application.attempts.last_mut() {
+        attempt.state = state;
+        attempt.finish_time_ms = now_ms;
+        attempt.diagnostics = diagnostics.to_owned();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state_machine::test_fixtures::{am_container, key, running_application};
+    use crate::state_machine::{CommandV1, ContainerState, RmCommand};
+
+    /// Application 1 RUNNING in attempt 1 with task container 2 on n2 and AM container 3 on
+    /// n1, both live.
+    fn with_am() -> RmState {
+        let mut state = running_application(&[(2, "n2:1")], &[]);
+        state.apply(&RmCommand::V1(CommandV1::AllocateContainers {
+            allocations: vec![am_container(3, "n1:1")],
+        }));
+        state
+    }
+
+    fn apply(state: &mut RmState, command: CommandV1) -> RmResponse {
+        state.apply(&RmCommand::V1(command))
+    }
+
+    fn complete_am(state: &mut RmState, sequence: i64, exit_status: i32) -> RmResponse {
+        apply(
+            state,
+            CommandV1::CompleteContainers {
+                completions: vec![ContainerCompletion {
+                    key: key(sequence),
+                    exit_status,
+                    diagnostics: "it died".to_owned(),
+                }],
+                now_ms: 50,
+            },
+        )
+    }
+
+    fn exit_status(state: &RmState, sequence: i64) -> Option<i32> {
+        match &state.containers.get(&key(sequence))?.state {
+            ContainerState::Allocated => None,
+            ContainerState::Completed { exit_status, .. } => Some(*exit_status),
+        }
+    }
+
+    fn register(state: &mut RmState, attempt_id: i32) -> RmResponse {
+        apply(
+            state,
+            CommandV1::RegisterApplicationMaster {
+                application_seq: 1,
+                attempt_id,
+                host: "am-host".to_owned(),
+                rpc_port: 77,
+                tracking_url: "http://am".to_owned(),
+            },
+        )
+    }
+
+    #[test]
+    fn registration_is_idempotent_and_only_for_the_current_attempt() {
+        let mut state = with_am();
+        state.applications.get_mut(&1).unwrap().state = ApplicationState::Accepted;
+        assert_eq!(
+            register(&mut state, 1),
+            RmResponse::ApplicationMasterRegistered { first_time: true }
+        );
+        assert_eq!(state.applications[&1].state, ApplicationState::Running);
+        assert_eq!(state.applications[&1].attempts[0].host, "am-host");
+        assert_eq!(
+            register(&mut state, 1),
+            RmResponse::ApplicationMasterRegistered { first_time: false }
+        );
+        assert_eq!(
+            register(&mut state, 2),
+            RmResponse::AttemptNotCurrent {
+                attempt_id: 2,
+                current: 1
+            }
+        );
+    }
+
+    #[test]
+    fn finishing_ends_the_application_and_its_tasks_but_not_the_am() {
+        let mut state = with_am();
+        let finish = CommandV1::FinishApplicationMaster {
+            application_seq: 1,
+            attempt_id: 1,
+            final_status: FinalStatus::Succeeded,
+            diagnostics: "all done".to_owned(),
+            tracking_url: String::new(),
+            now_ms: 40,
+        };
+        assert_eq!(
+            apply(&mut state, finish.clone()),
+            RmResponse::ApplicationMasterUnregistered { first_time: true }
+        );
+        let app = &state.applications[&1];
+        assert_eq!(app.state, ApplicationState::Finished);
+        assert_eq!(app.final_status, FinalStatus::Succeeded);
+        assert_eq!(app.finish_time_ms, 40);
+        assert_eq!(app.attempts[0].state, AttemptState::Finished);
+        assert_eq!(exit_status(&state, 2), Some(KILLED_AFTER_APP_COMPLETION));
+        assert_eq!(exit_status(&state, 3), None, "the AM exits on its own");
+        // A retried finish succeeds and changes nothing; the AM's exit fails nothing now.
+        let before = state.clone();
+        assert_eq!(
+            apply(&mut state, finish),
+            RmResponse::ApplicationMasterUnregistered { first_time: false }
+        );
+        assert_eq!(state, before);
+        complete_am(&mut state, 3, 0);
+        assert_eq!(state.applications[&1].state, ApplicationState::Finished);
+    }
+
+    #[test]
+    fn an_am_exit_before_finishing_starts_the_next_attempt_then_fails_the_application() {
+        let mut state = with_am();
+        assert_eq!(
+            complete_am(&mut state, 3, 137),
+            RmResponse::ContainersCompleted { completed: 1 }
+        );
+        let app = &state.applications[&1];
+        assert_eq!(app.state, ApplicationState::Accepted);
+        assert_eq!(app.current_attempt, 2);
+        assert_eq!(app.attempts[0].state, AttemptState::Failed);
+        assert!(app.attempts[0].diagnostics.contains("exitCode: 137"));
+        assert_eq!(app.attempts[1].start_time_ms, 50);
+        assert_eq!(
+            exit_status(&state, 2),
+            Some(KILLED_BY_RESOURCEMANAGER),
+            "containers are not kept across attempts"
+        );
+
+        // Attempt 2's AM on n1 dies too: max_attempts is 2, so the application fails.
+        let mut second = am_container(4, "n1:1");
+        second.attempt_id = 2;
+        apply(
+            &mut state,
+            CommandV1::AllocateContainers {
+                allocations: vec![second],
+            },
+        );
+        complete_am(&mut state, 4, 1);
+        let app = &state.applications[&1];
+        assert_eq!(app.state, ApplicationState::Failed);
+        assert_eq!(app.final_status, FinalStatus::Failed);
+        assert!(
+            app.diagnostics.contains("failed 2 times") && app.diagnostics.contains("exitCode: 1"),
+            "{}",
+            app.diagnostics
+        );
+    }
+
+    #[test]
+    fn allocations_for_a_superseded_attempt_are_refused() {
+        let mut state = with_am();
+        complete_am(&mut state, 3, 1);
+        let stale = am_container(5, "n1:1");
+        let response = apply(
+            &mut state,
+            CommandV1::AllocateContainers {
+                allocations: vec![stale],
+            },
+        );
+        assert!(
+            matches!(
+                response,
+                RmResponse::ContainersAllocated { recorded: 0, .. }
+            ),
+            "{response:?}"
+        );
+    }
+
+    #[test]
+    fn a_kill_completes_every_live_container_once() {
+        let mut state = with_am();
+        let kill = CommandV1::KillApplication {
+            application_seq: 1,
+            diagnostics: "killed by bob".to_owned(),
+            now_ms: 60,
+        };
+        assert_eq!(
+            apply(&mut state, kill.clone()),
+            RmResponse::ApplicationKilled
+        );
+        let app = &state.applications[&1];
+        assert_eq!(
+            (app.state, app.final_status),
+            (ApplicationState::Killed, FinalStatus::Killed)
+        );
+        assert_eq!(exit_status(&state, 3), Some(KILLED_BY_RESOURCEMANAGER));
+        assert_eq!(exit_status(&state, 2), Some(KILLED_BY_RESOURCEMANAGER));
+        assert_eq!(
+            apply(&mut state, kill),
+            RmResponse::ApplicationAlreadyFinal {
+                state: ApplicationState::Killed
+            }
+        );
+        assert_eq!(state.applications[&1].finish_time_ms, 60);
+    }
+
+    #[test]
+    fn an_expired_am_fails_its_attempt_and_its_container_is_ended() {
+        let mut state = with_am();
+        let response = apply(
+            &mut state,
+            CommandV1::FailApplicationAttempt {
+                application_seq: 1,
+                attempt_id: 1,
+                exit_status: ABORTED,
+                diagnostics: "timed out".to_owned(),
+                now_ms: 70,
+            },
+        );
+        assert_eq!(
+            response,
+            RmResponse::AttemptFailed {
+                application_state: ApplicationState::Accepted
+            }
+        );
+        assert_eq!(exit_status(&state, 3), Some(ABORTED));
+        assert_eq!(state.applications[&1].current_attempt, 2);
+    }
+}
