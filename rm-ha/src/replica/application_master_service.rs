@@ -101,14 +101,13 @@ impl ApplicationMasterService {
         })
     }
 
-    /// Passes asks and releases to the leader's scheduler; returns the released containers
-    /// and the attempt's headroom.
+    /// Passes asks and releases to the leader's scheduler; returns the attempt's headroom.
     fn schedule(
         &self,
         caller: &Caller,
         asks: &[ResourceRequest],
         releases: &[ContainerId],
-    ) -> Result<(Vec<ContainerId>, Resource), Status> {
+    ) -> Result<Resource, Status> {
         let nodes = self
             .nodes
             .with(caller.epoch, |tracker| tracker.schedulable());
@@ -116,18 +115,16 @@ impl ApplicationMasterService {
             .scheduler
             .with_reconciled(caller.epoch, &self.state, &self.queues, &nodes, |leader| {
                 let scheduler = leader.scheduler_mut();
-                let released = scheduler.update_asks(caller.attempt, asks, releases)?;
-                let headroom = scheduler.headroom(caller.attempt)?;
-                Ok::<_, yarn_scheduler::SchedulerError>((
-                    released.into_iter().map(|a| a.container_id).collect(),
-                    headroom,
-                ))
+                scheduler.update_asks(caller.attempt, asks, releases)?;
+                scheduler.headroom(caller.attempt)
             })
             .map_err(|err| Status::failed_precondition(err.to_string()))?;
         outcome.map_err(|err| Status::invalid_argument(err.to_string()))
     }
 
-    /// Commits the completion of released containers the state still holds live.
+    /// Commits the completion of released containers the state still holds live. The state,
+    /// not the scheduler, decides: a new leader's scheduler may not have recovered a container
+    /// yet, and the next reconcile frees whatever the state completed.
     async fn commit_releases(&self, released: &[ContainerId]) -> Result<(), Status> {
         let completions: Vec<ContainerCompletion> = self.state.read(|state| {
             released
@@ -271,8 +268,8 @@ impl ApplicationMasterProtocol for ApplicationMasterService {
         let releases = allocate_response::releases(attempt, &body.release).map_err(|reason| {
             Status::invalid_argument(format!("allocate for {attempt}: {reason}"))
         })?;
-        let (released, headroom) = self.schedule(&caller, &asks, &releases)?;
-        self.commit_releases(&released).await?;
+        let headroom = self.schedule(&caller, &asks, &releases)?;
+        self.commit_releases(&releases).await?;
 
         let num_cluster_nodes = self
             .nodes

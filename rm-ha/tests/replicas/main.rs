@@ -2,6 +2,7 @@
 //! leadership, refusals with hints, failover without loss, deposed leaders, membership changes,
 //! leadership transfer and recovery from storage.
 
+mod applications;
 mod failover;
 mod link;
 mod membership;

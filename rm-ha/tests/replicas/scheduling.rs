@@ -89,11 +89,6 @@ async fn report_in(
             Ok(reply.into_inner().application_report.expect("a report"))
         })
         .await;
-        eprintln!(
-            "DEBUG {:?} {}",
-            report.yarn_application_state(),
-            report.diagnostics
-        );
         (report.yarn_application_state() == state).then_some(report)
     })
     .await

@@ -362,6 +362,17 @@ impl Cluster {
         ApplicationClientProtocolClient::new(self.channel(&self.slots[index].client, USER).await)
     }
 
+    /// An ApplicationMasterProtocol client of replica `index`, as [`USER`].
+    pub async fn scheduler(
+        &self,
+        index: usize,
+    ) -> yarn_proto::pb::application_master_protocol_client::ApplicationMasterProtocolClient<Channel>
+    {
+        yarn_proto::pb::application_master_protocol_client::ApplicationMasterProtocolClient::new(
+            self.channel(&self.slots[index].scheduler, USER).await,
+        )
+    }
+
     /// An admin client of replica `index`, as `user`.
     pub async fn admin(
         &self,

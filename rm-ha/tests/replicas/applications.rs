@@ -1,0 +1,368 @@
+//! The ApplicationMaster protocol on three replicas over mutual TLS, played by the test as the
+//! AM: AMRMToken authentication, allocation only of committed containers, response-id dedupe,
+//! re-registration after a failover without losing or repeating a container, finish, kill.
+
+use std::collections::BTreeSet;
+
+use tonic::Request;
+use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId};
+use yarn_proto::pb::{self, YarnApplicationStateProto};
+use yarn_proto::token_metadata::{AMRM_TOKEN_METADATA_KEY, insert_token, is_not_registered};
+use yarn_rm_ha::applications::TokenIssuer;
+
+use crate::support::{Cluster, DEADLINE, NM_HOST, eventually, on_leader, submit_with};
+
+/// A roomy node, so that the default queue's AM share (10%) fits every AM of the test.
+fn registration() -> pb::RegisterNodeManagerRequestProto {
+    pb::RegisterNodeManagerRequestProto {
+        node_id: Some(pb::NodeIdProto {
+            host: NM_HOST.to_owned(),
+            port: 45454,
+        }),
+        http_port: 8042,
+        resource: Some(pb::ResourceProto {
+            memory: 65536,
+            virtual_cores: 64,
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+async fn register_node(cluster: &Cluster) {
+    on_leader(cluster, "RegisterNodeManager", |leader| async move {
+        cluster
+            .resource_tracker(leader)
+            .await
+            .register_node_manager(registration())
+            .await
+    })
+    .await;
+}
+
+async fn submit(cluster: &Cluster, name: &str) -> ApplicationId {
+    submit_with(
+        cluster,
+        pb::ApplicationSubmissionContextProto {
+            application_name: Some(name.to_owned()),
+            resource: Some(pb::ResourceProto {
+                memory: 1024,
+                virtual_cores: 1,
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+    )
+    .await
+}
+
+async fn report(cluster: &Cluster, id: ApplicationId) -> pb::ApplicationReportProto {
+    let (_, report) = on_leader(cluster, "GetApplicationReport", |leader| async move {
+        let reply = cluster
+            .client(leader)
+            .await
+            .get_application_report(pb::GetApplicationReportRequestProto {
+                application_id: Some(id.into()),
+            })
+            .await?;
+        Ok(reply.into_inner().application_report.expect("a report"))
+    })
+    .await;
+    report
+}
+
+/// Waits until the leader has committed `id`'s AM container, then signs the AMRMToken of its
+/// first attempt with the replicated key, as the AM launcher does.
+async fn amrm_token(cluster: &Cluster, id: ApplicationId) -> pb::TokenProto {
+    eventually(&format!("{id}'s AM container and an AMRMToken"), || async {
+        let leader = cluster.serving_leader(None).await;
+        cluster.replica(leader).state().read(|state| {
+            state.containers.of_application(id.id).find(|r| r.is_am)?;
+            let issuer = TokenIssuer::from_state(state)?;
+            Some(issuer.amrm_token(ApplicationAttemptId::new(id, 1)))
+        })
+    })
+    .await
+}
+
+fn with_token<T>(message: T, token: &pb::TokenProto) -> Request<T> {
+    let mut request = Request::new(message);
+    insert_token(&mut request, AMRM_TOKEN_METADATA_KEY, token);
+    request
+}
+
+fn ask(count: i32) -> pb::ResourceRequestProto {
+    pb::ResourceRequestProto {
+        priority: Some(pb::PriorityProto { priority: 1 }),
+        resource_name: "*".to_owned(),
+        capability: Some(pb::ResourceProto {
+            memory: 1024,
+            virtual_cores: 1,
+            ..Default::default()
+        }),
+        num_containers: count,
+        ..Default::default()
+    }
+}
+
+/// Registers as the AM of `token` on the serving leader; returns the leader's index.
+async fn register_am(cluster: &Cluster, token: &pb::TokenProto) -> usize {
+    let (leader, _) = on_leader(cluster, "RegisterApplicationMaster", |leader| async move {
+        cluster
+            .scheduler(leader)
+            .await
+            .register_application_master(with_token(
+                pb::RegisterApplicationMasterRequestProto {
+                    host: "am-host".to_owned(),
+                    rpc_port: 4242,
+                    tracking_url: String::new(),
+                },
+                token,
+            ))
+            .await
+    })
+    .await;
+    leader
+}
+
+/// Heartbeats on `leader` from `response_id` (first with `asks`) until `wanted` containers
+/// arrived; returns them, the NM tokens and the last response id.
+async fn allocate_until(
+    cluster: &Cluster,
+    leader: usize,
+    token: &pb::TokenProto,
+    mut response_id: i32,
+    asks: Vec<pb::ResourceRequestProto>,
+    wanted: usize,
+) -> (Vec<pb::ContainerProto>, Vec<pb::NmTokenProto>, i32) {
+    let mut client = cluster.scheduler(leader).await;
+    let mut got = Vec::new();
+    let mut nm_tokens = Vec::new();
+    let mut asks = asks;
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    while got.len() < wanted {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "only {} of {wanted} containers within {DEADLINE:?}",
+            got.len()
+        );
+        let request = pb::AllocateRequestProto {
+            ask: std::mem::take(&mut asks),
+            response_id,
+            ..Default::default()
+        };
+        let response = client
+            .allocate(with_token(request, token))
+            .await
+            .expect("allocate")
+            .into_inner();
+        response_id = response.response_id;
+        got.extend(response.allocated_containers);
+        nm_tokens.extend(response.nm_tokens);
+        // The scheduling loop commits allocations every few milliseconds.
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    (got, nm_tokens, response_id)
+}
+
+fn ids(containers: &[pb::ContainerProto]) -> BTreeSet<ContainerId> {
+    containers
+        .iter()
+        .map(|c| ContainerId::try_from(c.id.expect("an id")).expect("a valid id"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_am_allocates_through_a_failover_without_losing_or_repeating_containers() {
+    let mut cluster = Cluster::new(3, 0, &[]).await;
+    cluster.start_configured().await;
+    register_node(&cluster).await;
+    let app = submit(&cluster, "dshell").await;
+    let other = submit(&cluster, "other").await;
+    let token = amrm_token(&cluster, app).await;
+    let other_token = amrm_token(&cluster, other).await;
+
+    // Calls without a token, or with a token re-pointed at another application, are refused.
+    let leader = register_am(&cluster, &token).await;
+    let missing = cluster
+        .scheduler(leader)
+        .await
+        .allocate(pb::AllocateRequestProto::default())
+        .await
+        .expect_err("no token");
+    assert_eq!(missing.code(), tonic::Code::Unauthenticated, "{missing}");
+    let mut forged = token.clone();
+    forged.identifier = other_token.identifier.clone();
+    let refused = cluster
+        .scheduler(leader)
+        .await
+        .allocate(with_token(pb::AllocateRequestProto::default(), &forged))
+        .await
+        .expect_err("a forged token");
+    assert_eq!(refused.code(), tonic::Code::Unauthenticated, "{refused}");
+    assert_eq!(
+        report(&cluster, app).await.yarn_application_state(),
+        YarnApplicationStateProto::Running
+    );
+
+    let (first, nm_tokens, response_id) =
+        allocate_until(&cluster, leader, &token, 0, vec![ask(2)], 2).await;
+    assert_eq!(first.len(), 2, "exactly what was asked for: {first:?}");
+    for container in &first {
+        assert!(container.container_token.is_some());
+        assert_eq!(container.node_id.as_ref().unwrap().host, NM_HOST);
+    }
+    assert_eq!(nm_tokens.len(), 1, "one NM token for the one node");
+
+    // A resend of the last request gets the last response; a response id out of sequence is
+    // refused.
+    let mut client = cluster.scheduler(leader).await;
+    let again = |response_id| pb::AllocateRequestProto {
+        response_id,
+        ..Default::default()
+    };
+    let next = client
+        .allocate(with_token(again(response_id), &token))
+        .await
+        .expect("a fresh allocate")
+        .into_inner();
+    let resent = client
+        .allocate(with_token(again(response_id), &token))
+        .await
+        .expect("a resend")
+        .into_inner();
+    assert_eq!(next, resent);
+    let skewed = client
+        .allocate(with_token(again(response_id + 7), &token))
+        .await
+        .expect_err("out of sequence");
+    assert_eq!(skewed.code(), tonic::Code::InvalidArgument, "{skewed}");
+
+    // The leader dies. Its successor does not know the AM; after re-registering, the AM gets
+    // the committed containers again (same ids, none new) and can release one.
+    cluster.stop(leader).await;
+    let successor = cluster.serving_leader(Some(leader)).await;
+    let unknown = eventually("the successor to answer allocate", || async {
+        match cluster
+            .scheduler(successor)
+            .await
+            .allocate(with_token(again(next.response_id), &token))
+            .await
+        {
+            Err(status) if is_not_registered(&status) => Some(status),
+            Err(status) if status.code() == tonic::Code::Unavailable => None,
+            other => panic!("expected not registered, got {other:?}"),
+        }
+    })
+    .await;
+    assert_eq!(unknown.code(), tonic::Code::FailedPrecondition);
+    let successor = register_am(&cluster, &token).await;
+    let (redelivered, _, response_id) =
+        allocate_until(&cluster, successor, &token, 0, Vec::new(), 2).await;
+    assert_eq!(ids(&redelivered), ids(&first), "no container lost or new");
+
+    let released = first[0].id.expect("an id");
+    let mut client = cluster.scheduler(successor).await;
+    let response = client
+        .allocate(with_token(
+            pb::AllocateRequestProto {
+                release: vec![released],
+                response_id,
+                ..Default::default()
+            },
+            &token,
+        ))
+        .await
+        .expect("release")
+        .into_inner();
+    let completed: Vec<_> = response
+        .completed_container_statuses
+        .iter()
+        .map(|s| s.container_id.expect("an id"))
+        .collect();
+    assert_eq!(completed, vec![released], "the release completes at once");
+    assert!(response.allocated_containers.is_empty());
+
+    // Finish, and again: both succeed.
+    for _ in 0..2 {
+        let finished = client
+            .finish_application_master(with_token(
+                pb::FinishApplicationMasterRequestProto {
+                    diagnostics: "done".to_owned(),
+                    final_application_status: pb::FinalApplicationStatusProto::AppSucceeded.into(),
+                    ..Default::default()
+                },
+                &token,
+            ))
+            .await
+            .expect("finish")
+            .into_inner();
+        assert!(finished.is_unregistered);
+    }
+    let done = report(&cluster, app).await;
+    assert_eq!(
+        (
+            done.yarn_application_state(),
+            done.final_application_status()
+        ),
+        (
+            YarnApplicationStateProto::Finished,
+            pb::FinalApplicationStatusProto::AppSucceeded
+        )
+    );
+
+    // The other application is killed; its attempt and AM container are reported.
+    let cluster_ref = &cluster;
+    let (_, killed) = on_leader(cluster_ref, "ForceKillApplication", |leader| async move {
+        cluster_ref
+            .client(leader)
+            .await
+            .force_kill_application(pb::KillApplicationRequestProto {
+                application_id: Some(other.into()),
+                diagnostics: String::new(),
+            })
+            .await
+    })
+    .await;
+    assert!(killed.into_inner().is_kill_completed);
+    let killed = report(&cluster, other).await;
+    assert_eq!(
+        killed.yarn_application_state(),
+        YarnApplicationStateProto::Killed
+    );
+    assert!(
+        killed.diagnostics.contains("killed by user"),
+        "{}",
+        killed.diagnostics
+    );
+    let (_, attempts) = on_leader(cluster_ref, "GetApplicationAttempts", |leader| async move {
+        cluster_ref
+            .client(leader)
+            .await
+            .get_application_attempts(pb::GetApplicationAttemptsRequestProto {
+                application_id: Some(other.into()),
+            })
+            .await
+    })
+    .await;
+    let attempts = attempts.into_inner().application_attempts;
+    assert_eq!(attempts.len(), 1);
+    assert_eq!(
+        attempts[0].yarn_application_attempt_state(),
+        pb::YarnApplicationAttemptStateProto::AppAttemptKilled
+    );
+    assert!(attempts[0].am_container_id.is_some());
+    // The killed application's AM can no longer allocate: it is told to shut down.
+    let leader = cluster.serving_leader(None).await;
+    let shutdown = cluster
+        .scheduler(leader)
+        .await
+        .allocate(with_token(
+            pb::AllocateRequestProto::default(),
+            &other_token,
+        ))
+        .await
+        .expect("an answer")
+        .into_inner();
+    assert_eq!(shutdown.a_m_command(), pb::AmCommandProto::AmShutdown);
+}
