@@ -16,7 +16,7 @@ use tokio::time::Instant;
 use tonic::{Code, Request};
 use yarn_nodemanager::container_manager::{
     ContainerManager, ContainerManagerService, ContainerReport, KILLED_BY_APPMASTER_DIAGNOSTIC,
-    KILLED_BY_RESOURCEMANAGER_DIAGNOSTIC, NM_TOKEN_METADATA_KEY, insert_nm_token,
+    KILLED_BY_RESOURCEMANAGER_DIAGNOSTIC,
 };
 use yarn_nodemanager::container_scheduler::{
     DEQUEUED_DIAGNOSTIC, KILLED_BY_CONTAINER_SCHEDULER, KILLED_FOR_GUARANTEED_DIAGNOSTIC,
@@ -28,6 +28,7 @@ use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_proto::pb;
 use yarn_proto::pb::container_management_protocol_client::ContainerManagementProtocolClient;
 use yarn_proto::pb::container_management_protocol_server::ContainerManagementProtocol;
+use yarn_proto::token_metadata::{NM_TOKEN_METADATA_KEY, insert_token};
 use yarn_security::pki::LeafSpec;
 use yarn_security::{
     Authorizer, ChannelOptions, Incoming, MasterKey, Role, TokenIdentifier, connect,
@@ -105,7 +106,7 @@ fn start(
 fn request<T>(message: T, application: Option<i32>) -> Request<T> {
     let mut request = Request::new(message);
     if let Some(application) = application {
-        insert_nm_token(&mut request, &nm_token(application));
+        insert_token(&mut request, NM_TOKEN_METADATA_KEY, &nm_token(application));
     }
     request
 }
@@ -360,16 +361,17 @@ async fn each_bad_token_fails_only_its_own_container_and_the_other_starts() {
              node2.example.com:45454",
         ),
         (
-            "old epoch",
+            "later epoch",
             container(5),
             start(
                 pb::ContainerTokenIdentifierProto {
-                    rm_identifier: EPOCH - 1,
+                    rm_identifier: EPOCH + 1,
                     ..identifier(container(5), 64, GUARANTEED)
                 },
                 "exit 0",
             ),
-            "rejected as it is allocated by a previous RM",
+            "rejected as it is allocated by a newer RM: its token carries RM epoch 4, but this \
+             NodeManager follows RM epoch 3",
         ),
         (
             "replayed",
@@ -701,13 +703,22 @@ async fn a_restarted_manager_reacquires_the_running_container_and_requeues_the_q
     let node = Node::new(1024, 2);
     let running = container(1);
     let queued = container(2);
+    // The queued container exits with 7 only if it finds its launch context's tokens in its
+    // token file, which it can only have from the state store.
+    let mut queued_start = start(
+        identifier(queued, 512, OPPORTUNISTIC),
+        "test \"$(cat \"$HADOOP_TOKEN_FILE_LOCATION\")\" = credentials && exit 7; exit 8",
+    );
+    if let Some(context) = queued_start.container_launch_context.as_mut() {
+        context.tokens = b"credentials".to_vec();
+    }
     let pid = {
         let (manager, service) = node.must_start().await;
         must_start_containers(
             &service,
             vec![
                 start(identifier(running, 1024, GUARANTEED), "sleep 60"),
-                start(identifier(queued, 512, OPPORTUNISTIC), "exit 7"),
+                queued_start,
             ],
             Some(1),
         )
@@ -738,7 +749,7 @@ async fn a_restarted_manager_reacquires_the_running_container_and_requeues_the_q
         DEADLINE,
     )
     .await;
-    // The restored queued container starts once the room is free.
+    // The restored queued container starts once the room is free, with its token file.
     let report = node.must_reach(&manager, queued, COMPLETE).await;
     assert_eq!(report.exit_code, Some(7));
 }

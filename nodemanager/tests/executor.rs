@@ -9,6 +9,7 @@
 mod common;
 
 use std::collections::HashMap;
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -118,6 +119,7 @@ fn spec(container_id: ContainerId, command: &str, memory_mb: u64) -> LaunchSpec 
         memory_mb,
         nm_host: "node7.example.com".into(),
         nm_port: 45454,
+        tokens: Vec::new(),
     }
 }
 
@@ -253,6 +255,50 @@ async fn output_lands_in_the_log_dir_and_the_container_sees_yarns_variables() {
         std::fs::read_to_string(log_dir.join("extra.log")).unwrap(),
         "extra\n"
     );
+}
+
+#[tokio::test]
+async fn a_container_with_tokens_reads_them_from_its_token_file() {
+    let node = Node::new("default");
+    let executor = node.executor();
+    let id = container(30);
+    // Every byte value, NUL and invalid UTF-8 included: the file must hold the bytes unchanged.
+    let tokens: Vec<u8> = (0..=255).collect();
+    let mut spec = spec(
+        id,
+        "cat \"$HADOOP_TOKEN_FILE_LOCATION\" > seen_tokens; \
+         echo \"location=$HADOOP_TOKEN_FILE_LOCATION\"",
+        64,
+    );
+    spec.tokens = tokens.clone();
+    // The NodeManager's variable wins over one the launch context sets.
+    spec.environment.insert(
+        "HADOOP_TOKEN_FILE_LOCATION".to_owned(),
+        "/nowhere".to_owned(),
+    );
+    let handle = must_launch(&executor, spec).await;
+    assert_eq!(must_exit(&handle).await.exit_code, 0);
+
+    let work_dir = node.work_dir(id);
+    let token_file = work_dir.join("container_tokens");
+    assert_eq!(std::fs::read(work_dir.join("seen_tokens")).unwrap(), tokens);
+    let stdout = std::fs::read_to_string(node.log_dir(id).join("stdout")).unwrap();
+    assert_eq!(stdout, format!("location={}\n", token_file.display()));
+    assert!(token_file.is_absolute());
+    let mode = std::fs::metadata(&token_file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "mode {mode:o}");
+}
+
+#[tokio::test]
+async fn a_container_without_tokens_gets_no_token_file_and_no_variable() {
+    let node = Node::new("default");
+    let executor = node.executor();
+    let id = container(31);
+    let command = "test -z \"${HADOOP_TOKEN_FILE_LOCATION+set}\" || exit 9";
+    let handle = must_launch(&executor, spec(id, command, 64)).await;
+    assert_eq!(must_exit(&handle).await.exit_code, 0);
+    assert!(node.work_dir(id).is_dir());
+    assert!(!node.work_dir(id).join("container_tokens").exists());
 }
 
 #[tokio::test]

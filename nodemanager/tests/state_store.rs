@@ -36,6 +36,7 @@ fn record(sequence: i64, execution_type: ExecutionType) -> ContainerRecord {
         execution_type,
         token_version: 0,
         container_token_identifier: vec![0x0A, 0x03, sequence as u8],
+        tokens: vec![0x12, 0x02, sequence as u8, 0xFF],
     }
 }
 
@@ -289,7 +290,7 @@ async fn a_record_in_an_unknown_format_version_is_refused_by_name() {
         .unwrap();
     drop(store);
 
-    // What a newer NodeManager would leave behind: the same record in format version 2.
+    // What a newer NodeManager would leave behind: the same record in the next format version.
     let db = must_open_sled(dir.path());
     let tree = db.open_tree("containers").unwrap();
     let key = id.to_string();
@@ -315,7 +316,8 @@ async fn a_record_in_an_unknown_format_version_is_refused_by_name() {
     let message = err.to_string();
     assert!(message.contains(&key), "{message}");
     assert!(
-        message.contains("version 2") && message.contains("expected 1"),
+        message.contains(&format!("version {}", FORMAT_VERSION + 1))
+            && message.contains(&format!("expected {FORMAT_VERSION}")),
         "{message}"
     );
     // A state change reads the record too, and refuses it the same way.

@@ -353,6 +353,7 @@ fn record(
         execution_type,
         token_version: 0,
         container_token_identifier: Vec::new(),
+        tokens: Vec::new(),
     }
 }
 

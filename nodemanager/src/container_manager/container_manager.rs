@@ -10,6 +10,7 @@ use tokio::task::JoinSet;
 use yarn_proto::ids::{ContainerId, NodeId};
 use yarn_proto::pb;
 use yarn_proto::pb::container_management_protocol_server::ContainerManagementProtocolServer;
+use yarn_proto::token_metadata::PresentedToken;
 use yarn_security::Authorizer;
 
 use super::launch_context::{accepted_record, token_resources};
@@ -17,7 +18,7 @@ use super::manager_core::now_ms;
 use super::recovery::restored_keys;
 use super::{
     ActionRunner, ContainerEntry, ContainerManagerService, ContainerRefusal, ContainerReport,
-    ManagerCore, ManagerState, PresentedNmToken, RestoredContainers, Work,
+    ManagerCore, ManagerState, RestoredContainers, Work,
 };
 use crate::container_scheduler::{
     ContainerRequest, ContainerScheduler, ExecutionType, KILLED_BY_CONTAINER_SCHEDULER, Resources,
@@ -207,7 +208,7 @@ impl ContainerManager {
     pub(super) async fn start_containers(
         &self,
         requests: Vec<pb::StartContainerRequestProto>,
-        nm_token: &PresentedNmToken,
+        nm_token: &PresentedToken,
     ) -> pb::StartContainersResponseProto {
         let mut response = pb::StartContainersResponseProto::default();
         for request in requests {
@@ -234,7 +235,7 @@ impl ContainerManager {
     async fn start_one(
         &self,
         request: pb::StartContainerRequestProto,
-        nm_token: &PresentedNmToken,
+        nm_token: &PresentedToken,
     ) -> Result<ContainerId, ContainerRefusal> {
         let core = &self.core;
         let rm_epoch = core
@@ -242,7 +243,7 @@ impl ContainerManager {
             .borrow()
             .admit_start()
             .map_err(|reason| ContainerRefusal::NotReady { reason })?;
-        let nm_token = nm_token.token()?;
+        let nm_token = ContainerRefusal::usable_nm_token(nm_token)?;
         let token = request
             .container_token
             .as_ref()
@@ -349,10 +350,10 @@ impl ContainerManager {
     /// Checks that the call's NM token lets it act on `container_id`'s application.
     fn authorize(
         &self,
-        nm_token: &PresentedNmToken,
+        nm_token: &PresentedToken,
         container_id: ContainerId,
     ) -> Result<(), ContainerRefusal> {
-        let token = nm_token.token()?;
+        let token = ContainerRefusal::usable_nm_token(nm_token)?;
         let application_id = container_id.application_id();
         self.core
             .with_keys(|keys| check_nm_token(token, &application_id, &self.core.node_id, keys))?;
@@ -364,7 +365,7 @@ impl ContainerManager {
     pub(super) fn stop_containers(
         &self,
         container_ids: Vec<pb::ContainerIdProto>,
-        nm_token: &PresentedNmToken,
+        nm_token: &PresentedToken,
     ) -> pb::StopContainersResponseProto {
         let mut response = pb::StopContainersResponseProto::default();
         for proto in container_ids {
@@ -393,7 +394,7 @@ impl ContainerManager {
     pub(super) fn container_statuses(
         &self,
         container_ids: Vec<pb::ContainerIdProto>,
-        nm_token: &PresentedNmToken,
+        nm_token: &PresentedToken,
     ) -> pb::GetContainerStatusesResponseProto {
         let mut response = pb::GetContainerStatusesResponseProto::default();
         for proto in container_ids {
@@ -421,7 +422,7 @@ impl ContainerManager {
     pub(super) async fn update_containers(
         &self,
         tokens: Vec<pb::TokenProto>,
-        nm_token: &PresentedNmToken,
+        nm_token: &PresentedToken,
     ) -> pb::ContainerUpdateResponseProto {
         let mut response = pb::ContainerUpdateResponseProto::default();
         for token in tokens {
@@ -448,7 +449,7 @@ impl ContainerManager {
     async fn update_one(
         &self,
         token: &pb::TokenProto,
-        nm_token: &PresentedNmToken,
+        nm_token: &PresentedToken,
     ) -> Result<ContainerId, ContainerRefusal> {
         let rm_epoch = self
             .core
@@ -456,7 +457,12 @@ impl ContainerManager {
             .borrow()
             .admit_start()
             .map_err(|reason| ContainerRefusal::NotReady { reason })?;
-        let verified = self.verify(token, nm_token.token()?, rm_epoch, false)?;
+        let verified = self.verify(
+            token,
+            ContainerRefusal::usable_nm_token(nm_token)?,
+            rm_epoch,
+            false,
+        )?;
         let container_id = verified.container_id;
         let requested = token_resources(container_id, &verified.identifier)?;
         let execution_type = ExecutionType::from(verified.identifier.execution_type());

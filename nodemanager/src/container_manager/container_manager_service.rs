@@ -5,9 +5,10 @@ use std::sync::Arc;
 use tonic::{Request, Response, Status};
 use yarn_proto::pb;
 use yarn_proto::pb::container_management_protocol_server::ContainerManagementProtocol;
+use yarn_proto::token_metadata::{NM_TOKEN_METADATA_KEY, PresentedToken};
 use yarn_security::{Authorizer, Role};
 
-use super::{ContainerManager, PresentedNmToken};
+use super::ContainerManager;
 
 /// The protocol name quoted in role refusals.
 const ENDPOINT: &str = "container management";
@@ -18,8 +19,7 @@ const ENDPOINT: &str = "container management";
 const ALLOWED_ROLES: [Role; 2] = [Role::User, Role::ResourceManager];
 
 /// The thin tonic shell over a [`ContainerManager`]: it checks the caller's certificate role,
-/// reads the NM token from the metadata (see
-/// [`NM_TOKEN_METADATA_KEY`](super::NM_TOKEN_METADATA_KEY)), and hands the containers to the
+/// reads the NM token from the metadata (under [`NM_TOKEN_METADATA_KEY`]), and hands the containers to the
 /// manager, which answers each one on its own.
 ///
 /// A whole call fails only when the caller may not use the protocol at all: `UNAUTHENTICATED`
@@ -41,10 +41,13 @@ impl ContainerManagerService {
     }
 
     /// Checks the caller's role and reads its NM token.
-    fn admit<T>(&self, request: &Request<T>) -> Result<PresentedNmToken, Status> {
+    fn admit<T>(&self, request: &Request<T>) -> Result<PresentedToken, Status> {
         self.authorizer
             .authorize(request, &ALLOWED_ROLES, ENDPOINT)?;
-        Ok(PresentedNmToken::from_metadata(request.metadata()))
+        Ok(PresentedToken::from_metadata(
+            request.metadata(),
+            NM_TOKEN_METADATA_KEY,
+        ))
     }
 }
 

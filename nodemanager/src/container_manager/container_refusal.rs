@@ -3,8 +3,8 @@
 use yarn_proto::ProtoError;
 use yarn_proto::ids::ContainerId;
 use yarn_proto::pb;
+use yarn_proto::token_metadata::{NM_TOKEN_METADATA_KEY, PresentedToken};
 
-use super::NM_TOKEN_METADATA_KEY;
 use crate::Error;
 use crate::container_scheduler::Resources;
 use crate::token_check::{ContainerStartRefusal, NmTokenRefusal};
@@ -132,15 +132,35 @@ pub enum ContainerRefusal {
 }
 
 impl ContainerRefusal {
+    /// The NM token a call presented, to be checked against the application of a container.
+    ///
+    /// # Errors
+    ///
+    /// [`ContainerRefusal::MissingNmToken`] when the call carried none, and
+    /// [`ContainerRefusal::MalformedNmToken`] with the reason when it carried something that is
+    /// not a token.
+    pub(super) fn usable_nm_token(presented: &PresentedToken) -> Result<&pb::TokenProto, Self> {
+        match presented {
+            PresentedToken::Token(token) => Ok(token),
+            PresentedToken::Missing => Err(Self::MissingNmToken),
+            PresentedToken::Malformed { reason } => Err(Self::MalformedNmToken {
+                reason: reason.clone(),
+            }),
+        }
+    }
+
     /// YARN's exception class for the refusal, so that callers can tell kinds apart without
-    /// reading messages: `NMNotYetReadyException` while the node is not connected,
-    /// `InvalidContainerException` for a token of a previous RM or a container that cannot fit,
-    /// `YarnException` otherwise.
+    /// reading messages: `NMNotYetReadyException` while the node is not connected or has not
+    /// yet registered with the RM epoch of the container token (both pass once the node
+    /// registers, so a retry can succeed), `InvalidContainerException` for a container that
+    /// cannot fit, `YarnException` otherwise.
     pub fn class_name(&self) -> &'static str {
         match self {
-            Self::NotReady { .. } => NM_NOT_YET_READY_EXCEPTION,
-            Self::ContainerToken(ContainerStartRefusal::OtherEpoch { .. })
-            | Self::InvalidResource { .. } => INVALID_CONTAINER_EXCEPTION,
+            Self::NotReady { .. }
+            | Self::ContainerToken(ContainerStartRefusal::LaterEpoch { .. }) => {
+                NM_NOT_YET_READY_EXCEPTION
+            }
+            Self::InvalidResource { .. } => INVALID_CONTAINER_EXCEPTION,
             Self::Scheduler(err) if matches!(**err, Error::ExceedsNodeCapacity { .. }) => {
                 INVALID_CONTAINER_EXCEPTION
             }
@@ -191,6 +211,46 @@ mod tests {
         assert_eq!(
             ContainerRefusal::MissingNmToken.class_name(),
             YARN_EXCEPTION
+        );
+    }
+
+    #[test]
+    fn a_token_of_a_later_epoch_is_not_yet_ready_so_that_the_caller_retries() {
+        let refusal = ContainerRefusal::from(ContainerStartRefusal::LaterEpoch {
+            container_id: "container_e04_1410901177871_0001_01_000005"
+                .parse()
+                .unwrap(),
+            token_epoch: 4,
+            rm_epoch: 3,
+        });
+        assert_eq!(refusal.class_name(), NM_NOT_YET_READY_EXCEPTION);
+    }
+
+    #[test]
+    fn only_a_readable_nm_token_is_usable() {
+        let token = pb::TokenProto {
+            kind: "NMToken".to_owned(),
+            ..Default::default()
+        };
+        let presented = PresentedToken::Token(token.clone());
+        assert_eq!(
+            ContainerRefusal::usable_nm_token(&presented).ok(),
+            Some(&token)
+        );
+        assert!(matches!(
+            ContainerRefusal::usable_nm_token(&PresentedToken::Missing),
+            Err(ContainerRefusal::MissingNmToken)
+        ));
+        let garbled = PresentedToken::Malformed {
+            reason: "it is not valid base64".to_owned(),
+        };
+        let refusal = ContainerRefusal::usable_nm_token(&garbled).unwrap_err();
+        assert_eq!(
+            refusal.to_string(),
+            format!(
+                "Unauthorized request: the NMToken in gRPC metadata {NM_TOKEN_METADATA_KEY} is \
+                 unusable: it is not valid base64"
+            )
         );
     }
 }

@@ -9,13 +9,14 @@ use crate::container_scheduler::{ExecutionType, Resources};
 use crate::state_store::ContainerRecord;
 use crate::token_check::VerifiedContainer;
 
-/// The record of a container about to be accepted: the launch context's commands and
-/// environment, and from the verified token its user (the application submitter), allocation,
-/// execution type and version, plus the identifier's bytes exactly as the RM signed them.
+/// The record of a container about to be accepted: the launch context's commands, environment
+/// and tokens (the credentials the container finds in its token file), and from the verified
+/// token its user (the application submitter), allocation, execution type and version, plus the
+/// identifier's bytes exactly as the RM signed them.
 ///
-/// Local resources and credentials are not used: the node does not localize files, and an
-/// application passes what its containers need in their environment. A context that asks for
-/// localization is accepted, with a warning, so its container runs and fails (or not) visibly.
+/// Local resources are not used: the node does not localize files, and an application passes
+/// what its containers need in their environment. A context that asks for localization is
+/// accepted, with a warning, so its container runs and fails (or not) visibly.
 ///
 /// # Errors
 ///
@@ -44,6 +45,7 @@ pub(super) fn accepted_record(
         execution_type: ExecutionType::from(identifier.execution_type()),
         token_version: identifier.version,
         container_token_identifier: token.identifier.clone(),
+        tokens: context.tokens.clone(),
     })
 }
 
@@ -99,10 +101,11 @@ mod tests {
     }
 
     #[test]
-    fn the_record_takes_commands_and_environment_from_the_context_and_the_rest_from_the_token() {
+    fn the_record_takes_the_launch_context_as_given_and_the_rest_from_the_token() {
         let context = pb::ContainerLaunchContextProto {
             commands: vec!["echo".to_owned(), "hi".to_owned()],
             environment: HashMap::from([("A".to_owned(), "1".to_owned())]),
+            tokens: vec![0x0A, 0x02, 0x01, 0x02],
             ..Default::default()
         };
         let token = pb::TokenProto {
@@ -122,6 +125,7 @@ mod tests {
                 execution_type: ExecutionType::Opportunistic,
                 token_version: 2,
                 container_token_identifier: vec![9, 9],
+                tokens: vec![0x0A, 0x02, 0x01, 0x02],
             }
         );
     }

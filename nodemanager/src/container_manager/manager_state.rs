@@ -167,6 +167,7 @@ mod tests {
                 execution_type,
                 token_version: 0,
                 container_token_identifier: Vec::new(),
+                tokens: Vec::new(),
             },
             pb::ContainerTokenIdentifierProto::default(),
         )

@@ -28,8 +28,8 @@
 //! ```
 //!
 //! The application master's NM token travels in the gRPC metadata under
-//! [`NM_TOKEN_METADATA_KEY`]; every start, stop, status and update must carry one for the
-//! application of the container it names.
+//! [`NM_TOKEN_METADATA_KEY`](yarn_proto::token_metadata::NM_TOKEN_METADATA_KEY); every start,
+//! stop, status and update must carry one for the application of the container it names.
 
 mod action_runner;
 mod container_entry;
@@ -41,7 +41,6 @@ mod container_report;
 mod launch_context;
 mod manager_core;
 mod manager_state;
-mod nm_token_metadata;
 mod node_status;
 mod recovery;
 mod status;
@@ -51,7 +50,6 @@ use action_runner::ActionRunner;
 use container_entry::{ContainerEntry, EntryState};
 use manager_core::ManagerCore;
 use manager_state::ManagerState;
-use nm_token_metadata::PresentedNmToken;
 use recovery::RestoredContainers;
 use work::Work;
 
@@ -61,4 +59,3 @@ pub use container_manager::{
 pub use container_manager_service::ContainerManagerService;
 pub use container_refusal::ContainerRefusal;
 pub use container_report::ContainerReport;
-pub use nm_token_metadata::{NM_TOKEN_METADATA_KEY, insert_nm_token};

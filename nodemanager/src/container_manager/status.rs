@@ -127,6 +127,7 @@ mod tests {
                 execution_type: ExecutionType::Opportunistic,
                 token_version: 1,
                 container_token_identifier: Vec::new(),
+                tokens: Vec::new(),
             },
             pb::ContainerTokenIdentifierProto {
                 priority: Some(pb::PriorityProto { priority: 4 }),

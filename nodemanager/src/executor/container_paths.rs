@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use yarn_proto::ids::ContainerId;
+use yarn_proto::token_metadata::CONTAINER_TOKENS_FILE;
 
 use crate::Error;
 
@@ -11,6 +12,9 @@ use crate::Error;
 /// ```text
 /// <local-dir>/usercache/<user>/appcache/<app>/              application dir (LOCAL_DIRS)
 /// <local-dir>/usercache/<user>/appcache/<app>/<container>/  working dir (first local dir: PWD)
+/// <local-dir>/usercache/<user>/appcache/<app>/<container>/container_tokens
+///                                                           token file, when the launch
+///                                                           context carries tokens
 /// <local-dir>/nmPrivate/<app>/<container>/<container>.pid.exitcode
 ///                                                           exit code file (first local dir)
 /// <log-dir>/<app>/<container>/                              log dir (LOG_DIRS); stdout and
@@ -84,6 +88,12 @@ impl ContainerPaths {
             .join(format!("{container}.pid.exitcode"))
     }
 
+    /// The container's token file, in its working directory under the name Hadoop's
+    /// NodeManager gives it; `HADOOP_TOKEN_FILE_LOCATION` names it.
+    pub(crate) fn token_file(&self) -> PathBuf {
+        self.work_dir.join(CONTAINER_TOKENS_FILE)
+    }
+
     /// The log directory that receives stdout and stderr, and that `<LOG_DIR>` stands for.
     pub(crate) fn log_dir(&self) -> &Path {
         self.container_log_dirs
@@ -130,6 +140,12 @@ mod tests {
                 PathBuf::from(format!("/g1/{app}/{cid}")),
                 PathBuf::from(format!("/g2/{app}/{cid}")),
             ]
+        );
+        assert_eq!(
+            paths.token_file(),
+            PathBuf::from(format!(
+                "/l1/usercache/alice/appcache/{app}/{cid}/container_tokens"
+            ))
         );
         assert_eq!(paths.log_dir(), Path::new(&format!("/g1/{app}/{cid}")));
         assert_eq!(

@@ -9,6 +9,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use yarn_proto::token_metadata::TOKEN_FILE_ENV;
+
 use super::{ContainerPaths, LaunchSpec};
 
 /// Expands Hadoop's cross-platform parameters in the command line, as YARN does: `<LOG_DIR>`
@@ -21,7 +23,9 @@ pub(crate) fn expand_command(command: &str, log_dir: &Path) -> String {
 }
 
 /// The variables the container gets on top of the NodeManager's own environment: the launch
-/// context's, then the NodeManager's under YARN's names, which win on a clash.
+/// context's, then the NodeManager's under YARN's names, which win on a clash. Among the
+/// latter, `HADOOP_TOKEN_FILE_LOCATION` names the container's token file only when the launch
+/// context carries tokens.
 ///
 /// In launch-context values `<LOG_DIR>` and `<CPS>` are expanded as in the command line, and
 /// `{{VAR}}` is replaced by the value `VAR` has for the container: a NodeManager variable, else
@@ -32,7 +36,7 @@ pub(crate) fn container_environment(
     paths: &ContainerPaths,
     inherited: impl Fn(&str) -> Option<String>,
 ) -> HashMap<String, String> {
-    let nm_variables: HashMap<&str, String> = HashMap::from([
+    let mut nm_variables: HashMap<&str, String> = HashMap::from([
         ("CONTAINER_ID", spec.container_id.to_string()),
         ("APPLICATION_ID", spec.application_id().to_string()),
         ("NM_HOST", spec.nm_host.clone()),
@@ -43,6 +47,9 @@ pub(crate) fn container_environment(
         ("USER", spec.user.clone()),
         ("LOGNAME", spec.user.clone()),
     ]);
+    if !spec.tokens.is_empty() {
+        nm_variables.insert(TOKEN_FILE_ENV, paths.token_file().display().to_string());
+    }
     let lookup = |name: &str| {
         nm_variables
             .get(name)
@@ -123,6 +130,7 @@ mod tests {
             memory_mb: 128,
             nm_host: "node7".into(),
             nm_port: 8041,
+            tokens: Vec::new(),
         }
     }
 
@@ -168,6 +176,21 @@ mod tests {
         );
         assert_eq!(environment["USER"], "alice");
         assert_eq!(environment["LOGNAME"], "alice");
+    }
+
+    #[test]
+    fn the_token_file_is_named_only_with_tokens_and_overrides_the_launch_context() {
+        assert!(!environment().contains_key(TOKEN_FILE_ENV));
+
+        let mut spec = spec();
+        spec.tokens = vec![0x0A, 0x00];
+        spec.environment
+            .insert(TOKEN_FILE_ENV.to_owned(), "/elsewhere".to_owned());
+        let environment = container_environment(&spec, &paths(), |_| None);
+        assert_eq!(
+            environment[TOKEN_FILE_ENV],
+            format!("/l1/usercache/alice/appcache/{APP}/{CID}/container_tokens")
+        );
     }
 
     #[test]

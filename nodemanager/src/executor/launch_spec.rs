@@ -6,8 +6,9 @@ use yarn_proto::ids::{ApplicationId, ContainerId};
 
 /// Everything an executor needs to start one container.
 ///
-/// The container manager builds it from the `ContainerLaunchContextProto` (commands and
-/// environment), the verified container token (id, user and memory) and the node's own address.
+/// The container manager builds it from the `ContainerLaunchContextProto` (commands,
+/// environment and tokens), the verified container token (id, user and memory) and the node's
+/// own address.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LaunchSpec {
     /// The container to start; it also names the application.
@@ -30,6 +31,11 @@ pub struct LaunchSpec {
     pub nm_host: String,
     /// The NodeManager's container-manager port, given to the container as `NM_PORT`.
     pub nm_port: u16,
+    /// The launch context's `tokens` (an encoded `CredentialsProto`). When not empty, the
+    /// process executor writes them unchanged to the container's token file
+    /// (`<working dir>/container_tokens`, mode 0600) before the container starts, and names
+    /// that file in `HADOOP_TOKEN_FILE_LOCATION`; when empty, there is neither.
+    pub tokens: Vec<u8>,
 }
 
 impl LaunchSpec {

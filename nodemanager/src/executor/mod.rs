@@ -7,8 +7,8 @@
 //! with a [`KillRequest`] and its [`ContainerExit`] awaited.
 //!
 //! ```text
-//!  launch(LaunchSpec) ──> dirs, stdout/stderr, env ──> /bin/sh -c <wrapper> (setsid)
-//!        │                                                 └─ /bin/sh -c "<commands>"
+//!  launch(LaunchSpec) ──> dirs, tokens, stdout/stderr, env ──> /bin/sh -c <wrapper> (setsid)
+//!        │                                                         └─ /bin/sh -c "<commands>"
 //!        v
 //!  ContainerHandle ──stop(KillRequest)──> ProcessSupervisor ── SIGTERM to the group,
 //!        ^                                   │   ^              SIGKILL after the delay

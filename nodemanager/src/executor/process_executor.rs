@@ -1,13 +1,17 @@
 //! [`ProcessExecutor`]: containers as real processes, as Hadoop's `DefaultContainerExecutor`
 //! runs them.
 
+use std::fs::Permissions;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
 use tokio::fs::OpenOptions;
+use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
 use yarn_proto::ids::ContainerId;
+use yarn_proto::token_metadata::TOKEN_FILE_ENV;
 
 use super::launch_environment::{container_environment, expand_command};
 use super::process_supervisor::{ProcessSupervisor, Tracked, is_running_leader};
@@ -41,7 +45,11 @@ exit \"$rc\"
 /// `<first log dir>/<app>/<container>/`, the launch context's environment plus `CONTAINER_ID`,
 /// `APPLICATION_ID`, `NM_HOST`, `NM_PORT`, `LOCAL_DIRS`, `LOG_DIRS`, `PWD`, `USER` and `LOGNAME`
 /// on top of the NodeManager's own environment (as in YARN, where the launch script inherits
-/// it).
+/// it). A launch context with tokens also gets them in `<working dir>/container_tokens` (mode
+/// 0600, written before the container starts) and `HADOOP_TOKEN_FILE_LOCATION` naming that
+/// file; one without gets neither, not even the NodeManager's own `HADOOP_TOKEN_FILE_LOCATION`.
+/// Configured directories are made absolute against the NodeManager's working directory, so
+/// every path in the container's environment is absolute.
 ///
 /// Memory is enforced as [`MemoryEnforcement`] decides at construction: with cgroup v2, each
 /// container with an allocation runs in its own cgroup whose `memory.max` is that allocation,
@@ -106,8 +114,8 @@ impl ProcessExecutor {
             monitored
         });
         Self {
-            local_dirs: config.local_dirs.clone(),
-            log_dirs: config.log_dirs.clone(),
+            local_dirs: absolute_dirs(&config.local_dirs),
+            log_dirs: absolute_dirs(&config.log_dirs),
             sigkill_delay: config.sleep_delay_before_sigkill,
             monitored,
             cgroup_memory,
@@ -115,7 +123,8 @@ impl ProcessExecutor {
         }
     }
 
-    /// Creates the container's directories and starts its command line.
+    /// Creates the container's directories, writes its token file when the spec carries
+    /// tokens, and starts its command line.
     ///
     /// `<LOG_DIR>`, `<CPS>` and `{{VAR}}` in the command line and environment are expanded as
     /// YARN expands them. The returned handle's [`pid`](ContainerHandle::pid) leads the
@@ -163,6 +172,9 @@ impl ProcessExecutor {
             }
             _ => {}
         }
+        if !spec.tokens.is_empty() {
+            write_token_file(container_id, &paths.token_file(), &spec.tokens).await?;
+        }
         let stdout = open_log(container_id, &paths.log_dir().join("stdout")).await?;
         let stderr = open_log(container_id, &paths.log_dir().join("stderr")).await?;
         let command_line = expand_command(&spec.command_line(), paths.log_dir());
@@ -189,6 +201,11 @@ impl ProcessExecutor {
             .stdin(Stdio::null())
             .stdout(stdout)
             .stderr(stderr);
+        if !environment.contains_key(TOKEN_FILE_ENV) {
+            // The NodeManager's own token file, if it has one, is none of the container's
+            // business.
+            command.env_remove(TOKEN_FILE_ENV);
+        }
         // SAFETY: the closure only calls setsid(2), which is async-signal-safe, as code
         // between fork and exec must be.
         unsafe {
@@ -349,6 +366,48 @@ impl ProcessExecutor {
         self.tasks.spawn(supervisor.run());
         handle
     }
+}
+
+/// `dirs` made absolute against the NodeManager's working directory: a container runs in its
+/// own working directory, where a relative `PWD`, `LOCAL_DIRS`, `LOG_DIRS` or
+/// `HADOOP_TOKEN_FILE_LOCATION` would point elsewhere. A directory stays as configured only if
+/// the NodeManager's working directory cannot be read, when no better path exists.
+fn absolute_dirs(dirs: &[PathBuf]) -> Vec<PathBuf> {
+    dirs.iter()
+        .map(|dir| std::path::absolute(dir).unwrap_or_else(|_| dir.clone()))
+        .collect()
+}
+
+/// Writes the launch context's tokens, unchanged, to the container's token file, readable and
+/// writable by the NodeManager's user only since they hold secrets (an AMRMToken's password).
+/// A file left by an earlier launch of the same container is overwritten.
+async fn write_token_file(
+    container_id: ContainerId,
+    path: &Path,
+    tokens: &[u8],
+) -> Result<(), Error> {
+    let written = async {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(path)
+            .await?;
+        // `mode` applies only when the file is created; an existing file keeps its own.
+        file.set_permissions(Permissions::from_mode(0o600)).await?;
+        file.write_all(tokens).await?;
+        // Tokio completes file writes in the background: the bytes must be in the file before
+        // the container can read it.
+        file.flush().await
+    };
+    written
+        .await
+        .map_err(|source: std::io::Error| Error::PrepareContainerFile {
+            container_id,
+            path: path.to_owned(),
+            source: source.into(),
+        })
 }
 
 /// Opens one of the container's output files, appending so that nothing an earlier run of the

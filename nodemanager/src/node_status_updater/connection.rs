@@ -8,7 +8,8 @@ pub enum Connection {
     Disconnected,
     /// Registered with the leader of `rm_epoch`.
     Connected {
-        /// The epoch of the leader the node registered with; container tokens must carry it.
+        /// The epoch of the leader the node registered with; container tokens may carry it or
+        /// an earlier one, never a later one.
         rm_epoch: i64,
     },
     /// The ResourceManager told the node to shut down.
@@ -23,7 +24,7 @@ pub const NOT_CONNECTED: &str =
     "Rejecting new containers as NodeManager has not yet connected with ResourceManager";
 
 impl Connection {
-    /// The epoch new container tokens must carry, or the refusal for a start right now.
+    /// The latest epoch a container token may carry, or the refusal for a start right now.
     ///
     /// # Errors
     ///

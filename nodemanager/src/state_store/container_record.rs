@@ -29,6 +29,10 @@ pub struct ContainerRecord {
     /// The protobuf-encoded `ContainerTokenIdentifierProto` of the latest container token, so
     /// that a restarted NodeManager can check and report the container as the RM issued it.
     pub container_token_identifier: Vec<u8>,
+    /// The launch context's `tokens`: an encoded `CredentialsProto` (the AM's AMRMToken, for
+    /// an AM container) handed to the container unchanged in its token file. Empty when the
+    /// context carries none, and then the container gets no token file.
+    pub tokens: Vec<u8>,
 }
 
 impl ContainerRecord {
@@ -54,6 +58,7 @@ impl ContainerRecord {
             memory_mb: self.resources.memory_mb,
             nm_host: nm_host.to_owned(),
             nm_port,
+            tokens: self.tokens.clone(),
         }
     }
 }

@@ -92,6 +92,7 @@ mod tests {
                 execution_type: ExecutionType::Opportunistic,
                 token_version: 0,
                 container_token_identifier: Vec::new(),
+                tokens: Vec::new(),
             },
             state,
             queued_sequence,

@@ -25,6 +25,7 @@ pub(super) struct StoredContainer {
     execution_type: StoredExecutionType,
     token_version: i32,
     container_token_identifier: Vec<u8>,
+    tokens: Vec<u8>,
     queued_sequence: u64,
     start_sequence: Option<u64>,
     state: StoredState,
@@ -66,6 +67,7 @@ impl StoredContainer {
             execution_type: record.execution_type.into(),
             token_version: record.token_version,
             container_token_identifier: record.container_token_identifier.clone(),
+            tokens: record.tokens.clone(),
             queued_sequence,
             start_sequence: None,
             state: StoredState::Queued,
@@ -147,6 +149,7 @@ impl StoredContainer {
                 execution_type: self.execution_type.into(),
                 token_version: self.token_version,
                 container_token_identifier: self.container_token_identifier,
+                tokens: self.tokens,
             },
             state,
             queued_sequence: self.queued_sequence,
@@ -215,6 +218,7 @@ mod tests {
             execution_type: ExecutionType::Opportunistic,
             token_version: 1,
             container_token_identifier: vec![1, 2, 3],
+            tokens: vec![7, 8, 9],
         }
     }
 

@@ -115,18 +115,24 @@ pub enum ContainerStartRefusal {
         expiry_ms: i64,
     },
 
-    /// The token was issued under another ResourceManager epoch than the one this NodeManager
-    /// follows.
+    /// The token was issued under a later ResourceManager epoch than the one this NodeManager
+    /// follows: a new leader allocated the container, but this node has not registered with it
+    /// yet (it does on its next heartbeat, which the new leader answers with RESYNC). The start
+    /// succeeds once it has, so the application master retries. Tokens of earlier epochs are
+    /// accepted: every allocation is replicated before any AM sees it, so a later leader knows
+    /// the containers its predecessors allocated.
     #[error(
-        "Container {container_id} rejected as it is allocated by a previous RM: its token carries \
-         RM epoch {token_epoch}, but this NodeManager follows RM epoch {rm_epoch}"
+        "Container {container_id} rejected as it is allocated by a newer RM: its token carries \
+         RM epoch {token_epoch}, but this NodeManager follows RM epoch {rm_epoch} and has not \
+         registered with the ResourceManager of RM epoch {token_epoch} yet; retry the start once \
+         it has"
     )]
-    OtherEpoch {
+    LaterEpoch {
         /// The container the token is for.
         container_id: ContainerId,
-        /// The `rm_identifier` in the token.
+        /// The `rm_identifier` in the token, greater than `rm_epoch`.
         token_epoch: i64,
-        /// The RM epoch this NodeManager follows.
+        /// The RM epoch this NodeManager follows, from its last registration.
         rm_epoch: i64,
     },
 }

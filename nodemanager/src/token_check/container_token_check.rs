@@ -38,7 +38,13 @@ pub struct VerifiedContainer {
 /// 4. issued for this node: [`ContainerStartRefusal::OtherNode`];
 /// 5. not used before: [`ContainerStartRefusal::Replayed`];
 /// 6. not expired (`now_ms` after the expiry time): [`ContainerStartRefusal::Expired`];
-/// 7. issued under `rm_epoch`: [`ContainerStartRefusal::OtherEpoch`].
+/// 7. issued under `rm_epoch` or an earlier epoch: [`ContainerStartRefusal::LaterEpoch`].
+///
+/// A token of an earlier epoch than `rm_epoch` passes (unlike in YARN, which refuses tokens of
+/// a previous RM): yarn-ha replicates every allocation through Raft before any application
+/// master sees it, so the current leader knows the containers its predecessors allocated, and
+/// refusing them would lose those containers across a failover. A token of a later epoch names
+/// a leader this node has not registered with yet, so it is refused until the node has.
 ///
 /// # Errors
 /// The [`ContainerStartRefusal`] of the first check that fails.
@@ -80,8 +86,8 @@ pub fn check_container_start(
             expiry_ms,
         });
     }
-    if identifier.rm_identifier != rm_epoch {
-        return Err(ContainerStartRefusal::OtherEpoch {
+    if identifier.rm_identifier > rm_epoch {
+        return Err(ContainerStartRefusal::LaterEpoch {
             container_id,
             token_epoch: identifier.rm_identifier,
             rm_epoch,
@@ -389,21 +395,35 @@ mod tests {
     }
 
     #[test]
-    fn a_token_from_an_old_epoch_is_refused_naming_both_epochs() {
+    fn a_token_from_an_earlier_epoch_is_accepted() {
+        let current = key(1, 0x11);
+        for earlier in [EPOCH - 1, 0] {
+            let identifier = pb::ContainerTokenIdentifierProto {
+                rm_identifier: earlier,
+                ..container_identifier(container(5))
+            };
+            let verified = check(&sign(&current, identifier), &keys_with(&current)).unwrap();
+            assert_eq!(verified.container_id, container(5));
+            assert_eq!(verified.identifier.rm_identifier, earlier);
+        }
+    }
+
+    #[test]
+    fn a_token_from_a_later_epoch_is_refused_naming_both_epochs() {
         let current = key(1, 0x11);
         let identifier = pb::ContainerTokenIdentifierProto {
-            rm_identifier: EPOCH - 1,
+            rm_identifier: EPOCH + 1,
             ..container_identifier(container(5))
         };
         let refusal = refusal(&sign(&current, identifier), &keys_with(&current));
         assert!(
             matches!(
                 refusal,
-                ContainerStartRefusal::OtherEpoch {
-                    token_epoch: 2,
+                ContainerStartRefusal::LaterEpoch {
+                    container_id,
+                    token_epoch: 4,
                     rm_epoch: 3,
-                    ..
-                }
+                } if container_id == container(5)
             ),
             "{refusal:?}"
         );
@@ -411,9 +431,9 @@ mod tests {
         assert!(
             message.contains(
                 "Container container_e03_1410901177871_0001_01_000005 rejected as it is \
-                 allocated by a previous RM"
-            ) && message.contains("RM epoch 2")
-                && message.contains("RM epoch 3"),
+                 allocated by a newer RM"
+            ) && message.contains("carries RM epoch 4")
+                && message.contains("follows RM epoch 3"),
             "{message}"
         );
     }
@@ -481,7 +501,7 @@ mod tests {
         let every_fault = pb::ContainerTokenIdentifierProto {
             nm_host_addr: "h2:8041".to_owned(),
             expiry_time_stamp: NOW_MS - 1,
-            rm_identifier: EPOCH - 1,
+            rm_identifier: EPOCH + 1,
             ..container_identifier(container(5))
         };
         let always_replayed = |_: &ContainerId| true;

@@ -10,6 +10,7 @@
 use std::future::Future;
 use std::time::Duration;
 
+use prost::Message;
 use tempfile::TempDir;
 use tokio::net::TcpListener;
 use tokio::time::Instant;
@@ -17,16 +18,17 @@ use tonic::Request;
 use tonic::transport::Channel;
 use yarn_client::RmClientConfig;
 use yarn_conf::Configuration;
-use yarn_nodemanager::container_manager::{ContainerReport, insert_nm_token};
+use yarn_nodemanager::container_manager::ContainerReport;
 use yarn_nodemanager::node_status_updater::NOT_CONNECTED;
 use yarn_nodemanager::{NmConfig, NodeManager};
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_proto::pb;
 use yarn_proto::pb::container_management_protocol_client::ContainerManagementProtocolClient;
 use yarn_proto::pb::resource_tracker_client::ResourceTrackerClient;
+use yarn_proto::token_metadata::{NM_TOKEN_METADATA_KEY, insert_token};
 use yarn_rm_ha::state_machine::{
-    ApplicationRecord, ApplicationState, CommandV1, ContainerKey, ContainerRecord, ContainerState,
-    ExecutionType, MasterKeyKind, RmCommand, RmResponse,
+    ApplicationRecord, ApplicationState, AttemptRecord, AttemptState, CommandV1, ContainerKey,
+    ContainerRecord, ContainerState, ExecutionType, MasterKeyKind, RmCommand, RmResponse,
 };
 use yarn_rm_ha::{ResourceManager, RmConfig, RmListeners, Serving};
 use yarn_security::pki::LeafSpec;
@@ -42,8 +44,8 @@ pub const POLL: Duration = Duration::from_millis(20);
 /// certificate speak only for nodes on the host it names.
 pub const NM_HOST: &str = "127.0.0.1";
 pub const RM_ID: &str = "rm1";
-/// The refusal of a container token of another RM epoch than the node follows.
-pub const OTHER_EPOCH: &str = "rejected as it is allocated by a previous RM";
+/// The refusal of a container token of a later RM epoch than the node follows.
+pub const LATER_EPOCH: &str = "rejected as it is allocated by a newer RM";
 
 /// One RM and one NM at a time: the liveness expiry is short, and several clusters on a loaded
 /// two-core machine would declare each other's nodes LOST for want of CPU, not of heartbeats.
@@ -125,7 +127,7 @@ impl Issuer {
     /// `message` carrying the application's NM token.
     pub fn request<T>(&self, message: T) -> Request<T> {
         let mut request = Request::new(message);
-        insert_nm_token(&mut request, &self.nm_token());
+        insert_token(&mut request, NM_TOKEN_METADATA_KEY, &self.nm_token());
         request
     }
 }
@@ -144,6 +146,7 @@ pub struct RmAddresses {
     pub admin: String,
     pub client: String,
     pub resource_tracker: String,
+    pub scheduler: String,
 }
 
 /// A PKI, one ResourceManager replica and one NodeManager, each on its own fixed ports and
@@ -182,6 +185,7 @@ impl Cluster {
         let (admin, admin_listener) = reserve().await;
         let (client, client_listener) = reserve().await;
         let (resource_tracker, tracker_listener) = reserve().await;
+        let (scheduler, scheduler_listener) = reserve().await;
         let (nm_address, nm_listener) = reserve().await;
         let node = NodeId::new(NM_HOST, nm_listener.local_addr().unwrap().port());
         Self {
@@ -194,12 +198,14 @@ impl Cluster {
                 admin,
                 client,
                 resource_tracker,
+                scheduler,
             },
             rm_listeners: Some(RmListeners {
                 raft: raft_listener,
                 admin: admin_listener,
                 client: client_listener,
                 resource_tracker: tracker_listener,
+                scheduler: scheduler_listener,
             }),
             rm: None,
             nm_dir: tempfile::tempdir().unwrap(),
@@ -225,6 +231,10 @@ impl Cluster {
         conf.set(
             "yarn.resourcemanager.resource-tracker.address",
             &addresses.resource_tracker,
+        );
+        conf.set(
+            "yarn.resourcemanager.scheduler.address",
+            &addresses.scheduler,
         );
         conf.set(
             "yarn.resourcemanager.ha.raft.storage-dir",
@@ -277,6 +287,7 @@ impl Cluster {
                     admin: rebind(&self.rm_addresses.admin).await,
                     client: rebind(&self.rm_addresses.client).await,
                     resource_tracker: rebind(&self.rm_addresses.resource_tracker).await,
+                    scheduler: rebind(&self.rm_addresses.scheduler).await,
                 },
             };
             match ResourceManager::start_with(config, tls, listeners).await {
@@ -425,7 +436,7 @@ impl Cluster {
 
     /// Starts one container as soon as the node accepts it. Until the node has registered with
     /// the leader of the issuer's epoch, it refuses the start as not connected, or as of an
-    /// epoch other than the one it follows; a refusal does not use the token up, so the same
+    /// epoch later than the one it follows; a refusal does not use the token up, so the same
     /// start is sent again.
     pub async fn start_once_registered(
         &self,
@@ -445,7 +456,7 @@ impl Cluster {
                 }
                 let message = only_failure(&response.failed_requests);
                 assert!(
-                    message == NOT_CONNECTED || message.contains(OTHER_EPOCH),
+                    message == NOT_CONNECTED || message.contains(LATER_EPOCH),
                     "a start refused for another reason than the registration: {message}"
                 );
                 None
@@ -568,10 +579,23 @@ impl Cluster {
             tags: Vec::new(),
             submit_time_ms: issuer.cluster_timestamp_ms,
             state: ApplicationState::Running,
-            submission_context: Vec::new(),
+            // Unmanaged: the scheduler allocates no AM container, so the container ids the
+            // tests record by hand are theirs alone.
+            submission_context: pb::ApplicationSubmissionContextProto {
+                unmanaged_am: true,
+                ..Default::default()
+            }
+            .encode_to_vec(),
             priority: 0,
-            current_attempt: 0,
+            current_attempt: 1,
             diagnostics: String::new(),
+            max_attempts: 1,
+            attempts: vec![AttemptRecord {
+                attempt_id: 1,
+                state: AttemptState::Running,
+                ..AttemptRecord::default()
+            }],
+            ..ApplicationRecord::default()
         };
         let submitted = self
             .commit(CommandV1::SubmitApplication {
