@@ -8,7 +8,8 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-use yarn_proto::ids::{ApplicationId, NodeId};
+use yarn_client::application_cli::{ApplicationStateArg, NodeStateArg};
+use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, NodeId};
 
 /// yarn-ha: a highly available, YARN-compatible ResourceManager with Raft, mutual TLS and a chaos
 /// harness.
@@ -36,12 +37,26 @@ pub enum Command {
     Application(ApplicationArgs),
     /// List and inspect NodeManagers.
     Node(NodeArgs),
+    /// List the attempts of an application.
+    Applicationattempt(ApplicationAttemptArgs),
+    /// List the containers of an application attempt.
+    Container(ContainerArgs),
     /// Show queue status.
     Queue(QueueArgs),
-    /// Run the distributed-shell sample application.
-    Dshell(PendingArgs),
-    /// Run the pi estimator sample application.
-    Pi(PendingArgs),
+    /// Run the distributed-shell sample application (Hadoop's flags: --shell_command,
+    /// --num_containers, --container_memory, --container_type, --queue, ...).
+    Dshell(WordArgs),
+    /// Estimate pi with a map per container: `pi <maps> <samples> [--opportunistic_percent P]`.
+    Pi(WordArgs),
+    /// The distributed shell's ApplicationMaster, as the ResourceManager launches it.
+    #[command(name = "dshell-am", hide = true)]
+    DshellAm(WordArgs),
+    /// The pi example's ApplicationMaster, as the ResourceManager launches it.
+    #[command(name = "pi-am", hide = true)]
+    PiAm(WordArgs),
+    /// One map of the pi example, as its ApplicationMaster launches it.
+    #[command(name = "pi-map", hide = true)]
+    PiMap(WordArgs),
     /// Start a local cluster of real ResourceManager and NodeManager processes.
     #[command(subcommand)]
     Minicluster(MiniclusterCommand),
@@ -147,9 +162,14 @@ pub struct RmAdminArgs {
     pub force_manual: bool,
 }
 
-/// Arguments of `yarn-ha application`, with Hadoop's option names.
+/// Arguments of `yarn-ha application`, with Hadoop's option names: exactly one action, plus
+/// the options that qualify it.
+///
+/// The actions form the group `action`, declared by hand so that the qualifying options stay
+/// outside it (a struct-level `#[group]` would take in every field).
 #[derive(Debug, Args)]
-#[group(id = "action", required = true, multiple = false)]
+#[group(skip)]
+#[command(group(clap::ArgGroup::new("action").required(true).multiple(false)))]
 pub struct ApplicationArgs {
     /// List applications (filtered by -appStates, -appTypes, -appTags).
     #[arg(long, group = "action")]
@@ -171,9 +191,10 @@ pub struct ApplicationArgs {
     /// Target queue of -movetoqueue.
     #[arg(long, value_name = "QUEUE")]
     pub queue: Option<String>,
-    /// With -list: comma-separated application states (ALL for every state).
+    /// With -list: comma-separated application states, or ALL for every state (default:
+    /// SUBMITTED,ACCEPTED,RUNNING).
     #[arg(long = "appStates", value_name = "STATES", value_delimiter = ',')]
-    pub app_states: Vec<String>,
+    pub app_states: Vec<ApplicationStateArg>,
     /// With -list: comma-separated application types.
     #[arg(long = "appTypes", value_name = "TYPES", value_delimiter = ',')]
     pub app_types: Vec<String>,
@@ -182,9 +203,11 @@ pub struct ApplicationArgs {
     pub app_tags: Vec<String>,
 }
 
-/// Arguments of `yarn-ha node`, with Hadoop's option names.
+/// Arguments of `yarn-ha node`, with Hadoop's option names: exactly one action, plus the
+/// options that qualify `-list` (the group is declared as for [`ApplicationArgs`]).
 #[derive(Debug, Args)]
-#[group(id = "action", required = true, multiple = false)]
+#[group(skip)]
+#[command(group(clap::ArgGroup::new("action").required(true).multiple(false)))]
 pub struct NodeArgs {
     /// List nodes (RUNNING ones unless -states or -all).
     #[arg(long, group = "action")]
@@ -192,12 +215,28 @@ pub struct NodeArgs {
     /// Print the report of one node.
     #[arg(long, group = "action", value_name = "NODE_ID")]
     pub status: Option<NodeId>,
-    /// With -list: comma-separated node states.
+    /// With -list: comma-separated node states (default: RUNNING).
     #[arg(long, value_name = "STATES", value_delimiter = ',')]
-    pub states: Vec<String>,
+    pub states: Vec<NodeStateArg>,
     /// With -list: nodes in every state.
     #[arg(long)]
     pub all: bool,
+}
+
+/// Arguments of `yarn-ha applicationattempt`, with Hadoop's option names.
+#[derive(Debug, Args)]
+pub struct ApplicationAttemptArgs {
+    /// List the attempts of one application: id, state, AM container, tracking URL.
+    #[arg(long, value_name = "APPLICATION_ID")]
+    pub list: ApplicationId,
+}
+
+/// Arguments of `yarn-ha container`, with Hadoop's option names.
+#[derive(Debug, Args)]
+pub struct ContainerArgs {
+    /// List the containers of one application attempt: id, times, state, host, log URL.
+    #[arg(long, value_name = "APPLICATION_ATTEMPT_ID")]
+    pub list: ApplicationAttemptId,
 }
 
 /// Arguments of `yarn-ha queue`.
@@ -212,6 +251,19 @@ pub struct QueueArgs {
 #[derive(Debug, Args)]
 pub struct PendingArgs {}
 
+/// The words of a sample application's command line, parsed by the application itself with
+/// Hadoop's flag spellings.
+#[derive(Debug, Args)]
+pub struct WordArgs {
+    /// The application's arguments.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "ARGS"
+    )]
+    pub args: Vec<String>,
+}
+
 /// `yarn-ha minicluster ...`
 #[derive(Debug, Subcommand)]
 pub enum MiniclusterCommand {
@@ -223,6 +275,9 @@ pub enum MiniclusterCommand {
     Start(MiniclusterStartArgs),
     /// Start one exited daemon again, through the running `minicluster start`.
     Restart(MiniclusterRestartArgs),
+    /// On a temporary 3-RM, 3-NM cluster: run a distributed-shell job, SIGKILL the active
+    /// ResourceManager mid-job, show the failover and the job finishing, clean up.
+    Demo,
 }
 
 /// Arguments of `yarn-ha minicluster init`.
@@ -440,6 +495,160 @@ mod tests {
         assert_eq!(
             rewrite(&["yarn-ha", "rmadmin", "-getServiceState", "rm1"]),
             ["yarn-ha", "rmadmin", "--getServiceState", "rm1"]
+        );
+    }
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(rewrite(args))
+    }
+
+    /// The usage error for `args`, checked to exit with status 2 like every usage error.
+    fn must_refuse(args: &[&str]) -> String {
+        let err = parse(args).expect_err("the command line should be refused");
+        assert_eq!(err.exit_code(), 2, "{args:?}: {err}");
+        err.to_string()
+    }
+
+    #[test]
+    fn bad_ids_are_usage_errors_naming_the_option_the_input_and_the_expected_form() {
+        for (args, option, expected_form) in [
+            (
+                &["yarn-ha", "application", "-status", "foo"][..],
+                "--status",
+                "application_<clusterTimestamp>_<appId>",
+            ),
+            (
+                &["yarn-ha", "application", "-kill", "foo"],
+                "--kill",
+                "application_<clusterTimestamp>_<appId>",
+            ),
+            (
+                &[
+                    "yarn-ha",
+                    "application",
+                    "-movetoqueue",
+                    "foo",
+                    "-queue",
+                    "a",
+                ],
+                "--movetoqueue",
+                "application_<clusterTimestamp>_<appId>",
+            ),
+            (
+                &["yarn-ha", "applicationattempt", "-list", "foo"],
+                "--list",
+                "application_<clusterTimestamp>_<appId>",
+            ),
+            (
+                // An application id where an attempt id belongs.
+                &["yarn-ha", "container", "-list", "foo"],
+                "--list",
+                "appattempt_<clusterTimestamp>_<appId>_<attemptId>",
+            ),
+            (
+                &["yarn-ha", "node", "-status", "foo"],
+                "--status",
+                "<host>:<port>",
+            ),
+        ] {
+            let message = must_refuse(args);
+            assert!(message.contains(option), "{args:?}: {message}");
+            assert!(message.contains("\"foo\""), "{args:?}: {message}");
+            assert!(message.contains(expected_form), "{args:?}: {message}");
+        }
+    }
+
+    #[test]
+    fn bad_state_words_are_usage_errors_naming_the_word_and_the_choices() {
+        let message = must_refuse(&[
+            "yarn-ha",
+            "application",
+            "-list",
+            "-appStates",
+            "RUNNING,DONE",
+        ]);
+        assert!(message.contains("\"DONE\""), "{message}");
+        assert!(message.contains("ALL or one of NEW"), "{message}");
+        let message = must_refuse(&["yarn-ha", "node", "-list", "-states", "BROKEN"]);
+        assert!(message.contains("\"BROKEN\""), "{message}");
+        assert!(message.contains("UNHEALTHY"), "{message}");
+    }
+
+    #[test]
+    fn movetoqueue_needs_a_queue_and_each_command_one_action() {
+        for args in [
+            &[
+                "yarn-ha",
+                "application",
+                "-movetoqueue",
+                "application_1_0001",
+            ][..],
+            &[
+                "yarn-ha",
+                "application",
+                "-list",
+                "-kill",
+                "application_1_0001",
+            ],
+            &["yarn-ha", "applicationattempt"],
+            &["yarn-ha", "container"],
+            &["yarn-ha", "node"],
+        ] {
+            must_refuse(args);
+        }
+    }
+
+    #[test]
+    fn hadoop_forms_of_the_user_commands_parse() {
+        let cli = parse(&[
+            "yarn-ha",
+            "application",
+            "-list",
+            "-appStates",
+            "running,ALL",
+            "-appTypes",
+            "MAPREDUCE,spark",
+        ])
+        .unwrap();
+        let Command::Application(args) = cli.command else {
+            panic!("not application: {cli:?}");
+        };
+        assert!(args.list);
+        assert_eq!(
+            args.app_states,
+            [
+                ApplicationStateArg::State(yarn_proto::pb::YarnApplicationStateProto::Running),
+                ApplicationStateArg::All
+            ]
+        );
+        assert_eq!(args.app_types, ["MAPREDUCE", "spark"]);
+
+        let cli = parse(&[
+            "yarn-ha",
+            "container",
+            "-list",
+            "appattempt_1700000000000_0004_000002",
+        ])
+        .unwrap();
+        let Command::Container(args) = cli.command else {
+            panic!("not container: {cli:?}");
+        };
+        assert_eq!(
+            args.list.to_string(),
+            "appattempt_1700000000000_0004_000002"
+        );
+
+        let cli = parse(&["yarn-ha", "node", "-list", "-all", "-states", "LOST,new"]).unwrap();
+        let Command::Node(args) = cli.command else {
+            panic!("not node: {cli:?}");
+        };
+        assert!(args.list && args.all);
+        assert_eq!(
+            args.states,
+            [
+                NodeStateArg(yarn_proto::pb::NodeStateProto::NsLost),
+                NodeStateArg(yarn_proto::pb::NodeStateProto::NsNew)
+            ]
         );
     }
 

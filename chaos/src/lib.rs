@@ -34,7 +34,9 @@
 
 pub mod bench;
 mod cluster_layout;
+mod demo;
 pub mod minicluster;
 
 pub use cluster_layout::{ClusterLayout, HARNESS_USER, NmLayout, RmLayout};
+pub use demo::{DemoSummary, run_demo};
 pub use yarn_nodemanager::executor::{Signal, process_exists};

@@ -1,12 +1,13 @@
 //! The one error type of the client crate.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use tonic::Status;
 use yarn_conf::{ConfError, HostPortError};
 
-/// Everything that can go wrong while configuring a client, calling the ResourceManagers, or
-/// running an rmadmin command.
+/// Everything that can go wrong while configuring a client, calling the ResourceManagers or
+/// NodeManagers, reading an ApplicationMaster's token file, or running an rmadmin command.
 ///
 /// Every message is one line naming what failed and where: the key, the rm id and address, the
 /// number of attempts and the last gRPC status. Statuses are boxed to keep `Result`s small.
@@ -191,12 +192,381 @@ pub enum Error {
         source: Box<Error>,
     },
 
+    /// A reply lacks a field the protocol requires, such as the application id of a
+    /// `GetNewApplication` reply.
+    #[error("{rpc} reply from {rm_id} lacks the required field {field}")]
+    MissingResponseField {
+        /// The replica the client was talking to when the reply arrived.
+        rm_id: String,
+        /// The RPC, e.g. `GetNewApplication`.
+        rpc: &'static str,
+        /// The missing field, as named in the `.proto` file.
+        field: &'static str,
+    },
+
+    /// A submission context without `application_id`, which is the submission's dedupe key.
+    #[error(
+        "the application submission context has no application_id: take one from \
+         GetNewApplication before submitting"
+    )]
+    SubmissionWithoutApplicationId,
+
+    /// A word of `-appStates` that is neither `ALL` nor an application state.
+    #[error(
+        "invalid application state {value:?}: expected ALL or one of NEW, NEW_SAVING, SUBMITTED, \
+         ACCEPTED, RUNNING, FINISHED, FAILED, KILLED"
+    )]
+    InvalidApplicationState {
+        /// The word given.
+        value: String,
+    },
+
+    /// A word of `node -states` that is not a node state.
+    #[error(
+        "invalid node state {value:?}: expected one of NEW, RUNNING, UNHEALTHY, DECOMMISSIONED, \
+         LOST, REBOOTED, DECOMMISSIONING, SHUTDOWN"
+    )]
+    InvalidNodeState {
+        /// The word given.
+        value: String,
+    },
+
+    /// An application did not reach FINISHED, FAILED or KILLED before the caller's deadline.
+    #[error(
+        "application {application_id} did not reach a final state (FINISHED, FAILED or KILLED) \
+         within {} ms; its last reported state was {}",
+        waited.as_millis(),
+        last_state.as_str_name()
+    )]
+    ApplicationWaitTimedOut {
+        /// The application waited for.
+        application_id: yarn_proto::ids::ApplicationId,
+        /// The state of the last report received.
+        last_state: yarn_proto::pb::YarnApplicationStateProto,
+        /// How long the wait lasted.
+        waited: Duration,
+    },
+
+    /// `node -status` of a node the ResourceManager has no report for.
+    #[error("the ResourceManager has no report for node {node_id} in any state")]
+    NodeNotFound {
+        /// The node asked for, as `host:port`.
+        node_id: String,
+    },
+
+    /// A command's output could not be written (for example, stdout was closed).
+    #[error("writing the command's output: {source}")]
+    WriteOutput {
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// `HADOOP_TOKEN_FILE_LOCATION` is unset, so the ApplicationMaster cannot find its
+    /// AMRMToken.
+    #[error(
+        "{variable} is not set: the ApplicationMaster's token file, which holds its AMRMToken, \
+         cannot be found"
+    )]
+    TokenFileNotSet {
+        /// The environment variable, `HADOOP_TOKEN_FILE_LOCATION`.
+        variable: &'static str,
+    },
+
+    /// The token file named by `HADOOP_TOKEN_FILE_LOCATION` could not be read.
+    #[error("reading the token file {} named by {variable}: {source}", path.display())]
+    TokenFileRead {
+        /// The environment variable that named it.
+        variable: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A token file whose bytes are not an encoded `CredentialsProto`.
+    #[error("token file {} is not an encoded CredentialsProto: {source}", path.display())]
+    TokenFileMalformed {
+        /// The file.
+        path: PathBuf,
+        /// What the decoder refused.
+        #[source]
+        source: prost::DecodeError,
+    },
+
+    /// A token file without a token of kind `YARN_AM_RM_TOKEN`.
+    #[error(
+        "token file {} holds no token of kind {expected} (kinds found: {})",
+        path.display(),
+        if found.is_empty() { "none".to_owned() } else { found.join(", ") }
+    )]
+    AmRmTokenMissing {
+        /// The file.
+        path: PathBuf,
+        /// The kind looked for, `YARN_AM_RM_TOKEN`.
+        expected: &'static str,
+        /// The kinds of the tokens the file does hold, in file order.
+        found: Vec<String>,
+    },
+
+    /// An ApplicationMaster call that needs a registration was made before `register`.
+    #[error(
+        "{operation} before registerApplicationMaster: the ApplicationMaster must register first"
+    )]
+    AmNotRegistered {
+        /// The call, in YARN's spelling (e.g. `allocate`).
+        operation: &'static str,
+    },
+
+    /// The leader no longer knew the attempt (typically after a failover) and registering it
+    /// again failed.
+    #[error(
+        "{operation}: the RM asked this ApplicationMaster to register again (after a failover) \
+         and registering failed: {source}"
+    )]
+    Reregistration {
+        /// The call that was refused, in YARN's spelling.
+        operation: &'static str,
+        /// Why the registration failed.
+        #[source]
+        source: Box<Error>,
+    },
+
+    /// `finishApplicationMaster` kept answering that the unregistration is not committed yet.
+    #[error(
+        "finishApplicationMaster: the RM had not confirmed the unregistration after {attempts} \
+         attempts ({} ms apart)",
+        pause.as_millis()
+    )]
+    FinishNotConfirmed {
+        /// Calls made.
+        attempts: u32,
+        /// The pause between them.
+        pause: Duration,
+    },
+
+    /// The AMRM heartbeat task is gone, so its commands and `finish` cannot reach it.
+    #[error("the AMRM heartbeat task has stopped; no further requests can be sent through it")]
+    HeartbeatStopped,
+
+    /// A container record lacks a field a NodeManager call needs.
+    #[error("container {container_id}: ContainerProto.{field} is missing")]
+    ContainerFieldMissing {
+        /// The container, in Hadoop's string form.
+        container_id: String,
+        /// The absent field, e.g. `node_id` or `container_token`.
+        field: &'static str,
+    },
+
+    /// A node id that cannot be a NodeManager address.
+    #[error("container {container_id}: invalid node id: {source}")]
+    InvalidNodeId {
+        /// The container the call was about.
+        container_id: String,
+        /// Why the node id was refused.
+        #[source]
+        source: yarn_proto::ProtoError,
+    },
+
+    /// A NodeManager address that cannot make a channel.
+    #[error("invalid NodeManager address {node}: {source}")]
+    InvalidNodeAddress {
+        /// The node, `host:port`.
+        node: String,
+        /// Why it was refused.
+        #[source]
+        source: Box<yarn_security::Error>,
+    },
+
+    /// A ContainerManagementProtocol call failed as a whole (unreachable node, deadline,
+    /// refused NM token).
+    #[error(
+        "{rpc} of container {container_id} on {node} failed: {}",
+        describe(status)
+    )]
+    NmCallFailed {
+        /// The RPC, e.g. `StartContainers`.
+        rpc: &'static str,
+        /// The node, `host:port`.
+        node: String,
+        /// The container, in Hadoop's string form.
+        container_id: String,
+        /// The call's status.
+        status: Box<Status>,
+    },
+
+    /// A NodeManager refused the call for this container (its entry in `failed_requests`).
+    #[error("{rpc} of container {container_id} on {node} refused: {message} ({class_name})")]
+    ContainerRefused {
+        /// The RPC, e.g. `StartContainers`.
+        rpc: &'static str,
+        /// The node, `host:port`.
+        node: String,
+        /// The container, in Hadoop's string form.
+        container_id: String,
+        /// YARN's exception class name, empty when the node gave none.
+        class_name: String,
+        /// The NodeManager's message.
+        message: String,
+    },
+
+    /// A NodeManager reply that neither lists the container as succeeded nor as failed.
+    #[error("{rpc} reply from {node} does not mention container {container_id}")]
+    NmReplyIncomplete {
+        /// The RPC, e.g. `GetContainerStatuses`.
+        rpc: &'static str,
+        /// The node, `host:port`.
+        node: String,
+        /// The container asked about.
+        container_id: String,
+    },
+
     /// The async runtime for a blocking entry point could not be started.
     #[error("starting the client's async runtime: {source}")]
     Runtime {
         /// The operating system's error.
         #[source]
         source: std::io::Error,
+    },
+
+    /// An option of a sample application (`dshell`, `pi`) with a value it cannot take.
+    #[error("invalid value {value:?} for option {option}: expected {expected}")]
+    InvalidOptionValue {
+        /// The option, e.g. `--num_containers`.
+        option: String,
+        /// The value given.
+        value: String,
+        /// What the option takes.
+        expected: String,
+    },
+
+    /// An option a sample application does not know.
+    #[error("unknown option {option:?} for {command}: expected one of {}", known.join(", "))]
+    UnknownOption {
+        /// The command, e.g. `dshell`.
+        command: &'static str,
+        /// The option given.
+        option: String,
+        /// The options the command knows.
+        known: &'static [&'static str],
+    },
+
+    /// A word a sample application's command line has no place for.
+    #[error("{command}: unexpected argument {argument:?}")]
+    UnexpectedArgument {
+        /// The command, e.g. `pi`.
+        command: &'static str,
+        /// The word.
+        argument: String,
+    },
+
+    /// An option given as the last word, without the value it needs.
+    #[error("option {option} of {command} needs a value")]
+    OptionValueMissing {
+        /// The command, e.g. `dshell`.
+        command: &'static str,
+        /// The option.
+        option: String,
+    },
+
+    /// A required option or argument of a sample application is absent.
+    #[error("{command} needs {option}")]
+    OptionMissing {
+        /// The command, e.g. `dshell`.
+        command: &'static str,
+        /// What is missing, e.g. `--shell_command`.
+        option: &'static str,
+    },
+
+    /// An option a sample application knows but cannot honour.
+    #[error("{command}: option {option} is not supported: {reason}")]
+    OptionUnsupported {
+        /// The command, e.g. `dshell`.
+        command: &'static str,
+        /// The option.
+        option: &'static str,
+        /// Why not.
+        reason: &'static str,
+    },
+
+    /// A path that must be written into a container's command line is not UTF-8.
+    #[error("the {what} {} is not valid UTF-8, so it cannot be passed to a container", path.display())]
+    NonUtf8Path {
+        /// What the path is, e.g. `configuration directory`.
+        what: &'static str,
+        /// The path.
+        path: PathBuf,
+    },
+
+    /// A path a container needs in absolute form does not resolve.
+    #[error("resolving the {what} {}: {source}", path.display())]
+    PathUnresolvable {
+        /// What the path is, e.g. `yarn-ha executable`.
+        what: &'static str,
+        /// The path as given.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// An ApplicationMaster holds no NM token for the node of a container it wants to start.
+    #[error(
+        "cannot start container {container_id} on {node}: the RM sent no NM token for that node"
+    )]
+    NmTokenMissing {
+        /// The container, in Hadoop's form.
+        container_id: String,
+        /// The node, `host:port`.
+        node: String,
+    },
+
+    /// A sample ApplicationMaster's containers did not all end within its run limit.
+    #[error(
+        "the ApplicationMaster gave up: {ended} of {wanted} containers ended within its run \
+         limit of {} s",
+        limit.as_secs()
+    )]
+    AmRunLimitExceeded {
+        /// Containers that ended.
+        ended: usize,
+        /// Containers the run needed.
+        wanted: usize,
+        /// The limit.
+        limit: Duration,
+    },
+
+    /// The RM answered an allocate with `AM_SHUTDOWN`.
+    #[error(
+        "the ResourceManager told the ApplicationMaster to shut down (AM_SHUTDOWN): the \
+         application was killed or this attempt is no longer current"
+    )]
+    AmShutdownRequested,
+
+    /// A file or directory of the pi example's map results could not be used.
+    #[error("{operation} the pi map result file {}: {source}", path.display())]
+    PiResultFile {
+        /// What was done, e.g. `reading`.
+        operation: &'static str,
+        /// The file or directory.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A pi map result file that holds no count.
+    #[error(
+        "pi map result file {} holds {content:?}: expected \"inside=<n> total=<n>\" with inside \
+         at most total",
+        path.display()
+    )]
+    PiResultMalformed {
+        /// The file.
+        path: PathBuf,
+        /// What it holds.
+        content: String,
     },
 }
 
@@ -206,8 +576,9 @@ impl Error {
         match self {
             Error::CallFailed { status, .. }
             | Error::OutcomeUnknown { status, .. }
-            | Error::AttemptsExhausted { status, .. } => Some(status),
-            Error::Admin { source, .. } => source.status(),
+            | Error::AttemptsExhausted { status, .. }
+            | Error::NmCallFailed { status, .. } => Some(status),
+            Error::Admin { source, .. } | Error::Reregistration { source, .. } => source.status(),
             _ => None,
         }
     }

@@ -14,8 +14,19 @@
 //!   member list.
 //! - [`RetryPolicy`] with [`Failure`], [`Idempotency`] and [`CallHistory`]: the pure decision
 //!   whether and where a failed call is resent; [`RmFailoverTargets`]: the pure rotation.
+//! - [`AmRmClient`]: an ApplicationMaster's `AMRMClient` (register, allocate with the outstanding
+//!   ask table, release, blacklist, finish), deduplicating containers and resyncing after a
+//!   failover; [`AmRmHeartbeat`] runs it as `AMRMClientAsync` with [`AmRmEvent`]s;
+//!   [`NmClient`] starts, stops and queries containers on NodeManagers with the NM tokens of
+//!   [`NmTokenCache`]; [`read_amrm_token_from_env`] finds the AMRMToken.
+//! - [`YarnClient`]: YARN's client of the application protocol (submit, reports, kill, nodes,
+//!   attempts, containers); [`application_cli`]: `yarn-ha application|node|applicationattempt|
+//!   container` with their output as pure functions.
 //! - [`rmadmin`]: `yarn-ha rmadmin` (HA state, health, leadership transfer, Raft membership,
 //!   refreshes), with its output formatting as pure functions.
+//! - [`dshell`] and [`pi`]: Hadoop's distributed shell and pi example, each a client that
+//!   submits the application and waits, and an ApplicationMaster run by the binary inside the AM
+//!   container.
 //! - [`Error`]: the crate's one error type.
 //!
 //! # A call
@@ -35,12 +46,23 @@
 //!          └─ GiveUp(Final | OutcomeUnknown | AttemptsExhausted) ──▶ Error naming the
 //!                                          replica, its address, attempts and last status
 //! ```
-//!
-//! `AMRMClient`, `NMClient`, `YarnClient` and the user commands arrive with the applications
-//! work.
 
+mod allocate_outcome;
+mod am_rm_client;
+mod am_rm_heartbeat;
+mod am_rm_session;
+pub mod application_cli;
+mod blacklist;
+mod container_key;
+mod credentials;
+pub mod dshell;
 mod error;
 mod failure;
+mod nm_client;
+mod nm_token_cache;
+mod outstanding_asks;
+mod pending_releases;
+pub mod pi;
 pub mod queue;
 mod retry_policy;
 mod rm_client;
@@ -48,9 +70,16 @@ mod rm_client_config;
 mod rm_failover_targets;
 mod rm_service;
 pub mod rmadmin;
+mod yarn_client;
 
+pub use allocate_outcome::AllocateOutcome;
+pub use am_rm_client::{AmRmClient, DEFAULT_FINISH_ATTEMPTS, DEFAULT_FINISH_PAUSE};
+pub use am_rm_heartbeat::{AmRmEvent, AmRmHeartbeat};
+pub use credentials::{amrm_token_from_credentials, read_amrm_token_from_env};
 pub use error::Error;
 pub use failure::Failure;
+pub use nm_client::NmClient;
+pub use nm_token_cache::NmTokenCache;
 pub use retry_policy::{
     CallHistory, GiveUpReason, Idempotency, RetryDecision, RetryPolicy, RetryTarget,
 };
@@ -58,3 +87,7 @@ pub use rm_client::RmClient;
 pub use rm_client_config::{DEFAULT_CALL_TIMEOUT, RmClientConfig};
 pub use rm_failover_targets::RmFailoverTargets;
 pub use rm_service::RmService;
+pub use yarn_client::{
+    ApplicationFilter, DEFAULT_POLL_INTERVAL, KillOutcome, NewApplication, YarnClient,
+    is_final_application_state,
+};

@@ -15,6 +15,7 @@ pub fn run(command: MiniclusterCommand) -> anyhow::Result<ExitCode> {
     match command {
         MiniclusterCommand::Init(args) => init(&args),
         MiniclusterCommand::Start(args) => start(&args.dir),
+        MiniclusterCommand::Demo => demo(),
         MiniclusterCommand::Restart(args) => {
             let daemon = minicluster::restart(&args.dir, &args.id)?;
             println!(
@@ -26,6 +27,26 @@ pub fn run(command: MiniclusterCommand) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// Runs the failover demo; exit 0 only when the job finished SUCCEEDED with every container
+/// successful and none repeated.
+fn demo() -> anyhow::Result<ExitCode> {
+    let exe = std::env::current_exe().context("finding the yarn-ha executable to run daemons")?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("creating the demo's runtime")?;
+    let mut stdout = std::io::stdout();
+    let summary = runtime.block_on(yarn_chaos::run_demo(&exe, &mut stdout))?;
+    if summary.succeeded() {
+        println!("demo passed: the job survived the loss of its ResourceManager");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!("demo FAILED: the job did not finish SUCCEEDED with every container");
+        Ok(ExitCode::FAILURE)
     }
 }
 

@@ -1,16 +1,26 @@
 //! Adapters from parsed command lines to the crates that do the work.
 
+mod application;
+mod applicationattempt;
 mod bench;
 mod conf;
+mod container;
 mod minicluster;
+mod node;
 mod nodemanager;
 mod pending;
 mod pki;
 mod queue;
 mod resourcemanager;
 mod rmadmin;
+mod samples;
 
+use std::path::Path;
 use std::process::ExitCode;
+
+use anyhow::Context;
+use yarn_client::application_cli::{self, UserCommand};
+use yarn_conf::Configuration;
 
 use crate::cli::{Cli, Command};
 
@@ -26,11 +36,16 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Rmadmin(args) => rmadmin::run(conf_dir, args),
         Command::Minicluster(command) => minicluster::run(command),
         Command::Nodemanager(args) => nodemanager::run(conf_dir, args),
-        Command::Application(_) => Ok(pending::report("application", pending::APPLICATIONS)),
-        Command::Node(_) => Ok(pending::report("node", pending::APPLICATIONS)),
+        Command::Application(args) => application::run(conf_dir, args),
+        Command::Node(args) => node::run(conf_dir, args),
+        Command::Applicationattempt(args) => applicationattempt::run(conf_dir, args),
+        Command::Container(args) => container::run(conf_dir, args),
         Command::Queue(args) => queue::run(conf_dir, args),
-        Command::Dshell(_) => Ok(pending::report("dshell", pending::APPLICATIONS)),
-        Command::Pi(_) => Ok(pending::report("pi", pending::APPLICATIONS)),
+        Command::Dshell(args) => samples::dshell(conf_dir, &args.args),
+        Command::Pi(args) => samples::pi(conf_dir, &args.args),
+        Command::DshellAm(args) => samples::dshell_am(conf_dir, &args.args),
+        Command::PiAm(args) => samples::pi_am(conf_dir, &args.args),
+        Command::PiMap(args) => samples::pi_map(&args.args),
         Command::Chaos(_) => Ok(pending::report("chaos", pending::CHAOS)),
         Command::Bench(command) => bench::run(command),
     }
@@ -47,6 +62,31 @@ fn report_outcome(outcome: Result<String, yarn_client::Error>) -> std::process::
         Err(err) => {
             eprintln!("{err}");
             std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs one of the user commands (`application`, `node`, `applicationattempt`, `container`)
+/// against the cluster configured in `conf_dir`, writing its output to stdout as it goes.
+///
+/// Exits 0 when it succeeded, or prints the failure as one line on stderr (what failed, on
+/// which replica and address) and exits 1. A configuration directory is required: without one
+/// there are neither replica addresses nor certificates to use.
+fn run_user_command(
+    conf_dir: Option<&Path>,
+    verb: &str,
+    command: &UserCommand,
+) -> anyhow::Result<ExitCode> {
+    let dir = conf_dir.with_context(|| {
+        format!("{verb} needs a configuration directory: pass --conf-dir DIR or set YARN_CONF_DIR")
+    })?;
+    let conf = Configuration::load_dir(dir)?;
+    let mut stdout = std::io::stdout().lock();
+    match application_cli::run_blocking(&conf, command, &mut stdout) {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(err) => {
+            eprintln!("{err}");
+            Ok(ExitCode::FAILURE)
         }
     }
 }

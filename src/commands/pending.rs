@@ -3,9 +3,6 @@
 
 use std::process::ExitCode;
 
-/// The work item that builds applications end to end and the user commands.
-pub const APPLICATIONS: &str =
-    "Applications end to end (client protocol, CLI, distributed shell, pi)";
 /// The work item that builds the chaos harness.
 pub const CHAOS: &str = "Chaos harness (seeded failover drills)";
 

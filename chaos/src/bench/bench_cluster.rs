@@ -48,6 +48,7 @@ struct Replica {
 #[derive(Debug)]
 pub struct BenchCluster {
     base_dir: PathBuf,
+    client_conf_dir: PathBuf,
     /// The harness user's TLS settings; always enabled.
     tls: TlsConfig,
     replicas: Vec<Replica>,
@@ -66,7 +67,21 @@ impl BenchCluster {
     /// configuration has TLS disabled or unreadable, or a daemon cannot be started (see
     /// [`MiniCluster::launch`]).
     pub async fn start(base_dir: &Path, exe: &Path) -> anyhow::Result<Self> {
-        let manifest = minicluster::init(base_dir, REPLICAS, 0)?;
+        Self::start_with_nodes(base_dir, exe, 0).await
+    }
+
+    /// As [`start`](Self::start), with `nodemanagers` NodeManagers started after the
+    /// ResourceManagers, each as `<exe> nodemanager`.
+    ///
+    /// # Errors
+    ///
+    /// As [`start`](Self::start).
+    pub async fn start_with_nodes(
+        base_dir: &Path,
+        exe: &Path,
+        nodemanagers: usize,
+    ) -> anyhow::Result<Self> {
+        let manifest = minicluster::init(base_dir, REPLICAS, nodemanagers)?;
         let conf = Configuration::load_dir(&manifest.client_conf_dir).with_context(|| {
             format!(
                 "loading the client configuration {}",
@@ -85,7 +100,8 @@ impl BenchCluster {
             manifest.client_conf_dir.display()
         );
         let specs = manifest
-            .resourcemanagers()
+            .daemons
+            .iter()
             .map(|daemon| {
                 let addresses = minicluster::daemon_addresses(daemon)?;
                 Ok(DaemonSpec::yarn_ha(
@@ -103,7 +119,10 @@ impl BenchCluster {
         };
         let mut replicas = Vec::new();
         let mut admin_addresses = Vec::new();
-        for spec in &specs {
+        for spec in specs
+            .iter()
+            .filter(|spec| spec.role == minicluster::DaemonRole::ResourceManager)
+        {
             let address = |service: &str| {
                 spec.addresses.get(service).cloned().with_context(|| {
                     format!(
@@ -137,6 +156,7 @@ impl BenchCluster {
             let _ = stopped.await;
         }));
         Ok(BenchCluster {
+            client_conf_dir: manifest.client_conf_dir,
             base_dir: manifest.base_dir,
             tls,
             replicas,
@@ -144,6 +164,11 @@ impl BenchCluster {
             stop,
             supervisor,
         })
+    }
+
+    /// The configuration directory of the harness user (RM addresses, the user's certificate).
+    pub fn client_conf_dir(&self) -> &Path {
+        &self.client_conf_dir
     }
 
     /// The rm ids of the replicas, in `rm-ids` order.

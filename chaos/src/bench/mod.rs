@@ -28,7 +28,7 @@ mod raft_bench_options;
 mod raft_bench_report;
 mod scheduler_bench;
 
-pub use bench_cluster::REPLICAS;
+pub use bench_cluster::{BenchCluster, REPLICAS};
 pub use failover_trial::STABLE_FOR;
 pub use latency_summary::{LatencySummary, nearest_rank};
 pub use leader_scheduler_bench::{LeaderSchedulerBenchRun, leader_scheduler_bench};

@@ -1,0 +1,332 @@
+//! What `yarn-ha application` prints, as pure functions of the RM's replies.
+
+use std::fmt::Write;
+
+use yarn_proto::ids::ApplicationId;
+use yarn_proto::pb;
+
+use super::table::push_row;
+use super::text::{
+    NOT_AVAILABLE, application_id_text, application_state_name, final_status_name, format_progress,
+};
+use crate::KillOutcome;
+
+/// The columns of `application -list`, in order.
+pub const APPLICATION_LIST_COLUMNS: [&str; 9] = [
+    "Application-Id",
+    "Application-Name",
+    "Application-Type",
+    "User",
+    "Queue",
+    "State",
+    "Final-State",
+    "Progress",
+    "Tracking-URL",
+];
+
+/// Hadoop's minimum column widths, so that scripts written against `yarn application -list`
+/// see the same layout.
+const APPLICATION_LIST_WIDTHS: [usize; 9] = [30, 20, 20, 10, 10, 18, 18, 15, 35];
+
+/// The `-appTypes` words as the RM is asked for them and the header shows them: trimmed,
+/// upper-cased as Hadoop does (the RM compares types ignoring case), empty words dropped, each
+/// once, in the order given.
+pub fn selected_application_types(words: &[String]) -> Vec<String> {
+    let mut types: Vec<String> = Vec::new();
+    for word in words {
+        let word = word.trim().to_ascii_uppercase();
+        if !word.is_empty() && !types.contains(&word) {
+            types.push(word);
+        }
+    }
+    types
+}
+
+/// The `application -list` output: the count line naming the filters, as Hadoop prints it
+/// (`Total number of applications (application-types: [] and states: [RUNNING]):2`; the tags
+/// appear only when some were given), then the column headers and one tab-separated row per
+/// report, in the order given.
+pub fn format_application_list(
+    types: &[String],
+    states: &[pb::YarnApplicationStateProto],
+    tags: &[String],
+    reports: &[pb::ApplicationReportProto],
+) -> String {
+    let states: Vec<&str> = states.iter().map(|s| application_state_name(*s)).collect();
+    let filters = if tags.is_empty() {
+        format!(
+            "application-types: [{}] and states: [{}]",
+            types.join(", "),
+            states.join(", ")
+        )
+    } else {
+        format!(
+            "application-types: [{}], states: [{}] and tags: [{}]",
+            types.join(", "),
+            states.join(", "),
+            tags.join(", ")
+        )
+    };
+    let mut out = format!(
+        "Total number of applications ({filters}):{}\n",
+        reports.len()
+    );
+    push_row(
+        &mut out,
+        &APPLICATION_LIST_WIDTHS,
+        &APPLICATION_LIST_COLUMNS,
+    );
+    for report in reports {
+        let id = application_id_text(report.application_id.as_ref());
+        let progress = format_progress(report.progress);
+        push_row(
+            &mut out,
+            &APPLICATION_LIST_WIDTHS,
+            &[
+                &id,
+                &report.name,
+                &report.application_type,
+                &report.user,
+                &report.queue,
+                application_state_name(report.yarn_application_state()),
+                final_status_name(report.final_application_status()),
+                &progress,
+                &report.tracking_url,
+            ],
+        );
+    }
+    out
+}
+
+/// The `application -status` output: Hadoop's `Application Report :` block, one
+/// `\t<label> : <value>` line each. Start and finish times are ms since the Unix epoch, as
+/// Hadoop prints them (the finish time is 0 while the application runs).
+pub fn format_application_report(report: &pb::ApplicationReportProto) -> String {
+    let (memory_seconds, vcore_seconds) = report
+        .app_resource_usage
+        .as_ref()
+        .map_or((0, 0), |usage| (usage.memory_seconds, usage.vcore_seconds));
+    let priority = report
+        .priority
+        .map_or_else(|| NOT_AVAILABLE.to_owned(), |p| p.priority.to_string());
+    let lines = [
+        (
+            "Application-Id",
+            application_id_text(report.application_id.as_ref()),
+        ),
+        ("Application-Name", report.name.clone()),
+        ("Application-Type", report.application_type.clone()),
+        ("User", report.user.clone()),
+        ("Queue", report.queue.clone()),
+        ("Application Priority", priority),
+        ("Start-Time", report.start_time.to_string()),
+        ("Finish-Time", report.finish_time.to_string()),
+        ("Progress", format_progress(report.progress)),
+        (
+            "State",
+            application_state_name(report.yarn_application_state()).to_owned(),
+        ),
+        (
+            "Final-State",
+            final_status_name(report.final_application_status()).to_owned(),
+        ),
+        ("Tracking-URL", report.tracking_url.clone()),
+        ("RPC Port", report.rpc_port.to_string()),
+        ("AM Host", report.host.clone()),
+        (
+            "Aggregate Resource Allocation",
+            format!("{memory_seconds} MB-seconds, {vcore_seconds} vcore-seconds"),
+        ),
+        ("Diagnostics", report.diagnostics.clone()),
+        (
+            "Unmanaged Application",
+            report.unmanaged_application.to_string(),
+        ),
+    ];
+    let mut out = String::from("Application Report : \n");
+    for (label, value) in lines {
+        // Writing to a String cannot fail.
+        let _ = writeln!(out, "\t{label} : {value}");
+    }
+    out
+}
+
+/// The line `application -kill` prints before asking the RM to kill a running application.
+pub fn format_kill_started(id: ApplicationId) -> String {
+    format!("Killing application {id}\n")
+}
+
+/// The line `application -kill` prints once the RM answered.
+pub fn format_kill_outcome(id: ApplicationId, outcome: KillOutcome) -> String {
+    match outcome {
+        KillOutcome::Killed => format!("Killed application {id}\n"),
+        KillOutcome::AlreadyFinished(_) => format!("Application {id} has already finished\n"),
+    }
+}
+
+/// The line `application -movetoqueue` prints before asking the RM to move the application.
+pub fn format_move_started(id: ApplicationId, queue: &str) -> String {
+    format!("Moving application {id} to queue {queue}\n")
+}
+
+/// The line `application -movetoqueue` prints once the move is committed.
+pub fn format_move_completed() -> String {
+    "Successfully completed move.\n".to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pb::YarnApplicationStateProto as State;
+
+    fn report(id: i32, name: &str, state: State) -> pb::ApplicationReportProto {
+        pb::ApplicationReportProto {
+            application_id: Some(ApplicationId::new(1_700_000_000_000, id).into()),
+            user: "alice".to_owned(),
+            queue: "root.a".to_owned(),
+            name: name.to_owned(),
+            host: "nm1.example.com".to_owned(),
+            rpc_port: 41_234,
+            yarn_application_state: state.into(),
+            tracking_url: format!("http://rm1.example.com:8088/proxy/application_{id}/"),
+            diagnostics: "AM container launched".to_owned(),
+            start_time: 1_700_000_000_500,
+            finish_time: 0,
+            final_application_status: pb::FinalApplicationStatusProto::AppUndefined.into(),
+            app_resource_usage: Some(pb::ApplicationResourceUsageReportProto {
+                memory_seconds: 20_480,
+                vcore_seconds: 10,
+                ..Default::default()
+            }),
+            progress: 0.425,
+            application_type: "MAPREDUCE".to_owned(),
+            priority: Some(pb::PriorityProto { priority: 3 }),
+            ..Default::default()
+        }
+    }
+
+    fn cells(line: &str) -> Vec<&str> {
+        line.split('\t').map(str::trim).collect()
+    }
+
+    #[test]
+    fn list_counts_the_reports_and_names_the_filters_like_hadoop() {
+        let reports = [
+            report(1, "word count", State::Running),
+            report(2, "sort", State::Accepted),
+        ];
+        let text = format_application_list(
+            &["MAPREDUCE".to_owned()],
+            &[State::Submitted, State::Accepted, State::Running],
+            &[],
+            &reports,
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "Total number of applications (application-types: [MAPREDUCE] and states: \
+             [SUBMITTED, ACCEPTED, RUNNING]):2"
+        );
+        assert_eq!(cells(lines[1]), APPLICATION_LIST_COLUMNS);
+        assert_eq!(lines.len(), 4);
+
+        let empty = format_application_list(&[], &[State::Finished], &["nightly".to_owned()], &[]);
+        let empty_lines: Vec<&str> = empty.lines().collect();
+        assert_eq!(
+            empty_lines,
+            [
+                "Total number of applications (application-types: [], states: [FINISHED] and \
+                 tags: [nightly]):0",
+                lines[1],
+            ],
+            "the headers stay when nothing matches"
+        );
+    }
+
+    #[test]
+    fn list_rows_carry_every_column_tab_separated() {
+        let mut finished = report(12_345, "pi", State::Finished);
+        finished.final_application_status = pb::FinalApplicationStatusProto::AppSucceeded.into();
+        finished.progress = 1.0;
+        let text = format_application_list(&[], &[State::Finished], &[], &[finished]);
+        let row = text.lines().nth(2).unwrap();
+        assert_eq!(
+            cells(row),
+            [
+                "application_1700000000000_12345",
+                "pi",
+                "MAPREDUCE",
+                "alice",
+                "root.a",
+                "FINISHED",
+                "SUCCEEDED",
+                "100%",
+                "http://rm1.example.com:8088/proxy/application_12345/",
+            ]
+        );
+        // Hadoop's widths: the id column is padded to 30 characters.
+        assert!(row.starts_with(&format!("{:>30}\t", "application_1700000000000_12345")));
+    }
+
+    #[test]
+    fn app_types_are_upper_cased_trimmed_and_deduplicated_in_order() {
+        let words = ["spark", " MapReduce ", "", "SPARK"].map(str::to_owned);
+        assert_eq!(selected_application_types(&words), ["SPARK", "MAPREDUCE"]);
+    }
+
+    #[test]
+    fn status_prints_hadoops_report_block() {
+        let text = format_application_report(&report(7, "word count", State::Running));
+        assert_eq!(
+            text,
+            "Application Report : \n\
+             \tApplication-Id : application_1700000000000_0007\n\
+             \tApplication-Name : word count\n\
+             \tApplication-Type : MAPREDUCE\n\
+             \tUser : alice\n\
+             \tQueue : root.a\n\
+             \tApplication Priority : 3\n\
+             \tStart-Time : 1700000000500\n\
+             \tFinish-Time : 0\n\
+             \tProgress : 42.5%\n\
+             \tState : RUNNING\n\
+             \tFinal-State : UNDEFINED\n\
+             \tTracking-URL : http://rm1.example.com:8088/proxy/application_7/\n\
+             \tRPC Port : 41234\n\
+             \tAM Host : nm1.example.com\n\
+             \tAggregate Resource Allocation : 20480 MB-seconds, 10 vcore-seconds\n\
+             \tDiagnostics : AM container launched\n\
+             \tUnmanaged Application : false\n"
+        );
+    }
+
+    #[test]
+    fn status_of_a_sparse_report_says_what_is_unknown() {
+        let text = format_application_report(&pb::ApplicationReportProto::default());
+        assert!(text.contains("\tApplication-Id : N/A\n"), "{text}");
+        assert!(text.contains("\tApplication Priority : N/A\n"), "{text}");
+        assert!(text.contains("\tState : UNKNOWN\n"), "{text}");
+    }
+
+    #[test]
+    fn kill_and_move_messages_follow_hadoop() {
+        let id = ApplicationId::new(1_700_000_000_000, 3);
+        assert_eq!(
+            format_kill_started(id),
+            "Killing application application_1700000000000_0003\n"
+        );
+        assert_eq!(
+            format_kill_outcome(id, KillOutcome::Killed),
+            "Killed application application_1700000000000_0003\n"
+        );
+        assert_eq!(
+            format_kill_outcome(id, KillOutcome::AlreadyFinished(State::Failed)),
+            "Application application_1700000000000_0003 has already finished\n"
+        );
+        assert_eq!(
+            format_move_started(id, "root.b"),
+            "Moving application application_1700000000000_0003 to queue root.b\n"
+        );
+        assert_eq!(format_move_completed(), "Successfully completed move.\n");
+    }
+}

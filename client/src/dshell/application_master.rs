@@ -1,0 +1,118 @@
+//! The distributed shell's ApplicationMaster: runs the shell command in `num_containers`
+//! containers and reports how each ended.
+
+use yarn_conf::Configuration;
+use yarn_proto::pb;
+
+use super::DshellOptions;
+use super::am_submission::current_thread_runtime;
+use super::container_result::{final_status, format_diagnostics};
+use super::task_runner::RegisteredAm;
+use crate::Error;
+
+/// Where the ask places containers: on any node.
+pub(crate) const ANY_NODE: &str = "*";
+
+/// Runs the distributed shell's ApplicationMaster inside the container the RM launched it in,
+/// blocking on a runtime of its own.
+///
+/// Reads the AMRMToken named by `HADOOP_TOKEN_FILE_LOCATION`, registers (host `NM_HOST`), asks
+/// for `num_containers` containers of the options' size and execution type anywhere, starts
+/// [`DshellOptions::container_command`] with `shell_env` in each, and once every container has
+/// ended unregisters with SUCCEEDED when all exited 0, FAILED otherwise, and diagnostics
+/// listing each container (see [`format_diagnostics`]). Failed containers are not run again.
+/// `conf` gives the RM addresses and the TLS identity (the client's conf dir, named in
+/// `YARN_CONF_DIR`).
+///
+/// # Errors
+///
+/// Those of [`DshellOptions::validate`], [`RmClientConfig::from_conf`](crate::RmClientConfig::from_conf),
+/// [`read_amrm_token_from_env`](crate::read_amrm_token_from_env) and the AMRM calls;
+/// [`Error::AmRunLimitExceeded`] (after unregistering as FAILED) when the containers did not
+/// all end within [`AM_RUN_LIMIT`](super::AM_RUN_LIMIT); [`Error::AmShutdownRequested`] when
+/// the RM told the ApplicationMaster to stop; [`Error::Runtime`].
+pub fn run_application_master(conf: &Configuration, options: &DshellOptions) -> Result<(), Error> {
+    options.validate()?;
+    current_thread_runtime()?.block_on(async {
+        let mut registered = RegisteredAm::register(conf).await?;
+        let context = container_launch_context(options);
+        let end = registered
+            .run_tasks(vec![container_ask(options)], |_| context.clone())
+            .await?;
+        registered
+            .finish(end, |results, wanted| {
+                (
+                    final_status(results, wanted),
+                    format_diagnostics(results, wanted),
+                )
+            })
+            .await
+    })
+}
+
+/// The one ask for every container of the run.
+fn container_ask(options: &DshellOptions) -> pb::ResourceRequestProto {
+    pb::ResourceRequestProto {
+        priority: Some(pb::PriorityProto { priority: 0 }),
+        resource_name: ANY_NODE.to_owned(),
+        capability: Some(pb::ResourceProto {
+            memory: options.container_memory_mb,
+            virtual_cores: options.container_vcores,
+            ..Default::default()
+        }),
+        // Validated as at least 1; the AMRM protocol counts in i32.
+        num_containers: i32::try_from(options.num_containers).unwrap_or(i32::MAX),
+        execution_type_request: Some(pb::ExecutionTypeRequestProto {
+            execution_type: options.container_type as i32,
+            enforce_execution_type: options.enforce_execution_type,
+        }),
+        ..Default::default()
+    }
+}
+
+/// What each container runs: the command with its output in the container's log directory,
+/// with the `shell_env` variables.
+fn container_launch_context(options: &DshellOptions) -> pb::ContainerLaunchContextProto {
+    pb::ContainerLaunchContextProto {
+        environment: options.shell_env.iter().cloned().collect(),
+        commands: vec![options.container_command()],
+        ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ask_carries_the_count_size_and_execution_type() {
+        let mut options = DshellOptions::new("date");
+        options.num_containers = 3;
+        options.container_memory_mb = 64;
+        options.container_vcores = 2;
+        options.container_type = pb::ExecutionTypeProto::Opportunistic;
+        options.enforce_execution_type = true;
+        let ask = container_ask(&options);
+        assert_eq!(ask.num_containers, 3);
+        assert_eq!(ask.resource_name, "*");
+        let capability = ask.capability.unwrap();
+        assert_eq!((capability.memory, capability.virtual_cores), (64, 2));
+        assert_eq!(
+            ask.execution_type_request,
+            Some(pb::ExecutionTypeRequestProto {
+                execution_type: pb::ExecutionTypeProto::Opportunistic as i32,
+                enforce_execution_type: true,
+            })
+        );
+    }
+
+    #[test]
+    fn each_container_gets_the_command_and_the_shell_env() {
+        let mut options = DshellOptions::new("echo $GREETING");
+        options.shell_env = vec![("GREETING".to_owned(), "hi".to_owned())];
+        let context = container_launch_context(&options);
+        assert_eq!(context.commands, [options.container_command()]);
+        assert_eq!(context.environment["GREETING"], "hi");
+        assert!(context.tokens.is_empty(), "tasks need no AMRMToken");
+    }
+}

@@ -1,0 +1,396 @@
+//! YARN's `NMClient`: how an ApplicationMaster starts, stops and watches its containers on the
+//! NodeManagers.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use tonic::transport::Channel;
+use tonic::{Request, Status};
+use yarn_proto::ids::NodeId;
+use yarn_proto::pb;
+use yarn_proto::pb::container_management_protocol_client::ContainerManagementProtocolClient;
+use yarn_proto::token_metadata::{NM_TOKEN_METADATA_KEY, insert_token};
+use yarn_security::{ChannelOptions, TlsConfig};
+
+use crate::Error;
+use crate::container_key::{ContainerKey, describe_container_id};
+
+/// The longest time dialing plus the TLS handshake may take, within the call deadline.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+const START_CONTAINERS: &str = "StartContainers";
+const STOP_CONTAINERS: &str = "StopContainers";
+const GET_CONTAINER_STATUSES: &str = "GetContainerStatuses";
+
+/// Calls the ContainerManagementProtocol of NodeManagers, one container per call, over mutual
+/// TLS, presenting the caller's NM token for the node.
+///
+/// A node is called at its node id (`host:port`); one channel per node is cached and connects
+/// lazily, so a node that is down costs nothing until called. Every call runs under the
+/// deadline given to [`new`](Self::new) and is made once: no retry, since the caller knows
+/// whether resending makes sense (a start is deduplicated by its container token, a stop and a
+/// status query are harmless to repeat).
+///
+/// Share it freely (`&self` everywhere); the channel cache sits behind a mutex held only for
+/// short sections, never across an `.await`. Dropping a call's future cancels the call.
+#[derive(Debug)]
+pub struct NmClient {
+    tls: TlsConfig,
+    options: ChannelOptions,
+    call_timeout: Duration,
+    /// Short sections only; never held across an `.await`.
+    channels: Mutex<HashMap<String, Channel>>,
+}
+
+impl NmClient {
+    /// A client presenting the identity of `tls` (typically
+    /// [`RmClientConfig::tls`](crate::RmClientConfig::tls)), with `call_timeout` as the
+    /// deadline of each call. No I/O.
+    pub fn new(tls: &TlsConfig, call_timeout: Duration) -> Self {
+        Self {
+            tls: tls.clone(),
+            options: ChannelOptions {
+                connect_timeout: CONNECT_TIMEOUT.min(call_timeout),
+                request_timeout: call_timeout,
+                ..ChannelOptions::default()
+            },
+            call_timeout,
+            channels: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Starts `container` with `context` on its node, presenting `nm_token` for the node and the
+    /// container's own container token.
+    ///
+    /// Succeeds only when the node lists the container as started. A retried start of a
+    /// container the node already started is refused by the node (it does not start twice).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ContainerFieldMissing`] without `id`, `node_id` or `container_token`;
+    /// [`Error::InvalidNodeId`], [`Error::InvalidNodeAddress`]; [`Error::NmCallFailed`] when the
+    /// call fails as a whole (unreachable node, deadline, NM token refused);
+    /// [`Error::ContainerRefused`] with the node's message and exception class when the node
+    /// refused this container; [`Error::NmReplyIncomplete`] when the reply names it nowhere.
+    pub async fn start_container(
+        &self,
+        container: &pb::ContainerProto,
+        nm_token: &pb::TokenProto,
+        context: pb::ContainerLaunchContextProto,
+    ) -> Result<(), Error> {
+        let Some(container_id) = &container.id else {
+            return Err(Error::ContainerFieldMissing {
+                container_id: "(no id)".to_owned(),
+                field: "id",
+            });
+        };
+        let described = describe_container_id(container_id);
+        let missing = |field| Error::ContainerFieldMissing {
+            container_id: described.clone(),
+            field,
+        };
+        let node_id = container
+            .node_id
+            .as_ref()
+            .ok_or_else(|| missing("node_id"))?;
+        let container_token = container
+            .container_token
+            .clone()
+            .ok_or_else(|| missing("container_token"))?;
+        let target = self.target(container_id, node_id)?;
+        let body = pb::StartContainersRequestProto {
+            start_container_requests: vec![pb::StartContainerRequestProto {
+                container_launch_context: Some(context),
+                container_token: Some(container_token),
+            }],
+        };
+        let request = with_token(body, nm_token);
+        let response = self
+            .call(&target, START_CONTAINERS, |mut client| async move {
+                client.start_containers(request).await
+            })
+            .await?;
+        target.outcome(
+            START_CONTAINERS,
+            &response.succeeded_requests,
+            &response.failed_requests,
+        )
+    }
+
+    /// Stops the container `container_id` on the node `node_id`, presenting `nm_token`.
+    /// Stopping a container that is already stopping or finished succeeds.
+    ///
+    /// # Errors
+    ///
+    /// As for [`start_container`](Self::start_container), the node refusing e.g. a container
+    /// it does not know.
+    pub async fn stop_container(
+        &self,
+        container_id: &pb::ContainerIdProto,
+        node_id: &pb::NodeIdProto,
+        nm_token: &pb::TokenProto,
+    ) -> Result<(), Error> {
+        let target = self.target(container_id, node_id)?;
+        let body = pb::StopContainersRequestProto {
+            container_ids: vec![*container_id],
+        };
+        let request = with_token(body, nm_token);
+        let response = self
+            .call(&target, STOP_CONTAINERS, |mut client| async move {
+                client.stop_containers(request).await
+            })
+            .await?;
+        target.outcome(
+            STOP_CONTAINERS,
+            &response.succeeded_requests,
+            &response.failed_requests,
+        )
+    }
+
+    /// The status of the container `container_id` as the node `node_id` reports it,
+    /// presenting `nm_token`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`start_container`](Self::start_container); [`Error::NmReplyIncomplete`] when
+    /// the reply holds neither its status nor a failure.
+    pub async fn container_status(
+        &self,
+        container_id: &pb::ContainerIdProto,
+        node_id: &pb::NodeIdProto,
+        nm_token: &pb::TokenProto,
+    ) -> Result<pb::ContainerStatusProto, Error> {
+        let target = self.target(container_id, node_id)?;
+        let body = pb::GetContainerStatusesRequestProto {
+            container_ids: vec![*container_id],
+        };
+        let request = with_token(body, nm_token);
+        let response = self
+            .call(&target, GET_CONTAINER_STATUSES, |mut client| async move {
+                client.get_container_statuses(request).await
+            })
+            .await?;
+        let failed = response.failed_requests;
+        response
+            .statuses
+            .into_iter()
+            .find(|status| target.is(status.container_id.as_ref()))
+            .ok_or_else(|| {
+                target
+                    .failure(GET_CONTAINER_STATUSES, &failed)
+                    .unwrap_or_else(|| target.incomplete(GET_CONTAINER_STATUSES))
+            })
+    }
+
+    /// Where a call about `container_id` on `node_id` goes.
+    fn target(
+        &self,
+        container_id: &pb::ContainerIdProto,
+        node_id: &pb::NodeIdProto,
+    ) -> Result<Target, Error> {
+        let described = describe_container_id(container_id);
+        let node = NodeId::try_from(node_id.clone())
+            .map_err(|source| Error::InvalidNodeId {
+                container_id: described.clone(),
+                source,
+            })?
+            .to_string();
+        Ok(Target {
+            key: ContainerKey::of(container_id),
+            container_id: described,
+            node,
+        })
+    }
+
+    /// Makes one call of `rpc` to `target`'s node under the deadline.
+    async fn call<T, F, Fut>(&self, target: &Target, rpc: &'static str, op: F) -> Result<T, Error>
+    where
+        F: FnOnce(ContainerManagementProtocolClient<Channel>) -> Fut,
+        Fut: Future<Output = Result<tonic::Response<T>, Status>>,
+    {
+        let channel = self.channel(&target.node)?;
+        let client = ContainerManagementProtocolClient::new(channel);
+        let status = match tokio::time::timeout(self.call_timeout, op(client)).await {
+            Ok(Ok(response)) => return Ok(response.into_inner()),
+            Ok(Err(status)) => status,
+            Err(_) => Status::deadline_exceeded(format!(
+                "no answer within the call deadline of {} ms",
+                self.call_timeout.as_millis()
+            )),
+        };
+        Err(Error::NmCallFailed {
+            rpc,
+            node: target.node.clone(),
+            container_id: target.container_id.clone(),
+            status: Box::new(status),
+        })
+    }
+
+    /// The cached channel to `node`, made on first use.
+    fn channel(&self, node: &str) -> Result<Channel, Error> {
+        let mut channels = self.lock();
+        if let Some(channel) = channels.get(node) {
+            return Ok(channel.clone());
+        }
+        let channel = yarn_security::connect_lazy(node, self.tls.client_config(), &self.options)
+            .map_err(|source| Error::InvalidNodeAddress {
+                node: node.to_owned(),
+                source: Box::new(source),
+            })?;
+        channels.insert(node.to_owned(), channel.clone());
+        Ok(channel)
+    }
+
+    /// The cache survives a panic elsewhere: every section leaves it consistent.
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Channel>> {
+        self.channels.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// One container on one node, as a call names it.
+struct Target {
+    key: ContainerKey,
+    container_id: String,
+    node: String,
+}
+
+impl Target {
+    /// Whether `id` names this container.
+    fn is(&self, id: Option<&pb::ContainerIdProto>) -> bool {
+        id.is_some_and(|id| ContainerKey::of(id) == self.key)
+    }
+
+    /// What a bulk reply says about this container: its failure if it is listed as failed,
+    /// success if it is listed as succeeded.
+    fn outcome(
+        &self,
+        rpc: &'static str,
+        succeeded: &[pb::ContainerIdProto],
+        failed: &[pb::ContainerExceptionMapProto],
+    ) -> Result<(), Error> {
+        if let Some(err) = self.failure(rpc, failed) {
+            return Err(err);
+        }
+        if succeeded.iter().any(|id| self.is(Some(id))) {
+            return Ok(());
+        }
+        Err(self.incomplete(rpc))
+    }
+
+    /// This container's entry among `failed`, as an error with the node's message.
+    fn failure(
+        &self,
+        rpc: &'static str,
+        failed: &[pb::ContainerExceptionMapProto],
+    ) -> Option<Error> {
+        let failure = failed
+            .iter()
+            .find(|failure| self.is(failure.container_id.as_ref()))?;
+        let exception = failure.exception.clone().unwrap_or_default();
+        Some(Error::ContainerRefused {
+            rpc,
+            node: self.node.clone(),
+            container_id: self.container_id.clone(),
+            class_name: exception.class_name,
+            message: exception.message,
+        })
+    }
+
+    fn incomplete(&self, rpc: &'static str) -> Error {
+        Error::NmReplyIncomplete {
+            rpc,
+            node: self.node.clone(),
+            container_id: self.container_id.clone(),
+        }
+    }
+}
+
+/// `body` as a request carrying the NM token.
+fn with_token<T>(body: T, token: &pb::TokenProto) -> Request<T> {
+    let mut request = Request::new(body);
+    insert_token(&mut request, NM_TOKEN_METADATA_KEY, token);
+    request
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(n: i64) -> pb::ContainerIdProto {
+        pb::ContainerIdProto {
+            app_id: None,
+            app_attempt_id: Some(pb::ApplicationAttemptIdProto {
+                application_id: Some(pb::ApplicationIdProto {
+                    id: 1,
+                    cluster_timestamp: 5,
+                }),
+                attempt_id: 1,
+            }),
+            id: n,
+        }
+    }
+
+    fn target(n: i64) -> Target {
+        Target {
+            key: ContainerKey::of(&id(n)),
+            container_id: describe_container_id(&id(n)),
+            node: "h1:8041".to_owned(),
+        }
+    }
+
+    #[test]
+    fn the_containers_own_failure_is_reported_with_the_nodes_message() {
+        let failed = [
+            pb::ContainerExceptionMapProto {
+                container_id: Some(id(2)),
+                exception: Some(pb::SerializedExceptionProto {
+                    message: "other".to_owned(),
+                    ..Default::default()
+                }),
+            },
+            pb::ContainerExceptionMapProto {
+                container_id: Some(id(1)),
+                exception: Some(pb::SerializedExceptionProto {
+                    message: "Container container_5_0001_01_000001 already exists".to_owned(),
+                    class_name: "org.apache.hadoop.yarn.exceptions.YarnException".to_owned(),
+                    ..Default::default()
+                }),
+            },
+        ];
+        let err = target(1)
+            .outcome(START_CONTAINERS, &[id(1)], &failed)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "StartContainers of container container_5_0001_01_000001 on h1:8041 refused: \
+             Container container_5_0001_01_000001 already exists \
+             (org.apache.hadoop.yarn.exceptions.YarnException)"
+        );
+    }
+
+    #[test]
+    fn only_a_listed_success_counts_as_one() {
+        assert!(target(1).outcome(STOP_CONTAINERS, &[id(1)], &[]).is_ok());
+        let err = target(1)
+            .outcome(STOP_CONTAINERS, &[id(2)], &[])
+            .unwrap_err();
+        assert!(matches!(err, Error::NmReplyIncomplete { .. }), "{err:?}");
+    }
+
+    #[test]
+    fn a_node_id_that_is_no_address_is_refused_before_any_call() {
+        let client = NmClient::new(&TlsConfig::disabled(), Duration::from_secs(1));
+        let bad = pb::NodeIdProto {
+            host: String::new(),
+            port: 8041,
+        };
+        let err = client.target(&id(1), &bad).err().unwrap();
+        assert!(matches!(err, Error::InvalidNodeId { .. }), "{err:?}");
+        assert!(
+            err.to_string().contains("container_5_0001_01_000001"),
+            "{err}"
+        );
+    }
+}
