@@ -110,31 +110,44 @@ fn map_launch_context(
     })
 }
 
+/// The container priority of guaranteed maps, as Hadoop MapReduce's `PRIORITY_MAP`.
+const MAP_PRIORITY: i32 = 20;
+/// The container priority of opportunistic maps, as Hadoop MapReduce's
+/// `PRIORITY_OPPORTUNISTIC_MAP`: schedulers key asks by priority, not execution type, so the two
+/// kinds need their own.
+const OPPORTUNISTIC_MAP_PRIORITY: i32 = 19;
+
 /// The asks for the maps: the opportunistic share and the rest, leaving out an empty one.
 fn map_asks(options: &PiAmOptions) -> Vec<pb::ResourceRequestProto> {
     let opportunistic = options.pi.opportunistic_maps();
     let guaranteed = options.pi.maps - opportunistic;
     [
-        (pb::ExecutionTypeProto::Guaranteed, guaranteed),
-        (pb::ExecutionTypeProto::Opportunistic, opportunistic),
+        (pb::ExecutionTypeProto::Guaranteed, MAP_PRIORITY, guaranteed),
+        (
+            pb::ExecutionTypeProto::Opportunistic,
+            OPPORTUNISTIC_MAP_PRIORITY,
+            opportunistic,
+        ),
     ]
     .into_iter()
-    .filter(|(_, count)| *count > 0)
-    .map(|(execution_type, count)| pb::ResourceRequestProto {
-        priority: Some(pb::PriorityProto { priority: 0 }),
-        resource_name: ANY_NODE.to_owned(),
-        capability: Some(pb::ResourceProto {
-            memory: MAP_MEMORY_MB,
-            virtual_cores: MAP_VCORES,
+    .filter(|(_, _, count)| *count > 0)
+    .map(
+        |(execution_type, priority, count)| pb::ResourceRequestProto {
+            priority: Some(pb::PriorityProto { priority }),
+            resource_name: ANY_NODE.to_owned(),
+            capability: Some(pb::ResourceProto {
+                memory: MAP_MEMORY_MB,
+                virtual_cores: MAP_VCORES,
+                ..Default::default()
+            }),
+            num_containers: i32::try_from(count).unwrap_or(i32::MAX),
+            execution_type_request: Some(pb::ExecutionTypeRequestProto {
+                execution_type: execution_type as i32,
+                enforce_execution_type: false,
+            }),
             ..Default::default()
-        }),
-        num_containers: i32::try_from(count).unwrap_or(i32::MAX),
-        execution_type_request: Some(pb::ExecutionTypeRequestProto {
-            execution_type: execution_type as i32,
-            enforce_execution_type: false,
-        }),
-        ..Default::default()
-    })
+        },
+    )
     .collect()
 }
 

@@ -36,6 +36,23 @@ pub struct Context {
 /// A message naming the ask (by index) and what was wrong with it: a missing or negative
 /// capability, a negative container count.
 pub fn asks(asks: &[pb::ResourceRequestProto]) -> Result<Vec<ResourceRequest>, String> {
+    // The scheduler keys asks by priority, allocation request id and resource name; two asks
+    // of one request on the same key would silently replace each other.
+    for (later, ask) in asks.iter().enumerate() {
+        let same_key = asks[..later].iter().position(|earlier| {
+            earlier.priority == ask.priority
+                && earlier.allocation_request_id == ask.allocation_request_id
+                && earlier.resource_name == ask.resource_name
+        });
+        if let Some(earlier) = same_key {
+            return Err(format!(
+                "ask[{earlier}] and ask[{later}] share priority, allocation request id and \
+                 resource name \"{}\"; asks of different execution types or sizes need \
+                 different priorities or allocation request ids",
+                ask.resource_name
+            ));
+        }
+    }
     asks.iter()
         .enumerate()
         .map(|(index, ask)| {
@@ -244,6 +261,8 @@ mod tests {
         assert!(err.contains("ask[0]") && err.contains("negative"), "{err}");
         let missing = pb::ResourceRequestProto::default();
         assert!(asks(&[missing]).unwrap_err().contains("no capability"));
+        let clash = asks(&[ask(512, 1), ask(1024, 2)]).unwrap_err();
+        assert!(clash.contains("ask[0] and ask[1]"), "{clash}");
     }
 
     #[test]
