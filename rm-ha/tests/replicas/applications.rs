@@ -232,6 +232,13 @@ async fn an_am_allocates_through_a_failover_without_losing_or_repeating_containe
         .expect("a resend")
         .into_inner();
     assert_eq!(next, resent);
+    // Headroom: what the attempt may still get, below the cluster and above nothing, since
+    // the default queue may grow to the whole 64 GiB node of which 3 GiB are used.
+    let headroom = next.limit.expect("headroom in every allocate response");
+    assert!(
+        headroom.memory > 0 && headroom.memory <= 65536 - 3 * 1024,
+        "{headroom:?}"
+    );
     let skewed = client
         .allocate(with_token(again(response_id + 7), &token))
         .await
