@@ -255,7 +255,11 @@ mod tests {
                 relax_locality: true,
             }]
         );
-        let err = asks(&[ask(512, 1), ask(512, -2)]).unwrap_err();
+        let negative = pb::ResourceRequestProto {
+            priority: Some(pb::PriorityProto { priority: 2 }),
+            ..ask(512, -2)
+        };
+        let err = asks(&[ask(512, 1), negative]).unwrap_err();
         assert!(err.contains("ask[1]") && err.contains("-2"), "{err}");
         let err = asks(&[ask(-1, 1)]).unwrap_err();
         assert!(err.contains("ask[0]") && err.contains("negative"), "{err}");
