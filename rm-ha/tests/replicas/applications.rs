@@ -10,35 +10,9 @@ use yarn_proto::pb::{self, YarnApplicationStateProto};
 use yarn_proto::token_metadata::{AMRM_TOKEN_METADATA_KEY, insert_token, is_not_registered};
 use yarn_rm_ha::applications::TokenIssuer;
 
-use crate::support::{Cluster, DEADLINE, NM_HOST, eventually, on_leader, submit_with};
-
-/// A roomy node, so that the default queue's AM share (10%) fits every AM of the test.
-fn registration() -> pb::RegisterNodeManagerRequestProto {
-    pb::RegisterNodeManagerRequestProto {
-        node_id: Some(pb::NodeIdProto {
-            host: NM_HOST.to_owned(),
-            port: 45454,
-        }),
-        http_port: 8042,
-        resource: Some(pb::ResourceProto {
-            memory: 65536,
-            virtual_cores: 64,
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-}
-
-async fn register_node(cluster: &Cluster) {
-    on_leader(cluster, "RegisterNodeManager", |leader| async move {
-        cluster
-            .resource_tracker(leader)
-            .await
-            .register_node_manager(registration())
-            .await
-    })
-    .await;
-}
+use crate::support::{
+    Cluster, DEADLINE, NM_HOST, eventually, on_leader, register_node, submit_with,
+};
 
 async fn submit(cluster: &Cluster, name: &str) -> ApplicationId {
     submit_with(
@@ -176,7 +150,8 @@ fn ids(containers: &[pb::ContainerProto]) -> BTreeSet<ContainerId> {
 async fn an_am_allocates_through_a_failover_without_losing_or_repeating_containers() {
     let mut cluster = Cluster::new(3, 0, &[]).await;
     cluster.start_configured().await;
-    register_node(&cluster).await;
+    // A roomy node, so that the default queue's AM share (10%) fits every AM of the test.
+    register_node(&cluster, 65536, 64).await;
     let app = submit(&cluster, "dshell").await;
     let other = submit(&cluster, "other").await;
     let token = amrm_token(&cluster, app).await;

@@ -8,24 +8,7 @@ use yarn_proto::ids::ApplicationId;
 use yarn_proto::pb::{self, YarnApplicationStateProto};
 use yarn_rm_ha::state_machine::{CommandV1, ContainerRecord, RmCommand, RmResponse};
 
-use crate::support::{Cluster, NM_HOST, eventually, on_leader, submit_with};
-
-/// The node the tests register: 8 GiB, 8 cores.
-fn registration() -> pb::RegisterNodeManagerRequestProto {
-    pb::RegisterNodeManagerRequestProto {
-        node_id: Some(pb::NodeIdProto {
-            host: NM_HOST.to_owned(),
-            port: 45454,
-        }),
-        http_port: 8042,
-        resource: Some(pb::ResourceProto {
-            memory: 8192,
-            virtual_cores: 8,
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-}
+use crate::support::{Cluster, eventually, on_leader, register_node, submit_with};
 
 /// `root.a` open to everyone, `root.b` STOPPED, `root.c` open to bob only.
 fn queues() -> BTreeMap<String, String> {
@@ -44,17 +27,6 @@ fn queues() -> BTreeMap<String, String> {
     .into_iter()
     .map(|(k, v)| (format!("yarn.scheduler.capacity.{k}"), v.to_owned()))
     .collect()
-}
-
-async fn register(cluster: &Cluster) {
-    on_leader(cluster, "RegisterNodeManager", |leader| async move {
-        cluster
-            .resource_tracker(leader)
-            .await
-            .register_node_manager(registration())
-            .await
-    })
-    .await;
 }
 
 /// Submits an application to `queue` whose AM needs `am_mb`.
@@ -141,7 +113,7 @@ async fn submissions_are_admitted_their_am_committed_and_kept_across_a_failover(
         }
     })
     .await;
-    register(&cluster).await;
+    register_node(&cluster, 8192, 8).await;
 
     let running = submit(&cluster, "a", 2048).await;
     let stopped = submit(&cluster, "b", 1024).await;
@@ -187,7 +159,7 @@ async fn submissions_are_admitted_their_am_committed_and_kept_across_a_failover(
     cluster.stop(leader).await;
     let later = submit(&cluster, "a", 1024).await;
     report_in(&cluster, later, YarnApplicationStateProto::Accepted).await;
-    register(&cluster).await;
+    register_node(&cluster, 8192, 8).await;
     let successor = cluster.serving_leader(Some(leader)).await;
     let second_am = eventually("the new leader to allocate the next AM", || async {
         let containers = containers_of(&cluster, successor, later);

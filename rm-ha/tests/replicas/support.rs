@@ -431,6 +431,33 @@ where
     }
 }
 
+/// Registers NodeManager `NM_HOST:45454` offering `memory_mb` and `vcores` with the serving
+/// leader.
+pub async fn register_node(cluster: &Cluster, memory_mb: i64, vcores: i32) {
+    let registration = pb::RegisterNodeManagerRequestProto {
+        node_id: Some(pb::NodeIdProto {
+            host: NM_HOST.to_owned(),
+            port: 45454,
+        }),
+        http_port: 8042,
+        resource: Some(pb::ResourceProto {
+            memory: memory_mb,
+            virtual_cores: vcores,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let registration = &registration;
+    on_leader(cluster, "RegisterNodeManager", |leader| async move {
+        cluster
+            .resource_tracker(leader)
+            .await
+            .register_node_manager(registration.clone())
+            .await
+    })
+    .await;
+}
+
 /// Creates and submits one application named `name` through the serving leader; returns its id.
 pub async fn submit(cluster: &Cluster, name: &str) -> ApplicationId {
     submit_with(
