@@ -165,7 +165,19 @@ impl ClusterLayout {
             });
         }
         let tls = TlsFiles::in_pki_dir(&pki_dir, Role::User, HARNESS_USER);
-        write_site(&layout.client_conf_dir, &shared, tls_properties(&tls))?;
+        // NMs re-register within a heartbeat of a failover; Hadoop's 10 s pause before asking
+        // a not-yet-ready node again would only stretch every drill.
+        let nm_retry = (
+            keys::CLIENT_NODEMANAGER_CONNECT_RETRY_INTERVAL_MS
+                .name
+                .to_string(),
+            "200".to_owned(),
+        );
+        write_site(
+            &layout.client_conf_dir,
+            &shared,
+            tls_properties(&tls).into_iter().chain([nm_retry]),
+        )?;
         Ok(layout)
     }
 }

@@ -14,8 +14,8 @@ use yarn_proto::pb::container_management_protocol_client::ContainerManagementPro
 use yarn_proto::token_metadata::{NM_TOKEN_METADATA_KEY, insert_token};
 use yarn_security::{ChannelOptions, TlsConfig};
 
-use crate::Error;
 use crate::container_key::{ContainerKey, describe_container_id};
+use crate::{Error, RmClientConfig};
 
 /// The longest time dialing plus the TLS handshake may take, within the call deadline.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -24,14 +24,26 @@ const START_CONTAINERS: &str = "StartContainers";
 const STOP_CONTAINERS: &str = "StopContainers";
 const GET_CONTAINER_STATUSES: &str = "GetContainerStatuses";
 
+/// YARN's exception class for a call the node cannot take yet: it has not registered with the
+/// RM that issued the container's token (typically just after a failover).
+const NM_NOT_YET_READY_EXCEPTION: &str = "org.apache.hadoop.yarn.exceptions.NMNotYetReadyException";
+
+/// Hadoop's defaults for retrying a node that is not ready
+/// (`yarn.client.nodemanager-connect.*`).
+const DEFAULT_NOT_READY_RETRY_INTERVAL: Duration = Duration::from_secs(10);
+const DEFAULT_NOT_READY_MAX_WAIT: Duration = Duration::from_secs(180);
+
 /// Calls the ContainerManagementProtocol of NodeManagers, one container per call, over mutual
 /// TLS, presenting the caller's NM token for the node.
 ///
 /// A node is called at its node id (`host:port`); one channel per node is cached and connects
 /// lazily, so a node that is down costs nothing until called. Every call runs under the
-/// deadline given to [`new`](Self::new) and is made once: no retry, since the caller knows
-/// whether resending makes sense (a start is deduplicated by its container token, a stop and a
-/// status query are harmless to repeat).
+/// deadline given to [`new`](Self::new). A start the node refuses as not ready yet
+/// (`NMNotYetReadyException`: after a failover, the container's token names an RM the node has
+/// not registered with yet) is made again every retry interval until the node takes it or the
+/// maximum wait passed, as Hadoop's NM proxy does; nothing else is retried, since the caller
+/// knows whether resending makes sense (a start is deduplicated by its container token, a stop
+/// and a status query are harmless to repeat).
 ///
 /// Share it freely (`&self` everywhere); the channel cache sits behind a mutex held only for
 /// short sections, never across an `.await`. Dropping a call's future cancels the call.
@@ -40,14 +52,21 @@ pub struct NmClient {
     tls: TlsConfig,
     options: ChannelOptions,
     call_timeout: Duration,
+    not_ready_retry_interval: Duration,
+    not_ready_max_wait: Duration,
     /// Short sections only; never held across an `.await`.
     channels: Mutex<HashMap<String, Channel>>,
 }
 
 impl NmClient {
-    /// A client presenting the identity of `tls` (typically
-    /// [`RmClientConfig::tls`](crate::RmClientConfig::tls)), with `call_timeout` as the
-    /// deadline of each call. No I/O.
+    /// A client with the TLS identity, call deadline and not-ready retry of `config`. No I/O.
+    pub fn from_config(config: &RmClientConfig) -> Self {
+        Self::new(&config.tls, config.call_timeout)
+            .with_not_ready_retry(config.nm_connect_retry_interval, config.nm_connect_max_wait)
+    }
+
+    /// A client presenting the identity of `tls`, with `call_timeout` as the deadline of each
+    /// call and Hadoop's default not-ready retry. No I/O.
     pub fn new(tls: &TlsConfig, call_timeout: Duration) -> Self {
         Self {
             tls: tls.clone(),
@@ -57,8 +76,18 @@ impl NmClient {
                 ..ChannelOptions::default()
             },
             call_timeout,
+            not_ready_retry_interval: DEFAULT_NOT_READY_RETRY_INTERVAL,
+            not_ready_max_wait: DEFAULT_NOT_READY_MAX_WAIT,
             channels: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Retries a start the node is not ready for every `interval` for at most `max_wait`.
+    #[must_use]
+    pub fn with_not_ready_retry(mut self, interval: Duration, max_wait: Duration) -> Self {
+        self.not_ready_retry_interval = interval;
+        self.not_ready_max_wait = max_wait;
+        self
     }
 
     /// Starts `container` with `context` on its node, presenting `nm_token` for the node and the
@@ -66,6 +95,7 @@ impl NmClient {
     ///
     /// Succeeds only when the node lists the container as started. A retried start of a
     /// container the node already started is refused by the node (it does not start twice).
+    /// A node not ready yet is asked again, see [`NmClient`].
     ///
     /// # Errors
     ///
@@ -106,17 +136,28 @@ impl NmClient {
                 container_token: Some(container_token),
             }],
         };
-        let request = with_token(body, nm_token);
-        let response = self
-            .call(&target, START_CONTAINERS, |mut client| async move {
-                client.start_containers(request).await
-            })
-            .await?;
-        target.outcome(
-            START_CONTAINERS,
-            &response.succeeded_requests,
-            &response.failed_requests,
-        )
+        let give_up_at = tokio::time::Instant::now() + self.not_ready_max_wait;
+        loop {
+            let request = with_token(body.clone(), nm_token);
+            let response = self
+                .call(&target, START_CONTAINERS, |mut client| async move {
+                    client.start_containers(request).await
+                })
+                .await?;
+            let outcome = target.outcome(
+                START_CONTAINERS,
+                &response.succeeded_requests,
+                &response.failed_requests,
+            );
+            let retry_at = tokio::time::Instant::now() + self.not_ready_retry_interval;
+            match outcome {
+                Err(err) if is_not_ready(&err) && retry_at <= give_up_at => {
+                    tracing::info!("{err}; asking again");
+                    tokio::time::sleep_until(retry_at).await;
+                }
+                outcome => return outcome,
+            }
+        }
     }
 
     /// Stops the container `container_id` on the node `node_id`, presenting `nm_token`.
@@ -305,6 +346,11 @@ impl Target {
             container_id: self.container_id.clone(),
         }
     }
+}
+
+/// Whether `err` is a node's refusal to take a call yet, which a later call may get past.
+fn is_not_ready(err: &Error) -> bool {
+    matches!(err, Error::ContainerRefused { class_name, .. } if class_name == NM_NOT_YET_READY_EXCEPTION)
 }
 
 /// `body` as a request carrying the NM token.

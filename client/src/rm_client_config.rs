@@ -33,6 +33,11 @@ pub struct RmClientConfig {
     pub max_failovers: u32,
     /// The deadline of each attempt; [`DEFAULT_CALL_TIMEOUT`] unless changed in code.
     pub call_timeout: Duration,
+    /// How long an [`NmClient`](crate::NmClient) retries a node that is not ready yet
+    /// (`yarn.client.nodemanager-connect.max-wait-ms`).
+    pub nm_connect_max_wait: Duration,
+    /// The pause between those retries (`yarn.client.nodemanager-connect.retry-interval-ms`).
+    pub nm_connect_retry_interval: Duration,
 }
 
 impl RmClientConfig {
@@ -55,6 +60,10 @@ impl RmClientConfig {
             sleep_max: conf.get_duration(&keys::CLIENT_FAILOVER_SLEEP_MAX_MS)?,
             max_failovers: conf.get_u32(&keys::CLIENT_FAILOVER_MAX_ATTEMPTS)?,
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            nm_connect_max_wait: conf
+                .get_duration(&keys::CLIENT_NODEMANAGER_CONNECT_MAX_WAIT_MS)?,
+            nm_connect_retry_interval: conf
+                .get_duration(&keys::CLIENT_NODEMANAGER_CONNECT_RETRY_INTERVAL_MS)?,
         };
         config.validate()?;
         Ok(config)

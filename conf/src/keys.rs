@@ -175,6 +175,19 @@ pub const CLIENT_FAILOVER_SLEEP_MAX_MS: Key = Key::new(
 /// How many times a client fails over before it gives up on a call.
 pub const CLIENT_FAILOVER_MAX_ATTEMPTS: Key =
     Key::new("yarn.client.failover-max-attempts", "15", KeyKind::Int);
+/// How long a client keeps retrying a NodeManager that is not ready for a call yet (it has not
+/// registered with the RM that issued the container's token).
+pub const CLIENT_NODEMANAGER_CONNECT_MAX_WAIT_MS: Key = Key::new(
+    "yarn.client.nodemanager-connect.max-wait-ms",
+    "180000",
+    KeyKind::Duration,
+);
+/// The pause between those retries.
+pub const CLIENT_NODEMANAGER_CONNECT_RETRY_INTERVAL_MS: Key = Key::new(
+    "yarn.client.nodemanager-connect.retry-interval-ms",
+    "10000",
+    KeyKind::Duration,
+);
 /// Whether ACLs are checked.
 pub const YARN_ACL_ENABLE: Key = Key::new("yarn.acl.enable", "false", KeyKind::Bool);
 /// Who may administer the cluster, in `users groups` ACL form.
@@ -366,6 +379,8 @@ pub const ALL: &[Key] = &[
     CLIENT_FAILOVER_SLEEP_BASE_MS,
     CLIENT_FAILOVER_SLEEP_MAX_MS,
     CLIENT_FAILOVER_MAX_ATTEMPTS,
+    CLIENT_NODEMANAGER_CONNECT_MAX_WAIT_MS,
+    CLIENT_NODEMANAGER_CONNECT_RETRY_INTERVAL_MS,
     YARN_ACL_ENABLE,
     YARN_ADMIN_ACL,
     SCHEDULER_ASYNC_SCHEDULING_INTERVAL_MS,

@@ -66,7 +66,7 @@ impl RegisteredAm {
         let mut am = AmRmClient::new(&config, token);
         let host = std::env::var(NM_HOST_ENV).unwrap_or_default();
         am.register(&host, 0, "").await?;
-        let nm = Arc::new(NmClient::new(&config.tls, config.call_timeout));
+        let nm = Arc::new(NmClient::from_config(&config));
         Ok(Self { am, nm })
     }
 

@@ -26,6 +26,8 @@ pub struct NmState {
     pub stopped: Vec<i64>,
     /// Never answers while set.
     pub hang: bool,
+    /// Refuses this many more starts as not ready yet, as a node does right after a failover.
+    pub not_ready_starts: u32,
 }
 
 /// A running node.
@@ -100,11 +102,23 @@ impl FakeNm {
 }
 
 fn failure(container_id: pb::ContainerIdProto, message: String) -> pb::ContainerExceptionMapProto {
+    failure_of_class(
+        container_id,
+        message,
+        "org.apache.hadoop.yarn.exceptions.YarnException",
+    )
+}
+
+fn failure_of_class(
+    container_id: pb::ContainerIdProto,
+    message: String,
+    class_name: &str,
+) -> pb::ContainerExceptionMapProto {
     pb::ContainerExceptionMapProto {
         container_id: Some(container_id),
         exception: Some(pb::SerializedExceptionProto {
             message,
-            class_name: "org.apache.hadoop.yarn.exceptions.YarnException".to_owned(),
+            class_name: class_name.to_owned(),
             ..Default::default()
         }),
     }
@@ -125,6 +139,16 @@ impl ContainerManagementProtocol for FakeNm {
                 .ok_or_else(|| Status::invalid_argument("no container token"))?;
             let id = pb::ContainerIdProto::decode(token.identifier.as_slice())
                 .map_err(|e| Status::invalid_argument(format!("container token: {e}")))?;
+            if state.not_ready_starts > 0 {
+                state.not_ready_starts -= 1;
+                let message = "this NodeManager has not registered with that RM yet".to_owned();
+                response.failed_requests.push(failure_of_class(
+                    id,
+                    message,
+                    "org.apache.hadoop.yarn.exceptions.NMNotYetReadyException",
+                ));
+                continue;
+            }
             if state.running.contains_key(&id.id) {
                 let message = format!("Container {} already exists", id.id);
                 response.failed_requests.push(failure(id, message));

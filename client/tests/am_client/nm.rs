@@ -119,6 +119,45 @@ async fn the_nodes_refusal_of_a_container_carries_its_message_and_the_container(
 }
 
 #[tokio::test]
+async fn a_node_not_ready_yet_is_asked_again_until_it_takes_the_start() {
+    let (_pki, nm, client) = started_nm().await;
+    let client = client.with_not_ready_retry(Duration::from_millis(10), Duration::from_secs(30));
+    nm.state().not_ready_starts = 3;
+    client
+        .start_container(
+            &container_on(&nm, 6),
+            &token("NMToken", NM_TOKEN),
+            launch("a"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(nm.state().running.get(&6), Some(&vec!["a".to_owned()]));
+    assert_eq!(nm.state().not_ready_starts, 0, "every refusal was retried");
+}
+
+#[tokio::test]
+async fn a_node_not_ready_past_the_maximum_wait_fails_the_start_with_its_refusal() {
+    let (_pki, nm, client) = started_nm().await;
+    let client = client.with_not_ready_retry(Duration::from_millis(10), Duration::from_millis(35));
+    nm.state().not_ready_starts = 1000;
+    let err = client
+        .start_container(
+            &container_on(&nm, 7),
+            &token("NMToken", NM_TOKEN),
+            launch("a"),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::ContainerRefused { class_name, .. } if class_name.ends_with("NMNotYetReadyException")),
+        "{err:?}"
+    );
+    let left = nm.state().not_ready_starts;
+    assert!((996..1000).contains(&left), "asked {} times", 1000 - left);
+    assert!(nm.state().running.is_empty());
+}
+
+#[tokio::test]
 async fn a_wrong_nm_token_fails_the_call_naming_node_and_container() {
     let (_pki, nm, client) = started_nm().await;
     let err = client
