@@ -46,6 +46,8 @@ pub(crate) struct Attempt {
     pub(crate) active: bool,
     pub(crate) pending_reason: Option<PendingReason>,
     pub(crate) asks: AskTable,
+    /// Hosts and racks the AM asked not to get containers on.
+    pub(crate) blacklist: BTreeSet<String>,
 }
 
 impl SchedulerApplication {

@@ -26,6 +26,9 @@ use crate::resource_request::ResourceRequest;
 /// node id, so a pass spreads containers and stays deterministic.
 type FreeKey = (Reverse<u64>, Reverse<u32>, NodeId);
 
+/// The rack of every node: YARN's default when no topology script is configured.
+const DEFAULT_RACK: &str = "/default-rack";
+
 /// How many distinct unplaceable container sizes a pass remembers (see [`SchedulingPass`]).
 const UNPLACEABLE_MEMORY: usize = 32;
 
@@ -333,53 +336,197 @@ impl CapacityScheduler {
             });
         }
         let leaf = self.resolve_leaf(application_id, queue, user)?;
-        let path = self.queues[leaf].conf.path.clone();
-        if let Some(stopped) = self
-            .conf
-            .ancestry(&path)
-            .into_iter()
-            .find(|queue| queue.state != QueueState::Running)
-        {
-            return Err(SchedulerError::QueueNotRunning {
-                application: application_id,
-                queue: path,
-                state: self.reported_state(leaf),
-                stopped_queue: stopped.path.clone(),
-            });
-        }
-        if !self
-            .conf
-            .has_access(&path, QueueAcl::SubmitApplications, user, groups)
-        {
-            return Err(SchedulerError::AccessDenied {
-                user: user.to_string(),
-                right: QueueAcl::SubmitApplications,
-                queue: path,
-            });
-        }
+        self.check_queue_running(application_id, leaf)?;
+        self.check_submission(application_id, queue, user, groups, None)?;
+        self.check_application_limits(application_id, leaf, user)?;
         let leaf_queue = &self.queues[leaf];
-        if leaf_queue.num_applications >= leaf_queue.conf.maximum_applications as usize {
-            return Err(SchedulerError::QueueApplicationLimit {
-                application: application_id,
-                queue: path,
-                current: leaf_queue.num_applications,
-                limit: leaf_queue.conf.maximum_applications,
-            });
-        }
-        let user_applications = leaf_queue.users.get(user).map_or(0, |u| u.num_applications);
-        if user_applications >= leaf_queue.conf.maximum_applications_per_user as usize {
-            return Err(SchedulerError::UserApplicationLimit {
-                application: application_id,
-                queue: path,
-                user: user.to_string(),
-                current: user_applications,
-                limit: leaf_queue.conf.maximum_applications_per_user,
-            });
-        }
         let priority = priority
             .unwrap_or(leaf_queue.conf.default_application_priority)
             .min(self.conf.settings().max_application_priority);
         Ok(self.insert_application(application_id, leaf, user, priority))
+    }
+
+    /// Checks that the accepted application could move to `queue` (a path or unique name): a
+    /// leaf whose path is RUNNING, below its application limits for the application's user.
+    /// Returns the target's path; moving to the queue the application is in passes. Changes
+    /// nothing: the caller commits the move, then applies it with
+    /// [`move_application`](Self::move_application). Rights on the target queue are the
+    /// caller's to check ([`check_access`](Self::check_access)), as they concern whoever
+    /// asks for the move.
+    ///
+    /// # Errors
+    ///
+    /// [`SchedulerError::UnknownApplication`], [`SchedulerError::UnknownQueue`],
+    /// [`SchedulerError::AmbiguousQueue`], [`SchedulerError::NotLeafQueue`],
+    /// [`SchedulerError::QueueNotRunning`], [`SchedulerError::QueueApplicationLimit`],
+    /// [`SchedulerError::UserApplicationLimit`].
+    pub fn check_move(
+        &self,
+        application_id: ApplicationId,
+        queue: &str,
+    ) -> Result<String, SchedulerError> {
+        let app = self.application(application_id)?;
+        let leaf = self.resolve_leaf(application_id, queue, &app.user)?;
+        if leaf != app.leaf {
+            self.check_queue_running(application_id, leaf)?;
+            self.check_application_limits(application_id, leaf, &app.user)?;
+        }
+        Ok(self.queues[leaf].conf.path.clone())
+    }
+
+    /// Moves an accepted application, with its attempt, asks, containers and usage, to the
+    /// leaf `queue`, as YARN's `moveApplication` detaches every live container from the source
+    /// queue and attaches it to the target. Only the queue's existence is checked (a committed
+    /// move is a fact, like a recovered application); nodes and the cluster are untouched.
+    /// The source may then activate waiting applications; the target's limits apply to the
+    /// application's next containers.
+    ///
+    /// # Errors
+    ///
+    /// [`SchedulerError::UnknownApplication`], [`SchedulerError::UnknownQueue`],
+    /// [`SchedulerError::AmbiguousQueue`], [`SchedulerError::NotLeafQueue`].
+    pub fn move_application(
+        &mut self,
+        application_id: ApplicationId,
+        queue: &str,
+    ) -> Result<(), SchedulerError> {
+        let app = self.application(application_id)?;
+        let target = self.resolve_leaf(application_id, queue, &app.user)?;
+        let source = app.leaf;
+        if target == source {
+            return Ok(());
+        }
+        let app = app.clone();
+        let awaiting = self.awaiting_activation.remove(&(source, app.order()));
+        account_application(&mut self.queues, &app, Accounting::Remove);
+        let moved = SchedulerApplication {
+            leaf: target,
+            queue: self.queues[target].conf.path.clone(),
+            ..app
+        };
+        account_application(&mut self.queues, &moved, Accounting::Add);
+        if awaiting {
+            self.awaiting_activation.insert((target, moved.order()));
+        }
+        self.applications.insert(application_id, moved);
+        self.activate();
+        Ok(())
+    }
+
+    /// Gives an accepted application a new priority, lowered to
+    /// `yarn.cluster.max-application-priority`, and returns the priority it got. Its place in
+    /// its queue's serving order follows at once; containers it holds stay.
+    ///
+    /// # Errors
+    ///
+    /// [`SchedulerError::UnknownApplication`].
+    pub fn update_application_priority(
+        &mut self,
+        application_id: ApplicationId,
+        priority: i32,
+    ) -> Result<i32, SchedulerError> {
+        let app = self.application(application_id)?;
+        let priority = priority.min(self.conf.settings().max_application_priority);
+        if app.priority == priority {
+            return Ok(priority);
+        }
+        let (leaf, order) = (app.leaf, app.order());
+        let awaiting = self.awaiting_activation.remove(&(leaf, order));
+        self.queues[leaf].apps.remove(&order);
+        if let Some(app) = self.applications.get_mut(&application_id) {
+            app.priority = priority;
+            let order = app.order();
+            self.queues[leaf].apps.insert(order);
+            if awaiting {
+                self.awaiting_activation.insert((leaf, order));
+            }
+        }
+        self.activate();
+        Ok(priority)
+    }
+
+    /// The leaf queue path and priority of an accepted application; cheaper than
+    /// [`application_status`](Self::application_status).
+    pub fn application_placement(&self, application_id: ApplicationId) -> Option<(&str, i32)> {
+        let app = self.applications.get(&application_id)?;
+        Some((app.queue.as_str(), app.priority))
+    }
+
+    /// Adds and removes blacklisted places (host or rack names) of the current attempt: no
+    /// container of its asks is placed on a node whose host or rack is blacklisted. The list
+    /// lives with the attempt; a new attempt starts with none, as in YARN.
+    ///
+    /// # Errors
+    ///
+    /// [`SchedulerError::UnknownApplication`], [`SchedulerError::UnknownAttempt`].
+    pub fn update_blacklist(
+        &mut self,
+        attempt_id: ApplicationAttemptId,
+        additions: &[String],
+        removals: &[String],
+    ) -> Result<(), SchedulerError> {
+        self.current_attempt(attempt_id)?;
+        if let Some(attempt) = self
+            .applications
+            .get_mut(&attempt_id.application_id)
+            .and_then(|app| app.attempt.as_mut())
+        {
+            attempt.blacklist.extend(additions.iter().cloned());
+            for place in removals {
+                attempt.blacklist.remove(place);
+            }
+        }
+        Ok(())
+    }
+
+    /// The current attempt's blacklisted places, in name order; empty for an unknown attempt.
+    pub fn blacklist(&self, attempt_id: ApplicationAttemptId) -> Vec<String> {
+        self.current_attempt(attempt_id)
+            .ok()
+            .and_then(|app| app.attempt.as_ref())
+            .map(|attempt| attempt.blacklist.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// The checks YARN makes while the client waits, before a submission is stored: the queue
+    /// resolves to a leaf, `user` may submit to it, and the AM container (`am_resource`, `None`
+    /// for an unmanaged AM) fits its maximum allocation. Changes nothing; the queue's state and
+    /// application limits are checked at admission ([`submit_application`](Self::submit_application)).
+    ///
+    /// # Errors
+    ///
+    /// [`SchedulerError::UnknownQueue`], [`SchedulerError::AmbiguousQueue`],
+    /// [`SchedulerError::NotLeafQueue`], [`SchedulerError::AccessDenied`],
+    /// [`SchedulerError::InvalidResourceRequest`].
+    pub fn check_submission(
+        &self,
+        application_id: ApplicationId,
+        queue: &str,
+        user: &str,
+        groups: &[String],
+        am_resource: Option<Resource>,
+    ) -> Result<(), SchedulerError> {
+        let leaf = self.resolve_leaf(application_id, queue, user)?;
+        let path = &self.queues[leaf].conf.path;
+        if !self
+            .conf
+            .has_access(path, QueueAcl::SubmitApplications, user, groups)
+        {
+            return Err(SchedulerError::AccessDenied {
+                user: user.to_string(),
+                right: QueueAcl::SubmitApplications,
+                queue: path.clone(),
+            });
+        }
+        if let Some(am_resource) = am_resource {
+            self.normalize_ask(
+                ApplicationAttemptId::new(application_id, 1),
+                leaf,
+                am_resource,
+                0,
+            )?;
+        }
+        Ok(())
     }
 
     /// Re-creates an application a new leader finds in the replicated state: the queue must
@@ -467,6 +614,7 @@ impl CapacityScheduler {
                 active: false,
                 pending_reason: None,
                 asks: Default::default(),
+                blacklist: BTreeSet::new(),
             });
             self.not_runnable
                 .insert((app.submission_order, application_id));
@@ -682,7 +830,7 @@ impl CapacityScheduler {
                 continue;
             };
             app.leaf = leaf;
-            account_application(&mut queues, app);
+            account_application(&mut queues, app, Accounting::Add);
             if app
                 .attempt
                 .as_ref()
@@ -754,6 +902,59 @@ impl CapacityScheduler {
     }
 
     // ------------------------------------------------------------------ internals
+
+    /// Refuses a leaf whose path holds a queue that is not RUNNING.
+    fn check_queue_running(
+        &self,
+        application_id: ApplicationId,
+        leaf: usize,
+    ) -> Result<(), SchedulerError> {
+        let path = &self.queues[leaf].conf.path;
+        match self
+            .conf
+            .ancestry(path)
+            .into_iter()
+            .find(|queue| queue.state != QueueState::Running)
+        {
+            Some(stopped) => Err(SchedulerError::QueueNotRunning {
+                application: application_id,
+                queue: path.clone(),
+                state: self.reported_state(leaf),
+                stopped_queue: stopped.path.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Refuses a leaf at its `maximum-applications`, or at `user`'s share of it.
+    fn check_application_limits(
+        &self,
+        application_id: ApplicationId,
+        leaf: usize,
+        user: &str,
+    ) -> Result<(), SchedulerError> {
+        let leaf_queue = &self.queues[leaf];
+        let path = &leaf_queue.conf.path;
+        if leaf_queue.num_applications >= leaf_queue.conf.maximum_applications as usize {
+            return Err(SchedulerError::QueueApplicationLimit {
+                application: application_id,
+                queue: path.clone(),
+                current: leaf_queue.num_applications,
+                limit: leaf_queue.conf.maximum_applications,
+            });
+        }
+        let user_applications = leaf_queue.users.get(user).map_or(0, |u| u.num_applications);
+        if user_applications >= leaf_queue.conf.maximum_applications_per_user as usize {
+            return Err(SchedulerError::UserApplicationLimit {
+                application: application_id,
+                queue: path.clone(),
+                user: user.to_string(),
+                current: user_applications,
+                limit: leaf_queue.conf.maximum_applications_per_user,
+            });
+        }
+        Ok(())
+    }
 
     fn resolve_path(&self, queue: &str) -> Result<String, SchedulerError> {
         self.conf
@@ -1331,16 +1532,23 @@ impl CapacityScheduler {
                 if !self.fits_queue_limits(leaf, capability) {
                     continue;
                 }
-                let local = asks.preferred_hosts().find_map(|host| {
-                    self.nodes_by_host.get(host)?.iter().find(|node_id| {
-                        self.nodes
-                            .get(*node_id)
-                            .is_some_and(|node| calculator.fits_in(capability, node.free()))
-                    })
-                });
+                let blacklist = &attempt.blacklist;
+                let local = asks
+                    .preferred_hosts()
+                    .filter(|host| !is_blacklisted(blacklist, host))
+                    .find_map(|host| {
+                        self.nodes_by_host.get(host)?.iter().find(|node_id| {
+                            self.nodes
+                                .get(*node_id)
+                                .is_some_and(|node| calculator.fits_in(capability, node.free()))
+                        })
+                    });
                 let node = match local {
                     Some(node) => Some(node.clone()),
-                    None if asks.may_go_anywhere() => self.find_any_node(capability, unplaceable),
+                    None if asks.may_go_anywhere() && blacklist.is_empty() => {
+                        self.find_any_node(capability, unplaceable)
+                    }
+                    None if asks.may_go_anywhere() => self.find_node_outside(capability, blacklist),
                     None => None,
                 };
                 if let Some(node) = node {
@@ -1393,6 +1601,28 @@ impl CapacityScheduler {
             unplaceable.push(resource);
         }
         None
+    }
+
+    /// The node with the most free memory that fits `resource` and is not blacklisted. Not
+    /// remembered as unplaceable when none is found: another attempt may use the nodes this
+    /// one refuses.
+    fn find_node_outside(
+        &self,
+        resource: Resource,
+        blacklist: &BTreeSet<String>,
+    ) -> Option<NodeId> {
+        let calculator = self.conf.resource_calculator();
+        self.nodes_by_free
+            .iter()
+            .take_while(|(Reverse(free_memory), _, _)| *free_memory >= resource.memory_mb)
+            .map(|(_, _, node_id)| node_id)
+            .filter(|node_id| !is_blacklisted(blacklist, &node_id.host))
+            .find(|node_id| {
+                self.nodes
+                    .get(*node_id)
+                    .is_some_and(|node| calculator.fits_in(resource, node.free()))
+            })
+            .cloned()
     }
 
     /// Charges a container chosen by the pass and builds its allocation.
@@ -1608,30 +1838,69 @@ fn build_queues(conf: &CapacitySchedulerConfiguration) -> (Vec<Queue>, BTreeMap<
     (queues, index)
 }
 
-/// Adds an application's counts and usage to a freshly built queue table.
-fn account_application(queues: &mut [Queue], app: &SchedulerApplication) {
+/// Whether [`account_application`] adds an application to its queues or takes it out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Accounting {
+    Add,
+    Remove,
+}
+
+impl Accounting {
+    fn count(self, value: usize, by: usize) -> usize {
+        match self {
+            Self::Add => value.saturating_add(by),
+            Self::Remove => value.saturating_sub(by),
+        }
+    }
+
+    fn charge(self, value: Resource, by: Resource) -> Resource {
+        match self {
+            Self::Add => value.saturating_add(by),
+            Self::Remove => value.saturating_sub(by),
+        }
+    }
+}
+
+/// Adds an application's counts and usage to its leaf and the leaf's ancestors (a freshly
+/// built queue table, or the target of a move), or takes them out (the source of a move).
+fn account_application(queues: &mut [Queue], app: &SchedulerApplication, accounting: Accounting) {
     let leaf = app.leaf;
-    let runnable = app.attempt.as_ref().is_some_and(|a| a.runnable);
+    let runnable = usize::from(app.attempt.as_ref().is_some_and(|a| a.runnable));
     let active = app
         .attempt
         .as_ref()
         .filter(|a| a.active)
         .map(|a| a.am_resource);
-    queues[leaf].apps.insert(app.order());
+    let num_active = usize::from(active.is_some());
+    let am_resource = active.unwrap_or(Resource::ZERO);
+    let count = |value: usize, by: usize| accounting.count(value, by);
+    let charge = |value: Resource, by: Resource| accounting.charge(value, by);
+    match accounting {
+        Accounting::Add => queues[leaf].apps.insert(app.order()),
+        Accounting::Remove => queues[leaf].apps.remove(&app.order()),
+    };
     let user = queues[leaf].users.entry(app.user.clone()).or_default();
-    user.num_applications += 1;
-    user.used = user.used.saturating_add(app.used);
-    if let Some(am_resource) = active {
-        user.am_used = user.am_used.saturating_add(am_resource);
-        user.num_active += 1;
-        queues[leaf].am_used = queues[leaf].am_used.saturating_add(am_resource);
+    user.num_applications = count(user.num_applications, 1);
+    user.used = charge(user.used, app.used);
+    user.am_used = charge(user.am_used, am_resource);
+    user.num_active = count(user.num_active, num_active);
+    if user.num_applications == 0 {
+        queues[leaf].users.remove(&app.user);
     }
+    queues[leaf].am_used = charge(queues[leaf].am_used, am_resource);
     for_each_up(queues, leaf, |q| {
-        q.num_applications += 1;
-        q.used = q.used.saturating_add(app.used);
-        q.num_runnable += usize::from(runnable);
-        q.num_active += usize::from(active.is_some());
+        q.num_applications = count(q.num_applications, 1);
+        q.used = charge(q.used, app.used);
+        q.num_runnable = count(q.num_runnable, runnable);
+        q.num_active = count(q.num_active, num_active);
     });
+}
+
+/// Whether an attempt's blacklist rules out a node on `host`. Nodes carry no topology here, so
+/// every node is on YARN's default rack, and blacklisting that rack rules out every node, as it
+/// does in YARN.
+fn is_blacklisted(blacklist: &BTreeSet<String>, host: &str) -> bool {
+    !blacklist.is_empty() && (blacklist.contains(host) || blacklist.contains(DEFAULT_RACK))
 }
 
 /// Applies `f` to `leaf` and each of its ancestors.

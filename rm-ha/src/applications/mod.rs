@@ -13,12 +13,14 @@ pub mod allocate_response;
 mod am_launch;
 mod am_session;
 mod am_sessions;
+mod application_access;
 pub mod reports;
 mod token_issuer;
 
 pub use am_launch::{APP_SUBMIT_TIME_ENV, AmLaunch, MAX_APP_ATTEMPTS_ENV, pending_launches};
 pub use am_session::{AmSession, AttemptNews, ResponseIdCheck};
 pub use am_sessions::AmSessions;
+pub use application_access::ApplicationAccess;
 pub use token_issuer::{
     AMRM_TOKEN_SERVICE, AmrmTokenRefusal, TokenIssuer, execution_type, resource,
 };

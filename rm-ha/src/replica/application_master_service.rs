@@ -101,12 +101,14 @@ impl ApplicationMasterService {
         })
     }
 
-    /// Passes asks and releases to the leader's scheduler; returns the attempt's headroom.
+    /// Passes asks, releases and blacklist changes to the leader's scheduler; returns the
+    /// attempt's headroom.
     fn schedule(
         &self,
         caller: &Caller,
         asks: &[ResourceRequest],
         releases: &[ContainerId],
+        blacklist: &pb::ResourceBlacklistRequestProto,
     ) -> Result<Resource, Status> {
         let nodes = self
             .nodes
@@ -116,6 +118,11 @@ impl ApplicationMasterService {
             .with_reconciled(caller.epoch, &self.state, &self.queues, &nodes, |leader| {
                 let scheduler = leader.scheduler_mut();
                 scheduler.update_asks(caller.attempt, asks, releases)?;
+                scheduler.update_blacklist(
+                    caller.attempt,
+                    &blacklist.blacklist_additions,
+                    &blacklist.blacklist_removals,
+                )?;
                 scheduler.headroom(caller.attempt)
             })
             .map_err(|err| Status::failed_precondition(err.to_string()))?;
@@ -268,7 +275,17 @@ impl ApplicationMasterProtocol for ApplicationMasterService {
         let releases = allocate_response::releases(attempt, &body.release).map_err(|reason| {
             Status::invalid_argument(format!("allocate for {attempt}: {reason}"))
         })?;
-        let headroom = self.schedule(&caller, &asks, &releases)?;
+        let blacklist = body.blacklist_request.clone().unwrap_or_default();
+        if blacklist
+            .blacklist_additions
+            .iter()
+            .any(|place| place == "*")
+        {
+            return Err(Status::invalid_argument(format!(
+                "allocate for {attempt}: cannot add ANY (\"*\") to the blacklist"
+            )));
+        }
+        let headroom = self.schedule(&caller, &asks, &releases, &blacklist)?;
         self.commit_releases(&releases).await?;
 
         let num_cluster_nodes = self

@@ -4,11 +4,12 @@ use tonic::{Request, Response, Status};
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 use yarn_proto::pb;
 use yarn_proto::pb::application_client_protocol_server::ApplicationClientProtocol;
-use yarn_scheduler::QueueAcl;
+use yarn_scheduler::{CapacityScheduler, QueueAcl, SchedulerError};
 use yarn_security::{Authorizer, Caller, Role};
 
 use super::clock::now_ms;
 use super::proposer::Proposer;
+use crate::applications::ApplicationAccess;
 use crate::applications::reports::{self, application_report, application_state};
 use crate::nodes::NodeRegistry;
 use crate::scheduling::{QueueConfigSource, SchedulerCell, queue_info_proto};
@@ -57,35 +58,58 @@ impl ClientService {
             .ok_or_else(|| unknown_application(id))
     }
 
-    /// YARN's MODIFY_APP check: the owner, an administrator, or an administrator of the
-    /// application's queue (anyone when `yarn.acl.enable` is false).
+    /// YARN's MODIFY_APP check of `user` performing `operation` on application `id`; returns
+    /// the application's access rules.
     fn check_modify_access(
         &self,
         user: &str,
-        owner: &str,
-        queue: &str,
+        operation: &str,
         id: ApplicationId,
+    ) -> Result<ApplicationAccess, Status> {
+        let access = self.application(id, ApplicationAccess::of)?;
+        let epoch = self.state.read(|state| state.epoch);
+        let verdict = self.scheduler.with(epoch, |leader| {
+            access.check_modify(user, operation, &id.to_string(), leader.scheduler())
+        });
+        match verdict {
+            Some(Ok(())) => Ok(access),
+            Some(Err(refusal)) => Err(Status::permission_denied(refusal)),
+            None => Err(scheduler_not_ready()),
+        }
+    }
+
+    /// Refuses, before anything is stored, a submission whose user may not submit to its queue
+    /// or whose AM container exceeds the queue's maximum allocation, as YARN does while the
+    /// client waits. Everything else (unknown or stopped queue, application limits) is left to
+    /// admission, which records the rejection in the application's diagnostics, as in YARN. A
+    /// resubmission of a stored application is not checked again: it is acknowledged as is.
+    async fn check_submission(
+        &self,
+        id: ApplicationId,
+        record: &ApplicationRecord,
     ) -> Result<(), Status> {
-        if user == owner {
+        self.proposer.read_barrier().await?;
+        if self.application(id, |_| ()).is_ok() {
             return Ok(());
         }
         let epoch = self.state.read(|state| state.epoch);
-        let allowed = self.scheduler.with(epoch, |leader| {
-            let scheduler = leader.scheduler();
-            scheduler.configuration().settings().is_admin(user, &[])
-                || scheduler
-                    .check_access(queue, QueueAcl::AdministerQueue, user, &[])
-                    .is_ok()
-        });
-        match allowed {
-            Some(true) => Ok(()),
-            Some(false) => Err(Status::permission_denied(format!(
-                "User {user} cannot perform operation MODIFY_APP on {id}: it belongs to {owner}, \
-                 and {user} administers neither the cluster nor queue {queue}"
-            ))),
-            None => Err(Status::unavailable(
-                "the leader's scheduler is not ready yet; retry shortly",
-            )),
+        let nodes = self.nodes.with(epoch, |tracker| tracker.schedulable());
+        let checked =
+            self.scheduler
+                .with_reconciled(epoch, &self.state, &self.queues, &nodes, |leader| {
+                    leader.check_submission(id, record)
+                });
+        match checked {
+            Ok((Err(err @ SchedulerError::AccessDenied { .. }), _)) => {
+                Err(Status::permission_denied(format!(
+                    "User {} cannot submit {id} to queue {}: {err}",
+                    record.user, record.queue
+                )))
+            }
+            Ok((Err(err @ SchedulerError::InvalidResourceRequest { .. }), _)) => Err(
+                Status::invalid_argument(format!("SubmitApplication of {id}: {err}")),
+            ),
+            _ => Ok(()),
         }
     }
 
@@ -200,6 +224,7 @@ impl ApplicationClientProtocol for ClientService {
         let id = ApplicationId::try_from(id_proto)
             .map_err(|err| Status::invalid_argument(format!("SubmitApplication: {err}")))?;
         let record = application_record(user, &context, id.id, now_ms(), self.max_attempts);
+        self.check_submission(id, &record).await?;
         let command = RmCommand::V1(CommandV1::SubmitApplication {
             cluster_timestamp_ms: id.cluster_timestamp,
             application: record,
@@ -287,8 +312,7 @@ impl ApplicationClientProtocol for ClientService {
         let body = request.into_inner();
         let id = application_id(body.application_id, "ForceKillApplication")?;
         self.proposer.read_barrier().await?;
-        let (owner, queue) = self.application(id, |app| (app.user.clone(), app.queue.clone()))?;
-        self.check_modify_access(&user, &owner, &queue, id)?;
+        self.check_modify_access(&user, "MODIFY_APP", id)?;
         let diagnostics = if body.diagnostics.is_empty() {
             format!("Application {id} was killed by user {user}")
         } else {
@@ -381,21 +405,77 @@ impl ApplicationClientProtocol for ClientService {
 
     async fn get_queue_user_acls(
         &self,
-        _request: Request<pb::GetQueueUserAclsInfoRequestProto>,
+        request: Request<pb::GetQueueUserAclsInfoRequestProto>,
     ) -> Result<Response<pb::GetQueueUserAclsInfoResponseProto>, Status> {
-        Err(Status::unimplemented(
-            "GetQueueUserAcls is not supported yet; `yarn-ha queue -status` shows a queue's ACLs",
-        ))
+        let user = self.user(&request)?;
+        self.proposer.read_barrier().await?;
+        let epoch = self.state.read(|state| state.epoch);
+        let nodes = self.nodes.with(epoch, |tracker| tracker.schedulable());
+        let (queue_user_acls, _) = self
+            .scheduler
+            .with_reconciled(epoch, &self.state, &self.queues, &nodes, |leader| {
+                queue_user_acls(leader.scheduler(), &user)
+            })
+            .map_err(|err| Status::failed_precondition(err.to_string()))?;
+        Ok(Response::new(pb::GetQueueUserAclsInfoResponseProto {
+            queue_user_acls,
+        }))
     }
 
     async fn move_application_across_queues(
         &self,
-        _request: Request<pb::MoveApplicationAcrossQueuesRequestProto>,
+        request: Request<pb::MoveApplicationAcrossQueuesRequestProto>,
     ) -> Result<Response<pb::MoveApplicationAcrossQueuesResponseProto>, Status> {
-        Err(Status::unimplemented(
-            "MoveApplicationAcrossQueues is not supported yet: the CapacityScheduler cannot move \
-             a running application's usage between queues",
-        ))
+        const RPC: &str = "MoveApplicationAcrossQueues";
+        let user = self.user(&request)?;
+        let body = request.into_inner();
+        let id = application_id(body.application_id, RPC)?;
+        if body.target_queue.trim().is_empty() {
+            return Err(Status::invalid_argument(format!(
+                "{RPC}: target_queue is required"
+            )));
+        }
+        self.proposer.read_barrier().await?;
+        let state = self.application(id, |app| app.state)?;
+        if state.is_final() || state == ApplicationState::Submitted {
+            return Err(Status::failed_precondition(format!(
+                "App in {} state cannot be moved.",
+                application_state(state).as_str_name()
+            )));
+        }
+        self.check_modify_access(&user, "MOVE_APPLICATION_ACROSS_QUEUES", id)?;
+        let epoch = self.state.read(|state| state.epoch);
+        let nodes = self.nodes.with(epoch, |tracker| tracker.schedulable());
+        let (checked, _) = self
+            .scheduler
+            .with_reconciled(epoch, &self.state, &self.queues, &nodes, |leader| {
+                let scheduler = leader.scheduler();
+                let path = scheduler.check_move(id, &body.target_queue)?;
+                scheduler.check_access(&path, QueueAcl::SubmitApplications, &user, &[])?;
+                Ok::<_, SchedulerError>(path)
+            })
+            .map_err(|err| Status::failed_precondition(err.to_string()))?;
+        let path = checked.map_err(|err| scheduler_refusal(RPC, &err))?;
+        let command = RmCommand::V1(CommandV1::MoveApplication {
+            application_seq: id.id,
+            queue: path.clone(),
+        });
+        match self.proposer.propose(command).await? {
+            RmResponse::ApplicationMoved => {
+                tracing::info!(application = %id, queue = %path, %user, "application moved");
+                Ok(Response::new(
+                    pb::MoveApplicationAcrossQueuesResponseProto {},
+                ))
+            }
+            RmResponse::ApplicationAlreadyFinal { state } => {
+                Err(Status::failed_precondition(format!(
+                    "App in {} state cannot be moved.",
+                    application_state(state).as_str_name()
+                )))
+            }
+            RmResponse::UnknownApplication { .. } => Err(unknown_application(id)),
+            other => Err(Status::internal(format!("moving {id} produced {other:?}"))),
+        }
     }
 
     async fn get_application_attempts(
@@ -446,8 +526,7 @@ impl ApplicationClientProtocol for ClientService {
         )?;
         self.proposer.read_barrier().await?;
         let id = attempt.application_id;
-        let (owner, queue) = self.application(id, |app| (app.user.clone(), app.queue.clone()))?;
-        self.check_modify_access(&user, &owner, &queue, id)?;
+        self.check_modify_access(&user, "MODIFY_APP", id)?;
         let command = RmCommand::V1(CommandV1::FailApplicationAttempt {
             application_seq: id.id,
             attempt_id: attempt.attempt_id,
@@ -477,12 +556,117 @@ impl ApplicationClientProtocol for ClientService {
 
     async fn update_application_priority(
         &self,
-        _request: Request<pb::UpdateApplicationPriorityRequestProto>,
+        request: Request<pb::UpdateApplicationPriorityRequestProto>,
     ) -> Result<Response<pb::UpdateApplicationPriorityResponseProto>, Status> {
-        Err(Status::unimplemented(
-            "UpdateApplicationPriority is not supported yet; set the priority at submission",
-        ))
+        const RPC: &str = "UpdateApplicationPriority";
+        let user = self.user(&request)?;
+        let body = request.into_inner();
+        let id = application_id(body.application_id, RPC)?;
+        let requested = body
+            .application_priority
+            .ok_or_else(|| {
+                Status::invalid_argument(format!("{RPC}: application_priority is required"))
+            })?
+            .priority;
+        self.proposer.read_barrier().await?;
+        let (state, current) = self.application(id, |app| (app.state, app.priority))?;
+        if state.is_final() {
+            // YARN answers a finished application with the priority it ended with.
+            return Ok(priority_response(current));
+        }
+        if state == ApplicationState::Submitted {
+            return Err(Status::failed_precondition(format!(
+                "Application in {} state cannot update priority.",
+                application_state(state).as_str_name()
+            )));
+        }
+        self.check_modify_access(&user, "UPDATE_APPLICATION_PRIORITY", id)?;
+        let epoch = self.state.read(|state| state.epoch);
+        let maximum = self
+            .scheduler
+            .with(epoch, |leader| {
+                leader
+                    .scheduler()
+                    .configuration()
+                    .settings()
+                    .max_application_priority
+            })
+            .ok_or_else(scheduler_not_ready)?;
+        let priority = requested.min(maximum);
+        let command = RmCommand::V1(CommandV1::UpdateApplicationPriority {
+            application_seq: id.id,
+            priority,
+        });
+        match self.proposer.propose(command).await? {
+            RmResponse::ApplicationPriorityUpdated => Ok(priority_response(priority)),
+            RmResponse::ApplicationAlreadyFinal { .. } => {
+                let current = self.application(id, |app| app.priority)?;
+                Ok(priority_response(current))
+            }
+            RmResponse::UnknownApplication { .. } => Err(unknown_application(id)),
+            other => Err(Status::internal(format!(
+                "changing the priority of {id} produced {other:?}"
+            ))),
+        }
     }
+}
+
+fn priority_response(priority: i32) -> Response<pb::UpdateApplicationPriorityResponseProto> {
+    Response::new(pb::UpdateApplicationPriorityResponseProto {
+        application_priority: Some(pb::PriorityProto { priority }),
+    })
+}
+
+fn scheduler_not_ready() -> Status {
+    Status::unavailable("the leader's scheduler is not ready yet; retry shortly")
+}
+
+/// A scheduler refusal of `rpc` as the status a client can act on: missing rights are
+/// PERMISSION_DENIED, a queue that does not exist or cannot hold applications is
+/// INVALID_ARGUMENT, a queue that cannot take one now is FAILED_PRECONDITION.
+fn scheduler_refusal(rpc: &str, err: &SchedulerError) -> Status {
+    let message = format!("{rpc}: {err}");
+    match err {
+        SchedulerError::AccessDenied { .. } => Status::permission_denied(message),
+        SchedulerError::UnknownQueue { .. }
+        | SchedulerError::AmbiguousQueue { .. }
+        | SchedulerError::NotLeafQueue { .. }
+        | SchedulerError::NoSuchQueue { .. } => Status::invalid_argument(message),
+        SchedulerError::UnknownApplication { .. } => Status::not_found(message),
+        _ => Status::failed_precondition(message),
+    }
+}
+
+/// The rights `user` holds on every queue, parents first, as YARN's `getQueueUserAcls`.
+fn queue_user_acls(scheduler: &CapacityScheduler, user: &str) -> Vec<pb::QueueUserAclInfoProto> {
+    scheduler
+        .queue_infos()
+        .into_iter()
+        .map(|queue| {
+            let user_acls = [
+                (
+                    QueueAcl::SubmitApplications,
+                    pb::QueueAclProto::QaclSubmitApplications,
+                ),
+                (
+                    QueueAcl::AdministerQueue,
+                    pb::QueueAclProto::QaclAdministerQueue,
+                ),
+            ]
+            .into_iter()
+            .filter(|(acl, _)| {
+                scheduler
+                    .check_access(&queue.queue_path, *acl, user, &[])
+                    .is_ok()
+            })
+            .map(|(_, proto)| proto.into())
+            .collect();
+            pb::QueueUserAclInfoProto {
+                queue_name: queue.queue_name,
+                user_acls,
+            }
+        })
+        .collect()
 }
 
 fn unknown_application(id: ApplicationId) -> Status {

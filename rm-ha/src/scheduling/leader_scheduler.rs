@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use prost::Message;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_proto::pb;
-use yarn_scheduler::{Allocation, CapacityScheduler, Resource};
+use yarn_scheduler::{Allocation, CapacityScheduler, Resource, SchedulerError};
 
 use super::QueueConfigSource;
 use crate::Error;
@@ -88,7 +88,7 @@ impl LeaderScheduler {
     ///   [`Admission::Accepted`] with attempt 1, or [`Admission::Rejected`] with the reason.
     ///   One admitted earlier whose verdict is not committed yet gets the same verdict again.
     /// - Applications past `Submitted` are recovered into their queue with their current
-    ///   attempt; an attempt asks for an AM container unless it is an unmanaged AM or its AM
+    ///   attempt, and follow committed moves and priority changes; an attempt asks for an AM container unless it is an unmanaged AM or its AM
     ///   container was already allocated. Final applications leave the scheduler.
     /// - Live guaranteed containers of the state are charged; containers the scheduler holds
     ///   that the state does not hold live are freed.
@@ -107,6 +107,24 @@ impl LeaderScheduler {
         let admissions = self.reconcile_applications(state);
         self.reconcile_containers(state);
         admissions
+    }
+
+    /// YARN's checks made while the submitting client waits (see
+    /// [`CapacityScheduler::check_submission`]) for `application`, not yet stored, as its owner
+    /// would submit it.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`CapacityScheduler::check_submission`].
+    pub fn check_submission(
+        &self,
+        id: ApplicationId,
+        application: &ApplicationRecord,
+    ) -> Result<(), SchedulerError> {
+        let context = submission_context(application);
+        let am_resource = (!context.unmanaged_am).then(|| am_resource(&context));
+        self.scheduler
+            .check_submission(id, &application.queue, &application.user, &[], am_resource)
     }
 
     /// Runs one scheduling pass and returns its allocations as records to commit, allocated
@@ -206,6 +224,7 @@ impl LeaderScheduler {
                     if !known && !self.recover_application(state, id, application) {
                         continue;
                     }
+                    self.follow_placement(id, application);
                     self.recover_attempt(state, id, application);
                 }
             }
@@ -277,6 +296,23 @@ impl LeaderScheduler {
             self.scheduler.container_id_issued(container);
         }
         true
+    }
+
+    /// Applies a committed move or priority change the scheduler has not seen yet.
+    fn follow_placement(&mut self, id: ApplicationId, app: &ApplicationRecord) {
+        let Some((queue, priority)) = self.scheduler.application_placement(id) else {
+            return;
+        };
+        let (moved, reprioritized) = (queue != app.queue, priority != app.priority);
+        if moved {
+            if let Err(err) = self.scheduler.move_application(id, &app.queue) {
+                tracing::warn!(application = %id, %err, "committed move not applied");
+            }
+        }
+        if reprioritized {
+            // Known to the scheduler: it was just found.
+            let _ = self.scheduler.update_application_priority(id, app.priority);
+        }
     }
 
     fn recover_attempt(&mut self, state: &RmState, id: ApplicationId, app: &ApplicationRecord) {

@@ -91,16 +91,10 @@ impl RmState {
         diagnostics: &str,
         now_ms: i64,
     ) -> RmResponse {
-        let Some(application) = self.applications.get_mut(&application_seq) else {
-            return RmResponse::UnknownApplication {
-                sequence: application_seq,
-            };
+        let application = match self.live_application(application_seq) {
+            Ok(application) => application,
+            Err(response) => return response,
         };
-        if application.state.is_final() {
-            return RmResponse::ApplicationAlreadyFinal {
-                state: application.state,
-            };
-        }
         application.state = ApplicationState::Killed;
         application.final_status = FinalStatus::Killed;
         application.diagnostics = diagnostics.to_owned();
@@ -113,6 +107,51 @@ impl RmState {
             "Container killed by the ResourceManager: its application was killed",
         );
         RmResponse::ApplicationKilled
+    }
+
+    /// Moves an application that is not final to the leaf `queue`.
+    pub(super) fn move_application(&mut self, application_seq: i32, queue: &str) -> RmResponse {
+        match self.live_application(application_seq) {
+            Ok(application) => {
+                queue.clone_into(&mut application.queue);
+                RmResponse::ApplicationMoved
+            }
+            Err(response) => response,
+        }
+    }
+
+    /// Gives an application that is not final the priority `priority`.
+    pub(super) fn update_application_priority(
+        &mut self,
+        application_seq: i32,
+        priority: i32,
+    ) -> RmResponse {
+        match self.live_application(application_seq) {
+            Ok(application) => {
+                application.priority = priority;
+                RmResponse::ApplicationPriorityUpdated
+            }
+            Err(response) => response,
+        }
+    }
+
+    /// The application, unless it is unknown or final.
+    fn live_application(
+        &mut self,
+        application_seq: i32,
+    ) -> Result<&mut ApplicationRecord, RmResponse> {
+        let application =
+            self.applications
+                .get_mut(&application_seq)
+                .ok_or(RmResponse::UnknownApplication {
+                    sequence: application_seq,
+                })?;
+        if application.state.is_final() {
+            return Err(RmResponse::ApplicationAlreadyFinal {
+                state: application.state,
+            });
+        }
+        Ok(application)
     }
 
     pub(super) fn fail_application_attempt(
@@ -259,16 +298,7 @@ impl RmState {
         application_seq: i32,
         attempt_id: i32,
     ) -> Result<&mut ApplicationRecord, RmResponse> {
-        let Some(application) = self.applications.get_mut(&application_seq) else {
-            return Err(RmResponse::UnknownApplication {
-                sequence: application_seq,
-            });
-        };
-        if application.state.is_final() {
-            return Err(RmResponse::ApplicationAlreadyFinal {
-                state: application.state,
-            });
-        }
+        let application = self.live_application(application_seq)?;
         if application.current_attempt != attempt_id || application.attempts.is_empty() {
             return Err(RmResponse::AttemptNotCurrent {
                 attempt_id,
@@ -516,6 +546,61 @@ mod tests {
             }
         );
         assert_eq!(state.applications[&1].finish_time_ms, 60);
+    }
+
+    #[test]
+    fn a_move_and_a_priority_change_apply_to_live_applications_only() {
+        let mut state = with_am();
+        let move_to = |queue: &str| CommandV1::MoveApplication {
+            application_seq: 1,
+            queue: queue.to_owned(),
+        };
+        assert_eq!(
+            apply(&mut state, move_to("root.b")),
+            RmResponse::ApplicationMoved
+        );
+        assert_eq!(
+            apply(
+                &mut state,
+                CommandV1::UpdateApplicationPriority {
+                    application_seq: 1,
+                    priority: 7,
+                }
+            ),
+            RmResponse::ApplicationPriorityUpdated
+        );
+        let app = &state.applications[&1];
+        assert_eq!((app.queue.as_str(), app.priority), ("root.b", 7));
+        assert_eq!(
+            exit_status(&state, 3),
+            None,
+            "the AM container keeps running through the move"
+        );
+        apply(
+            &mut state,
+            CommandV1::KillApplication {
+                application_seq: 1,
+                diagnostics: String::new(),
+                now_ms: 70,
+            },
+        );
+        assert_eq!(
+            apply(&mut state, move_to("root.c")),
+            RmResponse::ApplicationAlreadyFinal {
+                state: ApplicationState::Killed
+            }
+        );
+        assert_eq!(state.applications[&1].queue, "root.b");
+        assert_eq!(
+            apply(
+                &mut state,
+                CommandV1::MoveApplication {
+                    application_seq: 9,
+                    queue: "root.a".to_owned(),
+                }
+            ),
+            RmResponse::UnknownApplication { sequence: 9 }
+        );
     }
 
     #[test]

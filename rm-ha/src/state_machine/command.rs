@@ -167,4 +167,21 @@ pub enum CommandV1 {
         /// The leader's clock.
         now_ms: i64,
     },
+    /// The application moved to another leaf queue; its containers and usage go with it. The
+    /// leader checked the target queue (leaf, RUNNING, application limits, the caller's
+    /// rights) before proposing.
+    MoveApplication {
+        /// The application's sequence number.
+        application_seq: i32,
+        /// The target leaf queue's full path.
+        queue: String,
+    },
+    /// The application's priority changed; the leader already lowered it to
+    /// `yarn.cluster.max-application-priority`.
+    UpdateApplicationPriority {
+        /// The application's sequence number.
+        application_seq: i32,
+        /// The new priority.
+        priority: i32,
+    },
 }

@@ -123,6 +123,10 @@ pub enum RmResponse {
     },
     /// The application is `Killed`.
     ApplicationKilled,
+    /// The application is in the queue the command named (it may have been there already).
+    ApplicationMoved,
+    /// The application has the priority the command named.
+    ApplicationPriorityUpdated,
     /// The attempt was failed (its AM container completed as the command said); the application
     /// has a next attempt or has failed.
     AttemptFailed {

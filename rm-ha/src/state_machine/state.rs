@@ -165,6 +165,14 @@ impl RmState {
                 diagnostics,
                 *now_ms,
             ),
+            CommandV1::MoveApplication {
+                application_seq,
+                queue,
+            } => self.move_application(*application_seq, queue),
+            CommandV1::UpdateApplicationPriority {
+                application_seq,
+                priority,
+            } => self.update_application_priority(*application_seq, *priority),
         }
     }
 

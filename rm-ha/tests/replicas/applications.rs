@@ -295,18 +295,7 @@ async fn an_am_allocates_through_a_failover_without_losing_or_repeating_containe
 
     // The other application is killed; its attempt and AM container are reported.
     let cluster_ref = &cluster;
-    let (_, killed) = on_leader(cluster_ref, "ForceKillApplication", |leader| async move {
-        cluster_ref
-            .client(leader)
-            .await
-            .force_kill_application(pb::KillApplicationRequestProto {
-                application_id: Some(other.into()),
-                diagnostics: String::new(),
-            })
-            .await
-    })
-    .await;
-    assert!(killed.into_inner().is_kill_completed);
+    assert!(kill(cluster_ref, other).await, "the kill is completed");
     let killed = report(&cluster, other).await;
     assert_eq!(
         killed.yarn_application_state(),
@@ -347,4 +336,256 @@ async fn an_am_allocates_through_a_failover_without_losing_or_repeating_containe
         .expect("an answer")
         .into_inner();
     assert_eq!(shutdown.a_m_command(), pb::AmCommandProto::AmShutdown);
+}
+
+/// `root.a` and `root.b` open to everyone (b capped at half the cluster), `root.c` STOPPED.
+fn movable_queues() -> std::collections::BTreeMap<String, String> {
+    [
+        ("root.queues", "a,b,c"),
+        ("root.acl_submit_applications", " "),
+        ("root.acl_administer_queue", " "),
+        ("maximum-am-resource-percent", "1.0"),
+        ("root.a.capacity", "40"),
+        ("root.a.acl_submit_applications", "*"),
+        ("root.b.capacity", "40"),
+        ("root.b.maximum-capacity", "50"),
+        ("root.b.acl_submit_applications", "*"),
+        ("root.c.capacity", "20"),
+        ("root.c.state", "STOPPED"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (format!("yarn.scheduler.capacity.{k}"), v.to_owned()))
+    .collect()
+}
+
+async fn queue_used_mb(cluster: &Cluster, queue: &str) -> i64 {
+    let (_, info) = on_leader(cluster, "GetQueueInfo", |leader| async move {
+        let reply = cluster
+            .client(leader)
+            .await
+            .get_queue_info(pb::GetQueueInfoRequestProto {
+                queue_name: queue.to_owned(),
+                ..Default::default()
+            })
+            .await?;
+        Ok(reply.into_inner().queue_info.expect("a queue"))
+    })
+    .await;
+    info.queue_statistics
+        .map_or(0, |statistics| statistics.allocated_memory_mb)
+}
+
+/// Moves `id` to `queue` on the serving leader; the leader's definitive answer.
+async fn move_to(cluster: &Cluster, id: ApplicationId, queue: &str) -> Result<(), tonic::Status> {
+    let (_, outcome) = on_leader(
+        cluster,
+        "MoveApplicationAcrossQueues",
+        |leader| async move {
+            let reply = cluster
+                .client(leader)
+                .await
+                .move_application_across_queues(pb::MoveApplicationAcrossQueuesRequestProto {
+                    application_id: Some(id.into()),
+                    target_queue: queue.to_owned(),
+                })
+                .await;
+            match reply {
+                Ok(_) => Ok(Ok(())),
+                Err(status) if status.code() == tonic::Code::Unavailable => Err(status),
+                Err(status) if crate::support::not_leader(&status) => Err(status),
+                Err(status) => Ok(Err(status)),
+            }
+        },
+    )
+    .await;
+    outcome
+}
+
+async fn update_priority(cluster: &Cluster, id: ApplicationId, priority: i32) -> i32 {
+    let (_, reply) = on_leader(cluster, "UpdateApplicationPriority", |leader| async move {
+        cluster
+            .client(leader)
+            .await
+            .update_application_priority(pb::UpdateApplicationPriorityRequestProto {
+                application_id: Some(id.into()),
+                application_priority: Some(pb::PriorityProto { priority }),
+            })
+            .await
+    })
+    .await;
+    reply
+        .into_inner()
+        .application_priority
+        .expect("the priority in force")
+        .priority
+}
+
+/// The caller's rights by queue name.
+async fn queue_user_acls(cluster: &Cluster) -> std::collections::BTreeMap<String, Vec<i32>> {
+    let (_, reply) = on_leader(cluster, "GetQueueUserAcls", |leader| async move {
+        cluster
+            .client(leader)
+            .await
+            .get_queue_user_acls(pb::GetQueueUserAclsInfoRequestProto {})
+            .await
+    })
+    .await;
+    reply
+        .into_inner()
+        .queue_user_acls
+        .into_iter()
+        .map(|info| (info.queue_name, info.user_acls))
+        .collect()
+}
+
+/// Kills `id` on the serving leader; whether the kill is completed.
+async fn kill(cluster: &Cluster, id: ApplicationId) -> bool {
+    let (_, reply) = on_leader(cluster, "ForceKillApplication", |leader| async move {
+        cluster
+            .client(leader)
+            .await
+            .force_kill_application(pb::KillApplicationRequestProto {
+                application_id: Some(id.into()),
+                diagnostics: String::new(),
+            })
+            .await
+    })
+    .await;
+    reply.into_inner().is_kill_completed
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_application_moves_queues_with_its_containers_follows_its_blacklist_and_priority() {
+    let mut cluster = Cluster::new(
+        3,
+        0,
+        &[
+            ("yarn.acl.enable", "true"),
+            ("yarn.cluster.max-application-priority", "10"),
+        ],
+    )
+    .await;
+    cluster.start_configured().await;
+    crate::support::set_queue_configuration(&cluster, movable_queues()).await;
+    register_node(&cluster, 8192, 8).await;
+    let id = submit_with(
+        &cluster,
+        pb::ApplicationSubmissionContextProto {
+            queue: Some("a".to_owned()),
+            resource: Some(pb::ResourceProto {
+                memory: 1024,
+                virtual_cores: 1,
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+    )
+    .await;
+    let token = amrm_token(&cluster, id).await;
+    let leader = register_am(&cluster, &token).await;
+
+    // Blacklisting the only node keeps the ask waiting; lifting it lets the container come.
+    let mut client = cluster.scheduler(leader).await;
+    let mut response_id = 0;
+    let blacklist = |additions: Vec<String>, removals: Vec<String>| {
+        Some(pb::ResourceBlacklistRequestProto {
+            blacklist_additions: additions,
+            blacklist_removals: removals,
+        })
+    };
+    let mut request = pb::AllocateRequestProto {
+        ask: vec![ask(1)],
+        blacklist_request: blacklist(vec![NM_HOST.to_owned()], Vec::new()),
+        ..Default::default()
+    };
+    for _ in 0..30 {
+        request.response_id = response_id;
+        let response = client
+            .allocate(with_token(request.clone(), &token))
+            .await
+            .expect("allocate")
+            .into_inner();
+        assert!(
+            response.allocated_containers.is_empty(),
+            "a container on the blacklisted {NM_HOST}"
+        );
+        response_id = response.response_id;
+        request = pb::AllocateRequestProto::default();
+        // Several passes of the scheduling loop between heartbeats.
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let lift = pb::AllocateRequestProto {
+        response_id,
+        blacklist_request: blacklist(Vec::new(), vec![NM_HOST.to_owned()]),
+        ..Default::default()
+    };
+    let response = client
+        .allocate(with_token(lift, &token))
+        .await
+        .expect("allocate")
+        .into_inner();
+    let (got, _, _) =
+        allocate_until(&cluster, leader, &token, response.response_id, vec![], 1).await;
+    assert_eq!(got.len(), 1);
+    assert_eq!(queue_used_mb(&cluster, "a").await, 2048);
+
+    move_to(&cluster, id, "b").await.expect("moved");
+    assert_eq!(report(&cluster, id).await.queue, "root.b");
+    assert_eq!(queue_used_mb(&cluster, "a").await, 0);
+    assert_eq!(
+        queue_used_mb(&cluster, "b").await,
+        2048,
+        "the AM and its container moved with the application"
+    );
+    move_to(&cluster, id, "b")
+        .await
+        .expect("a repeated move succeeds");
+
+    let stopped = move_to(&cluster, id, "c").await.unwrap_err();
+    assert_eq!(stopped.code(), tonic::Code::FailedPrecondition, "{stopped}");
+    assert!(stopped.message().contains("STOPPED"), "{stopped}");
+    let unknown = move_to(&cluster, id, "nowhere").await.unwrap_err();
+    assert_eq!(unknown.code(), tonic::Code::InvalidArgument, "{unknown}");
+
+    assert_eq!(
+        update_priority(&cluster, id, 50).await,
+        10,
+        "capped at yarn.cluster.max-application-priority"
+    );
+    assert_eq!(
+        report(&cluster, id).await.priority,
+        Some(pb::PriorityProto { priority: 10 })
+    );
+
+    let acls = queue_user_acls(&cluster).await;
+    let submit = i32::from(pb::QueueAclProto::QaclSubmitApplications);
+    assert_eq!(acls["a"], vec![submit]);
+    assert_eq!(acls["b"], vec![submit]);
+    assert!(acls["c"].is_empty(), "{acls:?}");
+
+    // The move is replicated: a new leader rebuilds its scheduler with the application in b.
+    let old = cluster.serving_leader(None).await;
+    cluster.stop(old).await;
+    register_node(&cluster, 8192, 8).await;
+    let successor = cluster.serving_leader(Some(old)).await;
+    assert_ne!(successor, old);
+    assert_eq!(report(&cluster, id).await.queue, "root.b");
+    eventually(
+        "the new leader to charge b with the moved containers",
+        || async { (queue_used_mb(&cluster, "b").await == 2048).then_some(()) },
+    )
+    .await;
+
+    assert!(kill(&cluster, id).await);
+    let finished = move_to(&cluster, id, "a").await.unwrap_err();
+    assert_eq!(finished.code(), tonic::Code::FailedPrecondition);
+    assert!(
+        finished.message().contains("KILLED state cannot be moved"),
+        "{finished}"
+    );
+    for index in 0..3 {
+        if index != old {
+            cluster.stop(index).await;
+        }
+    }
 }

@@ -6,11 +6,14 @@ use std::collections::BTreeMap;
 
 use yarn_proto::ids::ApplicationId;
 use yarn_proto::pb::{self, YarnApplicationStateProto};
-use yarn_rm_ha::state_machine::{CommandV1, ContainerRecord, RmCommand, RmResponse};
+use yarn_rm_ha::state_machine::ContainerRecord;
 
-use crate::support::{Cluster, eventually, on_leader, register_node, submit_with};
+use crate::support::{
+    Cluster, eventually, on_leader, register_node, set_queue_configuration, submit_with,
+    try_submit_with,
+};
 
-/// `root.a` open to everyone, `root.b` STOPPED, `root.c` open to bob only.
+/// `root.a` open to everyone, `root.b` STOPPED (open to everyone), `root.c` open to bob only.
 fn queues() -> BTreeMap<String, String> {
     [
         ("root.queues", "a,b,c"),
@@ -21,6 +24,7 @@ fn queues() -> BTreeMap<String, String> {
         ("root.a.acl_submit_applications", "*"),
         ("root.b.capacity", "25"),
         ("root.b.state", "STOPPED"),
+        ("root.b.acl_submit_applications", "*"),
         ("root.c.capacity", "25"),
         ("root.c.acl_submit_applications", "bob"),
     ]
@@ -31,7 +35,11 @@ fn queues() -> BTreeMap<String, String> {
 
 /// Submits an application to `queue` whose AM needs `am_mb`.
 async fn submit(cluster: &Cluster, queue: &str, am_mb: i64) -> ApplicationId {
-    let context = pb::ApplicationSubmissionContextProto {
+    submit_with(cluster, am_context(queue, am_mb)).await
+}
+
+fn am_context(queue: &str, am_mb: i64) -> pb::ApplicationSubmissionContextProto {
+    pb::ApplicationSubmissionContextProto {
         queue: Some(queue.to_owned()),
         resource: Some(pb::ResourceProto {
             memory: am_mb,
@@ -39,8 +47,16 @@ async fn submit(cluster: &Cluster, queue: &str, am_mb: i64) -> ApplicationId {
             ..Default::default()
         }),
         ..Default::default()
-    };
-    submit_with(cluster, context).await
+    }
+}
+
+/// Submits like [`submit`], returning the leader's answer.
+async fn try_submit(
+    cluster: &Cluster,
+    queue: &str,
+    am_mb: i64,
+) -> (ApplicationId, Result<(), tonic::Status>) {
+    try_submit_with(cluster, am_context(queue, am_mb)).await
 }
 
 /// Waits until the leader reports `id` in `state`, and returns the report.
@@ -93,31 +109,27 @@ async fn submissions_are_admitted_their_am_committed_and_kept_across_a_failover(
     )
     .await;
     cluster.start_configured().await;
-    let cluster_ref = &cluster;
-    on_leader(cluster_ref, "SetQueueConfiguration", |leader| async move {
-        let replica = cluster_ref.replica(leader);
-        let version = replica.state().read(|state| state.queue_config_version);
-        if version == 0 {
-            return Err(tonic::Status::unavailable(
-                "the initial configuration is not in yet",
-            ));
-        }
-        let command = RmCommand::V1(CommandV1::SetQueueConfiguration {
-            expected: version,
-            properties: queues(),
-        });
-        match replica.raft().client_write(command).await {
-            Ok(reply) if matches!(reply.data, RmResponse::QueueConfigVersionSet { .. }) => Ok(()),
-            Ok(reply) => panic!("the test configuration was refused: {:?}", reply.data),
-            Err(err) => Err(tonic::Status::unavailable(err.to_string())),
-        }
-    })
-    .await;
+    set_queue_configuration(&cluster, queues()).await;
     register_node(&cluster, 8192, 8).await;
 
     let running = submit(&cluster, "a", 2048).await;
     let stopped = submit(&cluster, "b", 1024).await;
-    let denied = submit(&cluster, "c", 1024).await;
+    // Refused while the client waits, as YARN does: no right to submit, an AM above the
+    // maximum allocation (8192 MB by default).
+    let (denied, refusal) = try_submit(&cluster, "c", 1024).await;
+    let refusal = refusal.unwrap_err();
+    assert_eq!(refusal.code(), tonic::Code::PermissionDenied, "{refusal}");
+    assert!(
+        refusal.message().contains("alice") && refusal.message().contains("SUBMIT_APPLICATIONS"),
+        "{refusal}"
+    );
+    let (too_big, refusal) = try_submit(&cluster, "a", 9000).await;
+    let refusal = refusal.unwrap_err();
+    assert_eq!(refusal.code(), tonic::Code::InvalidArgument, "{refusal}");
+    assert!(
+        refusal.message().contains("maximum allocation"),
+        "{refusal}"
+    );
 
     let accepted = report_in(&cluster, running, YarnApplicationStateProto::Accepted).await;
     assert_eq!(
@@ -144,15 +156,14 @@ async fn submissions_are_admitted_their_am_committed_and_kept_across_a_failover(
         "{}",
         failed.diagnostics
     );
-    let failed = report_in(&cluster, denied, YarnApplicationStateProto::Failed).await;
-    assert!(
-        failed.diagnostics.contains("alice") && failed.diagnostics.contains("SUBMIT_APPLICATIONS"),
-        "{}",
-        failed.diagnostics
-    );
-    for rejected in [stopped, denied] {
-        assert!(containers_of(&cluster, leader, rejected).is_empty());
+    for refused in [denied, too_big] {
+        let stored = cluster
+            .replica(leader)
+            .state()
+            .read(|state| state.applications.contains_key(&refused.id));
+        assert!(!stored, "a refused submission {refused} is not stored");
     }
+    assert!(containers_of(&cluster, leader, stopped).is_empty());
 
     // The leader goes; its successor must keep the AM container and issue no second one.
     let old_epoch = cluster.replica(leader).state().read(|state| state.epoch);

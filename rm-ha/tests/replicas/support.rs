@@ -16,6 +16,7 @@ use yarn_proto::ids::ApplicationId;
 use yarn_proto::pb;
 use yarn_proto::pb::application_client_protocol_client::ApplicationClientProtocolClient;
 use yarn_proto::pb::resource_manager_administration_protocol_client::ResourceManagerAdministrationProtocolClient;
+use yarn_rm_ha::state_machine::{CommandV1, RmCommand, RmResponse};
 use yarn_rm_ha::{ResourceManager, RmConfig, RmListeners, Serving};
 use yarn_security::pki::{self, LeafSpec, PkiOptions};
 use yarn_security::{ChannelOptions, Role, TlsConfig, TlsFiles};
@@ -431,6 +432,31 @@ where
     }
 }
 
+/// Replaces the committed queue configuration (`capacity-scheduler.xml` properties, full keys)
+/// once the leader has committed its initial one.
+pub async fn set_queue_configuration(cluster: &Cluster, properties: BTreeMap<String, String>) {
+    let properties = &properties;
+    on_leader(cluster, "SetQueueConfiguration", |leader| async move {
+        let replica = cluster.replica(leader);
+        let version = replica.state().read(|state| state.queue_config_version);
+        if version == 0 {
+            return Err(tonic::Status::unavailable(
+                "the initial configuration is not in yet",
+            ));
+        }
+        let command = RmCommand::V1(CommandV1::SetQueueConfiguration {
+            expected: version,
+            properties: properties.clone(),
+        });
+        match replica.raft().client_write(command).await {
+            Ok(reply) if matches!(reply.data, RmResponse::QueueConfigVersionSet { .. }) => Ok(()),
+            Ok(reply) => panic!("the test configuration was refused: {:?}", reply.data),
+            Err(err) => Err(tonic::Status::unavailable(err.to_string())),
+        }
+    })
+    .await;
+}
+
 /// Registers NodeManager `NM_HOST:45454` offering `memory_mb` and `vcores` with the serving
 /// leader.
 pub async fn register_node(cluster: &Cluster, memory_mb: i64, vcores: i32) {
@@ -476,6 +502,19 @@ pub async fn submit_with(
     cluster: &Cluster,
     context: pb::ApplicationSubmissionContextProto,
 ) -> ApplicationId {
+    let (id, outcome) = try_submit_with(cluster, context).await;
+    if let Err(status) = outcome {
+        panic!("SubmitApplication of {id} was refused: {status}");
+    }
+    id
+}
+
+/// Submits `context` under a fresh application id; returns the id and the leader's answer, a
+/// definitive refusal (PERMISSION_DENIED, INVALID_ARGUMENT) included.
+pub async fn try_submit_with(
+    cluster: &Cluster,
+    context: pb::ApplicationSubmissionContextProto,
+) -> (ApplicationId, Result<(), tonic::Status>) {
     let (_, id) = on_leader(cluster, "GetNewApplication", |leader| async move {
         let mut client = cluster.client(leader).await;
         let reply = client
@@ -488,21 +527,33 @@ pub async fn submit_with(
     })
     .await;
     let context = &context;
-    on_leader(cluster, "SubmitApplication", |leader| async move {
+    let (_, outcome) = on_leader(cluster, "SubmitApplication", |leader| async move {
         let context = pb::ApplicationSubmissionContextProto {
             application_id: Some(id),
             ..context.clone()
         };
-        cluster
+        let reply = cluster
             .client(leader)
             .await
             .submit_application(pb::SubmitApplicationRequestProto {
                 application_submission_context: Some(context),
             })
-            .await
+            .await;
+        match reply {
+            Ok(_) => Ok(Ok(())),
+            Err(status)
+                if matches!(
+                    status.code(),
+                    tonic::Code::PermissionDenied | tonic::Code::InvalidArgument
+                ) =>
+            {
+                Ok(Err(status))
+            }
+            Err(status) => Err(status),
+        }
     })
     .await;
-    ApplicationId::try_from(id).expect("a valid id")
+    (ApplicationId::try_from(id).expect("a valid id"), outcome)
 }
 
 /// The ids of every application the serving leader reports, sorted.

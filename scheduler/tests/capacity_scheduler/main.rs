@@ -4,6 +4,7 @@
 mod applications;
 mod invariants;
 mod mock;
+mod moves;
 mod queues;
 mod recovery;
 mod refresh;
