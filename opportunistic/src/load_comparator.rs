@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::Error;
+use crate::{Error, NodeLoad};
 
 /// The metric that ranks NodeManagers for opportunistic placement and that the queue limit is
 /// computed over (`yarn.resourcemanager.nm-container-queuing.load-comparator`).
@@ -14,6 +14,17 @@ pub enum LoadComparator {
     QueueLength,
     /// The NM's estimate of how long a new container would wait, in milliseconds.
     QueueWaitTime,
+}
+
+impl LoadComparator {
+    /// The node's load by this metric, or `None` when the node reports no value for it (no
+    /// wait-time estimate), in which case it cannot be ranked.
+    pub(crate) fn metric(self, load: &NodeLoad) -> Option<i64> {
+        match self {
+            Self::QueueLength => Some(i64::from(load.queue_length)),
+            Self::QueueWaitTime => load.known_wait_time_ms().map(i64::from),
+        }
+    }
 }
 
 impl FromStr for LoadComparator {

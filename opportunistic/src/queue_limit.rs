@@ -48,6 +48,11 @@ impl QueueLimitCalculator {
         })
     }
 
+    /// The metric the limit is computed over, and hence the one nodes are ranked by.
+    pub fn comparator(&self) -> LoadComparator {
+        self.comparator
+    }
+
     /// Recomputes the statistics from one metric value per eligible node (queue lengths or wait
     /// times, per the comparator). An empty slice resets them, so the limit falls back to `min`.
     pub fn update(&mut self, metrics: &[i64]) {
