@@ -172,6 +172,13 @@ fn the_demo_job_survives_the_sigkill_of_its_resourcemanager() {
         "{text}"
     );
     assert!(text.contains("6 of 6 succeeded, 6 distinct ids"), "{text}");
+    // The leader placed them as OPPORTUNISTIC containers (the minicluster enables centralized
+    // opportunistic allocation), not as GUARANTEED ones.
+    let opportunistic = text
+        .lines()
+        .filter(|line| line.contains(" OPPORTUNISTIC exit 0"))
+        .count();
+    assert_eq!(opportunistic, 6, "{text}");
 }
 
 #[test]

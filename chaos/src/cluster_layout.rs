@@ -95,6 +95,20 @@ impl ClusterLayout {
         let mut shared: Vec<(String, String)> = vec![
             (keys::RM_HA_ENABLED.name.to_string(), "true".to_owned()),
             (keys::RM_HA_IDS.name.to_string(), rm_ids.join(",")),
+            // The demo and the drills run OPPORTUNISTIC work as such: placed by the RM on the
+            // least-loaded nodes, queued at the NodeManagers.
+            (
+                keys::RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED
+                    .name
+                    .to_string(),
+                "true".to_owned(),
+            ),
+            (
+                keys::NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH
+                    .name
+                    .to_string(),
+                "10".to_owned(),
+            ),
         ];
         for id in &rm_ids {
             for key in &keys::RM_ENDPOINT_KEYS {

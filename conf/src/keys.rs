@@ -307,6 +307,55 @@ pub const NM_CONTAINER_EXECUTOR_CLASS: Key = Key::new(
     "default",
     KeyKind::String,
 );
+/// Whether the RM places OPPORTUNISTIC asks itself on the least-loaded nodes; otherwise they
+/// are allocated as GUARANTEED containers.
+pub const RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED: Key = Key::new(
+    "yarn.resourcemanager.opportunistic-container-allocation.enabled",
+    "false",
+    KeyKind::Bool,
+);
+/// How many least-loaded nodes the opportunistic allocator uses (and sends to NMs).
+pub const RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_NODES_USED: Key = Key::new(
+    "yarn.resourcemanager.opportunistic-container-allocation.nodes-used",
+    "10",
+    KeyKind::Int,
+);
+/// Most OPPORTUNISTIC containers placed for one AM per scheduling round; -1 for no cap.
+pub const RM_OPPORTUNISTIC_MAX_ALLOCATION_PER_AM_HEARTBEAT: Key = Key::new(
+    "yarn.resourcemanager.opportunistic.max.container-allocation.per.am.heartbeat",
+    "-1",
+    KeyKind::Int,
+);
+/// How often the RM re-ranks NodeManagers by load.
+pub const NM_CONTAINER_QUEUING_SORTING_NODES_INTERVAL_MS: Key = Key::new(
+    "yarn.resourcemanager.nm-container-queuing.sorting-nodes-interval-ms",
+    "1000",
+    KeyKind::Duration,
+);
+/// The load metric nodes are ranked by: QUEUE_LENGTH or QUEUE_WAIT_TIME.
+pub const NM_CONTAINER_QUEUING_LOAD_COMPARATOR: Key = Key::new(
+    "yarn.resourcemanager.nm-container-queuing.load-comparator",
+    "QUEUE_LENGTH",
+    KeyKind::String,
+);
+/// k in the queue limit `mean + k * stdev` sent to NodeManagers.
+pub const NM_CONTAINER_QUEUING_LIMIT_STDEV: Key = Key::new(
+    "yarn.resourcemanager.nm-container-queuing.queue-limit-stdev",
+    "1.0",
+    KeyKind::Float,
+);
+/// The smallest queue limit sent to NodeManagers.
+pub const NM_CONTAINER_QUEUING_MIN_QUEUE_LENGTH: Key = Key::new(
+    "yarn.resourcemanager.nm-container-queuing.min-queue-length",
+    "5",
+    KeyKind::Int,
+);
+/// The largest queue limit sent to NodeManagers.
+pub const NM_CONTAINER_QUEUING_MAX_QUEUE_LENGTH: Key = Key::new(
+    "yarn.resourcemanager.nm-container-queuing.max-queue-length",
+    "15",
+    KeyKind::Int,
+);
 /// How many OPPORTUNISTIC containers a NodeManager may queue; 0 disables queuing.
 pub const NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH: Key = Key::new(
     "yarn.nodemanager.opportunistic-containers-max-queue-length",
@@ -381,6 +430,14 @@ pub const ALL: &[Key] = &[
     CLIENT_FAILOVER_MAX_ATTEMPTS,
     CLIENT_NODEMANAGER_CONNECT_MAX_WAIT_MS,
     CLIENT_NODEMANAGER_CONNECT_RETRY_INTERVAL_MS,
+    RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED,
+    RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_NODES_USED,
+    RM_OPPORTUNISTIC_MAX_ALLOCATION_PER_AM_HEARTBEAT,
+    NM_CONTAINER_QUEUING_SORTING_NODES_INTERVAL_MS,
+    NM_CONTAINER_QUEUING_LOAD_COMPARATOR,
+    NM_CONTAINER_QUEUING_LIMIT_STDEV,
+    NM_CONTAINER_QUEUING_MIN_QUEUE_LENGTH,
+    NM_CONTAINER_QUEUING_MAX_QUEUE_LENGTH,
     YARN_ACL_ENABLE,
     YARN_ADMIN_ACL,
     SCHEDULER_ASYNC_SCHEDULING_INTERVAL_MS,

@@ -36,15 +36,17 @@ impl NodeLoad {
         self.queue_capacity > 0 && self.queue_length >= self.queue_capacity
     }
 
-    /// How many more containers the queue can take: `capacity - length`, never negative, and 0
-    /// for a node that cannot queue, as YARN's centralized allocator treats it. A negative
-    /// reported length counts as an empty queue.
-    pub fn queue_room(&self) -> u32 {
+    /// How many more containers the queue can take: `capacity - length`, never negative.
+    /// `None` for a node that does not queue (capacity 0 or less): it starts an opportunistic
+    /// container at once when it has the resources and kills it otherwise, so the RM cannot
+    /// bound what it sends there by queue room. A negative reported length counts as an empty
+    /// queue.
+    pub fn queue_room(&self) -> Option<u32> {
         if self.queue_capacity <= 0 {
-            return 0;
+            return None;
         }
         let room = self.queue_capacity - self.queue_length.max(0);
-        u32::try_from(room).unwrap_or(0)
+        Some(u32::try_from(room).unwrap_or(0))
     }
 
     /// The wait-time estimate if the node has one.
@@ -79,11 +81,11 @@ mod tests {
     }
 
     #[test]
-    fn queue_room_is_capacity_minus_length_floored_at_zero() {
-        assert_eq!(load(7, 10).queue_room(), 3);
-        assert_eq!(load(12, 10).queue_room(), 0);
-        assert_eq!(load(0, 0).queue_room(), 0);
-        assert_eq!(load(-5, 0).queue_room(), 0);
-        assert_eq!(load(-5, 4).queue_room(), 4);
+    fn queue_room_is_capacity_minus_length_floored_at_zero_and_unknown_without_a_queue() {
+        assert_eq!(load(7, 10).queue_room(), Some(3));
+        assert_eq!(load(12, 10).queue_room(), Some(0));
+        assert_eq!(load(0, 0).queue_room(), None);
+        assert_eq!(load(-5, 0).queue_room(), None);
+        assert_eq!(load(-5, 4).queue_room(), Some(4));
     }
 }

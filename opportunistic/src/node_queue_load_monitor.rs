@@ -131,7 +131,7 @@ impl NodeQueueLoadMonitor {
                 node_id: node.load.node_id.clone(),
                 host: node.load.host.clone(),
                 rack: node.load.rack.clone(),
-                queue_room: Some(node.load.queue_room()),
+                queue_room: node.load.queue_room(),
             })
             .collect()
     }
@@ -282,8 +282,8 @@ mod tests {
         // -1, 1, 6; squares 9 + 1 + 1 + 36 = 47; / 4 = 11.75; sqrt 3.43 -> 3; 3 + 1 * 3 = 6.
         // With the full node it would be mean 7, stdev 7, limit 14.
         assert_eq!(monitor.queue_limit().max_queue_length, 6);
-        // A node that cannot queue stays listed but offers no room.
-        assert_eq!(monitor.least_loaded_nodes(1)[0].queue_room, Some(0));
+        // A node that cannot queue stays listed; its room is unknown.
+        assert_eq!(monitor.least_loaded_nodes(1)[0].queue_room, None);
 
         // A queue found full after the sort leaves the list at once.
         monitor.update_node(load("n2", 20, 20));

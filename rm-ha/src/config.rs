@@ -8,7 +8,7 @@ use yarn_security::KeyRollingSchedule;
 
 use yarn_scheduler::{SchedulerError, SchedulerSettings};
 
-use crate::scheduling::QueueConfigSource;
+use crate::scheduling::{OpportunisticSettings, QueueConfigSource};
 use crate::state_machine::MasterKeyKind;
 
 /// Everything a replica reads from `yarn-site.xml`, read once at start-up and validated.
@@ -55,6 +55,9 @@ pub struct RmConfig {
     /// settings. [`RmConfig::from_conf`] leaves the file unset (the built-in default queue);
     /// the `resourcemanager` command points it into the configuration directory.
     pub queues: QueueConfigSource,
+    /// How OPPORTUNISTIC asks are placed (`yarn.resourcemanager.opportunistic-*`,
+    /// `yarn.resourcemanager.nm-container-queuing.*`).
+    pub opportunistic: OpportunisticSettings,
 }
 
 /// The Raft group's timings, from `yarn.resourcemanager.ha.raft.*`.
@@ -134,6 +137,7 @@ impl RmConfig {
                 file: None,
                 settings: scheduler_settings(conf)?,
             },
+            opportunistic: OpportunisticSettings::from_conf(conf)?,
             rm_id,
             ha,
         };

@@ -452,6 +452,53 @@ impl CapacityScheduler {
         Some((app.queue.as_str(), app.priority))
     }
 
+    /// Numbers a container placed for the current attempt outside this scheduler (an
+    /// OPPORTUNISTIC one), from the same sequence as the containers it allocates, so no id is
+    /// issued twice. The container is not charged: opportunistic containers use no queue
+    /// capacity.
+    ///
+    /// # Errors
+    ///
+    /// [`SchedulerError::UnknownApplication`], [`SchedulerError::UnknownAttempt`],
+    /// [`SchedulerError::ContainerIdsExhausted`].
+    pub fn issue_container_id(
+        &mut self,
+        attempt_id: ApplicationAttemptId,
+    ) -> Result<ContainerId, SchedulerError> {
+        self.current_attempt(attempt_id)?;
+        let epoch = self.epoch;
+        let app = self
+            .applications
+            .get_mut(&attempt_id.application_id)
+            .ok_or(SchedulerError::UnknownApplication {
+                application: attempt_id.application_id,
+            })?;
+        let id = ContainerId::new(attempt_id, epoch, app.next_sequence).map_err(|_| {
+            SchedulerError::ContainerIdsExhausted {
+                application: attempt_id.application_id,
+            }
+        })?;
+        app.next_sequence += 1;
+        Ok(id)
+    }
+
+    /// `capability` as the current attempt would get it: refused above its queue's maximum
+    /// allocation, otherwise rounded up to multiples of the minimum allocation.
+    ///
+    /// # Errors
+    ///
+    /// [`SchedulerError::UnknownApplication`], [`SchedulerError::UnknownAttempt`],
+    /// [`SchedulerError::InvalidResourceRequest`].
+    pub fn normalize(
+        &self,
+        attempt_id: ApplicationAttemptId,
+        capability: Resource,
+        priority: i32,
+    ) -> Result<Resource, SchedulerError> {
+        let leaf = self.current_attempt(attempt_id)?.leaf;
+        self.normalize_ask(attempt_id, leaf, capability, priority)
+    }
+
     /// Adds and removes blacklisted places (host or rack names) of the current attempt: no
     /// container of its asks is placed on a node whose host or rack is blacklisted. The list
     /// lives with the attempt; a new attempt starts with none, as in YARN.

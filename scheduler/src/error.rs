@@ -365,6 +365,13 @@ pub enum SchedulerError {
         epoch: i64,
     },
 
+    /// The application was issued every container id its attempt can encode.
+    #[error("application {application} has used up its container ids")]
+    ContainerIdsExhausted {
+        /// The application.
+        application: ApplicationId,
+    },
+
     /// A queue named in a query does not exist or is ambiguous.
     #[error("queue {queue} does not exist (or its name is ambiguous: use the full path)")]
     NoSuchQueue {

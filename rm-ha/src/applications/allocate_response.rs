@@ -89,6 +89,43 @@ pub fn asks(asks: &[pb::ResourceRequestProto]) -> Result<Vec<ResourceRequest>, S
         .collect()
 }
 
+/// An allocate's asks by the allocator that serves them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SplitAsks {
+    /// For the CapacityScheduler.
+    pub guaranteed: Vec<ResourceRequest>,
+    /// For the opportunistic allocator.
+    pub opportunistic: Vec<ResourceRequest>,
+}
+
+/// The AM's asks as [`asks`] reads them, split by execution type: OPPORTUNISTIC ones go to
+/// the opportunistic allocator when `opportunistic_enabled`, every other ask (and every ask
+/// when it is off, as YARN's CapacityScheduler then serves them all) to the CapacityScheduler.
+///
+/// # Errors
+///
+/// Those of [`asks`].
+pub fn split_asks(
+    protos: &[pb::ResourceRequestProto],
+    opportunistic_enabled: bool,
+) -> Result<SplitAsks, String> {
+    let mut split = SplitAsks::default();
+    for (ask, proto) in asks(protos)?.into_iter().zip(protos) {
+        let opportunistic = proto
+            .execution_type_request
+            .as_ref()
+            .is_some_and(|request| {
+                request.execution_type() == pb::ExecutionTypeProto::Opportunistic
+            });
+        if opportunistic && opportunistic_enabled {
+            split.opportunistic.push(ask);
+        } else {
+            split.guaranteed.push(ask);
+        }
+    }
+    Ok(split)
+}
+
 /// The containers the AM releases, which must all be its application's.
 ///
 /// # Errors

@@ -3,9 +3,13 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use yarn_opportunistic::{NodeLoad, NodeQueueLoadMonitor, OpportunisticPlacement, RemoteNode};
 use yarn_proto::ids::NodeId;
 use yarn_proto::pb;
 use yarn_scheduler::Resource;
+
+/// The rack of every node: YARN's default without a topology script.
+const DEFAULT_RACK: &str = "/default-rack";
 
 /// A NodeManager's state as the leader sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,9 +74,35 @@ pub struct NodeTracker {
     nodes: BTreeMap<NodeId, TrackedNode>,
     /// Bumped whenever [`schedulable`](Self::schedulable) may change.
     revision: u64,
+    /// Node loads for opportunistic placement; `None` when it is off.
+    load: Option<LoadRanking>,
+}
+
+/// The load monitor and when it last ranked the nodes.
+#[derive(Debug)]
+struct LoadRanking {
+    monitor: NodeQueueLoadMonitor,
+    sorting_interval: Duration,
+    last_sort: Option<Instant>,
 }
 
 impl NodeTracker {
+    /// A tracker that also ranks nodes by the load they report with `monitor` (if any),
+    /// re-ranking at most every `sorting_interval`.
+    pub fn with_load_monitor(
+        monitor: Option<NodeQueueLoadMonitor>,
+        sorting_interval: Duration,
+    ) -> Self {
+        Self {
+            load: monitor.map(|monitor| LoadRanking {
+                monitor,
+                sorting_interval,
+                last_sort: None,
+            }),
+            ..Self::default()
+        }
+    }
+
     /// Records a (re-)registration at `now`. A node registering again replaces its earlier
     /// registration and restarts its heartbeat sequence at response id 0.
     pub fn register(
@@ -98,6 +128,9 @@ impl NodeTracker {
     pub fn unregister(&mut self, node: &NodeId) {
         if self.nodes.remove(node).is_some() {
             self.revision += 1;
+        }
+        if let Some(load) = &mut self.load {
+            load.monitor.remove_node(&node.to_string());
         }
     }
 
@@ -146,9 +179,54 @@ impl NodeTracker {
 
     /// Records the opportunistic load a node reported; unknown nodes are ignored.
     pub fn record_load(&mut self, node: &NodeId, load: pb::OpportunisticContainersStatusProto) {
-        if let Some(tracked) = self.nodes.get_mut(node) {
-            tracked.opportunistic = load;
+        let Some(tracked) = self.nodes.get_mut(node) else {
+            return;
+        };
+        if let Some(ranking) = &mut self.load {
+            ranking.monitor.update_node(NodeLoad {
+                node_id: node.to_string(),
+                host: node.host.clone(),
+                rack: DEFAULT_RACK.to_owned(),
+                queue_length: load.wait_queue_length,
+                estimated_queue_wait_time_ms: load.estimated_queue_wait_time,
+                queue_capacity: load.opport_queue_capacity,
+                decommissioning: false,
+            });
         }
+        tracked.opportunistic = load;
+    }
+
+    /// The `k` least-loaded nodes for opportunistic placement, best first, re-ranked first if
+    /// the sorting interval passed at `now`; empty when opportunistic placement is off or no
+    /// node reported its queue yet.
+    pub fn least_loaded_nodes(&mut self, now: Instant, k: usize) -> Vec<RemoteNode> {
+        let Some(ranking) = &mut self.load else {
+            return Vec::new();
+        };
+        ranking.sort_if_due(now);
+        ranking.monitor.least_loaded_nodes(k)
+    }
+
+    /// Counts opportunistic containers just placed as queued on their nodes until the nodes
+    /// report again.
+    pub fn record_placements(&mut self, placements: &[OpportunisticPlacement]) {
+        if let Some(ranking) = &mut self.load {
+            ranking.monitor.record_placements(placements);
+        }
+    }
+
+    /// The queue limit to send to every NodeManager, as of the ranking current at `now`;
+    /// `None` when opportunistic placement is off.
+    pub fn queue_limit(&mut self, now: Instant) -> Option<pb::ContainerQueuingLimitProto> {
+        let ranking = self.load.as_mut()?;
+        ranking.sort_if_due(now);
+        let limit = ranking.monitor.queue_limit();
+        // YARN's -1 means "not limited", which the proto says by leaving the field out.
+        let bound = |value: i32| (value >= 0).then_some(value);
+        Some(pb::ContainerQueuingLimitProto {
+            max_queue_length: bound(limit.max_queue_length),
+            max_queue_wait_time_in_ms: bound(limit.max_queue_wait_time_ms),
+        })
     }
 
     /// Declares LOST every running node silent for longer than `expiry` at `now`, and returns
@@ -165,6 +243,11 @@ impl NodeTracker {
         }
         if !lost.is_empty() {
             self.revision += 1;
+        }
+        if let Some(ranking) = &mut self.load {
+            for node in &lost {
+                ranking.monitor.remove_node(&node.to_string());
+            }
         }
         lost
     }
@@ -198,6 +281,18 @@ impl NodeTracker {
     /// Every tracked node.
     pub fn nodes(&self) -> impl Iterator<Item = (&NodeId, &TrackedNode)> {
         self.nodes.iter()
+    }
+}
+
+impl LoadRanking {
+    fn sort_if_due(&mut self, now: Instant) {
+        let due = self
+            .last_sort
+            .is_none_or(|last| now.saturating_duration_since(last) >= self.sorting_interval);
+        if due {
+            self.monitor.sort_nodes();
+            self.last_sort = Some(now);
+        }
     }
 }
 

@@ -7,14 +7,15 @@ use yarn_proto::ids::{ApplicationAttemptId, ContainerId};
 use yarn_proto::pb;
 use yarn_proto::pb::application_master_protocol_server::ApplicationMasterProtocol;
 use yarn_proto::token_metadata::{AMRM_TOKEN_METADATA_KEY, PresentedToken, not_registered};
-use yarn_scheduler::{Resource, ResourceRequest};
+use yarn_scheduler::Resource;
 use yarn_security::{Authorizer, Role};
 
 use super::clock::now_ms;
 use super::proposer::Proposer;
+use crate::applications::allocate_response::SplitAsks;
 use crate::applications::{AmSession, AmSessions, ResponseIdCheck, TokenIssuer, allocate_response};
 use crate::nodes::NodeRegistry;
-use crate::scheduling::{QueueConfigSource, SchedulerCell};
+use crate::scheduling::{OpportunisticSettings, QueueConfigSource, SchedulerCell};
 use crate::state_machine::{
     ABORTED, CommandV1, ContainerCompletion, ContainerKey, FinalStatus, RmCommand, RmResponse,
     StateView,
@@ -48,6 +49,9 @@ pub(crate) struct ApplicationMasterService {
     /// `yarn.resourcemanager.rm.container-allocation.expiry-interval-ms`: how long a container
     /// token stays valid for the start of its container.
     pub(crate) container_token_expiry: Duration,
+    /// Where OPPORTUNISTIC asks go: to the opportunistic allocator when enabled, otherwise to
+    /// the CapacityScheduler as GUARANTEED ones.
+    pub(crate) opportunistic: OpportunisticSettings,
 }
 
 /// The authenticated caller of one call.
@@ -101,12 +105,13 @@ impl ApplicationMasterService {
         })
     }
 
-    /// Passes asks, releases and blacklist changes to the leader's scheduler; returns the
-    /// attempt's headroom.
+    /// Passes asks (GUARANTEED ones to the CapacityScheduler, OPPORTUNISTIC ones to the
+    /// opportunistic allocator), releases and blacklist changes to the leader's scheduler;
+    /// returns the attempt's headroom.
     fn schedule(
         &self,
         caller: &Caller,
-        asks: &[ResourceRequest],
+        asks: &SplitAsks,
         releases: &[ContainerId],
         blacklist: &pb::ResourceBlacklistRequestProto,
     ) -> Result<Resource, Status> {
@@ -117,16 +122,30 @@ impl ApplicationMasterService {
             .scheduler
             .with_reconciled(caller.epoch, &self.state, &self.queues, &nodes, |leader| {
                 let scheduler = leader.scheduler_mut();
-                scheduler.update_asks(caller.attempt, asks, releases)?;
-                scheduler.update_blacklist(
+                scheduler
+                    .update_asks(caller.attempt, &asks.guaranteed, releases)
+                    .map_err(|err| err.to_string())?;
+                scheduler
+                    .update_blacklist(
+                        caller.attempt,
+                        &blacklist.blacklist_additions,
+                        &blacklist.blacklist_removals,
+                    )
+                    .map_err(|err| err.to_string())?;
+                let headroom = scheduler
+                    .headroom(caller.attempt)
+                    .map_err(|err| err.to_string())?;
+                leader.update_opportunistic_asks(
                     caller.attempt,
-                    &blacklist.blacklist_additions,
-                    &blacklist.blacklist_removals,
+                    &asks.opportunistic,
+                    self.opportunistic.max_allocations_per_heartbeat,
                 )?;
-                scheduler.headroom(caller.attempt)
+                Ok::<_, String>(headroom)
             })
             .map_err(|err| Status::failed_precondition(err.to_string()))?;
-        outcome.map_err(|err| Status::invalid_argument(err.to_string()))
+        outcome.map_err(|err| {
+            Status::invalid_argument(format!("allocate for {}: {err}", caller.attempt))
+        })
     }
 
     /// Commits the completion of released containers the state still holds live. The state,
@@ -269,9 +288,9 @@ impl ApplicationMasterProtocol for ApplicationMasterService {
             }
             Some(ResponseIdCheck::Fresh) => {}
         }
-        let asks = allocate_response::asks(&body.ask).map_err(|reason| {
-            Status::invalid_argument(format!("allocate for {attempt}: {reason}"))
-        })?;
+        let asks = allocate_response::split_asks(&body.ask, self.opportunistic.enabled).map_err(
+            |reason| Status::invalid_argument(format!("allocate for {attempt}: {reason}")),
+        )?;
         let releases = allocate_response::releases(attempt, &body.release).map_err(|reason| {
             Status::invalid_argument(format!("allocate for {attempt}: {reason}"))
         })?;

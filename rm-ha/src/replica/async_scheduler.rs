@@ -20,8 +20,10 @@ pub(crate) const MAX_ALLOCATIONS_PER_ENTRY: usize = 10_000;
 
 /// Drives the leader's CapacityScheduler: every `interval` it reconciles the scheduler with the
 /// replicated state and the registered nodes, commits the verdicts on submitted applications,
-/// runs one pass over all nodes and commits the pass's allocations as one Raft entry (several
-/// for a pass of more than [`MAX_ALLOCATIONS_PER_ENTRY`]).
+/// runs one pass over all nodes (GUARANTEED asks through the CapacityScheduler, OPPORTUNISTIC
+/// ones on the least-loaded nodes) and commits the pass's allocations as one Raft entry
+/// (several for a pass of more than [`MAX_ALLOCATIONS_PER_ENTRY`]), so container ids of both
+/// kinds are committed in the order they were issued.
 ///
 /// Guarantees:
 /// - nothing reaches an AM or a NodeManager before it is committed: AMs and the AM launcher
@@ -45,6 +47,8 @@ pub(crate) struct AsyncScheduler {
     pub(crate) interval: Duration,
     pub(crate) scheduling_wait: Duration,
     pub(crate) proposal_timeout: Duration,
+    /// `yarn.resourcemanager.opportunistic-container-allocation.nodes-used`.
+    pub(crate) nodes_used: usize,
 }
 
 impl AsyncScheduler {
@@ -74,6 +78,9 @@ impl AsyncScheduler {
                 nodes = Arc::new(changed);
             }
             let ready = recovery.is_over(Instant::now(), nodes.nodes.iter().map(|(node, _)| node));
+            let least_loaded = self.nodes.with(self.epoch, |tracker| {
+                tracker.least_loaded_nodes(Instant::now(), self.nodes_used)
+            });
             // A pass over thousands of nodes takes hundreds of milliseconds of CPU: off the
             // async workers, so that Raft heartbeats and RPCs are not starved meanwhile.
             let (cell, state, source, epoch, nodes) = (
@@ -86,9 +93,9 @@ impl AsyncScheduler {
             let pass = tokio::task::spawn_blocking(move || {
                 cell.with_reconciled(epoch, &state, &source, &nodes, |leader| {
                     if ready {
-                        leader.schedule(now_ms())
+                        leader.schedule(now_ms(), &least_loaded)
                     } else {
-                        Vec::new()
+                        (Vec::new(), Vec::new())
                     }
                 })
             });
@@ -99,7 +106,7 @@ impl AsyncScheduler {
                 self.cell.clear(self.epoch);
                 continue;
             };
-            let (allocations, admissions) = match reconciled {
+            let ((allocations, placements), admissions) = match reconciled {
                 Ok(outcome) => outcome,
                 Err(err) => {
                     let version = self.state.read(|state| state.queue_config_version);
@@ -115,6 +122,12 @@ impl AsyncScheduler {
                     continue;
                 }
             };
+            if !placements.is_empty() {
+                // Counted as queued on their nodes until the nodes report again, so the next
+                // pass does not pile onto the same queues.
+                self.nodes
+                    .with(self.epoch, |tracker| tracker.record_placements(&placements));
+            }
             let mut settled = true;
             if !admissions.is_empty() {
                 settled &= self

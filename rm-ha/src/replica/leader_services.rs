@@ -89,6 +89,7 @@ impl LeaderServices {
             interval: self.config.scheduling_interval,
             scheduling_wait: self.config.scheduling_wait,
             proposal_timeout: PROPOSE_TIMEOUT,
+            nodes_used: self.config.opportunistic.nodes_used,
         };
         let launcher = AmLauncher {
             raft: self.raft.clone(),

@@ -185,7 +185,10 @@ impl ResourceManager {
             ("resource-tracker", local_addr(&listeners.resource_tracker)?),
             ("scheduler", local_addr(&listeners.scheduler)?),
         ]);
-        let nodes = NodeRegistry::default();
+        let nodes = NodeRegistry::new(
+            config.opportunistic.load_monitor(),
+            config.opportunistic.sorting_interval,
+        );
         let scheduler = SchedulerCell::default();
         let sessions = AmSessions::default();
 
@@ -276,6 +279,7 @@ impl ResourceManager {
             scheduler: scheduler.clone(),
             sessions,
             container_token_expiry: config.container_allocation_expiry,
+            opportunistic: config.opportunistic.clone(),
         };
         use tonic::transport::Server;
         spawn_server(

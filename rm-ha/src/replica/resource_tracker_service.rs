@@ -207,8 +207,12 @@ impl ResourceTracker for ResourceTrackerService {
                 ),
             )
         });
+        let container_queuing_limit = self
+            .nodes
+            .with(epoch, |tracker| tracker.queue_limit(Instant::now()));
         let response = pb::NodeHeartbeatResponseProto {
             response_id,
+            container_queuing_limit,
             container_token_master_key: container_key,
             nm_token_master_key: nm_key,
             node_action: NodeActionProto::Normal.into(),

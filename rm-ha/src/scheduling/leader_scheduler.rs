@@ -3,11 +3,12 @@
 use std::collections::BTreeMap;
 
 use prost::Message;
+use yarn_opportunistic::{OpportunisticAsk, OpportunisticPlacement, RemoteNode};
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_proto::pb;
-use yarn_scheduler::{Allocation, CapacityScheduler, Resource, SchedulerError};
+use yarn_scheduler::{Allocation, CapacityScheduler, Resource, ResourceRequest, SchedulerError};
 
-use super::QueueConfigSource;
+use super::{OpportunisticScheduling, QueueConfigSource};
 use crate::Error;
 use crate::state_machine::{
     Admission, ApplicationRecord, ApplicationState, ContainerKey, ContainerRecord, ContainerState,
@@ -30,6 +31,8 @@ pub struct LeaderScheduler {
     config_version: u64,
     /// A newer version that does not parse here, reported once.
     unusable_config_version: Option<u64>,
+    /// Outstanding OPPORTUNISTIC asks, placed outside the CapacityScheduler.
+    opportunistic: OpportunisticScheduling,
 }
 
 impl LeaderScheduler {
@@ -58,6 +61,7 @@ impl LeaderScheduler {
             scheduler,
             config_version: state.queue_config_version,
             unusable_config_version: None,
+            opportunistic: OpportunisticScheduling::default(),
         };
         let admissions = leader.reconcile(state, source, nodes);
         Ok((leader, admissions))
@@ -106,6 +110,10 @@ impl LeaderScheduler {
         self.reconcile_nodes(nodes);
         let admissions = self.reconcile_applications(state);
         self.reconcile_containers(state);
+        let scheduler = &self.scheduler;
+        self.opportunistic.retain(|attempt| {
+            scheduler.current_attempt_id(attempt.application_id) == Some(attempt)
+        });
         admissions
     }
 
@@ -127,15 +135,92 @@ impl LeaderScheduler {
             .check_submission(id, &application.queue, &application.user, &[], am_resource)
     }
 
+    /// Takes the current attempt's OPPORTUNISTIC asks (replacing those of the same key and
+    /// resource name), sized as the attempt's queue sizes asks; it gets at most `max_per_pass`
+    /// of them per pass.
+    ///
+    /// # Errors
+    ///
+    /// The scheduler's refusal (unknown attempt, an ask above the maximum allocation) or the
+    /// allocator's (a key without a `"*"` ask, mismatched sizes); nothing is taken then.
+    pub fn update_opportunistic_asks(
+        &mut self,
+        attempt: ApplicationAttemptId,
+        asks: &[ResourceRequest],
+        max_per_pass: Option<u32>,
+    ) -> Result<(), String> {
+        let mut normalized = Vec::with_capacity(asks.len());
+        for ask in asks {
+            let capability = self
+                .scheduler
+                .normalize(attempt, ask.capability, ask.priority)
+                .map_err(|err| err.to_string())?;
+            normalized.push(OpportunisticAsk {
+                priority: ask.priority,
+                allocation_request_id: ask.allocation_request_id,
+                resource_name: ask.resource_name.clone(),
+                num_containers: ask.num_containers,
+                capability: yarn_opportunistic::Resource::new(
+                    capability.memory_mb,
+                    capability.vcores,
+                ),
+                relax_locality: ask.relax_locality,
+            });
+        }
+        self.opportunistic
+            .update_asks(attempt, normalized, max_per_pass)
+    }
+
     /// Runs one scheduling pass and returns its allocations as records to commit, allocated
-    /// at `now_ms`. They are already charged; those the state does not record (a refused or
-    /// failed commit) are freed by the next [`reconcile`](Self::reconcile).
-    pub fn schedule(&mut self, now_ms: i64) -> Vec<ContainerRecord> {
-        self.scheduler
+    /// at `now_ms`: the CapacityScheduler's GUARANTEED containers (already charged; those the
+    /// state does not record, after a refused or failed commit, are freed by the next
+    /// [`reconcile`](Self::reconcile)), then OPPORTUNISTIC ones placed on `least_loaded`
+    /// (uncharged, numbered from the same sequence), with their placements for the caller's
+    /// load monitor.
+    pub fn schedule(
+        &mut self,
+        now_ms: i64,
+        least_loaded: &[RemoteNode],
+    ) -> (Vec<ContainerRecord>, Vec<OpportunisticPlacement>) {
+        let mut records: Vec<ContainerRecord> = self
+            .scheduler
             .schedule()
             .into_iter()
             .map(|allocation| container_record(&allocation, now_ms))
-            .collect()
+            .collect();
+        let scheduler = &self.scheduler;
+        let placed = self.opportunistic.schedule(least_loaded, |attempt| {
+            scheduler.blacklist(attempt).into_iter().collect()
+        });
+        let mut placements = Vec::with_capacity(placed.len());
+        for (attempt, placement) in placed {
+            let Ok(container_id) = self.scheduler.issue_container_id(attempt) else {
+                continue;
+            };
+            records.push(ContainerRecord {
+                key: ContainerKey {
+                    application_seq: attempt.application_id.id,
+                    container_id: container_id.container_id(),
+                },
+                attempt_id: attempt.attempt_id,
+                node: placement.node_id.clone(),
+                memory_mb: placement.capability.memory_mb,
+                vcores: placement.capability.vcores,
+                execution_type: ExecutionType::Opportunistic,
+                is_am: false,
+                priority: placement.priority,
+                allocation_request_id: placement.allocation_request_id,
+                allocated_at_ms: now_ms,
+                state: ContainerState::Allocated,
+            });
+            placements.push(placement);
+        }
+        (records, placements)
+    }
+
+    /// Containers the attempt still wants as OPPORTUNISTIC ones.
+    pub fn outstanding_opportunistic(&self, attempt: ApplicationAttemptId) -> u32 {
+        self.opportunistic.outstanding(attempt)
     }
 
     fn reconcile_configuration(&mut self, state: &RmState, source: &QueueConfigSource) {
@@ -559,7 +644,7 @@ mod tests {
                 },
             );
         }
-        let allocations = leader.schedule(NOW);
+        let allocations = leader.schedule(NOW, &[]).0;
         if !allocations.is_empty() {
             let response = apply(
                 state,
@@ -629,7 +714,7 @@ mod tests {
             LeaderScheduler::rebuild(&state, &source(), &nodes(1)).unwrap();
         assert!(admissions.is_empty());
         assert_eq!(successor.scheduler().cluster_used(), Resource::new(2048, 1));
-        assert!(successor.schedule(NOW).is_empty());
+        assert!(successor.schedule(NOW, &[]).0.is_empty());
     }
 
     #[test]
@@ -688,10 +773,10 @@ mod tests {
             },
         );
         leader.reconcile(&state, &source(), &nodes(1));
-        let lost = leader.schedule(NOW);
+        let lost = leader.schedule(NOW, &[]).0;
         assert_eq!(lost.len(), 1, "the AM fills the node");
         // The commit failed: the node is full in the scheduler but free in the state.
-        assert!(leader.schedule(NOW).is_empty());
+        assert!(leader.schedule(NOW, &[]).0.is_empty());
         leader.reconcile(&state, &source(), &nodes(1));
         assert_eq!(leader.scheduler().cluster_used(), Resource::default());
         // The AM ask was consumed by the lost allocation; a restarted attempt brings it back.
@@ -699,7 +784,7 @@ mod tests {
         let mut successor = LeaderScheduler::rebuild(&state, &source(), &nodes(1))
             .unwrap()
             .0;
-        let retried = successor.schedule(NOW);
+        let retried = successor.schedule(NOW, &[]).0;
         assert_eq!(retried.len(), 1);
         apply(
             &mut state,
@@ -747,7 +832,7 @@ mod tests {
         let mut successor = LeaderScheduler::rebuild(&state, &source(), &nodes(2))
             .unwrap()
             .0;
-        assert!(successor.schedule(NOW).is_empty());
+        assert!(successor.schedule(NOW, &[]).0.is_empty());
 
         let other_am = allocated
             .iter()

@@ -3,6 +3,8 @@
 //! `yarn_scheduler` crate.
 
 mod leader_scheduler;
+mod opportunistic_scheduling;
+mod opportunistic_settings;
 mod queue_config_source;
 mod queue_info_proto;
 mod queue_refresh;
@@ -10,6 +12,8 @@ mod recovery_wait;
 mod scheduler_cell;
 
 pub use leader_scheduler::LeaderScheduler;
+pub use opportunistic_scheduling::OpportunisticScheduling;
+pub use opportunistic_settings::OpportunisticSettings;
 pub use queue_config_source::{CAPACITY_SCHEDULER_XML, QueueConfigSource};
 pub use queue_info_proto::queue_info_proto;
 pub use queue_refresh::QueueRefresh;

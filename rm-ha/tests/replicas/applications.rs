@@ -589,3 +589,104 @@ async fn an_application_moves_queues_with_its_containers_follows_its_blacklist_a
         }
     }
 }
+
+/// One heartbeat of the registered node on `leader` reporting an empty opportunistic queue of
+/// `capacity`; returns the queue limit the leader answered with.
+async fn report_queue(
+    cluster: &Cluster,
+    leader: usize,
+    capacity: i32,
+) -> Option<pb::ContainerQueuingLimitProto> {
+    let heartbeat = pb::NodeHeartbeatRequestProto {
+        node_status: Some(pb::NodeStatusProto {
+            node_id: Some(pb::NodeIdProto {
+                host: NM_HOST.to_owned(),
+                port: 45454,
+            }),
+            response_id: 0,
+            opportunistic_containers_status: Some(pb::OpportunisticContainersStatusProto {
+                opport_queue_capacity: capacity,
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    cluster
+        .resource_tracker(leader)
+        .await
+        .node_heartbeat(heartbeat)
+        .await
+        .expect("a heartbeat answer")
+        .into_inner()
+        .container_queuing_limit
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opportunistic_asks_are_placed_by_the_leader_outside_queue_capacity() {
+    let mut cluster = Cluster::new(
+        3,
+        0,
+        &[(
+            "yarn.resourcemanager.opportunistic-container-allocation.enabled",
+            "true",
+        )],
+    )
+    .await;
+    cluster.start_configured().await;
+    // A 2 GiB node: the AM takes 1 GiB, so three 1 GiB GUARANTEED tasks could never fit.
+    register_node(&cluster, 2048, 8).await;
+    let id = submit(&cluster, "opportunistic").await;
+    let token = amrm_token(&cluster, id).await;
+    let leader = register_am(&cluster, &token).await;
+    let limit = report_queue(&cluster, leader, 10).await;
+    assert_eq!(
+        limit,
+        Some(pb::ContainerQueuingLimitProto {
+            max_queue_length: Some(5),
+            max_queue_wait_time_in_ms: None,
+        }),
+        "min-queue-length while every queue is empty"
+    );
+
+    let opportunistic = pb::ResourceRequestProto {
+        execution_type_request: Some(pb::ExecutionTypeRequestProto {
+            execution_type: pb::ExecutionTypeProto::Opportunistic.into(),
+            enforce_execution_type: true,
+        }),
+        ..ask(3)
+    };
+    let (got, _, _) = allocate_until(&cluster, leader, &token, 0, vec![opportunistic], 3).await;
+    assert_eq!(got.len(), 3);
+    for container in &got {
+        assert_eq!(
+            container.execution_type(),
+            pb::ExecutionTypeProto::Opportunistic,
+            "{container:?}"
+        );
+        assert!(container.container_token.is_some());
+    }
+    let records = cluster.replica(leader).state().read(|state| {
+        state
+            .containers
+            .of_application(id.id)
+            .filter(|record| !record.is_am)
+            .map(|record| record.execution_type)
+            .collect::<Vec<_>>()
+    });
+    assert_eq!(
+        records,
+        vec![yarn_rm_ha::state_machine::ExecutionType::Opportunistic; 3],
+        "committed as OPPORTUNISTIC"
+    );
+    assert_eq!(
+        queue_used_mb(&cluster, "default").await,
+        1024,
+        "only the AM counts against the queue"
+    );
+    let ids = ids(&got);
+    assert_eq!(ids.len(), 3, "distinct ids");
+    for index in 0..3 {
+        cluster.stop(index).await;
+    }
+}
