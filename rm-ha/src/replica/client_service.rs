@@ -83,12 +83,14 @@ impl ClientService {
     /// client waits. Everything else (unknown or stopped queue, application limits) is left to
     /// admission, which records the rejection in the application's diagnostics, as in YARN. A
     /// resubmission of a stored application is not checked again: it is acknowledged as is.
-    async fn check_submission(
+    fn check_submission(
         &self,
         id: ApplicationId,
         record: &ApplicationRecord,
     ) -> Result<(), Status> {
-        self.proposer.read_barrier().await?;
+        // No read barrier: these checks only ever refuse, the proposal that follows is what
+        // needs the leadership, and a barrier would add a way for a sound submission to fail
+        // while a new leader settles.
         if self.application(id, |_| ()).is_ok() {
             return Ok(());
         }
@@ -224,7 +226,7 @@ impl ApplicationClientProtocol for ClientService {
         let id = ApplicationId::try_from(id_proto)
             .map_err(|err| Status::invalid_argument(format!("SubmitApplication: {err}")))?;
         let record = application_record(user, &context, id.id, now_ms(), self.max_attempts);
-        self.check_submission(id, &record).await?;
+        self.check_submission(id, &record)?;
         let command = RmCommand::V1(CommandV1::SubmitApplication {
             cluster_timestamp_ms: id.cluster_timestamp,
             application: record,
