@@ -11,6 +11,12 @@ pub struct AllocateOutcome {
     pub allocated: Vec<pb::ContainerProto>,
     /// Statuses of containers newly completed, each container's once.
     pub completed: Vec<pb::ContainerStatusProto>,
+    /// Containers the RM updated as asked (promoted, demoted, resized), each with its new
+    /// version and container token; the ApplicationMaster hands the token to the container's
+    /// NodeManager ([`NmClient::update_container`](crate::NmClient::update_container)).
+    pub updated: Vec<pb::UpdatedContainerProto>,
+    /// Updates the RM refused, with YARN's reason (`INCORRECT_CONTAINER_VERSION_ERROR`, ...).
+    pub update_errors: Vec<pb::UpdateContainerErrorProto>,
     /// Nodes whose state changed (lost, unhealthy, decommissioning) since the last response.
     pub updated_nodes: Vec<pb::NodeReportProto>,
     /// Containers the scheduler will take back unless the ApplicationMaster frees resources.

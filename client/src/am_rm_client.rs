@@ -129,6 +129,14 @@ impl AmRmClient {
         self.session.update_blacklist(additions, removals);
     }
 
+    /// Asks the RM to update a container from the next allocate on (YARN's
+    /// `requestContainerUpdate`): a newer request for the same container replaces an unanswered
+    /// one, and the request is re-sent after a failover until the RM answers it in
+    /// [`AllocateOutcome::updated`] or [`AllocateOutcome::update_errors`].
+    pub fn request_container_update(&mut self, request: pb::UpdateContainerRequestProto) {
+        self.session.request_container_update(request);
+    }
+
     /// Heartbeats: sends the changes since the last acknowledged allocate with `progress`
     /// (clamped into `[0, 1]`) and returns what is new.
     ///

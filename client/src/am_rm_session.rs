@@ -11,6 +11,7 @@ use crate::container_key::ContainerKey;
 use crate::nm_token_cache::NmTokenCache;
 use crate::outstanding_asks::OutstandingAsks;
 use crate::pending_releases::PendingReleases;
+use crate::pending_updates::PendingUpdates;
 
 /// One application attempt's allocate bookkeeping, without I/O.
 ///
@@ -32,6 +33,7 @@ pub(crate) struct AmRmSession {
     asks: OutstandingAsks,
     releases: PendingReleases,
     blacklist: Blacklist,
+    updates: PendingUpdates,
     /// The last request built and not yet answered.
     in_flight: Option<pb::AllocateRequestProto>,
     delivered_allocations: HashSet<ContainerKey>,
@@ -50,6 +52,7 @@ impl AmRmSession {
             asks: OutstandingAsks::default(),
             releases: PendingReleases::default(),
             blacklist: Blacklist::default(),
+            updates: PendingUpdates::default(),
             in_flight: None,
             delivered_allocations: HashSet::new(),
             delivered_completions: HashSet::new(),
@@ -101,6 +104,11 @@ impl AmRmSession {
         self.blacklist.update(additions, removals);
     }
 
+    /// See [`PendingUpdates::request`].
+    pub(crate) fn request_container_update(&mut self, request: pb::UpdateContainerRequestProto) {
+        self.updates.request(request);
+    }
+
     /// The request to send now, with `progress` clamped into `[0, 1]` (NaN as 0): the
     /// unanswered one again if there is one, otherwise a new one with every pending change.
     pub(crate) fn next_request(&mut self, progress: f32) -> pb::AllocateRequestProto {
@@ -117,7 +125,7 @@ impl AmRmSession {
                 blacklist_request: self.blacklist.to_send(),
                 response_id: self.response_id,
                 progress,
-                update_requests: Vec::new(),
+                update_requests: self.updates.to_send(),
             });
         request.progress = progress;
         request.clone()
@@ -137,6 +145,7 @@ impl AmRmSession {
             if let Some(blacklist) = &sent.blacklist_request {
                 self.blacklist.acknowledge(blacklist);
             }
+            self.updates.acknowledge(&sent.update_requests);
         }
         self.response_id = response.response_id;
         if let Some(token) = response.am_rm_token {
@@ -171,12 +180,29 @@ impl AmRmSession {
             let key = ContainerKey::of(id);
             if self.delivered_completions.insert(key) {
                 self.releases.completed(&key);
+                self.updates.answered(&key);
                 completed.push(status);
+            }
+        }
+        for updated in &response.updated_containers {
+            if let Some(id) = updated.container.as_ref().and_then(|c| c.id.as_ref()) {
+                self.updates.answered(&ContainerKey::of(id));
+            }
+        }
+        for error in &response.update_errors {
+            if let Some(id) = error
+                .update_request
+                .as_ref()
+                .and_then(|r| r.container_id.as_ref())
+            {
+                self.updates.answered(&ContainerKey::of(id));
             }
         }
         AllocateOutcome {
             allocated,
             completed,
+            updated: response.updated_containers,
+            update_errors: response.update_errors,
             updated_nodes: response.updated_nodes,
             preemption: response.preempt,
             shutdown_requested: response.a_m_command == pb::AmCommandProto::AmShutdown as i32,
@@ -192,6 +218,7 @@ impl AmRmSession {
         self.asks.resend_all();
         self.releases.resend_all();
         self.blacklist.resend_all();
+        self.updates.resend_all();
     }
 
     /// The asks still wanted.
@@ -459,6 +486,42 @@ mod tests {
             "{after:?}"
         );
         assert_eq!(after.blacklist_request, None);
+    }
+
+    #[test]
+    fn a_container_update_rides_until_the_rm_answers_it_even_across_a_resync() {
+        let promote = |n| pb::UpdateContainerRequestProto {
+            container_version: Some(0),
+            container_id: Some(container_id(n)),
+            update_type: Some(pb::ContainerUpdateTypeProto::PromoteExecutionType as i32),
+            capability: None,
+            execution_type: pb::ExecutionTypeProto::Guaranteed as i32,
+        };
+        let mut session = session();
+        session.request_container_update(promote(1));
+        session.request_container_update(promote(2));
+        assert_eq!(session.next_request(0.0).update_requests.len(), 2);
+        session.on_response(response(1));
+        assert!(session.next_request(0.0).update_requests.is_empty());
+
+        let mut answered = response(2);
+        answered.updated_containers = vec![pb::UpdatedContainerProto {
+            update_type: Some(pb::ContainerUpdateTypeProto::PromoteExecutionType as i32),
+            container: Some(container(1, "h1")),
+        }];
+        let outcome = session.on_response(answered);
+        assert_eq!(outcome.updated.len(), 1);
+
+        session.resync();
+        let resent = session.next_request(0.0).update_requests;
+        assert_eq!(
+            resent
+                .iter()
+                .map(|u| u.container_id.unwrap().id)
+                .collect::<Vec<_>>(),
+            [2],
+            "only the unanswered update goes to the new leader"
+        );
     }
 
     #[test]

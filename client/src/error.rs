@@ -273,6 +273,17 @@ pub enum Error {
         variable: &'static str,
     },
 
+    /// The AMRMProxy address the NodeManager gave the ApplicationMaster is not `host:port`.
+    #[error("{variable}={value:?} is not the AMRMProxy's host:port: {source}")]
+    AmrmProxyAddress {
+        /// The environment variable, `YARN_AMRM_PROXY_ADDRESS`.
+        variable: &'static str,
+        /// Its value.
+        value: String,
+        /// Why it does not parse.
+        source: yarn_conf::HostPortError,
+    },
+
     /// The token file named by `HADOOP_TOKEN_FILE_LOCATION` could not be read.
     #[error("reading the token file {} named by {variable}: {source}", path.display())]
     TokenFileRead {
@@ -477,17 +488,6 @@ pub enum Error {
         command: &'static str,
         /// What is missing, e.g. `--shell_command`.
         option: &'static str,
-    },
-
-    /// An option a sample application knows but cannot honour.
-    #[error("{command}: option {option} is not supported: {reason}")]
-    OptionUnsupported {
-        /// The command, e.g. `dshell`.
-        command: &'static str,
-        /// The option.
-        option: &'static str,
-        /// Why not.
-        reason: &'static str,
     },
 
     /// A path that must be written into a container's command line is not UTF-8.

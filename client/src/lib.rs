@@ -62,6 +62,7 @@ mod nm_client;
 mod nm_token_cache;
 mod outstanding_asks;
 mod pending_releases;
+mod pending_updates;
 pub mod pi;
 pub mod queue;
 mod retry_policy;
@@ -84,7 +85,7 @@ pub use retry_policy::{
     CallHistory, GiveUpReason, Idempotency, RetryDecision, RetryPolicy, RetryTarget,
 };
 pub use rm_client::RmClient;
-pub use rm_client_config::{DEFAULT_CALL_TIMEOUT, RmClientConfig};
+pub use rm_client_config::{AMRM_PROXY_ID, DEFAULT_CALL_TIMEOUT, RmClientConfig};
 pub use rm_failover_targets::RmFailoverTargets;
 pub use rm_service::RmService;
 pub use yarn_client::{

@@ -23,6 +23,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 const START_CONTAINERS: &str = "StartContainers";
 const STOP_CONTAINERS: &str = "StopContainers";
 const GET_CONTAINER_STATUSES: &str = "GetContainerStatuses";
+const UPDATE_CONTAINER: &str = "UpdateContainer";
 
 /// YARN's exception class for a call the node cannot take yet: it has not registered with the
 /// RM that issued the container's token (typically just after a failover).
@@ -185,6 +186,55 @@ impl NmClient {
             .await?;
         target.outcome(
             STOP_CONTAINERS,
+            &response.succeeded_requests,
+            &response.failed_requests,
+        )
+    }
+
+    /// Applies an update the RM granted (a promotion, demotion or resize) to the running
+    /// container on its node (YARN's `updateContainer`), presenting `nm_token`: `container` is
+    /// the one of [`AllocateOutcome::updated`](crate::AllocateOutcome::updated), whose container
+    /// token carries the new execution type, size and version.
+    ///
+    /// # Errors
+    ///
+    /// As for [`start_container`](Self::start_container), the node refusing e.g. a token whose
+    /// version is not newer than the container's.
+    pub async fn update_container(
+        &self,
+        container: &pb::ContainerProto,
+        nm_token: &pb::TokenProto,
+    ) -> Result<(), Error> {
+        let Some(container_id) = &container.id else {
+            return Err(Error::ContainerFieldMissing {
+                container_id: "(no id)".to_owned(),
+                field: "id",
+            });
+        };
+        let missing = |field| Error::ContainerFieldMissing {
+            container_id: describe_container_id(container_id),
+            field,
+        };
+        let node_id = container
+            .node_id
+            .as_ref()
+            .ok_or_else(|| missing("node_id"))?;
+        let container_token = container
+            .container_token
+            .clone()
+            .ok_or_else(|| missing("container_token"))?;
+        let target = self.target(container_id, node_id)?;
+        let body = pb::ContainerUpdateRequestProto {
+            update_container_tokens: vec![container_token],
+        };
+        let request = with_token(body, nm_token);
+        let response = self
+            .call(&target, UPDATE_CONTAINER, |mut client| async move {
+                client.update_container(request).await
+            })
+            .await?;
+        target.outcome(
+            UPDATE_CONTAINER,
             &response.succeeded_requests,
             &response.failed_requests,
         )

@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-use yarn_conf::{Configuration, RmHaConfig, keys};
+use yarn_conf::{Configuration, HostPort, RmEndpoints, RmHaConfig, keys};
+use yarn_proto::token_metadata::AMRM_PROXY_ADDRESS_ENV;
 use yarn_security::{ChannelOptions, TlsConfig};
 
 use crate::{Error, RetryPolicy};
@@ -16,6 +17,9 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The longest time dialing plus the TLS handshake may take, within the call deadline.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The member name the AMRMProxy gets when it stands for the RM group, in logs and errors.
+pub const AMRM_PROXY_ID: &str = "amrmproxy";
 
 /// Everything an [`RmClient`](crate::RmClient) needs: the replicas, the TLS identity, and the
 /// failover rules.
@@ -67,6 +71,50 @@ impl RmClientConfig {
         };
         config.validate()?;
         Ok(config)
+    }
+
+    /// [`from_conf`](Self::from_conf) for an ApplicationMaster: when its NodeManager named an
+    /// AMRMProxy in `YARN_AMRM_PROXY_ADDRESS`, every call goes to that proxy, which stands
+    /// for the whole RM group (it fails over on the AM's behalf); otherwise to the RMs.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`from_conf`](Self::from_conf); [`Error::AmrmProxyAddress`] when the variable
+    /// is set but is not `host:port`.
+    pub fn for_application_master(conf: &Configuration) -> Result<Self, Error> {
+        let config = Self::from_conf(conf)?;
+        match std::env::var(AMRM_PROXY_ADDRESS_ENV) {
+            Ok(value) if !value.is_empty() => {
+                let address =
+                    value
+                        .parse::<HostPort>()
+                        .map_err(|source| Error::AmrmProxyAddress {
+                            variable: AMRM_PROXY_ADDRESS_ENV,
+                            value: value.clone(),
+                            source,
+                        })?;
+                Ok(config.through_amrm_proxy(address))
+            }
+            _ => Ok(config),
+        }
+    }
+
+    /// These settings with the RM group replaced by one AMRMProxy at `address`, serving every
+    /// service there.
+    pub fn through_amrm_proxy(mut self, address: HostPort) -> Self {
+        self.ha = RmHaConfig {
+            enabled: false,
+            members: vec![RmEndpoints {
+                rm_id: AMRM_PROXY_ID.to_owned(),
+                client: address.clone(),
+                scheduler: address.clone(),
+                resource_tracker: address.clone(),
+                admin: address.clone(),
+                webapp: address.clone(),
+                raft: address,
+            }],
+        };
+        self
     }
 
     /// Checks the values that parse but cannot work together.
@@ -188,5 +236,21 @@ mod tests {
         let mut config = RmClientConfig::from_conf(&conf()).unwrap();
         config.call_timeout = Duration::ZERO;
         assert!(matches!(config.validate(), Err(Error::ZeroCallTimeout)));
+    }
+
+    #[test]
+    fn through_the_amrm_proxy_every_call_goes_to_the_proxy_alone() {
+        let config = RmClientConfig::from_conf(&conf())
+            .unwrap()
+            .through_amrm_proxy("nm1:8049".parse().unwrap());
+        assert_eq!(config.rm_ids(), [AMRM_PROXY_ID]);
+        let proxy = &config.ha.members[0];
+        assert_eq!(proxy.scheduler.to_string(), "nm1:8049");
+        assert_eq!(proxy.client, proxy.scheduler);
+        assert_eq!(
+            config.sleep_max,
+            Duration::from_millis(2000),
+            "failover keys kept"
+        );
     }
 }

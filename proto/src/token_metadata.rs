@@ -27,6 +27,12 @@ pub const AM_NOT_REGISTERED_HEADER: &str = "x-yarn-ha-am-not-registered";
 /// The environment variable naming a container's token file, as in Hadoop.
 pub const TOKEN_FILE_ENV: &str = "HADOOP_TOKEN_FILE_LOCATION";
 
+/// The environment variable through which a NodeManager running an AMRMProxy tells the
+/// ApplicationMaster it launched where the proxy listens (`host:port`): the AM talks the
+/// ApplicationMasterProtocol to that address instead of the RMs, with the local AMRMToken the
+/// NodeManager put in its token file.
+pub const AMRM_PROXY_ADDRESS_ENV: &str = "YARN_AMRM_PROXY_ADDRESS";
+
 /// The name of the token file the NodeManager writes into a container's working directory: the
 /// launch context's `tokens`, an encoded [`pb::CredentialsProto`].
 pub const CONTAINER_TOKENS_FILE: &str = "container_tokens";

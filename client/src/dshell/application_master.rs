@@ -20,13 +20,15 @@ pub(crate) const ANY_NODE: &str = "*";
 /// for `num_containers` containers of the options' size and execution type anywhere, starts
 /// [`DshellOptions::container_command`] with `shell_env` in each, and once every container has
 /// ended unregisters with SUCCEEDED when all exited 0, FAILED otherwise, and diagnostics
-/// listing each container (see [`format_diagnostics`]). Failed containers are not run again.
+/// listing each container (see [`format_diagnostics`]), and with
+/// `--promote_opportunistic_after_start` how many containers were promoted. Failed containers
+/// are not run again.
 /// `conf` gives the RM addresses and the TLS identity (the client's conf dir, named in
 /// `YARN_CONF_DIR`).
 ///
 /// # Errors
 ///
-/// Those of [`DshellOptions::validate`], [`RmClientConfig::from_conf`](crate::RmClientConfig::from_conf),
+/// Those of [`DshellOptions::validate`], [`RmClientConfig::for_application_master`](crate::RmClientConfig::for_application_master),
 /// [`read_amrm_token_from_env`](crate::read_amrm_token_from_env) and the AMRM calls;
 /// [`Error::AmRunLimitExceeded`] (after unregistering as FAILED) when the containers did not
 /// all end within [`AM_RUN_LIMIT`](super::AM_RUN_LIMIT); [`Error::AmShutdownRequested`] when
@@ -34,17 +36,24 @@ pub(crate) const ANY_NODE: &str = "*";
 pub fn run_application_master(conf: &Configuration, options: &DshellOptions) -> Result<(), Error> {
     options.validate()?;
     current_thread_runtime()?.block_on(async {
-        let mut registered = RegisteredAm::register(conf).await?;
+        let mut registered = RegisteredAm::register(conf)
+            .await?
+            .promote_opportunistic_after_start(options.promote_opportunistic_after_start);
         let context = container_launch_context(options);
         let end = registered
             .run_tasks(vec![container_ask(options)], |_| context.clone())
             .await?;
+        let promoted = registered.promoted();
+        let promote = options.promote_opportunistic_after_start;
         registered
             .finish(end, |results, wanted| {
-                (
-                    final_status(results, wanted),
-                    format_diagnostics(results, wanted),
-                )
+                let mut diagnostics = format_diagnostics(results, wanted);
+                if promote {
+                    diagnostics.push_str(&format!(
+                        "\n{promoted} OPPORTUNISTIC containers promoted to GUARANTEED"
+                    ));
+                }
+                (final_status(results, wanted), diagnostics)
             })
             .await
     })

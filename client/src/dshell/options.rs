@@ -54,8 +54,8 @@ pub struct DshellOptions {
     /// The execution type asked for (`--container_type`, default GUARANTEED).
     pub container_type: pb::ExecutionTypeProto,
     /// Promote OPPORTUNISTIC containers to GUARANTEED once started
-    /// (`--promote_opportunistic_after_start`); refused by [`validate`](Self::validate), see
-    /// there.
+    /// (`--promote_opportunistic_after_start`), through the RM's `PROMOTE_EXECUTION_TYPE`
+    /// container update; meaningful with `--container_type OPPORTUNISTIC`.
     pub promote_opportunistic_after_start: bool,
     /// Refuse containers of another execution type than asked (`--enforce_execution_type`).
     pub enforce_execution_type: bool,
@@ -167,10 +167,7 @@ impl DshellOptions {
     ///
     /// [`Error::OptionMissing`] for an empty shell command; [`Error::InvalidOptionValue`] for a
     /// count, size or timeout of zero, an empty queue or name, an execution type other than
-    /// GUARANTEED or OPPORTUNISTIC, or an environment variable without a name;
-    /// [`Error::OptionUnsupported`] for `promote_opportunistic_after_start`, which needs
-    /// container update requests (`PROMOTE_EXECUTION_TYPE`) that
-    /// [`AmRmClient`](crate::AmRmClient) does not send.
+    /// GUARANTEED or OPPORTUNISTIC, or an environment variable without a name.
     pub fn validate(&self) -> Result<(), Error> {
         if self.shell_command.trim().is_empty() {
             return Err(Error::OptionMissing {
@@ -219,14 +216,6 @@ impl DshellOptions {
                 &format!("{name}={value}"),
                 ENV_EXPECTED,
             ));
-        }
-        if self.promote_opportunistic_after_start {
-            return Err(Error::OptionUnsupported {
-                command: COMMAND,
-                option: "--promote_opportunistic_after_start",
-                reason: "promoting a container needs a PROMOTE_EXECUTION_TYPE update request, \
-                         which the ApplicationMaster's AMRM client does not send",
-            });
         }
         Ok(())
     }
@@ -445,11 +434,6 @@ mod tests {
                 "unknown option \"--shell_script\" for dshell: expected one of {}",
                 KNOWN.join(", ")
             )
-        );
-        assert!(
-            parse_err(&["--shell_command=ls", "--promote_opportunistic_after_start"]).starts_with(
-                "dshell: option --promote_opportunistic_after_start is not supported: "
-            ),
         );
     }
 

@@ -2,6 +2,7 @@
 //! container per task, starting the tasks and collecting their ends, with a [`TaskLedger`]
 //! deciding and this loop doing the I/O.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,7 +13,7 @@ use yarn_proto::pb;
 
 use super::container_result::{ContainerResult, format_diagnostics};
 use super::task_ledger::{Placement, TaskLedger, node_text};
-use crate::container_key::describe_container_id;
+use crate::container_key::{ContainerKey, describe_container_id};
 use crate::{AmRmClient, Error, NmClient, RmClientConfig, read_amrm_token_from_env};
 
 /// How often the ApplicationMaster heartbeats while its tasks run. YARN's distributed shell
@@ -50,6 +51,12 @@ pub(crate) enum RunEnd {
 pub(crate) struct RegisteredAm {
     pub(crate) am: AmRmClient,
     pub(crate) nm: Arc<NmClient>,
+    /// Whether OPPORTUNISTIC containers are promoted to GUARANTEED once started.
+    promote_opportunistic: bool,
+    /// OPPORTUNISTIC containers being started, to promote once their start succeeded.
+    promotable: HashMap<ContainerKey, pb::ContainerProto>,
+    /// Containers the RM promoted and their node took the new token for.
+    promoted: usize,
 }
 
 impl RegisteredAm {
@@ -58,16 +65,36 @@ impl RegisteredAm {
     ///
     /// # Errors
     ///
-    /// Those of [`RmClientConfig::from_conf`], [`read_amrm_token_from_env`] and
+    /// Those of [`RmClientConfig::for_application_master`], [`read_amrm_token_from_env`] and
     /// [`AmRmClient::register`].
     pub(crate) async fn register(conf: &Configuration) -> Result<Self, Error> {
-        let config = RmClientConfig::from_conf(conf)?;
+        let config = RmClientConfig::for_application_master(conf)?;
         let token = read_amrm_token_from_env()?;
         let mut am = AmRmClient::new(&config, token);
         let host = std::env::var(NM_HOST_ENV).unwrap_or_default();
         am.register(&host, 0, "").await?;
         let nm = Arc::new(NmClient::from_config(&config));
-        Ok(Self { am, nm })
+        Ok(Self {
+            am,
+            nm,
+            promote_opportunistic: false,
+            promotable: HashMap::new(),
+            promoted: 0,
+        })
+    }
+
+    /// Promotes every OPPORTUNISTIC container to GUARANTEED once its task started, as YARN's
+    /// distributed shell does with `--promote_opportunistic_after_start`: a
+    /// `PROMOTE_EXECUTION_TYPE` update at the container's version, then the RM's new container
+    /// token to the node. A refused promotion leaves the task running as it is.
+    pub(crate) fn promote_opportunistic_after_start(mut self, promote: bool) -> Self {
+        self.promote_opportunistic = promote;
+        self
+    }
+
+    /// How many containers were promoted and their nodes told so far.
+    pub(crate) fn promoted(&self) -> usize {
+        self.promoted
     }
 
     /// Asks for `asks` (one task per container asked for), starts task `n` in its container
@@ -95,6 +122,7 @@ impl RegisteredAm {
         }
         let mut ledger = TaskLedger::new(wanted);
         let mut starts = JoinSet::new();
+        let mut updates = JoinSet::new();
         let deadline = Instant::now() + AM_RUN_LIMIT;
         loop {
             let outcome = self.am.allocate(ledger.progress()).await?;
@@ -118,16 +146,42 @@ impl RegisteredAm {
                 }
             }
             for status in &outcome.completed {
+                if let Some(id) = &status.container_id {
+                    self.promotable.remove(&ContainerKey::of(id));
+                }
                 ledger.completed(status);
             }
+            for updated in outcome.updated {
+                self.apply_update(&mut updates, updated);
+            }
+            for error in &outcome.update_errors {
+                tracing::warn!(
+                    reason = %error.reason,
+                    request = ?error.update_request,
+                    "the RM refused a container update"
+                );
+            }
             while let Some(joined) = starts.try_join_next() {
-                let (id, result) = joined_start(joined);
+                let (id, result) = joined_task(joined);
+                let promotable = self.promotable.remove(&ContainerKey::of(&id));
                 let Err(err) = result else {
+                    if let Some(container) = promotable {
+                        self.am.request_container_update(promotion(&container));
+                    }
                     continue;
                 };
                 tracing::warn!("{err}");
                 if ledger.start_failed(&id, err.to_string()) {
                     self.am.release_assigned_container(id);
+                }
+            }
+            while let Some(joined) = updates.try_join_next() {
+                match joined_task(joined) {
+                    (_, Ok(())) => self.promoted += 1,
+                    (id, Err(err)) => tracing::warn!(
+                        container = %describe_container_id(&id),
+                        "the node did not take the promotion: {err}"
+                    ),
                 }
             }
             if ledger.is_done() {
@@ -180,14 +234,57 @@ impl RegisteredAm {
         }
     }
 
+    /// Hands a container the RM promoted to its node in the background, with the NM token of
+    /// its node; other updates are not asked for, so they are only logged.
+    fn apply_update(
+        &self,
+        updates: &mut JoinSet<(pb::ContainerIdProto, Result<(), Error>)>,
+        updated: pb::UpdatedContainerProto,
+    ) {
+        let update_type = updated.update_type();
+        let Some(container) = updated.container else {
+            tracing::warn!(?update_type, "an updated container without the container");
+            return;
+        };
+        if update_type != pb::ContainerUpdateTypeProto::PromoteExecutionType {
+            tracing::info!(
+                ?container,
+                "ignoring an update this ApplicationMaster never asked for"
+            );
+            return;
+        }
+        let id = container.id.unwrap_or_default();
+        let token = container
+            .node_id
+            .as_ref()
+            .and_then(|node| self.am.nm_token(node));
+        let nm = Arc::clone(&self.nm);
+        updates.spawn(async move {
+            let result = match token {
+                Some(token) => nm.update_container(&container, &token).await,
+                None => Err(Error::NmTokenMissing {
+                    container_id: describe_container_id(&id),
+                    node: node_text(container.node_id.as_ref()),
+                }),
+            };
+            (id, result)
+        });
+    }
+
     /// Starts `context` in `container` in the background, with the NM token of its node.
     fn start(
-        &self,
+        &mut self,
         starts: &mut JoinSet<(pb::ContainerIdProto, Result<(), Error>)>,
         container: pb::ContainerProto,
         context: pb::ContainerLaunchContextProto,
     ) {
         let id = container.id.unwrap_or_default();
+        if self.promote_opportunistic
+            && container.execution_type() == pb::ExecutionTypeProto::Opportunistic
+        {
+            self.promotable
+                .insert(ContainerKey::of(&id), container.clone());
+        }
         let token = container
             .node_id
             .as_ref()
@@ -206,8 +303,19 @@ impl RegisteredAm {
     }
 }
 
-/// A start task's outcome; a panic inside it is carried on, since it is a bug here.
-fn joined_start(
+/// The `PROMOTE_EXECUTION_TYPE` update of `container` at its current version.
+fn promotion(container: &pb::ContainerProto) -> pb::UpdateContainerRequestProto {
+    pb::UpdateContainerRequestProto {
+        container_version: Some(container.version),
+        container_id: container.id,
+        update_type: Some(pb::ContainerUpdateTypeProto::PromoteExecutionType as i32),
+        capability: None,
+        execution_type: pb::ExecutionTypeProto::Guaranteed as i32,
+    }
+}
+
+/// A start or update task's outcome; a panic inside it is carried on, since it is a bug here.
+fn joined_task(
     joined: Result<(pb::ContainerIdProto, Result<(), Error>), tokio::task::JoinError>,
 ) -> (pb::ContainerIdProto, Result<(), Error>) {
     match joined {
