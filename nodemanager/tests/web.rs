@@ -200,6 +200,11 @@ fn node_info_shape() -> BTreeMap<String, &'static str> {
         ("id", "string"),
         ("nodeHostName", "string"),
         ("nmStartupTime", "integer"),
+        ("numRunningOpportContainers", "integer"),
+        ("usedMemoryOpportGB", "integer"),
+        ("usedMemoryOpportMB", "integer"),
+        ("usedVirtualCoresOpport", "integer"),
+        ("numQueuedContainers", "integer"),
     ])
 }
 
@@ -482,6 +487,15 @@ async fn containers_are_listed_in_hadoops_shape_with_their_state_exit_code_and_l
             "executionType": "OPPORTUNISTIC",
         })
     );
+
+    tracing::info!("--- the node's opportunistic load");
+    let info = must_get(address, &alice, "/ws/v1/node/info").await;
+    assert_eq!(info.status, 200);
+    let node = &info.body["nodeInfo"];
+    assert_eq!(node["numRunningOpportContainers"], 1, "{node}");
+    assert_eq!(node["usedMemoryOpportMB"], 512, "{node}");
+    assert_eq!(node["usedVirtualCoresOpport"], 2, "{node}");
+    assert_eq!(node["numQueuedContainers"], 0, "{node}");
 
     tracing::info!("--- one container by id");
     let one = must_get(

@@ -21,7 +21,8 @@ use super::{
     ManagerCore, ManagerState, RestoredContainers, Work,
 };
 use crate::container_scheduler::{
-    ContainerRequest, ContainerScheduler, ExecutionType, KILLED_BY_CONTAINER_SCHEDULER, Resources,
+    ContainerRequest, ContainerScheduler, ExecutionType, KILLED_BY_CONTAINER_SCHEDULER,
+    OpportunisticContainersStatus, Resources,
 };
 use crate::node_status_updater::Connection;
 use crate::token_check::{
@@ -147,6 +148,13 @@ impl ContainerManager {
             Arc::clone(self),
             authorizer,
         ))
+    }
+
+    /// The opportunistic load the container scheduler sees now, as the next heartbeat reports
+    /// it.
+    pub fn opportunistic_status(&self) -> OpportunisticContainersStatus {
+        self.core
+            .read(|state| state.scheduler.opportunistic_status())
     }
 
     /// Every container the node knows, in container id order, for the web view.

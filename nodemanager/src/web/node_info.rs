@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::NodeDescription;
+use crate::container_scheduler::OpportunisticContainersStatus;
 
 /// The yarn-ha release, which stands in every version field: yarn-ha is not built from Hadoop,
 /// so it has no separate NodeManager and Hadoop versions to report.
@@ -67,11 +68,23 @@ pub struct NodeInfo {
     pub node_host_name: String,
     /// When the NodeManager started, in milliseconds since the Unix epoch.
     pub nm_startup_time: i64,
+    /// OPPORTUNISTIC containers running now (Hadoop's RM node view has the same field).
+    pub num_running_opport_containers: u32,
+    /// Memory they hold, in whole GB rounded down as Hadoop's RM node view shows it.
+    #[serde(rename = "usedMemoryOpportGB")]
+    pub used_memory_opport_gb: u64,
+    /// Memory they hold in MB, exact (a yarn-ha addition: small containers vanish in GB).
+    #[serde(rename = "usedMemoryOpportMB")]
+    pub used_memory_opport_mb: u64,
+    /// Vcores they hold.
+    pub used_virtual_cores_opport: u32,
+    /// Containers waiting in the node's queue, guaranteed ones waiting for room included.
+    pub num_queued_containers: u32,
 }
 
 impl NodeInfo {
-    /// The `nodeInfo` object of `node`.
-    pub fn describe(node: &NodeDescription) -> Self {
+    /// The `nodeInfo` object of `node`, whose container scheduler reports `load`.
+    pub fn describe(node: &NodeDescription, load: &OpportunisticContainersStatus) -> Self {
         Self {
             health_report: String::new(),
             total_vmem_allocated_containers_mb: node.memory_mb,
@@ -90,6 +103,11 @@ impl NodeInfo {
             id: node.node_id.to_string(),
             node_host_name: node.node_id.host.clone(),
             nm_startup_time: node.started_at_ms,
+            num_running_opport_containers: load.running_opportunistic_containers,
+            used_memory_opport_gb: load.opportunistic_memory_used_mb / 1024,
+            used_memory_opport_mb: load.opportunistic_memory_used_mb,
+            used_virtual_cores_opport: load.opportunistic_vcores_used,
+            num_queued_containers: load.wait_queue_length,
         }
     }
 }
@@ -111,10 +129,21 @@ mod tests {
         }
     }
 
+    fn load() -> OpportunisticContainersStatus {
+        OpportunisticContainersStatus {
+            running_opportunistic_containers: 2,
+            opportunistic_memory_used_mb: 1536,
+            opportunistic_vcores_used: 2,
+            queued_opportunistic_containers: 3,
+            wait_queue_length: 3,
+            queue_capacity: 10,
+        }
+    }
+
     #[test]
     fn serializes_in_hadoops_shape_with_the_nodes_facts() {
         let response = NodeInfoResponse {
-            node_info: NodeInfo::describe(&node()),
+            node_info: NodeInfo::describe(&node(), &load()),
         };
         let value = serde_json::to_value(&response).unwrap();
         assert_eq!(
@@ -137,6 +166,11 @@ mod tests {
                 "id": "node1.example.com:45454",
                 "nodeHostName": "node1.example.com",
                 "nmStartupTime": 1_700_000_000_123_i64,
+                "numRunningOpportContainers": 2,
+                "usedMemoryOpportGB": 1,
+                "usedMemoryOpportMB": 1536,
+                "usedVirtualCoresOpport": 2,
+                "numQueuedContainers": 3,
             }})
         );
     }
@@ -145,7 +179,7 @@ mod tests {
     fn the_pmem_check_follows_the_configuration() {
         let mut node = node();
         node.pmem_check_enabled = false;
-        let value = serde_json::to_value(NodeInfo::describe(&node)).unwrap();
+        let value = serde_json::to_value(NodeInfo::describe(&node, &load())).unwrap();
         assert_eq!(value["pmemCheckEnabled"], Value::Bool(false));
         assert_eq!(value["vmemCheckEnabled"], Value::Bool(false));
     }

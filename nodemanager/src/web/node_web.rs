@@ -49,7 +49,7 @@ pub fn router(manager: Arc<ContainerManager>, node: NodeDescription) -> Router {
 
 async fn node_info(State(web): State<NodeWeb>) -> Json<NodeInfoResponse> {
     Json(NodeInfoResponse {
-        node_info: NodeInfo::describe(&web.node),
+        node_info: NodeInfo::describe(&web.node, &web.manager.opportunistic_status()),
     })
 }
 
