@@ -1,15 +1,114 @@
 //! The AMRMProxy: a per-application chain of interceptors between an ApplicationMaster and the
-//! ResourceManager, hosted by every NodeManager.
+//! ResourceManager, hosted by every NodeManager (Hadoop's `AMRMProxyService`).
 //!
-//! The chain will do distributed opportunistic scheduling, swap the RM's AMRMToken for a local
-//! one, throttle, and can end in an interceptor that talks to several RMs (federation).
+//! May depend on `proto`, `conf`, `security`, `opportunistic` and `client` (for the RM client
+//! with failover); never on `rm-ha` or `nodemanager`: the NodeManager hosts the proxy, not the
+//! other way round.
 //!
-//! May depend on `proto`, `conf`, `security` and `opportunistic`; never on `rm-ha` or
-//! `nodemanager` (the NodeManager hosts it, not the other way round).
+//! # How the chain works
 //!
-//! Today it holds the proxy's typed configuration, [`ProxyConfig`]; the chain arrives with the
-//! opportunistic-containers and AMRMProxy work.
+//! ```text
+//!  AM ──ApplicationMasterProtocol + local AMRMToken──▶ AmrmProxyService (NM's TLS listener)
+//!        authenticate: ProxyTokenSecretManager::validate ─▶ attempt
+//!        AmrmProxy::with_chain(attempt)   one call per application at a time
+//!          InterceptorChain
+//!            [distributed-scheduler] ─▶ [throttle] ─▶ ... ─▶ [default | federation | ...]
+//!             each gets the request and a Next handle        last: talks to RM(s) with the
+//!             on the interceptors after it                    RM AMRMToken of the context
+//!        record (RM token, interceptor states) ─▶ ProxyStateStore, if changed
+//!  AM ◀── response: RM token removed, a rolled local token added
+//! ```
+//!
+//! - The NodeManager builds an [`InterceptorRegistry`] (the built-ins
+//!   [`DefaultRequestInterceptor`], [`ThrottleInterceptor`], [`DistributedScheduler`], plus any
+//!   it registers) and an [`InterceptorPipeline`] from
+//!   `yarn.nodemanager.amrmproxy.interceptor-class.pipeline` at start-up; configuration
+//!   mistakes (unknown or repeated names, an empty pipeline, a last interceptor that does not
+//!   talk to an RM) fail the start, never an application.
+//! - When it starts an AM container it calls [`AmrmProxy::init_application`] with the RM-issued
+//!   AMRMToken and puts the returned local token in the container's credentials instead.
+//! - Every interceptor implements [`RequestInterceptor`]: `init` once with the
+//!   [`ApplicationContext`] (attempt, user, the replaceable RM AMRMToken, the [`NodeContext`]),
+//!   then `register`, `allocate`, `finish` and the distributed-scheduling variants, each with a
+//!   [`Next`] handle; `state` and `recover` carry its state across NodeManager restarts;
+//!   `shutdown` when the application ends.
+//!
+//! # Guarantees
+//!
+//! - The AM never sees an RM AMRMToken: it only ever holds and presents a local one, and RM
+//!   tokens presented to the proxy are refused.
+//! - Calls of one application run one at a time through its chain; at most
+//!   `yarn.nodemanager.amrmproxy.client.thread-count` run at once on the node.
+//! - An RM failover is hidden from the AM: the default interceptor registers again and re-sends
+//!   everything outstanding, and the AM's response ids carry on.
+//! - Locally placed OPPORTUNISTIC containers are indistinguishable from the RM's (same token
+//!   format and keys), never reuse an id, and are reported to the RM exactly once.
+//! - What the AM last saw is in the store before the answer leaves, so a NodeManager restart
+//!   ([`AmrmProxy::recover`]) resumes every chain; the local keys roll on Hadoop's schedule
+//!   with the current and next key both valid during the roll ([`ProxyTokenSecretManager`]).
+//!
+//! # Adding a federation interceptor
+//!
+//! A federation interceptor is a [`RequestInterceptor`] that talks to several RM clusters
+//! itself, so it ends the chain in place of [`DefaultRequestInterceptor`]:
+//!
+//! 1. Implement [`RequestInterceptor`]. In `init` keep the context and build one
+//!    [`RmClient`](yarn_client::RmClient) per sub-cluster (each with its own failover). In
+//!    `register` register with the home RM (and lazily with the others, as Hadoop's unmanaged
+//!    AMs), in `allocate` split the asks by a policy (locality, weights), call the RMs, and merge
+//!    their responses, remembering which RM owns each container so releases go back to it.
+//!    Never call `next`. Keep the RM tokens of the secondary clusters in the interceptor's
+//!    [`state`](RequestInterceptor::state) so [`recover`](RequestInterceptor::recover) can
+//!    re-attach after a restart; the home token is the context's.
+//! 2. Register a factory: `registry.register("federation", InterceptorRole::RmFacing, || ...)`.
+//! 3. Name it last: `yarn.nodemanager.amrmproxy.interceptor-class.pipeline = throttle,federation`
+//!    (with distributed scheduling on, the distributed scheduler still goes first).
+//!
+//! The crate's federation test does exactly this against two in-process RM stand-ins.
 
+mod am_rm_relay;
+mod amrm_proxy;
+mod amrm_proxy_service;
+mod application_context;
 mod config;
+mod default_request_interceptor;
+mod distributed_scheduler;
+mod error;
+mod interceptor_chain;
+mod interceptor_pipeline;
+mod interceptor_registry;
+mod local_tokens;
+mod memory_proxy_state_store;
+mod node_context;
+mod opportunistic_context;
+mod proxy_state_store;
+mod proxy_token_secret_manager;
+mod request_interceptor;
+mod status;
+mod stored_state;
+mod throttle_interceptor;
+mod token_bucket;
 
-pub use config::ProxyConfig;
+pub use amrm_proxy::{AmrmProxy, RecoveryReport};
+pub use amrm_proxy_service::AmrmProxyService;
+pub use application_context::ApplicationContext;
+pub use config::{ProxyConfig, ThrottleConfig};
+pub use default_request_interceptor::DefaultRequestInterceptor;
+pub use distributed_scheduler::DistributedScheduler;
+pub use error::{AskProblem, BoxError, Error};
+pub use interceptor_chain::InterceptorChain;
+pub use interceptor_pipeline::InterceptorPipeline;
+pub use interceptor_registry::{
+    DEFAULT_INTERCEPTOR, DISTRIBUTED_SCHEDULER, InterceptorFactory, InterceptorRegistry,
+    InterceptorRole, THROTTLE_INTERCEPTOR,
+};
+pub use memory_proxy_state_store::MemoryProxyStateStore;
+pub use node_context::NodeContext;
+pub use proxy_state_store::{
+    ApplicationProxyState, ProxyMasterKeys, ProxyStateStore, StoredProxyState,
+};
+pub use proxy_token_secret_manager::ProxyTokenSecretManager;
+pub use request_interceptor::{BoxFuture, Next, RequestInterceptor};
+pub use stored_state::FORMAT_VERSION;
+pub use throttle_interceptor::ThrottleInterceptor;
+pub use token_bucket::{Admission, TokenBucket};

@@ -377,6 +377,40 @@ pub const DIST_SCHEDULING_ENABLED: Key = Key::new(
     "false",
     KeyKind::Bool,
 );
+/// How many ApplicationMaster calls the AMRMProxy serves at once (Hadoop's RPC handler count for
+/// the proxy); further calls wait for a free slot.
+pub const AMRM_PROXY_CLIENT_THREAD_COUNT: Key = Key::new(
+    "yarn.nodemanager.amrmproxy.client.thread-count",
+    "3",
+    KeyKind::Int,
+);
+/// The AMRMProxy's interceptors, first to last, by name (`default`, `distributed-scheduler`,
+/// `throttle`, or one registered by the NodeManager); the last one must talk to an RM.
+pub const AMRM_PROXY_INTERCEPTOR_CLASS_PIPELINE: Key = Key::new(
+    "yarn.nodemanager.amrmproxy.interceptor-class.pipeline",
+    "default",
+    KeyKind::List,
+);
+/// The steady rate of allocate calls the `throttle` interceptor lets through per application.
+pub const AMRM_PROXY_THROTTLE_MAX_ALLOCATES_PER_SECOND: Key = Key::new(
+    "yarn.nodemanager.amrmproxy.throttle.max-allocates-per-second",
+    "10",
+    KeyKind::Float,
+);
+/// How many allocate calls the `throttle` interceptor lets through back to back before the rate
+/// applies.
+pub const AMRM_PROXY_THROTTLE_BURST: Key = Key::new(
+    "yarn.nodemanager.amrmproxy.throttle.burst",
+    "20",
+    KeyKind::Int,
+);
+/// The longest the `throttle` interceptor holds an allocate call back; a call that would wait
+/// longer is refused with RESOURCE_EXHAUSTED.
+pub const AMRM_PROXY_THROTTLE_MAX_DELAY_MS: Key = Key::new(
+    "yarn.nodemanager.amrmproxy.throttle.max-delay-ms",
+    "1000",
+    KeyKind::Duration,
+);
 /// Whether every endpoint uses mutual TLS.
 pub const TLS_ENABLED: Key = Key::new("yarn.tls.enabled", "true", KeyKind::Bool);
 /// PEM file with the cluster CA certificate.
@@ -466,6 +500,11 @@ pub const ALL: &[Key] = &[
     AMRM_PROXY_ENABLED,
     AMRM_PROXY_ADDRESS,
     DIST_SCHEDULING_ENABLED,
+    AMRM_PROXY_CLIENT_THREAD_COUNT,
+    AMRM_PROXY_INTERCEPTOR_CLASS_PIPELINE,
+    AMRM_PROXY_THROTTLE_MAX_ALLOCATES_PER_SECOND,
+    AMRM_PROXY_THROTTLE_BURST,
+    AMRM_PROXY_THROTTLE_MAX_DELAY_MS,
     TLS_ENABLED,
     TLS_CA_CERT,
     TLS_CERT,

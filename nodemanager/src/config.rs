@@ -3,12 +3,13 @@
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
+use yarn_amrmproxy::ProxyConfig;
 use yarn_conf::{ConfError, Configuration, HostPort, keys};
 
 use crate::executor::ExecutorKind;
 
 /// Everything a NodeManager reads from `yarn-site.xml`, read once at start-up and validated.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct NmConfig {
     /// ContainerManagementProtocol endpoint; with the host it names the node (`NodeId`).
     pub address: HostPort,
@@ -48,6 +49,8 @@ pub struct NmConfig {
     pub cgroups_hierarchy: String,
     /// How containers run: real processes or simulated ones.
     pub executor_kind: ExecutorKind,
+    /// The AMRMProxy (`yarn.nodemanager.amrmproxy.*`) and distributed scheduling.
+    pub amrm_proxy: ProxyConfig,
 }
 
 impl NmConfig {
@@ -90,6 +93,7 @@ impl NmConfig {
             ),
             cgroups_hierarchy: conf.get_string(&keys::NM_LINUX_CONTAINER_CGROUPS_HIERARCHY)?,
             executor_kind: executor_kind(conf)?,
+            amrm_proxy: ProxyConfig::from_conf(conf)?,
         };
         if config.memory_mb == 0 {
             return Err(conf.invalid_value(&keys::NM_PMEM_MB, 0, "at least 1 MB"));

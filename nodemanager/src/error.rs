@@ -250,6 +250,26 @@ pub enum Error {
         /// The store's directory.
         path: PathBuf,
     },
+    /// The state store's AMRMProxy tree holds a record under a key the proxy never writes: the
+    /// store was changed by something else, and guessing what the record means could resume
+    /// the wrong application's chain.
+    #[error(
+        "the NodeManager state store's AMRMProxy tree holds an unknown record {key:?}; expected \
+         \"master_keys\" or \"application/<application id>\""
+    )]
+    UnknownProxyRecord {
+        /// The record's key.
+        key: String,
+    },
+    /// The AMRMProxy could not start: a pipeline naming an unknown interceptor, or state it
+    /// cannot read back.
+    #[error("the AMRMProxy (yarn.nodemanager.amrmproxy.*) could not start: {reason}")]
+    AmrmProxy {
+        /// The proxy's error, as text: this enum is cloneable and comparable, the proxy's is
+        /// not.
+        reason: String,
+    },
+
     /// A state store read, write or flush failed.
     #[error("NodeManager state store I/O failed on the {record}: {source}")]
     StateStoreIo {

@@ -33,6 +33,7 @@
 //! [`web`] serves Hadoop's NodeManager REST API (`/ws/v1/node/info`, `/ws/v1/node/containers`)
 //! on `yarn.nodemanager.webapp.address`, over the same mutual TLS as the RPC endpoint.
 
+pub mod amrm_proxy;
 mod config;
 pub mod container_manager;
 pub mod container_scheduler;

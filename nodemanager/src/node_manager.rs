@@ -15,15 +15,24 @@ use yarn_proto::ids::NodeId;
 use yarn_proto::pb;
 use yarn_security::{Authorizer, Incoming, TlsConfig};
 
+use yarn_amrmproxy::{AmrmProxy, InterceptorPipeline, InterceptorRegistry};
+
+use crate::amrm_proxy::{AmrmProxyHost, ManagerNodeContext};
 use crate::container_manager::ContainerManager;
 use crate::executor::IoCause;
 use crate::node_status_updater::{Connection, NodeStatusUpdater};
+use crate::state_store::ProxyRecords;
 use crate::web::{self, NodeDescription, WebServer};
 use crate::{ContainerExecutor, Error, NmConfig, NmStateStore};
 
 /// The keys of the two endpoints, named when one cannot be bound.
 const NM_ADDRESS_KEY: &str = "yarn.nodemanager.address";
 const NM_WEBAPP_ADDRESS_KEY: &str = "yarn.nodemanager.webapp.address";
+const AMRM_PROXY_ADDRESS_KEY: &str = "yarn.nodemanager.amrmproxy.address";
+
+/// How often the AMRMProxy's local key is checked for a roll and finished attempts are
+/// forgotten: far below any sensible rolling interval, and cheap.
+const AMRM_PROXY_TICK: Duration = Duration::from_secs(1);
 
 /// The heartbeat interval used until the RM dictates one (YARN's default).
 const DEFAULT_HEARTBEAT_INTERVAL: Duration = Duration::from_secs(1);
@@ -91,6 +100,7 @@ impl NodeManager {
             source: IoCause::from(source),
         })?;
         let store = NmStateStore::from_config(&config)?;
+        let proxy_records = store.proxy_records();
         let executor = ContainerExecutor::try_new(&config)?;
         let (connection_tx, connection) = watch::channel(Connection::Disconnected);
         let manager =
@@ -99,6 +109,42 @@ impl NodeManager {
 
         let shutdown = CancellationToken::new();
         let mut tasks = JoinSet::new();
+        if config.amrm_proxy.enabled {
+            let context = Arc::new(ManagerNodeContext::new(
+                node_id.clone(),
+                format!("{}:{}", node_id.host, web_address.port()),
+            ));
+            context.attach(Arc::downgrade(&manager));
+            let proxy_listener = bind(AMRM_PROXY_ADDRESS_KEY, &config.amrm_proxy.address).await?;
+            let host = start_amrm_proxy(
+                &config,
+                &client,
+                &node_id,
+                context,
+                proxy_records,
+                &proxy_listener,
+            )?;
+            manager.attach_amrm_proxy(Arc::clone(&host));
+            let server = tonic::transport::Server::builder()
+                .add_service(host.proxy().service())
+                .serve_with_incoming_shutdown(
+                    Incoming::new(proxy_listener, &tls),
+                    shutdown.clone().cancelled_owned(),
+                );
+            let address = host.advertised().to_string();
+            tasks.spawn(async move {
+                server.await.map_err(|source| Error::Serve {
+                    address,
+                    reason: source.to_string(),
+                })?;
+                Ok(None)
+            });
+            let (tick_manager, tick_shutdown) = (Arc::clone(&manager), shutdown.clone());
+            tasks.spawn(async move {
+                tend_amrm_proxy(&host, &tick_manager, tick_shutdown).await;
+                Ok(None)
+            });
+        }
         let server = tonic::transport::Server::builder()
             .add_service(manager.service(Authorizer::for_tls(&tls)))
             .serve_with_incoming_shutdown(
@@ -200,6 +246,71 @@ impl NodeManager {
         while self.tasks.join_next().await.is_some() {}
         tracing::info!(node = %self.node_id, "NodeManager stopped");
         outcome
+    }
+}
+
+/// Builds this node's AMRMProxy on `listener` (bound to `yarn.nodemanager.amrmproxy.address`)
+/// and recovers the chains of the applications it served before a restart.
+///
+/// The proxy is advertised to AMs under the node's host name and the bound port, which is
+/// what the node's TLS certificate names.
+fn start_amrm_proxy(
+    config: &NmConfig,
+    client: &RmClientConfig,
+    node_id: &NodeId,
+    context: Arc<ManagerNodeContext>,
+    records: ProxyRecords,
+    listener: &TcpListener,
+) -> Result<Arc<AmrmProxyHost>, Error> {
+    let bound = listener.local_addr().map_err(|source| Error::Bind {
+        key: AMRM_PROXY_ADDRESS_KEY,
+        address: config.amrm_proxy.address.to_string(),
+        source: IoCause::from(source),
+    })?;
+    let advertised = HostPort {
+        host: node_id.host.clone(),
+        port: bound.port(),
+    };
+    let mut proxy_config = config.amrm_proxy.clone();
+    proxy_config.address = advertised.clone();
+    let rm = Arc::new(RmClient::new(client, RmService::Scheduler));
+    let registry = InterceptorRegistry::with_builtins(&proxy_config, rm);
+    let failed = |err: yarn_amrmproxy::Error| Error::AmrmProxy {
+        reason: err.to_string(),
+    };
+    let pipeline = InterceptorPipeline::from_config(&proxy_config, registry).map_err(failed)?;
+    let proxy = Arc::new(
+        AmrmProxy::new(&proxy_config, pipeline, context, Arc::new(records)).map_err(failed)?,
+    );
+    let recovered = proxy.recover().map_err(failed)?;
+    tracing::info!(
+        proxy = %advertised,
+        chain = ?proxy_config.interceptor_pipeline,
+        distributed_scheduling = proxy_config.distributed_scheduling,
+        recovered = recovered.recovered.len(),
+        unrecoverable = recovered.failed.len(),
+        "AMRMProxy started"
+    );
+    Ok(Arc::new(AmrmProxyHost::new(proxy, advertised)))
+}
+
+/// Rolls the AMRMProxy's local key when due and forgets attempts whose AM is gone, every
+/// [`AMRM_PROXY_TICK`], until `shutdown`.
+async fn tend_amrm_proxy(
+    host: &AmrmProxyHost,
+    manager: &ContainerManager,
+    shutdown: CancellationToken,
+) {
+    let mut tick = tokio::time::interval(AMRM_PROXY_TICK);
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        if let Err(err) = host.proxy().roll_keys(now_ms()) {
+            tracing::warn!(%err, "the AMRMProxy could not roll its key; it keeps the old one");
+        }
+        host.stop_finished(manager).await;
     }
 }
 

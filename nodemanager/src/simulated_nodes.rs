@@ -23,6 +23,7 @@ pub fn simulated_node_config(base: &NmConfig, index: u16) -> NmConfig {
     };
     config.address.port = shift(base.address.port);
     config.webapp_address.port = shift(base.webapp_address.port);
+    config.amrm_proxy.address.port = shift(base.amrm_proxy.address.port);
     let sub = |dir: &Path| dir.join(format!("node-{index}"));
     config.local_dirs = base.local_dirs.iter().map(|d| sub(d)).collect();
     config.log_dirs = base.log_dirs.iter().map(|d| sub(d)).collect();

@@ -1,10 +1,11 @@
 //! [`SchedulerApplication`]: an accepted application, its current attempt and its usage.
 
 use std::cmp::Reverse;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId};
 
+use crate::allocation::Allocation;
 use crate::ask_table::AskTable;
 use crate::pending_reason::PendingReason;
 use crate::resource::Resource;
@@ -48,6 +49,8 @@ pub(crate) struct Attempt {
     pub(crate) asks: AskTable,
     /// Hosts and racks the AM asked not to get containers on.
     pub(crate) blacklist: BTreeSet<String>,
+    /// Running OPPORTUNISTIC containers waiting to become GUARANTEED, each pinned to its node.
+    pub(crate) promotions: BTreeMap<ContainerId, Allocation>,
 }
 
 impl SchedulerApplication {

@@ -22,6 +22,8 @@ use crate::refresh::validate_refresh;
 use crate::resource::Resource;
 use crate::resource_request::ResourceRequest;
 
+mod promotions;
+
 /// Orders nodes for off-switch placement: most free memory first, then most free cores, then
 /// node id, so a pass spreads containers and stays deterministic.
 type FreeKey = (Reverse<u64>, Reverse<u32>, NodeId);
@@ -662,6 +664,7 @@ impl CapacityScheduler {
                 pending_reason: None,
                 asks: Default::default(),
                 blacklist: BTreeSet::new(),
+                promotions: BTreeMap::new(),
             });
             self.not_runnable
                 .insert((app.submission_order, application_id));
@@ -787,6 +790,12 @@ impl CapacityScheduler {
     ///
     /// [`SchedulerError::DuplicateContainer`], [`SchedulerError::UnknownNode`].
     pub fn recover_container(&mut self, allocation: Allocation) -> Result<(), SchedulerError> {
+        self.recover(allocation, true)
+    }
+
+    /// [`recover_container`](Self::recover_container), moving the application's container
+    /// sequence past the container only when `issued_here` (its id came from that sequence).
+    fn recover(&mut self, allocation: Allocation, issued_here: bool) -> Result<(), SchedulerError> {
         let container_id = allocation.container_id;
         let application_id = allocation.application_attempt_id.application_id;
         if self.containers.contains_key(&container_id) {
@@ -800,7 +809,11 @@ impl CapacityScheduler {
             });
         }
         self.charge_container(&allocation);
-        if let Some(app) = self.applications.get_mut(&application_id) {
+        if let Some(app) = self
+            .applications
+            .get_mut(&application_id)
+            .filter(|_| issued_here)
+        {
             app.next_sequence = app.next_sequence.max(container_id.sequence() + 1);
         }
         if allocation.is_am {

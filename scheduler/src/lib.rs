@@ -16,7 +16,10 @@
 //!   [`validate_refresh`] says which changes a running scheduler accepts.
 //! - [`CapacityScheduler`]: queues with usage, applications, nodes, containers; submission
 //!   checks, activation (`max-parallel-apps`, AM limits), the scheduling pass, headroom,
-//!   refresh, [`QueueInfo`].
+//!   refresh, [`QueueInfo`], and the promotion of running OPPORTUNISTIC containers to
+//!   GUARANTEED ([`request_promotion`](CapacityScheduler::request_promotion), granted by
+//!   [`schedule_promotions`](CapacityScheduler::schedule_promotions) as a guaranteed ask pinned
+//!   to the container's node).
 //! - [`Resource`] and [`ResourceCalculator`] (memory-only or dominant resource fairness),
 //!   [`QueueLimits`] (user limit, AM limit and headroom arithmetic).
 //! - [`AccessControlList`] and [`QueueAcl`] for queue ACLs.

@@ -2,7 +2,7 @@
 
 use std::cell::RefCell;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use prost::Message;
 use tokio::sync::watch;
@@ -11,7 +11,7 @@ use yarn_proto::ids::{ContainerId, NodeId};
 use yarn_proto::pb;
 use yarn_proto::pb::container_management_protocol_server::ContainerManagementProtocolServer;
 use yarn_proto::token_metadata::PresentedToken;
-use yarn_security::Authorizer;
+use yarn_security::{Authorizer, MasterKey};
 
 use super::launch_context::{accepted_record, token_resources};
 use super::manager_core::now_ms;
@@ -20,13 +20,14 @@ use super::{
     ActionRunner, ContainerEntry, ContainerManagerService, ContainerRefusal, ContainerReport,
     ManagerCore, ManagerState, RestoredContainers, Work,
 };
+use crate::amrm_proxy::AmrmProxyHost;
 use crate::container_scheduler::{
     ContainerRequest, ContainerScheduler, ExecutionType, KILLED_BY_CONTAINER_SCHEDULER,
     OpportunisticContainersStatus, Resources,
 };
 use crate::node_status_updater::Connection;
 use crate::token_check::{
-    ContainerStartRefusal, VerifiedContainer, check_container_start, check_nm_token,
+    ContainerStartRefusal, NmKeyKind, VerifiedContainer, check_container_start, check_nm_token,
 };
 use crate::{ContainerExecutor, Error, NmConfig, NmStateStore};
 
@@ -67,6 +68,8 @@ pub struct ContainerManager {
     // Makes "store queued, then schedule" one step across concurrent starts, so that the order
     // the store accepted containers in (which a restart restores) is the order they queue in.
     admission: tokio::sync::Mutex<()>,
+    // Set once at start-up when the node runs an AMRMProxy, before the manager serves.
+    amrm_proxy: OnceLock<Arc<AmrmProxyHost>>,
     // The runner task; dropped, and so aborted, with the manager.
     _runner: JoinSet<()>,
 }
@@ -134,8 +137,20 @@ impl ContainerManager {
         Ok(Arc::new(Self {
             core,
             admission: tokio::sync::Mutex::new(()),
+            amrm_proxy: OnceLock::new(),
             _runner: runner,
         }))
+    }
+
+    /// Puts every AM container started from now on behind `host`'s AMRMProxy (see
+    /// [`AmrmProxyHost`]). Call it before the manager serves; a second call changes nothing.
+    pub fn attach_amrm_proxy(&self, host: Arc<AmrmProxyHost>) {
+        let _ = self.amrm_proxy.set(host);
+    }
+
+    /// The master key of `kind` the RM shipped most recently, if any yet.
+    pub fn current_master_key(&self, kind: NmKeyKind) -> Option<MasterKey> {
+        self.core.with_keys(|keys| keys.current(kind).cloned())
     }
 
     /// The tonic service for the NodeManager's container-manager address (see
@@ -269,7 +284,7 @@ impl ContainerManager {
                 })?;
         let verified = self.verify(token, nm_token, rm_epoch, true)?;
         let container_id = verified.container_id;
-        let record = accepted_record(context, token, &verified)?;
+        let mut record = accepted_record(context, token, &verified)?;
         // Checked before the token is used up: such a container could never run here.
         let capacity = core.read(|state| state.scheduler.capacity());
         if !record.resources.fits_within(&capacity) {
@@ -292,6 +307,12 @@ impl ContainerManager {
             .map_err(storage)?
         {
             return Err(ContainerStartRefusal::Replayed { container_id }.into());
+        }
+        if let Some(host) = self.amrm_proxy.get()
+            && verified.identifier.container_type() == pb::ContainerTypeProto::ApplicationMaster
+        {
+            host.prepare_am_launch(container_id.application_attempt_id(), &mut record)
+                .await?;
         }
 
         let _admission = self.admission.lock().await;

@@ -117,6 +117,17 @@ pub enum ContainerRefusal {
     #[error(transparent)]
     Scheduler(Box<Error>),
 
+    /// The AM container could not be put behind this node's AMRMProxy: its credentials hold
+    /// no AMRMToken, or the proxy could not serve the attempt. It is not started, since it
+    /// would otherwise reach the RM with the RM's own token.
+    #[error("AM container {container_id} cannot start behind the AMRMProxy: {reason}")]
+    AmrmProxy {
+        /// The AM container.
+        container_id: ContainerId,
+        /// What went wrong.
+        reason: String,
+    },
+
     /// The state store failed, so the request could not be made durable and was not carried
     /// out.
     #[error(

@@ -7,7 +7,8 @@ use yarn_security::TokenKind;
 
 use crate::container_scheduler::ContainerRequest;
 use crate::state_store::{
-    CompletedRetention, ContainerRecord, MasterKeyPair, RecoveredState, ReplayTable, SledStore,
+    CompletedRetention, ContainerRecord, MasterKeyPair, ProxyRecords, RecoveredState, ReplayTable,
+    SledStore,
 };
 use crate::{Error, NmConfig};
 
@@ -30,7 +31,7 @@ pub struct NmStateStore {
 #[derive(Debug, Clone)]
 enum Backend {
     Sled(SledStore),
-    Disabled(ReplayTable),
+    Disabled(ReplayTable, ProxyRecords),
 }
 
 impl NmStateStore {
@@ -52,7 +53,7 @@ impl NmStateStore {
     /// A store for a NodeManager with recovery disabled: it stores nothing on disk.
     pub fn disabled() -> Self {
         Self {
-            backend: Backend::Disabled(ReplayTable::default()),
+            backend: Backend::Disabled(ReplayTable::default(), ProxyRecords::memory()),
         }
     }
 
@@ -67,6 +68,15 @@ impl NmStateStore {
             Self::open(&config.recovery_dir)
         } else {
             Ok(Self::disabled())
+        }
+    }
+
+    /// The AMRMProxy's records in this store: on disk with it, or in memory when it is
+    /// disabled. Clones of this store share them.
+    pub fn proxy_records(&self) -> ProxyRecords {
+        match &self.backend {
+            Backend::Sled(store) => ProxyRecords::sled(store.clone()),
+            Backend::Disabled(_, proxy) => proxy.clone(),
         }
     }
 
@@ -87,7 +97,7 @@ impl NmStateStore {
     pub async fn store_container_queued(&self, record: &ContainerRecord) -> Result<(), Error> {
         match &self.backend {
             Backend::Sled(store) => store.store_container_queued(record).await,
-            Backend::Disabled(_) => Ok(()),
+            Backend::Disabled(..) => Ok(()),
         }
     }
 
@@ -112,7 +122,7 @@ impl NmStateStore {
                     .store_container_running(container_id, pid, started_at_ms)
                     .await
             }
-            Backend::Disabled(_) => Ok(()),
+            Backend::Disabled(..) => Ok(()),
         }
     }
 
@@ -142,7 +152,7 @@ impl NmStateStore {
                     )
                     .await
             }
-            Backend::Disabled(_) => Ok(()),
+            Backend::Disabled(..) => Ok(()),
         }
     }
 
@@ -165,7 +175,7 @@ impl NmStateStore {
                     .store_container_updated(request, container_token_identifier)
                     .await
             }
-            Backend::Disabled(_) => Ok(()),
+            Backend::Disabled(..) => Ok(()),
         }
     }
 
@@ -179,7 +189,7 @@ impl NmStateStore {
     pub async fn remove_container(&self, container_id: ContainerId) -> Result<(), Error> {
         match &self.backend {
             Backend::Sled(store) => store.remove_container(container_id).await,
-            Backend::Disabled(_) => Ok(()),
+            Backend::Disabled(..) => Ok(()),
         }
     }
 
@@ -196,7 +206,7 @@ impl NmStateStore {
     ) -> Result<usize, Error> {
         match &self.backend {
             Backend::Sled(store) => store.prune_completed(retention, now_ms).await,
-            Backend::Disabled(_) => Ok(0),
+            Backend::Disabled(..) => Ok(0),
         }
     }
 
@@ -217,7 +227,7 @@ impl NmStateStore {
     ) -> Result<bool, Error> {
         match &self.backend {
             Backend::Sled(store) => store.record_replay(container_id, expiry_ms).await,
-            Backend::Disabled(table) => Ok(table.record(container_id, expiry_ms)),
+            Backend::Disabled(table, _) => Ok(table.record(container_id, expiry_ms)),
         }
     }
 
@@ -229,7 +239,7 @@ impl NmStateStore {
     pub fn is_replayed(&self, container_id: &ContainerId) -> Result<bool, Error> {
         match &self.backend {
             Backend::Sled(store) => store.is_replayed(container_id),
-            Backend::Disabled(table) => Ok(table.contains(container_id)),
+            Backend::Disabled(table, _) => Ok(table.contains(container_id)),
         }
     }
 
@@ -242,7 +252,7 @@ impl NmStateStore {
     pub async fn prune_replays(&self, now_ms: i64) -> Result<usize, Error> {
         match &self.backend {
             Backend::Sled(store) => store.prune_replays(now_ms).await,
-            Backend::Disabled(table) => Ok(table.prune(now_ms)),
+            Backend::Disabled(table, _) => Ok(table.prune(now_ms)),
         }
     }
 
@@ -259,7 +269,7 @@ impl NmStateStore {
     ) -> Result<(), Error> {
         match &self.backend {
             Backend::Sled(store) => store.store_master_keys(kind, keys).await,
-            Backend::Disabled(_) => Ok(()),
+            Backend::Disabled(..) => Ok(()),
         }
     }
 
@@ -271,7 +281,7 @@ impl NmStateStore {
     pub async fn store_rm_epoch(&self, epoch: i64) -> Result<(), Error> {
         match &self.backend {
             Backend::Sled(store) => store.store_rm_epoch(epoch).await,
-            Backend::Disabled(_) => Ok(()),
+            Backend::Disabled(..) => Ok(()),
         }
     }
 
@@ -283,7 +293,7 @@ impl NmStateStore {
     pub async fn store_heartbeat_response_id(&self, response_id: i32) -> Result<(), Error> {
         match &self.backend {
             Backend::Sled(store) => store.store_heartbeat_response_id(response_id).await,
-            Backend::Disabled(_) => Ok(()),
+            Backend::Disabled(..) => Ok(()),
         }
     }
 
@@ -299,7 +309,7 @@ impl NmStateStore {
     pub fn load(&self) -> Result<RecoveredState, Error> {
         match &self.backend {
             Backend::Sled(store) => store.load(),
-            Backend::Disabled(_) => Ok(RecoveredState::default()),
+            Backend::Disabled(..) => Ok(RecoveredState::default()),
         }
     }
 }

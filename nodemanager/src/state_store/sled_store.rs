@@ -19,6 +19,7 @@ const CONTAINERS_TREE: &str = "containers";
 const REPLAYS_TREE: &str = "replays";
 const MASTER_KEYS_TREE: &str = "master_keys";
 const META_TREE: &str = "meta";
+const AMRM_PROXY_TREE: &str = "amrm_proxy";
 const RM_EPOCH_KEY: &[u8] = b"rm_epoch";
 const HEARTBEAT_RESPONSE_ID_KEY: &[u8] = b"heartbeat_response_id";
 
@@ -31,6 +32,7 @@ pub(super) struct SledStore {
     replays: sled::Tree,
     master_keys: sled::Tree,
     meta: sled::Tree,
+    amrm_proxy: sled::Tree,
 }
 
 /// A master key as stored: its id and secret.
@@ -73,6 +75,7 @@ impl SledStore {
             replays: open_tree(REPLAYS_TREE)?,
             master_keys: open_tree(MASTER_KEYS_TREE)?,
             meta: open_tree(META_TREE)?,
+            amrm_proxy: open_tree(AMRM_PROXY_TREE)?,
             db,
         })
     }
@@ -346,6 +349,46 @@ impl SledStore {
             .get(key)
             .map_err(|source| io_error(&record, source))?;
         value.map(|value| decode(&record, &value)).transpose()
+    }
+
+    /// Stores the AMRMProxy's record `key` and flushes before returning. Synchronous: the
+    /// proxy's store calls are, and its records are small.
+    pub(super) fn put_proxy_record(&self, key: &str, value: Vec<u8>) -> Result<(), Error> {
+        let record = StoredRecord::AmrmProxy {
+            key: key.to_owned(),
+        };
+        self.amrm_proxy
+            .insert(key, value)
+            .map_err(|source| io_error(&record, source))?;
+        self.db
+            .flush()
+            .map_err(|source| io_error(&record, source))?;
+        Ok(())
+    }
+
+    /// Removes the AMRMProxy's record `key`, if stored, and flushes before returning.
+    pub(super) fn remove_proxy_record(&self, key: &str) -> Result<(), Error> {
+        let record = StoredRecord::AmrmProxy {
+            key: key.to_owned(),
+        };
+        self.amrm_proxy
+            .remove(key)
+            .map_err(|source| io_error(&record, source))?;
+        self.db
+            .flush()
+            .map_err(|source| io_error(&record, source))?;
+        Ok(())
+    }
+
+    /// Every AMRMProxy record, by key.
+    pub(super) fn proxy_records(&self) -> Result<Vec<(String, Vec<u8>)>, Error> {
+        let mut records = Vec::new();
+        for entry in self.amrm_proxy.iter() {
+            let (key, value) = entry.map_err(|source| tree_error(AMRM_PROXY_TREE, source))?;
+            let key = String::from_utf8_lossy(&key).into_owned();
+            records.push((key, value.to_vec()));
+        }
+        Ok(records)
     }
 
     async fn apply_and_flush(

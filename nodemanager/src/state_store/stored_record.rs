@@ -32,6 +32,11 @@ pub enum StoredRecord {
     HeartbeatResponseId,
     /// sled's monotonic counter that orders queued and started containers.
     Sequence,
+    /// One of the AMRMProxy's records (its master keys, or an application's chain).
+    AmrmProxy {
+        /// The record's key.
+        key: String,
+    },
     /// A whole tree, when a scan over it fails.
     Tree {
         /// The tree's name.
@@ -48,6 +53,7 @@ impl fmt::Display for StoredRecord {
             Self::RmEpoch => f.write_str("RM epoch record"),
             Self::HeartbeatResponseId => f.write_str("heartbeat response id record"),
             Self::Sequence => f.write_str("container sequence counter"),
+            Self::AmrmProxy { key } => write!(f, "AMRMProxy record {key:?}"),
             Self::Tree { name } => write!(f, "state store tree {name:?}"),
         }
     }

@@ -7,7 +7,7 @@ use yarn_scheduler::{Resource, ResourceRequest};
 
 use super::token_issuer::{execution_type, resource};
 use super::{AmSession, TokenIssuer};
-use crate::state_machine::{ContainerRecord, ContainerState, RmState};
+use crate::state_machine::{ContainerRecord, ContainerState, ExecutionType, RmState};
 
 /// What an allocate response is built for.
 #[derive(Debug, Clone, Copy)]
@@ -154,6 +154,7 @@ pub fn releases(
 
 /// Builds the response for a fresh allocate: the attempt's containers committed since the AM
 /// last heard (with container tokens), NM tokens for their new nodes, completed containers,
+/// containers updated since (with container tokens of their new version and execution type),
 /// headroom, and a new AMRMToken when the key rolled. `None` when the state holds no keys or no
 /// such application.
 pub fn build(
@@ -170,14 +171,39 @@ pub fn build(
         .iter()
         .filter_map(|record| {
             let id = ContainerId::from_raw(attempt, record.key.container_id).ok()?;
+            let version = state.containers.version(&record.key);
             let token = issuer.container_token(
                 id,
                 record,
+                version,
                 &application.user,
                 context.now_ms,
                 context.expiry_ms,
             );
-            Some(container_proto(id, record, token))
+            Some(container_proto(id, record, version, token))
+        })
+        .collect();
+    let updated_containers = news
+        .updated
+        .iter()
+        .filter_map(|&(record, version)| {
+            let id = ContainerId::from_raw(attempt, record.key.container_id).ok()?;
+            let token = issuer.container_token(
+                id,
+                record,
+                version,
+                &application.user,
+                context.now_ms,
+                context.expiry_ms,
+            );
+            let update_type = match record.execution_type {
+                ExecutionType::Guaranteed => pb::ContainerUpdateTypeProto::PromoteExecutionType,
+                ExecutionType::Opportunistic => pb::ContainerUpdateTypeProto::DemoteExecutionType,
+            };
+            Some(pb::UpdatedContainerProto {
+                update_type: Some(update_type.into()),
+                container: Some(container_proto(id, record, version, token)),
+            })
         })
         .collect();
     let completed_container_statuses = news
@@ -208,14 +234,16 @@ pub fn build(
         application_priority: Some(pb::PriorityProto {
             priority: application.priority,
         }),
+        updated_containers,
         ..Default::default()
     })
 }
 
-/// A committed container as the AM sees it.
+/// A committed container at `version` as the AM sees it.
 pub fn container_proto(
     id: ContainerId,
     record: &ContainerRecord,
+    version: i32,
     container_token: pb::TokenProto,
 ) -> pb::ContainerProto {
     pb::ContainerProto {
@@ -233,7 +261,7 @@ pub fn container_proto(
         container_token: Some(container_token),
         execution_type: execution_type(record.execution_type).into(),
         allocation_request_id: Some(record.allocation_request_id),
-        version: 0,
+        version,
     }
 }
 

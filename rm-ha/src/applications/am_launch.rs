@@ -59,8 +59,9 @@ pub fn pending_launches(
             );
             let id = ContainerId::from_raw(attempt, record.key.container_id).ok()?;
             let node = record.node.parse().ok()?;
+            let version = state.containers.version(&record.key);
             let container_token =
-                issuer.container_token(id, record, &application.user, now_ms, expiry_ms);
+                issuer.container_token(id, record, version, &application.user, now_ms, expiry_ms);
             let nm_token = issuer.nm_token(attempt, &node, &application.user).token?;
             let context = pb::ApplicationSubmissionContextProto::decode(
                 application.submission_context.as_slice(),
@@ -77,7 +78,7 @@ pub fn pending_launches(
                 MAX_APP_ATTEMPTS_ENV.to_owned(),
                 application.max_attempts.to_string(),
             );
-            let container = container_proto(id, record, container_token);
+            let container = container_proto(id, record, version, container_token);
             Some(AmLaunch {
                 key: record.key,
                 attempt,

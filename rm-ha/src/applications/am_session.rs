@@ -1,7 +1,7 @@
 //! [`AmSession`]: what the leader remembers about one registered application attempt between
 //! its allocate calls. Soft state: a new leader starts with none, and the AM registers again.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use yarn_proto::pb;
@@ -31,19 +31,29 @@ pub struct AttemptNews<'a> {
     pub completed: Vec<&'a ContainerRecord>,
     /// Nodes of `allocated` the AM holds no NM token for yet.
     pub new_nodes: Vec<String>,
+    /// Live containers whose update (promotion, demotion) the AM has not been given, each with
+    /// its version now.
+    pub updated: Vec<(&'a ContainerRecord, i32)>,
 }
 
 /// One registered attempt's session on the leader.
 ///
 /// Guarantees: a container is handed to the AM at most once per session and a completion
 /// reported at most once per session; the AM client drops the repeats that a new session (after
-/// a failover or a re-registration) may bring.
+/// a failover or a re-registration) may bring. Containers an AMRMProxy placed are never handed
+/// out (the AM has them from the proxy), but their completions are reported. An update is
+/// reported once per version the session saw the container move to, and again only when the
+/// AM re-sends the request of an update already applied ([`resend_update`](Self::resend_update)).
 #[derive(Debug)]
 pub struct AmSession {
     last_response: Option<pb::AllocateResponseProto>,
     delivered: BTreeSet<i64>,
     reported: BTreeSet<i64>,
     nm_tokens_sent: BTreeSet<String>,
+    /// The version the AM is known to hold of each live container the session has seen.
+    versions: BTreeMap<i64, i32>,
+    /// Containers whose current version is to be reported again as an update.
+    resent_updates: BTreeSet<i64>,
     last_heard: Instant,
 }
 
@@ -55,8 +65,22 @@ impl AmSession {
             delivered: BTreeSet::new(),
             reported: BTreeSet::new(),
             nm_tokens_sent: BTreeSet::new(),
+            versions: BTreeMap::new(),
+            resent_updates: BTreeSet::new(),
             last_heard: now,
         }
+    }
+
+    /// Notes that the AM asked to update `container_id` from `version`, its version then, so
+    /// that the update is reported whenever it applies, even before the session next looks.
+    pub fn expect_update(&mut self, container_id: i64, version: i32) {
+        self.versions.entry(container_id).or_insert(version);
+    }
+
+    /// Notes that the AM re-sent the request of an update already applied to `container_id`
+    /// (it did not hear of it, for instance across a failover): the next news report it again.
+    pub fn resend_update(&mut self, container_id: i64) {
+        self.resent_updates.insert(container_id);
     }
 
     /// A repeated registration: the AM starts its exchange over from response id 0; what it
@@ -106,13 +130,23 @@ impl AmSession {
             }
             let id = record.key.container_id;
             if record.is_live() {
-                if self.delivered.insert(id) {
+                let version = state.containers.version(&record.key);
+                let resent = self.resent_updates.remove(&id);
+                let known = self.versions.entry(id).or_insert(version);
+                if *known < version || resent {
+                    *known = version;
+                    news.updated.push((record, version));
+                }
+                let remote = state.containers.is_remotely_allocated(&record.key);
+                if self.delivered.insert(id) && !remote {
                     if self.nm_tokens_sent.insert(record.node.clone()) {
                         news.new_nodes.push(record.node.clone());
                     }
                     news.allocated.push(record);
                 }
             } else if self.reported.insert(id) {
+                self.versions.remove(&id);
+                self.resent_updates.remove(&id);
                 // A container that completed before it was ever handed out is reported too,
                 // so the AM's count of outstanding work stays right.
                 self.delivered.insert(id);
@@ -187,5 +221,92 @@ mod tests {
         );
         // Another attempt's containers are not this attempt's news.
         assert!(session.take_news(&state, 1, 2).allocated.is_empty());
+    }
+
+    fn remote(below_start: i64) -> ContainerRecord {
+        ContainerRecord {
+            key: crate::state_machine::ContainerKey {
+                application_seq: 1,
+                container_id: (1 << 40) - below_start,
+            },
+            execution_type: crate::state_machine::ExecutionType::Opportunistic,
+            is_am: false,
+            ..crate::state_machine::test_fixtures::am_container(0, "n2:1")
+        }
+    }
+
+    fn update(
+        state: &mut RmState,
+        record: &ContainerRecord,
+        version: i32,
+        execution_type: crate::state_machine::ExecutionType,
+    ) {
+        let response = state.apply(&RmCommand::V1(CommandV1::UpdateContainers {
+            updates: vec![crate::state_machine::ContainerUpdate {
+                key: record.key,
+                attempt_id: 1,
+                version,
+                execution_type,
+            }],
+        }));
+        assert!(
+            matches!(response, crate::state_machine::RmResponse::ContainersUpdated { ref rejected, .. } if rejected.is_empty()),
+            "{response:?}"
+        );
+    }
+
+    #[test]
+    fn proxy_placed_containers_are_not_handed_out_but_their_end_and_updates_are() {
+        use crate::state_machine::ExecutionType::{Guaranteed, Opportunistic};
+        let mut state = running_application(&[(2, "n1:1")], &[]);
+        let placed = remote(1);
+        state.apply(&RmCommand::V1(CommandV1::RecordRemoteContainers {
+            containers: vec![placed.clone()],
+        }));
+        let mut session = AmSession::new(Instant::now());
+        let news = session.take_news(&state, 1, 1);
+        assert_eq!(
+            news.allocated.iter().map(|r| r.key).collect::<Vec<_>>(),
+            vec![key(2)],
+            "the AM has the proxy's container from the proxy"
+        );
+        assert!(news.updated.is_empty());
+
+        update(&mut state, &placed, 0, Guaranteed);
+        let news = session.take_news(&state, 1, 1);
+        assert_eq!(
+            news.updated
+                .iter()
+                .map(|(r, v)| (r.key, *v))
+                .collect::<Vec<_>>(),
+            vec![(placed.key, 1)]
+        );
+        assert!(session.take_news(&state, 1, 1).updated.is_empty(), "once");
+
+        // An update requested and applied before the session looks again is still reported.
+        session.expect_update(placed.key.container_id, 1);
+        update(&mut state, &placed, 1, Opportunistic);
+        let news = session.take_news(&state, 1, 1);
+        assert_eq!(news.updated.len(), 1);
+        // A new session (after a failover) takes the versions as it finds them, unless the AM
+        // re-sends the request of an applied update.
+        let mut fresh = AmSession::new(Instant::now());
+        assert!(fresh.take_news(&state, 1, 1).updated.is_empty());
+        fresh.resend_update(placed.key.container_id);
+        assert_eq!(fresh.take_news(&state, 1, 1).updated.len(), 1);
+
+        state.apply(&RmCommand::V1(CommandV1::CompleteContainers {
+            completions: vec![ContainerCompletion {
+                key: placed.key,
+                exit_status: 0,
+                diagnostics: String::new(),
+            }],
+            now_ms: 9,
+        }));
+        let news = session.take_news(&state, 1, 1);
+        assert_eq!(
+            news.completed.iter().map(|r| r.key).collect::<Vec<_>>(),
+            vec![placed.key]
+        );
     }
 }

@@ -14,6 +14,8 @@ mod am_launch;
 mod am_session;
 mod am_sessions;
 mod application_access;
+pub mod container_updates;
+pub mod remote_containers;
 pub mod reports;
 mod token_issuer;
 

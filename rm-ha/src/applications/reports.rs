@@ -6,6 +6,7 @@ use yarn_proto::pb::{self, YarnApplicationAttemptStateProto, YarnApplicationStat
 
 use super::{execution_type, resource};
 use crate::nodes::{NodeState, NodeTracker};
+use crate::scheduling::OpportunisticCounts;
 use crate::state_machine::{
     ApplicationRecord, ApplicationState, AttemptRecord, AttemptState, ContainerRecord,
     ContainerState, ExecutionType, FinalStatus, RmState,
@@ -192,8 +193,12 @@ pub fn node_reports(
         .collect()
 }
 
-/// The cluster's node counts.
-pub fn cluster_metrics(state: &RmState, tracker: &NodeTracker) -> pb::YarnClusterMetricsProto {
+/// The cluster's node counts and the leader's opportunistic `counts`.
+pub fn cluster_metrics(
+    state: &RmState,
+    tracker: &NodeTracker,
+    counts: OpportunisticCounts,
+) -> pb::YarnClusterMetricsProto {
     let reports = node_reports(state, tracker, &[]);
     let count = |wanted: pb::NodeStateProto| {
         let n = reports.iter().filter(|r| r.node_state() == wanted).count();
@@ -204,8 +209,21 @@ pub fn cluster_metrics(state: &RmState, tracker: &NodeTracker) -> pb::YarnCluste
         num_active_nms: count(pb::NodeStateProto::NsRunning),
         num_lost_nms: count(pb::NodeStateProto::NsLost),
         num_decommissioned_nms: count(pb::NodeStateProto::NsDecommissioned),
+        num_opportunistic_containers_requested_centrally: saturating_i64(
+            counts.requested_centrally,
+        ),
+        num_opportunistic_containers_allocated_centrally: saturating_i64(
+            counts.allocated_centrally,
+        ),
+        num_opportunistic_containers_allocated_distributed: saturating_i64(
+            counts.allocated_distributed,
+        ),
         ..Default::default()
     }
+}
+
+fn saturating_i64(count: u64) -> i64 {
+    i64::try_from(count).unwrap_or(i64::MAX)
 }
 
 /// The wire form of an application state.

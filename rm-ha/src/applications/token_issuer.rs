@@ -98,12 +98,15 @@ impl TokenIssuer {
         self.amrm.sign(identifier, AMRM_TOKEN_SERVICE).into()
     }
 
-    /// The container token for `record` of `attempt`, valid until `expiry_ms` and issued under
-    /// this leader's epoch. `user` is the application's submitter.
+    /// The container token for `record` at `version` (0 until its first update), valid until
+    /// `expiry_ms` and issued under this leader's epoch. `user` is the application's submitter.
+    /// After a promotion or demotion the token carries the new execution type and version,
+    /// which the NodeManager's UpdateContainer applies.
     pub fn container_token(
         &self,
         container_id: ContainerId,
         record: &ContainerRecord,
+        version: i32,
         user: &str,
         now_ms: i64,
         expiry_ms: i64,
@@ -126,6 +129,7 @@ impl TokenIssuer {
             }
             .into(),
             execution_type: execution_type(record.execution_type).into(),
+            version,
             allocation_request_id: record.allocation_request_id,
             ..Default::default()
         };
@@ -253,7 +257,7 @@ mod tests {
         let issuer = TokenIssuer::from_state(&state).unwrap();
         let record = state.containers.get(&test_fixtures::key(7)).unwrap();
         let id = test_fixtures::container(7);
-        let token = issuer.container_token(id, record, "alice", 100, 700);
+        let token = issuer.container_token(id, record, 3, "alice", 100, 700);
         let identifier = <pb::ContainerTokenIdentifierProto as prost::Message>::decode(
             token.identifier.as_slice(),
         )
@@ -262,6 +266,7 @@ mod tests {
         assert_eq!(identifier.rm_identifier, 1);
         assert_eq!(identifier.expiry_time_stamp, 700);
         assert_eq!(identifier.app_submitter, "alice");
+        assert_eq!(identifier.version, 3);
         assert_eq!(
             identifier.resource.unwrap().memory,
             i64::try_from(record.memory_mb).unwrap()

@@ -207,6 +207,32 @@ impl NodeTracker {
         ranking.monitor.least_loaded_nodes(k)
     }
 
+    /// The `k` least-loaded nodes as [`least_loaded_nodes`](Self::least_loaded_nodes) ranks
+    /// them, in the form DistributedSchedulingAMProtocol hands to AMRMProxies (with each
+    /// node's web address).
+    pub fn nodes_for_scheduling(&mut self, now: Instant, k: usize) -> Vec<pb::RemoteNodeProto> {
+        self.least_loaded_nodes(now, k)
+            .into_iter()
+            .filter_map(|remote| {
+                let node: NodeId = remote.node_id.parse().ok()?;
+                let tracked = self.nodes.get(&node)?;
+                Some(pb::RemoteNodeProto {
+                    http_address: format!("{}:{}", node.host, tracked.http_port),
+                    node_id: Some((&node).into()),
+                    rack_name: remote.rack,
+                    node_partition: String::new(),
+                })
+            })
+            .collect()
+    }
+
+    /// Whether `node` is registered and running.
+    pub fn is_running(&self, node: &NodeId) -> bool {
+        self.nodes
+            .get(node)
+            .is_some_and(|tracked| tracked.state == NodeState::Running)
+    }
+
     /// Counts opportunistic containers just placed as queued on their nodes until the nodes
     /// report again.
     pub fn record_placements(&mut self, placements: &[OpportunisticPlacement]) {

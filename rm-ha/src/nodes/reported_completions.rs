@@ -155,6 +155,52 @@ mod tests {
     }
 
     #[test]
+    fn a_proxy_placed_container_heard_of_before_its_record_is_kept_until_recorded() {
+        // An AMRMProxy's container may reach the node, and its heartbeat, before the proxy's
+        // next allocate records it: running, it must not be killed; completed, the node must
+        // keep reporting it until the record exists and the completion can be committed.
+        let mut state = state();
+        let raw = (1 << 40) - 1;
+        let attempt = container(1).application_attempt_id();
+        let id = ContainerId::from_raw(attempt, raw).unwrap();
+        let report = |container_state: ContainerStateProto| pb::ContainerStatusProto {
+            container_id: Some(id.into()),
+            state: container_state.into(),
+            exit_status: Some(0),
+            ..Default::default()
+        };
+        let node: NodeId = "nm1:8041".parse().unwrap();
+        let running = cleanup(&state, &[report(ContainerStateProto::CRunning)]);
+        assert_eq!(running, NodeCleanup::default(), "not killed");
+        let done = [report(ContainerStateProto::CComplete)];
+        assert!(reported_completions(&state, &node, &done).is_empty());
+        assert!(
+            cleanup(&state, &done).acknowledged.is_empty(),
+            "not forgotten"
+        );
+
+        let record = crate::state_machine::ContainerRecord {
+            key: ContainerKey {
+                application_seq: 1,
+                container_id: raw,
+            },
+            execution_type: crate::state_machine::ExecutionType::Opportunistic,
+            is_am: false,
+            ..crate::state_machine::test_fixtures::am_container(0, "nm1:8041")
+        };
+        state.apply(&RmCommand::V1(CommandV1::RecordRemoteContainers {
+            containers: vec![record],
+        }));
+        let completions = reported_completions(&state, &node, &done);
+        assert_eq!(completions.len(), 1);
+        state.apply(&RmCommand::V1(CommandV1::CompleteContainers {
+            completions,
+            now_ms: 1,
+        }));
+        assert_eq!(cleanup(&state, &done).acknowledged, [id]);
+    }
+
+    #[test]
     fn responses_acknowledge_completions_and_kill_what_the_state_ended() {
         let mut state = state();
         let statuses = [

@@ -1,4 +1,5 @@
-//! ApplicationMasterProtocol on the RM scheduler address.
+//! ApplicationMasterProtocol on the RM scheduler address. The same service also serves
+//! DistributedSchedulingAMProtocol on that address (see `distributed_scheduling_service`).
 
 use std::time::{Duration, Instant};
 
@@ -13,12 +14,15 @@ use yarn_security::{Authorizer, Role};
 use super::clock::now_ms;
 use super::proposer::Proposer;
 use crate::applications::allocate_response::SplitAsks;
+use crate::applications::container_updates::{UpdateDecisions, decide_updates, rejection_error};
 use crate::applications::{AmSession, AmSessions, ResponseIdCheck, TokenIssuer, allocate_response};
 use crate::nodes::NodeRegistry;
-use crate::scheduling::{OpportunisticSettings, QueueConfigSource, SchedulerCell};
+use crate::scheduling::{
+    OpportunisticCounters, OpportunisticSettings, QueueConfigSource, SchedulerCell,
+};
 use crate::state_machine::{
-    ABORTED, CommandV1, ContainerCompletion, ContainerKey, FinalStatus, RmCommand, RmResponse,
-    StateView,
+    ABORTED, CommandV1, ContainerCompletion, ContainerKey, ContainerUpdate, FinalStatus, RmCommand,
+    RmResponse, StateView,
 };
 
 /// The protocol name quoted in role refusals.
@@ -27,17 +31,19 @@ const ENDPOINT: &str = "application master";
 /// What the leader records for a container its AM released.
 const RELEASED_DIAGNOSTIC: &str = "Container released by the application";
 
-/// The scheduler protocol of one replica: application masters register, heartbeat their asks
-/// and unregister.
+/// The scheduler protocols of one replica, ApplicationMasterProtocol and (for AMRMProxies)
+/// DistributedSchedulingAMProtocol: application masters register, heartbeat their asks and
+/// container updates, and unregister.
 ///
 /// Guarantees:
 /// - every call is authenticated by its AMRMToken, verified against the replicated AMRM keys,
 ///   and acts only on the attempt the token names; a token of another application cannot
 ///   touch this one;
 /// - containers reach an AM only after their allocation is committed, each once per session;
+///   so do container updates, with a container token of the new version;
 /// - registration and finish are Raft commands, idempotent per attempt; allocate is deduped by
 ///   `response_id` and needs a registration made with this leader (a new leader answers "not
-///   registered", and the AM re-registers and re-sends its asks).
+///   registered", and the AM re-registers and re-sends its asks and pending updates).
 pub(crate) struct ApplicationMasterService {
     pub(crate) proposer: Proposer,
     pub(crate) state: StateView,
@@ -50,20 +56,24 @@ pub(crate) struct ApplicationMasterService {
     /// token stays valid for the start of its container.
     pub(crate) container_token_expiry: Duration,
     /// Where OPPORTUNISTIC asks go: to the opportunistic allocator when enabled, otherwise to
-    /// the CapacityScheduler as GUARANTEED ones.
+    /// the CapacityScheduler as GUARANTEED ones; whether AMRMProxies may schedule.
     pub(crate) opportunistic: OpportunisticSettings,
+    /// The leader's opportunistic counts.
+    pub(crate) counters: OpportunisticCounters,
 }
 
 /// The authenticated caller of one call.
-struct Caller {
-    epoch: u64,
-    attempt: ApplicationAttemptId,
+pub(super) struct Caller {
+    pub(super) epoch: u64,
+    pub(super) attempt: ApplicationAttemptId,
     /// The AMRM key id the caller's token is signed with.
     token_key_id: i32,
 }
 
 impl ApplicationMasterService {
-    fn authenticate<T>(&self, request: &Request<T>) -> Result<Caller, Status> {
+    /// Checks the caller's certificate role, that this replica leads, and the AMRMToken in the
+    /// metadata; returns the attempt the token names.
+    pub(super) fn authenticate<T>(&self, request: &Request<T>) -> Result<Caller, Status> {
         self.authorizer
             .authorize(request, &[Role::User, Role::NodeManager], ENDPOINT)?;
         let epoch = self.proposer.gate.require_leader()?;
@@ -106,15 +116,16 @@ impl ApplicationMasterService {
     }
 
     /// Passes asks (GUARANTEED ones to the CapacityScheduler, OPPORTUNISTIC ones to the
-    /// opportunistic allocator), releases and blacklist changes to the leader's scheduler;
-    /// returns the attempt's headroom.
+    /// opportunistic allocator), releases, blacklist changes and accepted promotions to the
+    /// leader's scheduler; returns the attempt's headroom and what became of the updates.
     fn schedule(
         &self,
         caller: &Caller,
         asks: &SplitAsks,
         releases: &[ContainerId],
         blacklist: &pb::ResourceBlacklistRequestProto,
-    ) -> Result<Resource, Status> {
+        updates: &[pb::UpdateContainerRequestProto],
+    ) -> Result<(Resource, UpdateDecisions), Status> {
         let nodes = self
             .nodes
             .with(caller.epoch, |tracker| tracker.schedulable());
@@ -135,17 +146,64 @@ impl ApplicationMasterService {
                 let headroom = scheduler
                     .headroom(caller.attempt)
                     .map_err(|err| err.to_string())?;
-                leader.update_opportunistic_asks(
+                let newly_asked = leader.update_opportunistic_asks(
                     caller.attempt,
                     &asks.opportunistic,
                     self.opportunistic.max_allocations_per_heartbeat,
                 )?;
-                Ok::<_, String>(headroom)
+                // The cell is locked before the state is read, as everywhere.
+                let decisions = self.state.read(|state| {
+                    let decisions = decide_updates(state, caller.attempt, updates, |key| {
+                        leader.has_pending_promotion(key)
+                    });
+                    for (update, record) in &decisions.promotions {
+                        leader.request_promotion(
+                            state.cluster_timestamp_ms,
+                            update.clone(),
+                            record,
+                        );
+                    }
+                    decisions
+                });
+                Ok::<_, String>((headroom, newly_asked, decisions))
             })
             .map_err(|err| Status::failed_precondition(err.to_string()))?;
-        outcome.map_err(|err| {
+        let (headroom, newly_asked, decisions) = outcome.map_err(|err| {
             Status::invalid_argument(format!("allocate for {}: {err}", caller.attempt))
-        })
+        })?;
+        if newly_asked > 0 {
+            self.counters.with(caller.epoch, |counts| {
+                counts.requested_centrally += newly_asked;
+            });
+        }
+        Ok((headroom, decisions))
+    }
+
+    /// Commits demotions at once (they need no room) and returns the errors for those the
+    /// state refused meanwhile.
+    async fn commit_demotions(
+        &self,
+        demotions: Vec<ContainerUpdate>,
+        requests: &[pb::UpdateContainerRequestProto],
+    ) -> Result<Vec<pb::UpdateContainerErrorProto>, Status> {
+        if demotions.is_empty() {
+            return Ok(Vec::new());
+        }
+        match self
+            .proposer
+            .propose(RmCommand::V1(CommandV1::UpdateContainers {
+                updates: demotions,
+            }))
+            .await?
+        {
+            RmResponse::ContainersUpdated { rejected, .. } => Ok(rejected
+                .iter()
+                .filter_map(|rejection| rejection_error(rejection, requests))
+                .collect()),
+            other => Err(Status::internal(format!(
+                "demoting containers produced {other:?}"
+            ))),
+        }
     }
 
     /// Commits the completion of released containers the state still holds live. The state,
@@ -180,14 +238,14 @@ impl ApplicationMasterService {
     }
 }
 
-#[tonic::async_trait]
-impl ApplicationMasterProtocol for ApplicationMasterService {
-    async fn register_application_master(
+impl ApplicationMasterService {
+    /// Registers `caller`'s attempt (a Raft command, idempotent per attempt) and opens its
+    /// session with this leader.
+    pub(super) async fn register(
         &self,
-        request: Request<pb::RegisterApplicationMasterRequestProto>,
-    ) -> Result<Response<pb::RegisterApplicationMasterResponseProto>, Status> {
-        let caller = self.authenticate(&request)?;
-        let body = request.into_inner();
+        caller: &Caller,
+        body: pb::RegisterApplicationMasterRequestProto,
+    ) -> Result<pb::RegisterApplicationMasterResponseProto, Status> {
         let attempt = caller.attempt;
         let command = RmCommand::V1(CommandV1::RegisterApplicationMaster {
             application_seq: attempt.application_id.id,
@@ -225,44 +283,47 @@ impl ApplicationMasterProtocol for ApplicationMasterService {
             })
             .unwrap_or_default();
         tracing::info!(%attempt, "application master registered");
-        Ok(Response::new(pb::RegisterApplicationMasterResponseProto {
-            maximum_capability: Some(pb::ResourceProto {
-                memory: i64::try_from(maximum.memory_mb).unwrap_or(i64::MAX),
-                virtual_cores: i32::try_from(maximum.vcores).unwrap_or(i32::MAX),
-                ..Default::default()
-            }),
+        Ok(pb::RegisterApplicationMasterResponseProto {
+            maximum_capability: Some(resource_proto(maximum)),
             queue,
             scheduler_resource_types: vec![
                 pb::SchedulerResourceTypesProto::Memory.into(),
                 pb::SchedulerResourceTypesProto::Cpu.into(),
             ],
             ..Default::default()
-        }))
+        })
     }
 
-    async fn allocate(
-        &self,
-        request: Request<pb::AllocateRequestProto>,
-    ) -> Result<Response<pb::AllocateResponseProto>, Status> {
-        let caller = self.authenticate(&request)?;
-        let body = request.into_inner();
-        let attempt = caller.attempt;
-        let still_current = self.state.read(|state| {
+    /// Whether `attempt` is its live application's current attempt; an AM whose attempt is
+    /// over is told to shut down instead of being served.
+    pub(super) fn is_current(&self, attempt: ApplicationAttemptId) -> bool {
+        self.state.read(|state| {
             state
                 .applications
                 .get(&attempt.application_id.id)
                 .is_some_and(|app| {
                     !app.state.is_final() && app.current_attempt == attempt.attempt_id
                 })
-        });
-        if !still_current {
-            // YARN's answer to an AM whose attempt is over: stop.
-            return Ok(Response::new(pb::AllocateResponseProto {
-                a_m_command: pb::AmCommandProto::AmShutdown.into(),
-                response_id: body.response_id.wrapping_add(1),
-                ..Default::default()
-            }));
+        })
+    }
+
+    /// YARN's answer to an AM whose attempt is over: stop.
+    pub(super) fn shutdown_response(response_id: i32) -> pb::AllocateResponseProto {
+        pb::AllocateResponseProto {
+            a_m_command: pb::AmCommandProto::AmShutdown.into(),
+            response_id: response_id.wrapping_add(1),
+            ..Default::default()
         }
+    }
+
+    /// One allocate of `caller`'s current attempt: the response-id check, asks, releases,
+    /// blacklist and updates, then the response built from the committed state.
+    pub(super) async fn allocate_current(
+        &self,
+        caller: &Caller,
+        body: pb::AllocateRequestProto,
+    ) -> Result<pb::AllocateResponseProto, Status> {
+        let attempt = caller.attempt;
         let now = Instant::now();
         let check = self.sessions.with(caller.epoch, |sessions| {
             sessions.get_mut(&attempt).map(|session| {
@@ -277,7 +338,7 @@ impl ApplicationMasterProtocol for ApplicationMasterService {
                      again and re-send every outstanding ask"
                 )));
             }
-            Some(ResponseIdCheck::Duplicate(last)) => return Ok(Response::new(*last)),
+            Some(ResponseIdCheck::Duplicate(last)) => return Ok(*last),
             Some(ResponseIdCheck::Invalid { expected }) => {
                 return Err(Status::invalid_argument(format!(
                     "allocate for {attempt}: response_id {} does not follow the last response \
@@ -304,8 +365,30 @@ impl ApplicationMasterProtocol for ApplicationMasterService {
                 "allocate for {attempt}: cannot add ANY (\"*\") to the blacklist"
             )));
         }
-        let headroom = self.schedule(&caller, &asks, &releases, &blacklist)?;
+        let (headroom, decisions) =
+            self.schedule(caller, &asks, &releases, &blacklist, &body.update_requests)?;
+        // Known to the session before anything can apply, so each update is reported.
+        self.sessions.with(caller.epoch, |sessions| {
+            if let Some(session) = sessions.get_mut(&attempt) {
+                let expected = decisions
+                    .promotions
+                    .iter()
+                    .map(|(update, _)| update)
+                    .chain(&decisions.demotions);
+                for update in expected {
+                    session.expect_update(update.key.container_id, update.version);
+                }
+                for key in &decisions.resent {
+                    session.resend_update(key.container_id);
+                }
+            }
+        });
         self.commit_releases(&releases).await?;
+        let mut update_errors = decisions.errors;
+        update_errors.extend(
+            self.commit_demotions(decisions.demotions, &body.update_requests)
+                .await?,
+        );
 
         let num_cluster_nodes = self
             .nodes
@@ -316,7 +399,7 @@ impl ApplicationMasterProtocol for ApplicationMasterService {
         );
         let response = self.sessions.with(caller.epoch, |sessions| {
             let session = sessions.get_mut(&attempt)?;
-            let response = self.state.read(|state| {
+            let mut response = self.state.read(|state| {
                 allocate_response::build(
                     state,
                     session,
@@ -330,25 +413,24 @@ impl ApplicationMasterProtocol for ApplicationMasterService {
                         expiry_ms,
                     },
                 )
-            });
-            if let Some(response) = &response {
-                session.answered(response.clone());
-            }
-            response
+            })?;
+            response.update_errors = update_errors;
+            session.answered(response.clone());
+            Some(response)
         });
-        response.map(Response::new).ok_or_else(|| {
+        response.ok_or_else(|| {
             not_registered(format!(
                 "{attempt} is no longer registered with this ResourceManager leader"
             ))
         })
     }
 
-    async fn finish_application_master(
+    /// Unregisters `caller`'s attempt (a Raft command; a repeat succeeds again).
+    pub(super) async fn finish(
         &self,
-        request: Request<pb::FinishApplicationMasterRequestProto>,
-    ) -> Result<Response<pb::FinishApplicationMasterResponseProto>, Status> {
-        let caller = self.authenticate(&request)?;
-        let body = request.into_inner();
+        caller: &Caller,
+        body: pb::FinishApplicationMasterRequestProto,
+    ) -> Result<pb::FinishApplicationMasterResponseProto, Status> {
         let attempt = caller.attempt;
         let final_status = match body.final_application_status() {
             pb::FinalApplicationStatusProto::AppSucceeded => FinalStatus::Succeeded,
@@ -371,15 +453,61 @@ impl ApplicationMasterProtocol for ApplicationMasterService {
                     sessions.remove(&attempt);
                 });
                 tracing::info!(%attempt, ?final_status, "application master unregistered");
-                Ok(Response::new(pb::FinishApplicationMasterResponseProto {
+                Ok(pb::FinishApplicationMasterResponseProto {
                     is_unregistered: true,
-                }))
+                })
             }
             RmResponse::AttemptNotRegistered { .. } => Err(not_registered(format!(
                 "{attempt} never registered, so it cannot unregister"
             ))),
             other => Err(refusal(attempt, other)),
         }
+    }
+}
+
+#[tonic::async_trait]
+impl ApplicationMasterProtocol for ApplicationMasterService {
+    async fn register_application_master(
+        &self,
+        request: Request<pb::RegisterApplicationMasterRequestProto>,
+    ) -> Result<Response<pb::RegisterApplicationMasterResponseProto>, Status> {
+        let caller = self.authenticate(&request)?;
+        self.register(&caller, request.into_inner())
+            .await
+            .map(Response::new)
+    }
+
+    async fn allocate(
+        &self,
+        request: Request<pb::AllocateRequestProto>,
+    ) -> Result<Response<pb::AllocateResponseProto>, Status> {
+        let caller = self.authenticate(&request)?;
+        let body = request.into_inner();
+        if !self.is_current(caller.attempt) {
+            return Ok(Response::new(Self::shutdown_response(body.response_id)));
+        }
+        self.allocate_current(&caller, body)
+            .await
+            .map(Response::new)
+    }
+
+    async fn finish_application_master(
+        &self,
+        request: Request<pb::FinishApplicationMasterRequestProto>,
+    ) -> Result<Response<pb::FinishApplicationMasterResponseProto>, Status> {
+        let caller = self.authenticate(&request)?;
+        self.finish(&caller, request.into_inner())
+            .await
+            .map(Response::new)
+    }
+}
+
+/// A scheduler resource as the wire carries it.
+pub(super) fn resource_proto(resource: Resource) -> pb::ResourceProto {
+    pb::ResourceProto {
+        memory: i64::try_from(resource.memory_mb).unwrap_or(i64::MAX),
+        virtual_cores: i32::try_from(resource.vcores).unwrap_or(i32::MAX),
+        ..Default::default()
     }
 }
 

@@ -9,8 +9,10 @@ use tokio_util::sync::CancellationToken;
 use super::clock::now_ms;
 use crate::nodes::NodeRegistry;
 use crate::raft_types::RmTypeConfig;
-use crate::scheduling::{QueueConfigSource, RecoveryWait, SchedulerCell};
-use crate::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
+use crate::scheduling::{
+    OpportunisticCounters, PassOutcome, QueueConfigSource, RecoveryWait, SchedulerCell,
+};
+use crate::state_machine::{CommandV1, ExecutionType, RmCommand, RmResponse, StateView};
 
 /// The most allocations one Raft entry carries, about 600 KB encoded. A pass that fills an
 /// empty cluster of thousands of nodes can place hundreds of thousands of containers; as one
@@ -20,10 +22,11 @@ pub(crate) const MAX_ALLOCATIONS_PER_ENTRY: usize = 10_000;
 
 /// Drives the leader's CapacityScheduler: every `interval` it reconciles the scheduler with the
 /// replicated state and the registered nodes, commits the verdicts on submitted applications,
-/// runs one pass over all nodes (GUARANTEED asks through the CapacityScheduler, OPPORTUNISTIC
-/// ones on the least-loaded nodes) and commits the pass's allocations as one Raft entry
-/// (several for a pass of more than [`MAX_ALLOCATIONS_PER_ENTRY`]), so container ids of both
-/// kinds are committed in the order they were issued.
+/// runs one pass over all nodes (promotions of OPPORTUNISTIC containers that fit, GUARANTEED
+/// asks through the CapacityScheduler, OPPORTUNISTIC ones on the least-loaded nodes) and commits
+/// the pass's allocations as one Raft entry (several for a pass of more than
+/// [`MAX_ALLOCATIONS_PER_ENTRY`]), so container ids of both kinds are committed in the order
+/// they were issued, then its promotions as one more.
 ///
 /// Guarantees:
 /// - nothing reaches an AM or a NodeManager before it is committed: AMs and the AM launcher
@@ -49,6 +52,8 @@ pub(crate) struct AsyncScheduler {
     pub(crate) proposal_timeout: Duration,
     /// `yarn.resourcemanager.opportunistic-container-allocation.nodes-used`.
     pub(crate) nodes_used: usize,
+    /// Where committed OPPORTUNISTIC allocations are counted.
+    pub(crate) counters: OpportunisticCounters,
 }
 
 impl AsyncScheduler {
@@ -95,7 +100,7 @@ impl AsyncScheduler {
                     if ready {
                         leader.schedule(now_ms(), &least_loaded)
                     } else {
-                        (Vec::new(), Vec::new())
+                        PassOutcome::default()
                     }
                 })
             });
@@ -106,7 +111,7 @@ impl AsyncScheduler {
                 self.cell.clear(self.epoch);
                 continue;
             };
-            let ((allocations, placements), admissions) = match reconciled {
+            let (pass, admissions) = match reconciled {
                 Ok(outcome) => outcome,
                 Err(err) => {
                     let version = self.state.read(|state| state.queue_config_version);
@@ -122,6 +127,11 @@ impl AsyncScheduler {
                     continue;
                 }
             };
+            let PassOutcome {
+                allocations,
+                placements,
+                promotions,
+            } = pass;
             if !placements.is_empty() {
                 // Counted as queued on their nodes until the nodes report again, so the next
                 // pass does not pile onto the same queues.
@@ -135,17 +145,44 @@ impl AsyncScheduler {
                         admissions,
                         now_ms: now_ms(),
                     })
-                    .await;
+                    .await
+                    .is_some();
             }
             for batch in allocations.chunks(MAX_ALLOCATIONS_PER_ENTRY) {
                 let allocations = batch.to_vec();
-                if !self
+                let opportunistic = allocations
+                    .iter()
+                    .filter(|record| record.execution_type == ExecutionType::Opportunistic)
+                    .map(|record| record.key)
+                    .collect::<Vec<_>>();
+                match self
                     .commit(CommandV1::AllocateContainers { allocations })
                     .await
                 {
-                    settled = false;
-                    break;
+                    Some(RmResponse::ContainersAllocated { rejected, .. }) => {
+                        let refused = opportunistic
+                            .iter()
+                            .filter(|key| rejected.iter().any(|r| r.key() == **key))
+                            .count();
+                        let recorded = (opportunistic.len() - refused) as u64;
+                        self.counters.with(self.epoch, |counts| {
+                            counts.allocated_centrally += recorded;
+                        });
+                    }
+                    Some(_) => {}
+                    None => {
+                        settled = false;
+                        break;
+                    }
                 }
+            }
+            if settled && !promotions.is_empty() {
+                settled &= self
+                    .commit(CommandV1::UpdateContainers {
+                        updates: promotions,
+                    })
+                    .await
+                    .is_some();
             }
             if !settled {
                 self.cell.invalidate(self.epoch);
@@ -153,35 +190,44 @@ impl AsyncScheduler {
         }
     }
 
-    /// Proposes `command` and logs what came of it; false when it may not have committed.
-    /// Reconciling settles either outcome, so failures are only reported.
-    async fn commit(&self, command: CommandV1) -> bool {
+    /// Proposes `command`, logs what came of it and returns it; `None` when it may not have
+    /// committed. Reconciling settles either outcome, so failures are only reported.
+    async fn commit(&self, command: CommandV1) -> Option<RmResponse> {
         let proposal = self.raft.client_write(RmCommand::V1(command));
         match tokio::time::timeout(self.proposal_timeout, proposal).await {
-            Ok(Ok(reply)) => match reply.data {
-                RmResponse::ContainersAllocated { recorded, rejected } => {
-                    tracing::debug!(recorded, "scheduling pass committed");
-                    if !rejected.is_empty() {
-                        tracing::info!(?rejected, "allocations refused by the state");
+            Ok(Ok(reply)) => {
+                match &reply.data {
+                    RmResponse::ContainersAllocated { recorded, rejected } => {
+                        tracing::debug!(recorded, "scheduling pass committed");
+                        if !rejected.is_empty() {
+                            tracing::info!(?rejected, "allocations refused by the state");
+                        }
                     }
+                    RmResponse::ApplicationsAdmitted { decided, ignored } => {
+                        tracing::debug!(decided, ignored, "admissions committed");
+                    }
+                    RmResponse::ContainersUpdated { updated, rejected } => {
+                        tracing::debug!(?updated, "promotions committed");
+                        if !rejected.is_empty() {
+                            // A promotion re-proposed after an unconfirmed commit that did apply.
+                            tracing::info!(?rejected, "promotions refused by the state");
+                        }
+                    }
+                    other => tracing::warn!(response = ?other, "unexpected scheduling response"),
                 }
-                RmResponse::ApplicationsAdmitted { decided, ignored } => {
-                    tracing::debug!(decided, ignored, "admissions committed");
-                }
-                other => tracing::warn!(response = ?other, "unexpected scheduling response"),
-            },
+                Some(reply.data)
+            }
             Ok(Err(err)) => {
                 tracing::warn!(%err, "a scheduling commit failed");
-                return false;
+                None
             }
             Err(_) => {
                 tracing::warn!(
                     timeout = ?self.proposal_timeout,
                     "a scheduling commit was not confirmed in time"
                 );
-                return false;
+                None
             }
         }
-        true
     }
 }

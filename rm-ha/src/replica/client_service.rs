@@ -12,7 +12,9 @@ use super::proposer::Proposer;
 use crate::applications::ApplicationAccess;
 use crate::applications::reports::{self, application_report, application_state};
 use crate::nodes::NodeRegistry;
-use crate::scheduling::{QueueConfigSource, SchedulerCell, queue_info_proto};
+use crate::scheduling::{
+    OpportunisticCounters, QueueConfigSource, SchedulerCell, queue_info_proto,
+};
 use crate::state_machine::{
     ABORTED, ApplicationRecord, ApplicationState, CommandV1, RmCommand, RmResponse, StateView,
 };
@@ -38,6 +40,8 @@ pub(crate) struct ClientService {
     pub(crate) scheduler: SchedulerCell,
     /// `yarn.resourcemanager.am.max-attempts`.
     pub(crate) max_attempts: u32,
+    /// The leader's opportunistic counts, reported in GetClusterMetrics.
+    pub(crate) counters: OpportunisticCounters,
 }
 
 impl ClientService {
@@ -346,9 +350,10 @@ impl ApplicationClientProtocol for ClientService {
         self.user(&request)?;
         self.proposer.read_barrier().await?;
         let epoch = self.state.read(|state| state.epoch);
+        let counts = self.counters.get(epoch);
         let metrics = self.nodes.with(epoch, |tracker| {
             self.state
-                .read(|state| reports::cluster_metrics(state, tracker))
+                .read(|state| reports::cluster_metrics(state, tracker, counts))
         });
         Ok(Response::new(pb::GetClusterMetricsResponseProto {
             cluster_metrics: Some(metrics),

@@ -26,7 +26,7 @@ use crate::RmConfig;
 use crate::applications::AmSessions;
 use crate::nodes::NodeRegistry;
 use crate::raft_types::RmTypeConfig;
-use crate::scheduling::SchedulerCell;
+use crate::scheduling::{OpportunisticCounters, SchedulerCell};
 use crate::state_machine::StateView;
 
 /// Starts the leader-only services of one leadership, all under one cancellation token.
@@ -49,6 +49,9 @@ pub(crate) struct LeaderServices {
     pub(crate) scheduler: SchedulerCell,
     /// The registered AMs, shared with the ApplicationMaster service.
     pub(crate) sessions: AmSessions,
+    /// The leader's opportunistic counts, shared with the ApplicationMaster and client
+    /// services.
+    pub(crate) counters: OpportunisticCounters,
     /// The replica's TLS setting, for calls to NodeManagers.
     pub(crate) tls: TlsConfig,
 }
@@ -90,6 +93,7 @@ impl LeaderServices {
             scheduling_wait: self.config.scheduling_wait,
             proposal_timeout: PROPOSE_TIMEOUT,
             nodes_used: self.config.opportunistic.nodes_used,
+            counters: self.counters.clone(),
         };
         let launcher = AmLauncher {
             raft: self.raft.clone(),

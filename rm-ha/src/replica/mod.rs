@@ -17,6 +17,7 @@ mod application_master_service;
 mod async_scheduler;
 mod client_service;
 mod clock;
+mod distributed_scheduling_service;
 mod leader_gate;
 mod leader_services;
 mod leadership;

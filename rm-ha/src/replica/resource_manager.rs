@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use yarn_conf::{HostPort, RmEndpoints};
 use yarn_proto::pb::application_client_protocol_server::ApplicationClientProtocolServer;
 use yarn_proto::pb::application_master_protocol_server::ApplicationMasterProtocolServer;
+use yarn_proto::pb::distributed_scheduling_am_protocol_server::DistributedSchedulingAmProtocolServer;
 use yarn_proto::pb::resource_manager_administration_protocol_server::ResourceManagerAdministrationProtocolServer;
 use yarn_proto::pb::resource_tracker_server::ResourceTrackerServer;
 use yarn_security::{Authorizer, ChannelOptions, Incoming, TlsConfig};
@@ -31,7 +32,7 @@ use crate::applications::AmSessions;
 use crate::error::Error;
 use crate::nodes::NodeRegistry;
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
-use crate::scheduling::SchedulerCell;
+use crate::scheduling::{OpportunisticCounters, SchedulerCell};
 use crate::state_machine::StateView;
 use crate::storage::{RmStateMachineStore, SledLogStore, open_db};
 use crate::{RaftGrpcNetworkFactory, RaftGrpcService, RmConfig};
@@ -191,6 +192,7 @@ impl ResourceManager {
         );
         let scheduler = SchedulerCell::default();
         let sessions = AmSessions::default();
+        let counters = OpportunisticCounters::default();
 
         let mut tasks = JoinSet::new();
         let monitor = LeadershipMonitor {
@@ -206,6 +208,7 @@ impl ResourceManager {
                 nodes: nodes.clone(),
                 scheduler: scheduler.clone(),
                 sessions: sessions.clone(),
+                counters: counters.clone(),
                 tls: tls.clone(),
             },
             retry_interval: config.raft.heartbeat_interval,
@@ -253,6 +256,7 @@ impl ResourceManager {
             queues: config.queues.clone(),
             scheduler: scheduler.clone(),
             max_attempts: config.am_max_attempts,
+            counters: counters.clone(),
         };
         let resource_tracker_service = ResourceTrackerService {
             gate: gate("resource tracker", |e| &e.resource_tracker),
@@ -266,7 +270,7 @@ impl ResourceManager {
             nodes: nodes.clone(),
             heartbeat_interval: config.nm_heartbeat_interval,
         };
-        let application_master_service = ApplicationMasterService {
+        let application_master_service = Arc::new(ApplicationMasterService {
             proposer: Proposer {
                 raft: raft.clone(),
                 gate: gate("scheduler", |e| &e.scheduler),
@@ -280,7 +284,8 @@ impl ResourceManager {
             sessions,
             container_token_expiry: config.container_allocation_expiry,
             opportunistic: config.opportunistic.clone(),
-        };
+            counters,
+        });
         use tonic::transport::Server;
         spawn_server(
             &mut tasks,
@@ -327,8 +332,12 @@ impl ResourceManager {
         spawn_server(
             &mut tasks,
             "scheduler",
+            // One port serves both scheduler protocols, as in YARN.
             Server::builder()
-                .add_service(ApplicationMasterProtocolServer::new(
+                .add_service(ApplicationMasterProtocolServer::from_arc(
+                    application_master_service.clone(),
+                ))
+                .add_service(DistributedSchedulingAmProtocolServer::from_arc(
                     application_master_service,
                 ))
                 .serve_with_incoming_shutdown(

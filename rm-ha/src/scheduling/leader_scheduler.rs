@@ -12,8 +12,31 @@ use super::{OpportunisticScheduling, QueueConfigSource};
 use crate::Error;
 use crate::state_machine::{
     Admission, ApplicationRecord, ApplicationState, ContainerKey, ContainerRecord, ContainerState,
-    ExecutionType, RmState,
+    ContainerUpdate, ExecutionType, RmState,
 };
+
+/// What one scheduling pass produced, for the caller to commit and report.
+#[derive(Debug, Default)]
+pub struct PassOutcome {
+    /// New containers, to commit as one `AllocateContainers` entry: the CapacityScheduler's
+    /// GUARANTEED ones, then the OPPORTUNISTIC ones.
+    pub allocations: Vec<ContainerRecord>,
+    /// Where the OPPORTUNISTIC ones went, for the load monitor.
+    pub placements: Vec<OpportunisticPlacement>,
+    /// Promotions granted and not yet seen applied, to commit as one `UpdateContainers` entry.
+    pub promotions: Vec<ContainerUpdate>,
+}
+
+/// A promotion the leader accepted from an AM and keeps until the state shows it applied.
+#[derive(Debug, Clone)]
+struct PendingPromotion {
+    /// The update to commit once granted.
+    update: ContainerUpdate,
+    /// The container, as the scheduler is asked to charge it.
+    allocation: Allocation,
+    /// Whether the scheduler granted it (and holds its charge) and the commit is not yet seen.
+    granted: bool,
+}
 
 /// The CapacityScheduler of one leadership and the replicated state it was last reconciled
 /// with.
@@ -33,6 +56,8 @@ pub struct LeaderScheduler {
     unusable_config_version: Option<u64>,
     /// Outstanding OPPORTUNISTIC asks, placed outside the CapacityScheduler.
     opportunistic: OpportunisticScheduling,
+    /// Promotions accepted from AMs, by container.
+    promotions: BTreeMap<ContainerKey, PendingPromotion>,
 }
 
 impl LeaderScheduler {
@@ -62,6 +87,7 @@ impl LeaderScheduler {
             config_version: state.queue_config_version,
             unusable_config_version: None,
             opportunistic: OpportunisticScheduling::default(),
+            promotions: BTreeMap::new(),
         };
         let admissions = leader.reconcile(state, source, nodes);
         Ok((leader, admissions))
@@ -95,7 +121,10 @@ impl LeaderScheduler {
     ///   attempt, and follow committed moves and priority changes; an attempt asks for an AM container unless it is an unmanaged AM or its AM
     ///   container was already allocated. Final applications leave the scheduler.
     /// - Live guaranteed containers of the state are charged; containers the scheduler holds
-    ///   that the state does not hold live are freed.
+    ///   that the state does not hold live and GUARANTEED (or, for a granted promotion, live
+    ///   and at the version the promotion names) are freed.
+    /// - Accepted promotions the state shows applied, or whose container completed or moved on
+    ///   to another version, are forgotten; the others are (again) pending in the scheduler.
     ///
     /// A configuration version that does not parse with this replica's `yarn-site.xml`
     /// settings is reported once and the scheduler keeps the one it has; everything else is
@@ -110,6 +139,7 @@ impl LeaderScheduler {
         self.reconcile_nodes(nodes);
         let admissions = self.reconcile_applications(state);
         self.reconcile_containers(state);
+        self.reconcile_promotions(state);
         let scheduler = &self.scheduler;
         self.opportunistic.retain(|attempt| {
             scheduler.current_attempt_id(attempt.application_id) == Some(attempt)
@@ -137,7 +167,8 @@ impl LeaderScheduler {
 
     /// Takes the current attempt's OPPORTUNISTIC asks (replacing those of the same key and
     /// resource name), sized as the attempt's queue sizes asks; it gets at most `max_per_pass`
-    /// of them per pass.
+    /// of them per pass. Returns how many containers are newly asked for (see
+    /// [`OpportunisticScheduling::update_asks`]).
     ///
     /// # Errors
     ///
@@ -148,7 +179,7 @@ impl LeaderScheduler {
         attempt: ApplicationAttemptId,
         asks: &[ResourceRequest],
         max_per_pass: Option<u32>,
-    ) -> Result<(), String> {
+    ) -> Result<u64, String> {
         let mut normalized = Vec::with_capacity(asks.len());
         for ask in asks {
             let capability = self
@@ -171,17 +202,63 @@ impl LeaderScheduler {
             .update_asks(attempt, normalized, max_per_pass)
     }
 
-    /// Runs one scheduling pass and returns its allocations as records to commit, allocated
-    /// at `now_ms`: the CapacityScheduler's GUARANTEED containers (already charged; those the
+    /// Takes a promotion the leader accepted from an AM: `update`, to GUARANTEED at the
+    /// container's current version, of the live OPPORTUNISTIC container `record` of the
+    /// application with cluster timestamp `cluster_timestamp_ms`. The scheduler holds it as a
+    /// guaranteed ask pinned to the container's node until a pass grants it. It is kept across
+    /// failed commits (granted again, or re-proposed) until [`reconcile`](Self::reconcile)
+    /// sees it applied or the container gone; while the container's node is not registered
+    /// (after a failover, until its NodeManager re-registers) it just waits.
+    pub fn request_promotion(
+        &mut self,
+        cluster_timestamp_ms: i64,
+        update: ContainerUpdate,
+        record: &ContainerRecord,
+    ) {
+        let Some(allocation) = allocation_of(cluster_timestamp_ms, record) else {
+            return;
+        };
+        if let Err(err) = self.scheduler.request_promotion(allocation.clone()) {
+            tracing::debug!(container = %allocation.container_id, %err, "promotion waits");
+        }
+        self.promotions.insert(
+            update.key,
+            PendingPromotion {
+                update,
+                allocation,
+                granted: false,
+            },
+        );
+    }
+
+    /// Whether a promotion of `key` was accepted and is not yet seen applied.
+    pub fn has_pending_promotion(&self, key: &ContainerKey) -> bool {
+        self.promotions.contains_key(key)
+    }
+
+    /// Runs one scheduling pass at `now_ms`: first the promotions that fit now (charged at
+    /// once), then the CapacityScheduler's GUARANTEED containers (already charged; those the
     /// state does not record, after a refused or failed commit, are freed by the next
     /// [`reconcile`](Self::reconcile)), then OPPORTUNISTIC ones placed on `least_loaded`
     /// (uncharged, numbered from the same sequence), with their placements for the caller's
-    /// load monitor.
-    pub fn schedule(
-        &mut self,
-        now_ms: i64,
-        least_loaded: &[RemoteNode],
-    ) -> (Vec<ContainerRecord>, Vec<OpportunisticPlacement>) {
+    /// load monitor. The promotions returned include those granted earlier whose commit is not
+    /// seen yet: applying one twice is refused by its version, so re-proposing is safe.
+    pub fn schedule(&mut self, now_ms: i64, least_loaded: &[RemoteNode]) -> PassOutcome {
+        for granted in self.scheduler.schedule_promotions() {
+            let key = ContainerKey {
+                application_seq: granted.application_attempt_id.application_id.id,
+                container_id: granted.container_id.container_id(),
+            };
+            if let Some(promotion) = self.promotions.get_mut(&key) {
+                promotion.granted = true;
+            }
+        }
+        let promotions = self
+            .promotions
+            .values()
+            .filter(|promotion| promotion.granted)
+            .map(|promotion| promotion.update.clone())
+            .collect();
         let mut records: Vec<ContainerRecord> = self
             .scheduler
             .schedule()
@@ -215,7 +292,11 @@ impl LeaderScheduler {
             });
             placements.push(placement);
         }
-        (records, placements)
+        PassOutcome {
+            allocations: records,
+            placements,
+            promotions,
+        }
     }
 
     /// Containers the attempt still wants as OPPORTUNISTIC ones.
@@ -426,6 +507,7 @@ impl LeaderScheduler {
     }
 
     fn reconcile_containers(&mut self, state: &RmState) {
+        let promotions = &self.promotions;
         let stale: Vec<ContainerId> = self
             .scheduler
             .containers()
@@ -434,10 +516,14 @@ impl LeaderScheduler {
                     application_seq: allocation.application_attempt_id.application_id.id,
                     container_id: allocation.container_id.container_id(),
                 };
-                !state
-                    .containers
-                    .get(&key)
-                    .is_some_and(ContainerRecord::is_live)
+                let Some(record) = state.containers.get(&key).filter(|r| r.is_live()) else {
+                    return true;
+                };
+                // A granted promotion holds its charge until its commit is seen.
+                let awaiting_commit = promotions.get(&key).is_some_and(|promotion| {
+                    promotion.granted && state.containers.version(&key) == promotion.update.version
+                });
+                record.execution_type != ExecutionType::Guaranteed && !awaiting_commit
             })
             .map(|allocation| allocation.container_id)
             .collect();
@@ -458,10 +544,55 @@ impl LeaderScheduler {
                 continue;
             }
             let container = allocation.container_id;
-            if let Err(err) = self.scheduler.recover_container(allocation) {
+            // A promoted container an AMRMProxy placed carries an id from the proxy's count,
+            // which must not move the application's own sequence.
+            let recovered = if state.containers.is_remotely_allocated(&record.key) {
+                self.scheduler.recover_promoted_container(allocation)
+            } else {
+                self.scheduler.recover_container(allocation)
+            };
+            if let Err(err) = recovered {
                 tracing::warn!(%container, %err, "container left out of the scheduler");
             }
         }
+    }
+
+    fn reconcile_promotions(&mut self, state: &RmState) {
+        let waiting: std::collections::BTreeSet<ContainerId> = self
+            .scheduler
+            .pending_promotions()
+            .map(|allocation| allocation.container_id)
+            .collect();
+        let scheduler = &mut self.scheduler;
+        self.promotions.retain(|key, promotion| {
+            let container = promotion.allocation.container_id;
+            let still_wanted = state.containers.get(key).is_some_and(|record| {
+                record.is_live()
+                    && record.execution_type == ExecutionType::Opportunistic
+                    && state.containers.version(key) == promotion.update.version
+                    && state
+                        .applications
+                        .get(&key.application_seq)
+                        .is_some_and(|app| {
+                            !app.state.is_final()
+                                && app.current_attempt == promotion.update.attempt_id
+                        })
+            });
+            if !still_wanted {
+                scheduler.cancel_promotion(&container);
+                return false;
+            }
+            if promotion.granted && scheduler.container(&container).is_none() {
+                // The scheduler lost the charge (it started afresh): ask again.
+                promotion.granted = false;
+            }
+            if !promotion.granted && !waiting.contains(&container) {
+                if let Err(err) = scheduler.request_promotion(promotion.allocation.clone()) {
+                    tracing::debug!(%container, %err, "promotion waits");
+                }
+            }
+            true
+        });
     }
 }
 
@@ -644,7 +775,7 @@ mod tests {
                 },
             );
         }
-        let allocations = leader.schedule(NOW, &[]).0;
+        let allocations = leader.schedule(NOW, &[]).allocations;
         if !allocations.is_empty() {
             let response = apply(
                 state,
@@ -714,7 +845,7 @@ mod tests {
             LeaderScheduler::rebuild(&state, &source(), &nodes(1)).unwrap();
         assert!(admissions.is_empty());
         assert_eq!(successor.scheduler().cluster_used(), Resource::new(2048, 1));
-        assert!(successor.schedule(NOW, &[]).0.is_empty());
+        assert!(successor.schedule(NOW, &[]).allocations.is_empty());
     }
 
     #[test]
@@ -773,10 +904,10 @@ mod tests {
             },
         );
         leader.reconcile(&state, &source(), &nodes(1));
-        let lost = leader.schedule(NOW, &[]).0;
+        let lost = leader.schedule(NOW, &[]).allocations;
         assert_eq!(lost.len(), 1, "the AM fills the node");
         // The commit failed: the node is full in the scheduler but free in the state.
-        assert!(leader.schedule(NOW, &[]).0.is_empty());
+        assert!(leader.schedule(NOW, &[]).allocations.is_empty());
         leader.reconcile(&state, &source(), &nodes(1));
         assert_eq!(leader.scheduler().cluster_used(), Resource::default());
         // The AM ask was consumed by the lost allocation; a restarted attempt brings it back.
@@ -784,7 +915,7 @@ mod tests {
         let mut successor = LeaderScheduler::rebuild(&state, &source(), &nodes(1))
             .unwrap()
             .0;
-        let retried = successor.schedule(NOW, &[]).0;
+        let retried = successor.schedule(NOW, &[]).allocations;
         assert_eq!(retried.len(), 1);
         apply(
             &mut state,
@@ -832,7 +963,7 @@ mod tests {
         let mut successor = LeaderScheduler::rebuild(&state, &source(), &nodes(2))
             .unwrap()
             .0;
-        assert!(successor.schedule(NOW, &[]).0.is_empty());
+        assert!(successor.schedule(NOW, &[]).allocations.is_empty());
 
         let other_am = allocated
             .iter()
@@ -863,6 +994,152 @@ mod tests {
                 .scheduler()
                 .application_status(ApplicationId::new(NOW, other))
                 .is_none()
+        );
+    }
+
+    /// A live 1 GiB OPPORTUNISTIC task of `app`'s first attempt on `nm1:8041`, numbered `raw`.
+    fn opportunistic_task(app: i32, raw: i64) -> ContainerRecord {
+        ContainerRecord {
+            key: ContainerKey {
+                application_seq: app,
+                container_id: raw,
+            },
+            attempt_id: 1,
+            node: "nm1:8041".to_owned(),
+            memory_mb: 1024,
+            vcores: 1,
+            execution_type: ExecutionType::Opportunistic,
+            is_am: false,
+            priority: 1,
+            allocation_request_id: 0,
+            allocated_at_ms: NOW,
+            state: ContainerState::Allocated,
+        }
+    }
+
+    fn promotion(record: &ContainerRecord, version: i32) -> ContainerUpdate {
+        ContainerUpdate {
+            key: record.key,
+            attempt_id: 1,
+            version,
+            execution_type: ExecutionType::Guaranteed,
+        }
+    }
+
+    #[test]
+    fn a_promotion_is_proposed_until_its_commit_is_seen_and_then_stays_charged() {
+        let mut state = state(two_queues("RUNNING"));
+        let app = submit(&mut state, "alice", "a", 1024);
+        let (mut leader, _) = LeaderScheduler::rebuild(&state, &source(), &nodes(1)).unwrap();
+        assert_eq!(pass(&mut leader, &mut state, &nodes(1)).len(), 1, "the AM");
+        let task = opportunistic_task(app, (1 << 40) | 10);
+        apply(
+            &mut state,
+            CommandV1::AllocateContainers {
+                allocations: vec![task.clone()],
+            },
+        );
+        leader.reconcile(&state, &source(), &nodes(1));
+        assert_eq!(leader.scheduler().cluster_used(), Resource::new(1024, 1));
+
+        let update = promotion(&task, 0);
+        leader.request_promotion(NOW, update.clone(), &task);
+        assert!(leader.has_pending_promotion(&task.key));
+        assert_eq!(leader.schedule(NOW, &[]).promotions, vec![update.clone()]);
+        assert_eq!(leader.scheduler().cluster_used(), Resource::new(2048, 2));
+        // The commit is not seen yet: the charge stays and the next pass proposes it again.
+        leader.reconcile(&state, &source(), &nodes(1));
+        assert_eq!(leader.scheduler().cluster_used(), Resource::new(2048, 2));
+        assert_eq!(leader.schedule(NOW, &[]).promotions, vec![update.clone()]);
+
+        apply(
+            &mut state,
+            CommandV1::UpdateContainers {
+                updates: vec![update],
+            },
+        );
+        leader.reconcile(&state, &source(), &nodes(1));
+        assert!(!leader.has_pending_promotion(&task.key));
+        assert!(leader.schedule(NOW, &[]).promotions.is_empty());
+        assert_eq!(leader.scheduler().cluster_used(), Resource::new(2048, 2));
+        let a = leader.scheduler().queue_info("root.a").unwrap();
+        assert_eq!(a.resources_used, Resource::new(2048, 2));
+    }
+
+    #[test]
+    fn a_promotion_without_room_waits_and_one_whose_container_ends_is_dropped() {
+        let mut state = state(two_queues("RUNNING"));
+        let app = submit(&mut state, "alice", "a", 1024);
+        let small = vec![("nm1:8041".parse().unwrap(), Resource::new(1024, 8))];
+        let (mut leader, _) = LeaderScheduler::rebuild(&state, &source(), &small).unwrap();
+        assert_eq!(
+            pass(&mut leader, &mut state, &small).len(),
+            1,
+            "the AM fills the node"
+        );
+        let task = opportunistic_task(app, (1 << 40) | 10);
+        apply(
+            &mut state,
+            CommandV1::AllocateContainers {
+                allocations: vec![task.clone()],
+            },
+        );
+        leader.reconcile(&state, &source(), &small);
+        leader.request_promotion(NOW, promotion(&task, 0), &task);
+        assert!(leader.schedule(NOW, &[]).promotions.is_empty());
+        assert!(leader.has_pending_promotion(&task.key), "it waits");
+        apply(
+            &mut state,
+            CommandV1::CompleteContainers {
+                completions: vec![ContainerCompletion {
+                    key: task.key,
+                    exit_status: 0,
+                    diagnostics: String::new(),
+                }],
+                now_ms: NOW,
+            },
+        );
+        leader.reconcile(&state, &source(), &small);
+        assert!(!leader.has_pending_promotion(&task.key));
+        assert_eq!(leader.scheduler().pending_promotions().count(), 0);
+    }
+
+    #[test]
+    fn a_promoted_container_of_an_amrmproxy_is_recovered_without_moving_the_id_sequence() {
+        let mut state = state(two_queues("RUNNING"));
+        let app = submit(&mut state, "alice", "a", 1024);
+        let (mut leader, _) = LeaderScheduler::rebuild(&state, &source(), &nodes(1)).unwrap();
+        pass(&mut leader, &mut state, &nodes(1));
+        let placed = opportunistic_task(app, (1 << 40) - 1);
+        apply(
+            &mut state,
+            CommandV1::RecordRemoteContainers {
+                containers: vec![placed.clone()],
+            },
+        );
+        apply(
+            &mut state,
+            CommandV1::UpdateContainers {
+                updates: vec![promotion(&placed, 0)],
+            },
+        );
+        let (mut successor, _) = LeaderScheduler::rebuild(&state, &source(), &nodes(1)).unwrap();
+        assert_eq!(successor.scheduler().cluster_used(), Resource::new(2048, 2));
+        let attempt = ApplicationAttemptId::new(ApplicationId::new(NOW, app), 1);
+        successor
+            .scheduler_mut()
+            .update_asks(
+                attempt,
+                &[ResourceRequest::any(1, Resource::new(1024, 1), 1)],
+                &[],
+            )
+            .unwrap();
+        let next = successor.schedule(NOW, &[]).allocations;
+        assert_eq!(next.len(), 1);
+        assert_eq!(
+            next[0].key.container_id,
+            (1 << 40) | 2,
+            "after the AM, not after the proxy's id"
         );
     }
 

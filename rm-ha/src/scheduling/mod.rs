@@ -3,6 +3,7 @@
 //! `yarn_scheduler` crate.
 
 mod leader_scheduler;
+mod opportunistic_counters;
 mod opportunistic_scheduling;
 mod opportunistic_settings;
 mod queue_config_source;
@@ -11,7 +12,8 @@ mod queue_refresh;
 mod recovery_wait;
 mod scheduler_cell;
 
-pub use leader_scheduler::LeaderScheduler;
+pub use leader_scheduler::{LeaderScheduler, PassOutcome};
+pub use opportunistic_counters::{OpportunisticCounters, OpportunisticCounts};
 pub use opportunistic_scheduling::OpportunisticScheduling;
 pub use opportunistic_settings::OpportunisticSettings;
 pub use queue_config_source::{CAPACITY_SCHEDULER_XML, QueueConfigSource};

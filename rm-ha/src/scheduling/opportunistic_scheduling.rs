@@ -27,7 +27,9 @@ struct AttemptAsks {
 impl OpportunisticScheduling {
     /// Replaces the attempt's asks with the same scheduler key and resource name (a count of 0
     /// cancels one, a `"*"` count of 0 its whole key), as YARN's ask table does. The attempt
-    /// gets at most `max_per_pass` containers per scheduling pass (`None`: no cap).
+    /// gets at most `max_per_pass` containers per scheduling pass (`None`: no cap). Returns how
+    /// many containers are newly asked for: by how much each `"*"` ask raises its key's
+    /// outstanding count (an AM re-sends what it still wants, so a repeated count adds none).
     ///
     /// # Errors
     ///
@@ -38,11 +40,22 @@ impl OpportunisticScheduling {
         attempt: ApplicationAttemptId,
         asks: Vec<OpportunisticAsk>,
         max_per_pass: Option<u32>,
-    ) -> Result<(), String> {
+    ) -> Result<u64, String> {
         if asks.is_empty() {
-            return Ok(());
+            return Ok(0);
         }
         let current = self.attempts.get(&attempt).map_or(&[][..], |a| &a.asks[..]);
+        let newly_asked: u64 = asks
+            .iter()
+            .filter(|ask| ask.is_any())
+            .map(|ask| {
+                let outstanding = current
+                    .iter()
+                    .find(|old| old.is_any() && old.scheduler_key() == ask.scheduler_key())
+                    .map_or(0, |old| old.num_containers);
+                u64::from(ask.num_containers.saturating_sub(outstanding))
+            })
+            .sum();
         let mut table: Vec<OpportunisticAsk> = current
             .iter()
             .filter(|old| !asks.iter().any(|new| same_place(old, new)))
@@ -66,7 +79,7 @@ impl OpportunisticScheduling {
                 allocator: OpportunisticContainerAllocator::new(max_per_pass),
             })
             .asks = table;
-        Ok(())
+        Ok(newly_asked)
     }
 
     /// Forgets the asks of every attempt `is_current` rejects (finished, superseded).
@@ -152,12 +165,10 @@ mod tests {
     #[test]
     fn asks_replace_by_key_and_are_placed_once() {
         let mut scheduling = OpportunisticScheduling::default();
-        scheduling
-            .update_asks(attempt(1), vec![any(5)], None)
-            .unwrap();
-        scheduling
-            .update_asks(attempt(1), vec![any(3)], None)
-            .unwrap();
+        let asked = scheduling.update_asks(attempt(1), vec![any(5)], None);
+        assert_eq!(asked, Ok(5));
+        let asked = scheduling.update_asks(attempt(1), vec![any(3)], None);
+        assert_eq!(asked, Ok(0), "a lower count asks for nothing new");
         assert_eq!(scheduling.outstanding(attempt(1)), 3, "replaced, not added");
 
         let nodes = [node("h1"), node("h2")];
@@ -165,6 +176,8 @@ mod tests {
         assert_eq!(placed.len(), 3);
         assert_eq!(scheduling.outstanding(attempt(1)), 0);
         assert!(scheduling.schedule(&nodes, |_| BTreeSet::new()).is_empty());
+        let asked = scheduling.update_asks(attempt(1), vec![any(2)], None);
+        assert_eq!(asked, Ok(2), "asked again after the placements");
     }
 
     #[test]

@@ -9,9 +9,16 @@ use yarn_opportunistic::{LoadComparator, NodeQueueLoadMonitor, QueueLimitCalcula
 /// The centralized opportunistic allocator's settings (Hadoop's keys and defaults).
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpportunisticSettings {
-    /// `yarn.resourcemanager.opportunistic-container-allocation.enabled`: when false,
-    /// OPPORTUNISTIC asks are allocated as GUARANTEED containers.
+    /// Whether the RM allocates OPPORTUNISTIC containers and ranks nodes by load:
+    /// `yarn.resourcemanager.opportunistic-container-allocation.enabled` or, as in YARN (whose
+    /// RM then runs its opportunistic allocator service too),
+    /// `yarn.nodemanager.distributed-scheduling.enabled`. When false, OPPORTUNISTIC asks are
+    /// allocated as GUARANTEED containers.
     pub enabled: bool,
+    /// `yarn.nodemanager.distributed-scheduling.enabled`: AMRMProxies place OPPORTUNISTIC
+    /// containers themselves and the RM serves them DistributedSchedulingAMProtocol (which it
+    /// also does whenever `enabled`).
+    pub distributed_scheduling: bool,
     /// `...opportunistic-container-allocation.nodes-used`: the least-loaded nodes placed on.
     pub nodes_used: usize,
     /// `...opportunistic.max.container-allocation.per.am.heartbeat`; `None` for no cap.
@@ -69,8 +76,11 @@ impl OpportunisticSettings {
             ));
         }
         let cap = conf.get_i32(&keys::RM_OPPORTUNISTIC_MAX_ALLOCATION_PER_AM_HEARTBEAT)?;
+        let distributed_scheduling = conf.get_bool(&keys::DIST_SCHEDULING_ENABLED)?;
         Ok(Self {
-            enabled: conf.get_bool(&keys::RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED)?,
+            enabled: conf.get_bool(&keys::RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED)?
+                || distributed_scheduling,
+            distributed_scheduling,
             nodes_used: usize::try_from(nodes_used).unwrap_or(usize::MAX),
             // Hadoop reads any value below 1 as "no cap".
             max_allocations_per_heartbeat: u32::try_from(cap).ok().filter(|&cap| cap > 0),
@@ -95,7 +105,7 @@ mod tests {
     #[test]
     fn hadoop_defaults_and_clear_errors_for_bad_values() {
         let settings = OpportunisticSettings::from_conf(&Configuration::new()).unwrap();
-        assert!(!settings.enabled);
+        assert!(!settings.enabled && !settings.distributed_scheduling);
         assert_eq!(settings.nodes_used, 10);
         assert_eq!(settings.max_allocations_per_heartbeat, None);
         assert_eq!(settings.sorting_interval, Duration::from_secs(1));
@@ -137,5 +147,14 @@ mod tests {
         );
         let settings = OpportunisticSettings::from_conf(&conf).unwrap();
         assert_eq!(settings.max_allocations_per_heartbeat, Some(4));
+    }
+
+    #[test]
+    fn distributed_scheduling_alone_turns_the_rm_allocator_and_ranking_on() {
+        let mut conf = Configuration::new();
+        conf.set("yarn.nodemanager.distributed-scheduling.enabled", "true");
+        let settings = OpportunisticSettings::from_conf(&conf).unwrap();
+        assert!(settings.enabled && settings.distributed_scheduling);
+        assert!(settings.load_monitor().is_some());
     }
 }

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Admission, ApplicationRecord, ContainerCompletion, ContainerRecord, FinalStatus,
-    MasterKeyChange, MasterKeyKind,
+    Admission, ApplicationRecord, ContainerCompletion, ContainerRecord, ContainerUpdate,
+    FinalStatus, MasterKeyChange, MasterKeyKind,
 };
 
 /// One replicated mutation, as stored in a Raft log entry.
@@ -183,5 +183,24 @@ pub enum CommandV1 {
         application_seq: i32,
         /// The new priority.
         priority: i32,
+    },
+    /// Records OPPORTUNISTIC containers an AMRMProxy placed itself (distributed scheduling),
+    /// whole or not at all. Each must belong to its live application's current attempt, carry
+    /// an id below the first id of the epoch in force (`epoch << 40`; the proxy counts down
+    /// from there) that no other container holds, and run on a node that is not
+    /// decommissioned. The container id is the dedupe key: one already recorded as that same
+    /// remote container counts as recorded and changes nothing. The application's id sequence
+    /// (`last_issued`) is left alone.
+    RecordRemoteContainers {
+        /// The containers, in state `Allocated`.
+        containers: Vec<ContainerRecord>,
+    },
+    /// Changes the execution type of live containers (promotion to GUARANTEED, demotion to
+    /// OPPORTUNISTIC). Each update applies only to a container of its application's current
+    /// attempt still at the version it names, which it bumps by one; a refused update does not
+    /// affect the others.
+    UpdateContainers {
+        /// The updates.
+        updates: Vec<ContainerUpdate>,
     },
 }

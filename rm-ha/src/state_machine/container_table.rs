@@ -1,11 +1,14 @@
 //! [`ContainerTable`]: every container allocated and not yet forgotten, replicated.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{ContainerCompletion, ContainerKey, ContainerRecord, ContainerState};
+use super::{
+    ContainerCompletion, ContainerKey, ContainerRecord, ContainerState, ContainerUpdate,
+    ContainerUpdateRejection, ExecutionType, RemoteAllocationRejection,
+};
 
 /// YARN's `ContainerExitStatus.ABORTED`: the container was released by the framework.
 pub const ABORTED: i32 = -100;
@@ -41,17 +44,35 @@ pub enum AllocationRejection {
     },
 }
 
+impl AllocationRejection {
+    /// The container refused.
+    pub fn key(&self) -> ContainerKey {
+        match self {
+            Self::StaleEpoch { key, .. }
+            | Self::IdAlreadyIssued { key, .. }
+            | Self::ApplicationNotLive { key } => *key,
+        }
+    }
+}
+
 /// The replicated container table.
 ///
 /// Guarantees, enforced when applying (so a buggy or deposed proposer cannot break them):
-/// a container id is recorded at most once, ever, per application (ids only grow); only ids of
-/// the epoch in force are recorded; completion is final and idempotent.
+/// a container id is recorded at most once, ever, per application (the RM's ids only grow);
+/// only ids of the epoch in force are issued by the RM, and an AMRMProxy's only below that
+/// epoch's first id, never over a recorded one; completion is final and idempotent; a
+/// container's version only grows, by one per update.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContainerTable {
     containers: BTreeMap<ContainerKey, ContainerRecord>,
     /// The highest raw container id ever issued per application sequence number; it outlives
     /// the records so that an id is never issued again.
     last_issued: BTreeMap<i32, i64>,
+    /// Containers an AMRMProxy placed itself (distributed scheduling): their AM got them from
+    /// the proxy, and their ids come from the proxy's count down, not from `last_issued`.
+    remotely_allocated: BTreeSet<ContainerKey>,
+    /// The version of every container updated at least once; absent means version 0.
+    versions: BTreeMap<ContainerKey, i32>,
 }
 
 impl ContainerTable {
@@ -87,9 +108,114 @@ impl ContainerTable {
             .filter(move |record| record.node == node && record.is_live())
     }
 
-    /// The highest raw container id issued to an application, if any.
+    /// The highest raw container id the RM issued to an application, if any. Containers an
+    /// AMRMProxy placed do not count: their ids lie below the epoch's first id.
     pub fn last_issued(&self, application_seq: i32) -> Option<i64> {
         self.last_issued.get(&application_seq).copied()
+    }
+
+    /// Whether an AMRMProxy placed the container itself (distributed scheduling), so its AM
+    /// already has it from the proxy.
+    pub fn is_remotely_allocated(&self, key: &ContainerKey) -> bool {
+        self.remotely_allocated.contains(key)
+    }
+
+    /// The container's version: 0 when allocated, one more after each update (promotion,
+    /// demotion). 0 for an unknown container.
+    pub fn version(&self, key: &ContainerKey) -> i32 {
+        self.versions.get(key).copied().unwrap_or(0)
+    }
+
+    /// Checks `record`, placed by an AMRMProxy, against the table under `epoch`: whether it is
+    /// already recorded as that same remote container (`Ok(true)`), or may be (`Ok(false)`).
+    /// Only OPPORTUNISTIC task containers with an id in `0..epoch << 40` qualify, and only
+    /// when the id is free.
+    ///
+    /// # Errors
+    ///
+    /// [`RemoteAllocationRejection::NotOpportunisticTask`],
+    /// [`RemoteAllocationRejection::IdNotBelowEpochStart`],
+    /// [`RemoteAllocationRejection::IdTaken`].
+    pub(crate) fn check_remote(
+        &self,
+        epoch: u64,
+        record: &ContainerRecord,
+    ) -> Result<bool, RemoteAllocationRejection> {
+        let key = record.key;
+        if record.execution_type != ExecutionType::Opportunistic || record.is_am {
+            return Err(RemoteAllocationRejection::NotOpportunisticTask { key });
+        }
+        let epoch_start = epoch_start(epoch);
+        if !(0..epoch_start).contains(&key.container_id) {
+            return Err(RemoteAllocationRejection::IdNotBelowEpochStart { key, epoch_start });
+        }
+        match self.containers.get(&key) {
+            None => Ok(false),
+            Some(existing)
+                if self.remotely_allocated.contains(&key)
+                    && existing.attempt_id == record.attempt_id
+                    && existing.node == record.node =>
+            {
+                Ok(true)
+            }
+            Some(_) => Err(RemoteAllocationRejection::IdTaken { key }),
+        }
+    }
+
+    /// Records a container an AMRMProxy placed, which [`check_remote`](Self::check_remote)
+    /// accepted; `last_issued` is left alone.
+    pub(crate) fn insert_remote(&mut self, record: &ContainerRecord) {
+        self.remotely_allocated.insert(record.key);
+        self.containers.insert(record.key, record.clone());
+    }
+
+    /// Changes a live container's execution type when `update` names its attempt (which
+    /// `attempt_is_current` says is still its application's current one), its current version
+    /// and another type, and returns its new version.
+    ///
+    /// # Errors
+    ///
+    /// The [`ContainerUpdateRejection`] saying why; the table is unchanged then.
+    pub(crate) fn update_execution_type(
+        &mut self,
+        update: &ContainerUpdate,
+        attempt_is_current: bool,
+    ) -> Result<i32, ContainerUpdateRejection> {
+        let key = update.key;
+        let current = self.version(&key);
+        let record = self
+            .containers
+            .get_mut(&key)
+            .ok_or(ContainerUpdateRejection::UnknownContainer { key })?;
+        if !record.is_live() {
+            return Err(ContainerUpdateRejection::ContainerCompleted { key });
+        }
+        if record.attempt_id != update.attempt_id || !attempt_is_current {
+            return Err(ContainerUpdateRejection::OtherAttempt {
+                key,
+                attempt_id: record.attempt_id,
+            });
+        }
+        if record.is_am {
+            return Err(ContainerUpdateRejection::ApplicationMasterContainer { key });
+        }
+        if current != update.version {
+            return Err(ContainerUpdateRejection::VersionMismatch {
+                key,
+                expected: update.version,
+                current,
+            });
+        }
+        if record.execution_type == update.execution_type {
+            return Err(ContainerUpdateRejection::AlreadyOfType {
+                key,
+                execution_type: update.execution_type,
+            });
+        }
+        record.execution_type = update.execution_type;
+        let version = current.saturating_add(1);
+        self.versions.insert(key, version);
+        Ok(version)
     }
 
     /// Records `record` if its id is of `epoch` and above every id the application was issued,
@@ -165,10 +291,20 @@ impl ContainerTable {
     }
 }
 
+/// The first container id of `epoch`, `epoch << 40` (saturated for epochs no leader reaches):
+/// the RM's ids of the epoch count up from it, and AMRMProxies count theirs down from it.
+pub fn epoch_start(epoch: u64) -> i64 {
+    i64::try_from(epoch)
+        .ok()
+        .filter(|&epoch| epoch <= yarn_proto::ids::ContainerId::MAX_EPOCH)
+        .map_or(i64::MAX, |epoch| {
+            epoch << yarn_proto::ids::ContainerId::EPOCH_SHIFT
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state_machine::ExecutionType;
 
     const EPOCH: u64 = 3;
 

@@ -6,7 +6,10 @@ mod application_lifecycle;
 mod command;
 mod container;
 mod container_table;
+mod container_update;
+mod container_updates;
 mod master_keys;
+mod remote_allocation;
 mod response;
 mod state;
 mod state_view;
@@ -22,10 +25,14 @@ pub use command::{CommandV1, RmCommand};
 pub use container::{
     ContainerCompletion, ContainerKey, ContainerRecord, ContainerState, ExecutionType,
 };
-pub use container_table::{ABORTED, AllocationRejection, ContainerTable, LOST_NODE_DIAGNOSTIC};
+pub use container_table::{
+    ABORTED, AllocationRejection, ContainerTable, LOST_NODE_DIAGNOSTIC, epoch_start,
+};
+pub use container_update::{ContainerUpdate, ContainerUpdateRejection};
 pub use master_keys::{
     MasterKeyChange, MasterKeyKind, MasterKeyPair, MasterKeyRejection, MasterKeys, StoredMasterKey,
 };
+pub use remote_allocation::RemoteAllocationRejection;
 pub use response::RmResponse;
 pub use state::RmState;
 pub use state_view::StateView;

@@ -2,7 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{AllocationRejection, ApplicationState, ContainerKey, MasterKeyRejection};
+use super::{
+    AllocationRejection, ApplicationState, ContainerKey, ContainerUpdateRejection,
+    MasterKeyRejection, RemoteAllocationRejection,
+};
 
 /// What applying one entry produced. Domain rejections are values here, never errors: every
 /// replica reaches the same rejection for the same entry.
@@ -132,5 +135,24 @@ pub enum RmResponse {
     AttemptFailed {
         /// The application's state afterwards: `Accepted` with a new attempt, or `Failed`.
         application_state: ApplicationState,
+    },
+    /// Containers an AMRMProxy placed were recorded.
+    RemoteContainersRecorded {
+        /// The containers recorded by this entry.
+        recorded: Vec<ContainerKey>,
+        /// The containers that were recorded already (repeated reports).
+        already_recorded: Vec<ContainerKey>,
+    },
+    /// Containers an AMRMProxy placed were refused; none of the report was recorded.
+    RemoteContainersRejected {
+        /// Every refused container, with why.
+        rejected: Vec<RemoteAllocationRejection>,
+    },
+    /// A batch of execution-type updates was applied.
+    ContainersUpdated {
+        /// The containers updated, each with its new version.
+        updated: Vec<(ContainerKey, i32)>,
+        /// The updates refused, with why; each left the state unchanged.
+        rejected: Vec<ContainerUpdateRejection>,
     },
 }

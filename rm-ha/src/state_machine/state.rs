@@ -173,6 +173,10 @@ impl RmState {
                 application_seq,
                 priority,
             } => self.update_application_priority(*application_seq, *priority),
+            CommandV1::RecordRemoteContainers { containers } => {
+                self.record_remote_containers(containers)
+            }
+            CommandV1::UpdateContainers { updates } => self.update_containers(updates),
         }
     }
 

@@ -14,7 +14,7 @@ use crate::support::{
     Cluster, DEADLINE, NM_HOST, eventually, on_leader, register_node, submit_with,
 };
 
-async fn submit(cluster: &Cluster, name: &str) -> ApplicationId {
+pub(crate) async fn submit(cluster: &Cluster, name: &str) -> ApplicationId {
     submit_with(
         cluster,
         pb::ApplicationSubmissionContextProto {
@@ -30,7 +30,7 @@ async fn submit(cluster: &Cluster, name: &str) -> ApplicationId {
     .await
 }
 
-async fn report(cluster: &Cluster, id: ApplicationId) -> pb::ApplicationReportProto {
+pub(crate) async fn report(cluster: &Cluster, id: ApplicationId) -> pb::ApplicationReportProto {
     let (_, report) = on_leader(cluster, "GetApplicationReport", |leader| async move {
         let reply = cluster
             .client(leader)
@@ -47,7 +47,7 @@ async fn report(cluster: &Cluster, id: ApplicationId) -> pb::ApplicationReportPr
 
 /// Waits until the leader has committed `id`'s AM container, then signs the AMRMToken of its
 /// first attempt with the replicated key, as the AM launcher does.
-async fn amrm_token(cluster: &Cluster, id: ApplicationId) -> pb::TokenProto {
+pub(crate) async fn amrm_token(cluster: &Cluster, id: ApplicationId) -> pb::TokenProto {
     eventually(&format!("{id}'s AM container and an AMRMToken"), || async {
         let leader = cluster.serving_leader(None).await;
         cluster.replica(leader).state().read(|state| {
@@ -59,13 +59,13 @@ async fn amrm_token(cluster: &Cluster, id: ApplicationId) -> pb::TokenProto {
     .await
 }
 
-fn with_token<T>(message: T, token: &pb::TokenProto) -> Request<T> {
+pub(crate) fn with_token<T>(message: T, token: &pb::TokenProto) -> Request<T> {
     let mut request = Request::new(message);
     insert_token(&mut request, AMRM_TOKEN_METADATA_KEY, token);
     request
 }
 
-fn ask(count: i32) -> pb::ResourceRequestProto {
+pub(crate) fn ask(count: i32) -> pb::ResourceRequestProto {
     pb::ResourceRequestProto {
         priority: Some(pb::PriorityProto { priority: 1 }),
         resource_name: "*".to_owned(),
@@ -80,7 +80,7 @@ fn ask(count: i32) -> pb::ResourceRequestProto {
 }
 
 /// Registers as the AM of `token` on the serving leader; returns the leader's index.
-async fn register_am(cluster: &Cluster, token: &pb::TokenProto) -> usize {
+pub(crate) async fn register_am(cluster: &Cluster, token: &pb::TokenProto) -> usize {
     let (leader, _) = on_leader(cluster, "RegisterApplicationMaster", |leader| async move {
         cluster
             .scheduler(leader)
@@ -101,7 +101,7 @@ async fn register_am(cluster: &Cluster, token: &pb::TokenProto) -> usize {
 
 /// Heartbeats on `leader` from `response_id` (first with `asks`) until `wanted` containers
 /// arrived; returns them, the NM tokens and the last response id.
-async fn allocate_until(
+pub(crate) async fn allocate_until(
     cluster: &Cluster,
     leader: usize,
     token: &pb::TokenProto,
@@ -358,7 +358,7 @@ fn movable_queues() -> std::collections::BTreeMap<String, String> {
     .collect()
 }
 
-async fn queue_used_mb(cluster: &Cluster, queue: &str) -> i64 {
+pub(crate) async fn queue_used_mb(cluster: &Cluster, queue: &str) -> i64 {
     let (_, info) = on_leader(cluster, "GetQueueInfo", |leader| async move {
         let reply = cluster
             .client(leader)
@@ -592,7 +592,7 @@ async fn an_application_moves_queues_with_its_containers_follows_its_blacklist_a
 
 /// One heartbeat of the registered node on `leader` reporting an empty opportunistic queue of
 /// `capacity`; returns the queue limit the leader answered with.
-async fn report_queue(
+pub(crate) async fn report_queue(
     cluster: &Cluster,
     leader: usize,
     capacity: i32,

@@ -3,9 +3,11 @@
 //! leadership transfer and recovery from storage.
 
 mod applications;
+mod distributed_scheduling;
 mod failover;
 mod link;
 mod membership;
+mod promotion;
 mod resource_tracker;
 mod restart;
 mod scheduling;

@@ -374,6 +374,29 @@ impl Cluster {
         )
     }
 
+    /// A DistributedSchedulingAMProtocol client of replica `index`, with the certificate of
+    /// NodeManager [`NM_HOST`], as an AMRMProxy calls.
+    pub async fn distributed_scheduler(
+        &self,
+        index: usize,
+    ) -> yarn_proto::pb::distributed_scheduling_am_protocol_client::DistributedSchedulingAmProtocolClient<Channel>
+    {
+        let tls = TlsConfig::from_files(&TlsFiles::in_pki_dir(
+            self.pki.path(),
+            Role::NodeManager,
+            NM_HOST,
+        ))
+        .expect("NM TLS setting");
+        let channel = yarn_security::connect(
+            &self.slots[index].scheduler,
+            tls.client_config(),
+            &ChannelOptions::default(),
+        )
+        .await
+        .expect("connect to the scheduler address");
+        yarn_proto::pb::distributed_scheduling_am_protocol_client::DistributedSchedulingAmProtocolClient::new(channel)
+    }
+
     /// An admin client of replica `index`, as `user`.
     pub async fn admin(
         &self,

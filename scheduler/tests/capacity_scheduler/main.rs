@@ -5,6 +5,7 @@ mod applications;
 mod invariants;
 mod mock;
 mod moves;
+mod promotions;
 mod queues;
 mod recovery;
 mod refresh;
