@@ -3,8 +3,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use yarn_client::{AskKey, answered_updates};
 use yarn_proto::ids::ContainerId;
-use yarn_proto::pb;
+use yarn_proto::{ResourceKey, pb};
 
 use crate::Error;
 use crate::stored_state::{decode_record, encode_record};
@@ -122,16 +123,8 @@ impl AmRmRelay {
                 self.updates.remove(&id);
             }
         }
-        let answered =
-            response
-                .updated_containers
-                .iter()
-                .filter_map(|updated| updated.container.as_ref().and_then(|c| c.id))
-                .chain(response.update_errors.iter().filter_map(|error| {
-                    error.update_request.as_ref().and_then(|r| r.container_id)
-                }));
-        for id in answered {
-            if let Ok(id) = ContainerId::try_from(id) {
+        for id in answered_updates(response) {
+            if let Ok(id) = ContainerId::try_from(*id) {
                 self.updates.remove(&id);
             }
         }
@@ -220,17 +213,19 @@ impl AmRmRelay {
             .as_ref()
             .map(|node| node.host.clone())
             .filter(|host| !host.is_empty());
+        let capability = ResourceKey::of(container.resource.as_ref());
         for name in std::iter::once(ANY.to_owned()).chain(host) {
             let candidates: Vec<AskKey> = self
                 .asks
                 .keys()
-                .filter(|key| key.may_satisfy(container, &name))
+                .filter(|key| {
+                    key.may_place(container, &name) && key.has_execution_type_of(container)
+                })
                 .cloned()
                 .collect();
-            let capability = Capability::of(container.resource.as_ref());
             let chosen = candidates
                 .iter()
-                .find(|key| key.capability == capability)
+                .find(|key| key.capability() == &capability)
                 .or_else(|| candidates.first());
             if let Some(key) = chosen {
                 let exhausted = self.asks.get_mut(key).is_some_and(|ask| {
@@ -251,80 +246,6 @@ impl AmRmRelay {
             .values()
             .map(|ask| (ask.resource_name.clone(), ask.num_containers))
             .collect()
-    }
-}
-
-/// What makes two asks the same ask, as the RM keys them.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct AskKey {
-    priority: i32,
-    allocation_request_id: i64,
-    resource_name: String,
-    /// UNSPECIFIED read as GUARANTEED.
-    execution_type: i32,
-    capability: Capability,
-}
-
-/// A `ResourceProto` made comparable, with zero extra resources dropped (absent counts as 0).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct Capability {
-    memory: i64,
-    vcores: i32,
-    others: Vec<(String, i64)>,
-}
-
-impl Capability {
-    fn of(resource: Option<&pb::ResourceProto>) -> Self {
-        let Some(resource) = resource else {
-            return Self {
-                memory: 0,
-                vcores: 0,
-                others: Vec::new(),
-            };
-        };
-        let mut others: Vec<(String, i64)> = resource
-            .resource_value_map
-            .iter()
-            .filter(|(_, value)| **value != 0)
-            .map(|(name, value)| (name.clone(), *value))
-            .collect();
-        others.sort();
-        Self {
-            memory: resource.memory,
-            vcores: resource.virtual_cores,
-            others,
-        }
-    }
-}
-
-impl AskKey {
-    fn of(ask: &pb::ResourceRequestProto) -> Self {
-        let execution_type = ask
-            .execution_type_request
-            .as_ref()
-            .map_or(0, |request| request.execution_type);
-        Self {
-            priority: ask.priority.map_or(0, |p| p.priority),
-            allocation_request_id: ask.allocation_request_id,
-            resource_name: ask.resource_name.clone(),
-            execution_type: guaranteed_if_unspecified(execution_type),
-            capability: Capability::of(ask.capability.as_ref()),
-        }
-    }
-
-    fn may_satisfy(&self, container: &pb::ContainerProto, resource_name: &str) -> bool {
-        self.priority == container.priority.map_or(0, |p| p.priority)
-            && self.allocation_request_id == container.allocation_request_id.unwrap_or(-1)
-            && self.execution_type == guaranteed_if_unspecified(container.execution_type)
-            && self.resource_name == resource_name
-    }
-}
-
-fn guaranteed_if_unspecified(execution_type: i32) -> i32 {
-    if execution_type == pb::ExecutionTypeProto::ExecutionTypeUnspecified as i32 {
-        pb::ExecutionTypeProto::Guaranteed as i32
-    } else {
-        execution_type
     }
 }
 

@@ -77,7 +77,6 @@ mod error;
 mod interceptor_chain;
 mod interceptor_pipeline;
 mod interceptor_registry;
-mod local_tokens;
 mod memory_proxy_state_store;
 mod node_context;
 mod opportunistic_context;

@@ -5,15 +5,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use yarn_opportunistic::{
     Locality, OpportunisticAsk, OpportunisticContainerAllocator, OpportunisticPlacement,
-    RemoteNode, Resource,
+    RemoteNode, Resource, merge_asks,
 };
 use yarn_proto::ids::{ApplicationAttemptId, ContainerId, NodeId};
 use yarn_proto::pb;
-use yarn_security::MasterKey;
+use yarn_security::{ContainerTokenFields, MasterKey, TokenSecretManager};
 
 use crate::Error;
 use crate::error::AskProblem;
-use crate::local_tokens::{self, ContainerTokenFields};
 use crate::stored_state::{decode_record, encode_record};
 
 /// What the RM said at registration about how to allocate.
@@ -210,26 +209,12 @@ impl OpportunisticContext {
                 ask.num_containers = ask.num_containers.saturating_sub(placed);
             }
         }
-        let mut table: Vec<OpportunisticAsk> = self
-            .asks
-            .iter()
-            .filter(|old| !opportunistic.iter().any(|new| same_place(old, new)))
-            .cloned()
-            .collect();
-        table.extend(opportunistic);
-        let cancelled: BTreeSet<(i32, i64)> = table
-            .iter()
-            .filter(|ask| ask.is_any() && ask.num_containers == 0)
-            .map(OpportunisticAsk::scheduler_key)
-            .collect();
-        table.retain(|ask| ask.num_containers > 0 && !cancelled.contains(&ask.scheduler_key()));
-        // Placing on no node checks the table without touching any state.
-        OpportunisticContainerAllocator::new(None)
-            .allocate(&table, &[], &BTreeSet::new())
-            .map_err(|source| Error::OpportunisticAsksRefused {
+        let table = merge_asks(&self.asks, opportunistic).map_err(|source| {
+            Error::OpportunisticAsksRefused {
                 attempt: attempt.to_string(),
                 source: Box::new(source),
-            })?;
+            }
+        })?;
         self.asks = table;
         Ok(guaranteed)
     }
@@ -297,12 +282,10 @@ impl OpportunisticContext {
             containers.push(self.container(parameters, signer, placement, container_id, &node));
             charges.extend(charges_of(placement, &candidates));
             if nm_token_nodes.insert(node.to_string()) {
-                nm_tokens.push(local_tokens::nm_token(
-                    signer.nm_key,
-                    signer.attempt,
-                    &node,
-                    signer.user,
-                ));
+                nm_tokens.push(
+                    TokenSecretManager::<pb::NmTokenIdentifierProto>::new(signer.nm_key.clone())
+                        .sign_nm_token(signer.attempt, &node, signer.user),
+                );
             }
         }
         self.allocator = allocator;
@@ -356,20 +339,26 @@ impl OpportunisticContext {
         node: &NodeId,
     ) -> pb::ContainerProto {
         let resource = normalize(placement.capability, parameters);
-        let token = local_tokens::container_token(
-            signer.container_key,
-            ContainerTokenFields {
-                container_id,
-                node,
-                user: signer.user,
-                resource: resource.clone(),
-                priority: placement.priority,
-                allocation_request_id: placement.allocation_request_id,
-                rm_identifier: parameters.container_id_start >> ContainerId::EPOCH_SHIFT,
-                now_ms: signer.now_ms,
-                expiry_ms: signer.now_ms.saturating_add(parameters.token_expiry_ms),
-            },
-        );
+        let node_name = node.to_string();
+        // Signed as the RM signs an OPPORTUNISTIC task container, with the key the node got
+        // from the RM, so that no NodeManager can tell the two apart.
+        let token = TokenSecretManager::<pb::ContainerTokenIdentifierProto>::new(
+            signer.container_key.clone(),
+        )
+        .sign_container_token(&ContainerTokenFields {
+            container_id,
+            node: &node_name,
+            user: signer.user,
+            resource: resource.clone(),
+            priority: placement.priority,
+            allocation_request_id: placement.allocation_request_id,
+            container_type: pb::ContainerTypeProto::Task,
+            execution_type: pb::ExecutionTypeProto::Opportunistic,
+            version: 0,
+            rm_identifier: parameters.container_id_start >> ContainerId::EPOCH_SHIFT,
+            now_ms: signer.now_ms,
+            expiry_ms: signer.now_ms.saturating_add(parameters.token_expiry_ms),
+        });
         let http_address = self
             .nodes
             .iter()
@@ -519,10 +508,6 @@ fn is_opportunistic(ask: &pb::ResourceRequestProto) -> bool {
     ask.execution_type_request
         .as_ref()
         .is_some_and(|request| request.execution_type() == pb::ExecutionTypeProto::Opportunistic)
-}
-
-fn same_place(a: &OpportunisticAsk, b: &OpportunisticAsk) -> bool {
-    a.scheduler_key() == b.scheduler_key() && a.resource_name == b.resource_name
 }
 
 /// The RM's list as allocator candidates: entries without a usable node id are left out, and a

@@ -11,7 +11,7 @@ use crate::container_key::ContainerKey;
 use crate::nm_token_cache::NmTokenCache;
 use crate::outstanding_asks::OutstandingAsks;
 use crate::pending_releases::PendingReleases;
-use crate::pending_updates::PendingUpdates;
+use crate::pending_updates::{PendingUpdates, answered_updates};
 
 /// One application attempt's allocate bookkeeping, without I/O.
 ///
@@ -147,6 +147,9 @@ impl AmRmSession {
             }
             self.updates.acknowledge(&sent.update_requests);
         }
+        for id in answered_updates(&response) {
+            self.updates.answered(&ContainerKey::of(id));
+        }
         self.response_id = response.response_id;
         if let Some(token) = response.am_rm_token {
             self.amrm_token = token;
@@ -182,20 +185,6 @@ impl AmRmSession {
                 self.releases.completed(&key);
                 self.updates.answered(&key);
                 completed.push(status);
-            }
-        }
-        for updated in &response.updated_containers {
-            if let Some(id) = updated.container.as_ref().and_then(|c| c.id.as_ref()) {
-                self.updates.answered(&ContainerKey::of(id));
-            }
-        }
-        for error in &response.update_errors {
-            if let Some(id) = error
-                .update_request
-                .as_ref()
-                .and_then(|r| r.container_id.as_ref())
-            {
-                self.updates.answered(&ContainerKey::of(id));
             }
         }
         AllocateOutcome {

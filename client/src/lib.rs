@@ -18,7 +18,8 @@
 //!   ask table, release, blacklist, finish), deduplicating containers and resyncing after a
 //!   failover; [`AmRmHeartbeat`] runs it as `AMRMClientAsync` with [`AmRmEvent`]s;
 //!   [`NmClient`] starts, stops and queries containers on NodeManagers with the NM tokens of
-//!   [`NmTokenCache`]; [`read_amrm_token_from_env`] finds the AMRMToken.
+//!   [`NmTokenCache`]; [`read_amrm_token_from_env`] finds the AMRMToken. [`AskKey`] and
+//!   [`answered_updates`] are the allocate bookkeeping an AMRMProxy's relay shares with it.
 //! - [`YarnClient`]: YARN's client of the application protocol (submit, reports, kill, nodes,
 //!   attempts, containers); [`application_cli`]: `yarn-ha application|node|applicationattempt|
 //!   container` with their output as pure functions.
@@ -52,6 +53,7 @@ mod am_rm_client;
 mod am_rm_heartbeat;
 mod am_rm_session;
 pub mod application_cli;
+mod ask_key;
 mod blacklist;
 mod container_key;
 mod credentials;
@@ -76,11 +78,13 @@ mod yarn_client;
 pub use allocate_outcome::AllocateOutcome;
 pub use am_rm_client::{AmRmClient, DEFAULT_FINISH_ATTEMPTS, DEFAULT_FINISH_PAUSE};
 pub use am_rm_heartbeat::{AmRmEvent, AmRmHeartbeat};
+pub use ask_key::AskKey;
 pub use credentials::{amrm_token_from_credentials, read_amrm_token_from_env};
 pub use error::Error;
 pub use failure::Failure;
 pub use nm_client::NmClient;
 pub use nm_token_cache::NmTokenCache;
+pub use pending_updates::answered_updates;
 pub use retry_policy::{
     CallHistory, GiveUpReason, Idempotency, RetryDecision, RetryPolicy, RetryTarget,
 };

@@ -3,81 +3,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use yarn_proto::pb;
+use yarn_proto::{ResourceKey, pb};
+
+use crate::AskKey;
 
 /// Where an ask is anywhere rather than on a host or rack.
 pub(crate) const ANY: &str = "*";
-
-/// What makes two asks the same ask, as the RM keys them: a later ask with the same key replaces
-/// the earlier one.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct AskKey {
-    priority: i32,
-    allocation_request_id: i64,
-    resource_name: String,
-    /// `ExecutionTypeProto` with UNSPECIFIED read as GUARANTEED.
-    execution_type: i32,
-    capability: CapabilityKey,
-}
-
-/// A `ResourceProto` made comparable: the extra resource types sorted by name, zero values
-/// dropped since an absent type counts as zero.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct CapabilityKey {
-    memory: i64,
-    virtual_cores: i32,
-    others: Vec<(String, i64)>,
-}
-
-impl CapabilityKey {
-    fn of(resource: Option<&pb::ResourceProto>) -> Self {
-        let Some(resource) = resource else {
-            return Self {
-                memory: 0,
-                virtual_cores: 0,
-                others: Vec::new(),
-            };
-        };
-        let mut others: Vec<(String, i64)> = resource
-            .resource_value_map
-            .iter()
-            .filter(|(_, value)| **value != 0)
-            .map(|(name, value)| (name.clone(), *value))
-            .collect();
-        others.sort();
-        Self {
-            memory: resource.memory,
-            virtual_cores: resource.virtual_cores,
-            others,
-        }
-    }
-}
-
-impl AskKey {
-    /// The key of `request`.
-    pub(crate) fn of(request: &pb::ResourceRequestProto) -> Self {
-        let execution_type = request
-            .execution_type_request
-            .as_ref()
-            .map_or(0, |wanted| wanted.execution_type);
-        Self {
-            priority: request.priority.as_ref().map_or(0, |p| p.priority),
-            allocation_request_id: request.allocation_request_id,
-            resource_name: request.resource_name.clone(),
-            execution_type: normalize_execution_type(execution_type),
-            capability: CapabilityKey::of(request.capability.as_ref()),
-        }
-    }
-}
-
-/// UNSPECIFIED means GUARANTEED, so the two name the same ask.
-fn normalize_execution_type(execution_type: i32) -> i32 {
-    if execution_type == pb::ExecutionTypeProto::ExecutionTypeUnspecified as i32 {
-        pb::ExecutionTypeProto::Guaranteed as i32
-    } else {
-        execution_type
-    }
-}
 
 /// YARN's remote request table: the outstanding count per [`AskKey`], and the keys changed since
 /// the RM last acknowledged them.
@@ -175,28 +106,20 @@ impl OutstandingAsks {
     /// execution type and capability, then the same execution type. The RM may round the
     /// capability up, so an exact capability match is not required.
     fn charge(&mut self, container: &pb::ContainerProto, resource_name: &str) {
-        let priority = container.priority.as_ref().map_or(0, |p| p.priority);
-        let allocation_request_id = container.allocation_request_id.unwrap_or(-1);
-        let execution_type = normalize_execution_type(container.execution_type);
-        let capability = CapabilityKey::of(container.resource.as_ref());
+        let capability = ResourceKey::of(container.resource.as_ref());
         let candidates: Vec<&AskKey> = self
             .asks
             .iter()
-            .filter(|(key, ask)| {
-                key.priority == priority
-                    && key.allocation_request_id == allocation_request_id
-                    && key.resource_name == resource_name
-                    && ask.num_containers > 0
-            })
+            .filter(|(key, ask)| key.may_place(container, resource_name) && ask.num_containers > 0)
             .map(|(key, _)| key)
             .collect();
         let chosen = candidates
             .iter()
-            .find(|key| key.execution_type == execution_type && key.capability == capability)
+            .find(|key| key.has_execution_type_of(container) && key.capability() == &capability)
             .or_else(|| {
                 candidates
                     .iter()
-                    .find(|key| key.execution_type == execution_type)
+                    .find(|key| key.has_execution_type_of(container))
             })
             .or_else(|| candidates.first())
             .map(|key| (*key).clone());

@@ -65,6 +65,24 @@ impl PendingUpdates {
     }
 }
 
+/// The containers whose update `response` answers, either with the updated container or with
+/// an update error, in that order. An answer without a container id names none.
+pub fn answered_updates(
+    response: &pb::AllocateResponseProto,
+) -> impl Iterator<Item = &pb::ContainerIdProto> {
+    let updated = response
+        .updated_containers
+        .iter()
+        .filter_map(|updated| updated.container.as_ref().and_then(|c| c.id.as_ref()));
+    let refused = response.update_errors.iter().filter_map(|error| {
+        error
+            .update_request
+            .as_ref()
+            .and_then(|request| request.container_id.as_ref())
+    });
+    updated.chain(refused)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +127,30 @@ mod tests {
         updates.answered(&ContainerKey::of(sent[0].container_id.as_ref().unwrap()));
         updates.resend_all();
         assert_eq!(ids(&updates.to_send()), [(3, 0)]);
+    }
+
+    #[test]
+    fn updated_containers_and_update_errors_both_answer_their_container() {
+        let update = promote(2, 0);
+        let response = pb::AllocateResponseProto {
+            updated_containers: vec![pb::UpdatedContainerProto {
+                update_type: update.update_type,
+                container: Some(pb::ContainerProto {
+                    id: promote(4, 0).container_id,
+                    ..Default::default()
+                }),
+            }],
+            update_errors: vec![
+                pb::UpdateContainerErrorProto {
+                    update_request: Some(update),
+                    ..Default::default()
+                },
+                pb::UpdateContainerErrorProto::default(),
+            ],
+            ..Default::default()
+        };
+        let answered: Vec<i64> = answered_updates(&response).map(|id| id.id).collect();
+        assert_eq!(answered, [4, 2]);
     }
 
     #[test]

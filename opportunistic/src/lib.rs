@@ -26,8 +26,10 @@
 //!   sort and feeds the [`QueueLimitCalculator`], whose [`ContainerQueuingLimit`] NMs enforce.
 //! - [`OpportunisticContainerAllocator`] turns an attempt's [`OpportunisticAsk`]s into
 //!   [`OpportunisticPlacement`]s on the [`RemoteNode`]s it is given; the caller builds the
-//!   containers and tokens.
+//!   containers and tokens; [`merge_asks`] takes an AM's new asks into an attempt's table
+//!   before that, on the RM and on an AMRMProxy alike.
 
+mod ask_table;
 mod error;
 mod load_comparator;
 mod node_load;
@@ -39,6 +41,7 @@ mod queue_limit;
 mod remote_node;
 mod resource;
 
+pub use ask_table::merge_asks;
 pub use error::Error;
 pub use load_comparator::LoadComparator;
 pub use node_load::NodeLoad;

@@ -46,14 +46,19 @@
 //! the RM epoch in its high bits) and [`NodeId`](ids::NodeId). Each prints exactly as Hadoop does
 //! and parses that form back; each converts to and from its `pb` message. Every failure is a
 //! [`ProtoError`].
+//!
+//! [`ResourceKey`] makes a `ResourceProto` comparable, so that asks and containers can be keyed
+//! by size.
 
 mod convert;
 mod error;
 pub mod ids;
 mod leader_hint;
+mod resource_key;
 
 pub use error::{IdKind, IdProblem, ProtoError};
 pub use leader_hint::{LEADER_HINT_HEADER, LeaderHint, NOT_LEADER_HEADER};
+pub use resource_key::ResourceKey;
 pub mod token_metadata;
 
 /// Generated protobuf messages and tonic clients and servers, package `yarn`.

@@ -832,6 +832,15 @@ impl CapacityScheduler {
     /// [`SchedulerError::UnknownApplication`], [`SchedulerError::UnknownAttempt`].
     pub fn headroom(&self, attempt_id: ApplicationAttemptId) -> Result<Resource, SchedulerError> {
         let app = self.current_attempt(attempt_id)?;
+        let (limits, user_limit, user_used) = self.user_standing(app);
+        let cluster_free = self.cluster_resource.saturating_sub(self.cluster_used);
+        Ok(limits.headroom(user_limit, user_used, cluster_free))
+    }
+
+    /// The limits of `app`'s leaf queue, the limit of `app`'s user there with every user of
+    /// the queue sharing it by weight (the view of headroom, not of a scheduling pass, which
+    /// counts active users only), and what that user uses now.
+    fn user_standing(&self, app: &SchedulerApplication) -> (QueueLimits, Resource, Resource) {
         let leaf = &self.queues[app.leaf];
         let limits = self.queue_limits(app.leaf);
         let weights: f64 = leaf
@@ -844,8 +853,7 @@ impl CapacityScheduler {
             leaf.conf.user_weight(&app.user),
         );
         let user_used = leaf.users.get(&app.user).map_or(Resource::ZERO, |u| u.used);
-        let cluster_free = self.cluster_resource.saturating_sub(self.cluster_used);
-        Ok(limits.headroom(user_limit, user_used, cluster_free))
+        (limits, user_limit, user_used)
     }
 
     // ------------------------------------------------------------------ configuration

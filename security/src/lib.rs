@@ -15,7 +15,9 @@
 //! ```
 //! - Tokens ([`Token`], [`TokenSecretManager`], [`MasterKey`], [`MasterKeyRoller`]): AMRMToken,
 //!   container token and NM token identifiers signed with HMAC-SHA256 under a master key id and
-//!   verified in constant time, and master-key rolling as pure functions of `now`.
+//!   verified in constant time, and master-key rolling as pure functions of `now`;
+//!   [`ContainerTokenFields`] and the secret managers' `sign_container_token` and
+//!   `sign_nm_token` build container and NM tokens as the RM issues them.
 // Module declarations are added by the modules' authors below this line.
 
 mod error;
@@ -45,6 +47,7 @@ pub use tls_config::{TlsConfig, TlsFiles};
 
 // Tokens and master keys: pure (no clock, no I/O; randomness only in `MasterKey::generate`).
 mod epoch_millis;
+mod issued_tokens;
 mod key_rolling_schedule;
 mod master_key;
 mod master_key_roller;
@@ -53,6 +56,7 @@ mod token_identifier;
 mod token_kind;
 mod token_secret_manager;
 
+pub use issued_tokens::ContainerTokenFields;
 pub use key_rolling_schedule::KeyRollingSchedule;
 pub use master_key::MasterKey;
 pub use master_key_roller::{KeyAction, MasterKeyRoller, NextMasterKey};

@@ -166,43 +166,35 @@ pub fn build(
     let application = state.applications.get(&attempt.application_id.id)?;
     let issuer = TokenIssuer::from_state(state)?;
     let news = session.take_news(state, attempt.application_id.id, attempt.attempt_id);
+    // A container as the AM sees it at `version`, with a container token of that version.
+    let signed_container = |record: &ContainerRecord, version: i32| {
+        let id = ContainerId::from_raw(attempt, record.key.container_id).ok()?;
+        let token = issuer.container_token(
+            id,
+            record,
+            version,
+            &application.user,
+            context.now_ms,
+            context.expiry_ms,
+        );
+        Some(container_proto(id, record, version, token))
+    };
     let allocated_containers = news
         .allocated
         .iter()
-        .filter_map(|record| {
-            let id = ContainerId::from_raw(attempt, record.key.container_id).ok()?;
-            let version = state.containers.version(&record.key);
-            let token = issuer.container_token(
-                id,
-                record,
-                version,
-                &application.user,
-                context.now_ms,
-                context.expiry_ms,
-            );
-            Some(container_proto(id, record, version, token))
-        })
+        .filter_map(|record| signed_container(record, state.containers.version(&record.key)))
         .collect();
     let updated_containers = news
         .updated
         .iter()
         .filter_map(|&(record, version)| {
-            let id = ContainerId::from_raw(attempt, record.key.container_id).ok()?;
-            let token = issuer.container_token(
-                id,
-                record,
-                version,
-                &application.user,
-                context.now_ms,
-                context.expiry_ms,
-            );
             let update_type = match record.execution_type {
                 ExecutionType::Guaranteed => pb::ContainerUpdateTypeProto::PromoteExecutionType,
                 ExecutionType::Opportunistic => pb::ContainerUpdateTypeProto::DemoteExecutionType,
             };
             Some(pb::UpdatedContainerProto {
                 update_type: Some(update_type.into()),
-                container: Some(container_proto(id, record, version, token)),
+                container: Some(signed_container(record, version)?),
             })
         })
         .collect();

@@ -3,7 +3,7 @@
 
 use yarn_proto::ids::{ApplicationAttemptId, ContainerId, NodeId};
 use yarn_proto::pb;
-use yarn_security::{Token, TokenIdentifier, TokenSecretManager};
+use yarn_security::{ContainerTokenFields, Token, TokenIdentifier, TokenSecretManager};
 
 use crate::state_machine::{ContainerRecord, ExecutionType, MasterKeyKind, RmState};
 
@@ -111,29 +111,24 @@ impl TokenIssuer {
         now_ms: i64,
         expiry_ms: i64,
     ) -> pb::TokenProto {
-        let identifier = pb::ContainerTokenIdentifierProto {
-            container_id: Some(container_id.into()),
-            nm_host_addr: record.node.clone(),
-            app_submitter: user.to_owned(),
-            resource: Some(resource(record)),
-            expiry_time_stamp: expiry_ms,
-            rm_identifier: self.epoch,
-            priority: Some(pb::PriorityProto {
-                priority: record.priority,
-            }),
-            creation_time: now_ms,
+        self.container.sign_container_token(&ContainerTokenFields {
+            container_id,
+            node: &record.node,
+            user,
+            resource: resource(record),
+            priority: record.priority,
+            allocation_request_id: record.allocation_request_id,
             container_type: if record.is_am {
                 pb::ContainerTypeProto::ApplicationMaster
             } else {
                 pb::ContainerTypeProto::Task
-            }
-            .into(),
-            execution_type: execution_type(record.execution_type).into(),
+            },
+            execution_type: execution_type(record.execution_type),
             version,
-            allocation_request_id: record.allocation_request_id,
-            ..Default::default()
-        };
-        self.container.sign(identifier, record.node.clone()).into()
+            rm_identifier: self.epoch,
+            now_ms,
+            expiry_ms,
+        })
     }
 
     /// The NM token that lets `attempt` of `user` talk to `node`.
@@ -143,16 +138,7 @@ impl TokenIssuer {
         node: &NodeId,
         user: &str,
     ) -> pb::NmTokenProto {
-        let identifier = pb::NmTokenIdentifierProto {
-            app_attempt_id: Some(attempt.into()),
-            node_id: Some(node.into()),
-            app_submitter: user.to_owned(),
-            key_id: 0,
-        };
-        pb::NmTokenProto {
-            node_id: Some(node.into()),
-            token: Some(self.nm.sign(identifier, node.to_string()).into()),
-        }
+        self.nm.sign_nm_token(attempt, node, user)
     }
 }
 

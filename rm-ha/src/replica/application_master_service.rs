@@ -72,10 +72,10 @@ pub(super) struct Caller {
 
 impl ApplicationMasterService {
     /// Checks the caller's certificate role, that this replica leads, and the AMRMToken in the
-    /// metadata; returns the attempt the token names.
-    pub(super) fn authenticate<T>(&self, request: &Request<T>) -> Result<Caller, Status> {
+    /// metadata; returns the attempt the token names and the request's body.
+    pub(super) fn authenticate<T>(&self, request: Request<T>) -> Result<(Caller, T), Status> {
         self.authorizer
-            .authorize(request, &[Role::User, Role::NodeManager], ENDPOINT)?;
+            .authorize(&request, &[Role::User, Role::NodeManager], ENDPOINT)?;
         let epoch = self.proposer.gate.require_leader()?;
         let token = match PresentedToken::from_metadata(request.metadata(), AMRM_TOKEN_METADATA_KEY)
         {
@@ -108,11 +108,12 @@ impl ApplicationMasterService {
             Ok((attempt, token_key_id))
         })?;
         let (attempt, token_key_id) = verified;
-        Ok(Caller {
+        let caller = Caller {
             epoch,
             attempt,
             token_key_id,
-        })
+        };
+        Ok((caller, request.into_inner()))
     }
 
     /// Passes asks (GUARANTEED ones to the CapacityScheduler, OPPORTUNISTIC ones to the
@@ -425,12 +426,13 @@ impl ApplicationMasterService {
         })
     }
 
-    /// Unregisters `caller`'s attempt (a Raft command; a repeat succeeds again).
+    /// Unregisters the calling attempt (a Raft command; a repeat succeeds again): the
+    /// `FinishApplicationMaster` of both scheduler protocols.
     pub(super) async fn finish(
         &self,
-        caller: &Caller,
-        body: pb::FinishApplicationMasterRequestProto,
-    ) -> Result<pb::FinishApplicationMasterResponseProto, Status> {
+        request: Request<pb::FinishApplicationMasterRequestProto>,
+    ) -> Result<Response<pb::FinishApplicationMasterResponseProto>, Status> {
+        let (caller, body) = self.authenticate(request)?;
         let attempt = caller.attempt;
         let final_status = match body.final_application_status() {
             pb::FinalApplicationStatusProto::AppSucceeded => FinalStatus::Succeeded,
@@ -453,9 +455,9 @@ impl ApplicationMasterService {
                     sessions.remove(&attempt);
                 });
                 tracing::info!(%attempt, ?final_status, "application master unregistered");
-                Ok(pb::FinishApplicationMasterResponseProto {
+                Ok(Response::new(pb::FinishApplicationMasterResponseProto {
                     is_unregistered: true,
-                })
+                }))
             }
             RmResponse::AttemptNotRegistered { .. } => Err(not_registered(format!(
                 "{attempt} never registered, so it cannot unregister"
@@ -471,18 +473,15 @@ impl ApplicationMasterProtocol for ApplicationMasterService {
         &self,
         request: Request<pb::RegisterApplicationMasterRequestProto>,
     ) -> Result<Response<pb::RegisterApplicationMasterResponseProto>, Status> {
-        let caller = self.authenticate(&request)?;
-        self.register(&caller, request.into_inner())
-            .await
-            .map(Response::new)
+        let (caller, body) = self.authenticate(request)?;
+        self.register(&caller, body).await.map(Response::new)
     }
 
     async fn allocate(
         &self,
         request: Request<pb::AllocateRequestProto>,
     ) -> Result<Response<pb::AllocateResponseProto>, Status> {
-        let caller = self.authenticate(&request)?;
-        let body = request.into_inner();
+        let (caller, body) = self.authenticate(request)?;
         if !self.is_current(caller.attempt) {
             return Ok(Response::new(Self::shutdown_response(body.response_id)));
         }
@@ -495,10 +494,7 @@ impl ApplicationMasterProtocol for ApplicationMasterService {
         &self,
         request: Request<pb::FinishApplicationMasterRequestProto>,
     ) -> Result<Response<pb::FinishApplicationMasterResponseProto>, Status> {
-        let caller = self.authenticate(&request)?;
-        self.finish(&caller, request.into_inner())
-            .await
-            .map(Response::new)
+        self.finish(request).await
     }
 }
 

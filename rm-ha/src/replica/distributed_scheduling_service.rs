@@ -107,9 +107,9 @@ impl DistributedSchedulingAmProtocol for ApplicationMasterService {
         &self,
         request: Request<pb::RegisterApplicationMasterRequestProto>,
     ) -> Result<Response<pb::RegisterDistributedSchedulingAmResponseProto>, Status> {
-        let caller = self.authenticate(&request)?;
+        let (caller, body) = self.authenticate(request)?;
         self.require_distributed_scheduling()?;
-        let register_response = self.register(&caller, request.into_inner()).await?;
+        let register_response = self.register(&caller, body).await?;
         let settings = &self.queues.settings;
         let minimum = resource_proto(settings.minimum_allocation);
         Ok(Response::new(
@@ -132,9 +132,8 @@ impl DistributedSchedulingAmProtocol for ApplicationMasterService {
         &self,
         request: Request<pb::DistributedSchedulingAllocateRequestProto>,
     ) -> Result<Response<pb::DistributedSchedulingAllocateResponseProto>, Status> {
-        let caller = self.authenticate(&request)?;
+        let (caller, body) = self.authenticate(request)?;
         self.require_distributed_scheduling()?;
-        let body = request.into_inner();
         let allocate = body.allocate_request.unwrap_or_default();
         let allocate_response = if self.is_current(caller.attempt) {
             // Recorded before the allocate proper, and even when the leader answers "not
@@ -157,9 +156,6 @@ impl DistributedSchedulingAmProtocol for ApplicationMasterService {
         &self,
         request: Request<pb::FinishApplicationMasterRequestProto>,
     ) -> Result<Response<pb::FinishApplicationMasterResponseProto>, Status> {
-        let caller = self.authenticate(&request)?;
-        self.finish(&caller, request.into_inner())
-            .await
-            .map(Response::new)
+        self.finish(request).await
     }
 }

@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use yarn_opportunistic::{
     OpportunisticAsk, OpportunisticContainerAllocator, OpportunisticPlacement, RemoteNode,
+    merge_asks,
 };
 use yarn_proto::ids::ApplicationAttemptId;
 
@@ -56,22 +57,7 @@ impl OpportunisticScheduling {
                 u64::from(ask.num_containers.saturating_sub(outstanding))
             })
             .sum();
-        let mut table: Vec<OpportunisticAsk> = current
-            .iter()
-            .filter(|old| !asks.iter().any(|new| same_place(old, new)))
-            .cloned()
-            .collect();
-        table.extend(asks);
-        let cancelled: BTreeSet<(i32, i64)> = table
-            .iter()
-            .filter(|ask| ask.is_any() && ask.num_containers == 0)
-            .map(OpportunisticAsk::scheduler_key)
-            .collect();
-        table.retain(|ask| ask.num_containers > 0 && !cancelled.contains(&ask.scheduler_key()));
-        // Placing on no node checks the table without touching any state.
-        OpportunisticContainerAllocator::new(None)
-            .allocate(&table, &[], &BTreeSet::new())
-            .map_err(|err| err.to_string())?;
+        let table = merge_asks(current, asks).map_err(|err| err.to_string())?;
         self.attempts
             .entry(attempt)
             .or_insert_with(|| AttemptAsks {
@@ -132,10 +118,6 @@ impl OpportunisticScheduling {
                 .sum()
         })
     }
-}
-
-fn same_place(a: &OpportunisticAsk, b: &OpportunisticAsk) -> bool {
-    a.scheduler_key() == b.scheduler_key() && a.resource_name == b.resource_name
 }
 
 #[cfg(test)]

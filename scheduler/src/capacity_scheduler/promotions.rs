@@ -14,7 +14,6 @@ use super::CapacityScheduler;
 use crate::allocation::Allocation;
 use crate::application::SchedulerApplication;
 use crate::error::SchedulerError;
-use crate::resource::Resource;
 
 impl CapacityScheduler {
     /// Asks for `allocation`, a running OPPORTUNISTIC container of the current attempt, to
@@ -130,18 +129,7 @@ impl CapacityScheduler {
         if !fits_node || !self.fits_queue_limits(app.leaf, allocation.resource) {
             return false;
         }
-        let leaf = &self.queues[app.leaf];
-        let limits = self.queue_limits(app.leaf);
-        let weights: f64 = leaf
-            .users
-            .keys()
-            .map(|user| leaf.conf.user_weight(user))
-            .sum();
-        let user_limit = limits.weighted_user_limit(
-            limits.user_limit(None, weights),
-            leaf.conf.user_weight(&app.user),
-        );
-        let user_used = leaf.users.get(&app.user).map_or(Resource::ZERO, |u| u.used);
+        let (_, user_limit, user_used) = self.user_standing(app);
         calculator.compare(self.cluster_resource, user_used, user_limit) != Ordering::Greater
     }
 }
