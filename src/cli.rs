@@ -6,8 +6,10 @@
 //! exit status 2.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use yarn_chaos::harness::{Profile, parse_duration};
 use yarn_client::application_cli::{ApplicationStateArg, NodeStateArg};
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, NodeId};
 
@@ -67,7 +69,8 @@ pub enum Command {
     #[command(subcommand)]
     Conf(ConfCommand),
     /// Run seeded fault drills against a real cluster and check invariants.
-    Chaos(PendingArgs),
+    #[command(subcommand)]
+    Chaos(ChaosCommand),
     /// Run benchmarks (Raft commit latency and failover time on a local cluster).
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -247,10 +250,6 @@ pub struct QueueArgs {
     pub status: String,
 }
 
-/// Arguments of commands that later work fills in; they take no options yet.
-#[derive(Debug, Args)]
-pub struct PendingArgs {}
-
 /// The words of a sample application's command line, parsed by the application itself with
 /// Hadoop's flag spellings.
 #[derive(Debug, Args)]
@@ -313,6 +312,49 @@ pub struct MiniclusterRestartArgs {
     pub id: String,
 }
 
+/// `yarn-ha chaos ...`
+#[derive(Debug, Subcommand)]
+pub enum ChaosCommand {
+    /// Start a cluster of real processes behind fault-injecting proxies, run a workload, inject
+    /// faults from a seeded schedule, heal, settle, check every invariant and write a report;
+    /// exits 0 only if no invariant was violated. Prints its seed; the same seed gives the same
+    /// fault schedule.
+    Run(ChaosRunArgs),
+    /// Name every fault and every invariant, one line each.
+    List,
+}
+
+/// Arguments of `yarn-ha chaos run`. Unset sizes come from the profile.
+#[derive(Debug, Args)]
+pub struct ChaosRunArgs {
+    /// ci: 3 RMs, 2 NMs, 60 s of faults (about two minutes on two cores); soak: 3 RMs, 3 NMs,
+    /// an hour of faults.
+    #[arg(long, value_name = "ci|soak", default_value = "ci")]
+    pub profile: Profile,
+    /// ResourceManager replicas (3 to 9).
+    #[arg(long, value_name = "N")]
+    pub rms: Option<usize>,
+    /// NodeManagers (1 to 9).
+    #[arg(long, value_name = "N")]
+    pub nms: Option<usize>,
+    /// How long faults are injected: a number with ms, s, m or h (120s, 2m, 1h).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+    /// The faults to draw from, comma-separated (default: all; `yarn-ha chaos list` names them).
+    #[arg(long, value_name = "FAULT,...")]
+    pub faults: Option<String>,
+    /// The seed of the fault schedule and the workload (default: a fresh one, printed).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Also write the JSON report to this file.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// The run's directory, new or empty, kept afterwards with the logs (default: a new one in
+    /// the temporary directory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
 /// `yarn-ha bench ...`
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
@@ -323,6 +365,58 @@ pub enum BenchCommand {
     /// Allocation decisions per second of the CapacityScheduler core (no Raft, no I/O) on
     /// clusters of the given node counts with 100 queues and 1,000 applications.
     Scheduler(BenchSchedulerArgs),
+    /// Time from an ApplicationMaster's allocate call to its containers in hand for
+    /// GUARANTEED, distributed OPPORTUNISTIC and centralized OPPORTUNISTIC containers on real
+    /// clusters; then task throughput and utilization of 1-second tasks at 0, 50 and 100%
+    /// OPPORTUNISTIC, simulated with the real schedulers. Prints a table, or JSON with --json.
+    Allocate(BenchAllocateArgs),
+    /// The ApplicationMaster of `bench allocate`, as the ResourceManager launches it.
+    #[command(name = "allocate-am", hide = true)]
+    AllocateAm(BenchAllocateAmArgs),
+}
+
+/// Arguments of `yarn-ha bench allocate`.
+#[derive(Debug, Args)]
+pub struct BenchAllocateArgs {
+    /// Lay the clusters out in this new or empty directory and keep it (default: a temporary
+    /// directory, removed at the end).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Measured rounds per allocation path, after one warm-up round.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub rounds: usize,
+    /// Containers of 1 GB asked for in each round.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub containers: u32,
+    /// NodeManagers in each latency cluster.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub nodes: usize,
+    /// NodeManagers (8 slots of 1 GB each) in the simulated cluster.
+    #[arg(long = "sim-nodes", value_name = "N", default_value_t = 20)]
+    pub sim_nodes: usize,
+    /// Simulated seconds per OPPORTUNISTIC share (the first 10 are not counted).
+    #[arg(long = "sim-seconds", value_name = "SECS", default_value_t = 300)]
+    pub sim_seconds: u64,
+    /// Print the figures as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `yarn-ha bench allocate-am`.
+#[derive(Debug, Args)]
+pub struct BenchAllocateAmArgs {
+    /// guaranteed or opportunistic.
+    #[arg(long, value_name = "MODE")]
+    pub mode: yarn_chaos::bench::AskedExecutionType,
+    /// Measured rounds, after one warm-up round.
+    #[arg(long, value_name = "N")]
+    pub rounds: usize,
+    /// Containers asked for in each round.
+    #[arg(long, value_name = "N")]
+    pub containers: u32,
+    /// Where to write the samples as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
 }
 
 /// Arguments of `yarn-ha bench scheduler`.

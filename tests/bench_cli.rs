@@ -1,13 +1,15 @@
-//! `yarn-ha bench raft` as a user runs it: with tiny settings it starts three real
-//! ResourceManagers, measures, stops them, and prints figures of the documented shape; bad
-//! settings are refused naming the flag. No assertion looks at a timing value.
+//! `yarn-ha bench raft` and `yarn-ha bench allocate` as a user runs them: with tiny settings
+//! they start real clusters, measure, stop them, and print figures of the documented shape;
+//! bad settings are refused naming the flag. No assertion looks at a timing value.
 
 mod common;
 
-use common::{stderr, yarn_ha};
+use common::process_cluster::one_cluster_at_a_time;
+use common::{stderr, stdout, yarn_ha};
 
 #[test]
 fn a_tiny_raft_benchmark_reports_every_run_and_trial() {
+    let _turn = one_cluster_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().join("cluster");
     let out = yarn_ha(&[
@@ -71,6 +73,109 @@ fn bad_settings_are_refused_naming_the_flag() {
         (&["--duration-secs", "0"], "--duration-secs 0"),
     ] {
         let out = yarn_ha(&[&["bench", "raft"][..], args].concat());
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(flag), "{args:?}: {}", stderr(&out));
+    }
+}
+
+/// The cells of the table row that starts with `label`, after the label.
+fn row_after<'a>(table: &'a str, label: &str) -> Vec<&'a str> {
+    table
+        .lines()
+        .find_map(|line| line.strip_prefix(label))
+        .unwrap_or_else(|| panic!("no row {label:?} in\n{table}"))
+        .split_whitespace()
+        .collect()
+}
+
+#[test]
+fn a_tiny_allocate_benchmark_reports_every_path_and_share() {
+    let _turn = one_cluster_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("clusters");
+    let out = yarn_ha(&[
+        "bench",
+        "allocate",
+        "--dir",
+        base.to_str().expect("temporary paths are UTF-8"),
+        "--rounds",
+        "2",
+        "--containers",
+        "4",
+        "--sim-nodes",
+        "4",
+        "--sim-seconds",
+        "20",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let table = stdout(&out);
+
+    // Each path's row: 2 rounds, then p50, p99 and max in milliseconds; the RM's counters
+    // confirm who placed the OPPORTUNISTIC containers (the command fails otherwise).
+    for label in [
+        "GUARANTEED via AMRMProxy ",
+        "OPPORTUNISTIC distributed ",
+        "GUARANTEED direct to RM ",
+        "OPPORTUNISTIC centralized ",
+    ] {
+        let cells = row_after(&table, label);
+        assert_eq!(cells[0], "2", "{label}: {table}");
+        for cell in &cells[1..4] {
+            let ms: f64 = cell
+                .parse()
+                .unwrap_or_else(|_| panic!("{label}: {cell:?} is not a number in\n{table}"));
+            assert!(ms > 0.0, "{label}: {table}");
+        }
+    }
+    assert!(
+        row_after(&table, "OPPORTUNISTIC distributed ")
+            .ends_with(&["RM", "+0,", "by", "proxies", "+12"]),
+        "three rounds of 4 placed by the proxies: {table}"
+    );
+    assert!(
+        row_after(&table, "OPPORTUNISTIC centralized ")
+            .ends_with(&["RM", "+12,", "by", "proxies", "+0"]),
+        "three rounds of 4 placed by the RM: {table}"
+    );
+
+    // Each share's row: tasks per second and utilization, both positive.
+    for share in ["0", "50", "100"] {
+        let cells = table
+            .lines()
+            .map(|line| line.split_whitespace().collect::<Vec<_>>())
+            .find(|cells| cells.len() == 9 && cells[0] == share)
+            .unwrap_or_else(|| panic!("no row for {share}% in\n{table}"));
+        for cell in &cells[1..3] {
+            let value: f64 = cell.parse().unwrap();
+            assert!(value > 0.0, "{share}%: {table}");
+        }
+    }
+    assert!(
+        table.contains("Mercury's published gain for short tasks: 35%"),
+        "{table}"
+    );
+
+    // Both clusters were stopped: cluster.json records no daemon running.
+    for cluster in ["with-amrm-proxy", "without-amrm-proxy"] {
+        let state: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(base.join(cluster).join("cluster.json")).unwrap(),
+        )
+        .unwrap();
+        for daemon in state["daemons"].as_array().unwrap() {
+            assert_ne!(daemon["state"], "running", "{cluster}: {daemon}");
+        }
+    }
+}
+
+#[test]
+fn bad_allocate_settings_are_refused_naming_the_flag() {
+    for (args, flag) in [
+        (&["--containers", "16"][..], "--containers 16"),
+        (&["--rounds", "0"], "--rounds 0"),
+        (&["--sim-seconds", "10"], "--sim-seconds 10"),
+        (&["--nodes", "9"], "--nodes 9"),
+    ] {
+        let out = yarn_ha(&[&["bench", "allocate"][..], args].concat());
         assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains(flag), "{args:?}: {}", stderr(&out));
     }

@@ -8,6 +8,8 @@ use yarn_conf::{keys, writer};
 use yarn_security::pki::{self, LeafSpec, PkiOptions};
 use yarn_security::{Role, TlsFiles};
 
+use crate::{LayoutOptions, ProxyRoute};
+
 /// The user whose certificate the harness's clients present.
 pub const HARNESS_USER: &str = "yarn-admin";
 
@@ -65,6 +67,32 @@ impl ClusterLayout {
     /// When `rms` is 0, `base` is not empty, or a directory, certificate or file cannot be
     /// written; the message names what and where.
     pub fn create(base: &Path, rms: usize, nms: usize) -> anyhow::Result<Self> {
+        let (layout, _) = Self::create_with(base, rms, nms, &LayoutOptions::default())?;
+        Ok(layout)
+    }
+
+    /// As [`create`](Self::create), with `options`: its extra properties go into every
+    /// `yarn-site.xml`, and when it asks for proxies, every ResourceManager endpoint but the web
+    /// address gets a second free port, a front, that the configuration of every *other*
+    /// daemon names instead of the real one. Each ResourceManager binds its real ports and sees
+    /// its peers' fronts; NodeManagers and the client configuration see only fronts. So every
+    /// RPC between daemons, and from clients, crosses a front, and whoever listens there (a
+    /// fault-injecting proxy) decides what gets through. Returns the layout and one
+    /// [`ProxyRoute`] per front (none without proxies).
+    ///
+    /// Every daemon's configuration names each ResourceManager endpoint at one address only,
+    /// the same for every viewer but the owner, so the leader hints a follower hands out lead
+    /// clients to the fronts too.
+    ///
+    /// # Errors
+    ///
+    /// As [`create`](Self::create).
+    pub fn create_with(
+        base: &Path,
+        rms: usize,
+        nms: usize,
+        options: &LayoutOptions,
+    ) -> anyhow::Result<(Self, Vec<ProxyRoute>)> {
         anyhow::ensure!(rms > 0, "a cluster needs at least one ResourceManager");
         if base.exists() {
             let mut entries =
@@ -109,12 +137,17 @@ impl ClusterLayout {
                     .to_string(),
                 "10".to_owned(),
             ),
+            // Every AM talks to its NodeManager's AMRMProxy, whose distributed scheduler places
+            // OPPORTUNISTIC containers without an RM round trip (GUARANTEED asks still go to
+            // the RM); AMs that reach the RM directly still get central placement above.
+            (keys::AMRM_PROXY_ENABLED.name.to_string(), "true".to_owned()),
+            (
+                keys::DIST_SCHEDULING_ENABLED.name.to_string(),
+                "true".to_owned(),
+            ),
         ];
-        for id in &rm_ids {
-            for key in &keys::RM_ENDPOINT_KEYS {
-                shared.push((key.for_id(id).name.into_owned(), ports.next_address()?));
-            }
-        }
+        shared.extend(options.site.iter().cloned());
+        let endpoints = RmEndpointPorts::reserve(&rm_ids, options.proxied, &mut ports)?;
 
         let mut layout = Self {
             base: base.to_owned(),
@@ -137,7 +170,10 @@ impl ClusterLayout {
             write_site(
                 &dir.join("conf"),
                 &shared,
-                own.into_iter().chain(tls_properties(&tls)),
+                endpoints
+                    .seen_by(Some(id))
+                    .chain(own)
+                    .chain(tls_properties(&tls)),
             )?;
             layout.rms.push(RmLayout {
                 rm_id: id.clone(),
@@ -152,6 +188,12 @@ impl ClusterLayout {
                 (keys::NM_ADDRESS.name.to_string(), ports.next_address()?),
                 (
                     keys::NM_WEBAPP_ADDRESS.name.to_string(),
+                    ports.next_address()?,
+                ),
+                // Its own port even while the proxy is off: several NMs share the host, and a
+                // layout that turns the proxy on must not make them collide on 8049.
+                (
+                    keys::AMRM_PROXY_ADDRESS.name.to_string(),
                     ports.next_address()?,
                 ),
                 (
@@ -171,7 +213,10 @@ impl ClusterLayout {
             write_site(
                 &dir.join("conf"),
                 &shared,
-                own.into_iter().chain(tls_properties(&tls)),
+                endpoints
+                    .seen_by(None)
+                    .chain(own)
+                    .chain(tls_properties(&tls)),
             )?;
             layout.nms.push(NmLayout {
                 name: name.clone(),
@@ -190,10 +235,90 @@ impl ClusterLayout {
         write_site(
             &layout.client_conf_dir,
             &shared,
-            tls_properties(&tls).into_iter().chain([nm_retry]),
+            endpoints
+                .seen_by(None)
+                .chain(tls_properties(&tls))
+                .chain([nm_retry]),
         )?;
-        Ok(layout)
+        Ok((layout, endpoints.routes()))
     }
+}
+
+/// The ports of every ResourceManager endpoint: the real one each binds and, with proxies, the
+/// front the other daemons are told about.
+struct RmEndpointPorts {
+    /// (rm id, endpoint key index in [`keys::RM_ENDPOINT_KEYS`], real address, front address).
+    endpoints: Vec<(String, usize, String, Option<String>)>,
+}
+
+/// The [`keys::RM_ENDPOINT_KEYS`] entry of the web address, which is never proxied: no daemon
+/// calls another's web address.
+const WEBAPP_ENDPOINT: usize = 4;
+
+impl RmEndpointPorts {
+    fn reserve(
+        rm_ids: &[String],
+        proxied: bool,
+        ports: &mut PortReservations,
+    ) -> anyhow::Result<Self> {
+        let mut endpoints = Vec::new();
+        for id in rm_ids {
+            for index in 0..keys::RM_ENDPOINT_KEYS.len() {
+                let real = ports.next_address()?;
+                let front = if proxied && index != WEBAPP_ENDPOINT {
+                    Some(ports.next_address()?)
+                } else {
+                    None
+                };
+                endpoints.push((id.clone(), index, real, front));
+            }
+        }
+        Ok(Self { endpoints })
+    }
+
+    /// Every endpoint key as `viewer` (an rm id; `None` for NodeManagers and clients) sees it:
+    /// its own endpoints at their real addresses, every other at its front when it has one.
+    fn seen_by<'a>(
+        &'a self,
+        viewer: Option<&'a str>,
+    ) -> impl Iterator<Item = (String, String)> + 'a {
+        self.endpoints.iter().map(move |(id, index, real, front)| {
+            let address = match front {
+                Some(front) if viewer != Some(id.as_str()) => front,
+                _ => real,
+            };
+            (
+                keys::RM_ENDPOINT_KEYS[*index].for_id(id).name.into_owned(),
+                address.clone(),
+            )
+        })
+    }
+
+    fn routes(&self) -> Vec<ProxyRoute> {
+        self.endpoints
+            .iter()
+            .filter_map(|(id, index, real, front)| {
+                Some(ProxyRoute {
+                    destination: id.clone(),
+                    service: endpoint_service(*index).to_owned(),
+                    listen: front.clone()?,
+                    upstream: real.clone(),
+                })
+            })
+            .collect()
+    }
+}
+
+/// The service name of [`keys::RM_ENDPOINT_KEYS`] entry `index`, as `cluster.json` names it.
+fn endpoint_service(index: usize) -> &'static str {
+    [
+        "client",
+        "scheduler",
+        "resource-tracker",
+        "admin",
+        "webapp",
+        "raft",
+    ][index]
 }
 
 fn tls_properties(files: &TlsFiles) -> [(String, String); 3] {

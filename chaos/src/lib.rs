@@ -16,6 +16,9 @@
 //! - [`bench`]: `yarn-ha bench raft`, which runs three ResourceManager processes and measures
 //!   commit latency under 1 to N concurrent proposers and the time from SIGKILL of the leader
 //!   to the next committed write ([`bench::raft_bench`], [`bench::RaftBenchReport`]).
+//! - [`harness`]: `yarn-ha chaos run|list`: a proxied cluster ([`LayoutOptions::proxied`],
+//!   [`ProxyRoute`]), fault-injecting TCP proxies, seeded fault schedules, a recorded workload,
+//!   observers, one checker per invariant, and the report ([`harness::run`]).
 //! - [`Signal`] and [`process_exists`]: the signals the harness sends to daemons (stop, kill,
 //!   freeze, resume) and a liveness check, the crate's only use of `unsafe`.
 //!
@@ -35,8 +38,13 @@
 pub mod bench;
 mod cluster_layout;
 mod demo;
+pub mod harness;
+mod layout_options;
 pub mod minicluster;
+mod proxy_route;
 
-pub use cluster_layout::{ClusterLayout, HARNESS_USER, NmLayout, RmLayout};
+pub use cluster_layout::{ClusterLayout, HARNESS_USER, NM_HOST, NmLayout, RmLayout};
 pub use demo::{DemoSummary, run_demo};
+pub use layout_options::LayoutOptions;
+pub use proxy_route::ProxyRoute;
 pub use yarn_nodemanager::executor::{Signal, process_exists};

@@ -15,6 +15,7 @@ use yarn_proto::token_metadata::{NM_TOKEN_METADATA_KEY, insert_token};
 use yarn_security::{ChannelOptions, TlsConfig};
 
 use crate::container_key::{ContainerKey, describe_container_id};
+use crate::failure::Failure;
 use crate::{Error, RmClientConfig};
 
 /// The longest time dialing plus the TLS handshake may take, within the call deadline.
@@ -83,7 +84,8 @@ impl NmClient {
         }
     }
 
-    /// Retries a start the node is not ready for every `interval` for at most `max_wait`.
+    /// Retries a start the node is not ready for, or cannot be dialed for (it is restarting),
+    /// every `interval` for at most `max_wait`.
     #[must_use]
     pub fn with_not_ready_retry(mut self, interval: Duration, max_wait: Duration) -> Self {
         self.not_ready_retry_interval = interval;
@@ -140,16 +142,18 @@ impl NmClient {
         let give_up_at = tokio::time::Instant::now() + self.not_ready_max_wait;
         loop {
             let request = with_token(body.clone(), nm_token);
-            let response = self
+            let outcome = self
                 .call(&target, START_CONTAINERS, |mut client| async move {
                     client.start_containers(request).await
                 })
-                .await?;
-            let outcome = target.outcome(
-                START_CONTAINERS,
-                &response.succeeded_requests,
-                &response.failed_requests,
-            );
+                .await
+                .and_then(|response| {
+                    target.outcome(
+                        START_CONTAINERS,
+                        &response.succeeded_requests,
+                        &response.failed_requests,
+                    )
+                });
             let retry_at = tokio::time::Instant::now() + self.not_ready_retry_interval;
             match outcome {
                 Err(err) if is_not_ready(&err) && retry_at <= give_up_at => {
@@ -399,8 +403,16 @@ impl Target {
 }
 
 /// Whether `err` is a node's refusal to take a call yet, which a later call may get past.
+/// Whether `err` says the node cannot take the start yet but may soon: it refused it as not
+/// ready (not registered with the RM of the token's epoch), or it could not even be reached
+/// because nothing listens while the NodeManager restarts. Hadoop's NM proxy retries both; the
+/// second is safe to resend because the request never left this process.
 fn is_not_ready(err: &Error) -> bool {
-    matches!(err, Error::ContainerRefused { class_name, .. } if class_name == NM_NOT_YET_READY_EXCEPTION)
+    match err {
+        Error::ContainerRefused { class_name, .. } => class_name == NM_NOT_YET_READY_EXCEPTION,
+        Error::NmCallFailed { status, .. } => Failure::classify(status) == Failure::NotSent,
+        _ => false,
+    }
 }
 
 /// `body` as a request carrying the NM token.

@@ -1,24 +1,71 @@
 //! `yarn-ha bench raft`: Raft commit latency and failover time on a local cluster of real
 //! ResourceManager processes; `yarn-ha bench scheduler`: the allocation rate of the
-//! CapacityScheduler core and through the leader's Raft-committed scheduling loop. Both
-//! measured by `yarn_chaos::bench`.
+//! CapacityScheduler core and through the leader's Raft-committed scheduling loop;
+//! `yarn-ha bench allocate`: allocation latency per execution type and path, and simulated
+//! short-task throughput per OPPORTUNISTIC share (with `bench allocate-am`, its
+//! ApplicationMaster). All measured by `yarn_chaos::bench`.
 
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use yarn_chaos::bench::{self, RaftBenchOptions, SchedulerBenchShape};
+use yarn_chaos::bench::{
+    self, AllocateAmOptions, AllocateBenchOptions, RaftBenchOptions, SchedulerBenchShape,
+};
+use yarn_conf::Configuration;
 
-use crate::cli::{BenchCommand, BenchRaftArgs, BenchSchedulerArgs};
+use crate::cli::{
+    BenchAllocateAmArgs, BenchAllocateArgs, BenchCommand, BenchRaftArgs, BenchSchedulerArgs,
+};
 
 /// Runs one `bench` subcommand: the figures go to stdout (a table, or JSON with `--json`),
 /// progress to the log on stderr. Exits 0 when the benchmark ran, whether or not the figures
-/// meet their targets (the output says).
-pub fn run(command: BenchCommand) -> anyhow::Result<ExitCode> {
+/// meet their targets (the output says). `conf_dir` matters only to `allocate-am`, which runs
+/// inside the cluster.
+pub fn run(conf_dir: Option<&Path>, command: BenchCommand) -> anyhow::Result<ExitCode> {
     match command {
         BenchCommand::Raft(args) => raft(args),
         BenchCommand::Scheduler(args) => scheduler(args),
+        BenchCommand::Allocate(args) => allocate(args),
+        BenchCommand::AllocateAm(args) => allocate_am(conf_dir, args),
     }
+}
+
+fn allocate(args: BenchAllocateArgs) -> anyhow::Result<ExitCode> {
+    let options = AllocateBenchOptions {
+        dir: args.dir,
+        rounds: args.rounds,
+        containers: args.containers,
+        nodes: args.nodes,
+        sim_nodes: args.sim_nodes,
+        sim_seconds: args.sim_seconds,
+    };
+    let exe = std::env::current_exe()
+        .context("finding the yarn-ha executable to run daemons and ApplicationMasters")?;
+    let report = bench::allocate_bench(&options, &exe)?;
+    if args.json {
+        println!("{}", report.to_json()?);
+    } else {
+        print!("{report}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn allocate_am(conf_dir: Option<&Path>, args: BenchAllocateAmArgs) -> anyhow::Result<ExitCode> {
+    let dir = conf_dir.context(
+        "bench allocate-am needs a configuration directory: pass --conf-dir DIR or set \
+         YARN_CONF_DIR",
+    )?;
+    let conf = Configuration::load_dir(dir)?;
+    let options = AllocateAmOptions {
+        execution_type: args.mode,
+        rounds: args.rounds,
+        containers: args.containers,
+        out: args.out,
+    };
+    bench::run_allocate_am(&conf, &options)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn scheduler(args: BenchSchedulerArgs) -> anyhow::Result<ExitCode> {

@@ -3,12 +3,12 @@
 mod application;
 mod applicationattempt;
 mod bench;
+mod chaos;
 mod conf;
 mod container;
 mod minicluster;
 mod node;
 mod nodemanager;
-mod pending;
 mod pki;
 mod queue;
 mod resourcemanager;
@@ -46,8 +46,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::DshellAm(args) => samples::dshell_am(conf_dir, &args.args),
         Command::PiAm(args) => samples::pi_am(conf_dir, &args.args),
         Command::PiMap(args) => samples::pi_map(&args.args),
-        Command::Chaos(_) => Ok(pending::report("chaos", pending::CHAOS)),
-        Command::Bench(command) => bench::run(command),
+        Command::Chaos(command) => chaos::run(command),
+        Command::Bench(command) => bench::run(conf_dir, command),
     }
 }
 

@@ -5,6 +5,8 @@
 // binary leaves unused is used by another.
 #![allow(dead_code)]
 
+pub mod process_cluster;
+
 use std::process::{Command, Output};
 
 /// A command for the `yarn-ha` binary this package built. `YARN_CONF_DIR` is removed so that a

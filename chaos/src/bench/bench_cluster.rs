@@ -17,6 +17,7 @@ use yarn_proto::pb::{
 };
 use yarn_security::{ChannelOptions, TlsConfig, connect, connect_lazy};
 
+use crate::LayoutOptions;
 use crate::minicluster::{
     self, ClusterState, DEFAULT_STOP_TIMEOUT, DaemonSpec, LEADER_WAIT, Leader, LeaderProbe,
     MiniCluster,
@@ -81,7 +82,24 @@ impl BenchCluster {
         exe: &Path,
         nodemanagers: usize,
     ) -> anyhow::Result<Self> {
-        let manifest = minicluster::init(base_dir, REPLICAS, nodemanagers)?;
+        Self::start_with_layout(base_dir, exe, nodemanagers, &LayoutOptions::default()).await
+    }
+
+    /// As [`start_with_nodes`](Self::start_with_nodes), with the cluster laid out by
+    /// [`minicluster::init_with`] under `options` (extra `yarn-site.xml` properties, which
+    /// come after the layout's own and so override them). Meant for unproxied layouts: this
+    /// type starts no proxy on the fronts of a proxied one, so its daemons could not talk.
+    ///
+    /// # Errors
+    ///
+    /// As [`start`](Self::start).
+    pub async fn start_with_layout(
+        base_dir: &Path,
+        exe: &Path,
+        nodemanagers: usize,
+        options: &LayoutOptions,
+    ) -> anyhow::Result<Self> {
+        let manifest = minicluster::init_with(base_dir, REPLICAS, nodemanagers, options)?;
         let conf = Configuration::load_dir(&manifest.client_conf_dir).with_context(|| {
             format!(
                 "loading the client configuration {}",

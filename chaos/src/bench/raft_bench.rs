@@ -1,16 +1,16 @@
 //! `yarn-ha bench raft`: commit latency and failover time of a three-replica cluster of real
 //! ResourceManager processes.
 
-use std::fmt;
 use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Context;
-use tokio::signal::unix::{Signal as SignalStream, SignalKind, signal};
 
 use super::bench_cluster::{BenchCluster, REPLICAS};
+use super::bench_dir::BenchDir;
 use super::commit_load::measure_commits;
 use super::failover_trial::{STABLE_FOR, failover_trial};
+use super::interrupts::{Interrupted, Interrupts};
 use super::latency_summary::millis;
 use super::machine::Machine;
 use super::raft_bench_options::RaftBenchOptions;
@@ -41,39 +41,14 @@ pub fn raft_bench(options: &RaftBenchOptions, exe: &Path) -> anyhow::Result<Raft
     options.validate()?;
     // Declared before the runtime so that, on a panic, the runtime (and with it every daemon)
     // goes first and the directory after.
-    let (base_dir, temporary) = match &options.dir {
-        Some(dir) => (dir.clone(), None),
-        None => {
-            let temporary = tempfile::Builder::new()
-                .prefix("yarn-ha-bench-")
-                .tempdir_in(std::env::temp_dir())
-                .with_context(|| {
-                    format!(
-                        "creating a cluster directory under {}",
-                        std::env::temp_dir().display()
-                    )
-                })?;
-            (temporary.path().to_owned(), Some(temporary))
-        }
-    };
+    let dir = BenchDir::new(options.dir.as_deref(), "yarn-ha-bench-")?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("creating the benchmark's runtime")?;
-    let outcome = runtime.block_on(run(options, &base_dir, exe));
+    let outcome = runtime.block_on(run(options, dir.path(), exe));
     drop(runtime);
-    match (outcome, temporary) {
-        (Err(err), Some(temporary)) if !err.is::<Interrupted>() => {
-            let kept = temporary.keep();
-            Err(err.context(format!(
-                "the benchmark failed; its cluster directory {} is kept for the daemons' logs \
-                 in {}",
-                kept.display(),
-                kept.join("logs").display()
-            )))
-        }
-        (outcome, _) => outcome,
-    }
+    dir.finish(outcome)
 }
 
 /// Starts the cluster, measures, and stops the cluster whatever happened.
@@ -123,50 +98,4 @@ async fn measure(
         commit,
         failover: FailoverResult::new(trials),
     })
-}
-
-/// The benchmark was stopped by a signal; the daemons were stopped too.
-#[derive(Debug)]
-struct Interrupted {
-    signal: &'static str,
-}
-
-impl fmt::Display for Interrupted {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "interrupted by {}; the ResourceManagers were stopped",
-            self.signal
-        )
-    }
-}
-
-impl std::error::Error for Interrupted {}
-
-/// SIGINT, SIGTERM and SIGHUP, received as events rather than ending the process.
-struct Interrupts {
-    interrupt: SignalStream,
-    terminate: SignalStream,
-    hangup: SignalStream,
-}
-
-impl Interrupts {
-    fn install() -> anyhow::Result<Self> {
-        let install =
-            |kind, name| signal(kind).with_context(|| format!("installing the {name} handler"));
-        Ok(Interrupts {
-            interrupt: install(SignalKind::interrupt(), "SIGINT")?,
-            terminate: install(SignalKind::terminate(), "SIGTERM")?,
-            hangup: install(SignalKind::hangup(), "SIGHUP")?,
-        })
-    }
-
-    /// The name of the first of the signals to arrive.
-    async fn recv(&mut self) -> &'static str {
-        tokio::select! {
-            _ = self.interrupt.recv() => "SIGINT",
-            _ = self.terminate.recv() => "SIGTERM",
-            _ = self.hangup.recv() => "SIGHUP",
-        }
-    }
 }

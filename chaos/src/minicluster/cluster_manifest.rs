@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::daemon_role::DaemonRole;
 use super::json_file;
-use crate::ClusterLayout;
+use crate::{ClusterLayout, ProxyRoute};
 
 /// The version of the manifest format this build writes and reads.
 const FORMAT: u32 = 1;
@@ -30,6 +30,10 @@ pub struct ClusterManifest {
     pub logs_dir: PathBuf,
     /// The daemons: ResourceManagers in `rm-ids` order, then NodeManagers.
     pub daemons: Vec<ManifestDaemon>,
+    /// The fronts of a proxied layout (see [`crate::LayoutOptions::proxied`]); empty for a
+    /// plain one, and absent from manifests written before proxies existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub proxy_routes: Vec<ProxyRoute>,
 }
 
 /// One daemon of a [`ClusterManifest`].
@@ -67,6 +71,7 @@ impl ClusterManifest {
             client_conf_dir: layout.client_conf_dir.clone(),
             logs_dir: layout.base.join("logs"),
             daemons: rms.chain(nms).collect(),
+            proxy_routes: Vec::new(),
         }
     }
 

@@ -6,7 +6,7 @@ use anyhow::Context;
 
 use super::capacity_scheduler::{CAPACITY_SCHEDULER_XML, capacity_scheduler_xml};
 use super::cluster_manifest::ClusterManifest;
-use crate::ClusterLayout;
+use crate::{ClusterLayout, LayoutOptions};
 
 /// Creates a cluster of `rms` ResourceManagers and `nms` NodeManagers in `base_dir`: the
 /// [`ClusterLayout`] (PKI, one configuration directory per daemon with free loopback ports, RM
@@ -22,6 +22,21 @@ use crate::ClusterLayout;
 /// When `rms` is 0, when `base_dir` exists and is not an empty directory (nothing is written
 /// then), or when a directory, certificate or file cannot be written (the message names it).
 pub fn init(base_dir: &Path, rms: usize, nms: usize) -> anyhow::Result<ClusterManifest> {
+    init_with(base_dir, rms, nms, &LayoutOptions::default())
+}
+
+/// As [`init`], laying the cluster out with `options` (see
+/// [`ClusterLayout::create_with`]); the manifest records the proxy routes of a proxied layout.
+///
+/// # Errors
+///
+/// As [`init`].
+pub fn init_with(
+    base_dir: &Path,
+    rms: usize,
+    nms: usize,
+    options: &LayoutOptions,
+) -> anyhow::Result<ClusterManifest> {
     anyhow::ensure!(
         rms > 0,
         "a minicluster needs at least one ResourceManager (--rms 1 or more)"
@@ -46,7 +61,7 @@ pub fn init(base_dir: &Path, rms: usize, nms: usize) -> anyhow::Result<ClusterMa
     let base = base_dir
         .canonicalize()
         .with_context(|| format!("resolving {}", base_dir.display()))?;
-    let layout = ClusterLayout::create(&base, rms, nms)?;
+    let (layout, proxy_routes) = ClusterLayout::create_with(&base, rms, nms, options)?;
     let xml = capacity_scheduler_xml();
     let conf_dirs = layout
         .rms
@@ -58,7 +73,8 @@ pub fn init(base_dir: &Path, rms: usize, nms: usize) -> anyhow::Result<ClusterMa
         let file = dir.join(CAPACITY_SCHEDULER_XML);
         std::fs::write(&file, &xml).with_context(|| format!("writing {}", file.display()))?;
     }
-    let manifest = ClusterManifest::from_layout(&layout);
+    let mut manifest = ClusterManifest::from_layout(&layout);
+    manifest.proxy_routes = proxy_routes;
     std::fs::create_dir_all(&manifest.logs_dir)
         .with_context(|| format!("creating {}", manifest.logs_dir.display()))?;
     manifest.write()?;

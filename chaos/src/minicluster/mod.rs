@@ -36,7 +36,7 @@ pub use control::restart;
 pub use daemon_addresses::daemon_addresses;
 pub use daemon_role::DaemonRole;
 pub use daemon_spec::DaemonSpec;
-pub use init::init;
+pub use init::{init, init_with};
 pub use leader_probe::{Leader, LeaderProbe};
 pub use mini_cluster::{DEFAULT_STOP_TIMEOUT, MiniCluster};
 pub use start::{LEADER_WAIT, StartEvent, start};

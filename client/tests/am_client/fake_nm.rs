@@ -15,7 +15,7 @@ use yarn_proto::pb::container_management_protocol_server::{
 use yarn_proto::token_metadata::{NM_TOKEN_METADATA_KEY, PresentedToken};
 use yarn_security::Role;
 
-use crate::support::{NODE, must_listen};
+use crate::support::{NODE, must_listen_at};
 
 /// What the node holds and saw.
 #[derive(Debug, Default)]
@@ -41,7 +41,12 @@ impl Nm {
     /// Serves a node accepting only `nm_token`, on 127.0.0.1 port 0, until the test's runtime
     /// ends.
     pub async fn start(pki: &Path, nm_token: pb::TokenProto) -> Self {
-        let (incoming, address) = must_listen(pki, Role::NodeManager, NODE).await;
+        Self::start_at(pki, nm_token, "127.0.0.1:0").await
+    }
+
+    /// As [`start`](Self::start), on `address`.
+    pub async fn start_at(pki: &Path, nm_token: pb::TokenProto, address: &str) -> Self {
+        let (incoming, address) = must_listen_at(pki, Role::NodeManager, NODE, address).await;
         let state = Arc::new(Mutex::new(NmState::default()));
         let service = ContainerManagementProtocolServer::new(FakeNm {
             nm_token,

@@ -158,6 +158,39 @@ async fn a_node_not_ready_past_the_maximum_wait_fails_the_start_with_its_refusal
 }
 
 #[tokio::test]
+async fn a_node_that_is_not_listening_yet_is_dialed_again_until_it_takes_the_start() {
+    let pki = must_make_pki();
+    let config = must_client_config(pki.path(), &[("rm1", "127.0.0.1:1")]);
+    let client = NmClient::new(&config.tls, Duration::from_millis(500))
+        .with_not_ready_retry(Duration::from_millis(10), Duration::from_secs(30));
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let address = format!("127.0.0.1:{port}");
+    let container = pb::ContainerProto {
+        id: Some(container_id(8)),
+        node_id: Some(pb::NodeIdProto {
+            host: "127.0.0.1".to_owned(),
+            port: i32::from(port),
+        }),
+        container_token: Some(container_token(&container_id(8))),
+        ..Default::default()
+    };
+    let start = tokio::spawn(async move {
+        client
+            .start_container(&container, &token("NMToken", NM_TOKEN), launch("a"))
+            .await
+    });
+    // The node restarts: nothing listens for a while, so the first dials are refused.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let nm = Nm::start_at(pki.path(), token("NMToken", NM_TOKEN), &address).await;
+    start.await.unwrap().unwrap();
+    assert_eq!(nm.state().running.get(&8), Some(&vec!["a".to_owned()]));
+}
+
+#[tokio::test]
 async fn a_wrong_nm_token_fails_the_call_naming_node_and_container() {
     let (_pki, nm, client) = started_nm().await;
     let err = client

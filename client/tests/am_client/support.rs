@@ -44,7 +44,17 @@ pub fn must_make_pki() -> TempDir {
 
 /// A listener on 127.0.0.1 port 0, its address, and its TLS setting as `role`/`name`.
 pub async fn must_listen(pki: &Path, role: Role, name: &str) -> (Incoming, String) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    must_listen_at(pki, role, name, "127.0.0.1:0").await
+}
+
+/// As [`must_listen`], on `address`.
+pub async fn must_listen_at(
+    pki: &Path,
+    role: Role,
+    name: &str,
+    address: &str,
+) -> (Incoming, String) {
+    let listener = TcpListener::bind(address).await.unwrap();
     let address = listener.local_addr().unwrap().to_string();
     let tls = TlsConfig::from_files(&TlsFiles::in_pki_dir(pki, role, name))
         .unwrap_or_else(|e| panic!("TLS setting of {name}: {e}"));

@@ -1,0 +1,491 @@
+//! [`ChaosCluster`]: a proxied local cluster of real processes, and the controls faults and
+//! observers use on it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio::sync::oneshot;
+use tokio::task::{JoinHandle, JoinSet};
+use tokio::time::timeout;
+use tonic::transport::Channel;
+use yarn_conf::{Configuration, keys};
+use yarn_nodemanager::NmConfig;
+use yarn_proto::pb::application_client_protocol_client::ApplicationClientProtocolClient;
+use yarn_proto::pb::resource_manager_administration_protocol_client::ResourceManagerAdministrationProtocolClient;
+use yarn_proto::pb::{
+    HaServiceStateProto, HaServiceStatusRequestProto, TransferLeadershipRequestProto,
+};
+use yarn_security::{ChannelOptions, TlsConfig, connect_lazy};
+
+use super::cluster_view::ClusterView;
+use super::connection_source::{DaemonPids, ProcSources};
+use super::leftovers::kill_leftovers;
+use super::network_rules::NetworkRules;
+use super::observations::{NodeInfo, ReplicaAnswer, ReplicaStatus};
+use super::proxy_fleet::ProxyFleet;
+use crate::minicluster::{
+    self, ClusterManifest, ClusterState, DEFAULT_STOP_TIMEOUT, DaemonRole, DaemonSpec, DaemonState,
+    MiniCluster,
+};
+use crate::{LayoutOptions, Signal};
+
+/// How long one status or admin call to a replica may take before it counts as unanswered.
+const CALL_DEADLINE: Duration = Duration::from_millis(700);
+
+/// How long a leadership transfer may take, as `rmadmin` allows its calls.
+const TRANSFER_DEADLINE: Duration = yarn_client::DEFAULT_CALL_TIMEOUT;
+
+/// Memory each NodeManager offers, in MB: small, so GUARANTEED work fills nodes and the
+/// capacity invariant has something to check.
+pub const NODE_MEMORY_MB: u64 = 2048;
+
+/// Vcores each NodeManager offers.
+pub const NODE_VCORES: u64 = 4;
+
+/// The configuration a chaos cluster adds to the minicluster's.
+fn site() -> Vec<(String, String)> {
+    let key = |key: &yarn_conf::Key, value: &str| (key.name.to_string(), value.to_owned());
+    vec![
+        key(&keys::NM_PMEM_MB, &NODE_MEMORY_MB.to_string()),
+        key(&keys::NM_VCORES, &NODE_VCORES.to_string()),
+        // Containers as small as the workload asks for, not rounded up to 1 GB.
+        key(&keys::SCHEDULER_MINIMUM_ALLOCATION_MB, "128"),
+        // Heartbeats twice a second: jobs progress, and resync after failover, faster.
+        key(&keys::RM_NM_HEARTBEAT_INTERVAL_MS, "500"),
+    ]
+}
+
+/// A NodeManager's addresses and capacity.
+#[derive(Debug, Clone)]
+pub struct NodeEndpoint {
+    /// Its node id and capacity.
+    pub info: NodeInfo,
+    /// Its web address (`host:port`), serving `/ws/v1/node/containers` over HTTPS.
+    pub web_address: String,
+}
+
+/// A running chaos cluster: the minicluster supervisor as a task of the current runtime, a
+/// proxy in front of every ResourceManager endpoint, and clients that reach every replica at
+/// its real address (so observers see through faults).
+///
+/// Guarantees: [`stop`](Self::stop) stops every daemon. Dropped without it, the supervisor stops
+/// them when its task next runs, and its own drop SIGKILLs any left, so no daemon outlives the
+/// run; dropping the proxies closes every proxied connection.
+#[derive(Debug)]
+pub struct ChaosCluster {
+    manifest: ClusterManifest,
+    tls: TlsConfig,
+    admins: BTreeMap<String, ResourceManagerAdministrationProtocolClient<Channel>>,
+    clients: BTreeMap<String, ApplicationClientProtocolClient<Channel>>,
+    nodes: BTreeMap<String, NodeEndpoint>,
+    fleet: ProxyFleet,
+    stop: Mutex<Option<oneshot::Sender<()>>>,
+    supervisor: JoinHandle<anyhow::Result<ClusterState>>,
+}
+
+impl ChaosCluster {
+    /// Lays out a proxied cluster of `rms` ResourceManagers and `nms` NodeManagers in `dir`
+    /// (new or empty), starts its proxies, then every daemon as `<exe> resourcemanager|
+    /// nodemanager`. Must run inside a multi-threaded Tokio runtime (proxies place callers on
+    /// blocking threads).
+    ///
+    /// # Errors
+    ///
+    /// When the layout cannot be written, a front cannot be bound, the configuration cannot be
+    /// read back, or a daemon cannot be started.
+    pub async fn start(dir: &Path, exe: &Path, rms: usize, nms: usize) -> anyhow::Result<Self> {
+        let options = LayoutOptions {
+            proxied: true,
+            site: site(),
+        };
+        let manifest = minicluster::init_with(dir, rms, nms, &options)?;
+        let base = manifest.base_dir.clone();
+        let conf = load(&manifest.client_conf_dir)?;
+        let tls = TlsConfig::from_conf(&conf).with_context(|| {
+            format!(
+                "reading the TLS settings of {}",
+                manifest.client_conf_dir.display()
+            )
+        })?;
+        let daemon_dirs: Vec<(String, PathBuf)> = manifest
+            .daemons
+            .iter()
+            .map(|daemon| (daemon.id.clone(), base.join(&daemon.id)))
+            .collect();
+        let pids_base = base.clone();
+        let pids: DaemonPids = Arc::new(move || running_pids(&pids_base));
+        let fleet = ProxyFleet::start(
+            &manifest.proxy_routes,
+            Arc::new(ProcSources::new(daemon_dirs, pids)),
+        )
+        .await?;
+
+        let mut specs = Vec::new();
+        let mut admins = BTreeMap::new();
+        let mut clients = BTreeMap::new();
+        let mut nodes = BTreeMap::new();
+        let options = ChannelOptions {
+            connect_timeout: Duration::from_secs(1),
+            request_timeout: Duration::from_secs(2),
+            ..ChannelOptions::default()
+        };
+        for daemon in &manifest.daemons {
+            let addresses = minicluster::daemon_addresses(daemon)?;
+            let address = |service: &str| {
+                addresses
+                    .get(service)
+                    .cloned()
+                    .with_context(|| format!("{} has no {service} address", daemon.id))
+            };
+            match daemon.role {
+                DaemonRole::ResourceManager => {
+                    let admin = address("admin")?;
+                    let channel = connect_lazy(&admin, tls.client_config(), &options)
+                        .with_context(|| format!("the admin address {admin} of {}", daemon.id))?;
+                    admins.insert(
+                        daemon.id.clone(),
+                        ResourceManagerAdministrationProtocolClient::new(channel),
+                    );
+                    let client = address("client")?;
+                    let channel = connect_lazy(&client, tls.client_config(), &options)
+                        .with_context(|| format!("the client address {client} of {}", daemon.id))?;
+                    clients.insert(
+                        daemon.id.clone(),
+                        ApplicationClientProtocolClient::new(channel),
+                    );
+                }
+                DaemonRole::NodeManager => {
+                    let nm = NmConfig::from_conf(&load(&daemon.conf_dir)?)
+                        .with_context(|| format!("reading the configuration of {}", daemon.id))?;
+                    nodes.insert(
+                        daemon.id.clone(),
+                        NodeEndpoint {
+                            info: NodeInfo {
+                                node_id: nm.address.to_string(),
+                                memory_mb: nm.memory_mb,
+                                vcores: u64::from(nm.vcores),
+                            },
+                            web_address: nm.webapp_address.to_string(),
+                        },
+                    );
+                }
+            }
+            specs.push(DaemonSpec::yarn_ha(
+                exe,
+                daemon,
+                manifest.log_file(&daemon.id),
+                addresses,
+            ));
+        }
+        let cluster = MiniCluster::launch(
+            &base,
+            &manifest.client_conf_dir,
+            specs,
+            DEFAULT_STOP_TIMEOUT,
+        )
+        .await?;
+        let (stop, stopped) = oneshot::channel::<()>();
+        // A dropped sender stops the cluster as surely as a sent message.
+        let supervisor = tokio::spawn(cluster.run(async {
+            let _ = stopped.await;
+        }));
+        Ok(Self {
+            manifest,
+            tls,
+            admins,
+            clients,
+            nodes,
+            fleet,
+            stop: Mutex::new(Some(stop)),
+            supervisor,
+        })
+    }
+
+    /// The manifest: directories, daemons, proxy routes.
+    pub fn manifest(&self) -> &ClusterManifest {
+        &self.manifest
+    }
+
+    /// The client configuration directory, whose RM addresses are the proxies' fronts.
+    pub fn client_conf_dir(&self) -> &Path {
+        &self.manifest.client_conf_dir
+    }
+
+    /// The harness user's TLS settings.
+    pub fn tls(&self) -> &TlsConfig {
+        &self.tls
+    }
+
+    /// The NodeManagers by name.
+    pub fn nodes(&self) -> &BTreeMap<String, NodeEndpoint> {
+        &self.nodes
+    }
+
+    /// Admin clients to every replica at its real address, by rm id.
+    pub fn admin_clients(
+        &self,
+    ) -> BTreeMap<String, ResourceManagerAdministrationProtocolClient<Channel>> {
+        self.admins.clone()
+    }
+
+    /// Client-protocol clients to every replica at its real address, by rm id.
+    pub fn direct_clients(&self) -> BTreeMap<String, ApplicationClientProtocolClient<Channel>> {
+        self.clients.clone()
+    }
+
+    /// The supervisor's record of the cluster.
+    ///
+    /// # Errors
+    ///
+    /// When `cluster.json` cannot be read.
+    pub fn state(&self) -> anyhow::Result<ClusterState> {
+        ClusterState::read(&self.manifest.base_dir)
+    }
+
+    /// The cluster as faults see it, with `leader` as the leader.
+    ///
+    /// # Errors
+    ///
+    /// When `cluster.json` cannot be read.
+    pub fn view(&self, leader: Option<String>) -> anyhow::Result<ClusterView> {
+        let state = self.state()?;
+        let ids = |role| {
+            self.manifest
+                .daemons
+                .iter()
+                .filter(|daemon| daemon.role == role)
+                .map(|daemon| daemon.id.clone())
+                .collect()
+        };
+        Ok(ClusterView {
+            rms: ids(DaemonRole::ResourceManager),
+            nms: ids(DaemonRole::NodeManager),
+            leader,
+            running: state
+                .daemons
+                .iter()
+                .filter(|daemon| daemon.state == DaemonState::Running)
+                .map(|daemon| daemon.id.clone())
+                .collect(),
+        })
+    }
+
+    /// Sends `signal` to daemon `id`'s process.
+    ///
+    /// # Errors
+    ///
+    /// When `id` has no running process or the signal cannot be sent.
+    pub fn signal(&self, id: &str, signal: Signal) -> anyhow::Result<()> {
+        let pid = self
+            .state()?
+            .daemon(id)
+            .and_then(|daemon| daemon.pid)
+            .with_context(|| format!("{id} has no running process"))?;
+        signal
+            .send(pid)
+            .with_context(|| format!("sending {signal:?} to {id} (pid {pid})"))
+    }
+
+    /// Starts daemon `id` again through the supervisor.
+    ///
+    /// # Errors
+    ///
+    /// When the supervisor refuses (the daemon still runs) or does not answer.
+    pub async fn restart(&self, id: &str) -> anyhow::Result<()> {
+        let base = self.manifest.base_dir.clone();
+        let id = id.to_owned();
+        // The control client blocks; the supervisor it talks to is a task of this runtime.
+        tokio::task::spawn_blocking(move || minicluster::restart(&base, &id))
+            .await
+            .context("the restart request's thread failed")??;
+        Ok(())
+    }
+
+    /// Puts `rules` in force on every proxy.
+    pub fn set_network(&self, rules: NetworkRules) {
+        self.fleet.set_rules(rules);
+    }
+
+    /// Asks replica `from` (at its real admin address) to hand leadership to `to`; returns
+    /// the leader it reports afterwards (another replica than `to` may have won the election).
+    ///
+    /// # Errors
+    ///
+    /// When `from` refuses or does not answer within the transfer deadline.
+    pub async fn transfer_leadership(&self, from: &str, to: &str) -> anyhow::Result<String> {
+        let address = self
+            .manifest
+            .daemons
+            .iter()
+            .find(|daemon| daemon.id == from)
+            .map(minicluster::daemon_addresses)
+            .transpose()?
+            .and_then(|addresses| addresses.get("admin").cloned())
+            .with_context(|| format!("no replica {from} with an admin address"))?;
+        // A channel of its own: a transfer waits for the target's election, which can take
+        // longer than the status calls' short deadline.
+        let options = ChannelOptions {
+            connect_timeout: Duration::from_secs(1),
+            request_timeout: TRANSFER_DEADLINE,
+            ..ChannelOptions::default()
+        };
+        let channel = connect_lazy(&address, self.tls.client_config(), &options)
+            .with_context(|| format!("the admin address {address} of {from}"))?;
+        let request = TransferLeadershipRequestProto {
+            target_rm_id: to.to_owned(),
+        };
+        let reply = ResourceManagerAdministrationProtocolClient::new(channel)
+            .transfer_leadership(request)
+            .await
+            .with_context(|| format!("asking {from} to hand leadership to {to}"))?
+            .into_inner();
+        Ok(reply.leader_rm_id)
+    }
+
+    /// Every replica's status, asked concurrently at its real admin address, in `rm-ids`
+    /// order.
+    pub async fn statuses(&self) -> Vec<ReplicaStatus> {
+        replica_statuses(&self.admins).await
+    }
+
+    /// The replica that reports ACTIVE and names itself leader, if exactly one does.
+    pub async fn leader(&self) -> Option<String> {
+        let statuses = self.statuses().await;
+        let leaders: Vec<&str> = statuses
+            .iter()
+            .filter(|status| {
+                status
+                    .answer
+                    .as_ref()
+                    .is_ok_and(|answer| answer.active && answer.leader_rm_id == status.rm_id)
+            })
+            .map(|status| status.rm_id.as_str())
+            .collect();
+        match leaders[..] {
+            [leader] => Some(leader.to_owned()),
+            _ => None,
+        }
+    }
+
+    /// Undoes every fault that may still be in force: lifts the network rules, resumes every
+    /// daemon (SIGCONT is harmless to a running one) and starts every exited one again.
+    ///
+    /// # Errors
+    ///
+    /// When a daemon cannot be resumed or restarted; the others are still healed.
+    pub async fn heal_all(&self) -> anyhow::Result<()> {
+        self.set_network(NetworkRules::healthy());
+        let mut failures = Vec::new();
+        for daemon in self.state()?.daemons {
+            let healed = match (daemon.state, daemon.pid) {
+                (DaemonState::Running, Some(pid)) => Signal::Cont
+                    .send(pid)
+                    .with_context(|| format!("resuming {} (pid {pid})", daemon.id)),
+                (DaemonState::Exited, _) => self.restart(&daemon.id).await,
+                _ => Ok(()),
+            };
+            if let Err(err) = healed {
+                failures.push(format!("{err:#}"));
+            }
+        }
+        anyhow::ensure!(
+            failures.is_empty(),
+            "healing failed: {}",
+            failures.join("; ")
+        );
+        Ok(())
+    }
+
+    /// Stops every daemon (SIGTERM, then SIGKILL after the stop timeout) and the proxies, then
+    /// SIGKILLs the container processes the NodeManagers left running (see
+    /// [`kill_leftovers`]), and returns the final state.
+    ///
+    /// # Errors
+    ///
+    /// When the supervisor fails or its task panicked.
+    pub async fn stop(self) -> anyhow::Result<ClusterState> {
+        let stop = self
+            .stop
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(stop) = stop {
+            // The supervisor may already be gone after an error; awaiting it says why.
+            let _ = stop.send(());
+        }
+        let state = self
+            .supervisor
+            .await
+            .context("the minicluster supervisor task failed");
+        drop(self.fleet);
+        let leftovers = kill_leftovers(&self.manifest.base_dir);
+        if !leftovers.is_empty() {
+            tracing::info!(
+                count = leftovers.len(),
+                "killed container processes the stopped NodeManagers left running"
+            );
+        }
+        state?
+    }
+}
+
+/// Every replica's status, asked concurrently, each under [`CALL_DEADLINE`].
+pub(crate) async fn replica_statuses(
+    admins: &BTreeMap<String, ResourceManagerAdministrationProtocolClient<Channel>>,
+) -> Vec<ReplicaStatus> {
+    let mut asking = JoinSet::new();
+    for (index, (rm_id, admin)) in admins.iter().enumerate() {
+        let (rm_id, mut admin) = (rm_id.clone(), admin.clone());
+        asking.spawn(async move {
+            let answer = match timeout(
+                CALL_DEADLINE,
+                admin.get_service_status(HaServiceStatusRequestProto {}),
+            )
+            .await
+            {
+                Ok(Ok(reply)) => {
+                    let status = reply.into_inner();
+                    Ok(ReplicaAnswer {
+                        active: status.state() == HaServiceStateProto::Active,
+                        term: status.current_term,
+                        leader_rm_id: status.leader_rm_id,
+                        last_applied_index: status.last_applied_index,
+                    })
+                }
+                Ok(Err(status)) => Err(format!("{:?}: {}", status.code(), status.message())),
+                Err(_) => Err(format!("no answer within {CALL_DEADLINE:?}")),
+            };
+            (index, ReplicaStatus { rm_id, answer })
+        });
+    }
+    let mut statuses = Vec::new();
+    while let Some(joined) = asking.join_next().await {
+        if let Ok(status) = joined {
+            statuses.push(status);
+        }
+    }
+    statuses.sort_by_key(|(index, _)| *index);
+    statuses.into_iter().map(|(_, status)| status).collect()
+}
+
+fn load(dir: &Path) -> anyhow::Result<Configuration> {
+    Configuration::load_dir(dir).with_context(|| format!("loading {}", dir.display()))
+}
+
+/// The pids of the daemons `cluster.json` records as running, by pid; empty if it cannot be
+/// read (before the first start, say).
+fn running_pids(base: &Path) -> BTreeMap<u32, String> {
+    ClusterState::read(base)
+        .map(|state| {
+            state
+                .daemons
+                .into_iter()
+                .filter(|daemon| daemon.state == DaemonState::Running)
+                .filter_map(|daemon| Some((daemon.pid?, daemon.id)))
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -1,0 +1,95 @@
+//! The chaos harness: `yarn-ha chaos run` and `yarn-ha chaos list`.
+//!
+//! A run starts a cluster of real processes behind fault-injecting proxies, runs a workload,
+//! injects faults from a seeded schedule, heals everything, waits for the cluster to settle,
+//! checks every invariant, and writes a report.
+//!
+//! ```text
+//!                       ┌──────────── ChaosCluster ────────────────────────────────────┐
+//!  Workload ──────────▶ │ ProxyFleet: a TcpProxy on every RM endpoint's front          │
+//!  (jobs, refreshes,    │   rules: NetworkRules (drop / delay, per direction, per peer) │
+//!   reads; History)     │   callers placed by connection_source (/proc)                │
+//!                       │      │                                                       │
+//!  FaultSchedule(seed)  │   rm1 ◀─raft─▶ rm2 ◀─raft─▶ rm3     nm1  nm2 (heartbeats,    │
+//!   ─▶ Fault::plan      │      (each RM sees its peers' fronts)      their AMs' calls) │
+//!      (ClusterView)    │ MiniCluster supervisor: signals, restarts                    │
+//!   ─▶ inject / heal    └──────────────────────────────────────────────────────────────┘
+//!                          ▲ real addresses, past the proxies
+//!  Observers: leader_observer (GetServiceStatus), write_prober (GetNewApplication),
+//!             node_observer (NodeManager /ws/v1/node/containers)      ─▶ Observations
+//!
+//!  History + Observations + timeline + failovers ─▶ invariants::check_all ─▶ ChaosReport
+//! ```
+//!
+//! Main types: [`ChaosOptions`] and [`Profile`]; [`Fault`] (with [`FaultPlan`], one file per
+//! family: [`process_fault`], [`network_fault`], [`leadership_fault`]); [`TcpProxy`] and
+//! [`NetworkRules`]; [`FaultSchedule`] over [`SplitMix64`]; [`Workload`] recording a
+//! [`History`]; [`Observations`]; [`invariants`], one module per invariant; [`ChaosReport`];
+//! [`run`] and [`run_blocking`]; [`catalog`] for `chaos list`.
+
+mod catalog;
+mod chaos_cluster;
+mod cluster_view;
+mod connection_source;
+mod dshell_job;
+mod failover;
+mod fault;
+mod history;
+mod https_get;
+pub mod invariants;
+mod leader_observer;
+pub mod leadership_fault;
+mod leftovers;
+mod log_scan;
+pub mod network_fault;
+mod network_rules;
+mod node_observer;
+mod observations;
+mod options;
+pub mod process_fault;
+mod profile;
+mod proxy_fleet;
+mod report;
+mod rng;
+mod run;
+mod run_clock;
+mod schedule;
+mod tcp_proxy;
+mod timeline;
+mod workload;
+mod write_prober;
+
+pub use catalog::catalog;
+pub use chaos_cluster::{ChaosCluster, NODE_MEMORY_MB, NODE_VCORES, NodeEndpoint};
+pub use cluster_view::ClusterView;
+pub use connection_source::{DaemonPids, ProcSources, SourceResolver};
+pub use dshell_job::DshellJob;
+pub use failover::{Failover, failovers};
+pub use fault::{Fault, FaultAction, FaultPlan};
+pub use history::{
+    ContainerList, History, HistoryRecorder, Operation, OperationKind, OperationResult, Outcome,
+    PendingOperation, RmContainer,
+};
+pub use https_get::{http1_client, https_get};
+pub use invariants::{CheckInput, Invariant, InvariantResult, Verdict, check_all};
+pub use leader_observer::{LEADER_POLL, observe_leaders};
+pub use leftovers::kill_leftovers;
+pub use log_scan::{log_files, panics_in, scan};
+pub use network_rules::{Direction, LinkEffect, LinkRule, NetworkRules, Peer, PeerSelector};
+pub use node_observer::{NODE_POLL, observe_nodes, parse_containers};
+pub use observations::{
+    ContainerView, FinalApplication, FinalReport, LeaderSample, LogPanic, NodeInfo, NodeSnapshot,
+    Observations, ReplicaAnswer, ReplicaStatus, WriteSample, application_of_container,
+};
+pub use options::{ChaosOptions, MAX_DAEMONS, MIN_RMS, fresh_seed, parse_duration, parse_faults};
+pub use profile::Profile;
+pub use proxy_fleet::ProxyFleet;
+pub use report::{ChaosReport, ReportFiles, RunSettings, WorkloadSummary};
+pub use rng::SplitMix64;
+pub use run::{run, run_blocking};
+pub use run_clock::RunClock;
+pub use schedule::{FaultSchedule, Pacing, ScheduledFault};
+pub use tcp_proxy::{MAX_CONNECTIONS, RulesReceiver, TcpProxy};
+pub use timeline::{FaultStatus, TimelineEntry};
+pub use workload::Workload;
+pub use write_prober::probe_writes;

@@ -1,0 +1,634 @@
+//! [`run`]: one chaos run, start to report.
+//!
+//! ```text
+//!  ChaosCluster::start (proxied layout, proxies, daemons) ─▶ wait until a leader leads and
+//!  every NodeManager runs ─▶ clock starts: observers (leaders, writes, node containers) and
+//!  the workload run ─▶ for each scheduled fault: plan against the cluster view, inject, hold,
+//!  heal ─▶ duration over: heal everything, wait to settle, let jobs drain, read every
+//!  acknowledged application's final report, wait for replicas to agree ─▶ stop observers and
+//!  the cluster, scan logs for panics ─▶ failovers, invariants, report (JSON + text)
+//! ```
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::time::{Instant, sleep, sleep_until};
+use tokio_util::sync::CancellationToken;
+use yarn_client::YarnClient;
+use yarn_conf::Configuration;
+use yarn_proto::ids::ApplicationId;
+use yarn_proto::pb;
+
+use super::chaos_cluster::ChaosCluster;
+use super::failover::failovers;
+use super::history::{History, HistoryRecorder};
+use super::https_get::http1_client;
+use super::invariants::{CheckInput, check_all, replicas_agree, seconds};
+use super::leader_observer::observe_leaders;
+use super::log_scan;
+use super::node_observer::observe_nodes;
+use super::observations::{FinalApplication, FinalReport, Observations, ReplicaStatus};
+use super::options::ChaosOptions;
+use super::report::{ChaosReport, ReportFiles, RunSettings, WorkloadSummary};
+use super::rng::SplitMix64;
+use super::run_clock::RunClock;
+use super::schedule::{FaultSchedule, Pacing, ScheduledFault};
+use super::timeline::{FaultStatus, TimelineEntry};
+use super::workload::{Workload, final_status_name, state_name};
+use super::write_prober::probe_writes;
+use crate::bench::LatencySummary;
+
+/// How long the cluster may take to elect a leader and register every NodeManager, at the
+/// start and again after healing.
+const SETTLE_DEADLINE: Duration = Duration::from_secs(60);
+
+/// How long jobs may take to finish their applications once faults are over.
+const DRAIN_DEADLINE: Duration = Duration::from_secs(90);
+
+/// How long acknowledged applications may take to reach a final state after the drain.
+const FINAL_DEADLINE: Duration = Duration::from_secs(60);
+
+/// How long replicas may take to agree on term, leader and applied index after healing.
+const CONVERGE_DEADLINE: Duration = Duration::from_secs(30);
+
+/// How often readiness and agreement are asked while waiting.
+const POLL: Duration = Duration::from_millis(200);
+
+/// Mixed into the seed for the workload's random stream, so the workload's draws never shift
+/// the fault schedule's (and the other way round).
+const WORKLOAD_STREAM: u64 = 0xA076_1D64_78BD_642F;
+
+/// Runs [`run`] on a runtime of its own (two worker threads, as on a CI machine), blocking.
+///
+/// # Errors
+///
+/// Those of [`run`], and a runtime that cannot be built.
+pub fn run_blocking(
+    options: &ChaosOptions,
+    exe: &Path,
+    out: &mut (impl Write + Send),
+) -> anyhow::Result<ChaosReport> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("creating the chaos run's runtime")?;
+    runtime.block_on(run(options, exe, out))
+}
+
+/// Runs one chaos run with the `yarn-ha` executable `exe` for every daemon and
+/// ApplicationMaster, writing progress and then the report's text to `out`, and the report,
+/// history and observations as JSON into the run's directory (and the report to
+/// `options.report` too). Returns the report; [`ChaosReport::passed`] says whether every
+/// invariant held. Every daemon is stopped before it returns, whatever happened.
+///
+/// # Errors
+///
+/// When the options are invalid, the run's directory or the cluster cannot be created, the
+/// cluster never gets a leader and its NodeManagers (nothing can be checked then), or a file
+/// cannot be written. Invariant violations are not errors: they are in the report.
+pub async fn run(
+    options: &ChaosOptions,
+    exe: &Path,
+    out: &mut (impl Write + Send),
+) -> anyhow::Result<ChaosReport> {
+    options.validate().map_err(anyhow::Error::msg)?;
+    let started = std::time::Instant::now();
+    // Installed before any daemon starts: from here on a Ctrl-C stops the daemons instead of
+    // killing this process and orphaning them.
+    let signals = shutdown_signals()?;
+    tokio::pin!(signals);
+    writeln!(
+        out,
+        "chaos run: seed {} (the same seed gives the same fault schedule)",
+        options.seed
+    )?;
+    let dir = run_dir(options)?;
+    let exe = exe
+        .canonicalize()
+        .with_context(|| format!("finding the yarn-ha executable {}", exe.display()))?;
+    let cluster_dir = dir.join("cluster");
+    let cluster = tokio::select! {
+        started = ChaosCluster::start(&cluster_dir, &exe, options.rms, options.nms) => {
+            started.context("starting the chaos cluster")?
+        }
+        signal = &mut signals => anyhow::bail!("interrupted by {signal} while starting the cluster"),
+    };
+    writeln!(
+        out,
+        "started {} ResourceManagers and {} NodeManagers behind {} proxies in {}",
+        options.rms,
+        options.nms,
+        cluster.manifest().proxy_routes.len(),
+        cluster.manifest().base_dir.display()
+    )?;
+    let manifest = cluster.manifest().clone();
+    let driven = tokio::select! {
+        driven = drive(&cluster, options, &exe, out) => driven,
+        signal = &mut signals => Err(anyhow::anyhow!(
+            "interrupted by {signal}; the cluster's daemons were stopped, its logs are in {}",
+            manifest.logs_dir.display()
+        )),
+    };
+    if driven.is_err() {
+        // A paused daemon would sit out its SIGTERM until the stop timeout.
+        if let Err(err) = cluster.heal_all().await {
+            tracing::warn!("healing before stopping: {err:#}");
+        }
+    }
+    let stopped = cluster.stop().await;
+    let mut record = driven?;
+    if let Err(err) = stopped {
+        writeln!(out, "stopping the cluster: {err:#}")?;
+    }
+    record.observations.panics = log_scan::scan(&log_scan::log_files(&manifest));
+
+    let failovers = failovers(&record.timeline, &record.observations.write_samples);
+    let mut unavailable: Vec<f64> = failovers
+        .iter()
+        .filter_map(|failover| failover.unavailable_ms)
+        .map(|ms| ms as f64)
+        .collect();
+    let input = CheckInput {
+        history: &record.history,
+        observations: &record.observations,
+        timeline: &record.timeline,
+        failovers: &failovers,
+        end_ms: record.end_ms,
+    };
+    let invariants = check_all(&input);
+    let files = ReportFiles {
+        report: dir.join("report.json"),
+        history: dir.join("history.json"),
+        observations: dir.join("observations.json"),
+        daemon_logs: manifest
+            .daemons
+            .iter()
+            .map(|daemon| (daemon.id.clone(), manifest.log_file(&daemon.id)))
+            .collect(),
+        container_logs: manifest
+            .daemons
+            .iter()
+            .filter(|daemon| record.observations.nodes.contains_key(&daemon.id))
+            .map(|daemon| {
+                (
+                    daemon.id.clone(),
+                    manifest.base_dir.join(&daemon.id).join("container-logs"),
+                )
+            })
+            .collect(),
+        dir: dir.clone(),
+    };
+    let report = ChaosReport {
+        settings: RunSettings {
+            seed: options.seed,
+            profile: options.profile,
+            rms: options.rms,
+            nms: options.nms,
+            duration_ms: u64::try_from(options.duration.as_millis()).unwrap_or(u64::MAX),
+            faults: options.faults.clone(),
+            concurrent_jobs: options.concurrent_jobs,
+        },
+        passed: invariants.iter().all(|result| result.verdict.passed()),
+        timeline: record.timeline.clone(),
+        unavailability: LatencySummary::from_millis(&mut unavailable),
+        failovers,
+        workload: summarize(&record.history, &record.observations),
+        invariants,
+        settled: record.settled.clone(),
+        files,
+        wall_seconds: started.elapsed().as_secs_f64(),
+    };
+    write_json(&report.files.history, &record.history)?;
+    write_json(&report.files.observations, &record.observations)?;
+    write_json(&report.files.report, &report)?;
+    if let Some(path) = &options.report {
+        write_json(path, &report)?;
+    }
+    write!(out, "{report}")?;
+    Ok(report)
+}
+
+/// What the driven part of a run produced.
+struct RunRecord {
+    history: History,
+    observations: Observations,
+    timeline: Vec<TimelineEntry>,
+    settled: Result<(), String>,
+    end_ms: u64,
+}
+
+async fn drive(
+    cluster: &ChaosCluster,
+    options: &ChaosOptions,
+    exe: &Path,
+    out: &mut (impl Write + Send),
+) -> anyhow::Result<RunRecord> {
+    let conf_dir = cluster.client_conf_dir().to_path_buf();
+    let conf = Configuration::load_dir(&conf_dir)
+        .with_context(|| format!("loading the client configuration {}", conf_dir.display()))?;
+    let client = YarnClient::from_conf(&conf)?;
+    let leader = wait_ready(cluster, &client, options.nms)
+        .await
+        .map_err(anyhow::Error::msg)
+        .context("the cluster did not come up")?;
+    writeln!(
+        out,
+        "{leader} leads; every NodeManager runs; starting the workload"
+    )?;
+
+    let clock = RunClock::start();
+    let recorder = HistoryRecorder::new(clock);
+    let observing = CancellationToken::new();
+    let probing = CancellationToken::new();
+    let leaders = tokio::spawn(observe_leaders(
+        cluster.admin_clients(),
+        clock,
+        observing.clone(),
+    ));
+    let writes = tokio::spawn(probe_writes(
+        cluster.direct_clients(),
+        clock,
+        probing.clone(),
+    ));
+    let http = cluster
+        .tls()
+        .client_config()
+        .map(|config| http1_client(&config))
+        .context("the chaos cluster's client configuration has TLS disabled")?;
+    let web: BTreeMap<String, String> = cluster
+        .nodes()
+        .iter()
+        .map(|(name, node)| (name.clone(), node.web_address.clone()))
+        .collect();
+    let containers = tokio::spawn(observe_nodes(web, http, clock, observing.clone()));
+    let workload = Workload::start(
+        &conf_dir,
+        exe,
+        options.concurrent_jobs,
+        recorder.clone(),
+        SplitMix64::new(options.seed ^ WORKLOAD_STREAM),
+    )?;
+
+    let schedule = FaultSchedule::generate(
+        options.seed,
+        &options.faults,
+        options.duration,
+        &Pacing::default(),
+    );
+    writeln!(
+        out,
+        "{} faults scheduled over {} s",
+        schedule.faults.len(),
+        options.duration.as_secs()
+    )?;
+    let mut timeline = Vec::new();
+    for scheduled in &schedule.faults {
+        sleep_until(clock.instant_at(scheduled.at_ms)).await;
+        let entry = inject_and_heal(cluster, scheduled, clock).await;
+        writeln!(out, "{}", describe(&entry))?;
+        timeline.push(entry);
+    }
+    sleep_until(clock.instant_at(u64::try_from(options.duration.as_millis()).unwrap_or(u64::MAX)))
+        .await;
+
+    if let Err(err) = cluster.heal_all().await {
+        writeln!(out, "healing everything: {err:#}")?;
+    }
+    writeln!(
+        out,
+        "faults over at {}; everything healed; waiting for the cluster to settle",
+        seconds(clock.now_ms())
+    )?;
+    let settled = wait_ready(cluster, &client, options.nms).await.map(drop);
+    if let Err(why) = &settled {
+        writeln!(out, "the cluster did not settle: {why}")?;
+    }
+    let settled_at_ms = clock.now_ms();
+    if !workload.finish(DRAIN_DEADLINE).await {
+        writeln!(
+            out,
+            "jobs still ran {} s after the faults; they were stopped",
+            DRAIN_DEADLINE.as_secs()
+        )?;
+    }
+    let history = recorder.history();
+    let applications = final_applications(&client, &history, clock).await;
+    probing.cancel();
+    let write_samples = writes.await.context("the write prober failed")?;
+    let replicas = converge(cluster).await;
+    observing.cancel();
+    let leader_samples = leaders.await.context("the leader observer failed")?;
+    let node_snapshots = containers.await.context("the node observer failed")?;
+    writeln!(
+        out,
+        "work drained at {}; checking invariants",
+        seconds(clock.now_ms())
+    )?;
+    Ok(RunRecord {
+        history,
+        observations: Observations {
+            leader_samples,
+            write_samples,
+            node_snapshots,
+            nodes: cluster
+                .nodes()
+                .iter()
+                .map(|(name, node)| (name.clone(), node.info.clone()))
+                .collect(),
+            applications,
+            replicas,
+            panics: Vec::new(),
+            settled_at_ms,
+        },
+        timeline,
+        settled,
+        end_ms: clock.now_ms(),
+    })
+}
+
+/// Plans `scheduled` against the cluster as it is now, injects it, holds it, heals it.
+async fn inject_and_heal(
+    cluster: &ChaosCluster,
+    scheduled: &ScheduledFault,
+    clock: RunClock,
+) -> TimelineEntry {
+    let leader = cluster.leader().await;
+    let view = match cluster.view(leader) {
+        Ok(view) => view,
+        Err(err) => {
+            return TimelineEntry::not_injected(scheduled, FaultStatus::Failed, format!("{err:#}"));
+        }
+    };
+    let plan = match scheduled.fault.plan(&view, scheduled.pick) {
+        Ok(plan) => plan,
+        Err(reason) => {
+            return TimelineEntry::not_injected(scheduled, FaultStatus::Skipped, reason);
+        }
+    };
+    let injected_at = clock.now_ms();
+    let note = match plan.inject(cluster).await {
+        Ok(note) => note,
+        Err(err) => {
+            return TimelineEntry::not_injected(scheduled, FaultStatus::Failed, format!("{err:#}"));
+        }
+    };
+    let mut entry = TimelineEntry::injected(scheduled, &plan, injected_at);
+    entry.reason = note;
+    sleep_until(clock.instant_at(injected_at + scheduled.hold_ms)).await;
+    if let Err(err) = plan.heal(cluster).await {
+        entry.heal_error = Some(format!("{err:#}"));
+    }
+    entry.healed_at_ms = Some(clock.now_ms());
+    entry
+}
+
+/// One progress line for a timeline entry.
+fn describe(entry: &TimelineEntry) -> String {
+    match entry.status {
+        FaultStatus::Injected => format!(
+            "  {} #{} {} on {}, healed at {}{}{}",
+            seconds(entry.injected_at_ms.unwrap_or_default()),
+            entry.seq,
+            entry.fault,
+            entry.target.as_deref().unwrap_or("-"),
+            seconds(entry.healed_at_ms.unwrap_or_default()),
+            entry
+                .reason
+                .as_deref()
+                .map(|note| format!(" ({note})"))
+                .unwrap_or_default(),
+            entry
+                .heal_error
+                .as_deref()
+                .map(|error| format!(" (heal failed: {error})"))
+                .unwrap_or_default()
+        ),
+        FaultStatus::Skipped | FaultStatus::Failed => format!(
+            "  {} #{} {} {}: {}",
+            seconds(entry.scheduled_at_ms),
+            entry.seq,
+            entry.fault,
+            if entry.status == FaultStatus::Skipped {
+                "skipped"
+            } else {
+                "failed"
+            },
+            entry.reason.as_deref().unwrap_or("-")
+        ),
+    }
+}
+
+/// Waits until one replica leads and every other follows it, and `nodes` NodeManagers are
+/// RUNNING; returns the leader.
+///
+/// # Errors
+///
+/// What was still missing when [`SETTLE_DEADLINE`] passed.
+async fn wait_ready(
+    cluster: &ChaosCluster,
+    client: &YarnClient,
+    nodes: usize,
+) -> Result<String, String> {
+    let deadline = Instant::now() + SETTLE_DEADLINE;
+    loop {
+        let missing = match cluster.leader().await {
+            None => "no single ResourceManager reports ACTIVE".to_owned(),
+            Some(leader) => {
+                let statuses = cluster.statuses().await;
+                let strays: Vec<String> = statuses
+                    .iter()
+                    .filter(|status| {
+                        !status
+                            .answer
+                            .as_ref()
+                            .is_ok_and(|answer| answer.leader_rm_id == leader)
+                    })
+                    .map(|status| status.rm_id.clone())
+                    .collect();
+                if !strays.is_empty() {
+                    format!("{} do not follow {leader} yet", strays.join(", "))
+                } else {
+                    match client
+                        .get_cluster_nodes(&[pb::NodeStateProto::NsRunning])
+                        .await
+                    {
+                        Ok(running) if running.len() >= nodes => return Ok(leader),
+                        Ok(running) => {
+                            format!("{} of {nodes} NodeManagers run", running.len())
+                        }
+                        Err(err) => format!("listing the NodeManagers failed: {err}"),
+                    }
+                }
+            }
+        };
+        if Instant::now() >= deadline {
+            return Err(format!("after {SETTLE_DEADLINE:?}: {missing}"));
+        }
+        sleep(POLL).await;
+    }
+}
+
+/// Every acknowledged application's report, waiting up to [`FINAL_DEADLINE`] in all for each
+/// to reach a final state.
+async fn final_applications(
+    client: &YarnClient,
+    history: &History,
+    clock: RunClock,
+) -> Vec<FinalApplication> {
+    let deadline = Instant::now() + FINAL_DEADLINE;
+    let mut applications = Vec::new();
+    for application_id in history.acknowledged_submissions().keys() {
+        let parsed: Result<ApplicationId, _> = application_id.parse();
+        let Ok(id) = parsed else {
+            applications.push(FinalApplication {
+                application_id: (*application_id).to_owned(),
+                report: None,
+                error: Some(format!("{application_id} is not an application id")),
+            });
+            continue;
+        };
+        applications.push(final_application(client, id, deadline, clock).await);
+    }
+    applications
+}
+
+async fn final_application(
+    client: &YarnClient,
+    id: ApplicationId,
+    deadline: Instant,
+    clock: RunClock,
+) -> FinalApplication {
+    let mut last = None;
+    let mut error: Option<String>;
+    loop {
+        match client.get_application_report(id).await {
+            Ok(report) => {
+                let attempt = report
+                    .current_application_attempt_id
+                    .as_ref()
+                    .map_or(0, |attempt| attempt.attempt_id);
+                let final_report = FinalReport {
+                    state: state_name(report.yarn_application_state()),
+                    final_status: final_status_name(report.final_application_status()),
+                    attempt,
+                    diagnostics: report.diagnostics.clone(),
+                    observed_at_ms: clock.now_ms(),
+                };
+                let done = final_report.is_final();
+                last = Some(final_report);
+                error = None;
+                if done {
+                    break;
+                }
+            }
+            Err(err) => {
+                let not_found = err
+                    .status()
+                    .is_some_and(|status| status.code() == tonic::Code::NotFound);
+                error = Some(err.to_string());
+                if not_found {
+                    break;
+                }
+            }
+        }
+        if Instant::now() >= deadline {
+            if error.is_none() {
+                error = Some(format!("not final within {FINAL_DEADLINE:?} of the drain"));
+            }
+            break;
+        }
+        sleep(Duration::from_secs(1)).await;
+    }
+    FinalApplication {
+        application_id: id.to_string(),
+        report: last,
+        error,
+    }
+}
+
+/// Asks every replica until they agree on term, leader and applied index, or
+/// [`CONVERGE_DEADLINE`] passes; returns the last answers.
+async fn converge(cluster: &ChaosCluster) -> Vec<ReplicaStatus> {
+    let deadline = Instant::now() + CONVERGE_DEADLINE;
+    loop {
+        let statuses = cluster.statuses().await;
+        if replicas_agree(&statuses).is_ok() || Instant::now() >= deadline {
+            return statuses;
+        }
+        sleep(POLL).await;
+    }
+}
+
+fn summarize(history: &History, observations: &Observations) -> WorkloadSummary {
+    let mut applications = BTreeMap::new();
+    for app in &observations.applications {
+        let state = app
+            .report
+            .as_ref()
+            .map_or_else(|| "UNKNOWN".to_owned(), |report| report.state.clone());
+        *applications.entry(state).or_default() += 1;
+    }
+    WorkloadSummary {
+        operations: history.counts(),
+        submissions_acknowledged: history.acknowledged_submissions().len(),
+        applications,
+        probe_writes: observations.write_samples.len(),
+        leader_observations: observations.leader_samples.len(),
+        node_snapshots: observations.node_snapshots.len(),
+    }
+}
+
+/// The run's directory: the one asked for (created; must be empty), or a new one under the
+/// temporary directory named after the seed and the time.
+fn run_dir(options: &ChaosOptions) -> anyhow::Result<PathBuf> {
+    let dir = match &options.dir {
+        Some(dir) => dir.clone(),
+        None => {
+            let now = time::OffsetDateTime::now_utc().unix_timestamp();
+            std::env::temp_dir().join(format!("yarn-ha-chaos-{}-{now}", options.seed))
+        }
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut entries =
+        std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))?;
+    anyhow::ensure!(
+        entries.next().is_none(),
+        "{} is not empty; a chaos run needs a new or empty directory",
+        dir.display()
+    );
+    dir.canonicalize()
+        .with_context(|| format!("resolving {}", dir.display()))
+}
+
+/// Resolves with the name of the first of SIGINT, SIGTERM and SIGHUP to arrive. The handlers
+/// are installed when this is called, not when the future is first polled.
+///
+/// # Errors
+///
+/// When the operating system refuses a handler; the message names the signal.
+fn shutdown_signals() -> anyhow::Result<impl Future<Output = &'static str>> {
+    let install =
+        |kind, name| signal(kind).with_context(|| format!("installing the {name} handler"));
+    let mut interrupt = install(SignalKind::interrupt(), "SIGINT")?;
+    let mut terminate = install(SignalKind::terminate(), "SIGTERM")?;
+    let mut hangup = install(SignalKind::hangup(), "SIGHUP")?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => "SIGINT",
+            _ = terminate.recv() => "SIGTERM",
+            _ = hangup.recv() => "SIGHUP",
+        }
+    })
+}
+
+fn write_json(path: &Path, value: &impl serde::Serialize) -> anyhow::Result<()> {
+    let mut text = serde_json::to_string_pretty(value)
+        .with_context(|| format!("serializing {}", path.display()))?;
+    text.push('\n');
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}
