@@ -322,6 +322,10 @@ pub enum ChaosCommand {
     Run(ChaosRunArgs),
     /// Name every fault and every invariant, one line each.
     List,
+    /// For the harness: list the failpoints this binary takes in YARN_HA_FAILPOINTS and exit 0,
+    /// or exit 1 if it was built without them (the disk faults need them).
+    #[command(hide = true)]
+    Failpoints,
 }
 
 /// Arguments of `yarn-ha chaos run`. Unset sizes come from the profile.
@@ -353,6 +357,10 @@ pub struct ChaosRunArgs {
     /// the temporary directory).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// How long jobs may take to finish once faults are over (default 90s); applications then
+    /// get as long again, at most 60 s, to reach a final state.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub drain: Option<Duration>,
 }
 
 /// `yarn-ha bench ...`

@@ -27,6 +27,7 @@ fn sh(base: &Path, role: DaemonRole, id: &str, script: &str) -> DaemonSpec {
         conf_dir: base.join(id).join("conf"),
         log_file: base.join("logs").join(format!("{id}.log")),
         addresses: BTreeMap::from([("admin".to_owned(), format!("127.0.0.1:1{id}"))]),
+        env: BTreeMap::new(),
     }
 }
 
@@ -206,6 +207,61 @@ async fn daemons_are_recorded_exits_are_not_restarted_and_restart_brings_one_bac
     for pid in [rm1.pid.unwrap(), rm2_pid, new_pid] {
         must_be_gone(pid).await;
     }
+}
+
+#[tokio::test]
+async fn a_restart_may_add_variables_for_that_start_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path();
+    let mut spec = sh(
+        base,
+        DaemonRole::ResourceManager,
+        "rm1",
+        "echo \"start $CHAOS_START mark $CHAOS_MARK\"; exec sleep 30",
+    );
+    spec.env = BTreeMap::from([
+        ("CHAOS_MARK".to_owned(), "base".to_owned()),
+        ("CHAOS_START".to_owned(), "1".to_owned()),
+    ]);
+    let log_file = spec.log_file.clone();
+    let cluster = MiniCluster::launch(base, &base.join("client/conf"), vec![spec], DEADLINE)
+        .await
+        .unwrap();
+    let (stop, supervisor) = supervise(cluster);
+    must_log(&log_file, "start 1 mark base").await;
+
+    let kill = |base: &Path| {
+        let pid = ClusterState::read(base).unwrap().daemon("rm1").unwrap().pid;
+        Signal::Kill.send(pid.unwrap()).unwrap();
+    };
+    kill(base);
+    let armed = BTreeMap::from([
+        ("CHAOS_MARK".to_owned(), "armed".to_owned()),
+        ("CHAOS_START".to_owned(), "2".to_owned()),
+    ]);
+    let (b, env) = (base.to_owned(), armed.clone());
+    tokio::task::spawn_blocking(move || minicluster::restart_with_env(&b, "rm1", &env))
+        .await
+        .unwrap()
+        .unwrap();
+    must_log(&log_file, "start 2 mark armed").await;
+    let log = std::fs::read_to_string(&log_file).unwrap();
+    assert!(
+        log.contains("starting rm1: CHAOS_MARK=armed CHAOS_START=2 /bin/sh"),
+        "{log}"
+    );
+
+    // The header line is written before the process starts, so it is there once the
+    // restart returns: this start has the spec's variables again, not the armed ones.
+    kill(base);
+    restart(base, "rm1").await.unwrap();
+    let log = std::fs::read_to_string(&log_file).unwrap();
+    let header = "starting rm1: CHAOS_MARK=base CHAOS_START=1 /bin/sh";
+    assert_eq!(log.matches(header).count(), 2, "{log}");
+    assert_eq!(log.matches("CHAOS_MARK=armed").count(), 1, "{log}");
+
+    stop.send(()).unwrap();
+    supervisor.await.unwrap().unwrap();
 }
 
 #[tokio::test]

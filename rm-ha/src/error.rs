@@ -156,6 +156,17 @@ pub enum Error {
     /// A replica task ended before shutdown was asked for.
     #[error("a replica task ended before the replica was asked to stop")]
     TaskEnded,
+    /// The failpoints variable names a failpoint this binary does not know, or gives one a
+    /// bad value (builds with the `failpoints` feature only).
+    #[error("{variable}: cannot use {entry:?}: {problem}")]
+    InvalidFailpoint {
+        /// The environment variable, `YARN_HA_FAILPOINTS`.
+        variable: &'static str,
+        /// The entry refused.
+        entry: String,
+        /// What is wrong with it and what was expected.
+        problem: &'static str,
+    },
     /// `capacity-scheduler.xml` could not be read or parsed as Hadoop configuration.
     #[error("cannot read the queue configuration: {source}")]
     ReadQueueConfiguration {

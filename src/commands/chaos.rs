@@ -1,10 +1,11 @@
-//! `yarn-ha chaos run|list`: seeded fault drills against a local cluster of real processes,
-//! run by `yarn_chaos::harness`.
+//! `yarn-ha chaos run|list|failpoints`: seeded fault drills against a local cluster of real
+//! processes, run by `yarn_chaos::harness`.
 
 use std::process::ExitCode;
 
 use anyhow::Context;
 use yarn_chaos::harness::{self, ChaosOptions, fresh_seed, parse_faults};
+use yarn_rm_ha::storage::{FAILPOINTS_VARIABLE, Failpoints};
 
 use crate::cli::{ChaosCommand, ChaosRunArgs};
 
@@ -17,7 +18,23 @@ pub fn run(command: ChaosCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         ChaosCommand::Run(args) => run_drill(args),
+        ChaosCommand::Failpoints => Ok(failpoints()),
     }
+}
+
+/// `chaos failpoints`: the failpoints this binary takes, one per line, or why it takes none.
+fn failpoints() -> ExitCode {
+    if !Failpoints::COMPILED {
+        eprintln!(
+            "this yarn-ha was built without the failpoints feature (test builds have it); \
+             {FAILPOINTS_VARIABLE} is ignored"
+        );
+        return ExitCode::FAILURE;
+    }
+    for (failpoint, description) in Failpoints::CATALOG {
+        println!("{failpoint}\t{description}");
+    }
+    ExitCode::SUCCESS
 }
 
 fn run_drill(args: ChaosRunArgs) -> anyhow::Result<ExitCode> {
@@ -37,6 +54,9 @@ fn run_drill(args: ChaosRunArgs) -> anyhow::Result<ExitCode> {
     }
     options.report = args.report;
     options.dir = args.dir;
+    if let Some(drain) = args.drain {
+        options.drain_deadline = drain;
+    }
     let exe = std::env::current_exe().context("finding the yarn-ha executable to run daemons")?;
     let report = harness::run_blocking(&options, &exe, &mut std::io::stdout())?;
     Ok(if report.passed {

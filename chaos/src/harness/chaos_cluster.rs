@@ -84,19 +84,27 @@ pub struct ChaosCluster {
     fleet: ProxyFleet,
     stop: Mutex<Option<oneshot::Sender<()>>>,
     supervisor: JoinHandle<anyhow::Result<ClusterState>>,
+    failpoints_missing: Option<String>,
 }
 
 impl ChaosCluster {
     /// Lays out a proxied cluster of `rms` ResourceManagers and `nms` NodeManagers in `dir`
     /// (new or empty), starts its proxies, then every daemon as `<exe> resourcemanager|
-    /// nodemanager`. Must run inside a multi-threaded Tokio runtime (proxies place callers on
-    /// blocking threads).
+    /// nodemanager` with `env` added to the environment it inherits. Must run inside a
+    /// multi-threaded Tokio runtime (proxies place callers on blocking threads).
     ///
     /// # Errors
     ///
     /// When the layout cannot be written, a front cannot be bound, the configuration cannot be
     /// read back, or a daemon cannot be started.
-    pub async fn start(dir: &Path, exe: &Path, rms: usize, nms: usize) -> anyhow::Result<Self> {
+    pub async fn start(
+        dir: &Path,
+        exe: &Path,
+        rms: usize,
+        nms: usize,
+        env: &BTreeMap<String, String>,
+    ) -> anyhow::Result<Self> {
+        let failpoints_missing = failpoints_missing(exe).await;
         let options = LayoutOptions {
             proxied: true,
             site: site(),
@@ -173,12 +181,10 @@ impl ChaosCluster {
                     );
                 }
             }
-            specs.push(DaemonSpec::yarn_ha(
-                exe,
-                daemon,
-                manifest.log_file(&daemon.id),
-                addresses,
-            ));
+            let mut spec =
+                DaemonSpec::yarn_ha(exe, daemon, manifest.log_file(&daemon.id), addresses);
+            spec.env = env.clone();
+            specs.push(spec);
         }
         let cluster = MiniCluster::launch(
             &base,
@@ -201,7 +207,14 @@ impl ChaosCluster {
             fleet,
             stop: Mutex::new(Some(stop)),
             supervisor,
+            failpoints_missing,
         })
+    }
+
+    /// Why the daemons' binary takes no failpoints (`<exe> chaos failpoints` failed), so the
+    /// disk faults are unavailable; `None` when it takes them.
+    pub fn failpoints_missing(&self) -> Option<&str> {
+        self.failpoints_missing.as_deref()
     }
 
     /// The manifest: directories, daemons, proxy routes.
@@ -270,6 +283,7 @@ impl ChaosCluster {
                 .filter(|daemon| daemon.state == DaemonState::Running)
                 .map(|daemon| daemon.id.clone())
                 .collect(),
+            failpoints_missing: self.failpoints_missing.clone(),
         })
     }
 
@@ -295,13 +309,39 @@ impl ChaosCluster {
     ///
     /// When the supervisor refuses (the daemon still runs) or does not answer.
     pub async fn restart(&self, id: &str) -> anyhow::Result<()> {
+        self.restart_with_env(id, BTreeMap::new()).await
+    }
+
+    /// Starts daemon `id` again through the supervisor with `env` added to its environment for
+    /// this start only.
+    ///
+    /// # Errors
+    ///
+    /// As [`restart`](Self::restart).
+    pub async fn restart_with_env(
+        &self,
+        id: &str,
+        env: BTreeMap<String, String>,
+    ) -> anyhow::Result<()> {
         let base = self.manifest.base_dir.clone();
         let id = id.to_owned();
         // The control client blocks; the supervisor it talks to is a task of this runtime.
-        tokio::task::spawn_blocking(move || minicluster::restart(&base, &id))
+        tokio::task::spawn_blocking(move || minicluster::restart_with_env(&base, &id, &env))
             .await
             .context("the restart request's thread failed")??;
         Ok(())
+    }
+
+    /// Whether daemon `id`'s process runs, as `cluster.json` records it.
+    ///
+    /// # Errors
+    ///
+    /// When `cluster.json` cannot be read.
+    pub fn is_running(&self, id: &str) -> anyhow::Result<bool> {
+        Ok(self
+            .state()?
+            .daemon(id)
+            .is_some_and(|daemon| daemon.state == DaemonState::Running))
     }
 
     /// Puts `rules` in force on every proxy.
@@ -469,6 +509,31 @@ pub(crate) async fn replica_statuses(
     }
     statuses.sort_by_key(|(index, _)| *index);
     statuses.into_iter().map(|(_, status)| status).collect()
+}
+
+/// Asks `<exe> chaos failpoints` whether the binary takes failpoints: `None` when it does (exit
+/// 0), otherwise why not (its message, or why it could not be asked).
+async fn failpoints_missing(exe: &Path) -> Option<String> {
+    let output = tokio::process::Command::new(exe)
+        .args(["chaos", "failpoints"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await;
+    match output {
+        Ok(output) if output.status.success() => None,
+        Ok(output) => {
+            let said = String::from_utf8_lossy(&output.stderr).trim().to_owned();
+            Some(format!(
+                "`{} chaos failpoints` exited with {}: {said}",
+                exe.display(),
+                output.status
+            ))
+        }
+        Err(err) => Some(format!(
+            "running `{} chaos failpoints`: {err}",
+            exe.display()
+        )),
+    }
 }
 
 fn load(dir: &Path) -> anyhow::Result<Configuration> {

@@ -14,6 +14,9 @@ pub struct ClusterView {
     pub leader: Option<String>,
     /// The daemons whose process runs (a paused one counts as running).
     pub running: BTreeSet<String>,
+    /// Why the daemons' binary cannot take failpoints (it was built without them), so the disk
+    /// faults cannot be injected; `None` when it can.
+    pub failpoints_missing: Option<String>,
 }
 
 impl ClusterView {

@@ -15,6 +15,13 @@ const TASK_MEMORY_MB: i64 = 256;
 /// Memory of the ApplicationMaster's container, in MB.
 const AM_MEMORY_MB: i64 = 128;
 
+/// Tasks of a wide job: more than the cluster runs at once.
+const WIDE_TASKS: u32 = 10;
+
+/// Memory of each task container of a wide job, in MB: ten of them ask for 5 GB, more than two
+/// NodeManagers of 2 GB hold, so they start in waves.
+const WIDE_TASK_MEMORY_MB: i64 = 512;
+
 /// A distributed-shell job: some short tasks of one execution type.
 ///
 /// Tasks only `sleep`, so a task fails only because of a fault; the ApplicationMaster is the
@@ -28,7 +35,12 @@ pub struct DshellJob {
 
 impl DshellJob {
     /// A job drawn from `rng`: 2 or 3 tasks of `sleep 1` to `sleep 3`, GUARANTEED or
-    /// OPPORTUNISTIC with equal odds.
+    /// OPPORTUNISTIC with equal odds; one GUARANTEED job in three is wide instead, with
+    /// [`WIDE_TASKS`] tasks of [`WIDE_TASK_MEMORY_MB`], which the cluster cannot run at once.
+    ///
+    /// Wide jobs keep asking for containers for seconds, so a failover usually finds one
+    /// waiting and its next containers come from the new leader: the path where a leader that
+    /// lost count of the ids issued before it would issue one again.
     pub fn draw(rng: &mut SplitMix64, name: &str) -> Self {
         let seconds = rng.between(1, 3);
         let mut options = DshellOptions::new(format!("sleep {seconds}"));
@@ -39,6 +51,11 @@ impl DshellJob {
             pb::ExecutionTypeProto::Opportunistic
         };
         options.container_memory_mb = TASK_MEMORY_MB;
+        let wide = rng.next_u64() % 3 == 0;
+        if wide && options.container_type == pb::ExecutionTypeProto::Guaranteed {
+            options.num_containers = WIDE_TASKS;
+            options.container_memory_mb = WIDE_TASK_MEMORY_MB;
+        }
         options.master_memory_mb = AM_MEMORY_MB;
         options.appname = name.to_owned();
         Self { options }
@@ -103,14 +120,34 @@ fn shell_quote(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::NODE_MEMORY_MB;
 
     #[test]
     fn jobs_are_small_sleeps_and_the_same_seed_draws_the_same_job() {
         let job = DshellJob::draw(&mut SplitMix64::new(3), "chaos-1");
         assert_eq!(job, DshellJob::draw(&mut SplitMix64::new(3), "chaos-1"));
         assert!(job.options.shell_command.starts_with("sleep "));
-        assert!((2..=3).contains(&job.options.num_containers));
         assert_eq!(job.options.validate().map_err(|e| e.to_string()), Ok(()));
+        let mut rng = SplitMix64::new(11);
+        let jobs: Vec<DshellJob> = (0..60)
+            .map(|n| DshellJob::draw(&mut rng, &format!("chaos-{n}")))
+            .collect();
+        let wide = |job: &&DshellJob| job.options.num_containers == WIDE_TASKS;
+        for job in jobs.iter().filter(wide) {
+            assert_eq!(
+                job.options.container_type,
+                pb::ExecutionTypeProto::Guaranteed
+            );
+            // More than two NodeManagers hold at once: the tasks must start in waves.
+            let asked = i64::from(WIDE_TASKS) * job.options.container_memory_mb;
+            assert!(asked > 2 * i64::try_from(NODE_MEMORY_MB).unwrap());
+        }
+        assert!(jobs.iter().any(|job| wide(&job)));
+        assert!(
+            jobs.iter()
+                .filter(|job| !wide(job))
+                .all(|job| (2..=3).contains(&job.options.num_containers))
+        );
     }
 
     #[test]

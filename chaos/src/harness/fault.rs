@@ -9,16 +9,18 @@ use serde::{Deserialize, Serialize};
 
 use super::chaos_cluster::ChaosCluster;
 use super::cluster_view::ClusterView;
+use super::disk_fault::DiskAction;
 use super::leadership_fault::LeadershipAction;
 use super::network_fault::NetworkAction;
 use super::process_fault::ProcessAction;
-use super::{leadership_fault, network_fault, process_fault};
+use super::{disk_fault, leadership_fault, network_fault, process_fault};
 
 /// A kind of fault. Each has a name (`chaos list`, `--faults`, the report), a description, how
 /// long it is held, and [`plan`](Fault::plan): whether it can be injected now and on what.
 ///
 /// The families live in their own files: processes ([`process_fault`]), the network through
-/// the proxies ([`network_fault`]), and leadership ([`leadership_fault`]).
+/// the proxies ([`network_fault`]), leadership ([`leadership_fault`]) and disks
+/// ([`disk_fault`], only with a binary built with failpoints).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Fault {
@@ -49,11 +51,18 @@ pub enum Fault {
     SlowNetwork,
     /// Ask the leader to hand leadership to a follower (admin TransferLeadership).
     TransferLeadership,
+    /// Restart a ResourceManager picked by the seed (maybe the leader) with every Raft log
+    /// append and vote write stalled; restart it without when healed. Needs failpoints.
+    StallDisk,
+    /// Restart a ResourceManager picked by the seed (maybe the leader) with every Raft log
+    /// append and vote write failing with ENOSPC, which stops it; restart it without when
+    /// healed. Needs failpoints.
+    FillDisk,
 }
 
 impl Fault {
     /// Every fault, in the order `chaos list` prints them.
-    pub const ALL: [Fault; 13] = [
+    pub const ALL: [Fault; 15] = [
         Fault::KillLeader,
         Fault::KillRm,
         Fault::KillNm,
@@ -67,6 +76,8 @@ impl Fault {
         Fault::DropFromLeader,
         Fault::SlowNetwork,
         Fault::TransferLeadership,
+        Fault::StallDisk,
+        Fault::FillDisk,
     ];
 
     /// The fault's name, as `--faults` and the report spell it.
@@ -85,6 +96,8 @@ impl Fault {
             Fault::DropFromLeader => "drop-from-leader",
             Fault::SlowNetwork => "slow-network",
             Fault::TransferLeadership => "transfer-leadership",
+            Fault::StallDisk => "stall-disk",
+            Fault::FillDisk => "fill-disk",
         }
     }
 
@@ -127,6 +140,14 @@ impl Fault {
             Fault::TransferLeadership => {
                 "hand leadership to a standby with the admin TransferLeadership RPC"
             }
+            Fault::StallDisk => {
+                "restart a ResourceManager (maybe the active one) with every Raft write stalled \
+                 500 ms; restarted without when healed (needs failpoints)"
+            }
+            Fault::FillDisk => {
+                "restart a ResourceManager (maybe the active one) on a full disk, which stops it \
+                 at its first Raft write; restarted without when healed (needs failpoints)"
+            }
         }
     }
 
@@ -147,6 +168,8 @@ impl Fault {
             | Fault::DropToLeader
             | Fault::DropFromLeader => (ms(2_000), ms(5_000)),
             Fault::SlowNetwork => (ms(2_000), ms(6_000)),
+            Fault::StallDisk => (ms(3_000), ms(6_000)),
+            Fault::FillDisk => (ms(2_000), ms(5_000)),
         }
     }
 
@@ -156,8 +179,9 @@ impl Fault {
     /// # Errors
     ///
     /// Why the fault cannot be injected now (no leader known, a ResourceManager is already
-    /// down so another loss would cost the majority, no NodeManager runs, ...); the run records
-    /// the fault as skipped with that reason.
+    /// down so another loss would cost the majority, no NodeManager runs, a disk fault with a
+    /// binary built without failpoints, ...); the run records the fault as skipped with that
+    /// reason.
     pub fn plan(self, view: &ClusterView, pick: u64) -> Result<FaultPlan, String> {
         match self {
             Fault::KillLeader
@@ -173,6 +197,7 @@ impl Fault {
             | Fault::DropFromLeader
             | Fault::SlowNetwork => network_fault::plan(self, view, pick),
             Fault::TransferLeadership => leadership_fault::plan(view, pick),
+            Fault::StallDisk | Fault::FillDisk => disk_fault::plan(self, view, pick),
         }
     }
 }
@@ -222,6 +247,8 @@ pub enum FaultAction {
     Network(NetworkAction),
     /// An admin call to the leader.
     Leadership(LeadershipAction),
+    /// A restart with a storage failpoint.
+    Disk(DiskAction),
 }
 
 impl FaultPlan {
@@ -240,10 +267,12 @@ impl FaultPlan {
                 Ok(None)
             }
             FaultAction::Leadership(action) => action.inject(cluster).await,
+            FaultAction::Disk(action) => action.inject(cluster).await.map(|()| None),
         }
     }
 
-    /// Undoes the fault: restarts a killed daemon, resumes a paused one, lifts network rules.
+    /// Undoes the fault: restarts a killed daemon, resumes a paused one, lifts network rules,
+    /// restarts a replica without its disk failpoint.
     ///
     /// # Errors
     ///
@@ -256,6 +285,7 @@ impl FaultPlan {
                 Ok(())
             }
             FaultAction::Leadership(_) => Ok(()),
+            FaultAction::Disk(action) => action.heal(cluster).await,
         }
     }
 }

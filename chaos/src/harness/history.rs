@@ -123,6 +123,13 @@ pub struct RmContainer {
     pub node_id: String,
     /// NEW, RUNNING, COMPLETE, ...
     pub state: String,
+    /// Its memory in MB as the RM listed it; 0 when unknown (histories written before sizes
+    /// were recorded).
+    #[serde(default)]
+    pub memory_mb: u64,
+    /// Its vcores as the RM listed it; 0 when unknown.
+    #[serde(default)]
+    pub vcores: u64,
 }
 
 /// The workload's operations, in invocation order.

@@ -70,6 +70,7 @@ mod tests {
             nms: Vec::new(),
             leader: Some("rm2".into()),
             running: ["rm1", "rm2"].into_iter().map(str::to_owned).collect(),
+            failpoints_missing: None,
         };
         let plan = Fault::TransferLeadership.plan(&view, 7).unwrap();
         assert_eq!(

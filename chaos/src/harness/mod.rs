@@ -22,7 +22,7 @@
 //! ```
 //!
 //! Main types: [`ChaosOptions`] and [`Profile`]; [`Fault`] (with [`FaultPlan`], one file per
-//! family: [`process_fault`], [`network_fault`], [`leadership_fault`]); [`TcpProxy`] and
+//! family: [`process_fault`], [`network_fault`], [`leadership_fault`], [`disk_fault`]); [`TcpProxy`] and
 //! [`NetworkRules`]; [`FaultSchedule`] over [`SplitMix64`]; [`Workload`] recording a
 //! [`History`]; [`Observations`]; [`invariants`], one module per invariant; [`ChaosReport`];
 //! [`run`] and [`run_blocking`]; [`catalog`] for `chaos list`.
@@ -31,6 +31,7 @@ mod catalog;
 mod chaos_cluster;
 mod cluster_view;
 mod connection_source;
+pub mod disk_fault;
 mod dshell_job;
 mod failover;
 mod fault;
@@ -81,7 +82,10 @@ pub use observations::{
     ContainerView, FinalApplication, FinalReport, LeaderSample, LogPanic, NodeInfo, NodeSnapshot,
     Observations, ReplicaAnswer, ReplicaStatus, WriteSample, application_of_container,
 };
-pub use options::{ChaosOptions, MAX_DAEMONS, MIN_RMS, fresh_seed, parse_duration, parse_faults};
+pub use options::{
+    ChaosOptions, DEFAULT_DRAIN_DEADLINE, MAX_DAEMONS, MIN_RMS, fresh_seed, parse_duration,
+    parse_faults,
+};
 pub use profile::Profile;
 pub use proxy_fleet::ProxyFleet;
 pub use report::{ChaosReport, ReportFiles, RunSettings, WorkloadSummary};

@@ -153,6 +153,7 @@ mod tests {
                 .into_iter()
                 .map(str::to_owned)
                 .collect(),
+            failpoints_missing: None,
         }
     }
 

@@ -1,5 +1,6 @@
 //! [`ChaosOptions`]: what one `chaos run` does, and [`parse_duration`] for its `--duration`.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -13,6 +14,9 @@ pub const MIN_RMS: usize = 3;
 /// The most daemons of either kind a run starts, to keep a mistyped count from exhausting the
 /// machine.
 pub const MAX_DAEMONS: usize = 9;
+
+/// How long jobs may take, by default, to finish their applications once faults are over.
+pub const DEFAULT_DRAIN_DEADLINE: Duration = Duration::from_secs(90);
 
 /// Everything one chaos run is asked to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,6 +40,13 @@ pub struct ChaosOptions {
     /// The run's directory (new or empty); a fresh one under the temporary directory when
     /// `None`. It is kept after the run: it holds the logs the report points at.
     pub dir: Option<PathBuf>,
+    /// Variables added to every daemon's environment, besides the harness's own, which they
+    /// inherit: `YARN_HA_FAILPOINTS` here arms failpoints in every replica of a test build.
+    pub daemon_env: BTreeMap<String, String>,
+    /// How long jobs may take to finish their applications once faults are over; applications
+    /// then get at most as long again, and at most 60 s, to reach a final state. A run proving
+    /// that a checker catches a planted bug, which can leave applications hanging, shortens it.
+    pub drain_deadline: Duration,
 }
 
 impl ChaosOptions {
@@ -52,6 +63,8 @@ impl ChaosOptions {
             concurrent_jobs: profile.concurrent_jobs(),
             report: None,
             dir: None,
+            daemon_env: BTreeMap::new(),
+            drain_deadline: DEFAULT_DRAIN_DEADLINE,
         }
     }
 
@@ -85,6 +98,9 @@ impl ChaosOptions {
         }
         if self.concurrent_jobs == 0 {
             return Err("at least one job must run at a time".to_owned());
+        }
+        if self.drain_deadline.is_zero() {
+            return Err("the drain deadline must be longer than zero".to_owned());
         }
         Ok(())
     }

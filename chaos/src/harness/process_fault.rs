@@ -130,6 +130,7 @@ mod tests {
             nms: vec!["nm1".into(), "nm2".into()],
             leader: leader.map(str::to_owned),
             running: running.iter().map(|id| (*id).to_owned()).collect(),
+            failpoints_missing: None,
         }
     }
 

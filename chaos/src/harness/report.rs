@@ -5,10 +5,12 @@ use std::fmt;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
+use yarn_rm_ha::storage::FAILPOINTS_VARIABLE;
 
 use super::failover::Failover;
 use super::fault::Fault;
 use super::invariants::{InvariantResult, seconds};
+use super::options::DEFAULT_DRAIN_DEADLINE;
 use super::profile::Profile;
 use super::timeline::{FaultStatus, TimelineEntry};
 use crate::bench::LatencySummary;
@@ -30,6 +32,15 @@ pub struct RunSettings {
     pub faults: Vec<Fault>,
     /// Jobs running at once.
     pub concurrent_jobs: usize,
+    /// How long jobs could take to finish after the faults, in milliseconds; 0 in reports
+    /// written before it was recorded.
+    #[serde(default)]
+    pub drain_ms: u64,
+    /// `YARN_HA_FAILPOINTS` as every daemon started with it (from the options' daemon
+    /// environment, or inherited from the harness's own): a run with failpoints armed in every
+    /// replica (a planted bug) says so here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub daemon_failpoints: Option<String>,
 }
 
 /// How much work the run did.
@@ -105,8 +116,13 @@ impl ChaosReport {
     /// The command that repeats this run's fault schedule.
     pub fn rerun_command(&self) -> String {
         let settings = &self.settings;
+        let armed = settings
+            .daemon_failpoints
+            .as_ref()
+            .map(|failpoints| format!("{FAILPOINTS_VARIABLE}={failpoints} "))
+            .unwrap_or_default();
         let mut command = format!(
-            "yarn-ha chaos run --profile {} --seed {} --rms {} --nms {} --duration {}s",
+            "{armed}yarn-ha chaos run --profile {} --seed {} --rms {} --nms {} --duration {}s",
             settings.profile,
             settings.seed,
             settings.rms,
@@ -116,6 +132,10 @@ impl ChaosReport {
         if settings.faults.len() < Fault::ALL.len() {
             let names: Vec<&str> = settings.faults.iter().map(|f| f.name()).collect();
             command.push_str(&format!(" --faults {}", names.join(",")));
+        }
+        let default_drain = u64::try_from(DEFAULT_DRAIN_DEADLINE.as_millis()).unwrap_or(0);
+        if settings.drain_ms != 0 && settings.drain_ms != default_drain {
+            command.push_str(&format!(" --drain {}ms", settings.drain_ms));
         }
         command
     }
@@ -135,6 +155,12 @@ impl fmt::Display for ChaosReport {
             settings.duration_ms / 1000,
             self.wall_seconds
         )?;
+        if let Some(failpoints) = &settings.daemon_failpoints {
+            writeln!(
+                f,
+                "every daemon ran with {FAILPOINTS_VARIABLE}={failpoints}"
+            )?;
+        }
         let injected = self
             .timeline
             .iter()

@@ -22,9 +22,11 @@ use yarn_client::YarnClient;
 use yarn_conf::Configuration;
 use yarn_proto::ids::ApplicationId;
 use yarn_proto::pb;
+use yarn_rm_ha::storage::FAILPOINTS_VARIABLE;
 
 use super::chaos_cluster::ChaosCluster;
 use super::failover::failovers;
+use super::fault::Fault;
 use super::history::{History, HistoryRecorder};
 use super::https_get::http1_client;
 use super::invariants::{CheckInput, check_all, replicas_agree, seconds};
@@ -46,10 +48,7 @@ use crate::bench::LatencySummary;
 /// start and again after healing.
 const SETTLE_DEADLINE: Duration = Duration::from_secs(60);
 
-/// How long jobs may take to finish their applications once faults are over.
-const DRAIN_DEADLINE: Duration = Duration::from_secs(90);
-
-/// How long acknowledged applications may take to reach a final state after the drain.
+/// The longest acknowledged applications may take to reach a final state after the drain.
 const FINAL_DEADLINE: Duration = Duration::from_secs(60);
 
 /// How long replicas may take to agree on term, leader and applied index after healing.
@@ -113,7 +112,9 @@ pub async fn run(
         .with_context(|| format!("finding the yarn-ha executable {}", exe.display()))?;
     let cluster_dir = dir.join("cluster");
     let cluster = tokio::select! {
-        started = ChaosCluster::start(&cluster_dir, &exe, options.rms, options.nms) => {
+        started = ChaosCluster::start(
+            &cluster_dir, &exe, options.rms, options.nms, &options.daemon_env,
+        ) => {
             started.context("starting the chaos cluster")?
         }
         signal = &mut signals => anyhow::bail!("interrupted by {signal} while starting the cluster"),
@@ -126,6 +127,31 @@ pub async fn run(
         cluster.manifest().proxy_routes.len(),
         cluster.manifest().base_dir.display()
     )?;
+    let daemon_failpoints = options
+        .daemon_env
+        .get(FAILPOINTS_VARIABLE)
+        .cloned()
+        .or_else(|| std::env::var(FAILPOINTS_VARIABLE).ok())
+        .filter(|value| !value.trim().is_empty());
+    if let Some(failpoints) = &daemon_failpoints {
+        writeln!(
+            out,
+            "every daemon runs with {FAILPOINTS_VARIABLE}={failpoints}"
+        )?;
+    }
+    let disk_faults: Vec<&str> = options
+        .faults
+        .iter()
+        .filter(|fault| matches!(fault, Fault::StallDisk | Fault::FillDisk))
+        .map(|fault| fault.name())
+        .collect();
+    if let (Some(missing), false) = (cluster.failpoints_missing(), disk_faults.is_empty()) {
+        writeln!(
+            out,
+            "{} unavailable, skipped whenever drawn: {missing}",
+            disk_faults.join(" and ")
+        )?;
+    }
     let manifest = cluster.manifest().clone();
     let driven = tokio::select! {
         driven = drive(&cluster, options, &exe, out) => driven,
@@ -192,6 +218,8 @@ pub async fn run(
             duration_ms: u64::try_from(options.duration.as_millis()).unwrap_or(u64::MAX),
             faults: options.faults.clone(),
             concurrent_jobs: options.concurrent_jobs,
+            drain_ms: u64::try_from(options.drain_deadline.as_millis()).unwrap_or(u64::MAX),
+            daemon_failpoints,
         },
         passed: invariants.iter().all(|result| result.verdict.passed()),
         timeline: record.timeline.clone(),
@@ -309,15 +337,16 @@ async fn drive(
         writeln!(out, "the cluster did not settle: {why}")?;
     }
     let settled_at_ms = clock.now_ms();
-    if !workload.finish(DRAIN_DEADLINE).await {
+    if !workload.finish(options.drain_deadline).await {
         writeln!(
             out,
             "jobs still ran {} s after the faults; they were stopped",
-            DRAIN_DEADLINE.as_secs()
+            options.drain_deadline.as_secs()
         )?;
     }
     let history = recorder.history();
-    let applications = final_applications(&client, &history, clock).await;
+    let final_deadline = options.drain_deadline.min(FINAL_DEADLINE);
+    let applications = final_applications(&client, &history, final_deadline, clock).await;
     probing.cancel();
     let write_samples = writes.await.context("the write prober failed")?;
     let replicas = converge(cluster).await;
@@ -473,14 +502,15 @@ async fn wait_ready(
     }
 }
 
-/// Every acknowledged application's report, waiting up to [`FINAL_DEADLINE`] in all for each
-/// to reach a final state.
+/// Every acknowledged application's report, waiting up to `wait` in all for each to reach a
+/// final state.
 async fn final_applications(
     client: &YarnClient,
     history: &History,
+    wait: Duration,
     clock: RunClock,
 ) -> Vec<FinalApplication> {
-    let deadline = Instant::now() + FINAL_DEADLINE;
+    let deadline = Instant::now() + wait;
     let mut applications = Vec::new();
     for application_id in history.acknowledged_submissions().keys() {
         let parsed: Result<ApplicationId, _> = application_id.parse();
@@ -492,7 +522,7 @@ async fn final_applications(
             });
             continue;
         };
-        applications.push(final_application(client, id, deadline, clock).await);
+        applications.push(final_application(client, id, deadline, wait, clock).await);
     }
     applications
 }
@@ -501,6 +531,7 @@ async fn final_application(
     client: &YarnClient,
     id: ApplicationId,
     deadline: Instant,
+    wait: Duration,
     clock: RunClock,
 ) -> FinalApplication {
     let mut last = None;
@@ -538,7 +569,7 @@ async fn final_application(
         }
         if Instant::now() >= deadline {
             if error.is_none() {
-                error = Some(format!("not final within {FINAL_DEADLINE:?} of the drain"));
+                error = Some(format!("not final within {wait:?} of the drain"));
             }
             break;
         }

@@ -268,11 +268,14 @@ async fn list_containers(shared: &Shared, process: &str, attempt: ApplicationAtt
 fn rm_container(report: &pb::ContainerReportProto) -> Option<RmContainer> {
     let id = yarn_proto::ids::ContainerId::try_from(report.container_id?).ok()?;
     let node = NodeId::try_from(report.node_id.clone()?).ok()?;
+    let resource = report.resource.clone().unwrap_or_default();
     Some(RmContainer {
         id: id.to_string(),
         node_id: node.to_string(),
         state: yarn_client::application_cli::container_state_name(report.container_state())
             .to_owned(),
+        memory_mb: u64::try_from(resource.memory).unwrap_or(0),
+        vcores: u64::try_from(resource.virtual_cores).unwrap_or(0),
     })
 }
 

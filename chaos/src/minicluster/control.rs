@@ -12,7 +12,12 @@
 //! restart ──{"restart":{"id":"rm2"}}──▶ supervisor
 //!         ◀──{"restarted":{"daemon":{...DaemonRecord...}}}   or   {"refused":{"reason":"..."}}
 //! ```
+//!
+//! A restart may add environment variables for that one start (`"env":{"K":"V"}`), as the
+//! chaos harness does to arm a failpoint in a ResourceManager; the next restart without them
+//! runs the daemon as before.
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
@@ -41,6 +46,9 @@ pub(crate) enum ControlRequest {
     Restart {
         /// The daemon's id.
         id: String,
+        /// Variables added to the daemon's environment for this start only.
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        env: BTreeMap<String, String>,
     },
 }
 
@@ -86,6 +94,19 @@ pub(crate) fn socket_path(base_dir: &Path) -> anyhow::Result<PathBuf> {
 /// supervisor refuses (the daemon is unknown or still running; its reason is the message), or
 /// when the exchange fails or times out.
 pub fn restart(base_dir: &Path, id: &str) -> anyhow::Result<DaemonRecord> {
+    restart_with_env(base_dir, id, &BTreeMap::new())
+}
+
+/// [`restart`], with `env` added to the daemon's environment for this start only.
+///
+/// # Errors
+///
+/// As [`restart`].
+pub fn restart_with_env(
+    base_dir: &Path,
+    id: &str,
+    env: &BTreeMap<String, String>,
+) -> anyhow::Result<DaemonRecord> {
     let socket = socket_path(base_dir)?;
     let mut stream = UnixStream::connect(&socket).with_context(|| {
         let recorded = ClusterState::read(base_dir)
@@ -103,7 +124,11 @@ pub fn restart(base_dir: &Path, id: &str) -> anyhow::Result<DaemonRecord> {
     })?;
     stream.set_read_timeout(Some(REPLY_TIMEOUT))?;
     stream.set_write_timeout(Some(REPLY_TIMEOUT))?;
-    let mut line = serde_json::to_string(&ControlRequest::Restart { id: id.to_owned() })?;
+    let request = ControlRequest::Restart {
+        id: id.to_owned(),
+        env: env.clone(),
+    };
+    let mut line = serde_json::to_string(&request)?;
     line.push('\n');
     stream
         .write_all(line.as_bytes())
@@ -133,12 +158,26 @@ mod tests {
     fn requests_and_replies_have_a_stable_wire_form() {
         let request = ControlRequest::Restart {
             id: "rm2".to_owned(),
+            env: BTreeMap::new(),
         };
         let line = serde_json::to_string(&request).unwrap();
         assert_eq!(line, r#"{"restart":{"id":"rm2"}}"#);
         assert_eq!(
             serde_json::from_str::<ControlRequest>(&line).unwrap(),
             request
+        );
+        let armed = ControlRequest::Restart {
+            id: "rm1".to_owned(),
+            env: BTreeMap::from([("YARN_HA_FAILPOINTS".to_owned(), "storage.full".to_owned())]),
+        };
+        let line = serde_json::to_string(&armed).unwrap();
+        assert_eq!(
+            line,
+            r#"{"restart":{"id":"rm1","env":{"YARN_HA_FAILPOINTS":"storage.full"}}}"#
+        );
+        assert_eq!(
+            serde_json::from_str::<ControlRequest>(&line).unwrap(),
+            armed
         );
         let reply = ControlReply::Refused {
             reason: "rm2 is running".to_owned(),

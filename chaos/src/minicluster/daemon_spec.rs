@@ -27,6 +27,8 @@ pub struct DaemonSpec {
     pub log_file: PathBuf,
     /// The daemon's endpoints by service name, as `host:port` (recorded in `cluster.json`).
     pub addresses: BTreeMap<String, String>,
+    /// Variables added to the inherited environment at every start.
+    pub env: BTreeMap<String, String>,
 }
 
 impl DaemonSpec {
@@ -35,7 +37,8 @@ impl DaemonSpec {
     /// `<exe> nodemanager --conf-dir <conf_dir>` for an NM.
     ///
     /// The conf dir goes on the command line so it overrides a `YARN_CONF_DIR` the supervisor
-    /// may have inherited; the rest of the environment (such as `YARN_HA_LOG`) is inherited.
+    /// may have inherited; the rest of the environment (such as `YARN_HA_LOG`) is inherited,
+    /// and nothing is added to it.
     pub fn yarn_ha(
         exe: &Path,
         daemon: &ManifestDaemon,
@@ -57,6 +60,7 @@ impl DaemonSpec {
             conf_dir: daemon.conf_dir.clone(),
             log_file,
             addresses,
+            env: BTreeMap::new(),
         }
     }
 

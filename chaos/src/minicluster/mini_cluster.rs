@@ -1,6 +1,7 @@
 //! The supervisor: starts every daemon of a cluster as a child process, records them in
 //! `cluster.json`, restarts one on request, and stops them all at shutdown.
 
+use std::collections::BTreeMap;
 use std::fs::OpenOptions;
 use std::future::Future;
 use std::io::{self, Write as _};
@@ -163,15 +164,16 @@ impl MiniCluster {
 
     fn start_all(&mut self) -> anyhow::Result<()> {
         for index in 0..self.specs.len() {
-            self.start_daemon(index)?;
+            self.start_daemon(index, &BTreeMap::new())?;
         }
         self.state.write()
     }
 
-    /// Spawns daemon `index` and records it as running (without writing `cluster.json`).
-    fn start_daemon(&mut self, index: usize) -> anyhow::Result<()> {
+    /// Spawns daemon `index` with `env` added to its environment and records it as running
+    /// (without writing `cluster.json`).
+    fn start_daemon(&mut self, index: usize, env: &BTreeMap<String, String>) -> anyhow::Result<()> {
         let spec = &self.specs[index];
-        let child = spawn(spec)?;
+        let child = spawn(spec, env)?;
         let pid = child
             .id()
             .with_context(|| format!("{} exited before its pid could be read", spec.id))?;
@@ -230,7 +232,7 @@ impl MiniCluster {
             // supervisor.
             Ok(Ok(0)) => return Ok(()),
             Ok(Ok(_)) => match serde_json::from_str::<ControlRequest>(&line) {
-                Ok(ControlRequest::Restart { id }) => self.restart(&id).await?,
+                Ok(ControlRequest::Restart { id, env }) => self.restart(&id, &env).await?,
                 Err(err) => ControlReply::Refused {
                     reason: format!("{:?} is not a control request: {err}", line.trim_end()),
                 },
@@ -256,9 +258,14 @@ impl MiniCluster {
         Ok(())
     }
 
-    /// Starts daemon `id` again unless it runs. Only a failure to write `cluster.json` is an
-    /// error; every other outcome is the reply.
-    async fn restart(&mut self, id: &str) -> anyhow::Result<ControlReply> {
+    /// Starts daemon `id` again, with `env` added to its environment for this start, unless it
+    /// runs. Only a failure to write `cluster.json` is an error; every other outcome is the
+    /// reply.
+    async fn restart(
+        &mut self,
+        id: &str,
+        env: &BTreeMap<String, String>,
+    ) -> anyhow::Result<ControlReply> {
         let Some(index) = self.specs.iter().position(|spec| spec.id == id) else {
             return Ok(ControlReply::Refused {
                 reason: format!(
@@ -276,7 +283,7 @@ impl MiniCluster {
                 reason: format!("{id} is still running as pid {pid}; kill it before restarting it"),
             });
         }
-        if let Err(err) = self.start_daemon(index) {
+        if let Err(err) = self.start_daemon(index, env) {
             return Ok(ControlReply::Refused {
                 reason: format!("{err:#}"),
             });
@@ -393,9 +400,12 @@ fn initial_record(spec: &DaemonSpec) -> DaemonRecord {
 }
 
 /// Starts `spec` in its own process group with its output appended to its log file, after a
-/// header line that marks where this run's output begins. The environment is inherited (so
-/// `YARN_HA_LOG` reaches the daemon), plus `NO_COLOR=1`.
-fn spawn(spec: &DaemonSpec) -> anyhow::Result<Child> {
+/// header line that marks where this run's output begins (naming the variables added). The
+/// environment is inherited (so `YARN_HA_LOG` reaches the daemon), plus `NO_COLOR=1`, the
+/// spec's variables, and `env` (this start's, which win).
+fn spawn(spec: &DaemonSpec, env: &BTreeMap<String, String>) -> anyhow::Result<Child> {
+    let mut added = spec.env.clone();
+    added.extend(env.iter().map(|(key, value)| (key.clone(), value.clone())));
     if let Some(dir) = spec.log_file.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
@@ -404,9 +414,13 @@ fn spawn(spec: &DaemonSpec) -> anyhow::Result<Child> {
             .create(true)
             .append(true)
             .open(&spec.log_file)?;
+        let variables: String = added
+            .iter()
+            .map(|(key, value)| format!("{key}={value} "))
+            .collect();
         writeln!(
             log,
-            "--- yarn-ha minicluster, {}: starting {}: {}",
+            "--- yarn-ha minicluster, {}: starting {}: {variables}{}",
             time::OffsetDateTime::now_utc(),
             spec.id,
             spec.command_line()
@@ -427,6 +441,7 @@ fn spawn(spec: &DaemonSpec) -> anyhow::Result<Child> {
         // The output goes to a file: ask tracing (and other NO_COLOR-aware writers) for plain
         // text instead of terminal colour codes.
         .env("NO_COLOR", "1")
+        .envs(&added)
         .stdout(stdout)
         .stderr(stderr)
         .process_group(0)
@@ -497,6 +512,7 @@ mod tests {
             conf_dir: PathBuf::from("/c/nm1/conf"),
             log_file: PathBuf::from("/c/logs/nm1.log"),
             addresses: [("webapp".to_owned(), "127.0.0.1:1".to_owned())].into(),
+            env: BTreeMap::new(),
         };
         let record = initial_record(&spec);
         assert_eq!(record.state, DaemonState::Stopped);

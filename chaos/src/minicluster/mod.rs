@@ -32,7 +32,7 @@ mod start;
 pub use capacity_scheduler::{CAPACITY_SCHEDULER_XML, capacity_scheduler_xml};
 pub use cluster_manifest::{ClusterManifest, ManifestDaemon};
 pub use cluster_state::{ClusterState, DaemonExit, DaemonRecord, DaemonState};
-pub use control::restart;
+pub use control::{restart, restart_with_env};
 pub use daemon_addresses::daemon_addresses;
 pub use daemon_role::DaemonRole;
 pub use daemon_spec::DaemonSpec;

@@ -54,6 +54,9 @@ pub(crate) struct AsyncScheduler {
     pub(crate) nodes_used: usize,
     /// Where committed OPPORTUNISTIC allocations are counted.
     pub(crate) counters: OpportunisticCounters,
+    /// The replica's failpoints, for the planted `plant.reissue-container-id` bug.
+    #[cfg(feature = "failpoints")]
+    pub(crate) failpoints: crate::storage::Failpoints,
 }
 
 impl AsyncScheduler {
@@ -71,6 +74,8 @@ impl AsyncScheduler {
             .state
             .read(|state| RecoveryWait::new(state, Instant::now(), self.scheduling_wait));
         let mut reported_config_error = None;
+        #[cfg(feature = "failpoints")]
+        let mut reissued = super::reissued_container_ids::ReissuedContainerIds::default();
         let mut nodes = Arc::new(self.nodes.with(self.epoch, |tracker| tracker.schedulable()));
         loop {
             tokio::time::sleep(self.interval).await;
@@ -132,6 +137,17 @@ impl AsyncScheduler {
                 placements,
                 promotions,
             } = pass;
+            // PLANTED BUG (failpoints builds, `plant.reissue-container-id` only).
+            #[cfg(feature = "failpoints")]
+            let allocations = if self.failpoints.reissues_container_ids() {
+                self.state.read(|state| {
+                    reissued.renumber(self.epoch, allocations, |application| {
+                        state.containers.last_issued(application)
+                    })
+                })
+            } else {
+                allocations
+            };
             if !placements.is_empty() {
                 // Counted as queued on their nodes until the nodes report again, so the next
                 // pass does not pile onto the same queues.

@@ -54,6 +54,9 @@ pub(crate) struct LeaderServices {
     pub(crate) counters: OpportunisticCounters,
     /// The replica's TLS setting, for calls to NodeManagers.
     pub(crate) tls: TlsConfig,
+    /// The replica's failpoints, for the scheduler's planted bug.
+    #[cfg(feature = "failpoints")]
+    pub(crate) failpoints: crate::storage::Failpoints,
 }
 
 impl LeaderServices {
@@ -94,6 +97,8 @@ impl LeaderServices {
             proposal_timeout: PROPOSE_TIMEOUT,
             nodes_used: self.config.opportunistic.nodes_used,
             counters: self.counters.clone(),
+            #[cfg(feature = "failpoints")]
+            failpoints: self.failpoints,
         };
         let launcher = AmLauncher {
             raft: self.raft.clone(),

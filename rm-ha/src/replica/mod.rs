@@ -26,6 +26,8 @@ mod master_key_service;
 mod nm_liveness_monitor;
 mod proposer;
 mod queue_config_initializer;
+#[cfg(feature = "failpoints")]
+mod reissued_container_ids;
 mod resource_manager;
 mod resource_tracker_service;
 

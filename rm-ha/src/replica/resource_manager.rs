@@ -34,7 +34,7 @@ use crate::nodes::NodeRegistry;
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
 use crate::scheduling::{OpportunisticCounters, SchedulerCell};
 use crate::state_machine::StateView;
-use crate::storage::{RmStateMachineStore, SledLogStore, open_db};
+use crate::storage::{Failpoints, RmStateMachineStore, SledLogStore, open_db};
 use crate::{RaftGrpcNetworkFactory, RaftGrpcService, RmConfig};
 
 /// How often the leader's master-key roller looks at its schedule.
@@ -93,6 +93,10 @@ async fn bind(service: &'static str, address: &HostPort) -> Result<TcpListener, 
 /// rejoins with it), then serve Raft, admin and client RPCs over mutual TLS and follow
 /// leadership ([`Serving`]). Shut-down stops the servers, leader services and Raft, in that
 /// order, and waits for them.
+///
+/// Test builds with the `failpoints` feature read `YARN_HA_FAILPOINTS` once at start
+/// ([`Failpoints`]); a storage failure they inject stops Raft, and with it the replica, as a
+/// real one does.
 pub struct ResourceManager {
     config: Arc<RmConfig>,
     node_id: RmNodeId,
@@ -129,8 +133,10 @@ impl ResourceManager {
     ///
     /// # Errors
     ///
-    /// [`Error::OpenStorage`] and other storage errors, [`Error::RaftConfig`] for timings
-    /// openraft refuses, [`Error::RaftStart`] and [`Error::Bootstrap`].
+    /// [`Error::InvalidFailpoint`] when `YARN_HA_FAILPOINTS` is set and invalid (builds with the
+    /// `failpoints` feature only), [`Error::OpenStorage`] and other storage errors,
+    /// [`Error::RaftConfig`] for timings openraft refuses, [`Error::RaftStart`] and
+    /// [`Error::Bootstrap`].
     pub async fn start_with(
         config: RmConfig,
         tls: TlsConfig,
@@ -138,9 +144,10 @@ impl ResourceManager {
     ) -> Result<Self, Error> {
         let config = Arc::new(config);
         let node_id = node_id_of(&config.rm_id);
+        let failpoints = Failpoints::from_env()?;
         let db = open_db(&config.storage_dir)?;
-        let log_store = SledLogStore::new(&db)?;
-        let state_machine = RmStateMachineStore::new(&db)?;
+        let log_store = SledLogStore::new(&db)?.with_failpoints(failpoints);
+        let state_machine = RmStateMachineStore::new(&db)?.with_failpoints(failpoints);
         let state = state_machine.state_view();
         let options = ChannelOptions {
             request_timeout: config.raft.rpc_timeout,
@@ -210,6 +217,8 @@ impl ResourceManager {
                 sessions: sessions.clone(),
                 counters: counters.clone(),
                 tls: tls.clone(),
+                #[cfg(feature = "failpoints")]
+                failpoints,
             },
             retry_interval: config.raft.heartbeat_interval,
             propose_timeout: PROPOSE_TIMEOUT,

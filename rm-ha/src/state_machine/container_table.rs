@@ -252,6 +252,28 @@ impl ContainerTable {
         Ok(())
     }
 
+    /// PLANTED BUG (failpoint `plant.reissue-container-id`, `failpoints` feature only): records
+    /// `record` as [`allocate`](Self::allocate) does but without checking its id's epoch or that
+    /// it is above every id already issued, so it replaces any container recorded under it.
+    #[cfg(feature = "failpoints")]
+    pub(crate) fn allocate_unvalidated(
+        &mut self,
+        is_live_application: bool,
+        record: &ContainerRecord,
+    ) -> Result<(), AllocationRejection> {
+        let key = record.key;
+        if !is_live_application {
+            return Err(AllocationRejection::ApplicationNotLive { key });
+        }
+        let last = self
+            .last_issued
+            .entry(key.application_seq)
+            .or_insert(i64::MIN);
+        *last = (*last).max(key.container_id);
+        self.containers.insert(key, record.clone());
+        Ok(())
+    }
+
     /// Completes one container. Returns whether anything changed: completing an unknown or an
     /// already completed container changes nothing, so NodeManagers and AMs may repeat reports.
     pub(crate) fn complete(&mut self, completion: &ContainerCompletion) -> bool {

@@ -218,18 +218,44 @@ impl RmState {
         RmResponse::ApplicationsAdmitted { decided, ignored }
     }
 
+    /// PLANTED BUG (failpoint `plant.reissue-container-id`, `failpoints` feature only): applies
+    /// `cmd` as [`apply`](Self::apply) does, except that allocations of live attempts are
+    /// recorded without re-validating their ids, so an id of an old epoch or one already issued
+    /// replaces whatever container held it. The chaos harness must catch what follows.
+    #[cfg(feature = "failpoints")]
+    pub(crate) fn apply_without_id_validation(&mut self, cmd: &RmCommand) -> RmResponse {
+        let RmCommand::V1(CommandV1::AllocateContainers { allocations }) = cmd else {
+            return self.apply(cmd);
+        };
+        let mut recorded = 0u32;
+        let mut rejected = Vec::new();
+        for record in allocations {
+            match self
+                .containers
+                .allocate_unvalidated(self.is_live_attempt(record), record)
+            {
+                Ok(()) => recorded += 1,
+                Err(rejection) => rejected.push(rejection),
+            }
+        }
+        RmResponse::ContainersAllocated { recorded, rejected }
+    }
+
+    /// Whether `record` belongs to the current attempt of an application not yet final.
+    fn is_live_attempt(&self, record: &ContainerRecord) -> bool {
+        self.applications
+            .get(&record.key.application_seq)
+            .is_some_and(|application| {
+                !application.state.is_final() && application.current_attempt == record.attempt_id
+            })
+    }
+
     fn allocate_containers(&mut self, allocations: &[ContainerRecord]) -> RmResponse {
         let mut recorded = 0u32;
         let mut rejected = Vec::new();
         for record in allocations {
             // Allocations of a pass that raced an attempt's failure belong to no live attempt.
-            let is_live = self
-                .applications
-                .get(&record.key.application_seq)
-                .is_some_and(|application| {
-                    !application.state.is_final()
-                        && application.current_attempt == record.attempt_id
-                });
+            let is_live = self.is_live_attempt(record);
             match self.containers.allocate(self.epoch, is_live, record) {
                 Ok(()) => recorded += 1,
                 Err(rejection) => rejected.push(rejection),

@@ -9,7 +9,7 @@ use openraft::{
 };
 
 use super::codec::{decode, encode};
-use super::{open_tree, storage_error};
+use super::{Failpoints, open_tree, storage_error};
 use crate::error::{Error, Record};
 use crate::raft_types::{RmNodeId, RmTypeConfig};
 
@@ -31,6 +31,7 @@ pub struct SledLogStore {
     db: sled::Db,
     log: sled::Tree,
     meta: sled::Tree,
+    failpoints: Failpoints,
 }
 
 impl SledLogStore {
@@ -44,7 +45,13 @@ impl SledLogStore {
             db: db.clone(),
             log: open_tree(db, "log")?,
             meta: open_tree(db, "meta")?,
+            failpoints: Failpoints::default(),
         })
+    }
+
+    /// The same store with `failpoints` stalling or failing its appends and vote writes.
+    pub fn with_failpoints(self, failpoints: Failpoints) -> Self {
+        Self { failpoints, ..self }
     }
 
     async fn flush(&self, record: Record) -> Result<(), Error> {
@@ -178,6 +185,13 @@ impl RaftLogStorage<RmTypeConfig> for SledLogStore {
     async fn save_vote(&mut self, vote: &Vote<RmNodeId>) -> Result<(), StorageError<RmNodeId>> {
         let write = async {
             let bytes = encode(Record::Vote, vote)?;
+            self.failpoints
+                .before_write()
+                .await
+                .map_err(|source| Error::Sled {
+                    record: Record::Vote,
+                    source,
+                })?;
             self.meta
                 .insert(VOTE_KEY, bytes)
                 .map_err(|source| Error::Sled {
@@ -213,8 +227,11 @@ impl RaftLogStorage<RmTypeConfig> for SledLogStore {
             })?;
             batch.insert(&index.to_be_bytes(), bytes);
         }
-        let written = match self.log.apply_batch(batch) {
-            Ok(()) => self.db.flush_async().await.map(drop),
+        let written = match self.failpoints.before_write().await {
+            Ok(()) => match self.log.apply_batch(batch) {
+                Ok(()) => self.db.flush_async().await.map(drop),
+                Err(e) => Err(e),
+            },
             Err(e) => Err(e),
         };
         match written {
@@ -282,5 +299,32 @@ mod tests {
             inclusive_range(&(Bound::Excluded(u64::MAX), Bound::Unbounded)),
             None
         );
+    }
+
+    #[cfg(feature = "failpoints")]
+    #[tokio::test]
+    async fn a_full_disk_acknowledges_no_append_and_no_vote() {
+        use openraft::storage::RaftLogStorageExt;
+        use openraft::{CommittedLeaderId, EntryPayload};
+
+        let dir = tempfile::tempdir().unwrap();
+        let db = super::super::open_db(dir.path()).unwrap();
+        let full = Failpoints::parse("storage.full").unwrap();
+        let mut store = SledLogStore::new(&db).unwrap().with_failpoints(full);
+        let entry = Entry::<RmTypeConfig> {
+            log_id: LogId::new(CommittedLeaderId::new(1, 1), 1),
+            payload: EntryPayload::Blank,
+        };
+        let appended = store.blocking_append([entry]).await;
+        assert!(
+            appended.is_err(),
+            "an append on a full disk was acknowledged"
+        );
+        let vote = store.save_vote(&Vote::new(1, 1)).await;
+        let err = vote.expect_err("a vote on a full disk was acknowledged");
+        assert!(err.to_string().contains("no space left"), "{err}");
+        let state = store.get_log_state().await.unwrap();
+        assert_eq!(state.last_log_id, None);
+        assert_eq!(store.read_vote().await.unwrap(), None);
     }
 }

@@ -10,10 +10,14 @@
 //! disk. Every storage failure is reported as an openraft `StorageError`, which stops the Raft
 //! node: a replica never runs on with storage it cannot trust.
 //!
+//! In test builds with the `failpoints` feature, [`Failpoints`] can stall or fail every log
+//! append and vote write, to play a stalled or full disk.
+//!
 //! The sled trees are `log` (entries keyed by big-endian index), `meta` (vote and last purged
 //! log id) and `snapshot` (the current snapshot). Every value starts with a format version byte.
 
 mod codec;
+mod failpoints;
 mod log_store;
 mod snapshot_builder;
 mod state_machine_store;
@@ -22,6 +26,7 @@ use std::path::Path;
 
 use openraft::{AnyError, ErrorSubject, ErrorVerb, StorageError, StorageIOError};
 
+pub use failpoints::{FAILPOINTS_VARIABLE, Failpoints};
 pub use log_store::SledLogStore;
 pub use snapshot_builder::RmSnapshotBuilder;
 pub use state_machine_store::RmStateMachineStore;

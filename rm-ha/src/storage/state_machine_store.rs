@@ -10,10 +10,10 @@ use openraft::{
 
 use super::codec::decode;
 use super::snapshot_builder::{CURRENT_SNAPSHOT_KEY, StoredSnapshot, store_snapshot};
-use super::{RmSnapshotBuilder, open_tree, storage_error};
+use super::{Failpoints, RmSnapshotBuilder, open_tree, storage_error};
 use crate::error::{Error, Record};
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
-use crate::state_machine::{RmResponse, RmState, StateView};
+use crate::state_machine::{RmCommand, RmResponse, RmState, StateView};
 
 /// The replicated state machine: [`RmState`] in memory, snapshots in the sled tree `snapshot`.
 ///
@@ -27,6 +27,7 @@ pub struct RmStateMachineStore {
     last_applied: Option<LogId<RmNodeId>>,
     membership: StoredMembership<RmNodeId, RmNode>,
     state: StateView,
+    failpoints: Failpoints,
 }
 
 impl RmStateMachineStore {
@@ -45,11 +46,18 @@ impl RmStateMachineStore {
             last_applied: None,
             membership: StoredMembership::default(),
             state: StateView::default(),
+            failpoints: Failpoints::default(),
         };
         if let Some(stored) = store.read_snapshot()? {
             store.restore(&stored.meta, &stored.data)?;
         }
         Ok(store)
+    }
+
+    /// The same store applying entries under `failpoints`: only the planted
+    /// `plant.reissue-container-id` bug changes how entries apply.
+    pub fn with_failpoints(self, failpoints: Failpoints) -> Self {
+        Self { failpoints, ..self }
     }
 
     /// A copy of the state as of [`last_applied`](Self::last_applied).
@@ -111,7 +119,7 @@ impl RaftStateMachine<RmTypeConfig> for RmStateMachineStore {
                 self.last_applied = Some(entry.log_id);
                 let response = match entry.payload {
                     EntryPayload::Blank => RmResponse::NoCommand,
-                    EntryPayload::Normal(ref cmd) => state.apply(cmd),
+                    EntryPayload::Normal(ref cmd) => apply_command(&self.failpoints, state, cmd),
                     EntryPayload::Membership(membership) => {
                         self.membership = StoredMembership::new(Some(entry.log_id), membership);
                         RmResponse::NoCommand
@@ -174,5 +182,22 @@ impl RaftStateMachine<RmTypeConfig> for RmStateMachineStore {
             .read_snapshot()
             .map_err(|e| storage_error(ErrorSubject::Snapshot(None), ErrorVerb::Read, &e))?;
         Ok(stored.map(StoredSnapshot::into_snapshot))
+    }
+}
+
+/// Applies one command to `state`.
+#[cfg(not(feature = "failpoints"))]
+fn apply_command(_: &Failpoints, state: &mut RmState, cmd: &RmCommand) -> RmResponse {
+    state.apply(cmd)
+}
+
+/// Applies one command to `state`; under the planted `plant.reissue-container-id` bug,
+/// allocations skip the container-id re-validation.
+#[cfg(feature = "failpoints")]
+fn apply_command(failpoints: &Failpoints, state: &mut RmState, cmd: &RmCommand) -> RmResponse {
+    if failpoints.reissues_container_ids() {
+        state.apply_without_id_validation(cmd)
+    } else {
+        state.apply(cmd)
     }
 }

@@ -174,14 +174,31 @@ impl Scenario {
     }
 
     /// GetContainers of application `n`, attempt 1, answered at `at` with `(container,
-    /// node n)`.
+    /// node n)`, sizes unknown.
     pub(crate) fn rm_list(&mut self, n: u32, at: u64, containers: &[(&str, u32)]) -> &mut Self {
+        let sized: Vec<(&str, u32, u64)> = containers
+            .iter()
+            .map(|(id, node)| (*id, *node, 0))
+            .collect();
+        self.rm_list_sized(n, at, &sized)
+    }
+
+    /// As [`rm_list`](Self::rm_list), each container listed with its memory in MB (0 for
+    /// unknown) and 1 vcore.
+    pub(crate) fn rm_list_sized(
+        &mut self,
+        n: u32,
+        at: u64,
+        containers: &[(&str, u32, u64)],
+    ) -> &mut Self {
         let containers = containers
             .iter()
-            .map(|(id, node)| RmContainer {
+            .map(|(id, node, memory_mb)| RmContainer {
                 id: (*id).into(),
                 node_id: node_id(*node),
                 state: "RUNNING".into(),
+                memory_mb: *memory_mb,
+                vcores: u64::from(*memory_mb > 0),
             })
             .collect();
         self.operation(

@@ -3,9 +3,11 @@
 //! Evidence, from three sources that must agree: every container the NodeManagers listed
 //! (polled past the proxies), every container the RM listed in GetContainers answers, and every
 //! task container an ApplicationMaster reported in its final diagnostics. An id seen on two
-//! nodes, with two execution types or sizes, or twice in one application's list was issued
-//! twice. Ids carry the epoch of the leader that allocated them, so a new leader reusing a
-//! sequence number shows up here only if it also reused its predecessor's epoch.
+//! nodes, with two execution types (NodeManager listings) or two sizes (NodeManager and RM
+//! listings: an AM container's id handed out again for a task changes size even when the task
+//! lands on the AM's node), or twice in one application's list was issued twice. Ids carry the
+//! epoch of the leader that allocated them, so a new leader reusing a sequence number shows up
+//! here only if it also reused its predecessor's epoch.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -19,7 +21,8 @@ pub(super) fn check(input: &CheckInput<'_>) -> Verdict {
             .map_or_else(|| node_id.to_owned(), str::to_owned)
     };
     let mut nodes: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
-    let mut shapes: BTreeMap<&str, BTreeSet<(&str, u64, u64)>> = BTreeMap::new();
+    let mut kinds: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut sizes: BTreeMap<&str, BTreeSet<(u64, u64)>> = BTreeMap::new();
     let mut problems = Vec::new();
     let mut on_nodes = BTreeSet::new();
     for snapshot in &observations.node_snapshots {
@@ -29,11 +32,14 @@ pub(super) fn check(input: &CheckInput<'_>) -> Verdict {
                 .entry(&container.id)
                 .or_default()
                 .insert(snapshot.node.clone());
-            shapes.entry(&container.id).or_default().insert((
-                container.execution_type.as_str(),
-                container.memory_mb,
-                container.vcores,
-            ));
+            kinds
+                .entry(&container.id)
+                .or_default()
+                .insert(container.execution_type.as_str());
+            sizes
+                .entry(&container.id)
+                .or_default()
+                .insert((container.memory_mb, container.vcores));
         }
     }
     let mut listed_by_rm = BTreeSet::new();
@@ -44,6 +50,12 @@ pub(super) fn check(input: &CheckInput<'_>) -> Verdict {
                 .entry(&container.id)
                 .or_default()
                 .insert(node_of(&container.node_id));
+            if container.memory_mb > 0 {
+                sizes
+                    .entry(&container.id)
+                    .or_default()
+                    .insert((container.memory_mb, container.vcores));
+            }
         }
     }
     let mut reported = 0_usize;
@@ -79,13 +91,19 @@ pub(super) fn check(input: &CheckInput<'_>) -> Verdict {
             ));
         }
     }
-    for (id, seen) in &shapes {
+    for (id, seen) in &kinds {
         if seen.len() > 1 {
-            let shapes: Vec<String> = seen
+            let kinds: Vec<&str> = seen.iter().copied().collect();
+            problems.push(format!("{id} was listed as {}", kinds.join(" and as ")));
+        }
+    }
+    for (id, seen) in &sizes {
+        if seen.len() > 1 {
+            let sizes: Vec<String> = seen
                 .iter()
-                .map(|(kind, memory, vcores)| format!("{kind} {memory} MB {vcores} vcores"))
+                .map(|(memory, vcores)| format!("{memory} MB {vcores} vcores"))
                 .collect();
-            problems.push(format!("{id} was listed as {}", shapes.join(" and as ")));
+            problems.push(format!("{id} was listed with {}", sizes.join(" and with ")));
         }
     }
     if !problems.is_empty() {
@@ -96,7 +114,7 @@ pub(super) fn check(input: &CheckInput<'_>) -> Verdict {
     }
     Verdict::Held(format!(
         "{} distinct container ids ({} listed by NodeManagers, {} by the RM, {} task results \
-         in ApplicationMaster diagnostics), each on one node with one shape",
+         in ApplicationMaster diagnostics), each on one node with one type and size",
         nodes.len(),
         on_nodes.len(),
         listed_by_rm.len(),
@@ -187,6 +205,38 @@ mod tests {
         );
         let verdict = check(&twice.input());
         assert!(verdict.evidence().contains("reported twice"), "{verdict:?}");
+    }
+
+    #[test]
+    fn an_am_container_id_the_rm_lists_again_with_a_task_size_is_a_violation() {
+        let mut scenario = Scenario::new();
+        let id = container(1, 1, 0);
+        scenario
+            .snapshot(
+                1_000,
+                1,
+                vec![view(&id, "RUNNING", "GUARANTEED", 128, -1000)],
+            )
+            .rm_list_sized(1, 1_100, &[(&id, 1, 128)])
+            .rm_list_sized(1, 6_000, &[(&id, 1, 512)]);
+        let verdict = check(&scenario.input());
+        assert!(matches!(verdict, Verdict::Violated(_)), "{verdict:?}");
+        assert!(
+            verdict
+                .evidence()
+                .contains("listed with 128 MB 1 vcores and with 512 MB 1 vcores"),
+            "{verdict:?}"
+        );
+        // A listing of unknown size (an older history) is no evidence either way.
+        let mut unsized_list = Scenario::new();
+        unsized_list
+            .snapshot(
+                1_000,
+                1,
+                vec![view(&id, "RUNNING", "GUARANTEED", 128, -1000)],
+            )
+            .rm_list(1, 1_100, &[(&id, 1)]);
+        assert!(check(&unsized_list.input()).passed());
     }
 
     #[test]

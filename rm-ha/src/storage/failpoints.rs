@@ -1,0 +1,255 @@
+//! [`Failpoints`]: faults a test build injects into the replica on purpose.
+//!
+//! The chaos harness uses them to break the disk under a running replica and to prove that its
+//! invariant checkers catch a planted bug. They exist only in builds with the `failpoints`
+//! cargo feature, which the workspace enables for test builds alone (the root package's
+//! dev-dependencies): a release binary has none of this code, and ignores the variable.
+
+#[cfg(feature = "failpoints")]
+use std::time::Duration;
+
+use crate::error::Error;
+
+/// The environment variable a replica reads its failpoints from, once, at start.
+pub const FAILPOINTS_VARIABLE: &str = "YARN_HA_FAILPOINTS";
+
+/// Failpoints in force in this replica, read once at start from [`FAILPOINTS_VARIABLE`]: a
+/// comma-separated list of
+///
+/// - `storage.stall=<duration>` (`800ms`, `2s`): every Raft log append and vote write waits
+///   that long before it is written and flushed, as on a stalled disk;
+/// - `storage.full`: every Raft log append and vote write fails with sled's I/O error for a
+///   full disk (`StorageFull`, ENOSPC), so nothing is written or acknowledged and openraft
+///   stops the node;
+/// - `plant.reissue-container-id`: a deliberately planted bug for the harness to catch. A new
+///   leader renumbers the containers it allocates as if its container sequence had restarted
+///   under the previous leader's epoch, so ids already issued are issued again, and applying an
+///   allocation skips the state machine's id re-validation that would otherwise refuse them.
+///   Every replica must have it for the planted entries to be applied alike.
+///
+/// Without the `failpoints` feature the type is empty, every hook does nothing, and a set
+/// variable is reported once as ignored.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Failpoints {
+    #[cfg(feature = "failpoints")]
+    stall: Option<Duration>,
+    #[cfg(feature = "failpoints")]
+    full: bool,
+    #[cfg(feature = "failpoints")]
+    reissue_container_id: bool,
+}
+
+impl Failpoints {
+    /// Whether this binary was built with the `failpoints` feature.
+    pub const COMPILED: bool = cfg!(feature = "failpoints");
+
+    /// Every failpoint with what it does, for `yarn-ha chaos failpoints`.
+    pub const CATALOG: [(&'static str, &'static str); 3] = [
+        (
+            "storage.stall=<duration>",
+            "every Raft log append and vote write waits this long first (a stalled disk)",
+        ),
+        (
+            "storage.full",
+            "every Raft log append and vote write fails with ENOSPC (a full disk)",
+        ),
+        (
+            "plant.reissue-container-id",
+            "planted bug: a new leader issues container ids again, unchecked (every RM needs it)",
+        ),
+    ];
+
+    /// The failpoints [`FAILPOINTS_VARIABLE`] names in this process's environment; none when it
+    /// is unset or empty. Without the `failpoints` feature a set variable is logged as ignored
+    /// and none are returned.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidFailpoint`] naming the variable and the entry that is unknown, repeated
+    /// or badly valued (feature builds only).
+    pub fn from_env() -> Result<Self, Error> {
+        let Some(value) = std::env::var_os(FAILPOINTS_VARIABLE) else {
+            return Ok(Self::default());
+        };
+        let value = value.to_string_lossy();
+        #[cfg(feature = "failpoints")]
+        {
+            let failpoints = Self::parse(&value)?;
+            if failpoints != Self::default() {
+                tracing::warn!(?failpoints, "{FAILPOINTS_VARIABLE} arms failpoints");
+            }
+            Ok(failpoints)
+        }
+        #[cfg(not(feature = "failpoints"))]
+        {
+            if !value.trim().is_empty() {
+                tracing::warn!(
+                    "{FAILPOINTS_VARIABLE}={value:?} is ignored: this binary was built without \
+                     the failpoints feature"
+                );
+            }
+            Ok(Self::default())
+        }
+    }
+
+    /// Parses a [`FAILPOINTS_VARIABLE`] value; blank entries are skipped.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidFailpoint`] naming the first entry that is unknown, given twice, lacks
+    /// the duration `storage.stall` needs, or gives a value to a failpoint that takes none.
+    #[cfg(feature = "failpoints")]
+    pub fn parse(text: &str) -> Result<Self, Error> {
+        let mut failpoints = Self::default();
+        for entry in text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+            let invalid = |problem| Error::InvalidFailpoint {
+                variable: FAILPOINTS_VARIABLE,
+                entry: entry.to_owned(),
+                problem,
+            };
+            let (name, value) = match entry.split_once('=') {
+                Some((name, value)) => (name.trim(), Some(value.trim())),
+                None => (entry, None),
+            };
+            let repeated = match (name, value) {
+                ("storage.stall", Some(value)) => failpoints
+                    .stall
+                    .replace(parse_duration(value).ok_or_else(|| {
+                        invalid("storage.stall needs a whole number of ms or s, e.g. 800ms or 2s")
+                    })?)
+                    .is_some(),
+                ("storage.stall", None) => {
+                    return Err(invalid(
+                        "storage.stall needs a duration, e.g. storage.stall=800ms",
+                    ));
+                }
+                ("storage.full" | "plant.reissue-container-id", Some(_)) => {
+                    return Err(invalid("this failpoint takes no value"));
+                }
+                ("storage.full", None) => std::mem::replace(&mut failpoints.full, true),
+                ("plant.reissue-container-id", None) => {
+                    std::mem::replace(&mut failpoints.reissue_container_id, true)
+                }
+                _ => {
+                    return Err(invalid(
+                        "unknown failpoint; expected storage.stall=<duration>, storage.full or \
+                         plant.reissue-container-id",
+                    ));
+                }
+            };
+            if repeated {
+                return Err(invalid("this failpoint is given twice"));
+            }
+        }
+        Ok(failpoints)
+    }
+
+    /// Runs before every Raft log append and vote write: waits out `storage.stall`, then fails
+    /// as sled does on a full disk under `storage.full`. Does nothing without the feature.
+    ///
+    /// # Errors
+    ///
+    /// Under `storage.full`, sled's I/O error of kind `StorageFull`.
+    pub(crate) async fn before_write(&self) -> Result<(), sled::Error> {
+        #[cfg(feature = "failpoints")]
+        {
+            if let Some(stall) = self.stall {
+                tokio::time::sleep(stall).await;
+            }
+            if self.full {
+                return Err(sled::Error::Io(std::io::Error::new(
+                    std::io::ErrorKind::StorageFull,
+                    "no space left on device (failpoint storage.full)",
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the planted `plant.reissue-container-id` bug is armed.
+    #[cfg(feature = "failpoints")]
+    pub(crate) fn reissues_container_ids(&self) -> bool {
+        self.reissue_container_id
+    }
+}
+
+/// A whole number followed by `ms` or `s`.
+#[cfg(feature = "failpoints")]
+fn parse_duration(text: &str) -> Option<Duration> {
+    let (number, unit) = text.split_at(text.find(|c: char| !c.is_ascii_digit())?);
+    let value: u64 = number.parse().ok()?;
+    match unit {
+        "ms" => Some(Duration::from_millis(value)),
+        "s" => Some(Duration::from_secs(value)),
+        _ => None,
+    }
+}
+
+#[cfg(all(test, feature = "failpoints"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_failpoint_parses_alone_and_together() {
+        assert_eq!(Failpoints::parse("").unwrap(), Failpoints::default());
+        let all =
+            Failpoints::parse(" storage.stall=800ms, storage.full,plant.reissue-container-id,")
+                .unwrap();
+        assert_eq!(all.stall, Some(Duration::from_millis(800)));
+        assert!(all.full && all.reissues_container_ids());
+        let stall = Failpoints::parse("storage.stall=2s").unwrap();
+        assert_eq!(stall.stall, Some(Duration::from_secs(2)));
+        assert!(!stall.full && !stall.reissues_container_ids());
+    }
+
+    #[test]
+    fn a_bad_entry_is_refused_naming_the_variable_and_the_entry() {
+        for (text, entry, problem) in [
+            ("storage.stal=1s", "storage.stal=1s", "unknown failpoint"),
+            ("storage.stall", "storage.stall", "needs a duration"),
+            ("storage.stall=1.5s", "storage.stall=1.5s", "whole number"),
+            ("storage.stall=10m", "storage.stall=10m", "whole number"),
+            ("storage.full=yes", "storage.full=yes", "takes no value"),
+            ("storage.full,storage.full", "storage.full", "given twice"),
+        ] {
+            let err = Failpoints::parse(text).unwrap_err();
+            assert!(
+                matches!(
+                    &err,
+                    Error::InvalidFailpoint { variable: FAILPOINTS_VARIABLE, entry: e, problem: p }
+                        if e == entry && p.contains(problem)
+                ),
+                "{text}: {err}"
+            );
+            let message = err.to_string();
+            assert!(
+                message.starts_with("YARN_HA_FAILPOINTS") && message.contains(entry),
+                "{message}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_full_disk_fails_every_write_with_storage_full() {
+        let full = Failpoints::parse("storage.full").unwrap();
+        match full.before_write().await {
+            Err(sled::Error::Io(err)) => assert_eq!(err.kind(), std::io::ErrorKind::StorageFull),
+            other => panic!("expected a StorageFull I/O error, got {other:?}"),
+        }
+        assert!(Failpoints::default().before_write().await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_stalled_disk_holds_every_write_for_the_stall() {
+        let stalled = Failpoints::parse("storage.stall=60s").unwrap();
+        let write = stalled.before_write();
+        tokio::pin!(write);
+        tokio::select! {
+            biased;
+            _ = &mut write => panic!("the write went through during a 60 s stall"),
+            () = tokio::time::sleep(Duration::from_millis(50)) => {}
+        }
+        let no_stall = Failpoints::parse("storage.stall=0ms").unwrap();
+        assert!(no_stall.before_write().await.is_ok());
+    }
+}

@@ -1,0 +1,140 @@
+//! The chaos harness proves its checkers and its disk faults on real processes, with the
+//! failpoints that test builds of `yarn-ha` carry (the root package's dev-dependencies turn on
+//! `yarn-rm-ha`'s `failpoints` feature; `cargo build` leaves it out).
+//!
+//! - A bug planted in every ResourceManager (`plant.reissue-container-id`: after a failover the
+//!   new leader issues container ids again and the state machine does not re-validate them)
+//!   must fail the run, with `unique-container-ids` violated.
+//! - A ResourceManager whose disk stalls (`stall-disk`) must leave every invariant intact.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use common::{stderr, stdout, yarn_ha};
+use yarn_chaos::harness::{
+    self, ChaosOptions, ChaosReport, Fault, FaultStatus, Invariant, Profile, Verdict,
+};
+
+/// How long jobs may run on after the faults: the planted bug leaves ApplicationMasters
+/// waiting for containers they never get, and its evidence is in before the drain.
+const DRAIN: Duration = Duration::from_secs(10);
+
+/// One cluster at a time: two runs at once would starve each other on a small machine.
+static ONE_RUN_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// Runs a CI-profile chaos run of `faults` for `duration` with `seed` in `dir`, every daemon
+/// started with `YARN_HA_FAILPOINTS=failpoints` when given; returns the report and the text the
+/// run printed.
+fn chaos_run(
+    dir: &Path,
+    faults: &[Fault],
+    duration: Duration,
+    seed: u64,
+    failpoints: Option<&str>,
+) -> (ChaosReport, String) {
+    let _one = ONE_RUN_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    yarn_security::install_crypto_provider();
+    let mut options = ChaosOptions::from_profile(Profile::Ci, seed);
+    options.faults = faults.to_vec();
+    options.duration = duration;
+    options.drain_deadline = DRAIN;
+    options.dir = Some(dir.join("run"));
+    options.daemon_env = failpoints
+        .map(|value| BTreeMap::from([("YARN_HA_FAILPOINTS".to_owned(), value.to_owned())]))
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    let exe = Path::new(env!("CARGO_BIN_EXE_yarn-ha"));
+    let report = harness::run_blocking(&options, exe, &mut out);
+    let printed = String::from_utf8_lossy(&out).into_owned();
+    match report {
+        Ok(report) => (report, printed),
+        Err(err) => panic!("the chaos run failed: {err:#}\n{printed}"),
+    }
+}
+
+fn injected(report: &ChaosReport, fault: Fault) -> usize {
+    report
+        .timeline
+        .iter()
+        .filter(|entry| entry.fault == fault && entry.status == FaultStatus::Injected)
+        .count()
+}
+
+#[test]
+fn test_builds_take_failpoints() {
+    let out = yarn_ha(&["chaos", "failpoints"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let listed = stdout(&out);
+    for failpoint in [
+        "storage.stall=<duration>",
+        "storage.full",
+        "plant.reissue-container-id",
+    ] {
+        assert!(
+            listed.lines().any(|line| line.starts_with(failpoint)),
+            "{listed}"
+        );
+    }
+}
+
+#[test]
+fn a_planted_container_id_reissue_is_caught_by_unique_container_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    // Seed 26 starts both job loops with a wide job (ten 512 MB tasks, three seconds each, in
+    // waves), so both are waiting for containers when the leader is killed at 3 s.
+    let (report, printed) = chaos_run(
+        dir.path(),
+        &[Fault::KillLeader],
+        Duration::from_secs(6),
+        26,
+        Some("plant.reissue-container-id"),
+    );
+    // `chaos run` exits 1 exactly when the report did not pass.
+    assert!(!report.passed, "{printed}");
+    assert_eq!(
+        report.settings.daemon_failpoints.as_deref(),
+        Some("plant.reissue-container-id")
+    );
+    assert!(injected(&report, Fault::KillLeader) >= 1, "{printed}");
+    let unique = report
+        .invariants
+        .iter()
+        .find(|result| result.invariant == Invariant::UniqueContainerIds)
+        .expect("every invariant is checked");
+    assert!(
+        matches!(unique.verdict, Verdict::Violated(_)),
+        "the planted reissue went unnoticed: {:?}\n{printed}",
+        unique.verdict
+    );
+    assert!(printed.contains("result: FAILED"), "{printed}");
+}
+
+#[test]
+fn a_stalled_disk_keeps_every_invariant() {
+    let dir = tempfile::tempdir().unwrap();
+    // Seed 5 stalls a follower's disk at 3 s, then the leader's at about 9.6 s.
+    let (report, printed) = chaos_run(
+        dir.path(),
+        &[Fault::StallDisk],
+        Duration::from_secs(10),
+        5,
+        None,
+    );
+    assert!(report.passed, "{printed}");
+    assert_eq!(report.settings.daemon_failpoints, None);
+    assert!(injected(&report, Fault::StallDisk) >= 1, "{printed}");
+    for result in &report.invariants {
+        assert!(
+            !matches!(result.verdict, Verdict::Violated(_)),
+            "{}: {:?}\n{printed}",
+            result.invariant,
+            result.verdict
+        );
+    }
+}
