@@ -113,26 +113,7 @@ impl NmClient {
         nm_token: &pb::TokenProto,
         context: pb::ContainerLaunchContextProto,
     ) -> Result<(), Error> {
-        let Some(container_id) = &container.id else {
-            return Err(Error::ContainerFieldMissing {
-                container_id: "(no id)".to_owned(),
-                field: "id",
-            });
-        };
-        let described = describe_container_id(container_id);
-        let missing = |field| Error::ContainerFieldMissing {
-            container_id: described.clone(),
-            field,
-        };
-        let node_id = container
-            .node_id
-            .as_ref()
-            .ok_or_else(|| missing("node_id"))?;
-        let container_token = container
-            .container_token
-            .clone()
-            .ok_or_else(|| missing("container_token"))?;
-        let target = self.target(container_id, node_id)?;
+        let (target, container_token) = self.container_target(container)?;
         let body = pb::StartContainersRequestProto {
             start_container_requests: vec![pb::StartContainerRequestProto {
                 container_launch_context: Some(context),
@@ -209,25 +190,7 @@ impl NmClient {
         container: &pb::ContainerProto,
         nm_token: &pb::TokenProto,
     ) -> Result<(), Error> {
-        let Some(container_id) = &container.id else {
-            return Err(Error::ContainerFieldMissing {
-                container_id: "(no id)".to_owned(),
-                field: "id",
-            });
-        };
-        let missing = |field| Error::ContainerFieldMissing {
-            container_id: describe_container_id(container_id),
-            field,
-        };
-        let node_id = container
-            .node_id
-            .as_ref()
-            .ok_or_else(|| missing("node_id"))?;
-        let container_token = container
-            .container_token
-            .clone()
-            .ok_or_else(|| missing("container_token"))?;
-        let target = self.target(container_id, node_id)?;
+        let (target, container_token) = self.container_target(container)?;
         let body = pb::ContainerUpdateRequestProto {
             update_container_tokens: vec![container_token],
         };
@@ -277,6 +240,33 @@ impl NmClient {
                     .failure(GET_CONTAINER_STATUSES, &failed)
                     .unwrap_or_else(|| target.incomplete(GET_CONTAINER_STATUSES))
             })
+    }
+
+    /// Where a call about `container` goes, and its container token: the allocation must name
+    /// its id, node and token.
+    fn container_target(
+        &self,
+        container: &pb::ContainerProto,
+    ) -> Result<(Target, pb::TokenProto), Error> {
+        let Some(container_id) = &container.id else {
+            return Err(Error::ContainerFieldMissing {
+                container_id: "(no id)".to_owned(),
+                field: "id",
+            });
+        };
+        let missing = |field| Error::ContainerFieldMissing {
+            container_id: describe_container_id(container_id),
+            field,
+        };
+        let node_id = container
+            .node_id
+            .as_ref()
+            .ok_or_else(|| missing("node_id"))?;
+        let container_token = container
+            .container_token
+            .clone()
+            .ok_or_else(|| missing("container_token"))?;
+        Ok((self.target(container_id, node_id)?, container_token))
     }
 
     /// Where a call about `container_id` on `node_id` goes.
