@@ -6,8 +6,8 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
-use yarn_chaos::Signal;
 use yarn_chaos::bench::BenchCluster;
+use yarn_chaos::{LayoutOptions, Signal};
 
 use super::{output, stderr, stdout, yarn_ha_command};
 
@@ -58,6 +58,12 @@ pub struct ProcessCluster {
 impl ProcessCluster {
     /// Starts the cluster and waits until every NodeManager has registered.
     pub fn start(nodes: usize) -> Self {
+        Self::start_with(nodes, &LayoutOptions::default())
+    }
+
+    /// As [`start`](Self::start), with `options` (extra `yarn-site.xml` properties) in the
+    /// layout.
+    pub fn start_with(nodes: usize, options: &LayoutOptions) -> Self {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
@@ -65,7 +71,12 @@ impl ProcessCluster {
             .unwrap();
         let dir = tempfile::tempdir().unwrap();
         let cluster = runtime
-            .block_on(BenchCluster::start_with_nodes(dir.path(), &exe(), nodes))
+            .block_on(BenchCluster::start_with_layout(
+                dir.path(),
+                &exe(),
+                nodes,
+                options,
+            ))
             .expect("the cluster starts");
         let conf_dir = cluster.client_conf_dir().to_path_buf();
         let this = Self {
