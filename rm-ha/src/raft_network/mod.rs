@@ -13,12 +13,19 @@
 //! typed in the payload and becomes `RemoteError`; anything else (a deadline on a live peer, a
 //! refusal by the peer, an undecodable reply) is a `NetworkError`, retried without backoff.
 
+mod election_hold;
+mod election_state;
 mod factory;
 mod network;
+mod pre_vote;
 mod service;
 mod wire;
 
+pub use election_hold::ElectionHold;
+pub(crate) use election_state::{ElectionState, voter_view};
 pub use factory::RaftGrpcNetworkFactory;
 pub use network::RaftGrpcNetwork;
+pub(crate) use pre_vote::grant;
+pub use pre_vote::{HoldElection, PreVoteRefusal, PreVoteRequest, PreVoteResponse};
 pub use service::RaftGrpcService;
 pub use wire::{ElectionRefused, MAX_MESSAGE_BYTES, PAYLOAD_FORMAT_VERSION};

@@ -16,6 +16,7 @@ use tonic::{Code, Request, Status};
 use yarn_proto::pb::RaftRequestProto;
 use yarn_proto::pb::raft_service_client::RaftServiceClient;
 
+use super::pre_vote::{HoldElection, PreVoteRefusal, PreVoteRequest};
 use super::wire::{self, ElectionRefused, MAX_MESSAGE_BYTES, PAYLOAD_FORMAT_VERSION, Part, Rpc};
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
 
@@ -85,6 +86,8 @@ impl RaftGrpcNetwork {
             Rpc::Vote => client.vote(request).await,
             Rpc::InstallSnapshot => client.install_snapshot(request).await,
             Rpc::TimeoutNow => client.timeout_now(request).await,
+            Rpc::PreVote => client.pre_vote(request).await,
+            Rpc::HoldElection => client.hold_election(request).await,
         }
         .map_err(|status| self.status_error(rpc, status))?
         .into_inner();
@@ -145,6 +148,32 @@ impl RaftGrpcNetwork {
     /// As for openraft's calls; `RemoteError` when the peer could not start an election.
     pub async fn timeout_now(&self, option: RPCOption) -> RpcResult<(), ElectionRefused> {
         self.call(Rpc::TimeoutNow, &(), &option).await
+    }
+
+    /// Asks the peer for a pre-vote (see [`PreVoteRequest`]).
+    ///
+    /// # Errors
+    ///
+    /// As for openraft's calls; `RemoteError` with the peer's refusal when it would not vote.
+    pub async fn pre_vote(
+        &self,
+        request: &PreVoteRequest,
+        option: RPCOption,
+    ) -> RpcResult<(), PreVoteRefusal> {
+        self.call(Rpc::PreVote, request, &option).await
+    }
+
+    /// Asks the peer to hold elections during a leadership transfer (see [`HoldElection`]).
+    ///
+    /// # Errors
+    ///
+    /// As for openraft's calls; the peer itself never refuses a hold.
+    pub async fn hold_election(
+        &self,
+        request: &HoldElection,
+        option: RPCOption,
+    ) -> RpcResult<(), ElectionRefused> {
+        self.call(Rpc::HoldElection, request, &option).await
     }
 }
 

@@ -8,9 +8,12 @@ use yarn_proto::pb::raft_service_server::{RaftService, RaftServiceServer};
 use yarn_proto::pb::{RaftRequestProto, RaftResponseProto};
 use yarn_security::{Authorizer, Caller, Role};
 
+use super::election_hold::ElectionHold;
+use super::pre_vote::{HoldElection, PreVoteRequest, PreVoteResponse};
 use super::wire::{
     self, ElectionRefused, MAX_MESSAGE_BYTES, PAYLOAD_FORMAT_VERSION, Part, Rpc, WireError,
 };
+use super::{grant, voter_view};
 use crate::raft_types::RmTypeConfig;
 
 /// The protocol name quoted in role refusals.
@@ -37,6 +40,7 @@ pub struct RaftGrpcService {
     raft: Raft<RmTypeConfig>,
     rm_id: String,
     authorizer: Authorizer,
+    hold: ElectionHold,
 }
 
 impl std::fmt::Debug for RaftGrpcService {
@@ -55,7 +59,14 @@ impl RaftGrpcService {
             raft,
             rm_id: rm_id.into(),
             authorizer,
+            hold: ElectionHold::default(),
         }
+    }
+
+    /// The hold this service records leaders' [`HoldElection`] requests in, for the replica's
+    /// election timer to share.
+    pub fn election_hold(&self) -> ElectionHold {
+        self.hold.clone()
     }
 
     /// The tonic service, with message limits raised to [`MAX_MESSAGE_BYTES`] so that snapshot
@@ -161,6 +172,42 @@ impl RaftService for RaftGrpcService {
                 message: format!("{} cannot start an election: {fatal}", self.rm_id),
             });
         self.respond(rpc, &result)
+    }
+
+    async fn pre_vote(
+        &self,
+        request: Request<RaftRequestProto>,
+    ) -> Result<Response<RaftResponseProto>, Status> {
+        let rpc = Rpc::PreVote;
+        let asked: PreVoteRequest = self.admit(rpc, &request)?;
+        let lease = std::time::Duration::from_millis(self.raft.config().election_timeout_max);
+        let view = voter_view(&self.raft, &self.rm_id, &self.hold)
+            .await
+            .map_err(|fatal| Status::unavailable(format!("{}: {fatal}", self.rm_id)))?;
+        let answer: PreVoteResponse = grant(&view, &asked, lease);
+        tracing::debug!(
+            from = %request.get_ref().sender_rm_id,
+            term = asked.term,
+            ?answer,
+            "PreVote"
+        );
+        self.respond(rpc, &answer)
+    }
+
+    async fn hold_election(
+        &self,
+        request: Request<RaftRequestProto>,
+    ) -> Result<Response<RaftResponseProto>, Status> {
+        let rpc = Rpc::HoldElection;
+        let hold: HoldElection = self.admit(rpc, &request)?;
+        tracing::info!(
+            from = %request.get_ref().sender_rm_id,
+            term = hold.term,
+            duration = ?hold.duration,
+            "holding elections for a leadership transfer"
+        );
+        self.hold.hold(&hold, tokio::time::Instant::now());
+        self.respond(rpc, &Ok::<(), ElectionRefused>(()))
     }
 }
 

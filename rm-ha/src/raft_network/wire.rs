@@ -21,6 +21,8 @@ pub(crate) enum Rpc {
     Vote,
     InstallSnapshot,
     TimeoutNow,
+    PreVote,
+    HoldElection,
 }
 
 impl fmt::Display for Rpc {
@@ -30,6 +32,8 @@ impl fmt::Display for Rpc {
             Rpc::Vote => "Vote",
             Rpc::InstallSnapshot => "InstallSnapshot",
             Rpc::TimeoutNow => "TimeoutNow",
+            Rpc::PreVote => "PreVote",
+            Rpc::HoldElection => "HoldElection",
         })
     }
 }

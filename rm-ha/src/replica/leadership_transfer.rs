@@ -6,6 +6,7 @@ use tonic::Status;
 
 use crate::RaftGrpcNetworkFactory;
 use crate::config::RaftSettings;
+use crate::raft_network::HoldElection;
 use crate::raft_types::{RmNodeId, RmTypeConfig};
 
 /// How many `TimeoutNow` rounds a transfer tries before giving up.
@@ -14,12 +15,15 @@ const ATTEMPTS: u32 = 3;
 /// Raft's leadership transfer, built from openraft 0.9's pieces (it has no transfer API):
 ///
 /// 1. the target must be a voter whose log matches the leader's last entry, so it can win;
-/// 2. the leader stops heartbeating and waits out the leader lease, during which followers
+/// 2. every other voter is asked to hold elections ([`HoldElection`]) for as long as the
+///    transfer may take, so none of them runs against the target when heartbeats stop (chaos
+///    seed 202 saw the third replica win that race);
+/// 3. the leader stops heartbeating and waits out the leader lease, during which followers
 ///    refuse to vote for anyone;
-/// 3. it sends the target `TimeoutNow`; the target starts an election at once and, being
-///    up to date and earlier than any other follower's timeout, wins it;
-/// 4. heartbeats are re-enabled whatever happened, so a failed transfer leaves a working
-///    leader.
+/// 4. it sends the target `TimeoutNow`; the target starts an election at once and, being
+///    up to date and the only replica running, wins it;
+/// 5. heartbeats are re-enabled whatever happened, so a failed transfer leaves a working
+///    leader. The holds end when their voters see the new leader's term, or by themselves.
 ///
 /// Guarantee: no committed entry is at risk, since the election is an ordinary one; the cost
 /// of a failed attempt is a term bump. Proposals made during the transfer either commit under
@@ -56,11 +60,58 @@ impl LeadershipTransfer {
             )));
         }
         self.wait_caught_up(target, target_name).await?;
+        self.hold_others(&membership, target, metrics.current_term)
+            .await;
 
         self.raft.runtime_config().heartbeat(false);
         let result = self.elect_target(target, &node, target_name).await;
         self.raft.runtime_config().heartbeat(true);
         result
+    }
+
+    /// Asks every voter but this one and `target` to hold elections for the whole transfer.
+    /// A voter that cannot be reached cannot run against the target either, so failures are
+    /// only logged.
+    async fn hold_others(
+        &self,
+        membership: &openraft::Membership<RmNodeId, crate::RmNode>,
+        target: RmNodeId,
+        term: u64,
+    ) {
+        let request = HoldElection {
+            term,
+            duration: self.transfer_bound(),
+        };
+        let option = RPCOption::new(self.settings.election_timeout_max);
+        let mut network = self.network.clone();
+        for id in membership.voter_ids() {
+            if id == target || id == self.node_id {
+                continue;
+            }
+            let Some(node) = membership.get_node(&id) else {
+                continue;
+            };
+            let client = network.new_client(id, node).await;
+            if let Err(err) = client.hold_election(&request, option.clone()).await {
+                tracing::warn!(peer = %node.rm_id, %err, "HoldElection failed");
+            }
+        }
+    }
+
+    /// The longest [`elect_target`](Self::elect_target) can take.
+    fn transfer_bound(&self) -> std::time::Duration {
+        (self.lease() + self.round()) * ATTEMPTS
+    }
+
+    /// How long the leader waits, heartbeats off, before `TimeoutNow`: the lease followers
+    /// grant their leader, plus one heartbeat that may still have been in flight.
+    fn lease(&self) -> std::time::Duration {
+        self.settings.election_timeout_max + self.settings.heartbeat_interval
+    }
+
+    /// How long one attempt waits for the target to win.
+    fn round(&self) -> std::time::Duration {
+        self.settings.election_timeout_max * 2
     }
 
     async fn wait_caught_up(&self, target: RmNodeId, target_name: &str) -> Result<(), Status> {
@@ -94,8 +145,8 @@ impl LeadershipTransfer {
         node: &crate::RmNode,
         target_name: &str,
     ) -> Result<(), Status> {
-        let lease = self.settings.election_timeout_max + self.settings.heartbeat_interval;
-        let round = self.settings.election_timeout_max * 2;
+        let lease = self.lease();
+        let round = self.round();
         let mut network = self.network.clone();
         let client = network.new_client(target, node).await;
         for attempt in 1..=ATTEMPTS {

@@ -18,6 +18,7 @@ mod async_scheduler;
 mod client_service;
 mod clock;
 mod distributed_scheduling_service;
+mod election_timer;
 mod leader_gate;
 mod leader_services;
 mod leadership;

@@ -22,6 +22,7 @@ use super::admin_acl::AdminAcl;
 use super::admin_service::AdminService;
 use super::application_master_service::ApplicationMasterService;
 use super::client_service::ClientService;
+use super::election_timer::ElectionTimer;
 use super::leader_gate::{LeaderGate, Serving};
 use super::leader_services::LeaderServices;
 use super::leadership::LeadershipMonitor;
@@ -230,6 +231,18 @@ impl ResourceManager {
         });
 
         let raft_service = RaftGrpcService::new(raft.clone(), config.rm_id.clone(), authorizer);
+        let election_timer = ElectionTimer {
+            raft: raft.clone(),
+            network: network.clone(),
+            rm_id: config.rm_id.clone(),
+            settings: config.raft,
+            hold: raft_service.election_hold(),
+        };
+        let timer_shutdown = shutdown.clone();
+        tasks.spawn(async move {
+            election_timer.run(timer_shutdown).await;
+            Ok(())
+        });
         let admin_service = AdminService {
             rm_id: config.rm_id.clone(),
             node_id,
@@ -504,6 +517,8 @@ fn openraft_config(config: &RmConfig) -> Result<Arc<Config>, Error> {
         heartbeat_interval: millis(raft.heartbeat_interval),
         election_timeout_min: millis(raft.election_timeout_min),
         election_timeout_max: millis(raft.election_timeout_max),
+        // The replica's ElectionTimer starts elections, after a pre-vote openraft 0.9 lacks.
+        enable_elect: false,
         snapshot_policy: SnapshotPolicy::LogsSinceLast(raft.snapshot_log_entries),
         // Keep a little log behind each snapshot so a briefly lagging follower catches up from
         // the log instead of needing the whole snapshot.

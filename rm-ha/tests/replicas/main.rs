@@ -7,6 +7,7 @@ mod distributed_scheduling;
 mod failover;
 mod link;
 mod membership;
+mod pre_vote;
 mod promotion;
 mod resource_tracker;
 mod restart;
