@@ -159,6 +159,10 @@ pub struct RmAdminArgs {
     /// Remove an RM from the Raft voters and print the new membership.
     #[arg(long = "removeFromCluster", value_name = "RM_ID", group = "operation")]
     pub remove_from_cluster: Option<String>,
+    /// Print one RM's digest of its replicated state with the log index and term it reflects
+    /// (yarn-ha extension); RMs at the same index must print the same digest.
+    #[arg(long = "getStateDigest", value_name = "RM_ID", group = "operation")]
+    pub get_state_digest: Option<String>,
     /// Allow -transitionToActive and -transitionToStandby while
     /// yarn.resourcemanager.ha.automatic-failover.enabled is true.
     #[arg(long = "forcemanual")]

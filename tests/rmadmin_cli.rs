@@ -119,6 +119,7 @@ fn an_unknown_rm_id_is_refused_with_hadoops_message_and_exit_1() {
         &["-transitionToActive", "rm9", "-forcemanual"],
         &["-transitionToStandby", "--forcemanual", "rm9"],
         &["-removeFromCluster", "rm9"],
+        &["-getStateDigest", "rm9"],
     ] {
         let out = conf.rmadmin(args);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));

@@ -49,22 +49,36 @@
 //!
 //! # Adding a federation interceptor
 //!
-//! A federation interceptor is a [`RequestInterceptor`] that talks to several RM clusters
-//! itself, so it ends the chain in place of [`DefaultRequestInterceptor`]:
+//! A federation interceptor spreads one application over several RM clusters, as Hadoop's
+//! `FederationInterceptor` does; the crate's federation test runs the following against two
+//! real ResourceManager clusters in one process.
 //!
-//! 1. Implement [`RequestInterceptor`]. In `init` keep the context and build one
-//!    [`RmClient`](yarn_client::RmClient) per sub-cluster (each with its own failover). In
-//!    `register` register with the home RM (and lazily with the others, as Hadoop's unmanaged
-//!    AMs), in `allocate` split the asks by a policy (locality, weights), call the RMs, and merge
-//!    their responses, remembering which RM owns each container so releases go back to it.
-//!    Never call `next`. Keep the RM tokens of the secondary clusters in the interceptor's
-//!    [`state`](RequestInterceptor::state) so [`recover`](RequestInterceptor::recover) can
-//!    re-attach after a restart; the home token is the context's.
-//! 2. Register a factory: `registry.register("federation", InterceptorRole::RmFacing, || ...)`.
-//! 3. Name it last: `yarn.nodemanager.amrmproxy.interceptor-class.pipeline = throttle,federation`
-//!    (with distributed scheduling on, the distributed scheduler still goes first).
+//! 1. Implement [`RequestInterceptor`] and register it as [`InterceptorRole::Intermediate`],
+//!    named just before `default`:
+//!    `yarn.nodemanager.amrmproxy.interceptor-class.pipeline = throttle,federation,default`
+//!    (with distributed scheduling on, the distributed scheduler still goes first). The home
+//!    cluster, which runs the application's own attempt, is reached through `next`, so
+//!    [`DefaultRequestInterceptor`] keeps hiding its failovers and rolling its AMRMToken.
+//! 2. In `register`, pass the registration on, then on each secondary cluster submit an
+//!    unmanaged application (`unmanaged_am = true`) as the application's user through a
+//!    [`YarnClient`](yarn_client::YarnClient), and poll its report for the AMRMToken: the RM
+//!    hands it to the owner only, and only until the unmanaged AM registers. Build that AM's
+//!    own chain from a one-name [`InterceptorPipeline`] (`default`, over an
+//!    [`RmClient`](yarn_client::RmClient) of the secondary's scheduler addresses) and an
+//!    [`ApplicationContext`] of its attempt and token, and register through it; it gets the
+//!    same failover hiding and token rolling.
+//! 3. In `allocate`, split the asks by a policy (locality, weights): the home part goes to
+//!    `next` with the AM's response id, each secondary part through its chain with that
+//!    chain's own response id. Merge allocated containers, completed statuses and NM tokens
+//!    into the home answer, and remember which cluster allocated each container (its id
+//!    carries that cluster's timestamp) so releases go back to it.
+//! 4. In `finish`, finish every unmanaged AM with the AM's request, then pass it on.
+//! 5. Keep each unmanaged attempt, its token and its chain's state in the interceptor's
+//!    [`state`](RequestInterceptor::state), so [`recover`](RequestInterceptor::recover) can
+//!    rebuild the chains after a NodeManager restart: the RM does not hand the token out again.
 //!
-//! The crate's federation test does exactly this against two in-process RM stand-ins.
+//! An interceptor that talks to every cluster itself, the home one included, registers as
+//! [`InterceptorRole::RmFacing`] and is named last in place of `default`.
 
 mod am_rm_relay;
 mod amrm_proxy;

@@ -93,6 +93,59 @@ impl ClusterLayout {
         nms: usize,
         options: &LayoutOptions,
     ) -> anyhow::Result<(Self, Vec<ProxyRoute>)> {
+        let draft = LayoutDraft::write(base, rms, nms, options)?;
+        let routes = draft.endpoints.routes();
+        Ok((draft.layout, routes))
+    }
+
+    /// As [`create_with`](Self::create_with), plus a spare ResourceManager that is not a member
+    /// of the cluster: its rm id is [`spare_rm_id`](Self::spare_rm_id)`(rms)`, it has its own
+    /// certificate from the cluster CA, its own free ports (real ones only: nothing but the
+    /// harness is told about them, so they get no fronts), its own configuration and storage
+    /// directories under `<base>/<spare id>`, and a configuration whose `rm-ids` are the
+    /// cluster's followed by its own id, naming every other ResourceManager as the other
+    /// daemons see it (at its fronts with proxies).
+    ///
+    /// That is what a replica about to join needs (see `docs/operations.md`, "Adding and
+    /// removing replicas"): since it is not the first configured rm id, it never initializes a
+    /// group of its own and waits, on empty storage, until the leader adds it. The members'
+    /// own configurations do not name it, as after a real `rmadmin -addToCluster`.
+    ///
+    /// # Errors
+    ///
+    /// As [`create`](Self::create).
+    pub fn create_with_spare(
+        base: &Path,
+        rms: usize,
+        nms: usize,
+        options: &LayoutOptions,
+    ) -> anyhow::Result<(Self, Vec<ProxyRoute>, RmLayout)> {
+        let mut draft = LayoutDraft::write(base, rms, nms, options)?;
+        let spare = draft.write_spare(options)?;
+        let routes = draft.endpoints.routes();
+        Ok((draft.layout, routes, spare))
+    }
+
+    /// The rm id of the spare ResourceManager of a cluster of `rms` ResourceManagers: the
+    /// next one in the `rm<n>` sequence.
+    pub fn spare_rm_id(rms: usize) -> String {
+        format!("rm{}", rms + 1)
+    }
+}
+
+/// A layout being written, with what adding a spare ResourceManager to it still needs: the
+/// port reservations (held, so the spare's ports differ from every other) and the group's
+/// endpoints.
+struct LayoutDraft {
+    layout: ClusterLayout,
+    rm_ids: Vec<String>,
+    endpoints: RmEndpointPorts,
+    ports: PortReservations,
+}
+
+impl LayoutDraft {
+    /// Writes the PKI and every daemon's and the client's configuration.
+    fn write(base: &Path, rms: usize, nms: usize, options: &LayoutOptions) -> anyhow::Result<Self> {
         anyhow::ensure!(rms > 0, "a cluster needs at least one ResourceManager");
         if base.exists() {
             let mut entries =
@@ -120,36 +173,10 @@ impl ClusterLayout {
         )
         .context("creating the cluster PKI")?;
 
-        let mut shared: Vec<(String, String)> = vec![
-            (keys::RM_HA_ENABLED.name.to_string(), "true".to_owned()),
-            (keys::RM_HA_IDS.name.to_string(), rm_ids.join(",")),
-            // The demo and the drills run OPPORTUNISTIC work as such: placed by the RM on the
-            // least-loaded nodes, queued at the NodeManagers.
-            (
-                keys::RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED
-                    .name
-                    .to_string(),
-                "true".to_owned(),
-            ),
-            (
-                keys::NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH
-                    .name
-                    .to_string(),
-                "10".to_owned(),
-            ),
-            // Every AM talks to its NodeManager's AMRMProxy, whose distributed scheduler places
-            // OPPORTUNISTIC containers without an RM round trip (GUARANTEED asks still go to
-            // the RM); AMs that reach the RM directly still get central placement above.
-            (keys::AMRM_PROXY_ENABLED.name.to_string(), "true".to_owned()),
-            (
-                keys::DIST_SCHEDULING_ENABLED.name.to_string(),
-                "true".to_owned(),
-            ),
-        ];
-        shared.extend(options.site.iter().cloned());
+        let shared = shared_properties(&rm_ids, options);
         let endpoints = RmEndpointPorts::reserve(&rm_ids, options.proxied, &mut ports)?;
 
-        let mut layout = Self {
+        let mut layout = ClusterLayout {
             base: base.to_owned(),
             pki_dir: pki_dir.clone(),
             rms: Vec::new(),
@@ -157,29 +184,17 @@ impl ClusterLayout {
             client_conf_dir: base.join("client/conf"),
         };
         for id in &rm_ids {
-            let dir = base.join(id);
-            let storage_dir = dir.join("raft");
-            let own = [
-                (keys::RM_HA_ID.name.to_string(), id.clone()),
-                (
-                    keys::RM_HA_RAFT_STORAGE_DIR.name.to_string(),
-                    path(&storage_dir),
-                ),
-            ];
+            let rm = rm_layout(base, id);
             let tls = TlsFiles::in_pki_dir(&pki_dir, Role::ResourceManager, id);
             write_site(
-                &dir.join("conf"),
+                &rm.conf_dir,
                 &shared,
                 endpoints
                     .seen_by(Some(id))
-                    .chain(own)
+                    .chain(own_rm_properties(&rm))
                     .chain(tls_properties(&tls)),
             )?;
-            layout.rms.push(RmLayout {
-                rm_id: id.clone(),
-                conf_dir: dir.join("conf"),
-                storage_dir,
-            });
+            layout.rms.push(rm);
         }
         for name in &nm_names {
             let dir = base.join(name);
@@ -240,8 +255,96 @@ impl ClusterLayout {
                 .chain(tls_properties(&tls))
                 .chain([nm_retry]),
         )?;
-        Ok((layout, endpoints.routes()))
+        Ok(Self {
+            layout,
+            rm_ids,
+            endpoints,
+            ports,
+        })
     }
+
+    /// Issues the spare's certificate from the cluster CA and writes its configuration (see
+    /// [`ClusterLayout::create_with_spare`]).
+    fn write_spare(&mut self, options: &LayoutOptions) -> anyhow::Result<RmLayout> {
+        let id = ClusterLayout::spare_rm_id(self.rm_ids.len());
+        let pki_dir = &self.layout.pki_dir;
+        pki::issue(
+            pki_dir,
+            &LeafSpec::new(Role::ResourceManager, &id),
+            &PkiOptions::starting_at(time::OffsetDateTime::now_utc()),
+        )
+        .with_context(|| format!("issuing the certificate of the spare ResourceManager {id}"))?;
+        let own_endpoints =
+            RmEndpointPorts::reserve(std::slice::from_ref(&id), false, &mut self.ports)?;
+        let mut rm_ids = self.rm_ids.clone();
+        rm_ids.push(id.clone());
+        let spare = rm_layout(&self.layout.base, &id);
+        let tls = TlsFiles::in_pki_dir(pki_dir, Role::ResourceManager, &id);
+        write_site(
+            &spare.conf_dir,
+            &shared_properties(&rm_ids, options),
+            self.endpoints
+                .seen_by(Some(&id))
+                .chain(own_endpoints.seen_by(Some(&id)))
+                .chain(own_rm_properties(&spare))
+                .chain(tls_properties(&tls)),
+        )?;
+        Ok(spare)
+    }
+}
+
+/// The directories of ResourceManager `id` under `base`.
+fn rm_layout(base: &Path, id: &str) -> RmLayout {
+    let dir = base.join(id);
+    RmLayout {
+        rm_id: id.to_owned(),
+        conf_dir: dir.join("conf"),
+        storage_dir: dir.join("raft"),
+    }
+}
+
+/// The properties naming `rm` itself: its rm id and its storage directory.
+fn own_rm_properties(rm: &RmLayout) -> [(String, String); 2] {
+    [
+        (keys::RM_HA_ID.name.to_string(), rm.rm_id.clone()),
+        (
+            keys::RM_HA_RAFT_STORAGE_DIR.name.to_string(),
+            path(&rm.storage_dir),
+        ),
+    ]
+}
+
+/// The properties every configuration of a layout whose group is `rm_ids` shares: HA over
+/// `rm_ids`, opportunistic containers, the AMRMProxy, then `options.site`.
+fn shared_properties(rm_ids: &[String], options: &LayoutOptions) -> Vec<(String, String)> {
+    let mut shared: Vec<(String, String)> = vec![
+        (keys::RM_HA_ENABLED.name.to_string(), "true".to_owned()),
+        (keys::RM_HA_IDS.name.to_string(), rm_ids.join(",")),
+        // The demo and the drills run OPPORTUNISTIC work as such: placed by the RM on the
+        // least-loaded nodes, queued at the NodeManagers.
+        (
+            keys::RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED
+                .name
+                .to_string(),
+            "true".to_owned(),
+        ),
+        (
+            keys::NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH
+                .name
+                .to_string(),
+            "10".to_owned(),
+        ),
+        // Every AM talks to its NodeManager's AMRMProxy, whose distributed scheduler places
+        // OPPORTUNISTIC containers without an RM round trip (GUARANTEED asks still go to
+        // the RM); AMs that reach the RM directly still get central placement above.
+        (keys::AMRM_PROXY_ENABLED.name.to_string(), "true".to_owned()),
+        (
+            keys::DIST_SCHEDULING_ENABLED.name.to_string(),
+            "true".to_owned(),
+        ),
+    ];
+    shared.extend(options.site.iter().cloned());
+    shared
 }
 
 /// The ports of every ResourceManager endpoint: the real one each binds and, with proxies, the
@@ -367,4 +470,120 @@ impl PortReservations {
 
 fn path(path: &Path) -> String {
     path.to_string_lossy().into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use yarn_conf::{Configuration, RmHaConfig};
+    use yarn_rm_ha::RmConfig;
+    use yarn_security::{PeerIdentity, TlsConfig};
+
+    use super::*;
+
+    fn proxied() -> LayoutOptions {
+        LayoutOptions {
+            proxied: true,
+            site: vec![("yarn.nodemanager.resource.memory-mb".into(), "2048".into())],
+        }
+    }
+
+    fn rm_config(conf_dir: &Path) -> RmConfig {
+        RmConfig::from_conf(&Configuration::load_dir(conf_dir).unwrap(), None).unwrap()
+    }
+
+    #[test]
+    fn a_spare_joins_last_sees_its_peers_at_their_fronts_and_is_named_by_no_member() {
+        let dir = tempfile::tempdir().unwrap();
+        let (layout, routes, spare) =
+            ClusterLayout::create_with_spare(&dir.path().join("c"), 3, 1, &proxied()).unwrap();
+        assert_eq!(spare.rm_id, ClusterLayout::spare_rm_id(3));
+        assert_eq!(spare.rm_id, "rm4");
+        assert!(layout.rms.iter().all(|rm| rm.rm_id != spare.rm_id));
+
+        let config = rm_config(&spare.conf_dir);
+        assert_eq!(config.rm_id, "rm4");
+        assert_eq!(config.storage_dir, spare.storage_dir);
+        let ids: Vec<&str> = config
+            .ha
+            .members
+            .iter()
+            .map(|member| member.rm_id.as_str())
+            .collect();
+        // Not first, so it never initializes a group of its own.
+        assert_eq!(ids, ["rm1", "rm2", "rm3", "rm4"]);
+        for peer in ["rm1", "rm2", "rm3"] {
+            let front = &routes
+                .iter()
+                .find(|route| route.destination == peer && route.service == "raft")
+                .unwrap()
+                .listen;
+            assert_eq!(
+                &config.ha.member(peer).unwrap().raft.to_string(),
+                front,
+                "{peer}"
+            );
+        }
+        let tls = TlsConfig::from_conf(&Configuration::load_dir(&spare.conf_dir).unwrap());
+        assert_eq!(
+            tls.unwrap().identity(),
+            Some(&PeerIdentity {
+                role: Role::ResourceManager,
+                name: "rm4".to_owned()
+            })
+        );
+
+        // Its own ports are real ones nobody else uses.
+        let mut used: BTreeSet<String> = routes
+            .iter()
+            .flat_map(|route| [route.listen.clone(), route.upstream.clone()])
+            .collect();
+        for rm in &layout.rms {
+            let ha = RmHaConfig::from_conf(&Configuration::load_dir(&rm.conf_dir).unwrap());
+            used.insert(ha.unwrap().member(&rm.rm_id).unwrap().webapp.to_string());
+        }
+        let own = config.ha.member("rm4").unwrap();
+        for address in [
+            &own.client,
+            &own.scheduler,
+            &own.resource_tracker,
+            &own.admin,
+            &own.webapp,
+            &own.raft,
+        ] {
+            assert!(used.insert(address.to_string()), "{address} used twice");
+        }
+        assert!(
+            !routes.iter().any(|route| route.destination == "rm4"),
+            "the spare gets no fronts"
+        );
+
+        // The members' configurations are those of a layout without a spare.
+        for rm in &layout.rms {
+            let ids: Vec<String> = rm_config(&rm.conf_dir)
+                .ha
+                .members
+                .into_iter()
+                .map(|member| member.rm_id)
+                .collect();
+            assert_eq!(ids, ["rm1", "rm2", "rm3"]);
+        }
+        let client = std::fs::read_to_string(layout.client_conf_dir.join(yarn_conf::SITE_RESOURCE));
+        assert!(!client.unwrap().contains("rm4"));
+    }
+
+    #[test]
+    fn a_layout_without_a_spare_lays_out_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("c");
+        let (layout, _) = ClusterLayout::create_with(&base, 3, 0, &proxied()).unwrap();
+        assert_eq!(layout.rms.len(), 3);
+        assert!(!base.join("rm4").exists());
+        assert!(
+            !TlsFiles::in_pki_dir(&layout.pki_dir, Role::ResourceManager, "rm4")
+                .cert
+                .exists()
+        );
+    }
 }

@@ -97,6 +97,12 @@ impl ResourceManagerAdministrationProtocol for FixedStatus {
     ) -> Result<Response<TransferLeadershipResponseProto>, Status> {
         unimplemented()
     }
+    async fn get_state_digest(
+        &self,
+        _: Request<GetStateDigestRequestProto>,
+    ) -> Result<Response<GetStateDigestResponseProto>, Status> {
+        unimplemented()
+    }
 }
 
 /// Serves `status` with `rm_id`'s certificate on 127.0.0.1 port 0; returns the address and the

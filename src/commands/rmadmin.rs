@@ -68,6 +68,8 @@ fn command_of(args: RmAdminArgs) -> anyhow::Result<RmAdminCommand> {
         }
     } else if let Some(rm_id) = args.remove_from_cluster {
         RmAdminCommand::RemoveFromCluster { rm_id }
+    } else if let Some(rm_id) = args.get_state_digest {
+        RmAdminCommand::GetStateDigest { rm_id }
     } else {
         anyhow::bail!("rmadmin needs one operation, e.g. -getServiceState <rm-id>")
     };

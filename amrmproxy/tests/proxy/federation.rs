@@ -1,117 +1,199 @@
-//! Federation readiness: an interceptor registered by name ends the chain and talks to two RM
-//! clusters itself, splitting the AM's asks between them and merging their answers.
+//! Federation, as YARN's FederationInterceptor does it, against two real ResourceManager
+//! clusters in this process: an interceptor placed before the default one keeps the home
+//! cluster on the rest of the chain (where the application's own, managed attempt runs) and,
+//! on the secondary cluster, submits an unmanaged application, takes its AMRMToken from the
+//! application report and acts as its AM. The ApplicationMaster sees one RM.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use tokio::net::TcpListener;
 use tonic::Request;
 use tonic::transport::Endpoint;
 use yarn_amrmproxy::{
-    AmrmProxy, ApplicationContext, BoxFuture, Error, InterceptorPipeline, InterceptorRegistry,
+    AmrmProxy, ApplicationContext, BoxError, BoxFuture, DEFAULT_INTERCEPTOR,
+    DefaultRequestInterceptor, Error, InterceptorChain, InterceptorPipeline, InterceptorRegistry,
     InterceptorRole, MemoryProxyStateStore, Next, RequestInterceptor,
 };
-use yarn_client::{Idempotency, RmClient};
+use yarn_client::{ApplicationFilter, RmClient, RmService, YarnClient};
+use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId};
 use yarn_proto::pb;
 use yarn_proto::pb::application_master_protocol_client::ApplicationMasterProtocolClient;
 use yarn_proto::token_metadata::{AMRM_TOKEN_METADATA_KEY, insert_token};
+use yarn_security::Role;
+use yarn_security::pki::LeafSpec;
 
-use crate::fake_rm::FakeRm;
-use crate::support::{
-    TestNode, USER, ask, attempt, proxy_config, rm_client, rm_container, rm_token,
-};
+use crate::rm_cluster::{DEADLINE, Pki, RmCluster};
+use crate::support::{TestNode, USER, ask, proxy_config};
 
-const HOME: usize = 0;
-const SECONDARY: usize = 1;
+/// The registered name of the test's interceptor.
+const FEDERATION: &str = "federation";
+/// The home cluster's only node; the AMRMProxy runs there, and calls both clusters with its
+/// certificate.
+const HOME_NODE: &str = "home-nm";
+/// The secondary cluster's only node.
+const SECONDARY_NODE: &str = "secondary-nm";
+/// How often the interceptor asks for the unmanaged application's report while it waits for
+/// its AMRMToken.
+const REPORT_POLL: Duration = Duration::from_millis(20);
 
-/// Sends asks for hosts whose name starts with `b` to the secondary cluster and everything
-/// else to the home cluster; releases go to the cluster that allocated the container.
+/// What the interceptor sent to each cluster, for the test to check the split.
+#[derive(Debug, Default)]
+struct Routed {
+    home: Vec<pb::ResourceRequestProto>,
+    secondary: Vec<pb::ResourceRequestProto>,
+}
+
+/// The way to the secondary cluster, shared by the interceptors of every application: its
+/// client protocol as the application's user, its scheduler protocol through a one-interceptor
+/// pipeline (`default`, on the secondary's scheduler addresses), and the hosts it owns.
+struct SecondaryCluster {
+    users: YarnClient,
+    pipeline: InterceptorPipeline,
+    hosts: BTreeSet<String>,
+}
+
+impl SecondaryCluster {
+    fn new(users: YarnClient, scheduler: Arc<RmClient>, hosts: &[&str]) -> Self {
+        let mut registry = InterceptorRegistry::new();
+        registry
+            .register(DEFAULT_INTERCEPTOR, InterceptorRole::RmFacing, move || {
+                Box::new(DefaultRequestInterceptor::new(Arc::clone(&scheduler)))
+            })
+            .expect("a fresh registry");
+        let pipeline = InterceptorPipeline::new(&[DEFAULT_INTERCEPTOR.to_owned()], false, registry)
+            .expect("a valid pipeline");
+        Self {
+            users,
+            pipeline,
+            hosts: hosts.iter().map(|host| (*host).to_owned()).collect(),
+        }
+    }
+}
+
+/// The unmanaged AM one application runs on the secondary cluster: a chain of its own, whose
+/// default interceptor hides the secondary's failovers and key rolls, and the response id of
+/// its last allocate (it counts apart from the AM's).
+struct UnmanagedAm {
+    chain: InterceptorChain,
+    response_id: i32,
+}
+
+/// The test's federation interceptor. Its split rule: the asks of one allocation request id go
+/// to the secondary cluster when one of them names a host the secondary owns, and home
+/// otherwise; a release goes to the cluster that allocated the container.
 struct TwoClusterFederation {
-    clusters: [Arc<RmClient>; 2],
+    secondary: Arc<SecondaryCluster>,
+    routed: Arc<Mutex<Routed>>,
     context: Option<ApplicationContext>,
-    /// The last response id of each cluster: each counts on its own.
-    response_ids: [i32; 2],
-    /// Which cluster allocated each container, by raw id.
-    owners: BTreeMap<i64, usize>,
+    unmanaged: Option<UnmanagedAm>,
+    /// The containers the secondary cluster allocated.
+    secondary_containers: BTreeSet<ContainerId>,
 }
 
 impl TwoClusterFederation {
-    fn cluster_of(ask: &pb::ResourceRequestProto) -> usize {
-        if ask.resource_name.starts_with('b') {
-            SECONDARY
-        } else {
-            HOME
+    fn new(secondary: Arc<SecondaryCluster>, routed: Arc<Mutex<Routed>>) -> Self {
+        Self {
+            secondary,
+            routed,
+            context: None,
+            unmanaged: None,
+            secondary_containers: BTreeSet::new(),
         }
     }
 
-    async fn call<Req: Clone, Resp>(
-        &self,
-        cluster: usize,
-        request: Req,
-        op: impl AsyncCall<Req, Resp>,
-    ) -> Result<Resp, Error> {
-        let context = self.context.as_ref().expect("initialized");
-        let token = context.rm_token();
-        self.clusters[cluster]
-            .call(Idempotency::Idempotent, |channel| {
-                let mut call = Request::new(request.clone());
-                insert_token(&mut call, AMRM_TOKEN_METADATA_KEY, &token);
-                op.call(ApplicationMasterProtocolClient::new(channel), call)
+    fn context(&self) -> &ApplicationContext {
+        self.context.as_ref().expect("initialized by the chain")
+    }
+
+    /// Submits the unmanaged application on the secondary cluster and waits for the AMRMToken
+    /// its report hands the owner; returns the chain that acts as its AM. Takes its inputs
+    /// owned: the interceptor itself may not cross an `.await` by reference (its chains are
+    /// not `Sync`).
+    async fn launch_unmanaged_am(
+        secondary: Arc<SecondaryCluster>,
+        context: ApplicationContext,
+    ) -> Result<InterceptorChain, Error> {
+        let failed = |source: BoxError| Error::Interceptor {
+            interceptor: FEDERATION.to_owned(),
+            attempt: context.attempt().to_string(),
+            source,
+        };
+        let users = &secondary.users;
+        let id = users
+            .get_new_application()
+            .await
+            .map_err(|e| failed(e.into()))?
+            .application_id;
+        users
+            .submit_application(pb::ApplicationSubmissionContextProto {
+                application_id: Some(id.into()),
+                application_name: Some(format!("unmanaged AM of {}", context.attempt())),
+                unmanaged_am: true,
+                ..Default::default()
             })
             .await
-            .map_err(|source| Error::Rm {
-                operation: op.name(),
-                attempt: context.attempt().to_string(),
-                source: Box::new(source),
-            })
+            .map_err(|e| failed(e.into()))?;
+        let deadline = tokio::time::Instant::now() + DEADLINE;
+        let (attempt, token) = loop {
+            let report = users
+                .get_application_report(id)
+                .await
+                .map_err(|e| failed(e.into()))?;
+            if let (Some(attempt), Some(token)) =
+                (report.current_application_attempt_id, report.am_rm_token)
+            {
+                let attempt =
+                    ApplicationAttemptId::try_from(attempt).map_err(|e| failed(e.into()))?;
+                break (attempt, token);
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(failed(
+                    format!("{id} reported no AMRMToken within {DEADLINE:?}").into(),
+                ));
+            }
+            tokio::time::sleep(REPORT_POLL).await;
+        };
+        secondary.pipeline.build(ApplicationContext::new(
+            attempt,
+            context.user(),
+            token,
+            Arc::clone(context.node()),
+        ))
     }
-}
 
-/// One ApplicationMasterProtocol RPC, so `call` can make it on either cluster.
-trait AsyncCall<Req, Resp> {
-    fn name(&self) -> &'static str;
-    fn call(
+    /// Splits the AM's request by the rule: `(home, secondary)`. The home part keeps the AM's
+    /// response id; the secondary part carries the unmanaged AM's.
+    fn split(
         &self,
-        client: ApplicationMasterProtocolClient<tonic::transport::Channel>,
-        request: Request<Req>,
-    ) -> BoxFuture<'static, Result<tonic::Response<Resp>, tonic::Status>>;
-}
-
-struct Register;
-
-impl
-    AsyncCall<pb::RegisterApplicationMasterRequestProto, pb::RegisterApplicationMasterResponseProto>
-    for Register
-{
-    fn name(&self) -> &'static str {
-        "register"
-    }
-
-    fn call(
-        &self,
-        mut client: ApplicationMasterProtocolClient<tonic::transport::Channel>,
-        request: Request<pb::RegisterApplicationMasterRequestProto>,
-    ) -> BoxFuture<
-        'static,
-        Result<tonic::Response<pb::RegisterApplicationMasterResponseProto>, tonic::Status>,
-    > {
-        Box::pin(async move { client.register_application_master(request).await })
-    }
-}
-
-struct Allocate;
-
-impl AsyncCall<pb::AllocateRequestProto, pb::AllocateResponseProto> for Allocate {
-    fn name(&self) -> &'static str {
-        "allocate"
-    }
-
-    fn call(
-        &self,
-        mut client: ApplicationMasterProtocolClient<tonic::transport::Channel>,
-        request: Request<pb::AllocateRequestProto>,
-    ) -> BoxFuture<'static, Result<tonic::Response<pb::AllocateResponseProto>, tonic::Status>> {
-        Box::pin(async move { client.allocate(request).await })
+        request: pb::AllocateRequestProto,
+        secondary_response_id: i32,
+    ) -> (pb::AllocateRequestProto, pb::AllocateRequestProto) {
+        let to_secondary: BTreeSet<i64> = request
+            .ask
+            .iter()
+            .filter(|ask| self.secondary.hosts.contains(&ask.resource_name))
+            .map(|ask| ask.allocation_request_id)
+            .collect();
+        let mut secondary = pb::AllocateRequestProto {
+            response_id: secondary_response_id,
+            progress: request.progress,
+            ..Default::default()
+        };
+        let mut home = request;
+        let (away, stay) = std::mem::take(&mut home.ask)
+            .into_iter()
+            .partition(|ask| to_secondary.contains(&ask.allocation_request_id));
+        (secondary.ask, home.ask) = (away, stay);
+        let (away, stay) = std::mem::take(&mut home.release)
+            .into_iter()
+            .partition(|release| {
+                ContainerId::try_from(*release)
+                    .is_ok_and(|id| self.secondary_containers.contains(&id))
+            });
+        (secondary.release, home.release) = (away, stay);
+        (home, secondary)
     }
 }
 
@@ -124,70 +206,184 @@ impl RequestInterceptor for TwoClusterFederation {
     fn register<'a>(
         &'a mut self,
         request: pb::RegisterApplicationMasterRequestProto,
-        _next: Next<'a>,
+        mut next: Next<'a>,
     ) -> BoxFuture<'a, Result<pb::RegisterApplicationMasterResponseProto, Error>> {
         Box::pin(async move {
-            self.call(SECONDARY, request.clone(), Register).await?;
-            self.call(HOME, request, Register).await
+            let home = next.register(request.clone()).await?;
+            if self.unmanaged.is_none() {
+                let launched =
+                    Self::launch_unmanaged_am(Arc::clone(&self.secondary), self.context().clone());
+                let mut chain = launched.await?;
+                chain.register(request).await?;
+                self.unmanaged = Some(UnmanagedAm {
+                    chain,
+                    response_id: 0,
+                });
+            }
+            Ok(home)
         })
     }
 
     fn allocate<'a>(
         &'a mut self,
         request: pb::AllocateRequestProto,
-        _next: Next<'a>,
+        mut next: Next<'a>,
     ) -> BoxFuture<'a, Result<pb::AllocateResponseProto, Error>> {
         Box::pin(async move {
-            let mut split: [pb::AllocateRequestProto; 2] = Default::default();
-            for (cluster, part) in split.iter_mut().enumerate() {
-                part.response_id = self.response_ids[cluster];
-                part.progress = request.progress;
+            let Some(response_id) = self.unmanaged.as_ref().map(|uam| uam.response_id) else {
+                // Not registered: the home RM answers as it does to any such AM.
+                return next.allocate(request).await;
+            };
+            let (home, secondary) = self.split(request, response_id);
+            {
+                let mut routed = self.routed.lock().unwrap_or_else(PoisonError::into_inner);
+                routed.home.extend(home.ask.iter().cloned());
+                routed.secondary.extend(secondary.ask.iter().cloned());
             }
-            for ask in request.ask {
-                split[Self::cluster_of(&ask)].ask.push(ask);
-            }
-            for release in request.release {
-                let owner = self.owners.get(&release.id).copied().unwrap_or(HOME);
-                split[owner].release.push(release);
-            }
-            let [home, secondary] = split;
-            let secondary = self.call(SECONDARY, secondary, Allocate).await?;
-            let mut merged = self.call(HOME, home, Allocate).await?;
-            self.response_ids = [merged.response_id, secondary.response_id];
-            for container in &merged.allocated_containers {
-                self.owners.insert(container.id.unwrap().id, HOME);
-            }
-            for container in &secondary.allocated_containers {
-                self.owners.insert(container.id.unwrap().id, SECONDARY);
+            let mut merged = next.allocate(home).await?;
+            let uam = self.unmanaged.as_mut().expect("checked above");
+            let answer = uam.chain.allocate(secondary).await?;
+            uam.response_id = answer.response_id;
+            for container in &answer.allocated_containers {
+                let id = container.id.map(ContainerId::try_from);
+                if let Some(Ok(id)) = id {
+                    self.secondary_containers.insert(id);
+                }
             }
             merged
                 .allocated_containers
-                .extend(secondary.allocated_containers);
-            merged.num_cluster_nodes += secondary.num_cluster_nodes;
-            // The AM counts in the home cluster's response ids.
+                .extend(answer.allocated_containers);
+            merged
+                .completed_container_statuses
+                .extend(answer.completed_container_statuses);
+            merged.nm_tokens.extend(answer.nm_tokens);
+            merged.num_cluster_nodes += answer.num_cluster_nodes;
             Ok(merged)
         })
     }
+
+    fn finish<'a>(
+        &'a mut self,
+        request: pb::FinishApplicationMasterRequestProto,
+        mut next: Next<'a>,
+    ) -> BoxFuture<'a, Result<pb::FinishApplicationMasterResponseProto, Error>> {
+        Box::pin(async move {
+            if let Some(uam) = self.unmanaged.as_mut() {
+                uam.chain.finish(request.clone()).await?;
+            }
+            next.finish(request).await
+        })
+    }
+
+    fn shutdown(&mut self) {
+        if let Some(uam) = self.unmanaged.as_mut() {
+            uam.chain.shutdown();
+        }
+    }
 }
 
-#[tokio::test]
-async fn a_federation_interceptor_registered_by_name_splits_asks_between_two_clusters() {
-    let (home, secondary) = (FakeRm::start().await, FakeRm::start().await);
-    let config = proxy_config("throttle,federation", false, &[]);
-    let mut registry = InterceptorRegistry::with_builtins(&config, rm_client(&home.address));
-    let clusters = [rm_client(&home.address), rm_client(&secondary.address)];
+/// A GUARANTEED ask of allocation request `id` for `count` containers at `name`.
+fn request(id: i64, name: &str, count: i32) -> pb::ResourceRequestProto {
+    pb::ResourceRequestProto {
+        allocation_request_id: id,
+        ..ask(1, name, count, pb::ExecutionTypeProto::Guaranteed)
+    }
+}
+
+fn signed<T>(body: T, token: &pb::TokenProto) -> Request<T> {
+    let mut request = Request::new(body);
+    insert_token(&mut request, AMRM_TOKEN_METADATA_KEY, token);
+    request
+}
+
+fn container_id(container: &pb::ContainerProto) -> ContainerId {
+    ContainerId::try_from(container.id.expect("an id")).expect("a valid container id")
+}
+
+/// The ids of the containers `reports` lists, AM container included.
+fn reported(reports: &[pb::ContainerReportProto]) -> BTreeSet<ContainerId> {
+    reports
+        .iter()
+        .map(|r| ContainerId::try_from(r.container_id.expect("an id")).expect("a valid id"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_federation_interceptor_runs_an_unmanaged_am_on_a_secondary_cluster_and_splits_asks() {
+    let mut leaves: Vec<LeafSpec> = ["home1", "home2", "home3", "secondary1"]
+        .into_iter()
+        .map(|id| LeafSpec::new(Role::ResourceManager, id))
+        .collect();
+    leaves.push(LeafSpec::new(Role::NodeManager, HOME_NODE));
+    leaves.push(LeafSpec::new(Role::NodeManager, SECONDARY_NODE));
+    leaves.push(LeafSpec::new(Role::User, USER));
+    let pki = Pki::new(&leaves);
+
+    tracing::info!("--- a three-replica home cluster and a one-replica secondary, one node each");
+    let home = RmCluster::start(&pki, "home", 3).await;
+    // The secondary starts after the home cluster chose its timestamp, so the two differ and
+    // every id tells its cluster.
+    let home_timestamp = home.cluster_timestamp().await;
+    let secondary = RmCluster::start(&pki, "secondary", 1).await;
+    let secondary_timestamp = secondary.cluster_timestamp().await;
+    assert_ne!(home_timestamp, secondary_timestamp);
+    // Roomy enough that the default queue's AM share (10%) fits the AM container.
+    home.register_node(&pki, HOME_NODE, 65536, 64).await;
+    secondary.register_node(&pki, SECONDARY_NODE, 8192, 8).await;
+    let home_users = YarnClient::new(&home.client_config(&pki, Role::User, USER));
+    let secondary_users = YarnClient::new(&secondary.client_config(&pki, Role::User, USER));
+
+    tracing::info!("--- the application's managed attempt on the home cluster");
+    let app = home_users
+        .get_new_application()
+        .await
+        .expect("a new application")
+        .application_id;
+    home_users
+        .submit_application(pb::ApplicationSubmissionContextProto {
+            application_id: Some(app.into()),
+            application_name: Some("federated".to_owned()),
+            resource: Some(pb::ResourceProto {
+                memory: 1024,
+                virtual_cores: 1,
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .await
+        .expect("submitted");
+    let attempt = ApplicationAttemptId::new(app, 1);
+    let rm_token = home.launched_am_token(attempt).await;
+
+    tracing::info!("--- the AMRMProxy of the home node: throttle, federation, default");
+    let config = proxy_config("throttle,federation,default", false, &[]);
+    let node_scheduler = |cluster: &RmCluster| {
+        Arc::new(RmClient::new(
+            &cluster.client_config(&pki, Role::NodeManager, HOME_NODE),
+            RmService::Scheduler,
+        ))
+    };
+    let mut registry = InterceptorRegistry::with_builtins(&config, node_scheduler(&home));
+    let routed = Arc::new(Mutex::new(Routed::default()));
+    let access = Arc::new(SecondaryCluster::new(
+        YarnClient::new(&secondary.client_config(&pki, Role::User, USER)),
+        node_scheduler(&secondary),
+        &[SECONDARY_NODE],
+    ));
+    let shared = Arc::clone(&routed);
     registry
-        .register("federation", InterceptorRole::RmFacing, move || {
-            Box::new(TwoClusterFederation {
-                clusters: clusters.clone(),
-                context: None,
-                response_ids: [0, 0],
-                owners: BTreeMap::new(),
-            })
+        .register(FEDERATION, InterceptorRole::Intermediate, move || {
+            Box::new(TwoClusterFederation::new(
+                Arc::clone(&access),
+                Arc::clone(&shared),
+            ))
         })
         .unwrap();
     let pipeline = InterceptorPipeline::from_config(&config, registry).unwrap();
-    assert_eq!(pipeline.names(), ["throttle", "federation"]);
+    assert_eq!(
+        pipeline.names(),
+        ["throttle", FEDERATION, DEFAULT_INTERCEPTOR]
+    );
     let proxy = Arc::new(
         AmrmProxy::new(
             &config,
@@ -210,81 +406,186 @@ async fn a_federation_interceptor_registered_by_name_splits_asks_between_two_clu
             .connect_lazy(),
     );
     let local = proxy
-        .init_application(attempt(1), USER, rm_token(attempt(1), 1))
+        .init_application(attempt, USER, rm_token)
         .await
         .unwrap();
 
+    tracing::info!("--- register: home through the chain, an unmanaged AM on the secondary");
     am.register_application_master(signed(
         pb::RegisterApplicationMasterRequestProto::default(),
         &local,
     ))
     .await
-    .unwrap();
-    assert_eq!(home.state().registrations.len(), 1);
-    assert_eq!(secondary.state().registrations.len(), 1);
-
-    home.state().to_allocate = vec![rm_container(attempt(1), 1, "a1")];
-    secondary.state().to_allocate = vec![rm_container(attempt(1), 2, "b1")];
-    let guaranteed = pb::ExecutionTypeProto::Guaranteed;
-    let response = am
-        .allocate(signed(
-            pb::AllocateRequestProto {
-                ask: vec![
-                    ask(1, "*", 2, guaranteed),
-                    ask(1, "a1", 1, guaranteed),
-                    ask(1, "b1", 1, guaranteed),
-                ],
-                ..Default::default()
-            },
-            &local,
-        ))
+    .expect("registered");
+    let running = home_users.get_application_report(app).await.unwrap();
+    assert_eq!(
+        running.yarn_application_state(),
+        pb::YarnApplicationStateProto::Running
+    );
+    let on_secondary = secondary_users
+        .get_applications(&ApplicationFilter::default())
         .await
-        .unwrap()
-        .into_inner();
-    let hosts: Vec<String> = response
-        .allocated_containers
-        .iter()
-        .map(|c| c.node_id.as_ref().unwrap().host.clone())
-        .collect();
-    assert_eq!(hosts, ["a1", "b1"], "one answer merged from both clusters");
-    assert_eq!(response.num_cluster_nodes, 4);
-    assert_eq!(response.response_id, 1);
-    let names = |rm: &FakeRm| -> Vec<String> {
-        rm.state().allocates[0]
-            .ask
-            .iter()
-            .map(|a| a.resource_name.clone())
-            .collect()
-    };
-    assert_eq!(names(&home), ["*", "a1"]);
-    assert_eq!(names(&secondary), ["b1"]);
+        .unwrap();
+    assert_eq!(on_secondary.len(), 1, "one unmanaged application");
+    let unmanaged = &on_secondary[0];
+    assert!(unmanaged.unmanaged_application);
+    assert_eq!(
+        unmanaged.yarn_application_state(),
+        pb::YarnApplicationStateProto::Running
+    );
+    let uam = ApplicationId::try_from(unmanaged.application_id.expect("an id")).unwrap();
+    let uam_attempt = ApplicationAttemptId::new(uam, 1);
 
-    // Releasing the secondary cluster's container goes to that cluster only.
+    tracing::info!("--- allocate: request 1 names a home host, request 2 a secondary host");
+    let mut asks = vec![
+        request(1, HOME_NODE, 1),
+        request(1, "*", 1),
+        request(2, SECONDARY_NODE, 2),
+        request(2, "*", 2),
+    ];
+    let mut containers = Vec::new();
+    let mut nm_token_hosts = BTreeSet::new();
+    let mut response_id = 0;
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    while containers.len() < 3 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "only {} of 3 containers within {DEADLINE:?}",
+            containers.len()
+        );
+        let response = am
+            .allocate(signed(
+                pb::AllocateRequestProto {
+                    ask: std::mem::take(&mut asks),
+                    response_id,
+                    ..Default::default()
+                },
+                &local,
+            ))
+            .await
+            .expect("allocate")
+            .into_inner();
+        response_id = response.response_id;
+        nm_token_hosts.extend(
+            response
+                .nm_tokens
+                .iter()
+                .filter_map(|t| t.node_id.as_ref().map(|n| n.host.clone())),
+        );
+        containers.extend(response.allocated_containers);
+        // The scheduling loops of both clusters commit allocations every few milliseconds.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    {
+        let routed = routed.lock().unwrap();
+        let names = |asks: &[pb::ResourceRequestProto]| -> Vec<(i64, String)> {
+            asks.iter()
+                .map(|a| (a.allocation_request_id, a.resource_name.clone()))
+                .collect()
+        };
+        assert_eq!(
+            names(&routed.home),
+            [(1, HOME_NODE.to_owned()), (1, "*".to_owned())]
+        );
+        assert_eq!(
+            names(&routed.secondary),
+            [(2, SECONDARY_NODE.to_owned()), (2, "*".to_owned())]
+        );
+    }
+    let (from_home, from_secondary): (Vec<_>, Vec<_>) = containers.iter().partition(|c| {
+        container_id(c)
+            .application_attempt_id()
+            .application_id
+            .cluster_timestamp
+            == home_timestamp
+    });
+    assert_eq!(from_home.len(), 1, "{containers:?}");
+    assert_eq!(from_secondary.len(), 2, "{containers:?}");
+    for (cluster_containers, owner, host, request_id) in [
+        (&from_home, attempt, HOME_NODE, 1),
+        (&from_secondary, uam_attempt, SECONDARY_NODE, 2),
+    ] {
+        for container in cluster_containers {
+            assert_eq!(container_id(container).application_attempt_id(), owner);
+            assert_eq!(container.node_id.as_ref().expect("a node").host, host);
+            assert_eq!(container.allocation_request_id, Some(request_id));
+        }
+    }
+    assert_eq!(
+        nm_token_hosts,
+        BTreeSet::from([HOME_NODE.to_owned(), SECONDARY_NODE.to_owned()]),
+        "NM tokens for the nodes of both clusters"
+    );
+    // Each cluster's own container report confirms the allocation was its own.
+    let home_ids: BTreeSet<ContainerId> = from_home.iter().map(|c| container_id(c)).collect();
+    let secondary_ids: BTreeSet<ContainerId> =
+        from_secondary.iter().map(|c| container_id(c)).collect();
+    let home_reported = reported(&home_users.get_containers(attempt).await.unwrap());
+    assert!(home_reported.is_superset(&home_ids), "{home_reported:?}");
+    assert_eq!(home_reported.len(), 2, "the AM container and one task");
+    let secondary_reported = reported(&secondary_users.get_containers(uam_attempt).await.unwrap());
+    assert_eq!(secondary_reported, secondary_ids, "no AM container there");
+
+    tracing::info!("--- a release of a secondary container goes back to the secondary");
+    let released = *secondary_ids.first().expect("a secondary container");
     am.allocate(signed(
         pb::AllocateRequestProto {
-            release: vec![response.allocated_containers[1].id.unwrap()],
-            response_id: 1,
+            release: vec![released.into()],
+            response_id,
             ..Default::default()
         },
         &local,
     ))
     .await
-    .unwrap();
-    assert!(home.state().allocates[1].release.is_empty());
-    assert_eq!(secondary.state().allocates[1].release.len(), 1);
-    // Neither cluster ever saw the AM's local token.
-    for rm in [&home, &secondary] {
-        assert!(
-            rm.state()
-                .tokens
-                .iter()
-                .all(|t| *t == rm_token(attempt(1), 1))
+    .expect("release");
+    let after_release = secondary_users.get_containers(uam_attempt).await.unwrap();
+    let state_of = |id: ContainerId| {
+        after_release
+            .iter()
+            .find(|r| r.container_id == Some(id.into()))
+            .map(|r| r.container_state())
+    };
+    assert_eq!(state_of(released), Some(pb::ContainerStateProto::CComplete));
+    let home_after = home_users.get_containers(attempt).await.unwrap();
+    assert!(
+        home_after
+            .iter()
+            .all(|r| r.container_state() == pb::ContainerStateProto::CRunning),
+        "{home_after:?}"
+    );
+
+    tracing::info!("--- finish reaches both clusters");
+    let finished = am
+        .finish_application_master(signed(
+            pb::FinishApplicationMasterRequestProto {
+                final_application_status: pb::FinalApplicationStatusProto::AppSucceeded.into(),
+                diagnostics: "done on two clusters".to_owned(),
+                ..Default::default()
+            },
+            &local,
+        ))
+        .await
+        .expect("finish")
+        .into_inner();
+    assert!(finished.is_unregistered);
+    for (users, id) in [(&home_users, app), (&secondary_users, uam)] {
+        let report = users.get_application_report(id).await.unwrap();
+        assert_eq!(
+            (
+                report.yarn_application_state(),
+                report.final_application_status()
+            ),
+            (
+                pb::YarnApplicationStateProto::Finished,
+                pb::FinalApplicationStatusProto::AppSucceeded
+            ),
+            "{id}"
         );
     }
-}
+    let uam_attempts = secondary_users.get_application_attempts(uam).await.unwrap();
+    assert_eq!(uam_attempts.len(), 1);
+    assert_eq!(uam_attempts[0].am_container_id, None);
 
-fn signed<T>(body: T, token: &pb::TokenProto) -> Request<T> {
-    let mut request = Request::new(body);
-    insert_token(&mut request, AMRM_TOKEN_METADATA_KEY, token);
-    request
+    home.shutdown().await;
+    secondary.shutdown().await;
 }

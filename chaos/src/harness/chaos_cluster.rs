@@ -23,14 +23,15 @@ use yarn_security::{ChannelOptions, TlsConfig, connect_lazy};
 use super::cluster_view::ClusterView;
 use super::connection_source::{DaemonPids, ProcSources};
 use super::leftovers::kill_leftovers;
+use super::membership_fault::{SpareReplica, retire_spare};
 use super::network_rules::NetworkRules;
 use super::observations::{NodeInfo, ReplicaAnswer, ReplicaStatus};
 use super::proxy_fleet::ProxyFleet;
 use crate::minicluster::{
-    self, ClusterManifest, ClusterState, DEFAULT_STOP_TIMEOUT, DaemonRole, DaemonSpec, DaemonState,
-    MiniCluster,
+    self, CAPACITY_SCHEDULER_XML, ClusterManifest, ClusterState, DEFAULT_STOP_TIMEOUT, DaemonRole,
+    DaemonSpec, DaemonState, MiniCluster, capacity_scheduler_xml,
 };
-use crate::{LayoutOptions, Signal};
+use crate::{ClusterLayout, LayoutOptions, RmLayout, Signal};
 
 /// How long one status or admin call to a replica may take before it counts as unanswered.
 const CALL_DEADLINE: Duration = Duration::from_millis(700);
@@ -68,12 +69,14 @@ pub struct NodeEndpoint {
 }
 
 /// A running chaos cluster: the minicluster supervisor as a task of the current runtime, a
-/// proxy in front of every ResourceManager endpoint, and clients that reach every replica at
-/// its real address (so observers see through faults).
+/// proxy in front of every ResourceManager endpoint, clients that reach every replica at its
+/// real address (so observers see through faults), and a spare ResourceManager that only the
+/// membership fault starts ([`SpareReplica`]).
 ///
-/// Guarantees: [`stop`](Self::stop) stops every daemon. Dropped without it, the supervisor stops
-/// them when its task next runs, and its own drop SIGKILLs any left, so no daemon outlives the
-/// run; dropping the proxies closes every proxied connection.
+/// Guarantees: [`stop`](Self::stop) stops every daemon and the spare. Dropped without it, the
+/// supervisor stops them when its task next runs, and its own drop SIGKILLs any left, as the
+/// spare's drop SIGKILLs the spare, so no daemon outlives the run; dropping the proxies closes
+/// every proxied connection.
 #[derive(Debug)]
 pub struct ChaosCluster {
     manifest: ClusterManifest,
@@ -85,12 +88,14 @@ pub struct ChaosCluster {
     stop: Mutex<Option<oneshot::Sender<()>>>,
     supervisor: JoinHandle<anyhow::Result<ClusterState>>,
     failpoints_missing: Option<String>,
+    spare: SpareReplica,
 }
 
 impl ChaosCluster {
     /// Lays out a proxied cluster of `rms` ResourceManagers and `nms` NodeManagers in `dir`
-    /// (new or empty), starts its proxies, then every daemon as `<exe> resourcemanager|
-    /// nodemanager` with `env` added to the environment it inherits. Must run inside a
+    /// (new or empty), with a spare ResourceManager that is not started, starts its proxies,
+    /// then every daemon as `<exe> resourcemanager|nodemanager` with `env` added to the
+    /// environment it inherits (the spare gets it too when it starts). Must run inside a
     /// multi-threaded Tokio runtime (proxies place callers on blocking threads).
     ///
     /// # Errors
@@ -109,7 +114,7 @@ impl ChaosCluster {
             proxied: true,
             site: site(),
         };
-        let manifest = minicluster::init_with(dir, rms, nms, &options)?;
+        let (manifest, spare) = init_with_spare(dir, rms, nms, &options)?;
         let base = manifest.base_dir.clone();
         let conf = load(&manifest.client_conf_dir)?;
         let tls = TlsConfig::from_conf(&conf).with_context(|| {
@@ -118,10 +123,13 @@ impl ChaosCluster {
                 manifest.client_conf_dir.display()
             )
         })?;
+        // The spare works in its own directory, so proxies place its connections as its own.
         let daemon_dirs: Vec<(String, PathBuf)> = manifest
             .daemons
             .iter()
-            .map(|daemon| (daemon.id.clone(), base.join(&daemon.id)))
+            .map(|daemon| daemon.id.as_str())
+            .chain([spare.rm_id.as_str()])
+            .map(|id| (id.to_owned(), base.join(id)))
             .collect();
         let pids_base = base.clone();
         let pids: DaemonPids = Arc::new(move || running_pids(&pids_base));
@@ -186,6 +194,7 @@ impl ChaosCluster {
             spec.env = env.clone();
             specs.push(spec);
         }
+        let spare = SpareReplica::new(&spare, manifest.log_file(&spare.rm_id), exe, env, &tls)?;
         let cluster = MiniCluster::launch(
             &base,
             &manifest.client_conf_dir,
@@ -208,7 +217,13 @@ impl ChaosCluster {
             stop: Mutex::new(Some(stop)),
             supervisor,
             failpoints_missing,
+            spare,
         })
+    }
+
+    /// The spare ResourceManager, which only the membership fault starts.
+    pub fn spare(&self) -> &SpareReplica {
+        &self.spare
     }
 
     /// Why the daemons' binary takes no failpoints (`<exe> chaos failpoints` failed), so the
@@ -356,33 +371,51 @@ impl ChaosCluster {
     ///
     /// When `from` refuses or does not answer within the transfer deadline.
     pub async fn transfer_leadership(&self, from: &str, to: &str) -> anyhow::Result<String> {
-        let address = self
-            .manifest
-            .daemons
-            .iter()
-            .find(|daemon| daemon.id == from)
-            .map(minicluster::daemon_addresses)
-            .transpose()?
-            .and_then(|addresses| addresses.get("admin").cloned())
-            .with_context(|| format!("no replica {from} with an admin address"))?;
         // A channel of its own: a transfer waits for the target's election, which can take
         // longer than the status calls' short deadline.
-        let options = ChannelOptions {
-            connect_timeout: Duration::from_secs(1),
-            request_timeout: TRANSFER_DEADLINE,
-            ..ChannelOptions::default()
-        };
-        let channel = connect_lazy(&address, self.tls.client_config(), &options)
-            .with_context(|| format!("the admin address {address} of {from}"))?;
+        let mut admin = self.admin_client(from, TRANSFER_DEADLINE)?;
         let request = TransferLeadershipRequestProto {
             target_rm_id: to.to_owned(),
         };
-        let reply = ResourceManagerAdministrationProtocolClient::new(channel)
+        let reply = admin
             .transfer_leadership(request)
             .await
             .with_context(|| format!("asking {from} to hand leadership to {to}"))?
             .into_inner();
         Ok(reply.leader_rm_id)
+    }
+
+    /// An admin client of its own to replica `rm_id` (a configured one or the spare) at its real
+    /// address, whose calls may take up to `deadline`: for calls that wait on the group, such
+    /// as a leadership transfer or a membership change.
+    ///
+    /// # Errors
+    ///
+    /// When no such replica exists or its admin address is invalid.
+    pub fn admin_client(
+        &self,
+        rm_id: &str,
+        deadline: Duration,
+    ) -> anyhow::Result<ResourceManagerAdministrationProtocolClient<Channel>> {
+        let address = if rm_id == self.spare.rm_id() {
+            self.spare.admin_address().to_owned()
+        } else {
+            self.manifest
+                .resourcemanagers()
+                .find(|daemon| daemon.id == rm_id)
+                .map(minicluster::daemon_addresses)
+                .transpose()?
+                .and_then(|addresses| addresses.get("admin").cloned())
+                .with_context(|| format!("no replica {rm_id} with an admin address"))?
+        };
+        let options = ChannelOptions {
+            connect_timeout: Duration::from_secs(1),
+            request_timeout: deadline,
+            ..ChannelOptions::default()
+        };
+        let channel = connect_lazy(&address, self.tls.client_config(), &options)
+            .with_context(|| format!("the admin address {address} of {rm_id}"))?;
+        Ok(ResourceManagerAdministrationProtocolClient::new(channel))
     }
 
     /// Every replica's status, asked concurrently at its real admin address, in `rm-ids`
@@ -393,29 +426,17 @@ impl ChaosCluster {
 
     /// The replica that reports ACTIVE and names itself leader, if exactly one does.
     pub async fn leader(&self) -> Option<String> {
-        let statuses = self.statuses().await;
-        let leaders: Vec<&str> = statuses
-            .iter()
-            .filter(|status| {
-                status
-                    .answer
-                    .as_ref()
-                    .is_ok_and(|answer| answer.active && answer.leader_rm_id == status.rm_id)
-            })
-            .map(|status| status.rm_id.as_str())
-            .collect();
-        match leaders[..] {
-            [leader] => Some(leader.to_owned()),
-            _ => None,
-        }
+        sole_leader(&self.statuses().await)
     }
 
     /// Undoes every fault that may still be in force: lifts the network rules, resumes every
-    /// daemon (SIGCONT is harmless to a running one) and starts every exited one again.
+    /// daemon (SIGCONT is harmless to a running one), starts every exited one again, and
+    /// removes the spare from the group if it may still be a member, then stops it.
     ///
     /// # Errors
     ///
-    /// When a daemon cannot be resumed or restarted; the others are still healed.
+    /// When a daemon cannot be resumed or restarted, or the spare cannot be removed; the others
+    /// are still healed.
     pub async fn heal_all(&self) -> anyhow::Result<()> {
         self.set_network(NetworkRules::healthy());
         let mut failures = Vec::new();
@@ -431,6 +452,10 @@ impl ChaosCluster {
                 failures.push(format!("{err:#}"));
             }
         }
+        let mut log = |what: String| tracing::info!("healing the spare: {what}");
+        if let Err(err) = retire_spare(self, &mut log).await {
+            failures.push(format!("{err:#}"));
+        }
         anyhow::ensure!(
             failures.is_empty(),
             "healing failed: {}",
@@ -439,9 +464,9 @@ impl ChaosCluster {
         Ok(())
     }
 
-    /// Stops every daemon (SIGTERM, then SIGKILL after the stop timeout) and the proxies, then
-    /// SIGKILLs the container processes the NodeManagers left running (see
-    /// [`kill_leftovers`]), and returns the final state.
+    /// Stops every daemon (SIGTERM, then SIGKILL after the stop timeout), the spare (SIGKILL)
+    /// and the proxies, then SIGKILLs the container processes the NodeManagers left running
+    /// (see [`kill_leftovers`]), and returns the final state.
     ///
     /// # Errors
     ///
@@ -455,6 +480,9 @@ impl ChaosCluster {
         if let Some(stop) = stop {
             // The supervisor may already be gone after an error; awaiting it says why.
             let _ = stop.send(());
+        }
+        if let Err(err) = self.spare.stop().await {
+            tracing::warn!("stopping the spare: {err:#}");
         }
         let state = self
             .supervisor
@@ -470,6 +498,64 @@ impl ChaosCluster {
         }
         state?
     }
+}
+
+/// The replica that reports ACTIVE and names itself leader, if exactly one of `statuses` does.
+pub(crate) fn sole_leader(statuses: &[ReplicaStatus]) -> Option<String> {
+    let leaders: Vec<&str> = statuses
+        .iter()
+        .filter(|status| {
+            status
+                .answer
+                .as_ref()
+                .is_ok_and(|answer| answer.active && answer.leader_rm_id == status.rm_id)
+        })
+        .map(|status| status.rm_id.as_str())
+        .collect();
+    match leaders[..] {
+        [leader] => Some(leader.to_owned()),
+        _ => None,
+    }
+}
+
+/// As [`minicluster::init_with`], laying the cluster out with a spare ResourceManager
+/// ([`ClusterLayout::create_with_spare`]) that the manifest does not list, so the supervisor
+/// never starts it; returns the manifest and the spare's layout. The spare's configuration
+/// directory gets the same `capacity-scheduler.xml` as every other.
+///
+/// # Errors
+///
+/// When `dir` is not a new or empty directory, or a directory, certificate or file cannot be
+/// written; the message names it.
+fn init_with_spare(
+    dir: &Path,
+    rms: usize,
+    nms: usize,
+    options: &LayoutOptions,
+) -> anyhow::Result<(ClusterManifest, RmLayout)> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let base = dir
+        .canonicalize()
+        .with_context(|| format!("resolving {}", dir.display()))?;
+    let (layout, routes, spare) = ClusterLayout::create_with_spare(&base, rms, nms, options)?;
+    let xml = capacity_scheduler_xml();
+    let conf_dirs = layout
+        .rms
+        .iter()
+        .chain([&spare])
+        .map(|rm| &rm.conf_dir)
+        .chain(layout.nms.iter().map(|nm| &nm.conf_dir))
+        .chain([&layout.client_conf_dir]);
+    for conf_dir in conf_dirs {
+        let file = conf_dir.join(CAPACITY_SCHEDULER_XML);
+        std::fs::write(&file, &xml).with_context(|| format!("writing {}", file.display()))?;
+    }
+    let mut manifest = ClusterManifest::from_layout(&layout);
+    manifest.proxy_routes = routes;
+    std::fs::create_dir_all(&manifest.logs_dir)
+        .with_context(|| format!("creating {}", manifest.logs_dir.display()))?;
+    manifest.write()?;
+    Ok((manifest, spare))
 }
 
 /// Every replica's status, asked concurrently, each under [`CALL_DEADLINE`].
@@ -553,4 +639,41 @@ fn running_pids(base: &Path) -> BTreeMap<u32, String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(rm_id: &str, active: bool, leader: &str, term: u64) -> ReplicaStatus {
+        ReplicaStatus {
+            rm_id: rm_id.to_owned(),
+            answer: Ok(ReplicaAnswer {
+                active,
+                term,
+                leader_rm_id: leader.to_owned(),
+                last_applied_index: 9,
+            }),
+        }
+    }
+
+    #[test]
+    fn the_leader_is_the_one_replica_that_is_active_and_names_itself() {
+        // The spare leads: the configured replicas follow it.
+        let statuses = [
+            status("rm1", false, "rm4", 3),
+            status("rm2", false, "rm4", 3),
+            ReplicaStatus {
+                rm_id: "rm3".to_owned(),
+                answer: Err("no answer within 700ms".to_owned()),
+            },
+            status("rm4", true, "rm4", 3),
+        ];
+        assert_eq!(sole_leader(&statuses).as_deref(), Some("rm4"));
+        // An old leader that has not heard of the new term yet makes two claimants: none.
+        let split = [status("rm1", true, "rm1", 2), status("rm2", true, "rm2", 3)];
+        assert_eq!(sole_leader(&split), None);
+        // Active but naming another is not a claim.
+        assert_eq!(sole_leader(&[status("rm1", true, "rm2", 3)]), None);
+    }
 }

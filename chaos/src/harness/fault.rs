@@ -11,16 +11,19 @@ use super::chaos_cluster::ChaosCluster;
 use super::cluster_view::ClusterView;
 use super::disk_fault::DiskAction;
 use super::leadership_fault::LeadershipAction;
+use super::membership_fault::MembershipAction;
 use super::network_fault::NetworkAction;
 use super::process_fault::ProcessAction;
-use super::{disk_fault, leadership_fault, network_fault, process_fault};
+use super::timeline::FaultSteps;
+use super::{disk_fault, leadership_fault, membership_fault, network_fault, process_fault};
 
 /// A kind of fault. Each has a name (`chaos list`, `--faults`, the report), a description, how
 /// long it is held, and [`plan`](Fault::plan): whether it can be injected now and on what.
 ///
 /// The families live in their own files: processes ([`process_fault`]), the network through
-/// the proxies ([`network_fault`]), leadership ([`leadership_fault`]) and disks
-/// ([`disk_fault`], only with a binary built with failpoints).
+/// the proxies ([`network_fault`]), leadership ([`leadership_fault`]), disks
+/// ([`disk_fault`], only with a binary built with failpoints) and Raft membership
+/// ([`membership_fault`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Fault {
@@ -58,11 +61,14 @@ pub enum Fault {
     /// append and vote write failing with ENOSPC, which stops it; restart it without when
     /// healed. Needs failpoints.
     FillDisk,
+    /// Start the spare ResourceManager on empty storage and add it to the Raft group as a
+    /// voter through the leader; remove it again and stop it when healed.
+    AddRemoveRm,
 }
 
 impl Fault {
     /// Every fault, in the order `chaos list` prints them.
-    pub const ALL: [Fault; 15] = [
+    pub const ALL: [Fault; 16] = [
         Fault::KillLeader,
         Fault::KillRm,
         Fault::KillNm,
@@ -78,6 +84,7 @@ impl Fault {
         Fault::TransferLeadership,
         Fault::StallDisk,
         Fault::FillDisk,
+        Fault::AddRemoveRm,
     ];
 
     /// The fault's name, as `--faults` and the report spell it.
@@ -98,6 +105,7 @@ impl Fault {
             Fault::TransferLeadership => "transfer-leadership",
             Fault::StallDisk => "stall-disk",
             Fault::FillDisk => "fill-disk",
+            Fault::AddRemoveRm => "add-remove-rm",
         }
     }
 
@@ -148,6 +156,10 @@ impl Fault {
                 "restart a ResourceManager (maybe the active one) on a full disk, which stops it \
                  at its first Raft write; restarted without when healed (needs failpoints)"
             }
+            Fault::AddRemoveRm => {
+                "start a spare ResourceManager on empty storage and add it to the Raft group as a \
+                 voter; removed from the group and stopped when healed"
+            }
         }
     }
 
@@ -170,6 +182,8 @@ impl Fault {
             Fault::SlowNetwork => (ms(2_000), ms(6_000)),
             Fault::StallDisk => (ms(3_000), ms(6_000)),
             Fault::FillDisk => (ms(2_000), ms(5_000)),
+            // How long the group runs with four voters; adding and removing take their own time.
+            Fault::AddRemoveRm => (ms(2_000), ms(5_000)),
         }
     }
 
@@ -180,8 +194,8 @@ impl Fault {
     ///
     /// Why the fault cannot be injected now (no leader known, a ResourceManager is already
     /// down so another loss would cost the majority, no NodeManager runs, a disk fault with a
-    /// binary built without failpoints, ...); the run records the fault as skipped with that
-    /// reason.
+    /// binary built without failpoints, a membership change while a replica is down, ...); the
+    /// run records the fault as skipped with that reason.
     pub fn plan(self, view: &ClusterView, pick: u64) -> Result<FaultPlan, String> {
         match self {
             Fault::KillLeader
@@ -198,6 +212,7 @@ impl Fault {
             | Fault::SlowNetwork => network_fault::plan(self, view, pick),
             Fault::TransferLeadership => leadership_fault::plan(view, pick),
             Fault::StallDisk | Fault::FillDisk => disk_fault::plan(self, view, pick),
+            Fault::AddRemoveRm => membership_fault::plan(view),
         }
     }
 }
@@ -249,17 +264,24 @@ pub enum FaultAction {
     Leadership(LeadershipAction),
     /// A restart with a storage failpoint.
     Disk(DiskAction),
+    /// A spare replica added to the Raft group, then removed.
+    Membership(MembershipAction),
 }
 
 impl FaultPlan {
     /// Injects the fault; returns a note for the timeline when it took effect otherwise than
-    /// planned (leadership went to another replica than the transfer's target, say).
+    /// planned (leadership went to another replica than the transfer's target, say). Faults
+    /// made of several steps record them in `steps`, also when they fail.
     ///
     /// # Errors
     ///
-    /// When the signal, the restart, the proxies or the admin call fail; the message names the
-    /// daemon.
-    pub async fn inject(&self, cluster: &ChaosCluster) -> anyhow::Result<Option<String>> {
+    /// When the signal, the restart, the proxies or the admin call fail, or the membership
+    /// change is refused or does not finish in time; the message names the daemon.
+    pub async fn inject(
+        &self,
+        cluster: &ChaosCluster,
+        steps: &mut FaultSteps,
+    ) -> anyhow::Result<Option<String>> {
         match &self.action {
             FaultAction::Process(action) => action.inject(cluster).await.map(|()| None),
             FaultAction::Network(action) => {
@@ -268,16 +290,19 @@ impl FaultPlan {
             }
             FaultAction::Leadership(action) => action.inject(cluster).await,
             FaultAction::Disk(action) => action.inject(cluster).await.map(|()| None),
+            FaultAction::Membership(action) => action.inject(cluster, steps).await.map(|()| None),
         }
     }
 
     /// Undoes the fault: restarts a killed daemon, resumes a paused one, lifts network rules,
-    /// restarts a replica without its disk failpoint.
+    /// restarts a replica without its disk failpoint, removes the spare from the group and
+    /// stops it. Steps go to `steps` as for [`inject`](Self::inject).
     ///
     /// # Errors
     ///
-    /// When the restart or the signal fail; the message names the daemon.
-    pub async fn heal(&self, cluster: &ChaosCluster) -> anyhow::Result<()> {
+    /// When the restart, the signal or the membership change fail; the message names the
+    /// daemon.
+    pub async fn heal(&self, cluster: &ChaosCluster, steps: &mut FaultSteps) -> anyhow::Result<()> {
         match &self.action {
             FaultAction::Process(action) => action.heal(cluster).await,
             FaultAction::Network(action) => {
@@ -286,6 +311,7 @@ impl FaultPlan {
             }
             FaultAction::Leadership(_) => Ok(()),
             FaultAction::Disk(action) => action.heal(cluster).await,
+            FaultAction::Membership(action) => action.heal(cluster, steps).await,
         }
     }
 }

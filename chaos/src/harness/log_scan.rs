@@ -37,14 +37,25 @@ pub fn panics_in(text: &str, file: &Path) -> Vec<LogPanic> {
         .collect()
 }
 
-/// Every log a run's processes write: each daemon's log, and the `stderr` and
-/// `AppMaster.stderr` of every container under each NodeManager's log directory.
+/// Every log a run's processes write: each daemon's log, every other `*.log` in the logs
+/// directory (the spare ResourceManager's, which the manifest does not list), and the `stderr`
+/// and `AppMaster.stderr` of every container under each NodeManager's log directory.
 pub fn log_files(manifest: &ClusterManifest) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = manifest
         .daemons
         .iter()
         .map(|daemon| manifest.log_file(&daemon.id))
         .collect();
+    if let Ok(entries) = std::fs::read_dir(&manifest.logs_dir) {
+        let mut others: Vec<PathBuf> = entries
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "log"))
+            .filter(|path| !files.contains(path))
+            .collect();
+        others.sort();
+        files.extend(others);
+    }
     for daemon in manifest
         .daemons
         .iter()
@@ -89,6 +100,32 @@ mod tests {
         assert_eq!(panics[0].line, 2);
         assert!(panics[0].text.starts_with("thread 'main' panicked at"));
         assert!(panics_in("all quiet\n", Path::new("/l/nm1.log")).is_empty());
+    }
+
+    #[test]
+    fn logs_the_manifest_does_not_list_are_scanned_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let logs_dir = dir.path().join("logs");
+        std::fs::create_dir_all(&logs_dir).unwrap();
+        for name in ["rm1.log", "rm4.log", "notes.txt"] {
+            std::fs::write(logs_dir.join(name), "thread 'x' panicked at a.rs:1:1:\n").unwrap();
+        }
+        let manifest = ClusterManifest {
+            format: 1,
+            base_dir: dir.path().to_owned(),
+            pki_dir: dir.path().join("pki"),
+            client_conf_dir: dir.path().join("client/conf"),
+            logs_dir: logs_dir.clone(),
+            daemons: vec![crate::minicluster::ManifestDaemon {
+                role: DaemonRole::ResourceManager,
+                id: "rm1".to_owned(),
+                conf_dir: dir.path().join("rm1/conf"),
+            }],
+            proxy_routes: Vec::new(),
+        };
+        let files = log_files(&manifest);
+        assert_eq!(files, [logs_dir.join("rm1.log"), logs_dir.join("rm4.log")]);
+        assert_eq!(scan(&files).len(), 2);
     }
 
     #[test]

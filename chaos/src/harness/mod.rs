@@ -22,7 +22,8 @@
 //! ```
 //!
 //! Main types: [`ChaosOptions`] and [`Profile`]; [`Fault`] (with [`FaultPlan`], one file per
-//! family: [`process_fault`], [`network_fault`], [`leadership_fault`], [`disk_fault`]); [`TcpProxy`] and
+//! family: [`process_fault`], [`network_fault`], [`leadership_fault`], [`disk_fault`],
+//! [`membership_fault`] with its [`SpareReplica`]); [`TcpProxy`] and
 //! [`NetworkRules`]; [`FaultSchedule`] over [`SplitMix64`]; [`Workload`] recording a
 //! [`History`]; [`Observations`]; [`invariants`], one module per invariant; [`ChaosReport`];
 //! [`run`] and [`run_blocking`]; [`catalog`] for `chaos list`.
@@ -42,6 +43,7 @@ mod leader_observer;
 pub mod leadership_fault;
 mod leftovers;
 mod log_scan;
+pub mod membership_fault;
 pub mod network_fault;
 mod network_rules;
 mod node_observer;
@@ -76,11 +78,13 @@ pub use invariants::{CheckInput, Invariant, InvariantResult, Verdict, check_all}
 pub use leader_observer::{LEADER_POLL, observe_leaders};
 pub use leftovers::kill_leftovers;
 pub use log_scan::{log_files, panics_in, scan};
+pub use membership_fault::SpareReplica;
 pub use network_rules::{Direction, LinkEffect, LinkRule, NetworkRules, Peer, PeerSelector};
 pub use node_observer::{NODE_POLL, observe_nodes, parse_containers};
 pub use observations::{
     ContainerView, FinalApplication, FinalReport, LeaderSample, LogPanic, NodeInfo, NodeSnapshot,
-    Observations, ReplicaAnswer, ReplicaStatus, WriteSample, application_of_container,
+    Observations, ReplicaAnswer, ReplicaDigest, ReplicaStatus, StateDigestAnswer, WriteSample,
+    application_of_container,
 };
 pub use options::{
     ChaosOptions, DEFAULT_DRAIN_DEADLINE, MAX_DAEMONS, MIN_RMS, fresh_seed, parse_duration,
@@ -94,6 +98,6 @@ pub use run::{run, run_blocking};
 pub use run_clock::RunClock;
 pub use schedule::{FaultSchedule, Pacing, ScheduledFault};
 pub use tcp_proxy::{MAX_CONNECTIONS, RulesReceiver, TcpProxy};
-pub use timeline::{FaultStatus, TimelineEntry};
+pub use timeline::{FaultStatus, FaultStep, FaultSteps, TimelineEntry};
 pub use workload::Workload;
 pub use write_prober::probe_writes;

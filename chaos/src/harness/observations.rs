@@ -143,6 +143,27 @@ pub struct ReplicaAnswer {
     pub last_applied_index: u64,
 }
 
+/// One replica's state digest after healing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplicaDigest {
+    /// The replica.
+    pub rm_id: String,
+    /// Its answer to GetStateDigest, or why there was none.
+    pub answer: Result<StateDigestAnswer, String>,
+}
+
+/// A replica's digest of its replicated state machine, with the last log entry it reflects:
+/// the RM reads both at once, so replicas at one applied index must report one digest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StateDigestAnswer {
+    /// The index of the last log entry applied to the state the digest was taken of.
+    pub applied_index: u64,
+    /// The term of that entry.
+    pub applied_term: u64,
+    /// The SHA-256 of the state, in hexadecimal.
+    pub digest: String,
+}
+
 /// A line of a log that reports a panic.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogPanic {
@@ -169,6 +190,8 @@ pub struct Observations {
     pub applications: Vec<FinalApplication>,
     /// Every replica's last status after healing, once they agreed or the wait ended.
     pub replicas: Vec<ReplicaStatus>,
+    /// Every replica's last state digest, asked right after [`replicas`](Self::replicas).
+    pub digests: Vec<ReplicaDigest>,
     /// Panics found in the daemons' and containers' logs.
     pub panics: Vec<LogPanic>,
     /// When healing was complete and the cluster had settled (or the wait for it ended).

@@ -199,6 +199,15 @@ mod tests {
     }
 
     #[test]
+    fn every_profile_draws_every_fault_the_membership_change_included() {
+        for profile in Profile::ALL {
+            let options = ChaosOptions::from_profile(profile, 1);
+            assert_eq!(options.faults, Fault::ALL, "{profile}");
+            assert!(options.faults.contains(&Fault::AddRemoveRm), "{profile}");
+        }
+    }
+
+    #[test]
     fn options_outside_what_a_run_can_do_are_refused_naming_the_flag() {
         let good = ChaosOptions::from_profile(Profile::Ci, 1);
         assert_eq!(good.validate(), Ok(()));

@@ -202,6 +202,9 @@ impl fmt::Display for ChaosReport {
                 }
             }
             writeln!(f)?;
+            for step in &entry.steps {
+                writeln!(f, "         {:>8} {}", seconds(step.at_ms), step.what)?;
+            }
         }
         match &self.unavailability {
             Some(summary) => writeln!(

@@ -16,12 +16,15 @@ use std::time::Duration;
 
 use anyhow::Context;
 use tokio::signal::unix::{SignalKind, signal};
-use tokio::time::{Instant, sleep, sleep_until};
+use tokio::task::JoinSet;
+use tokio::time::{Instant, sleep, sleep_until, timeout};
 use tokio_util::sync::CancellationToken;
+use tonic::transport::Channel;
 use yarn_client::YarnClient;
 use yarn_conf::Configuration;
 use yarn_proto::ids::ApplicationId;
 use yarn_proto::pb;
+use yarn_proto::pb::resource_manager_administration_protocol_client::ResourceManagerAdministrationProtocolClient;
 use yarn_rm_ha::storage::FAILPOINTS_VARIABLE;
 
 use super::chaos_cluster::ChaosCluster;
@@ -29,17 +32,19 @@ use super::failover::failovers;
 use super::fault::Fault;
 use super::history::{History, HistoryRecorder};
 use super::https_get::http1_client;
-use super::invariants::{CheckInput, check_all, replicas_agree, seconds};
+use super::invariants::{CheckInput, check_all, replicas_settled, seconds};
 use super::leader_observer::observe_leaders;
 use super::log_scan;
 use super::node_observer::observe_nodes;
-use super::observations::{FinalApplication, FinalReport, Observations, ReplicaStatus};
+use super::observations::{
+    FinalApplication, FinalReport, Observations, ReplicaDigest, ReplicaStatus, StateDigestAnswer,
+};
 use super::options::ChaosOptions;
 use super::report::{ChaosReport, ReportFiles, RunSettings, WorkloadSummary};
 use super::rng::SplitMix64;
 use super::run_clock::RunClock;
 use super::schedule::{FaultSchedule, Pacing, ScheduledFault};
-use super::timeline::{FaultStatus, TimelineEntry};
+use super::timeline::{FaultStatus, FaultSteps, TimelineEntry};
 use super::workload::{Workload, final_status_name, state_name};
 use super::write_prober::probe_writes;
 use crate::bench::LatencySummary;
@@ -53,6 +58,10 @@ const FINAL_DEADLINE: Duration = Duration::from_secs(60);
 
 /// How long replicas may take to agree on term, leader and applied index after healing.
 const CONVERGE_DEADLINE: Duration = Duration::from_secs(30);
+
+/// How long one GetStateDigest may take before the replica counts as unanswered: the replica
+/// hashes its whole state to answer.
+const DIGEST_DEADLINE: Duration = Duration::from_secs(5);
 
 /// How often readiness and agreement are asked while waiting.
 const POLL: Duration = Duration::from_millis(200);
@@ -153,6 +162,10 @@ pub async fn run(
         )?;
     }
     let manifest = cluster.manifest().clone();
+    let spare_log = (
+        cluster.spare().rm_id().to_owned(),
+        cluster.spare().log_file().to_owned(),
+    );
     let driven = tokio::select! {
         driven = drive(&cluster, options, &exe, out) => driven,
         signal = &mut signals => Err(anyhow::anyhow!(
@@ -191,10 +204,12 @@ pub async fn run(
         report: dir.join("report.json"),
         history: dir.join("history.json"),
         observations: dir.join("observations.json"),
+        // The spare's log exists only if a membership fault started it.
         daemon_logs: manifest
             .daemons
             .iter()
             .map(|daemon| (daemon.id.clone(), manifest.log_file(&daemon.id)))
+            .chain(Some(spare_log).filter(|(_, log)| log.is_file()))
             .collect(),
         container_logs: manifest
             .daemons
@@ -349,7 +364,7 @@ async fn drive(
     let applications = final_applications(&client, &history, final_deadline, clock).await;
     probing.cancel();
     let write_samples = writes.await.context("the write prober failed")?;
-    let replicas = converge(cluster).await;
+    let (replicas, digests) = converge(cluster).await;
     observing.cancel();
     let leader_samples = leaders.await.context("the leader observer failed")?;
     let node_snapshots = containers.await.context("the node observer failed")?;
@@ -371,6 +386,7 @@ async fn drive(
                 .collect(),
             applications,
             replicas,
+            digests,
             panics: Vec::new(),
             settled_at_ms,
         },
@@ -400,24 +416,39 @@ async fn inject_and_heal(
         }
     };
     let injected_at = clock.now_ms();
-    let note = match plan.inject(cluster).await {
+    let mut steps = FaultSteps::new(clock);
+    let note = match plan.inject(cluster, &mut steps).await {
         Ok(note) => note,
         Err(err) => {
-            return TimelineEntry::not_injected(scheduled, FaultStatus::Failed, format!("{err:#}"));
+            let mut entry =
+                TimelineEntry::not_injected(scheduled, FaultStatus::Failed, format!("{err:#}"));
+            entry.steps = steps.into_steps();
+            return entry;
         }
     };
     let mut entry = TimelineEntry::injected(scheduled, &plan, injected_at);
     entry.reason = note;
-    sleep_until(clock.instant_at(injected_at + scheduled.hold_ms)).await;
-    if let Err(err) = plan.heal(cluster).await {
+    // The hold starts once the fault is in force: a membership change takes its own time.
+    let in_force_at = clock.now_ms().max(injected_at);
+    sleep_until(clock.instant_at(in_force_at + scheduled.hold_ms)).await;
+    if let Err(err) = plan.heal(cluster, &mut steps).await {
         entry.heal_error = Some(format!("{err:#}"));
     }
     entry.healed_at_ms = Some(clock.now_ms());
+    entry.steps = steps.into_steps();
     entry
 }
 
-/// One progress line for a timeline entry.
+/// One progress line for a timeline entry, then one per step it recorded.
 fn describe(entry: &TimelineEntry) -> String {
+    let mut text = describe_outcome(entry);
+    for step in &entry.steps {
+        text.push_str(&format!("\n      {} {}", seconds(step.at_ms), step.what));
+    }
+    text
+}
+
+fn describe_outcome(entry: &TimelineEntry) -> String {
     match entry.status {
         FaultStatus::Injected => format!(
             "  {} #{} {} on {}, healed at {}{}{}",
@@ -582,17 +613,62 @@ async fn final_application(
     }
 }
 
-/// Asks every replica until they agree on term, leader and applied index, or
-/// [`CONVERGE_DEADLINE`] passes; returns the last answers.
-async fn converge(cluster: &ChaosCluster) -> Vec<ReplicaStatus> {
+/// Asks every replica for its status and its state digest until they agree on term and
+/// leader and report one applied index (their digests then either match or never will), or
+/// [`CONVERGE_DEADLINE`] passes; returns the last answers. The workload has stopped by then,
+/// so the leader's log stops growing and the followers catch up.
+async fn converge(cluster: &ChaosCluster) -> (Vec<ReplicaStatus>, Vec<ReplicaDigest>) {
+    let admins = cluster.admin_clients();
     let deadline = Instant::now() + CONVERGE_DEADLINE;
     loop {
         let statuses = cluster.statuses().await;
-        if replicas_agree(&statuses).is_ok() || Instant::now() >= deadline {
-            return statuses;
+        let digests = replica_digests(&admins).await;
+        if replicas_settled(&statuses, &digests) || Instant::now() >= deadline {
+            return (statuses, digests);
         }
         sleep(POLL).await;
     }
+}
+
+/// Every replica's GetStateDigest, asked concurrently at its real admin address, each under
+/// [`DIGEST_DEADLINE`], in `rm-ids` order.
+async fn replica_digests(
+    admins: &BTreeMap<String, ResourceManagerAdministrationProtocolClient<Channel>>,
+) -> Vec<ReplicaDigest> {
+    let mut asking = JoinSet::new();
+    for (index, (rm_id, admin)) in admins.iter().enumerate() {
+        let (rm_id, mut admin) = (rm_id.clone(), admin.clone());
+        asking.spawn(async move {
+            let asked = timeout(
+                DIGEST_DEADLINE,
+                admin.get_state_digest(pb::GetStateDigestRequestProto {}),
+            )
+            .await;
+            let answer = match asked {
+                Ok(Ok(reply)) => {
+                    let reply = reply.into_inner();
+                    Ok(StateDigestAnswer {
+                        applied_index: reply.applied_index,
+                        applied_term: reply.applied_term,
+                        digest: reply.digest,
+                    })
+                }
+                Ok(Err(status)) => Err(format!("{:?}: {}", status.code(), status.message())),
+                Err(_) => Err(format!("no answer within {DIGEST_DEADLINE:?}")),
+            };
+            (index, ReplicaDigest { rm_id, answer })
+        });
+    }
+    let mut digests = Vec::new();
+    while let Some(joined) = asking.join_next().await {
+        // A task only awaits one call; it fails only if the runtime shuts down, and the
+        // missing replica is then reported as not asked.
+        if let Ok(digest) = joined {
+            digests.push(digest);
+        }
+    }
+    digests.sort_by_key(|(index, _)| *index);
+    digests.into_iter().map(|(_, digest)| digest).collect()
 }
 
 fn summarize(history: &History, observations: &Observations) -> WorkloadSummary {

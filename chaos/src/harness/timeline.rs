@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::fault::{Fault, FaultPlan};
+use super::run_clock::RunClock;
 use super::schedule::ScheduledFault;
 
 /// Whether a scheduled fault was injected.
@@ -47,6 +48,50 @@ pub struct TimelineEntry {
     pub healed_at_ms: Option<u64>,
     /// The error healing it gave, if any (the final heal-everything step retries).
     pub heal_error: Option<String>,
+    /// What injecting and healing did, step by step, for faults made of several steps (a
+    /// membership change: the spare started, added, a voter, removed, stopped); empty for the
+    /// others.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<FaultStep>,
+}
+
+/// One step of a fault's injection or healing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FaultStep {
+    /// When it happened, on the run clock.
+    pub at_ms: u64,
+    /// What happened (`rm4 is a voter (added by rm2)`).
+    pub what: String,
+}
+
+/// Records a fault's steps as they happen, stamped with the run clock.
+#[derive(Debug, Clone)]
+pub struct FaultSteps {
+    clock: RunClock,
+    steps: Vec<FaultStep>,
+}
+
+impl FaultSteps {
+    /// No steps yet, stamped by `clock`.
+    pub fn new(clock: RunClock) -> Self {
+        Self {
+            clock,
+            steps: Vec::new(),
+        }
+    }
+
+    /// Records `what` as happening now.
+    pub fn record(&mut self, what: impl Into<String>) {
+        self.steps.push(FaultStep {
+            at_ms: self.clock.now_ms(),
+            what: what.into(),
+        });
+    }
+
+    /// The steps recorded, in order.
+    pub fn into_steps(self) -> Vec<FaultStep> {
+        self.steps
+    }
 }
 
 impl TimelineEntry {
@@ -66,6 +111,7 @@ impl TimelineEntry {
             injected_at_ms: None,
             healed_at_ms: None,
             heal_error: None,
+            steps: Vec::new(),
         }
     }
 
@@ -85,6 +131,7 @@ impl TimelineEntry {
             injected_at_ms: Some(injected_at_ms),
             healed_at_ms: None,
             heal_error: None,
+            steps: Vec::new(),
         }
     }
 
@@ -93,5 +140,42 @@ impl TimelineEntry {
     pub fn window(&self, end_ms: u64) -> Option<(u64, u64)> {
         let start = self.injected_at_ms?;
         Some((start, self.healed_at_ms.unwrap_or(end_ms).max(start)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scheduled() -> ScheduledFault {
+        ScheduledFault {
+            seq: 0,
+            at_ms: 3_000,
+            fault: Fault::AddRemoveRm,
+            hold_ms: 2_000,
+            pick: 0,
+        }
+    }
+
+    #[test]
+    fn steps_are_stamped_in_order_and_absent_from_the_json_when_there_are_none() {
+        let mut entry = TimelineEntry::not_injected(&scheduled(), FaultStatus::Skipped, "x".into());
+        let json = serde_json::to_value(&entry).unwrap();
+        assert!(json.get("steps").is_none(), "{json}");
+        // Reports written before steps existed still read.
+        assert_eq!(
+            serde_json::from_value::<TimelineEntry>(json).unwrap(),
+            entry
+        );
+
+        let mut steps = FaultSteps::new(RunClock::start());
+        steps.record("rm4 started on empty storage");
+        steps.record(String::from("rm4 stopped"));
+        entry.steps = steps.into_steps();
+        let whats: Vec<&str> = entry.steps.iter().map(|step| step.what.as_str()).collect();
+        assert_eq!(whats, ["rm4 started on empty storage", "rm4 stopped"]);
+        assert!(entry.steps[0].at_ms <= entry.steps[1].at_ms);
+        let json = serde_json::to_string(&entry).unwrap();
+        assert_eq!(serde_json::from_str::<TimelineEntry>(&json).unwrap(), entry);
     }
 }

@@ -54,6 +54,12 @@ pub enum RmAdminCommand {
         /// The replica to remove.
         rm_id: String,
     },
+    /// `-getStateDigest <id>` (a yarn-ha extension): the digest of one replica's replicated
+    /// state with the log index and term it reflects.
+    GetStateDigest {
+        /// The replica asked.
+        rm_id: String,
+    },
 }
 
 impl RmAdminCommand {
@@ -71,6 +77,7 @@ impl RmAdminCommand {
             Self::GetClusterMembership => "getClusterMembership",
             Self::AddToCluster { .. } => "addToCluster",
             Self::RemoveFromCluster { .. } => "removeFromCluster",
+            Self::GetStateDigest { .. } => "getStateDigest",
         }
     }
 
@@ -104,7 +111,8 @@ impl RmAdminCommand {
         match self {
             Self::GetServiceState { rm_id }
             | Self::CheckHealth { rm_id }
-            | Self::RemoveFromCluster { rm_id } => known(rm_id),
+            | Self::RemoveFromCluster { rm_id }
+            | Self::GetStateDigest { rm_id } => known(rm_id),
             Self::TransitionToActive {
                 rm_id,
                 force_manual,
@@ -182,6 +190,9 @@ mod tests {
                 force_manual: true,
             },
             RmAdminCommand::RemoveFromCluster {
+                rm_id: "rm9".into(),
+            },
+            RmAdminCommand::GetStateDigest {
                 rm_id: "rm9".into(),
             },
         ] {

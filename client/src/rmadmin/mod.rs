@@ -12,6 +12,8 @@
 //! -getClusterMembership      GetClusterMembership on any replica
 //! -addToCluster / -removeFromCluster   AddRaftMember / RemoveRaftMember on the leader
 //! -refreshQueues / -refreshNodes / -refreshAdminAcls   on the leader
+//! -getStateDigest rmX        GetStateDigest on rmX only              -> "rmX applied <index>
+//!                                                                       (term <t>) digest <hex>"
 //! ```
 //!
 //! [`RmAdminCommand::check`] does every check that needs no server (ids, `--forcemanual`)

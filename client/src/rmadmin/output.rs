@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use yarn_proto::pb::GetClusterMembershipResponseProto;
+use yarn_proto::pb::{GetClusterMembershipResponseProto, GetStateDigestResponseProto};
 
 use super::ServiceState;
 
@@ -51,6 +51,15 @@ pub fn cluster_membership(membership: &GetClusterMembershipResponseProto) -> Str
         out.push('\n');
     }
     out
+}
+
+/// The `-getStateDigest` report, one line:
+/// `<rm id> applied <index> (term <term>) digest <hex digest>`.
+pub fn state_digest(reply: &GetStateDigestResponseProto) -> String {
+    format!(
+        "{} applied {} (term {}) digest {}\n",
+        reply.rm_id, reply.applied_index, reply.applied_term, reply.digest
+    )
 }
 
 fn column_width(
@@ -110,6 +119,20 @@ mod tests {
              rm1   10.0.0.1:8035         voter\n\
              rm2   rm2.example.com:8035  voter  leader\n\
              rm10  10.0.0.10:8035        learner\n"
+        );
+    }
+
+    #[test]
+    fn state_digest_names_the_replica_index_term_and_digest() {
+        let reply = GetStateDigestResponseProto {
+            rm_id: "rm1".into(),
+            applied_index: 123,
+            applied_term: 4,
+            digest: "9f86d081884c7d65".into(),
+        };
+        assert_eq!(
+            state_digest(&reply),
+            "rm1 applied 123 (term 4) digest 9f86d081884c7d65\n"
         );
     }
 

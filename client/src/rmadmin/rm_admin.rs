@@ -16,10 +16,10 @@ const FORCED_DECOMMISSION: i32 = -1;
 
 /// Administers the ResourceManager group through each replica's admin address.
 ///
-/// Replica-specific operations (`getServiceState`, `checkHealth`, `getAllServiceState`) make
-/// one attempt per replica under the call deadline; cluster-wide ones go through the failover
-/// client, which finds the leader by its hints. Every cluster-wide RPC used here is retry-safe
-/// per its `.proto` comment, so all are sent as idempotent.
+/// Replica-specific operations (`getServiceState`, `checkHealth`, `getAllServiceState`,
+/// `getStateDigest`) make one attempt per replica under the call deadline; cluster-wide ones go
+/// through the failover client, which finds the leader by its hints. Every cluster-wide RPC
+/// used here is retry-safe per its `.proto` comment, so all are sent as idempotent.
 #[derive(Debug, Clone)]
 pub struct RmAdmin {
     client: Arc<RmClient>,
@@ -108,6 +108,9 @@ impl RmAdmin {
             RmAdminCommand::RemoveFromCluster { rm_id } => Ok(output::cluster_membership(
                 &self.remove_member(rm_id).await?,
             )),
+            RmAdminCommand::GetStateDigest { rm_id } => {
+                Ok(output::state_digest(&self.state_digest(rm_id).await?))
+            }
         }
     }
 
@@ -151,6 +154,26 @@ impl RmAdmin {
             }
         }
         rows
+    }
+
+    /// The digest of replica `rm_id`'s replicated state with the log index and term it
+    /// reflects, asked of that replica alone (a follower answers with its own, possibly older,
+    /// state: compare digests only at equal indexes).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`RmClient::call_on`].
+    pub async fn state_digest(
+        &self,
+        rm_id: &str,
+    ) -> Result<pb::GetStateDigestResponseProto, Error> {
+        self.client
+            .call_on(rm_id, |channel| async move {
+                AdminClient::new(channel)
+                    .get_state_digest(pb::GetStateDigestRequestProto {})
+                    .await
+            })
+            .await
     }
 
     /// Whether replica `rm_id` reports itself healthy.

@@ -5,7 +5,8 @@ use yarn_client::rmadmin::{RmAdmin, RmAdminCommand, ServiceState, output};
 use yarn_proto::pb;
 
 use crate::support::{
-    Behaviour, ReplicaSpec, client_conf, closed_address, must_client_config, must_make_pki,
+    Behaviour, ReplicaSpec, STATE_DIGEST, client_conf, closed_address, must_client_config,
+    must_make_pki,
 };
 
 fn admin(pki: &std::path::Path, replicas: &[(&str, &str)]) -> RmAdmin {
@@ -76,6 +77,48 @@ async fn get_all_service_state_reports_active_standby_and_unreachable_in_order()
         message.contains("rm3") && message.contains(&down),
         "{message}"
     );
+}
+
+#[tokio::test]
+async fn get_state_digest_asks_the_named_replica_even_a_follower() {
+    let pki = must_make_pki();
+    let leader = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Leader)
+        .start()
+        .await;
+    let follower = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Follower { hint: None })
+        .start()
+        .await;
+    let admin = admin(
+        pki.path(),
+        &[
+            ("rm1", leader.address.as_str()),
+            ("rm2", follower.address.as_str()),
+        ],
+    );
+
+    let printed = admin
+        .run(&RmAdminCommand::GetStateDigest {
+            rm_id: "rm2".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        printed,
+        format!("rm2 applied 123 (term 4) digest {STATE_DIGEST}\n")
+    );
+    assert_eq!(
+        follower.seen.leader_calls() + leader.seen.leader_calls(),
+        0,
+        "the digest is not a leader-only call"
+    );
+
+    let err = admin
+        .run(&RmAdminCommand::GetStateDigest {
+            rm_id: "rm7".into(),
+        })
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::UnknownRmId { .. }), "{err:?}");
 }
 
 #[tokio::test]

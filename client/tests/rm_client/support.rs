@@ -26,6 +26,16 @@ use yarn_security::{Incoming, PeerConnection, Role, TlsConfig, TlsFiles};
 /// The user every test client authenticates as.
 pub const USER: &str = "alice";
 
+/// The state digest every test replica reports, at [`STATE_DIGEST_INDEX`] in
+/// [`STATE_DIGEST_TERM`].
+pub const STATE_DIGEST: &str = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae";
+
+/// The applied index test replicas report with their digest.
+pub const STATE_DIGEST_INDEX: u64 = 123;
+
+/// The applied term test replicas report with their digest.
+pub const STATE_DIGEST_TERM: u64 = 4;
+
 /// A PKI with `resourcemanager/rm1..rm3` and `user/alice`.
 pub fn must_make_pki() -> TempDir {
     yarn_security::install_crypto_provider();
@@ -253,6 +263,17 @@ impl ResourceManagerAdministrationProtocol for FakeRm {
         self.seen.transfers.lock().unwrap().push(target.clone());
         Ok(Response::new(pb::TransferLeadershipResponseProto {
             leader_rm_id: target,
+        }))
+    }
+    async fn get_state_digest(
+        &self,
+        _: Request<pb::GetStateDigestRequestProto>,
+    ) -> Result<Response<pb::GetStateDigestResponseProto>, Status> {
+        Ok(Response::new(pb::GetStateDigestResponseProto {
+            rm_id: self.rm_id.clone(),
+            applied_index: STATE_DIGEST_INDEX,
+            applied_term: STATE_DIGEST_TERM,
+            digest: STATE_DIGEST.to_owned(),
         }))
     }
 }

@@ -1,10 +1,11 @@
 //! The client protocol's reports on applications, attempts, containers and nodes, as pure
 //! functions of the replicated state (and, for nodes, the leader's node tracker).
 
+use prost::Message;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_proto::pb::{self, YarnApplicationAttemptStateProto, YarnApplicationStateProto};
 
-use super::{execution_type, resource};
+use super::{TokenIssuer, execution_type, resource};
 use crate::nodes::{NodeState, NodeTracker};
 use crate::scheduling::OpportunisticCounts;
 use crate::state_machine::{
@@ -12,10 +13,29 @@ use crate::state_machine::{
     ContainerState, ExecutionType, FinalStatus, RmState,
 };
 
-/// The report of `app`, with its current attempt's AM address and tracking URL.
-pub fn application_report(state: &RmState, app: &ApplicationRecord) -> pb::ApplicationReportProto {
+/// The report of `app` as `caller` sees it, with its current attempt's AM address and tracking
+/// URL.
+///
+/// For an unmanaged application (`unmanaged_am` in its submission) whose current attempt waits
+/// for its AM to register, the report carries the attempt's AMRMToken, signed with the current
+/// AMRM key, when `caller` is the application's owner: an unmanaged AM runs outside the cluster
+/// and gets its token this way, as in YARN, which hands it only to the owner (who always holds
+/// VIEW_APP access) and only while the attempt is LAUNCHED. Every other report carries none.
+pub fn application_report(
+    state: &RmState,
+    app: &ApplicationRecord,
+    caller: &str,
+) -> pb::ApplicationReportProto {
     let id = ApplicationId::new(state.cluster_timestamp_ms, app.sequence);
     let current = app.attempts.last();
+    let unmanaged = is_unmanaged(app);
+    let am_rm_token = (unmanaged
+        && caller == app.user
+        && app.state == ApplicationState::Accepted
+        && app.current_attempt > 0)
+        .then(|| TokenIssuer::from_state(state))
+        .flatten()
+        .map(|issuer| issuer.amrm_token(ApplicationAttemptId::new(id, app.current_attempt)));
     pb::ApplicationReportProto {
         application_id: Some(id.into()),
         user: app.user.clone(),
@@ -33,12 +53,21 @@ pub fn application_report(state: &RmState, app: &ApplicationRecord) -> pb::Appli
             .then(|| ApplicationAttemptId::new(id, app.current_attempt).into()),
         progress: if app.state.is_final() { 1.0 } else { 0.0 },
         application_type: app.application_type.clone(),
+        am_rm_token,
         application_tags: app.tags.clone(),
+        unmanaged_application: unmanaged,
         priority: Some(pb::PriorityProto {
             priority: app.priority,
         }),
         ..Default::default()
     }
+}
+
+/// Whether `app` was submitted with an unmanaged AM, which the RM neither allocates nor
+/// launches. A submission context that does not decode counts as managed.
+fn is_unmanaged(app: &ApplicationRecord) -> bool {
+    pb::ApplicationSubmissionContextProto::decode(app.submission_context.as_slice())
+        .is_ok_and(|context| context.unmanaged_am)
 }
 
 /// The reports of `app`'s attempts, oldest first.
@@ -47,9 +76,10 @@ pub fn attempt_reports(
     app: &ApplicationRecord,
 ) -> Vec<pb::ApplicationAttemptReportProto> {
     let id = ApplicationId::new(state.cluster_timestamp_ms, app.sequence);
+    let unmanaged = is_unmanaged(app);
     app.attempts
         .iter()
-        .map(|attempt| attempt_report(state, id, app.sequence, attempt))
+        .map(|attempt| attempt_report(state, id, app.sequence, unmanaged, attempt))
         .collect()
 }
 
@@ -57,6 +87,7 @@ fn attempt_report(
     state: &RmState,
     application: ApplicationId,
     application_seq: i32,
+    unmanaged: bool,
     attempt: &AttemptRecord,
 ) -> pb::ApplicationAttemptReportProto {
     let attempt_id = ApplicationAttemptId::new(application, attempt.attempt_id);
@@ -66,6 +97,11 @@ fn attempt_report(
         .find(|record| record.is_am && record.attempt_id == attempt.attempt_id)
         .and_then(|record| ContainerId::from_raw(attempt_id, record.key.container_id).ok());
     let state_proto = match attempt.state {
+        // Nothing is allocated or launched for an unmanaged AM: YARN counts its attempt as
+        // launched as soon as it is stored, and waits for the AM to register.
+        AttemptState::Scheduled if unmanaged => {
+            YarnApplicationAttemptStateProto::AppAttemptLaunched
+        }
         AttemptState::Scheduled if am_container.is_some() => {
             YarnApplicationAttemptStateProto::AppAttemptAllocated
         }
@@ -250,7 +286,58 @@ fn final_status(status: FinalStatus) -> pb::FinalApplicationStatusProto {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state_machine::test_fixtures::{TIMESTAMP, running_application};
+    use crate::state_machine::test_fixtures::{
+        TIMESTAMP, initialize_master_keys, running_application,
+    };
+
+    /// Application 1 of the fixtures as an unmanaged one whose attempt 1 waits for its AM to
+    /// register, with every token key in place.
+    fn unmanaged_waiting_for_its_am() -> RmState {
+        let mut state = running_application(&[], &[]);
+        initialize_master_keys(&mut state);
+        let app = state.applications.get_mut(&1).unwrap();
+        app.state = ApplicationState::Accepted;
+        app.attempts[0].state = AttemptState::Scheduled;
+        app.submission_context = pb::ApplicationSubmissionContextProto {
+            unmanaged_am: true,
+            ..Default::default()
+        }
+        .encode_to_vec();
+        state
+    }
+
+    #[test]
+    fn an_unmanaged_attempts_amrm_token_goes_to_its_owner_until_the_am_registers() {
+        let mut state = unmanaged_waiting_for_its_am();
+        let attempt = ApplicationAttemptId::new(ApplicationId::new(TIMESTAMP, 1), 1);
+        let report = application_report(&state, &state.applications[&1], "alice");
+        assert!(report.unmanaged_application);
+        let token = report.am_rm_token.expect("the owner gets the AMRMToken");
+        let issuer = TokenIssuer::from_state(&state).unwrap();
+        assert_eq!(issuer.verify_amrm(token).map(|(a, _)| a), Ok(attempt));
+        let attempts = attempt_reports(&state, &state.applications[&1]);
+        assert_eq!(
+            attempts[0].yarn_application_attempt_state(),
+            YarnApplicationAttemptStateProto::AppAttemptLaunched
+        );
+        assert_eq!(attempts[0].am_container_id, None);
+
+        let stranger = application_report(&state, &state.applications[&1], "mallory");
+        assert_eq!(stranger.am_rm_token, None, "only the owner gets it");
+
+        state.applications.get_mut(&1).unwrap().state = ApplicationState::Running;
+        let registered = application_report(&state, &state.applications[&1], "alice");
+        assert_eq!(registered.am_rm_token, None, "not once the AM registered");
+    }
+
+    #[test]
+    fn a_managed_application_never_reports_an_amrm_token() {
+        let mut state = unmanaged_waiting_for_its_am();
+        state.applications.get_mut(&1).unwrap().submission_context = Vec::new();
+        let report = application_report(&state, &state.applications[&1], "alice");
+        assert!(!report.unmanaged_application);
+        assert_eq!(report.am_rm_token, None);
+    }
 
     #[test]
     fn an_attempts_containers_are_reported_with_their_end() {
@@ -276,7 +363,7 @@ mod tests {
     fn the_application_report_carries_its_attempt_and_final_status() {
         let state = running_application(&[], &[]);
         let app = &state.applications[&1];
-        let report = application_report(&state, app);
+        let report = application_report(&state, app, "alice");
         assert_eq!(
             report.yarn_application_state(),
             YarnApplicationStateProto::Running

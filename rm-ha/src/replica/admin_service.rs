@@ -11,12 +11,13 @@ use yarn_conf::HostPort;
 use yarn_proto::pb::resource_manager_administration_protocol_server::ResourceManagerAdministrationProtocol;
 use yarn_proto::pb::{
     AddRaftMemberRequestProto, AddRaftMemberResponseProto, GetClusterMembershipRequestProto,
-    GetClusterMembershipResponseProto, HaServiceStateProto, HaServiceStatusRequestProto,
-    HaServiceStatusResponseProto, MonitorHealthRequestProto, MonitorHealthResponseProto,
-    RaftMemberProto, RefreshAdminAclsRequestProto, RefreshAdminAclsResponseProto,
-    RefreshNodesRequestProto, RefreshNodesResponseProto, RefreshQueuesRequestProto,
-    RefreshQueuesResponseProto, RemoveRaftMemberRequestProto, RemoveRaftMemberResponseProto,
-    TransferLeadershipRequestProto, TransferLeadershipResponseProto,
+    GetClusterMembershipResponseProto, GetStateDigestRequestProto, GetStateDigestResponseProto,
+    HaServiceStateProto, HaServiceStatusRequestProto, HaServiceStatusResponseProto,
+    MonitorHealthRequestProto, MonitorHealthResponseProto, RaftMemberProto,
+    RefreshAdminAclsRequestProto, RefreshAdminAclsResponseProto, RefreshNodesRequestProto,
+    RefreshNodesResponseProto, RefreshQueuesRequestProto, RefreshQueuesResponseProto,
+    RemoveRaftMemberRequestProto, RemoveRaftMemberResponseProto, TransferLeadershipRequestProto,
+    TransferLeadershipResponseProto,
 };
 use yarn_security::{Authorizer, Caller, Role};
 
@@ -38,9 +39,9 @@ const SCHEDULER_WORK_ITEM: &str = "NodeManager decommissioning (include/exclude 
 /// The admin service of one replica.
 ///
 /// Authorization: every call needs a `user` certificate whose name `yarn.admin.acl` allows
-/// (`PERMISSION_DENIED` naming the user and the ACL otherwise). Status, health and membership
-/// are answered by any replica from its own view; membership changes and leadership transfer
-/// are leader-only ([`LeaderGate`]).
+/// (`PERMISSION_DENIED` naming the user and the ACL otherwise). Status, health, membership and
+/// the state digest are answered by any replica from its own view; membership changes and
+/// leadership transfer are leader-only ([`LeaderGate`]).
 pub(crate) struct AdminService {
     pub(crate) rm_id: String,
     pub(crate) node_id: RmNodeId,
@@ -54,7 +55,7 @@ pub(crate) struct AdminService {
     pub(crate) catch_up_timeout: Duration,
     /// Proposes queue refreshes.
     pub(crate) proposer: Proposer,
-    /// The replicated state a refresh is checked against.
+    /// The replicated state a refresh is checked against and the state digest is taken of.
     pub(crate) state: StateView,
     /// The leader's `capacity-scheduler.xml`.
     pub(crate) queues: QueueConfigSource,
@@ -153,6 +154,28 @@ impl ResourceManagerAdministrationProtocol for AdminService {
             leader_rm_id: leader_rm_id(&metrics).unwrap_or_default(),
             current_term: metrics.current_term,
             last_applied_index: metrics.last_applied.map_or(0, |id| id.index),
+        }))
+    }
+
+    /// This replica's state digest with the log position it reflects, read together (see
+    /// [`StateView::digest`]); never waits for the leader, so a follower reports where it
+    /// stands, behind or not.
+    async fn get_state_digest(
+        &self,
+        request: Request<GetStateDigestRequestProto>,
+    ) -> Result<Response<GetStateDigestResponseProto>, Status> {
+        self.authorize(&request)?;
+        let digest = self.state.digest().map_err(|err| {
+            Status::internal(format!("{} cannot digest its state: {err}", self.rm_id))
+        })?;
+        let (applied_index, applied_term) = digest
+            .applied
+            .map_or((0, 0), |position| (position.index, position.term));
+        Ok(Response::new(GetStateDigestResponseProto {
+            rm_id: self.rm_id.clone(),
+            applied_index,
+            applied_term,
+            digest: digest.hex(),
         }))
     }
 

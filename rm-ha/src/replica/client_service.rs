@@ -252,7 +252,7 @@ impl ApplicationClientProtocol for ClientService {
         &self,
         request: Request<pb::GetApplicationReportRequestProto>,
     ) -> Result<Response<pb::GetApplicationReportResponseProto>, Status> {
-        self.user(&request)?;
+        let user = self.user(&request)?;
         let id_proto = request.into_inner().application_id.ok_or_else(|| {
             Status::invalid_argument("GetApplicationReport: application_id is required")
         })?;
@@ -264,7 +264,7 @@ impl ApplicationClientProtocol for ClientService {
                 return None;
             }
             let app = state.applications.get(&id.id)?;
-            Some(application_report(state, app))
+            Some(application_report(state, app, &user))
         });
         let report = report.ok_or_else(|| {
             Status::not_found(format!("Application with id '{id}' doesn't exist in RM."))
@@ -278,7 +278,7 @@ impl ApplicationClientProtocol for ClientService {
         &self,
         request: Request<pb::GetApplicationsRequestProto>,
     ) -> Result<Response<pb::GetApplicationsResponseProto>, Status> {
-        self.user(&request)?;
+        let user = self.user(&request)?;
         let filter = request.into_inner();
         self.proposer.read_barrier().await?;
         let applications = self.state.read(|state| {
@@ -298,7 +298,7 @@ impl ApplicationClientProtocol for ClientService {
                         && (filter.users.is_empty() || filter.users.contains(&app.user))
                         && (filter.queues.is_empty() || filter.queues.contains(&app.queue))
                 })
-                .map(|app| application_report(state, app))
+                .map(|app| application_report(state, app, &user))
                 .collect();
             if let Some(limit) = filter.limit.and_then(|l| usize::try_from(l).ok()) {
                 reports.truncate(limit);

@@ -131,8 +131,18 @@ impl ElectionTimer {
                 continue;
             }
             clock.ran(now, self.random_timeout());
-            if round == Round::PreVote && !self.pre_vote(&state).await {
-                continue;
+            if round == Round::PreVote {
+                if !self.pre_vote(&state).await {
+                    continue;
+                }
+                // The round took a while: a leader may have been elected meanwhile, whose
+                // term this election would only disturb.
+                let Ok(fresh) = ElectionState::read(&self.raft, &self.rm_id).await else {
+                    return;
+                };
+                if fresh.term != state.term || fresh.vote_renewed != state.vote_renewed {
+                    continue;
+                }
             }
             tracing::info!(
                 rm_id = %self.rm_id,
@@ -146,32 +156,45 @@ impl ElectionTimer {
     }
 
     /// Asks every other voter for a pre-vote; whether a majority, counting this replica,
-    /// granted it.
+    /// granted it. Decides as soon as the answers settle it, and counts a voter that has not
+    /// answered within `election_timeout_min` as a refusal: a stopped or cut-off peer must not
+    /// hold the round up (the gRPC deadline alone does not bound a connection that hangs).
     async fn pre_vote(&mut self, state: &ElectionState) -> bool {
         let request = PreVoteRequest {
             term: state.term + 1,
             last_log_index: state.last_log_index,
         };
-        let option = RPCOption::new(self.settings.election_timeout_min);
+        let deadline = self.settings.election_timeout_min;
+        let option = RPCOption::new(deadline);
         let mut asks = JoinSet::new();
         for (id, node) in self.other_voters() {
             let client = self.network.new_client(id, &node).await;
             let option = option.clone();
             asks.spawn(async move {
-                let answer = client.pre_vote(&request, option).await;
+                let answer = tokio::time::timeout(deadline, client.pre_vote(&request, option))
+                    .await
+                    .map_err(|_| format!("no answer within {deadline:?}"))
+                    .and_then(|answer| answer.map_err(|err| err.to_string()));
                 (node.rm_id, answer)
             });
         }
+        let needed = state.voters / 2 + 1;
         let mut granted = 1_usize;
+        let mut pending = asks.len();
         let mut refusals = Vec::new();
-        while let Some(joined) = asks.join_next().await {
+        while granted < needed && granted + pending >= needed {
+            let Some(joined) = asks.join_next().await else {
+                break;
+            };
+            pending -= 1;
             match joined {
                 Ok((_, Ok(()))) => granted += 1,
                 Ok((peer, Err(err))) => refusals.push(format!("{peer}: {err}")),
                 Err(err) => refusals.push(err.to_string()),
             }
         }
-        let won = granted * 2 > state.voters;
+        asks.abort_all();
+        let won = granted >= needed;
         if !won {
             tracing::debug!(
                 rm_id = %self.rm_id,

@@ -1,12 +1,15 @@
 //! Handing leadership to a chosen voter (`rmadmin -transitionToActive <id> --forcemanual`).
 
+use std::time::Duration;
+
 use openraft::network::RPCOption;
 use openraft::{Raft, RaftNetworkFactory};
+use tokio::time::Instant;
 use tonic::Status;
 
 use crate::RaftGrpcNetworkFactory;
 use crate::config::RaftSettings;
-use crate::raft_network::HoldElection;
+use crate::raft_network::{ElectionHold, HoldElection};
 use crate::raft_types::{RmNodeId, RmTypeConfig};
 
 /// How many `TimeoutNow` rounds a transfer tries before giving up.
@@ -15,15 +18,16 @@ const ATTEMPTS: u32 = 3;
 /// Raft's leadership transfer, built from openraft 0.9's pieces (it has no transfer API):
 ///
 /// 1. the target must be a voter whose log matches the leader's last entry, so it can win;
-/// 2. every other voter is asked to hold elections ([`HoldElection`]) for as long as the
-///    transfer may take, so none of them runs against the target when heartbeats stop (chaos
-///    seed 202 saw the third replica win that race);
+/// 2. every other voter, this one included, holds elections ([`HoldElection`]) for as long
+///    as the transfer may take, so none of them runs against the target when heartbeats stop
+///    (chaos seed 202 saw the third replica win that race, and a deposed leader run against
+///    its own target);
 /// 3. the leader stops heartbeating and waits out the leader lease, during which followers
 ///    refuse to vote for anyone;
 /// 4. it sends the target `TimeoutNow`; the target starts an election at once and, being
 ///    up to date and the only replica running, wins it;
-/// 5. heartbeats are re-enabled whatever happened, so a failed transfer leaves a working
-///    leader. The holds end when their voters see the new leader's term, or by themselves.
+/// 5. heartbeats are re-enabled and the holds released whatever happened, so a failed transfer
+///    leaves a group that elects as usual.
 ///
 /// Guarantee: no committed entry is at risk, since the election is an ordinary one; the cost
 /// of a failed attempt is a term bump. Proposals made during the transfer either commit under
@@ -33,6 +37,8 @@ pub(crate) struct LeadershipTransfer {
     pub(crate) network: RaftGrpcNetworkFactory,
     pub(crate) node_id: RmNodeId,
     pub(crate) settings: RaftSettings,
+    /// This replica's own hold, which its election timer obeys.
+    pub(crate) hold: ElectionHold,
 }
 
 impl LeadershipTransfer {
@@ -60,28 +66,41 @@ impl LeadershipTransfer {
             )));
         }
         self.wait_caught_up(target, target_name).await?;
-        self.hold_others(&membership, target, metrics.current_term)
-            .await;
+        let term = metrics.current_term;
+        // This replica holds too: should a target's election fail and depose it, it must not
+        // run against its own target in the next attempt.
+        let hold = HoldElection {
+            term,
+            duration: self.transfer_bound(),
+        };
+        self.hold.hold(&hold, Instant::now());
+        self.hold_others(&membership, target, &hold).await;
 
         self.raft.runtime_config().heartbeat(false);
         let result = self.elect_target(target, &node, target_name).await;
         self.raft.runtime_config().heartbeat(true);
+
+        // Over either way: let every voter elect as usual again, at once rather than at the
+        // end of the bound, so a failed transfer does not leave the group unable to replace a
+        // leader that then fails.
+        let release = HoldElection {
+            term,
+            duration: Duration::ZERO,
+        };
+        self.hold.hold(&release, Instant::now());
+        self.hold_others(&membership, target, &release).await;
         result
     }
 
-    /// Asks every voter but this one and `target` to hold elections for the whole transfer.
-    /// A voter that cannot be reached cannot run against the target either, so failures are
-    /// only logged.
+    /// Sends `request` to every voter but this one and `target`. A voter that cannot be reached
+    /// cannot run against the target either, and a hold ends by itself, so failures are only
+    /// logged.
     async fn hold_others(
         &self,
         membership: &openraft::Membership<RmNodeId, crate::RmNode>,
         target: RmNodeId,
-        term: u64,
+        request: &HoldElection,
     ) {
-        let request = HoldElection {
-            term,
-            duration: self.transfer_bound(),
-        };
         let option = RPCOption::new(self.settings.election_timeout_max);
         let mut network = self.network.clone();
         for id in membership.voter_ids() {
@@ -92,25 +111,30 @@ impl LeadershipTransfer {
                 continue;
             };
             let client = network.new_client(id, node).await;
-            if let Err(err) = client.hold_election(&request, option.clone()).await {
-                tracing::warn!(peer = %node.rm_id, %err, "HoldElection failed");
+            let deadline = self.settings.election_timeout_max;
+            match tokio::time::timeout(deadline, client.hold_election(request, option.clone()))
+                .await
+            {
+                Ok(Ok(())) => {}
+                Ok(Err(err)) => tracing::warn!(peer = %node.rm_id, %err, "HoldElection failed"),
+                Err(_) => tracing::warn!(peer = %node.rm_id, ?deadline, "HoldElection unanswered"),
             }
         }
     }
 
     /// The longest [`elect_target`](Self::elect_target) can take.
-    fn transfer_bound(&self) -> std::time::Duration {
+    fn transfer_bound(&self) -> Duration {
         (self.lease() + self.round()) * ATTEMPTS
     }
 
     /// How long the leader waits, heartbeats off, before `TimeoutNow`: the lease followers
     /// grant their leader, plus one heartbeat that may still have been in flight.
-    fn lease(&self) -> std::time::Duration {
+    fn lease(&self) -> Duration {
         self.settings.election_timeout_max + self.settings.heartbeat_interval
     }
 
     /// How long one attempt waits for the target to win.
-    fn round(&self) -> std::time::Duration {
+    fn round(&self) -> Duration {
         self.settings.election_timeout_max * 2
     }
 

@@ -256,6 +256,7 @@ impl ResourceManager {
                 network,
                 node_id,
                 settings: config.raft,
+                hold: raft_service.election_hold(),
             },
             catch_up_timeout: CATCH_UP_TIMEOUT,
             proposer: Proposer {

@@ -3,7 +3,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::{
     ContainerCompletion, ContainerKey, ContainerRecord, ContainerState, ContainerUpdate,
@@ -301,15 +300,6 @@ impl ContainerTable {
             });
         }
         lost
-    }
-
-    /// Feeds the whole table into a state digest, deterministically.
-    pub(crate) fn digest_into(&self, hasher: &mut Sha256) {
-        // Postcard encoding of plain records into a Vec cannot fail; the empty fallback is
-        // never taken.
-        let bytes = postcard::to_allocvec(self).unwrap_or_default();
-        hasher.update((bytes.len() as u64).to_be_bytes());
-        hasher.update(&bytes);
     }
 }
 

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use yarn_security::{MasterKey, MasterKeyRoller, NextMasterKey, TokenKind};
 
 /// The kinds of token the ResourceManager signs, as stored: [`TokenKind`] without the serde
-/// dependency in the security crate, and with a stable order for the state digest.
+/// dependency in the security crate, and ordered so that stored keys encode in one order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum MasterKeyKind {
     /// Keys of the AMRMTokens application masters present to the scheduler.
@@ -19,7 +19,7 @@ pub enum MasterKeyKind {
 }
 
 impl MasterKeyKind {
-    /// Every kind, in digest order.
+    /// Every kind, in their stored order.
     pub const ALL: [MasterKeyKind; 3] = [Self::AmRm, Self::Container, Self::Nm];
 
     /// The security crate's name for this kind.
@@ -190,21 +190,6 @@ impl MasterKeys {
             }
         }
         Ok(())
-    }
-
-    /// Feeds every stored byte into `hasher`, in a fixed order.
-    pub(super) fn digest_into(&self, hasher: &mut sha2::Sha256) {
-        use sha2::Digest;
-        hasher.update((self.keys.len() as u64).to_be_bytes());
-        for (kind, pair) in &self.keys {
-            hasher.update([*kind as u8]);
-            for key in std::iter::once(&pair.current).chain(pair.next.as_ref()) {
-                hasher.update(key.key_id.to_be_bytes());
-                hasher.update(key.secret);
-                hasher.update(key.since_ms.to_be_bytes());
-            }
-            hasher.update([u8::from(pair.next.is_some())]);
-        }
     }
 }
 

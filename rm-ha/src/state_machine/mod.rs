@@ -12,6 +12,7 @@ mod master_keys;
 mod remote_allocation;
 mod response;
 mod state;
+mod state_digest;
 mod state_view;
 #[cfg(test)]
 pub(crate) mod test_fixtures;
@@ -35,4 +36,5 @@ pub use master_keys::{
 pub use remote_allocation::RemoteAllocationRejection;
 pub use response::RmResponse;
 pub use state::RmState;
+pub use state_digest::{AppliedPosition, StateDigest};
 pub use state_view::StateView;

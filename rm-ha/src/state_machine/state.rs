@@ -3,14 +3,19 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
+use super::state_digest::sha256_of_postcard;
 use super::{
     Admission, ApplicationRecord, ApplicationState, AttemptRecord, CommandV1, ContainerRecord,
     ContainerTable, FinalStatus, MasterKeys, RmCommand, RmResponse,
 };
+use crate::error::{Error, Record};
 
 /// The state every replica holds identically after applying the same log prefix.
+///
+/// Snapshots and [`digest`](Self::digest) rely on its encoding being canonical: collections
+/// here and in the records below must stay ordered (`BTreeMap`, `BTreeSet`, `Vec`), never
+/// `HashMap` or `HashSet`, whose iteration order differs between processes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RmState {
     /// Bumped by each new leader's first entry; goes into container ids' high bits.
@@ -300,43 +305,58 @@ impl RmState {
         }
     }
 
-    /// A SHA-256 digest of the whole state, equal on two replicas exactly when their states are
-    /// equal, so that replicas can be compared without shipping the state.
-    pub fn digest(&self) -> [u8; 32] {
-        let mut hasher = Sha256::new();
-        hasher.update(self.epoch.to_be_bytes());
-        hasher.update(self.next_application_seq.to_be_bytes());
-        hasher.update(self.cluster_timestamp_ms.to_be_bytes());
-        hasher.update(self.queue_config_version.to_be_bytes());
-        hasher.update((self.queue_config.len() as u64).to_be_bytes());
-        for (name, value) in &self.queue_config {
-            for text in [name, value] {
-                hasher.update((text.len() as u64).to_be_bytes());
-                hasher.update(text.as_bytes());
-            }
-        }
-        // Length prefixes keep ["ab", "c"] and ["a", "bc"] apart.
-        hasher.update((self.decommissioned_nodes.len() as u64).to_be_bytes());
-        for node in &self.decommissioned_nodes {
-            hasher.update((node.len() as u64).to_be_bytes());
-            hasher.update(node.as_bytes());
-        }
-        self.master_keys.digest_into(&mut hasher);
-        // Records are hashed through their postcard encoding, which is deterministic; encoding
-        // plain records into a Vec cannot fail, so the empty fallback is never taken.
-        hasher.update((self.applications.len() as u64).to_be_bytes());
-        for record in self.applications.values() {
-            let bytes = postcard::to_allocvec(record).unwrap_or_default();
-            hasher.update((bytes.len() as u64).to_be_bytes());
-            hasher.update(&bytes);
-        }
-        self.containers.digest_into(&mut hasher);
-        hasher.finalize().into()
+    /// The SHA-256 of the state's canonical encoding: the postcard bytes a snapshot stores for
+    /// it (after the format-version byte), hashed as they are produced.
+    ///
+    /// # What it covers
+    ///
+    /// Every field of the state, nested records included (applications with their attempts and
+    /// submission contexts, containers with their ids, versions and remote-allocation marks,
+    /// the highest id issued per application, master keys with their secrets, the queue
+    /// configuration and its version, decommissioned nodes, the epoch and the counters). A
+    /// field added to [`RmState`] is covered without touching this function.
+    ///
+    /// # Why it is deterministic
+    ///
+    /// It is a function of the applied entries only, equal on every replica that applied the
+    /// same log prefix, whether it got there by applying entries, by installing a snapshot or
+    /// by restarting from its storage:
+    ///
+    /// - every collection in the state is ordered by its key (`BTreeMap`, `BTreeSet`) or by
+    ///   the order of the entries that built it (`Vec`), never by hashing, so equal values
+    ///   encode to equal bytes;
+    /// - times in the state (`submit_time_ms`, `since_ms`, ...) come from the commands, which
+    ///   carry the proposing leader's clock; no replica's own clock is stored;
+    /// - the state holds nothing derived locally: the per-application id watermarks and
+    ///   container versions are replicated fields, written only by `apply`, and a snapshot
+    ///   restores them byte for byte rather than recomputing them.
+    ///
+    /// # What it excludes, and why
+    ///
+    /// - Raft membership: openraft keeps it beside the state (in the applied-state record and
+    ///   the snapshot metadata), not in it; `GetClusterMembership` reports it.
+    /// - The log position: it travels beside the digest, in [`StateDigest`](super::StateDigest).
+    /// - Leader-only soft state (pending asks, node load and liveness, the scheduler's queue
+    ///   usage, AM sessions): it lives outside the state machine and differs between replicas
+    ///   by design; each new leader rebuilds it.
+    /// - Local counters such as the [`StateView`](super::StateView) revision.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Encode`] naming the state when a value cannot be encoded, which the derived
+    /// encodings of the state's types never do.
+    pub fn digest(&self) -> Result<[u8; 32], Error> {
+        sha256_of_postcard(self).map_err(|source| Error::Encode {
+            record: Record::State,
+            source,
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_fixtures;
+    use super::super::{ContainerCompletion, MasterKeyChange, MasterKeyKind, StoredMasterKey};
     use super::*;
 
     fn v1(cmd: CommandV1) -> RmCommand {
@@ -533,12 +553,95 @@ mod tests {
         for cmd in &commands {
             assert_eq!(a.apply(cmd), b.apply(cmd));
         }
-        assert_eq!(a.digest(), b.digest());
+        assert_eq!(a.digest().unwrap(), b.digest().unwrap());
         let mut c = b.clone();
         b.apply(&set_queues(0, "100"));
-        assert_ne!(a.digest(), b.digest());
+        assert_ne!(a.digest().unwrap(), b.digest().unwrap());
         c.apply(&submit(5, 2));
-        assert_ne!(a.digest(), c.digest());
+        assert_ne!(a.digest().unwrap(), c.digest().unwrap());
+    }
+
+    /// A state with something in every table: two containers (one completed) of a running
+    /// application, master keys of every kind, queues and a decommissioned node.
+    fn populated() -> RmState {
+        let mut state =
+            test_fixtures::running_application(&[(2, "nm1:8041"), (3, "nm2:8041")], &[3]);
+        test_fixtures::initialize_master_keys(&mut state);
+        state.apply(&set_queues(0, "100"));
+        state.apply(&v1(CommandV1::SetNodeDecommissioned {
+            node: "nm3:8041".to_owned(),
+            decommissioned: true,
+        }));
+        state
+    }
+
+    #[test]
+    fn states_differing_in_one_field_anywhere_digest_differently() {
+        let base = populated();
+        let changed = |what: &'static str, change: &dyn Fn(&mut RmState)| {
+            let mut state = base.clone();
+            change(&mut state);
+            assert_ne!(state, base, "{what} changed nothing");
+            (what, state.digest().unwrap())
+        };
+        let variants = [
+            changed("the epoch", &|s| s.epoch += 1),
+            changed("an attempt's host", &|s| {
+                s.applications.get_mut(&1).unwrap().attempts[0].host = "am-host".to_owned();
+            }),
+            changed("a container's completion", &|s| {
+                s.apply(&v1(CommandV1::CompleteContainers {
+                    completions: vec![ContainerCompletion {
+                        key: test_fixtures::key(2),
+                        exit_status: 0,
+                        diagnostics: String::new(),
+                    }],
+                    now_ms: 9,
+                }));
+            }),
+            changed("a next master key", &|s| {
+                s.apply(&v1(CommandV1::ChangeMasterKey {
+                    kind: MasterKeyKind::Nm,
+                    change: MasterKeyChange::CreateNext {
+                        key: StoredMasterKey {
+                            key_id: 2,
+                            secret: [9; yarn_security::MasterKey::LEN],
+                            since_ms: 9,
+                        },
+                    },
+                }));
+            }),
+            changed("a queue property", &|s| {
+                s.apply(&set_queues(1, "99"));
+            }),
+            changed("a decommissioned node", &|s| {
+                s.decommissioned_nodes.insert("nm4:8041".to_owned());
+            }),
+        ];
+        let base_digest = base.digest().unwrap();
+        for (index, (what, digest)) in variants.iter().enumerate() {
+            assert_ne!(*digest, base_digest, "{what}");
+            for (other, other_digest) in &variants[index + 1..] {
+                assert_ne!(digest, other_digest, "{what} and {other}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_digest_ignores_insertion_order_and_survives_a_snapshot_round_trip() {
+        let base = populated();
+        let mut reordered = base.clone();
+        reordered.queue_config = base
+            .queue_config
+            .iter()
+            .rev()
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect();
+        assert_eq!(reordered.digest().unwrap(), base.digest().unwrap());
+
+        let bytes = postcard::to_allocvec(&base).unwrap();
+        let restored: RmState = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(restored.digest().unwrap(), base.digest().unwrap());
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::snapshot_builder::{CURRENT_SNAPSHOT_KEY, StoredSnapshot, store_snapsh
 use super::{Failpoints, RmSnapshotBuilder, open_tree, storage_error};
 use crate::error::{Error, Record};
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
-use crate::state_machine::{RmCommand, RmResponse, RmState, StateView};
+use crate::state_machine::{AppliedPosition, RmCommand, RmResponse, RmState, StateView};
 
 /// The replicated state machine: [`RmState`] in memory, snapshots in the sled tree `snapshot`.
 ///
@@ -89,7 +89,10 @@ impl RmStateMachineStore {
 
     fn restore(&mut self, meta: &SnapshotMeta<RmNodeId, RmNode>, data: &[u8]) -> Result<(), Error> {
         let state: RmState = decode(Record::State, data)?;
-        self.state.write(|s| *s = state);
+        self.state.write(|s, applied| {
+            *s = state;
+            *applied = meta.last_log_id.as_ref().map(position_of);
+        });
         self.last_applied = meta.last_log_id;
         self.membership = meta.last_membership.clone();
         Ok(())
@@ -113,10 +116,11 @@ impl RaftStateMachine<RmTypeConfig> for RmStateMachineStore {
     {
         // One write lock per batch: readers see the state between batches, and applying is pure
         // and quick, so they never wait long.
-        let responses = self.state.write(|state| {
+        let responses = self.state.write(|state, applied| {
             let mut responses = Vec::new();
             for entry in entries {
                 self.last_applied = Some(entry.log_id);
+                *applied = Some(position_of(&entry.log_id));
                 let response = match entry.payload {
                     EntryPayload::Blank => RmResponse::NoCommand,
                     EntryPayload::Normal(ref cmd) => apply_command(&self.failpoints, state, cmd),
@@ -169,7 +173,10 @@ impl RaftStateMachine<RmTypeConfig> for RmStateMachineStore {
         store_snapshot(&self.db, &self.tree, &stored)
             .await
             .map_err(|e| fail(&e))?;
-        self.state.write(|s| *s = state);
+        self.state.write(|s, applied| {
+            *s = state;
+            *applied = meta.last_log_id.as_ref().map(position_of);
+        });
         self.last_applied = meta.last_log_id;
         self.membership = meta.last_membership.clone();
         Ok(())
@@ -182,6 +189,14 @@ impl RaftStateMachine<RmTypeConfig> for RmStateMachineStore {
             .read_snapshot()
             .map_err(|e| storage_error(ErrorSubject::Snapshot(None), ErrorVerb::Read, &e))?;
         Ok(stored.map(StoredSnapshot::into_snapshot))
+    }
+}
+
+/// The position a state view records for `log_id`.
+fn position_of(log_id: &LogId<RmNodeId>) -> AppliedPosition {
+    AppliedPosition {
+        term: log_id.leader_id.term,
+        index: log_id.index,
     }
 }
 

@@ -121,8 +121,14 @@ async fn acknowledged_submissions_survive_the_leaders_loss_and_it_rejoins_as_fol
     })
     .await;
     eventually("the old leader to catch up", || async {
-        let theirs = cluster.replica(new).state().read(|s| s.digest());
-        let ours = cluster.replica(old).state().read(|s| s.digest());
+        let theirs = cluster
+            .replica(new)
+            .state()
+            .read(|s| s.digest().expect("the state encodes"));
+        let ours = cluster
+            .replica(old)
+            .state()
+            .read(|s| s.digest().expect("the state encodes"));
         (theirs == ours).then_some(())
     })
     .await;
@@ -184,8 +190,14 @@ async fn a_deposed_leaders_proposal_never_commits() {
     eventually(
         "the deposed leader to converge on the new leader's state",
         || async {
-            let theirs = cluster.replica(new).state().read(|s| s.digest());
-            let ours = cluster.replica(old).state().read(|s| s.digest());
+            let theirs = cluster
+                .replica(new)
+                .state()
+                .read(|s| s.digest().expect("the state encodes"));
+            let ours = cluster
+                .replica(old)
+                .state()
+                .read(|s| s.digest().expect("the state encodes"));
             (theirs == ours).then_some(())
         },
     )

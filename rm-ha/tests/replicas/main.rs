@@ -1,6 +1,6 @@
 //! The real ResourceManager replica, three (or four) of them in this process over mutual TLS:
 //! leadership, refusals with hints, failover without loss, deposed leaders, membership changes,
-//! leadership transfer and recovery from storage.
+//! leadership transfer, recovery from storage, state digests and unmanaged ApplicationMasters.
 
 mod applications;
 mod distributed_scheduling;
@@ -12,4 +12,6 @@ mod promotion;
 mod resource_tracker;
 mod restart;
 mod scheduling;
+mod state_digest;
 mod support;
+mod unmanaged_am;

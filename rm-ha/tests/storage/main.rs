@@ -7,7 +7,7 @@ use openraft::storage::{RaftLogStorage, RaftLogStorageExt, RaftStateMachine};
 use openraft::testing::{StoreBuilder, Suite, log_id};
 use openraft::{Entry, EntryPayload, Membership, RaftLogReader, RaftSnapshotBuilder, StorageError};
 use tempfile::TempDir;
-use yarn_rm_ha::state_machine::{CommandV1, RmCommand, RmResponse};
+use yarn_rm_ha::state_machine::{AppliedPosition, CommandV1, RmCommand, RmResponse};
 use yarn_rm_ha::storage::{RmStateMachineStore, SledLogStore, open_db};
 use yarn_rm_ha::{RmNode, RmNodeId, RmTypeConfig};
 
@@ -121,7 +121,7 @@ async fn restart_recovers_snapshot_and_keeps_log_readable() {
         );
         log.blocking_append([later.clone()]).await.unwrap();
         sm.apply([later.clone()]).await.unwrap();
-        (sm.state().digest(), later)
+        (sm.state().digest().unwrap(), later)
     };
 
     let (mut log, mut sm) = open(&dir);
@@ -146,11 +146,63 @@ async fn restart_recovers_snapshot_and_keeps_log_readable() {
     assert_eq!(replay.len(), 1);
     assert_eq!(replay[0].log_id, later_entry.log_id);
     sm.apply(replay).await.unwrap();
-    assert_eq!(sm.state().digest(), before_digest);
+    assert_eq!(sm.state().digest().unwrap(), before_digest);
 
     let all = log.try_get_log_entries(1..=5).await.unwrap();
     let indexes: Vec<u64> = all.iter().map(|e| e.log_id.index).collect();
     assert_eq!(indexes, [1, 2, 3, 4, 5]);
+}
+
+#[tokio::test]
+async fn applying_installing_a_snapshot_and_reopening_give_one_digest_per_index() {
+    let source = tempfile::tempdir().unwrap();
+    let (snapshot, at_snapshot, later, at_later) = {
+        let (mut log, mut sm) = open(&source);
+        log.blocking_append(entries()).await.unwrap();
+        sm.apply(entries()).await.unwrap();
+        let at_snapshot = sm.state_view().digest().unwrap();
+        assert_eq!(
+            at_snapshot.applied,
+            Some(AppliedPosition { term: 1, index: 4 })
+        );
+        let snapshot = sm
+            .get_snapshot_builder()
+            .await
+            .build_snapshot()
+            .await
+            .unwrap();
+        let later = command(
+            5,
+            CommandV1::SetNodeDecommissioned {
+                node: "nm1:8041".to_owned(),
+                decommissioned: true,
+            },
+        );
+        log.blocking_append([later.clone()]).await.unwrap();
+        sm.apply([later.clone()]).await.unwrap();
+        let at_later = sm.state_view().digest().unwrap();
+        assert_ne!(at_later.sha256, at_snapshot.sha256);
+        (snapshot, at_snapshot, later, at_later)
+    };
+
+    // A replica that never saw the entries installs the snapshot, then applies the next one.
+    let installer = tempfile::tempdir().unwrap();
+    let (_log, mut other) = open(&installer);
+    other
+        .install_snapshot(&snapshot.meta, snapshot.snapshot)
+        .await
+        .unwrap();
+    assert_eq!(other.state_view().digest().unwrap(), at_snapshot);
+    other.apply([later.clone()]).await.unwrap();
+    assert_eq!(other.state_view().digest().unwrap(), at_later);
+
+    // The first replica restarts: its snapshot, then its log.
+    let (mut log, mut sm) = open(&source);
+    assert_eq!(sm.state_view().digest().unwrap(), at_snapshot);
+    sm.apply(log.try_get_log_entries(5..).await.unwrap())
+        .await
+        .unwrap();
+    assert_eq!(sm.state_view().digest().unwrap(), at_later);
 }
 
 #[tokio::test]

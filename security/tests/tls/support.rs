@@ -173,6 +173,13 @@ impl ResourceManagerAdministrationProtocol for WhoCalled {
     ) -> Result<Response<pb::TransferLeadershipResponseProto>, Status> {
         Err(Status::unimplemented("not in the test double"))
     }
+
+    async fn get_state_digest(
+        &self,
+        _: Request<pb::GetStateDigestRequestProto>,
+    ) -> Result<Response<pb::GetStateDigestResponseProto>, Status> {
+        Err(Status::unimplemented("not in the test double"))
+    }
 }
 
 /// A running admin server on 127.0.0.1; dropping it shuts the server down.

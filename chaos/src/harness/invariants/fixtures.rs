@@ -8,7 +8,7 @@ use crate::harness::history::{
 };
 use crate::harness::observations::{
     ContainerView, FinalApplication, FinalReport, LeaderSample, NodeInfo, NodeSnapshot,
-    Observations, ReplicaAnswer, ReplicaStatus,
+    Observations, ReplicaAnswer, ReplicaDigest, ReplicaStatus, StateDigestAnswer,
 };
 use crate::harness::schedule::ScheduledFault;
 use crate::harness::timeline::{FaultStatus, TimelineEntry};
@@ -30,6 +30,12 @@ pub(crate) fn container(n: u32, seq: u32, epoch: u32) -> String {
 /// The node id of test NodeManager `nm<n>`.
 pub(crate) fn node_id(n: u32) -> String {
     format!("127.0.0.1:{}", 45_000 + n)
+}
+
+/// The state digest every replica reports at applied index `index` unless a test sets another:
+/// 64 hexadecimal digits that differ from one index to the next.
+pub(crate) fn fixture_digest(index: u64) -> String {
+    format!("{:064x}", u128::from(index) * 0x9e37_79b9_7f4a_7c15)
 }
 
 /// A scenario the checkers read, built step by step.
@@ -262,7 +268,8 @@ impl Scenario {
         self
     }
 
-    /// Every replica's status after healing: `(rm id, term, leader, applied)`.
+    /// Every replica's status and state digest after healing: `(rm id, term, leader, applied)`.
+    /// Each replica's digest is [`fixture_digest`]`(applied)`, taken at `applied` in `term`.
     pub(crate) fn replicas(&mut self, statuses: &[(&str, u64, &str, u64)]) -> &mut Self {
         self.observations.replicas = statuses
             .iter()
@@ -276,6 +283,27 @@ impl Scenario {
                 }),
             })
             .collect();
+        self.observations.digests = statuses
+            .iter()
+            .map(|(rm_id, term, _, applied)| ReplicaDigest {
+                rm_id: (*rm_id).into(),
+                answer: Ok(StateDigestAnswer {
+                    applied_index: *applied,
+                    applied_term: *term,
+                    digest: fixture_digest(*applied),
+                }),
+            })
+            .collect();
+        self
+    }
+
+    /// Replaces the digest replica `rm_id` reports, keeping its applied index and term.
+    pub(crate) fn digest(&mut self, rm_id: &str, digest: &str) -> &mut Self {
+        for replica in &mut self.observations.digests {
+            if let (true, Ok(answer)) = (replica.rm_id == rm_id, &mut replica.answer) {
+                answer.digest = digest.to_owned();
+            }
+        }
         self
     }
 }

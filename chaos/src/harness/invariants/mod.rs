@@ -37,7 +37,7 @@ use super::history::{History, OperationKind};
 use super::observations::{Observations, application_of_container};
 use super::timeline::TimelineEntry;
 
-pub use replicas_converge::replicas_agree;
+pub use replicas_converge::{replicas_agree, replicas_settled};
 
 /// How long after a NodeManager fault is healed its effects may still show (re-registration,
 /// retried container starts), during which an application touching the node is excused.

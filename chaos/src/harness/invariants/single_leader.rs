@@ -1,7 +1,8 @@
 //! At most one leader per term.
 //!
 //! Evidence: every replica's status, polled past the proxies. A replica names the leader of its
-//! current term (from one snapshot of its Raft metrics, so term and leader agree); two replicas
+//! current term (from one snapshot of its Raft metrics, so term and leader agree; its ACTIVE
+//! flag is not used, as it comes from the serving gate, which trails the metrics); two replicas
 //! naming different leaders for one term, or two replicas each claiming it, is a split brain.
 //! Polling can miss a leader that lived between two polls; it cannot invent one.
 
@@ -14,11 +15,10 @@ pub(super) fn check(input: &CheckInput<'_>) -> Verdict {
     let mut named: BTreeMap<u64, BTreeMap<&str, (u64, &str)>> = BTreeMap::new();
     let mut reports = 0_usize;
     for sample in &input.observations.leader_samples {
-        let leader = if sample.active {
-            sample.rm_id.as_str()
-        } else {
-            sample.leader_rm_id.as_str()
-        };
+        // Only the leader the Raft metrics name goes with their term: ACTIVE is the RM's
+        // serving gate, which trails leadership changes, so a replica deposed a moment ago
+        // still reports ACTIVE beside the next term (seen with leadership transfers).
+        let leader = sample.leader_rm_id.as_str();
         if leader.is_empty() {
             continue;
         }
@@ -99,6 +99,17 @@ mod tests {
             .leader_sample(100, "rm1", true, 4, "rm1")
             .leader_sample(150, "rm3", false, 4, "rm2");
         assert!(!check(&scenario.input()).passed());
+    }
+
+    #[test]
+    fn a_deposed_leader_still_active_beside_the_next_term_is_not_a_second_leader() {
+        let mut scenario = Scenario::new();
+        scenario
+            .leader_sample(100, "rm1", true, 5, "rm1")
+            .leader_sample(200, "rm1", true, 6, "rm2")
+            .leader_sample(210, "rm2", true, 6, "rm2");
+        let verdict = check(&scenario.input());
+        assert!(matches!(verdict, Verdict::Held(_)), "{verdict:?}");
     }
 
     #[test]
