@@ -7,10 +7,12 @@
 //! `cargo test --workspace` builds it first; run alone, build it (`cargo build -p yarn-ha`) or
 //! point `YARN_HA_EXE` at one.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+mod common;
+
+use std::path::Path;
 use std::time::{Duration, Instant};
 
+use common::{RunOutput, run_to_end, tail};
 use yarn_chaos::harness::{ChaosReport, Fault, FaultStatus, Invariant, Verdict, kill_leftovers};
 
 /// How long the whole run may take: 10 s of faults plus start, two membership changes, drain
@@ -20,27 +22,6 @@ const RUN_DEADLINE: Duration = Duration::from_secs(300);
 /// Seed 16 over 10 s draws two changes (at 3 s and 7.9 s, held 2.9 s and 2.1 s), so the second
 /// adds the same spare again after its removal.
 const SEED: &str = "16";
-
-/// The `yarn-ha` binary: `YARN_HA_EXE`, or the one cargo built beside this test.
-fn yarn_ha() -> PathBuf {
-    if let Some(exe) = std::env::var_os("YARN_HA_EXE") {
-        return PathBuf::from(exe);
-    }
-    // target/<profile>/deps/membership_change-<hash> -> target/<profile>/yarn-ha
-    let test = std::env::current_exe().expect("the test knows its own path");
-    let exe = test
-        .parent()
-        .and_then(|deps| deps.parent())
-        .map(|profile| profile.join("yarn-ha"))
-        .expect("the test runs from a cargo target directory");
-    assert!(
-        exe.is_file(),
-        "{} is missing: build it with `cargo build -p yarn-ha` (cargo test --workspace does) or \
-         set YARN_HA_EXE",
-        exe.display()
-    );
-    exe
-}
 
 /// The pids of the processes (other than this one) working under `dir`.
 fn working_under(dir: &Path) -> Vec<u32> {
@@ -73,8 +54,13 @@ fn a_spare_joins_and_leaves_the_group_under_load_and_every_invariant_holds() {
     let _cleanup = KillOnDrop(dir.path());
     let report_file = dir.path().join("report.json");
     let run_dir = dir.path().join("run");
-    let mut child = Command::new(yarn_ha())
-        .args([
+    let RunOutput {
+        status,
+        stdout,
+        stderr,
+    } = run_to_end(
+        dir.path(),
+        &[
             "chaos",
             "run",
             "--profile",
@@ -88,30 +74,12 @@ fn a_spare_joins_and_leaves_the_group_under_load_and_every_invariant_holds() {
             "--drain",
             "60s",
             "--report",
-        ])
-        .arg(&report_file)
-        .arg("--dir")
-        .arg(&run_dir)
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(dir.path().join("stdout")).unwrap())
-        .stderr(std::fs::File::create(dir.path().join("stderr")).unwrap())
-        .spawn()
-        .expect("start yarn-ha chaos run");
-    let deadline = Instant::now() + RUN_DEADLINE;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() >= deadline {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            panic!("chaos run took longer than {RUN_DEADLINE:?}");
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    };
-    let stdout = std::fs::read_to_string(dir.path().join("stdout")).unwrap();
-    let stderr = std::fs::read_to_string(dir.path().join("stderr")).unwrap();
+            report_file.to_str().unwrap(),
+            "--dir",
+            run_dir.to_str().unwrap(),
+        ],
+        RUN_DEADLINE,
+    );
     assert!(
         status.success(),
         "chaos run failed ({status}):\n{stdout}\n--- stderr (tail):\n{}",
@@ -203,9 +171,4 @@ fn a_spare_joins_and_leaves_the_group_under_load_and_every_invariant_holds() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-}
-
-fn tail(text: &str) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(40)..].join("\n")
 }

@@ -2,7 +2,7 @@
 
 use yarn_proto::pb;
 
-use crate::support::{Cluster, USER, eventually, on_leader, submit};
+use crate::support::{Cluster, USER, eventually, on_leader, submit, transfer_leadership};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_member_joins_as_learner_then_voter_and_leaves() {
@@ -99,20 +99,7 @@ async fn leadership_moves_to_the_chosen_voter() {
     let target = (leader + 1) % 3;
     let target_id = cluster.slots[target].rm_id.clone();
 
-    let cluster_ref = &cluster;
-    let (_, reply) = on_leader(cluster_ref, "TransferLeadership", |leader| {
-        let target_id = target_id.clone();
-        async move {
-            let mut admin = cluster_ref.admin(leader, USER).await;
-            admin
-                .transfer_leadership(pb::TransferLeadershipRequestProto {
-                    target_rm_id: target_id,
-                })
-                .await
-        }
-    })
-    .await;
-    assert_eq!(reply.into_inner().leader_rm_id, target_id);
+    assert_eq!(transfer_leadership(&cluster, &target_id).await, target_id);
     eventually("the target to serve as leader", || async {
         let serving = cluster.replica(target).serving();
         matches!(serving, yarn_rm_ha::Serving::Leader { .. }).then_some(())

@@ -3,10 +3,9 @@
 
 use std::time::Duration;
 
-use yarn_proto::pb;
 use yarn_rm_ha::Serving;
 
-use crate::support::{Cluster, USER, eventually, on_leader, submit};
+use crate::support::{Cluster, eventually, submit, transfer_leadership};
 
 /// The replica's current term.
 fn term(cluster: &Cluster, index: usize) -> u64 {
@@ -86,21 +85,8 @@ async fn each_leadership_transfer_lands_on_its_target() {
         let leader = cluster.serving_leader(None).await;
         let target = (leader + 1 + round % 2) % 3;
         let target_id = cluster.slots[target].rm_id.clone();
-        let cluster_ref = &cluster;
-        let (_, reply) = on_leader(cluster_ref, "TransferLeadership", |leader| {
-            let target_id = target_id.clone();
-            async move {
-                let mut admin = cluster_ref.admin(leader, USER).await;
-                admin
-                    .transfer_leadership(pb::TransferLeadershipRequestProto {
-                        target_rm_id: target_id,
-                    })
-                    .await
-            }
-        })
-        .await;
         assert_eq!(
-            reply.into_inner().leader_rm_id,
+            transfer_leadership(&cluster, &target_id).await,
             target_id,
             "transfer {round} from replica {leader}"
         );

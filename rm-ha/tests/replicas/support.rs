@@ -596,3 +596,18 @@ pub async fn list(cluster: &Cluster) -> Vec<ApplicationId> {
     ids.sort();
     ids
 }
+
+/// Asks the leader to hand leadership to `target_rm_id` (`TransferLeadership`, retried on
+/// not-leader refusals) and returns the leader the answer names.
+pub async fn transfer_leadership(cluster: &Cluster, target_rm_id: &str) -> String {
+    let (_, reply) = on_leader(cluster, "TransferLeadership", |leader| async move {
+        let mut admin = cluster.admin(leader, USER).await;
+        admin
+            .transfer_leadership(pb::TransferLeadershipRequestProto {
+                target_rm_id: target_rm_id.to_owned(),
+            })
+            .await
+    })
+    .await;
+    reply.into_inner().leader_rm_id
+}
