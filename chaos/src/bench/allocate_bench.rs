@@ -39,6 +39,9 @@ const NODES_WAIT: Duration = Duration::from_secs(60);
 /// How often the RM is asked while waiting for nodes or an application.
 const POLL: Duration = Duration::from_millis(200);
 
+/// How many runs one path gets when leadership keeps changing under it.
+const PATH_ATTEMPTS: usize = 3;
+
 /// Runs the benchmark described by `options` with `exe`, the `yarn-ha` executable the
 /// daemons and the ApplicationMasters run as, and returns its figures. Blocks the calling
 /// thread; the latency part runs on its own multi-threaded Tokio runtime. Progress is logged
@@ -49,8 +52,10 @@ const POLL: Duration = Duration::from_millis(200);
 /// and distributed OPPORTUNISTIC allocation, each with its own ApplicationMaster
 /// (`<exe> bench allocate-am`, see [`run_allocate_am`](super::run_allocate_am)); a second
 /// cluster with both turned off measures GUARANTEED (with no proxy in between) and
-/// centralized OPPORTUNISTIC allocation. The RM's
-/// OPPORTUNISTIC counters must confirm each path, else the run fails. Throughput: one
+/// centralized OPPORTUNISTIC allocation. The leader's
+/// OPPORTUNISTIC counters must confirm each path, else the run fails. Those counters are soft
+/// state that a new leader starts at zero, so a path whose run saw a change of leader is
+/// measured again, up to [`PATH_ATTEMPTS`] runs in all. Throughput: one
 /// simulation per share of [`OPPORTUNISTIC_SHARES`] (see
 /// [`TaskStreamSim`](super::TaskStreamSim)).
 ///
@@ -142,7 +147,7 @@ async fn measure_latency(
         } else {
             "without-amrm-proxy"
         });
-        let cluster =
+        let mut cluster =
             BenchCluster::start_with_layout(&cluster_dir, exe, options.nodes, &layout).await?;
         tracing::info!(
             "started {REPLICAS} ResourceManagers and {} NodeManagers in {}",
@@ -150,7 +155,7 @@ async fn measure_latency(
             cluster_dir.display()
         );
         let outcome = tokio::select! {
-            outcome = measure_paths(&cluster, &cluster_dir, &paths, options, exe) => outcome,
+            outcome = measure_paths(&mut cluster, &cluster_dir, &paths, options, exe) => outcome,
             signal = interrupts.recv() => Err(Interrupted { signal }.into()),
         };
         let stopped = cluster.stop().await;
@@ -162,14 +167,15 @@ async fn measure_latency(
 
 /// Waits for the cluster's NodeManagers, then runs one ApplicationMaster per path in turn.
 async fn measure_paths(
-    cluster: &BenchCluster,
+    cluster: &mut BenchCluster,
     cluster_dir: &Path,
     paths: &[AllocationPath],
     options: &AllocateBenchOptions,
     exe: &Path,
 ) -> anyhow::Result<Vec<AllocationLatency>> {
-    let conf_dir = cluster.client_conf_dir();
-    let conf = Configuration::load_dir(conf_dir)
+    // Owned: the cluster is borrowed again, mutably, to find its leader around each run.
+    let conf_dir = cluster.client_conf_dir().to_path_buf();
+    let conf = Configuration::load_dir(&conf_dir)
         .with_context(|| format!("loading the client configuration {}", conf_dir.display()))?;
     let client = YarnClient::from_conf(&conf)?;
     wait_for_nodes(&client, options.nodes).await?;
@@ -181,7 +187,7 @@ async fn measure_paths(
         let run = AmRun {
             path,
             exe,
-            conf_dir,
+            conf_dir: &conf_dir,
             am: AllocateAmOptions {
                 execution_type: path.execution_type(),
                 rounds: options.rounds,
@@ -190,9 +196,50 @@ async fn measure_paths(
             },
             cluster_dir: &cluster_dir,
         };
-        measured.push(run.measure(&client).await?);
+        measured.push(measure_under_one_leader(cluster, &client, &run).await?);
     }
     Ok(measured)
+}
+
+/// Runs `run` until one run starts and ends under the same leader in the same term, and checks
+/// the counters of that run: they are the leader's soft state, so a run that spans a change of
+/// leader says nothing about its path.
+async fn measure_under_one_leader(
+    cluster: &mut BenchCluster,
+    client: &YarnClient,
+    run: &AmRun<'_>,
+) -> anyhow::Result<AllocationLatency> {
+    for attempt in 1..=PATH_ATTEMPTS {
+        let before = cluster.leader().await?;
+        let latency = run.measure(client).await?;
+        let after = cluster.leader().await?;
+        if before == after {
+            let wanted = run.wanted();
+            anyhow::ensure!(
+                latency.path_confirmed(wanted),
+                "the leader's OPPORTUNISTIC counters do not match the {} path for {wanted} \
+                 containers: {:?}",
+                run.path,
+                latency.counters
+            );
+            return Ok(latency);
+        }
+        tracing::warn!(
+            "leadership moved from {} (term {}) to {} (term {}) during run {attempt} of the {} \
+             path; its counters restarted, so the path is measured again",
+            before.rm_id,
+            before.term,
+            after.rm_id,
+            after.term,
+            run.path
+        );
+    }
+    anyhow::bail!(
+        "leadership changed during each of {PATH_ATTEMPTS} runs of the {} path, so the \
+         leader's counters could not confirm it; see the logs in {}",
+        run.path,
+        run.cluster_dir.display()
+    )
 }
 
 /// Polls until `nodes` NodeManagers are RUNNING, for up to [`NODES_WAIT`].
@@ -229,8 +276,8 @@ struct AmRun<'a> {
 }
 
 impl AmRun<'_> {
-    /// Submits the ApplicationMaster, waits for it to end SUCCEEDED, reads its samples, and
-    /// checks with the RM's counters that its containers took the path named.
+    /// Submits the ApplicationMaster, waits for it to end SUCCEEDED, and reads its samples and
+    /// how the serving leader's counters grew meanwhile.
     async fn measure(&self, client: &YarnClient) -> anyhow::Result<AllocationLatency> {
         let before = client.get_cluster_metrics().await?;
         let id = client.get_new_application().await?.application_id;
@@ -274,17 +321,14 @@ impl AmRun<'_> {
                     - before.num_opportunistic_containers_allocated_distributed,
             },
         );
-        let wanted = i64::try_from(self.am.rounds)
-            .unwrap_or(i64::MAX)
-            .saturating_mul(i64::from(self.am.containers));
-        anyhow::ensure!(
-            latency.path_confirmed(wanted),
-            "the RM's OPPORTUNISTIC counters do not match the {} path for {wanted} containers: \
-             {:?}",
-            self.path,
-            latency.counters
-        );
         Ok(latency)
+    }
+
+    /// How many containers the ApplicationMaster allocates in all.
+    fn wanted(&self) -> i64 {
+        i64::try_from(self.am.rounds)
+            .unwrap_or(i64::MAX)
+            .saturating_mul(i64::from(self.am.containers))
     }
 
     /// The longest the ApplicationMaster may take: every round at its limit, plus a minute to
