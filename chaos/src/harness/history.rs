@@ -57,6 +57,27 @@ pub enum OperationKind {
     GetClusterNodes,
     /// Admin GetClusterMembership.
     GetClusterMembership,
+    /// An ApplicationMasterProtocol call of the token probe, presenting an AMRMToken it has
+    /// held since `token_ms`.
+    ProbeAmCall {
+        /// `register`, `allocate` or `finish`.
+        rpc: String,
+        /// The probe's unmanaged application.
+        application_id: String,
+        /// When the probe got the AMRMToken presented (read from the report, or sent back by
+        /// the RM after a key roll), on the run clock.
+        token_ms: u64,
+    },
+    /// The token probe starting a container allocated at `token_ms`, presenting the container
+    /// token and NM token that came with that allocation.
+    ProbeStartContainer {
+        /// The container.
+        container_id: String,
+        /// Its node, `host:port`.
+        node_id: String,
+        /// When the allocation (and its tokens) reached the probe, on the run clock.
+        token_ms: u64,
+    },
 }
 
 /// How an operation ended.
@@ -70,6 +91,11 @@ pub enum Outcome {
     },
     /// It failed, or its outcome is unknown (a timeout); the client's error.
     Failed {
+        /// The error as the client reported it.
+        error: String,
+    },
+    /// The server turned down the credentials presented (a token); the client's error.
+    Refused {
         /// The error as the client reported it.
         error: String,
     },
@@ -248,6 +274,11 @@ impl HistoryRecorder {
             next_id: Arc::new(AtomicU64::new(0)),
             operations: Arc::new(Mutex::new(Vec::new())),
         }
+    }
+
+    /// Now, on the run clock.
+    pub fn now_ms(&self) -> u64 {
+        self.clock.now_ms()
     }
 
     /// Notes that `process` invokes `kind` now.

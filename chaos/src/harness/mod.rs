@@ -59,6 +59,7 @@ mod run_clock;
 mod schedule;
 mod tcp_proxy;
 mod timeline;
+mod token_probe;
 mod workload;
 mod write_prober;
 

@@ -7,6 +7,8 @@
 //!              every second, until FINISHED/FAILED/KILLED ─▶ next job
 //!  refresher:  RefreshQueues every ~5 s
 //!  reader:     GetClusterMetrics, GetClusterNodes, GetClusterMembership in turn every ~2 s
+//!  token-probe: an unmanaged ApplicationMaster presenting tokens held across faults (see
+//!              the token_probe module)
 //! ```
 //!
 //! Every client goes through the proxies with failover (leader hints, backoff), as users'
@@ -20,7 +22,7 @@ use anyhow::Context;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use yarn_client::rmadmin::RmAdmin;
-use yarn_client::{YarnClient, is_final_application_state};
+use yarn_client::{RmClientConfig, YarnClient, is_final_application_state};
 use yarn_conf::Configuration;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, NodeId};
 use yarn_proto::pb;
@@ -28,6 +30,7 @@ use yarn_proto::pb;
 use super::dshell_job::DshellJob;
 use super::history::{HistoryRecorder, OperationKind, OperationResult, Outcome, RmContainer};
 use super::rng::SplitMix64;
+use super::token_probe;
 
 /// The pause after a failed call before a job tries again.
 const RETRY_PAUSE: Duration = Duration::from_millis(500);
@@ -57,17 +60,18 @@ pub struct Workload {
 }
 
 /// What the workload's tasks share.
-struct Shared {
-    client: YarnClient,
+pub(super) struct Shared {
+    pub(super) client: YarnClient,
     admin: RmAdmin,
     exe: PathBuf,
     conf_dir: PathBuf,
-    recorder: HistoryRecorder,
-    stopping: CancellationToken,
+    pub(super) recorder: HistoryRecorder,
+    pub(super) stopping: CancellationToken,
 }
 
 impl Workload {
-    /// Starts `jobs` job loops, the queue refresher and the reader, with clients configured
+    /// Starts `jobs` job loops, the queue refresher, the reader and the token probe, with
+    /// clients configured
     /// from `conf_dir`, recording into `recorder`; every random choice comes from `rng`.
     /// ApplicationMasters run `exe` (absolute).
     ///
@@ -84,6 +88,7 @@ impl Workload {
         let conf = Configuration::load_dir(conf_dir)
             .with_context(|| format!("loading the client configuration {}", conf_dir.display()))?;
         let stopping = CancellationToken::new();
+        let rm = RmClientConfig::from_conf(&conf).context("configuring the token probe")?;
         let shared = Arc::new(Shared {
             client: YarnClient::from_conf(&conf).context("configuring the workload's client")?,
             admin: RmAdmin::from_conf(&conf).context("configuring the workload's admin client")?,
@@ -98,6 +103,7 @@ impl Workload {
             tasks.spawn(job_loop(shared, format!("job-{job}"), rng));
         }
         tasks.spawn(refresher(Arc::clone(&shared), rng.fork()));
+        tasks.spawn(token_probe::run(Arc::clone(&shared), rm));
         tasks.spawn(reader(shared, rng.fork()));
         Ok(Self { stopping, tasks })
     }
@@ -141,13 +147,15 @@ async fn run_job(shared: &Shared, process: &str, job: &DshellJob) {
     let Some(id) = new_application(shared, process).await else {
         return;
     };
-    if !submit(shared, process, job, id).await {
+    let context = job.context(id, &shared.exe, &shared.conf_dir);
+    if !submit(shared, process, context).await {
         return;
     }
     await_final_state(shared, process, id).await;
 }
 
-async fn new_application(shared: &Shared, process: &str) -> Option<ApplicationId> {
+/// Asks for a new application id until one comes; `None` once the workload stops.
+pub(super) async fn new_application(shared: &Shared, process: &str) -> Option<ApplicationId> {
     loop {
         if shared.stopping.is_cancelled() {
             return None;
@@ -176,15 +184,22 @@ async fn new_application(shared: &Shared, process: &str) -> Option<ApplicationId
     }
 }
 
-/// Submits until acknowledged: every retry carries the same application id, which the RM
-/// deduplicates. Returns whether the submission was acknowledged.
-async fn submit(shared: &Shared, process: &str, job: &DshellJob, id: ApplicationId) -> bool {
-    let context = job.context(id, &shared.exe, &shared.conf_dir);
+/// Submits `context` until acknowledged: every retry carries the same application id, which the
+/// RM deduplicates. Returns whether the submission was acknowledged.
+pub(super) async fn submit(
+    shared: &Shared,
+    process: &str,
+    context: pb::ApplicationSubmissionContextProto,
+) -> bool {
+    let id = context
+        .application_id
+        .and_then(|id| ApplicationId::try_from(id).ok())
+        .map_or_else(String::new, |id| id.to_string());
     for _ in 0..SUBMIT_ATTEMPTS {
         let pending = shared.recorder.invoke(
             process,
             OperationKind::SubmitApplication {
-                application_id: id.to_string(),
+                application_id: id.clone(),
             },
         );
         match shared.client.submit_application(context.clone()).await {
@@ -349,7 +364,8 @@ fn jittered(rng: &mut SplitMix64, mean: Duration) -> Duration {
     Duration::from_millis(rng.between(mean / 2, mean + mean / 2))
 }
 
-fn failed(err: &yarn_client::Error) -> Outcome {
+/// A failed call as the history records it.
+pub(super) fn failed(err: &yarn_client::Error) -> Outcome {
     Outcome::Failed {
         error: err.to_string(),
     }

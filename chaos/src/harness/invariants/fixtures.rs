@@ -111,6 +111,42 @@ impl Scenario {
         self
     }
 
+    /// A token probe `allocate` invoked at `at`, presenting an AMRMToken obtained at `token`;
+    /// accepted, or refused for its token.
+    pub(crate) fn probe_am_call(&mut self, token: u64, at: u64, accepted: bool) -> &mut Self {
+        self.operation(
+            OperationKind::ProbeAmCall {
+                rpc: "allocate".into(),
+                application_id: app(99),
+                token_ms: token,
+            },
+            at,
+            probe_outcome(accepted),
+        );
+        self
+    }
+
+    /// A token probe start of `container` on node 1 at `at`, allocated at `token`; accepted,
+    /// or refused for its token.
+    pub(crate) fn probe_start(
+        &mut self,
+        container: &str,
+        token: u64,
+        at: u64,
+        accepted: bool,
+    ) -> &mut Self {
+        self.operation(
+            OperationKind::ProbeStartContainer {
+                container_id: container.into(),
+                node_id: node_id(1),
+                token_ms: token,
+            },
+            at,
+            probe_outcome(accepted),
+        );
+        self
+    }
+
     /// Application `n`'s report after healing.
     pub(crate) fn report(
         &mut self,
@@ -334,4 +370,17 @@ pub(crate) fn diagnostics_line(container: &str, node: u32, exit: i32, why: &str)
         line.push_str(why);
     }
     line
+}
+
+/// How a probe call ended: accepted, or refused for an unknown master key.
+fn probe_outcome(accepted: bool) -> Outcome {
+    if accepted {
+        Outcome::Ok {
+            result: OperationResult::Done,
+        }
+    } else {
+        Outcome::Refused {
+            error: "UNAUTHENTICATED: the token's master key 3 is unknown".into(),
+        }
+    }
 }

@@ -183,16 +183,16 @@ impl Invariant {
                  NodeManager it used was faulted"
             }
             Invariant::ReplicasConverge => {
-                "after healing every replica answers with the same term, leader and last \
-                 applied index"
+                "after healing every replica reports the same applied index, then the same \
+                 digest of its state machine"
             }
             Invariant::ContainersSurviveFailover => {
                 "containers running before a failover are not killed by it (no ABORTED or \
                  KILLED_BY_RESOURCEMANAGER end within 10 s of the new leader)"
             }
             Invariant::TokensSurviveFailover => {
-                "applications whose attempt spans a failover finish SUCCEEDED with the \
-                 AMRMToken and container tokens issued before it; no token refusal anywhere"
+                "the token probe's AMRMToken, container tokens and NM tokens from before a \
+                 failover are accepted after it; no call or task is refused for a token"
             }
             Invariant::NoPanics => "no daemon or container log reports a panic",
         }
