@@ -5,6 +5,10 @@
 //! - A bug planted in every ResourceManager (`plant.reissue-container-id`: after a failover the
 //!   new leader issues container ids again and the state machine does not re-validate them)
 //!   must fail the run, with `unique-container-ids` violated.
+//! - A bug planted in every ResourceManager (`plant.unflushed-appends`: Raft log appends are
+//!   acknowledged before they are flushed) must fail a run that crashes the whole group
+//!   (`kill-all-rms`), with `acknowledged-submissions-survive` violated; the same run without
+//!   it passes.
 //! - A ResourceManager whose disk stalls (`stall-disk`) must leave every invariant intact.
 
 mod common;
@@ -75,6 +79,7 @@ fn test_builds_take_failpoints() {
         "storage.stall=<duration>",
         "storage.full",
         "plant.reissue-container-id",
+        "plant.unflushed-appends",
     ] {
         assert!(
             listed.lines().any(|line| line.starts_with(failpoint)),
@@ -113,6 +118,47 @@ fn a_planted_container_id_reissue_is_caught_by_unique_container_ids() {
         unique.verdict
     );
     assert!(printed.contains("result: FAILED"), "{printed}");
+}
+
+#[test]
+fn planted_unflushed_appends_are_caught_when_the_whole_group_crashes() {
+    let dir = tempfile::tempdir().unwrap();
+    // Seed 41 crashes every ResourceManager at about 3 s. Planted, nothing the group wrote
+    // since its election reached the disk, though a majority acknowledged all of it.
+    let (report, printed) = chaos_run(
+        &dir.path().join("planted"),
+        &[Fault::KillAllRms],
+        Duration::from_secs(6),
+        41,
+        Some("plant.unflushed-appends"),
+    );
+    assert!(!report.passed, "{printed}");
+    assert!(injected(&report, Fault::KillAllRms) >= 1, "{printed}");
+    let submissions = verdict(&report, Invariant::AcknowledgedSubmissionsSurvive);
+    assert!(
+        matches!(submissions, Verdict::Violated(evidence) if evidence.contains("unknown after healing")),
+        "the lost appends went unnoticed: {submissions:?}\n{printed}"
+    );
+
+    // Control: the same crash of real, flushing replicas loses nothing.
+    let (report, printed) = chaos_run(
+        &dir.path().join("control"),
+        &[Fault::KillAllRms],
+        Duration::from_secs(6),
+        41,
+        None,
+    );
+    assert!(injected(&report, Fault::KillAllRms) >= 1, "{printed}");
+    assert!(report.passed, "{printed}");
+}
+
+fn verdict(report: &ChaosReport, invariant: Invariant) -> &Verdict {
+    &report
+        .invariants
+        .iter()
+        .find(|result| result.invariant == invariant)
+        .expect("every invariant is checked")
+        .verdict
 }
 
 #[test]

@@ -38,7 +38,7 @@ impl Failover {
 
 /// The failovers of `timeline`: every injected fault that targeted the leader, with the first
 /// prober write *invoked* after the injection by a replica other than the old leader (or, when
-/// leadership never moved, by any replica). Pure.
+/// leadership never moved or the whole group crashed, by any replica). Pure.
 ///
 /// The unavailability is the gap in committed writes that ends with that write: it starts at
 /// the injection, or at the last write committed after it (a transferring leader keeps
@@ -51,8 +51,12 @@ pub fn failovers(timeline: &[TimelineEntry], writes: &[WriteSample]) -> Vec<Fail
             let injected_at_ms = entry.injected_at_ms?;
             let old_leader = entry.leader_before.clone()?;
             let after = || writes.iter().filter(|w| w.invoked_ms >= injected_at_ms);
+            // After a crash of the whole group the old leader may lead again, in its old term
+            // (openraft resumes a leadership its committed vote records); its first commit ends
+            // the outage as well as another replica's would.
+            let any_writer = entry.fault == Fault::KillAllRms;
             let first = after()
-                .filter(|write| write.rm_id != old_leader)
+                .filter(|write| any_writer || write.rm_id != old_leader)
                 .min_by_key(|write| write.at_ms)
                 .or_else(|| after().min_by_key(|write| write.at_ms));
             let unavailable_ms = first.map(|first| {
@@ -105,6 +109,7 @@ mod tests {
             invoked_ms,
             at_ms,
             rm_id: rm_id.into(),
+            application_id: String::new(),
         }
     }
 
@@ -145,6 +150,25 @@ mod tests {
         let failover = &failovers(&timeline, &stayed)[0];
         assert!(!failover.leader_changed());
         assert_eq!(failover.unavailable_ms, Some(30));
+    }
+
+    #[test]
+    fn a_group_crash_ends_with_the_first_commit_whoever_leads() {
+        let timeline = [
+            entry(0, Fault::KillAllRms, 1_000, true),
+            entry(1, Fault::TransferLeadership, 9_000, true),
+        ];
+        let writes = [
+            write(990, 995, "rm1"),
+            // The old leader leads again after the restart.
+            write(2_500, 2_900, "rm1"),
+            write(9_000, 9_200, "rm2"),
+        ];
+        let found = failovers(&timeline, &writes);
+        assert_eq!(found[0].first_write_ms, Some(2_900));
+        assert_eq!(found[0].unavailable_ms, Some(1_900));
+        assert!(!found[0].leader_changed());
+        assert_eq!(found[1].first_writer.as_deref(), Some("rm2"));
     }
 
     #[test]

@@ -9,21 +9,24 @@ use serde::{Deserialize, Serialize};
 
 use super::chaos_cluster::ChaosCluster;
 use super::cluster_view::ClusterView;
+use super::crash_fault::CrashAction;
 use super::disk_fault::DiskAction;
 use super::leadership_fault::LeadershipAction;
 use super::membership_fault::MembershipAction;
 use super::network_fault::NetworkAction;
 use super::process_fault::ProcessAction;
 use super::timeline::FaultSteps;
-use super::{disk_fault, leadership_fault, membership_fault, network_fault, process_fault};
+use super::{
+    crash_fault, disk_fault, leadership_fault, membership_fault, network_fault, process_fault,
+};
 
 /// A kind of fault. Each has a name (`chaos list`, `--faults`, the report), a description, how
 /// long it is held, and [`plan`](Fault::plan): whether it can be injected now and on what.
 ///
 /// The families live in their own files: processes ([`process_fault`]), the network through
 /// the proxies ([`network_fault`]), leadership ([`leadership_fault`]), disks
-/// ([`disk_fault`], only with a binary built with failpoints) and Raft membership
-/// ([`membership_fault`]).
+/// ([`disk_fault`], only with a binary built with failpoints), Raft membership
+/// ([`membership_fault`]) and the crash of the whole group ([`crash_fault`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Fault {
@@ -64,11 +67,13 @@ pub enum Fault {
     /// Start the spare ResourceManager on empty storage and add it to the Raft group as a
     /// voter through the leader; remove it again and stop it when healed.
     AddRemoveRm,
+    /// SIGKILL every ResourceManager at once; restart them all when healed.
+    KillAllRms,
 }
 
 impl Fault {
     /// Every fault, in the order `chaos list` prints them.
-    pub const ALL: [Fault; 16] = [
+    pub const ALL: [Fault; 17] = [
         Fault::KillLeader,
         Fault::KillRm,
         Fault::KillNm,
@@ -85,6 +90,7 @@ impl Fault {
         Fault::StallDisk,
         Fault::FillDisk,
         Fault::AddRemoveRm,
+        Fault::KillAllRms,
     ];
 
     /// The fault's name, as `--faults` and the report spell it.
@@ -106,6 +112,7 @@ impl Fault {
             Fault::StallDisk => "stall-disk",
             Fault::FillDisk => "fill-disk",
             Fault::AddRemoveRm => "add-remove-rm",
+            Fault::KillAllRms => "kill-all-rms",
         }
     }
 
@@ -160,6 +167,10 @@ impl Fault {
                 "start a spare ResourceManager on empty storage and add it to the Raft group as a \
                  voter; removed from the group and stopped when healed"
             }
+            Fault::KillAllRms => {
+                "SIGKILL every ResourceManager at once (a power cut of the group); all restarted \
+                 on their storage when healed"
+            }
         }
     }
 
@@ -174,6 +185,9 @@ impl Fault {
             Fault::KillLeader | Fault::KillRm | Fault::KillNm | Fault::PauseNm => {
                 (ms(1_000), ms(4_000))
             }
+            // Clients and NodeManagers retry through a short outage; a long one only adds to
+            // the wait, not to what the restart proves.
+            Fault::KillAllRms => (ms(500), ms(2_000)),
             Fault::IsolateLeader
             | Fault::IsolateFollower
             | Fault::CutNm
@@ -213,6 +227,7 @@ impl Fault {
             Fault::TransferLeadership => leadership_fault::plan(view, pick),
             Fault::StallDisk | Fault::FillDisk => disk_fault::plan(self, view, pick),
             Fault::AddRemoveRm => membership_fault::plan(view),
+            Fault::KillAllRms => crash_fault::plan(view),
         }
     }
 }
@@ -266,6 +281,8 @@ pub enum FaultAction {
     Disk(DiskAction),
     /// A spare replica added to the Raft group, then removed.
     Membership(MembershipAction),
+    /// Every replica killed at once, then restarted.
+    Crash(CrashAction),
 }
 
 impl FaultPlan {
@@ -291,6 +308,7 @@ impl FaultPlan {
             FaultAction::Leadership(action) => action.inject(cluster).await,
             FaultAction::Disk(action) => action.inject(cluster).await.map(|()| None),
             FaultAction::Membership(action) => action.inject(cluster, steps).await.map(|()| None),
+            FaultAction::Crash(action) => action.inject(cluster).map(|()| None),
         }
     }
 
@@ -312,6 +330,7 @@ impl FaultPlan {
             FaultAction::Leadership(_) => Ok(()),
             FaultAction::Disk(action) => action.heal(cluster).await,
             FaultAction::Membership(action) => action.heal(cluster, steps).await,
+            FaultAction::Crash(action) => action.heal(cluster).await,
         }
     }
 }

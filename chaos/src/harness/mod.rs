@@ -32,6 +32,7 @@ mod catalog;
 mod chaos_cluster;
 mod cluster_view;
 mod connection_source;
+mod crash_fault;
 pub mod disk_fault;
 mod dshell_job;
 mod failover;

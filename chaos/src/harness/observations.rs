@@ -34,6 +34,9 @@ pub struct WriteSample {
     pub at_ms: u64,
     /// The replica that committed it, necessarily the leader then.
     pub rm_id: String,
+    /// The application id it was given; empty in observations written before ids were kept.
+    #[serde(default)]
+    pub application_id: String,
 }
 
 /// Every container one NodeManager listed at one moment (`/ws/v1/node/containers`), kept only

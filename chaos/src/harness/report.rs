@@ -89,7 +89,7 @@ pub struct ChaosReport {
     /// Every fault that took the leader away, with its unavailability.
     pub failovers: Vec<Failover>,
     /// Percentiles of the failovers' unavailability (from the fault to the first committed
-    /// write), when any was measured.
+    /// write), when any was measured; crashes of the whole group (`kill-all-rms`) are left out.
     pub unavailability: Option<LatencySummary>,
     /// Every invariant with its verdict and evidence.
     pub invariants: Vec<InvariantResult>,

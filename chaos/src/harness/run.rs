@@ -187,8 +187,11 @@ pub async fn run(
     record.observations.panics = log_scan::scan(&log_scan::log_files(&manifest));
 
     let failovers = failovers(&record.timeline, &record.observations.write_samples);
+    // A crash of the whole group is an outage until the replicas restart, not a failover:
+    // it is listed with the failovers but kept out of their percentiles.
     let mut unavailable: Vec<f64> = failovers
         .iter()
+        .filter(|failover| failover.fault != Fault::KillAllRms)
         .filter_map(|failover| failover.unavailable_ms)
         .map(|ms| ms as f64)
         .collect();

@@ -1,6 +1,7 @@
 //! The write prober: commits a small write (GetNewApplication, one Raft entry) over and over
 //! on every replica, straight to its real address, to time how long each failover leaves the
-//! cluster unable to commit.
+//! cluster unable to commit. The ids it is given also show whether a committed write was lost:
+//! a lost one is handed out again.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -9,6 +10,7 @@ use tokio::task::JoinSet;
 use tokio::time::timeout;
 use tokio_util::sync::CancellationToken;
 use tonic::transport::Channel;
+use yarn_proto::ids::ApplicationId;
 use yarn_proto::pb::GetNewApplicationRequestProto;
 use yarn_proto::pb::application_client_protocol_client::ApplicationClientProtocolClient;
 
@@ -65,10 +67,15 @@ async fn probe_replica(
             answered = call => answered,
         };
         match answered {
-            Ok(Ok(_)) => samples.push(WriteSample {
+            Ok(Ok(answer)) => samples.push(WriteSample {
                 invoked_ms,
                 at_ms: clock.now_ms(),
                 rm_id: rm_id.clone(),
+                application_id: answer
+                    .into_inner()
+                    .application_id
+                    .and_then(|id| ApplicationId::try_from(id).ok())
+                    .map_or_else(String::new, |id| id.to_string()),
             }),
             Ok(Err(_)) => {}
             // Timed out: ask again at once, the replica may be about to commit.

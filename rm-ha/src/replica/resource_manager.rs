@@ -146,7 +146,7 @@ impl ResourceManager {
         let config = Arc::new(config);
         let node_id = node_id_of(&config.rm_id);
         let failpoints = Failpoints::from_env()?;
-        let db = open_db(&config.storage_dir)?;
+        let db = open_db(&config.storage_dir, &failpoints)?;
         let log_store = SledLogStore::new(&db)?.with_failpoints(failpoints);
         let state_machine = RmStateMachineStore::new(&db)?.with_failpoints(failpoints);
         let state = state_machine.state_view();

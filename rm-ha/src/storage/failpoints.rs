@@ -26,6 +26,11 @@ pub const FAILPOINTS_VARIABLE: &str = "YARN_HA_FAILPOINTS";
 ///   under the previous leader's epoch, so ids already issued are issued again, and applying an
 ///   allocation skips the state machine's id re-validation that would otherwise refuse them.
 ///   Every replica must have it for the planted entries to be applied alike.
+/// - `plant.unflushed-appends`: a deliberately planted bug for the harness to catch. Raft log
+///   appends are acknowledged to openraft once sled holds them in memory, without waiting for
+///   a flush, sled's background flush is off and its write buffer is 16 MB, so appends reach
+///   the disk only with the next vote, truncation, purge or snapshot. A crash of every replica at once loses entries a
+///   majority acknowledged.
 ///
 /// Without the `failpoints` feature the type is empty, every hook does nothing, and a set
 /// variable is reported once as ignored.
@@ -37,6 +42,8 @@ pub struct Failpoints {
     full: bool,
     #[cfg(feature = "failpoints")]
     reissue_container_id: bool,
+    #[cfg(feature = "failpoints")]
+    unflushed_appends: bool,
 }
 
 impl Failpoints {
@@ -44,7 +51,7 @@ impl Failpoints {
     pub const COMPILED: bool = cfg!(feature = "failpoints");
 
     /// Every failpoint with what it does, for `yarn-ha chaos failpoints`.
-    pub const CATALOG: [(&'static str, &'static str); 3] = [
+    pub const CATALOG: [(&'static str, &'static str); 4] = [
         (
             "storage.stall=<duration>",
             "every Raft log append and vote write waits this long first (a stalled disk)",
@@ -56,6 +63,10 @@ impl Failpoints {
         (
             "plant.reissue-container-id",
             "planted bug: a new leader issues container ids again, unchecked (every RM needs it)",
+        ),
+        (
+            "plant.unflushed-appends",
+            "planted bug: Raft log appends are acknowledged unflushed (every RM needs it)",
         ),
     ];
 
@@ -123,17 +134,23 @@ impl Failpoints {
                         "storage.stall needs a duration, e.g. storage.stall=800ms",
                     ));
                 }
-                ("storage.full" | "plant.reissue-container-id", Some(_)) => {
+                (
+                    "storage.full" | "plant.reissue-container-id" | "plant.unflushed-appends",
+                    Some(_),
+                ) => {
                     return Err(invalid("this failpoint takes no value"));
                 }
                 ("storage.full", None) => std::mem::replace(&mut failpoints.full, true),
                 ("plant.reissue-container-id", None) => {
                     std::mem::replace(&mut failpoints.reissue_container_id, true)
                 }
+                ("plant.unflushed-appends", None) => {
+                    std::mem::replace(&mut failpoints.unflushed_appends, true)
+                }
                 _ => {
                     return Err(invalid(
-                        "unknown failpoint; expected storage.stall=<duration>, storage.full or \
-                         plant.reissue-container-id",
+                        "unknown failpoint; expected storage.stall=<duration>, storage.full, \
+                         plant.reissue-container-id or plant.unflushed-appends",
                     ));
                 }
             };
@@ -171,6 +188,19 @@ impl Failpoints {
     pub(crate) fn reissues_container_ids(&self) -> bool {
         self.reissue_container_id
     }
+
+    /// Whether a Raft log append must be flushed before it is acknowledged: always, unless
+    /// the planted `plant.unflushed-appends` bug is armed.
+    pub(crate) fn flushes_appends(&self) -> bool {
+        #[cfg(feature = "failpoints")]
+        {
+            !self.unflushed_appends
+        }
+        #[cfg(not(feature = "failpoints"))]
+        {
+            true
+        }
+    }
 }
 
 /// A whole number followed by `ms` or `s`.
@@ -192,14 +222,16 @@ mod tests {
     #[test]
     fn every_failpoint_parses_alone_and_together() {
         assert_eq!(Failpoints::parse("").unwrap(), Failpoints::default());
-        let all =
-            Failpoints::parse(" storage.stall=800ms, storage.full,plant.reissue-container-id,")
-                .unwrap();
+        let all = Failpoints::parse(
+            " storage.stall=800ms, storage.full,plant.reissue-container-id,\
+             plant.unflushed-appends",
+        )
+        .unwrap();
         assert_eq!(all.stall, Some(Duration::from_millis(800)));
-        assert!(all.full && all.reissues_container_ids());
+        assert!(all.full && all.reissues_container_ids() && !all.flushes_appends());
         let stall = Failpoints::parse("storage.stall=2s").unwrap();
         assert_eq!(stall.stall, Some(Duration::from_secs(2)));
-        assert!(!stall.full && !stall.reissues_container_ids());
+        assert!(!stall.full && !stall.reissues_container_ids() && stall.flushes_appends());
     }
 
     #[test]

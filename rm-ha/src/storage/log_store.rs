@@ -219,19 +219,30 @@ impl RaftLogStorage<RmTypeConfig> for SledLogStore {
         I: IntoIterator<Item = Entry<RmTypeConfig>> + Send,
         I::IntoIter: Send,
     {
-        let mut batch = sled::Batch::default();
+        let mut records = Vec::new();
         for entry in entries {
             let index = entry.log_id.index;
             let bytes = encode(Record::LogEntry { index }, &entry).map_err(|e| {
                 storage_error(ErrorSubject::Log(entry.log_id), ErrorVerb::Write, &e)
             })?;
-            batch.insert(&index.to_be_bytes(), bytes);
+            records.push((index.to_be_bytes(), bytes));
         }
         let written = match self.failpoints.before_write().await {
-            Ok(()) => match self.log.apply_batch(batch) {
-                Ok(()) => self.db.flush_async().await.map(drop),
-                Err(e) => Err(e),
-            },
+            Ok(()) if self.failpoints.flushes_appends() => {
+                let mut batch = sled::Batch::default();
+                for (key, bytes) in records {
+                    batch.insert(&key, bytes);
+                }
+                match self.log.apply_batch(batch) {
+                    Ok(()) => self.db.flush_async().await.map(drop),
+                    Err(e) => Err(e),
+                }
+            }
+            // PLANTED BUG (plant.unflushed-appends): acknowledged while only in sled's memory.
+            // Entry by entry, since a sled batch first writes out the buffer before it.
+            Ok(()) => records
+                .into_iter()
+                .try_for_each(|(key, bytes)| self.log.insert(key, bytes).map(drop)),
             Err(e) => Err(e),
         };
         match written {
@@ -308,7 +319,7 @@ mod tests {
         use openraft::{CommittedLeaderId, EntryPayload};
 
         let dir = tempfile::tempdir().unwrap();
-        let db = super::super::open_db(dir.path()).unwrap();
+        let db = super::super::open_db(dir.path(), &Failpoints::default()).unwrap();
         let full = Failpoints::parse("storage.full").unwrap();
         let mut store = SledLogStore::new(&db).unwrap().with_failpoints(full);
         let entry = Entry::<RmTypeConfig> {

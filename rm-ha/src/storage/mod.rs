@@ -34,15 +34,31 @@ pub use state_machine_store::RmStateMachineStore;
 use crate::error::Error;
 use crate::raft_types::RmNodeId;
 
+/// sled's largest segment, its write buffer, under the planted `plant.unflushed-appends` bug.
+const PLANTED_SEGMENT_BYTES: usize = 16 << 20;
+
 /// Opens (creating if absent) the sled database under `dir`, the replica's
-/// `yarn.resourcemanager.ha.raft.storage-dir`.
+/// `yarn.resourcemanager.ha.raft.storage-dir`, with sled's background flush every 500 ms
+/// unless the planted `plant.unflushed-appends` bug of `failpoints` turns it off (and
+/// enlarges sled's write buffer).
 ///
 /// # Errors
 ///
 /// [`Error::OpenStorage`] naming `dir` when sled cannot open it (permissions, corruption, or
 /// another process holding it).
-pub fn open_db(dir: &Path) -> Result<sled::Db, Error> {
-    sled::open(dir).map_err(|source| Error::OpenStorage {
+pub fn open_db(dir: &Path, failpoints: &Failpoints) -> Result<sled::Db, Error> {
+    let config = sled::Config::new().path(dir);
+    let config = if failpoints.flushes_appends() {
+        config
+    } else {
+        // PLANTED BUG (plant.unflushed-appends): nothing writes the acknowledged appends out
+        // in the background either, and sled's write buffer (one segment) is as large as
+        // sled allows, so a crash of every replica loses all appends since the last flush.
+        config
+            .flush_every_ms(None)
+            .segment_size(PLANTED_SEGMENT_BYTES)
+    };
+    config.open().map_err(|source| Error::OpenStorage {
         path: dir.to_path_buf(),
         source,
     })

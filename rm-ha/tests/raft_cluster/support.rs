@@ -13,7 +13,7 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use yarn_rm_ha::state_machine::{RmCommand, RmResponse, RmState};
-use yarn_rm_ha::storage::{RmStateMachineStore, SledLogStore, open_db};
+use yarn_rm_ha::storage::{Failpoints, RmStateMachineStore, SledLogStore, open_db};
 use yarn_rm_ha::{RaftGrpcNetworkFactory, RaftGrpcService, RmNode, RmNodeId, RmTypeConfig};
 use yarn_security::pki::{self, LeafSpec, PkiOptions};
 use yarn_security::{Authorizer, ChannelOptions, Incoming, Role, TlsConfig, TlsFiles};
@@ -80,7 +80,7 @@ impl Replica {
         let node_id = yarn_rm_ha::node_id_of(rm_id);
         let address = format!("127.0.0.1:{}", listener.local_addr().unwrap().port());
         let storage = tempfile::tempdir().expect("create the storage directory");
-        let db = open_db(storage.path()).expect("open sled");
+        let db = open_db(storage.path(), &Failpoints::default()).expect("open sled");
         let log_store = SledLogStore::new(&db).expect("open the log store");
         let state_machine = RmStateMachineStore::new(&db).expect("open the state machine");
         let tls = tls(pki, Role::ResourceManager, rm_id);

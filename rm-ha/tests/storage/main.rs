@@ -8,7 +8,7 @@ use openraft::testing::{StoreBuilder, Suite, log_id};
 use openraft::{Entry, EntryPayload, Membership, RaftLogReader, RaftSnapshotBuilder, StorageError};
 use tempfile::TempDir;
 use yarn_rm_ha::state_machine::{AppliedPosition, CommandV1, RmCommand, RmResponse};
-use yarn_rm_ha::storage::{RmStateMachineStore, SledLogStore, open_db};
+use yarn_rm_ha::storage::{Failpoints, RmStateMachineStore, SledLogStore, open_db};
 use yarn_rm_ha::{RmNode, RmNodeId, RmTypeConfig};
 
 /// Opens both stores on a fresh sled database in a temporary directory that lives as long as
@@ -32,7 +32,7 @@ impl StoreBuilder<RmTypeConfig, SledLogStore, RmStateMachineStore, TempDir> for 
 fn open(dir: &TempDir) -> (SledLogStore, RmStateMachineStore) {
     let deadline = Instant::now() + Duration::from_secs(10);
     let db = loop {
-        match open_db(dir.path()) {
+        match open_db(dir.path(), &Failpoints::default()) {
             Ok(db) => break db,
             Err(_) if Instant::now() < deadline => {
                 std::thread::sleep(Duration::from_millis(20));

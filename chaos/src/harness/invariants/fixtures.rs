@@ -8,7 +8,7 @@ use crate::harness::history::{
 };
 use crate::harness::observations::{
     ContainerView, FinalApplication, FinalReport, LeaderSample, NodeInfo, NodeSnapshot,
-    Observations, ReplicaAnswer, ReplicaDigest, ReplicaStatus, StateDigestAnswer,
+    Observations, ReplicaAnswer, ReplicaDigest, ReplicaStatus, StateDigestAnswer, WriteSample,
 };
 use crate::harness::schedule::ScheduledFault;
 use crate::harness::timeline::{FaultStatus, TimelineEntry};
@@ -143,6 +143,31 @@ impl Scenario {
             },
             at,
             probe_outcome(accepted),
+        );
+        self
+    }
+
+    /// A write the prober got committed on `rm_id` at `at`, given application `n`'s id.
+    pub(crate) fn prober_write(&mut self, at: u64, rm_id: &str, n: u32) -> &mut Self {
+        self.observations.write_samples.push(WriteSample {
+            invoked_ms: at.saturating_sub(5),
+            at_ms: at,
+            rm_id: rm_id.into(),
+            application_id: app(n),
+        });
+        self
+    }
+
+    /// A GetNewApplication of the workload answered at `at` with application `n`'s id.
+    pub(crate) fn new_application(&mut self, at: u64, n: u32) -> &mut Self {
+        self.operation(
+            OperationKind::GetNewApplication,
+            at.saturating_sub(5),
+            Outcome::Ok {
+                result: OperationResult::Application {
+                    application_id: app(n),
+                },
+            },
         );
         self
     }

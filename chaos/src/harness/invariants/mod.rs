@@ -22,6 +22,7 @@ mod replicas_converge;
 mod single_leader;
 mod surviving_ams_succeed;
 mod tokens_survive;
+mod unique_application_ids;
 mod unique_container_ids;
 
 #[cfg(test)]
@@ -108,6 +109,8 @@ pub enum Invariant {
     AcknowledgedSubmissionsSurvive,
     /// No container id is issued twice.
     UniqueContainerIds,
+    /// No application id is handed out twice.
+    UniqueApplicationIds,
     /// No node runs more GUARANTEED resources than its capacity.
     GuaranteedWithinCapacity,
     /// No acknowledged allocation is lost by a failover.
@@ -126,10 +129,11 @@ pub enum Invariant {
 
 impl Invariant {
     /// Every invariant, in report order.
-    pub const ALL: [Invariant; 10] = [
+    pub const ALL: [Invariant; 11] = [
         Invariant::SingleLeaderPerTerm,
         Invariant::AcknowledgedSubmissionsSurvive,
         Invariant::UniqueContainerIds,
+        Invariant::UniqueApplicationIds,
         Invariant::GuaranteedWithinCapacity,
         Invariant::AllocationsSurviveFailover,
         Invariant::SurvivingAmsSucceed,
@@ -145,6 +149,7 @@ impl Invariant {
             Invariant::SingleLeaderPerTerm => "single-leader-per-term",
             Invariant::AcknowledgedSubmissionsSurvive => "acknowledged-submissions-survive",
             Invariant::UniqueContainerIds => "unique-container-ids",
+            Invariant::UniqueApplicationIds => "unique-application-ids",
             Invariant::GuaranteedWithinCapacity => "guaranteed-within-capacity",
             Invariant::AllocationsSurviveFailover => "allocations-survive-failover",
             Invariant::SurvivingAmsSucceed => "surviving-ams-succeed",
@@ -169,6 +174,10 @@ impl Invariant {
             Invariant::UniqueContainerIds => {
                 "no container id appears on two nodes or with two shapes, in NodeManager \
                  listings, RM container reports and ApplicationMaster diagnostics"
+            }
+            Invariant::UniqueApplicationIds => {
+                "no application id is handed out twice (the write prober's and the workload's \
+                 GetNewApplication answers): a repeat means a committed entry was lost"
             }
             Invariant::GuaranteedWithinCapacity => {
                 "no NodeManager listing shows RUNNING GUARANTEED containers above the node's \
@@ -204,6 +213,7 @@ impl Invariant {
             Invariant::SingleLeaderPerTerm => single_leader::check(input),
             Invariant::AcknowledgedSubmissionsSurvive => acknowledged_submissions::check(input),
             Invariant::UniqueContainerIds => unique_container_ids::check(input),
+            Invariant::UniqueApplicationIds => unique_application_ids::check(input),
             Invariant::GuaranteedWithinCapacity => guaranteed_capacity::check(input),
             Invariant::AllocationsSurviveFailover => allocations_survive::check(input),
             Invariant::SurvivingAmsSucceed => surviving_ams_succeed::check(input),
