@@ -39,6 +39,9 @@ pub(crate) struct AmRmRelay {
     releases: BTreeMap<ContainerId, pb::ContainerIdProto>,
     blacklist: BTreeSet<String>,
     updates: BTreeMap<ContainerId, pb::UpdateContainerRequestProto>,
+    /// Containers already charged to the asks: a new leader hands out every live container of
+    /// the attempt again after a re-registration, and those must not be charged twice.
+    charged: BTreeSet<ContainerId>,
 }
 
 impl AmRmRelay {
@@ -112,7 +115,12 @@ impl AmRmRelay {
         }
         self.last_response_id = Some(response.response_id);
         for container in &response.allocated_containers {
-            self.charge(container);
+            let Some(id) = container.id.and_then(|id| ContainerId::try_from(id).ok()) else {
+                continue;
+            };
+            if self.charged.insert(id) {
+                self.charge(container);
+            }
         }
         for status in &response.completed_container_statuses {
             if let Some(id) = status
@@ -145,6 +153,7 @@ impl AmRmRelay {
             releases: self.releases.values().copied().collect(),
             blacklist: self.blacklist.iter().cloned().collect(),
             updates: self.updates.values().cloned().collect(),
+            charged: self.charged.iter().map(|id| (*id).into()).collect(),
         })
     }
 
@@ -157,6 +166,11 @@ impl AmRmRelay {
                 .map(|request| (request, stored.distributed)),
             response_id_offset: stored.response_id_offset,
             last_response_id: stored.last_response_id,
+            charged: stored
+                .charged
+                .into_iter()
+                .filter_map(|id| ContainerId::try_from(id).ok())
+                .collect(),
             ..Self::default()
         };
         relay.record(&pb::AllocateRequestProto {
@@ -267,6 +281,8 @@ struct StoredRelay {
     blacklist: Vec<String>,
     #[prost(message, repeated, tag = "8")]
     updates: Vec<pb::UpdateContainerRequestProto>,
+    #[prost(message, repeated, tag = "9")]
+    charged: Vec<pb::ContainerIdProto>,
 }
 
 #[cfg(test)]
@@ -424,5 +440,41 @@ mod tests {
         let decoded = AmRmRelay::decode(&relay.encode()).unwrap();
         assert_eq!(decoded, relay);
         assert_eq!(decoded.registration(), Some((&registration, true)));
+    }
+
+    #[test]
+    fn a_container_a_new_leader_hands_out_again_is_charged_once() {
+        let mut relay = AmRmRelay::default();
+        relay.registered(&Default::default(), false);
+        relay.request_for_rm(allocate(0, vec![ask(ANY, 10)]));
+        let answer = |response_id, containers: &[i64]| pb::AllocateResponseProto {
+            response_id,
+            allocated_containers: containers.iter().map(|n| container(*n, "h1")).collect(),
+            ..Default::default()
+        };
+        relay.response_for_am(&mut answer(1, &[2, 3]));
+        assert_eq!(relay.outstanding(), [(ANY.to_owned(), 8)]);
+        // A failover: the proxy registers again and resyncs, and the new leader's fresh session
+        // hands out every live container of the attempt again, 2 and 3 among them.
+        assert_eq!(
+            relay.resync_request(allocate(1, vec![])).ask[0].num_containers,
+            8
+        );
+        relay.response_for_am(&mut answer(1, &[2, 3]));
+        assert_eq!(
+            relay.outstanding(),
+            [(ANY.to_owned(), 8)],
+            "containers handed out again were charged again"
+        );
+        relay.response_for_am(&mut answer(2, &[4, 5, 6, 7, 8, 9, 10]));
+        assert_eq!(relay.outstanding(), [(ANY.to_owned(), 1)]);
+        // The next failover asks for the one container still missing, also after the node
+        // manager restarted the proxy from its store.
+        let mut relay = AmRmRelay::decode(&relay.encode()).unwrap();
+        relay.response_for_am(&mut answer(3, &[2, 3, 4]));
+        assert_eq!(
+            relay.resync_request(allocate(3, vec![])).ask[0].num_containers,
+            1
+        );
     }
 }

@@ -114,6 +114,39 @@ async fn a_failover_is_hidden_by_registering_again_and_resending_what_is_outstan
 }
 
 #[tokio::test]
+async fn containers_a_new_leader_hands_out_again_do_not_shrink_the_asks_resent_after_it() {
+    let rm = FakeRm::start().await;
+    let mut chain = chain(&rm);
+    chain.register(registration()).await.unwrap();
+    rm.state().to_allocate = vec![rm_container(attempt(1), 1, "h1")];
+    chain
+        .allocate(allocate(0, vec![ask(1, "*", 3, GUARANTEED)]))
+        .await
+        .unwrap();
+    let resent_asks = |rm: &FakeRm| -> Vec<(String, i32)> {
+        rm.state()
+            .allocates
+            .last()
+            .unwrap()
+            .ask
+            .iter()
+            .map(|a| (a.resource_name.clone(), a.num_containers))
+            .collect()
+    };
+    // Two failovers in a row; after each the new leader hands out container 1 again.
+    for (response_id, failover) in [(1, "first"), (2, "second")] {
+        rm.fail_over();
+        let response = chain.allocate(allocate(response_id, vec![])).await.unwrap();
+        assert_eq!(
+            resent_asks(&rm),
+            [("*".to_owned(), 2)],
+            "after the {failover} failover the proxy asks for the two containers still missing"
+        );
+        assert_eq!(response.allocated_containers.len(), 1, "container 1 again");
+    }
+}
+
+#[tokio::test]
 async fn a_rolled_rm_token_is_kept_for_the_rm_and_never_reaches_the_am() {
     let rm = FakeRm::start().await;
     let mut chain = chain(&rm);

@@ -26,6 +26,8 @@ pub struct RmState {
     pub last_response: Option<pb::AllocateResponseProto>,
     /// Handed out with the next allocate response.
     pub to_allocate: Vec<pb::ContainerProto>,
+    /// Every container handed out so far (none completes here), each once.
+    pub live: Vec<pb::ContainerProto>,
     /// Sent with the next allocate response.
     pub new_amrm_token: Option<pb::TokenProto>,
     /// The least-loaded nodes sent with distributed-scheduling answers.
@@ -89,12 +91,16 @@ impl FakeRm {
         self.state.lock().unwrap()
     }
 
-    /// A failover: the new leader holds no registration and counts response ids from 0.
+    /// A failover: the new leader holds no registration, counts response ids from 0, and,
+    /// as the real RM's new session does, hands out every live container of the attempt again
+    /// with its first allocate response.
     pub fn fail_over(&self) {
         let mut state = self.state();
         state.registered = false;
         state.last_response_id = 0;
         state.last_response = None;
+        let live = state.live.clone();
+        state.to_allocate.splice(0..0, live);
     }
 }
 
@@ -158,9 +164,15 @@ fn allocate(
     }
     state.allocates.push(request);
     state.last_response_id += 1;
+    let allocated = std::mem::take(&mut state.to_allocate);
+    for container in &allocated {
+        if !state.live.iter().any(|live| live.id == container.id) {
+            state.live.push(container.clone());
+        }
+    }
     let response = pb::AllocateResponseProto {
         response_id: state.last_response_id,
-        allocated_containers: std::mem::take(&mut state.to_allocate),
+        allocated_containers: allocated,
         am_rm_token: state.new_amrm_token.take(),
         num_cluster_nodes: state.num_cluster_nodes,
         ..Default::default()
