@@ -304,7 +304,7 @@ mod tests {
             containers_per_application: 30,
         };
         let run = leader_scheduler_bench(shape, &dir.path().join("cluster")).unwrap();
-        assert_eq!(run.allocations, 128);
+        assert_eq!(run.allocations, 128, "{run:?}");
         assert!(run.entries >= 1, "{run:?}");
     }
 }
