@@ -24,8 +24,9 @@ const ATTEMPTS: u32 = 3;
 ///    its own target);
 /// 3. the leader stops heartbeating and waits out the leader lease, during which followers
 ///    refuse to vote for anyone;
-/// 4. it sends the target `TimeoutNow`; the target starts an election at once and, being
-///    up to date and the only replica running, wins it;
+/// 4. once the target again holds every entry (the leader kept committing meanwhile), it
+///    sends the target `TimeoutNow`; the target starts an election at once and, being up to
+///    date and the only replica running, wins it;
 /// 5. heartbeats are re-enabled and the holds released whatever happened, so a failed transfer
 ///    leaves a group that elects as usual.
 ///
@@ -65,7 +66,8 @@ impl LeadershipTransfer {
                 "{target_name} is a learner; only a voter can become leader"
             )));
         }
-        self.wait_caught_up(target, target_name).await?;
+        self.wait_caught_up(target, target_name, self.settings.election_timeout_max * 10)
+            .await?;
         let term = metrics.current_term;
         // This replica holds too: should a target's election fail and depose it, it must not
         // run against its own target in the next attempt.
@@ -138,8 +140,13 @@ impl LeadershipTransfer {
         self.settings.election_timeout_max * 2
     }
 
-    async fn wait_caught_up(&self, target: RmNodeId, target_name: &str) -> Result<(), Status> {
-        let deadline = self.settings.election_timeout_max * 10;
+    /// Waits up to `deadline` until `target` has every entry of this leader's log.
+    async fn wait_caught_up(
+        &self,
+        target: RmNodeId,
+        target_name: &str,
+        deadline: Duration,
+    ) -> Result<(), Status> {
         self.raft
             .wait(Some(deadline))
             .metrics(
@@ -177,6 +184,13 @@ impl LeadershipTransfer {
             // Waiting out the lease is the protocol, not a guess: until it lapses every follower
             // refuses votes, so an earlier election could not succeed.
             tokio::time::sleep(lease).await;
+            // The leader keeps committing during the lease, and a target a single entry behind
+            // loses the election to the voters' log check (chaos seed 303, on a loaded machine
+            // where replication lagged): it must have everything before it is asked to run.
+            if let Err(err) = self.wait_caught_up(target, target_name, round).await {
+                tracing::warn!(%target_name, attempt, %err, "target behind before TimeoutNow");
+                continue;
+            }
             if let Err(err) = client.timeout_now(RPCOption::new(round)).await {
                 tracing::warn!(%target_name, attempt, %err, "TimeoutNow failed");
                 continue;
