@@ -68,7 +68,13 @@ async fn probe(shared: &Shared, rm: &RmClientConfig) -> anyhow::Result<()> {
         submit(shared, PROCESS, context).await,
         "the unmanaged application {id} was never acknowledged"
     );
-    let (token, token_ms) = amrm_token(shared, id).await?;
+    let (token, token_ms) = match amrm_token(shared, id).await {
+        Ok(found) => found,
+        Err(err) => {
+            kill(shared, id).await;
+            return Err(err);
+        }
+    };
     let application_id = id.to_string();
     let mut session = Session {
         shared,
@@ -81,8 +87,18 @@ async fn probe(shared: &Shared, rm: &RmClientConfig) -> anyhow::Result<()> {
     while !shared.stopping.is_cancelled() {
         session.one_container().await;
     }
-    session.finish().await;
+    if !session.finish().await {
+        kill(shared, id).await;
+    }
     Ok(())
+}
+
+/// Kills the probe's application when the probe cannot end it itself, so that no acknowledged
+/// application is left for the run to wait on; a failure is only logged.
+async fn kill(shared: &Shared, id: yarn_proto::ids::ApplicationId) {
+    if let Err(err) = shared.client.kill_application(id).await {
+        tracing::warn!("the token probe could not kill its application {id}: {err}");
+    }
 }
 
 /// Polls the owner's report of `id` until it carries the attempt's AMRMToken; returns it with
@@ -215,14 +231,15 @@ impl Session<'_> {
         self.shared.recorder.complete(pending, outcome);
     }
 
-    /// Unregisters SUCCEEDED so that the application ends like the workload's.
-    async fn finish(&mut self) {
+    /// Unregisters SUCCEEDED so that the application ends like the workload's; returns
+    /// whether the RM confirmed it.
+    async fn finish(&mut self) -> bool {
         let (pending, before) = self.invoke("finish");
         let result = self
             .am
             .finish(pb::FinalApplicationStatusProto::AppSucceeded, "", "")
             .await;
-        self.complete(pending, &before, result);
+        self.complete(pending, &before, result)
     }
 
     /// Notes an ApplicationMasterProtocol call `rpc` presenting the AMRMToken held now, which
