@@ -50,3 +50,18 @@ impl ClusterView {
             .collect()
     }
 }
+
+#[cfg(test)]
+impl ClusterView {
+    /// rm1-rm3 and nm1-nm2 with `running` up and `leader` leading, for the fault planners'
+    /// tests.
+    pub(crate) fn of_three_rms(running: &[&str], leader: Option<&str>) -> Self {
+        Self {
+            rms: vec!["rm1".into(), "rm2".into(), "rm3".into()],
+            nms: vec!["nm1".into(), "nm2".into()],
+            leader: leader.map(str::to_owned),
+            running: running.iter().map(|id| (*id).to_owned()).collect(),
+            failpoints_missing: None,
+        }
+    }
+}

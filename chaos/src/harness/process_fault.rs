@@ -125,13 +125,7 @@ mod tests {
     use super::*;
 
     fn view(running: &[&str], leader: Option<&str>) -> ClusterView {
-        ClusterView {
-            rms: vec!["rm1".into(), "rm2".into(), "rm3".into()],
-            nms: vec!["nm1".into(), "nm2".into()],
-            leader: leader.map(str::to_owned),
-            running: running.iter().map(|id| (*id).to_owned()).collect(),
-            failpoints_missing: None,
-        }
+        ClusterView::of_three_rms(running, leader)
     }
 
     const ALL: &[&str] = &["rm1", "rm2", "rm3", "nm1", "nm2"];
