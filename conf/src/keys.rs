@@ -192,6 +192,30 @@ pub const CLIENT_NODEMANAGER_CONNECT_RETRY_INTERVAL_MS: Key = Key::new(
 pub const YARN_ACL_ENABLE: Key = Key::new("yarn.acl.enable", "false", KeyKind::Bool);
 /// Who may administer the cluster, in `users groups` ACL form.
 pub const YARN_ADMIN_ACL: Key = Key::new("yarn.admin.acl", "*", KeyKind::String);
+/// How a user's groups are found for group entries of ACLs: a Hadoop mapping class name.
+pub const HADOOP_SECURITY_GROUP_MAPPING: Key = Key::new(
+    "hadoop.security.group.mapping",
+    "org.apache.hadoop.security.JniBasedUnixGroupsMappingWithFallback",
+    KeyKind::String,
+);
+/// Fixed groups for some users, ahead of the mapping: `user=group1,group2;user2=;`.
+pub const HADOOP_USER_GROUP_STATIC_MAPPING_OVERRIDES: Key = Key::new(
+    "hadoop.user.group.static.mapping.overrides",
+    "dr.who=;",
+    KeyKind::String,
+);
+/// How long a user's groups are remembered.
+pub const HADOOP_SECURITY_GROUPS_CACHE_SECS: Key = Key::new(
+    "hadoop.security.groups.cache.secs",
+    "300",
+    KeyKind::Duration,
+);
+/// How long a user found in no group is remembered as such.
+pub const HADOOP_SECURITY_GROUPS_NEGATIVE_CACHE_SECS: Key = Key::new(
+    "hadoop.security.groups.negative-cache.secs",
+    "30",
+    KeyKind::Duration,
+);
 /// The pause between two asynchronous scheduling passes of the leader. Hadoop reads it from
 /// `capacity-scheduler.xml`; here it is a `yarn-site.xml` setting of each replica, since it
 /// only paces the leader and need not be replicated.
@@ -474,6 +498,10 @@ pub const ALL: &[Key] = &[
     NM_CONTAINER_QUEUING_MAX_QUEUE_LENGTH,
     YARN_ACL_ENABLE,
     YARN_ADMIN_ACL,
+    HADOOP_SECURITY_GROUP_MAPPING,
+    HADOOP_USER_GROUP_STATIC_MAPPING_OVERRIDES,
+    HADOOP_SECURITY_GROUPS_CACHE_SECS,
+    HADOOP_SECURITY_GROUPS_NEGATIVE_CACHE_SECS,
     SCHEDULER_ASYNC_SCHEDULING_INTERVAL_MS,
     SCHEDULER_MINIMUM_ALLOCATION_MB,
     SCHEDULER_MAXIMUM_ALLOCATION_MB,
@@ -527,7 +555,13 @@ mod tests {
         let names: BTreeSet<&str> = ALL.iter().map(|key| key.name.as_ref()).collect();
         assert_eq!(names.len(), ALL.len(), "a key is declared twice in ALL");
         for name in names {
-            assert!(name.starts_with("yarn."), "{name} is not under yarn.");
+            // hadoop.* keys are Hadoop's core-site ones the ResourceManager reads (groups).
+            assert!(
+                name.starts_with("yarn.")
+                    || name.starts_with("hadoop.security.group")
+                    || name.starts_with("hadoop.user.group."),
+                "{name} is not under yarn. or Hadoop's group keys"
+            );
         }
     }
 

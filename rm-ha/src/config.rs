@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use yarn_conf::{ConfError, Configuration, Key, KeyKind, RmHaConfig, keys};
-use yarn_security::KeyRollingSchedule;
+use yarn_security::{Groups, KeyRollingSchedule};
 
 use yarn_scheduler::{SchedulerError, SchedulerSettings};
 
@@ -44,8 +44,6 @@ pub struct RmConfig {
     pub container_allocation_expiry: Duration,
     /// `yarn.acl.enable`.
     pub acl_enabled: bool,
-    /// `yarn.admin.acl`, in Hadoop's "users groups" syntax.
-    pub admin_acl: String,
     /// Whether Raft replaces a lost leader by itself; manual transitions then need
     /// `--forcemanual`.
     pub automatic_failover: bool,
@@ -122,7 +120,6 @@ impl RmConfig {
             container_allocation_expiry: conf
                 .get_duration(&keys::RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS)?,
             acl_enabled: conf.get_bool(&keys::YARN_ACL_ENABLE)?,
-            admin_acl: conf.get_string(&keys::YARN_ADMIN_ACL)?,
             automatic_failover: conf.get_bool(&keys::RM_HA_AUTOMATIC_FAILOVER_ENABLED)?,
             raft: RaftSettings {
                 heartbeat_interval: conf.get_duration(&keys::RM_HA_RAFT_HEARTBEAT_INTERVAL_MS)?,
@@ -136,6 +133,7 @@ impl RmConfig {
             queues: QueueConfigSource {
                 file: None,
                 settings: scheduler_settings(conf)?,
+                groups: Groups::from_conf(conf)?,
             },
             opportunistic: OpportunisticSettings::from_conf(conf)?,
             rm_id,

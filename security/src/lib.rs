@@ -45,6 +45,13 @@ pub use role::Role;
 pub use tls::{Credentials, install_crypto_provider};
 pub use tls_config::{TlsConfig, TlsFiles};
 
+// Users' groups for the group entries of ACLs.
+mod group_mapping;
+mod groups;
+
+pub use group_mapping::GroupMapping;
+pub use groups::Groups;
+
 // Tokens and master keys: pure (no clock, no I/O; randomness only in `MasterKey::generate`).
 mod epoch_millis;
 mod issued_tokens;

@@ -56,20 +56,21 @@ impl ApplicationAccess {
     pub fn check_modify(
         &self,
         user: &str,
+        groups: &[String],
         operation: &str,
         application: &str,
         scheduler: &CapacityScheduler,
     ) -> Result<(), String> {
         let settings = scheduler.configuration().settings();
         let allowed = user == self.owner
-            || settings.is_admin(user, &[])
+            || settings.is_admin(user, groups)
             || scheduler
-                .check_access(&self.queue, QueueAcl::AdministerQueue, user, &[])
+                .check_access(&self.queue, QueueAcl::AdministerQueue, user, groups)
                 .is_ok()
             || self
                 .modify_acl
                 .as_deref()
-                .is_some_and(|acl| AccessControlList::parse(acl).is_allowed(user, &[]));
+                .is_some_and(|acl| AccessControlList::parse(acl).is_allowed(user, groups));
         if allowed {
             return Ok(());
         }
@@ -98,7 +99,7 @@ mod tests {
             ("yarn.scheduler.capacity.root.acl_administer_queue", " "),
             (
                 "yarn.scheduler.capacity.root.a.acl_administer_queue",
-                "qadmin",
+                "qadmin qops",
             ),
         ]
         .into_iter()
@@ -106,7 +107,7 @@ mod tests {
         .collect();
         let settings = SchedulerSettings {
             acl_enable: true,
-            admin_acl: AccessControlList::parse("root"),
+            admin_acl: AccessControlList::parse("root admins"),
             ..SchedulerSettings::default()
         };
         CapacityScheduler::new(
@@ -142,13 +143,14 @@ mod tests {
         let plain = ApplicationAccess::of(&record(None));
         for user in ["alice", "root", "qadmin"] {
             assert_eq!(
-                plain.check_modify(user, "MODIFY_APP", "app_1", &scheduler),
+                plain.check_modify(user, &[], "MODIFY_APP", "app_1", &scheduler),
                 Ok(())
             );
         }
         let refusal = plain
             .check_modify(
                 "mallory",
+                &groups(&["staff"]),
                 "MOVE_APPLICATION_ACROSS_QUEUES",
                 "app_1",
                 &scheduler,
@@ -162,15 +164,44 @@ mod tests {
         );
         assert!(refusal.contains("root.a"), "{refusal}");
 
-        let shared = ApplicationAccess::of(&record(Some("bob,carol")));
+        let shared = ApplicationAccess::of(&record(Some("bob,carol reviewers")));
         assert_eq!(
-            shared.check_modify("carol", "MODIFY_APP", "app_1", &scheduler),
+            shared.check_modify("carol", &[], "MODIFY_APP", "app_1", &scheduler),
             Ok(())
         );
         assert!(
             shared
-                .check_modify("mallory", "MODIFY_APP", "app_1", &scheduler)
+                .check_modify(
+                    "mallory",
+                    &groups(&["staff"]),
+                    "MODIFY_APP",
+                    "app_1",
+                    &scheduler
+                )
                 .is_err()
         );
+    }
+
+    #[test]
+    fn groups_named_by_the_admin_queue_or_modify_lists_pass() {
+        let scheduler = scheduler();
+        let shared = ApplicationAccess::of(&record(Some("bob reviewers")));
+        for group in ["admins", "qops", "reviewers"] {
+            assert_eq!(
+                shared.check_modify(
+                    "mallory",
+                    &groups(&["staff", group]),
+                    "MODIFY_APP",
+                    "app_1",
+                    &scheduler
+                ),
+                Ok(()),
+                "a member of {group}"
+            );
+        }
+    }
+
+    fn groups(names: &[&str]) -> Vec<String> {
+        names.iter().map(|name| name.to_string()).collect()
     }
 }

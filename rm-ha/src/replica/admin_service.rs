@@ -21,7 +21,6 @@ use yarn_proto::pb::{
 };
 use yarn_security::{Authorizer, Caller, Role};
 
-use super::admin_acl::AdminAcl;
 use super::leader_gate::{LeaderGate, Serving};
 use super::leadership::leader_rm_id;
 use super::leadership_transfer::LeadershipTransfer;
@@ -48,8 +47,6 @@ pub(crate) struct AdminService {
     pub(crate) raft: Raft<RmTypeConfig>,
     pub(crate) gate: LeaderGate,
     pub(crate) authorizer: Authorizer,
-    pub(crate) acl: AdminAcl,
-    pub(crate) acl_source: String,
     pub(crate) transfer: LeadershipTransfer,
     /// Bound on a learner catching up before it is made a voter.
     pub(crate) catch_up_timeout: Duration,
@@ -62,20 +59,39 @@ pub(crate) struct AdminService {
 }
 
 impl AdminService {
-    fn authorize<T>(&self, request: &Request<T>) -> Result<(), Status> {
-        match self
+    /// Checks `yarn.admin.acl` whatever `yarn.acl.enable` says, as YARN's admin service does;
+    /// group entries match the groups `hadoop.security.group.mapping` finds for the caller.
+    async fn authorize<T>(&self, request: &Request<T>) -> Result<(), Status> {
+        let Caller::Peer(identity) = self
             .authorizer
             .authorize(request, &[Role::User], ENDPOINT)?
-        {
-            Caller::Peer(identity) if !self.acl.allows(&identity.name) => {
-                Err(Status::permission_denied(format!(
-                    "user {} is not allowed to administer the ResourceManager \
-                     (yarn.admin.acl = {:?})",
-                    identity.name, self.acl_source
-                )))
-            }
-            Caller::Peer(_) | Caller::Anonymous => Ok(()),
+        else {
+            return Ok(());
+        };
+        let acl = &self.queues.settings.admin_acl;
+        if acl.is_allowed(&identity.name, &[]) {
+            return Ok(());
         }
+        let groups = self.queues.groups.clone();
+        let user = identity.name.clone();
+        // The host's name service may block; a lookup that panicked counts as no groups.
+        let groups = tokio::task::spawn_blocking(move || groups.groups_of(&user))
+            .await
+            .unwrap_or_default();
+        if acl.is_allowed(&identity.name, &groups) {
+            return Ok(());
+        }
+        Err(Status::permission_denied(format!(
+            "user {} (groups: {}) is not allowed to administer the ResourceManager \
+             (yarn.admin.acl = {:?})",
+            identity.name,
+            if groups.is_empty() {
+                "none".to_string()
+            } else {
+                groups.join(",")
+            },
+            acl.to_string()
+        )))
     }
 
     fn metrics(&self) -> RaftMetrics<RmNodeId, RmNode> {
@@ -130,7 +146,7 @@ impl ResourceManagerAdministrationProtocol for AdminService {
         &self,
         request: Request<HaServiceStatusRequestProto>,
     ) -> Result<Response<HaServiceStatusResponseProto>, Status> {
-        self.authorize(&request)?;
+        self.authorize(&request).await?;
         let metrics = self.metrics();
         let state = match self.gate.serving() {
             Serving::Leader { .. } => HaServiceStateProto::Active,
@@ -164,7 +180,7 @@ impl ResourceManagerAdministrationProtocol for AdminService {
         &self,
         request: Request<GetStateDigestRequestProto>,
     ) -> Result<Response<GetStateDigestResponseProto>, Status> {
-        self.authorize(&request)?;
+        self.authorize(&request).await?;
         let digest = self.state.digest().map_err(|err| {
             Status::internal(format!("{} cannot digest its state: {err}", self.rm_id))
         })?;
@@ -183,7 +199,7 @@ impl ResourceManagerAdministrationProtocol for AdminService {
         &self,
         request: Request<MonitorHealthRequestProto>,
     ) -> Result<Response<MonitorHealthResponseProto>, Status> {
-        self.authorize(&request)?;
+        self.authorize(&request).await?;
         let metrics = self.metrics();
         if let Err(fatal) = &metrics.running_state {
             return Err(Status::failed_precondition(format!(
@@ -204,7 +220,7 @@ impl ResourceManagerAdministrationProtocol for AdminService {
         &self,
         request: Request<RefreshQueuesRequestProto>,
     ) -> Result<Response<RefreshQueuesResponseProto>, Status> {
-        self.authorize(&request)?;
+        self.authorize(&request).await?;
         // Validation runs against everything committed so far, so it sees every application
         // that could hold on to a queue being removed.
         self.proposer.read_barrier().await?;
@@ -249,7 +265,7 @@ impl ResourceManagerAdministrationProtocol for AdminService {
         &self,
         request: Request<RefreshNodesRequestProto>,
     ) -> Result<Response<RefreshNodesResponseProto>, Status> {
-        self.authorize(&request)?;
+        self.authorize(&request).await?;
         self.gate.require_leader()?;
         Err(Status::unimplemented(format!(
             "refreshNodes arrives with the work item \"{SCHEDULER_WORK_ITEM}\""
@@ -260,7 +276,7 @@ impl ResourceManagerAdministrationProtocol for AdminService {
         &self,
         request: Request<RefreshAdminAclsRequestProto>,
     ) -> Result<Response<RefreshAdminAclsResponseProto>, Status> {
-        self.authorize(&request)?;
+        self.authorize(&request).await?;
         self.gate.require_leader()?;
         Err(Status::unimplemented(
             "refreshAdminAcls is not supported: yarn.admin.acl is read when a replica starts; \
@@ -272,7 +288,7 @@ impl ResourceManagerAdministrationProtocol for AdminService {
         &self,
         request: Request<GetClusterMembershipRequestProto>,
     ) -> Result<Response<GetClusterMembershipResponseProto>, Status> {
-        self.authorize(&request)?;
+        self.authorize(&request).await?;
         Ok(Response::new(self.membership()))
     }
 
@@ -280,7 +296,7 @@ impl ResourceManagerAdministrationProtocol for AdminService {
         &self,
         request: Request<AddRaftMemberRequestProto>,
     ) -> Result<Response<AddRaftMemberResponseProto>, Status> {
-        self.authorize(&request)?;
+        self.authorize(&request).await?;
         self.gate.require_leader()?;
         let member = request.into_inner().member.ok_or_else(|| {
             Status::invalid_argument("AddRaftMember: the member field is required")
@@ -340,7 +356,7 @@ impl ResourceManagerAdministrationProtocol for AdminService {
         &self,
         request: Request<RemoveRaftMemberRequestProto>,
     ) -> Result<Response<RemoveRaftMemberResponseProto>, Status> {
-        self.authorize(&request)?;
+        self.authorize(&request).await?;
         self.gate.require_leader()?;
         let rm_id = request.into_inner().rm_id;
         let rm_id = valid_rm_id(&rm_id)?;
@@ -376,7 +392,7 @@ impl ResourceManagerAdministrationProtocol for AdminService {
         &self,
         request: Request<TransferLeadershipRequestProto>,
     ) -> Result<Response<TransferLeadershipResponseProto>, Status> {
-        self.authorize(&request)?;
+        self.authorize(&request).await?;
         self.gate.require_leader()?;
         let target = request.into_inner().target_rm_id;
         let target = valid_rm_id(&target)?;

@@ -64,16 +64,23 @@ impl ClientService {
 
     /// YARN's MODIFY_APP check of `user` performing `operation` on application `id`; returns
     /// the application's access rules.
-    fn check_modify_access(
+    async fn check_modify_access(
         &self,
         user: &str,
         operation: &str,
         id: ApplicationId,
     ) -> Result<ApplicationAccess, Status> {
         let access = self.application(id, ApplicationAccess::of)?;
+        let groups = self.groups_of(user).await;
         let epoch = self.state.read(|state| state.epoch);
         let verdict = self.scheduler.with(epoch, |leader| {
-            access.check_modify(user, operation, &id.to_string(), leader.scheduler())
+            access.check_modify(
+                user,
+                &groups,
+                operation,
+                &id.to_string(),
+                leader.scheduler(),
+            )
         });
         match verdict {
             Some(Ok(())) => Ok(access),
@@ -87,7 +94,7 @@ impl ClientService {
     /// client waits. Everything else (unknown or stopped queue, application limits) is left to
     /// admission, which records the rejection in the application's diagnostics, as in YARN. A
     /// resubmission of a stored application is not checked again: it is acknowledged as is.
-    fn check_submission(
+    async fn check_submission(
         &self,
         id: ApplicationId,
         record: &ApplicationRecord,
@@ -98,12 +105,13 @@ impl ClientService {
         if self.application(id, |_| ()).is_ok() {
             return Ok(());
         }
+        let groups = self.groups_of(&record.user).await;
         let epoch = self.state.read(|state| state.epoch);
         let nodes = self.nodes.with(epoch, |tracker| tracker.schedulable());
         let checked =
             self.scheduler
                 .with_reconciled(epoch, &self.state, &self.queues, &nodes, |leader| {
-                    leader.check_submission(id, record)
+                    leader.check_submission(id, record, &groups)
                 });
         match checked {
             Ok((Err(err @ SchedulerError::AccessDenied { .. }), _)) => {
@@ -130,6 +138,16 @@ impl ClientService {
                 Caller::Anonymous => "dr.who".to_owned(),
             },
         )
+    }
+
+    /// The groups of `user` for ACL checks, looked up off the async workers because the host's
+    /// name service may block. A lookup that panicked counts as no groups: ACLs fail closed.
+    async fn groups_of(&self, user: &str) -> Vec<String> {
+        let groups = self.queues.groups.clone();
+        let user = user.to_owned();
+        tokio::task::spawn_blocking(move || groups.groups_of(&user))
+            .await
+            .unwrap_or_default()
     }
 }
 
@@ -230,7 +248,7 @@ impl ApplicationClientProtocol for ClientService {
         let id = ApplicationId::try_from(id_proto)
             .map_err(|err| Status::invalid_argument(format!("SubmitApplication: {err}")))?;
         let record = application_record(user, &context, id.id, now_ms(), self.max_attempts);
-        self.check_submission(id, &record)?;
+        self.check_submission(id, &record).await?;
         let command = RmCommand::V1(CommandV1::SubmitApplication {
             cluster_timestamp_ms: id.cluster_timestamp,
             application: record,
@@ -318,7 +336,7 @@ impl ApplicationClientProtocol for ClientService {
         let body = request.into_inner();
         let id = application_id(body.application_id, "ForceKillApplication")?;
         self.proposer.read_barrier().await?;
-        self.check_modify_access(&user, "MODIFY_APP", id)?;
+        self.check_modify_access(&user, "MODIFY_APP", id).await?;
         let diagnostics = if body.diagnostics.is_empty() {
             format!("Application {id} was killed by user {user}")
         } else {
@@ -416,12 +434,13 @@ impl ApplicationClientProtocol for ClientService {
     ) -> Result<Response<pb::GetQueueUserAclsInfoResponseProto>, Status> {
         let user = self.user(&request)?;
         self.proposer.read_barrier().await?;
+        let groups = self.groups_of(&user).await;
         let epoch = self.state.read(|state| state.epoch);
         let nodes = self.nodes.with(epoch, |tracker| tracker.schedulable());
         let (queue_user_acls, _) = self
             .scheduler
             .with_reconciled(epoch, &self.state, &self.queues, &nodes, |leader| {
-                queue_user_acls(leader.scheduler(), &user)
+                queue_user_acls(leader.scheduler(), &user, &groups)
             })
             .map_err(|err| Status::failed_precondition(err.to_string()))?;
         Ok(Response::new(pb::GetQueueUserAclsInfoResponseProto {
@@ -450,7 +469,9 @@ impl ApplicationClientProtocol for ClientService {
                 application_state(state).as_str_name()
             )));
         }
-        self.check_modify_access(&user, "MOVE_APPLICATION_ACROSS_QUEUES", id)?;
+        self.check_modify_access(&user, "MOVE_APPLICATION_ACROSS_QUEUES", id)
+            .await?;
+        let groups = self.groups_of(&user).await;
         let epoch = self.state.read(|state| state.epoch);
         let nodes = self.nodes.with(epoch, |tracker| tracker.schedulable());
         let (checked, _) = self
@@ -458,7 +479,7 @@ impl ApplicationClientProtocol for ClientService {
             .with_reconciled(epoch, &self.state, &self.queues, &nodes, |leader| {
                 let scheduler = leader.scheduler();
                 let path = scheduler.check_move(id, &body.target_queue)?;
-                scheduler.check_access(&path, QueueAcl::SubmitApplications, &user, &[])?;
+                scheduler.check_access(&path, QueueAcl::SubmitApplications, &user, &groups)?;
                 Ok::<_, SchedulerError>(path)
             })
             .map_err(|err| Status::failed_precondition(err.to_string()))?;
@@ -533,7 +554,7 @@ impl ApplicationClientProtocol for ClientService {
         )?;
         self.proposer.read_barrier().await?;
         let id = attempt.application_id;
-        self.check_modify_access(&user, "MODIFY_APP", id)?;
+        self.check_modify_access(&user, "MODIFY_APP", id).await?;
         let command = RmCommand::V1(CommandV1::FailApplicationAttempt {
             application_seq: id.id,
             attempt_id: attempt.attempt_id,
@@ -587,7 +608,8 @@ impl ApplicationClientProtocol for ClientService {
                 application_state(state).as_str_name()
             )));
         }
-        self.check_modify_access(&user, "UPDATE_APPLICATION_PRIORITY", id)?;
+        self.check_modify_access(&user, "UPDATE_APPLICATION_PRIORITY", id)
+            .await?;
         let epoch = self.state.read(|state| state.epoch);
         let maximum = self
             .scheduler
@@ -644,8 +666,13 @@ fn scheduler_refusal(rpc: &str, err: &SchedulerError) -> Status {
     }
 }
 
-/// The rights `user` holds on every queue, parents first, as YARN's `getQueueUserAcls`.
-fn queue_user_acls(scheduler: &CapacityScheduler, user: &str) -> Vec<pb::QueueUserAclInfoProto> {
+/// The rights `user`, a member of `groups`, holds on every queue, parents first, as YARN's
+/// `getQueueUserAcls`.
+fn queue_user_acls(
+    scheduler: &CapacityScheduler,
+    user: &str,
+    groups: &[String],
+) -> Vec<pb::QueueUserAclInfoProto> {
     scheduler
         .queue_infos()
         .into_iter()
@@ -663,7 +690,7 @@ fn queue_user_acls(scheduler: &CapacityScheduler, user: &str) -> Vec<pb::QueueUs
             .into_iter()
             .filter(|(acl, _)| {
                 scheduler
-                    .check_access(&queue.queue_path, *acl, user, &[])
+                    .check_access(&queue.queue_path, *acl, user, groups)
                     .is_ok()
             })
             .map(|(_, proto)| proto.into())

@@ -9,7 +9,6 @@
 //!                                                       (one CancellationToken per leadership)
 //! ```
 
-mod admin_acl;
 mod admin_service;
 mod am_launcher;
 mod am_liveness_monitor;
@@ -32,6 +31,5 @@ mod reissued_container_ids;
 mod resource_manager;
 mod resource_tracker_service;
 
-pub use admin_acl::AdminAcl;
 pub use leader_gate::{LeaderGate, Serving};
 pub use resource_manager::{ResourceManager, RmListeners};

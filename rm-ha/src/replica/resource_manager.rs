@@ -18,7 +18,6 @@ use yarn_proto::pb::resource_manager_administration_protocol_server::ResourceMan
 use yarn_proto::pb::resource_tracker_server::ResourceTrackerServer;
 use yarn_security::{Authorizer, ChannelOptions, Incoming, TlsConfig};
 
-use super::admin_acl::AdminAcl;
 use super::admin_service::AdminService;
 use super::application_master_service::ApplicationMasterService;
 use super::client_service::ClientService;
@@ -249,8 +248,6 @@ impl ResourceManager {
             raft: raft.clone(),
             gate: gate("admin", |e| &e.admin),
             authorizer,
-            acl: AdminAcl::parse(&config.admin_acl),
-            acl_source: config.admin_acl.clone(),
             transfer: LeadershipTransfer {
                 raft: raft.clone(),
                 network,

@@ -7,6 +7,7 @@ use yarn_opportunistic::{OpportunisticAsk, OpportunisticPlacement, RemoteNode};
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_proto::pb;
 use yarn_scheduler::{Allocation, CapacityScheduler, Resource, ResourceRequest, SchedulerError};
+use yarn_security::Groups;
 
 use super::{OpportunisticScheduling, QueueConfigSource};
 use crate::Error;
@@ -137,7 +138,7 @@ impl LeaderScheduler {
     ) -> Vec<Admission> {
         self.reconcile_configuration(state, source);
         self.reconcile_nodes(nodes);
-        let admissions = self.reconcile_applications(state);
+        let admissions = self.reconcile_applications(state, &source.groups);
         self.reconcile_containers(state);
         self.reconcile_promotions(state);
         let scheduler = &self.scheduler;
@@ -148,8 +149,8 @@ impl LeaderScheduler {
     }
 
     /// YARN's checks made while the submitting client waits (see
-    /// [`CapacityScheduler::check_submission`]) for `application`, not yet stored, as its owner
-    /// would submit it.
+    /// [`CapacityScheduler::check_submission`]) for `application`, not yet stored, as its owner,
+    /// a member of `groups`, would submit it.
     ///
     /// # Errors
     ///
@@ -158,11 +159,17 @@ impl LeaderScheduler {
         &self,
         id: ApplicationId,
         application: &ApplicationRecord,
+        groups: &[String],
     ) -> Result<(), SchedulerError> {
         let context = submission_context(application);
         let am_resource = (!context.unmanaged_am).then(|| am_resource(&context));
-        self.scheduler
-            .check_submission(id, &application.queue, &application.user, &[], am_resource)
+        self.scheduler.check_submission(
+            id,
+            &application.queue,
+            &application.user,
+            groups,
+            am_resource,
+        )
     }
 
     /// Takes the current attempt's OPPORTUNISTIC asks (replacing those of the same key and
@@ -360,7 +367,7 @@ impl LeaderScheduler {
         }
     }
 
-    fn reconcile_applications(&mut self, state: &RmState) -> Vec<Admission> {
+    fn reconcile_applications(&mut self, state: &RmState, groups: &Groups) -> Vec<Admission> {
         let mut admissions = Vec::new();
         for application in state.applications.values() {
             let id = ApplicationId::new(state.cluster_timestamp_ms, application.sequence);
@@ -382,7 +389,7 @@ impl LeaderScheduler {
                             queue: status.queue,
                             priority: status.priority,
                         },
-                        None => self.admit(id, application),
+                        None => self.admit(id, application, groups),
                     };
                     admissions.push(admission);
                 }
@@ -398,8 +405,15 @@ impl LeaderScheduler {
         admissions
     }
 
-    /// YARN's admission of a new application, then its first attempt.
-    fn admit(&mut self, id: ApplicationId, application: &ApplicationRecord) -> Admission {
+    /// YARN's admission of a new application, then its first attempt. The submitting user's
+    /// groups are looked up here, on the leader, as YARN's scheduler does; only the verdict is
+    /// replicated, so every replica agrees on it whatever its own host knows of the user.
+    fn admit(
+        &mut self,
+        id: ApplicationId,
+        application: &ApplicationRecord,
+        groups: &Groups,
+    ) -> Admission {
         let application_seq = application.sequence;
         let context = submission_context(application);
         let requested_priority = context.priority.map(|priority| priority.priority);
@@ -407,7 +421,7 @@ impl LeaderScheduler {
             id,
             &application.queue,
             &application.user,
-            &[],
+            &groups.groups_of(&application.user),
             requested_priority,
         ) {
             Ok(accepted) => accepted,
@@ -668,10 +682,17 @@ mod tests {
                 acl_enable: true,
                 ..SchedulerSettings::default()
             },
+            groups: Groups::fixed(BTreeMap::from([
+                (
+                    "dora".to_string(),
+                    vec!["staff".to_string(), "a-team".to_string()],
+                ),
+                ("bob".to_string(), vec!["staff".to_string()]),
+            ])),
         }
     }
 
-    /// `root.a` (open to alice only) and `root.b` (in `b_state`), 50% each.
+    /// `root.a` (open to alice and group a-team) and `root.b` (in `b_state`), 50% each.
     fn two_queues(b_state: &str) -> BTreeMap<String, String> {
         properties(&[
             ("root.queues", "a,b"),
@@ -681,7 +702,7 @@ mod tests {
             ("root.b.state", b_state),
             ("root.acl_submit_applications", " "),
             ("root.acl_administer_queue", " "),
-            ("root.a.acl_submit_applications", "alice"),
+            ("root.a.acl_submit_applications", "alice a-team"),
             ("root.b.acl_submit_applications", "*"),
         ])
     }
@@ -846,6 +867,17 @@ mod tests {
         assert!(admissions.is_empty());
         assert_eq!(successor.scheduler().cluster_used(), Resource::new(2048, 1));
         assert!(successor.schedule(NOW, &[]).allocations.is_empty());
+    }
+
+    #[test]
+    fn admission_lets_in_a_member_of_a_group_the_queue_acl_names() {
+        let mut state = state(two_queues("RUNNING"));
+        let member = submit(&mut state, "dora", "a", 1024);
+        let (_, admissions) = LeaderScheduler::rebuild(&state, &source(), &nodes(1)).unwrap();
+        assert!(
+            matches!(verdict(&admissions, member), Admission::Accepted { queue, .. } if queue == "root.a"),
+            "dora is in a-team: {admissions:?}"
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use yarn_conf::Configuration;
 use yarn_scheduler::{CapacitySchedulerConfiguration, SchedulerSettings};
+use yarn_security::Groups;
 
 use crate::Error;
 
@@ -27,6 +28,8 @@ pub struct QueueConfigSource {
     pub file: Option<PathBuf>,
     /// Allocation limits, maximum priority and ACL switches from `yarn-site.xml`.
     pub settings: SchedulerSettings,
+    /// Where the users named in ACL checks get their groups from (`hadoop.security.group*`).
+    pub groups: Groups,
 }
 
 impl QueueConfigSource {
@@ -111,6 +114,7 @@ mod tests {
         QueueConfigSource {
             file,
             settings: SchedulerSettings::default(),
+            groups: Groups::fixed(BTreeMap::new()),
         }
     }
 

@@ -96,6 +96,7 @@ mod tests {
         QueueConfigSource {
             file: None,
             settings: SchedulerSettings::default(),
+            groups: yarn_security::Groups::fixed(Default::default()),
         }
     }
 

@@ -199,3 +199,47 @@ async fn submissions_are_admitted_their_am_committed_and_kept_across_a_failover(
         cluster.stop(index).await;
     }
 }
+
+/// Group entries of ACLs match the groups `hadoop.security.group.mapping` (here its static
+/// overrides) finds for the caller: alice may submit to a queue that names only her group, and
+/// mallory may administer the cluster through hers while her own name is in no list.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn group_entries_of_queue_and_admin_acls_admit_members_of_those_groups() {
+    let mut cluster = Cluster::new(
+        3,
+        0,
+        &[
+            ("yarn.acl.enable", "true"),
+            ("yarn.admin.acl", "alice admins"),
+            (
+                "hadoop.user.group.static.mapping.overrides",
+                "alice=analysts;mallory=staff,admins",
+            ),
+        ],
+    )
+    .await;
+    cluster.start_configured().await;
+    let mut queues = queues();
+    queues.insert(
+        "yarn.scheduler.capacity.root.c.acl_submit_applications".to_owned(),
+        "bob analysts".to_owned(),
+    );
+    set_queue_configuration(&cluster, queues).await;
+    register_node(&cluster, 8192, 8).await;
+
+    let (member, answer) = try_submit(&cluster, "c", 1024).await;
+    answer.expect("alice is in analysts, which root.c names");
+    let accepted = report_in(&cluster, member, YarnApplicationStateProto::Accepted).await;
+    assert_eq!(accepted.queue, "root.c");
+
+    let leader = cluster.serving_leader(None).await;
+    let mut admin = cluster.admin(leader, "mallory").await;
+    admin
+        .get_service_status(pb::HaServiceStatusRequestProto {})
+        .await
+        .expect("mallory is in admins, which yarn.admin.acl names");
+
+    for index in 0..3 {
+        cluster.stop(index).await;
+    }
+}
