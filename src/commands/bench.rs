@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use yarn_chaos::bench::{
-    self, AllocateAmOptions, AllocateBenchOptions, RaftBenchOptions, SchedulerBenchShape,
+    self, AllocateAmOptions, AllocateBenchOptions, AskPath, RaftBenchOptions, SchedulerBenchShape,
 };
 use yarn_conf::Configuration;
 
@@ -77,11 +77,13 @@ fn scheduler(args: BenchSchedulerArgs) -> anyhow::Result<ExitCode> {
             containers_per_application: args.containers_per_application,
         };
         println!("{}", bench::scheduler_bench(shape)?);
-        let dir = tempfile::tempdir().context("a directory for the benchmark cluster")?;
-        println!(
-            "{}",
-            bench::leader_scheduler_bench(shape, &dir.path().join("cluster"))?
-        );
+        for path in [AskPath::Scheduler, AskPath::AmProtocol] {
+            let dir = tempfile::tempdir().context("a directory for the benchmark cluster")?;
+            println!(
+                "{}",
+                bench::leader_scheduler_bench(shape, path, &dir.path().join("cluster"))?
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

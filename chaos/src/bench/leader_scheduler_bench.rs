@@ -1,5 +1,6 @@
 //! `yarn-ha bench scheduler`, second half: allocations per second through the leader's
-//! scheduling loop, each pass committed as one Raft entry on a three-replica cluster.
+//! scheduling loop and Raft on a three-replica cluster, with the asks put into the leader's
+//! scheduler or sent by ApplicationMasters over the ApplicationMasterProtocol.
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -7,6 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use prost::Message;
 use serde::Serialize;
+use yarn_client::RmClientConfig;
 use yarn_conf::Configuration;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, NodeId};
 use yarn_proto::pb;
@@ -16,8 +18,21 @@ use yarn_rm_ha::state_machine::{
 use yarn_rm_ha::{ResourceManager, RmConfig, Serving};
 use yarn_security::TlsConfig;
 
+use super::am_fleet::AmFleet;
 use super::scheduler_bench::{NODE_CAPABILITY, SchedulerBenchShape, bench_ask, queue_properties};
-use crate::cluster_layout::ClusterLayout;
+use crate::cluster_layout::{ClusterLayout, HARNESS_USER};
+
+/// How the applications' asks reach the leader, and where an allocation counts as done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum AskPath {
+    /// Put straight into the leader's scheduler; an allocation counts once committed. Measures
+    /// the scheduling loop, Raft and apply.
+    Scheduler,
+    /// Sent by one unmanaged ApplicationMaster per application through the
+    /// ApplicationMasterProtocol over mutual TLS; an allocation counts once its AM received
+    /// the container (with its container token) in an allocate response. The full path.
+    AmProtocol,
+}
 
 /// How long the cluster may take to elect a leader, admit the applications, or allocate.
 const DEADLINE: Duration = Duration::from_secs(120);
@@ -30,11 +45,16 @@ const POLL: Duration = Duration::from_millis(5);
 pub struct LeaderSchedulerBenchRun {
     /// The run's shape, as for the core.
     pub shape: SchedulerBenchShape,
-    /// Containers committed, AM containers included.
+    /// How the asks came in.
+    pub path: AskPath,
+    /// Containers committed (AM containers included) or, on [`AskPath::AmProtocol`], received
+    /// by the AMs (unmanaged, so no AM containers).
     pub allocations: usize,
-    /// Raft entries committed while allocating: one per scheduling pass.
+    /// Raft entries applied while allocating: the scheduling loop's, each with at most 10,000
+    /// allocations of one or more passes.
     pub entries: u64,
-    /// From the nodes' arrival to the commit of the last allocation.
+    /// From the nodes' arrival to the commit of the last allocation, or to the last container
+    /// an AM received.
     pub elapsed: Duration,
 }
 
@@ -48,13 +68,15 @@ impl LeaderSchedulerBenchRun {
 /// Runs `shape` through a real leader: three in-process ResourceManager replicas over mutual
 /// TLS with fsync'd sled logs, laid out under `dir` (which must be empty or absent).
 ///
-/// The applications are submitted and admitted through Raft first, with no node registered;
-/// their asks go into the leader's scheduler as the ApplicationMaster protocol puts them; then
-/// every node registers at once (standing in for NodeManagers) and the clock runs until the
-/// leader's scheduling loop has committed every container that fits (all asks, or a full
-/// cluster of 1 GB containers on 64 GB nodes). The figure therefore includes every pass's
-/// decisions, its Raft entry (replicated to both followers, fsync'd on a quorum, applied) and
-/// the reconcile that follows each commit.
+/// The applications are submitted and admitted through Raft first, with no node registered.
+/// Their asks reach the leader by `path`: put into its scheduler as the ApplicationMaster
+/// protocol would, or sent by registered unmanaged AMs (see [`AmFleet`]). Then every node
+/// registers at once (standing in for NodeManagers) and the clock runs until every container
+/// that fits (all asks, or a full cluster of 1 GB containers on 64 GB nodes) is committed, or,
+/// on the AM path, received by its AM. The figure therefore includes every pass's decisions,
+/// its Raft entry (replicated to both followers, fsync'd on a quorum, applied) and the
+/// reconcile that follows each commit; on the AM path also the AMs' heartbeats (every
+/// [`AM_HEARTBEAT`](super::am_fleet::AM_HEARTBEAT)), container tokens and responses.
 ///
 /// # Errors
 ///
@@ -62,6 +84,7 @@ impl LeaderSchedulerBenchRun {
 /// admit or allocate within two minutes.
 pub fn leader_scheduler_bench(
     shape: SchedulerBenchShape,
+    path: AskPath,
     dir: &std::path::Path,
 ) -> anyhow::Result<LeaderSchedulerBenchRun> {
     anyhow::ensure!(shape.queues > 0, "bench scheduler needs at least one queue");
@@ -81,7 +104,9 @@ pub fn leader_scheduler_bench(
                 .with_context(|| format!("starting ResourceManager {}", rm.rm_id))?;
             replicas.push(replica);
         }
-        let outcome = measure(shape, &replicas).await;
+        let client_conf = Configuration::load_dir(&layout.client_conf_dir)?;
+        let rm = RmClientConfig::from_conf(&client_conf)?;
+        let outcome = measure(shape, path, &replicas, &rm).await;
         for replica in replicas {
             replica.shutdown().await?;
         }
@@ -91,7 +116,9 @@ pub fn leader_scheduler_bench(
 
 async fn measure(
     shape: SchedulerBenchShape,
+    path: AskPath,
     replicas: &[ResourceManager],
+    rm: &RmClientConfig,
 ) -> anyhow::Result<LeaderSchedulerBenchRun> {
     let started = Instant::now();
     let (leader, epoch) = wait_for("a leader that has committed its queues", started, || {
@@ -115,7 +142,7 @@ async fn measure(
         },
     )
     .await?;
-    let applications = submit(leader, &shape, &names).await?;
+    let applications = submit(leader, &shape, path, &names).await?;
     wait_for("every application to be admitted", started, || {
         leader
             .state()
@@ -128,21 +155,31 @@ async fn measure(
             .then_some(())
     })
     .await?;
-    let asked = leader
-        .scheduler()
-        .with(epoch, |scheduler| {
-            applications.iter().try_for_each(|&application| {
-                let attempt = ApplicationAttemptId::new(application, 1);
-                scheduler
-                    .scheduler_mut()
-                    .update_asks(attempt, &[bench_ask(shape.containers_per_application)], &[])
-                    .map(|_| ())
-            })
-        })
-        .context("the leader's scheduler is not running")?;
-    asked.context("asking for containers")?;
+    let fleet = match path {
+        AskPath::Scheduler => {
+            let asked = leader
+                .scheduler()
+                .with(epoch, |scheduler| {
+                    applications.iter().try_for_each(|&application| {
+                        let attempt = ApplicationAttemptId::new(application, 1);
+                        let ask = bench_ask(shape.containers_per_application);
+                        scheduler
+                            .scheduler_mut()
+                            .update_asks(attempt, &[ask], &[])
+                            .map(|_| ())
+                    })
+                })
+                .context("the leader's scheduler is not running")?;
+            asked.context("asking for containers")?;
+            None
+        }
+        AskPath::AmProtocol => {
+            Some(AmFleet::start(rm, &applications, shape.containers_per_application).await?)
+        }
+    };
 
-    let wanted = applications.len() * (1 + shape.containers_per_application as usize);
+    let am_containers = usize::from(path == AskPath::Scheduler);
+    let wanted = applications.len() * (am_containers + shape.containers_per_application as usize);
     let fits = shape.nodes * (NODE_CAPABILITY.memory_mb / 1024) as usize;
     let expected_allocations = wanted.min(fits);
     let first_index = last_applied(leader);
@@ -158,19 +195,35 @@ async fn measure(
             tracker.register(node, capability.clone(), 8042, std::time::Instant::now());
         }
     });
-    wait_for("every container that fits to be committed", clock, || {
-        let live = leader
-            .state()
-            .read(|state| state.containers.iter().filter(|r| r.is_live()).count());
-        (live >= expected_allocations).then_some(())
-    })
-    .await?;
-    let elapsed = clock.elapsed();
-    let allocations = leader
-        .state()
-        .read(|state| state.containers.iter().filter(|r| r.is_live()).count());
+    let (allocations, elapsed) = match fleet {
+        None => {
+            wait_for("every container that fits to be committed", clock, || {
+                let live = live_containers(leader);
+                (live >= expected_allocations).then_some(())
+            })
+            .await?;
+            (live_containers(leader), clock.elapsed())
+        }
+        Some(fleet) => {
+            let received = wait_for(
+                "the AMs to receive every container that fits",
+                clock,
+                || {
+                    let received = fleet.received();
+                    (received >= expected_allocations).then_some(received)
+                },
+            )
+            .await;
+            let last = fleet.last_receipt();
+            fleet.stop().await?;
+            let received = received?;
+            let last = last.context("the AMs received no container after the clock started")?;
+            (received, last.saturating_duration_since(clock))
+        }
+    };
     Ok(LeaderSchedulerBenchRun {
         shape,
+        path,
         allocations,
         entries: last_applied(leader).saturating_sub(first_index),
         elapsed,
@@ -178,10 +231,12 @@ async fn measure(
 }
 
 /// Submits the shape's applications (ids reserved in one entry, one entry per submission, all
-/// in flight together) and returns their ids.
+/// in flight together) and returns their ids. For [`AskPath::AmProtocol`] they are unmanaged
+/// and owned by the harness's user, whose client may then read their AMRMTokens.
 async fn submit(
     leader: &ResourceManager,
     shape: &SchedulerBenchShape,
+    path: AskPath,
     queues: &[String],
 ) -> anyhow::Result<Vec<ApplicationId>> {
     let count = u32::try_from(shape.applications)?;
@@ -202,11 +257,16 @@ async fn submit(
                 virtual_cores: 1,
                 ..Default::default()
             }),
+            unmanaged_am: path == AskPath::AmProtocol,
             ..Default::default()
+        };
+        let user = match path {
+            AskPath::Scheduler => format!("user{}", i % 10),
+            AskPath::AmProtocol => HARNESS_USER.to_owned(),
         };
         let application = ApplicationRecord {
             sequence,
-            user: format!("user{}", i % 10),
+            user,
             name: "bench".to_owned(),
             queue: queues[i % queues.len()].clone(),
             application_type: "YARN".to_owned(),
@@ -245,6 +305,12 @@ async fn commit(leader: &ResourceManager, command: CommandV1) -> anyhow::Result<
     Ok(reply.data)
 }
 
+fn live_containers(replica: &ResourceManager) -> usize {
+    replica
+        .state()
+        .read(|state| state.containers.iter().filter(|r| r.is_live()).count())
+}
+
 fn last_applied(replica: &ResourceManager) -> u64 {
     replica
         .raft()
@@ -274,9 +340,13 @@ async fn wait_for<T>(
 
 impl fmt::Display for LeaderSchedulerBenchRun {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = match self.path {
+            AskPath::Scheduler => "through the leader",
+            AskPath::AmProtocol => "through AMs + leader",
+        };
         write!(
             f,
-            "{:>6} nodes {:>4} queues {:>5} apps through the leader: {:>8} allocations in {:>3} \
+            "{:>6} nodes {:>4} queues {:>5} apps {path}: {:>8} allocations in {:>3} \
              Raft entries, {:>9.1} ms, {:>10.0} allocations/s",
             self.shape.nodes,
             self.shape.queues,
@@ -293,8 +363,9 @@ impl fmt::Display for LeaderSchedulerBenchRun {
 mod tests {
     use super::*;
 
+    /// Both paths in one test: two clusters laid out at once could pick the same free port.
     #[test]
-    fn a_small_cluster_commits_every_ask_that_fits_through_the_leader() {
+    fn a_small_cluster_allocates_every_ask_that_fits_on_both_paths() {
         let dir = tempfile::tempdir().unwrap();
         // 2 nodes of 64 GB hold 128 containers of 1 GB; 6 apps ask for 6 x (1 AM + 30).
         let shape = SchedulerBenchShape {
@@ -303,8 +374,21 @@ mod tests {
             applications: 6,
             containers_per_application: 30,
         };
-        let run = leader_scheduler_bench(shape, &dir.path().join("cluster")).unwrap();
+        let run =
+            leader_scheduler_bench(shape, AskPath::Scheduler, &dir.path().join("direct")).unwrap();
         assert_eq!(run.allocations, 128, "{run:?}");
+        assert!(run.entries >= 1, "{run:?}");
+
+        // 1 node holds 64; 4 unmanaged AMs ask for 4 x 20 and receive what fits.
+        let shape = SchedulerBenchShape {
+            nodes: 1,
+            queues: 2,
+            applications: 4,
+            containers_per_application: 20,
+        };
+        let run =
+            leader_scheduler_bench(shape, AskPath::AmProtocol, &dir.path().join("ams")).unwrap();
+        assert_eq!(run.allocations, 64, "{run:?}");
         assert!(run.entries >= 1, "{run:?}");
     }
 }

@@ -33,6 +33,7 @@ mod allocate_bench;
 mod allocate_bench_options;
 mod allocate_bench_report;
 mod allocation_path;
+mod am_fleet;
 mod bench_cluster;
 mod bench_dir;
 mod commit_load;
@@ -67,7 +68,7 @@ pub use allocation_path::AllocationPath;
 pub use bench_cluster::{BenchCluster, REPLICAS};
 pub use failover_trial::STABLE_FOR;
 pub use latency_summary::{LatencySummary, nearest_rank};
-pub use leader_scheduler_bench::{LeaderSchedulerBenchRun, leader_scheduler_bench};
+pub use leader_scheduler_bench::{AskPath, LeaderSchedulerBenchRun, leader_scheduler_bench};
 pub use machine::Machine;
 pub use raft_bench::{WARMUP, raft_bench};
 pub use raft_bench_options::{
