@@ -380,6 +380,20 @@ pub const NM_CONTAINER_QUEUING_MAX_QUEUE_LENGTH: Key = Key::new(
     "15",
     KeyKind::Int,
 );
+/// The smallest queue wait-time limit sent to NodeManagers under the `QUEUE_WAIT_TIME`
+/// comparator.
+pub const NM_CONTAINER_QUEUING_MIN_QUEUE_WAIT_TIME_MS: Key = Key::new(
+    "yarn.resourcemanager.nm-container-queuing.min-queue-wait-time-ms",
+    "10",
+    KeyKind::Int,
+);
+/// The largest queue wait-time limit sent to NodeManagers under the `QUEUE_WAIT_TIME`
+/// comparator.
+pub const NM_CONTAINER_QUEUING_MAX_QUEUE_WAIT_TIME_MS: Key = Key::new(
+    "yarn.resourcemanager.nm-container-queuing.max-queue-wait-time-ms",
+    "100",
+    KeyKind::Int,
+);
 /// How many OPPORTUNISTIC containers a NodeManager may queue; 0 disables queuing.
 pub const NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH: Key = Key::new(
     "yarn.nodemanager.opportunistic-containers-max-queue-length",
@@ -496,6 +510,8 @@ pub const ALL: &[Key] = &[
     NM_CONTAINER_QUEUING_LIMIT_STDEV,
     NM_CONTAINER_QUEUING_MIN_QUEUE_LENGTH,
     NM_CONTAINER_QUEUING_MAX_QUEUE_LENGTH,
+    NM_CONTAINER_QUEUING_MIN_QUEUE_WAIT_TIME_MS,
+    NM_CONTAINER_QUEUING_MAX_QUEUE_WAIT_TIME_MS,
     YARN_ACL_ENABLE,
     YARN_ADMIN_ACL,
     HADOOP_SECURITY_GROUP_MAPPING,

@@ -25,8 +25,9 @@ pub struct OpportunisticSettings {
     pub max_allocations_per_heartbeat: Option<u32>,
     /// `yarn.resourcemanager.nm-container-queuing.sorting-nodes-interval-ms`.
     pub sorting_interval: Duration,
-    /// The queue limit sent to NodeManagers: comparator, `queue-limit-stdev`,
-    /// `min-queue-length` and `max-queue-length`.
+    /// The queue limit sent to NodeManagers: comparator, `queue-limit-stdev`, and the bounds
+    /// of the comparator's metric (`min-`/`max-queue-length`, or `min-`/`max-queue-wait-time-ms`
+    /// under `QUEUE_WAIT_TIME`).
     pub queue_limit: QueueLimitCalculator,
 }
 
@@ -55,17 +56,21 @@ impl OpportunisticSettings {
                 "a non-negative number",
             ));
         }
-        let min = conf.get_i32(&keys::NM_CONTAINER_QUEUING_MIN_QUEUE_LENGTH)?;
-        let max = conf.get_i32(&keys::NM_CONTAINER_QUEUING_MAX_QUEUE_LENGTH)?;
-        let queue_limit = QueueLimitCalculator::new(comparator, sigma, min, max).map_err(|_| {
-            conf.invalid_value(
+        // The limit is on the metric the comparator ranks by, so are its bounds, as in YARN.
+        let (min_key, max_key) = match comparator {
+            LoadComparator::QueueLength => (
                 &keys::NM_CONTAINER_QUEUING_MIN_QUEUE_LENGTH,
-                min,
-                format!(
-                    "at most {} ({max})",
-                    keys::NM_CONTAINER_QUEUING_MAX_QUEUE_LENGTH.name
-                ),
-            )
+                &keys::NM_CONTAINER_QUEUING_MAX_QUEUE_LENGTH,
+            ),
+            LoadComparator::QueueWaitTime => (
+                &keys::NM_CONTAINER_QUEUING_MIN_QUEUE_WAIT_TIME_MS,
+                &keys::NM_CONTAINER_QUEUING_MAX_QUEUE_WAIT_TIME_MS,
+            ),
+        };
+        let min = conf.get_i32(min_key)?;
+        let max = conf.get_i32(max_key)?;
+        let queue_limit = QueueLimitCalculator::new(comparator, sigma, min, max).map_err(|_| {
+            conf.invalid_value(min_key, min, format!("at most {} ({max})", max_key.name))
         })?;
         let nodes_used = conf.get_u32(&keys::RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_NODES_USED)?;
         if nodes_used == 0 {
@@ -147,6 +152,36 @@ mod tests {
         );
         let settings = OpportunisticSettings::from_conf(&conf).unwrap();
         assert_eq!(settings.max_allocations_per_heartbeat, Some(4));
+    }
+
+    #[test]
+    fn the_wait_time_comparator_bounds_its_limit_with_the_wait_time_keys() {
+        let mut conf = Configuration::new();
+        conf.set(
+            keys::NM_CONTAINER_QUEUING_LOAD_COMPARATOR.name.as_ref(),
+            "QUEUE_WAIT_TIME",
+        );
+        let settings = OpportunisticSettings::from_conf(&conf).unwrap();
+        let limit = settings.queue_limit.limit();
+        assert_eq!(
+            (limit.max_queue_wait_time_ms, limit.max_queue_length),
+            (10, -1),
+            "Hadoop's min-queue-wait-time-ms before the first sort"
+        );
+
+        conf.set(
+            keys::NM_CONTAINER_QUEUING_MIN_QUEUE_WAIT_TIME_MS
+                .name
+                .as_ref(),
+            "500",
+        );
+        let err = OpportunisticSettings::from_conf(&conf)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("min-queue-wait-time-ms") && err.contains("max-queue-wait-time-ms (100)"),
+            "{err}"
+        );
     }
 
     #[test]
