@@ -235,13 +235,22 @@ fn distributed_scheduling_through_the_amrm_proxy() {
         "a forged local token is refused by the proxy"
     );
 
-    // The AM's node dies and comes back: its proxy recovers the chain and the AM goes on.
+    // The AM's node dies and comes back: its proxy recovers the chain and the AM goes on in the
+    // application's only attempt (a relaunch would be a second one).
+    let application = cluster.running_application();
     let (nm_id, nm_pid) = nodemanager_at(cluster.base_dir(), &proxy);
     Signal::Kill
         .send(nm_pid)
         .expect("SIGKILL the AM's NodeManager");
     cluster.restart(&nm_id);
     finished(job, "the job whose NodeManager restarted", 4);
+    let attempts = cluster.yarn(&["applicationattempt", "-list", &application]);
+    let attempts: Vec<String> = stdout(&attempts)
+        .lines()
+        .filter(|line| line.starts_with("appattempt_"))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(attempts.len(), 1, "no second attempt: {attempts:?}");
 
     // The active RM dies mid-job: the proxies re-register for their AMs and go on.
     let job = cluster.spawn_dshell(&[
