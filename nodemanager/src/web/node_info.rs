@@ -78,7 +78,8 @@ pub struct NodeInfo {
     pub used_memory_opport_mb: u64,
     /// Vcores they hold.
     pub used_virtual_cores_opport: u32,
-    /// Containers waiting in the node's queue, guaranteed ones waiting for room included.
+    /// OPPORTUNISTIC containers waiting in the node's queue, as Hadoop's node view counts them
+    /// and as node reports and `node -list` show them.
     pub num_queued_containers: u32,
 }
 
@@ -107,7 +108,7 @@ impl NodeInfo {
             used_memory_opport_gb: load.opportunistic_memory_used_mb / 1024,
             used_memory_opport_mb: load.opportunistic_memory_used_mb,
             used_virtual_cores_opport: load.opportunistic_vcores_used,
-            num_queued_containers: load.wait_queue_length,
+            num_queued_containers: load.queued_opportunistic_containers,
         }
     }
 }
@@ -135,7 +136,8 @@ mod tests {
             opportunistic_memory_used_mb: 1536,
             opportunistic_vcores_used: 2,
             queued_opportunistic_containers: 3,
-            wait_queue_length: 3,
+            // A GUARANTEED container waits too; only the OPPORTUNISTIC ones are shown.
+            wait_queue_length: 4,
             queue_capacity: 10,
         }
     }
