@@ -1769,8 +1769,8 @@ impl CapacityScheduler {
             queue_name: conf.name.clone(),
             queue_path: conf.path.clone(),
             state: self.reported_state(index),
-            capacity: conf.capacity,
-            maximum_capacity: conf.maximum_capacity,
+            capacity: conf.capacity.percent(),
+            maximum_capacity: conf.maximum_capacity.percent(),
             absolute_capacity: conf.absolute_capacity,
             absolute_maximum_capacity: conf.absolute_maximum_capacity,
             used_capacity: percent_of(queue.guaranteed),
@@ -1781,8 +1781,11 @@ impl CapacityScheduler {
             num_applications: queue.num_applications,
             num_active_applications: queue.num_active,
             num_pending_applications: queue.num_applications - queue.num_active,
-            acl_submit_applications: conf.acl_submit_applications.to_string(),
-            acl_administer_queue: conf.acl_administer_queue.to_string(),
+            acl_submit_applications: conf
+                .acl_submit_applications
+                .as_ref()
+                .map(ToString::to_string),
+            acl_administer_queue: conf.acl_administer_queue.as_ref().map(ToString::to_string),
             default_application_priority: conf.default_application_priority,
             minimum_user_limit_percent: conf.minimum_user_limit_percent,
             user_limit_factor: conf.user_limit_factor,

@@ -4,9 +4,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::access_control_list::AccessControlList;
 use crate::error::SchedulerError;
-use crate::property_reader::{PREFIX, PropertyReader, invalid, queue_key};
+use crate::property_reader::{PREFIX, PropertyReader, invalid};
 use crate::queue_acl::QueueAcl;
+use crate::queue_capacity::QueueCapacity;
 use crate::queue_conf::QueueConf;
+use crate::queue_property::{
+    QueueProperty, USER_WEIGHT_SUFFIX, configured_queue, user_settings_prefix,
+};
 use crate::queue_state::QueueState;
 use crate::resource::Resource;
 use crate::resource_calculator::{RESOURCE_CALCULATOR_KEY, ResourceCalculator};
@@ -21,9 +25,6 @@ pub const CAPACITY_EPSILON: f64 = 1e-6;
 
 const DEFAULT_MAXIMUM_APPLICATIONS: u32 = 10_000;
 const DEFAULT_MAXIMUM_AM_RESOURCE_PERCENT: f64 = 0.1;
-const PERCENT: &str =
-    "a percentage between 0 and 100 (weights and absolute resources are not supported)";
-const MAXIMUM_PERCENT: &str = "-1 or a percentage between 0 and 100";
 const FRACTION: &str = "a fraction between 0 and 1 (0.1 = 10%)";
 const COUNT: &str = "a non-negative 32-bit integer";
 
@@ -34,8 +35,9 @@ const COUNT: &str = "a non-negative 32-bit integer";
 /// Construction validates everything up front, so a value of this type always describes a
 /// usable hierarchy: `root` exists, every listed queue has a valid capacity, children sum to
 /// 100, capacities never exceed maximum capacities, per-queue maximum allocations stay within
-/// the cluster maximum, and every number parsed. Properties the scheduler does not implement
-/// are ignored, as Hadoop ignores unknown keys.
+/// the cluster maximum, every number parsed, and every per-queue key names a queue of the
+/// hierarchy. Properties the scheduler does not implement are ignored, as Hadoop ignores
+/// unknown keys.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CapacitySchedulerConfiguration {
     properties: BTreeMap<String, String>,
@@ -61,13 +63,23 @@ impl CapacitySchedulerConfiguration {
     /// `acl_administer_queue`, `minimum-user-limit-percent`, `user-limit-factor`,
     /// `user-settings.<user>.weight`, `maximum-applications`, `max-parallel-apps`,
     /// `maximum-am-resource-percent`, `maximum-allocation-mb`, `maximum-allocation-vcores`,
-    /// `default-application-priority`.
+    /// `default-application-priority`. Capacities are percentages only.
+    ///
+    /// A key `yarn.scheduler.capacity.root[.<queue>...].<suffix>` with one of those per-queue
+    /// suffixes must name a queue that the `queues` lists lead to from `root`, whatever its
+    /// value: a key for a queue that is not listed (a typo, or a queue removed from its
+    /// parent's list but not from the file) is refused rather than silently ignored. Global
+    /// keys, keys whose path does not start at `root`, and keys Hadoop nests under a queue
+    /// (`accessible-node-labels.*`, `leaf-queue-template.*`, `auto-queue-creation-v2.*`) are
+    /// not checked.
     ///
     /// # Errors
     ///
     /// The first problem found, each naming the key or queue and the numbers involved:
     /// [`SchedulerError::UnknownResourceCalculator`], [`SchedulerError::InvalidValue`] (bad
     /// number, percentage outside 0..=100, bad state),
+    /// [`SchedulerError::UnsupportedCapacityMode`] (a weight, absolute or vector capacity),
+    /// [`SchedulerError::QueueNotInHierarchy`],
     /// [`SchedulerError::InvalidAllocationRange`], [`SchedulerError::InvalidQueueName`],
     /// [`SchedulerError::DuplicateQueue`], [`SchedulerError::MissingCapacity`],
     /// [`SchedulerError::CapacityAboveMaximum`], [`SchedulerError::ChildCapacitySum`],
@@ -84,11 +96,11 @@ impl CapacitySchedulerConfiguration {
             Some(value) => ResourceCalculator::from_class_name(value)?,
         };
         let maximum_applications = reader
-            .parse::<u32>(&format!("{PREFIX}maximum-applications"), COUNT)?
+            .parse::<u32>(&QueueProperty::MaximumApplications.global_key(), COUNT)?
             .unwrap_or(DEFAULT_MAXIMUM_APPLICATIONS);
         let maximum_am_resource_percent = reader
             .float_in(
-                &format!("{PREFIX}maximum-am-resource-percent"),
+                &QueueProperty::MaximumAmResourcePercent.global_key(),
                 FRACTION,
                 |v| (0.0..=1.0).contains(&v),
             )?
@@ -217,9 +229,11 @@ impl CapacitySchedulerConfiguration {
             return true;
         }
         let granted = |right: QueueAcl| {
-            self.ancestry(path)
-                .iter()
-                .any(|queue| queue.acl(right).is_allowed(user, groups))
+            self.ancestry(path).iter().any(|queue| {
+                queue
+                    .acl(right)
+                    .is_some_and(|list| list.is_allowed(user, groups))
+            })
         };
         granted(acl) || (acl == QueueAcl::SubmitApplications && granted(QueueAcl::AdministerQueue))
     }
@@ -245,6 +259,44 @@ impl TreeBuilder<'_> {
         for queue in self.queues.values() {
             self.check_children(queue)?;
         }
+        self.check_keys_name_configured_queues()
+    }
+
+    /// Refuses the first per-queue key (in key order) whose queue the tree does not hold,
+    /// naming the deepest configured queue on its path and that queue's children.
+    fn check_keys_name_configured_queues(&self) -> Result<(), SchedulerError> {
+        for key in self.reader.keys() {
+            let Some(path) = configured_queue(key) else {
+                continue;
+            };
+            if self.queues.contains_key(path) {
+                continue;
+            }
+            // `configured_queue` only returns paths whose first component is root, which always
+            // exists, so some later component is the first one missing.
+            let mut parent = ROOT;
+            for component in path.split('.').skip(1) {
+                let candidate = &path[..parent.len() + 1 + component.len()];
+                if !self.queues.contains_key(candidate) {
+                    break;
+                }
+                parent = candidate;
+            }
+            let listed = self.queues.get(parent).map_or_else(String::new, |queue| {
+                queue
+                    .children
+                    .iter()
+                    .map(|child| child.rsplit('.').next().unwrap_or(child))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            });
+            return Err(SchedulerError::QueueNotInHierarchy {
+                key: key.to_string(),
+                queue: path.to_string(),
+                parent: parent.to_string(),
+                listed,
+            });
+        }
         Ok(())
     }
 
@@ -257,26 +309,28 @@ impl TreeBuilder<'_> {
         let children = self.parse_children(path)?;
 
         let (capacity, maximum_capacity) = match parent_conf {
-            None => (100.0, 100.0),
+            None => (QueueCapacity::FULL, QueueCapacity::FULL),
             Some(_) => {
-                let capacity_key = queue_key(path, "capacity");
-                let capacity = reader
-                    .float_in(&capacity_key, PERCENT, |v| (0.0..=100.0).contains(&v))?
-                    .ok_or_else(|| SchedulerError::MissingCapacity {
-                        queue: path.to_string(),
-                        key: capacity_key.clone(),
-                    })?;
-                let maximum_capacity = reader
-                    .float_in(&queue_key(path, "maximum-capacity"), MAXIMUM_PERCENT, |v| {
-                        v == -1.0 || (0.0..=100.0).contains(&v)
-                    })?
-                    .filter(|v| *v != -1.0)
-                    .unwrap_or(100.0);
-                if capacity > maximum_capacity {
+                let capacity_key = QueueProperty::Capacity.key(path);
+                let capacity = match reader.get(&capacity_key) {
+                    Some(value) => QueueCapacity::parse(&capacity_key, value)?,
+                    None => {
+                        return Err(SchedulerError::MissingCapacity {
+                            queue: path.to_string(),
+                            key: capacity_key,
+                        });
+                    }
+                };
+                let maximum_key = QueueProperty::MaximumCapacity.key(path);
+                let maximum_capacity = match reader.get(&maximum_key) {
+                    Some(value) => QueueCapacity::parse_maximum(&maximum_key, value)?,
+                    None => QueueCapacity::FULL,
+                };
+                if capacity.percent() > maximum_capacity.percent() {
                     return Err(SchedulerError::CapacityAboveMaximum {
                         queue: path.to_string(),
-                        capacity,
-                        maximum_capacity,
+                        capacity: capacity.percent(),
+                        maximum_capacity: maximum_capacity.percent(),
                     });
                 }
                 (capacity, maximum_capacity)
@@ -285,10 +339,10 @@ impl TreeBuilder<'_> {
         let (parent_absolute, parent_absolute_maximum) = parent_conf
             .map(|p| (p.absolute_capacity, p.absolute_maximum_capacity))
             .unwrap_or((100.0, 100.0));
-        let absolute_capacity = parent_absolute * capacity / 100.0;
-        let absolute_maximum_capacity = parent_absolute_maximum * maximum_capacity / 100.0;
+        let absolute_capacity = capacity.absolute(parent_absolute);
+        let absolute_maximum_capacity = maximum_capacity.absolute(parent_absolute_maximum);
 
-        let state_key = queue_key(path, "state");
+        let state_key = QueueProperty::State.key(path);
         let state = match reader.get(&state_key) {
             None => parent_conf.map_or(QueueState::Running, |p| p.state),
             Some(value) => match QueueState::parse_configured(value) {
@@ -305,16 +359,16 @@ impl TreeBuilder<'_> {
             }
         }
 
-        let acl = |right: QueueAcl| match reader.get_untrimmed(&queue_key(path, right.key_suffix()))
+        let acl = |right: QueueAcl| match reader.get_untrimmed(&QueueProperty::Acl(right).key(path))
         {
-            Some(value) => AccessControlList::parse(value),
-            None if parent_conf.is_none() => AccessControlList::everyone(),
-            None => AccessControlList::nobody(),
+            Some(value) => Some(AccessControlList::parse(value)),
+            None if parent_conf.is_none() => Some(AccessControlList::everyone()),
+            None => None,
         };
 
         let minimum_user_limit_percent = self.queue_or_global_float(
             path,
-            "minimum-user-limit-percent",
+            QueueProperty::MinimumUserLimitPercent,
             "a percentage greater than 0 and at most 100",
             |v| v > 0.0 && v <= 100.0,
         )?;
@@ -322,23 +376,23 @@ impl TreeBuilder<'_> {
         let user_limit_factor = self
             .queue_or_global_float(
                 path,
-                "user-limit-factor",
+                QueueProperty::UserLimitFactor,
                 "-1 or a non-negative factor",
                 |v| v == -1.0 || v >= 0.0,
             )?
             .unwrap_or(1.0);
 
         let mut user_weights = BTreeMap::new();
-        let weight_prefix = queue_key(path, "user-settings.");
-        for (user, _) in reader.with_prefix_and_suffix(&weight_prefix, ".weight") {
-            let key = format!("{weight_prefix}{user}.weight");
+        let weight_prefix = user_settings_prefix(path);
+        for (user, _) in reader.with_prefix_and_suffix(&weight_prefix, USER_WEIGHT_SUFFIX) {
+            let key = format!("{weight_prefix}{user}{USER_WEIGHT_SUFFIX}");
             if let Some(weight) = reader.float_in(&key, "a positive weight", |v| v > 0.0)? {
                 user_weights.insert(user.to_string(), weight);
             }
         }
 
         let maximum_applications =
-            match reader.parse::<u32>(&queue_key(path, "maximum-applications"), COUNT)? {
+            match reader.parse::<u32>(&QueueProperty::MaximumApplications.key(path), COUNT)? {
                 Some(limit) => limit,
                 None => (f64::from(self.maximum_applications) * absolute_capacity / 100.0) as u32,
             };
@@ -351,14 +405,14 @@ impl TreeBuilder<'_> {
         };
 
         let max_parallel_apps =
-            match reader.parse::<u32>(&queue_key(path, "max-parallel-apps"), COUNT)? {
+            match reader.parse::<u32>(&QueueProperty::MaxParallelApps.key(path), COUNT)? {
                 Some(limit) => Some(limit),
-                None => reader.parse::<u32>(&format!("{PREFIX}max-parallel-apps"), COUNT)?,
+                None => reader.parse::<u32>(&QueueProperty::MaxParallelApps.global_key(), COUNT)?,
             };
 
         let maximum_am_resource_percent = reader
             .float_in(
-                &queue_key(path, "maximum-am-resource-percent"),
+                &QueueProperty::MaximumAmResourcePercent.key(path),
                 FRACTION,
                 |v| (0.0..=1.0).contains(&v),
             )?
@@ -367,7 +421,7 @@ impl TreeBuilder<'_> {
         let inherited_allocation =
             parent_conf.map_or(self.settings.maximum_allocation, |p| p.maximum_allocation);
         let cluster_maximum = self.settings.maximum_allocation;
-        let memory_key = queue_key(path, "maximum-allocation-mb");
+        let memory_key = QueueProperty::MaximumAllocationMb.key(path);
         let memory =
             match reader.parse::<u64>(&memory_key, "a non-negative integer number of MiB")? {
                 Some(memory) if memory > cluster_maximum.memory_mb => {
@@ -382,7 +436,7 @@ impl TreeBuilder<'_> {
                 Some(memory) => memory,
                 None => inherited_allocation.memory_mb,
             };
-        let vcores_key = queue_key(path, "maximum-allocation-vcores");
+        let vcores_key = QueueProperty::MaximumAllocationVcores.key(path);
         let vcores = match reader.parse::<u32>(
             &vcores_key,
             "a non-negative integer number of virtual cores",
@@ -402,7 +456,7 @@ impl TreeBuilder<'_> {
 
         let default_application_priority = reader
             .parse::<i32>(
-                &queue_key(path, "default-application-priority"),
+                &QueueProperty::DefaultApplicationPriority.key(path),
                 "a 32-bit integer",
             )?
             .unwrap_or(0);
@@ -434,7 +488,7 @@ impl TreeBuilder<'_> {
     /// The children listed under `<path>.queues`: trimmed, empty entries dropped, each a plain
     /// name listed once.
     fn parse_children(&self, path: &str) -> Result<Vec<String>, SchedulerError> {
-        let Some(list) = self.reader.get(&queue_key(path, "queues")) else {
+        let Some(list) = self.reader.get(&QueueProperty::Queues.key(path)) else {
             return Ok(Vec::new());
         };
         let mut seen = BTreeSet::new();
@@ -464,18 +518,15 @@ impl TreeBuilder<'_> {
     fn queue_or_global_float(
         &self,
         path: &str,
-        suffix: &str,
+        property: QueueProperty,
         expected: &'static str,
         valid: impl Fn(f64) -> bool + Copy,
     ) -> Result<Option<f64>, SchedulerError> {
-        match self
-            .reader
-            .float_in(&queue_key(path, suffix), expected, valid)?
-        {
+        match self.reader.float_in(&property.key(path), expected, valid)? {
             Some(value) => Ok(Some(value)),
             None => self
                 .reader
-                .float_in(&format!("{PREFIX}{suffix}"), expected, valid),
+                .float_in(&property.global_key(), expected, valid),
         }
     }
 
@@ -488,9 +539,9 @@ impl TreeBuilder<'_> {
             .children
             .iter()
             .filter_map(|child| self.queues.get(child))
-            .map(|child| child.capacity)
+            .map(|child| child.capacity.percent())
             .sum();
-        let zero_allowed = queue.capacity == 0.0 && sum.abs() <= CAPACITY_EPSILON;
+        let zero_allowed = queue.capacity.percent() == 0.0 && sum.abs() <= CAPACITY_EPSILON;
         if (sum - 100.0).abs() > CAPACITY_EPSILON && !zero_allowed {
             return Err(SchedulerError::ChildCapacitySum {
                 parent: queue.path.clone(),
@@ -619,7 +670,13 @@ mod tests {
 
         let mut p = three_level();
         p.insert(format!("{PREFIX}root.a.a1.capacity"), "2w".into());
-        assert!(must_fail(p).contains("weights and absolute resources are not supported"));
+        let message = must_fail(p);
+        assert!(
+            message.contains("root.a.a1.capacity")
+                && message.contains("weight")
+                && message.contains("only percentages (0 to 100) are supported yet"),
+            "{message}"
+        );
     }
 
     #[test]

@@ -33,6 +33,39 @@ pub enum SchedulerError {
         expected: &'static str,
     },
 
+    /// A `capacity` or `maximum-capacity` is written in a YARN capacity mode the scheduler does
+    /// not implement yet.
+    #[error(
+        "key {key}: value {value:?} uses the {mode} capacity mode, but only percentages (0 to 100) are supported yet"
+    )]
+    UnsupportedCapacityMode {
+        /// The property name.
+        key: String,
+        /// The value, trimmed.
+        value: String,
+        /// The mode recognised: `weight`, `absolute resource` or `capacity vector`.
+        mode: &'static str,
+    },
+
+    /// A per-queue key names a queue that is not part of the hierarchy: no `queues` list
+    /// leads to it from `root`.
+    #[error(
+        "key {key}: queue {queue} is not part of the queue hierarchy \
+         (yarn.scheduler.capacity.{parent}.queues = {listed:?} does not list {child})",
+        child = first_unlisted(queue, parent)
+    )]
+    QueueNotInHierarchy {
+        /// The property name.
+        key: String,
+        /// The queue path the key configures.
+        queue: String,
+        /// The deepest configured queue on that path; the next component of `queue` is not
+        /// one of its children.
+        parent: String,
+        /// The children `parent` does have, comma-separated (empty for a leaf).
+        listed: String,
+    },
+
     /// `yarn.scheduler.capacity.resource-calculator` names a class that is not supported.
     #[error(
         "key {key}: value {value:?} is not a supported resource calculator (expected \
@@ -378,4 +411,12 @@ pub enum SchedulerError {
         /// The queue as given.
         queue: String,
     },
+}
+
+/// The component of `queue` right below `parent`, its deepest configured ancestor.
+fn first_unlisted<'a>(queue: &'a str, parent: &str) -> &'a str {
+    queue
+        .get(parent.len() + 1..)
+        .and_then(|rest| rest.split('.').next())
+        .unwrap_or(queue)
 }

@@ -40,7 +40,8 @@
 //!
 //! # Differences from YARN
 //!
-//! Percentages only (no weight, absolute or vector capacities), no node labels, no
+//! Percentages only (weight, absolute and vector capacities are refused, see
+//! [`QueueCapacity`]), no node labels, no
 //! reservations or preemption, no delay scheduling (a relaxable host ask falls back to any
 //! node at once), no racks, and no queue placement rules.
 
@@ -57,9 +58,11 @@ mod pending_reason;
 mod property_reader;
 mod queue;
 mod queue_acl;
+mod queue_capacity;
 mod queue_conf;
 mod queue_info;
 mod queue_limits;
+mod queue_property;
 mod queue_state;
 mod refresh;
 mod resource;
@@ -78,6 +81,7 @@ pub use error::SchedulerError;
 pub use node::SchedulerNode;
 pub use pending_reason::PendingReason;
 pub use queue_acl::QueueAcl;
+pub use queue_capacity::QueueCapacity;
 pub use queue_conf::QueueConf;
 pub use queue_info::{QueueInfo, UserInfo};
 pub use queue_limits::QueueLimits;

@@ -28,6 +28,11 @@ impl<'a> PropertyReader<'a> {
             .filter(|value| !value.is_empty())
     }
 
+    /// Every key, in order.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &'a str> {
+        self.properties.keys().map(String::as_str)
+    }
+
     /// The untrimmed value of `key`, for values where whitespace is meaningful (ACLs).
     pub(crate) fn get_untrimmed(&self, key: &str) -> Option<&'a str> {
         self.properties.get(key).map(String::as_str)
@@ -91,9 +96,4 @@ pub(crate) fn invalid(key: &str, value: &str, expected: &'static str) -> Schedul
         value: value.to_string(),
         expected,
     }
-}
-
-/// The key of property `suffix` of the queue at `path`.
-pub(crate) fn queue_key(path: &str, suffix: &str) -> String {
-    format!("{PREFIX}{path}.{suffix}")
 }

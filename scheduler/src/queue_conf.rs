@@ -6,17 +6,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::access_control_list::AccessControlList;
 use crate::queue_acl::QueueAcl;
+use crate::queue_capacity::QueueCapacity;
 use crate::queue_state::QueueState;
 use crate::resource::Resource;
 
 /// The resolved configuration of one queue, built by
 /// [`CapacitySchedulerConfiguration::new`](crate::CapacitySchedulerConfiguration::new).
 ///
-/// All capacities are percentages (0 to 100). `capacity` and `maximum_capacity` are relative to
-/// the parent; the `absolute_*` values are relative to the whole cluster (products down the
-/// tree). Invariants: `capacity <= maximum_capacity`, `absolute_capacity <=
-/// absolute_maximum_capacity`, and the capacities of a parent's children sum to 100 (or to 0
-/// under a parent of capacity 0).
+/// `capacity` and `maximum_capacity` are configured relative to the parent ([`QueueCapacity`]);
+/// the `absolute_*` values are percentages (0 to 100) of the whole cluster (products down the
+/// tree). Invariants: `capacity.percent() <= maximum_capacity.percent()`, `absolute_capacity <=
+/// absolute_maximum_capacity`, and the capacities of a parent's children sum to 100 percent (or
+/// to 0 under a parent of capacity 0).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QueueConf {
     /// Full path, `root.a.a1`.
@@ -27,21 +28,24 @@ pub struct QueueConf {
     pub parent: Option<String>,
     /// Full paths of the children, in configured order; empty for a leaf.
     pub children: Vec<String>,
-    /// `capacity`: guaranteed share of the parent, percent.
-    pub capacity: f64,
-    /// `maximum-capacity`: hard limit as a share of the parent, percent (`-1` or unset = 100).
-    pub maximum_capacity: f64,
+    /// `capacity`: guaranteed share of the parent ([`QueueCapacity::FULL`] for `root`).
+    pub capacity: QueueCapacity,
+    /// `maximum-capacity`: hard limit as a share of the parent (`-1` or unset =
+    /// [`QueueCapacity::FULL`]).
+    pub maximum_capacity: QueueCapacity,
     /// Guaranteed share of the cluster, percent.
     pub absolute_capacity: f64,
     /// Hard limit as a share of the cluster, percent.
     pub absolute_maximum_capacity: f64,
     /// `state`, inherited from the parent when unset: RUNNING or STOPPED.
     pub state: QueueState,
-    /// `acl_submit_applications` as configured (`*` for root and nobody for other queues when
-    /// unset); ancestors' lists also apply.
-    pub acl_submit_applications: AccessControlList,
-    /// `acl_administer_queue` as configured, with the same defaults and inheritance.
-    pub acl_administer_queue: AccessControlList,
+    /// `acl_submit_applications` as configured on this queue; `None` when unset, which grants
+    /// nothing here: the queue then relies on its ancestors' lists, which apply in any case.
+    /// Unset on `root`, it is `*`, as in Hadoop.
+    pub acl_submit_applications: Option<AccessControlList>,
+    /// `acl_administer_queue` as configured on this queue, with the same meaning of `None`, the
+    /// same inheritance and the same `*` default on `root`.
+    pub acl_administer_queue: Option<AccessControlList>,
     /// `minimum-user-limit-percent` (100 = no user limit).
     pub minimum_user_limit_percent: f64,
     /// `user-limit-factor` (1; -1 disables it).
@@ -72,11 +76,12 @@ impl QueueConf {
         self.children.is_empty()
     }
 
-    /// The configured list for `acl` (without ancestors).
-    pub fn acl(&self, acl: QueueAcl) -> &AccessControlList {
+    /// The list configured on this queue for `acl` (ancestors' lists not included); `None`
+    /// when the queue has none of its own.
+    pub fn acl(&self, acl: QueueAcl) -> Option<&AccessControlList> {
         match acl {
-            QueueAcl::SubmitApplications => &self.acl_submit_applications,
-            QueueAcl::AdministerQueue => &self.acl_administer_queue,
+            QueueAcl::SubmitApplications => self.acl_submit_applications.as_ref(),
+            QueueAcl::AdministerQueue => self.acl_administer_queue.as_ref(),
         }
     }
 

@@ -42,10 +42,13 @@ pub struct QueueInfo {
     pub num_active_applications: usize,
     /// Accepted applications not yet active, here and below.
     pub num_pending_applications: usize,
-    /// `acl_submit_applications` as configured on this queue.
-    pub acl_submit_applications: String,
-    /// `acl_administer_queue` as configured on this queue.
-    pub acl_administer_queue: String,
+    /// `acl_submit_applications` configured on this queue, in Hadoop's canonical string form
+    /// (`*`, `" "` for nobody, or users, a space and groups: never empty); `None` when the queue
+    /// has no list of its own and relies on its ancestors' (`root` defaults to `*`).
+    pub acl_submit_applications: Option<String>,
+    /// `acl_administer_queue` configured on this queue, with the same form and meaning of
+    /// `None`.
+    pub acl_administer_queue: Option<String>,
     /// Priority given to applications submitted without one.
     pub default_application_priority: i32,
     /// `minimum-user-limit-percent`.

@@ -48,12 +48,6 @@ pub fn format_queue_status(info: &pb::QueueInfoProto) -> String {
         pb::QueueStateProto::QueueStateUnspecified => "UNKNOWN",
     };
     let statistics = info.queue_statistics.unwrap_or_default();
-    // An ACL is "users groups"; the separating space is meaningful only on its own (nobody).
-    let acl = |value: &str| match value {
-        "" => "(inherited)".to_owned(),
-        " " => "(nobody)".to_owned(),
-        other => other.trim().to_owned(),
-    };
     let lines = [
         ("Queue Name", info.queue_name.clone()),
         ("Queue Path", info.queue_path.clone()),
@@ -97,9 +91,12 @@ pub fn format_queue_status(info: &pb::QueueInfoProto) -> String {
         ),
         (
             "Submit Applications ACL",
-            acl(&info.acl_submit_applications),
+            format_acl(&info.acl_submit_applications),
         ),
-        ("Administer Queue ACL", acl(&info.acl_administer_queue)),
+        (
+            "Administer Queue ACL",
+            format_acl(&info.acl_administer_queue),
+        ),
         (
             "Child Queues",
             info.child_queues
@@ -114,6 +111,34 @@ pub fn format_queue_status(info: &pb::QueueInfoProto) -> String {
         out.push_str(&format!("\t{label} : {value}\n"));
     }
     out
+}
+
+/// Renders one queue ACL of a `QueueInfoProto`. The RM sends an empty string when the queue
+/// has no list of its own, so its ancestors' lists decide (`(inherited)`); otherwise Hadoop's
+/// form, users before the first space and groups after it: `*`, `(nobody)` when it names no
+/// one, the users alone (`alice,bob`), or with their groups (`alice; groups: ops`,
+/// `groups: ops`), so that a list of groups never reads as a list of users.
+fn format_acl(value: &str) -> String {
+    if value.is_empty() {
+        return "(inherited)".to_owned();
+    }
+    if value.trim() == "*" {
+        return "*".to_owned();
+    }
+    let (users, groups) = value.split_once(' ').unwrap_or((value, ""));
+    let names = |list: &str| {
+        list.split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    match (names(users), names(groups)) {
+        (users, groups) if users.is_empty() && groups.is_empty() => "(nobody)".to_owned(),
+        (users, groups) if groups.is_empty() => users,
+        (users, groups) if users.is_empty() => format!("groups: {groups}"),
+        (users, groups) => format!("{users}; groups: {groups}"),
+    }
 }
 
 #[cfg(test)]
@@ -155,6 +180,36 @@ mod tests {
             "\tAdminister Queue ACL : (nobody)\n",
         ] {
             assert!(text.contains(line), "missing {line:?} in\n{text}");
+        }
+    }
+
+    #[test]
+    fn acls_tell_inherited_from_nobody_and_groups_from_users() {
+        let info = pb::QueueInfoProto {
+            queue_path: "root.a.a1".to_owned(),
+            acl_submit_applications: String::new(),
+            acl_administer_queue: " ops,devs".to_owned(),
+            ..Default::default()
+        };
+        let text = format_queue_status(&info);
+        assert!(
+            text.contains("\tSubmit Applications ACL : (inherited)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\tAdminister Queue ACL : groups: ops,devs\n"),
+            "{text}"
+        );
+        for (value, shown) in [
+            ("*", "*"),
+            (" * ", "*"),
+            (" ", "(nobody)"),
+            ("alice,bob ", "alice,bob"),
+            ("alice", "alice"),
+            ("alice ops", "alice; groups: ops"),
+            ("alice,bob ops,devs", "alice,bob; groups: ops,devs"),
+        ] {
+            assert_eq!(format_acl(value), shown, "{value:?}");
         }
     }
 }

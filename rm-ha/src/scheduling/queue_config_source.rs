@@ -136,7 +136,7 @@ mod tests {
             .load()
             .unwrap();
         let default = config.queue("root.default").expect("root.default");
-        assert!((default.capacity - 100.0).abs() < 1e-9);
+        assert!((default.capacity.percent() - 100.0).abs() < 1e-9);
     }
 
     #[test]

@@ -68,8 +68,9 @@ fn to_proto(info: &QueueInfo) -> pb::QueueInfoProto {
         absolute_capacity: info.absolute_capacity as f32,
         absolute_maximum_capacity: info.absolute_maximum_capacity as f32,
         absolute_used_capacity: info.absolute_used_capacity as f32,
-        acl_submit_applications: info.acl_submit_applications.clone(),
-        acl_administer_queue: info.acl_administer_queue.clone(),
+        // Empty on the wire: the queue has no list of its own and inherits its parent's.
+        acl_submit_applications: info.acl_submit_applications.clone().unwrap_or_default(),
+        acl_administer_queue: info.acl_administer_queue.clone().unwrap_or_default(),
         max_parallel_apps: info
             .max_parallel_apps
             .map(|limit| i32::try_from(limit).unwrap_or(i32::MAX)),

@@ -1,7 +1,9 @@
 //! Scenario tests of the CapacityScheduler, in the style of YARN's TestLeafQueue,
 //! TestParentQueue and TestCapacityScheduler: feed events, run passes, assert the decisions.
 
+mod application_limits;
 mod applications;
+mod configuration;
 mod invariants;
 mod mock;
 mod moves;

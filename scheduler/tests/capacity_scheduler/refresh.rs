@@ -90,6 +90,90 @@ fn removing_a_stopped_queue_with_applications_is_rejected() {
     assert!(scheduler.queue_info("root.a.a1").is_err());
 }
 
+/// Removing root.a takes a1 and a2 with it: every key of the subtree goes, root.a must be
+/// STOPPED (its children inherit that) and nothing may run anywhere under it.
+#[test]
+fn removing_a_parent_subtree_needs_it_stopped_and_empty() {
+    let without_a = with(
+        &[("root.queues", "b"), ("root.b.capacity", "100")],
+        &[
+            "root.a.capacity",
+            "root.a.queues",
+            "root.a.a1.capacity",
+            "root.a.a2.capacity",
+            "root.a.a1.user-limit-factor",
+        ],
+    );
+    let mut scheduler = loaded();
+    match scheduler.reinitialize(must_conf(&without_a)).unwrap_err() {
+        SchedulerError::RemovedQueueNotStopped { queue, state } => {
+            assert_eq!((queue.as_str(), state), ("root.a", QueueState::Running));
+        }
+        other => panic!("expected RemovedQueueNotStopped, got {other:?}"),
+    }
+
+    // Stopping only the children is not enough: the parent itself must be STOPPED.
+    let children_stopped = with(
+        &[
+            ("root.a.a1.state", "STOPPED"),
+            ("root.a.a2.state", "STOPPED"),
+        ],
+        &[],
+    );
+    scheduler
+        .reinitialize(must_conf(&children_stopped))
+        .unwrap();
+    let err = scheduler.reinitialize(must_conf(&without_a)).unwrap_err();
+    assert!(
+        matches!(&err, SchedulerError::RemovedQueueNotStopped { queue, .. } if queue == "root.a"),
+        "{err:?}"
+    );
+
+    // Stopped, but a1 still drains an application: refused, counting the whole subtree.
+    let stopped = with(&[("root.a.state", "STOPPED")], &[]);
+    scheduler.reinitialize(must_conf(&stopped)).unwrap();
+    assert_eq!(
+        scheduler.queue_info("a2").unwrap().state,
+        QueueState::Stopped,
+        "inherited"
+    );
+    let err = scheduler.reinitialize(must_conf(&without_a)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "refresh rejected: queue root.a is removed but still has 1 application(s)"
+    );
+    assert!(scheduler.queue_info("root.a.a1").is_ok(), "nothing changed");
+
+    // Stopped and empty: the whole subtree goes.
+    scheduler.remove_application(app(1)).unwrap();
+    scheduler.reinitialize(must_conf(&without_a)).unwrap();
+    for queue in ["root.a", "root.a.a1", "root.a.a2"] {
+        assert!(scheduler.queue_info(queue).is_err(), "{queue}");
+    }
+    assert_eq!(scheduler.queue_infos().len(), 2, "root and b");
+    must_start(&mut scheduler, 2, "b", "bob", 1);
+    schedule_until_idle(&mut scheduler);
+    assert_eq!(queue_gib(&scheduler, "b"), 2);
+}
+
+/// Keys left behind for a removed queue name a queue outside the hierarchy: the refresh is
+/// refused before it reaches the scheduler.
+#[test]
+fn a_refresh_that_leaves_keys_of_a_removed_queue_is_rejected() {
+    let leftover = with(
+        &[("root.a.queues", "a1"), ("root.a.a1.capacity", "100")],
+        &[],
+    );
+    let err =
+        yarn_scheduler::CapacitySchedulerConfiguration::new(props(&leftover), Default::default())
+            .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "key yarn.scheduler.capacity.root.a.a2.capacity: queue root.a.a2 is not part of the \
+         queue hierarchy (yarn.scheduler.capacity.root.a.queues = \"a1\" does not list a2)"
+    );
+}
+
 #[test]
 fn turning_a_leaf_with_applications_into_a_parent_is_rejected() {
     let pairs = with(

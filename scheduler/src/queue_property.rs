@@ -1,0 +1,171 @@
+//! [`QueueProperty`]: the per-queue keys of `capacity-scheduler.xml` the scheduler reads, and
+//! [`configured_queue`], which tells which queue a key configures.
+
+use crate::capacity_scheduler_configuration::ROOT;
+use crate::property_reader::PREFIX;
+use crate::queue_acl::QueueAcl;
+
+/// What stands between the queue path and the user in `<queue-path>.user-settings.<user>.weight`.
+const USER_SETTINGS_INFIX: &str = ".user-settings.";
+/// What ends a user weight key, after the user.
+pub(crate) const USER_WEIGHT_SUFFIX: &str = ".weight";
+
+/// Path components under which Hadoop nests further keys of a queue (node-label capacities,
+/// templates of auto-created queues, user settings). Such keys end in the same suffixes as a
+/// queue's own (`...accessible-node-labels.gpu.capacity`) but configure no queue of their own,
+/// and the scheduler does not implement them, so they are ignored rather than refused.
+const NESTED: [&str; 4] = [
+    "accessible-node-labels",
+    "leaf-queue-template",
+    "auto-queue-creation-v2",
+    "user-settings",
+];
+
+/// A property the scheduler reads for each queue, as
+/// `yarn.scheduler.capacity.<queue-path>.<suffix>`.
+///
+/// Every per-queue read goes through [`key`](Self::key), so [`ALL`](Self::ALL) is exactly the set
+/// of suffixes (besides `user-settings.<user>.weight`) that mark a key as configuring a queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum QueueProperty {
+    Queues,
+    Capacity,
+    MaximumCapacity,
+    State,
+    Acl(QueueAcl),
+    MinimumUserLimitPercent,
+    UserLimitFactor,
+    MaximumApplications,
+    MaxParallelApps,
+    MaximumAmResourcePercent,
+    MaximumAllocationMb,
+    MaximumAllocationVcores,
+    DefaultApplicationPriority,
+}
+
+impl QueueProperty {
+    /// Every property, each once.
+    pub(crate) const ALL: [Self; 14] = [
+        Self::Queues,
+        Self::Capacity,
+        Self::MaximumCapacity,
+        Self::State,
+        Self::Acl(QueueAcl::SubmitApplications),
+        Self::Acl(QueueAcl::AdministerQueue),
+        Self::MinimumUserLimitPercent,
+        Self::UserLimitFactor,
+        Self::MaximumApplications,
+        Self::MaxParallelApps,
+        Self::MaximumAmResourcePercent,
+        Self::MaximumAllocationMb,
+        Self::MaximumAllocationVcores,
+        Self::DefaultApplicationPriority,
+    ];
+
+    /// The last component of the key.
+    pub(crate) const fn suffix(self) -> &'static str {
+        match self {
+            Self::Queues => "queues",
+            Self::Capacity => "capacity",
+            Self::MaximumCapacity => "maximum-capacity",
+            Self::State => "state",
+            Self::Acl(acl) => acl.key_suffix(),
+            Self::MinimumUserLimitPercent => "minimum-user-limit-percent",
+            Self::UserLimitFactor => "user-limit-factor",
+            Self::MaximumApplications => "maximum-applications",
+            Self::MaxParallelApps => "max-parallel-apps",
+            Self::MaximumAmResourcePercent => "maximum-am-resource-percent",
+            Self::MaximumAllocationMb => "maximum-allocation-mb",
+            Self::MaximumAllocationVcores => "maximum-allocation-vcores",
+            Self::DefaultApplicationPriority => "default-application-priority",
+        }
+    }
+
+    /// The key of this property for the queue at `path`.
+    pub(crate) fn key(self, path: &str) -> String {
+        format!("{PREFIX}{path}.{}", self.suffix())
+    }
+
+    /// The cluster-wide key that serves as the default for every queue without its own value
+    /// (meaningful for the limits that have one, such as `user-limit-factor`).
+    pub(crate) fn global_key(self) -> String {
+        format!("{PREFIX}{}", self.suffix())
+    }
+}
+
+/// The prefix of the `user-settings.<user>.weight` keys of the queue at `path`; the user and
+/// [`USER_WEIGHT_SUFFIX`] follow it.
+pub(crate) fn user_settings_prefix(path: &str) -> String {
+    format!("{PREFIX}{path}{USER_SETTINGS_INFIX}")
+}
+
+/// The queue path that `key` configures, when `key` is a per-queue key the scheduler reads
+/// (`yarn.scheduler.capacity.root[.<queue>...].<suffix>` with a suffix of
+/// [`QueueProperty::ALL`], or `...<queue-path>.user-settings.<user>.weight`); `None` for global
+/// keys (`yarn.scheduler.capacity.maximum-applications`, `...user.max-parallel-apps`), keys
+/// whose path does not start at `root`, keys nested under a queue (node labels, templates) and
+/// keys the scheduler does not read. The path is not checked against any hierarchy.
+pub(crate) fn configured_queue(key: &str) -> Option<&str> {
+    let rest = key.strip_prefix(PREFIX)?;
+    let (head, last) = rest.rsplit_once('.')?;
+    let path = if QueueProperty::ALL.iter().any(|p| p.suffix() == last) {
+        head
+    } else {
+        // The scheduler reads weights only for users without dots (see the reader).
+        let (path, user) = rest
+            .strip_suffix(USER_WEIGHT_SUFFIX)?
+            .rsplit_once(USER_SETTINGS_INFIX)?;
+        if user.is_empty() || user.contains('.') {
+            return None;
+        }
+        path
+    };
+    let mut components = path.split('.');
+    let rooted = components.next() == Some(ROOT);
+    (rooted && !components.any(|component| NESTED.contains(&component))).then_some(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn full(rest: &str) -> String {
+        format!("{PREFIX}{rest}")
+    }
+
+    #[test]
+    fn every_property_key_names_its_queue() {
+        for property in QueueProperty::ALL {
+            let key = property.key("root.a.b");
+            assert_eq!(configured_queue(&key), Some("root.a.b"), "{key}");
+        }
+        assert_eq!(
+            configured_queue(&full("root.a.user-settings.alice.weight")),
+            Some("root.a")
+        );
+        assert_eq!(configured_queue(&full("root.queues")), Some("root"));
+    }
+
+    #[test]
+    fn global_nested_and_unread_keys_name_no_queue() {
+        for rest in [
+            "maximum-applications",
+            "maximum-am-resource-percent",
+            "resource-calculator",
+            "user.max-parallel-apps",
+            "user-settings.bob.max-parallel-apps",
+            "user.bob.max-parallel-apps",
+            "default.capacity",
+            "root.a.accessible-node-labels.gpu.capacity",
+            "root.accessible-node-labels.gpu.maximum-capacity",
+            "root.a.leaf-queue-template.capacity",
+            "root.a.auto-queue-creation-v2.template.maximum-applications",
+            "root.a.user-settings.alice.max-parallel-apps",
+            "root.a.ordering-policy",
+            "root.a.maximum-application-lifetime",
+        ] {
+            assert_eq!(configured_queue(&full(rest)), None, "{rest}");
+        }
+        assert_eq!(configured_queue("yarn.acl.enable"), None);
+    }
+}

@@ -1,0 +1,355 @@
+//! Building the hierarchy from `capacity-scheduler.xml` properties: keys that name no queue,
+//! capacity modes, defaults and ACL inheritance (TestQueueParsing,
+//! TestCapacitySchedulerConfiguration).
+
+use yarn_scheduler::{
+    CapacitySchedulerConfiguration, QueueAcl, QueueCapacity, SchedulerError, SchedulerSettings,
+};
+
+use crate::mock::*;
+
+const TWO_QUEUES: [(&str, &str); 5] = [
+    ("root.queues", "a,b"),
+    ("root.a.capacity", "40"),
+    ("root.b.capacity", "60"),
+    ("root.a.queues", "a1"),
+    ("root.a.a1.capacity", "100"),
+];
+
+fn build(extra: &[(&str, &str)]) -> Result<CapacitySchedulerConfiguration, SchedulerError> {
+    let mut pairs = TWO_QUEUES.to_vec();
+    pairs.extend_from_slice(extra);
+    CapacitySchedulerConfiguration::new(props(&pairs), SchedulerSettings::default())
+}
+
+fn must_build(extra: &[(&str, &str)]) -> CapacitySchedulerConfiguration {
+    build(extra).expect("valid configuration")
+}
+
+fn acls_enabled() -> SchedulerSettings {
+    SchedulerSettings {
+        acl_enable: true,
+        ..SchedulerSettings::default()
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+#[test]
+fn a_key_for_a_queue_its_parent_does_not_list_is_refused() {
+    let err = build(&[("root.c.capacity", "10")]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "key yarn.scheduler.capacity.root.c.capacity: queue root.c is not part of the queue \
+         hierarchy (yarn.scheduler.capacity.root.queues = \"a,b\" does not list c)"
+    );
+    match err {
+        SchedulerError::QueueNotInHierarchy {
+            key,
+            queue,
+            parent,
+            listed,
+        } => {
+            assert_eq!(key, "yarn.scheduler.capacity.root.c.capacity");
+            assert_eq!((queue.as_str(), parent.as_str()), ("root.c", "root"));
+            assert_eq!(listed, "a,b");
+        }
+        other => panic!("expected QueueNotInHierarchy, got {other:?}"),
+    }
+
+    // Whatever the property, and however deep below the missing queue.
+    for (key, queue, parent, child) in [
+        ("root.c.queues", "root.c", "root", "c"),
+        ("root.c.acl_submit_applications", "root.c", "root", "c"),
+        ("root.c.user-settings.alice.weight", "root.c", "root", "c"),
+        ("root.c.d.maximum-capacity", "root.c.d", "root", "c"),
+        ("root.a.x.state", "root.a.x", "root.a", "x"),
+        (
+            "root.a.a1.deep.capacity",
+            "root.a.a1.deep",
+            "root.a.a1",
+            "deep",
+        ),
+    ] {
+        let err = build(&[(key, "50")]).unwrap_err();
+        let message = err.to_string();
+        match err {
+            SchedulerError::QueueNotInHierarchy {
+                key: k,
+                queue: q,
+                parent: p,
+                ..
+            } => {
+                assert_eq!(k, format!("yarn.scheduler.capacity.{key}"));
+                assert_eq!((q.as_str(), p.as_str()), (queue, parent));
+                assert!(
+                    message.ends_with(&format!(" does not list {child})")),
+                    "{message}"
+                );
+            }
+            other => panic!("{key}: expected QueueNotInHierarchy, got {other:?}"),
+        }
+    }
+    // A leaf lists no children.
+    let message = build(&[("root.a.a1.deep.capacity", "1")])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("yarn.scheduler.capacity.root.a.a1.queues = \"\" does not list deep"),
+        "{message}"
+    );
+}
+
+#[test]
+fn global_keys_and_keys_nested_under_a_queue_are_still_accepted() {
+    let conf = must_build(&[
+        ("maximum-applications", "500"),
+        ("maximum-am-resource-percent", "0.2"),
+        (
+            "resource-calculator",
+            "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator",
+        ),
+        ("max-parallel-apps", "50"),
+        ("user.max-parallel-apps", "5"),
+        ("user.bob.max-parallel-apps", "2"),
+        ("user-settings.carol.max-parallel-apps", "1"),
+        ("minimum-user-limit-percent", "50"),
+        ("user-limit-factor", "2"),
+        ("node-locality-delay", "40"),
+        ("queue-mappings", "u:alice:a1"),
+        // Hadoop keys the scheduler does not implement, nested under existing queues.
+        ("root.accessible-node-labels.gpu.capacity", "100"),
+        ("root.a.accessible-node-labels.gpu.maximum-capacity", "50"),
+        ("root.a.leaf-queue-template.capacity", "10"),
+        (
+            "root.a.auto-queue-creation-v2.template.maximum-applications",
+            "10",
+        ),
+        ("root.a.ordering-policy", "fair"),
+        ("root.b.maximum-application-lifetime", "3600"),
+    ]);
+    assert_eq!(conf.maximum_applications(), 500);
+    assert_eq!(conf.user_max_parallel_apps("bob"), Some(2));
+    assert_eq!(conf.queues().count(), 4);
+}
+
+#[test]
+fn capacities_are_percentages_and_other_modes_are_refused_naming_the_key() {
+    let conf = must_build(&[("root.a.maximum-capacity", "60.5")]);
+    let a = conf.queue("root.a").unwrap();
+    assert_eq!(a.capacity, QueueCapacity::Percentage(40.0));
+    assert_eq!(a.maximum_capacity, QueueCapacity::Percentage(60.5));
+    assert!(close(a.capacity.percent(), 40.0));
+    assert_eq!(conf.queue("root").unwrap().capacity, QueueCapacity::FULL);
+
+    for (key, value, mode) in [
+        ("root.a.capacity", "2w", "weight"),
+        (
+            "root.a.capacity",
+            "[memory=1024,vcores=1]",
+            "absolute resource",
+        ),
+        (
+            "root.a.capacity",
+            "[memory=50%,vcores=2w]",
+            "capacity vector",
+        ),
+        (
+            "root.a.maximum-capacity",
+            "[memory=2048,vcores=2]",
+            "absolute resource",
+        ),
+    ] {
+        let err = build(&[(key, value)]).unwrap_err();
+        let message = err.to_string();
+        assert!(
+            matches!(&err, SchedulerError::UnsupportedCapacityMode { mode: m, .. } if *m == mode),
+            "{message}"
+        );
+        assert_eq!(
+            message,
+            format!(
+                "key yarn.scheduler.capacity.{key}: value {value:?} uses the {mode} capacity \
+                 mode, but only percentages (0 to 100) are supported yet"
+            )
+        );
+    }
+}
+
+#[test]
+fn maximum_capacity_minus_one_means_all_of_the_parent() {
+    let conf = must_build(&[
+        ("root.a.maximum-capacity", "-1"),
+        ("root.b.maximum-capacity", "80"),
+        ("root.b.queues", "b1"),
+        ("root.b.b1.capacity", "100"),
+        ("root.b.b1.maximum-capacity", "-1"),
+    ]);
+    let a = conf.queue("root.a").unwrap();
+    assert_eq!(a.maximum_capacity, QueueCapacity::FULL);
+    assert!(close(a.absolute_maximum_capacity, 100.0));
+    let b1 = conf.queue("root.b.b1").unwrap();
+    assert_eq!(b1.maximum_capacity, QueueCapacity::FULL);
+    assert!(
+        close(b1.absolute_maximum_capacity, 80.0),
+        "all of a parent that may use 80%"
+    );
+
+    let scheduler = must_scheduler(conf, 2, 10, 10);
+    let info = scheduler.queue_info("a").unwrap();
+    assert!(close(info.maximum_capacity, 100.0));
+    assert_eq!(info.maximum_resource.memory_mb, 20 * GIB);
+}
+
+#[test]
+fn unset_acls_are_reported_as_inherited_and_root_defaults_to_everyone() {
+    let conf = must_build(&[
+        ("root.a.acl_submit_applications", "alice devs"),
+        ("root.b.acl_administer_queue", " "),
+    ]);
+    let own =
+        |path: &str, acl: QueueAcl| conf.queue(path).unwrap().acl(acl).map(ToString::to_string);
+    assert_eq!(
+        own("root", QueueAcl::SubmitApplications).as_deref(),
+        Some("*")
+    );
+    assert_eq!(own("root", QueueAcl::AdministerQueue).as_deref(), Some("*"));
+    assert_eq!(
+        own("root.a", QueueAcl::SubmitApplications).as_deref(),
+        Some("alice devs")
+    );
+    assert_eq!(own("root.a", QueueAcl::AdministerQueue), None);
+    assert_eq!(own("root.a.a1", QueueAcl::SubmitApplications), None);
+    assert_eq!(
+        own("root.b", QueueAcl::AdministerQueue).as_deref(),
+        Some(" ")
+    );
+
+    let scheduler = must_scheduler(conf, 1, 10, 10);
+    let report = |queue: &str| {
+        let info = scheduler.queue_info(queue).unwrap();
+        (info.acl_submit_applications, info.acl_administer_queue)
+    };
+    assert_eq!(report("root"), (Some("*".into()), Some("*".into())));
+    assert_eq!(report("a"), (Some("alice devs".into()), None));
+    assert_eq!(report("a1"), (None, None), "nothing of its own: inherited");
+    assert_eq!(report("b"), (None, Some(" ".into())), "nobody, configured");
+}
+
+#[test]
+fn with_acls_enabled_and_none_configured_everyone_may_submit_and_administer() {
+    let pairs = TWO_QUEUES.to_vec();
+    let scheduler = must_scheduler(must_conf_with(&pairs, acls_enabled()), 1, 10, 10);
+    for queue in ["a1", "b"] {
+        for acl in [QueueAcl::SubmitApplications, QueueAcl::AdministerQueue] {
+            scheduler
+                .check_access(queue, acl, "anyone", &[])
+                .expect("root's default `*` is inherited");
+        }
+    }
+
+    // Closing root's submit list alone changes nothing: root's administer list is still `*`,
+    // and administering implies submitting.
+    let mut closed = TWO_QUEUES.to_vec();
+    closed.push(("root.acl_submit_applications", " "));
+    let scheduler = must_scheduler(must_conf_with(&closed, acls_enabled()), 1, 10, 10);
+    scheduler
+        .check_access("b", QueueAcl::SubmitApplications, "anyone", &[])
+        .expect("administer `*` implies submit");
+
+    closed.push(("root.acl_administer_queue", " "));
+    closed.push(("root.a.acl_submit_applications", "alice"));
+    let mut scheduler = must_scheduler(must_conf_with(&closed, acls_enabled()), 1, 10, 10);
+    assert!(matches!(
+        scheduler.submit_application(app(1), "b", "anyone", &[], None),
+        Err(SchedulerError::AccessDenied {
+            right: QueueAcl::SubmitApplications,
+            ..
+        })
+    ));
+    scheduler
+        .submit_application(app(2), "a1", "alice", &[], None)
+        .expect("root.a's list is inherited by a1");
+}
+
+#[test]
+fn global_user_limits_apply_to_queues_without_their_own() {
+    let conf = must_build(&[
+        ("minimum-user-limit-percent", "25"),
+        ("user-limit-factor", "2.5"),
+        ("root.b.minimum-user-limit-percent", "50"),
+        ("root.a.a1.user-limit-factor", "-1"),
+    ]);
+    let a1 = conf.queue("root.a.a1").unwrap();
+    assert!(close(a1.minimum_user_limit_percent, 25.0));
+    assert!(close(a1.user_limit_factor, -1.0));
+    let b = conf.queue("root.b").unwrap();
+    assert!(close(b.minimum_user_limit_percent, 50.0));
+    assert!(close(b.user_limit_factor, 2.5));
+
+    // b is guaranteed 4 of 20 GiB; the global factor lets its single user grow to 2.5 x 4 GiB
+    // = 10 GiB, plus one container (5 GiB with the default factor of 1).
+    let mut scheduler = must_scheduler(
+        must_conf(&[
+            ("root.queues", "a,b"),
+            ("root.a.capacity", "80"),
+            ("root.b.capacity", "20"),
+            ("user-limit-factor", "2.5"),
+            ("maximum-am-resource-percent", "1.0"),
+        ]),
+        1,
+        20,
+        64,
+    );
+    let info = scheduler.queue_info("b").unwrap();
+    assert!(close(info.user_limit_factor, 2.5));
+    must_start(&mut scheduler, 1, "b", "bob", 100);
+    schedule_until_idle(&mut scheduler);
+    assert_eq!(app_gib(&scheduler, 1), 11);
+}
+
+#[test]
+fn a_queue_maximum_am_resource_percent_overrides_the_global_one() {
+    let conf = must_conf(&[
+        ("root.queues", "a,b"),
+        ("root.a.capacity", "50"),
+        ("root.b.capacity", "50"),
+        ("maximum-am-resource-percent", "0.1"),
+        ("root.b.maximum-am-resource-percent", "0.3"),
+    ]);
+    assert!(close(
+        conf.queue("root.a").unwrap().maximum_am_resource_percent,
+        0.1
+    ));
+    assert!(close(
+        conf.queue("root.b").unwrap().maximum_am_resource_percent,
+        0.3
+    ));
+    let mut scheduler = must_scheduler(conf, 1, 10, 10);
+    // Each queue may grow to the whole 10 GiB: 10% of it is 1 GiB for a, 30% is 3 GiB for b.
+    assert_eq!(
+        scheduler
+            .queue_info("a")
+            .unwrap()
+            .am_resource_limit
+            .memory_mb,
+        GIB
+    );
+    assert_eq!(
+        scheduler
+            .queue_info("b")
+            .unwrap()
+            .am_resource_limit
+            .memory_mb,
+        3 * GIB
+    );
+    // One user per application, so that only the queue AM limits bind.
+    for n in 1..=4 {
+        must_start(&mut scheduler, n, "b", &format!("b-user{n}"), 0);
+        must_start(&mut scheduler, 10 + n, "a", &format!("a-user{n}"), 0);
+    }
+    let active = |queue: &str| scheduler.queue_info(queue).unwrap().num_active_applications;
+    assert_eq!((active("a"), active("b")), (1, 3));
+}
