@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use yarn_client::{AskKey, answered_updates};
 use yarn_proto::ids::ContainerId;
-use yarn_proto::{ResourceKey, pb};
+use yarn_proto::pb;
 
 use crate::Error;
 use crate::stored_state::{decode_record, encode_record};
@@ -219,35 +219,29 @@ impl AmRmRelay {
     }
 
     /// Takes one off the `*` ask and the host ask that `container` satisfies, as the RM did
-    /// when it allocated it: same priority, allocation request id and execution type,
-    /// preferring the same capability (the RM may have rounded it up).
+    /// when it allocated it: same priority and allocation request id, chosen as
+    /// [`AskKey::charged_for`] does (its own execution type first; another one only for an ask
+    /// that does not enforce its type, which an RM without opportunistic allocation serves
+    /// with GUARANTEED containers).
     fn charge(&mut self, container: &pb::ContainerProto) {
         let host = container
             .node_id
             .as_ref()
             .map(|node| node.host.clone())
             .filter(|host| !host.is_empty());
-        let capability = ResourceKey::of(container.resource.as_ref());
         for name in std::iter::once(ANY.to_owned()).chain(host) {
-            let candidates: Vec<AskKey> = self
+            let candidates = self
                 .asks
-                .keys()
-                .filter(|key| {
-                    key.may_place(container, &name) && key.has_execution_type_of(container)
-                })
-                .cloned()
-                .collect();
-            let chosen = candidates
                 .iter()
-                .find(|key| key.capability() == &capability)
-                .or_else(|| candidates.first());
+                .filter(|(key, _)| key.may_place(container, &name));
+            let chosen = AskKey::charged_for(candidates, container).cloned();
             if let Some(key) = chosen {
-                let exhausted = self.asks.get_mut(key).is_some_and(|ask| {
+                let exhausted = self.asks.get_mut(&key).is_some_and(|ask| {
                     ask.num_containers -= 1;
                     ask.num_containers <= 0
                 });
                 if exhausted {
-                    self.asks.remove(key);
+                    self.asks.remove(&key);
                 }
             }
         }
@@ -421,6 +415,45 @@ mod tests {
         assert_eq!(
             resync.blacklist_request.unwrap().blacklist_additions,
             ["bad1"]
+        );
+    }
+
+    #[test]
+    fn a_guaranteed_container_answers_an_unenforced_opportunistic_ask_only() {
+        let opportunistic = |priority, enforce| pb::ResourceRequestProto {
+            priority: Some(pb::PriorityProto { priority }),
+            execution_type_request: Some(pb::ExecutionTypeRequestProto {
+                execution_type: pb::ExecutionTypeProto::Opportunistic.into(),
+                enforce_execution_type: enforce,
+            }),
+            ..ask(ANY, 2)
+        };
+        let mut relay = AmRmRelay::default();
+        relay.registered(&Default::default(), false);
+        relay.request_for_rm(allocate(
+            0,
+            vec![opportunistic(1, false), opportunistic(2, true)],
+        ));
+        // An RM without opportunistic allocation serves the unenforced ask with GUARANTEED
+        // containers; it never serves the enforced one.
+        let mut guaranteed = container(1, "h1");
+        guaranteed.execution_type = pb::ExecutionTypeProto::Guaranteed.into();
+        let mut other_priority = guaranteed.clone();
+        other_priority.id = Some(container_id(2));
+        other_priority.priority = Some(pb::PriorityProto { priority: 2 });
+        relay.response_for_am(&mut pb::AllocateResponseProto {
+            response_id: 1,
+            allocated_containers: vec![guaranteed, other_priority],
+            ..Default::default()
+        });
+        assert_eq!(
+            relay
+                .resync_request(allocate(1, vec![]))
+                .ask
+                .iter()
+                .map(|a| (a.priority.unwrap().priority, a.num_containers))
+                .collect::<Vec<_>>(),
+            [(1, 1), (2, 2)]
         );
     }
 

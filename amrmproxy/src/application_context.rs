@@ -13,13 +13,18 @@ use crate::NodeContext;
 ///
 /// Cheap to clone, and every clone shares the same RM AMRMToken: when an interceptor that talks
 /// to the RM receives a rolled token and calls [`set_rm_token`](Self::set_rm_token), the others
-/// (and the proxy, which persists it) see the new one.
+/// (and the proxy, which persists it) see the new one. Clones also share the answer of a
+/// distributed-scheduling registration made again on the AM's behalf
+/// ([`put_distributed_reregistration`](Self::put_distributed_reregistration)).
 #[derive(Clone)]
 pub struct ApplicationContext {
     attempt: ApplicationAttemptId,
     user: String,
     /// Held only to read or replace the token, never across an `.await`.
     rm_token: Arc<Mutex<pb::TokenProto>>,
+    /// Held only to put or take the answer, never across an `.await`.
+    distributed_reregistration:
+        Arc<Mutex<Option<pb::RegisterDistributedSchedulingAmResponseProto>>>,
     node: Arc<dyn NodeContext>,
 }
 
@@ -36,6 +41,7 @@ impl ApplicationContext {
             attempt,
             user: user.into(),
             rm_token: Arc::new(Mutex::new(rm_token)),
+            distributed_reregistration: Arc::new(Mutex::new(None)),
             node,
         }
     }
@@ -73,6 +79,32 @@ impl ApplicationContext {
         }
         *current = token;
         true
+    }
+
+    /// Leaves the answer of a distributed-scheduling registration that the interceptor talking
+    /// to the RM made again on the AM's behalf (after an RM failover it hides from the AM) for
+    /// the interceptor that places OPPORTUNISTIC containers, which must count container ids
+    /// from the new `container_id_start` and adopt the new sizes and nodes. A newer answer
+    /// replaces one not yet taken.
+    pub fn put_distributed_reregistration(
+        &self,
+        response: pb::RegisterDistributedSchedulingAmResponseProto,
+    ) {
+        *self
+            .distributed_reregistration
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(response);
+    }
+
+    /// Takes the answer [`put_distributed_reregistration`](Self::put_distributed_reregistration)
+    /// left, if any: each answer is taken once.
+    pub fn take_distributed_reregistration(
+        &self,
+    ) -> Option<pb::RegisterDistributedSchedulingAmResponseProto> {
+        self.distributed_reregistration
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
     }
 }
 

@@ -33,6 +33,10 @@ const RELAY_STATE: &str = "relay";
 ///   has outstanding (as Hadoop's `AMRMClientRelayer` does), within the same call; the AM
 ///   notices nothing, and its response ids continue as if the RM had not changed. If the AM
 ///   never registered through this proxy, the refusal goes to the AM, which registers itself.
+///   The answer of a distributed-scheduling registration made again this way (the new
+///   `container_id_start`, sizes and nodes) is left in the context for the
+///   [`DistributedScheduler`](crate::DistributedScheduler)
+///   ([`ApplicationContext::put_distributed_reregistration`]).
 ///
 /// The distributed-scheduling variants call the RM's DistributedSchedulingAMProtocol on the same
 /// address, with the same guarantees. The relayed session is the interceptor's persisted state.
@@ -172,7 +176,9 @@ impl DefaultRequestInterceptor {
         );
         let request = request.clone();
         let outcome = if distributed {
-            self.rm_register_distributed(request).await.map(drop)
+            self.rm_register_distributed(request)
+                .await
+                .map(|response| self.context().put_distributed_reregistration(response))
         } else {
             self.rm_register(request).await.map(drop)
         };

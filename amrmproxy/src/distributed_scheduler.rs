@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use yarn_proto::pb;
+use yarn_proto::{pb, token_metadata};
 
 use crate::opportunistic_context::{OpportunisticContext, Signer};
 use crate::request_interceptor::{BoxFuture, Next};
@@ -24,11 +24,19 @@ const CONTEXT_STATE: &str = "context";
 ///   [`OpportunisticContainerAllocator`](yarn_opportunistic::OpportunisticContainerAllocator): ids
 ///   counted down from `container_id_start`, sizes normalized as the RM would, container
 ///   tokens signed with the node's container-token key (execution type OPPORTUNISTIC, the RM
-///   epoch `container_id_start >> 40` as `rm_identifier`), and NM tokens made with the node's
-///   NM-token key for nodes the AM has no token for. Only the GUARANTEED asks go on, through
-///   `allocateForDistributedScheduling`, together with every container placed since the last
-///   successful call, so the RM records each exactly once. The local containers are added to
-///   the RM's answer, and the node list is replaced by the one in it.
+///   epoch, `container_id_start / 2^40` rounded up, as `rm_identifier`), and NM tokens made
+///   with the node's NM-token key for nodes the AM has no token for. Only the GUARANTEED asks
+///   go on, through `allocateForDistributedScheduling`, together with every container placed
+///   since the last successful call, so the RM records each exactly once. The local containers
+///   are added to the RM's answer, and the node list is replaced by the one in it.
+/// - When the RM refuses reported containers (naming them under
+///   [`token_metadata::REMOTE_CONTAINERS_REFUSED_HEADER`]), they are dropped (the AM never got
+///   them), their asks go back into the table, and the call is made again without them, so
+///   one refusal never blocks the attempt's later calls.
+/// - When the interceptor talking to the RM registered again on the AM's behalf (an RM
+///   failover it hides), the new answer is adopted after the call: later containers count
+///   down from the new `container_id_start` (never reissuing an id) and carry the new epoch,
+///   and the new sizes and nodes apply.
 /// - A request the AM sends again (same response id, after a lost answer) gets the same local
 ///   containers; nothing new is placed, and its asks are taken less those containers.
 /// - Until the node holds both keys from the RM nothing is placed: the asks wait in the table.
@@ -62,6 +70,8 @@ impl DistributedScheduler {
         mut next: Next<'_>,
     ) -> Result<pb::RegisterApplicationMasterResponseProto, Error> {
         let response = next.register_for_distributed_scheduling(request).await?;
+        // This answer supersedes any registration made again behind the AM's back before.
+        self.context().take_distributed_reregistration();
         self.opportunistic.registered(&response);
         response
             .register_response
@@ -85,7 +95,7 @@ impl DistributedScheduler {
             .take_asks(context.attempt(), request.response_id, asks)?;
         self.opportunistic
             .update_blacklist(request.blacklist_request.as_ref());
-        let (containers, nm_tokens) = if repeat {
+        let (mut containers, nm_tokens) = if repeat {
             self.opportunistic.last_placed()
         } else {
             let node = context.node();
@@ -102,11 +112,40 @@ impl DistributedScheduler {
             self.opportunistic
                 .place(request.response_id, signer.as_ref())?
         };
-        let forwarded = pb::DistributedSchedulingAllocateRequestProto {
-            allocate_request: Some(request),
-            allocated_containers: self.opportunistic.unreported().to_vec(),
+        let response = loop {
+            let forwarded = pb::DistributedSchedulingAllocateRequestProto {
+                allocate_request: Some(request.clone()),
+                allocated_containers: self.opportunistic.unreported().to_vec(),
+            };
+            let outcome = next.allocate_for_distributed_scheduling(forwarded).await;
+            // The interceptor talking to the RM may have registered again (a hidden failover),
+            // whatever the outcome of the call itself.
+            if let Some(registration) = context.take_distributed_reregistration() {
+                self.opportunistic.reregistered(&registration);
+            }
+            let error = match outcome {
+                Ok(response) => break response,
+                Err(error) => error,
+            };
+            let refused = if self.opportunistic.unreported().is_empty() {
+                None
+            } else {
+                refused_remote_containers(&error)
+            };
+            let Some(refused) = refused else {
+                return Err(error);
+            };
+            // Each round drops at least one container, so this ends.
+            let dropped = self.opportunistic.refused(&refused);
+            tracing::warn!(
+                attempt = %context.attempt(),
+                ?dropped,
+                %error,
+                "the ResourceManager refused OPPORTUNISTIC containers this proxy placed; \
+                 dropping them (their AM never received them) and placing their asks again"
+            );
+            containers.retain(|container| !container.id.is_some_and(|id| dropped.contains(&id.id)));
         };
-        let response = next.allocate_for_distributed_scheduling(forwarded).await?;
         self.opportunistic.reported();
         self.opportunistic
             .refresh_nodes(response.nodes_for_scheduling);
@@ -121,6 +160,20 @@ impl DistributedScheduler {
         answer.allocated_containers.extend(containers);
         answer.nm_tokens.extend(nm_tokens);
         Ok(answer)
+    }
+}
+
+/// The raw ids of the containers the RM refused, when `err` is its refusal of a report of
+/// locally placed containers.
+fn refused_remote_containers(err: &Error) -> Option<Vec<i64>> {
+    match err {
+        Error::Rm { source, .. } => match source.as_ref() {
+            yarn_client::Error::CallFailed { status, .. } => {
+                token_metadata::refused_remote_containers(status)
+            }
+            _ => None,
+        },
+        _ => None,
     }
 }
 

@@ -25,6 +25,14 @@ struct AllocationParameters {
     container_id_start: i64,
 }
 
+impl AllocationParameters {
+    /// The RM epoch the parameters were given under, which container tokens carry as
+    /// `rm_identifier`: the RM places `container_id_start` in `((epoch - 1) << 40, epoch << 40]`.
+    fn epoch(&self) -> i64 {
+        (self.container_id_start.saturating_sub(1) >> ContainerId::EPOCH_SHIFT) + 1
+    }
+}
+
 /// The containers (and NM tokens) placed for the AM request with `response_id`, kept so that
 /// the same request sent again gets the same answer instead of new containers.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,8 +44,8 @@ struct Exchange {
     charges: Vec<Charge>,
 }
 
-/// One container taken off one ask.
-#[derive(Clone, PartialEq, Eq, prost::Message)]
+/// One container taken off one ask, with what it takes to give it back.
+#[derive(Clone, PartialEq, prost::Message)]
 struct Charge {
     #[prost(int32, tag = "1")]
     priority: i32,
@@ -45,6 +53,16 @@ struct Charge {
     allocation_request_id: i64,
     #[prost(string, tag = "3")]
     resource_name: String,
+    /// The raw id of the container (0 in state written before it was kept).
+    #[prost(int64, tag = "4")]
+    container_id: i64,
+    /// The ask's capability, as the AM asked (before normalization); absent only in state
+    /// written before it was kept, whose charges are never given back (their id is 0).
+    #[prost(message, optional, tag = "5")]
+    capability: Option<pb::ResourceProto>,
+    /// Whether the key's `"*"` ask kept containers to the places it names.
+    #[prost(bool, tag = "6")]
+    strict_locality: bool,
 }
 
 impl Charge {
@@ -80,7 +98,10 @@ pub(crate) struct Signer<'a> {
 /// - a request the AM sends again (same response id) gets the same containers and NM tokens,
 ///   and places nothing new; its asks still count, less the containers that answer them;
 /// - every placed container stays in [`unreported`](Self::unreported) until
-///   [`reported`](Self::reported) is called after a successful RM call.
+///   [`reported`](Self::reported) is called after a successful RM call, or until the RM
+///   refuses it ([`refused`](Self::refused)), which gives its asks back;
+/// - after a registration, ids go on below both the new start and every id already issued,
+///   unless the start is of a later RM epoch (whose range lies above every id issued).
 #[derive(Debug, Clone)]
 pub(crate) struct OpportunisticContext {
     parameters: Option<AllocationParameters>,
@@ -111,10 +132,27 @@ impl OpportunisticContext {
         }
     }
 
-    /// Takes in the RM's answer to the distributed registration: sizes, token lifetime, node
-    /// list, and NM tokens the AM already holds. The id counter restarts only when the start
-    /// changed (a new RM epoch), so a repeated registration never reissues ids.
+    /// Takes in the RM's answer to the AM's distributed registration: as
+    /// [`reregistered`](Self::reregistered), plus the NM tokens the AM already holds; and the
+    /// AM counts response ids from 0 again, so no later request repeats an earlier one.
     pub(crate) fn registered(
+        &mut self,
+        response: &pb::RegisterDistributedSchedulingAmResponseProto,
+    ) {
+        self.reregistered(response);
+        if let Some(register) = &response.register_response {
+            self.nm_tokens_seen(&register.nm_tokens_from_previous_attempts);
+        }
+        self.last_exchange = None;
+    }
+
+    /// Takes in the RM's answer to a distributed registration: sizes, token lifetime, node list,
+    /// and where ids count down from. A start of a later RM epoch restarts the count there (it
+    /// lies above the epoch before, so above every id issued so far); under the same epoch the
+    /// count goes on below both the new start and the last id issued, so no id is issued
+    /// twice. The AM's exchange is untouched: this is also how the answer of a registration
+    /// made again behind the AM's back (an RM failover) is taken in.
+    pub(crate) fn reregistered(
         &mut self,
         response: &pb::RegisterDistributedSchedulingAmResponseProto,
     ) {
@@ -130,20 +168,13 @@ impl OpportunisticContext {
             token_expiry_ms: i64::from(response.container_token_expiry_interval),
             container_id_start: response.container_id_start,
         };
-        let new_start = self
-            .parameters
-            .as_ref()
-            .is_none_or(|old| old.container_id_start != parameters.container_id_start);
-        if new_start {
-            self.last_container_id = parameters.container_id_start;
-        }
+        let start = parameters.container_id_start;
+        self.last_container_id = match &self.parameters {
+            Some(old) if parameters.epoch() <= old.epoch() => start.min(self.last_container_id),
+            _ => start,
+        };
         self.parameters = Some(parameters);
         self.refresh_nodes(response.nodes_for_scheduling.clone());
-        if let Some(register) = &response.register_response {
-            self.nm_tokens_seen(&register.nm_tokens_from_previous_attempts);
-        }
-        // The AM counts response ids from 0 again.
-        self.last_exchange = None;
     }
 
     /// Whether an AM request with `response_id` repeats the last one.
@@ -280,7 +311,12 @@ impl OpportunisticContext {
                 }
             })?;
             containers.push(self.container(parameters, signer, placement, container_id, &node));
-            charges.extend(charges_of(placement, &candidates));
+            let strict_locality = self.asks.iter().any(|ask| {
+                ask.is_any()
+                    && ask.scheduler_key() == (placement.priority, placement.allocation_request_id)
+                    && !ask.relax_locality
+            });
+            charges.extend(charges_of(placement, &candidates, last_id, strict_locality));
             if nm_token_nodes.insert(node.to_string()) {
                 nm_tokens.push(
                     TokenSecretManager::<pb::NmTokenIdentifierProto>::new(signer.nm_key.clone())
@@ -310,6 +346,70 @@ impl OpportunisticContext {
     /// The RM accepted the call that reported [`unreported`](Self::unreported).
     pub(crate) fn reported(&mut self) {
         self.unreported.clear();
+    }
+
+    /// The RM refused the call that reported [`unreported`](Self::unreported), naming the
+    /// containers it refused by raw id: drops those (every unreported one when it named none
+    /// of them, so a retry never sends the same refused report) and gives their asks back, to
+    /// be placed again under new ids. Returns the raw ids dropped.
+    ///
+    /// An unreported container never reached the AM (containers go out only with the answer
+    /// of the RM call that reported them), so it is dropped from the last exchange too: a
+    /// repeated request must not get it either.
+    pub(crate) fn refused(&mut self, refused: &[i64]) -> Vec<i64> {
+        let raw_id = |container: &pb::ContainerProto| container.id.map(|id| id.id);
+        let named = |container: &pb::ContainerProto| {
+            raw_id(container).is_some_and(|id| refused.contains(&id))
+        };
+        let drop_all = !self.unreported.iter().any(named);
+        let (dropped, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.unreported)
+            .into_iter()
+            .partition(|container| drop_all || named(container));
+        self.unreported = kept;
+        let dropped: Vec<i64> = dropped.iter().filter_map(raw_id).collect();
+        if let Some(exchange) = &mut self.last_exchange {
+            exchange
+                .containers
+                .retain(|container| !raw_id(container).is_some_and(|id| dropped.contains(&id)));
+            let (returned, charges): (Vec<_>, Vec<_>) = std::mem::take(&mut exchange.charges)
+                .into_iter()
+                .partition(|charge| dropped.contains(&charge.container_id));
+            exchange.charges = charges;
+            // A key's "*" charge comes before its host or rack charge, so a key that was
+            // satisfied (and so left the table) gets its "*" ask back first.
+            for charge in &returned {
+                self.give_back(charge);
+            }
+        }
+        dropped
+    }
+
+    /// Puts the container `charge` took off its ask back on it, bringing the ask back when
+    /// it had left the table.
+    fn give_back(&mut self, charge: &Charge) {
+        if let Some(ask) = self.asks.iter_mut().find(|ask| charge.matches(ask)) {
+            ask.num_containers = ask.num_containers.saturating_add(1);
+            return;
+        }
+        let capability = charge
+            .capability
+            .as_ref()
+            .map_or(Resource::new(0, 0), |asked| {
+                Resource::new(
+                    u64::try_from(asked.memory).unwrap_or(0),
+                    u32::try_from(asked.virtual_cores).unwrap_or(0),
+                )
+            });
+        self.asks.push(OpportunisticAsk {
+            priority: charge.priority,
+            allocation_request_id: charge.allocation_request_id,
+            resource_name: charge.resource_name.clone(),
+            num_containers: 1,
+            capability,
+            // Only the "*" ask's flag counts; host and rack asks keep YARN's default.
+            relax_locality: !(charge.strict_locality
+                && charge.resource_name == OpportunisticAsk::ANY),
+        });
     }
 
     /// Replaces the candidate nodes with the RM's latest least-loaded list.
@@ -355,7 +455,7 @@ impl OpportunisticContext {
             container_type: pb::ContainerTypeProto::Task,
             execution_type: pb::ExecutionTypeProto::Opportunistic,
             version: 0,
-            rm_identifier: parameters.container_id_start >> ContainerId::EPOCH_SHIFT,
+            rm_identifier: parameters.epoch(),
             now_ms: signer.now_ms,
             expiry_ms: signer.now_ms.saturating_add(parameters.token_expiry_ms),
         });
@@ -530,13 +630,27 @@ fn remote_nodes(nodes: &[pb::RemoteNodeProto]) -> Vec<RemoteNode> {
         .collect()
 }
 
-/// The asks `placement` was taken off, as the allocator counts: the `"*"` ask always, and the
-/// host ask (node-local) or the rack ask (rack-local) of the node it went to.
-fn charges_of(placement: &OpportunisticPlacement, candidates: &[RemoteNode]) -> Vec<Charge> {
+/// The asks `placement` (the container `container_id`) was taken off, as the allocator counts:
+/// the `"*"` ask always, and the host ask (node-local) or the rack ask (rack-local) of the node
+/// it went to. `strict_locality` says whether the key's `"*"` ask did not relax locality.
+fn charges_of(
+    placement: &OpportunisticPlacement,
+    candidates: &[RemoteNode],
+    container_id: i64,
+    strict_locality: bool,
+) -> Vec<Charge> {
+    let capability = pb::ResourceProto {
+        memory: i64::try_from(placement.capability.memory_mb).unwrap_or(i64::MAX),
+        virtual_cores: i32::try_from(placement.capability.vcores).unwrap_or(i32::MAX),
+        ..Default::default()
+    };
     let charge = |resource_name: &str| Charge {
         priority: placement.priority,
         allocation_request_id: placement.allocation_request_id,
         resource_name: resource_name.to_owned(),
+        container_id,
+        capability: Some(capability.clone()),
+        strict_locality,
     };
     let mut charges = vec![charge(OpportunisticAsk::ANY)];
     match placement.locality {
@@ -650,4 +764,202 @@ struct StoredContext {
     last_nm_tokens: Vec<pb::NmTokenProto>,
     #[prost(message, repeated, tag = "16")]
     last_charges: Vec<Charge>,
+}
+
+#[cfg(test)]
+mod tests {
+    use yarn_proto::ids::ApplicationId;
+
+    use super::*;
+
+    const START: i64 = 3 << 40;
+
+    fn attempt() -> ApplicationAttemptId {
+        ApplicationAttemptId::new(ApplicationId::new(1_690_000_000_000, 1), 1)
+    }
+
+    fn resource(memory: i64) -> Option<pb::ResourceProto> {
+        Some(pb::ResourceProto {
+            memory,
+            virtual_cores: 1,
+            ..Default::default()
+        })
+    }
+
+    fn node(host: &str) -> pb::RemoteNodeProto {
+        pb::RemoteNodeProto {
+            node_id: Some(pb::NodeIdProto {
+                host: host.to_owned(),
+                port: 8041,
+            }),
+            rack_name: "/rack".to_owned(),
+            ..Default::default()
+        }
+    }
+
+    fn registration(start: i64) -> pb::RegisterDistributedSchedulingAmResponseProto {
+        pb::RegisterDistributedSchedulingAmResponseProto {
+            min_container_resource: resource(1024),
+            max_container_resource: resource(8192),
+            container_token_expiry_interval: 600_000,
+            container_id_start: start,
+            nodes_for_scheduling: vec![node("n1"), node("n2")],
+            ..Default::default()
+        }
+    }
+
+    fn ask(name: &str, count: i32, relax_locality: bool) -> pb::ResourceRequestProto {
+        pb::ResourceRequestProto {
+            priority: Some(pb::PriorityProto { priority: 1 }),
+            resource_name: name.to_owned(),
+            capability: resource(1000),
+            num_containers: count,
+            relax_locality: Some(relax_locality),
+            execution_type_request: Some(pb::ExecutionTypeRequestProto {
+                execution_type: pb::ExecutionTypeProto::Opportunistic.into(),
+                enforce_execution_type: true,
+            }),
+            ..Default::default()
+        }
+    }
+
+    /// Takes `asks` with the AM request `response_id` and places what they allow; returns the
+    /// raw ids, hosts and token epochs of the containers.
+    fn exchange(
+        context: &mut OpportunisticContext,
+        response_id: i32,
+        asks: Vec<pb::ResourceRequestProto>,
+    ) -> Vec<(i64, String, i64)> {
+        let (container_key, nm_key) = (
+            MasterKey::new(11, [0xC1; MasterKey::LEN]),
+            MasterKey::new(21, [0x21; MasterKey::LEN]),
+        );
+        let signer = Signer {
+            attempt: attempt(),
+            user: "alice",
+            now_ms: 1_700_000_000_000,
+            container_key: &container_key,
+            nm_key: &nm_key,
+        };
+        context.take_asks(attempt(), response_id, asks).unwrap();
+        let (containers, _) = context.place(response_id, Some(&signer)).unwrap();
+        let verifier =
+            TokenSecretManager::<pb::ContainerTokenIdentifierProto>::new(container_key.clone());
+        containers
+            .iter()
+            .map(|container| {
+                let token =
+                    yarn_security::Token::try_from(container.container_token.clone().unwrap())
+                        .unwrap();
+                let identifier = verifier.verify(&token, signer.now_ms).unwrap();
+                (
+                    container.id.unwrap().id,
+                    container.node_id.clone().unwrap().host,
+                    identifier.rm_identifier,
+                )
+            })
+            .collect()
+    }
+
+    fn ids(placed: &[(i64, String, i64)]) -> Vec<i64> {
+        placed.iter().map(|(id, _, _)| *id).collect()
+    }
+
+    #[test]
+    fn registering_again_never_reissues_an_id_and_a_later_epoch_restarts_the_count() {
+        let mut context = OpportunisticContext::new();
+        context.registered(&registration(START));
+        let placed = exchange(&mut context, 0, vec![ask("*", 2, true)]);
+        assert_eq!(ids(&placed), [START - 1, START - 2]);
+        assert!(placed.iter().all(|(_, _, epoch)| *epoch == 3));
+        context.reported();
+
+        // The RM, holding only START - 1, hands out that as the start: the count goes on
+        // below the last id issued, and so it does when the start is the same again.
+        context.reregistered(&registration(START - 1));
+        assert_eq!(
+            ids(&exchange(&mut context, 1, vec![ask("*", 1, true)])),
+            [START - 3]
+        );
+        context.reregistered(&registration(START));
+        assert_eq!(
+            ids(&exchange(&mut context, 2, vec![ask("*", 1, true)])),
+            [START - 4]
+        );
+        // Below every id issued, the new start is taken as it is: an earlier attempt's ids lie
+        // between.
+        context.reregistered(&registration(START - 10));
+        assert_eq!(
+            ids(&exchange(&mut context, 3, vec![ask("*", 1, true)])),
+            [START - 11]
+        );
+
+        // A later epoch: its range lies above everything issued.
+        context.reregistered(&registration(4 << 40));
+        let placed = exchange(&mut context, 4, vec![ask("*", 1, true)]);
+        assert_eq!(ids(&placed), [(4 << 40) - 1]);
+        assert_eq!(placed[0].2, 4, "tokens carry the new epoch");
+    }
+
+    #[test]
+    fn a_refused_container_leaves_the_exchange_and_its_asks_come_back_as_they_were() {
+        let mut context = OpportunisticContext::new();
+        context.registered(&registration(START));
+        // Two containers on n1 only: the "*" ask does not relax locality.
+        let placed = exchange(
+            &mut context,
+            0,
+            vec![ask("*", 2, false), ask("n1", 2, true)],
+        );
+        assert_eq!(
+            placed,
+            [
+                (START - 1, "n1".to_owned(), 3),
+                (START - 2, "n1".to_owned(), 3)
+            ]
+        );
+        assert!(context.asks.is_empty(), "both asks satisfied");
+
+        assert_eq!(context.refused(&[START - 2]), [START - 2]);
+        assert_eq!(ids_of(context.unreported()), [START - 1]);
+        assert_eq!(ids_of(&context.last_placed().0), [START - 1]);
+        let mut given_back: Vec<(String, u32, bool, u64)> = context
+            .asks
+            .iter()
+            .map(|ask| {
+                (
+                    ask.resource_name.clone(),
+                    ask.num_containers,
+                    ask.relax_locality,
+                    ask.capability.memory_mb,
+                )
+            })
+            .collect();
+        given_back.sort();
+        assert_eq!(
+            given_back,
+            [
+                ("*".to_owned(), 1, false, 1000),
+                ("n1".to_owned(), 1, true, 1000)
+            ]
+        );
+
+        // A refusal naming none of the unreported containers drops them all.
+        assert_eq!(context.refused(&[42]), [START - 1]);
+        assert!(context.unreported().is_empty());
+        assert!(context.last_placed().0.is_empty());
+        // Both come back, on n1 only, under new ids.
+        let placed = exchange(&mut context, 1, Vec::new());
+        assert_eq!(
+            placed,
+            [
+                (START - 3, "n1".to_owned(), 3),
+                (START - 4, "n1".to_owned(), 3)
+            ]
+        );
+    }
+
+    fn ids_of(containers: &[pb::ContainerProto]) -> Vec<i64> {
+        containers.iter().map(|c| c.id.unwrap().id).collect()
+    }
 }

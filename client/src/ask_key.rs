@@ -56,6 +56,46 @@ impl AskKey {
     pub fn capability(&self) -> &ResourceKey {
         &self.capability
     }
+
+    /// The ask `container` is charged to among `candidates`, the asks (key and request) it
+    /// [may have been placed against](Self::may_place): first one of its own execution type
+    /// and capability, then one of its own type, then, of the asks of the other type that do
+    /// not enforce it, one of its capability, then any. `None` when no candidate qualifies.
+    ///
+    /// An ask with `enforce_execution_type` is only ever answered by containers of exactly its
+    /// type. Without it an OPPORTUNISTIC ask may get GUARANTEED containers: an RM that
+    /// allocates no OPPORTUNISTIC containers serves it that way. The RM may round a capability
+    /// up, so a different capability still matches.
+    pub fn charged_for<'a>(
+        candidates: impl IntoIterator<Item = (&'a AskKey, &'a pb::ResourceRequestProto)>,
+        container: &pb::ContainerProto,
+    ) -> Option<&'a AskKey> {
+        let capability = ResourceKey::of(container.resource.as_ref());
+        candidates
+            .into_iter()
+            .filter_map(|(key, request)| {
+                let same_capability = key.capability == capability;
+                let rank = if key.has_execution_type_of(container) {
+                    u8::from(!same_capability)
+                } else if enforces_execution_type(request) {
+                    return None;
+                } else {
+                    2 + u8::from(!same_capability)
+                };
+                Some((rank, key))
+            })
+            // The first of the best rank, in the candidates' order.
+            .min_by_key(|(rank, _)| *rank)
+            .map(|(_, key)| key)
+    }
+}
+
+/// Whether `request` asks for containers of exactly its execution type.
+fn enforces_execution_type(request: &pb::ResourceRequestProto) -> bool {
+    request
+        .execution_type_request
+        .as_ref()
+        .is_some_and(|wanted| wanted.enforce_execution_type)
 }
 
 /// UNSPECIFIED means GUARANTEED, so the two name the same ask.
@@ -115,6 +155,33 @@ mod tests {
         assert!(
             !key.may_place(&container(1, None), "h1"),
             "an absent allocation request id is -1, not the ask's 0"
+        );
+    }
+
+    #[test]
+    fn a_container_of_another_type_answers_only_an_unenforced_ask() {
+        let enforced = |enforce| pb::ResourceRequestProto {
+            execution_type_request: Some(pb::ExecutionTypeRequestProto {
+                execution_type: pb::ExecutionTypeProto::Opportunistic as i32,
+                enforce_execution_type: enforce,
+            }),
+            ..ask(1, "*", pb::ExecutionTypeProto::Opportunistic)
+        };
+        let guaranteed = container(1, Some(0));
+        let strict = enforced(true);
+        let loose = enforced(false);
+        let key = AskKey::of(&strict);
+        assert_eq!(AskKey::charged_for([(&key, &strict)], &guaranteed), None);
+        assert_eq!(
+            AskKey::charged_for([(&key, &loose)], &guaranteed),
+            Some(&key)
+        );
+        // Its own type comes first, whatever the order.
+        let own_request = ask(1, "*", pb::ExecutionTypeProto::Guaranteed);
+        let own = AskKey::of(&own_request);
+        assert_eq!(
+            AskKey::charged_for([(&key, &loose), (&own, &own_request)], &guaranteed),
+            Some(&own)
         );
     }
 

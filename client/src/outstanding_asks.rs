@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use yarn_proto::{ResourceKey, pb};
+use yarn_proto::pb;
 
 use crate::AskKey;
 
@@ -102,27 +102,15 @@ impl OutstandingAsks {
     }
 
     /// Takes one off the best entry named `resource_name` that `container` may satisfy: same
-    /// priority and allocation request id (an absent one is YARN's -1), preferring the same
-    /// execution type and capability, then the same execution type. The RM may round the
-    /// capability up, so an exact capability match is not required.
+    /// priority and allocation request id (an absent one is YARN's -1), chosen as
+    /// [`AskKey::charged_for`] does: never an entry of another execution type that enforces
+    /// its own.
     fn charge(&mut self, container: &pb::ContainerProto, resource_name: &str) {
-        let capability = ResourceKey::of(container.resource.as_ref());
-        let candidates: Vec<&AskKey> = self
+        let candidates = self
             .asks
             .iter()
-            .filter(|(key, ask)| key.may_place(container, resource_name) && ask.num_containers > 0)
-            .map(|(key, _)| key)
-            .collect();
-        let chosen = candidates
-            .iter()
-            .find(|key| key.has_execution_type_of(container) && key.capability() == &capability)
-            .or_else(|| {
-                candidates
-                    .iter()
-                    .find(|key| key.has_execution_type_of(container))
-            })
-            .or_else(|| candidates.first())
-            .map(|key| (*key).clone());
+            .filter(|(key, ask)| key.may_place(container, resource_name) && ask.num_containers > 0);
+        let chosen = AskKey::charged_for(candidates, container).cloned();
         let Some(key) = chosen else {
             return;
         };
@@ -314,6 +302,31 @@ mod tests {
         other.allocation_request_id = None;
         table.allocated(&other);
         assert_eq!(counts(&table.outstanding()), [(ANY.to_owned(), 1)]);
+    }
+
+    #[test]
+    fn an_unenforced_opportunistic_entry_takes_a_guaranteed_container_and_an_enforced_one_not() {
+        let typed = |priority, enforce| pb::ResourceRequestProto {
+            execution_type_request: Some(pb::ExecutionTypeRequestProto {
+                execution_type: pb::ExecutionTypeProto::Opportunistic as i32,
+                enforce_execution_type: enforce,
+            }),
+            ..ask(priority, ANY, 1024, 1)
+        };
+        let mut table = OutstandingAsks::default();
+        table.add(typed(1, false));
+        table.add(typed(2, true));
+        let mut guaranteed = container(1, "h1", 1024);
+        guaranteed.execution_type = pb::ExecutionTypeProto::Guaranteed as i32;
+        table.allocated(&guaranteed);
+        guaranteed.priority = Some(pb::PriorityProto { priority: 2 });
+        table.allocated(&guaranteed);
+        let left: Vec<i32> = table
+            .outstanding()
+            .iter()
+            .map(|ask| ask.priority.unwrap().priority)
+            .collect();
+        assert_eq!(left, [2], "the enforced OPPORTUNISTIC ask is still wanted");
     }
 
     #[test]

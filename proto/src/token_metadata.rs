@@ -24,6 +24,13 @@ pub const NM_TOKEN_METADATA_KEY: &str = "x-yarn-ha-nm-token-bin";
 /// typically right after a failover. The AM registers again and re-sends its outstanding asks.
 pub const AM_NOT_REGISTERED_HEADER: &str = "x-yarn-ha-am-not-registered";
 
+/// The metadata key the leader sets when it refuses the OPPORTUNISTIC containers an AMRMProxy
+/// reported in `AllocateForDistributedScheduling`: the raw container numbers it refused,
+/// comma-separated (empty when it could not name them). Nothing of the call was recorded or
+/// served. The containers never reached their AM (a proxy hands them out only once the RM
+/// accepted them), so the proxy drops the refused ones and calls again without them.
+pub const REMOTE_CONTAINERS_REFUSED_HEADER: &str = "x-yarn-ha-remote-containers-refused";
+
 /// The environment variable naming a container's token file, as in Hadoop.
 pub const TOKEN_FILE_ENV: &str = "HADOOP_TOKEN_FILE_LOCATION";
 
@@ -95,6 +102,33 @@ pub fn not_registered(message: impl Into<String>) -> Status {
     status
 }
 
+/// The refusal of the containers numbered `refused` that an AMRMProxy reported, an
+/// `INVALID_ARGUMENT` with `message` as its text.
+pub fn remote_containers_refused(message: impl Into<String>, refused: &[i64]) -> Status {
+    let mut status = Status::invalid_argument(message);
+    let numbers: Vec<String> = refused.iter().map(i64::to_string).collect();
+    // Decimal digits and commas are always a valid ASCII metadata value.
+    if let Ok(value) = MetadataValue::try_from(numbers.join(",")) {
+        status
+            .metadata_mut()
+            .insert(REMOTE_CONTAINERS_REFUSED_HEADER, value);
+    }
+    status
+}
+
+/// The raw container numbers `status` refuses, when it is the leader's refusal of reported
+/// OPPORTUNISTIC containers (see [`REMOTE_CONTAINERS_REFUSED_HEADER`]); numbers that do not
+/// parse are left out.
+pub fn refused_remote_containers(status: &Status) -> Option<Vec<i64>> {
+    let value = status.metadata().get(REMOTE_CONTAINERS_REFUSED_HEADER)?;
+    let text = value.to_str().unwrap_or_default();
+    Some(
+        text.split(',')
+            .filter_map(|number| number.trim().parse().ok())
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,5 +173,20 @@ mod tests {
             "attempt 1 is not registered"
         )));
         assert!(!is_not_registered(&Status::failed_precondition("other")));
+    }
+
+    #[test]
+    fn a_refusal_of_reported_containers_names_them() {
+        let status = remote_containers_refused("refused", &[7, 1 << 40]);
+        assert_eq!(status.code(), tonic::Code::InvalidArgument);
+        assert_eq!(refused_remote_containers(&status), Some(vec![7, 1 << 40]));
+        assert_eq!(
+            refused_remote_containers(&remote_containers_refused("refused", &[])),
+            Some(vec![])
+        );
+        assert_eq!(
+            refused_remote_containers(&Status::invalid_argument("other")),
+            None
+        );
     }
 }

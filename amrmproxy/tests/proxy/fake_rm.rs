@@ -13,7 +13,9 @@ use yarn_proto::pb::application_master_protocol_server::{
 use yarn_proto::pb::distributed_scheduling_am_protocol_server::{
     DistributedSchedulingAmProtocol, DistributedSchedulingAmProtocolServer,
 };
-use yarn_proto::token_metadata::{AMRM_TOKEN_METADATA_KEY, PresentedToken, not_registered};
+use yarn_proto::token_metadata::{
+    AMRM_TOKEN_METADATA_KEY, PresentedToken, not_registered, remote_containers_refused,
+};
 
 /// What the RM knows, will answer, and saw.
 #[derive(Debug, Default)]
@@ -34,6 +36,11 @@ pub struct RmState {
     pub nodes: Vec<pb::RemoteNodeProto>,
     /// `container_id_start` of distributed registrations.
     pub container_id_start: i64,
+    /// The minimum (and increment) allocation of distributed registrations.
+    pub minimum_allocation: pb::ResourceProto,
+    /// Raw ids to refuse, once, when a distributed-scheduling allocate reports them: the call
+    /// is then refused whole, naming those of them it reported.
+    pub refuse_reported: Vec<i64>,
     /// Sent with every allocate response.
     pub num_cluster_nodes: i32,
 
@@ -45,6 +52,8 @@ pub struct RmState {
     pub reported: Vec<pb::ContainerProto>,
     /// Allocates refused as not registered.
     pub not_registered_refusals: u32,
+    /// Distributed-scheduling allocates refused for the containers they reported.
+    pub report_refusals: u32,
     /// Finishes served.
     pub finishes: u32,
     /// The AMRMToken of every call, in order.
@@ -61,12 +70,18 @@ pub struct FakeRm {
 
 impl FakeRm {
     /// Serves a fake RM until the test's runtime ends. Distributed registrations get
-    /// `container_id_start` 3 << 40 (epoch 3) and the nodes `n1` and `n2`.
+    /// `container_id_start` 3 << 40 (epoch 3), a minimum allocation of 1024 MB and 1 vcore,
+    /// and the nodes `n1` and `n2`.
     pub async fn start() -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap().to_string();
         let state = Arc::new(Mutex::new(RmState {
             container_id_start: 3 << 40,
+            minimum_allocation: pb::ResourceProto {
+                memory: 1024,
+                virtual_cores: 1,
+                ..Default::default()
+            },
             nodes: vec![
                 crate::support::remote_node("n1"),
                 crate::support::remote_node("n2"),
@@ -93,9 +108,11 @@ impl FakeRm {
 
     /// A failover: the new leader holds no registration, counts response ids from 0, and,
     /// as the real RM's new session does, hands out every live container of the attempt again
-    /// with its first allocate response.
+    /// with its first allocate response. Its epoch is the next one, so distributed
+    /// registrations get the next epoch's `container_id_start`.
     pub fn fail_over(&self) {
         let mut state = self.state();
+        state.container_id_start += 1 << 40;
         state.registered = false;
         state.last_response_id = 0;
         state.last_response = None;
@@ -234,16 +251,8 @@ impl DistributedSchedulingAmProtocol for Service {
                     virtual_cores: 8,
                     ..Default::default()
                 }),
-                min_container_resource: Some(pb::ResourceProto {
-                    memory: 1024,
-                    virtual_cores: 1,
-                    ..Default::default()
-                }),
-                incr_container_resource: Some(pb::ResourceProto {
-                    memory: 512,
-                    virtual_cores: 1,
-                    ..Default::default()
-                }),
+                min_container_resource: Some(state.minimum_allocation.clone()),
+                incr_container_resource: Some(state.minimum_allocation.clone()),
                 container_token_expiry_interval: 600_000,
                 container_id_start: state.container_id_start,
                 nodes_for_scheduling: state.nodes.clone(),
@@ -257,6 +266,20 @@ impl DistributedSchedulingAmProtocol for Service {
     ) -> Result<Response<pb::DistributedSchedulingAllocateResponseProto>, Status> {
         let mut state = self.serve(&request)?;
         let request = request.into_inner();
+        let refused: Vec<i64> = request
+            .allocated_containers
+            .iter()
+            .filter_map(|container| container.id.map(|id| id.id))
+            .filter(|id| state.refuse_reported.contains(id))
+            .collect();
+        if !refused.is_empty() {
+            state.refuse_reported.retain(|id| !refused.contains(id));
+            state.report_refusals += 1;
+            return Err(remote_containers_refused(
+                "allocated_containers refused, none recorded",
+                &refused,
+            ));
+        }
         let response = allocate(&mut state, request.allocate_request.unwrap_or_default())?;
         state.reported.extend(request.allocated_containers);
         Ok(Response::new(

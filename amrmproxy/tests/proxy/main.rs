@@ -3,6 +3,7 @@
 //! gRPC service, and, for federation, two real ResourceManager clusters in this process.
 
 mod default_interceptor;
+mod distributed_relay;
 mod distributed_scheduler;
 mod fake_rm;
 mod federation;

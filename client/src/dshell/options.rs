@@ -57,7 +57,11 @@ pub struct DshellOptions {
     /// (`--promote_opportunistic_after_start`), through the RM's `PROMOTE_EXECUTION_TYPE`
     /// container update; meaningful with `--container_type OPPORTUNISTIC`.
     pub promote_opportunistic_after_start: bool,
-    /// Refuse containers of another execution type than asked (`--enforce_execution_type`).
+    /// Ask the scheduler to honour `--container_type` exactly (`--enforce_execution_type`).
+    /// Without it an OPPORTUNISTIC ask gets GUARANTEED containers from a ResourceManager that
+    /// allocates no OPPORTUNISTIC ones; with it that ResourceManager refuses the ask (the
+    /// ApplicationMaster's allocate fails, naming the setting to turn on), and the
+    /// ApplicationMaster never counts a container of the other type against it.
     pub enforce_execution_type: bool,
     /// The queue to submit to (`--queue`, default `default`).
     pub queue: String,

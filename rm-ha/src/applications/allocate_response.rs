@@ -99,26 +99,45 @@ pub struct SplitAsks {
 }
 
 /// The AM's asks as [`asks`] reads them, split by execution type: OPPORTUNISTIC ones go to
-/// the opportunistic allocator when `opportunistic_enabled`, every other ask (and every ask
-/// when it is off, as YARN's CapacityScheduler then serves them all) to the CapacityScheduler.
+/// the opportunistic allocator when `opportunistic_enabled`, every other ask to the
+/// CapacityScheduler.
+///
+/// When opportunistic allocation is off, an OPPORTUNISTIC ask that does not enforce its
+/// execution type goes to the CapacityScheduler too and gets GUARANTEED containers, as in YARN,
+/// where the scheduler then serves every ask. One that enforces it (`enforce_execution_type`,
+/// YARN's promise that only containers of exactly the type asked for are returned) could never
+/// be served, so it is refused; cancelling one (a count of 0) is always accepted.
 ///
 /// # Errors
 ///
-/// Those of [`asks`].
+/// Those of [`asks`], and a message naming an enforced OPPORTUNISTIC ask (by index) and the
+/// settings that would let it be served, when opportunistic allocation is off.
 pub fn split_asks(
     protos: &[pb::ResourceRequestProto],
     opportunistic_enabled: bool,
 ) -> Result<SplitAsks, String> {
     let mut split = SplitAsks::default();
-    for (ask, proto) in asks(protos)?.into_iter().zip(protos) {
-        let opportunistic = proto
-            .execution_type_request
-            .as_ref()
-            .is_some_and(|request| {
-                request.execution_type() == pb::ExecutionTypeProto::Opportunistic
-            });
+    for (index, (ask, proto)) in asks(protos)?.into_iter().zip(protos).enumerate() {
+        let (opportunistic, enforced) =
+            proto
+                .execution_type_request
+                .as_ref()
+                .map_or((false, false), |request| {
+                    (
+                        request.execution_type() == pb::ExecutionTypeProto::Opportunistic,
+                        request.enforce_execution_type,
+                    )
+                });
         if opportunistic && opportunistic_enabled {
             split.opportunistic.push(ask);
+        } else if opportunistic && enforced && ask.num_containers > 0 {
+            return Err(format!(
+                "ask[{index}] enforces execution type OPPORTUNISTIC, but this ResourceManager \
+                 allocates no OPPORTUNISTIC containers: set \
+                 yarn.resourcemanager.opportunistic-container-allocation.enabled (or \
+                 yarn.nodemanager.distributed-scheduling.enabled) to true in its yarn-site.xml, \
+                 or ask without enforce_execution_type to get GUARANTEED containers"
+            ));
         } else {
             split.guaranteed.push(ask);
         }
@@ -324,6 +343,35 @@ mod tests {
         assert!(asks(&[missing]).unwrap_err().contains("no capability"));
         let clash = asks(&[ask(512, 1), ask(1024, 2)]).unwrap_err();
         assert!(clash.contains("ask[0] and ask[1]"), "{clash}");
+    }
+
+    #[test]
+    fn without_opportunistic_allocation_only_unenforced_opportunistic_asks_become_guaranteed() {
+        let typed = |priority, enforce, count| pb::ResourceRequestProto {
+            priority: Some(pb::PriorityProto { priority }),
+            execution_type_request: Some(pb::ExecutionTypeRequestProto {
+                execution_type: pb::ExecutionTypeProto::Opportunistic.into(),
+                enforce_execution_type: enforce,
+            }),
+            ..ask(512, count)
+        };
+        let loose = typed(2, false, 2);
+        let split = split_asks(&[ask(512, 1), loose.clone()], false).unwrap();
+        assert_eq!(split.guaranteed.len(), 2, "{split:?}");
+        assert!(split.opportunistic.is_empty());
+
+        let err = split_asks(&[loose.clone(), typed(3, true, 1)], false).unwrap_err();
+        assert!(
+            err.contains("ask[1] enforces execution type OPPORTUNISTIC")
+                && err.contains("yarn.resourcemanager.opportunistic-container-allocation.enabled"),
+            "{err}"
+        );
+        // Cancelling an enforced ask is fine, and with opportunistic allocation on it is served
+        // as asked.
+        assert!(split_asks(&[typed(3, true, 0)], false).is_ok());
+        let split = split_asks(&[loose, typed(3, true, 1)], true).unwrap();
+        assert_eq!(split.opportunistic.len(), 2);
+        assert!(split.guaranteed.is_empty());
     }
 
     #[test]

@@ -7,11 +7,12 @@ use std::time::Instant;
 use tonic::{Request, Response, Status};
 use yarn_proto::pb;
 use yarn_proto::pb::distributed_scheduling_am_protocol_server::DistributedSchedulingAmProtocol;
+use yarn_proto::token_metadata::remote_containers_refused;
 
 use super::application_master_service::{ApplicationMasterService, Caller, resource_proto};
 use super::clock::now_ms;
 use crate::applications::remote_containers::{describe, remote_containers};
-use crate::state_machine::{CommandV1, RmCommand, RmResponse, epoch_start};
+use crate::state_machine::{CommandV1, RmCommand, RmResponse};
 
 impl ApplicationMasterService {
     /// Refuses the protocol when this RM runs no opportunistic allocator (neither
@@ -49,8 +50,15 @@ impl ApplicationMasterService {
         }
         let attempt = caller.attempt;
         let rpc = "AllocateForDistributedScheduling";
-        let records = remote_containers(attempt, containers, now_ms())
-            .map_err(|reason| Status::invalid_argument(format!("{rpc} for {attempt}: {reason}")))?;
+        let records = remote_containers(attempt, containers, now_ms()).map_err(|reason| {
+            // The reason names the faulty container by its place in the report, which the
+            // proxy cannot map back: every reported container is named as refused.
+            let reported: Vec<i64> = containers
+                .iter()
+                .filter_map(|container| container.id.map(|id| id.id))
+                .collect();
+            remote_containers_refused(format!("{rpc} for {attempt}: {reason}"), &reported)
+        })?;
         let unknown_node = self.nodes.with(caller.epoch, |tracker| {
             records
                 .iter()
@@ -74,10 +82,17 @@ impl ApplicationMasterService {
                 .iter()
                 .map(|rejection| describe(attempt, rejection))
                 .collect();
-            Status::invalid_argument(format!(
-                "{rpc} for {attempt}: allocated_containers refused, none recorded: {}",
-                reasons.join("; ")
-            ))
+            let refused: Vec<i64> = rejected
+                .iter()
+                .map(|rejection| rejection.key().container_id)
+                .collect();
+            remote_containers_refused(
+                format!(
+                    "{rpc} for {attempt}: allocated_containers refused, none recorded: {}",
+                    reasons.join("; ")
+                ),
+                &refused,
+            )
         };
         self.state
             .read(|state| state.check_remote_containers(&records))
@@ -122,7 +137,11 @@ impl DistributedSchedulingAmProtocol for ApplicationMasterService {
                     self.container_token_expiry.as_millis(),
                 )
                 .unwrap_or(i32::MAX),
-                container_id_start: epoch_start(caller.epoch),
+                container_id_start: self.state.read(|state| {
+                    state
+                        .containers
+                        .remote_container_id_start(caller.epoch, caller.attempt.application_id.id)
+                }),
                 nodes_for_scheduling: self.nodes_for_scheduling(&caller),
             },
         ))

@@ -125,6 +125,35 @@ impl ContainerTable {
         self.versions.get(key).copied().unwrap_or(0)
     }
 
+    /// Where an AMRMProxy registering for `application_seq` under `epoch` counts its container
+    /// ids down from: the epoch's first id, `epoch << 40`, or, when AMRMProxies of the
+    /// application already placed containers below it under this epoch (an earlier attempt, or
+    /// this one before it registered again), the lowest of their ids.
+    ///
+    /// So ids handed out below the start never meet an id recorded for the application: not
+    /// the RM's, which lie at or above the start of the epoch that issued them, nor those an
+    /// earlier attempt's proxy placed in the same epoch (YARN keeps them apart by the attempt in
+    /// the container id, which this table's key leaves out). Ids an earlier attempt's proxy
+    /// placed but never got recorded may be handed out again: such a container never reached
+    /// its AM, and no later report of it is accepted, its attempt being no longer current. A
+    /// proxy of the same attempt that issued ids below the start must go on below those.
+    ///
+    /// The start lies in `((epoch - 1) << 40, epoch << 40]`, so `epoch` can be read back from
+    /// it, until an application's proxies placed 2^40 containers in one epoch.
+    pub fn remote_container_id_start(&self, epoch: u64, application_seq: i32) -> i64 {
+        let start = epoch_start(epoch);
+        let key = |container_id| ContainerKey {
+            application_seq,
+            container_id,
+        };
+        let epoch_ids =
+            key(start.saturating_sub(1 << yarn_proto::ids::ContainerId::EPOCH_SHIFT))..key(start);
+        self.remotely_allocated
+            .range(epoch_ids)
+            .next()
+            .map_or(start, |lowest| lowest.container_id)
+    }
+
     /// Checks `record`, placed by an AMRMProxy, against the table under `epoch`: whether it is
     /// already recorded as that same remote container (`Ok(true)`), or may be (`Ok(false)`).
     /// Only OPPORTUNISTIC task containers with an id in `0..epoch << 40` qualify, and only
@@ -392,6 +421,45 @@ mod tests {
         );
         assert_eq!(table.iter().count(), 0);
         assert_eq!(table.last_issued(1), None);
+    }
+
+    #[test]
+    fn a_proxy_counts_below_every_id_proxies_of_its_application_placed_in_the_epoch() {
+        let mut table = ContainerTable::default();
+        let start = epoch_start(EPOCH);
+        assert_eq!(table.remote_container_id_start(EPOCH, 1), start);
+        // The RM's own ids (at and above the start) do not move it.
+        table
+            .allocate(EPOCH, true, &record(key(1, 1), "n1:1"))
+            .unwrap();
+        assert_eq!(table.remote_container_id_start(EPOCH, 1), start);
+
+        let remote = |application_seq, container_id, attempt_id| ContainerRecord {
+            attempt_id,
+            execution_type: ExecutionType::Opportunistic,
+            ..record(
+                ContainerKey {
+                    application_seq,
+                    container_id,
+                },
+                "n1:1",
+            )
+        };
+        // Attempt 1's proxy placed start-1..start-3; attempt 2 registers in the same epoch.
+        for below in 1..=3 {
+            table.insert_remote(&remote(1, start - below, 1));
+        }
+        assert_eq!(table.remote_container_id_start(EPOCH, 1), start - 3);
+        // Other applications, and ids a proxy placed under an earlier epoch, do not count.
+        assert_eq!(table.remote_container_id_start(EPOCH, 2), start);
+        let earlier_epoch = epoch_start(EPOCH - 1) - 7;
+        table.insert_remote(&remote(2, earlier_epoch, 1));
+        assert_eq!(table.remote_container_id_start(EPOCH, 2), start);
+        // A later epoch starts afresh.
+        assert_eq!(
+            table.remote_container_id_start(EPOCH + 1, 1),
+            epoch_start(EPOCH + 1)
+        );
     }
 
     #[test]

@@ -690,3 +690,66 @@ async fn opportunistic_asks_are_placed_by_the_leader_outside_queue_capacity() {
         cluster.stop(index).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_opportunistic_allocation_opportunistic_asks_are_served_guaranteed_unless_enforced()
+{
+    let mut cluster = Cluster::new(3, 0, &[]).await;
+    cluster.start_configured().await;
+    register_node(&cluster, 8192, 8).await;
+    let id = submit(&cluster, "typed").await;
+    let token = amrm_token(&cluster, id).await;
+    let leader = register_am(&cluster, &token).await;
+    let opportunistic = |enforce_execution_type| pb::ResourceRequestProto {
+        execution_type_request: Some(pb::ExecutionTypeRequestProto {
+            execution_type: pb::ExecutionTypeProto::Opportunistic.into(),
+            enforce_execution_type,
+        }),
+        ..ask(1)
+    };
+
+    // Enforced, it could never be served: the allocate is refused, naming the ask and the
+    // setting, and nothing of it is taken.
+    let refused = cluster
+        .scheduler(leader)
+        .await
+        .allocate(with_token(
+            pb::AllocateRequestProto {
+                ask: vec![opportunistic(true)],
+                response_id: 0,
+                ..Default::default()
+            },
+            &token,
+        ))
+        .await
+        .expect_err("an enforced OPPORTUNISTIC ask");
+    assert_eq!(refused.code(), tonic::Code::InvalidArgument, "{refused}");
+    assert!(
+        refused
+            .message()
+            .contains("ask[0] enforces execution type OPPORTUNISTIC")
+            && refused
+                .message()
+                .contains("yarn.resourcemanager.opportunistic-container-allocation.enabled"),
+        "{refused}"
+    );
+
+    // Not enforced, it gets a GUARANTEED container from the CapacityScheduler.
+    let (got, _, _) =
+        allocate_until(&cluster, leader, &token, 0, vec![opportunistic(false)], 1).await;
+    assert_eq!(got.len(), 1);
+    assert_eq!(
+        got[0].execution_type(),
+        pb::ExecutionTypeProto::Guaranteed,
+        "{:?}",
+        got[0]
+    );
+    assert_eq!(
+        queue_used_mb(&cluster, "default").await,
+        2048,
+        "the AM and the task count against the queue"
+    );
+    for index in 0..3 {
+        cluster.stop(index).await;
+    }
+}

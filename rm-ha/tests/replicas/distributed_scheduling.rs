@@ -1,12 +1,15 @@
 //! DistributedSchedulingAMProtocol on three replicas over mutual TLS, played by the test as an
 //! NM's AMRMProxy: registration with the epoch's container_id_start and the least-loaded nodes,
-//! containers placed by the proxy recorded once (and refused when they break a rule), their
-//! completion heard from the NodeManager, the counters, the node report's opportunistic load,
-//! and all of it through a failover.
+//! containers placed by the proxy recorded once (and refused, naming them, when they break a
+//! rule), their completion heard from the NodeManager, the counters, the node report's
+//! opportunistic load, all of it through a failover, and a second attempt's proxy counting
+//! below the first's in the same epoch.
 
 use tonic::Code;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId};
 use yarn_proto::pb;
+use yarn_proto::token_metadata::refused_remote_containers;
+use yarn_rm_ha::applications::TokenIssuer;
 
 use crate::applications::{amrm_token, submit, with_token};
 use crate::support::{Cluster, NM_HOST, eventually, on_leader, register_node};
@@ -254,11 +257,14 @@ async fn an_amrmproxys_containers_are_recorded_once_completed_by_the_node_and_ke
         (vec![placed(attempt, start + 5)], "container_id_start"),
     ];
     for (report, expected) in bogus {
+        let ids: Vec<i64> = report.iter().map(|c| c.id.expect("an id").id).collect();
         let refused = allocate(&cluster, leader, &token, response_id, report)
             .await
             .expect_err("a bogus report");
         assert_eq!(refused.code(), Code::InvalidArgument, "{refused}");
         assert!(refused.message().contains(expected), "{refused}");
+        // The proxy learns which containers to drop, so a refusal never blocks it for good.
+        assert_eq!(refused_remote_containers(&refused), Some(ids), "{refused}");
     }
     assert_eq!(
         container_reports(&cluster, attempt).await.len(),
@@ -329,8 +335,8 @@ async fn an_amrmproxys_containers_are_recorded_once_completed_by_the_node_and_ke
         (2, 3, 1024, 2)
     );
 
-    // A new leader holds the same containers; its counters start afresh and the proxy counts
-    // from the new epoch's start.
+    // A new leader holds the same containers; its counters start afresh, it hands the proxy
+    // the new epoch's start, and records the containers counted down from there.
     cluster.stop(leader).await;
     let successor = cluster.serving_leader(Some(leader)).await;
     let reports = eventually("the new leader to report the containers", || async {
@@ -355,14 +361,133 @@ async fn an_amrmproxys_containers_are_recorded_once_completed_by_the_node_and_ke
     let (_, again) = register_for_distributed_scheduling(&cluster, &token).await;
     let new_epoch = cluster.replica(successor).state().read(|state| state.epoch);
     assert!(new_epoch > epoch);
-    assert_eq!(
-        again.container_id_start,
-        i64::try_from(new_epoch).unwrap() << 40
+    let new_start = i64::try_from(new_epoch).unwrap() << 40;
+    assert_eq!(again.container_id_start, new_start);
+    // The node registers with the new leader as a NodeManager does after a RESYNC.
+    register_node(&cluster, 8192, 8).await;
+    allocate(
+        &cluster,
+        successor,
+        &token,
+        0,
+        vec![placed(attempt, new_start - 1)],
+    )
+    .await
+    .expect("a container from the new start is recorded");
+    let reports = container_reports(&cluster, attempt).await;
+    assert!(
+        opportunistic_running(&reports, new_start - 1),
+        "{reports:?}"
     );
     for index in 0..3 {
         if index != leader {
             cluster.stop(index).await;
         }
+    }
+}
+
+/// Fails `attempt` through the client protocol, as `yarn applicationattempt -fail` does.
+async fn fail_attempt(cluster: &Cluster, attempt: ApplicationAttemptId) {
+    on_leader(cluster, "FailApplicationAttempt", |leader| async move {
+        cluster
+            .client(leader)
+            .await
+            .fail_application_attempt(pb::FailApplicationAttemptRequestProto {
+                application_attempt_id: Some(attempt.into()),
+            })
+            .await
+    })
+    .await;
+}
+
+/// Waits until the leader has committed `attempt`'s AM container, then signs its AMRMToken
+/// with the replicated key, as the AM launcher does.
+async fn attempt_token(cluster: &Cluster, attempt: ApplicationAttemptId) -> pb::TokenProto {
+    eventually(&format!("{attempt}'s AM container"), || async {
+        let leader = cluster.serving_leader(None).await;
+        cluster.replica(leader).state().read(|state| {
+            state
+                .containers
+                .of_application(attempt.application_id.id)
+                .find(|r| r.is_am && r.attempt_id == attempt.attempt_id)?;
+            Some(TokenIssuer::from_state(state)?.amrm_token(attempt))
+        })
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_attempt_counts_below_the_first_attempts_containers_in_the_same_epoch() {
+    let mut cluster = Cluster::new(3, 0, &DISTRIBUTED).await;
+    cluster.start_configured().await;
+    register_node(&cluster, 8192, 8).await;
+    let leader = cluster.serving_leader(None).await;
+    heartbeat(&cluster, leader, 0, Vec::new(), (0, 0)).await;
+    let app = submit(&cluster, "two-attempts").await;
+    let first = ApplicationAttemptId::new(app, 1);
+    let first_token = amrm_token(&cluster, app).await;
+    let (leader, registered) = register_for_distributed_scheduling(&cluster, &first_token).await;
+    let epoch = cluster.replica(leader).state().read(|state| state.epoch);
+    let start = i64::try_from(epoch).unwrap() << 40;
+    assert_eq!(registered.container_id_start, start);
+    let theirs: Vec<_> = (1..=3).map(|n| placed(first, start - n)).collect();
+    allocate(&cluster, leader, &first_token, 0, theirs)
+        .await
+        .expect("attempt 1's containers are recorded");
+
+    // Attempt 1 fails; attempt 2's AM registers its proxy under the same leader and epoch.
+    fail_attempt(&cluster, first).await;
+    let second = ApplicationAttemptId::new(app, 2);
+    let second_token = attempt_token(&cluster, second).await;
+    let (leader, registered) = register_for_distributed_scheduling(&cluster, &second_token).await;
+    assert_eq!(
+        cluster.replica(leader).state().read(|state| state.epoch),
+        epoch,
+        "no failover in between"
+    );
+    let second_start = registered.container_id_start;
+    assert_eq!(
+        second_start,
+        start - 3,
+        "below every id attempt 1's proxy had recorded"
+    );
+
+    let ours: Vec<_> = (1..=2).map(|n| placed(second, second_start - n)).collect();
+    let response = allocate(&cluster, leader, &second_token, 0, ours)
+        .await
+        .expect("attempt 2's containers are recorded")
+        .allocate_response
+        .expect("a response");
+    let reports = container_reports(&cluster, second).await;
+    for n in 1..=2 {
+        assert!(
+            reports.contains(&(
+                second_start - n,
+                pb::ContainerStateProto::CRunning,
+                pb::ExecutionTypeProto::Opportunistic
+            )),
+            "{reports:?}"
+        );
+    }
+    // Attempt 1's containers stay its own (completed with it), and attempt 2 goes on.
+    let earlier: Vec<i64> = container_reports(&cluster, first)
+        .await
+        .into_iter()
+        .map(|(raw, _, _)| raw)
+        .filter(|raw| *raw < start)
+        .collect();
+    assert_eq!(earlier, [start - 3, start - 2, start - 1]);
+    allocate(
+        &cluster,
+        leader,
+        &second_token,
+        response.response_id,
+        Vec::new(),
+    )
+    .await
+    .expect("later allocates of attempt 2 are served");
+    for index in 0..3 {
+        cluster.stop(index).await;
     }
 }
 
