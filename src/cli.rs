@@ -451,6 +451,10 @@ pub struct BenchSchedulerArgs {
     /// Containers of 1 GB each application asks for.
     #[arg(long = "containers-per-app", value_name = "N", default_value_t = 200)]
     pub containers_per_application: u32,
+    /// Also run the full path: one unmanaged ApplicationMaster per application asking over the
+    /// ApplicationMasterProtocol (see docs/benchmarks.md for what it shows on two cores).
+    #[arg(long = "through-ams")]
+    pub through_ams: bool,
 }
 
 /// Arguments of `yarn-ha bench raft`.

@@ -77,7 +77,12 @@ fn scheduler(args: BenchSchedulerArgs) -> anyhow::Result<ExitCode> {
             containers_per_application: args.containers_per_application,
         };
         println!("{}", bench::scheduler_bench(shape)?);
-        for path in [AskPath::Scheduler, AskPath::AmProtocol] {
+        let paths: &[AskPath] = if args.through_ams {
+            &[AskPath::Scheduler, AskPath::AmProtocol]
+        } else {
+            &[AskPath::Scheduler]
+        };
+        for &path in paths {
             let dir = tempfile::tempdir().context("a directory for the benchmark cluster")?;
             println!(
                 "{}",
