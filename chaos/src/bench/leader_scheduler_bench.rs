@@ -172,6 +172,7 @@ async fn measure(
                             .map(|_| ())
                     })
                 })
+                .await
                 .context("the leader's scheduler is not running")?;
             asked.context("asking for containers")?;
             None

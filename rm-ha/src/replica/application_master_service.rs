@@ -119,7 +119,7 @@ impl ApplicationMasterService {
     /// Passes asks (GUARANTEED ones to the CapacityScheduler, OPPORTUNISTIC ones to the
     /// opportunistic allocator), releases, blacklist changes and accepted promotions to the
     /// leader's scheduler; returns the attempt's headroom and what became of the updates.
-    fn schedule(
+    async fn schedule(
         &self,
         caller: &Caller,
         asks: &SplitAsks,
@@ -168,6 +168,7 @@ impl ApplicationMasterService {
                 });
                 Ok::<_, String>((headroom, newly_asked, decisions))
             })
+            .await
             .map_err(|err| Status::failed_precondition(err.to_string()))?;
         let (headroom, newly_asked, decisions) = outcome.map_err(|err| {
             Status::invalid_argument(format!("allocate for {}: {err}", caller.attempt))
@@ -282,6 +283,7 @@ impl ApplicationMasterService {
                     .settings()
                     .maximum_allocation
             })
+            .await
             .unwrap_or_default();
         tracing::info!(%attempt, "application master registered");
         Ok(pb::RegisterApplicationMasterResponseProto {
@@ -366,8 +368,9 @@ impl ApplicationMasterService {
                 "allocate for {attempt}: cannot add ANY (\"*\") to the blacklist"
             )));
         }
-        let (headroom, decisions) =
-            self.schedule(caller, &asks, &releases, &blacklist, &body.update_requests)?;
+        let (headroom, decisions) = self
+            .schedule(caller, &asks, &releases, &blacklist, &body.update_requests)
+            .await?;
         // Known to the session before anything can apply, so each update is reported.
         self.sessions.with(caller.epoch, |sessions| {
             if let Some(session) = sessions.get_mut(&attempt) {

@@ -66,7 +66,7 @@ impl AsyncScheduler {
             () = token.cancelled() => {}
             () = self.schedule_until_deposed() => {}
         }
-        self.cell.clear(self.epoch);
+        self.cell.clear(self.epoch).await;
     }
 
     async fn schedule_until_deposed(&self) {
@@ -101,7 +101,7 @@ impl AsyncScheduler {
                 Arc::clone(&nodes),
             );
             let pass = tokio::task::spawn_blocking(move || {
-                cell.with_reconciled(epoch, &state, &source, &nodes, |leader| {
+                cell.blocking_with_reconciled(epoch, &state, &source, &nodes, |leader| {
                     if ready {
                         leader.schedule(now_ms(), &least_loaded)
                     } else {
@@ -113,7 +113,7 @@ impl AsyncScheduler {
                 tracing::error!(
                     "a scheduling pass panicked; the scheduler is rebuilt from the state"
                 );
-                self.cell.clear(self.epoch);
+                self.cell.clear(self.epoch).await;
                 continue;
             };
             let (pass, admissions) = match reconciled {
@@ -201,7 +201,7 @@ impl AsyncScheduler {
                     .is_some();
             }
             if !settled {
-                self.cell.invalidate(self.epoch);
+                self.cell.invalidate(self.epoch).await;
             }
         }
     }

@@ -73,15 +73,18 @@ impl ClientService {
         let access = self.application(id, ApplicationAccess::of)?;
         let groups = self.groups_of(user).await;
         let epoch = self.state.read(|state| state.epoch);
-        let verdict = self.scheduler.with(epoch, |leader| {
-            access.check_modify(
-                user,
-                &groups,
-                operation,
-                &id.to_string(),
-                leader.scheduler(),
-            )
-        });
+        let verdict = self
+            .scheduler
+            .with(epoch, |leader| {
+                access.check_modify(
+                    user,
+                    &groups,
+                    operation,
+                    &id.to_string(),
+                    leader.scheduler(),
+                )
+            })
+            .await;
         match verdict {
             Some(Ok(())) => Ok(access),
             Some(Err(refusal)) => Err(Status::permission_denied(refusal)),
@@ -108,11 +111,12 @@ impl ClientService {
         let groups = self.groups_of(&record.user).await;
         let epoch = self.state.read(|state| state.epoch);
         let nodes = self.nodes.with(epoch, |tracker| tracker.schedulable());
-        let checked =
-            self.scheduler
-                .with_reconciled(epoch, &self.state, &self.queues, &nodes, |leader| {
-                    leader.check_submission(id, record, &groups)
-                });
+        let checked = self
+            .scheduler
+            .with_reconciled(epoch, &self.state, &self.queues, &nodes, |leader| {
+                leader.check_submission(id, record, &groups)
+            })
+            .await;
         match checked {
             Ok((Err(err @ SchedulerError::AccessDenied { .. }), _)) => {
                 Err(Status::permission_denied(format!(
@@ -421,6 +425,7 @@ impl ApplicationClientProtocol for ClientService {
                     query.recursive,
                 )
             })
+            .await
             .map_err(|err| Status::failed_precondition(err.to_string()))?;
         let info = info.map_err(|err| Status::not_found(err.to_string()))?;
         Ok(Response::new(pb::GetQueueInfoResponseProto {
@@ -442,6 +447,7 @@ impl ApplicationClientProtocol for ClientService {
             .with_reconciled(epoch, &self.state, &self.queues, &nodes, |leader| {
                 queue_user_acls(leader.scheduler(), &user, &groups)
             })
+            .await
             .map_err(|err| Status::failed_precondition(err.to_string()))?;
         Ok(Response::new(pb::GetQueueUserAclsInfoResponseProto {
             queue_user_acls,
@@ -482,6 +488,7 @@ impl ApplicationClientProtocol for ClientService {
                 scheduler.check_access(&path, QueueAcl::SubmitApplications, &user, &groups)?;
                 Ok::<_, SchedulerError>(path)
             })
+            .await
             .map_err(|err| Status::failed_precondition(err.to_string()))?;
         let path = checked.map_err(|err| scheduler_refusal(RPC, &err))?;
         let command = RmCommand::V1(CommandV1::MoveApplication {
@@ -620,6 +627,7 @@ impl ApplicationClientProtocol for ClientService {
                     .settings()
                     .max_application_priority
             })
+            .await
             .ok_or_else(scheduler_not_ready)?;
         let priority = requested.min(maximum);
         let command = RmCommand::V1(CommandV1::UpdateApplicationPriority {

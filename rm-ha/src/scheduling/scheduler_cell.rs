@@ -1,6 +1,8 @@
 //! [`SchedulerCell`]: the leader's scheduler, shared by its scheduling loop and its RPC services.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
+
+use tokio::sync::Mutex;
 
 use super::{LeaderScheduler, QueueConfigSource};
 use crate::Error;
@@ -10,9 +12,11 @@ use crate::state_machine::{Admission, StateView};
 /// The [`LeaderScheduler`] of the current leadership, tagged with its epoch.
 ///
 /// Guarantees: a scheduler is only ever handed to callers of the epoch it was built for, so a
-/// replica that leads again never schedules from its earlier term's soft state; and callers
-/// always lock the cell before reading the replicated state, never the other way round, so the
-/// cell and the state's lock cannot deadlock.
+/// replica that leads again never schedules from its earlier term's soft state; callers always
+/// lock the cell before reading the replicated state, never the other way round, so the cell
+/// and the state's lock cannot deadlock; and an RPC handler waiting for the cell while a
+/// scheduling pass holds it (hundreds of milliseconds on thousands of nodes) yields its async
+/// worker instead of blocking it, so Raft's heartbeats and other calls go on meanwhile.
 #[derive(Debug, Clone, Default)]
 pub struct SchedulerCell {
     inner: Arc<Mutex<Option<Held>>>,
@@ -32,13 +36,13 @@ impl SchedulerCell {
     /// (building it first if this leadership has none yet), and returns what `f` returned with
     /// the admission verdicts for the caller to commit. Reconciling is skipped when neither the
     /// state nor the nodes changed since the last one (the verdicts are then empty). The lock
-    /// is held for the whole call, which must not block.
+    /// is held for the whole call; `f` must not block.
     ///
     /// # Errors
     ///
     /// [`Error::InvalidQueueConfiguration`] when the committed configuration does not parse
     /// here; a scheduler already running keeps its configuration and `f` does not run.
-    pub fn with_reconciled<R>(
+    pub async fn with_reconciled<R>(
         &self,
         epoch: u64,
         state: &StateView,
@@ -46,60 +50,145 @@ impl SchedulerCell {
         nodes: &SchedulableNodes,
         f: impl FnOnce(&mut LeaderScheduler) -> R,
     ) -> Result<(R, Vec<Admission>), Error> {
-        // A panic while the lock is held leaves at worst a scheduler that disagrees with the
-        // state, and reconciling is what repairs that.
-        let mut guard = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        // Read before the state: a write in between only makes the next call reconcile again.
-        let revisions = (state.revision(), nodes.revision);
-        match guard.as_mut() {
-            Some(held) if held.epoch == epoch => {
-                let unchanged = held.reconciled == Some(revisions);
-                let admissions = if unchanged {
-                    Vec::new()
-                } else {
-                    held.reconciled = None;
-                    let admissions =
-                        state.read(|state| held.scheduler.reconcile(state, source, &nodes.nodes));
-                    held.reconciled = Some(revisions);
-                    admissions
-                };
-                Ok((f(&mut held.scheduler), admissions))
-            }
-            _ => {
-                let (scheduler, admissions) =
-                    state.read(|state| LeaderScheduler::rebuild(state, source, &nodes.nodes))?;
-                let held = guard.insert(Held {
-                    epoch,
-                    scheduler,
-                    reconciled: Some(revisions),
-                });
-                Ok((f(&mut held.scheduler), admissions))
-            }
-        }
+        let mut guard = self.inner.lock().await;
+        reconciled(&mut guard, epoch, state, source, nodes, f)
+    }
+
+    /// [`with_reconciled`](Self::with_reconciled) for a blocking thread: the scheduling pass,
+    /// which runs off the async workers. Must not be called from async code (it would block
+    /// its worker, and tokio refuses it there).
+    ///
+    /// # Errors
+    ///
+    /// As [`with_reconciled`](Self::with_reconciled).
+    pub fn blocking_with_reconciled<R>(
+        &self,
+        epoch: u64,
+        state: &StateView,
+        source: &QueueConfigSource,
+        nodes: &SchedulableNodes,
+        f: impl FnOnce(&mut LeaderScheduler) -> R,
+    ) -> Result<(R, Vec<Admission>), Error> {
+        let mut guard = self.inner.blocking_lock();
+        reconciled(&mut guard, epoch, state, source, nodes, f)
     }
 
     /// Runs `f` on the scheduler of `epoch` as it stands, without reconciling; `None` when this
     /// leadership has none yet.
-    pub fn with<R>(&self, epoch: u64, f: impl FnOnce(&mut LeaderScheduler) -> R) -> Option<R> {
-        let mut guard = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+    pub async fn with<R>(
+        &self,
+        epoch: u64,
+        f: impl FnOnce(&mut LeaderScheduler) -> R,
+    ) -> Option<R> {
+        let mut guard = self.inner.lock().await;
         let held = guard.as_mut().filter(|held| held.epoch == epoch)?;
         Some(f(&mut held.scheduler))
     }
 
     /// Makes the next [`with_reconciled`](Self::with_reconciled) of `epoch` reconcile even if
     /// nothing changed, for instance to re-derive verdicts whose commit failed.
-    pub fn invalidate(&self, epoch: u64) {
-        let mut guard = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+    pub async fn invalidate(&self, epoch: u64) {
+        let mut guard = self.inner.lock().await;
         if let Some(held) = guard.as_mut().filter(|held| held.epoch == epoch) {
             held.reconciled = None;
         }
     }
 
     /// Drops the scheduler of `epoch`, if it is the one held, when its leadership ends.
-    pub fn clear(&self, epoch: u64) {
-        let mut guard = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+    pub async fn clear(&self, epoch: u64) {
+        let mut guard = self.inner.lock().await;
         if guard.as_ref().is_some_and(|held| held.epoch == epoch) {
             *guard = None;
         }
+    }
+}
+
+/// Reconciles the held scheduler of `epoch` (or builds one) under the caller's lock, then runs
+/// `f` on it. A pass that panicked while holding the lock leaves at worst a scheduler that
+/// disagrees with the state, and reconciling is what repairs that.
+fn reconciled<R>(
+    slot: &mut Option<Held>,
+    epoch: u64,
+    state: &StateView,
+    source: &QueueConfigSource,
+    nodes: &SchedulableNodes,
+    f: impl FnOnce(&mut LeaderScheduler) -> R,
+) -> Result<(R, Vec<Admission>), Error> {
+    // Read before the state: a write in between only makes the next call reconcile again.
+    let revisions = (state.revision(), nodes.revision);
+    match slot.as_mut() {
+        Some(held) if held.epoch == epoch => {
+            let unchanged = held.reconciled == Some(revisions);
+            let admissions = if unchanged {
+                Vec::new()
+            } else {
+                held.reconciled = None;
+                let admissions =
+                    state.read(|state| held.scheduler.reconcile(state, source, &nodes.nodes));
+                held.reconciled = Some(revisions);
+                admissions
+            };
+            Ok((f(&mut held.scheduler), admissions))
+        }
+        _ => {
+            let (scheduler, admissions) =
+                state.read(|state| LeaderScheduler::rebuild(state, source, &nodes.nodes))?;
+            let held = slot.insert(Held {
+                epoch,
+                scheduler,
+                reconciled: Some(revisions),
+            });
+            Ok((f(&mut held.scheduler), admissions))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use super::*;
+
+    /// A pass holding the cell on a blocking thread must not take the async workers with it:
+    /// more callers wait for the cell than there are workers, and other tasks still run.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn waiting_for_the_cell_leaves_the_async_workers_free() {
+        let cell = SchedulerCell::default();
+        let (held, is_held) = mpsc::channel();
+        let (release, released) = mpsc::channel::<()>();
+        let holder = {
+            let cell = cell.clone();
+            tokio::task::spawn_blocking(move || {
+                let _pass = cell.inner.blocking_lock();
+                held.send(()).unwrap();
+                released.recv().unwrap();
+            })
+        };
+        tokio::task::spawn_blocking(move || is_held.recv().unwrap())
+            .await
+            .unwrap();
+        let waiters: Vec<_> = (0..4)
+            .map(|_| {
+                let cell = cell.clone();
+                tokio::spawn(async move { cell.with(1, |_| ()).await })
+            })
+            .collect();
+        // Watched from a blocking thread, which needs no async worker to time out.
+        let (ran, did_run) = mpsc::channel();
+        tokio::spawn(async move { ran.send(()).unwrap() });
+        let other =
+            tokio::task::spawn_blocking(move || did_run.recv_timeout(Duration::from_secs(10)))
+                .await
+                .unwrap();
+        release.send(()).unwrap();
+        assert!(
+            other.is_ok(),
+            "another task could not run while callers waited for the cell"
+        );
+        for waiter in waiters {
+            assert_eq!(waiter.await.unwrap(), None, "no scheduler was ever built");
+        }
+        holder.await.unwrap();
     }
 }
