@@ -837,19 +837,16 @@ impl CapacityScheduler {
         Ok(limits.headroom(user_limit, user_used, cluster_free))
     }
 
-    /// The limits of `app`'s leaf queue, the limit of `app`'s user there with every user of
-    /// the queue sharing it by weight (the view of headroom, not of a scheduling pass, which
-    /// counts active users only), and what that user uses now.
+    /// The limits of `app`'s leaf queue, the limit of `app`'s user there, and what that user
+    /// uses now. The limit is the one a scheduling pass applies, shared by the active users
+    /// (those with pending asks) and `app`'s user, as YARN's `getHeadroom` takes the limit for
+    /// active users: users with nothing pending do not shrink anyone's headroom.
     fn user_standing(&self, app: &SchedulerApplication) -> (QueueLimits, Resource, Resource) {
         let leaf = &self.queues[app.leaf];
         let limits = self.queue_limits(app.leaf);
-        let weights: f64 = leaf
-            .users
-            .keys()
-            .map(|user| leaf.conf.user_weight(user))
-            .sum();
+        let (active_used, active_weight) = self.active_share(app.leaf, Some(&app.user));
         let user_limit = limits.weighted_user_limit(
-            limits.user_limit(None, weights),
+            limits.user_limit(Some(active_used), active_weight),
             leaf.conf.user_weight(&app.user),
         );
         let user_used = leaf.users.get(&app.user).map_or(Resource::ZERO, |u| u.used);
@@ -1440,6 +1437,20 @@ impl CapacityScheduler {
             .collect()
     }
 
+    /// What the active users of `leaf` (with `also`, when given, counted among them) use
+    /// together, and their summed weights: the share the user limit divides.
+    fn active_share(&self, leaf: usize, also: Option<&str>) -> (Resource, f64) {
+        let queue = &self.queues[leaf];
+        let mut users = self.active_users(leaf);
+        users.extend(also);
+        let used = users
+            .iter()
+            .filter_map(|user| queue.users.get(*user))
+            .fold(Resource::ZERO, |sum, u| sum.saturating_add(u.used));
+        let weight = users.iter().map(|user| queue.conf.user_weight(user)).sum();
+        (used, weight)
+    }
+
     /// Adds a container's resources to its node, the cluster, its application, queue path and
     /// user.
     fn charge_container(&mut self, allocation: &Allocation) {
@@ -1843,12 +1854,7 @@ impl SchedulingPass {
             if apps.is_empty() {
                 continue;
             }
-            let users = scheduler.active_users(index);
-            let active_used = users
-                .iter()
-                .filter_map(|user| queue.users.get(*user))
-                .fold(Resource::ZERO, |sum, u| sum.saturating_add(u.used));
-            let active_weight = users.iter().map(|user| queue.conf.user_weight(user)).sum();
+            let (active_used, active_weight) = scheduler.active_share(index, None);
             done[index] = false;
             leaves.insert(
                 index,

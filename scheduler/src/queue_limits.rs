@@ -43,10 +43,11 @@ impl QueueLimits {
     /// limit = round_up(min(limit, queue_capacity * user_limit_factor), minimum_allocation)
     /// ```
     ///
-    /// For the limit applied when allocating, `users_used` is what the active users (those
-    /// with pending asks) use plus one minimum allocation and `users_weight` their summed
-    /// weights; for headroom, `users_used` is `current_capacity` (pass `None`) and the weight
-    /// sums all users. A user-limit factor of -1 caps at the queue maximum instead.
+    /// For the limit applied when allocating and in headroom, `users_used` is what the active
+    /// users (those with pending asks) use plus one minimum allocation and `users_weight` their
+    /// summed weights; for the limit reported per user in queue info, `users_used` is
+    /// `current_capacity` (pass `None`) and the weight sums all users. A user-limit factor of
+    /// -1 caps at the queue maximum instead.
     pub fn user_limit(&self, users_used: Option<Resource>, users_weight: f64) -> Resource {
         let calculator = self.calculator;
         let cluster = self.cluster;

@@ -138,3 +138,23 @@ fn headroom_is_the_smaller_of_user_room_and_queue_room_capped_by_free_resources(
     assert_eq!(scheduler.headroom(attempt(1)).unwrap().memory_mb, GIB);
     assert!(scheduler.headroom(attempt(7)).is_err());
 }
+
+#[test]
+fn headroom_divides_the_user_limit_among_active_users_only() {
+    // One 20 GiB queue where four users could each count on a quarter.
+    let mut scheduler =
+        must_scheduler_for(&[("root.default.minimum-user-limit-percent", "25")], 20);
+    must_start(&mut scheduler, 2, "default", "bob", 8);
+    schedule_until_idle(&mut scheduler);
+    assert_eq!(
+        app_gib(&scheduler, 2),
+        9,
+        "bob's AM and eight tasks, nothing pending"
+    );
+    must_start(&mut scheduler, 1, "default", "alice", 0);
+    schedule_until_idle(&mut scheduler);
+    assert_eq!(app_gib(&scheduler, 1), 1, "alice's AM only");
+    // bob asks for nothing, so only alice shares: max(her 1 GiB + 1, 25% of 20 GiB) = 5 GiB,
+    // minus her 1 GiB. Counting bob would give max(20 / 2, 5) - 1 = 9 GiB.
+    assert_eq!(scheduler.headroom(attempt(1)).unwrap().memory_mb, 4 * GIB);
+}
