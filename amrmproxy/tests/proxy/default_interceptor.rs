@@ -1,34 +1,15 @@
 //! DefaultRequestInterceptor against a fake RM over gRPC: RM failovers hidden from the AM, RM
 //! token rolls kept from it.
 
-use std::sync::Arc;
-
 use tonic::Status;
-use yarn_amrmproxy::{
-    ApplicationContext, Error, InterceptorChain, InterceptorPipeline, InterceptorRegistry,
-};
+use yarn_amrmproxy::Error;
 use yarn_proto::pb;
 use yarn_proto::token_metadata::is_not_registered;
 
 use crate::fake_rm::FakeRm;
-use crate::support::{
-    TestNode, USER, ask, attempt, proxy_config, rm_client, rm_container, rm_token,
-};
+use crate::support::{ask, attempt, default_chain, rm_container, rm_token};
 
 const GUARANTEED: pb::ExecutionTypeProto = pb::ExecutionTypeProto::Guaranteed;
-
-fn chain(rm: &FakeRm) -> InterceptorChain {
-    let config = proxy_config("default", false, &[]);
-    let registry = InterceptorRegistry::with_builtins(&config, rm_client(&rm.address));
-    let pipeline = InterceptorPipeline::from_config(&config, registry).unwrap();
-    let context = ApplicationContext::new(
-        attempt(1),
-        USER,
-        rm_token(attempt(1), 1),
-        TestNode::with_keys() as Arc<_>,
-    );
-    pipeline.build(context).unwrap()
-}
 
 fn registration() -> pb::RegisterApplicationMasterRequestProto {
     pb::RegisterApplicationMasterRequestProto {
@@ -49,7 +30,7 @@ fn allocate(response_id: i32, asks: Vec<pb::ResourceRequestProto>) -> pb::Alloca
 #[tokio::test]
 async fn a_failover_is_hidden_by_registering_again_and_resending_what_is_outstanding() {
     let rm = FakeRm::start().await;
-    let mut chain = chain(&rm);
+    let mut chain = default_chain(&rm, false);
     chain.register(registration()).await.unwrap();
     rm.state().to_allocate = vec![rm_container(attempt(1), 1, "h1")];
     let mut first = allocate(
@@ -116,7 +97,7 @@ async fn a_failover_is_hidden_by_registering_again_and_resending_what_is_outstan
 #[tokio::test]
 async fn containers_a_new_leader_hands_out_again_do_not_shrink_the_asks_resent_after_it() {
     let rm = FakeRm::start().await;
-    let mut chain = chain(&rm);
+    let mut chain = default_chain(&rm, false);
     chain.register(registration()).await.unwrap();
     rm.state().to_allocate = vec![rm_container(attempt(1), 1, "h1")];
     chain
@@ -149,7 +130,7 @@ async fn containers_a_new_leader_hands_out_again_do_not_shrink_the_asks_resent_a
 #[tokio::test]
 async fn a_rolled_rm_token_is_kept_for_the_rm_and_never_reaches_the_am() {
     let rm = FakeRm::start().await;
-    let mut chain = chain(&rm);
+    let mut chain = default_chain(&rm, false);
     chain.register(registration()).await.unwrap();
     rm.state().new_amrm_token = Some(rm_token(attempt(1), 2));
 
@@ -168,7 +149,7 @@ async fn a_rolled_rm_token_is_kept_for_the_rm_and_never_reaches_the_am() {
 #[tokio::test]
 async fn finish_after_a_failover_registers_again_first() {
     let rm = FakeRm::start().await;
-    let mut chain = chain(&rm);
+    let mut chain = default_chain(&rm, false);
     chain.register(registration()).await.unwrap();
     rm.fail_over();
     let response = chain
@@ -184,7 +165,7 @@ async fn finish_after_a_failover_registers_again_first() {
 #[tokio::test]
 async fn without_a_registration_through_the_proxy_the_refusal_reaches_the_am() {
     let rm = FakeRm::start().await;
-    let mut chain = chain(&rm);
+    let mut chain = default_chain(&rm, false);
     let err = chain.allocate(allocate(0, vec![])).await.unwrap_err();
     assert!(matches!(err, Error::Rm { .. }), "{err:?}");
     let status = Status::from(err);

@@ -3,35 +3,13 @@
 //! and nodes), and containers the RM refuses are dropped and placed again instead of blocking
 //! every later allocate.
 
-use std::sync::Arc;
-
-use yarn_amrmproxy::{
-    ApplicationContext, InterceptorChain, InterceptorPipeline, InterceptorRegistry,
-};
 use yarn_proto::pb;
 use yarn_security::{Token, TokenSecretManager};
 
 use crate::fake_rm::FakeRm;
-use crate::support::{
-    T0, TestNode, USER, ask, attempt, container_key, proxy_config, remote_node, rm_client, rm_token,
-};
+use crate::support::{T0, ask, container_key, default_chain, remote_node};
 
 const OPPORTUNISTIC: pb::ExecutionTypeProto = pb::ExecutionTypeProto::Opportunistic;
-
-/// The chain distributed scheduling builds: the distributed scheduler, then the default
-/// interceptor relaying to `rm`.
-fn chain(rm: &FakeRm) -> InterceptorChain {
-    let config = proxy_config("default", true, &[]);
-    let registry = InterceptorRegistry::with_builtins(&config, rm_client(&rm.address));
-    let pipeline = InterceptorPipeline::from_config(&config, registry).unwrap();
-    let context = ApplicationContext::new(
-        attempt(1),
-        USER,
-        rm_token(attempt(1), 1),
-        TestNode::with_keys() as Arc<_>,
-    );
-    pipeline.build(context).unwrap()
-}
 
 fn allocate(response_id: i32, asks: Vec<pb::ResourceRequestProto>) -> pb::AllocateRequestProto {
     pb::AllocateRequestProto {
@@ -57,7 +35,7 @@ fn token_epoch(container: &pb::ContainerProto) -> i64 {
 #[tokio::test]
 async fn after_a_hidden_failover_ids_come_from_the_new_start_with_the_new_epoch_sizes_and_nodes() {
     let rm = FakeRm::start().await;
-    let mut chain = chain(&rm);
+    let mut chain = default_chain(&rm, true);
     chain
         .register(pb::RegisterApplicationMasterRequestProto::default())
         .await
@@ -129,7 +107,7 @@ async fn after_a_hidden_failover_ids_come_from_the_new_start_with_the_new_epoch_
 #[tokio::test]
 async fn containers_the_rm_refuses_are_dropped_and_placed_again_without_blocking_the_attempt() {
     let rm = FakeRm::start().await;
-    let mut chain = chain(&rm);
+    let mut chain = default_chain(&rm, true);
     chain
         .register(pb::RegisterApplicationMasterRequestProto::default())
         .await

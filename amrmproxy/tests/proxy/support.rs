@@ -4,12 +4,17 @@
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use yarn_amrmproxy::{NodeContext, ProxyConfig};
+use yarn_amrmproxy::{
+    ApplicationContext, InterceptorChain, InterceptorPipeline, InterceptorRegistry, NodeContext,
+    ProxyConfig,
+};
 use yarn_client::{RmClient, RmClientConfig, RmService};
 use yarn_conf::Configuration;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, NodeId};
 use yarn_proto::pb;
 use yarn_security::{MasterKey, TokenSecretManager};
+
+use crate::fake_rm::FakeRm;
 
 /// When every test starts, ms since the Unix epoch.
 pub const T0: i64 = 1_700_000_000_000;
@@ -202,4 +207,19 @@ pub fn rm_container(attempt: ApplicationAttemptId, n: i64, host: &str) -> pb::Co
         allocation_request_id: Some(0),
         ..Default::default()
     }
+}
+
+/// Attempt 1's chain of the built-in interceptors relaying to `rm`: the default interceptor
+/// alone, or behind the distributed scheduler when `distributed` scheduling is on.
+pub fn default_chain(rm: &FakeRm, distributed: bool) -> InterceptorChain {
+    let config = proxy_config("default", distributed, &[]);
+    let registry = InterceptorRegistry::with_builtins(&config, rm_client(&rm.address));
+    let pipeline = InterceptorPipeline::from_config(&config, registry).unwrap();
+    let context = ApplicationContext::new(
+        attempt(1),
+        USER,
+        rm_token(attempt(1), 1),
+        TestNode::with_keys() as Arc<_>,
+    );
+    pipeline.build(context).unwrap()
 }
