@@ -107,7 +107,7 @@ mod tests {
             records.put_application(second, vec![2]).unwrap();
             records.remove_application(first).unwrap();
         }
-        let records = ProxyRecords::sled(SledStore::open(dir.path()).unwrap());
+        let records = ProxyRecords::sled(SledStore::open_when_released(dir.path()));
         let state = records.load().unwrap();
         assert_eq!(state.master_keys, Some(vec![9]));
         assert_eq!(

@@ -478,6 +478,24 @@ fn tree_error(name: &'static str, source: sled::Error) -> Error {
 }
 
 #[cfg(test)]
+impl SledStore {
+    /// Opens `dir` after a store dropped just before has let go of sled's lock: sled's
+    /// background threads hold the database a moment past the last handle's drop.
+    pub(super) fn open_when_released(dir: &Path) -> Self {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            match Self::open(dir) {
+                Ok(store) => return store,
+                Err(Error::StateStoreLocked { .. }) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(e) => panic!("cannot open the state store at {}: {e}", dir.display()),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
