@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use yarn_chaos::harness::{Profile, parse_duration};
+use yarn_chaos::harness::{NetworkMode, Profile, parse_duration};
 use yarn_client::application_cli::{ApplicationStateArg, NodeStateArg};
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, NodeId};
 
@@ -319,8 +319,9 @@ pub struct MiniclusterRestartArgs {
 /// `yarn-ha chaos ...`
 #[derive(Debug, Subcommand)]
 pub enum ChaosCommand {
-    /// Start a cluster of real processes behind fault-injecting proxies, run a workload, inject
-    /// faults from a seeded schedule, heal, settle, check every invariant and write a report;
+    /// Start a cluster of real processes behind fault-injecting proxies (or, as root, with
+    /// --network netns, in a network namespace of its own), run a workload, inject faults from a
+    /// seeded schedule, heal, settle, check every invariant and write a report;
     /// exits 0 only if no invariant was violated. Prints its seed; the same seed gives the same
     /// fault schedule.
     Run(ChaosRunArgs),
@@ -365,6 +366,12 @@ pub struct ChaosRunArgs {
     /// get as long again, at most 60 s, to reach a final state.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub drain: Option<Duration>,
+    /// How network faults are made. proxy: a fault-injecting TCP proxy in front of every
+    /// ResourceManager endpoint, no privileges needed. netns (root only): the run gets a network
+    /// namespace of its own and each daemon a cgroup; iptables drops partitioned packets on
+    /// every connection between daemons, netem adds latency where the kernel has it.
+    #[arg(long, value_name = "proxy|netns", default_value = "proxy")]
+    pub network: NetworkMode,
 }
 
 /// `yarn-ha bench ...`

@@ -28,6 +28,7 @@ fn sh(base: &Path, role: DaemonRole, id: &str, script: &str) -> DaemonSpec {
         log_file: base.join("logs").join(format!("{id}.log")),
         addresses: BTreeMap::from([("admin".to_owned(), format!("127.0.0.1:1{id}"))]),
         env: BTreeMap::new(),
+        cgroup: None,
     }
 }
 

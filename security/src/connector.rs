@@ -2,6 +2,7 @@
 //! with the inter-node keepalive and timeout policy.
 
 use std::future::Future;
+use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -11,7 +12,7 @@ use http::Uri;
 use hyper_util::rt::TokioIo;
 use rustls::ClientConfig;
 use rustls::pki_types::ServerName;
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 use tokio_rustls::client::TlsStream;
 use tonic::transport::{Channel, Endpoint};
 
@@ -25,6 +26,7 @@ use crate::Error;
 #[derive(Clone)]
 pub struct TlsConnector {
     connector: tokio_rustls::TlsConnector,
+    local_address: Option<IpAddr>,
 }
 
 impl std::fmt::Debug for TlsConnector {
@@ -38,7 +40,15 @@ impl TlsConnector {
     pub fn new(config: Arc<ClientConfig>) -> Self {
         TlsConnector {
             connector: tokio_rustls::TlsConnector::from(config),
+            local_address: None,
         }
+    }
+
+    /// The same connector dialing from `local_address` (any port) when it is set, instead of
+    /// the address the kernel would choose.
+    pub fn with_local_address(mut self, local_address: Option<IpAddr>) -> Self {
+        self.local_address = local_address;
+        self
     }
 }
 
@@ -59,6 +69,7 @@ impl tower::Service<Uri> for TlsConnector {
     /// certificate may only surface on the first request.
     fn call(&mut self, uri: Uri) -> Self::Future {
         let connector = self.connector.clone();
+        let local_address = self.local_address;
         Box::pin(async move {
             let (host, port) = host_and_port(&uri)?;
             let address = format!("{host}:{port}");
@@ -67,7 +78,7 @@ impl tower::Service<Uri> for TlsConnector {
                     address: uri.to_string(),
                     reason: "the host is neither a DNS name nor an IP address",
                 })?;
-            let tcp = TcpStream::connect((host.as_str(), port))
+            let tcp = dial(&host, port, local_address)
                 .await
                 .map_err(|source| Error::Dial {
                     address: address.clone(),
@@ -85,6 +96,30 @@ impl tower::Service<Uri> for TlsConnector {
             Ok(TokioIo::new(tls))
         })
     }
+}
+
+/// A TCP connection to `host:port`, from `local_address` when it is set: to the first of the
+/// host's addresses of the same family as the local one.
+async fn dial(host: &str, port: u16, local_address: Option<IpAddr>) -> std::io::Result<TcpStream> {
+    let Some(local) = local_address else {
+        return TcpStream::connect((host, port)).await;
+    };
+    let remote = tokio::net::lookup_host((host, port))
+        .await?
+        .find(|remote| remote.is_ipv4() == local.is_ipv4())
+        .ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::AddrNotAvailable,
+                format!("{host} has no address of the family of the local address {local}"),
+            )
+        })?;
+    let socket = if local.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    socket.bind(SocketAddr::new(local, 0))?;
+    socket.connect(remote).await
 }
 
 /// The host (IPv6 without brackets) and port of `uri`, which must carry both.
@@ -110,6 +145,9 @@ pub struct ChannelOptions {
     pub keep_alive_interval: Duration,
     /// How long to wait for a PING acknowledgement before closing the connection.
     pub keep_alive_timeout: Duration,
+    /// The address connections are made from; `None` lets the kernel choose. A chaos harness
+    /// dials its observers from an address of their own so that packet filters can exempt them.
+    pub local_address: Option<IpAddr>,
 }
 
 impl Default for ChannelOptions {
@@ -120,6 +158,7 @@ impl Default for ChannelOptions {
             request_timeout: Duration::from_secs(30),
             keep_alive_interval: Duration::from_secs(10),
             keep_alive_timeout: Duration::from_secs(20),
+            local_address: None,
         }
     }
 }
@@ -143,7 +182,9 @@ pub async fn connect(
     let connected = match tls {
         Some(config) => {
             endpoint
-                .connect_with_connector(TlsConnector::new(config))
+                .connect_with_connector(
+                    TlsConnector::new(config).with_local_address(options.local_address),
+                )
                 .await
         }
         None => endpoint.connect().await,
@@ -167,7 +208,9 @@ pub fn connect_lazy(
 ) -> Result<Channel, Error> {
     let endpoint = endpoint(address, tls.is_some(), options)?;
     Ok(match tls {
-        Some(config) => endpoint.connect_with_connector_lazy(TlsConnector::new(config)),
+        Some(config) => endpoint.connect_with_connector_lazy(
+            TlsConnector::new(config).with_local_address(options.local_address),
+        ),
         None => endpoint.connect_lazy(),
     })
 }
@@ -200,7 +243,8 @@ fn endpoint(address: &str, tls: bool, options: &ChannelOptions) -> Result<Endpoi
         .http2_keep_alive_interval(options.keep_alive_interval)
         .keep_alive_timeout(options.keep_alive_timeout)
         .keep_alive_while_idle(true)
-        .tcp_nodelay(true);
+        .tcp_nodelay(true)
+        .local_address(options.local_address);
     if tls {
         let origin: Uri = format!("https://{authority}")
             .parse()
@@ -239,5 +283,25 @@ mod tests {
         let endpoint =
             endpoint("https://127.0.0.1:8032", true, &ChannelOptions::default()).unwrap();
         assert_eq!(endpoint.uri().to_string(), "http://127.0.0.1:8032/");
+    }
+
+    #[tokio::test]
+    async fn dials_from_the_local_address_when_one_is_set() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let observer: IpAddr = "127.0.0.2".parse().unwrap();
+        let (dialed, accepted) =
+            tokio::join!(dial("127.0.0.1", port, Some(observer)), listener.accept());
+        dialed.unwrap();
+        assert_eq!(accepted.unwrap().1.ip(), observer);
+        let (dialed, accepted) = tokio::join!(dial("127.0.0.1", port, None), listener.accept());
+        dialed.unwrap();
+        assert_eq!(accepted.unwrap().1.ip(), IpAddr::from([127, 0, 0, 1]));
+        // An IPv4 local address cannot reach an IPv6-only host.
+        let err = dial("::1", port, Some(observer)).await.unwrap_err();
+        assert!(
+            err.to_string().contains("no address of the family"),
+            "{err}"
+        );
     }
 }

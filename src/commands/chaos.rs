@@ -57,6 +57,7 @@ fn run_drill(args: ChaosRunArgs) -> anyhow::Result<ExitCode> {
     if let Some(drain) = args.drain {
         options.drain_deadline = drain;
     }
+    options.network = args.network;
     let exe = std::env::current_exe().context("finding the yarn-ha executable to run daemons")?;
     let report = harness::run_blocking(&options, &exe, &mut std::io::stdout())?;
     Ok(if report.passed {

@@ -24,6 +24,7 @@ const PROPOSER_CHANNEL: ChannelOptions = ChannelOptions {
     request_timeout: Duration::from_secs(10),
     keep_alive_interval: Duration::from_secs(10),
     keep_alive_timeout: Duration::from_secs(20),
+    local_address: None,
 };
 
 /// What one proposer measured.

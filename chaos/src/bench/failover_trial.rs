@@ -32,6 +32,7 @@ const SURVIVOR_CHANNEL: ChannelOptions = ChannelOptions {
     request_timeout: Duration::from_secs(5),
     keep_alive_interval: Duration::from_secs(10),
     keep_alive_timeout: Duration::from_secs(20),
+    local_address: None,
 };
 
 /// Runs one trial once the cluster has agreed on a leader for [`STABLE_FOR`]: connects to

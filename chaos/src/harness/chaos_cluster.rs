@@ -22,8 +22,11 @@ use yarn_security::{ChannelOptions, TlsConfig, connect_lazy};
 
 use super::cluster_view::ClusterView;
 use super::connection_source::{DaemonPids, ProcSources};
+use super::kernel_network::{KernelNetwork, KernelPeer};
 use super::leftovers::kill_leftovers;
 use super::membership_fault::{SpareReplica, retire_spare};
+use super::network_control::NetworkControl;
+use super::network_mode::{NetworkMode, OBSERVER_ADDRESS};
 use super::network_rules::NetworkRules;
 use super::observations::{NodeInfo, ReplicaAnswer, ReplicaStatus};
 use super::proxy_fleet::ProxyFleet;
@@ -68,15 +71,16 @@ pub struct NodeEndpoint {
     pub web_address: String,
 }
 
-/// A running chaos cluster: the minicluster supervisor as a task of the current runtime, a
-/// proxy in front of every ResourceManager endpoint, clients that reach every replica at its
-/// real address (so observers see through faults), and a spare ResourceManager that only the
-/// membership fault starts ([`SpareReplica`]).
+/// A running chaos cluster: the minicluster supervisor as a task of the current runtime, what
+/// makes its network faults ([`NetworkControl`]: a proxy in front of every ResourceManager
+/// endpoint, or the kernel's filter in the netns mode), clients that reach every replica at its
+/// real address from [`OBSERVER_ADDRESS`] (so observers see through faults), and a spare
+/// ResourceManager that only the membership fault starts ([`SpareReplica`]).
 ///
 /// Guarantees: [`stop`](Self::stop) stops every daemon and the spare. Dropped without it, the
 /// supervisor stops them when its task next runs, and its own drop SIGKILLs any left, as the
 /// spare's drop SIGKILLs the spare, so no daemon outlives the run; dropping the proxies closes
-/// every proxied connection.
+/// every proxied connection, and dropping the kernel's filter removes the daemons' cgroups.
 #[derive(Debug)]
 pub struct ChaosCluster {
     manifest: ClusterManifest,
@@ -84,7 +88,7 @@ pub struct ChaosCluster {
     admins: BTreeMap<String, ResourceManagerAdministrationProtocolClient<Channel>>,
     clients: BTreeMap<String, ApplicationClientProtocolClient<Channel>>,
     nodes: BTreeMap<String, NodeEndpoint>,
-    fleet: ProxyFleet,
+    network: NetworkControl,
     stop: Mutex<Option<oneshot::Sender<()>>>,
     supervisor: JoinHandle<anyhow::Result<ClusterState>>,
     failpoints_missing: Option<String>,
@@ -92,26 +96,31 @@ pub struct ChaosCluster {
 }
 
 impl ChaosCluster {
-    /// Lays out a proxied cluster of `rms` ResourceManagers and `nms` NodeManagers in `dir`
-    /// (new or empty), with a spare ResourceManager that is not started, starts its proxies,
-    /// then every daemon as `<exe> resourcemanager|nodemanager` with `env` added to the
-    /// environment it inherits (the spare gets it too when it starts). Must run inside a
-    /// multi-threaded Tokio runtime (proxies place callers on blocking threads).
+    /// Lays out a cluster of `rms` ResourceManagers and `nms` NodeManagers in `dir` (new or
+    /// empty), with a spare ResourceManager that is not started, sets up its network faults
+    /// for `network` (proxies in front of a proxied layout, or a cgroup per daemon and the
+    /// kernel's filter), then starts every daemon as `<exe> resourcemanager|nodemanager` with
+    /// `env` added to the environment it inherits (the spare gets it too when it starts). Must
+    /// run inside a multi-threaded Tokio runtime (proxies place callers on blocking threads),
+    /// and for the netns mode in a network namespace of its own ([`enter_private_network`]).
+    ///
+    /// [`enter_private_network`]: super::enter_private_network
     ///
     /// # Errors
     ///
-    /// When the layout cannot be written, a front cannot be bound, the configuration cannot be
-    /// read back, or a daemon cannot be started.
+    /// When the layout cannot be written, a front cannot be bound, the kernel's filter cannot
+    /// be set up, the configuration cannot be read back, or a daemon cannot be started.
     pub async fn start(
         dir: &Path,
         exe: &Path,
         rms: usize,
         nms: usize,
         env: &BTreeMap<String, String>,
+        network: NetworkMode,
     ) -> anyhow::Result<Self> {
         let failpoints_missing = failpoints_missing(exe).await;
         let options = LayoutOptions {
-            proxied: true,
+            proxied: network == NetworkMode::Proxy,
             site: site(),
         };
         let (manifest, spare) = init_with_spare(dir, rms, nms, &options)?;
@@ -123,21 +132,15 @@ impl ChaosCluster {
                 manifest.client_conf_dir.display()
             )
         })?;
-        // The spare works in its own directory, so proxies place its connections as its own.
-        let daemon_dirs: Vec<(String, PathBuf)> = manifest
-            .daemons
-            .iter()
-            .map(|daemon| daemon.id.as_str())
-            .chain([spare.rm_id.as_str()])
-            .map(|id| (id.to_owned(), base.join(id)))
-            .collect();
-        let pids_base = base.clone();
-        let pids: DaemonPids = Arc::new(move || running_pids(&pids_base));
-        let fleet = ProxyFleet::start(
-            &manifest.proxy_routes,
-            Arc::new(ProcSources::new(daemon_dirs, pids)),
-        )
-        .await?;
+        let network = match network {
+            NetworkMode::Proxy => {
+                NetworkControl::Proxies(start_proxies(&manifest, &spare.rm_id).await?)
+            }
+            NetworkMode::Netns => {
+                let peers = kernel_peers(&manifest, &spare)?;
+                NetworkControl::Kernel(KernelNetwork::start(peers).await?)
+            }
+        };
 
         let mut specs = Vec::new();
         let mut admins = BTreeMap::new();
@@ -146,6 +149,7 @@ impl ChaosCluster {
         let options = ChannelOptions {
             connect_timeout: Duration::from_secs(1),
             request_timeout: Duration::from_secs(2),
+            local_address: Some(OBSERVER_ADDRESS),
             ..ChannelOptions::default()
         };
         for daemon in &manifest.daemons {
@@ -192,9 +196,17 @@ impl ChaosCluster {
             let mut spec =
                 DaemonSpec::yarn_ha(exe, daemon, manifest.log_file(&daemon.id), addresses);
             spec.env = env.clone();
+            spec.cgroup = kernel_cgroup(&network, &daemon.id);
             specs.push(spec);
         }
-        let spare = SpareReplica::new(&spare, manifest.log_file(&spare.rm_id), exe, env, &tls)?;
+        let spare = SpareReplica::new(
+            &spare,
+            manifest.log_file(&spare.rm_id),
+            exe,
+            env,
+            &tls,
+            kernel_cgroup(&network, &spare.rm_id),
+        )?;
         let cluster = MiniCluster::launch(
             &base,
             &manifest.client_conf_dir,
@@ -213,7 +225,7 @@ impl ChaosCluster {
             admins,
             clients,
             nodes,
-            fleet,
+            network,
             stop: Mutex::new(Some(stop)),
             supervisor,
             failpoints_missing,
@@ -299,6 +311,7 @@ impl ChaosCluster {
                 .map(|daemon| daemon.id.clone())
                 .collect(),
             failpoints_missing: self.failpoints_missing.clone(),
+            delay_missing: self.network.delay_missing().map(str::to_owned),
         })
     }
 
@@ -359,9 +372,18 @@ impl ChaosCluster {
             .is_some_and(|daemon| daemon.state == DaemonState::Running))
     }
 
-    /// Puts `rules` in force on every proxy.
-    pub fn set_network(&self, rules: NetworkRules) {
-        self.fleet.set_rules(rules);
+    /// How network faults are made.
+    pub fn network(&self) -> &NetworkControl {
+        &self.network
+    }
+
+    /// Puts `rules` in force.
+    ///
+    /// # Errors
+    ///
+    /// In the netns mode, when the kernel's filter cannot be changed.
+    pub async fn set_network(&self, rules: NetworkRules) -> anyhow::Result<()> {
+        self.network.set_rules(rules).await
     }
 
     /// Asks replica `from` (at its real admin address) to hand leadership to `to`; returns
@@ -411,6 +433,7 @@ impl ChaosCluster {
         let options = ChannelOptions {
             connect_timeout: Duration::from_secs(1),
             request_timeout: deadline,
+            local_address: Some(OBSERVER_ADDRESS),
             ..ChannelOptions::default()
         };
         let channel = connect_lazy(&address, self.tls.client_config(), &options)
@@ -438,8 +461,10 @@ impl ChaosCluster {
     /// When a daemon cannot be resumed or restarted, or the spare cannot be removed; the others
     /// are still healed.
     pub async fn heal_all(&self) -> anyhow::Result<()> {
-        self.set_network(NetworkRules::healthy());
         let mut failures = Vec::new();
+        if let Err(err) = self.set_network(NetworkRules::healthy()).await {
+            failures.push(format!("lifting the network rules: {err:#}"));
+        }
         for daemon in self.state()?.daemons {
             let healed = match (daemon.state, daemon.pid) {
                 (DaemonState::Running, Some(pid)) => Signal::Cont
@@ -488,7 +513,6 @@ impl ChaosCluster {
             .supervisor
             .await
             .context("the minicluster supervisor task failed");
-        drop(self.fleet);
         let leftovers = kill_leftovers(&self.manifest.base_dir);
         if !leftovers.is_empty() {
             tracing::info!(
@@ -496,6 +520,8 @@ impl ChaosCluster {
                 "killed container processes the stopped NodeManagers left running"
             );
         }
+        // Last: the kernel's cgroups can only go once every process has left them.
+        drop(self.network);
         state?
     }
 }
@@ -556,6 +582,71 @@ fn init_with_spare(
         .with_context(|| format!("creating {}", manifest.logs_dir.display()))?;
     manifest.write()?;
     Ok((manifest, spare))
+}
+
+/// A proxy in front of every ResourceManager endpoint of `manifest`'s proxied layout, placing
+/// each caller by its process ([`ProcSources`]).
+async fn start_proxies(manifest: &ClusterManifest, spare: &str) -> anyhow::Result<ProxyFleet> {
+    let base = manifest.base_dir.clone();
+    // The spare works in its own directory, so proxies place its connections as its own.
+    let daemon_dirs: Vec<(String, PathBuf)> = manifest
+        .daemons
+        .iter()
+        .map(|daemon| daemon.id.as_str())
+        .chain([spare])
+        .map(|id| (id.to_owned(), base.join(id)))
+        .collect();
+    let pids: DaemonPids = Arc::new(move || running_pids(&base));
+    ProxyFleet::start(
+        &manifest.proxy_routes,
+        Arc::new(ProcSources::new(daemon_dirs, pids)),
+    )
+    .await
+}
+
+/// Every daemon of `manifest` and the spare with the ports it listens on, for the kernel's
+/// filter: a ResourceManager's endpoints; a NodeManager's container manager, web server and
+/// AMRMProxy.
+fn kernel_peers(manifest: &ClusterManifest, spare: &RmLayout) -> anyhow::Result<Vec<KernelPeer>> {
+    let spare = minicluster::ManifestDaemon {
+        role: DaemonRole::ResourceManager,
+        id: spare.rm_id.clone(),
+        conf_dir: spare.conf_dir.clone(),
+    };
+    let mut peers = Vec::new();
+    for daemon in manifest.daemons.iter().chain([&spare]) {
+        let mut ports: Vec<u16> = minicluster::daemon_addresses(daemon)?
+            .values()
+            .map(|address| port_of(address, &daemon.id))
+            .collect::<anyhow::Result<_>>()?;
+        if daemon.role == DaemonRole::NodeManager {
+            let nm = NmConfig::from_conf(&load(&daemon.conf_dir)?)
+                .with_context(|| format!("reading the configuration of {}", daemon.id))?;
+            if nm.amrm_proxy.enabled {
+                ports.push(nm.amrm_proxy.address.port);
+            }
+        }
+        peers.push(KernelPeer {
+            id: daemon.id.clone(),
+            ports,
+        });
+    }
+    Ok(peers)
+}
+
+fn port_of(address: &str, daemon: &str) -> anyhow::Result<u16> {
+    address
+        .rsplit_once(':')
+        .and_then(|(_, port)| port.parse().ok())
+        .with_context(|| format!("the address {address} of {daemon} names no port"))
+}
+
+/// The cgroup daemon `id` joins in the netns mode.
+fn kernel_cgroup(network: &NetworkControl, id: &str) -> Option<PathBuf> {
+    match network {
+        NetworkControl::Kernel(kernel) => kernel.cgroup(id).map(Path::to_path_buf),
+        NetworkControl::Proxies(_) => None,
+    }
 }
 
 /// Every replica's status, asked concurrently, each under [`CALL_DEADLINE`].

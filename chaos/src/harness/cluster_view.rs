@@ -17,6 +17,9 @@ pub struct ClusterView {
     /// Why the daemons' binary cannot take failpoints (it was built without them), so the disk
     /// faults cannot be injected; `None` when it can.
     pub failpoints_missing: Option<String>,
+    /// Why links cannot be slowed (the netns mode on a kernel without netem), so the latency
+    /// fault cannot be injected; `None` when they can.
+    pub delay_missing: Option<String>,
 }
 
 impl ClusterView {
@@ -62,6 +65,7 @@ impl ClusterView {
             leader: leader.map(str::to_owned),
             running: running.iter().map(|id| (*id).to_owned()).collect(),
             failpoints_missing: None,
+            delay_missing: None,
         }
     }
 }

@@ -138,6 +138,7 @@ mod tests {
             leader: Some("rm2".into()),
             running: running.iter().map(|id| (*id).to_owned()).collect(),
             failpoints_missing: failpoints_missing.map(str::to_owned),
+            delay_missing: None,
         }
     }
 

@@ -151,7 +151,10 @@ impl Fault {
             Fault::DropFromLeader => {
                 "one-way partition: every byte the active ResourceManager sends is lost"
             }
-            Fault::SlowNetwork => "add 20-200 ms of latency each way to every proxied link",
+            Fault::SlowNetwork => {
+                "add 20-200 ms of latency each way to every proxied link (every link with \
+                 --network netns, where the kernel has netem)"
+            }
             Fault::TransferLeadership => {
                 "hand leadership to a standby with the admin TransferLeadership RPC"
             }
@@ -301,10 +304,7 @@ impl FaultPlan {
     ) -> anyhow::Result<Option<String>> {
         match &self.action {
             FaultAction::Process(action) => action.inject(cluster).await.map(|()| None),
-            FaultAction::Network(action) => {
-                action.inject(cluster);
-                Ok(None)
-            }
+            FaultAction::Network(action) => action.inject(cluster).await.map(|()| None),
             FaultAction::Leadership(action) => action.inject(cluster).await,
             FaultAction::Disk(action) => action.inject(cluster).await.map(|()| None),
             FaultAction::Membership(action) => action.inject(cluster, steps).await.map(|()| None),
@@ -323,10 +323,7 @@ impl FaultPlan {
     pub async fn heal(&self, cluster: &ChaosCluster, steps: &mut FaultSteps) -> anyhow::Result<()> {
         match &self.action {
             FaultAction::Process(action) => action.heal(cluster).await,
-            FaultAction::Network(action) => {
-                action.heal(cluster);
-                Ok(())
-            }
+            FaultAction::Network(action) => action.heal(cluster).await,
             FaultAction::Leadership(_) => Ok(()),
             FaultAction::Disk(action) => action.heal(cluster).await,
             FaultAction::Membership(action) => action.heal(cluster, steps).await,

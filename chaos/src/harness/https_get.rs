@@ -1,14 +1,17 @@
 //! A minimal HTTP/1.1 GET over mutual TLS, for the NodeManagers' REST API.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use rustls::ClientConfig;
 use rustls::pki_types::ServerName;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::net::TcpSocket;
 use tokio::time::timeout;
 use tokio_rustls::TlsConnector;
+
+use super::network_mode::OBSERVER_ADDRESS;
 
 /// The largest response read, so a misbehaving server cannot exhaust memory.
 const MAX_RESPONSE: usize = 8 * 1024 * 1024;
@@ -20,8 +23,9 @@ pub fn http1_client(client: &ClientConfig) -> Arc<ClientConfig> {
     Arc::new(config)
 }
 
-/// `GET path` on `address` (`127.0.0.1:<port>`) over TLS with `client`, within `deadline`;
-/// returns the status code and the body.
+/// `GET path` on `address` (`127.0.0.1:<port>`) over TLS with `client`, within `deadline`,
+/// dialing from [`OBSERVER_ADDRESS`] as every observer does; returns the status code and the
+/// body.
 ///
 /// # Errors
 ///
@@ -34,7 +38,17 @@ pub async fn https_get(
     deadline: Duration,
 ) -> Result<(u16, Vec<u8>), String> {
     let exchange = async {
-        let tcp = TcpStream::connect(address)
+        let remote: SocketAddr = address
+            .parse()
+            .map_err(|err| format!("{address} is not an ip:port address: {err}"))?;
+        let socket = TcpSocket::new_v4()
+            .and_then(|socket| {
+                socket.bind(SocketAddr::new(OBSERVER_ADDRESS, 0))?;
+                Ok(socket)
+            })
+            .map_err(|err| format!("binding to {OBSERVER_ADDRESS} to reach {address}: {err}"))?;
+        let tcp = socket
+            .connect(remote)
             .await
             .map_err(|err| format!("connecting to {address}: {err}"))?;
         // Every cluster certificate names localhost besides its own name.

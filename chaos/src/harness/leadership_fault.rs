@@ -71,6 +71,7 @@ mod tests {
             leader: Some("rm2".into()),
             running: ["rm1", "rm2"].into_iter().map(str::to_owned).collect(),
             failpoints_missing: None,
+            delay_missing: None,
         };
         let plan = Fault::TransferLeadership.plan(&view, 7).unwrap();
         assert_eq!(

@@ -57,6 +57,7 @@ use tokio::sync::Mutex;
 use tokio::time::{Instant, sleep, timeout};
 use tonic::transport::Channel;
 use tonic::{Code, Status};
+use yarn_nodemanager::executor::join_cgroup_on_exec;
 use yarn_proto::pb::resource_manager_administration_protocol_client::ResourceManagerAdministrationProtocolClient;
 use yarn_proto::pb::{
     AddRaftMemberRequestProto, GetClusterMembershipResponseProto, HaServiceStatusRequestProto,
@@ -67,6 +68,7 @@ use yarn_security::{ChannelOptions, TlsConfig, connect_lazy};
 use super::chaos_cluster::{ChaosCluster, replica_statuses, sole_leader};
 use super::cluster_view::ClusterView;
 use super::fault::{Fault, FaultAction, FaultPlan};
+use super::network_mode::OBSERVER_ADDRESS;
 use super::timeline::FaultSteps;
 use crate::minicluster::{self, DaemonRole, ManifestDaemon};
 use crate::{ClusterLayout, RmLayout, Signal};
@@ -433,6 +435,8 @@ pub struct SpareReplica {
     log_file: PathBuf,
     exe: PathBuf,
     env: BTreeMap<String, String>,
+    /// The cgroup it joins before it execs (the netns mode's), if any.
+    cgroup: Option<PathBuf>,
     raft_address: String,
     admin_address: String,
     admin: ResourceManagerAdministrationProtocolClient<Channel>,
@@ -445,7 +449,8 @@ pub struct SpareReplica {
 
 impl SpareReplica {
     /// The spare laid out as `layout`, run by `exe` with `env` added to the inherited
-    /// environment, logging to `log_file`; its admin client presents `tls`'s certificate.
+    /// environment, logging to `log_file`, in `cgroup` when given (the netns mode's); its
+    /// admin client presents `tls`'s certificate.
     ///
     /// # Errors
     ///
@@ -456,6 +461,7 @@ impl SpareReplica {
         exe: &Path,
         env: &BTreeMap<String, String>,
         tls: &TlsConfig,
+        cgroup: Option<PathBuf>,
     ) -> anyhow::Result<Self> {
         let daemon = ManifestDaemon {
             role: DaemonRole::ResourceManager,
@@ -473,6 +479,7 @@ impl SpareReplica {
         let options = ChannelOptions {
             connect_timeout: Duration::from_secs(1),
             request_timeout: STATUS_DEADLINE,
+            local_address: Some(OBSERVER_ADDRESS),
             ..ChannelOptions::default()
         };
         let channel = connect_lazy(&admin_address, tls.client_config(), &options)
@@ -489,6 +496,7 @@ impl SpareReplica {
             log_file,
             exe: exe.to_owned(),
             env: env.clone(),
+            cgroup,
             raft_address: address("raft")?,
             admin_address,
             admin: ResourceManagerAdministrationProtocolClient::new(channel),
@@ -596,7 +604,8 @@ impl SpareReplica {
                 self.rm_id
             )
         })?;
-        let child = Command::new(&self.exe)
+        let mut command = Command::new(&self.exe);
+        command
             .args(&args)
             .stdin(Stdio::null())
             .env("NO_COLOR", "1")
@@ -605,15 +614,26 @@ impl SpareReplica {
             .stderr(stderr)
             .current_dir(&self.work_dir)
             .process_group(0)
-            .kill_on_drop(true)
-            .spawn()
-            .with_context(|| {
+            .kill_on_drop(true);
+        if let Some(cgroup) = &self.cgroup {
+            let join = join_cgroup_on_exec(&cgroup.join("cgroup.procs")).with_context(|| {
                 format!(
-                    "starting the spare {}: {}",
-                    self.rm_id,
-                    command_line.join(" ")
+                    "the cgroup {} of the spare {}",
+                    cgroup.display(),
+                    self.rm_id
                 )
             })?;
+            // SAFETY: the closure only makes async-signal-safe calls and does not allocate
+            // (join_cgroup_on_exec's guarantee), as code between fork and exec must.
+            unsafe { command.pre_exec(join) };
+        }
+        let child = command.spawn().with_context(|| {
+            format!(
+                "starting the spare {}: {}",
+                self.rm_id,
+                command_line.join(" ")
+            )
+        })?;
         *process = Some(child);
         Ok(())
     }
@@ -751,6 +771,7 @@ mod tests {
             leader: leader.map(str::to_owned),
             running: running.iter().map(|id| (*id).to_owned()).collect(),
             failpoints_missing: None,
+            delay_missing: None,
         }
     }
 

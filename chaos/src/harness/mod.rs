@@ -1,8 +1,9 @@
 //! The chaos harness: `yarn-ha chaos run` and `yarn-ha chaos list`.
 //!
-//! A run starts a cluster of real processes behind fault-injecting proxies, runs a workload,
-//! injects faults from a seeded schedule, heals everything, waits for the cluster to settle,
-//! checks every invariant, and writes a report.
+//! A run starts a cluster of real processes behind fault-injecting proxies (or, in the netns
+//! mode, in a network namespace of its own where [`KernelNetwork`] drops and delays packets),
+//! runs a workload, injects faults from a seeded schedule, heals everything, waits for the
+//! cluster to settle, checks every invariant, and writes a report.
 //!
 //! ```text
 //!                       ┌──────────── ChaosCluster ────────────────────────────────────┐
@@ -23,8 +24,8 @@
 //!
 //! Main types: [`ChaosOptions`] and [`Profile`]; [`Fault`] (with [`FaultPlan`], one file per
 //! family: [`process_fault`], [`network_fault`], [`leadership_fault`], [`disk_fault`],
-//! [`membership_fault`] with its [`SpareReplica`]); [`TcpProxy`] and
-//! [`NetworkRules`]; [`FaultSchedule`] over [`SplitMix64`]; [`Workload`] recording a
+//! [`membership_fault`] with its [`SpareReplica`]); [`NetworkRules`], made by a
+//! [`NetworkControl`]: [`TcpProxy`]s or the [`KernelNetwork`] of [`NetworkMode::Netns`]; [`FaultSchedule`] over [`SplitMix64`]; [`Workload`] recording a
 //! [`History`]; [`Observations`]; [`invariants`], one module per invariant; [`ChaosReport`];
 //! [`run`] and [`run_blocking`]; [`catalog`] for `chaos list`.
 
@@ -40,16 +41,20 @@ mod fault;
 mod history;
 mod https_get;
 pub mod invariants;
+mod kernel_network;
 mod leader_observer;
 pub mod leadership_fault;
 mod leftovers;
 mod log_scan;
 pub mod membership_fault;
+mod network_control;
 pub mod network_fault;
+mod network_mode;
 mod network_rules;
 mod node_observer;
 mod observations;
 mod options;
+mod packet_filter;
 pub mod process_fault;
 mod profile;
 mod proxy_fleet;
@@ -77,10 +82,13 @@ pub use history::{
 };
 pub use https_get::{http1_client, https_get};
 pub use invariants::{CheckInput, Invariant, InvariantResult, Verdict, check_all};
+pub use kernel_network::{KernelNetwork, KernelPeer, enter_private_network};
 pub use leader_observer::{LEADER_POLL, observe_leaders};
 pub use leftovers::kill_leftovers;
 pub use log_scan::{log_files, panics_in, scan};
 pub use membership_fault::SpareReplica;
+pub use network_control::NetworkControl;
+pub use network_mode::{NetworkMode, OBSERVER_ADDRESS};
 pub use network_rules::{Direction, LinkEffect, LinkRule, NetworkRules, Peer, PeerSelector};
 pub use node_observer::{NODE_POLL, observe_nodes, parse_containers};
 pub use observations::{

@@ -1,11 +1,12 @@
-//! Network faults: partitions, one-way partitions and latency, made by the proxies in front of
-//! every ResourceManager endpoint.
+//! Network faults: partitions, one-way partitions and latency, as [`NetworkRules`] that the
+//! cluster's [`NetworkControl`](super::NetworkControl) puts in force.
 //!
-//! The proxies see connections that daemons, their containers and the harness open *to* a
-//! ResourceManager. Connections a ResourceManager opens to a NodeManager (to launch an
-//! ApplicationMaster) and those an ApplicationMaster opens to a NodeManager go direct, since a
-//! NodeManager advertises its own address; so cutting a NodeManager off loses its heartbeats
-//! and its containers' calls to the ResourceManagers, not the launches sent to it.
+//! In the proxy mode the proxies see connections that daemons, their containers and the
+//! harness open *to* a ResourceManager. Connections a ResourceManager opens to a NodeManager
+//! (to launch an ApplicationMaster) and those an ApplicationMaster opens to a NodeManager go
+//! direct, since a NodeManager advertises its own address; so cutting a NodeManager off loses
+//! its heartbeats and its containers' calls to the ResourceManagers, not the launches sent to
+//! it. In the netns mode the kernel filters every connection between daemons, those too.
 
 use std::time::Duration;
 
@@ -78,6 +79,9 @@ pub(crate) fn plan(fault: Fault, view: &ClusterView, pick: u64) -> Result<FaultP
             (format!("{leader} -> *"), vec![rule], Vec::new())
         }
         Fault::SlowNetwork => {
+            if let Some(missing) = &view.delay_missing {
+                return Err(format!("links cannot be slowed here: {missing}"));
+            }
             let (low, high) = SLOW_NETWORK_DELAY_MS;
             // The upper half of the pick, so the delay does not follow the target choice of
             // other faults drawn from the same number.
@@ -128,14 +132,24 @@ fn lose(from: PeerSelector, to: PeerSelector) -> LinkRule {
 }
 
 impl NetworkAction {
-    /// Puts the rules in force on every proxy.
-    pub fn inject(&self, cluster: &ChaosCluster) {
-        cluster.set_network(NetworkRules::new(self.rules.clone()));
+    /// Puts the rules in force.
+    ///
+    /// # Errors
+    ///
+    /// In the netns mode, when the kernel's filter cannot be changed.
+    pub async fn inject(&self, cluster: &ChaosCluster) -> anyhow::Result<()> {
+        cluster
+            .set_network(NetworkRules::new(self.rules.clone()))
+            .await
     }
 
     /// Lifts every rule.
-    pub fn heal(&self, cluster: &ChaosCluster) {
-        cluster.set_network(NetworkRules::healthy());
+    ///
+    /// # Errors
+    ///
+    /// As [`inject`](Self::inject).
+    pub async fn heal(&self, cluster: &ChaosCluster) -> anyhow::Result<()> {
+        cluster.set_network(NetworkRules::healthy()).await
     }
 }
 
@@ -154,6 +168,7 @@ mod tests {
                 .map(str::to_owned)
                 .collect(),
             failpoints_missing: None,
+            delay_missing: None,
         }
     }
 
@@ -221,5 +236,17 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn links_are_not_slowed_where_the_kernel_cannot_delay_packets() {
+        let without_netem = ClusterView {
+            delay_missing: Some("the kernel has no netem qdisc".into()),
+            ..view()
+        };
+        let err = Fault::SlowNetwork.plan(&without_netem, 0).unwrap_err();
+        assert!(err.contains("no netem"), "{err}");
+        // Partitions need no delay.
+        assert!(Fault::IsolateLeader.plan(&without_netem, 0).is_ok());
     }
 }

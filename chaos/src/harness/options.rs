@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::fault::Fault;
+use super::network_mode::NetworkMode;
 use super::profile::Profile;
 use super::rng::SplitMix64;
 
@@ -47,11 +48,14 @@ pub struct ChaosOptions {
     /// then get at most as long again, and at most 60 s, to reach a final state. A run proving
     /// that a checker catches a planted bug, which can leave applications hanging, shortens it.
     pub drain_deadline: Duration,
+    /// How network faults are made: proxies (no privileges) or, as root, the kernel in a
+    /// network namespace of the run's own.
+    pub network: NetworkMode,
 }
 
 impl ChaosOptions {
-    /// The options of `profile` with every fault, seed `seed`, no report file and a fresh
-    /// directory.
+    /// The options of `profile` with every fault, seed `seed`, no report file, a fresh
+    /// directory and the proxies' network faults.
     pub fn from_profile(profile: Profile, seed: u64) -> Self {
         Self {
             profile,
@@ -65,6 +69,7 @@ impl ChaosOptions {
             dir: None,
             daemon_env: BTreeMap::new(),
             drain_deadline: DEFAULT_DRAIN_DEADLINE,
+            network: NetworkMode::Proxy,
         }
     }
 

@@ -10,6 +10,7 @@ use yarn_rm_ha::storage::FAILPOINTS_VARIABLE;
 use super::failover::Failover;
 use super::fault::Fault;
 use super::invariants::{InvariantResult, seconds};
+use super::network_mode::NetworkMode;
 use super::options::DEFAULT_DRAIN_DEADLINE;
 use super::profile::Profile;
 use super::timeline::{FaultStatus, TimelineEntry};
@@ -41,6 +42,40 @@ pub struct RunSettings {
     /// replica (a planted bug) says so here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub daemon_failpoints: Option<String>,
+    /// How network faults were made; the proxies in reports written before it was recorded.
+    #[serde(default)]
+    pub network: NetworkMode,
+}
+
+impl RunSettings {
+    /// The command that repeats this run's fault schedule.
+    pub fn rerun_command(&self) -> String {
+        let armed = self
+            .daemon_failpoints
+            .as_ref()
+            .map(|failpoints| format!("{FAILPOINTS_VARIABLE}={failpoints} "))
+            .unwrap_or_default();
+        let mut command = format!(
+            "{armed}yarn-ha chaos run --profile {} --seed {} --rms {} --nms {} --duration {}s",
+            self.profile,
+            self.seed,
+            self.rms,
+            self.nms,
+            self.duration_ms / 1000
+        );
+        if self.faults.len() < Fault::ALL.len() {
+            let names: Vec<&str> = self.faults.iter().map(|f| f.name()).collect();
+            command.push_str(&format!(" --faults {}", names.join(",")));
+        }
+        let default_drain = u64::try_from(DEFAULT_DRAIN_DEADLINE.as_millis()).unwrap_or(0);
+        if self.drain_ms != 0 && self.drain_ms != default_drain {
+            command.push_str(&format!(" --drain {}ms", self.drain_ms));
+        }
+        if self.network != NetworkMode::default() {
+            command.push_str(&format!(" --network {}", self.network));
+        }
+        command
+    }
 }
 
 /// How much work the run did.
@@ -111,33 +146,6 @@ impl ChaosReport {
     /// When serialization fails, which the report's types do not allow.
     pub fn to_json(&self) -> serde_json::Result<String> {
         serde_json::to_string_pretty(self)
-    }
-
-    /// The command that repeats this run's fault schedule.
-    pub fn rerun_command(&self) -> String {
-        let settings = &self.settings;
-        let armed = settings
-            .daemon_failpoints
-            .as_ref()
-            .map(|failpoints| format!("{FAILPOINTS_VARIABLE}={failpoints} "))
-            .unwrap_or_default();
-        let mut command = format!(
-            "{armed}yarn-ha chaos run --profile {} --seed {} --rms {} --nms {} --duration {}s",
-            settings.profile,
-            settings.seed,
-            settings.rms,
-            settings.nms,
-            settings.duration_ms / 1000
-        );
-        if settings.faults.len() < Fault::ALL.len() {
-            let names: Vec<&str> = settings.faults.iter().map(|f| f.name()).collect();
-            command.push_str(&format!(" --faults {}", names.join(",")));
-        }
-        let default_drain = u64::try_from(DEFAULT_DRAIN_DEADLINE.as_millis()).unwrap_or(0);
-        if settings.drain_ms != 0 && settings.drain_ms != default_drain {
-            command.push_str(&format!(" --drain {}ms", settings.drain_ms));
-        }
-        command
     }
 }
 
@@ -288,7 +296,7 @@ impl fmt::Display for ChaosReport {
         } else {
             writeln!(f, "result: FAILED ({violated} invariants violated)")?;
         }
-        writeln!(f, "rerun: {}", self.rerun_command())?;
+        writeln!(f, "rerun: {}", self.settings.rerun_command())?;
         writeln!(
             f,
             "files: report {}, history {}, observations {}, logs {}",
@@ -302,5 +310,40 @@ impl fmt::Display for ChaosReport {
                 .and_then(|log| log.parent())
                 .map_or_else(|| "-".to_owned(), |dir| dir.display().to_string())
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> RunSettings {
+        RunSettings {
+            seed: 7,
+            profile: Profile::Ci,
+            rms: 3,
+            nms: 2,
+            duration_ms: 20_000,
+            faults: vec![Fault::IsolateLeader, Fault::CutNm],
+            concurrent_jobs: 2,
+            drain_ms: 40_000,
+            daemon_failpoints: Some("storage.stall=1ms".into()),
+            network: NetworkMode::Netns,
+        }
+    }
+
+    #[test]
+    fn the_rerun_command_repeats_every_setting_that_shapes_the_run() {
+        assert_eq!(
+            settings().rerun_command(),
+            "YARN_HA_FAILPOINTS=storage.stall=1ms yarn-ha chaos run --profile ci --seed 7 --rms 3 \
+             --nms 2 --duration 20s --faults isolate-leader,cut-nm --drain 40000ms --network netns"
+        );
+        let proxied = RunSettings {
+            network: NetworkMode::Proxy,
+            daemon_failpoints: None,
+            ..settings()
+        };
+        assert!(!proxied.rerun_command().contains("--network"));
     }
 }

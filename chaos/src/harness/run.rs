@@ -33,8 +33,10 @@ use super::fault::Fault;
 use super::history::{History, HistoryRecorder};
 use super::https_get::http1_client;
 use super::invariants::{CheckInput, check_all, replicas_settled, seconds};
+use super::kernel_network::enter_private_network;
 use super::leader_observer::observe_leaders;
 use super::log_scan;
+use super::network_mode::NetworkMode;
 use super::node_observer::observe_nodes;
 use super::observations::{
     FinalApplication, FinalReport, Observations, ReplicaDigest, ReplicaStatus, StateDigestAnswer,
@@ -71,15 +73,21 @@ const POLL: Duration = Duration::from_millis(200);
 const WORKLOAD_STREAM: u64 = 0xA076_1D64_78BD_642F;
 
 /// Runs [`run`] on a runtime of its own (two worker threads, as on a CI machine), blocking.
+/// For the netns network mode it first moves this process into a network namespace of its own
+/// ([`enter_private_network`]), which it never leaves.
 ///
 /// # Errors
 ///
-/// Those of [`run`], and a runtime that cannot be built.
+/// Those of [`run`], a runtime that cannot be built, and, for the netns mode, a namespace that
+/// cannot be entered (not root, or other threads already run).
 pub fn run_blocking(
     options: &ChaosOptions,
     exe: &Path,
     out: &mut (impl Write + Send),
 ) -> anyhow::Result<ChaosReport> {
+    if options.network == NetworkMode::Netns {
+        enter_private_network()?;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -122,7 +130,7 @@ pub async fn run(
     let cluster_dir = dir.join("cluster");
     let cluster = tokio::select! {
         started = ChaosCluster::start(
-            &cluster_dir, &exe, options.rms, options.nms, &options.daemon_env,
+            &cluster_dir, &exe, options.rms, options.nms, &options.daemon_env, options.network,
         ) => {
             started.context("starting the chaos cluster")?
         }
@@ -130,12 +138,22 @@ pub async fn run(
     };
     writeln!(
         out,
-        "started {} ResourceManagers and {} NodeManagers behind {} proxies in {}",
+        "started {} ResourceManagers and {} NodeManagers {} in {}",
         options.rms,
         options.nms,
-        cluster.manifest().proxy_routes.len(),
+        cluster.network().describe(),
         cluster.manifest().base_dir.display()
     )?;
+    if let (Some(missing), true) = (
+        cluster.network().delay_missing(),
+        options.faults.contains(&Fault::SlowNetwork),
+    ) {
+        writeln!(
+            out,
+            "{} unavailable, skipped whenever drawn: {missing}",
+            Fault::SlowNetwork.name()
+        )?;
+    }
     let daemon_failpoints = options
         .daemon_env
         .get(FAILPOINTS_VARIABLE)
@@ -238,6 +256,7 @@ pub async fn run(
             concurrent_jobs: options.concurrent_jobs,
             drain_ms: u64::try_from(options.drain_deadline.as_millis()).unwrap_or(u64::MAX),
             daemon_failpoints,
+            network: options.network,
         },
         passed: invariants.iter().all(|result| result.verdict.passed()),
         timeline: record.timeline.clone(),

@@ -29,6 +29,9 @@ pub struct DaemonSpec {
     pub addresses: BTreeMap<String, String>,
     /// Variables added to the inherited environment at every start.
     pub env: BTreeMap<String, String>,
+    /// The cgroup v2 directory the process joins before it execs, at every start (the netns
+    /// chaos mode tells daemons' packets apart by it); `None` leaves it in the supervisor's.
+    pub cgroup: Option<PathBuf>,
 }
 
 impl DaemonSpec {
@@ -61,6 +64,7 @@ impl DaemonSpec {
             log_file,
             addresses,
             env: BTreeMap::new(),
+            cgroup: None,
         }
     }
 

@@ -20,6 +20,7 @@ use super::cluster_state::{ClusterState, DaemonExit, DaemonRecord, DaemonState};
 use super::control::{self, ControlReply, ControlRequest};
 use super::daemon_spec::DaemonSpec;
 use crate::{Signal, process_exists};
+use yarn_nodemanager::executor::join_cgroup_on_exec;
 
 /// How long shutdown waits, by default, for the daemons to exit after SIGTERM before it
 /// SIGKILLs the rest.
@@ -435,7 +436,8 @@ fn spawn(spec: &DaemonSpec, env: &BTreeMap<String, String>) -> anyhow::Result<Ch
             spec.id
         )
     })?;
-    Command::new(&spec.program)
+    let mut command = Command::new(&spec.program);
+    command
         .args(&spec.args)
         .stdin(Stdio::null())
         // The output goes to a file: ask tracing (and other NO_COLOR-aware writers) for plain
@@ -444,7 +446,15 @@ fn spawn(spec: &DaemonSpec, env: &BTreeMap<String, String>) -> anyhow::Result<Ch
         .envs(&added)
         .stdout(stdout)
         .stderr(stderr)
-        .process_group(0)
+        .process_group(0);
+    if let Some(cgroup) = &spec.cgroup {
+        let join = join_cgroup_on_exec(&cgroup.join("cgroup.procs"))
+            .with_context(|| format!("the cgroup {} of {}", cgroup.display(), spec.id))?;
+        // SAFETY: the closure only makes async-signal-safe calls and does not allocate
+        // (join_cgroup_on_exec's guarantee), as code between fork and exec must.
+        unsafe { command.pre_exec(join) };
+    }
+    command
         .spawn()
         .with_context(|| format!("starting {}: {}", spec.id, spec.command_line()))
 }
@@ -513,6 +523,7 @@ mod tests {
             log_file: PathBuf::from("/c/logs/nm1.log"),
             addresses: [("webapp".to_owned(), "127.0.0.1:1".to_owned())].into(),
             env: BTreeMap::new(),
+            cgroup: None,
         };
         let record = initial_record(&spec);
         assert_eq!(record.state, DaemonState::Stopped);

@@ -104,9 +104,8 @@ impl ContainerCgroup {
         Ok(())
     }
 
-    /// What makes the calling process join the cgroup, for `pre_exec`: it writes the process's
-    /// own pid to `cgroup.procs` using only async-signal-safe calls (`getpid`, `open`, `write`,
-    /// `close`) and no allocation, as code between fork and exec must.
+    /// What makes the calling process join the cgroup, for `pre_exec` (see
+    /// [`join_cgroup_on_exec`]).
     ///
     /// # Errors
     ///
@@ -116,14 +115,7 @@ impl ContainerCgroup {
         &self,
     ) -> Result<impl FnMut() -> io::Result<()> + Send + Sync + 'static, Error> {
         let procs = self.procs_file();
-        let path = CString::new(procs.as_os_str().as_bytes()).map_err(|_| {
-            self.error(
-                "name",
-                &procs,
-                io::Error::new(io::ErrorKind::InvalidInput, "the path holds a NUL byte"),
-            )
-        })?;
-        Ok(move || join(&path))
+        join_cgroup_on_exec(&procs).map_err(|source| self.error("name", &procs, source))
     }
 
     /// How many processes the kernel's OOM killer has killed in the cgroup: the `oom_kill`
@@ -276,6 +268,21 @@ pub(crate) fn parse_oom_kills(memory_events: &str) -> Option<u64> {
 
 /// Writes the calling process's pid to the `cgroup.procs` file `procs`. Runs in the forked
 /// child before exec: only async-signal-safe calls, no allocation, no locks.
+/// What makes the calling process join the cgroup v2 whose `cgroup.procs` is `procs_file`, for
+/// `pre_exec`: it writes the process's own pid there using only async-signal-safe calls
+/// (`getpid`, `open`, `write`, `close`) and no allocation, as code between fork and exec must.
+///
+/// # Errors
+///
+/// `InvalidInput` when the path holds a NUL byte and so cannot be passed to `open(2)`.
+pub fn join_cgroup_on_exec(
+    procs_file: &Path,
+) -> io::Result<impl FnMut() -> io::Result<()> + Send + Sync + 'static + use<>> {
+    let path = CString::new(procs_file.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "the path holds a NUL byte"))?;
+    Ok(move || join(&path))
+}
+
 fn join(procs: &CStr) -> io::Result<()> {
     // SAFETY: getpid(2) takes no arguments and cannot fail.
     let pid = unsafe { libc::getpid() }.unsigned_abs();

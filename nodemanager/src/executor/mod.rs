@@ -75,6 +75,7 @@ use task_set::TaskSet;
 
 pub use cgroup_v2_memory::CgroupV2Memory;
 pub use cgroup_v2_unusable::CgroupV2Unusable;
+pub use container_cgroup::join_cgroup_on_exec;
 pub use container_executor::ContainerExecutor;
 pub use container_exit::ContainerExit;
 pub use container_handle::ContainerHandle;

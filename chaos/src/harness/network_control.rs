@@ -1,0 +1,61 @@
+//! [`NetworkControl`]: what makes a chaos cluster's network faults, in either network mode.
+
+use super::kernel_network::KernelNetwork;
+use super::network_mode::NetworkMode;
+use super::network_rules::NetworkRules;
+use super::proxy_fleet::ProxyFleet;
+
+/// The proxies of the proxy mode or the kernel's filter of the netns mode, under one set of
+/// [`NetworkRules`].
+#[derive(Debug)]
+pub enum NetworkControl {
+    /// A fault-injecting proxy in front of every ResourceManager endpoint.
+    Proxies(ProxyFleet),
+    /// Cgroups, iptables and netem in the run's own network namespace.
+    Kernel(KernelNetwork),
+}
+
+impl NetworkControl {
+    /// Which mode this is.
+    pub fn mode(&self) -> NetworkMode {
+        match self {
+            NetworkControl::Proxies(_) => NetworkMode::Proxy,
+            NetworkControl::Kernel(_) => NetworkMode::Netns,
+        }
+    }
+
+    /// Puts `rules` in force.
+    ///
+    /// # Errors
+    ///
+    /// In the netns mode, when the kernel's filter or qdisc cannot be changed
+    /// ([`KernelNetwork::set_rules`]); the proxies always take new rules.
+    pub async fn set_rules(&self, rules: NetworkRules) -> anyhow::Result<()> {
+        match self {
+            NetworkControl::Proxies(fleet) => {
+                fleet.set_rules(rules);
+                Ok(())
+            }
+            NetworkControl::Kernel(kernel) => kernel.set_rules(rules).await,
+        }
+    }
+
+    /// Why links cannot be slowed here; `None` when they can (the proxies always can).
+    pub fn delay_missing(&self) -> Option<&str> {
+        match self {
+            NetworkControl::Proxies(_) => None,
+            NetworkControl::Kernel(kernel) => kernel.delay_missing(),
+        }
+    }
+
+    /// One line on how the daemons' traffic is faulted, for the run's progress.
+    pub fn describe(&self) -> String {
+        match self {
+            NetworkControl::Proxies(fleet) => format!("behind {} proxies", fleet.len()),
+            NetworkControl::Kernel(_) => {
+                "in a network namespace of their own, each in its cgroup, faulted by iptables"
+                    .to_owned()
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! `yarn-ha chaos run --network netns`: network faults made by the kernel instead of proxies.
+//!
+//! As root, a run in its own network namespace isolates the leader with iptables alone (no
+//! proxy, no process killed), so a new leader is elected only if the kernel really dropped the
+//! partitioned packets; cutting a NodeManager off must leave every invariant intact too. As any
+//! other user the mode must be refused, naming root and the proxy mode.
+
+mod common;
+
+use std::path::Path;
+
+use common::{output, stderr, stdout, yarn_ha_command};
+use yarn_chaos::harness::{
+    self, ChaosOptions, ChaosReport, Fault, FaultStatus, NetworkMode, Profile,
+};
+
+fn is_root() -> bool {
+    // SAFETY: geteuid(2) takes no arguments and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+#[test]
+fn a_namespace_is_entered_before_any_thread_starts_or_not_at_all() {
+    // The test harness runs this on a thread of its own: the process already has two.
+    let mut options = ChaosOptions::from_profile(Profile::Ci, 1);
+    options.network = NetworkMode::Netns;
+    let exe = Path::new(env!("CARGO_BIN_EXE_yarn-ha"));
+    let err = harness::run_blocking(&options, exe, &mut Vec::new()).unwrap_err();
+    let expected = if is_root() {
+        "before any other thread starts"
+    } else {
+        "needs root"
+    };
+    assert!(format!("{err:#}").contains(expected), "{err:#}");
+}
+
+#[test]
+fn the_kernel_partitions_a_netns_run_and_every_invariant_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let report_file = dir.path().join("report.json");
+    let run = output(yarn_ha_command().args([
+        "chaos",
+        "run",
+        "--network",
+        "netns",
+        "--faults",
+        "isolate-leader,cut-nm",
+        "--duration",
+        "20s",
+        "--drain",
+        "40s",
+        "--seed",
+        "11",
+        "--dir",
+        dir.path().join("run").to_str().unwrap(),
+        "--report",
+        report_file.to_str().unwrap(),
+    ]));
+    if !is_root() {
+        assert!(!run.status.success(), "{}", stdout(&run));
+        let said = stderr(&run);
+        assert!(
+            said.contains("--network netns needs root") && said.contains("--network proxy"),
+            "{said}"
+        );
+        return;
+    }
+    let printed = stdout(&run);
+    assert!(
+        run.status.success(),
+        "the run failed:\n{printed}\n{}",
+        stderr(&run)
+    );
+    assert!(printed.contains("faulted by iptables"), "{printed}");
+    let report: ChaosReport =
+        serde_json::from_slice(&std::fs::read(&report_file).unwrap()).unwrap();
+    assert_eq!(report.settings.network, NetworkMode::Netns);
+    assert!(report.passed, "{printed}");
+    let injected = |fault: Fault| {
+        report
+            .timeline
+            .iter()
+            .filter(|entry| entry.fault == fault && entry.status == FaultStatus::Injected)
+            .count()
+    };
+    assert!(injected(Fault::IsolateLeader) > 0, "{printed}");
+    assert!(injected(Fault::CutNm) > 0, "{printed}");
+    // No process was killed and no proxy ran: only dropped packets can have moved leadership.
+    assert!(
+        report
+            .failovers
+            .iter()
+            .any(|failover| failover.fault == Fault::IsolateLeader && failover.leader_changed()),
+        "no isolation of the leader led to a new leader: {:?}\n{printed}",
+        report.failovers
+    );
+}
