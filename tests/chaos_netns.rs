@@ -1,9 +1,11 @@
 //! `yarn-ha chaos run --network netns`: network faults made by the kernel instead of proxies.
 //!
-//! As root, a run in its own network namespace isolates the leader with iptables alone (no
-//! proxy, no process killed), so a new leader is elected only if the kernel really dropped the
-//! partitioned packets; cutting a NodeManager off must leave every invariant intact too. As any
-//! other user the mode must be refused, naming root and the proxy mode.
+//! As root with CAP_SYS_ADMIN and CAP_NET_ADMIN, a run in its own network namespace isolates the
+//! leader with iptables alone (no proxy, no process killed), so a new leader is elected only if
+//! the kernel really dropped the partitioned packets; cutting a NodeManager off and adding and
+//! removing a replica (the spare in its cgroup) must leave every invariant intact too, and the
+//! run's cgroups must be gone afterwards. Without those rights the mode must be refused, naming
+//! them and the proxy mode.
 
 mod common;
 
@@ -14,9 +16,18 @@ use yarn_chaos::harness::{
     self, ChaosOptions, ChaosReport, Fault, FaultStatus, NetworkMode, Profile,
 };
 
-fn is_root() -> bool {
+/// Whether this process may make network namespaces and iptables rules: root with
+/// CAP_NET_ADMIN (bit 12) and CAP_SYS_ADMIN (bit 21) effective.
+fn has_netns_rights() -> bool {
     // SAFETY: geteuid(2) takes no arguments and cannot fail.
-    unsafe { libc::geteuid() == 0 }
+    let root = unsafe { libc::geteuid() == 0 };
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let effective = status
+        .lines()
+        .find_map(|line| line.strip_prefix("CapEff:"))
+        .map(|mask| u64::from_str_radix(mask.trim(), 16).unwrap())
+        .unwrap();
+    root && effective & (1 << 12) != 0 && effective & (1 << 21) != 0
 }
 
 #[test]
@@ -26,10 +37,10 @@ fn a_namespace_is_entered_before_any_thread_starts_or_not_at_all() {
     options.network = NetworkMode::Netns;
     let exe = Path::new(env!("CARGO_BIN_EXE_yarn-ha"));
     let err = harness::run_blocking(&options, exe, &mut Vec::new()).unwrap_err();
-    let expected = if is_root() {
+    let expected = if has_netns_rights() {
         "before any other thread starts"
     } else {
-        "needs root"
+        "needs root with CAP_SYS_ADMIN and CAP_NET_ADMIN"
     };
     assert!(format!("{err:#}").contains(expected), "{err:#}");
 }
@@ -44,9 +55,9 @@ fn the_kernel_partitions_a_netns_run_and_every_invariant_holds() {
         "--network",
         "netns",
         "--faults",
-        "isolate-leader,cut-nm",
+        "isolate-leader,cut-nm,add-remove-rm",
         "--duration",
-        "20s",
+        "30s",
         "--drain",
         "40s",
         "--seed",
@@ -56,11 +67,12 @@ fn the_kernel_partitions_a_netns_run_and_every_invariant_holds() {
         "--report",
         report_file.to_str().unwrap(),
     ]));
-    if !is_root() {
+    if !has_netns_rights() {
         assert!(!run.status.success(), "{}", stdout(&run));
         let said = stderr(&run);
         assert!(
-            said.contains("--network netns needs root") && said.contains("--network proxy"),
+            said.contains("--network netns needs root with CAP_SYS_ADMIN and CAP_NET_ADMIN")
+                && said.contains("--network proxy"),
             "{said}"
         );
         return;
@@ -71,7 +83,12 @@ fn the_kernel_partitions_a_netns_run_and_every_invariant_holds() {
         "the run failed:\n{printed}\n{}",
         stderr(&run)
     );
-    assert!(printed.contains("faulted by iptables"), "{printed}");
+    let cgroups = printed
+        .split_once("each in its cgroup under ")
+        .and_then(|(_, rest)| rest.split_once(", faulted by iptables"))
+        .map(|(dir, _)| Path::new(dir))
+        .unwrap_or_else(|| panic!("the run names no cgroup directory: {printed}"));
+    assert!(!cgroups.exists(), "{} was left behind", cgroups.display());
     let report: ChaosReport =
         serde_json::from_slice(&std::fs::read(&report_file).unwrap()).unwrap();
     assert_eq!(report.settings.network, NetworkMode::Netns);
@@ -85,6 +102,7 @@ fn the_kernel_partitions_a_netns_run_and_every_invariant_holds() {
     };
     assert!(injected(Fault::IsolateLeader) > 0, "{printed}");
     assert!(injected(Fault::CutNm) > 0, "{printed}");
+    assert!(injected(Fault::AddRemoveRm) > 0, "{printed}");
     // No process was killed and no proxy ran: only dropped packets can have moved leadership.
     assert!(
         report

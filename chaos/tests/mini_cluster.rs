@@ -391,3 +391,44 @@ async fn duplicate_daemon_ids_are_refused() {
     assert!(err.contains("two daemons are named rm1"), "{err}");
     assert!(!ClusterState::path_in(base).exists());
 }
+
+#[tokio::test]
+async fn a_daemon_joins_its_cgroup_at_every_start() {
+    // A plain directory stands in for the cgroup: the join writes `cgroup.procs` with O_CREAT,
+    // so the file holds the pid of the last process that joined.
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path();
+    let cgroup = base.join("cgroup");
+    std::fs::create_dir(&cgroup).unwrap();
+    let mut spec = sh(base, DaemonRole::NodeManager, "nm1", "exec sleep 30");
+    spec.cgroup = Some(cgroup.clone());
+    let cluster = MiniCluster::launch(base, &base.join("client/conf"), vec![spec], DEADLINE)
+        .await
+        .unwrap();
+    let (stop, supervisor) = supervise(cluster);
+    let joined = || {
+        std::fs::read_to_string(cgroup.join("cgroup.procs"))
+            .unwrap()
+            .parse::<u32>()
+            .unwrap()
+    };
+    let first = ClusterState::read(base)
+        .unwrap()
+        .daemon("nm1")
+        .unwrap()
+        .pid
+        .unwrap();
+    assert_eq!(joined(), first);
+
+    Signal::Kill.send(first).unwrap();
+    must_see(base, "nm1 exited", |state| {
+        state.daemon("nm1").unwrap().state == DaemonState::Exited
+    })
+    .await;
+    let restarted = restart(base, "nm1").await.unwrap().pid.unwrap();
+    assert_ne!(restarted, first);
+    assert_eq!(joined(), restarted);
+
+    stop.send(()).unwrap();
+    supervisor.await.unwrap().unwrap();
+}

@@ -88,11 +88,13 @@ pub struct ChaosCluster {
     admins: BTreeMap<String, ResourceManagerAdministrationProtocolClient<Channel>>,
     clients: BTreeMap<String, ApplicationClientProtocolClient<Channel>>,
     nodes: BTreeMap<String, NodeEndpoint>,
-    network: NetworkControl,
     stop: Mutex<Option<oneshot::Sender<()>>>,
     supervisor: JoinHandle<anyhow::Result<ClusterState>>,
     failpoints_missing: Option<String>,
     spare: SpareReplica,
+    // Last, so that a cluster dropped without `stop` has its spare killed before the kernel
+    // network's cgroups are emptied and removed.
+    network: NetworkControl,
 }
 
 impl ChaosCluster {
@@ -119,9 +121,23 @@ impl ChaosCluster {
         network: NetworkMode,
     ) -> anyhow::Result<Self> {
         let failpoints_missing = failpoints_missing(exe).await;
+        let mut site = site();
+        if network == NetworkMode::Netns {
+            // Containers must stay in their NodeManager's cgroup, where the packet filter
+            // counts them as that NodeManager's: a mount path that is no cgroup leaves the
+            // NodeManagers measuring containers' memory in /proc instead of giving each a
+            // cgroup of its own (which would be outside the NodeManager's).
+            let no_cgroups = std::path::absolute(dir)
+                .with_context(|| format!("resolving {}", dir.display()))?
+                .join("no-cgroups");
+            site.push((
+                keys::NM_LINUX_CONTAINER_CGROUPS_MOUNT_PATH.name.to_string(),
+                no_cgroups.display().to_string(),
+            ));
+        }
         let options = LayoutOptions {
             proxied: network == NetworkMode::Proxy,
-            site: site(),
+            site,
         };
         let (manifest, spare) = init_with_spare(dir, rms, nms, &options)?;
         let base = manifest.base_dir.clone();
@@ -196,7 +212,7 @@ impl ChaosCluster {
             let mut spec =
                 DaemonSpec::yarn_ha(exe, daemon, manifest.log_file(&daemon.id), addresses);
             spec.env = env.clone();
-            spec.cgroup = kernel_cgroup(&network, &daemon.id);
+            spec.cgroup = kernel_cgroup(&network, &daemon.id)?;
             specs.push(spec);
         }
         let spare = SpareReplica::new(
@@ -205,7 +221,7 @@ impl ChaosCluster {
             exe,
             env,
             &tls,
-            kernel_cgroup(&network, &spare.rm_id),
+            kernel_cgroup(&network, &spare.rm_id)?,
         )?;
         let cluster = MiniCluster::launch(
             &base,
@@ -225,11 +241,11 @@ impl ChaosCluster {
             admins,
             clients,
             nodes,
-            network,
             stop: Mutex::new(Some(stop)),
             supervisor,
             failpoints_missing,
             spare,
+            network,
         })
     }
 
@@ -489,9 +505,10 @@ impl ChaosCluster {
         Ok(())
     }
 
-    /// Stops every daemon (SIGTERM, then SIGKILL after the stop timeout), the spare (SIGKILL)
-    /// and the proxies, then SIGKILLs the container processes the NodeManagers left running
-    /// (see [`kill_leftovers`]), and returns the final state.
+    /// Stops every daemon (SIGTERM, then SIGKILL after the stop timeout) and the spare
+    /// (SIGKILL), SIGKILLs the container processes the NodeManagers left running (see
+    /// [`kill_leftovers`]), then stops the proxies or removes the kernel network's cgroups, and
+    /// returns the final state.
     ///
     /// # Errors
     ///
@@ -641,11 +658,19 @@ fn port_of(address: &str, daemon: &str) -> anyhow::Result<u16> {
         .with_context(|| format!("the address {address} of {daemon} names no port"))
 }
 
-/// The cgroup daemon `id` joins in the netns mode.
-fn kernel_cgroup(network: &NetworkControl, id: &str) -> Option<PathBuf> {
+/// The cgroup daemon `id` joins: its own in the netns mode, none with the proxies.
+///
+/// # Errors
+///
+/// In the netns mode, when the kernel network made no cgroup for `id` (its packets would pass
+/// as the harness's).
+fn kernel_cgroup(network: &NetworkControl, id: &str) -> anyhow::Result<Option<PathBuf>> {
     match network {
-        NetworkControl::Kernel(kernel) => kernel.cgroup(id).map(Path::to_path_buf),
-        NetworkControl::Proxies(_) => None,
+        NetworkControl::Kernel(kernel) => kernel
+            .cgroup(id)
+            .map(|dir| Some(dir.to_path_buf()))
+            .with_context(|| format!("the packet filter has no cgroup for {id}")),
+        NetworkControl::Proxies(_) => Ok(None),
     }
 }
 

@@ -24,6 +24,12 @@ use super::packet_filter::{FilteredDaemon, PacketFilter, link_delay};
 /// place [`KernelNetwork`] may change iptables rules and qdiscs.
 static IN_PRIVATE_NETWORK: AtomicBool = AtomicBool::new(false);
 
+/// This namespace's switch for liberal TCP window tracking in conntrack.
+/// Packets netem holds at once while it delays them.
+const NETEM_LIMIT: &str = "100000";
+
+const CONNTRACK_TCP_BE_LIBERAL: &str = "/proc/sys/net/netfilter/nf_conntrack_tcp_be_liberal";
+
 /// How long [`KernelNetwork`]'s drop waits for the processes of its cgroups to be gone.
 const CGROUP_REMOVE_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -62,34 +68,64 @@ impl KernelNetwork {
     /// ([`PacketFilter::new`]), or `iptables-restore` fails.
     pub async fn start(daemons: Vec<KernelPeer>) -> anyhow::Result<Self> {
         ensure_private_network()?;
-        let (mount, own) = own_cgroup()?;
-        let relative_run = format!("{own}/yarn-ha-chaos-{}", std::process::id())
-            .trim_start_matches('/')
-            .to_owned();
-        let run_cgroup = mount.join(&relative_run);
-        create_dir(&run_cgroup)?;
-        let mut cgroups = BTreeMap::new();
-        let mut filtered = Vec::new();
-        for daemon in daemons {
-            let dir = run_cgroup.join(&daemon.id);
-            create_dir(&dir)?;
-            cgroups.insert(daemon.id.clone(), dir);
-            filtered.push(FilteredDaemon {
-                cgroup: format!("{relative_run}/{}", daemon.id),
-                id: daemon.id,
-                ports: daemon.ports,
-            });
-        }
-        let network = Self {
-            filter: PacketFilter::new(filtered).map_err(anyhow::Error::msg)?,
-            run_cgroup,
-            cgroups,
-            rules: Mutex::new(NetworkRules::healthy()),
-            delay_missing: netem_missing().await,
+        let mountinfo = std::fs::read_to_string("/proc/self/mountinfo")
+            .context("reading /proc/self/mountinfo")?;
+        let membership =
+            std::fs::read_to_string("/proc/self/cgroup").context("reading /proc/self/cgroup")?;
+        let (own_dir, own_path) =
+            locate_cgroup(&mountinfo, &membership).map_err(anyhow::Error::msg)?;
+        let run = format!("yarn-ha-chaos-{}", std::process::id());
+        let run_path = if own_path.is_empty() {
+            run.clone()
+        } else {
+            format!("{own_path}/{run}")
         };
-        restore(&network.filter.marking_script()).await?;
-        restore(&network.filter.rules_script(&NetworkRules::healthy())).await?;
+        let filtered = daemons
+            .iter()
+            .map(|daemon| FilteredDaemon {
+                id: daemon.id.clone(),
+                cgroup: format!("{run_path}/{}", daemon.id),
+                ports: daemon.ports.clone(),
+            })
+            .collect();
+        let filter = PacketFilter::new(filtered).map_err(anyhow::Error::msg)?;
+        let run_cgroup = own_dir.join(&run);
+        create_dir(&run_cgroup)?;
+        // From here on, dropping `network` removes whatever cgroups were made.
+        let mut network = Self {
+            filter,
+            run_cgroup,
+            cgroups: BTreeMap::new(),
+            rules: Mutex::new(NetworkRules::healthy()),
+            delay_missing: None,
+        };
+        for daemon in daemons {
+            let dir = network.run_cgroup.join(&daemon.id);
+            create_dir(&dir)?;
+            network.cgroups.insert(daemon.id, dir);
+        }
+        network.delay_missing = netem_missing().await;
+        restore(
+            "the connection marking rules",
+            &network.filter.marking_script(),
+        )
+        .await?;
+        restore(
+            "the empty filter",
+            &network.filter.rules_script(&NetworkRules::healthy()),
+        )
+        .await?;
+        // Conntrack counts the packets the filter drops as sent; strict TCP window tracking could
+        // then mark later segments INVALID, and INVALID packets carry no mark, so no rule would
+        // select them. Liberal tracking keeps every segment of a known connection marked.
+        std::fs::write(CONNTRACK_TCP_BE_LIBERAL, "1")
+            .with_context(|| format!("writing 1 to {CONNTRACK_TCP_BE_LIBERAL}"))?;
         Ok(network)
+    }
+
+    /// The cgroup every daemon's cgroup is in.
+    pub fn run_cgroup(&self) -> &Path {
+        &self.run_cgroup
     }
 
     /// The cgroup daemon `id` runs in.
@@ -116,18 +152,24 @@ impl KernelNetwork {
         if let (Some(_), Some(missing)) = (delay, &self.delay_missing) {
             anyhow::bail!("cannot delay packets: {missing}");
         }
-        restore(&self.filter.rules_script(&rules)).await?;
+        restore("the filter rules", &self.filter.rules_script(&rules)).await?;
         match delay {
             Some(delay) if Some(delay) != previous => {
                 let delay = format!("{}ms", delay.as_millis());
-                tool(
-                    "tc",
-                    &[
-                        "qdisc", "replace", "dev", "lo", "root", "netem", "delay", &delay,
-                    ],
-                    None,
-                )
-                .await?;
+                // netem's default queue of 1,000 packets would itself drop packets under load.
+                let netem = [
+                    "qdisc",
+                    "replace",
+                    "dev",
+                    "lo",
+                    "root",
+                    "netem",
+                    "delay",
+                    &delay,
+                    "limit",
+                    NETEM_LIMIT,
+                ];
+                tool("tc", &netem, None).await?;
             }
             None if previous.is_some() => {
                 tool("tc", &["qdisc", "del", "dev", "lo", "root"], None).await?;
@@ -140,9 +182,16 @@ impl KernelNetwork {
 }
 
 impl Drop for KernelNetwork {
-    /// Removes the daemons' cgroups, then the run's, waiting a moment for killed processes to
-    /// leave them; a cgroup still busy after that is left behind with a warning.
+    /// Kills whatever still runs in the daemons' cgroups (`cgroup.kill`, on kernels that have
+    /// it: a cluster dropped without being stopped), then removes them and the run's cgroup,
+    /// waiting a moment for killed processes to leave; a cgroup still busy after that is left
+    /// behind with a warning. After [`ChaosCluster::stop`](super::ChaosCluster::stop) every
+    /// cgroup is already empty and nothing waits.
     fn drop(&mut self) {
+        for dir in self.cgroups.values() {
+            // Absent before Linux 5.14; the processes are then left to their owners' drops.
+            let _ = std::fs::write(dir.join("cgroup.kill"), "1");
+        }
         let deadline = Instant::now() + CGROUP_REMOVE_TIMEOUT;
         for dir in self.cgroups.values().chain([&self.run_cgroup]) {
             loop {
@@ -172,28 +221,36 @@ fn ensure_private_network() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Where cgroup2 is mounted and this process's cgroup under it (`/` for the root).
-fn own_cgroup() -> anyhow::Result<(PathBuf, String)> {
-    let mountinfo =
-        std::fs::read_to_string("/proc/self/mountinfo").context("reading /proc/self/mountinfo")?;
-    let mount = mountinfo
+/// Where this process's cgroup v2 is, from `/proc/self/mountinfo` and `/proc/self/cgroup`: its
+/// directory under the cgroup2 mount, and its path as `iptables -m cgroup --path` takes it
+/// (relative to the cgroup namespace's root, without the leading `/`; empty for the root).
+fn locate_cgroup(mountinfo: &str, membership: &str) -> Result<(PathBuf, String), String> {
+    // `id parent major:minor root mount-point options ... - fstype source options`
+    let (root, mount) = mountinfo
         .lines()
         .find_map(|line| {
-            // `id parent major:minor root mount-point options ... - fstype source options`
             let (fields, filesystem) = line.split_once(" - ")?;
-            let mount_point = fields.split_whitespace().nth(4)?;
-            (filesystem.split_whitespace().next()? == "cgroup2").then(|| PathBuf::from(mount_point))
+            let mut fields = fields.split_whitespace().skip(3);
+            let (root, mount) = (fields.next()?, fields.next()?);
+            (filesystem.split_whitespace().next()? == "cgroup2").then_some((root, mount))
         })
-        .context(
-            "cgroup2 is not mounted; the netns network mode tells daemons apart by their cgroups",
-        )?;
-    let cgroups =
-        std::fs::read_to_string("/proc/self/cgroup").context("reading /proc/self/cgroup")?;
-    let own = cgroups
+        .ok_or("cgroup2 is not mounted; the netns network mode tells daemons apart by cgroups")?;
+    let own = membership
         .lines()
         .find_map(|line| line.strip_prefix("0::"))
-        .context("/proc/self/cgroup names no cgroup2 membership")?;
-    Ok((mount, own.trim_end_matches('/').to_owned()))
+        .ok_or("/proc/self/cgroup names no cgroup2 membership")?;
+    // The mount may show a subtree (a bind mount, or a container's view): its root is the part
+    // of the path the mount point stands for.
+    let below_mount = Path::new(own).strip_prefix(root).map_err(|_| {
+        format!(
+            "this process's cgroup {own} is outside the cgroup2 mount at {mount}, which shows \
+             {root}"
+        )
+    })?;
+    Ok((
+        Path::new(mount).join(below_mount),
+        own.trim_matches('/').to_owned(),
+    ))
 }
 
 fn create_dir(dir: &Path) -> anyhow::Result<()> {
@@ -205,9 +262,13 @@ fn create_dir(dir: &Path) -> anyhow::Result<()> {
     }
 }
 
-/// Feeds `script` to `iptables-restore`, which replaces the tables it names at once.
-async fn restore(script: &str) -> anyhow::Result<()> {
-    tool("iptables-restore", &[], Some(script)).await
+/// Feeds `script` (`what` it is, for errors) to `iptables-restore`, which replaces the tables it
+/// names at once. `-w` waits for the xtables lock, which the legacy backend shares with the
+/// host's firewall tools.
+async fn restore(what: &str, script: &str) -> anyhow::Result<()> {
+    tool("iptables-restore", &["-w"], Some(script))
+        .await
+        .with_context(|| format!("loading {what}:\n{script}"))
 }
 
 /// Why netem cannot delay packets here, found by adding it to the loopback device and removing
@@ -276,18 +337,25 @@ async fn tool(program: &str, args: &[&str], input: Option<&str>) -> anyhow::Resu
 ///
 /// # Errors
 ///
-/// When this process is not root, already runs more than one thread, the kernel refuses the
-/// namespace, or `ip` cannot bring the loopback device up.
+/// When this process is not root with the capabilities it needs, already runs more than one
+/// thread, the kernel refuses the namespace, or `ip` cannot bring the loopback device up.
 pub fn enter_private_network() -> anyhow::Result<()> {
     // SAFETY: geteuid(2) takes no arguments and cannot fail.
     let euid = unsafe { libc::geteuid() };
-    anyhow::ensure!(
-        euid == 0,
-        "--network netns needs root (it makes a network namespace, cgroups and iptables \
-         rules); this process runs as uid {euid}. Run it as root, or use --network proxy"
-    );
     let status =
         std::fs::read_to_string("/proc/self/status").context("reading /proc/self/status")?;
+    let missing = missing_capabilities(&status);
+    anyhow::ensure!(
+        euid == 0 && missing.is_empty(),
+        "--network netns needs root with CAP_SYS_ADMIN and CAP_NET_ADMIN (it makes a network \
+         namespace, cgroups and iptables rules); this process runs as uid {euid}{}. Run it as \
+         root (a container must be granted both), or use --network proxy",
+        if missing.is_empty() {
+            String::new()
+        } else {
+            format!(" without {}", missing.join(" and "))
+        }
+    );
     let threads = status
         .lines()
         .find_map(|line| line.strip_prefix("Threads:"))
@@ -317,9 +385,73 @@ pub fn enter_private_network() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The capabilities the netns mode needs that the effective set in `status` (the text of
+/// `/proc/self/status`) lacks; all of them when it names no effective set.
+fn missing_capabilities(status: &str) -> Vec<&'static str> {
+    const NEEDED: [(&str, u32); 2] = [("CAP_NET_ADMIN", 12), ("CAP_SYS_ADMIN", 21)];
+    let effective = status
+        .lines()
+        .find_map(|line| line.strip_prefix("CapEff:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .unwrap_or(0);
+    NEEDED
+        .into_iter()
+        .filter(|(_, bit)| effective & (1 << bit) == 0)
+        .map(|(name, _)| name)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_capabilities_missing_are_named() {
+        let full = "Name:\tyarn-ha\nCapEff:\t000001fffeffffff\n";
+        assert!(missing_capabilities(full).is_empty());
+        // A container's default set: no CAP_SYS_ADMIN, no CAP_NET_ADMIN.
+        let docker = "CapEff:\t00000000a80425fb\n";
+        assert_eq!(
+            missing_capabilities(docker),
+            ["CAP_NET_ADMIN", "CAP_SYS_ADMIN"]
+        );
+        assert_eq!(missing_capabilities("Name:\tx\n").len(), 2);
+    }
+
+    #[test]
+    fn the_cgroup_is_found_under_the_mount_that_shows_it() {
+        let hybrid = "35 25 0:30 / /sys/fs/cgroup/unified rw,relatime shared:10 - cgroup2 cgroup2 rw\n\
+                      36 25 0:31 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n";
+        assert_eq!(
+            locate_cgroup(hybrid, "1:cpu:/\n0::/\n").unwrap(),
+            (PathBuf::from("/sys/fs/cgroup/unified"), String::new())
+        );
+        let unified = "30 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
+        assert_eq!(
+            locate_cgroup(unified, "0::/user.slice/session-1.scope\n").unwrap(),
+            (
+                PathBuf::from("/sys/fs/cgroup/user.slice/session-1.scope"),
+                "user.slice/session-1.scope".to_owned()
+            )
+        );
+        // A mount showing a subtree: its root stands for the mount point.
+        let subtree = "40 30 0:26 /ci/job /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
+        assert_eq!(
+            locate_cgroup(subtree, "0::/ci/job/runner\n").unwrap(),
+            (
+                PathBuf::from("/sys/fs/cgroup/runner"),
+                "ci/job/runner".to_owned()
+            )
+        );
+        let outside = locate_cgroup(subtree, "0::/other\n").unwrap_err();
+        assert!(outside.contains("outside the cgroup2 mount"), "{outside}");
+        let v1_only = "36 25 0:31 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n";
+        assert!(
+            locate_cgroup(v1_only, "0::/\n")
+                .unwrap_err()
+                .contains("not mounted")
+        );
+    }
 
     #[tokio::test]
     async fn no_rule_is_loaded_outside_a_namespace_the_harness_made() {

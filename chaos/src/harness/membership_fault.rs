@@ -628,8 +628,13 @@ impl SpareReplica {
             unsafe { command.pre_exec(join) };
         }
         let child = command.spawn().with_context(|| {
+            let joining = self
+                .cgroup
+                .as_ref()
+                .map(|cgroup| format!(" in the cgroup {}", cgroup.display()))
+                .unwrap_or_default();
             format!(
-                "starting the spare {}: {}",
+                "starting the spare {}{joining}: {}",
                 self.rm_id,
                 command_line.join(" ")
             )

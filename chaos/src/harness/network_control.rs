@@ -1,7 +1,6 @@
 //! [`NetworkControl`]: what makes a chaos cluster's network faults, in either network mode.
 
 use super::kernel_network::KernelNetwork;
-use super::network_mode::NetworkMode;
 use super::network_rules::NetworkRules;
 use super::proxy_fleet::ProxyFleet;
 
@@ -16,14 +15,6 @@ pub enum NetworkControl {
 }
 
 impl NetworkControl {
-    /// Which mode this is.
-    pub fn mode(&self) -> NetworkMode {
-        match self {
-            NetworkControl::Proxies(_) => NetworkMode::Proxy,
-            NetworkControl::Kernel(_) => NetworkMode::Netns,
-        }
-    }
-
     /// Puts `rules` in force.
     ///
     /// # Errors
@@ -52,10 +43,11 @@ impl NetworkControl {
     pub fn describe(&self) -> String {
         match self {
             NetworkControl::Proxies(fleet) => format!("behind {} proxies", fleet.len()),
-            NetworkControl::Kernel(_) => {
-                "in a network namespace of their own, each in its cgroup, faulted by iptables"
-                    .to_owned()
-            }
+            NetworkControl::Kernel(kernel) => format!(
+                "in a network namespace of their own, each in its cgroup under {}, faulted by \
+                 iptables",
+                kernel.run_cgroup().display()
+            ),
         }
     }
 }

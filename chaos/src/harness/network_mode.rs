@@ -28,7 +28,7 @@ pub enum NetworkMode {
 }
 
 impl NetworkMode {
-    /// Every mode, for help texts.
+    /// Every mode.
     pub const ALL: [NetworkMode; 2] = [NetworkMode::Proxy, NetworkMode::Netns];
 
     /// The mode's name on the command line.

@@ -116,8 +116,7 @@ impl fmt::Display for LinkRule {
 ///
 /// Guarantee: a direction matched by any `Drop` rule drops, whatever else matches; otherwise it
 /// is delayed by the longest matching delay; with no matching rule it passes. So adding a rule
-/// never makes the network healthier. What a daemon sends itself (its containers' calls to it)
-/// always passes: a fault cuts links between processes, not a host's loopback.
+/// never makes the network healthier.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NetworkRules {
     rules: Vec<LinkRule>,
@@ -147,9 +146,6 @@ impl NetworkRules {
     /// What happens to bytes `from` sends to `to`.
     pub fn direction(&self, from: &Peer, to: &Peer) -> Direction {
         let mut direction = Direction::Pass;
-        if from == to && matches!(from, Peer::Daemon(_)) {
-            return direction;
-        }
         for rule in &self.rules {
             if !(rule.from.matches(from) && rule.to.matches(to)) {
                 continue;
@@ -257,10 +253,6 @@ mod tests {
         assert_eq!(
             rules.direction(&Peer::Unknown, &daemon("rm3")),
             Direction::Drop
-        );
-        assert_eq!(
-            rules.direction(&daemon("rm3"), &daemon("rm3")),
-            Direction::Pass
         );
     }
 }

@@ -454,9 +454,14 @@ fn spawn(spec: &DaemonSpec, env: &BTreeMap<String, String>) -> anyhow::Result<Ch
         // (join_cgroup_on_exec's guarantee), as code between fork and exec must.
         unsafe { command.pre_exec(join) };
     }
+    let joining = spec
+        .cgroup
+        .as_ref()
+        .map(|cgroup| format!(" in the cgroup {}", cgroup.display()))
+        .unwrap_or_default();
     command
         .spawn()
-        .with_context(|| format!("starting {}: {}", spec.id, spec.command_line()))
+        .with_context(|| format!("starting {}{joining}: {}", spec.id, spec.command_line()))
 }
 
 async fn wait_for(id: String, pid: u32, mut child: Child) -> ChildExit {

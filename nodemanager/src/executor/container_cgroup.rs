@@ -266,8 +266,6 @@ pub(crate) fn parse_oom_kills(memory_events: &str) -> Option<u64> {
     })
 }
 
-/// Writes the calling process's pid to the `cgroup.procs` file `procs`. Runs in the forked
-/// child before exec: only async-signal-safe calls, no allocation, no locks.
 /// What makes the calling process join the cgroup v2 whose `cgroup.procs` is `procs_file`, for
 /// `pre_exec`: it writes the process's own pid there using only async-signal-safe calls
 /// (`getpid`, `open`, `write`, `close`) and no allocation, as code between fork and exec must.
@@ -283,6 +281,8 @@ pub fn join_cgroup_on_exec(
     Ok(move || join(&path))
 }
 
+/// Writes the calling process's pid to the `cgroup.procs` file `procs`. Runs in the forked
+/// child before exec: only async-signal-safe calls, no allocation, no locks.
 fn join(procs: &CStr) -> io::Result<()> {
     // SAFETY: getpid(2) takes no arguments and cannot fail.
     let pid = unsafe { libc::getpid() }.unsigned_abs();
