@@ -165,7 +165,9 @@ fn distributed_scheduling_through_the_amrm_proxy() {
     let out = cluster.yarn(&[
         "dshell",
         "--shell_command",
-        "sleep 2",
+        // Long enough that the promotion's round trip (AM, proxy, RM, Raft, NM) ends before
+        // the containers do.
+        "sleep 8",
         "--num_containers",
         "2",
         "--container_type",
@@ -182,7 +184,7 @@ fn distributed_scheduling_through_the_amrm_proxy() {
     // A job that runs long enough to look at its AM, restart its node and kill the leader.
     let job = cluster.spawn_dshell(&[
         "--shell_command",
-        "sleep 3",
+        "sleep 10",
         "--num_containers",
         "4",
         "--container_type",
@@ -255,7 +257,7 @@ fn distributed_scheduling_through_the_amrm_proxy() {
     // The active RM dies mid-job: the proxies re-register for their AMs and go on.
     let job = cluster.spawn_dshell(&[
         "--shell_command",
-        "sleep 2",
+        "sleep 8",
         "--num_containers",
         "4",
         "--container_type",

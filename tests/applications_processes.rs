@@ -57,7 +57,8 @@ fn failures_kills_and_crashed_application_masters_end_as_yarn_says() {
     assert!(text.contains("exit 3"), "{text}");
 
     // An AM that crashes gets a second attempt, which runs the job to success.
-    let job = cluster.spawn_dshell(&["--shell_command", "sleep 2", "--num_containers", "2"]);
+    // Long enough that the AM is still there to be killed on a slow machine.
+    let job = cluster.spawn_dshell(&["--shell_command", "sleep 8", "--num_containers", "2"]);
     let app = cluster.running_application();
     let first_am = eventually("the ApplicationMaster process", || {
         am_pid(cluster.conf_dir())

@@ -23,16 +23,17 @@ use yarn_chaos::harness::{
     self, ChaosOptions, ChaosReport, Fault, FaultStatus, Invariant, Profile, Verdict,
 };
 
-/// How long jobs may run on after the faults: the planted bug leaves ApplicationMasters
-/// waiting for containers they never get, and its evidence is in before the drain.
-const DRAIN: Duration = Duration::from_secs(10);
+/// How long jobs may run on after the faults of a run with a planted bug: it leaves
+/// ApplicationMasters waiting for containers they never get, and its evidence is in before the
+/// drain. Runs that must pass get the default drain, as a loaded machine may need it.
+const PLANTED_DRAIN: Duration = Duration::from_secs(10);
 
 /// One cluster at a time: two runs at once would starve each other on a small machine.
 static ONE_RUN_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// Runs a CI-profile chaos run of `faults` for `duration` with `seed` in `dir`, every daemon
-/// started with `YARN_HA_FAILPOINTS=failpoints` when given; returns the report and the text the
-/// run printed.
+/// started with `YARN_HA_FAILPOINTS=failpoints` (and a short drain) when given; returns the report
+/// and the text the run printed.
 fn chaos_run(
     dir: &Path,
     faults: &[Fault],
@@ -47,7 +48,11 @@ fn chaos_run(
     let mut options = ChaosOptions::from_profile(Profile::Ci, seed);
     options.faults = faults.to_vec();
     options.duration = duration;
-    options.drain_deadline = DRAIN;
+    options.drain_deadline = if failpoints.is_some() {
+        PLANTED_DRAIN
+    } else {
+        harness::DEFAULT_DRAIN_DEADLINE
+    };
     options.dir = Some(dir.join("run"));
     options.daemon_env = failpoints
         .map(|value| BTreeMap::from([("YARN_HA_FAILPOINTS".to_owned(), value.to_owned())]))

@@ -278,7 +278,8 @@ async fn a_daemon_ignoring_sigterm_is_killed_when_the_stop_timeout_passes() {
             "trap '' TERM; echo ignoring $((10 + 5)); exec sleep 30",
         ),
     ];
-    let cluster = MiniCluster::launch(base, base, specs, Duration::from_millis(300))
+    // Long enough for rm1 to die of SIGTERM and be reaped on a loaded machine.
+    let cluster = MiniCluster::launch(base, base, specs, Duration::from_secs(3))
         .await
         .unwrap();
     let pids: Vec<u32> = cluster

@@ -32,7 +32,7 @@ async fn started_nm() -> (tempfile::TempDir, Nm, NmClient) {
     let pki = must_make_pki();
     let nm = Nm::start(pki.path(), token("NMToken", NM_TOKEN)).await;
     let config = must_client_config(pki.path(), &[("rm1", "127.0.0.1:1")]);
-    let client = NmClient::new(&config.tls, Duration::from_millis(500));
+    let client = NmClient::new(&config.tls, Duration::from_secs(2));
     (pki, nm, client)
 }
 
@@ -161,7 +161,7 @@ async fn a_node_not_ready_past_the_maximum_wait_fails_the_start_with_its_refusal
 async fn a_node_that_is_not_listening_yet_is_dialed_again_until_it_takes_the_start() {
     let pki = must_make_pki();
     let config = must_client_config(pki.path(), &[("rm1", "127.0.0.1:1")]);
-    let client = NmClient::new(&config.tls, Duration::from_millis(500))
+    let client = NmClient::new(&config.tls, Duration::from_secs(2))
         .with_not_ready_retry(Duration::from_millis(10), Duration::from_secs(30));
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

@@ -77,11 +77,11 @@ pub fn client_conf(pki: &Path, replicas: &[(&str, &str)], max_failovers: u32) ->
     conf
 }
 
-/// The typed client configuration of `conf`, with a short call deadline so that tests of
-/// hanging servers end quickly.
+/// The typed client configuration of `conf`, with a call deadline short enough that tests of
+/// hanging servers end quickly and long enough for a first TLS handshake on a loaded machine.
 pub fn must_client_config(conf: &Configuration) -> RmClientConfig {
     let mut config = RmClientConfig::from_conf(conf).expect("valid client configuration");
-    config.call_timeout = Duration::from_millis(500);
+    config.call_timeout = Duration::from_secs(2);
     config
 }
 

@@ -244,7 +244,9 @@ impl Cluster {
             "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
             "100",
         );
-        conf.set("yarn.nm.liveness-monitor.expiry-interval-ms", "1500");
+        // Short enough that the lost-node tests end soon, long enough that a loaded machine
+        // does not lose a live node between two heartbeats.
+        conf.set("yarn.nm.liveness-monitor.expiry-interval-ms", "4000");
         self.pki.set_tls(&mut conf, Role::ResourceManager, RM_ID);
         conf
     }
