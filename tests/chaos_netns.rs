@@ -14,7 +14,7 @@ use std::path::Path;
 
 use common::{output, stderr, stdout, yarn_ha_command};
 use yarn_chaos::harness::{
-    self, ChaosOptions, ChaosReport, Fault, FaultStatus, NetworkMode, Profile,
+    self, ChaosOptions, ChaosReport, Failover, Fault, FaultStatus, NetworkMode, Profile,
 };
 
 /// Whether this process may make network namespaces and iptables rules: root with
@@ -126,13 +126,24 @@ fn the_kernel_partitions_a_netns_run_and_every_invariant_holds() {
     assert!(injected(Fault::IsolateLeader) > 0, "{printed}");
     assert!(injected(Fault::CutNm) > 0, "{printed}");
     assert!(injected(Fault::AddRemoveRm) > 0, "{printed}");
-    // No process was killed and no proxy ran: only dropped packets can have moved leadership.
-    assert!(
-        report
-            .failovers
+    // No process was killed and no proxy ran: only dropped packets can have moved leadership
+    // while the partition was in force (before its heal).
+    let moved_while_isolated = |failover: &Failover| {
+        let healed_at = report
+            .timeline
             .iter()
-            .any(|failover| failover.fault == Fault::IsolateLeader && failover.leader_changed()),
-        "no isolation of the leader led to a new leader: {:?}\n{printed}",
+            .find(|entry| entry.seq == failover.seq)
+            .and_then(|entry| entry.healed_at_ms);
+        failover.fault == Fault::IsolateLeader
+            && failover.leader_changed()
+            && matches!(
+                (failover.first_write_ms, healed_at),
+                (Some(written), Some(healed)) if written <= healed
+            )
+    };
+    assert!(
+        report.failovers.iter().any(moved_while_isolated),
+        "no isolation of the leader led to a new leader while in force: {:?}\n{printed}",
         report.failovers
     );
 }

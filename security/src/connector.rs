@@ -100,7 +100,16 @@ impl tower::Service<Uri> for TlsConnector {
 
 /// A TCP connection to `host:port`, from `local_address` when it is set: to the first of the
 /// host's addresses of the same family as the local one.
-async fn dial(host: &str, port: u16, local_address: Option<IpAddr>) -> std::io::Result<TcpStream> {
+///
+/// # Errors
+///
+/// When the host does not resolve (to an address of the local address's family), the local
+/// address cannot be bound, or the connection fails.
+pub async fn dial(
+    host: &str,
+    port: u16,
+    local_address: Option<IpAddr>,
+) -> std::io::Result<TcpStream> {
     let Some(local) = local_address else {
         return TcpStream::connect((host, port)).await;
     };

@@ -35,7 +35,7 @@ pub mod tls;
 mod tls_config;
 
 pub use authz::{Authorizer, Caller, authorize, peer_identity, peer_info};
-pub use connector::{ChannelOptions, TlsConnector, connect, connect_lazy};
+pub use connector::{ChannelOptions, TlsConnector, connect, connect_lazy, dial};
 pub use identity::PeerIdentity;
 pub use incoming::{
     DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_PENDING_HANDSHAKES, Incoming, PeerConnection, PeerInfo,

@@ -265,7 +265,8 @@ impl ChaosCluster {
         &self.manifest
     }
 
-    /// The client configuration directory, whose RM addresses are the proxies' fronts.
+    /// The client configuration directory, whose RM addresses are the proxies' fronts (the real
+    /// ones in the netns mode, where the kernel's filter stands between).
     pub fn client_conf_dir(&self) -> &Path {
         &self.manifest.client_conf_dir
     }

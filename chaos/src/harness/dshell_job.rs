@@ -26,7 +26,8 @@ const WIDE_TASK_MEMORY_MB: i64 = 512;
 ///
 /// Tasks only `sleep`, so a task fails only because of a fault; the ApplicationMaster is the
 /// `yarn-ha` binary's `dshell-am`, run with the harness's client configuration (whose RM
-/// addresses are the proxies' fronts, so its calls cross the faults too).
+/// addresses are the proxies' fronts, or the real ones under the kernel's filter in the netns
+/// mode, so its calls cross the faults too).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DshellJob {
     /// The distributed shell's options (command, container count and type, sizes).

@@ -1,13 +1,11 @@
 //! A minimal HTTP/1.1 GET over mutual TLS, for the NodeManagers' REST API.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use rustls::ClientConfig;
 use rustls::pki_types::ServerName;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpSocket;
 use tokio::time::timeout;
 use tokio_rustls::TlsConnector;
 
@@ -38,19 +36,13 @@ pub async fn https_get(
     deadline: Duration,
 ) -> Result<(u16, Vec<u8>), String> {
     let exchange = async {
-        let remote: SocketAddr = address
-            .parse()
-            .map_err(|err| format!("{address} is not an ip:port address: {err}"))?;
-        let socket = TcpSocket::new_v4()
-            .and_then(|socket| {
-                socket.bind(SocketAddr::new(OBSERVER_ADDRESS, 0))?;
-                Ok(socket)
-            })
-            .map_err(|err| format!("binding to {OBSERVER_ADDRESS} to reach {address}: {err}"))?;
-        let tcp = socket
-            .connect(remote)
+        let (host, port) = address
+            .rsplit_once(':')
+            .and_then(|(host, port)| Some((host, port.parse::<u16>().ok()?)))
+            .ok_or_else(|| format!("{address} is not a host:port address"))?;
+        let tcp = yarn_security::dial(host, port, Some(OBSERVER_ADDRESS))
             .await
-            .map_err(|err| format!("connecting to {address}: {err}"))?;
+            .map_err(|err| format!("connecting to {address} from {OBSERVER_ADDRESS}: {err}"))?;
         // Every cluster certificate names localhost besides its own name.
         let server = ServerName::try_from("localhost").map_err(|err| err.to_string())?;
         let mut tls = TlsConnector::from(client)

@@ -24,10 +24,10 @@ use super::packet_filter::{FilteredDaemon, PacketFilter, link_delay};
 /// place [`KernelNetwork`] may change iptables rules and qdiscs.
 static IN_PRIVATE_NETWORK: AtomicBool = AtomicBool::new(false);
 
-/// This namespace's switch for liberal TCP window tracking in conntrack.
 /// Packets netem holds at once while it delays them.
 const NETEM_LIMIT: &str = "100000";
 
+/// This namespace's switch for liberal TCP window tracking in conntrack.
 const CONNTRACK_TCP_BE_LIBERAL: &str = "/proc/sys/net/netfilter/nf_conntrack_tcp_be_liberal";
 
 /// How long [`KernelNetwork`]'s drop waits for the processes of its cgroups to be gone.
@@ -46,8 +46,8 @@ pub struct KernelPeer {
 ///
 /// Guarantees: the packet filter marks connections before any daemon starts, so every
 /// connection of the run is known; [`set_rules`](Self::set_rules) replaces the filter in one
-/// `iptables-restore` transaction; dropping it removes the cgroups it made once their
-/// processes are gone.
+/// `iptables-restore` transaction; dropping it kills what still runs in its cgroups and removes
+/// them, leaving (with a warning) any whose processes are not gone within 2 s.
 #[derive(Debug)]
 pub struct KernelNetwork {
     filter: PacketFilter,
@@ -64,8 +64,9 @@ impl KernelNetwork {
     /// # Errors
     ///
     /// When this process has not entered a network namespace of its own (the rules would reach
-    /// the host), cgroup2 is not mounted, a cgroup cannot be made, the daemons cannot be told apart
-    /// ([`PacketFilter::new`]), or `iptables-restore` fails.
+    /// the host), `/proc` cannot be read, cgroup2 is not mounted, a cgroup cannot be made, the
+    /// daemons cannot be told apart ([`PacketFilter::new`]), `iptables-restore` fails, or
+    /// conntrack's liberal tracking cannot be switched on.
     pub async fn start(daemons: Vec<KernelPeer>) -> anyhow::Result<Self> {
         ensure_private_network()?;
         let mountinfo = std::fs::read_to_string("/proc/self/mountinfo")

@@ -36,10 +36,12 @@
 //! removed keeps running, so that the group keeps its majority; the heal after the last fault
 //! ([`ChaosCluster::heal_all`]) tries again, and [`ChaosCluster::stop`] kills it in any case.
 //!
-//! **What it leaves out.** The leader learns the spare's real Raft address: the spare has no
-//! fronts, so connections to it bypass the proxies (it dials its peers at their fronts as every
-//! daemon does). No network rule is in force while it runs, since faults are injected one at a
-//! time and lifting rules cannot fail. The other daemons' and the clients' configurations never
+//! **What it leaves out.** The leader learns the spare's real Raft address: in the proxy mode
+//! the spare has no fronts, so connections to it bypass the proxies (it dials its peers at their
+//! fronts as every daemon does); in the netns mode the kernel's filter sees it as any other
+//! daemon. No network rule is in force while it runs, since faults are injected one at a time
+//! and each heal lifts the rules (in the netns mode that fails only if `iptables-restore` does,
+//! and the failure is recorded on the fault). The other daemons' and the clients' configurations never
 //! name the spare, as before an operator adds a new replica to `rm-ids` everywhere: while the
 //! spare leads, clients, NodeManagers and ApplicationMasters cannot reach the leader.
 
@@ -57,7 +59,6 @@ use tokio::sync::Mutex;
 use tokio::time::{Instant, sleep, timeout};
 use tonic::transport::Channel;
 use tonic::{Code, Status};
-use yarn_nodemanager::executor::join_cgroup_on_exec;
 use yarn_proto::pb::resource_manager_administration_protocol_client::ResourceManagerAdministrationProtocolClient;
 use yarn_proto::pb::{
     AddRaftMemberRequestProto, GetClusterMembershipResponseProto, HaServiceStatusRequestProto,
@@ -70,7 +71,7 @@ use super::cluster_view::ClusterView;
 use super::fault::{Fault, FaultAction, FaultPlan};
 use super::network_mode::OBSERVER_ADDRESS;
 use super::timeline::FaultSteps;
-use crate::minicluster::{self, DaemonRole, ManifestDaemon};
+use crate::minicluster::{self, DaemonRole, ManifestDaemon, spawn_in_cgroup};
 use crate::{ClusterLayout, RmLayout, Signal};
 
 /// How long the spare may take to answer on its admin address after it starts.
@@ -112,8 +113,8 @@ pub struct MembershipAction {
 ///
 /// When a ResourceManager is down (the larger group would be one failure from losing its
 /// majority while the change is under way) or no leader is known to take the change. A
-/// partition is never in force when a fault is planned: faults come one at a time and lifting
-/// network rules cannot fail.
+/// partition is never in force when a fault is planned: faults come one at a time and each heal
+/// lifts the network rules (in the netns mode that fails only if `iptables-restore` does).
 pub(crate) fn plan(view: &ClusterView) -> Result<FaultPlan, String> {
     if !view.all_rms_running() {
         return Err(format!(
@@ -615,26 +616,9 @@ impl SpareReplica {
             .current_dir(&self.work_dir)
             .process_group(0)
             .kill_on_drop(true);
-        if let Some(cgroup) = &self.cgroup {
-            let join = join_cgroup_on_exec(&cgroup.join("cgroup.procs")).with_context(|| {
-                format!(
-                    "the cgroup {} of the spare {}",
-                    cgroup.display(),
-                    self.rm_id
-                )
-            })?;
-            // SAFETY: the closure only makes async-signal-safe calls and does not allocate
-            // (join_cgroup_on_exec's guarantee), as code between fork and exec must.
-            unsafe { command.pre_exec(join) };
-        }
-        let child = command.spawn().with_context(|| {
-            let joining = self
-                .cgroup
-                .as_ref()
-                .map(|cgroup| format!(" in the cgroup {}", cgroup.display()))
-                .unwrap_or_default();
+        let child = spawn_in_cgroup(&mut command, self.cgroup.as_deref()).with_context(|| {
             format!(
-                "starting the spare {}{joining}: {}",
+                "starting the spare {}: {}",
                 self.rm_id,
                 command_line.join(" ")
             )

@@ -25,8 +25,8 @@
 //! Main types: [`ChaosOptions`] and [`Profile`]; [`Fault`] (with [`FaultPlan`], one file per
 //! family: [`process_fault`], [`network_fault`], [`leadership_fault`], [`disk_fault`],
 //! [`membership_fault`] with its [`SpareReplica`]); [`NetworkRules`], made by a
-//! [`NetworkControl`]: [`TcpProxy`]s or the [`KernelNetwork`] of [`NetworkMode::Netns`]; [`FaultSchedule`] over [`SplitMix64`]; [`Workload`] recording a
-//! [`History`]; [`Observations`]; [`invariants`], one module per invariant; [`ChaosReport`];
+//! [`NetworkControl`]: [`TcpProxy`]s or the [`KernelNetwork`] of [`NetworkMode::Netns`];
+//! [`FaultSchedule`] over [`SplitMix64`]; [`Workload`] recording a [`History`]; [`Observations`]; [`invariants`], one module per invariant; [`ChaosReport`];
 //! [`run`] and [`run_blocking`]; [`catalog`] for `chaos list`.
 
 mod catalog;

@@ -49,7 +49,8 @@ const PORTS_PER_MATCH: usize = 15;
 pub struct FilteredDaemon {
     /// Its rm id or NodeManager name.
     pub id: String,
-    /// Its cgroup, relative to the cgroup2 root (as `iptables -m cgroup --path` takes it).
+    /// Its cgroup, relative to the cgroup namespace's root (as `iptables -m cgroup --path`
+    /// takes it).
     pub cgroup: String,
     /// Every TCP port it listens on.
     pub ports: Vec<u16>,

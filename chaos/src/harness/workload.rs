@@ -11,8 +11,8 @@
 //!              the token_probe module)
 //! ```
 //!
-//! Every client goes through the proxies with failover (leader hints, backoff), as users'
-//! clients would.
+//! Every client goes through the network faults (the proxies, or the kernel's filter in the
+//! netns mode) with failover (leader hints, backoff), as users' clients would.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -447,21 +447,33 @@ fn spawn(spec: &DaemonSpec, env: &BTreeMap<String, String>) -> anyhow::Result<Ch
         .stdout(stdout)
         .stderr(stderr)
         .process_group(0);
-    if let Some(cgroup) = &spec.cgroup {
-        let join = join_cgroup_on_exec(&cgroup.join("cgroup.procs"))
-            .with_context(|| format!("the cgroup {} of {}", cgroup.display(), spec.id))?;
-        // SAFETY: the closure only makes async-signal-safe calls and does not allocate
-        // (join_cgroup_on_exec's guarantee), as code between fork and exec must.
-        unsafe { command.pre_exec(join) };
-    }
-    let joining = spec
-        .cgroup
-        .as_ref()
-        .map(|cgroup| format!(" in the cgroup {}", cgroup.display()))
-        .unwrap_or_default();
+    spawn_in_cgroup(&mut command, spec.cgroup.as_deref())
+        .with_context(|| format!("starting {}: {}", spec.id, spec.command_line()))
+}
+
+/// Starts `command`, in the cgroup v2 directory `cgroup` when one is given: the process joins
+/// it between fork and exec, so it and everything it forks are inside from the first
+/// instruction of the program.
+///
+/// # Errors
+///
+/// When the process cannot be started or cannot join (a missing or foreign cgroup), or the
+/// cgroup's path holds a NUL byte; the message names the cgroup.
+pub(crate) fn spawn_in_cgroup(
+    command: &mut Command,
+    cgroup: Option<&Path>,
+) -> anyhow::Result<Child> {
+    let Some(cgroup) = cgroup else {
+        return Ok(command.spawn()?);
+    };
+    let join = join_cgroup_on_exec(&cgroup.join("cgroup.procs"))
+        .with_context(|| format!("the cgroup {}", cgroup.display()))?;
+    // SAFETY: the closure only makes async-signal-safe calls and does not allocate
+    // (join_cgroup_on_exec's guarantee), as code between fork and exec must.
+    unsafe { command.pre_exec(join) };
     command
         .spawn()
-        .with_context(|| format!("starting {}{joining}: {}", spec.id, spec.command_line()))
+        .with_context(|| format!("in the cgroup {}", cgroup.display()))
 }
 
 async fn wait_for(id: String, pid: u32, mut child: Child) -> ChildExit {

@@ -38,5 +38,6 @@ pub use daemon_role::DaemonRole;
 pub use daemon_spec::DaemonSpec;
 pub use init::{init, init_with};
 pub use leader_probe::{Leader, LeaderProbe};
+pub(crate) use mini_cluster::spawn_in_cgroup;
 pub use mini_cluster::{DEFAULT_STOP_TIMEOUT, MiniCluster};
 pub use start::{LEADER_WAIT, StartEvent, start};
