@@ -626,11 +626,7 @@ async fn start_proxies(manifest: &ClusterManifest, spare: &str) -> anyhow::Resul
 /// filter: a ResourceManager's endpoints; a NodeManager's container manager, web server and
 /// AMRMProxy.
 fn kernel_peers(manifest: &ClusterManifest, spare: &RmLayout) -> anyhow::Result<Vec<KernelPeer>> {
-    let spare = minicluster::ManifestDaemon {
-        role: DaemonRole::ResourceManager,
-        id: spare.rm_id.clone(),
-        conf_dir: spare.conf_dir.clone(),
-    };
+    let spare = minicluster::ManifestDaemon::resourcemanager(spare);
     let mut peers = Vec::new();
     for daemon in manifest.daemons.iter().chain([&spare]) {
         let mut ports: Vec<u16> = minicluster::daemon_addresses(daemon)?

@@ -71,7 +71,7 @@ use super::cluster_view::ClusterView;
 use super::fault::{Fault, FaultAction, FaultPlan};
 use super::network_mode::OBSERVER_ADDRESS;
 use super::timeline::FaultSteps;
-use crate::minicluster::{self, DaemonRole, ManifestDaemon, spawn_in_cgroup};
+use crate::minicluster::{self, ManifestDaemon, spawn_in_cgroup};
 use crate::{ClusterLayout, RmLayout, Signal};
 
 /// How long the spare may take to answer on its admin address after it starts.
@@ -464,11 +464,7 @@ impl SpareReplica {
         tls: &TlsConfig,
         cgroup: Option<PathBuf>,
     ) -> anyhow::Result<Self> {
-        let daemon = ManifestDaemon {
-            role: DaemonRole::ResourceManager,
-            id: layout.rm_id.clone(),
-            conf_dir: layout.conf_dir.clone(),
-        };
+        let daemon = ManifestDaemon::resourcemanager(layout);
         let addresses = minicluster::daemon_addresses(&daemon)?;
         let address = |service: &str| {
             addresses

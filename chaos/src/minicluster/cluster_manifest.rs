@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::daemon_role::DaemonRole;
 use super::json_file;
-use crate::{ClusterLayout, ProxyRoute};
+use crate::{ClusterLayout, ProxyRoute, RmLayout};
 
 /// The version of the manifest format this build writes and reads.
 const FORMAT: u32 = 1;
@@ -48,17 +48,24 @@ pub struct ManifestDaemon {
     pub conf_dir: PathBuf,
 }
 
+impl ManifestDaemon {
+    /// The ResourceManager laid out as `layout`.
+    pub fn resourcemanager(layout: &RmLayout) -> Self {
+        Self {
+            role: DaemonRole::ResourceManager,
+            id: layout.rm_id.clone(),
+            conf_dir: layout.conf_dir.clone(),
+        }
+    }
+}
+
 impl ClusterManifest {
     /// The manifest's file name inside the cluster directory.
     pub const FILE_NAME: &'static str = "minicluster.json";
 
     /// The manifest of `layout`, with logs under `<base>/logs`.
     pub fn from_layout(layout: &ClusterLayout) -> Self {
-        let rms = layout.rms.iter().map(|rm| ManifestDaemon {
-            role: DaemonRole::ResourceManager,
-            id: rm.rm_id.clone(),
-            conf_dir: rm.conf_dir.clone(),
-        });
+        let rms = layout.rms.iter().map(ManifestDaemon::resourcemanager);
         let nms = layout.nms.iter().map(|nm| ManifestDaemon {
             role: DaemonRole::NodeManager,
             id: nm.name.clone(),
