@@ -33,6 +33,12 @@ impl ElectionHold {
         });
     }
 
+    /// When the hold last asked for ends, whether or not a higher term ended it earlier; `None`
+    /// when none was asked for. For diagnosis and tests.
+    pub fn held_until(&self) -> Option<Instant> {
+        self.lock().map(|window| window.until)
+    }
+
     /// Whether elections are held at `now` by a replica whose current term is `term`.
     pub(crate) fn holding(&self, now: Instant, term: u64) -> bool {
         let mut window = self.lock();

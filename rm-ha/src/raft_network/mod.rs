@@ -17,6 +17,7 @@ mod election_hold;
 mod election_state;
 mod factory;
 mod network;
+mod peer_check;
 mod pre_vote;
 mod service;
 mod wire;

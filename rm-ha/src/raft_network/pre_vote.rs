@@ -56,8 +56,31 @@ pub enum PreVoteRefusal {
 pub struct HoldElection {
     /// The transferring leader's term.
     pub term: u64,
-    /// How long to hold at most.
+    /// How long to hold at most; a receiver caps it at [`HoldElection::max_duration`] under
+    /// its own timings, so no sender can keep it out of elections for longer.
     pub duration: Duration,
+}
+
+impl HoldElection {
+    /// How many `TimeoutNow` rounds a leadership transfer makes at most.
+    pub const TRANSFER_ATTEMPTS: u32 = 3;
+
+    /// The longest hold a leadership transfer needs under these Raft timings: each attempt
+    /// waits out the leader lease (an election timeout plus a heartbeat that may be in flight),
+    /// then up to two election timeouts for the target to win.
+    pub fn max_duration(election_timeout_max: Duration, heartbeat_interval: Duration) -> Duration {
+        let lease = election_timeout_max + heartbeat_interval;
+        let round = election_timeout_max * 2;
+        (lease + round) * Self::TRANSFER_ATTEMPTS
+    }
+
+    /// This request with its duration capped at `bound`.
+    pub(crate) fn capped(self, bound: Duration) -> Self {
+        Self {
+            duration: self.duration.min(bound),
+            ..self
+        }
+    }
 }
 
 /// What the asked replica knows about itself when it answers a pre-vote.

@@ -1,6 +1,10 @@
 //! The server side of the Raft transport.
 
+use std::collections::BTreeMap;
+use std::time::Duration;
+
 use openraft::Raft;
+use openraft::raft::{AppendEntriesRequest, InstallSnapshotRequest, VoteRequest};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tonic::{Request, Response, Status};
@@ -9,12 +13,13 @@ use yarn_proto::pb::{RaftRequestProto, RaftResponseProto};
 use yarn_security::{Authorizer, Caller, Role};
 
 use super::election_hold::ElectionHold;
+use super::peer_check::{self, Claim, MembersSource, PeerRefusal, ReceiverView};
 use super::pre_vote::{HoldElection, PreVoteRequest, PreVoteResponse};
 use super::wire::{
     self, ElectionRefused, MAX_MESSAGE_BYTES, PAYLOAD_FORMAT_VERSION, Part, Rpc, WireError,
 };
 use super::{grant, voter_view};
-use crate::raft_types::RmTypeConfig;
+use crate::raft_types::{RmNodeId, RmTypeConfig, node_id_of};
 
 /// The protocol name quoted in role refusals.
 const ENDPOINT: &str = "Raft";
@@ -32,13 +37,23 @@ const ENDPOINT: &str = "Raft";
 ///   catches a sender with a stale address book;
 /// - `format_version` must be [`PAYLOAD_FORMAT_VERSION`] (`FAILED_PRECONDITION` naming it, as
 ///   `raft_service.proto` specifies);
-/// - the payload must decode as the RPC's openraft request (`INVALID_ARGUMENT` naming the RPC).
+/// - the payload must decode as the RPC's openraft request (`INVALID_ARGUMENT` naming the RPC);
+/// - the sender must be a voter or learner of the membership this replica knows (its log's
+///   latest membership config, or `yarn.resourcemanager.ha.rm-ids` while it has no Raft state),
+///   the leader or candidate vote inside the payload must be the sender's own, and TimeoutNow
+///   and HoldElection must come from the leader this replica follows in its current term
+///   (`PERMISSION_DENIED` naming who sent what; see [`peer_check`]). A HoldElection's duration
+///   is capped at [`HoldElection::max_duration`] under this replica's timings.
+///
+/// A refused call changes nothing: openraft never sees it.
 ///
 /// openraft's own result, success or `RaftError`, is returned in the response payload.
 #[derive(Clone)]
 pub struct RaftGrpcService {
     raft: Raft<RmTypeConfig>,
     rm_id: String,
+    /// The configured rm-ids by node id, heard only while the replica has no membership.
+    configured: BTreeMap<RmNodeId, String>,
     authorizer: Authorizer,
     hold: ElectionHold,
 }
@@ -53,11 +68,22 @@ impl std::fmt::Debug for RaftGrpcService {
 }
 
 impl RaftGrpcService {
-    /// The service of the replica `rm_id`, refusing callers as `authorizer` says.
-    pub fn new(raft: Raft<RmTypeConfig>, rm_id: impl Into<String>, authorizer: Authorizer) -> Self {
+    /// The service of the replica `rm_id`, refusing callers as `authorizer` says. Until its log
+    /// holds a membership it hears only `configured_rm_ids`
+    /// (`yarn.resourcemanager.ha.rm-ids`), so that the group's leader can bring it one.
+    pub fn new(
+        raft: Raft<RmTypeConfig>,
+        rm_id: impl Into<String>,
+        configured_rm_ids: impl IntoIterator<Item = String>,
+        authorizer: Authorizer,
+    ) -> Self {
         Self {
             raft,
             rm_id: rm_id.into(),
+            configured: configured_rm_ids
+                .into_iter()
+                .map(|id| (node_id_of(&id), id))
+                .collect(),
             authorizer,
             hold: ElectionHold::default(),
         }
@@ -77,8 +103,54 @@ impl RaftGrpcService {
             .max_encoding_message_size(MAX_MESSAGE_BYTES)
     }
 
-    /// Runs the checks above and decodes the request payload.
+    /// What this replica knows about its group now, from its Raft metrics.
+    fn receiver_view(&self) -> ReceiverView {
+        let metrics = self.raft.metrics();
+        let metrics = metrics.borrow();
+        let members: BTreeMap<RmNodeId, String> = metrics
+            .membership_config
+            .membership()
+            .nodes()
+            .map(|(id, node)| (*id, node.rm_id.clone()))
+            .collect();
+        let (members, source) = if members.is_empty() {
+            (self.configured.clone(), MembersSource::Configuration)
+        } else {
+            (members, MembersSource::Log)
+        };
+        ReceiverView {
+            members,
+            source,
+            term: metrics.current_term,
+            leader: metrics
+                .vote
+                .is_committed()
+                .then(|| metrics.vote.leader_id().voted_for())
+                .flatten(),
+        }
+    }
+
+    /// Runs every check above: decodes the payload, then hears it only if `claim_of` the payload
+    /// is one the sender may make.
     fn admit<T: DeserializeOwned>(
+        &self,
+        rpc: Rpc,
+        request: &Request<RaftRequestProto>,
+        claim_of: impl FnOnce(&T) -> Claim,
+    ) -> Result<T, Status> {
+        let payload: T = self.decode(rpc, request)?;
+        let sender = &request.get_ref().sender_rm_id;
+        peer_check::check(&self.receiver_view(), sender, claim_of(&payload)).map_err(
+            |refusal| {
+                tracing::warn!(%refusal, "refused a Raft message");
+                Refusal::Peer(refusal)
+            },
+        )?;
+        Ok(payload)
+    }
+
+    /// Authenticates the caller, checks the target and the format, and decodes the payload.
+    fn decode<T: DeserializeOwned>(
         &self,
         rpc: Rpc,
         request: &Request<RaftRequestProto>,
@@ -131,7 +203,13 @@ impl RaftService for RaftGrpcService {
         request: Request<RaftRequestProto>,
     ) -> Result<Response<RaftResponseProto>, Status> {
         let rpc = Rpc::AppendEntries;
-        let result = self.raft.append_entries(self.admit(rpc, &request)?).await;
+        let append = self.admit(rpc, &request, |a: &AppendEntriesRequest<RmTypeConfig>| {
+            Claim::Leader {
+                rpc,
+                voted_for: a.vote.leader_id().voted_for(),
+            }
+        })?;
+        let result = self.raft.append_entries(append).await;
         self.respond(rpc, &result)
     }
 
@@ -140,7 +218,12 @@ impl RaftService for RaftGrpcService {
         request: Request<RaftRequestProto>,
     ) -> Result<Response<RaftResponseProto>, Status> {
         let rpc = Rpc::Vote;
-        let result = self.raft.vote(self.admit(rpc, &request)?).await;
+        let vote = self.admit(rpc, &request, |v: &VoteRequest<RmNodeId>| {
+            Claim::Candidate {
+                voted_for: v.vote.leader_id().voted_for(),
+            }
+        })?;
+        let result = self.raft.vote(vote).await;
         self.respond(rpc, &result)
     }
 
@@ -149,7 +232,13 @@ impl RaftService for RaftGrpcService {
         request: Request<RaftRequestProto>,
     ) -> Result<Response<RaftResponseProto>, Status> {
         let rpc = Rpc::InstallSnapshot;
-        let result = self.raft.install_snapshot(self.admit(rpc, &request)?).await;
+        let chunk = self.admit(rpc, &request, |c: &InstallSnapshotRequest<RmTypeConfig>| {
+            Claim::Leader {
+                rpc,
+                voted_for: c.vote.leader_id().voted_for(),
+            }
+        })?;
+        let result = self.raft.install_snapshot(chunk).await;
         self.respond(rpc, &result)
     }
 
@@ -158,7 +247,7 @@ impl RaftService for RaftGrpcService {
         request: Request<RaftRequestProto>,
     ) -> Result<Response<RaftResponseProto>, Status> {
         let rpc = Rpc::TimeoutNow;
-        let () = self.admit(rpc, &request)?;
+        let () = self.admit(rpc, &request, |()| Claim::TimeoutNow)?;
         tracing::info!(
             from = %request.get_ref().sender_rm_id,
             "TimeoutNow: starting an election for a leadership transfer"
@@ -179,7 +268,7 @@ impl RaftService for RaftGrpcService {
         request: Request<RaftRequestProto>,
     ) -> Result<Response<RaftResponseProto>, Status> {
         let rpc = Rpc::PreVote;
-        let asked: PreVoteRequest = self.admit(rpc, &request)?;
+        let asked: PreVoteRequest = self.admit(rpc, &request, |_| Claim::PreVote)?;
         let lease = std::time::Duration::from_millis(self.raft.config().election_timeout_max);
         let view = voter_view(&self.raft, &self.rm_id, &self.hold)
             .await
@@ -199,7 +288,14 @@ impl RaftService for RaftGrpcService {
         request: Request<RaftRequestProto>,
     ) -> Result<Response<RaftResponseProto>, Status> {
         let rpc = Rpc::HoldElection;
-        let hold: HoldElection = self.admit(rpc, &request)?;
+        let hold = self.admit(rpc, &request, |h: &HoldElection| Claim::HoldElection {
+            term: h.term,
+        })?;
+        let config = self.raft.config();
+        let hold = hold.capped(HoldElection::max_duration(
+            Duration::from_millis(config.election_timeout_max),
+            Duration::from_millis(config.heartbeat_interval),
+        ));
         tracing::info!(
             from = %request.get_ref().sender_rm_id,
             term = hold.term,
@@ -235,6 +331,8 @@ enum Refusal {
     },
     #[error(transparent)]
     Wire(WireError),
+    #[error(transparent)]
+    Peer(PeerRefusal),
 }
 
 impl From<Refusal> for Status {
@@ -242,7 +340,9 @@ impl From<Refusal> for Status {
     fn from(refusal: Refusal) -> Self {
         let message = refusal.to_string();
         match refusal {
-            Refusal::ImpersonatedPeer { .. } => Status::permission_denied(message),
+            Refusal::ImpersonatedPeer { .. } | Refusal::Peer(_) => {
+                Status::permission_denied(message)
+            }
             Refusal::WrongTarget { .. } | Refusal::Wire(WireError::UnknownFormatVersion { .. }) => {
                 Status::failed_precondition(message)
             }

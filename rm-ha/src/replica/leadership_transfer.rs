@@ -12,8 +12,9 @@ use crate::config::RaftSettings;
 use crate::raft_network::{ElectionHold, HoldElection};
 use crate::raft_types::{RmNodeId, RmTypeConfig};
 
-/// How many `TimeoutNow` rounds a transfer tries before giving up.
-const ATTEMPTS: u32 = 3;
+/// How many `TimeoutNow` rounds a transfer tries before giving up: as many as the hold it asks
+/// voters for covers.
+const ATTEMPTS: u32 = HoldElection::TRANSFER_ATTEMPTS;
 
 /// Raft's leadership transfer, built from openraft 0.9's pieces (it has no transfer API):
 ///
@@ -126,7 +127,10 @@ impl LeadershipTransfer {
 
     /// The longest [`elect_target`](Self::elect_target) can take.
     fn transfer_bound(&self) -> Duration {
-        (self.lease() + self.round()) * ATTEMPTS
+        HoldElection::max_duration(
+            self.settings.election_timeout_max,
+            self.settings.heartbeat_interval,
+        )
     }
 
     /// How long the leader waits, heartbeats off, before `TimeoutNow`: the lease followers

@@ -229,7 +229,12 @@ impl ResourceManager {
             Ok(())
         });
 
-        let raft_service = RaftGrpcService::new(raft.clone(), config.rm_id.clone(), authorizer);
+        let raft_service = RaftGrpcService::new(
+            raft.clone(),
+            config.rm_id.clone(),
+            config.ha.members.iter().map(|m| m.rm_id.clone()),
+            authorizer,
+        );
         let election_timer = ElectionTimer {
             raft: raft.clone(),
             network: network.clone(),

@@ -1,21 +1,27 @@
 //! Who may speak Raft to a replica: only the resourcemanager whose certificate names the
-//! sender it claims, with a payload this binary reads, addressed to this replica.
+//! sender it claims, with a payload this binary reads, addressed to this replica; and of those
+//! only members of the group, each speaking for itself.
 
-use openraft::Vote;
+use std::time::Duration;
+
 use openraft::error::RaftError;
-use openraft::raft::{VoteRequest, VoteResponse};
-use tonic::Code;
-use yarn_proto::pb::RaftRequestProto;
+use openraft::raft::{AppendEntriesRequest, InstallSnapshotRequest, VoteRequest, VoteResponse};
+use openraft::{Entry, EntryPayload, LogId, SnapshotMeta, Vote};
+use tonic::transport::Channel;
+use tonic::{Code, Status};
 use yarn_proto::pb::raft_service_client::RaftServiceClient;
-use yarn_rm_ha::RmNodeId;
-use yarn_rm_ha::raft_network::PAYLOAD_FORMAT_VERSION;
+use yarn_proto::pb::{RaftRequestProto, RaftResponseProto};
+use yarn_rm_ha::RmTypeConfig;
+use yarn_rm_ha::raft_network::{HoldElection, PAYLOAD_FORMAT_VERSION, PreVoteRequest};
+use yarn_rm_ha::state_machine::{CommandV1, RmCommand, RmResponse};
+use yarn_rm_ha::{RmNodeId, node_id_of};
 use yarn_security::{ChannelOptions, Role, connect};
 
-use crate::support::{Replica, bind_all, make_pki, tls};
+use crate::support::{Replica, bind_all, make_pki, start_cluster, tls};
 
-/// A vote request from rm2 (node 2) for term 1.
+/// A vote request from rm2 for term 1.
 fn vote_payload() -> Vec<u8> {
-    let request: VoteRequest<RmNodeId> = VoteRequest::new(Vote::new(1, 2), None);
+    let request: VoteRequest<RmNodeId> = VoteRequest::new(Vote::new(1, node_id_of("rm2")), None);
     postcard::to_stdvec(&request).expect("encode a vote request")
 }
 
@@ -121,7 +127,303 @@ async fn only_the_resourcemanager_named_by_its_certificate_is_heard() {
     let answer: Result<VoteResponse<RmNodeId>, RaftError<RmNodeId>> =
         postcard::from_bytes(&reply.payload).expect("decode the vote answer");
     let answer = answer.expect("openraft handled the vote");
-    assert_eq!(answer.vote, Vote::new(1, 2), "rm3 granted term 1 to rm2");
+    assert_eq!(
+        answer.vote,
+        Vote::new(1, node_id_of("rm2")),
+        "rm3 granted term 1 to rm2"
+    );
 
     rm3.stop().await;
+}
+
+/// A client of `to`'s Raft service holding the certificate of `resourcemanager/name`.
+async fn raft_client(
+    pki: &std::path::Path,
+    name: &str,
+    to: &Replica,
+) -> RaftServiceClient<Channel> {
+    let tls = tls(pki, Role::ResourceManager, name);
+    let channel = connect(&to.address, tls.client_config(), &ChannelOptions::default())
+        .await
+        .unwrap_or_else(|e| panic!("connect as {name} to {}: {e}", to.rm_id));
+    RaftServiceClient::new(channel)
+}
+
+/// Sends `payload` as `rpc` from `sender` (whose certificate `client` holds) to `target`.
+async fn send(
+    client: &mut RaftServiceClient<Channel>,
+    rpc: &str,
+    sender: &str,
+    target: &Replica,
+    payload: &impl serde::Serialize,
+) -> Result<RaftResponseProto, Status> {
+    let message = request(
+        sender,
+        target.rm_id,
+        PAYLOAD_FORMAT_VERSION,
+        postcard::to_stdvec(payload).expect("encode the payload"),
+    );
+    let reply = match rpc {
+        "AppendEntries" => client.append_entries(message).await,
+        "Vote" => client.vote(message).await,
+        "InstallSnapshot" => client.install_snapshot(message).await,
+        "PreVote" => client.pre_vote(message).await,
+        "TimeoutNow" => client.timeout_now(message).await,
+        "HoldElection" => client.hold_election(message).await,
+        other => panic!("no RPC {other}"),
+    };
+    reply.map(tonic::Response::into_inner)
+}
+
+/// Asserts that `reply` is a PERMISSION_DENIED refusal whose message contains each of `names`.
+fn assert_refused(reply: Result<RaftResponseProto, Status>, what: &str, names: &[&str]) {
+    let status = match reply {
+        Ok(answer) => panic!("{what} was heard: {answer:?}"),
+        Err(status) => status,
+    };
+    assert_eq!(status.code(), Code::PermissionDenied, "{what}: {status:?}");
+    for name in names {
+        assert!(
+            status.message().contains(name),
+            "{what}: the refusal names {name}: {}",
+            status.message()
+        );
+    }
+}
+
+/// Twenty AllocateApplicationIds entries continuing `follower`'s log under `vote`.
+fn forged_entries(follower: &Replica, vote: Vote<RmNodeId>) -> AppendEntriesRequest<RmTypeConfig> {
+    let metrics = follower.raft.metrics().borrow().clone();
+    let last = metrics.last_applied.expect("the follower applied entries");
+    let entries = (1..=20)
+        .map(|i| Entry::<RmTypeConfig> {
+            log_id: LogId::new(*last.committed_leader_id(), last.index + i),
+            payload: EntryPayload::Normal(RmCommand::V1(CommandV1::AllocateApplicationIds {
+                count: 1,
+            })),
+        })
+        .collect();
+    AppendEntriesRequest {
+        vote,
+        prev_log_id: Some(last),
+        entries,
+        leader_commit: Some(LogId::new(*last.committed_leader_id(), last.index + 20)),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_certificate_is_not_a_membership_and_a_member_speaks_only_for_itself() {
+    let pki = make_pki();
+    let replicas = start_cluster(pki.path()).await;
+    let leader_id = replicas[0].wait_for_leader(None).await;
+    let leader = replicas
+        .iter()
+        .find(|r| r.node_id == leader_id)
+        .expect("the leader is a replica");
+    let (_, index) = leader
+        .write(RmCommand::V1(CommandV1::AllocateApplicationIds {
+            count: 3,
+        }))
+        .await;
+    let followers: Vec<&Replica> = replicas.iter().filter(|r| r.node_id != leader_id).collect();
+    let (follower, other) = (followers[0], followers[1]);
+    let _ = follower.state_after(index).await;
+    let leader_vote = leader.raft.metrics().borrow().vote;
+    let term = leader_vote.leader_id().get_term();
+    let before = follower.raft.metrics().borrow().clone();
+
+    // rm9 holds a valid resourcemanager certificate of this cluster's CA, but is no member.
+    let mut as_rm9 = raft_client(pki.path(), "rm9", follower).await;
+    let rm9 = node_id_of("rm9");
+    let not_a_member = ["\"rm9\"", "not a voter or learner", "rm1", "rm2", "rm3"];
+    let vote_at_zero: VoteRequest<RmNodeId> = VoteRequest::new(Vote::new(0, rm9), None);
+    assert_refused(
+        send(&mut as_rm9, "Vote", "rm9", follower, &vote_at_zero).await,
+        "a non-member's Vote at term 0",
+        &not_a_member,
+    );
+    assert_refused(
+        send(
+            &mut as_rm9,
+            "AppendEntries",
+            "rm9",
+            follower,
+            &forged_entries(follower, leader_vote),
+        )
+        .await,
+        "a non-member's AppendEntries under the leader's vote",
+        &not_a_member,
+    );
+    let snapshot_chunk = InstallSnapshotRequest::<RmTypeConfig> {
+        vote: Vote::new_committed(term + 1, rm9),
+        meta: SnapshotMeta::default(),
+        offset: 0,
+        data: Vec::new(),
+        done: true,
+    };
+    assert_refused(
+        send(
+            &mut as_rm9,
+            "InstallSnapshot",
+            "rm9",
+            follower,
+            &snapshot_chunk,
+        )
+        .await,
+        "a non-member's InstallSnapshot",
+        &not_a_member,
+    );
+    let pre_vote = PreVoteRequest {
+        term: term + 1,
+        last_log_index: Some(u64::MAX),
+    };
+    assert_refused(
+        send(&mut as_rm9, "PreVote", "rm9", follower, &pre_vote).await,
+        "a non-member's PreVote",
+        &not_a_member,
+    );
+    assert_refused(
+        send(&mut as_rm9, "TimeoutNow", "rm9", follower, &()).await,
+        "a non-member's TimeoutNow",
+        &not_a_member,
+    );
+    let long_hold = HoldElection {
+        term,
+        duration: Duration::from_secs(90),
+    };
+    assert_refused(
+        send(&mut as_rm9, "HoldElection", "rm9", follower, &long_hold).await,
+        "a non-member's HoldElection",
+        &not_a_member,
+    );
+
+    // A member replaying the leader's vote, or asking for another's election, is refused too.
+    let other_name = other.rm_id;
+    let mut as_other = raft_client(pki.path(), other_name, follower).await;
+    let forged = ["speaks for", leader.rm_id];
+    assert_refused(
+        send(
+            &mut as_other,
+            "AppendEntries",
+            other_name,
+            follower,
+            &forged_entries(follower, leader_vote),
+        )
+        .await,
+        "a member's AppendEntries under another member's vote",
+        &forged,
+    );
+    let replayed_vote: VoteRequest<RmNodeId> =
+        VoteRequest::new(Vote::new(term + 1, leader_id), before.last_applied);
+    assert_refused(
+        send(&mut as_other, "Vote", other_name, follower, &replayed_vote).await,
+        "a member's Vote for another candidate",
+        &forged,
+    );
+    assert_refused(
+        send(&mut as_other, "TimeoutNow", other_name, follower, &()).await,
+        "a follower's TimeoutNow",
+        &["only the leader", leader.rm_id],
+    );
+    assert_refused(
+        send(
+            &mut as_other,
+            "HoldElection",
+            other_name,
+            follower,
+            &long_hold,
+        )
+        .await,
+        "a follower's HoldElection",
+        &["only the leader", leader.rm_id],
+    );
+
+    // None of it changed anything: same term, same leader, same log, same state everywhere.
+    let after = follower.raft.metrics().borrow().clone();
+    assert_eq!(after.vote, before.vote, "the follower's vote is untouched");
+    assert_eq!(
+        after.last_log_index, before.last_log_index,
+        "no forged entry landed"
+    );
+    assert_eq!(
+        leader.raft.metrics().borrow().current_leader,
+        Some(leader_id)
+    );
+    let (issued, index) = leader
+        .write(RmCommand::V1(CommandV1::AllocateApplicationIds {
+            count: 1,
+        }))
+        .await;
+    assert_eq!(
+        issued,
+        RmResponse::ApplicationIdsAllocated { first: 4, count: 1 },
+        "the next id follows the three issued before, on the leader"
+    );
+    let state = leader.state_after(index).await;
+    for replica in &replicas {
+        assert_eq!(
+            replica.state_after(index).await,
+            state,
+            "{} holds the leader's state",
+            replica.rm_id
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_leaders_hold_is_capped_by_the_receivers_timings() {
+    let pki = make_pki();
+    let replicas = start_cluster(pki.path()).await;
+    let leader_id = replicas[0].wait_for_leader(None).await;
+    let leader = replicas
+        .iter()
+        .find(|r| r.node_id == leader_id)
+        .expect("the leader is a replica");
+    let follower = replicas
+        .iter()
+        .find(|r| r.node_id != leader_id)
+        .expect("a follower");
+    let term = leader.raft.metrics().borrow().current_term;
+    let mut as_leader = raft_client(pki.path(), leader.rm_id, follower).await;
+    // u64::MAX seconds once panicked the handler adding it to the clock.
+    let forever = HoldElection {
+        term,
+        duration: Duration::MAX,
+    };
+    send(
+        &mut as_leader,
+        "HoldElection",
+        leader.rm_id,
+        follower,
+        &forever,
+    )
+    .await
+    .expect("the leader's hold is heard");
+    let held = follower
+        .hold
+        .held_until()
+        .expect("the follower holds elections");
+    let config = follower.raft.config();
+    let bound = HoldElection::max_duration(
+        Duration::from_millis(config.election_timeout_max),
+        Duration::from_millis(config.heartbeat_interval),
+    );
+    assert!(
+        held <= tokio::time::Instant::now() + bound,
+        "the hold ends within {bound:?}"
+    );
+    // The service is still there to answer.
+    let release = HoldElection {
+        term,
+        duration: Duration::ZERO,
+    };
+    send(
+        &mut as_leader,
+        "HoldElection",
+        leader.rm_id,
+        follower,
+        &release,
+    )
+    .await
+    .expect("the release is heard");
 }

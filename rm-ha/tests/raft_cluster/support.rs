@@ -12,6 +12,7 @@ use time::OffsetDateTime;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use yarn_rm_ha::raft_network::ElectionHold;
 use yarn_rm_ha::state_machine::{RmCommand, RmResponse, RmState};
 use yarn_rm_ha::storage::{Failpoints, RmStateMachineStore, SledLogStore, open_db};
 use yarn_rm_ha::{RaftGrpcNetworkFactory, RaftGrpcService, RmNode, RmNodeId, RmTypeConfig};
@@ -24,7 +25,8 @@ pub const DEADLINE: Duration = Duration::from_secs(20);
 /// The rm-ids of the test cluster, in `yarn.resourcemanager.ha.rm-ids` order.
 pub const RM_IDS: [&str; 3] = ["rm1", "rm2", "rm3"];
 
-/// A PKI with certificates for `resourcemanager/rm1..rm3` and `user/alice`.
+/// A PKI with certificates for `resourcemanager/rm1..rm3`, `resourcemanager/rm9` (a certificate
+/// of the cluster's CA for a replica that is no member) and `user/alice`.
 pub fn make_pki() -> TempDir {
     yarn_security::install_crypto_provider();
     let dir = tempfile::tempdir().expect("create the PKI directory");
@@ -32,6 +34,7 @@ pub fn make_pki() -> TempDir {
         .iter()
         .map(|id| LeafSpec::new(Role::ResourceManager, *id))
         .collect();
+    leaves.push(LeafSpec::new(Role::ResourceManager, "rm9"));
     leaves.push(LeafSpec::new(Role::User, "alice"));
     pki::init(
         dir.path(),
@@ -66,6 +69,8 @@ pub struct Replica {
     pub rm_id: &'static str,
     pub raft: Raft<RmTypeConfig>,
     pub address: String,
+    /// The replica's election hold, as its Raft service records leaders' requests.
+    pub hold: ElectionHold,
     /// A second handle on the replica's sled database, to read its stored snapshot.
     db: sled::Db,
     shutdown: Option<oneshot::Sender<()>>,
@@ -88,7 +93,13 @@ impl Replica {
         let raft = Raft::new(node_id, raft_config(), network, log_store, state_machine)
             .await
             .expect("start Raft");
-        let service = RaftGrpcService::new(raft.clone(), rm_id, Authorizer::for_tls(&tls));
+        let service = RaftGrpcService::new(
+            raft.clone(),
+            rm_id,
+            RM_IDS.map(str::to_owned),
+            Authorizer::for_tls(&tls),
+        );
+        let hold = service.election_hold();
         let (shutdown, signal) = oneshot::channel::<()>();
         let server = tokio::spawn(
             tonic::transport::Server::builder()
@@ -102,6 +113,7 @@ impl Replica {
             rm_id,
             raft,
             address,
+            hold,
             db,
             shutdown: Some(shutdown),
             server: Some(server),

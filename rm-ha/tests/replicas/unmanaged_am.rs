@@ -176,18 +176,21 @@ async fn an_unmanaged_am_takes_its_token_from_the_report_and_finishes_without_an
     );
     assert_eq!(ended[0].am_container_id, None);
     for index in 0..3 {
-        let recorded: Vec<bool> = cluster.replica(index).state().read(|state| {
-            state
-                .containers
-                .of_application(app.id)
-                .map(|record| record.is_am)
-                .collect()
-        });
-        assert_eq!(
-            recorded,
-            vec![false, false],
-            "replica {index} holds the two task containers and no AM container"
-        );
+        // A follower may not have applied the last allocations yet: wait, with a deadline.
+        eventually(
+            &format!("replica {index} to hold the two task containers and no AM container"),
+            || async {
+                let recorded: Vec<bool> = cluster.replica(index).state().read(|state| {
+                    state
+                        .containers
+                        .of_application(app.id)
+                        .map(|record| record.is_am)
+                        .collect()
+                });
+                (recorded == [false, false]).then_some(())
+            },
+        )
+        .await;
     }
 
     for index in 0..3 {
