@@ -245,6 +245,18 @@ pub const SCHEDULER_MAXIMUM_ALLOCATION_VCORES: Key = Key::new(
 /// The highest application priority; higher ones are lowered to it.
 pub const CLUSTER_MAX_APPLICATION_PRIORITY: Key =
     Key::new("yarn.cluster.max-application-priority", "0", KeyKind::Int);
+/// The most bytes of submission context replicated for one application; Hadoop bounds its
+/// state store's per-application node with this key.
+pub const RM_ZK_MAX_ZNODE_SIZE_BYTES: Key = Key::new(
+    "yarn.resourcemanager.zk-max-znode-size.bytes",
+    "1048576",
+    KeyKind::Int,
+);
+/// The most tags one application may carry.
+pub const APPLICATION_MAX_TAGS: Key = Key::new("yarn.application.max-tags", "10", KeyKind::Int);
+/// The longest application tag, in characters.
+pub const APPLICATION_MAX_TAG_LENGTH: Key =
+    Key::new("yarn.application.max-tag.length", "100", KeyKind::Int);
 /// The NodeManager host that its address keys derive from.
 pub const NM_HOSTNAME: Key = Key::new("yarn.nodemanager.hostname", "0.0.0.0", KeyKind::String);
 /// The NodeManager container manager endpoint.
@@ -524,6 +536,9 @@ pub const ALL: &[Key] = &[
     SCHEDULER_MINIMUM_ALLOCATION_VCORES,
     SCHEDULER_MAXIMUM_ALLOCATION_VCORES,
     CLUSTER_MAX_APPLICATION_PRIORITY,
+    RM_ZK_MAX_ZNODE_SIZE_BYTES,
+    APPLICATION_MAX_TAGS,
+    APPLICATION_MAX_TAG_LENGTH,
     NM_HOSTNAME,
     NM_ADDRESS,
     NM_WEBAPP_ADDRESS,

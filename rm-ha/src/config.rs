@@ -8,6 +8,7 @@ use yarn_security::{Groups, KeyRollingSchedule};
 
 use yarn_scheduler::{SchedulerError, SchedulerSettings};
 
+use crate::applications::{MAX_CONTEXT_BYTES_LIMIT, SubmissionLimits};
 use crate::scheduling::{OpportunisticSettings, QueueConfigSource};
 use crate::state_machine::MasterKeyKind;
 
@@ -49,6 +50,8 @@ pub struct RmConfig {
     pub automatic_failover: bool,
     /// Raft timings and log compaction.
     pub raft: RaftSettings,
+    /// What one application submission may carry.
+    pub submission_limits: SubmissionLimits,
     /// Where the leader reads `capacity-scheduler.xml`, and the `yarn-site.xml` scheduler
     /// settings. [`RmConfig::from_conf`] leaves the file unset (the built-in default queue);
     /// the `resourcemanager` command points it into the configuration directory.
@@ -130,6 +133,11 @@ impl RmConfig {
                 snapshot_log_entries: conf.get_u64(&keys::RM_HA_RAFT_SNAPSHOT_LOG_ENTRIES)?,
                 rpc_timeout: conf.get_duration(&keys::RM_HA_RAFT_RPC_TIMEOUT_MS)?,
             },
+            submission_limits: SubmissionLimits {
+                max_context_bytes: to_usize(conf.get_u32(&keys::RM_ZK_MAX_ZNODE_SIZE_BYTES)?),
+                max_tags: to_usize(conf.get_u32(&keys::APPLICATION_MAX_TAGS)?),
+                max_tag_length: to_usize(conf.get_u32(&keys::APPLICATION_MAX_TAG_LENGTH)?),
+            },
             queues: QueueConfigSource {
                 file: None,
                 settings: scheduler_settings(conf)?,
@@ -146,6 +154,17 @@ impl RmConfig {
     fn validate(&self, conf: &Configuration) -> Result<(), ConfError> {
         if self.am_max_attempts == 0 {
             return Err(conf.invalid_value(&keys::RM_AM_MAX_ATTEMPTS, 0, "at least 1"));
+        }
+        let context_bytes = self.submission_limits.max_context_bytes;
+        if !(1..=MAX_CONTEXT_BYTES_LIMIT).contains(&context_bytes) {
+            return Err(conf.invalid_value(
+                &keys::RM_ZK_MAX_ZNODE_SIZE_BYTES,
+                context_bytes,
+                format!(
+                    "between 1 and {MAX_CONTEXT_BYTES_LIMIT}, the largest message the client \
+                     port accepts"
+                ),
+            ));
         }
         if self.nm_heartbeat_interval.is_zero() {
             let key = &keys::RM_NM_HEARTBEAT_INTERVAL_MS;
@@ -272,6 +291,10 @@ fn rolling_interval_key(kind: MasterKeyKind) -> Key {
         MasterKeyKind::Container => keys::RM_CONTAINER_TOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS,
         MasterKeyKind::Nm => keys::RM_NMTOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS,
     }
+}
+
+fn to_usize(value: u32) -> usize {
+    usize::try_from(value).unwrap_or(usize::MAX)
 }
 
 fn millis(duration: Duration) -> i64 {

@@ -17,12 +17,17 @@ mod application_access;
 pub mod container_updates;
 pub mod remote_containers;
 pub mod reports;
+mod submission_limits;
 mod token_issuer;
 
 pub use am_launch::{APP_SUBMIT_TIME_ENV, AmLaunch, MAX_APP_ATTEMPTS_ENV, pending_launches};
 pub use am_session::{AmSession, AttemptNews, ResponseIdCheck};
 pub use am_sessions::AmSessions;
 pub use application_access::ApplicationAccess;
+pub use submission_limits::{
+    APPLICATION_TYPE_LENGTH, MAX_CONTEXT_BYTES_LIMIT, MAX_NAME_BYTES, SubmissionLimits,
+    SubmissionRefusal, recorded_application_type,
+};
 pub use token_issuer::{
     AMRM_TOKEN_SERVICE, AmrmTokenRefusal, TokenIssuer, execution_type, resource,
 };

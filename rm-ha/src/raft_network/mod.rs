@@ -13,6 +13,7 @@
 //! typed in the payload and becomes `RemoteError`; anything else (a deadline on a live peer, a
 //! refusal by the peer, an undecodable reply) is a `NetworkError`, retried without backoff.
 
+mod append_batch;
 mod election_hold;
 mod election_state;
 mod factory;
@@ -22,6 +23,7 @@ mod pre_vote;
 mod service;
 mod wire;
 
+pub use append_batch::MAX_APPEND_BYTES;
 pub use election_hold::ElectionHold;
 pub(crate) use election_state::{ElectionState, voter_view};
 pub use factory::RaftGrpcNetworkFactory;

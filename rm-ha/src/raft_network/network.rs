@@ -16,6 +16,7 @@ use tonic::{Code, Request, Status};
 use yarn_proto::pb::RaftRequestProto;
 use yarn_proto::pb::raft_service_client::RaftServiceClient;
 
+use super::append_batch::{BoundedAppend, MAX_APPEND_BYTES};
 use super::pre_vote::{HoldElection, PreVoteRefusal, PreVoteRequest};
 use super::wire::{self, ElectionRefused, MAX_MESSAGE_BYTES, PAYLOAD_FORMAT_VERSION, Part, Rpc};
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
@@ -25,6 +26,10 @@ type RpcResult<T, E> = Result<T, RPCError<RmNodeId, RmNode, E>>;
 
 /// One peer as openraft sees it, made by
 /// [`RaftGrpcNetworkFactory`](super::RaftGrpcNetworkFactory) over the peer's shared channel.
+///
+/// An AppendEntries carries at most [`MAX_APPEND_BYTES`] of entries (or one larger entry); a
+/// success for the part sent is reported to openraft as a partial success, and it sends the rest
+/// next.
 ///
 /// Every call carries a deadline of openraft's soft TTL for it (`RPCOption::soft_ttl`), so it
 /// ends, with `Unreachable`, before openraft's hard TTL gives up on it. Results:
@@ -183,7 +188,11 @@ impl RaftNetwork<RmTypeConfig> for RaftGrpcNetwork {
         rpc: AppendEntriesRequest<RmTypeConfig>,
         option: RPCOption,
     ) -> RpcResult<AppendEntriesResponse<RmNodeId>, RaftError<RmNodeId>> {
-        self.call(Rpc::AppendEntries, &rpc, &option).await
+        let bounded = BoundedAppend::new(rpc, MAX_APPEND_BYTES);
+        let response = self
+            .call(Rpc::AppendEntries, &bounded.request, &option)
+            .await?;
+        Ok(bounded.answer(response))
     }
 
     async fn install_snapshot(

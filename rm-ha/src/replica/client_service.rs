@@ -9,8 +9,8 @@ use yarn_security::{Authorizer, Caller, Role};
 
 use super::clock::now_ms;
 use super::proposer::Proposer;
-use crate::applications::ApplicationAccess;
 use crate::applications::reports::{self, application_report, application_state};
+use crate::applications::{ApplicationAccess, SubmissionLimits, recorded_application_type};
 use crate::nodes::NodeRegistry;
 use crate::scheduling::{
     OpportunisticCounters, QueueConfigSource, SchedulerCell, queue_info_proto,
@@ -40,6 +40,8 @@ pub(crate) struct ClientService {
     pub(crate) scheduler: SchedulerCell,
     /// `yarn.resourcemanager.am.max-attempts`.
     pub(crate) max_attempts: u32,
+    /// What one submission may carry.
+    pub(crate) submission_limits: SubmissionLimits,
     /// The leader's opportunistic counts, reported in GetClusterMetrics.
     pub(crate) counters: OpportunisticCounters,
 }
@@ -188,8 +190,8 @@ fn application_record(
             .unwrap_or_else(|| "default".to_owned()),
         application_type: context
             .application_type
-            .clone()
-            .unwrap_or_else(|| "YARN".to_owned()),
+            .as_deref()
+            .map_or_else(|| "YARN".to_owned(), recorded_application_type),
         tags: context
             .application_tags
             .iter()
@@ -251,6 +253,9 @@ impl ApplicationClientProtocol for ClientService {
         })?;
         let id = ApplicationId::try_from(id_proto)
             .map_err(|err| Status::invalid_argument(format!("SubmitApplication: {err}")))?;
+        self.submission_limits.check(&context).map_err(|refusal| {
+            Status::invalid_argument(format!("SubmitApplication of {id}: {refusal}"))
+        })?;
         let record = application_record(user, &context, id.id, now_ms(), self.max_attempts);
         self.check_submission(id, &record).await?;
         let command = RmCommand::V1(CommandV1::SubmitApplication {

@@ -281,6 +281,7 @@ impl ResourceManager {
             queues: config.queues.clone(),
             scheduler: scheduler.clone(),
             max_attempts: config.am_max_attempts,
+            submission_limits: config.submission_limits,
             counters: counters.clone(),
         };
         let resource_tracker_service = ResourceTrackerService {

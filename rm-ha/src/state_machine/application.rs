@@ -120,6 +120,31 @@ pub struct ApplicationRecord {
     /// Its attempts in order; the last is the current one.
     pub attempts: Vec<AttemptRecord>,
     /// The client's `ApplicationSubmissionContextProto`, protobuf-encoded, kept whole so that
-    /// the AM can be launched from it on any future leader.
+    /// the AM can be launched from it on any future leader. Serialized as a byte string
+    /// (postcard writes it exactly as a sequence of bytes, so stored logs and snapshots read
+    /// the same) so that a megabyte is copied, not visited byte by byte, on every encoding.
+    #[serde(with = "serde_bytes")]
     pub submission_context: Vec<u8>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_submission_context_encodes_as_it_did_before_it_was_a_byte_string() {
+        let context: Vec<u8> = (0..=255).cycle().take(1_000).collect();
+        let record = ApplicationRecord {
+            submission_context: context.clone(),
+            ..ApplicationRecord::default()
+        };
+        let encoded = postcard::to_stdvec(&record).expect("encode the record");
+        let as_sequence = postcard::to_stdvec(&context).expect("encode the bytes as a sequence");
+        assert!(
+            encoded.ends_with(&as_sequence),
+            "the record's last field is written as a plain sequence of bytes"
+        );
+        let decoded: ApplicationRecord = postcard::from_bytes(&encoded).expect("decode");
+        assert_eq!(decoded.submission_context, context);
+    }
 }

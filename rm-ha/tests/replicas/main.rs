@@ -13,5 +13,6 @@ mod resource_tracker;
 mod restart;
 mod scheduling;
 mod state_digest;
+mod submission_limits;
 mod support;
 mod unmanaged_am;

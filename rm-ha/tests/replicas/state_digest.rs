@@ -22,7 +22,7 @@ async fn digest_of(cluster: &Cluster, index: usize) -> pb::GetStateDigestRespons
 
 /// The digests of replicas `indexes`, asked until they all report the same applied index (the
 /// test writes nothing meanwhile, so they catch up and stay there).
-async fn at_one_index(
+pub(crate) async fn at_one_index(
     cluster: &Cluster,
     indexes: &[usize],
 ) -> Vec<pb::GetStateDigestResponseProto> {
@@ -41,7 +41,7 @@ async fn at_one_index(
 }
 
 /// Asserts that `digests` agree and are well formed, naming each replica's answer otherwise.
-fn assert_one_digest(digests: &[pb::GetStateDigestResponseProto]) {
+pub(crate) fn assert_one_digest(digests: &[pb::GetStateDigestResponseProto]) {
     let first = &digests[0];
     assert_eq!(first.digest.len(), 64, "{first:?}");
     assert!(

@@ -1,0 +1,158 @@
+//! What one submission may carry: a caller cannot make every replica store megabytes per
+//! application, submit an AM no node could hold, or have a megabyte echoed back; and the
+//! largest legal submissions replicate to every replica.
+
+use tokio::task::JoinSet;
+use tonic::Code;
+use yarn_proto::pb;
+
+use crate::state_digest::{assert_one_digest, at_one_index};
+use crate::support::{Cluster, list, on_leader, try_submit_with};
+
+/// A submission whose launch command is `bytes` long.
+fn with_command(bytes: usize) -> pb::ApplicationSubmissionContextProto {
+    pb::ApplicationSubmissionContextProto {
+        application_name: Some("large".to_owned()),
+        am_container_spec: Some(pb::ContainerLaunchContextProto {
+            commands: vec!["x".repeat(bytes)],
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// Submits `context`, which must be refused with INVALID_ARGUMENT; returns the message.
+async fn refused(cluster: &Cluster, context: pb::ApplicationSubmissionContextProto) -> String {
+    let (id, outcome) = try_submit_with(cluster, context).await;
+    let status = outcome.expect_err("the submission is refused");
+    assert_eq!(status.code(), Code::InvalidArgument, "{id}: {status:?}");
+    assert!(
+        status.message().len() < 512,
+        "the refusal of {id} does not echo the input: {} bytes",
+        status.message().len()
+    );
+    status.message().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn submissions_past_the_limits_are_refused_naming_them() {
+    let mut cluster = Cluster::new(3, 0, &[]).await;
+    cluster.start_configured().await;
+
+    let message = refused(&cluster, with_command(2 * 1024 * 1024)).await;
+    assert!(
+        message.contains("yarn.resourcemanager.zk-max-znode-size.bytes"),
+        "{message}"
+    );
+    let message = refused(
+        &cluster,
+        pb::ApplicationSubmissionContextProto {
+            queue: Some("q".repeat(1024 * 1024 - 1024)),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert!(
+        message.contains("queue") && message.contains("1024"),
+        "{message}"
+    );
+    let message = refused(
+        &cluster,
+        pb::ApplicationSubmissionContextProto {
+            application_tags: (0..11).map(|i| format!("tag-{i}")).collect(),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert!(message.contains("yarn.application.max-tags"), "{message}");
+    // An AM of -1024 MB once sat ACCEPTED forever.
+    let message = refused(
+        &cluster,
+        pb::ApplicationSubmissionContextProto {
+            resource: Some(pb::ResourceProto {
+                memory: -1024,
+                virtual_cores: 1,
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert!(message.contains("-1024 MB"), "{message}");
+    let message = refused(
+        &cluster,
+        pb::ApplicationSubmissionContextProto {
+            priority: Some(pb::PriorityProto { priority: -5 }),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert!(message.contains("priority -5"), "{message}");
+    assert!(
+        list(&cluster).await.is_empty(),
+        "nothing refused was recorded"
+    );
+
+    for index in 0..3 {
+        cluster.stop(index).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn submissions_near_the_limit_replicate_to_every_replica() {
+    let mut cluster = Cluster::new(3, 0, &[]).await;
+    cluster.start_configured().await;
+
+    // Sent together so that the leader batches them: twenty entries of most of a mebibyte,
+    // far more than one AppendEntries may carry.
+    let leader = cluster.serving_leader(None).await;
+    let client = cluster.client(leader).await;
+    let mut submissions = JoinSet::new();
+    for _ in 0..20 {
+        let mut client = client.clone();
+        let id = client
+            .get_new_application(pb::GetNewApplicationRequestProto {})
+            .await
+            .expect("GetNewApplication on the leader")
+            .into_inner()
+            .application_id;
+        let context = pb::ApplicationSubmissionContextProto {
+            application_id: id,
+            ..with_command(1000 * 1000)
+        };
+        submissions.spawn(async move {
+            let request = pb::SubmitApplicationRequestProto {
+                application_submission_context: Some(context.clone()),
+            };
+            (context, client.submit_application(request).await)
+        });
+    }
+    while let Some(joined) = submissions.join_next().await {
+        let (context, outcome) = joined.expect("the submission task");
+        if let Err(status) = outcome {
+            // Leadership may have moved meanwhile; a submission is idempotent by its id.
+            assert_ne!(status.code(), Code::InvalidArgument, "{status}");
+            let cluster = &cluster;
+            on_leader(cluster, "SubmitApplication", |leader| {
+                let context = context.clone();
+                async move {
+                    let request = pb::SubmitApplicationRequestProto {
+                        application_submission_context: Some(context),
+                    };
+                    cluster
+                        .client(leader)
+                        .await
+                        .submit_application(request)
+                        .await
+                }
+            })
+            .await;
+        }
+    }
+    assert_eq!(list(&cluster).await.len(), 20);
+    assert_one_digest(&at_one_index(&cluster, &[0, 1, 2]).await);
+
+    for index in 0..3 {
+        cluster.stop(index).await;
+    }
+}
