@@ -196,7 +196,9 @@ impl Configuration {
     ///
     /// # Errors
     ///
-    /// [`ConfError::Substitution`] when a `${...}` reference cannot be resolved.
+    /// [`ConfError::Substitution`] when a `${...}` reference cannot be resolved, and
+    /// [`ConfError::ExpansionTooLarge`] when substitution passes
+    /// [`substitution::MAX_EXPANDED_BYTES`].
     pub fn get(&self, name: &str) -> Result<Option<String>, ConfError> {
         let Some(entry) = self.entries.get(name) else {
             return Ok(None);
@@ -239,7 +241,8 @@ impl Configuration {
     ///
     /// # Errors
     ///
-    /// [`ConfError::InvalidValue`] and [`ConfError::Substitution`].
+    /// [`ConfError::InvalidValue`], [`ConfError::Substitution`] and
+    /// [`ConfError::ExpansionTooLarge`].
     pub fn get_bool(&self, key: &Key) -> Result<bool, ConfError> {
         self.parse(key, KeyKind::Bool, "true or false", value::parse_bool)
     }
@@ -248,7 +251,8 @@ impl Configuration {
     ///
     /// # Errors
     ///
-    /// [`ConfError::InvalidValue`] and [`ConfError::Substitution`].
+    /// [`ConfError::InvalidValue`], [`ConfError::Substitution`] and
+    /// [`ConfError::ExpansionTooLarge`].
     pub fn get_i32(&self, key: &Key) -> Result<i32, ConfError> {
         self.parse(key, KeyKind::Int, "a 32-bit integer", value::parse_integer)
     }
@@ -257,7 +261,8 @@ impl Configuration {
     ///
     /// # Errors
     ///
-    /// [`ConfError::InvalidValue`] and [`ConfError::Substitution`].
+    /// [`ConfError::InvalidValue`], [`ConfError::Substitution`] and
+    /// [`ConfError::ExpansionTooLarge`].
     pub fn get_i64(&self, key: &Key) -> Result<i64, ConfError> {
         self.parse(key, KeyKind::Long, "a 64-bit integer", value::parse_integer)
     }
@@ -266,7 +271,8 @@ impl Configuration {
     ///
     /// # Errors
     ///
-    /// [`ConfError::InvalidValue`] and [`ConfError::Substitution`].
+    /// [`ConfError::InvalidValue`], [`ConfError::Substitution`] and
+    /// [`ConfError::ExpansionTooLarge`].
     pub fn get_u32(&self, key: &Key) -> Result<u32, ConfError> {
         let expected = "a non-negative 32-bit integer";
         self.parse(key, KeyKind::Int, expected, value::parse_integer)
@@ -276,7 +282,8 @@ impl Configuration {
     ///
     /// # Errors
     ///
-    /// [`ConfError::InvalidValue`] and [`ConfError::Substitution`].
+    /// [`ConfError::InvalidValue`], [`ConfError::Substitution`] and
+    /// [`ConfError::ExpansionTooLarge`].
     pub fn get_u64(&self, key: &Key) -> Result<u64, ConfError> {
         let expected = "a non-negative 64-bit integer";
         self.parse(key, KeyKind::Long, expected, value::parse_integer)
@@ -286,7 +293,8 @@ impl Configuration {
     ///
     /// # Errors
     ///
-    /// [`ConfError::InvalidValue`] and [`ConfError::Substitution`].
+    /// [`ConfError::InvalidValue`], [`ConfError::Substitution`] and
+    /// [`ConfError::ExpansionTooLarge`].
     pub fn get_f64(&self, key: &Key) -> Result<f64, ConfError> {
         self.parse(key, KeyKind::Float, "a finite number", value::parse_float)
     }
@@ -299,7 +307,8 @@ impl Configuration {
     /// # Errors
     ///
     /// [`ConfError::MissingUnitSuffix`] when the key name has no unit (a bug in the caller),
-    /// [`ConfError::InvalidValue`] and [`ConfError::Substitution`].
+    /// [`ConfError::InvalidValue`], [`ConfError::Substitution`] and
+    /// [`ConfError::ExpansionTooLarge`].
     pub fn get_duration(&self, key: &Key) -> Result<Duration, ConfError> {
         let name = key.name.as_ref();
         if name.ends_with("-ms") || name.ends_with(".ms") {
@@ -326,7 +335,8 @@ impl Configuration {
     /// # Errors
     ///
     /// [`ConfError::MissingUnitSuffix`] when the key name does not end in `-mb` (a bug in the
-    /// caller), [`ConfError::InvalidValue`] and [`ConfError::Substitution`].
+    /// caller), [`ConfError::InvalidValue`], [`ConfError::Substitution`] and
+    /// [`ConfError::ExpansionTooLarge`].
     pub fn get_size_mb(&self, key: &Key) -> Result<u64, ConfError> {
         if !key.name.ends_with("-mb") {
             return Err(ConfError::MissingUnitSuffix {
@@ -343,8 +353,8 @@ impl Configuration {
     ///
     /// # Errors
     ///
-    /// [`ConfError::InvalidValue`], whose `expected` includes the specific problem, and
-    /// [`ConfError::Substitution`].
+    /// [`ConfError::InvalidValue`], whose `expected` includes the specific problem,
+    /// [`ConfError::Substitution`] and [`ConfError::ExpansionTooLarge`].
     pub fn get_host_port(&self, key: &Key) -> Result<HostPort, ConfError> {
         let effective = self.effective(key)?;
         effective
@@ -364,7 +374,7 @@ impl Configuration {
     ///
     /// # Errors
     ///
-    /// [`ConfError::Substitution`].
+    /// [`ConfError::Substitution`] and [`ConfError::ExpansionTooLarge`].
     pub fn get_list(&self, key: &Key) -> Result<Vec<String>, ConfError> {
         Ok(value::parse_list(&self.effective(key)?.value))
     }
@@ -373,7 +383,7 @@ impl Configuration {
     ///
     /// # Errors
     ///
-    /// [`ConfError::Substitution`].
+    /// [`ConfError::Substitution`] and [`ConfError::ExpansionTooLarge`].
     pub fn get_string(&self, key: &Key) -> Result<String, ConfError> {
         Ok(self.effective(key)?.value)
     }
@@ -382,8 +392,8 @@ impl Configuration {
     ///
     /// # Errors
     ///
-    /// [`ConfError::Missing`] when the value and the default are both empty, and
-    /// [`ConfError::Substitution`].
+    /// [`ConfError::Missing`] when the value and the default are both empty,
+    /// [`ConfError::Substitution`] and [`ConfError::ExpansionTooLarge`].
     pub fn get_required_string(&self, key: &Key) -> Result<String, ConfError> {
         let value = self.get_string(key)?;
         if value.is_empty() {

@@ -83,6 +83,24 @@ pub enum ConfError {
         location: Option<Location>,
     },
 
+    /// Substituting the value of `key` would take more text than
+    /// [`crate::substitution::MAX_EXPANDED_BYTES`]; substitution stopped there, before the value
+    /// was built.
+    #[error(
+        "{}key {key}: substituting its ${{...}} references needs more than {} bytes of text, \
+         the limit for one read (stopped inside {})",
+        origin(.location), crate::substitution::MAX_EXPANDED_BYTES, .chain.join(" -> ")
+    )]
+    ExpansionTooLarge {
+        /// The property that was read.
+        key: String,
+        /// The properties being expanded when the limit was passed, from `key` inward; a
+        /// reference repeated many times along it is usually the cause.
+        chain: Vec<String>,
+        /// Where the value of `key` came from; `None` for a built-in default.
+        location: Option<Location>,
+    },
+
     /// A unit-bearing getter was called for a key whose name carries no unit. This is a bug in the
     /// calling code, reported as an error rather than a panic.
     #[error(
@@ -107,9 +125,9 @@ impl ConfError {
             ConfError::Xml { location, .. } | ConfError::Structure { location, .. } => {
                 Some(location)
             }
-            ConfError::InvalidValue { location, .. } | ConfError::Substitution { location, .. } => {
-                location.as_ref()
-            }
+            ConfError::InvalidValue { location, .. }
+            | ConfError::Substitution { location, .. }
+            | ConfError::ExpansionTooLarge { location, .. } => location.as_ref(),
             ConfError::Io { .. }
             | ConfError::Missing { .. }
             | ConfError::MissingUnitSuffix { .. } => None,

@@ -12,6 +12,9 @@
 //!   at the key that holds the reference is easier to diagnose.
 //! - A cycle is reported with its path (`a -> b -> a`) instead of being cut off after 20 rounds.
 //! - Nesting deeper than [`MAX_DEPTH`] is an error, where Hadoop silently stops expanding.
+//! - One read expands at most [`MAX_EXPANDED_BYTES`] of text (each value counted every time it is
+//!   expanded); past that it is an error. Without it, ten references to ten references nested
+//!   nine deep would take gigabytes; Hadoop's cut-off after 20 rounds bounds the same growth.
 //! - Environment values are inserted literally, never expanded again, and the
 //!   `${env.NAME:-fallback}` forms are not supported (they read as an unset variable).
 //! - Java system properties do not exist here, so `${name}` only ever names a property.
@@ -23,6 +26,21 @@ use crate::location::Location;
 
 /// The deepest chain of nested references allowed (Hadoop's limit).
 pub const MAX_DEPTH: usize = 20;
+
+/// The most text one read may expand: 1 MiB.
+///
+/// Every value substitution expands is counted, in full and each time it is expanded (the value
+/// read included), and so is every environment value inserted. The substituted value is made of
+/// that text only, so it is never longer; and since a reference is at least four bytes (`${x}`),
+/// the count also bounds the references resolved, so a value that expands to nothing through
+/// millions of references is refused just like one that expands to gigabytes. A value is counted
+/// before it is scanned or copied, so the work of one read stays proportional to this limit and
+/// a refused expansion is never built.
+///
+/// The values in `yarn-default.xml` are under a hundred bytes; 1 MiB leaves room for long lists
+/// (an ACL or queue mapping naming thousands of users) and expands in milliseconds, while ten
+/// references to ten references nested nine deep (about 10^9 bytes) is refused.
+pub const MAX_EXPANDED_BYTES: usize = 1 << 20;
 
 /// What a reference resolves to.
 #[derive(Debug)]
@@ -51,64 +69,115 @@ pub(crate) trait Lookup {
 /// # Errors
 ///
 /// [`ConfError::Substitution`] naming the property whose value holds the failing reference, that
-/// value, its location, and the chain of references from `key`.
+/// value, its location, and the chain of references from `key`; [`ConfError::ExpansionTooLarge`]
+/// naming `key` and its location when the expansion passes [`MAX_EXPANDED_BYTES`].
 pub(crate) fn substitute(
     key: &str,
     raw: &str,
     location: Option<&Location>,
     lookup: &impl Lookup,
 ) -> Result<String, ConfError> {
-    let mut chain = vec![key.to_owned()];
-    expand(&mut chain, raw, location, lookup)
+    let mut expansion = Expansion {
+        lookup,
+        key,
+        location,
+        chain: vec![key.to_owned()],
+        counted: 0,
+        out: String::new(),
+    };
+    expansion.expand(raw, location)?;
+    Ok(expansion.out)
 }
 
-fn expand(
-    chain: &mut Vec<String>,
-    raw: &str,
-    location: Option<&Location>,
-    lookup: &impl Lookup,
-) -> Result<String, ConfError> {
-    let mut out = String::with_capacity(raw.len());
-    for segment in segments(raw) {
-        let variable = match segment {
-            Segment::Literal(text) => {
-                out.push_str(text);
+/// The state of one read: every level appends to the same output, so no intermediate value is
+/// built or copied.
+struct Expansion<'a, L> {
+    lookup: &'a L,
+    /// The property read, and where its value came from.
+    key: &'a str,
+    location: Option<&'a Location>,
+    /// The properties being expanded, outermost (`key`) first.
+    chain: Vec<String>,
+    /// The text counted against [`MAX_EXPANDED_BYTES`] so far.
+    counted: usize,
+    out: String,
+}
+
+impl<L: Lookup> Expansion<'_, L> {
+    /// Appends `raw`, the value of the last property in the chain found at `location`, with its
+    /// references substituted.
+    fn expand(&mut self, raw: &str, location: Option<&Location>) -> Result<(), ConfError> {
+        self.count(raw.len())?;
+        let lookup = self.lookup;
+        for segment in segments(raw) {
+            let variable = match segment {
+                Segment::Literal(text) => {
+                    self.out.push_str(text);
+                    continue;
+                }
+                Segment::Reference(variable) => variable,
+            };
+            if let Some(name) = variable.strip_prefix("env.") {
+                let Some(value) = lookup.environment(name) else {
+                    let reason = SubstitutionProblem::UnsetEnvironment;
+                    return Err(self.fail(raw, variable, reason, location));
+                };
+                self.count(value.len())?;
+                self.out.push_str(&value);
                 continue;
             }
-            Segment::Reference(variable) => variable,
-        };
-        let fail = |chain: &[String], reason: SubstitutionProblem| ConfError::Substitution {
-            key: chain.last().cloned().unwrap_or_default(),
+            let Some(definition) = lookup.property(variable, &self.chain) else {
+                let chain = extended(&self.chain, variable);
+                let reason = SubstitutionProblem::Undefined { chain };
+                return Err(self.fail(raw, variable, reason, location));
+            };
+            if self.chain.iter().any(|seen| *seen == definition.name) {
+                let chain = extended(&self.chain, &definition.name);
+                let reason = SubstitutionProblem::Cycle { chain };
+                return Err(self.fail(raw, variable, reason, location));
+            }
+            if self.chain.len() > MAX_DEPTH {
+                let chain = extended(&self.chain, &definition.name);
+                let reason = SubstitutionProblem::TooDeep { chain };
+                return Err(self.fail(raw, variable, reason, location));
+            }
+            self.chain.push(definition.name.into_owned());
+            let expanded = self.expand(definition.value, definition.location);
+            self.chain.pop();
+            expanded?;
+        }
+        Ok(())
+    }
+
+    /// Counts `bytes` more text, before it is scanned or copied.
+    fn count(&mut self, bytes: usize) -> Result<(), ConfError> {
+        self.counted = self.counted.saturating_add(bytes);
+        if self.counted <= MAX_EXPANDED_BYTES {
+            return Ok(());
+        }
+        Err(ConfError::ExpansionTooLarge {
+            key: self.key.to_owned(),
+            chain: self.chain.clone(),
+            location: self.location.cloned(),
+        })
+    }
+
+    /// The error for `variable` in `raw`, the value of the last property in the chain.
+    fn fail(
+        &self,
+        raw: &str,
+        variable: &str,
+        reason: SubstitutionProblem,
+        location: Option<&Location>,
+    ) -> ConfError {
+        ConfError::Substitution {
+            key: self.chain.last().cloned().unwrap_or_default(),
             value: raw.to_owned(),
             variable: variable.to_owned(),
             reason: Box::new(reason),
             location: location.cloned(),
-        };
-        if let Some(name) = variable.strip_prefix("env.") {
-            let value = lookup
-                .environment(name)
-                .ok_or_else(|| fail(chain, SubstitutionProblem::UnsetEnvironment))?;
-            out.push_str(&value);
-            continue;
         }
-        let Some(definition) = lookup.property(variable, chain) else {
-            let path = extended(chain, variable);
-            return Err(fail(chain, SubstitutionProblem::Undefined { chain: path }));
-        };
-        if chain.iter().any(|seen| *seen == definition.name) {
-            let path = extended(chain, &definition.name);
-            return Err(fail(chain, SubstitutionProblem::Cycle { chain: path }));
-        }
-        if chain.len() > MAX_DEPTH {
-            let path = extended(chain, &definition.name);
-            return Err(fail(chain, SubstitutionProblem::TooDeep { chain: path }));
-        }
-        chain.push(definition.name.into_owned());
-        let expanded = expand(chain, definition.value, definition.location, lookup);
-        chain.pop();
-        out.push_str(&expanded?);
     }
-    Ok(out)
 }
 
 fn extended(chain: &[String], next: &str) -> Vec<String> {
@@ -320,5 +389,65 @@ mod tests {
         assert_eq!(key, "k20");
         assert_eq!(chain.len(), MAX_DEPTH + 2);
         assert_eq!(chain.last().map(String::as_str), Some("k21"));
+    }
+
+    /// `a0` to `a8` each hold ten references to the next; `a9` holds `leaf`.
+    fn ten_references_nine_deep(leaf: &str) -> FakeLookup {
+        let mut lookup = FakeLookup::default();
+        for level in 0..9 {
+            let value = format!("${{a{}}}", level + 1).repeat(10);
+            lookup = lookup.with(&format!("a{level}"), &value);
+        }
+        lookup.with("a9", leaf)
+    }
+
+    #[test]
+    fn ten_references_nine_deep_stop_at_the_limit() {
+        // 10^9 bytes if expanded: this read used to run until memory ran out.
+        let error = must_fail(&ten_references_nine_deep("x"), "a0");
+        let message = error.to_string();
+        assert!(
+            message.starts_with(&format!(
+                "site.xml:1:3: key a0: substituting its ${{...}} references needs more than \
+                 {MAX_EXPANDED_BYTES} bytes of text, the limit for one read (stopped inside a0 -> a1"
+            )),
+            "{message}"
+        );
+        let ConfError::ExpansionTooLarge { key, chain, .. } = error else {
+            panic!("wrong variant: {message}");
+        };
+        assert_eq!(key, "a0");
+        let path: Vec<String> = (0..chain.len()).map(|level| format!("a{level}")).collect();
+        assert_eq!(chain, path);
+    }
+
+    #[test]
+    fn references_that_expand_to_nothing_still_count() {
+        // The same billion references, each expanding to nothing, are as much work.
+        let error = must_fail(&ten_references_nine_deep(""), "a0");
+        assert!(
+            matches!(&error, ConfError::ExpansionTooLarge { key, .. } if key == "a0"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn limit_counts_each_expanded_value_every_time_and_includes_the_limit() {
+        // `${big}` is 6 bytes, so big's value may take the rest of the limit exactly.
+        let big = "x".repeat(MAX_EXPANDED_BYTES - 6);
+        let mut lookup = FakeLookup::default().with("big", &big);
+        lookup
+            .environment
+            .insert("BIG".into(), "x".repeat(MAX_EXPANDED_BYTES));
+        assert_eq!(must_substitute(&lookup, "${big}").len(), big.len());
+
+        for raw in ["${big}!", "${big}${big}", "${env.BIG}"] {
+            let error = substitute("root", raw, None, &lookup).expect_err(raw);
+            assert!(
+                matches!(&error, ConfError::ExpansionTooLarge { key, location: None, .. }
+                    if key == "root"),
+                "{raw}: {error}"
+            );
+        }
     }
 }

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use yarn_conf::substitution::MAX_EXPANDED_BYTES;
 use yarn_conf::{
     ConfError, Configuration, Key, KeyKind, StructureProblem, SubstitutionProblem, XmlProblem, keys,
 };
@@ -373,4 +374,31 @@ fn unreadable_file_names_the_path() {
             .to_string()
             .starts_with("/nonexistent/yarn-ha/yarn-site.xml: cannot read")
     );
+}
+
+#[test]
+fn ten_references_nested_nine_deep_are_refused_at_the_expansion_limit() {
+    // a0 to a8 hold ten references each to the next, a9 one byte: 10^9 bytes if expanded.
+    let names: Vec<String> = (0..=9).map(|level| format!("a{level}")).collect();
+    let values: Vec<String> = (1..=9)
+        .map(|level| format!("${{a{level}}}").repeat(10))
+        .chain(["x".to_owned()])
+        .collect();
+    let pairs: Vec<(&str, &str)> = names
+        .iter()
+        .map(String::as_str)
+        .zip(values.iter().map(String::as_str))
+        .collect();
+    let configuration = must_load(&[("site.xml", &site(&pairs))]);
+
+    let error = configuration.get("a0").expect_err("too large");
+    let limit = format!("more than {MAX_EXPANDED_BYTES} bytes of text");
+    assert_error_at(
+        &error,
+        "site.xml",
+        2,
+        value_column("a0"),
+        &["key a0", &limit, "stopped inside a0 -> a1"],
+    );
+    assert!(matches!(error, ConfError::ExpansionTooLarge { ref key, .. } if key == "a0"));
 }
