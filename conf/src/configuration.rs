@@ -109,15 +109,11 @@ impl Configuration {
     ///
     /// # Errors
     ///
-    /// [`ConfError::Io`] when the file cannot be read or is not UTF-8, and the parse errors of
-    /// [`loader::parse`]. On error the configuration is unchanged.
+    /// The errors of [`loader::read_file`] and [`loader::parse`]. On error the configuration is
+    /// unchanged.
     pub fn add_resource_file(&mut self, path: &Path) -> Result<(), ConfError> {
-        let file = path.display().to_string();
-        let xml = std::fs::read_to_string(path).map_err(|source| ConfError::Io {
-            file: file.clone(),
-            source,
-        })?;
-        self.add_resource_str(&file, &xml)
+        let xml = loader::read_file(path)?;
+        self.add_resource_str(&path.display().to_string(), &xml)
     }
 
     /// Adds the resource text `xml`, reported under `name`, on top of the current layers.

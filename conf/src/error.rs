@@ -15,7 +15,7 @@ pub enum ConfError {
     Io {
         /// The path that failed.
         file: String,
-        /// The underlying I/O error (including invalid UTF-8).
+        /// The underlying I/O error.
         #[source]
         source: std::io::Error,
     },
@@ -142,12 +142,24 @@ fn origin(location: &Option<Location>) -> String {
     }
 }
 
+/// `bytes` as `\xNN` escapes, the way editors and `od -c` show them.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("\\x{byte:02X}")).collect()
+}
+
 /// A well-formedness problem in a resource.
 #[derive(Debug, thiserror::Error)]
 pub enum XmlProblem {
     /// The tokenizer rejected the input (unclosed tag or comment, bad declaration, ...).
     #[error("{0}")]
     Syntax(quick_xml::Error),
+    /// A byte sequence that is not UTF-8, located at its first byte.
+    #[error("{} is not UTF-8 (configuration files are read as UTF-8)", hex(.bytes))]
+    InvalidUtf8 {
+        /// The sequence: a byte that cannot start or continue a character, or the start of a
+        /// character cut short (at most three bytes).
+        bytes: Vec<u8>,
+    },
     /// An entity other than the five XML predefines; Hadoop files define no others.
     #[error(
         "unknown entity &{entity}; (only &lt; &gt; &amp; &apos; &quot; and &#...; are defined)"

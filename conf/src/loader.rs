@@ -25,8 +25,12 @@
 //! `<source>` and `<tag>` (Hadoop metadata) are accepted and ignored, as are attributes,
 //! comments, processing instructions and the document type declaration. XInclude is not
 //! supported.
+//!
+//! Files are read as UTF-8 whatever their XML declaration says; the first byte sequence that is
+//! not UTF-8 is reported with its line and column.
 
 use std::borrow::Cow;
+use std::path::Path;
 
 use quick_xml::Reader;
 use quick_xml::escape::resolve_predefined_entity;
@@ -48,6 +52,37 @@ pub struct Property {
     pub description: String,
     /// The position of the `<value>` start tag.
     pub location: Location,
+}
+
+/// Reads the resource file at `path` as text; errors name the path as given.
+///
+/// # Errors
+///
+/// [`ConfError::Io`] when the file cannot be read, and [`ConfError::Xml`] with
+/// [`XmlProblem::InvalidUtf8`] at the first byte sequence that is not UTF-8.
+pub fn read_file(path: &Path) -> Result<String, ConfError> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| ConfError::Io {
+        file: file.clone(),
+        source,
+    })?;
+    decode(&file, bytes)
+}
+
+/// `bytes` as text, or an error at the first sequence that is not UTF-8.
+fn decode(file: &str, bytes: Vec<u8>) -> Result<String, ConfError> {
+    String::from_utf8(bytes).map_err(|error| {
+        // The first chunk ends at the bad sequence and its valid part is text, so it locates the
+        // sequence by line and character column like every other position.
+        let chunk = error.as_bytes().utf8_chunks().next();
+        let (text, invalid) = chunk.map_or(("", &[][..]), |chunk| (chunk.valid(), chunk.invalid()));
+        ConfError::Xml {
+            location: LineIndex::new(file, text).end(),
+            problem: XmlProblem::InvalidUtf8 {
+                bytes: invalid.to_vec(),
+            },
+        }
+    })
 }
 
 /// Parses the resource text `xml`, reported under the name `file`, into its properties in
@@ -535,6 +570,52 @@ mod tests {
         assert_eq!(
             error.to_string(),
             "t.xml:1:47: malformed XML: invalid character reference &#0;"
+        );
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_located_in_a_value_a_name_or_a_comment() {
+        let cases: [(&[u8], u32, u32, &[u8]); 4] = [
+            // In a value, after a two-byte character that takes one column.
+            (
+                b"<configuration>\n<property><name>k</name><value>\xC3\xA7\xFF</value></property></configuration>",
+                2,
+                33,
+                b"\xFF",
+            ),
+            // In a name: a two-byte lead followed by ASCII.
+            (
+                b"<configuration>\n<property>\n  <name>a\xC3(</name><value/></property></configuration>",
+                3,
+                10,
+                b"\xC3",
+            ),
+            // In a comment: Latin-1, as in a file saved by an editor set to ISO-8859-1.
+            (
+                b"<?xml version=\"1.0\"?>\n<!-- caf\xE9 -->\n<configuration/>",
+                2,
+                9,
+                b"\xE9",
+            ),
+            // A character cut short at the end of the file.
+            (b"<configuration/>\n\xE2\x82", 2, 1, b"\xE2\x82"),
+        ];
+        for (bytes, line, column, invalid) in cases {
+            let error = decode("t.xml", bytes.to_vec()).expect_err("not UTF-8");
+            let ConfError::Xml { location, problem } = &error else {
+                panic!("wrong variant: {error}");
+            };
+            assert_eq!(*location, Location::new("t.xml", line, column), "{error}");
+            assert!(
+                matches!(problem, XmlProblem::InvalidUtf8 { bytes } if bytes == invalid),
+                "{error}"
+            );
+        }
+        assert_eq!(
+            decode("t.xml", b"<configuration>\n  <!-- \xFF -->".to_vec())
+                .expect_err("not UTF-8")
+                .to_string(),
+            "t.xml:2:8: malformed XML: \\xFF is not UTF-8 (configuration files are read as UTF-8)"
         );
     }
 }

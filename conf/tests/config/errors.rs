@@ -402,3 +402,30 @@ fn ten_references_nested_nine_deep_are_refused_at_the_expansion_limit() {
     );
     assert!(matches!(error, ConfError::ExpansionTooLarge { ref key, .. } if key == "a0"));
 }
+
+#[test]
+fn invalid_utf8_in_a_file_points_at_the_byte() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("yarn-site.xml");
+    let latin1 =
+        b"<configuration>\n  <property><name>k</name><value>caf\xE9</value></property>\n</configuration>\n";
+    std::fs::write(&path, latin1).expect("write the file");
+
+    let error = Configuration::new()
+        .add_resource_file(&path)
+        .expect_err("Latin-1 is not UTF-8");
+    assert_error_at(
+        &error,
+        &path.display().to_string(),
+        2,
+        37,
+        &["malformed XML: \\xE9 is not UTF-8"],
+    );
+    assert!(matches!(
+        error,
+        ConfError::Xml {
+            problem: XmlProblem::InvalidUtf8 { .. },
+            ..
+        }
+    ));
+}
