@@ -20,6 +20,21 @@ pub enum ConfError {
         source: std::io::Error,
     },
 
+    /// A resource file larger than [`crate::loader::MAX_FILE_BYTES`], refused before it is read
+    /// in full or parsed.
+    #[error(
+        "{file}: cannot read configuration: the file is {size} bytes, more than the limit of {} \
+         bytes",
+        crate::loader::MAX_FILE_BYTES
+    )]
+    FileTooLarge {
+        /// The path as given.
+        file: String,
+        /// Its size in bytes; for a file that grew while it was read, or a pipe or device that
+        /// reports no size, the bytes read before stopping (one past the limit).
+        size: u64,
+    },
+
     /// The resource is not well-formed XML.
     #[error("{location}: malformed XML: {problem}")]
     Xml {
@@ -129,6 +144,7 @@ impl ConfError {
             | ConfError::Substitution { location, .. }
             | ConfError::ExpansionTooLarge { location, .. } => location.as_ref(),
             ConfError::Io { .. }
+            | ConfError::FileTooLarge { .. }
             | ConfError::Missing { .. }
             | ConfError::MissingUnitSuffix { .. } => None,
         }

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use yarn_conf::loader::MAX_FILE_BYTES;
 use yarn_conf::substitution::MAX_EXPANDED_BYTES;
 use yarn_conf::{
     ConfError, Configuration, Key, KeyKind, StructureProblem, SubstitutionProblem, XmlProblem, keys,
@@ -428,4 +429,67 @@ fn invalid_utf8_in_a_file_points_at_the_byte() {
             ..
         }
     ));
+}
+
+#[test]
+fn file_larger_than_the_limit_is_refused_before_it_is_read() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("capacity-scheduler.xml");
+    // Sparse: no data is written, and none is read before the refusal.
+    let file = std::fs::File::create(&path).expect("create the file");
+    file.set_len(137_000_000).expect("extend the file");
+
+    let error = Configuration::new()
+        .add_resource_file(&path)
+        .expect_err("too large");
+    let name = path.display().to_string();
+    assert!(
+        matches!(&error, ConfError::FileTooLarge { file, size: 137_000_000 } if *file == name),
+        "{error}"
+    );
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "{name}: cannot read configuration: the file is 137000000 bytes, more than the limit \
+             of {MAX_FILE_BYTES} bytes"
+        )
+    );
+
+    file.set_len(MAX_FILE_BYTES + 1).expect("shrink the file");
+    let error = Configuration::new()
+        .add_resource_file(&path)
+        .expect_err("one byte too large");
+    assert!(
+        matches!(error, ConfError::FileTooLarge { size, .. } if size == MAX_FILE_BYTES + 1),
+        "{error}"
+    );
+
+    // At the limit the file is read: these zero bytes are then refused as XML, not for size.
+    file.set_len(MAX_FILE_BYTES).expect("shrink the file");
+    let error = Configuration::new()
+        .add_resource_file(&path)
+        .expect_err("zero bytes are not a configuration");
+    assert!(
+        matches!(
+            error,
+            ConfError::Structure {
+                problem: StructureProblem::ContentOutsideRoot,
+                ..
+            }
+        ),
+        "{error}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn endless_device_is_refused_after_the_limit() {
+    // /dev/zero reports size 0 and never ends: the read itself must stop.
+    let error = Configuration::new()
+        .add_resource_file(std::path::Path::new("/dev/zero"))
+        .expect_err("endless");
+    assert!(
+        matches!(error, ConfError::FileTooLarge { size, .. } if size == MAX_FILE_BYTES + 1),
+        "{error}"
+    );
 }
