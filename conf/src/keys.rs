@@ -257,6 +257,12 @@ pub const APPLICATION_MAX_TAGS: Key = Key::new("yarn.application.max-tags", "10"
 /// The longest application tag, in characters.
 pub const APPLICATION_MAX_TAG_LENGTH: Key =
     Key::new("yarn.application.max-tag.length", "100", KeyKind::Int);
+/// The most asks one allocate may carry (yarn-ha only: Hadoop has no such bound).
+pub const RM_SCHEDULER_MAX_ASKS_PER_ALLOCATE: Key = Key::new(
+    "yarn.resourcemanager.scheduler.max-asks-per-allocate",
+    "20000",
+    KeyKind::Int,
+);
 /// The NodeManager host that its address keys derive from.
 pub const NM_HOSTNAME: Key = Key::new("yarn.nodemanager.hostname", "0.0.0.0", KeyKind::String);
 /// The NodeManager container manager endpoint.
@@ -539,6 +545,7 @@ pub const ALL: &[Key] = &[
     RM_ZK_MAX_ZNODE_SIZE_BYTES,
     APPLICATION_MAX_TAGS,
     APPLICATION_MAX_TAG_LENGTH,
+    RM_SCHEDULER_MAX_ASKS_PER_ALLOCATE,
     NM_HOSTNAME,
     NM_ADDRESS,
     NM_WEBAPP_ADDRESS,

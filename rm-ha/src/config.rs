@@ -52,6 +52,8 @@ pub struct RmConfig {
     pub raft: RaftSettings,
     /// What one application submission may carry.
     pub submission_limits: SubmissionLimits,
+    /// `yarn.resourcemanager.scheduler.max-asks-per-allocate`.
+    pub max_asks_per_allocate: usize,
     /// Where the leader reads `capacity-scheduler.xml`, and the `yarn-site.xml` scheduler
     /// settings. [`RmConfig::from_conf`] leaves the file unset (the built-in default queue);
     /// the `resourcemanager` command points it into the configuration directory.
@@ -138,6 +140,9 @@ impl RmConfig {
                 max_tags: to_usize(conf.get_u32(&keys::APPLICATION_MAX_TAGS)?),
                 max_tag_length: to_usize(conf.get_u32(&keys::APPLICATION_MAX_TAG_LENGTH)?),
             },
+            max_asks_per_allocate: to_usize(
+                conf.get_u32(&keys::RM_SCHEDULER_MAX_ASKS_PER_ALLOCATE)?,
+            ),
             queues: QueueConfigSource {
                 file: None,
                 settings: scheduler_settings(conf)?,
@@ -154,6 +159,13 @@ impl RmConfig {
     fn validate(&self, conf: &Configuration) -> Result<(), ConfError> {
         if self.am_max_attempts == 0 {
             return Err(conf.invalid_value(&keys::RM_AM_MAX_ATTEMPTS, 0, "at least 1"));
+        }
+        if self.max_asks_per_allocate == 0 {
+            return Err(conf.invalid_value(
+                &keys::RM_SCHEDULER_MAX_ASKS_PER_ALLOCATE,
+                0,
+                "at least 1",
+            ));
         }
         let context_bytes = self.submission_limits.max_context_bytes;
         if !(1..=MAX_CONTEXT_BYTES_LIMIT).contains(&context_bytes) {

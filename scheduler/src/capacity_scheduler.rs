@@ -1552,6 +1552,7 @@ impl CapacityScheduler {
         let SchedulingPass {
             leaves,
             unplaceable,
+            first_ask,
             ..
         } = pass;
         let state = leaves.get_mut(&leaf)?;
@@ -1562,6 +1563,7 @@ impl CapacityScheduler {
                 state.active_used,
                 state.active_weight,
                 unplaceable,
+                first_ask,
             ) {
                 state.active_used = state.active_used.saturating_add(allocation.resource);
                 return Some(allocation);
@@ -1580,6 +1582,7 @@ impl CapacityScheduler {
         active_used: Resource,
         active_weight: f64,
         unplaceable: &mut Vec<Resource>,
+        first_ask: &mut BTreeMap<ApplicationId, AskKey>,
     ) -> Option<Allocation> {
         let calculator = self.conf.resource_calculator();
         let cluster = self.cluster_resource;
@@ -1606,7 +1609,10 @@ impl CapacityScheduler {
                 }
             }
         } else {
-            for (key, asks) in attempt.asks.pending() {
+            let from = first_ask.get(&application_id).copied();
+            for (key, asks) in attempt.asks.pending_from(from) {
+                // Reached only once every key before this one found no room in this pass.
+                first_ask.insert(application_id, key);
                 let capability = asks.capability();
                 if !self.fits_queue_limits(leaf, capability) {
                     continue;
@@ -1821,6 +1827,11 @@ struct SchedulingPass {
     done: Vec<bool>,
     leaves: BTreeMap<usize, LeafPass>,
     unplaceable: Vec<Resource>,
+    /// Per application, the first ask key still worth trying: keys before it found no room
+    /// earlier in this pass, and room only shrinks during a pass, so they never will. Without
+    /// it each container walked every ask from the first, and an AM with 150,000 asks for
+    /// hosts that never fit held the scheduler for a minute.
+    first_ask: BTreeMap<ApplicationId, AskKey>,
 }
 
 /// A leaf's applications with demand, in serving order, and its active users' usage.
@@ -1877,6 +1888,7 @@ impl SchedulingPass {
             done,
             leaves,
             unplaceable: Vec::new(),
+            first_ask: BTreeMap::new(),
         }
     }
 

@@ -60,6 +60,8 @@ pub(crate) struct ApplicationMasterService {
     pub(crate) opportunistic: OpportunisticSettings,
     /// The leader's opportunistic counts.
     pub(crate) counters: OpportunisticCounters,
+    /// `yarn.resourcemanager.scheduler.max-asks-per-allocate`.
+    pub(crate) max_asks_per_allocate: usize,
 }
 
 /// The authenticated caller of one call.
@@ -351,6 +353,15 @@ impl ApplicationMasterService {
                 )));
             }
             Some(ResponseIdCheck::Fresh) => {}
+        }
+        if body.ask.len() > self.max_asks_per_allocate {
+            return Err(Status::invalid_argument(format!(
+                "allocate for {attempt}: {} asks, more than the {} \
+                 yarn.resourcemanager.scheduler.max-asks-per-allocate allows; send them over \
+                 several heartbeats",
+                body.ask.len(),
+                self.max_asks_per_allocate
+            )));
         }
         let asks = allocate_response::split_asks(&body.ask, self.opportunistic.enabled).map_err(
             |reason| Status::invalid_argument(format!("allocate for {attempt}: {reason}")),

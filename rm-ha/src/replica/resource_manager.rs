@@ -311,6 +311,7 @@ impl ResourceManager {
             container_token_expiry: config.container_allocation_expiry,
             opportunistic: config.opportunistic.clone(),
             counters,
+            max_asks_per_allocate: config.max_asks_per_allocate,
         });
         use tonic::transport::Server;
         spawn_server(

@@ -1,13 +1,15 @@
-//! What one submission may carry: a caller cannot make every replica store megabytes per
-//! application, submit an AM no node could hold, or have a megabyte echoed back; and the
-//! largest legal submissions replicate to every replica.
+//! What one caller may send: a submission cannot make every replica store megabytes per
+//! application, submit an AM no node could hold, or have a megabyte echoed back, and the largest
+//! legal submissions replicate to every replica; an allocate carries a bounded number of asks.
 
 use tokio::task::JoinSet;
 use tonic::Code;
 use yarn_proto::pb;
 
+use crate::applications::{allocate_until, ask, register_am, with_token};
 use crate::state_digest::{assert_one_digest, at_one_index};
-use crate::support::{Cluster, list, on_leader, try_submit_with};
+use crate::support::{Cluster, list, on_leader, register_node, try_submit_with};
+use crate::unmanaged_am::{submit_unmanaged, token_from_report};
 
 /// A submission whose launch command is `bytes` long.
 fn with_command(bytes: usize) -> pb::ApplicationSubmissionContextProto {
@@ -151,6 +153,62 @@ async fn submissions_near_the_limit_replicate_to_every_replica() {
     }
     assert_eq!(list(&cluster).await.len(), 20);
     assert_one_digest(&at_one_index(&cluster, &[0, 1, 2]).await);
+
+    for index in 0..3 {
+        cluster.stop(index).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_allocate_with_more_asks_than_the_limit_is_refused_naming_it() {
+    let mut cluster = Cluster::new(
+        3,
+        0,
+        &[(
+            "yarn.resourcemanager.scheduler.max-asks-per-allocate",
+            "100",
+        )],
+    )
+    .await;
+    cluster.start_configured().await;
+    register_node(&cluster, 8192, 8).await;
+    let app = submit_unmanaged(&cluster, 1).await;
+    let (token, _) = token_from_report(&cluster, app).await;
+    let leader = register_am(&cluster, &token).await;
+
+    let too_many: Vec<pb::ResourceRequestProto> = (0..101)
+        .map(|i| pb::ResourceRequestProto {
+            allocation_request_id: i,
+            ..ask(1)
+        })
+        .collect();
+    let status = cluster
+        .scheduler(leader)
+        .await
+        .allocate(with_token(
+            pb::AllocateRequestProto {
+                ask: too_many.clone(),
+                response_id: 0,
+                ..Default::default()
+            },
+            &token,
+        ))
+        .await
+        .expect_err("101 asks are refused");
+    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+    assert!(
+        status.message().contains("101 asks")
+            && status
+                .message()
+                .contains("yarn.resourcemanager.scheduler.max-asks-per-allocate"),
+        "{}",
+        status.message()
+    );
+    // The same asks over two heartbeats are served.
+    let (first, _, next) =
+        allocate_until(&cluster, leader, &token, 0, too_many[..100].to_vec(), 1).await;
+    assert!(!first.is_empty());
+    allocate_until(&cluster, leader, &token, next, too_many[100..].to_vec(), 0).await;
 
     for index in 0..3 {
         cluster.stop(index).await;

@@ -15,7 +15,7 @@ use crate::support::{Cluster, NM_HOST, USER, eventually, on_leader, register_nod
 const STRANGER: &str = "mallory";
 
 /// Submits an application whose AM the test runs itself, outside the cluster.
-async fn submit_unmanaged(cluster: &Cluster, max_attempts: i32) -> ApplicationId {
+pub(crate) async fn submit_unmanaged(cluster: &Cluster, max_attempts: i32) -> ApplicationId {
     submit_with(
         cluster,
         pb::ApplicationSubmissionContextProto {
@@ -61,7 +61,7 @@ async fn report_as(cluster: &Cluster, id: ApplicationId, user: &str) -> pb::Appl
 }
 
 /// Polls the owner's report of `id` until it carries an AMRMToken; returns it with the report.
-async fn token_from_report(
+pub(crate) async fn token_from_report(
     cluster: &Cluster,
     id: ApplicationId,
 ) -> (pb::TokenProto, pb::ApplicationReportProto) {

@@ -381,3 +381,31 @@ fn asks_are_served_by_container_priority_and_locality() {
         "host2 has 2 GiB free; host0 and host1 have 3 GiB but are not allowed"
     );
 }
+
+/// An AM asking for 150,000 containers on hosts the cluster does not have, each strict, and
+/// for 500 anywhere after them: the strict asks are never placed, and the rest are, in one pass.
+/// (Each container once walked every strict ask again: this scenario held a leader's scheduler
+/// for a minute.)
+#[test]
+fn asks_that_cannot_be_placed_are_passed_over_once_per_pass() {
+    let conf = must_conf(&[("root.queues", "default"), ("root.default.capacity", "100")]);
+    let mut scheduler = must_scheduler(conf, 10, 64, 64);
+    must_start(&mut scheduler, 1, "default", "u", 0);
+    scheduler.schedule();
+    let mut asks: Vec<ResourceRequest> = (0..150_000)
+        .map(|i| ResourceRequest {
+            allocation_request_id: i,
+            ..ResourceRequest::on_host(1, &format!("absent{i}"), gib(1), 1, false)
+        })
+        .collect();
+    asks.push(ResourceRequest::any(2, gib(1), 500));
+    scheduler.update_asks(attempt(1), &asks, &[]).unwrap();
+    let placed = scheduler.schedule();
+    assert_eq!(placed.len(), 500);
+    assert!(placed.iter().all(|allocation| allocation.priority == 2));
+    assert!(
+        scheduler.schedule().is_empty(),
+        "the strict asks stay unplaced"
+    );
+    assert_eq!(app_gib(&scheduler, 1), 501, "the AM and 500 containers");
+}
