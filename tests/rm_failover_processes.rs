@@ -713,6 +713,18 @@ async fn refresh_queues_is_validated_committed_and_survives_a_failover() {
     );
     let (ok, out, err) = yarn_ha_as_user(&cluster, &["rmadmin", "-refreshQueues"]).await;
     assert!(ok, "refreshQueues: {out}{err}");
+    assert!(
+        out.starts_with("committed queue configuration version ")
+            && out.contains("capacity-scheduler.xml"),
+        "the refresh says what it committed and from which replica's file: {out}"
+    );
+    // Again with the same files: nothing new, and it says so.
+    let (ok, again, err) = yarn_ha_as_user(&cluster, &["rmadmin", "-refreshQueues"]).await;
+    assert!(ok, "refreshQueues: {again}{err}");
+    assert!(
+        again.contains("already in force; nothing committed"),
+        "{again}"
+    );
 
     // The new leader after a SIGKILL schedules with the refreshed queues: they were replicated,
     // not read again from a file (which the test now breaks on every replica).

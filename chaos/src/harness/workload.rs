@@ -302,8 +302,10 @@ async fn refresher(shared: Arc<Shared>, mut rng: SplitMix64) {
             .recorder
             .invoke("refresher", OperationKind::RefreshQueues);
         let outcome = match shared.admin.refresh_queues().await {
-            Ok(version) => Outcome::Ok {
-                result: OperationResult::Count { count: version },
+            Ok(reply) => Outcome::Ok {
+                result: OperationResult::Count {
+                    count: reply.queue_config_version,
+                },
             },
             Err(err) => failed(&err),
         };

@@ -2,7 +2,9 @@
 
 use std::fmt::Write;
 
-use yarn_proto::pb::{GetClusterMembershipResponseProto, GetStateDigestResponseProto};
+use yarn_proto::pb::{
+    GetClusterMembershipResponseProto, GetStateDigestResponseProto, RefreshQueuesResponseProto,
+};
 
 use super::ServiceState;
 
@@ -62,6 +64,24 @@ pub fn state_digest(reply: &GetStateDigestResponseProto) -> String {
     )
 }
 
+/// The `-refreshQueues` report, one line naming the leader whose file was applied and the
+/// version in force: `committed queue configuration version <v> from <rm id>'s <file>`, or
+/// `<rm id>'s <file> holds queue configuration version <v>, already in force; nothing
+/// committed` when the file changed nothing (a retry on a new leader reads that leader's file).
+pub fn refreshed_queues(reply: &RefreshQueuesResponseProto) -> String {
+    if reply.committed {
+        format!(
+            "committed queue configuration version {} from {}'s {}\n",
+            reply.queue_config_version, reply.rm_id, reply.file
+        )
+    } else {
+        format!(
+            "{}'s {} holds queue configuration version {}, already in force; nothing committed\n",
+            reply.rm_id, reply.file, reply.queue_config_version
+        )
+    }
+}
+
 fn column_width(
     membership: &GetClusterMembershipResponseProto,
     len: impl Fn(&yarn_proto::pb::RaftMemberProto) -> usize,
@@ -74,6 +94,27 @@ mod tests {
     use yarn_proto::pb::RaftMemberProto;
 
     use super::*;
+
+    #[test]
+    fn a_refresh_names_the_replica_its_file_and_whether_it_committed() {
+        let mut reply = RefreshQueuesResponseProto {
+            queue_config_version: 4,
+            rm_id: "rm2".to_owned(),
+            file: "/etc/yarn-ha/capacity-scheduler.xml".to_owned(),
+            committed: true,
+        };
+        assert_eq!(
+            refreshed_queues(&reply),
+            "committed queue configuration version 4 from rm2's \
+             /etc/yarn-ha/capacity-scheduler.xml\n"
+        );
+        reply.committed = false;
+        assert_eq!(
+            refreshed_queues(&reply),
+            "rm2's /etc/yarn-ha/capacity-scheduler.xml holds queue configuration version 4, \
+             already in force; nothing committed\n"
+        );
+    }
 
     #[test]
     fn all_service_states_align_addresses_and_mark_the_unreachable() {

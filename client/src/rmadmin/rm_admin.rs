@@ -85,8 +85,7 @@ impl RmAdmin {
                 Ok(String::new())
             }
             RmAdminCommand::RefreshQueues => {
-                self.refresh_queues().await?;
-                Ok(String::new())
+                Ok(output::refreshed_queues(&self.refresh_queues().await?))
             }
             RmAdminCommand::RefreshNodes => {
                 self.refresh_nodes().await?;
@@ -295,19 +294,18 @@ impl RmAdmin {
         Ok(reply.membership.unwrap_or_default())
     }
 
-    /// Re-reads capacity-scheduler.xml on the leader; returns the queue-configuration version.
+    /// Re-reads capacity-scheduler.xml on the leader; returns which leader's file was applied,
+    /// the queue-configuration version in force, and whether this call committed it.
     ///
     /// # Errors
     ///
     /// Those of [`RmClient::call`]; the leader's refusal (e.g. bad configuration) is in the
     /// status.
-    pub async fn refresh_queues(&self) -> Result<u64, Error> {
-        let reply = self
-            .call(|mut admin| async move {
-                admin.refresh_queues(pb::RefreshQueuesRequestProto {}).await
-            })
-            .await?;
-        Ok(reply.queue_config_version)
+    pub async fn refresh_queues(&self) -> Result<pb::RefreshQueuesResponseProto, Error> {
+        self.call(|mut admin| async move {
+            admin.refresh_queues(pb::RefreshQueuesRequestProto {}).await
+        })
+        .await
     }
 
     /// Re-reads the include and exclude node lists on the leader, decommissioning at once.

@@ -224,19 +224,28 @@ impl ResourceManagerAdministrationProtocol for AdminService {
         // Validation runs against everything committed so far, so it sees every application
         // that could hold on to a queue being removed.
         self.proposer.read_barrier().await?;
-        let properties = self
-            .queues
-            .read_properties()
+        // Reading and parsing a file of up to 16 MiB is blocking work; off the async workers,
+        // so that Raft heartbeats keep flowing meanwhile.
+        let queues = self.queues.clone();
+        let properties = tokio::task::spawn_blocking(move || queues.read_properties())
+            .await
+            .map_err(|err| Status::internal(format!("reading the queue configuration: {err}")))?
             .map_err(|err| Status::failed_precondition(err.to_string()))?;
         let plan = self
             .state
             .read(|state| QueueRefresh::plan(state, &self.queues, properties))
             .map_err(|err| Status::invalid_argument(err.to_string()))?;
+        let applied = |queue_config_version, committed| {
+            Response::new(RefreshQueuesResponseProto {
+                queue_config_version,
+                rm_id: self.rm_id.clone(),
+                file: self.queues.describe(),
+                committed,
+            })
+        };
         let Some(refresh) = plan else {
             let version = self.state.read(|state| state.queue_config_version);
-            return Ok(Response::new(RefreshQueuesResponseProto {
-                queue_config_version: version,
-            }));
+            return Ok(applied(version, false));
         };
         match self
             .proposer
@@ -245,9 +254,7 @@ impl ResourceManagerAdministrationProtocol for AdminService {
         {
             RmResponse::QueueConfigVersionSet { version } => {
                 tracing::info!(version, file = %self.queues.describe(), "queues refreshed");
-                Ok(Response::new(RefreshQueuesResponseProto {
-                    queue_config_version: version,
-                }))
+                Ok(applied(version, true))
             }
             RmResponse::QueueConfigVersionRejected { expected, actual } => {
                 Err(Status::aborted(format!(
