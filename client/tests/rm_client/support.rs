@@ -203,6 +203,7 @@ impl ResourceManagerAdministrationProtocol for FakeRm {
         self.leader_only().await?;
         Ok(Response::new(pb::RefreshQueuesResponseProto {
             queue_config_version: 3,
+            ..Default::default()
         }))
     }
 
