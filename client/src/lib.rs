@@ -30,6 +30,10 @@
 //!   container.
 //! - [`Error`]: the crate's one error type.
 //!
+//! Whatever the commands print that users, ApplicationMasters or servers chose (names, queues,
+//! diagnostics) goes through one escaping function, so that it cannot act on the operator's
+//! terminal.
+//!
 //! # A call
 //!
 //! ```text
@@ -73,6 +77,7 @@ mod rm_client_config;
 mod rm_failover_targets;
 mod rm_service;
 pub mod rmadmin;
+mod terminal_text;
 mod yarn_client;
 
 pub use allocate_outcome::AllocateOutcome;

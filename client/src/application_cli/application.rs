@@ -10,6 +10,7 @@ use super::text::{
     NOT_AVAILABLE, application_id_text, application_state_name, final_status_name, format_progress,
 };
 use crate::KillOutcome;
+use crate::terminal_text::escape_for_terminal;
 
 /// The columns of `application -list`, in order.
 pub const APPLICATION_LIST_COLUMNS: [&str; 9] = [
@@ -45,7 +46,7 @@ pub fn selected_application_types(words: &[String]) -> Vec<String> {
 /// The `application -list` output: the count line naming the filters, as Hadoop prints it
 /// (`Total number of applications (application-types: [] and states: [RUNNING]):2`; the tags
 /// appear only when some were given), then the column headers and one tab-separated row per
-/// report, in the order given.
+/// report, in the order given. Types, tags and every cell are escaped for the terminal.
 pub fn format_application_list(
     types: &[String],
     states: &[pb::YarnApplicationStateProto],
@@ -68,7 +69,8 @@ pub fn format_application_list(
         )
     };
     let mut out = format!(
-        "Total number of applications ({filters}):{}\n",
+        "Total number of applications ({}):{}\n",
+        escape_for_terminal(&filters),
         reports.len()
     );
     push_row(
@@ -99,8 +101,9 @@ pub fn format_application_list(
 }
 
 /// The `application -status` output: Hadoop's `Application Report :` block, one
-/// `\t<label> : <value>` line each. Start and finish times are ms since the Unix epoch, as
-/// Hadoop prints them (the finish time is 0 while the application runs).
+/// `\t<label> : <value>` line each, values escaped for the terminal (so multi-line diagnostics
+/// stay on their line). Start and finish times are ms since the Unix epoch, as Hadoop prints
+/// them (the finish time is 0 while the application runs).
 pub fn format_application_report(report: &pb::ApplicationReportProto) -> String {
     let (memory_seconds, vcore_seconds) = report
         .app_resource_usage
@@ -146,7 +149,7 @@ pub fn format_application_report(report: &pb::ApplicationReportProto) -> String 
     let mut out = String::from("Application Report : \n");
     for (label, value) in lines {
         // Writing to a String cannot fail.
-        let _ = writeln!(out, "\t{label} : {value}");
+        let _ = writeln!(out, "\t{label} : {}", escape_for_terminal(&value));
     }
     out
 }
@@ -164,9 +167,13 @@ pub fn format_kill_outcome(id: ApplicationId, outcome: KillOutcome) -> String {
     }
 }
 
-/// The line `application -movetoqueue` prints before asking the RM to move the application.
+/// The line `application -movetoqueue` prints before asking the RM to move the application,
+/// the queue escaped for the terminal.
 pub fn format_move_started(id: ApplicationId, queue: &str) -> String {
-    format!("Moving application {id} to queue {queue}\n")
+    format!(
+        "Moving application {id} to queue {}\n",
+        escape_for_terminal(queue)
+    )
 }
 
 /// The line `application -movetoqueue` prints once the move is committed.
@@ -269,6 +276,50 @@ mod tests {
     }
 
     #[test]
+    fn list_escapes_what_users_and_ams_chose_and_keeps_its_columns() {
+        let mut hostile = report(9, "\x1b]0;pwned\x07evil", State::Running);
+        hostile.application_type = "MAP\tREDUCE".to_owned();
+        hostile.user = "bob\u{202e}".to_owned();
+        hostile.queue = "root.\u{9b}2J".to_owned();
+        hostile.tracking_url = "http://x/\r\n".to_owned();
+        let text = format_application_list(
+            &["T\x1bY".to_owned()],
+            &[State::Running],
+            &["tag\n1".to_owned()],
+            &[hostile],
+        );
+        assert!(
+            !text.contains(['\x1b', '\x07', '\r', '\u{9b}', '\u{202e}']),
+            "{text:?}"
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text:?}");
+        assert_eq!(
+            lines[0],
+            "Total number of applications (application-types: [T\\eY], states: [RUNNING] and \
+             tags: [tag\\n1]):1"
+        );
+        assert_eq!(
+            cells(lines[2]),
+            [
+                "application_1700000000000_0009",
+                "\\e]0;pwned\\aevil",
+                "MAP\\tREDUCE",
+                "bob\\u{202e}",
+                "root.\\u{9b}2J",
+                "RUNNING",
+                "UNDEFINED",
+                "42.5%",
+                "http://x/\\r\\n",
+            ]
+        );
+        // Hadoop's 20 characters of the name and type columns count the escaped text: 16 and
+        // 11 of them here.
+        let padded = format!("\t{:>20}\t{:>20}\t", "\\e]0;pwned\\aevil", "MAP\\tREDUCE");
+        assert!(lines[2].contains(&padded), "{:?}", lines[2]);
+    }
+
+    #[test]
     fn app_types_are_upper_cased_trimmed_and_deduplicated_in_order() {
         let words = ["spark", " MapReduce ", "", "SPARK"].map(str::to_owned);
         assert_eq!(selected_application_types(&words), ["SPARK", "MAPREDUCE"]);
@@ -301,6 +352,25 @@ mod tests {
     }
 
     #[test]
+    fn status_escapes_each_value_and_keeps_one_line_per_label() {
+        let mut hostile = report(7, "\x1b]0;pwned\x07evil", State::Failed);
+        hostile.diagnostics = "AM failed\n\tState : FINISHED\x1b[1A".to_owned();
+        hostile.host = "nm\x08\x08".to_owned();
+        let text = format_application_report(&hostile);
+        assert!(!text.contains(['\x1b', '\x07', '\x08']), "{text:?}");
+        assert_eq!(text.lines().count(), 18, "{text}");
+        assert!(
+            text.contains("\tApplication-Name : \\e]0;pwned\\aevil\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\tDiagnostics : AM failed\\n\\tState : FINISHED\\e[1A\n"),
+            "{text}"
+        );
+        assert!(text.contains("\tAM Host : nm\\b\\b\n"), "{text}");
+    }
+
+    #[test]
     fn status_of_a_sparse_report_says_what_is_unknown() {
         let text = format_application_report(&pb::ApplicationReportProto::default());
         assert!(text.contains("\tApplication-Id : N/A\n"), "{text}");
@@ -326,6 +396,10 @@ mod tests {
         assert_eq!(
             format_move_started(id, "root.b"),
             "Moving application application_1700000000000_0003 to queue root.b\n"
+        );
+        assert_eq!(
+            format_move_started(id, "root.b\x1b[2K"),
+            "Moving application application_1700000000000_0003 to queue root.b\\e[2K\n"
         );
         assert_eq!(format_move_completed(), "Successfully completed move.\n");
     }

@@ -101,4 +101,20 @@ mod tests {
         );
         assert_eq!(cells(lines[4])[1..3], ["SCHEDULED", "N/A"]);
     }
+
+    #[test]
+    fn list_escapes_the_tracking_url_an_am_registered() {
+        let app = ApplicationId::new(1_700_000_000_000, 4);
+        let report = pb::ApplicationAttemptReportProto {
+            application_attempt_id: Some(ApplicationAttemptId::new(app, 1).into()),
+            tracking_url: "http://am:1/\x1b]8;;http://evil/\x1b\\link".to_owned(),
+            ..Default::default()
+        };
+        let text = format_attempt_list(&[report]);
+        assert!(!text.contains('\x1b'), "{text:?}");
+        assert_eq!(
+            cells(text.lines().nth(2).unwrap())[3],
+            "http://am:1/\\e]8;;http://evil/\\e\\\\link"
+        );
+    }
 }

@@ -96,4 +96,23 @@ mod tests {
         );
         assert_eq!(lines.len(), 4);
     }
+
+    #[test]
+    fn list_escapes_the_addresses_nodes_report() {
+        let attempt = ApplicationAttemptId::new(ApplicationId::new(1_700_000_000_000, 4), 1);
+        let report = pb::ContainerReportProto {
+            container_id: Some(ContainerId::new(attempt, 0, 1).unwrap().into()),
+            node_http_address: "http://nm1:8042\t\x1b[5m".to_owned(),
+            log_url: "http://nm1:8042/logs\u{85}".to_owned(),
+            ..Default::default()
+        };
+        let text = format_container_list(&[report]);
+        assert!(!text.contains(['\x1b', '\u{85}']), "{text:?}");
+        let row = cells(text.lines().nth(2).unwrap());
+        assert_eq!(row.len(), CONTAINER_LIST_COLUMNS.len(), "{row:?}");
+        assert_eq!(
+            row[5..],
+            ["http://nm1:8042\\t\\e[5m", "http://nm1:8042/logs\\u{85}"]
+        );
+    }
 }

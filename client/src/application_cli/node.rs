@@ -7,6 +7,7 @@ use yarn_proto::pb;
 
 use super::table::push_row;
 use super::text::{format_time, node_id_text, node_state_name};
+use crate::terminal_text::escape_for_terminal;
 
 /// The columns of `node -list`, in order: Hadoop's four, then the node's opportunistic load as
 /// of its last heartbeat (yarn-ha's additions).
@@ -69,8 +70,8 @@ pub fn find_node_report<'a>(
 }
 
 /// The `node -status` output: a `Node Report :` block as Hadoop prints it, one
-/// `\t<label> : <value>` line each, followed by the node's opportunistic load. The last health
-/// update is a UTC date.
+/// `\t<label> : <value>` line each, values escaped for the terminal, followed by the node's
+/// opportunistic load. The last health update is a UTC date.
 pub fn format_node_report(report: &pb::NodeReportProto) -> String {
     let used = report
         .used
@@ -119,7 +120,7 @@ pub fn format_node_report(report: &pb::NodeReportProto) -> String {
     let mut out = String::from("Node Report : \n");
     for (label, value) in lines {
         // Writing to a String cannot fail.
-        let _ = writeln!(out, "\t{label} : {value}");
+        let _ = writeln!(out, "\t{label} : {}", escape_for_terminal(&value));
     }
     out
 }
@@ -183,6 +184,29 @@ mod tests {
         );
         assert_eq!(cells(lines[3])[1], "UNHEALTHY");
         assert_eq!(lines.len(), 4);
+    }
+
+    #[test]
+    fn list_and_status_escape_what_nodes_report() {
+        let mut hostile = node("nm1.example.com", pb::NodeStateProto::NsUnhealthy);
+        hostile.http_address = "nm1:8042\x1b[8m".to_owned();
+        hostile.health_report = "disk full\r\x1b[2KHealth-Report : ok".to_owned();
+        hostile.rack_name = "/r\u{202e}1".to_owned();
+        hostile.node_labels = vec!["gpu\n".to_owned(), "ssd".to_owned()];
+
+        let list = format_node_list(std::slice::from_ref(&hostile));
+        assert!(!list.contains('\x1b'), "{list:?}");
+        assert_eq!(cells(list.lines().nth(2).unwrap())[2], "nm1:8042\\e[8m");
+
+        let status = format_node_report(&hostile);
+        assert!(!status.contains(['\x1b', '\r', '\u{202e}']), "{status:?}");
+        for line in [
+            "\tRack : /r\\u{202e}1\n",
+            "\tHealth-Report : disk full\\r\\e[2KHealth-Report : ok\n",
+            "\tNode-Labels : gpu\\n,ssd\n",
+        ] {
+            assert!(status.contains(line), "missing {line:?} in\n{status}");
+        }
     }
 
     #[test]

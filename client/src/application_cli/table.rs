@@ -3,9 +3,13 @@
 
 use std::fmt::Write;
 
-/// Appends one row to `out`: each cell right-aligned to its column's minimum width (longer
-/// cells are kept whole), tab-separated, ending with a newline. Extra cells beyond `widths`
-/// are not padded.
+use crate::terminal_text::escape_for_terminal;
+
+/// Appends one row to `out`: each cell escaped for the terminal ([`escape_for_terminal`]), so
+/// that no cell can hold a tab or line break of its own nor act on the terminal, right-aligned
+/// to its column's minimum width as escaped (longer cells are kept whole), tab-separated,
+/// ending with a newline. Extra cells beyond `widths` are not padded. Cells are passed as
+/// received: this is where they are escaped, once.
 pub(crate) fn push_row(out: &mut String, widths: &[usize], cells: &[&str]) {
     for (index, cell) in cells.iter().enumerate() {
         if index > 0 {
@@ -13,7 +17,7 @@ pub(crate) fn push_row(out: &mut String, widths: &[usize], cells: &[&str]) {
         }
         let width = widths.get(index).copied().unwrap_or(0);
         // Writing to a String cannot fail.
-        let _ = write!(out, "{cell:>width$}");
+        let _ = write!(out, "{:>width$}", escape_for_terminal(cell));
     }
     out.push('\n');
 }
@@ -27,5 +31,15 @@ mod tests {
         let mut out = String::new();
         push_row(&mut out, &[4, 3], &["ab", "toolong"]);
         assert_eq!(out, "  ab\ttoolong\n");
+    }
+
+    #[test]
+    fn cells_are_escaped_and_aligned_by_their_escaped_width() {
+        let mut out = String::new();
+        push_row(&mut out, &[6, 4, 3], &["a\tb", "\x1b[2J", "é"]);
+        // `a\tb` is four characters once escaped, `\e[2J` five: the tab and line end are the
+        // row's own, and only they.
+        assert_eq!(out, "  a\\tb\t\\e[2J\t  é\n");
+        assert_eq!(out.matches('\t').count(), 2);
     }
 }

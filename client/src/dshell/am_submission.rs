@@ -11,6 +11,7 @@ use yarn_proto::pb;
 
 use super::option_words::{path_text, shell_command_line};
 use crate::application_cli::{application_state_name, final_status_name};
+use crate::terminal_text::escape_for_terminal;
 use crate::{DEFAULT_POLL_INTERVAL, Error, KillOutcome, YarnClient};
 
 /// The variable that tells the ApplicationMaster (and tasks) where the client's configuration
@@ -162,7 +163,8 @@ impl AmSubmission {
 }
 
 /// The final state, final status and diagnostics of an ended application, as the clients
-/// print them.
+/// print them. The diagnostics keep their lines (one per container, as the ApplicationMaster
+/// wrote them), each escaped for the terminal.
 pub(crate) fn format_final_report(
     id: ApplicationId,
     report: &pb::ApplicationReportProto,
@@ -174,8 +176,11 @@ pub(crate) fn format_final_report(
     );
     if !report.diagnostics.trim().is_empty() {
         text.push_str("Diagnostics:\n");
-        text.push_str(report.diagnostics.trim_end());
-        text.push('\n');
+        // Split on line feeds alone, so that a carriage return is escaped, not dropped.
+        for line in report.diagnostics.trim_end().split('\n') {
+            text.push_str(&escape_for_terminal(line));
+            text.push('\n');
+        }
     }
     text
 }
@@ -261,6 +266,28 @@ mod tests {
             "Application application_1700000000000_0004 ended with state FINISHED and final \
              status FAILED\nDiagnostics:\nc1 on h:1 GUARANTEED exit 1\n0 of 1 containers \
              succeeded\n"
+        );
+    }
+
+    #[test]
+    fn the_final_report_escapes_each_line_of_the_diagnostics() {
+        let id = ApplicationId::new(1_700_000_000_000, 4);
+        let report = pb::ApplicationReportProto {
+            yarn_application_state: pb::YarnApplicationStateProto::Failed as i32,
+            diagnostics: "c1 on h:1 GUARANTEED exit 1: \x1b]0;pwned\x07evil\r\n\
+                          0 of 1 containers succeeded\x1b[1A\x1b[2K"
+                .to_owned(),
+            ..Default::default()
+        };
+        let text = format_final_report(id, &report);
+        assert!(!text.contains(['\x1b', '\x07', '\r']), "{text:?}");
+        assert_eq!(
+            text.lines().skip(1).collect::<Vec<_>>(),
+            [
+                "Diagnostics:",
+                "c1 on h:1 GUARANTEED exit 1: \\e]0;pwned\\aevil\\r",
+                "0 of 1 containers succeeded\\e[1A\\e[2K",
+            ]
         );
     }
 }

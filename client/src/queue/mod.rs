@@ -4,6 +4,7 @@ use yarn_conf::Configuration;
 use yarn_proto::pb;
 use yarn_proto::pb::application_client_protocol_client::ApplicationClientProtocolClient;
 
+use crate::terminal_text::escape_for_terminal;
 use crate::{Error, Idempotency, RmClient, RmClientConfig, RmService};
 
 /// Asks the leader for `queue` (a leaf name or full path) and renders it as
@@ -37,7 +38,7 @@ pub fn queue_status_blocking(conf: &Configuration, queue: &str) -> Result<String
 
 /// Renders a queue as `yarn queue -status` does, one `Label : value` line each, plus the
 /// absolute capacities, applications and ACLs yarn-ha reports. Capacities print as
-/// percentages with one decimal.
+/// percentages with one decimal; names, paths and ACLs are escaped for the terminal.
 pub fn format_queue_status(info: &pb::QueueInfoProto) -> String {
     let percent = |fraction: f32| format!("{:.1}%", fraction * 100.0);
     let absolute = |value: f32| format!("{value:.1}%");
@@ -108,7 +109,7 @@ pub fn format_queue_status(info: &pb::QueueInfoProto) -> String {
     ];
     let mut out = String::from("Queue Information : \n");
     for (label, value) in lines {
-        out.push_str(&format!("\t{label} : {value}\n"));
+        out.push_str(&format!("\t{label} : {}\n", escape_for_terminal(&value)));
     }
     out
 }
@@ -181,6 +182,34 @@ mod tests {
         ] {
             assert!(text.contains(line), "missing {line:?} in\n{text}");
         }
+    }
+
+    #[test]
+    fn status_escapes_names_paths_and_acls() {
+        let info = pb::QueueInfoProto {
+            queue_name: "a\x1b]0;x\x07".to_owned(),
+            queue_path: "root.a\n\tState : RUNNING".to_owned(),
+            acl_submit_applications: "alice\u{202e} ".to_owned(),
+            child_queues: vec![pb::QueueInfoProto {
+                queue_name: "b\x7f".to_owned(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let text = format_queue_status(&info);
+        assert!(
+            !text.contains(['\x1b', '\x07', '\x7f', '\u{202e}']),
+            "{text:?}"
+        );
+        for line in [
+            "\tQueue Name : a\\e]0;x\\a\n",
+            "\tQueue Path : root.a\\n\\tState : RUNNING\n",
+            "\tSubmit Applications ACL : alice\\u{202e}\n",
+            "\tChild Queues : b\\x7f\n",
+        ] {
+            assert!(text.contains(line), "missing {line:?} in\n{text}");
+        }
+        assert_eq!(text.matches("\tState : ").count(), 1, "{text}");
     }
 
     #[test]
