@@ -6,11 +6,16 @@ use std::time::Duration;
 use tonic::Status;
 use yarn_conf::{ConfError, HostPortError};
 
+use crate::terminal_text::escape_for_terminal;
+
 /// Everything that can go wrong while configuring a client, calling the ResourceManagers or
 /// NodeManagers, reading an ApplicationMaster's token file, or running an rmadmin command.
 ///
 /// Every message is one line naming what failed and where: the key, the rm id and address, the
 /// number of attempts and the last gRPC status. Statuses are boxed to keep `Result`s small.
+/// What a server said (a status message, a NodeManager's refusal), which may quote another
+/// caller's input, is escaped for the terminal, so a message stays one line and cannot act on
+/// the terminal it is printed to.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The configuration could not be read (a bad value, an unresolvable `${...}`).
@@ -408,7 +413,11 @@ pub enum Error {
     },
 
     /// A NodeManager refused the call for this container (its entry in `failed_requests`).
-    #[error("{rpc} of container {container_id} on {node} refused: {message} ({class_name})")]
+    #[error(
+        "{rpc} of container {container_id} on {node} refused: {} ({})",
+        escape_for_terminal(message),
+        escape_for_terminal(class_name)
+    )]
     ContainerRefused {
         /// The RPC, e.g. `StartContainers`.
         rpc: &'static str,
@@ -586,7 +595,8 @@ impl Error {
 
 /// A status as one line: its code, its message and, for failures tonic made from a local
 /// transport error, the causes (whose own messages are often as terse as "transport error"),
-/// without tonic's metadata dump.
+/// without tonic's metadata dump. The line is escaped for the terminal: a server's message
+/// may quote what a caller sent.
 pub(crate) fn describe(status: &Status) -> String {
     let mut text = format!("{:?}", status.code());
     if !status.message().is_empty() {
@@ -602,5 +612,51 @@ pub(crate) fn describe(status: &Status) -> String {
         }
         cause = err.source();
     }
-    text
+    escape_for_terminal(&text).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_servers_message_prints_escaped_on_one_line() {
+        let err = Error::CallFailed {
+            rm_id: "rm1".to_owned(),
+            address: "rm1:8032".to_owned(),
+            attempts: 1,
+            status: Box::new(Status::not_found(
+                "no queue root.\x1b]0;pwned\x07\nERROR: all data lost",
+            )),
+        };
+        assert_eq!(
+            err.to_string(),
+            "call to rm1 at rm1:8032 failed after 1 attempt(s): NotFound: no queue \
+             root.\\e]0;pwned\\a\\nERROR: all data lost"
+        );
+        let admin = Error::Admin {
+            operation: "checkHealth",
+            source: Box::new(err),
+        };
+        assert!(
+            !admin.to_string().contains(['\x1b', '\x07', '\n']),
+            "{admin}"
+        );
+    }
+
+    #[test]
+    fn a_nodemanagers_refusal_prints_escaped() {
+        let err = Error::ContainerRefused {
+            rpc: "StartContainers",
+            node: "nm1:8041".to_owned(),
+            container_id: "container_1_0001_01_000002".to_owned(),
+            class_name: "Invalid\rToken".to_owned(),
+            message: "bad token\x1b[2K".to_owned(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "StartContainers of container container_1_0001_01_000002 on nm1:8041 refused: \
+             bad token\\e[2K (Invalid\\rToken)"
+        );
+    }
 }

@@ -31,8 +31,8 @@
 //! - [`Error`]: the crate's one error type.
 //!
 //! Whatever the commands print that users, ApplicationMasters or servers chose (names, queues,
-//! diagnostics) goes through one escaping function, so that it cannot act on the operator's
-//! terminal.
+//! diagnostics, server messages in errors) goes through one escaping function, so that it
+//! cannot act on the operator's terminal.
 //!
 //! # A call
 //!
