@@ -514,6 +514,11 @@ pub struct PkiInitArgs {
     /// User names, comma-separated.
     #[arg(long, value_delimiter = ',', value_name = "USERS")]
     pub users: Vec<String>,
+    /// Administrators, comma-separated: each gets a user certificate, and DIR/admin-acl.xml
+    /// holds the yarn.acl.enable and yarn.admin.acl properties naming them, for every
+    /// ResourceManager's yarn-site.xml.
+    #[arg(long, value_delimiter = ',', value_name = "USERS")]
+    pub admins: Vec<String>,
     /// Overwrite existing files.
     #[arg(long)]
     pub force: bool,

@@ -191,6 +191,63 @@ fn pki_init_writes_certificates_and_refuses_to_overwrite() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
 
+#[test]
+fn pki_init_names_its_administrators_and_conf_check_warns_when_everyone_is_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = dir.path().join("pki");
+    let out = yarn_ha(&[
+        "pki",
+        "init",
+        "--dir",
+        pki.to_str().unwrap(),
+        "--rm-ids",
+        "rm1",
+        "--users",
+        "alice",
+        "--admins",
+        "yarn-admin",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        pki.join("user-yarn-admin.pem").exists(),
+        "admins get certificates"
+    );
+    let acl = std::fs::read_to_string(pki.join("admin-acl.xml")).expect("admin-acl.xml");
+    assert!(
+        acl.contains("<name>yarn.admin.acl</name>") && acl.contains("<value>yarn-admin</value>"),
+        "{acl}"
+    );
+
+    // A yarn-site.xml with those two properties draws no warning; one without them does.
+    let conf = dir.path().join("conf");
+    std::fs::create_dir(&conf).unwrap();
+    std::fs::copy(pki.join("admin-acl.xml"), conf.join("yarn-site.xml")).unwrap();
+    write(&conf.join("capacity-scheduler.xml"), "<configuration/>\n");
+    let check = || {
+        yarn_ha(&[
+            "--conf-dir",
+            conf.to_str().unwrap(),
+            "conf",
+            "check",
+            "--no-files",
+        ])
+    };
+    let out = check();
+    assert!(
+        !stderr(&out).contains("every user is an administrator"),
+        "{}",
+        stderr(&out)
+    );
+    write(&conf.join("yarn-site.xml"), "<configuration/>\n");
+    let out = check();
+    assert!(
+        stderr(&out)
+            .contains("warning: yarn.acl.enable is false, so every user is an administrator"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }

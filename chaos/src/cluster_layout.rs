@@ -342,6 +342,13 @@ fn shared_properties(rm_ids: &[String], options: &LayoutOptions) -> Vec<(String,
             keys::DIST_SCHEDULING_ENABLED.name.to_string(),
             "true".to_owned(),
         ),
+        // Administration belongs to the user the layout creates for it, not to every user
+        // holding a certificate.
+        (keys::YARN_ACL_ENABLE.name.to_string(), "true".to_owned()),
+        (
+            keys::YARN_ADMIN_ACL.name.to_string(),
+            HARNESS_USER.to_owned(),
+        ),
     ];
     shared.extend(options.site.iter().cloned());
     shared

@@ -122,6 +122,19 @@ impl SchedulerSettings {
         Ok(())
     }
 
+    /// Why every user is a cluster administrator under these settings, when that is so: with
+    /// administration open to all, any user can remove Raft members or move leadership. `None`
+    /// when `yarn.admin.acl` names who may.
+    pub fn open_admin_rights(&self) -> Option<&'static str> {
+        if !self.acl_enable {
+            Some("yarn.acl.enable is false, so every user is an administrator")
+        } else if self.admin_acl.is_all_allowed() {
+            Some("yarn.admin.acl is *, so every user is an administrator")
+        } else {
+            None
+        }
+    }
+
     /// Whether `user` (in `groups`) is a cluster administrator under `yarn.admin.acl`. Always
     /// true when ACLs are disabled.
     pub fn is_admin(&self, user: &str, groups: &[String]) -> bool {
@@ -142,6 +155,33 @@ mod tests {
         assert_eq!(settings.max_application_priority, 0);
         assert!(!settings.acl_enable);
         assert!(settings.admin_acl.is_all_allowed());
+    }
+
+    #[test]
+    fn administration_open_to_all_is_named_with_its_cause() {
+        let defaults = SchedulerSettings::default();
+        assert!(
+            defaults
+                .open_admin_rights()
+                .unwrap()
+                .contains("yarn.acl.enable")
+        );
+        let everyone = SchedulerSettings {
+            acl_enable: true,
+            ..SchedulerSettings::default()
+        };
+        assert!(
+            everyone
+                .open_admin_rights()
+                .unwrap()
+                .contains("yarn.admin.acl is *")
+        );
+        let named = SchedulerSettings {
+            acl_enable: true,
+            admin_acl: AccessControlList::parse("yarn-admin"),
+            ..SchedulerSettings::default()
+        };
+        assert_eq!(named.open_admin_rights(), None);
     }
 
     #[test]

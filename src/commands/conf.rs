@@ -117,6 +117,15 @@ fn check_yarn_site(conf: &Configuration, args: &ConfCheckArgs, problems: &mut Ve
             for member in &ha.members {
                 record(problems, RmConfig::from_conf(conf, Some(&member.rm_id)));
             }
+            if let Some(first) = ha.members.first()
+                && let Ok(rm) = RmConfig::from_conf(conf, Some(&first.rm_id))
+                && let Some(reason) = rm.queues.settings.open_admin_rights()
+            {
+                eprintln!(
+                    "warning: {reason}: any user can remove ResourceManagers from the Raft \
+                     group; set yarn.acl.enable to true and yarn.admin.acl to the administrators"
+                );
+            }
         }
         Err(err) => record::<()>(problems, Err(err)),
     }

@@ -143,6 +143,14 @@ impl ResourceManager {
         listeners: RmListeners,
     ) -> Result<Self, Error> {
         let config = Arc::new(config);
+        if let Some(reason) = config.queues.settings.open_admin_rights() {
+            tracing::warn!(
+                rm_id = %config.rm_id,
+                "{reason}: any user with a certificate of this cluster can remove Raft members, \
+                 move leadership and refresh queues; set yarn.acl.enable to true and \
+                 yarn.admin.acl to the administrators"
+            );
+        }
         let node_id = node_id_of(&config.rm_id);
         let failpoints = Failpoints::from_env()?;
         let db = open_db(&config.storage_dir, &failpoints)?;
