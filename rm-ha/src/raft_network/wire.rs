@@ -107,3 +107,67 @@ pub(crate) fn decode<T: DeserializeOwned>(
     }
     postcard::from_bytes(payload).map_err(|source| WireError::Decode { rpc, part, source })
 }
+
+#[cfg(test)]
+mod tests {
+    use openraft::raft::{AppendEntriesRequest, InstallSnapshotRequest, VoteRequest};
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::raft_network::{HoldElection, PreVoteRequest};
+    use crate::raft_types::{RmNodeId, RmTypeConfig};
+
+    /// Decodes `bytes` as every request a peer may send; each must be a value or an error.
+    fn decode_every_request(bytes: &[u8]) {
+        let v = PAYLOAD_FORMAT_VERSION;
+        let _ = decode::<AppendEntriesRequest<RmTypeConfig>>(
+            Rpc::AppendEntries,
+            Part::Request,
+            v,
+            bytes,
+        );
+        let _ = decode::<VoteRequest<RmNodeId>>(Rpc::Vote, Part::Request, v, bytes);
+        let _ = decode::<InstallSnapshotRequest<RmTypeConfig>>(
+            Rpc::InstallSnapshot,
+            Part::Request,
+            v,
+            bytes,
+        );
+        let _ = decode::<PreVoteRequest>(Rpc::PreVote, Part::Request, v, bytes);
+        let _ = decode::<HoldElection>(Rpc::HoldElection, Part::Request, v, bytes);
+        let _ = decode::<()>(Rpc::TimeoutNow, Part::Request, v, bytes);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        /// No payload, however malformed, panics a decoder: a peer's garbage is an error.
+        #[test]
+        fn arbitrary_bytes_decode_to_a_value_or_an_error(bytes in proptest::collection::vec(any::<u8>(), 0..4096)) {
+            decode_every_request(&bytes);
+        }
+
+        /// The same for garbage behind a valid prefix, which reaches deeper into the decoders.
+        #[test]
+        fn a_valid_request_with_a_corrupted_tail_decodes_or_errs(
+            term in any::<u64>(),
+            cut in 0_usize..64,
+            tail in proptest::collection::vec(any::<u8>(), 0..256),
+        ) {
+            let request: VoteRequest<RmNodeId> = VoteRequest::new(openraft::Vote::new(term, 7), None);
+            let mut bytes = encode(Rpc::Vote, Part::Request, &request).unwrap();
+            bytes.truncate(cut.min(bytes.len()));
+            bytes.extend(tail);
+            decode_every_request(&bytes);
+        }
+    }
+
+    #[test]
+    fn an_unknown_format_version_is_refused_before_decoding() {
+        let error = decode::<()>(Rpc::TimeoutNow, Part::Request, 2, &[]).unwrap_err();
+        assert!(matches!(
+            error,
+            WireError::UnknownFormatVersion { found: 2, .. }
+        ));
+    }
+}
