@@ -122,6 +122,12 @@ impl Cluster {
     /// Lays out a cluster with `minicluster init`, starts its supervisor and waits until every
     /// ResourceManager process runs and one of them serves as leader.
     async fn start() -> Cluster {
+        Self::start_after(|_| ()).await
+    }
+
+    /// [`Cluster::start`], running `prepare` on the laid-out cluster directory before any
+    /// daemon starts.
+    async fn start_after(prepare: impl FnOnce(&Path)) -> Cluster {
         let turn = ONE_CLUSTER_AT_A_TIME.lock().await;
         let dir = tempfile::tempdir().expect("a temporary directory");
         let base = dir.path().join("cluster");
@@ -136,6 +142,7 @@ impl Cluster {
             "0".into(),
         ])
         .await;
+        prepare(&base);
         let log = File::create(base.join("supervisor.log")).expect("the supervisor's log file");
         let supervisor = yarn_ha_command()
             .args(["minicluster", "start", "--dir", &path(&base)])
@@ -349,6 +356,75 @@ impl Drop for Cluster {
     }
 }
 
+/// A small tmpfs mounted over a directory, unmounted (lazily, so a straggling process cannot
+/// keep it) when dropped. Mounting needs root.
+struct Tmpfs {
+    dir: PathBuf,
+}
+
+impl Tmpfs {
+    /// Mounts a tmpfs of `size` (`mount`'s syntax, `4m`) over `dir`, creating it.
+    fn mount(dir: &Path, size: &str) -> Result<Tmpfs, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+        let out = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .output()
+            .map_err(|e| format!("running mount: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "mount -t tmpfs on {} ended with {}: {}",
+                dir.display(),
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        Ok(Tmpfs {
+            dir: dir.to_owned(),
+        })
+    }
+
+    /// Grows (or shrinks) the tmpfs to `size` in place, as an operator grows a volume.
+    fn resize(&self, size: &str) {
+        let status = std::process::Command::new("mount")
+            .args(["-o", &format!("remount,size={size}")])
+            .arg(&self.dir)
+            .status()
+            .expect("running mount -o remount");
+        assert!(
+            status.success(),
+            "remounting {} with {size}",
+            self.dir.display()
+        );
+    }
+
+    /// Writes a file of zeros into the tmpfs until it is full.
+    fn fill(&self) -> PathBuf {
+        use std::io::Write;
+        let path = self.dir.join("filler");
+        let mut file = File::create(&path).expect("create the filler");
+        let block = vec![0_u8; 64 * 1024];
+        loop {
+            match file.write(&block) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(err) if err.raw_os_error() == Some(libc::ENOSPC) => break,
+                Err(err) => panic!("filling {}: {err}", path.display()),
+            }
+        }
+        path
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.dir)
+            .status();
+    }
+}
+
 /// The failover-aware client of `service` with the harness user's identity from the cluster's
 /// client configuration, and short failover pauses so that a test waits on the cluster, not on
 /// its own back-off.
@@ -364,11 +440,28 @@ fn client(base: &Path, service: RmService) -> RmClient {
     RmClient::new(&config, service)
 }
 
-/// Creates and submits one application; returns its id once the submission is acknowledged.
+/// Creates and submits one application named `name`; returns its id once the submission is
+/// acknowledged.
+async fn submit(client: &RmClient, name: &str) -> Result<ApplicationId, yarn_client::Error> {
+    submit_context(
+        client,
+        pb::ApplicationSubmissionContextProto {
+            application_name: Some(name.to_owned()),
+            ..Default::default()
+        },
+    )
+    .await
+}
+
+/// Creates an application and submits it with `context` (its id filled in); returns its id
+/// once the submission is acknowledged.
 ///
 /// GetNewApplication is not idempotent (a resend may allocate another id), so it is never resent
 /// once its outcome is unknown; SubmitApplication dedupes by the application id, so it is.
-async fn submit(client: &RmClient, name: &str) -> Result<ApplicationId, yarn_client::Error> {
+async fn submit_context(
+    client: &RmClient,
+    context: pb::ApplicationSubmissionContextProto,
+) -> Result<ApplicationId, yarn_client::Error> {
     let reply = client
         .call(Idempotency::NotIdempotent, |channel| async move {
             ApplicationClientProtocolClient::new(channel)
@@ -381,8 +474,7 @@ async fn submit(client: &RmClient, name: &str) -> Result<ApplicationId, yarn_cli
         .expect("GetNewApplication answers with an id");
     let context = pb::ApplicationSubmissionContextProto {
         application_id: Some(id),
-        application_name: Some(name.to_owned()),
-        ..Default::default()
+        ..context
     };
     client
         .call(Idempotency::Idempotent, |channel| {
@@ -746,4 +838,95 @@ async fn refresh_queues_is_validated_committed_and_survives_a_failover() {
         assert!(out.contains(line), "missing {line:?} in\n{out}");
     }
     cluster.stop().await;
+}
+
+/// A replica whose disk fills (ENOSPC on its Raft storage) exits non-zero naming the reason
+/// instead of lingering, the others carry on, and once space is freed it restarts and rejoins.
+/// Needs root to mount the small tmpfs the replica's storage lives on; elsewhere it checks only
+/// that the mount was refused for want of rights.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_whose_disk_fills_exits_with_the_reason_and_rejoins_once_freed() {
+    let mut mounted = None;
+    let cluster = Cluster::start_after(|base| {
+        mounted = Some(Tmpfs::mount(&base.join("rm2/raft"), "4m"));
+    })
+    .await;
+    let tmpfs = match mounted.expect("prepared") {
+        Ok(tmpfs) => tmpfs,
+        Err(reason) => {
+            // SAFETY: geteuid has no preconditions.
+            let root = unsafe { libc::geteuid() } == 0;
+            assert!(!root, "root could not mount a tmpfs: {reason}");
+            eprintln!("not root, so no tmpfs for this test: {reason}");
+            cluster.stop().await;
+            return;
+        }
+    };
+    let filler = tmpfs.fill();
+
+    // Writes reach rm2 (as leader or follower) until its storage cannot take them.
+    let started = Instant::now();
+    let mut written = 0;
+    loop {
+        let rm2 = cluster
+            .state()
+            .daemon("rm2")
+            .expect("rm2 is a daemon")
+            .clone();
+        if rm2.state == DaemonState::Exited {
+            assert!(
+                matches!(rm2.last_exit, Some(DaemonExit::Code(code)) if code != 0),
+                "rm2 exits non-zero on its own: {rm2:?}"
+            );
+            let log = std::fs::read_to_string(&rm2.log_file).unwrap_or_default();
+            assert!(
+                log.contains("No space left on device"),
+                "rm2's log names the reason: {}",
+                log.lines().rev().take(5).collect::<Vec<_>>().join("\n")
+            );
+            break;
+        }
+        assert!(
+            started.elapsed() < DEADLINE * 3,
+            "rm2 still runs on a full disk after {written} writes: {rm2:?}"
+        );
+        let large = pb::ApplicationSubmissionContextProto {
+            application_name: Some("fill".to_owned()),
+            am_container_spec: Some(pb::ContainerLaunchContextProto {
+                commands: vec!["x".repeat(200 * 1024)],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        if submit_context(&cluster.client, large).await.is_ok() {
+            written += 1;
+        }
+    }
+    eprintln!("rm2 exited on a full disk after {written} large submissions");
+
+    // The group carries on without it, and rm2 rejoins once space is freed.
+    let acknowledged = submit(&cluster.client, "after-rm2")
+        .await
+        .expect("the remaining replicas serve");
+    // The disk is fixed: the filler goes, and the volume grows to hold what rm2 missed.
+    std::fs::remove_file(&filler).expect("free the tmpfs");
+    tmpfs.resize("256m");
+    run_yarn_ha(vec![
+        "minicluster".into(),
+        "restart".into(),
+        "--dir".into(),
+        path(&cluster.base),
+        "rm2".into(),
+    ])
+    .await;
+    let leader = cluster.leader(None).await;
+    eventually("rm2 to catch up with the leader", || async {
+        let leader_applied = cluster.status_of(&leader).await?.last_applied_index;
+        let rm2 = cluster.status_of("rm2").await?;
+        (rm2.last_applied_index >= leader_applied).then_some(())
+    })
+    .await;
+    assert!(cluster.applications().await.contains(&acknowledged));
+    cluster.stop().await;
+    drop(tmpfs);
 }

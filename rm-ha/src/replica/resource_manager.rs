@@ -43,6 +43,10 @@ const KEY_CHECK_INTERVAL: Duration = Duration::from_secs(1);
 pub(crate) const PROPOSE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Bound on a learner catching up before `-addToCluster` gives up.
 const CATCH_UP_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a stopping replica waits for its servers and tasks before aborting them: long
+/// enough for in-flight calls to be answered, short enough that a supervisor's SIGTERM (or a
+/// fatal storage error) ends the process promptly.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
 /// The listeners a replica serves on, bound before anything else starts so that a port clash
 /// fails start-up with the address named.
@@ -474,23 +478,40 @@ impl ResourceManager {
         }
     }
 
-    /// Stops serving, stops leader services and Raft, and waits for every task.
+    /// Stops serving, stops leader services and Raft, and waits for every task, for at most
+    /// [`SHUTDOWN_GRACE`]: then whatever still runs (a server draining a connection that never
+    /// closes, a task waiting on a Raft core that died of a storage error) is aborted, so a
+    /// replica that stops always ends instead of lingering with its ports closed.
     ///
     /// # Errors
     ///
     /// The first task failure seen while stopping.
     pub async fn shutdown(mut self) -> Result<(), Error> {
         self.shutdown.cancel();
-        let raft_result = self.raft.shutdown().await;
-        let mut first_error = raft_result.err().map(|err| Error::RaftStopped {
-            reason: err.to_string(),
-        });
-        while let Some(joined) = self.tasks.join_next().await {
-            if let Err(err) = task_result(joined) {
-                first_error.get_or_insert(err);
+        let rm_id = self.config.rm_id.clone();
+        let mut first_error = None;
+        let drained = tokio::time::timeout(SHUTDOWN_GRACE, async {
+            if let Err(err) = self.raft.shutdown().await {
+                first_error.get_or_insert(Error::RaftStopped {
+                    reason: err.to_string(),
+                });
             }
+            while let Some(joined) = self.tasks.join_next().await {
+                if let Err(err) = task_result(joined) {
+                    first_error.get_or_insert(err);
+                }
+            }
+        })
+        .await;
+        if drained.is_err() {
+            tracing::warn!(
+                %rm_id,
+                remaining = self.tasks.len(),
+                "tasks still running {SHUTDOWN_GRACE:?} after the stop; aborting them"
+            );
+            self.tasks.shutdown().await;
         }
-        tracing::info!(rm_id = %self.config.rm_id, "ResourceManager replica stopped");
+        tracing::info!(%rm_id, "ResourceManager replica stopped");
         first_error.map_or(Ok(()), Err)
     }
 }
