@@ -221,6 +221,14 @@ pub enum Error {
         source: tonic::transport::Error,
     },
 
+    /// The open-files limit (`RLIMIT_NOFILE`) could not be read or raised.
+    #[error("{action} the open-files limit (RLIMIT_NOFILE): {source}")]
+    OpenFilesLimit {
+        action: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+
     /// The configuration could not be read as the TLS setting needs.
     #[error(transparent)]
     Conf(#[from] yarn_conf::ConfError),

@@ -45,6 +45,11 @@ pub use role::Role;
 pub use tls::{Credentials, install_crypto_provider};
 pub use tls_config::{TlsConfig, TlsFiles};
 
+// The process's limits.
+mod open_files_limit;
+
+pub use open_files_limit::{OpenFilesLimit, raise_open_files_limit};
+
 // Users' groups for the group entries of ACLs.
 mod group_mapping;
 mod groups;

@@ -90,3 +90,17 @@ fn run_user_command(
         }
     }
 }
+
+/// Raises the open-files limit to the hard limit before a daemon opens anything, and logs the
+/// outcome. A daemon that cannot raise it still runs, with the limit it has.
+fn raise_open_files_limit() {
+    match yarn_security::raise_open_files_limit() {
+        Ok(limit) => tracing::info!(
+            previous_soft = limit.previous_soft,
+            soft = limit.soft,
+            hard = limit.hard,
+            "open-files limit set to the hard limit"
+        ),
+        Err(err) => tracing::warn!(%err, "keeping the open-files limit"),
+    }
+}

@@ -16,6 +16,7 @@ use crate::cli::NodeManagerArgs;
 /// (exit 0; its containers keep running for the next start) or until the ResourceManager shuts
 /// it down or a server fails (returned, so `main` prints it and exits 1).
 pub fn run(conf_dir: Option<&Path>, args: NodeManagerArgs) -> anyhow::Result<ExitCode> {
+    super::raise_open_files_limit();
     let conf = match conf_dir {
         Some(dir) => Configuration::load_dir(dir)?,
         None => Configuration::with_defaults()?,

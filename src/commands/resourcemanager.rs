@@ -14,6 +14,7 @@ use crate::cli::ResourceManagerArgs;
 /// Loads the configuration, starts the replica and runs it until SIGINT or SIGTERM (exit 0) or
 /// a fatal error (returned, so `main` prints it and exits 1).
 pub fn run(conf_dir: Option<&Path>, args: ResourceManagerArgs) -> anyhow::Result<ExitCode> {
+    super::raise_open_files_limit();
     let conf = match conf_dir {
         Some(dir) => Configuration::load_dir(dir)?,
         None => Configuration::with_defaults()?,
