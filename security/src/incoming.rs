@@ -4,18 +4,20 @@
 //! TcpListener ──accept──▶ handshake task (deadline) ──ok──▶ PeerConnection ──▶ tonic Server
 //!                              │ (one per connection,           (ConnectInfo = PeerInfo,
 //!                              │  run concurrently)              in every request's extensions)
-//!                              └─fail/timeout──▶ logged with the peer address, dropped
+//!                              └─fail/timeout──▶ dropped; logged with the peer address, at
+//!                                                most one line per reason per 10 s
 //! ```
 //!
 //! Use it as `Server::builder().add_service(svc).serve_with_incoming_shutdown(incoming, signal)`.
 
 use std::future::Future;
 use std::io;
+use std::mem::Discriminant;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rustls::ServerConfig;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -27,6 +29,8 @@ use tokio_rustls::server::TlsStream;
 use tokio_stream::Stream;
 use tonic::transport::server::Connected;
 
+use crate::log_throttle::LogThrottle;
+use crate::refusal::Refusal;
 use crate::{PeerIdentity, TlsConfig};
 
 /// How long a client may take to complete the TLS handshake before it is dropped.
@@ -36,6 +40,16 @@ pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_MAX_PENDING_HANDSHAKES: usize = 1024;
 /// Pause after a failed `accept` (e.g. out of file descriptors) so the loop does not spin.
 const ACCEPT_ERROR_BACKOFF: Duration = Duration::from_millis(100);
+/// At most one log line per kind of refused connection per listener in this time, so a client
+/// that retries a refused handshake in a loop cannot flood the log.
+const REFUSAL_LOG_INTERVAL: Duration = Duration::from_secs(10);
+
+/// What a handshake task hands back: the client's address, and its authenticated stream and
+/// identity or why it was refused.
+type Handshake = (
+    SocketAddr,
+    Result<(Box<TlsStream<TcpStream>>, PeerIdentity), Refusal>,
+);
 
 /// What a handler knows about the connection its request arrived on.
 ///
@@ -154,8 +168,9 @@ impl AsyncWrite for PeerConnection {
 /// - TLS handshakes run concurrently in tasks owned by this stream, each under a deadline, so a
 ///   slow or hostile client never delays anyone else's accept;
 /// - a failed or timed-out handshake, or a verified certificate whose subject carries no
-///   identity, is logged with the peer address and the reason and skipped; it never ends the
-///   stream;
+///   identity, is skipped and never ends the stream; it is logged with the peer address and
+///   the reason, at most one line per kind of reason every 10 s, which counts the refusals it
+///   did not log;
 /// - a failed `accept` is yielded as an `Err` item (tonic logs and continues), after which
 ///   accepting pauses briefly;
 /// - the stream never ends on its own; dropping it (tonic does on shutdown) aborts the
@@ -163,10 +178,11 @@ impl AsyncWrite for PeerConnection {
 pub struct Incoming {
     listener: TcpListener,
     acceptor: Option<TlsAcceptor>,
-    handshakes: JoinSet<Option<PeerConnection>>,
+    handshakes: JoinSet<Handshake>,
     handshake_timeout: Duration,
     max_pending_handshakes: usize,
     accept_backoff: Option<Pin<Box<Sleep>>>,
+    refusal_log: LogThrottle<Discriminant<Refusal>>,
 }
 
 impl std::fmt::Debug for Incoming {
@@ -209,6 +225,7 @@ impl Incoming {
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
             max_pending_handshakes: DEFAULT_MAX_PENDING_HANDSHAKES,
             accept_backoff: None,
+            refusal_log: LogThrottle::new(REFUSAL_LOG_INTERVAL),
         }
     }
 
@@ -266,17 +283,35 @@ impl Incoming {
                     }));
                 }
                 Some(acceptor) => {
-                    self.handshakes.spawn(handshake(
-                        acceptor.clone(),
-                        stream,
-                        remote_addr,
-                        self.handshake_timeout,
-                    ));
+                    let handshake = handshake(acceptor.clone(), stream, self.handshake_timeout);
+                    self.handshakes
+                        .spawn(async move { (remote_addr, handshake.await) });
                 }
             }
         }
         // At the limit: the join set wakes us when a handshake finishes and frees a slot.
         Poll::Pending
+    }
+
+    /// Logs `refusal` of the client at `peer`, unless a refusal of its kind was logged less than
+    /// [`REFUSAL_LOG_INTERVAL`] ago; bare I/O failures only at debug level.
+    fn log_refusal(&mut self, peer: SocketAddr, refusal: &Refusal) {
+        if !refusal.is_noteworthy() {
+            tracing::debug!(%peer, "{refusal}; connection dropped");
+            return;
+        }
+        let Some(suppressed) = self
+            .refusal_log
+            .admit(std::mem::discriminant(refusal), Instant::now())
+        else {
+            return;
+        };
+        // Which port refused matters: the limits hold per listener.
+        let listener = match self.listener.local_addr() {
+            Ok(address) => address.to_string(),
+            Err(err) => err.to_string(),
+        };
+        tracing::warn!(%peer, %listener, suppressed, "{refusal}; connection dropped");
     }
 }
 
@@ -292,11 +327,18 @@ impl Stream for Incoming {
         }
         loop {
             match this.handshakes.poll_join_next(cx) {
-                Poll::Ready(Some(Ok(Some(connection)))) => {
-                    return Poll::Ready(Some(Ok(connection)));
+                Poll::Ready(Some(Ok((remote_addr, Ok((tls, identity)))))) => {
+                    return Poll::Ready(Some(Ok(PeerConnection {
+                        stream: Transport::Tls(tls),
+                        info: PeerInfo {
+                            remote_addr,
+                            identity: Some(identity),
+                        },
+                    })));
                 }
-                // Already logged by the handshake task.
-                Poll::Ready(Some(Ok(None))) => {}
+                Poll::Ready(Some(Ok((remote_addr, Err(refusal))))) => {
+                    this.log_refusal(remote_addr, &refusal);
+                }
                 Poll::Ready(Some(Err(err))) => {
                     tracing::error!(error = %err, "TLS handshake task failed");
                 }
@@ -306,62 +348,24 @@ impl Stream for Incoming {
     }
 }
 
-/// Runs one server-side handshake under `timeout`; `None` means the connection was refused and
-/// the reason logged.
+/// Runs one server-side handshake under `timeout` and reads the client's identity from its
+/// certificate.
 async fn handshake(
     acceptor: TlsAcceptor,
     stream: TcpStream,
-    remote_addr: SocketAddr,
     timeout: Duration,
-) -> Option<PeerConnection> {
+) -> Result<(Box<TlsStream<TcpStream>>, PeerIdentity), Refusal> {
     let tls = match tokio::time::timeout(timeout, acceptor.accept(stream)).await {
-        Err(_) => {
-            tracing::warn!(peer = %remote_addr, ?timeout, "TLS handshake timed out; connection dropped");
-            return None;
-        }
-        Ok(Err(err)) => {
-            log_handshake_failure(remote_addr, &err);
-            return None;
-        }
+        Err(_) => return Err(Refusal::HandshakeTimeout { timeout }),
+        Ok(Err(err)) => return Err(Refusal::of_handshake_error(err)),
         Ok(Ok(tls)) => tls,
     };
     let leaf = tls
         .get_ref()
         .1
         .peer_certificates()
-        .and_then(|chain| chain.first());
-    let Some(leaf) = leaf else {
-        // The verifier demands a certificate, so this means a misconfigured server config.
-        tracing::warn!(peer = %remote_addr, "TLS client presented no certificate; connection dropped");
-        return None;
-    };
-    match PeerIdentity::from_der(leaf) {
-        Ok(identity) => Some(PeerConnection {
-            stream: Transport::Tls(Box::new(tls)),
-            info: PeerInfo {
-                remote_addr,
-                identity: Some(identity),
-            },
-        }),
-        Err(err) => {
-            tracing::warn!(peer = %remote_addr, error = %err, "client certificate carries no yarn-ha identity; connection dropped");
-            None
-        }
-    }
-}
-
-/// Certificate problems are worth an operator's attention; bare I/O failures (port scanners,
-/// health checks, clients that hung up) are not.
-fn log_handshake_failure(remote_addr: SocketAddr, err: &io::Error) {
-    let rustls_error = err
-        .get_ref()
-        .and_then(|inner| inner.downcast_ref::<rustls::Error>());
-    match rustls_error {
-        Some(reason) => {
-            tracing::warn!(peer = %remote_addr, %reason, "TLS handshake refused; connection dropped");
-        }
-        None => {
-            tracing::debug!(peer = %remote_addr, error = %err, "TLS handshake failed; connection dropped");
-        }
-    }
+        .and_then(|chain| chain.first())
+        .ok_or(Refusal::NoCertificate)?;
+    let identity = PeerIdentity::from_der(leaf).map_err(|source| Refusal::NoIdentity { source })?;
+    Ok((Box::new(tls), identity))
 }
