@@ -475,6 +475,19 @@ pub const TLS_CA_CERT: Key = Key::new("yarn.tls.ca-cert", "", KeyKind::String);
 pub const TLS_CERT: Key = Key::new("yarn.tls.cert", "", KeyKind::String);
 /// PEM file with the private key of [`TLS_CERT`]; it must have mode 0600.
 pub const TLS_KEY: Key = Key::new("yarn.tls.key", "", KeyKind::String);
+/// How many TLS handshakes each listener runs at once; further clients wait to be accepted.
+pub const TLS_MAX_PENDING_HANDSHAKES: Key =
+    Key::new("yarn.tls.max-pending-handshakes", "128", KeyKind::Int);
+/// How many connections one certificate (role and name) may hold open to each listener.
+pub const TLS_MAX_CONNECTIONS_PER_IDENTITY: Key = Key::new(
+    "yarn.tls.max-connections-per-identity",
+    "1024",
+    KeyKind::Int,
+);
+/// Hadoop's IPC client idle time, in milliseconds (read as an integer, as Hadoop does, so the
+/// name carries no unit): servers close a connection that carried no bytes for twice this.
+pub const IPC_CLIENT_CONNECTION_MAXIDLETIME: Key =
+    Key::new("ipc.client.connection.maxidletime", "10000", KeyKind::Int);
 
 /// Every per-id endpoint of a ResourceManager, in the order of [`crate::RmEndpoints`]' fields.
 pub const RM_ENDPOINT_KEYS: [Key; 6] = [
@@ -575,6 +588,9 @@ pub const ALL: &[Key] = &[
     TLS_CA_CERT,
     TLS_CERT,
     TLS_KEY,
+    TLS_MAX_PENDING_HANDSHAKES,
+    TLS_MAX_CONNECTIONS_PER_IDENTITY,
+    IPC_CLIENT_CONNECTION_MAXIDLETIME,
 ];
 
 /// The declared key named `name` (without any `.<id>` suffix), if there is one.
@@ -593,12 +609,14 @@ mod tests {
         let names: BTreeSet<&str> = ALL.iter().map(|key| key.name.as_ref()).collect();
         assert_eq!(names.len(), ALL.len(), "a key is declared twice in ALL");
         for name in names {
-            // hadoop.* keys are Hadoop's core-site ones the ResourceManager reads (groups).
+            // hadoop.* and ipc.* keys are Hadoop's core-site ones the daemons read (groups, the
+            // connection idle time).
             assert!(
                 name.starts_with("yarn.")
                     || name.starts_with("hadoop.security.group")
-                    || name.starts_with("hadoop.user.group."),
-                "{name} is not under yarn. or Hadoop's group keys"
+                    || name.starts_with("hadoop.user.group.")
+                    || name == IPC_CLIENT_CONNECTION_MAXIDLETIME.name,
+                "{name} is not under yarn. or one of Hadoop's core-site keys we read"
             );
         }
     }

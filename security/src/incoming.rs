@@ -1,12 +1,16 @@
 //! The server side of the transport: a stream of accepted, authenticated connections for tonic.
 //!
 //! ```text
-//! TcpListener ──accept──▶ handshake task (deadline) ──ok──▶ PeerConnection ──▶ tonic Server
-//!                              │ (one per connection,           (ConnectInfo = PeerInfo,
-//!                              │  run concurrently)              in every request's extensions)
-//!                              └─fail/timeout──▶ dropped; logged with the peer address, at
-//!                                                most one line per reason per 10 s
+//! TcpListener ──accept──▶ handshake task (deadline) ──ok──▶ identity under its limit?
+//!   (paused while          │ (at most max-pending-         │ yes             │ no
+//!    handshakes are        │  handshakes at once)          ▼                 ▼
+//!    at their limit)       │          PeerConnection ──▶ tonic Server      dropped
+//!                          │          (ConnectInfo = PeerInfo; closed
+//!                          │           when idle past its timeout)
+//!                          └─fail/timeout──▶ dropped
 //! ```
+//!
+//! Every refusal is logged with the peer address, at most one line per reason per 10 s.
 //!
 //! Use it as `Server::builder().add_service(svc).serve_with_incoming_shutdown(incoming, signal)`.
 
@@ -20,24 +24,18 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use rustls::ServerConfig;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 use tokio::time::Sleep;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::server::TlsStream;
 use tokio_stream::Stream;
-use tonic::transport::server::Connected;
 
+use crate::identity_connections::IdentityConnections;
 use crate::log_throttle::LogThrottle;
 use crate::refusal::Refusal;
-use crate::{PeerIdentity, TlsConfig};
+use crate::{ConnectionLimits, PeerConnection, PeerIdentity, TlsConfig};
 
-/// How long a client may take to complete the TLS handshake before it is dropped.
-pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
-/// How many handshakes may be in flight before accepting pauses (the kernel backlog then holds
-/// further clients).
-pub const DEFAULT_MAX_PENDING_HANDSHAKES: usize = 1024;
 /// Pause after a failed `accept` (e.g. out of file descriptors) so the loop does not spin.
 const ACCEPT_ERROR_BACKOFF: Duration = Duration::from_millis(100);
 /// At most one log line per kind of refused connection per listener in this time, so a client
@@ -51,126 +49,22 @@ type Handshake = (
     Result<(Box<TlsStream<TcpStream>>, PeerIdentity), Refusal>,
 );
 
-/// What a handler knows about the connection its request arrived on.
-///
-/// tonic stores it in every request's extensions; read it with
-/// [`peer_info`](crate::peer_info) or [`peer_identity`](crate::peer_identity).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PeerInfo {
-    /// The client's address.
-    pub remote_addr: SocketAddr,
-    /// The identity of the client's verified certificate; always present over TLS, `None` on a
-    /// plaintext listener (`yarn.tls.enabled=false`).
-    pub identity: Option<PeerIdentity>,
-}
-
-/// One accepted connection, TLS-authenticated or plaintext, ready for tonic.
-pub struct PeerConnection {
-    stream: Transport,
-    info: PeerInfo,
-}
-
-enum Transport {
-    // Boxed: a TLS stream carries the whole rustls connection state.
-    Tls(Box<TlsStream<TcpStream>>),
-    Plain(TcpStream),
-}
-
-impl std::fmt::Debug for PeerConnection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let transport = match self.stream {
-            Transport::Tls(_) => "tls",
-            Transport::Plain(_) => "plaintext",
-        };
-        f.debug_struct("PeerConnection")
-            .field("transport", &transport)
-            .field("info", &self.info)
-            .finish()
-    }
-}
-
-impl PeerConnection {
-    /// What tonic hands to handlers for this connection.
-    pub fn info(&self) -> &PeerInfo {
-        &self.info
-    }
-}
-
-impl Connected for PeerConnection {
-    type ConnectInfo = PeerInfo;
-
-    fn connect_info(&self) -> PeerInfo {
-        self.info.clone()
-    }
-}
-
-impl AsyncRead for PeerConnection {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        match &mut self.get_mut().stream {
-            Transport::Tls(stream) => Pin::new(stream.as_mut()).poll_read(cx, buf),
-            Transport::Plain(stream) => Pin::new(stream).poll_read(cx, buf),
-        }
-    }
-}
-
-impl AsyncWrite for PeerConnection {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        match &mut self.get_mut().stream {
-            Transport::Tls(stream) => Pin::new(stream.as_mut()).poll_write(cx, buf),
-            Transport::Plain(stream) => Pin::new(stream).poll_write(cx, buf),
-        }
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        match &mut self.get_mut().stream {
-            Transport::Tls(stream) => Pin::new(stream.as_mut()).poll_write_vectored(cx, bufs),
-            Transport::Plain(stream) => Pin::new(stream).poll_write_vectored(cx, bufs),
-        }
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        match &self.stream {
-            Transport::Tls(stream) => stream.is_write_vectored(),
-            Transport::Plain(stream) => stream.is_write_vectored(),
-        }
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match &mut self.get_mut().stream {
-            Transport::Tls(stream) => Pin::new(stream.as_mut()).poll_flush(cx),
-            Transport::Plain(stream) => Pin::new(stream).poll_flush(cx),
-        }
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match &mut self.get_mut().stream {
-            Transport::Tls(stream) => Pin::new(stream.as_mut()).poll_shutdown(cx),
-            Transport::Plain(stream) => Pin::new(stream).poll_shutdown(cx),
-        }
-    }
-}
-
 /// The accepted connections of one listener, as a stream tonic can serve.
 ///
-/// Guarantees:
+/// Guarantees, under its [`ConnectionLimits`] (the configured ones through
+/// [`Incoming::new`]):
 /// - TLS handshakes run concurrently in tasks owned by this stream, each under a deadline, so a
-///   slow or hostile client never delays anyone else's accept;
-/// - a failed or timed-out handshake, or a verified certificate whose subject carries no
-///   identity, is skipped and never ends the stream; it is logged with the peer address and
-///   the reason, at most one line per kind of reason every 10 s, which counts the refusals it
-///   did not log;
+///   slow or hostile client never delays anyone else's accept; at most
+///   `max_pending_handshakes` run at once, and further clients wait to be accepted;
+/// - one certificate identity holds at most `max_connections_per_identity` of the connections
+///   this stream yielded and the server still holds; one more is dropped right after its
+///   handshake, so no identity can crowd the others out;
+/// - a yielded connection that carries no bytes for `idle_timeout` is closed (see
+///   [`PeerConnection`]);
+/// - a failed or timed-out handshake, a verified certificate whose subject carries no
+///   identity, or an identity at its limit, is skipped and never ends the stream; it is logged
+///   with the peer address and the reason, at most one line per kind of reason every 10 s,
+///   which counts the refusals it did not log;
 /// - a failed `accept` is yielded as an `Err` item (tonic logs and continues), after which
 ///   accepting pauses briefly;
 /// - the stream never ends on its own; dropping it (tonic does on shutdown) aborts the
@@ -178,9 +72,9 @@ impl AsyncWrite for PeerConnection {
 pub struct Incoming {
     listener: TcpListener,
     acceptor: Option<TlsAcceptor>,
+    limits: ConnectionLimits,
     handshakes: JoinSet<Handshake>,
-    handshake_timeout: Duration,
-    max_pending_handshakes: usize,
+    identities: IdentityConnections,
     accept_backoff: Option<Pin<Box<Sleep>>>,
     refusal_log: LogThrottle<Discriminant<Refusal>>,
 }
@@ -191,7 +85,7 @@ impl std::fmt::Debug for Incoming {
             .field("local_addr", &self.listener.local_addr().ok())
             .field("tls", &self.acceptor.is_some())
             .field("pending_handshakes", &self.handshakes.len())
-            .field("handshake_timeout", &self.handshake_timeout)
+            .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
 }
@@ -201,7 +95,7 @@ pub fn tls_incoming(listener: TcpListener, server_config: Arc<ServerConfig>) -> 
     Incoming::with_acceptor(listener, Some(TlsAcceptor::from(server_config)))
 }
 
-/// Serves plaintext on `listener`: every [`PeerInfo`] has no identity.
+/// Serves plaintext on `listener`: every [`PeerInfo`](crate::PeerInfo) has no identity.
 ///
 /// Only for `yarn.tls.enabled=false`, an explicit operator opt-out.
 pub fn plaintext_incoming(listener: TcpListener) -> Incoming {
@@ -209,35 +103,38 @@ pub fn plaintext_incoming(listener: TcpListener) -> Incoming {
 }
 
 impl Incoming {
-    /// Serves `listener` the way `tls` says: mutual TLS when enabled, plaintext when disabled.
+    /// Serves `listener` the way `tls` says: mutual TLS when enabled, plaintext when disabled,
+    /// under its [`connection_limits`](TlsConfig::connection_limits).
     pub fn new(listener: TcpListener, tls: &TlsConfig) -> Self {
         match tls.server_config() {
             Some(config) => tls_incoming(listener, config),
             None => plaintext_incoming(listener),
         }
+        .with_limits(tls.connection_limits())
     }
 
     fn with_acceptor(listener: TcpListener, acceptor: Option<TlsAcceptor>) -> Self {
+        let limits = ConnectionLimits::default();
         Incoming {
             listener,
             acceptor,
+            limits,
             handshakes: JoinSet::new(),
-            handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
-            max_pending_handshakes: DEFAULT_MAX_PENDING_HANDSHAKES,
+            identities: IdentityConnections::new(limits.max_connections_per_identity),
             accept_backoff: None,
             refusal_log: LogThrottle::new(REFUSAL_LOG_INTERVAL),
         }
     }
 
-    /// Replaces [`DEFAULT_HANDSHAKE_TIMEOUT`].
-    pub fn handshake_timeout(mut self, timeout: Duration) -> Self {
-        self.handshake_timeout = timeout;
-        self
-    }
-
-    /// Replaces [`DEFAULT_MAX_PENDING_HANDSHAKES`] (at least 1).
-    pub fn max_pending_handshakes(mut self, limit: usize) -> Self {
-        self.max_pending_handshakes = limit.max(1);
+    /// Replaces the limits ([`ConnectionLimits::default`] unless built by [`Incoming::new`]);
+    /// counts below 1 count as 1.
+    pub fn with_limits(mut self, limits: ConnectionLimits) -> Self {
+        self.limits = ConnectionLimits {
+            max_pending_handshakes: limits.max_pending_handshakes.max(1),
+            max_connections_per_identity: limits.max_connections_per_identity.max(1),
+            ..limits
+        };
+        self.identities = IdentityConnections::new(self.limits.max_connections_per_identity);
         self
     }
 
@@ -258,7 +155,7 @@ impl Incoming {
             }
             self.accept_backoff = None;
         }
-        while self.handshakes.len() < self.max_pending_handshakes {
+        while self.handshakes.len() < self.limits.max_pending_handshakes {
             let (stream, remote_addr) = match self.listener.poll_accept(cx) {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(Ok(accepted)) => accepted,
@@ -274,16 +171,15 @@ impl Incoming {
             }
             match &self.acceptor {
                 None => {
-                    return Poll::Ready(Ok(PeerConnection {
-                        stream: Transport::Plain(stream),
-                        info: PeerInfo {
-                            remote_addr,
-                            identity: None,
-                        },
-                    }));
+                    return Poll::Ready(Ok(PeerConnection::plain(
+                        stream,
+                        remote_addr,
+                        self.limits.idle_timeout,
+                    )));
                 }
                 Some(acceptor) => {
-                    let handshake = handshake(acceptor.clone(), stream, self.handshake_timeout);
+                    let timeout = self.limits.handshake_timeout;
+                    let handshake = handshake(acceptor.clone(), stream, timeout);
                     self.handshakes
                         .spawn(async move { (remote_addr, handshake.await) });
                 }
@@ -291,6 +187,28 @@ impl Incoming {
         }
         // At the limit: the join set wakes us when a handshake finishes and frees a slot.
         Poll::Pending
+    }
+
+    /// The connection of an authenticated client, unless its identity is at its limit.
+    fn admit(
+        &self,
+        tls: Box<TlsStream<TcpStream>>,
+        remote_addr: SocketAddr,
+        identity: PeerIdentity,
+    ) -> Result<PeerConnection, Refusal> {
+        match self.identities.try_admit(&identity) {
+            Some(slot) => Ok(PeerConnection::tls(
+                tls,
+                remote_addr,
+                identity,
+                slot,
+                self.limits.idle_timeout,
+            )),
+            None => Err(Refusal::TooManyConnections {
+                identity,
+                limit: self.identities.limit(),
+            }),
+        }
     }
 
     /// Logs `refusal` of the client at `peer`, unless a refusal of its kind was logged less than
@@ -320,24 +238,23 @@ impl Stream for Incoming {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
-        // Accept first so that handshakes spawned now are in the join set polled below, which
-        // registers the waker that reports their completion.
-        if let Poll::Ready(result) = this.poll_accept(cx) {
-            return Poll::Ready(Some(result));
-        }
         loop {
+            // Accept first so that handshakes spawned now are in the join set polled below, which
+            // registers the waker that reports their completion. Accept again after every
+            // handshake that ends without a connection: it freed a place, and while handshakes
+            // were at their limit nothing registered the listener for a wake-up.
+            if let Poll::Ready(result) = this.poll_accept(cx) {
+                return Poll::Ready(Some(result));
+            }
             match this.handshakes.poll_join_next(cx) {
-                Poll::Ready(Some(Ok((remote_addr, Ok((tls, identity)))))) => {
-                    return Poll::Ready(Some(Ok(PeerConnection {
-                        stream: Transport::Tls(tls),
-                        info: PeerInfo {
-                            remote_addr,
-                            identity: Some(identity),
-                        },
-                    })));
-                }
-                Poll::Ready(Some(Ok((remote_addr, Err(refusal))))) => {
-                    this.log_refusal(remote_addr, &refusal);
+                Poll::Ready(Some(Ok((remote_addr, handshake)))) => {
+                    let admitted = handshake
+                        .and_then(|(tls, identity)| this.admit(tls, remote_addr, identity));
+                    match admitted {
+                        Ok(connection) => return Poll::Ready(Some(Ok(connection))),
+                        // Dropping the refused stream closes the connection.
+                        Err(refusal) => this.log_refusal(remote_addr, &refusal),
+                    }
                 }
                 Poll::Ready(Some(Err(err))) => {
                     tracing::error!(error = %err, "TLS handshake task failed");

@@ -6,7 +6,8 @@
 //!   (resourcemanager, nodemanager, user) and a name.
 //! - Transport (`tls`, `TlsConfig`, `Incoming`, `connect`, `Authorizer`): rustls server and
 //!   client configurations built from configuration, with client certificates required, and the
-//!   peer's identity handed to every gRPC handler:
+//!   peer's identity handed to every gRPC handler, under `ConnectionLimits` (handshakes at
+//!   once, connections per identity, idle time):
 //!
 //! ```text
 //! TcpListener ─▶ Incoming (TLS handshake, PeerIdentity from the client certificate)
@@ -26,10 +27,14 @@ pub use error::Error;
 
 // PKI, peer identity and mutual TLS for tonic.
 mod authz;
+mod connection_limits;
 mod connector;
 mod identity;
+mod identity_connections;
+mod idle_timer;
 mod incoming;
 mod log_throttle;
+mod peer_connection;
 pub mod pki;
 mod refusal;
 mod role;
@@ -37,12 +42,11 @@ pub mod tls;
 mod tls_config;
 
 pub use authz::{Authorizer, Caller, authorize, peer_identity, peer_info};
+pub use connection_limits::ConnectionLimits;
 pub use connector::{ChannelOptions, TlsConnector, connect, connect_lazy, dial};
 pub use identity::PeerIdentity;
-pub use incoming::{
-    DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_PENDING_HANDSHAKES, Incoming, PeerConnection, PeerInfo,
-    plaintext_incoming, tls_incoming,
-};
+pub use incoming::{Incoming, plaintext_incoming, tls_incoming};
+pub use peer_connection::{PeerConnection, PeerInfo};
 pub use role::Role;
 pub use tls::{Credentials, install_crypto_provider};
 pub use tls_config::{TlsConfig, TlsFiles};

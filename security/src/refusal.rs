@@ -3,6 +3,8 @@
 use std::io;
 use std::time::Duration;
 
+use crate::PeerIdentity;
+
 /// Why [`Incoming`](crate::Incoming) dropped a connection instead of handing it to the server.
 ///
 /// Refusals are logged, never returned: the stream of connections goes on.
@@ -28,6 +30,16 @@ pub(crate) enum Refusal {
     /// The client's certificate verified but its subject names no yarn-ha role and name.
     #[error("client certificate carries no yarn-ha identity: {source}")]
     NoIdentity { source: crate::Error },
+
+    /// The identity already holds as many connections to the listener as it may.
+    #[error(
+        "{identity} already holds {limit} connections to this listener, the most \
+         yarn.tls.max-connections-per-identity allows"
+    )]
+    TooManyConnections {
+        identity: PeerIdentity,
+        limit: usize,
+    },
 }
 
 impl Refusal {
@@ -77,5 +89,21 @@ mod tests {
             "{failed:?}"
         );
         assert!(!failed.is_noteworthy());
+    }
+
+    #[test]
+    fn too_many_connections_names_the_identity_the_limit_and_the_key() {
+        let refusal = Refusal::TooManyConnections {
+            identity: PeerIdentity {
+                role: crate::Role::NodeManager,
+                name: "h1".to_owned(),
+            },
+            limit: 3,
+        };
+        assert_eq!(
+            refusal.to_string(),
+            "nodemanager/h1 already holds 3 connections to this listener, the most \
+             yarn.tls.max-connections-per-identity allows"
+        );
     }
 }

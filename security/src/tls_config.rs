@@ -9,7 +9,7 @@ use yarn_conf::keys::{TLS_CA_CERT, TLS_CERT, TLS_ENABLED, TLS_KEY};
 
 use crate::pki::{CA_CERT_FILE, LeafFiles};
 use crate::tls::{self, Credentials};
-use crate::{Error, PeerIdentity, Role};
+use crate::{ConnectionLimits, Error, PeerIdentity, Role};
 
 /// The three PEM files of a TLS-enabled process.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,15 +34,17 @@ impl TlsFiles {
     }
 }
 
-/// Whether a process speaks mutual TLS, and if so the rustls configurations it uses.
+/// Whether a process speaks mutual TLS, and if so the rustls configurations it uses; and the
+/// limits its listeners enforce, TLS or not.
 ///
 /// Built once and validated at start-up; cheap to clone (configurations are shared). Servers
 /// take [`server_config`](Self::server_config) (or pass the whole value to
-/// [`Incoming::new`](crate::Incoming::new)); clients take
+/// [`Incoming::new`](crate::Incoming::new), which applies the limits too); clients take
 /// [`client_config`](Self::client_config) for [`connect`](crate::connect).
 #[derive(Clone, Debug)]
 pub struct TlsConfig {
     enabled: Option<Arc<Enabled>>,
+    limits: ConnectionLimits,
 }
 
 #[derive(Debug)]
@@ -54,17 +56,21 @@ struct Enabled {
 
 impl TlsConfig {
     /// Builds the setting from `yarn.tls.enabled` (default true), `yarn.tls.ca-cert`,
-    /// `yarn.tls.cert` and `yarn.tls.key`.
+    /// `yarn.tls.cert` and `yarn.tls.key`, with the limits of [`ConnectionLimits::from_conf`].
     ///
     /// # Errors
     ///
-    /// [`Error::Conf`] when `yarn.tls.enabled` is not a boolean or a `${...}` reference does not
-    /// resolve;
+    /// [`Error::Conf`] when `yarn.tls.enabled` is not a boolean, a limit is not a positive
+    /// integer, or a `${...}` reference does not resolve;
     /// [`Error::TlsSettingMissing`] naming the first of the three paths that is unset or empty
     /// while TLS is enabled; and everything [`from_files`](Self::from_files) returns.
     pub fn from_conf(conf: &Configuration) -> Result<Self, Error> {
+        let limits = ConnectionLimits::from_conf(conf)?;
         if !conf.get_bool(&TLS_ENABLED)? {
-            return Ok(TlsConfig::disabled());
+            return Ok(TlsConfig {
+                limits,
+                ..TlsConfig::disabled()
+            });
         }
         let path = |key: &yarn_conf::Key| -> Result<PathBuf, Error> {
             let value = conf.get_string(key)?;
@@ -75,14 +81,19 @@ impl TlsConfig {
             }
             Ok(PathBuf::from(value))
         };
-        TlsConfig::from_files(&TlsFiles {
+        let files = TlsFiles {
             ca_cert: path(&TLS_CA_CERT)?,
             cert: path(&TLS_CERT)?,
             key: path(&TLS_KEY)?,
+        };
+        Ok(TlsConfig {
+            limits,
+            ..TlsConfig::from_files(&files)?
         })
     }
 
-    /// Reads and checks the three files and builds both rustls configurations.
+    /// Reads and checks the three files and builds both rustls configurations; the limits are
+    /// [`ConnectionLimits::default`].
     ///
     /// # Errors
     ///
@@ -122,6 +133,7 @@ impl TlsConfig {
                 client,
                 identity,
             })),
+            limits: ConnectionLimits::default(),
         })
     }
 
@@ -132,7 +144,10 @@ impl TlsConfig {
             "TLS IS DISABLED (yarn.tls.enabled=false): every endpoint accepts unauthenticated \
              plaintext connections and role checks are skipped; never run a shared cluster so"
         );
-        TlsConfig { enabled: None }
+        TlsConfig {
+            enabled: None,
+            limits: ConnectionLimits::default(),
+        }
     }
 
     /// Whether mutual TLS is on.
@@ -149,6 +164,11 @@ impl TlsConfig {
     /// disabled.
     pub fn client_config(&self) -> Option<Arc<ClientConfig>> {
         self.enabled.as_ref().map(|enabled| enabled.client.clone())
+    }
+
+    /// The limits this process's listeners enforce.
+    pub fn connection_limits(&self) -> ConnectionLimits {
+        self.limits
     }
 
     /// The role and name of this process's own certificate, `None` when TLS is disabled.

@@ -8,7 +8,7 @@ use yarn_amrmproxy::ProxyConfig;
 use yarn_conf::{ConfError, Configuration, Key, RmHaConfig, keys};
 use yarn_nodemanager::NmConfig;
 use yarn_rm_ha::RmConfig;
-use yarn_security::TlsConfig;
+use yarn_security::{ConnectionLimits, TlsConfig};
 
 use crate::cli::{ConfCheckArgs, ConfCommand};
 
@@ -131,6 +131,7 @@ fn check_yarn_site(conf: &Configuration, args: &ConfCheckArgs, problems: &mut Ve
     }
     record(problems, NmConfig::from_conf(conf));
     record(problems, ProxyConfig::from_conf(conf));
+    record(problems, ConnectionLimits::from_conf(conf));
     if !args.no_files {
         if let Err(err) = TlsConfig::from_conf(conf) {
             push_once(problems, err.to_string());

@@ -57,7 +57,8 @@ impl WebServer {
         let incoming = match web_server_config(tls) {
             Some(config) => tls_incoming(listener, config),
             None => plaintext_incoming(listener),
-        };
+        }
+        .with_limits(tls.connection_limits());
         Self {
             listener: WebListener { incoming, address },
             address,

@@ -3,6 +3,7 @@
 //! One test binary (with these modules) to save link time.
 
 mod config;
+mod connection_limits;
 mod mutual_tls;
 mod plaintext;
 mod support;

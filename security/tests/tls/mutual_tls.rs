@@ -5,7 +5,7 @@ use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 use tonic::Code;
-use yarn_security::Role;
+use yarn_security::{ConnectionLimits, Role};
 
 use crate::support::{
     CallError, TestServer, assert_refused_by_transport, call_admin, must_make_pki, must_serve_alice,
@@ -104,7 +104,10 @@ async fn a_stalled_handshake_does_not_block_other_clients() {
     // another, the good call below would time out behind the silent client.
     let server =
         TestServer::start_with(&pki.tls_config(Role::ResourceManager, "rm1"), |incoming| {
-            incoming.handshake_timeout(Duration::from_secs(3600))
+            incoming.with_limits(ConnectionLimits {
+                handshake_timeout: Duration::from_secs(3600),
+                ..ConnectionLimits::default()
+            })
         })
         .await;
     let silent = TcpStream::connect(server.addr).await.unwrap();

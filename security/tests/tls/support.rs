@@ -63,12 +63,16 @@ pub fn must_make_pki() -> Pki {
 impl Pki {
     /// The TLS setting of `role`/`name`, built through the configuration keys as daemons do.
     pub fn tls_config(&self, role: Role, name: &str) -> TlsConfig {
-        TlsConfig::from_conf(&conf_for(&TlsFiles::in_pki_dir(
-            self.dir.path(),
-            role,
-            name,
-        )))
-        .unwrap()
+        self.tls_config_with(role, name, &[])
+    }
+
+    /// Like [`Pki::tls_config`], with the `(key, value)` pairs of `settings` set too.
+    pub fn tls_config_with(&self, role: Role, name: &str, settings: &[(&str, &str)]) -> TlsConfig {
+        let mut conf = conf_for(&TlsFiles::in_pki_dir(self.dir.path(), role, name));
+        for (key, value) in settings {
+            conf.set(key, value);
+        }
+        TlsConfig::from_conf(&conf).unwrap()
     }
 
     /// A client configuration trusting the cluster CA and presenting `cert` (from any CA).

@@ -1,0 +1,118 @@
+//! How many connections each certificate identity holds open to one listener.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use crate::PeerIdentity;
+
+/// The open connections of one listener, counted per identity, each identity up to a limit.
+///
+/// An admitted connection holds a [`ConnectionSlot`] for as long as it lives; dropping the slot
+/// (with the connection, when the server is done with it) lets the identity connect again.
+/// Identities without connections take no memory.
+#[derive(Debug)]
+pub(crate) struct IdentityConnections {
+    limit: usize,
+    // A std mutex: every section is one map update, and none is held across an await.
+    open: Arc<Mutex<HashMap<PeerIdentity, usize>>>,
+}
+
+impl IdentityConnections {
+    /// No connections yet; each identity may hold `limit`.
+    pub(crate) fn new(limit: usize) -> Self {
+        IdentityConnections {
+            limit,
+            open: Arc::default(),
+        }
+    }
+
+    /// How many connections each identity may hold.
+    pub(crate) fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// A slot for one more connection of `identity`, or `None` when it already holds
+    /// [`limit`](Self::limit).
+    pub(crate) fn try_admit(&self, identity: &PeerIdentity) -> Option<ConnectionSlot> {
+        let mut open = lock(&self.open);
+        let held = open.get(identity).copied().unwrap_or(0);
+        if held >= self.limit {
+            return None;
+        }
+        open.insert(identity.clone(), held + 1);
+        Some(ConnectionSlot {
+            open: Arc::clone(&self.open),
+            identity: identity.clone(),
+        })
+    }
+}
+
+/// One admitted connection's place in its identity's count; dropping it gives the place back.
+#[derive(Debug)]
+pub(crate) struct ConnectionSlot {
+    open: Arc<Mutex<HashMap<PeerIdentity, usize>>>,
+    identity: PeerIdentity,
+}
+
+impl Drop for ConnectionSlot {
+    fn drop(&mut self) {
+        let mut open = lock(&self.open);
+        if let Some(held) = open.get_mut(&self.identity) {
+            *held -= 1;
+            if *held == 0 {
+                open.remove(&self.identity);
+            }
+        }
+    }
+}
+
+/// The counts stay consistent even if a holder panicked (each update is a single statement), so
+/// a poisoned lock is still usable.
+fn lock(
+    open: &Mutex<HashMap<PeerIdentity, usize>>,
+) -> MutexGuard<'_, HashMap<PeerIdentity, usize>> {
+    open.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Role;
+
+    fn node(name: &str) -> PeerIdentity {
+        PeerIdentity {
+            role: Role::NodeManager,
+            name: name.to_owned(),
+        }
+    }
+
+    #[test]
+    fn each_identity_is_admitted_up_to_the_limit_independently() {
+        let connections = IdentityConnections::new(2);
+        let h1 = [
+            connections.try_admit(&node("h1")),
+            connections.try_admit(&node("h1")),
+        ];
+        assert!(h1.iter().all(Option::is_some));
+        assert!(connections.try_admit(&node("h1")).is_none());
+        // Same name, other role: another identity.
+        let user_h1 = PeerIdentity {
+            role: Role::User,
+            name: "h1".to_owned(),
+        };
+        assert!(connections.try_admit(&user_h1).is_some());
+        assert!(connections.try_admit(&node("h2")).is_some());
+    }
+
+    #[test]
+    fn dropping_a_slot_admits_one_more_and_an_idle_identity_is_forgotten() {
+        let connections = IdentityConnections::new(1);
+        let first = connections.try_admit(&node("h1")).unwrap();
+        assert!(connections.try_admit(&node("h1")).is_none());
+        drop(first);
+        let second = connections.try_admit(&node("h1")).unwrap();
+        assert!(connections.try_admit(&node("h1")).is_none());
+        drop(second);
+        assert!(lock(&connections.open).is_empty());
+    }
+}
