@@ -257,6 +257,9 @@ pub const APPLICATION_MAX_TAGS: Key = Key::new("yarn.application.max-tags", "10"
 /// The longest application tag, in characters.
 pub const APPLICATION_MAX_TAG_LENGTH: Key =
     Key::new("yarn.application.max-tag.length", "100", KeyKind::Int);
+/// How many thousand characters (times 1024) of an attempt's diagnostics are kept.
+pub const APP_ATTEMPT_DIAGNOSTICS_LIMIT_KC: Key =
+    Key::new("yarn.app.attempt.diagnostics.limit.kc", "64", KeyKind::Int);
 /// The most asks one allocate may carry (yarn-ha only: Hadoop has no such bound).
 pub const RM_SCHEDULER_MAX_ASKS_PER_ALLOCATE: Key = Key::new(
     "yarn.resourcemanager.scheduler.max-asks-per-allocate",
@@ -559,6 +562,7 @@ pub const ALL: &[Key] = &[
     APPLICATION_MAX_TAGS,
     APPLICATION_MAX_TAG_LENGTH,
     RM_SCHEDULER_MAX_ASKS_PER_ALLOCATE,
+    APP_ATTEMPT_DIAGNOSTICS_LIMIT_KC,
     NM_HOSTNAME,
     NM_ADDRESS,
     NM_WEBAPP_ADDRESS,

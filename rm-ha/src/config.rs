@@ -8,7 +8,7 @@ use yarn_security::{Groups, KeyRollingSchedule};
 
 use yarn_scheduler::{SchedulerError, SchedulerSettings};
 
-use crate::applications::{MAX_CONTEXT_BYTES_LIMIT, SubmissionLimits};
+use crate::applications::{DiagnosticsLimit, MAX_CONTEXT_BYTES_LIMIT, SubmissionLimits};
 use crate::scheduling::{OpportunisticSettings, QueueConfigSource};
 use crate::state_machine::MasterKeyKind;
 
@@ -54,6 +54,8 @@ pub struct RmConfig {
     pub submission_limits: SubmissionLimits,
     /// `yarn.resourcemanager.scheduler.max-asks-per-allocate`.
     pub max_asks_per_allocate: usize,
+    /// `yarn.app.attempt.diagnostics.limit.kc`.
+    pub diagnostics_limit: DiagnosticsLimit,
     /// Where the leader reads `capacity-scheduler.xml`, and the `yarn-site.xml` scheduler
     /// settings. [`RmConfig::from_conf`] leaves the file unset (the built-in default queue);
     /// the `resourcemanager` command points it into the configuration directory.
@@ -140,6 +142,9 @@ impl RmConfig {
                 max_tags: to_usize(conf.get_u32(&keys::APPLICATION_MAX_TAGS)?),
                 max_tag_length: to_usize(conf.get_u32(&keys::APPLICATION_MAX_TAG_LENGTH)?),
             },
+            diagnostics_limit: DiagnosticsLimit::kilo_chars(to_usize(
+                conf.get_u32(&keys::APP_ATTEMPT_DIAGNOSTICS_LIMIT_KC)?,
+            )),
             max_asks_per_allocate: to_usize(
                 conf.get_u32(&keys::RM_SCHEDULER_MAX_ASKS_PER_ALLOCATE)?,
             ),

@@ -15,6 +15,7 @@ mod am_session;
 mod am_sessions;
 mod application_access;
 pub mod container_updates;
+pub mod diagnostics_limit;
 pub mod remote_containers;
 pub mod reports;
 mod submission_limits;
@@ -24,6 +25,7 @@ pub use am_launch::{APP_SUBMIT_TIME_ENV, AmLaunch, MAX_APP_ATTEMPTS_ENV, pending
 pub use am_session::{AmSession, AttemptNews, ResponseIdCheck};
 pub use am_sessions::AmSessions;
 pub use application_access::ApplicationAccess;
+pub use diagnostics_limit::DiagnosticsLimit;
 pub use submission_limits::{
     APPLICATION_TYPE_LENGTH, MAX_CONTEXT_BYTES_LIMIT, MAX_NAME_BYTES, SubmissionLimits,
     SubmissionRefusal, recorded_application_type,

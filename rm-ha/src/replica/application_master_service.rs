@@ -15,7 +15,9 @@ use super::clock::now_ms;
 use super::proposer::Proposer;
 use crate::applications::allocate_response::SplitAsks;
 use crate::applications::container_updates::{UpdateDecisions, decide_updates, rejection_error};
-use crate::applications::{AmSession, AmSessions, ResponseIdCheck, TokenIssuer, allocate_response};
+use crate::applications::{
+    AmSession, AmSessions, DiagnosticsLimit, ResponseIdCheck, TokenIssuer, allocate_response,
+};
 use crate::nodes::NodeRegistry;
 use crate::scheduling::{
     OpportunisticCounters, OpportunisticSettings, QueueConfigSource, SchedulerCell,
@@ -62,6 +64,8 @@ pub(crate) struct ApplicationMasterService {
     pub(crate) counters: OpportunisticCounters,
     /// `yarn.resourcemanager.scheduler.max-asks-per-allocate`.
     pub(crate) max_asks_per_allocate: usize,
+    /// How much of an AM's diagnostics is kept.
+    pub(crate) diagnostics_limit: DiagnosticsLimit,
 }
 
 /// The authenticated caller of one call.
@@ -458,7 +462,7 @@ impl ApplicationMasterService {
             application_seq: attempt.application_id.id,
             attempt_id: attempt.attempt_id,
             final_status,
-            diagnostics: body.diagnostics,
+            diagnostics: self.diagnostics_limit.bound(body.diagnostics),
             tracking_url: body.tracking_url,
             now_ms: now_ms(),
         });

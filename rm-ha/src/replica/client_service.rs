@@ -10,7 +10,9 @@ use yarn_security::{Authorizer, Caller, Role};
 use super::clock::now_ms;
 use super::proposer::Proposer;
 use crate::applications::reports::{self, application_report, application_state};
-use crate::applications::{ApplicationAccess, SubmissionLimits, recorded_application_type};
+use crate::applications::{
+    ApplicationAccess, DiagnosticsLimit, SubmissionLimits, recorded_application_type,
+};
 use crate::nodes::NodeRegistry;
 use crate::scheduling::{
     OpportunisticCounters, QueueConfigSource, SchedulerCell, queue_info_proto,
@@ -42,6 +44,8 @@ pub(crate) struct ClientService {
     pub(crate) max_attempts: u32,
     /// What one submission may carry.
     pub(crate) submission_limits: SubmissionLimits,
+    /// How much of a kill's diagnostics is kept.
+    pub(crate) diagnostics_limit: DiagnosticsLimit,
     /// The leader's opportunistic counts, reported in GetClusterMetrics.
     pub(crate) counters: OpportunisticCounters,
 }
@@ -351,7 +355,7 @@ impl ApplicationClientProtocol for ClientService {
         } else {
             format!(
                 "Application {id} was killed by user {user}: {}",
-                body.diagnostics
+                self.diagnostics_limit.bound(body.diagnostics)
             )
         };
         let command = RmCommand::V1(CommandV1::KillApplication {

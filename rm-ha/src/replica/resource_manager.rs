@@ -294,6 +294,7 @@ impl ResourceManager {
             scheduler: scheduler.clone(),
             max_attempts: config.am_max_attempts,
             submission_limits: config.submission_limits,
+            diagnostics_limit: config.diagnostics_limit,
             counters: counters.clone(),
         };
         let resource_tracker_service = ResourceTrackerService {
@@ -307,6 +308,7 @@ impl ResourceManager {
             authorizer,
             nodes: nodes.clone(),
             heartbeat_interval: config.nm_heartbeat_interval,
+            diagnostics_limit: config.diagnostics_limit,
         };
         let application_master_service = Arc::new(ApplicationMasterService {
             proposer: Proposer {
@@ -324,6 +326,7 @@ impl ResourceManager {
             opportunistic: config.opportunistic.clone(),
             counters,
             max_asks_per_allocate: config.max_asks_per_allocate,
+            diagnostics_limit: config.diagnostics_limit,
         });
         use tonic::transport::Server;
         spawn_server(

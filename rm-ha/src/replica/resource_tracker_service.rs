@@ -11,6 +11,7 @@ use yarn_security::{Authorizer, Caller, Role};
 use super::clock::now_ms;
 use super::leader_gate::LeaderGate;
 use super::proposer::Proposer;
+use crate::applications::DiagnosticsLimit;
 use crate::nodes::{HeartbeatVerdict, NodeRegistry, cleanup, reported_completions};
 use crate::state_machine::{CommandV1, MasterKeyKind, RmCommand, RmState, StateView};
 
@@ -33,6 +34,8 @@ pub(crate) struct ResourceTrackerService {
     pub(crate) authorizer: Authorizer,
     pub(crate) nodes: NodeRegistry,
     pub(crate) heartbeat_interval: Duration,
+    /// How much of a container's exit diagnostics is kept.
+    pub(crate) diagnostics_limit: DiagnosticsLimit,
 }
 
 impl ResourceTrackerService {
@@ -179,9 +182,14 @@ impl ResourceTracker for ResourceTrackerService {
             }
             HeartbeatVerdict::Accept { response_id } => response_id,
         };
-        let completions = self
+        let mut completions = self
             .state
             .read(|state| reported_completions(state, &node, &status.containers_statuses));
+        for completion in &mut completions {
+            completion.diagnostics = self
+                .diagnostics_limit
+                .bound(std::mem::take(&mut completion.diagnostics));
+        }
         if !completions.is_empty() {
             // On failure the node sends the same heartbeat again: nothing was recorded as
             // answered, and completing twice changes nothing.

@@ -6,7 +6,7 @@ use tokio::task::JoinSet;
 use tonic::Code;
 use yarn_proto::pb;
 
-use crate::applications::{allocate_until, ask, register_am, with_token};
+use crate::applications::{allocate_until, ask, register_am, report, with_token};
 use crate::state_digest::{assert_one_digest, at_one_index};
 use crate::support::{Cluster, list, on_leader, register_node, try_submit_with};
 use crate::unmanaged_am::{submit_unmanaged, token_from_report};
@@ -209,6 +209,41 @@ async fn an_allocate_with_more_asks_than_the_limit_is_refused_naming_it() {
         allocate_until(&cluster, leader, &token, 0, too_many[..100].to_vec(), 1).await;
     assert!(!first.is_empty());
     allocate_until(&cluster, leader, &token, next, too_many[100..].to_vec(), 0).await;
+
+    for index in 0..3 {
+        cluster.stop(index).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ams_diagnostics_are_kept_to_the_limit_with_their_end() {
+    let mut cluster = Cluster::new(3, 0, &[("yarn.app.attempt.diagnostics.limit.kc", "1")]).await;
+    cluster.start_configured().await;
+    let app = submit_unmanaged(&cluster, 1).await;
+    let (token, _) = token_from_report(&cluster, app).await;
+    let leader = register_am(&cluster, &token).await;
+    let diagnostics = format!("{}the cause", "x".repeat(500_000));
+    cluster
+        .scheduler(leader)
+        .await
+        .finish_application_master(with_token(
+            pb::FinishApplicationMasterRequestProto {
+                diagnostics,
+                final_application_status: pb::FinalApplicationStatusProto::AppFailed.into(),
+                ..Default::default()
+            },
+            &token,
+        ))
+        .await
+        .expect("finish");
+    let kept = report(&cluster, app).await.diagnostics;
+    assert!(
+        kept.starts_with("[498985 earlier characters of diagnostics left out] ")
+            && kept.ends_with("the cause"),
+        "{}...",
+        &kept[..kept.len().min(100)]
+    );
+    assert!(kept.len() < 2048, "{} bytes kept", kept.len());
 
     for index in 0..3 {
         cluster.stop(index).await;
