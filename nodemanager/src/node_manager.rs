@@ -126,6 +126,7 @@ impl NodeManager {
             )?;
             manager.attach_amrm_proxy(Arc::clone(&host));
             let server = tonic::transport::Server::builder()
+                .layer(yarn_security::BoundStatusMessages)
                 .add_service(host.proxy().service())
                 .serve_with_incoming_shutdown(
                     Incoming::new(proxy_listener, &tls),
@@ -146,6 +147,7 @@ impl NodeManager {
             });
         }
         let server = tonic::transport::Server::builder()
+            .layer(yarn_security::BoundStatusMessages)
             .add_service(manager.service(Authorizer::for_tls(&tls)))
             .serve_with_incoming_shutdown(
                 Incoming::new(listener, &tls),

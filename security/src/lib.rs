@@ -38,6 +38,7 @@ mod peer_connection;
 pub mod pki;
 mod refusal;
 mod role;
+mod status_message_bound;
 pub mod tls;
 mod tls_config;
 
@@ -48,6 +49,9 @@ pub use identity::PeerIdentity;
 pub use incoming::{Incoming, plaintext_incoming, tls_incoming};
 pub use peer_connection::{PeerConnection, PeerInfo};
 pub use role::Role;
+pub use status_message_bound::{
+    BoundStatusMessages, BoundStatusService, MAX_STATUS_MESSAGE_BYTES, bound_status_message,
+};
 pub use tls::{Credentials, install_crypto_provider};
 pub use tls_config::{TlsConfig, TlsFiles};
 

@@ -3,14 +3,43 @@
 //!
 //! Nothing but what each replica flushed survives, so this is the fault that shows whether an
 //! acknowledged write was really durable on a majority: a replica that acknowledged an append
-//! it had not flushed comes back without it.
+//! it had not flushed comes back without it. The crash waits for the workload to have a
+//! submission acknowledged since the previous fault healed, so that there is always something
+//! to lose.
+
+use std::time::Duration;
 
 use anyhow::Context;
 
 use super::chaos_cluster::ChaosCluster;
 use super::cluster_view::ClusterView;
 use super::fault::{Fault, FaultAction, FaultPlan};
+use super::history::HistoryRecorder;
 use crate::Signal;
+
+/// How long a group crash waits for the workload to get a submission acknowledged first.
+pub(crate) const EVIDENCE_WAIT: Duration = Duration::from_secs(20);
+
+/// Waits, at most [`EVIDENCE_WAIT`], until the workload has had a submission acknowledged at
+/// `since_ms` or later (on the run clock); returns whether it had.
+///
+/// A crash of every replica shows whether acknowledged writes were durable only if something
+/// was acknowledged since the replicas last had to flush; on a loaded machine the workload may
+/// not have got a submission through by the scheduled time, and a run whose evidence depends on
+/// that is a run whose verdict depends on timing. Waiting for the evidence makes a planted
+/// unflushed-append bug fail the run whatever the load.
+pub(crate) async fn await_acknowledged_write(recorder: &HistoryRecorder, since_ms: u64) -> bool {
+    let deadline = tokio::time::Instant::now() + EVIDENCE_WAIT;
+    loop {
+        if recorder.history().acknowledged_since(since_ms) {
+            return true;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
 
 /// The group crash resolved to the replicas it kills.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -78,6 +78,12 @@ pub enum OperationKind {
         /// When the allocation (and its tokens) reached the probe, on the run clock.
         token_ms: u64,
     },
+    /// The harness killing one of its own applications that it could not end otherwise (the
+    /// token probe's, when finishing it kept failing): not a failure of the application.
+    KillOwnApplication {
+        /// The application killed.
+        application_id: String,
+    },
 }
 
 /// How an operation ended.
@@ -212,6 +218,23 @@ impl History {
             .collect();
         lists.sort_by_key(|list| list.complete_ms);
         lists
+    }
+
+    /// Whether a submission was acknowledged at `since_ms` or later.
+    pub fn acknowledged_since(&self, since_ms: u64) -> bool {
+        self.operations.iter().any(|operation| {
+            matches!(operation.kind, OperationKind::SubmitApplication { .. })
+                && operation.outcome.is_ok()
+                && operation.complete_ms >= since_ms
+        })
+    }
+
+    /// Whether the harness itself killed (or tried to kill) `application_id`.
+    pub fn killed_by_harness(&self, application_id: &str) -> bool {
+        self.operations.iter().any(|operation| {
+            matches!(&operation.kind, OperationKind::KillOwnApplication { application_id: id }
+                if id == application_id)
+        })
     }
 
     /// How many operations of each kind succeeded and failed, by the kind's name.
@@ -364,6 +387,19 @@ mod tests {
             (2, 2),
             "{:?}",
             history.counts()
+        );
+    }
+
+    #[test]
+    fn acknowledgements_count_from_when_they_completed() {
+        // Completions at 15 (acknowledged) and 25 (failed).
+        let history = History {
+            operations: vec![submit(1, "app_1", true), submit(2, "app_2", false)],
+        };
+        assert!(history.acknowledged_since(15));
+        assert!(
+            !history.acknowledged_since(16),
+            "a failure is no acknowledgement"
         );
     }
 

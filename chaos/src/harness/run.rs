@@ -28,6 +28,7 @@ use yarn_proto::pb::resource_manager_administration_protocol_client::ResourceMan
 use yarn_rm_ha::storage::FAILPOINTS_VARIABLE;
 
 use super::chaos_cluster::ChaosCluster;
+use super::crash_fault;
 use super::failover::failovers;
 use super::fault::Fault;
 use super::history::{History, HistoryRecorder};
@@ -351,9 +352,24 @@ async fn drive(
         schedule.faults.len(),
         options.duration.as_secs()
     )?;
-    let mut timeline = Vec::new();
+    let mut timeline: Vec<TimelineEntry> = Vec::new();
     for scheduled in &schedule.faults {
         sleep_until(clock.instant_at(scheduled.at_ms)).await;
+        if scheduled.fault == Fault::KillAllRms {
+            let since = timeline
+                .iter()
+                .filter_map(|entry| entry.healed_at_ms)
+                .max()
+                .unwrap_or(0);
+            if !crash_fault::await_acknowledged_write(&recorder, since).await {
+                writeln!(
+                    out,
+                    "no submission was acknowledged within {:?} before the group crash; \
+                     crashing anyway",
+                    crash_fault::EVIDENCE_WAIT
+                )?;
+            }
+        }
         let entry = inject_and_heal(cluster, scheduled, clock).await;
         writeln!(out, "{}", describe(&entry))?;
         timeline.push(entry);

@@ -41,6 +41,12 @@ const HOLD: Duration = Duration::from_secs(10);
 /// How many report polls the probe makes for its AMRMToken before it gives up.
 const TOKEN_POLLS: u32 = 60;
 
+/// How long the probe keeps trying to finish its application once the workload stops, before
+/// it kills it: after a crash of every replica the group may take seconds to elect and to
+/// accept the probe's registration again, and one failed finish must not end an application
+/// the probe could still have finished.
+const FINISH_PATIENCE: Duration = Duration::from_secs(30);
+
 /// The probe container's size; the RM rounds it up to its minimum allocation.
 const CONTAINER_MB: i64 = 128;
 
@@ -87,18 +93,41 @@ async fn probe(shared: &Shared, rm: &RmClientConfig) -> anyhow::Result<()> {
     while !shared.stopping.is_cancelled() {
         session.one_container().await;
     }
-    if !session.finish().await {
-        kill(shared, id).await;
+    let deadline = tokio::time::Instant::now() + FINISH_PATIENCE;
+    while !session.finish().await {
+        if tokio::time::Instant::now() >= deadline {
+            tracing::warn!(
+                "the token probe could not finish its application {id} within \
+                 {FINISH_PATIENCE:?}; killing it"
+            );
+            kill(shared, id).await;
+            break;
+        }
+        tokio::time::sleep(HEARTBEAT).await;
     }
     Ok(())
 }
 
 /// Kills the probe's application when the probe cannot end it itself, so that no acknowledged
-/// application is left for the run to wait on; a failure is only logged.
+/// application is left for the run to wait on. The kill is recorded, so that the invariants
+/// tell it from a failure of the application.
 async fn kill(shared: &Shared, id: yarn_proto::ids::ApplicationId) {
-    if let Err(err) = shared.client.kill_application(id).await {
-        tracing::warn!("the token probe could not kill its application {id}: {err}");
-    }
+    let pending = shared.recorder.invoke(
+        PROCESS,
+        OperationKind::KillOwnApplication {
+            application_id: id.to_string(),
+        },
+    );
+    let outcome = match shared.client.kill_application(id).await {
+        Ok(_) => Outcome::Ok {
+            result: OperationResult::Done,
+        },
+        Err(err) => {
+            tracing::warn!("the token probe could not kill its application {id}: {err}");
+            failed(&err)
+        }
+    };
+    shared.recorder.complete(pending, outcome);
 }
 
 /// Polls the owner's report of `id` until it carries the attempt's AMRMToken; returns it with

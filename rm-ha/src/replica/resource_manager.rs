@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use openraft::error::Fatal;
 use openraft::{Config, Raft, SnapshotPolicy};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -16,7 +17,7 @@ use yarn_proto::pb::application_master_protocol_server::ApplicationMasterProtoco
 use yarn_proto::pb::distributed_scheduling_am_protocol_server::DistributedSchedulingAmProtocolServer;
 use yarn_proto::pb::resource_manager_administration_protocol_server::ResourceManagerAdministrationProtocolServer;
 use yarn_proto::pb::resource_tracker_server::ResourceTrackerServer;
-use yarn_security::{Authorizer, ChannelOptions, Incoming, TlsConfig};
+use yarn_security::{Authorizer, BoundStatusMessages, ChannelOptions, Incoming, TlsConfig};
 
 use super::admin_service::AdminService;
 use super::application_master_service::ApplicationMasterService;
@@ -112,6 +113,8 @@ pub struct ResourceManager {
     local_addresses: BTreeMap<&'static str, SocketAddr>,
     shutdown: CancellationToken,
     tasks: JoinSet<Result<(), Error>>,
+    /// The replica's sled database, kept to be leaked if its disk fails (see `run_until`).
+    storage: sled::Db,
 }
 
 impl ResourceManager {
@@ -333,6 +336,7 @@ impl ResourceManager {
             &mut tasks,
             "Raft",
             Server::builder()
+                .layer(BoundStatusMessages)
                 .add_service(raft_service.into_server())
                 .serve_with_incoming_shutdown(
                     Incoming::new(listeners.raft, &tls),
@@ -343,6 +347,7 @@ impl ResourceManager {
             &mut tasks,
             "admin",
             Server::builder()
+                .layer(BoundStatusMessages)
                 .add_service(ResourceManagerAdministrationProtocolServer::new(
                     admin_service,
                 ))
@@ -355,6 +360,7 @@ impl ResourceManager {
             &mut tasks,
             "client",
             Server::builder()
+                .layer(BoundStatusMessages)
                 .add_service(ApplicationClientProtocolServer::new(client_service))
                 .serve_with_incoming_shutdown(
                     Incoming::new(listeners.client, &tls),
@@ -365,6 +371,7 @@ impl ResourceManager {
             &mut tasks,
             "resource tracker",
             Server::builder()
+                .layer(BoundStatusMessages)
                 .add_service(ResourceTrackerServer::new(resource_tracker_service))
                 .serve_with_incoming_shutdown(
                     Incoming::new(listeners.resource_tracker, &tls),
@@ -376,6 +383,7 @@ impl ResourceManager {
             "scheduler",
             // One port serves both scheduler protocols, as in YARN.
             Server::builder()
+                .layer(BoundStatusMessages)
                 .add_service(ApplicationMasterProtocolServer::from_arc(
                     application_master_service.clone(),
                 ))
@@ -404,6 +412,7 @@ impl ResourceManager {
             local_addresses,
             shutdown,
             tasks,
+            storage: db,
         })
     }
 
@@ -469,7 +478,16 @@ impl ResourceManager {
             () = stop => None,
             Some(joined) = self.tasks.join_next() => Some(task_result(joined).err().unwrap_or(Error::TaskEnded)),
             fatal = metrics.wait_for(|m| m.running_state.is_err()) => Some(match fatal {
-                Ok(m) => Error::RaftStopped { reason: format!("{:?}", m.running_state) },
+                Ok(m) => {
+                    if matches!(m.running_state, Err(Fatal::StorageError(_))) {
+                        // sled flushes when its last handle drops, and on a full or failing
+                        // disk that flush waits for ever, on whichever thread drops it last.
+                        // Nothing more can be made durable here: leak one handle so that no
+                        // drop flushes, and the process can end.
+                        std::mem::forget(self.storage.clone());
+                    }
+                    Error::RaftStopped { reason: format!("{:?}", m.running_state) }
+                }
                 Err(_) => Error::TaskEnded,
             }),
         };

@@ -249,3 +249,38 @@ async fn an_ams_diagnostics_are_kept_to_the_limit_with_their_end() {
         cluster.stop(index).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_error_never_echoes_a_megabyte_back() {
+    let mut cluster = Cluster::new(3, 0, &[]).await;
+    cluster.start_configured().await;
+    let leader = cluster.serving_leader(None).await;
+    // The leader's scheduler may still be starting: ask until the answer is about the queue.
+    let status = crate::support::eventually("GetQueueInfo to refuse the queue", || async {
+        let refusal = cluster
+            .client(leader)
+            .await
+            .get_queue_info(pb::GetQueueInfoRequestProto {
+                queue_name: "q".repeat(1024 * 1024),
+                ..Default::default()
+            })
+            .await
+            .expect_err("no such queue");
+        (refusal.code() == Code::NotFound).then_some(refusal)
+    })
+    .await;
+    assert!(
+        status.message().len() <= yarn_security::MAX_STATUS_MESSAGE_BYTES,
+        "{} bytes came back",
+        status.message().len()
+    );
+    assert!(
+        status.message().ends_with(" ... (cut)"),
+        "{}",
+        &status.message()[..64]
+    );
+
+    for index in 0..3 {
+        cluster.stop(index).await;
+    }
+}

@@ -147,6 +147,20 @@ impl Scenario {
         self
     }
 
+    /// The harness killing its own application `n` at `at`.
+    pub(crate) fn harness_kill(&mut self, n: u32, at: u64) -> &mut Self {
+        self.operation(
+            OperationKind::KillOwnApplication {
+                application_id: app(n),
+            },
+            at,
+            Outcome::Ok {
+                result: OperationResult::Done,
+            },
+        );
+        self
+    }
+
     /// A write the prober got committed on `rm_id` at `at`, given application `n`'s id.
     pub(crate) fn prober_write(&mut self, at: u64, rm_id: &str, n: u32) -> &mut Self {
         self.observations.write_samples.push(WriteSample {

@@ -359,11 +359,18 @@ pub(crate) fn application_nodes(input: &CheckInput<'_>, application_id: &str) ->
 const PREEMPTED_FOR_GUARANTEED: i32 = -108;
 
 /// Why an application is excused from having to succeed: a NodeManager it used was faulted
-/// while it lived, or every task that failed was an OPPORTUNISTIC container preempted for
-/// GUARANTEED work (which YARN allows at any time, fault or not). `None` when nothing excuses
-/// it.
+/// while it lived, every task that failed was an OPPORTUNISTIC container preempted for
+/// GUARANTEED work (which YARN allows at any time, fault or not), or the harness killed it
+/// itself (the token probe's, when it could not finish it). `None` when nothing excuses it.
 pub(crate) fn excuse(input: &CheckInput<'_>, application_id: &str) -> Option<String> {
-    node_fault_excuse(input, application_id).or_else(|| preemption_excuse(input, application_id))
+    node_fault_excuse(input, application_id)
+        .or_else(|| preemption_excuse(input, application_id))
+        .or_else(|| {
+            input
+                .history
+                .killed_by_harness(application_id)
+                .then(|| "killed by the harness, which could not finish it".to_owned())
+        })
 }
 
 fn preemption_excuse(input: &CheckInput<'_>, application_id: &str) -> Option<String> {

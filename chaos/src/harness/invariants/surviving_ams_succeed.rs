@@ -81,6 +81,39 @@ mod tests {
     }
 
     #[test]
+    fn an_application_the_harness_killed_itself_is_excused_and_named() {
+        let mut scenario = Scenario::new();
+        scenario
+            .submit(1, 1_000, true)
+            .harness_kill(1, 15_000)
+            .report(
+                1,
+                "KILLED",
+                "KILLED",
+                1,
+                "Application application_1_0001 was killed by user yarn-admin",
+                20_000,
+            );
+        let verdict = check(&scenario.input());
+        assert!(verdict.passed(), "{verdict:?}");
+        assert!(
+            verdict.evidence().contains("killed by the harness"),
+            "{verdict:?}"
+        );
+        // The same kill not made by the harness is a violation.
+        let mut unexplained = Scenario::new();
+        unexplained.submit(1, 1_000, true).report(
+            1,
+            "KILLED",
+            "KILLED",
+            1,
+            "Application application_1_0001 was killed by user mallory",
+            20_000,
+        );
+        assert!(matches!(check(&unexplained.input()), Verdict::Violated(_)));
+    }
+
+    #[test]
     fn a_first_attempt_failing_without_a_node_fault_is_a_violation() {
         let mut scenario = Scenario::new();
         scenario.submit(1, 1_000, true).report(
