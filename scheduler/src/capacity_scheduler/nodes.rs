@@ -1,0 +1,236 @@
+//! The node set: registering, removing and resizing nodes, the indexes by free resources and
+//! by host that keep node search cheap, the search itself, and the attempts' blacklists that
+//! rule nodes out.
+//!
+//! Every change to a node's free resources goes through [`CapacityScheduler::with_node`], so
+//! the free-resource index never drifts from the nodes; keeping that index and everything that
+//! reads it here makes the invariant checkable in one file.
+
+use std::cmp::Reverse;
+use std::collections::BTreeSet;
+
+use yarn_proto::ids::{ApplicationAttemptId, ContainerId, NodeId};
+
+use super::CapacityScheduler;
+use super::scheduling_pass::UNPLACEABLE_MEMORY;
+use crate::allocation::Allocation;
+use crate::error::SchedulerError;
+use crate::node::SchedulerNode;
+use crate::resource::Resource;
+
+/// Orders nodes for off-switch placement: most free memory first, then most free cores, then
+/// node id, so a pass spreads containers and stays deterministic.
+pub(super) type FreeKey = (Reverse<u64>, Reverse<u32>, NodeId);
+
+/// The rack of every node: YARN's default when no topology script is configured.
+const DEFAULT_RACK: &str = "/default-rack";
+
+impl CapacityScheduler {
+    /// Registers a node offering `capability`.
+    ///
+    /// # Errors
+    ///
+    /// [`SchedulerError::DuplicateNode`] if the node is already registered.
+    pub fn add_node(
+        &mut self,
+        node_id: NodeId,
+        capability: Resource,
+    ) -> Result<(), SchedulerError> {
+        if self.nodes.contains_key(&node_id) {
+            return Err(SchedulerError::DuplicateNode { node: node_id });
+        }
+        let node = SchedulerNode::new(node_id.clone(), capability);
+        self.nodes_by_free.insert(free_key(&node));
+        self.nodes_by_host
+            .entry(node_id.host.clone())
+            .or_default()
+            .insert(node_id.clone());
+        self.nodes.insert(node_id, node);
+        self.cluster_resource = self.cluster_resource.saturating_add(capability);
+        self.update_queue_resources();
+        self.activate();
+        Ok(())
+    }
+
+    /// Removes a node and releases every container on it, returning them in id order (an AM
+    /// container among them ends its attempt).
+    ///
+    /// # Errors
+    ///
+    /// [`SchedulerError::UnknownNode`].
+    pub fn remove_node(&mut self, node_id: &NodeId) -> Result<Vec<Allocation>, SchedulerError> {
+        let node = self
+            .nodes
+            .get(node_id)
+            .ok_or_else(|| SchedulerError::UnknownNode {
+                node: node_id.clone(),
+            })?;
+        let on_node: Vec<ContainerId> = node.containers().iter().copied().collect();
+        let released = on_node
+            .iter()
+            .filter_map(|container| self.release_container(container))
+            .collect();
+        if let Some(node) = self.nodes.remove(node_id) {
+            self.nodes_by_free.remove(&free_key(&node));
+            if let Some(hosts) = self.nodes_by_host.get_mut(&node_id.host) {
+                hosts.remove(node_id);
+                if hosts.is_empty() {
+                    self.nodes_by_host.remove(&node_id.host);
+                }
+            }
+            self.cluster_resource = self.cluster_resource.saturating_sub(node.capability());
+        }
+        self.update_queue_resources();
+        self.activate();
+        Ok(released)
+    }
+
+    /// Changes a node's capability. Containers already there stay, even if they no longer
+    /// fit; nothing new is placed until they do.
+    ///
+    /// # Errors
+    ///
+    /// [`SchedulerError::UnknownNode`].
+    pub fn update_node_capability(
+        &mut self,
+        node_id: &NodeId,
+        capability: Resource,
+    ) -> Result<(), SchedulerError> {
+        let old = self
+            .with_node(node_id, |node| {
+                let old = node.capability();
+                node.set_capability(capability);
+                old
+            })
+            .ok_or_else(|| SchedulerError::UnknownNode {
+                node: node_id.clone(),
+            })?;
+        self.cluster_resource = self
+            .cluster_resource
+            .saturating_sub(old)
+            .saturating_add(capability);
+        self.update_queue_resources();
+        self.activate();
+        Ok(())
+    }
+
+    /// Adds and removes blacklisted places (host or rack names) of the current attempt: no
+    /// container of its asks is placed on a node whose host or rack is blacklisted. The list
+    /// lives with the attempt; a new attempt starts with none, as in YARN.
+    ///
+    /// # Errors
+    ///
+    /// [`SchedulerError::UnknownApplication`], [`SchedulerError::UnknownAttempt`].
+    pub fn update_blacklist(
+        &mut self,
+        attempt_id: ApplicationAttemptId,
+        additions: &[String],
+        removals: &[String],
+    ) -> Result<(), SchedulerError> {
+        self.current_attempt(attempt_id)?;
+        if let Some(attempt) = self
+            .applications
+            .get_mut(&attempt_id.application_id)
+            .and_then(|app| app.attempt.as_mut())
+        {
+            attempt.blacklist.extend(additions.iter().cloned());
+            for place in removals {
+                attempt.blacklist.remove(place);
+            }
+        }
+        Ok(())
+    }
+
+    /// The current attempt's blacklisted places, in name order; empty for an unknown attempt.
+    pub fn blacklist(&self, attempt_id: ApplicationAttemptId) -> Vec<String> {
+        self.current_attempt(attempt_id)
+            .ok()
+            .and_then(|app| app.attempt.as_ref())
+            .map(|attempt| attempt.blacklist.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Runs `f` on a node and keeps the free-resource index in step.
+    pub(super) fn with_node<T>(
+        &mut self,
+        node_id: &NodeId,
+        f: impl FnOnce(&mut SchedulerNode) -> T,
+    ) -> Option<T> {
+        let node = self.nodes.get_mut(node_id)?;
+        self.nodes_by_free.remove(&free_key(node));
+        let result = f(node);
+        self.nodes_by_free.insert(free_key(node));
+        Some(result)
+    }
+
+    /// The node with the most free memory that fits `resource`. Free resources only shrink
+    /// during a pass, so a size that found no node is remembered and anything at least as
+    /// large is refused at once.
+    pub(super) fn find_any_node(
+        &self,
+        resource: Resource,
+        unplaceable: &mut Vec<Resource>,
+    ) -> Option<NodeId> {
+        let calculator = self.conf.resource_calculator();
+        if unplaceable
+            .iter()
+            .any(|known| calculator.fits_in(*known, resource))
+        {
+            return None;
+        }
+        for (Reverse(free_memory), _, node_id) in &self.nodes_by_free {
+            if *free_memory < resource.memory_mb {
+                break;
+            }
+            let fits = self
+                .nodes
+                .get(node_id)
+                .is_some_and(|node| calculator.fits_in(resource, node.free()));
+            if fits {
+                return Some(node_id.clone());
+            }
+        }
+        if unplaceable.len() < UNPLACEABLE_MEMORY {
+            unplaceable.push(resource);
+        }
+        None
+    }
+
+    /// The node with the most free memory that fits `resource` and is not blacklisted. Not
+    /// remembered as unplaceable when none is found: another attempt may use the nodes this
+    /// one refuses.
+    pub(super) fn find_node_outside(
+        &self,
+        resource: Resource,
+        blacklist: &BTreeSet<String>,
+    ) -> Option<NodeId> {
+        let calculator = self.conf.resource_calculator();
+        self.nodes_by_free
+            .iter()
+            .take_while(|(Reverse(free_memory), _, _)| *free_memory >= resource.memory_mb)
+            .map(|(_, _, node_id)| node_id)
+            .filter(|node_id| !is_blacklisted(blacklist, &node_id.host))
+            .find(|node_id| {
+                self.nodes
+                    .get(*node_id)
+                    .is_some_and(|node| calculator.fits_in(resource, node.free()))
+            })
+            .cloned()
+    }
+}
+
+/// Whether an attempt's blacklist rules out a node on `host`. Nodes carry no topology here, so
+/// every node is on YARN's default rack, and blacklisting that rack rules out every node, as it
+/// does in YARN.
+pub(super) fn is_blacklisted(blacklist: &BTreeSet<String>, host: &str) -> bool {
+    !blacklist.is_empty() && (blacklist.contains(host) || blacklist.contains(DEFAULT_RACK))
+}
+
+fn free_key(node: &SchedulerNode) -> FreeKey {
+    let free = node.free();
+    (
+        Reverse(free.memory_mb),
+        Reverse(free.vcores),
+        node.node_id().clone(),
+    )
+}

@@ -1,0 +1,178 @@
+//! Reports: an application's status, an attempt's headroom, and each queue's configuration,
+//! state and usage with its users' figures (what `getQueueInfo` and the web services show).
+//!
+//! They only read the scheduler; keeping them apart from the code that changes it shows that
+//! asking for a report never moves anything.
+
+use std::cmp::Ordering;
+
+use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
+
+use super::CapacityScheduler;
+use crate::application::SchedulerApplication;
+use crate::application_status::ApplicationStatus;
+use crate::error::SchedulerError;
+use crate::pending_reason::PendingReason;
+use crate::queue::LeafUser;
+use crate::queue_info::{QueueInfo, UserInfo};
+use crate::queue_limits::QueueLimits;
+use crate::queue_state::QueueState;
+use crate::resource::Resource;
+
+impl CapacityScheduler {
+    /// An accepted application's status, `None` if unknown.
+    pub fn application_status(&self, application_id: ApplicationId) -> Option<ApplicationStatus> {
+        let app = self.applications.get(&application_id)?;
+        let attempt = app.attempt.as_ref();
+        Some(ApplicationStatus {
+            application_id,
+            queue: app.queue.clone(),
+            user: app.user.clone(),
+            priority: app.priority,
+            attempt: attempt.map(|a| a.id),
+            active: attempt.is_some_and(|a| a.active),
+            pending_reason: match attempt {
+                None => Some(PendingReason::WaitingForAttempt),
+                Some(a) if a.active => None,
+                Some(a) => a.pending_reason.clone(),
+            },
+            resources_used: app.used,
+            num_containers: app.containers.len(),
+        })
+    }
+
+    /// What the attempt's user may still get in its queue, as YARN computes the headroom in
+    /// allocate responses: the smaller of the user's remaining limit and the queue's
+    /// remaining current limit, capped by the cluster's free resources.
+    ///
+    /// # Errors
+    ///
+    /// [`SchedulerError::UnknownApplication`], [`SchedulerError::UnknownAttempt`].
+    pub fn headroom(&self, attempt_id: ApplicationAttemptId) -> Result<Resource, SchedulerError> {
+        let app = self.current_attempt(attempt_id)?;
+        let (limits, user_limit, user_used) = self.user_standing(app);
+        let cluster_free = self.cluster_resource.saturating_sub(self.cluster_used);
+        Ok(limits.headroom(user_limit, user_used, cluster_free))
+    }
+
+    /// The limits of `app`'s leaf queue, the limit of `app`'s user there, and what that user
+    /// uses now. The limit is the one a scheduling pass applies, shared by the active users
+    /// (those with pending asks) and `app`'s user, as YARN's `getHeadroom` takes the limit for
+    /// active users: users with nothing pending do not shrink anyone's headroom.
+    pub(super) fn user_standing(
+        &self,
+        app: &SchedulerApplication,
+    ) -> (QueueLimits, Resource, Resource) {
+        let leaf = &self.queues[app.leaf];
+        let limits = self.queue_limits(app.leaf);
+        let (active_used, active_weight) = self.active_share(app.leaf, Some(&app.user));
+        let user_limit = limits.weighted_user_limit(
+            limits.user_limit(Some(active_used), active_weight),
+            leaf.conf.user_weight(&app.user),
+        );
+        let user_used = leaf.users.get(&app.user).map_or(Resource::ZERO, |u| u.used);
+        (limits, user_limit, user_used)
+    }
+
+    /// A queue's configuration and usage; `queue` is a path or a unique name.
+    ///
+    /// # Errors
+    ///
+    /// [`SchedulerError::NoSuchQueue`].
+    pub fn queue_info(&self, queue: &str) -> Result<QueueInfo, SchedulerError> {
+        let path = self.resolve_path(queue)?;
+        let index = self
+            .queue_index
+            .get(&path)
+            .copied()
+            .ok_or(SchedulerError::NoSuchQueue { queue: path })?;
+        Ok(self.describe_queue(index))
+    }
+
+    /// Every queue, parents before children.
+    pub fn queue_infos(&self) -> Vec<QueueInfo> {
+        (0..self.queues.len())
+            .map(|index| self.describe_queue(index))
+            .collect()
+    }
+
+    pub(super) fn reported_state(&self, index: usize) -> QueueState {
+        let queue = &self.queues[index];
+        match queue.conf.state {
+            QueueState::Running => QueueState::Running,
+            _ if queue.num_applications > 0 => QueueState::Draining,
+            _ => QueueState::Stopped,
+        }
+    }
+
+    fn describe_queue(&self, index: usize) -> QueueInfo {
+        let queue = &self.queues[index];
+        let conf = &queue.conf;
+        let calculator = self.conf.resource_calculator();
+        let cluster = self.cluster_resource;
+        let percent_of = |whole: Resource| {
+            if calculator.compare(cluster, whole, Resource::ZERO) == Ordering::Greater {
+                calculator.divide(cluster, queue.used, whole) * 100.0
+            } else {
+                0.0
+            }
+        };
+        let (am_resource_limit, users) = if queue.is_leaf() {
+            let limits = self.queue_limits(index);
+            let weights: f64 = queue.users.keys().map(|user| conf.user_weight(user)).sum();
+            let shared = limits.user_limit(None, weights);
+            let users = queue
+                .users
+                .iter()
+                .map(|(user, figures): (&String, &LeafUser)| UserInfo {
+                    user: user.clone(),
+                    resources_used: figures.used,
+                    am_resources_used: figures.am_used,
+                    num_active_applications: figures.num_active,
+                    num_pending_applications: figures.num_applications - figures.num_active,
+                    user_limit: limits.weighted_user_limit(shared, conf.user_weight(user)),
+                    weight: conf.user_weight(user),
+                })
+                .collect();
+            (limits.am_limit(), users)
+        } else {
+            (Resource::ZERO, Vec::new())
+        };
+        QueueInfo {
+            queue_name: conf.name.clone(),
+            queue_path: conf.path.clone(),
+            state: self.reported_state(index),
+            capacity: conf.capacity.percent(),
+            maximum_capacity: conf.maximum_capacity.percent(),
+            absolute_capacity: conf.absolute_capacity,
+            absolute_maximum_capacity: conf.absolute_maximum_capacity,
+            used_capacity: percent_of(queue.guaranteed),
+            absolute_used_capacity: percent_of(cluster),
+            resources_used: queue.used,
+            guaranteed_resource: queue.guaranteed,
+            maximum_resource: queue.maximum,
+            num_applications: queue.num_applications,
+            num_active_applications: queue.num_active,
+            num_pending_applications: queue.num_applications - queue.num_active,
+            acl_submit_applications: conf
+                .acl_submit_applications
+                .as_ref()
+                .map(ToString::to_string),
+            acl_administer_queue: conf.acl_administer_queue.as_ref().map(ToString::to_string),
+            default_application_priority: conf.default_application_priority,
+            minimum_user_limit_percent: conf.minimum_user_limit_percent,
+            user_limit_factor: conf.user_limit_factor,
+            maximum_applications: conf.maximum_applications,
+            maximum_applications_per_user: conf.maximum_applications_per_user,
+            max_parallel_apps: conf.max_parallel_apps,
+            am_resource_limit,
+            am_resource_used: queue.am_used,
+            users,
+            child_queues: queue
+                .children
+                .iter()
+                .map(|child| self.queues[*child].conf.name.clone())
+                .collect(),
+        }
+    }
+}

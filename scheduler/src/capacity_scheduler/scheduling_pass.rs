@@ -1,0 +1,341 @@
+//! The scheduling pass: [`CapacityScheduler::schedule`] walks the queue tree to the leaf furthest
+//! below its guarantee, offers it to the leaf's active applications in serving order, checks the
+//! user limit and the queue maximum capacities, finds a node and commits the container.
+//!
+//! [`SchedulingPass`] and [`LeafPass`] hold what one pass learns (exhausted queues, each leaf's
+//! cursor, sizes no node fits, asks found without room) so a pass never repeats fruitless work.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+
+use yarn_proto::ids::{ApplicationId, ContainerId, NodeId};
+
+use super::CapacityScheduler;
+use super::nodes::is_blacklisted;
+use crate::allocation::Allocation;
+use crate::application::SchedulerApplication;
+use crate::ask_table::AskKey;
+use crate::queue::Queue;
+use crate::resource::Resource;
+
+impl CapacityScheduler {
+    /// Runs one scheduling pass over all nodes and returns the containers it placed, already
+    /// charged everywhere (a later pass never double-books them).
+    ///
+    /// Waiting applications are re-evaluated first. Then, one container at a time: from
+    /// `root`, descend to the child furthest below its guarantee (lowest used/guaranteed, ties
+    /// by name) that still has demand; in the leaf, offer to active applications by
+    /// application priority (higher first), then submission order; in an application, the AM
+    /// container first, then asks by container priority (lower first) and allocation request
+    /// id. A container is placed only if its user is not over the user limit (a user may go
+    /// one container past it: the check uses usage before the container), it fits within the
+    /// maximum capacity of the leaf and of every ancestor, and it fits a node's free resources
+    /// (named hosts first, then the node with the most free memory). What cannot be placed is
+    /// skipped for the rest of the pass and retried in the next one.
+    pub fn schedule(&mut self) -> Vec<Allocation> {
+        self.activate();
+        let mut allocations = Vec::new();
+        if self.nodes.is_empty() {
+            return allocations;
+        }
+        let mut pass = SchedulingPass::new(self);
+        while let Some(leaf) = self.pick_leaf(&pass.done) {
+            match self.allocate_in_leaf(leaf, &mut pass) {
+                Some(allocation) => allocations.push(allocation),
+                None => pass.mark_done(leaf, &self.queues),
+            }
+        }
+        allocations
+    }
+
+    /// Users of `leaf` with an active application that wants containers.
+    pub(super) fn active_users(&self, leaf: usize) -> BTreeSet<&str> {
+        self.queues[leaf]
+            .apps
+            .iter()
+            .filter_map(|order| self.applications.get(&order.2))
+            .filter(|app| app.has_demand())
+            .map(|app| app.user.as_str())
+            .collect()
+    }
+
+    /// What the active users of `leaf` (with `also`, when given, counted among them) use
+    /// together, and their summed weights: the share the user limit divides.
+    pub(super) fn active_share(&self, leaf: usize, also: Option<&str>) -> (Resource, f64) {
+        let queue = &self.queues[leaf];
+        let mut users = self.active_users(leaf);
+        users.extend(also);
+        let used = users
+            .iter()
+            .filter_map(|user| queue.users.get(*user))
+            .fold(Resource::ZERO, |sum, u| sum.saturating_add(u.used));
+        let weight = users.iter().map(|user| queue.conf.user_weight(user)).sum();
+        (used, weight)
+    }
+
+    /// Descends from the root to the leaf that should be offered the next container.
+    fn pick_leaf(&self, done: &[bool]) -> Option<usize> {
+        if done.first().copied().unwrap_or(true) {
+            return None;
+        }
+        let calculator = self.conf.resource_calculator();
+        let cluster = self.cluster_resource;
+        let mut index = 0;
+        loop {
+            let queue = &self.queues[index];
+            if queue.is_leaf() {
+                return Some(index);
+            }
+            let utilization = |q: &Queue| calculator.divide(cluster, q.used, q.guaranteed);
+            index = queue
+                .children
+                .iter()
+                .copied()
+                .filter(|child| !done[*child])
+                .min_by(|a, b| {
+                    let (qa, qb) = (&self.queues[*a], &self.queues[*b]);
+                    utilization(qa)
+                        .total_cmp(&utilization(qb))
+                        .then_with(|| qa.conf.name.cmp(&qb.conf.name))
+                })?;
+        }
+    }
+
+    fn allocate_in_leaf(&mut self, leaf: usize, pass: &mut SchedulingPass) -> Option<Allocation> {
+        let SchedulingPass {
+            leaves,
+            unplaceable,
+            first_ask,
+            ..
+        } = pass;
+        let state = leaves.get_mut(&leaf)?;
+        while let Some(&application_id) = state.apps.get(state.cursor) {
+            if let Some(allocation) = self.allocate_for_application(
+                leaf,
+                application_id,
+                state.active_used,
+                state.active_weight,
+                unplaceable,
+                first_ask,
+            ) {
+                state.active_used = state.active_used.saturating_add(allocation.resource);
+                return Some(allocation);
+            }
+            state.cursor += 1;
+        }
+        None
+    }
+
+    /// Places one container for the application, or `None` when it is over its user limit or
+    /// none of its asks fits the queue limits and a node.
+    fn allocate_for_application(
+        &mut self,
+        leaf: usize,
+        application_id: ApplicationId,
+        active_used: Resource,
+        active_weight: f64,
+        unplaceable: &mut Vec<Resource>,
+        first_ask: &mut BTreeMap<ApplicationId, AskKey>,
+    ) -> Option<Allocation> {
+        let calculator = self.conf.resource_calculator();
+        let cluster = self.cluster_resource;
+        let app = self.applications.get(&application_id)?;
+        let attempt = app.attempt.as_ref().filter(|a| a.active)?;
+        let queue = &self.queues[leaf];
+        let limits = self.queue_limits(leaf);
+        let user_limit = limits.weighted_user_limit(
+            limits.user_limit(Some(active_used), active_weight),
+            queue.conf.user_weight(&app.user),
+        );
+        let user_used = queue
+            .users
+            .get(&app.user)
+            .map_or(Resource::ZERO, |u| u.used);
+        if calculator.compare(cluster, user_used, user_limit) == Ordering::Greater {
+            return None;
+        }
+        let mut choice: Option<(Option<AskKey>, Resource, NodeId)> = None;
+        if attempt.am_pending {
+            if self.fits_queue_limits(leaf, attempt.am_resource) {
+                if let Some(node) = self.find_any_node(attempt.am_resource, unplaceable) {
+                    choice = Some((None, attempt.am_resource, node));
+                }
+            }
+        } else {
+            let from = first_ask.get(&application_id).copied();
+            for (key, asks) in attempt.asks.pending_from(from) {
+                // Reached only once every key before this one found no room in this pass.
+                first_ask.insert(application_id, key);
+                let capability = asks.capability();
+                if !self.fits_queue_limits(leaf, capability) {
+                    continue;
+                }
+                let blacklist = &attempt.blacklist;
+                let local = asks
+                    .preferred_hosts()
+                    .filter(|host| !is_blacklisted(blacklist, host))
+                    .find_map(|host| {
+                        self.nodes_by_host.get(host)?.iter().find(|node_id| {
+                            self.nodes
+                                .get(*node_id)
+                                .is_some_and(|node| calculator.fits_in(capability, node.free()))
+                        })
+                    });
+                let node = match local {
+                    Some(node) => Some(node.clone()),
+                    None if asks.may_go_anywhere() && blacklist.is_empty() => {
+                        self.find_any_node(capability, unplaceable)
+                    }
+                    None if asks.may_go_anywhere() => self.find_node_outside(capability, blacklist),
+                    None => None,
+                };
+                if let Some(node) = node {
+                    choice = Some((Some(key), capability, node));
+                    break;
+                }
+            }
+        }
+        let (key, resource, node_id) = choice?;
+        self.commit(application_id, key, resource, node_id)
+    }
+
+    pub(super) fn fits_queue_limits(&self, leaf: usize, resource: Resource) -> bool {
+        let calculator = self.conf.resource_calculator();
+        let mut next = Some(leaf);
+        while let Some(index) = next {
+            let queue = &self.queues[index];
+            if !calculator.fits_in(queue.used.saturating_add(resource), queue.maximum) {
+                return false;
+            }
+            next = queue.parent;
+        }
+        true
+    }
+
+    /// Charges a container chosen by the pass and builds its allocation.
+    fn commit(
+        &mut self,
+        application_id: ApplicationId,
+        key: Option<AskKey>,
+        resource: Resource,
+        node_id: NodeId,
+    ) -> Option<Allocation> {
+        let epoch = self.epoch;
+        let app = self.applications.get_mut(&application_id)?;
+        let attempt = app.attempt.as_mut()?;
+        // A sequence beyond ContainerId::MAX_SEQUENCE (2^40) cannot be encoded; the
+        // application then simply gets nothing more.
+        let container_id = ContainerId::new(attempt.id, epoch, app.next_sequence).ok()?;
+        app.next_sequence += 1;
+        let (priority, allocation_request_id) = match key {
+            Some(key) => {
+                attempt.asks.record_allocation(key, &node_id.host);
+                key
+            }
+            None => {
+                attempt.am_pending = false;
+                (0, -1)
+            }
+        };
+        let allocation = Allocation {
+            container_id,
+            application_attempt_id: attempt.id,
+            node_id,
+            resource,
+            priority,
+            allocation_request_id,
+            is_am: key.is_none(),
+        };
+        self.charge_container(&allocation);
+        self.containers.insert(container_id, allocation.clone());
+        Some(allocation)
+    }
+}
+
+/// How many distinct unplaceable container sizes a pass remembers (see [`SchedulingPass`]).
+pub(super) const UNPLACEABLE_MEMORY: usize = 32;
+
+/// Per-pass bookkeeping: which queues have nothing more to place, each leaf's cursor over its
+/// applications, and container sizes known not to fit any node.
+struct SchedulingPass {
+    done: Vec<bool>,
+    leaves: BTreeMap<usize, LeafPass>,
+    unplaceable: Vec<Resource>,
+    /// Per application, the first ask key still worth trying: keys before it found no room
+    /// earlier in this pass, and room only shrinks during a pass, so they never will. Without
+    /// it each container walked every ask from the first, and an AM with 150,000 asks for
+    /// hosts that never fit held the scheduler for a minute.
+    first_ask: BTreeMap<ApplicationId, AskKey>,
+}
+
+/// A leaf's applications with demand, in serving order, and its active users' usage.
+struct LeafPass {
+    apps: Vec<ApplicationId>,
+    cursor: usize,
+    active_used: Resource,
+    active_weight: f64,
+}
+
+impl SchedulingPass {
+    fn new(scheduler: &CapacityScheduler) -> Self {
+        let queues = &scheduler.queues;
+        let mut done = vec![true; queues.len()];
+        let mut leaves = BTreeMap::new();
+        for (index, queue) in queues.iter().enumerate() {
+            if !queue.is_leaf() {
+                continue;
+            }
+            let apps: Vec<ApplicationId> = queue
+                .apps
+                .iter()
+                .filter(|order| {
+                    scheduler
+                        .applications
+                        .get(&order.2)
+                        .is_some_and(SchedulerApplication::has_demand)
+                })
+                .map(|order| order.2)
+                .collect();
+            if apps.is_empty() {
+                continue;
+            }
+            let (active_used, active_weight) = scheduler.active_share(index, None);
+            done[index] = false;
+            leaves.insert(
+                index,
+                LeafPass {
+                    apps,
+                    cursor: 0,
+                    active_used,
+                    active_weight,
+                },
+            );
+        }
+        // Parents come before their children in the table, so a reverse sweep settles
+        // every parent after its children.
+        for index in (0..queues.len()).rev() {
+            if !queues[index].is_leaf() {
+                done[index] = queues[index].children.iter().all(|child| done[*child]);
+            }
+        }
+        Self {
+            done,
+            leaves,
+            unplaceable: Vec::new(),
+            first_ask: BTreeMap::new(),
+        }
+    }
+
+    /// Marks a leaf exhausted, and every ancestor whose children are all exhausted.
+    fn mark_done(&mut self, leaf: usize, queues: &[Queue]) {
+        self.done[leaf] = true;
+        let mut next = queues[leaf].parent;
+        while let Some(index) = next {
+            if !queues[index].children.iter().all(|child| self.done[*child]) {
+                break;
+            }
+            self.done[index] = true;
+            next = queues[index].parent;
+        }
+    }
+}
