@@ -7,13 +7,13 @@ use std::sync::LazyLock;
 
 use proptest::collection::{hash_map, vec};
 use proptest::prelude::*;
-use proptest::sample::Index;
 use prost::Message;
 use rcgen::{CertificateParams, DnType, KeyPair};
 use yarn_proto::pb;
 use yarn_security::{
     Error, MasterKey, PeerIdentity, Token, TokenIdentifier, TokenKind, TokenSecretManager,
 };
+use yarn_test_support::byte_mutation::{Mutation, mutations};
 
 fn config() -> ProptestConfig {
     ProptestConfig {
@@ -140,37 +140,6 @@ fn kind_name() -> impl Strategy<Value = String> {
         any::<String>(),
         proptest::sample::select(&TokenKind::ALL).prop_map(|kind| kind.name().to_owned()),
     ]
-}
-
-/// A change to a byte string: one byte's bits flipped, the bytes cut short, or one byte inserted.
-#[derive(Debug, Clone)]
-enum Mutation {
-    Flip { at: Index, mask: u8 },
-    Truncate { at: Index },
-    Insert { at: Index, byte: u8 },
-}
-
-impl Mutation {
-    fn apply(&self, bytes: &mut Vec<u8>) {
-        match self {
-            Mutation::Flip { at, mask } if !bytes.is_empty() => {
-                let at = at.index(bytes.len());
-                bytes[at] ^= mask;
-            }
-            Mutation::Flip { .. } => {}
-            Mutation::Truncate { at } => bytes.truncate(at.index(bytes.len() + 1)),
-            Mutation::Insert { at, byte } => bytes.insert(at.index(bytes.len() + 1), *byte),
-        }
-    }
-}
-
-fn mutations() -> impl Strategy<Value = Vec<Mutation>> {
-    let mutation = prop_oneof![
-        (any::<Index>(), 1..=u8::MAX).prop_map(|(at, mask)| Mutation::Flip { at, mask }),
-        any::<Index>().prop_map(|at| Mutation::Truncate { at }),
-        (any::<Index>(), any::<u8>()).prop_map(|(at, byte)| Mutation::Insert { at, byte }),
-    ];
-    vec(mutation, 1..4)
 }
 
 fn mutated(bytes: &[u8], mutations: &[Mutation]) -> Vec<u8> {

@@ -7,7 +7,6 @@ use std::str::FromStr;
 
 use proptest::collection::vec;
 use proptest::prelude::*;
-use proptest::sample::Index;
 use prost::Message;
 use tonic::Status;
 use tonic::metadata::{AsciiMetadataValue, MetadataMap, MetadataValue};
@@ -17,6 +16,7 @@ use yarn_proto::token_metadata::{
     refused_remote_containers, remote_containers_refused,
 };
 use yarn_proto::{LeaderHint, pb};
+use yarn_test_support::byte_mutation::mutations;
 
 fn config() -> ProptestConfig {
     ProptestConfig {
@@ -92,38 +92,6 @@ fn node_id_proto() -> impl Strategy<Value = pb::NodeIdProto> {
     let port = prop_oneof![any_i32(), Just(65_535), Just(65_536)];
     (prop_oneof![any::<String>(), "[a-z:.]{0,12}"], port)
         .prop_map(|(host, port)| pb::NodeIdProto { host, port })
-}
-
-/// A change to an encoded message: one byte's bits flipped, the bytes cut short, or one byte
-/// inserted.
-#[derive(Debug, Clone)]
-enum Mutation {
-    Flip { at: Index, mask: u8 },
-    Truncate { at: Index },
-    Insert { at: Index, byte: u8 },
-}
-
-impl Mutation {
-    fn apply(&self, bytes: &mut Vec<u8>) {
-        match self {
-            Mutation::Flip { at, mask } if !bytes.is_empty() => {
-                let at = at.index(bytes.len());
-                bytes[at] ^= mask;
-            }
-            Mutation::Flip { .. } => {}
-            Mutation::Truncate { at } => bytes.truncate(at.index(bytes.len() + 1)),
-            Mutation::Insert { at, byte } => bytes.insert(at.index(bytes.len() + 1), *byte),
-        }
-    }
-}
-
-fn mutations() -> impl Strategy<Value = Vec<Mutation>> {
-    let mutation = prop_oneof![
-        (any::<Index>(), 1..=u8::MAX).prop_map(|(at, mask)| Mutation::Flip { at, mask }),
-        any::<Index>().prop_map(|at| Mutation::Truncate { at }),
-        (any::<Index>(), any::<u8>()).prop_map(|(at, byte)| Mutation::Insert { at, byte }),
-    ];
-    vec(mutation, 1..4)
 }
 
 // --- checks shared by the properties ---

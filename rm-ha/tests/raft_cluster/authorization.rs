@@ -211,15 +211,21 @@ fn forged_entries(follower: &Replica, vote: Vote<RmNodeId>) -> AppendEntriesRequ
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_certificate_is_not_a_membership_and_a_member_speaks_only_for_itself() {
-    let pki = make_pki();
-    let replicas = start_cluster(pki.path()).await;
+/// The leader the group elects, by node id and replica.
+async fn elected(replicas: &[Replica]) -> (RmNodeId, &Replica) {
     let leader_id = replicas[0].wait_for_leader(None).await;
     let leader = replicas
         .iter()
         .find(|r| r.node_id == leader_id)
         .expect("the leader is a replica");
+    (leader_id, leader)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_certificate_is_not_a_membership_and_a_member_speaks_only_for_itself() {
+    let pki = make_pki();
+    let replicas = start_cluster(pki.path()).await;
+    let (leader_id, leader) = elected(&replicas).await;
     let (_, index) = leader
         .write(RmCommand::V1(CommandV1::AllocateApplicationIds {
             count: 3,
@@ -374,11 +380,7 @@ async fn a_certificate_is_not_a_membership_and_a_member_speaks_only_for_itself()
 async fn the_leaders_hold_is_capped_by_the_receivers_timings() {
     let pki = make_pki();
     let replicas = start_cluster(pki.path()).await;
-    let leader_id = replicas[0].wait_for_leader(None).await;
-    let leader = replicas
-        .iter()
-        .find(|r| r.node_id == leader_id)
-        .expect("the leader is a replica");
+    let (leader_id, leader) = elected(&replicas).await;
     let follower = replicas
         .iter()
         .find(|r| r.node_id != leader_id)

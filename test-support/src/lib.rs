@@ -1,0 +1,6 @@
+//! Fixtures shared by yarn-ha's tests. A dev-dependency only: no daemon or library links it.
+//!
+//! - [`byte_mutation`]: small corruptions of encoded messages, for property tests of decoders
+//!   that take bytes from a peer.
+
+pub mod byte_mutation;
