@@ -385,6 +385,13 @@ async fn the_leaders_hold_is_capped_by_the_receivers_timings() {
         .iter()
         .find(|r| r.node_id != leader_id)
         .expect("a follower");
+    // Only a leader the follower already follows may ask it to hold.
+    follower
+        .raft
+        .wait(Some(crate::support::DEADLINE))
+        .current_leader(leader_id, "the follower to follow the leader")
+        .await
+        .expect("the follower follows the leader");
     let term = leader.raft.metrics().borrow().current_term;
     let mut as_leader = raft_client(pki.path(), leader.rm_id, follower).await;
     // u64::MAX seconds once panicked the handler adding it to the clock.
