@@ -136,7 +136,7 @@ impl ApplicationMasterService {
         let nodes = self
             .nodes
             .with(caller.epoch, |tracker| tracker.schedulable());
-        let (outcome, _) = self
+        let outcome = self
             .scheduler
             .with_reconciled(caller.epoch, &self.state, &self.queues, &nodes, |leader| {
                 let scheduler = leader.scheduler_mut();

@@ -124,13 +124,13 @@ impl ClientService {
             })
             .await;
         match checked {
-            Ok((Err(err @ SchedulerError::AccessDenied { .. }), _)) => {
+            Ok(Err(err @ SchedulerError::AccessDenied { .. })) => {
                 Err(Status::permission_denied(format!(
                     "User {} cannot submit {id} to queue {}: {err}",
                     record.user, record.queue
                 )))
             }
-            Ok((Err(err @ SchedulerError::InvalidResourceRequest { .. }), _)) => Err(
+            Ok(Err(err @ SchedulerError::InvalidResourceRequest { .. })) => Err(
                 Status::invalid_argument(format!("SubmitApplication of {id}: {err}")),
             ),
             _ => Ok(()),
@@ -422,9 +422,8 @@ impl ApplicationClientProtocol for ClientService {
         let query = request.into_inner();
         let epoch = self.state.read(|state| state.epoch);
         let nodes = self.nodes.with(epoch, |tracker| tracker.schedulable());
-        // Verdicts found here are left to the scheduling loop, which re-derives and commits
-        // them.
-        let (info, _) = self
+        // Verdicts found here stay in the cell until the scheduling loop commits them.
+        let info = self
             .scheduler
             .with_reconciled(epoch, &self.state, &self.queues, &nodes, |leader| {
                 queue_info_proto(
@@ -451,7 +450,7 @@ impl ApplicationClientProtocol for ClientService {
         let groups = self.groups_of(&user).await;
         let epoch = self.state.read(|state| state.epoch);
         let nodes = self.nodes.with(epoch, |tracker| tracker.schedulable());
-        let (queue_user_acls, _) = self
+        let queue_user_acls = self
             .scheduler
             .with_reconciled(epoch, &self.state, &self.queues, &nodes, |leader| {
                 queue_user_acls(leader.scheduler(), &user, &groups)
@@ -489,7 +488,7 @@ impl ApplicationClientProtocol for ClientService {
         let groups = self.groups_of(&user).await;
         let epoch = self.state.read(|state| state.epoch);
         let nodes = self.nodes.with(epoch, |tracker| tracker.schedulable());
-        let (checked, _) = self
+        let checked = self
             .scheduler
             .with_reconciled(epoch, &self.state, &self.queues, &nodes, |leader| {
                 let scheduler = leader.scheduler();

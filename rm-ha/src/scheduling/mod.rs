@@ -11,6 +11,8 @@ mod queue_info_proto;
 mod queue_refresh;
 mod recovery_wait;
 mod scheduler_cell;
+#[cfg(test)]
+mod test_fixtures;
 
 pub use leader_scheduler::{LeaderScheduler, PassOutcome};
 pub use opportunistic_counters::{OpportunisticCounters, OpportunisticCounts};

@@ -1,5 +1,6 @@
 //! [`SchedulerCell`]: the leader's scheduler, shared by its scheduling loop and its RPC services.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use tokio::sync::Mutex;
@@ -12,7 +13,11 @@ use crate::state_machine::{Admission, StateView};
 /// The [`LeaderScheduler`] of the current leadership, tagged with its epoch.
 ///
 /// Guarantees: a scheduler is only ever handed to callers of the epoch it was built for, so a
-/// replica that leads again never schedules from its earlier term's soft state; callers always
+/// replica that leads again never schedules from its earlier term's soft state; no admission
+/// verdict is lost: whichever caller's reconcile produced it, it stays in the cell until the
+/// scheduling loop takes it ([`blocking_with_reconciled`](Self::blocking_with_reconciled)) to
+/// commit it, and a verdict whose commit failed is derived again (see
+/// [`invalidate`](Self::invalidate)); callers always
 /// lock the cell before reading the replicated state, never the other way round, so the cell
 /// and the state's lock cannot deadlock; and an RPC handler waiting for the cell while a
 /// scheduling pass holds it (hundreds of milliseconds on thousands of nodes) yields its async
@@ -29,14 +34,18 @@ struct Held {
     /// The state and node revisions of the last reconcile; reconciling again against the same
     /// ones would change nothing.
     reconciled: Option<(u64, u64)>,
+    /// Verdicts reconciling produced that the scheduling loop has not taken yet, by application
+    /// (a later verdict on one application replaces an earlier one). An RPC path reconciles
+    /// too, and the next reconcile would find nothing changed: its verdicts wait here.
+    verdicts: BTreeMap<i32, Admission>,
 }
 
 impl SchedulerCell {
     /// Runs `f` on the scheduler of `epoch` after reconciling it with `state` and `nodes`
-    /// (building it first if this leadership has none yet), and returns what `f` returned with
-    /// the admission verdicts for the caller to commit. Reconciling is skipped when neither the
-    /// state nor the nodes changed since the last one (the verdicts are then empty). The lock
-    /// is held for the whole call; `f` must not block.
+    /// (building it first if this leadership has none yet), and returns what `f` returned.
+    /// Reconciling is skipped when neither the state nor the nodes changed since the last one;
+    /// the admission verdicts it produces stay in the cell for the scheduling loop. The lock is
+    /// held for the whole call; `f` must not block.
     ///
     /// # Errors
     ///
@@ -49,14 +58,16 @@ impl SchedulerCell {
         source: &QueueConfigSource,
         nodes: &SchedulableNodes,
         f: impl FnOnce(&mut LeaderScheduler) -> R,
-    ) -> Result<(R, Vec<Admission>), Error> {
+    ) -> Result<R, Error> {
         let mut guard = self.inner.lock().await;
-        reconciled(&mut guard, epoch, state, source, nodes, f)
+        let held = reconciled(&mut guard, epoch, state, source, nodes)?;
+        Ok(f(&mut held.scheduler))
     }
 
-    /// [`with_reconciled`](Self::with_reconciled) for a blocking thread: the scheduling pass,
-    /// which runs off the async workers. Must not be called from async code (it would block
-    /// its worker, and tokio refuses it there).
+    /// [`with_reconciled`](Self::with_reconciled) for the scheduling loop, on a blocking thread
+    /// (a pass runs off the async workers): also takes every admission verdict not taken yet,
+    /// whichever caller's reconcile produced it, for the loop to commit. Must not be called
+    /// from async code (it would block its worker, and tokio refuses it there).
     ///
     /// # Errors
     ///
@@ -70,7 +81,9 @@ impl SchedulerCell {
         f: impl FnOnce(&mut LeaderScheduler) -> R,
     ) -> Result<(R, Vec<Admission>), Error> {
         let mut guard = self.inner.blocking_lock();
-        reconciled(&mut guard, epoch, state, source, nodes, f)
+        let held = reconciled(&mut guard, epoch, state, source, nodes)?;
+        let verdicts = std::mem::take(&mut held.verdicts).into_values().collect();
+        Ok((f(&mut held.scheduler), verdicts))
     }
 
     /// Runs `f` on the scheduler of `epoch` as it stands, without reconciling; `None` when this
@@ -103,42 +116,46 @@ impl SchedulerCell {
     }
 }
 
-/// Reconciles the held scheduler of `epoch` (or builds one) under the caller's lock, then runs
-/// `f` on it. A pass that panicked while holding the lock leaves at worst a scheduler that
-/// disagrees with the state, and reconciling is what repairs that.
-fn reconciled<R>(
-    slot: &mut Option<Held>,
+/// Reconciles the held scheduler of `epoch` (or builds one) under the caller's lock, keeping
+/// the verdicts it produces, and returns it. A pass that panicked while holding the lock leaves
+/// at worst a scheduler that disagrees with the state, and reconciling is what repairs that.
+fn reconciled<'a>(
+    slot: &'a mut Option<Held>,
     epoch: u64,
     state: &StateView,
     source: &QueueConfigSource,
     nodes: &SchedulableNodes,
-    f: impl FnOnce(&mut LeaderScheduler) -> R,
-) -> Result<(R, Vec<Admission>), Error> {
+) -> Result<&'a mut Held, Error> {
     // Read before the state: a write in between only makes the next call reconcile again.
     let revisions = (state.revision(), nodes.revision);
-    match slot.as_mut() {
-        Some(held) if held.epoch == epoch => {
-            let unchanged = held.reconciled == Some(revisions);
-            let admissions = if unchanged {
-                Vec::new()
-            } else {
-                held.reconciled = None;
-                let admissions =
-                    state.read(|state| held.scheduler.reconcile(state, source, &nodes.nodes));
-                held.reconciled = Some(revisions);
-                admissions
-            };
-            Ok((f(&mut held.scheduler), admissions))
-        }
-        _ => {
-            let (scheduler, admissions) =
-                state.read(|state| LeaderScheduler::rebuild(state, source, &nodes.nodes))?;
-            let held = slot.insert(Held {
-                epoch,
-                scheduler,
-                reconciled: Some(revisions),
-            });
-            Ok((f(&mut held.scheduler), admissions))
+    if slot.as_ref().is_none_or(|held| held.epoch != epoch) {
+        let (scheduler, admissions) =
+            state.read(|state| LeaderScheduler::rebuild(state, source, &nodes.nodes))?;
+        let held = slot.insert(Held {
+            epoch,
+            scheduler,
+            reconciled: Some(revisions),
+            verdicts: BTreeMap::new(),
+        });
+        held.keep(admissions);
+        return Ok(held);
+    }
+    let Some(held) = slot.as_mut() else {
+        unreachable!("checked to hold this epoch's scheduler just above");
+    };
+    if held.reconciled != Some(revisions) {
+        held.reconciled = None;
+        let admissions = state.read(|state| held.scheduler.reconcile(state, source, &nodes.nodes));
+        held.keep(admissions);
+        held.reconciled = Some(revisions);
+    }
+    Ok(held)
+}
+
+impl Held {
+    fn keep(&mut self, admissions: Vec<Admission>) {
+        for admission in admissions {
+            self.verdicts.insert(admission.application_seq(), admission);
         }
     }
 }
@@ -147,6 +164,9 @@ fn reconciled<R>(
 mod tests {
     use std::sync::mpsc;
     use std::time::Duration;
+
+    use crate::scheduling::capacity_properties as properties;
+    use crate::scheduling::test_fixtures::{nodes, source, state, submit};
 
     use super::*;
 
@@ -190,5 +210,63 @@ mod tests {
             assert_eq!(waiter.await.unwrap(), None, "no scheduler was ever built");
         }
         holder.await.unwrap();
+    }
+
+    /// One cluster with a queue `default`, and an application submitted to it, as a leader's
+    /// cell sees them.
+    fn submitted() -> (StateView, SchedulableNodes, i32) {
+        let mut state = state(properties(&[
+            ("root.queues", "default"),
+            ("root.default.capacity", "100"),
+        ]));
+        let application = submit(&mut state, "alice", "default", 1024);
+        let nodes = SchedulableNodes {
+            revision: 1,
+            nodes: nodes(1),
+        };
+        (StateView::new(state), nodes, application)
+    }
+
+    /// The pass's view of the cell: what the scheduling loop gets to commit.
+    async fn verdicts_of_a_pass(
+        cell: &SchedulerCell,
+        view: &StateView,
+        nodes: &SchedulableNodes,
+    ) -> Vec<Admission> {
+        let (cell, view, nodes) = (cell.clone(), view.clone(), nodes.clone());
+        tokio::task::spawn_blocking(move || {
+            cell.blocking_with_reconciled(1, &view, &source(), &nodes, |_| ())
+                .map(|((), verdicts)| verdicts)
+        })
+        .await
+        .unwrap()
+        .expect("the queue configuration applies")
+    }
+
+    /// An RPC path that reconciles first (here: building the scheduler) must not swallow the
+    /// verdict: the loop's next pass, which finds nothing changed, still gets it, once.
+    #[tokio::test]
+    async fn a_verdict_found_by_an_rpc_path_reaches_the_scheduling_loop_once() {
+        let (view, nodes, application) = submitted();
+        let cell = SchedulerCell::default();
+        cell.with_reconciled(1, &view, &source(), &nodes, |_| ())
+            .await
+            .expect("the queue configuration applies");
+        let verdicts = verdicts_of_a_pass(&cell, &view, &nodes).await;
+        assert_eq!(
+            verdicts
+                .iter()
+                .map(Admission::application_seq)
+                .collect::<Vec<_>>(),
+            [application],
+            "{verdicts:?}"
+        );
+        assert!(
+            verdicts_of_a_pass(&cell, &view, &nodes).await.is_empty(),
+            "a verdict taken is not handed out again while nothing changes"
+        );
+        // A commit that failed: the verdict is derived again.
+        cell.invalidate(1).await;
+        assert_eq!(verdicts_of_a_pass(&cell, &view, &nodes).await.len(), 1);
     }
 }
