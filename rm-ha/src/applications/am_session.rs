@@ -83,11 +83,10 @@ impl AmSession {
         self.resent_updates.insert(container_id);
     }
 
-    /// A repeated registration: the AM starts its exchange over from response id 0; what it
-    /// was given stays given.
-    pub fn reregistered(&mut self, now: Instant) {
-        self.last_response = None;
-        self.last_heard = now;
+    /// Whether the AM's allocate exchange has begun: from then on a registration for the same
+    /// attempt with the same leader is another process holding the AM's token, not a retry.
+    pub fn exchange_begun(&self) -> bool {
+        self.last_response.is_some()
     }
 
     /// When the AM last called.
@@ -187,8 +186,17 @@ mod tests {
             ResponseIdCheck::Duplicate(Box::new(response(1)))
         );
         assert_eq!(session.check(5), ResponseIdCheck::Invalid { expected: 1 });
-        session.reregistered(Instant::now());
-        assert_eq!(session.check(0), ResponseIdCheck::Fresh);
+    }
+
+    #[test]
+    fn the_exchange_begins_with_the_first_answer() {
+        let mut session = AmSession::new(Instant::now());
+        assert!(
+            !session.exchange_begun(),
+            "a registration retried before any allocate"
+        );
+        session.answered(response(1));
+        assert!(session.exchange_begun());
     }
 
     #[test]

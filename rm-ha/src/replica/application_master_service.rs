@@ -43,7 +43,10 @@ const RELEASED_DIAGNOSTIC: &str = "Container released by the application";
 ///   touch this one;
 /// - containers reach an AM only after their allocation is committed, each once per session;
 ///   so do container updates, with a container token of the new version;
-/// - registration and finish are Raft commands, idempotent per attempt; allocate is deduped by
+/// - registration and finish are Raft commands, idempotent per attempt, except that once an AM
+///   has allocated with this leader another registration of its attempt is refused ("already
+///   registered", as Hadoop refuses it), so a second holder of its token cannot take over its
+///   exchange; allocate is deduped by
 ///   `response_id` and needs a registration made with this leader (a new leader answers "not
 ///   registered", and the AM re-registers and re-sends its asks and pending updates).
 pub(crate) struct ApplicationMasterService {
@@ -255,6 +258,21 @@ impl ApplicationMasterService {
         body: pb::RegisterApplicationMasterRequestProto,
     ) -> Result<pb::RegisterApplicationMasterResponseProto, Status> {
         let attempt = caller.attempt;
+        // As Hadoop: once the AM's exchange with this leader has begun, a registration is not
+        // a retry but another holder of the AM's token, which would reset the real AM's
+        // response ids and take over its application. A new leader has no session, so the
+        // re-registration a failover asks for is not refused.
+        let begun = self.sessions.with(caller.epoch, |sessions| {
+            sessions
+                .get(&attempt)
+                .is_some_and(AmSession::exchange_begun)
+        });
+        if begun {
+            return Err(Status::failed_precondition(format!(
+                "Application Master is already registered : {}",
+                attempt.application_id
+            )));
+        }
         let command = RmCommand::V1(CommandV1::RegisterApplicationMaster {
             application_seq: attempt.application_id.id,
             attempt_id: attempt.attempt_id,
@@ -270,7 +288,7 @@ impl ApplicationMasterService {
         self.sessions.with(caller.epoch, |sessions| {
             sessions
                 .entry(attempt)
-                .and_modify(|session| session.reregistered(now))
+                .and_modify(|session| session.heard(now))
                 .or_insert_with(|| AmSession::new(now));
         });
         let queue = self.state.read(|state| {

@@ -240,3 +240,44 @@ async fn a_silent_unmanaged_am_expires_and_its_next_attempt_gets_a_new_token() {
         cluster.stop(index).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_registration_after_the_exchange_began_is_refused() {
+    let mut cluster = Cluster::new(3, 0, &[]).await;
+    cluster.start_configured().await;
+    register_node(&cluster, 8192, 8).await;
+    let app = submit_unmanaged(&cluster, 1).await;
+    let (token, _) = token_from_report(&cluster, app).await;
+    // A registration retried before any allocate is answered again.
+    register_am(&cluster, &token).await;
+    let leader = register_am(&cluster, &token).await;
+    let (_, _, response_id) = allocate_until(&cluster, leader, &token, 0, vec![ask(1)], 1).await;
+
+    // Another process holding the AM's token registers: refused, as Hadoop refuses it.
+    let status = cluster
+        .scheduler(leader)
+        .await
+        .register_application_master(with_token(
+            pb::RegisterApplicationMasterRequestProto {
+                host: "impostor".to_owned(),
+                ..Default::default()
+            },
+            &token,
+        ))
+        .await
+        .expect_err("the second registration is refused");
+    assert_eq!(status.code(), tonic::Code::FailedPrecondition, "{status:?}");
+    assert!(
+        status
+            .message()
+            .contains(&format!("Application Master is already registered : {app}")),
+        "{}",
+        status.message()
+    );
+    // The real AM's exchange goes on where it was.
+    allocate_until(&cluster, leader, &token, response_id, vec![ask(1)], 1).await;
+
+    for index in 0..3 {
+        cluster.stop(index).await;
+    }
+}
