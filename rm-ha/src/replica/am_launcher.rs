@@ -3,7 +3,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use openraft::Raft;
 use tokio_util::sync::CancellationToken;
 use tonic::Request;
 use tonic::transport::Channel;
@@ -14,9 +13,9 @@ use yarn_proto::token_metadata::{NM_TOKEN_METADATA_KEY, insert_token};
 use yarn_security::{ChannelOptions, TlsConfig};
 
 use super::clock::now_ms;
+use super::raft_proposer::RaftProposer;
 use crate::applications::{AmLaunch, pending_launches};
 use crate::nodes::NodeRegistry;
-use crate::raft_types::RmTypeConfig;
 use crate::state_machine::{ABORTED, CommandV1, ContainerKey, RmCommand, StateView};
 
 /// YARN's exception class for a start the node cannot take yet (not registered with this
@@ -31,7 +30,8 @@ const NM_NOT_YET_READY: &str = "org.apache.hadoop.yarn.exceptions.NMNotYetReadyE
 /// failover does not start a second AM. A start the node refuses for good fails the attempt
 /// through Raft with the node's reason, so the application retries or fails with diagnostics.
 pub(crate) struct AmLauncher {
-    pub(crate) raft: Raft<RmTypeConfig>,
+    /// Every Raft write of the service goes through it.
+    pub(crate) proposer: RaftProposer,
     pub(crate) state: StateView,
     pub(crate) nodes: NodeRegistry,
     pub(crate) epoch: u64,
@@ -166,10 +166,7 @@ impl AmLauncher {
             ),
             now_ms: now_ms(),
         });
-        matches!(
-            tokio::time::timeout(self.call_timeout, self.raft.client_write(command)).await,
-            Ok(Ok(_))
-        )
+        self.proposer.propose(command).await.is_ok()
     }
 }
 

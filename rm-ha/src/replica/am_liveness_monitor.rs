@@ -2,13 +2,12 @@
 
 use std::time::{Duration, Instant};
 
-use openraft::Raft;
 use tokio_util::sync::CancellationToken;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 
 use super::clock::now_ms;
+use super::raft_proposer::RaftProposer;
 use crate::applications::AmSessions;
-use crate::raft_types::RmTypeConfig;
 use crate::state_machine::{ABORTED, ApplicationState, CommandV1, RmCommand, RmState, StateView};
 
 /// Fails the attempts whose registered AM has not called allocate for
@@ -19,13 +18,13 @@ use crate::state_machine::{ABORTED, ApplicationState, CommandV1, RmCommand, RmSt
 /// re-register; one that never does (it died with the old leader) fails like any silent AM,
 /// through Raft, and its application retries or fails.
 pub(crate) struct AmLivenessMonitor {
-    pub(crate) raft: Raft<RmTypeConfig>,
+    /// Every Raft write of the service goes through it.
+    pub(crate) proposer: RaftProposer,
     pub(crate) state: StateView,
     pub(crate) sessions: AmSessions,
     pub(crate) epoch: u64,
     pub(crate) expiry: Duration,
     pub(crate) check_interval: Duration,
-    pub(crate) proposal_timeout: Duration,
 }
 
 impl AmLivenessMonitor {
@@ -70,10 +69,7 @@ impl AmLivenessMonitor {
             ),
             now_ms: now_ms(),
         });
-        let committed = matches!(
-            tokio::time::timeout(self.proposal_timeout, self.raft.client_write(command)).await,
-            Ok(Ok(_))
-        );
+        let committed = self.proposer.propose(command).await.is_ok();
         if committed {
             self.sessions
                 .with(self.epoch, |sessions| sessions.remove(&attempt));

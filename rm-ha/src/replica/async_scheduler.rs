@@ -3,12 +3,11 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use openraft::Raft;
 use tokio_util::sync::CancellationToken;
 
 use super::clock::now_ms;
+use super::raft_proposer::RaftProposer;
 use crate::nodes::NodeRegistry;
-use crate::raft_types::RmTypeConfig;
 use crate::scheduling::{
     OpportunisticCounters, PassOutcome, QueueConfigSource, RecoveryWait, SchedulerCell,
 };
@@ -41,7 +40,8 @@ pub(crate) const MAX_ALLOCATIONS_PER_ENTRY: usize = 10_000;
 ///   (`yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms`), so it does not
 ///   place containers on resources that running containers still hold.
 pub(crate) struct AsyncScheduler {
-    pub(crate) raft: Raft<RmTypeConfig>,
+    /// Every Raft write of the service goes through it.
+    pub(crate) proposer: RaftProposer,
     pub(crate) state: StateView,
     pub(crate) nodes: NodeRegistry,
     pub(crate) cell: SchedulerCell,
@@ -49,7 +49,6 @@ pub(crate) struct AsyncScheduler {
     pub(crate) epoch: u64,
     pub(crate) interval: Duration,
     pub(crate) scheduling_wait: Duration,
-    pub(crate) proposal_timeout: Duration,
     /// `yarn.resourcemanager.opportunistic-container-allocation.nodes-used`.
     pub(crate) nodes_used: usize,
     /// Where committed OPPORTUNISTIC allocations are counted.
@@ -209,10 +208,9 @@ impl AsyncScheduler {
     /// Proposes `command`, logs what came of it and returns it; `None` when it may not have
     /// committed. Reconciling settles either outcome, so failures are only reported.
     async fn commit(&self, command: CommandV1) -> Option<RmResponse> {
-        let proposal = self.raft.client_write(RmCommand::V1(command));
-        match tokio::time::timeout(self.proposal_timeout, proposal).await {
-            Ok(Ok(reply)) => {
-                match &reply.data {
+        match self.proposer.propose(RmCommand::V1(command)).await {
+            Ok(response) => {
+                match &response {
                     RmResponse::ContainersAllocated { recorded, rejected } => {
                         tracing::debug!(recorded, "scheduling pass committed");
                         if !rejected.is_empty() {
@@ -231,17 +229,10 @@ impl AsyncScheduler {
                     }
                     other => tracing::warn!(response = ?other, "unexpected scheduling response"),
                 }
-                Some(reply.data)
+                Some(response)
             }
-            Ok(Err(err)) => {
+            Err(err) => {
                 tracing::warn!(%err, "a scheduling commit failed");
-                None
-            }
-            Err(_) => {
-                tracing::warn!(
-                    timeout = ?self.proposal_timeout,
-                    "a scheduling commit was not confirmed in time"
-                );
                 None
             }
         }

@@ -11,7 +11,7 @@ const AM_LAUNCH_CHECK_INTERVAL: Duration = Duration::from_millis(100);
 /// Bound on one call from the AM launcher to a NodeManager.
 const AM_LAUNCH_CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
-use openraft::Raft;
+use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use yarn_security::TlsConfig;
 
@@ -21,15 +21,15 @@ use super::async_scheduler::AsyncScheduler;
 use super::master_key_service::MasterKeyService;
 use super::nm_liveness_monitor::NmLivenessMonitor;
 use super::queue_config_initializer::QueueConfigInitializer;
-use super::resource_manager::PROPOSE_TIMEOUT;
+use super::raft_proposer::RaftProposer;
 use crate::RmConfig;
 use crate::applications::AmSessions;
 use crate::nodes::NodeRegistry;
-use crate::raft_types::RmTypeConfig;
 use crate::scheduling::{OpportunisticCounters, SchedulerCell};
 use crate::state_machine::StateView;
 
-/// Starts the leader-only services of one leadership, all under one cancellation token.
+/// Starts the leader-only services of one leadership, all under one cancellation token and in
+/// one [`JoinSet`] the leadership owns (no service outlives it detached).
 ///
 /// These are the token master-key roller, the NodeManager liveness monitor, the initial commit
 /// of the queue configuration, the asynchronous scheduler, the AM launcher and the AM liveness
@@ -38,7 +38,8 @@ use crate::state_machine::StateView;
 /// proposals, which a deposed leader cannot commit.
 #[derive(Clone)]
 pub(crate) struct LeaderServices {
-    pub(crate) raft: Raft<RmTypeConfig>,
+    /// Every Raft write of the services goes through it.
+    pub(crate) proposer: RaftProposer,
     pub(crate) state: StateView,
     pub(crate) config: Arc<RmConfig>,
     /// How often the master-key roller re-evaluates its schedule.
@@ -60,33 +61,32 @@ pub(crate) struct LeaderServices {
 }
 
 impl LeaderServices {
-    /// Spawns every leader-only service for the leadership that began `epoch`.
-    pub(crate) fn start(&self, epoch: u64, token: CancellationToken) {
+    /// Spawns every leader-only service for the leadership that began `epoch`, into the set
+    /// the leadership owns: they end when `token` is cancelled, or with the set.
+    pub(crate) fn start(&self, epoch: u64, token: CancellationToken) -> JoinSet<()> {
         let keys = MasterKeyService {
-            raft: self.raft.clone(),
+            proposer: self.proposer.clone(),
             state: self.state.clone(),
             config: self.config.clone(),
             check_interval: self.key_check_interval,
         };
         let liveness = NmLivenessMonitor {
-            raft: self.raft.clone(),
+            proposer: self.proposer.clone(),
             state: self.state.clone(),
             nodes: self.nodes.clone(),
             epoch,
             expiry: self.config.nm_expiry_interval,
             // A tenth of the expiry keeps a lost node's detection within 10% of the interval.
             check_interval: (self.config.nm_expiry_interval / 10).max(Duration::from_millis(100)),
-            proposal_timeout: PROPOSE_TIMEOUT,
         };
         let queues = QueueConfigInitializer {
-            raft: self.raft.clone(),
+            proposer: self.proposer.clone(),
             state: self.state.clone(),
             source: self.config.queues.clone(),
             retry_interval: QUEUE_CONFIG_RETRY_INTERVAL,
-            proposal_timeout: PROPOSE_TIMEOUT,
         };
         let scheduler = AsyncScheduler {
-            raft: self.raft.clone(),
+            proposer: self.proposer.clone(),
             state: self.state.clone(),
             nodes: self.nodes.clone(),
             cell: self.scheduler.clone(),
@@ -94,14 +94,13 @@ impl LeaderServices {
             epoch,
             interval: self.config.scheduling_interval,
             scheduling_wait: self.config.scheduling_wait,
-            proposal_timeout: PROPOSE_TIMEOUT,
             nodes_used: self.config.opportunistic.nodes_used,
             counters: self.counters.clone(),
             #[cfg(feature = "failpoints")]
             failpoints: self.failpoints,
         };
         let launcher = AmLauncher {
-            raft: self.raft.clone(),
+            proposer: self.proposer.clone(),
             state: self.state.clone(),
             nodes: self.nodes.clone(),
             epoch,
@@ -111,34 +110,35 @@ impl LeaderServices {
             call_timeout: AM_LAUNCH_CALL_TIMEOUT,
         };
         let am_liveness = AmLivenessMonitor {
-            raft: self.raft.clone(),
+            proposer: self.proposer.clone(),
             state: self.state.clone(),
             sessions: self.sessions.clone(),
             epoch,
             expiry: self.config.am_expiry_interval,
             check_interval: (self.config.am_expiry_interval / 10).max(Duration::from_millis(100)),
-            proposal_timeout: PROPOSE_TIMEOUT,
         };
+        let mut services = JoinSet::new();
         let launcher_token = token.clone();
-        tokio::spawn(async move { launcher.run(launcher_token).await });
+        services.spawn(async move { launcher.run(launcher_token).await });
         let am_liveness_token = token.clone();
-        tokio::spawn(async move { am_liveness.run(am_liveness_token).await });
+        services.spawn(async move { am_liveness.run(am_liveness_token).await });
         let scheduler_token = token.clone();
-        tokio::spawn(async move {
+        services.spawn(async move {
             tracing::debug!(epoch, "asynchronous scheduler started");
             scheduler.run(scheduler_token).await;
         });
         let queues_token = token.clone();
-        tokio::spawn(async move { queues.run(queues_token).await });
+        services.spawn(async move { queues.run(queues_token).await });
         let liveness_token = token.clone();
-        tokio::spawn(async move {
+        services.spawn(async move {
             tracing::debug!(epoch, "NodeManager liveness monitor started");
             liveness.run(liveness_token).await;
         });
-        tokio::spawn(async move {
+        services.spawn(async move {
             tracing::debug!(epoch, "master-key roller started");
             keys.run(token).await;
             tracing::debug!(epoch, "master-key roller stopped");
         });
+        services
     }
 }

@@ -3,13 +3,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use openraft::Raft;
 use tokio_util::sync::CancellationToken;
 use yarn_security::{KeyAction, KeyRollingSchedule, MasterKey};
 
 use super::clock::now_ms;
+use super::raft_proposer::RaftProposer;
 use crate::RmConfig;
-use crate::raft_types::RmTypeConfig;
 use crate::state_machine::{
     CommandV1, MasterKeyChange, MasterKeyKind, MasterKeyPair, RmCommand, RmResponse, StateView,
     StoredMasterKey,
@@ -53,7 +52,8 @@ pub(crate) fn plan(
 /// same keys. A proposal that loses a race (a new leader proposed first) is rejected by the
 /// state machine without effect.
 pub(crate) struct MasterKeyService {
-    pub(crate) raft: Raft<RmTypeConfig>,
+    /// Every Raft write of the service goes through it.
+    pub(crate) proposer: RaftProposer,
     pub(crate) state: StateView,
     pub(crate) config: Arc<RmConfig>,
     pub(crate) check_interval: Duration,
@@ -107,11 +107,9 @@ impl MasterKeyService {
             }
         };
         let command = RmCommand::V1(CommandV1::ChangeMasterKey { kind, change });
-        match self.raft.client_write(command).await {
-            Ok(reply) => match reply.data {
-                RmResponse::MasterKeyChanged => tracing::info!(?kind, "master key changed"),
-                other => tracing::info!(?kind, ?other, "master key change not applied"),
-            },
+        match self.proposer.propose(command).await {
+            Ok(RmResponse::MasterKeyChanged) => tracing::info!(?kind, "master key changed"),
+            Ok(other) => tracing::info!(?kind, ?other, "master key change not applied"),
             Err(err) => tracing::warn!(?kind, %err, "cannot propose a master key change"),
         }
     }

@@ -26,6 +26,7 @@ mod master_key_service;
 mod nm_liveness_monitor;
 mod proposer;
 mod queue_config_initializer;
+mod raft_proposer;
 #[cfg(feature = "failpoints")]
 mod reissued_container_ids;
 mod resource_manager;

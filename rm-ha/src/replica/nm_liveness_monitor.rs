@@ -3,12 +3,11 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use openraft::Raft;
 use tokio_util::sync::CancellationToken;
 
 use super::clock::now_ms;
+use super::raft_proposer::RaftProposer;
 use crate::nodes::NodeRegistry;
-use crate::raft_types::RmTypeConfig;
 use crate::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
 
 /// Declares LOST every node silent for longer than `yarn.nm.liveness-monitor.expiry-interval-ms`,
@@ -21,13 +20,13 @@ use crate::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
 /// declared LOST like a silent one. A lost node gets RESYNC on its next heartbeat and must
 /// register again.
 pub(crate) struct NmLivenessMonitor {
-    pub(crate) raft: Raft<RmTypeConfig>,
+    /// Every Raft write of the service goes through it.
+    pub(crate) proposer: RaftProposer,
     pub(crate) state: StateView,
     pub(crate) nodes: NodeRegistry,
     pub(crate) epoch: u64,
     pub(crate) expiry: Duration,
     pub(crate) check_interval: Duration,
-    pub(crate) proposal_timeout: Duration,
 }
 
 impl NmLivenessMonitor {
@@ -92,9 +91,9 @@ impl NmLivenessMonitor {
             node: node.to_owned(),
             now_ms: now_ms(),
         });
-        match tokio::time::timeout(self.proposal_timeout, self.raft.client_write(command)).await {
-            Ok(Ok(reply)) => {
-                if let RmResponse::NodeLostRecorded { completed } = reply.data {
+        match self.proposer.propose(command).await {
+            Ok(response) => {
+                if let RmResponse::NodeLostRecorded { completed } = response {
                     if !completed.is_empty() {
                         tracing::warn!(
                             node,
@@ -105,12 +104,8 @@ impl NmLivenessMonitor {
                 }
                 true
             }
-            Ok(Err(err)) => {
+            Err(err) => {
                 tracing::warn!(node, %err, "could not record a lost node; will retry");
-                false
-            }
-            Err(_) => {
-                tracing::warn!(node, "recording a lost node timed out; will retry");
                 false
             }
         }

@@ -2,10 +2,9 @@
 
 use std::time::Duration;
 
-use openraft::Raft;
 use tokio_util::sync::CancellationToken;
 
-use crate::raft_types::RmTypeConfig;
+use super::raft_proposer::RaftProposer;
 use crate::scheduling::{QueueConfigSource, QueueRefresh};
 use crate::state_machine::{RmCommand, StateView};
 
@@ -14,11 +13,11 @@ use crate::state_machine::{RmCommand, StateView};
 /// queues and only `-refreshQueues` changes them. Retries every `retry_interval` until the
 /// configuration is committed by this leader or another, or `token` is cancelled.
 pub(crate) struct QueueConfigInitializer {
-    pub(crate) raft: Raft<RmTypeConfig>,
+    /// Every Raft write of the service goes through it.
+    pub(crate) proposer: RaftProposer,
     pub(crate) state: StateView,
     pub(crate) source: QueueConfigSource,
     pub(crate) retry_interval: Duration,
-    pub(crate) proposal_timeout: Duration,
 }
 
 impl QueueConfigInitializer {
@@ -50,13 +49,12 @@ impl QueueConfigInitializer {
             return Ok(());
         };
         let command = RmCommand::V1(refresh.command());
-        match tokio::time::timeout(self.proposal_timeout, self.raft.client_write(command)).await {
-            Ok(Ok(reply)) => {
-                tracing::info!(response = ?reply.data, "initial queue configuration committed");
+        match self.proposer.propose(command).await {
+            Ok(response) => {
+                tracing::info!(?response, "initial queue configuration committed");
                 Ok(())
             }
-            Ok(Err(err)) => Err(err.to_string()),
-            Err(_) => Err(format!("no commit within {:?}", self.proposal_timeout)),
+            Err(err) => Err(err.to_string()),
         }
     }
 }

@@ -28,6 +28,7 @@ use super::leader_services::LeaderServices;
 use super::leadership::LeadershipMonitor;
 use super::leadership_transfer::LeadershipTransfer;
 use super::proposer::Proposer;
+use super::raft_proposer::RaftProposer;
 use super::resource_tracker_service::ResourceTrackerService;
 use crate::applications::AmSessions;
 use crate::error::Error;
@@ -41,7 +42,7 @@ use crate::{RaftGrpcNetworkFactory, RaftGrpcService, RmConfig};
 /// How often the leader's master-key roller looks at its schedule.
 const KEY_CHECK_INTERVAL: Duration = Duration::from_secs(1);
 /// Bound on a proposal made for a client or a leader service; after it the outcome is unknown.
-pub(crate) const PROPOSE_TIMEOUT: Duration = Duration::from_secs(10);
+const PROPOSE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Bound on a learner catching up before `-addToCluster` gives up.
 const CATCH_UP_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a stopping replica waits for its servers and tasks before aborting them: long
@@ -216,14 +217,16 @@ impl ResourceManager {
         let sessions = AmSessions::default();
         let counters = OpportunisticCounters::default();
 
+        let proposer = RaftProposer::new(raft.clone(), PROPOSE_TIMEOUT);
         let mut tasks = JoinSet::new();
         let monitor = LeadershipMonitor {
             raft: raft.clone(),
+            proposer: proposer.clone(),
             rm_id: config.rm_id.clone(),
             node_id,
             serving: serving_tx,
             services: LeaderServices {
-                raft: raft.clone(),
+                proposer: proposer.clone(),
                 state: state.clone(),
                 config: config.clone(),
                 key_check_interval: KEY_CHECK_INTERVAL,
@@ -236,7 +239,6 @@ impl ResourceManager {
                 failpoints,
             },
             retry_interval: config.raft.heartbeat_interval,
-            propose_timeout: PROPOSE_TIMEOUT,
             shutdown: shutdown.clone(),
         };
         tasks.spawn(async move {
@@ -277,18 +279,16 @@ impl ResourceManager {
             },
             catch_up_timeout: CATCH_UP_TIMEOUT,
             proposer: Proposer {
-                raft: raft.clone(),
+                raft: proposer.clone(),
                 gate: gate("admin", |e| &e.admin),
-                timeout: PROPOSE_TIMEOUT,
             },
             state: state.clone(),
             queues: config.queues.clone(),
         };
         let client_service = ClientService {
             proposer: Proposer {
-                raft: raft.clone(),
+                raft: proposer.clone(),
                 gate: gate("client", |e| &e.client),
-                timeout: PROPOSE_TIMEOUT,
             },
             state: state.clone(),
             authorizer,
@@ -303,9 +303,8 @@ impl ResourceManager {
         let resource_tracker_service = ResourceTrackerService {
             gate: gate("resource tracker", |e| &e.resource_tracker),
             proposer: Proposer {
-                raft: raft.clone(),
+                raft: proposer.clone(),
                 gate: gate("resource tracker", |e| &e.resource_tracker),
-                timeout: PROPOSE_TIMEOUT,
             },
             state: state.clone(),
             authorizer,
@@ -315,9 +314,8 @@ impl ResourceManager {
         };
         let application_master_service = Arc::new(ApplicationMasterService {
             proposer: Proposer {
-                raft: raft.clone(),
+                raft: proposer.clone(),
                 gate: gate("scheduler", |e| &e.scheduler),
-                timeout: PROPOSE_TIMEOUT,
             },
             state: state.clone(),
             authorizer,
