@@ -7,8 +7,7 @@
 //! May depend on `proto`, `conf`, `security`, `opportunistic` and `amrmproxy`; never on `rm-ha`
 //! or `chaos`.
 //!
-//! Today it holds the NodeManager's typed configuration, [`NmConfig`], which `yarn-ha conf check`
-//! validates; the daemon arrives with the NodeManager work.
+//! [`NmConfig`] is its typed configuration, which `yarn-ha conf check` validates.
 //!
 //! [`container_scheduler`] is the pure core that decides which containers start, wait in the
 //! opportunistic queue, or are killed to make room for guaranteed ones; its async shell only

@@ -1,16 +1,27 @@
 //! The yarn-ha ResourceManager replica.
 //!
-//! One process of a Raft group that together acts as YARN's ResourceManager: it will keep
-//! applications, queue state, token master keys and every container allocation in a Raft log on
-//! sled and serve the client, AM, admin and NodeManager protocols over mutual TLS.
+//! One process of a Raft group that together acts as YARN's ResourceManager: it keeps
+//! applications and attempts, queue configuration, token master keys and every container
+//! allocation in a Raft log on sled, and serves the client, ApplicationMaster, admin and
+//! NodeManager protocols over mutual TLS; only the leader serves them.
 //!
-//! May depend on `proto`, `conf`, `security` and `opportunistic`; never on `nodemanager`,
-//! `amrmproxy`, `client` or `chaos`.
+//! May depend on `proto`, `conf`, `security`, `opportunistic` and `scheduler`; never on
+//! `nodemanager`, `amrmproxy`, `client` or `chaos`.
 //!
-//! Today it holds the replica's typed configuration, [`RmConfig`], which `yarn-ha conf check`
-//! validates; openraft's type configuration ([`RmTypeConfig`]); the replicated state and its
-//! versioned commands ([`state_machine`]); the Raft storage on sled ([`storage`]); and the Raft
-//! transport between replicas over gRPC with mutual TLS ([`raft_network`]).
+//! - [`replica`]: the replica process ([`ResourceManager`]): its gRPC services, the leadership
+//!   monitor and the leader-only services of each leadership, the one Raft proposer, elections
+//!   with pre-vote and leadership transfer;
+//! - [`state_machine`]: the replicated state and its versioned commands; `apply` is
+//!   deterministic and re-validates what the leader proposed;
+//! - [`scheduling`]: the leader's CapacityScheduler (from `scheduler`) kept in step with the
+//!   replicated state, the scheduling loop's passes, opportunistic placement, queue refreshes;
+//! - [`applications`]: AM sessions, tokens handed to AMs, allocate responses, submission and
+//!   diagnostics limits, reports;
+//! - [`nodes`]: the leader's soft state about NodeManagers;
+//! - [`storage`]: the Raft log and state-machine stores on sled;
+//! - [`raft_network`]: the Raft transport between replicas over gRPC with mutual TLS, and who
+//!   may speak it;
+//! - [`RmConfig`]: the replica's typed configuration, which `yarn-ha conf check` validates.
 
 pub mod applications;
 mod config;

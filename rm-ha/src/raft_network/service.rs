@@ -42,7 +42,7 @@ const ENDPOINT: &str = "Raft";
 ///   latest membership config, or `yarn.resourcemanager.ha.rm-ids` while it has no Raft state),
 ///   the leader or candidate vote inside the payload must be the sender's own, and TimeoutNow
 ///   and HoldElection must come from the leader this replica follows in its current term
-///   (`PERMISSION_DENIED` naming who sent what; see [`peer_check`]). A HoldElection's duration
+///   (`PERMISSION_DENIED` naming who sent what; see `peer_check`). A HoldElection's duration
 ///   is capped at [`HoldElection::max_duration`] under this replica's timings.
 ///
 /// A refused call changes nothing: openraft never sees it.

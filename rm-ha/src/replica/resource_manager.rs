@@ -498,7 +498,7 @@ impl ResourceManager {
     }
 
     /// Stops serving, stops leader services and Raft, and waits for every task, for at most
-    /// [`SHUTDOWN_GRACE`]: then whatever still runs (a server draining a connection that never
+    /// `SHUTDOWN_GRACE` (3 s): then whatever still runs (a server draining a connection that never
     /// closes, a task waiting on a Raft core that died of a storage error) is aborted, so a
     /// replica that stops always ends instead of lingering with its ports closed.
     ///
