@@ -60,22 +60,12 @@ const RMS: usize = 3;
 static ONE_CLUSTER_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// Polls `check` until it returns `Some`, failing the test after [`DEADLINE`].
-async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+async fn eventually<T, F, Fut>(what: &str, check: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Option<T>>,
 {
-    let deadline = Instant::now() + DEADLINE;
-    loop {
-        if let Some(value) = check().await {
-            return value;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out after {DEADLINE:?} waiting for {what}"
-        );
-        tokio::time::sleep(POLL).await;
-    }
+    yarn_test_support::poll::eventually(what, DEADLINE, check).await
 }
 
 /// Runs a short `yarn-ha` command to its end and fails the test unless it exits 0.

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::sync::{Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tempfile::TempDir;
 use yarn_chaos::bench::BenchCluster;
@@ -32,18 +32,8 @@ fn exe() -> PathBuf {
 }
 
 /// Polls `check` until it returns `Some`, failing after [`DEADLINE`].
-pub fn eventually<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + DEADLINE;
-    loop {
-        if let Some(value) = check() {
-            return value;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out after {DEADLINE:?} waiting for {what}"
-        );
-        std::thread::sleep(POLL);
-    }
+pub fn eventually<T>(what: &str, check: impl FnMut() -> Option<T>) -> T {
+    yarn_test_support::poll::eventually_blocking(what, DEADLINE, check)
 }
 
 /// A three-RM cluster with `nodes` NodeManagers, supervised on a runtime of its own, stopped

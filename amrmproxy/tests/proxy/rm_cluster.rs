@@ -28,22 +28,12 @@ pub const DEADLINE: Duration = Duration::from_secs(30);
 pub const NM_PORT: i32 = 45454;
 
 /// Polls `check` until it returns `Some`, failing the test after [`DEADLINE`].
-pub async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+pub async fn eventually<T, F, Fut>(what: &str, check: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Option<T>>,
 {
-    let deadline = tokio::time::Instant::now() + DEADLINE;
-    loop {
-        if let Some(value) = check().await {
-            return value;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out after {DEADLINE:?} waiting for {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    yarn_test_support::poll::eventually(what, DEADLINE, check).await
 }
 
 /// A test CA and its leaf certificates, in a directory removed when dropped.

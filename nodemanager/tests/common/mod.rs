@@ -8,14 +8,12 @@
 
 pub mod cluster;
 
-use std::future::Future;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tempfile::TempDir;
 use time::OffsetDateTime;
-use tokio::time::Instant;
 use yarn_conf::Configuration;
 use yarn_nodemanager::container_manager::ContainerReport;
 use yarn_nodemanager::executor::Signal;
@@ -47,25 +45,7 @@ pub fn path(p: &Path) -> String {
     p.to_str().expect("a UTF-8 temporary path").to_owned()
 }
 
-/// Polls `check` until it returns `Some`, failing the test, naming `what`, once `within` has
-/// passed.
-pub async fn eventually<T, F, Fut>(what: &str, within: Duration, mut check: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Option<T>>,
-{
-    let deadline = Instant::now() + within;
-    loop {
-        if let Some(value) = check().await {
-            return value;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out after {within:?} waiting for {what}"
-        );
-        tokio::time::sleep(POLL).await;
-    }
-}
+pub use yarn_test_support::poll::eventually;
 
 /// A cluster CA and the leaf certificates a test asked for, in a temporary directory.
 pub struct Pki {

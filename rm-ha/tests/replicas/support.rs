@@ -33,22 +33,12 @@ pub const USER: &str = "alice";
 pub const NM_HOST: &str = "nm-host-1";
 
 /// Polls `check` until it returns `Some`, failing the test after [`DEADLINE`].
-pub async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+pub async fn eventually<T, F, Fut>(what: &str, check: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Option<T>>,
 {
-    let deadline = tokio::time::Instant::now() + DEADLINE;
-    loop {
-        if let Some(value) = check().await {
-            return value;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out after {DEADLINE:?} waiting for {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    yarn_test_support::poll::eventually(what, DEADLINE, check).await
 }
 
 /// One replica's fixed identity: its ports and storage survive restarts.
