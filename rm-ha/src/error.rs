@@ -67,13 +67,15 @@ pub enum Error {
         source: sled::Error,
     },
     /// A stored record carries a format version this binary does not read.
-    #[error("stored {record} has format version {found}; this binary reads version {expected}")]
+    #[error(
+        "stored {record} has format version {found}; this binary reads up to version {expected}"
+    )]
     UnsupportedFormatVersion {
         /// The record.
         record: Record,
         /// The version byte found.
         found: u8,
-        /// The only version this binary reads.
+        /// The newest version this binary reads, and the one it writes.
         expected: u8,
     },
     /// A stored record is empty where a format version byte was expected.

@@ -125,7 +125,9 @@ fn attempt_report(
     }
 }
 
-/// The reports of `attempt`'s containers, in id order; empty for an unknown attempt.
+/// The reports of `attempt`'s containers, in id order; empty for an unknown attempt. A
+/// completed container's finish time is when the RM recorded its completion (0 while it runs,
+/// and for a completion recorded before completion times were kept), as in YARN.
 pub fn container_reports(
     state: &RmState,
     attempt: ApplicationAttemptId,
@@ -137,17 +139,18 @@ pub fn container_reports(
         .containers
         .of_application(attempt.application_id.id)
         .filter(|record| record.attempt_id == attempt.attempt_id)
-        .filter_map(|record| container_report(attempt, record))
+        .filter_map(|record| container_report(state, attempt, record))
         .collect()
 }
 
 fn container_report(
+    state: &RmState,
     attempt: ApplicationAttemptId,
     record: &ContainerRecord,
 ) -> Option<pb::ContainerReportProto> {
     let id = ContainerId::from_raw(attempt, record.key.container_id).ok()?;
     let node = record.node.parse::<NodeId>().ok();
-    let (state, exit_status, diagnostics) = match &record.state {
+    let (container_state, exit_status, diagnostics) = match &record.state {
         ContainerState::Allocated => (pb::ContainerStateProto::CRunning, None, String::new()),
         ContainerState::Completed {
             exit_status,
@@ -166,9 +169,10 @@ fn container_report(
             priority: record.priority,
         }),
         creation_time: record.allocated_at_ms,
+        finish_time: state.containers.completed_at_ms(&record.key).unwrap_or(0),
         diagnostics_info: diagnostics,
         container_exit_status: exit_status,
-        container_state: state.into(),
+        container_state: container_state.into(),
         execution_type: execution_type(record.execution_type).into(),
         ..Default::default()
     })
@@ -355,6 +359,11 @@ mod tests {
             pb::ContainerStateProto::CComplete
         );
         assert_eq!(reports[1].container_exit_status, Some(0));
+        assert_eq!(
+            (reports[0].finish_time, reports[1].finish_time),
+            (0, TIMESTAMP),
+            "a running container has no finish time; a completed one has its completion's"
+        );
         let other = ApplicationAttemptId::new(ApplicationId::new(TIMESTAMP, 1), 2);
         assert!(container_reports(&state, other).is_empty());
     }

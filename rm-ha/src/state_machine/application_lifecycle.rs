@@ -81,6 +81,7 @@ impl RmState {
             |record| !record.is_am,
             KILLED_AFTER_APP_COMPLETION,
             "Container killed: its application finished",
+            now_ms,
         );
         RmResponse::ApplicationMasterUnregistered { first_time: true }
     }
@@ -105,6 +106,7 @@ impl RmState {
             |_| true,
             KILLED_BY_RESOURCEMANAGER,
             "Container killed by the ResourceManager: its application was killed",
+            now_ms,
         );
         RmResponse::ApplicationKilled
     }
@@ -165,20 +167,15 @@ impl RmState {
         if let Err(response) = self.current_attempt_of(application_seq, attempt_id) {
             return response;
         }
-        let am_container = self
-            .containers
-            .of_application(application_seq)
-            .find(|record| record.is_am && record.attempt_id == attempt_id && record.is_live())
-            .map(|record| record.key);
         // An attempt without a live AM container (unmanaged, or never launched) has nothing to
         // complete; it fails all the same.
-        if let Some(key) = am_container {
-            self.containers.complete(&ContainerCompletion {
-                key,
-                exit_status,
-                diagnostics: diagnostics.to_owned(),
-            });
-        }
+        self.complete_live_containers(
+            application_seq,
+            |record| record.is_am && record.attempt_id == attempt_id,
+            exit_status,
+            diagnostics,
+            now_ms,
+        );
         let application_state = self.fail_current_attempt(
             application_seq,
             &format!(
@@ -198,7 +195,7 @@ impl RmState {
     ) -> RmResponse {
         let mut completed = 0u32;
         for completion in completions {
-            if self.containers.complete(completion) {
+            if self.containers.complete(completion, now_ms) {
                 completed += 1;
                 self.after_completion(completion, now_ms);
             }
@@ -208,7 +205,7 @@ impl RmState {
 
     /// Completes a lost node's live containers and fails the attempts whose AM ran there.
     pub(super) fn node_lost(&mut self, node: &str, now_ms: i64) -> RmResponse {
-        let completed = self.containers.complete_lost_node(node);
+        let completed = self.containers.complete_lost_node(node, now_ms);
         for key in &completed {
             let completion = ContainerCompletion {
                 key: *key,
@@ -287,6 +284,7 @@ impl RmState {
             |record| record.attempt_id == failed_attempt,
             KILLED_BY_RESOURCEMANAGER,
             "Container killed by the ResourceManager: its application attempt failed",
+            now_ms,
         );
         state
     }
@@ -314,6 +312,7 @@ impl RmState {
         selected: impl Fn(&super::ContainerRecord) -> bool,
         exit_status: i32,
         diagnostics: &str,
+        now_ms: i64,
     ) {
         let keys: Vec<ContainerKey> = self
             .containers
@@ -322,11 +321,14 @@ impl RmState {
             .map(|record| record.key)
             .collect();
         for key in keys {
-            self.containers.complete(&ContainerCompletion {
-                key,
-                exit_status,
-                diagnostics: diagnostics.to_owned(),
-            });
+            self.containers.complete(
+                &ContainerCompletion {
+                    key,
+                    exit_status,
+                    diagnostics: diagnostics.to_owned(),
+                },
+                now_ms,
+            );
         }
     }
 
@@ -449,6 +451,7 @@ mod tests {
         assert_eq!(app.finish_time_ms, 40);
         assert_eq!(app.attempts[0].state, AttemptState::Finished);
         assert_eq!(exit_status(&state, 2), Some(KILLED_AFTER_APP_COMPLETION));
+        assert_eq!(state.containers.completed_at_ms(&key(2)), Some(40));
         assert_eq!(exit_status(&state, 3), None, "the AM exits on its own");
         // A retried finish succeeds and changes nothing; the AM's exit fails nothing now.
         let before = state.clone();
@@ -459,6 +462,12 @@ mod tests {
         assert_eq!(state, before);
         complete_am(&mut state, 3, 0);
         assert_eq!(state.applications[&1].state, ApplicationState::Finished);
+        assert_eq!(
+            exit_status(&state, 3),
+            Some(0),
+            "the NodeManager's report ends it"
+        );
+        assert_eq!(state.containers.completed_at_ms(&key(3)), Some(50));
     }
 
     #[test]
@@ -478,6 +487,11 @@ mod tests {
             exit_status(&state, 2),
             Some(KILLED_BY_RESOURCEMANAGER),
             "containers are not kept across attempts"
+        );
+        assert_eq!(
+            [2, 3].map(|sequence| state.containers.completed_at_ms(&key(sequence))),
+            [Some(50); 2],
+            "the AM's exit and the attempt's end are one command"
         );
 
         // Attempt 2's AM on n1 dies too: max_attempts is 2, so the application fails.
@@ -539,6 +553,11 @@ mod tests {
         );
         assert_eq!(exit_status(&state, 3), Some(KILLED_BY_RESOURCEMANAGER));
         assert_eq!(exit_status(&state, 2), Some(KILLED_BY_RESOURCEMANAGER));
+        assert_eq!(
+            [2, 3].map(|sequence| state.containers.completed_at_ms(&key(sequence))),
+            [Some(60); 2],
+            "both ended with the kill"
+        );
         assert_eq!(
             apply(&mut state, kill),
             RmResponse::ApplicationAlreadyFinal {
@@ -623,6 +642,7 @@ mod tests {
             }
         );
         assert_eq!(exit_status(&state, 3), Some(ABORTED));
+        assert_eq!(state.containers.completed_at_ms(&key(3)), Some(70));
         assert_eq!(state.applications[&1].current_attempt, 2);
     }
 }

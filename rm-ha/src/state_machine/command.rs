@@ -99,14 +99,15 @@ pub enum CommandV1 {
     CompleteContainers {
         /// The completions.
         completions: Vec<ContainerCompletion>,
-        /// The leader's clock, for the times of failed attempts.
+        /// The leader's clock: when the containers completed, and the times of failed attempts.
         now_ms: i64,
     },
     /// A NodeManager was declared LOST: every live container on it completes as lost.
     NodeLost {
         /// The node's id, `host:port`.
         node: String,
-        /// The leader's clock, for the times of attempts whose AM was on the node.
+        /// The leader's clock: when the node's containers completed, and the times of attempts
+        /// whose AM was on the node.
         now_ms: i64,
     },
     /// The current attempt's AM registered: the application becomes `Running`. Repeating it

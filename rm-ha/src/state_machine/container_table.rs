@@ -72,6 +72,10 @@ pub struct ContainerTable {
     remotely_allocated: BTreeSet<ContainerKey>,
     /// The version of every container updated at least once; absent means version 0.
     versions: BTreeMap<ContainerKey, i32>,
+    /// When each completion was recorded, in milliseconds since the Unix epoch, from the clock
+    /// of the command that recorded it. Absent for containers completed before completion
+    /// times were kept (snapshots of state format 1): their finish time is unknown.
+    completed_at_ms: BTreeMap<ContainerKey, i64>,
 }
 
 impl ContainerTable {
@@ -117,6 +121,13 @@ impl ContainerTable {
     /// already has it from the proxy.
     pub fn is_remotely_allocated(&self, key: &ContainerKey) -> bool {
         self.remotely_allocated.contains(key)
+    }
+
+    /// When the container's completion was recorded, in milliseconds since the Unix epoch;
+    /// `None` while it is live, and for a completion recorded before completion times were
+    /// kept.
+    pub fn completed_at_ms(&self, key: &ContainerKey) -> Option<i64> {
+        self.completed_at_ms.get(key).copied()
     }
 
     /// The container's version: 0 when allocated, one more after each update (promotion,
@@ -302,33 +313,54 @@ impl ContainerTable {
         Ok(())
     }
 
-    /// Completes one container. Returns whether anything changed: completing an unknown or an
-    /// already completed container changes nothing, so NodeManagers and AMs may repeat reports.
-    pub(crate) fn complete(&mut self, completion: &ContainerCompletion) -> bool {
+    /// Completes one container at `now_ms`, the recording command's clock. Returns whether
+    /// anything changed: completing an unknown or an already completed container changes
+    /// nothing, its first completion time included, so NodeManagers and AMs may repeat reports.
+    pub(crate) fn complete(&mut self, completion: &ContainerCompletion, now_ms: i64) -> bool {
         match self.containers.get_mut(&completion.key) {
             Some(record) if record.is_live() => {
                 record.state = ContainerState::Completed {
                     exit_status: completion.exit_status,
                     diagnostics: completion.diagnostics.clone(),
                 };
+                self.completed_at_ms.insert(completion.key, now_ms);
                 true
             }
             _ => false,
         }
     }
 
-    /// Completes every live container on `node` as lost (YARN's ABORTED with its lost-node
-    /// diagnostic) and returns their keys.
-    pub(crate) fn complete_lost_node(&mut self, node: &str) -> Vec<ContainerKey> {
+    /// Completes every live container on `node` at `now_ms` as lost (YARN's ABORTED with its
+    /// lost-node diagnostic) and returns their keys.
+    pub(crate) fn complete_lost_node(&mut self, node: &str, now_ms: i64) -> Vec<ContainerKey> {
         let lost: Vec<ContainerKey> = self.live_on(node).map(|record| record.key).collect();
         for key in &lost {
-            self.complete(&ContainerCompletion {
-                key: *key,
-                exit_status: ABORTED,
-                diagnostics: LOST_NODE_DIAGNOSTIC.to_owned(),
-            });
+            self.complete(
+                &ContainerCompletion {
+                    key: *key,
+                    exit_status: ABORTED,
+                    diagnostics: LOST_NODE_DIAGNOSTIC.to_owned(),
+                },
+                now_ms,
+            );
         }
         lost
+    }
+
+    /// The table a snapshot of state format 1 holds, which kept no completion times.
+    pub(super) fn from_format_1(
+        containers: BTreeMap<ContainerKey, ContainerRecord>,
+        last_issued: BTreeMap<i32, i64>,
+        remotely_allocated: BTreeSet<ContainerKey>,
+        versions: BTreeMap<ContainerKey, i32>,
+    ) -> Self {
+        Self {
+            containers,
+            last_issued,
+            remotely_allocated,
+            versions,
+            completed_at_ms: BTreeMap::new(),
+        }
     }
 }
 
@@ -384,11 +416,14 @@ mod tests {
                 last_issued: first.container_id
             })
         );
-        assert!(table.complete(&ContainerCompletion {
-            key: first,
-            exit_status: 0,
-            diagnostics: String::new(),
-        }));
+        assert!(table.complete(
+            &ContainerCompletion {
+                key: first,
+                exit_status: 0,
+                diagnostics: String::new(),
+            },
+            20
+        ));
         // Completion does not make the id reusable, and lower ids stay refused too.
         assert!(table.allocate(EPOCH, true, &record(first, "n1:1")).is_err());
         assert!(
@@ -475,10 +510,13 @@ mod tests {
             exit_status: 0,
             diagnostics: "done".to_owned(),
         };
-        assert!(table.complete(&done));
-        assert!(!table.complete(&done), "a repeated report changes nothing");
+        assert!(table.complete(&done, 20));
+        assert!(
+            !table.complete(&done, 30),
+            "a repeated report changes nothing"
+        );
 
-        assert_eq!(table.complete_lost_node("n1:1"), vec![key(1, 1)]);
+        assert_eq!(table.complete_lost_node("n1:1", 40), vec![key(1, 1)]);
         let lost = table.get(&key(1, 1)).unwrap();
         assert_eq!(
             lost.state,
@@ -493,6 +531,10 @@ mod tests {
             ContainerState::Completed { exit_status: 0, .. }
         ));
         assert!(table.get(&key(1, 3)).unwrap().is_live());
-        assert!(table.complete_lost_node("n1:1").is_empty());
+        assert!(table.complete_lost_node("n1:1", 50).is_empty());
+        // Each completion keeps the time of the command that first recorded it.
+        assert_eq!(table.completed_at_ms(&key(1, 2)), Some(20));
+        assert_eq!(table.completed_at_ms(&key(1, 1)), Some(40));
+        assert_eq!(table.completed_at_ms(&key(1, 3)), None, "still live");
     }
 }

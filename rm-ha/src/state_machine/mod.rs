@@ -13,6 +13,7 @@ mod remote_allocation;
 mod response;
 mod state;
 mod state_digest;
+mod state_format_1;
 mod state_view;
 #[cfg(test)]
 pub(crate) mod test_fixtures;
@@ -37,4 +38,5 @@ pub use remote_allocation::RemoteAllocationRejection;
 pub use response::RmResponse;
 pub use state::RmState;
 pub use state_digest::{AppliedPosition, StateDigest};
+pub(crate) use state_format_1::RmStateFormat1;
 pub use state_view::StateView;

@@ -4,32 +4,70 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::error::{Error, Record};
+use crate::state_machine::{RmState, RmStateFormat1};
 
-/// The format version this binary writes and the only one it reads.
+/// The format version this binary writes and the only one it reads, for every record but the
+/// replicated state inside snapshots.
 pub(crate) const FORMAT_VERSION: u8 = 1;
+
+/// The format version of the replicated state inside snapshots that this binary writes: 2 since
+/// containers keep their completion times. [`decode_state`] reads format 1 as well.
+pub(crate) const STATE_FORMAT_VERSION: u8 = 2;
 
 /// Encodes `value` as `[FORMAT_VERSION, postcard bytes...]`.
 pub(crate) fn encode<T: Serialize>(record: Record, value: &T) -> Result<Vec<u8>, Error> {
-    let bytes = vec![FORMAT_VERSION];
-    postcard::to_extend(value, bytes).map_err(|source| Error::Encode { record, source })
+    encode_as(record, FORMAT_VERSION, value)
 }
 
 /// Decodes a record written by [`encode`], refusing any other format version.
 pub(crate) fn decode<T: DeserializeOwned>(record: Record, bytes: &[u8]) -> Result<T, Error> {
-    let (&version, body) = bytes.split_first().ok_or(Error::EmptyRecord { record })?;
-    if version != FORMAT_VERSION {
-        return Err(Error::UnsupportedFormatVersion {
+    match split_version(record, bytes)? {
+        (FORMAT_VERSION, body) => decode_body(record, body),
+        (found, _) => Err(Error::UnsupportedFormatVersion {
             record,
-            found: version,
+            found,
             expected: FORMAT_VERSION,
-        });
+        }),
     }
+}
+
+/// Encodes the replicated state of a snapshot as `[STATE_FORMAT_VERSION, postcard bytes...]`.
+pub(crate) fn encode_state(state: &RmState) -> Result<Vec<u8>, Error> {
+    encode_as(Record::State, STATE_FORMAT_VERSION, state)
+}
+
+/// Decodes the replicated state of a snapshot of state format 2, or of format 1, whose
+/// completed containers then have no completion time; refuses any other format version.
+pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
+    let record = Record::State;
+    match split_version(record, bytes)? {
+        (STATE_FORMAT_VERSION, body) => decode_body(record, body),
+        (1, body) => decode_body::<RmStateFormat1>(record, body).map(RmState::from),
+        (found, _) => Err(Error::UnsupportedFormatVersion {
+            record,
+            found,
+            expected: STATE_FORMAT_VERSION,
+        }),
+    }
+}
+
+fn encode_as<T: Serialize>(record: Record, version: u8, value: &T) -> Result<Vec<u8>, Error> {
+    postcard::to_extend(value, vec![version]).map_err(|source| Error::Encode { record, source })
+}
+
+fn split_version(record: Record, bytes: &[u8]) -> Result<(u8, &[u8]), Error> {
+    let (&version, body) = bytes.split_first().ok_or(Error::EmptyRecord { record })?;
+    Ok((version, body))
+}
+
+fn decode_body<T: DeserializeOwned>(record: Record, body: &[u8]) -> Result<T, Error> {
     postcard::from_bytes(body).map_err(|source| Error::Decode { record, source })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state_machine::test_fixtures::running_application;
 
     #[test]
     fn round_trips_and_rejects_other_versions() {
@@ -49,6 +87,33 @@ mod tests {
             decode::<u64>(Record::Vote, &[]),
             Err(Error::EmptyRecord {
                 record: Record::Vote
+            })
+        ));
+    }
+
+    #[test]
+    fn the_state_is_written_in_format_2_and_read_in_formats_2_and_1() {
+        let mut state = running_application(&[(2, "n1:1"), (3, "n1:1")], &[3]);
+        let bytes = encode_state(&state).unwrap();
+        assert_eq!(bytes[0], STATE_FORMAT_VERSION);
+        assert_eq!(decode_state(&bytes).unwrap(), state);
+
+        // Without completion times, format 2 ends in their empty map (one byte), after exactly
+        // the bytes format 1 held.
+        state = running_application(&[(2, "n1:1")], &[]);
+        let format_2 = encode_state(&state).unwrap();
+        let mut format_1 = format_2[..format_2.len() - 1].to_vec();
+        format_1[0] = 1;
+        assert_eq!(decode_state(&format_1).unwrap(), state);
+
+        let mut newer = format_2;
+        newer[0] = STATE_FORMAT_VERSION + 1;
+        assert!(matches!(
+            decode_state(&newer),
+            Err(Error::UnsupportedFormatVersion {
+                record: Record::State,
+                found: 3,
+                expected: STATE_FORMAT_VERSION,
             })
         ));
     }

@@ -8,7 +8,7 @@ use openraft::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::codec::encode;
+use super::codec::{encode, encode_state};
 use super::storage_error;
 use crate::error::{Error, Record};
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
@@ -67,7 +67,7 @@ pub struct RmSnapshotBuilder {
 impl RaftSnapshotBuilder<RmTypeConfig> for RmSnapshotBuilder {
     async fn build_snapshot(&mut self) -> Result<Snapshot<RmTypeConfig>, StorageError<RmNodeId>> {
         let fail = |e: &Error| storage_error(ErrorSubject::Snapshot(None), ErrorVerb::Write, e);
-        let data = encode(Record::State, &self.state).map_err(|e| fail(&e))?;
+        let data = encode_state(&self.state).map_err(|e| fail(&e))?;
         // Two snapshots at the same log id hold the same state, so the log id names it.
         let snapshot_id = self
             .last_applied

@@ -8,7 +8,7 @@ use openraft::{
     StoredMembership,
 };
 
-use super::codec::decode;
+use super::codec::{decode, decode_state};
 use super::snapshot_builder::{CURRENT_SNAPSHOT_KEY, StoredSnapshot, store_snapshot};
 use super::{Failpoints, RmSnapshotBuilder, open_tree, storage_error};
 use crate::error::{Error, Record};
@@ -88,7 +88,7 @@ impl RmStateMachineStore {
     }
 
     fn restore(&mut self, meta: &SnapshotMeta<RmNodeId, RmNode>, data: &[u8]) -> Result<(), Error> {
-        let state: RmState = decode(Record::State, data)?;
+        let state = decode_state(data)?;
         self.state.write(|s, applied| {
             *s = state;
             *applied = meta.last_log_id.as_ref().map(position_of);
@@ -169,7 +169,7 @@ impl RaftStateMachine<RmTypeConfig> for RmStateMachineStore {
             data: snapshot.into_inner(),
         };
         // Decoded before storing: a snapshot this binary cannot read must not replace a good one.
-        let state: RmState = decode(Record::State, &stored.data).map_err(|e| fail(&e))?;
+        let state = decode_state(&stored.data).map_err(|e| fail(&e))?;
         store_snapshot(&self.db, &self.tree, &stored)
             .await
             .map_err(|e| fail(&e))?;
