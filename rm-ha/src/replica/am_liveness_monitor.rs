@@ -1,5 +1,6 @@
-//! The leader's AM liveness monitor (YARN's `AMLivenessMonitor`).
+//! The leader's AM liveness monitor (YARN's `AMLivenessMonitor`, and its AM finishing monitor).
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
@@ -8,15 +9,22 @@ use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 use super::clock::now_ms;
 use super::raft_proposer::RaftProposer;
 use crate::applications::AmSessions;
-use crate::state_machine::{ABORTED, ApplicationState, CommandV1, RmCommand, RmState, StateView};
+use crate::state_machine::{
+    ABORTED, ApplicationState, CommandV1, ContainerCompletion, ContainerKey, RmCommand, RmState,
+    StateView,
+};
 
 /// Fails the attempts whose registered AM has not called allocate for
-/// `yarn.am.liveness-monitor.expiry-interval-ms`.
+/// `yarn.am.liveness-monitor.expiry-interval-ms`, and ends the AM containers of ended
+/// applications whose NodeManager has not reported their exit within that interval.
 ///
-/// Guarantee: an AM that heartbeats is never expired. A new leader counts every registered
+/// Guarantees: an AM that heartbeats is never expired. A new leader counts every registered
 /// attempt as heard at the start of its leadership, so AMs get a whole interval to find it and
 /// re-register; one that never does (it died with the old leader) fails like any silent AM,
-/// through Raft, and its application retries or fails.
+/// through Raft, and its application retries or fails. An AM container whose application ended
+/// is RUNNING at most one interval (from its application's end, or from the start of this
+/// leadership) before it completes, as YARN ends a FINISHING attempt: normally its NodeManager
+/// reports its process's exit long before, and that report is what completes it.
 pub(crate) struct AmLivenessMonitor {
     /// Every Raft write of the service goes through it.
     pub(crate) proposer: RaftProposer,
@@ -31,6 +39,7 @@ impl AmLivenessMonitor {
     /// Runs until `token` is cancelled.
     pub(crate) async fn run(self, token: CancellationToken) {
         let leadership_start = Instant::now();
+        let mut unreported = UnreportedAmContainers::default();
         let mut ticker = tokio::time::interval(self.check_interval);
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -54,7 +63,42 @@ impl AmLivenessMonitor {
             for attempt in expired {
                 self.expire(attempt).await;
             }
+            let ended = self.state.read(live_am_containers_of_ended_applications);
+            let overdue = unreported.overdue(ended, Instant::now(), self.expiry);
+            if !overdue.is_empty() {
+                self.end_unreported(overdue).await;
+            }
         }
+    }
+
+    /// Completes AM containers of ended applications that their NodeManager never reported
+    /// (YARN's ABORTED, "Container of a completed application"). A proposal that does not
+    /// commit is made again at the next check, the containers being still live.
+    async fn end_unreported(&self, keys: Vec<ContainerKey>) {
+        tracing::warn!(
+            containers = ?keys,
+            expiry = ?self.expiry,
+            "no NodeManager reported the exit of these AM containers of ended applications"
+        );
+        let diagnostics = format!(
+            "Container of a completed application: its NodeManager reported no exit {} ms \
+             after the application ended",
+            self.expiry.as_millis()
+        );
+        let completions = keys
+            .into_iter()
+            .map(|key| ContainerCompletion {
+                key,
+                exit_status: ABORTED,
+                diagnostics: diagnostics.clone(),
+            })
+            .collect();
+        let command = RmCommand::V1(CommandV1::CompleteContainers {
+            completions,
+            now_ms: now_ms(),
+        });
+        // Nothing to undo either way: once committed the containers are no longer live.
+        let _ = self.proposer.propose(command).await;
     }
 
     async fn expire(&self, attempt: ApplicationAttemptId) {
@@ -77,6 +121,48 @@ impl AmLivenessMonitor {
     }
 }
 
+/// The live AM containers of applications in a final state: their AMs unregistered (a
+/// killed or failed application's containers complete with it) and their NodeManagers have yet
+/// to report the processes' exits.
+fn live_am_containers_of_ended_applications(state: &RmState) -> BTreeSet<ContainerKey> {
+    state
+        .applications
+        .values()
+        .filter(|app| app.state.is_final())
+        .flat_map(|app| state.containers.of_application(app.sequence))
+        .filter(|record| record.is_am && record.is_live())
+        .map(|record| record.key)
+        .collect()
+}
+
+/// When this leader first saw each AM container of an ended application still live. Pure: the
+/// monitor feeds it what the state holds and the time.
+#[derive(Debug, Default)]
+struct UnreportedAmContainers {
+    since: BTreeMap<ContainerKey, Instant>,
+}
+
+impl UnreportedAmContainers {
+    /// Takes the containers still unreported at `now` and returns those unreported for longer
+    /// than `expiry`. Containers no longer among them are forgotten.
+    fn overdue(
+        &mut self,
+        unreported: BTreeSet<ContainerKey>,
+        now: Instant,
+        expiry: Duration,
+    ) -> Vec<ContainerKey> {
+        self.since.retain(|key, _| unreported.contains(key));
+        for key in unreported {
+            self.since.entry(key).or_insert(now);
+        }
+        self.since
+            .iter()
+            .filter(|(_, since)| now.saturating_duration_since(**since) > expiry)
+            .map(|(key, _)| *key)
+            .collect()
+    }
+}
+
 /// The current attempts whose AM has registered: those of `Running` applications.
 fn registered_attempts(state: &RmState) -> Vec<ApplicationAttemptId> {
     state
@@ -90,4 +176,92 @@ fn registered_attempts(state: &RmState) -> Vec<ApplicationAttemptId> {
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state_machine::FinalStatus;
+    use crate::state_machine::test_fixtures::{am_container, key, running_application};
+
+    fn apply(state: &mut RmState, command: CommandV1) {
+        state.apply(&RmCommand::V1(command));
+    }
+
+    #[test]
+    fn only_the_live_am_containers_of_ended_applications_await_their_report() {
+        let mut state = running_application(&[(2, "n2:1")], &[]);
+        apply(
+            &mut state,
+            CommandV1::AllocateContainers {
+                allocations: vec![am_container(3, "n1:1")],
+            },
+        );
+        assert!(
+            live_am_containers_of_ended_applications(&state).is_empty(),
+            "the application runs"
+        );
+        apply(
+            &mut state,
+            CommandV1::FinishApplicationMaster {
+                application_seq: 1,
+                attempt_id: 1,
+                final_status: FinalStatus::Succeeded,
+                diagnostics: String::new(),
+                tracking_url: String::new(),
+                now_ms: 40,
+            },
+        );
+        assert_eq!(
+            live_am_containers_of_ended_applications(&state),
+            BTreeSet::from([key(3)]),
+            "the task container ended with the application; the AM's awaits its report"
+        );
+        apply(
+            &mut state,
+            CommandV1::CompleteContainers {
+                completions: vec![ContainerCompletion {
+                    key: key(3),
+                    exit_status: 0,
+                    diagnostics: String::new(),
+                }],
+                now_ms: 50,
+            },
+        );
+        assert!(live_am_containers_of_ended_applications(&state).is_empty());
+    }
+
+    #[test]
+    fn an_unreported_container_is_overdue_once_it_stayed_unreported_past_the_expiry() {
+        let expiry = Duration::from_secs(10);
+        let start = Instant::now();
+        let at = |secs| start + Duration::from_secs(secs);
+        let mut unreported = UnreportedAmContainers::default();
+        assert!(
+            unreported
+                .overdue(BTreeSet::from([key(3)]), at(0), expiry)
+                .is_empty()
+        );
+        assert!(
+            unreported
+                .overdue(BTreeSet::from([key(3), key(4)]), at(10), expiry)
+                .is_empty(),
+            "not past the expiry yet"
+        );
+        assert_eq!(
+            unreported.overdue(BTreeSet::from([key(3), key(4)]), at(11), expiry),
+            [key(3)]
+        );
+        // Container 3 completed; container 4, first seen 10 s later, is overdue 10 s later.
+        assert!(
+            unreported
+                .overdue(BTreeSet::from([key(4)]), at(20), expiry)
+                .is_empty()
+        );
+        assert_eq!(
+            unreported.overdue(BTreeSet::from([key(4)]), at(21), expiry),
+            [key(4)]
+        );
+        assert_eq!(unreported.since.len(), 1, "container 3 is forgotten");
+    }
 }

@@ -1,6 +1,7 @@
 //! The ApplicationMaster protocol on three replicas over mutual TLS, played by the test as the
 //! AM: AMRMToken authentication, allocation only of committed containers, response-id dedupe,
-//! re-registration after a failover without losing or repeating a container, finish, kill.
+//! re-registration after a failover without losing or repeating a container, finish, kill, and
+//! the end of an AM container whose node never reports it.
 
 use std::collections::BTreeSet;
 
@@ -97,6 +98,48 @@ pub(crate) async fn register_am(cluster: &Cluster, token: &pb::TokenProto) -> us
     })
     .await;
     leader
+}
+
+/// Unregisters the attempt of `token` on `leader` with `status` and `diagnostics`.
+pub(crate) async fn finish_am(
+    cluster: &Cluster,
+    leader: usize,
+    token: &pb::TokenProto,
+    status: pb::FinalApplicationStatusProto,
+    diagnostics: String,
+) -> pb::FinishApplicationMasterResponseProto {
+    cluster
+        .scheduler(leader)
+        .await
+        .finish_application_master(with_token(
+            pb::FinishApplicationMasterRequestProto {
+                diagnostics,
+                final_application_status: status.into(),
+                ..Default::default()
+            },
+            token,
+        ))
+        .await
+        .expect("finish")
+        .into_inner()
+}
+
+/// The container reports of `attempt` from the serving leader.
+pub(crate) async fn containers(
+    cluster: &Cluster,
+    attempt: ApplicationAttemptId,
+) -> Vec<pb::ContainerReportProto> {
+    let (_, reply) = on_leader(cluster, "GetContainers", |leader| async move {
+        cluster
+            .client(leader)
+            .await
+            .get_containers(pb::GetContainersRequestProto {
+                application_attempt_id: Some(attempt.into()),
+            })
+            .await
+    })
+    .await;
+    reply.into_inner().containers
 }
 
 /// Heartbeats on `leader` from `response_id` (first with `asks`) until `wanted` containers
@@ -267,18 +310,8 @@ async fn an_am_allocates_through_a_failover_without_losing_or_repeating_containe
 
     // Finish, and again: both succeed.
     for _ in 0..2 {
-        let finished = client
-            .finish_application_master(with_token(
-                pb::FinishApplicationMasterRequestProto {
-                    diagnostics: "done".to_owned(),
-                    final_application_status: pb::FinalApplicationStatusProto::AppSucceeded.into(),
-                    ..Default::default()
-                },
-                &token,
-            ))
-            .await
-            .expect("finish")
-            .into_inner();
+        let succeeded = pb::FinalApplicationStatusProto::AppSucceeded;
+        let finished = finish_am(&cluster, successor, &token, succeeded, "done".to_owned()).await;
         assert!(finished.is_unregistered);
     }
     let done = report(&cluster, app).await;
@@ -336,6 +369,48 @@ async fn an_am_allocates_through_a_failover_without_losing_or_repeating_containe
         .expect("an answer")
         .into_inner();
     assert_eq!(shutdown.a_m_command(), pb::AmCommandProto::AmShutdown);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_am_container_its_node_never_reports_completes_an_expiry_after_its_application() {
+    let mut cluster = Cluster::new(
+        3,
+        0,
+        &[("yarn.am.liveness-monitor.expiry-interval-ms", "1000")],
+    )
+    .await;
+    cluster.start_configured().await;
+    // The node registers and then never heartbeats: nobody reports the AM process's exit.
+    register_node(&cluster, 65536, 64).await;
+    let app = submit(&cluster, "dshell").await;
+    let token = amrm_token(&cluster, app).await;
+    let leader = register_am(&cluster, &token).await;
+    let succeeded = pb::FinalApplicationStatusProto::AppSucceeded;
+    let finished = finish_am(&cluster, leader, &token, succeeded, String::new()).await;
+    assert!(finished.is_unregistered);
+
+    tracing::info!("--- the AM container completes about an expiry interval later");
+    let attempt = ApplicationAttemptId::new(app, 1);
+    let ended = eventually("the AM container to complete", || async {
+        let [am] = containers(&cluster, attempt).await.try_into().ok()?;
+        (am.container_state() == pb::ContainerStateProto::CComplete).then_some(am)
+    })
+    .await;
+    assert_eq!(ended.container_exit_status, Some(-100), "YARN's ABORTED");
+    assert!(
+        ended
+            .diagnostics_info
+            .starts_with("Container of a completed application"),
+        "{}",
+        ended.diagnostics_info
+    );
+    let done = report(&cluster, app).await;
+    assert!(
+        ended.finish_time >= done.finish_time + 1000,
+        "not before the expiry: finished at {}, the application at {}",
+        ended.finish_time,
+        done.finish_time
+    );
 }
 
 /// `root.a` and `root.b` open to everyone (b capped at half the cluster), `root.c` STOPPED.

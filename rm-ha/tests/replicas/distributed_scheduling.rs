@@ -11,7 +11,7 @@ use yarn_proto::pb;
 use yarn_proto::token_metadata::refused_remote_containers;
 use yarn_rm_ha::applications::TokenIssuer;
 
-use crate::applications::{amrm_token, submit, with_token};
+use crate::applications::{amrm_token, containers, submit, with_token};
 use crate::support::{Cluster, NM_HOST, eventually, on_leader, register_node};
 
 const DISTRIBUTED: [(&str, &str); 1] =
@@ -126,19 +126,8 @@ async fn container_reports(
     cluster: &Cluster,
     attempt: ApplicationAttemptId,
 ) -> Vec<(i64, pb::ContainerStateProto, pb::ExecutionTypeProto)> {
-    let (_, reply) = on_leader(cluster, "GetContainers", |leader| async move {
-        cluster
-            .client(leader)
-            .await
-            .get_containers(pb::GetContainersRequestProto {
-                application_attempt_id: Some(attempt.into()),
-            })
-            .await
-    })
-    .await;
-    reply
-        .into_inner()
-        .containers
+    containers(cluster, attempt)
+        .await
         .into_iter()
         .map(|report| {
             let id = report.container_id.expect("an id").id;

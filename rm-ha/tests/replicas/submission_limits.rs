@@ -6,7 +6,7 @@ use tokio::task::JoinSet;
 use tonic::Code;
 use yarn_proto::pb;
 
-use crate::applications::{allocate_until, ask, register_am, report, with_token};
+use crate::applications::{allocate_until, ask, finish_am, register_am, report, with_token};
 use crate::state_digest::{assert_one_digest, at_one_index};
 use crate::support::{Cluster, list, on_leader, register_node, try_submit_with};
 use crate::unmanaged_am::{submit_unmanaged, token_from_report};
@@ -223,19 +223,8 @@ async fn an_ams_diagnostics_are_kept_to_the_limit_with_their_end() {
     let (token, _) = token_from_report(&cluster, app).await;
     let leader = register_am(&cluster, &token).await;
     let diagnostics = format!("{}the cause", "x".repeat(500_000));
-    cluster
-        .scheduler(leader)
-        .await
-        .finish_application_master(with_token(
-            pb::FinishApplicationMasterRequestProto {
-                diagnostics,
-                final_application_status: pb::FinalApplicationStatusProto::AppFailed.into(),
-                ..Default::default()
-            },
-            &token,
-        ))
-        .await
-        .expect("finish");
+    let failed = pb::FinalApplicationStatusProto::AppFailed;
+    finish_am(&cluster, leader, &token, failed, diagnostics).await;
     let kept = report(&cluster, app).await.diagnostics;
     assert!(
         kept.starts_with("[498985 earlier characters of diagnostics left out] ")

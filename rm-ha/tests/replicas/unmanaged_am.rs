@@ -8,7 +8,7 @@ use yarn_proto::pb::application_client_protocol_client::ApplicationClientProtoco
 use yarn_proto::pb::{self, YarnApplicationAttemptStateProto, YarnApplicationStateProto};
 use yarn_security::ChannelOptions;
 
-use crate::applications::{allocate_until, ask, register_am, with_token};
+use crate::applications::{allocate_until, ask, finish_am, register_am, with_token};
 use crate::support::{Cluster, NM_HOST, USER, eventually, on_leader, register_node, submit_with};
 
 /// A user with no right on the tests' applications: not their owner, not an administrator.
@@ -139,20 +139,9 @@ async fn an_unmanaged_am_takes_its_token_from_the_report_and_finishes_without_an
         );
         assert_eq!(container.node_id.as_ref().expect("a node").host, NM_HOST);
     }
-    let finished = cluster
-        .scheduler(leader)
-        .await
-        .finish_application_master(with_token(
-            pb::FinishApplicationMasterRequestProto {
-                diagnostics: "done outside the cluster".to_owned(),
-                final_application_status: pb::FinalApplicationStatusProto::AppSucceeded.into(),
-                ..Default::default()
-            },
-            &token,
-        ))
-        .await
-        .expect("finish")
-        .into_inner();
+    let succeeded = pb::FinalApplicationStatusProto::AppSucceeded;
+    let diagnostics = "done outside the cluster".to_owned();
+    let finished = finish_am(&cluster, leader, &token, succeeded, diagnostics).await;
     assert!(finished.is_unregistered);
 
     tracing::info!("--- FINISHED with the AM's status; no AM container ever existed");
