@@ -6,7 +6,10 @@
 //! - `minicluster demo`: a distributed-shell job survives the SIGKILL of the active RM and ends
 //!   SUCCEEDED with every container once (no duplicate container id);
 //! - a failing shell command makes the application FAILED with the container's exit status in
-//!   the diagnostics, and `dshell` exits 1;
+//!   the diagnostics, and `dshell` exits 1; its containers, the ApplicationMaster's included,
+//!   end COMPLETE with a finish time in `container -list`;
+//! - an ask above the maximum allocation fails the application with the RM's refusal, which
+//!   `dshell` prints, rather than with the exit code of an ApplicationMaster that gave up;
 //! - `application -kill` kills a running job, and its client sees KILLED;
 //! - an ApplicationMaster that crashes (SIGKILL) gets a second attempt that finishes the job;
 //! - `pi` prints an estimate of pi.
@@ -56,6 +59,44 @@ fn failures_kills_and_crashed_application_masters_end_as_yarn_says() {
     assert!(text.contains("final status FAILED"), "{text}");
     assert!(text.contains("exit 3"), "{text}");
 
+    // Its containers: the task's and, once its NodeManager reported the process's exit, the
+    // ApplicationMaster's, each COMPLETE with the time the RM recorded that.
+    let attempt = first_attempt(&text);
+    let listing = eventually("the ApplicationMaster container's completion", || {
+        let text = stdout(&cluster.yarn(&["container", "-list", &attempt]));
+        (!text.contains("RUNNING")).then_some(text)
+    });
+    let rows: Vec<Vec<&str>> = listing
+        .lines()
+        .skip(2)
+        .map(|line| line.split('\t').map(str::trim).collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{listing}");
+    for row in rows {
+        assert_eq!(row[3], "COMPLETE", "{listing}");
+        assert!(
+            row[2].contains(" +0000 "),
+            "a finish time, not N/A: {listing}"
+        );
+    }
+
+    // An ask above the maximum allocation: the RM's refusal, not an AM container's exit code.
+    let out = cluster.yarn(&[
+        "dshell",
+        "--shell_command",
+        "true",
+        "--container_memory",
+        "100000",
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}\n{}", stderr(&out));
+    assert!(
+        text.contains("ended with state FINISHED and final status FAILED")
+            && text.contains("exceeds the maximum allocation"),
+        "{text}"
+    );
+    assert!(!text.contains("exitCode"), "{text}");
+
     // An AM that crashes gets a second attempt, which runs the job to success.
     // Long enough that the AM is still there to be killed on a slow machine.
     let job = cluster.spawn_dshell(&["--shell_command", "sleep 8", "--num_containers", "2"]);
@@ -88,4 +129,13 @@ fn failures_kills_and_crashed_application_masters_end_as_yarn_says() {
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}\n{}", stderr(&out));
     assert!(text.contains("Estimated value of Pi is 3.1"), "{text}");
+}
+
+/// The first attempt of the application a `dshell` client printed it submitted.
+fn first_attempt(dshell_output: &str) -> String {
+    let application = dshell_output
+        .lines()
+        .find_map(|line| line.strip_prefix("Submitted application application_"))
+        .unwrap_or_else(|| panic!("no submission in {dshell_output}"));
+    format!("appattempt_{application}_000001")
 }

@@ -22,7 +22,9 @@ pub(crate) const ANY_NODE: &str = "*";
 /// ended unregisters with SUCCEEDED when all exited 0, FAILED otherwise, and diagnostics
 /// listing each container (see [`format_diagnostics`]), and with
 /// `--promote_opportunistic_after_start` how many containers were promoted. Failed containers
-/// are not run again.
+/// are not run again. When the RM refuses an allocate (an ask above the maximum allocation),
+/// it unregisters with FAILED and the refusal, which carries the RM's message, as the first
+/// line of the diagnostics.
 /// `conf` gives the RM addresses and the TLS identity (the client's conf dir, named in
 /// `YARN_CONF_DIR`).
 ///
@@ -31,7 +33,8 @@ pub(crate) const ANY_NODE: &str = "*";
 /// Those of [`DshellOptions::validate`], [`RmClientConfig::for_application_master`](crate::RmClientConfig::for_application_master),
 /// [`read_amrm_token_from_env`](crate::read_amrm_token_from_env) and the AMRM calls;
 /// [`Error::AmRunLimitExceeded`] (after unregistering as FAILED) when the containers did not
-/// all end within [`AM_RUN_LIMIT`](super::AM_RUN_LIMIT); [`Error::AmShutdownRequested`] when
+/// all end within [`AM_RUN_LIMIT`](super::AM_RUN_LIMIT); the RM's refusal,
+/// [`Error::CallFailed`], after unregistering as FAILED; [`Error::AmShutdownRequested`] when
 /// the RM told the ApplicationMaster to stop; [`Error::Runtime`].
 pub fn run_application_master(conf: &Configuration, options: &DshellOptions) -> Result<(), Error> {
     options.validate()?;

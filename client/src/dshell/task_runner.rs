@@ -44,6 +44,14 @@ pub(crate) enum RunEnd {
     },
     /// The RM answered `AM_SHUTDOWN`: the application was killed.
     ShutdownRequested,
+    /// The RM refused an allocate outright (an ask above the maximum allocation, for one):
+    /// the same asks would be refused again, so the run ends with the results so far.
+    Refused {
+        results: Vec<ContainerResult>,
+        wanted: usize,
+        /// The refusal, carrying the RM's status.
+        refusal: Error,
+    },
 }
 
 /// An ApplicationMaster registered with the RM group, and its NodeManager client.
@@ -103,11 +111,13 @@ impl RegisteredAm {
     ///
     /// Heartbeats every [`HEARTBEAT_INTERVAL`] with the share of ended tasks as progress.
     /// Containers start concurrently; a start that fails ends its task with the NodeManager's
-    /// message and gives the container back. Surplus containers are given back unused.
+    /// message and gives the container back. Surplus containers are given back unused. An
+    /// allocate the RM refused ([`Error::CallFailed`]) ends the run as [`RunEnd::Refused`].
     ///
     /// # Errors
     ///
-    /// Those of [`AmRmClient::allocate`] (which already fails over and registers again).
+    /// Those of [`AmRmClient::allocate`] (which already fails over and registers again) other
+    /// than a refusal: the RM could not be reached, so nothing can be reported to it.
     pub(crate) async fn run_tasks(
         &mut self,
         asks: Vec<pb::ResourceRequestProto>,
@@ -125,7 +135,19 @@ impl RegisteredAm {
         let mut updates = JoinSet::new();
         let deadline = Instant::now() + AM_RUN_LIMIT;
         loop {
-            let outcome = self.am.allocate(ledger.progress()).await?;
+            let outcome = match self.am.allocate(ledger.progress()).await {
+                Ok(outcome) => outcome,
+                // A definitive answer: YARN's distributed shell, too, gives up on its first
+                // allocate error, and the refusal is what the operator needs to read.
+                Err(refusal @ Error::CallFailed { .. }) => {
+                    return Ok(RunEnd::Refused {
+                        results: ledger.results(),
+                        wanted: ledger.wanted(),
+                        refusal,
+                    });
+                }
+                Err(err) => return Err(err),
+            };
             if outcome.shutdown_requested {
                 return Ok(RunEnd::ShutdownRequested);
             }
@@ -201,13 +223,16 @@ impl RegisteredAm {
     }
 
     /// Unregisters after `end`: a completed run with the final status and diagnostics
-    /// `report` makes of its results; a timed-out one as FAILED, listing the results so far.
-    /// After `AM_SHUTDOWN` the application is already over, so nothing is sent.
+    /// `report` makes of its results; a timed-out one as FAILED, listing the results so far;
+    /// a refused one as FAILED with the RM's refusal first (see [`refused_diagnostics`]), so
+    /// that the client prints it rather than the exit code of an ApplicationMaster that gave
+    /// up. After `AM_SHUTDOWN` the application is already over, so nothing is sent.
     ///
     /// # Errors
     ///
     /// Those of [`AmRmClient::finish`]; [`Error::AmRunLimitExceeded`] after a timed-out run
-    /// was reported; [`Error::AmShutdownRequested`] after `AM_SHUTDOWN`.
+    /// was reported; the refusal after a refused run was reported;
+    /// [`Error::AmShutdownRequested`] after `AM_SHUTDOWN`.
     pub(crate) async fn finish(
         &mut self,
         end: RunEnd,
@@ -229,6 +254,17 @@ impl RegisteredAm {
                     .finish(pb::FinalApplicationStatusProto::AppFailed, &diagnostics, "")
                     .await?;
                 Err(err)
+            }
+            RunEnd::Refused {
+                results,
+                wanted,
+                refusal,
+            } => {
+                let diagnostics = refused_diagnostics(&refusal, &results, wanted);
+                self.am
+                    .finish(pb::FinalApplicationStatusProto::AppFailed, &diagnostics, "")
+                    .await?;
+                Err(refusal)
             }
             RunEnd::ShutdownRequested => Err(Error::AmShutdownRequested),
         }
@@ -303,6 +339,15 @@ impl RegisteredAm {
     }
 }
 
+/// The final diagnostics of a run the RM ended by refusing an allocate: the refusal, which
+/// carries the RM's own message, then the results so far as [`format_diagnostics`] lists them.
+fn refused_diagnostics(refusal: &Error, results: &[ContainerResult], wanted: usize) -> String {
+    format!(
+        "The ResourceManager refused the ApplicationMaster's allocate: {refusal}\n{}",
+        format_diagnostics(results, wanted)
+    )
+}
+
 /// The `PROMOTE_EXECUTION_TYPE` update of `container` at its current version.
 fn promotion(container: &pb::ContainerProto) -> pb::UpdateContainerRequestProto {
     pb::UpdateContainerRequestProto {
@@ -322,5 +367,41 @@ fn joined_task(
         Ok(outcome) => outcome,
         // Never aborted while the loop runs, so the only other end is a panic.
         Err(err) => std::panic::resume_unwind(err.into_panic()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tonic::Status;
+
+    use super::*;
+
+    #[test]
+    fn a_refused_run_reports_the_rms_message_then_the_results_so_far() {
+        let refusal = Error::CallFailed {
+            rm_id: "rm1".to_owned(),
+            address: "rm1:8030".to_owned(),
+            attempts: 1,
+            status: Box::new(Status::invalid_argument(
+                "requested <memory:100000, vCores:1> exceeds the maximum allocation \
+                 <memory:8192, vCores:4> of queue root.default",
+            )),
+        };
+        let ended = ContainerResult {
+            container_id: "container_1700000000000_0001_01_000002".to_owned(),
+            node: "host1:8041".to_owned(),
+            execution_type: pb::ExecutionTypeProto::Guaranteed,
+            exit_status: 0,
+            diagnostics: String::new(),
+        };
+        assert_eq!(
+            refused_diagnostics(&refusal, std::slice::from_ref(&ended), 2),
+            "The ResourceManager refused the ApplicationMaster's allocate: call to rm1 at \
+             rm1:8030 failed after 1 attempt(s): InvalidArgument: requested <memory:100000, \
+             vCores:1> exceeds the maximum allocation <memory:8192, vCores:4> of queue \
+             root.default\n\
+             container_1700000000000_0001_01_000002 on host1:8041 GUARANTEED exit 0\n\
+             1 of 2 containers succeeded"
+        );
     }
 }
