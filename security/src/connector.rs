@@ -12,6 +12,7 @@ use http::Uri;
 use hyper_util::rt::TokioIo;
 use rustls::ClientConfig;
 use rustls::pki_types::ServerName;
+use tokio::io::AsyncBufReadExt;
 use tokio::net::{TcpSocket, TcpStream};
 use tokio_rustls::client::TlsStream;
 use tonic::transport::{Channel, Endpoint};
@@ -61,12 +62,22 @@ impl tower::Service<Uri> for TlsConnector {
         Poll::Ready(Ok(()))
     }
 
-    /// Dials and handshakes; cancelling the future closes the socket.
+    /// Dials, handshakes, and waits for the server's first bytes; cancelling the future closes
+    /// the socket.
+    ///
+    /// Returns only once the server has accepted this client's certificate. TLS 1.3 lets a
+    /// client finish its handshake before the server has verified the client's certificate, so
+    /// a server that refuses it says so (a fatal alert, then close) only afterwards, and a
+    /// request sent in the meantime would fail as a broken pipe or a closed connection, like
+    /// one to a server that went away. HTTP/2 servers speak first (their SETTINGS frame, which
+    /// stays buffered for the HTTP/2 client), so waiting for it makes the server's verdict part
+    /// of the handshake, for half a round trip more per new connection.
     ///
     /// Errors: [`Error::InvalidAddress`] without a host and port, [`Error::Dial`] when TCP
-    /// fails, [`Error::TlsHandshake`] when the server's certificate does not verify or the
-    /// server refuses us during the handshake. With TLS 1.3 a server's refusal of *our*
-    /// certificate may only surface on the first request.
+    /// fails, [`Error::TlsHandshake`] when the server's certificate does not verify, the
+    /// server refuses this client's (the alert is in the source chain: see
+    /// [`CertificateRefusal`](crate::CertificateRefusal)) or closes the connection without a
+    /// word.
     fn call(&mut self, uri: Uri) -> Self::Future {
         let connector = self.connector.clone();
         let local_address = self.local_address;
@@ -89,13 +100,36 @@ impl tower::Service<Uri> for TlsConnector {
                 address: address.clone(),
                 source,
             })?;
-            let tls = connector
+            let mut tls = connector
                 .connect(server_name, tcp)
+                .await
+                .map_err(|source| Error::TlsHandshake {
+                    address: address.clone(),
+                    source,
+                })?;
+            server_accepted(&mut tls)
                 .await
                 .map_err(|source| Error::TlsHandshake { address, source })?;
             Ok(TokioIo::new(tls))
         })
     }
+}
+
+/// Waits until the server has sent its first application bytes, which stay buffered in `tls`.
+///
+/// # Errors
+///
+/// The server's refusal as tokio-rustls reports it (`InvalidData` wrapping rustls's
+/// `AlertReceived`), `UnexpectedEof` when the server closed without a word, or the socket's
+/// error.
+async fn server_accepted(tls: &mut TlsStream<TcpStream>) -> std::io::Result<()> {
+    if tls.fill_buf().await?.is_empty() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            "the server closed the connection right after the TLS handshake",
+        ));
+    }
+    Ok(())
 }
 
 /// A TCP connection to `host:port`, from `local_address` when it is set: to the first of the

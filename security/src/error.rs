@@ -205,7 +205,8 @@ pub enum Error {
         source: std::io::Error,
     },
 
-    /// The client TLS handshake with a peer failed (e.g. its certificate did not verify).
+    /// The client TLS handshake with a peer failed: its certificate did not verify, it refused
+    /// ours (see [`CertificateRefusal`](crate::CertificateRefusal)), or the connection broke.
     #[error("TLS handshake with {address}: {source}")]
     TlsHandshake {
         address: String,

@@ -7,7 +7,8 @@
 //! - Transport (`tls`, `TlsConfig`, `Incoming`, `connect`, `Authorizer`): rustls server and
 //!   client configurations built from configuration, with client certificates required, and the
 //!   peer's identity handed to every gRPC handler, under `ConnectionLimits` (handshakes at
-//!   once, connections per identity, idle time):
+//!   once, connections per identity, idle time); `CertificateRefusal` tells, from a failed
+//!   connection's error, a refused certificate (final) from an unreachable peer:
 //!
 //! ```text
 //! TcpListener ─▶ Incoming (TLS handshake, PeerIdentity from the client certificate)
@@ -27,6 +28,7 @@ pub use error::Error;
 
 // PKI, peer identity and mutual TLS for tonic.
 mod authz;
+mod certificate_refusal;
 mod connection_limits;
 mod connector;
 mod identity;
@@ -43,6 +45,7 @@ pub mod tls;
 mod tls_config;
 
 pub use authz::{Authorizer, Caller, authorize, peer_identity, peer_info};
+pub use certificate_refusal::CertificateRefusal;
 pub use connection_limits::ConnectionLimits;
 pub use connector::{ChannelOptions, TlsConnector, connect, connect_lazy, dial};
 pub use identity::PeerIdentity;

@@ -21,7 +21,8 @@ use yarn_proto::pb::resource_manager_administration_protocol_server::{
 use yarn_security::pki::{self, LeafSpec, PkiOptions, Validity};
 use yarn_security::tls::{self, Credentials};
 use yarn_security::{
-    Authorizer, Caller, ChannelOptions, Incoming, Role, TlsConfig, TlsFiles, connect,
+    Authorizer, Caller, CertificateRefusal, ChannelOptions, Incoming, Role, TlsConfig, TlsFiles,
+    connect,
 };
 
 /// The name the admin handler reports for an anonymous (plaintext) caller.
@@ -274,17 +275,19 @@ pub async fn must_serve_alice(pki: &Pki, server: &TestServer) {
     assert!(server.is_serving());
 }
 
-/// Asserts that the call failed in the transport (refused handshake), not in the handler.
-pub fn assert_refused_by_transport(result: Result<pb::HaServiceStatusResponseProto, CallError>) {
+/// Asserts that the call failed while connecting, with `expected` in the error's chain: the
+/// refusal is part of the handshake, never a failure of the first request.
+pub fn assert_certificate_refused(
+    result: Result<pb::HaServiceStatusResponseProto, CallError>,
+    expected: CertificateRefusal,
+) {
     match result {
         Ok(reply) => panic!("call succeeded as {:?}", reply.rm_id),
-        Err(CallError::Connect(_)) => {}
-        Err(CallError::Rpc(status)) => assert!(
-            !matches!(
-                status.code(),
-                tonic::Code::PermissionDenied | tonic::Code::Unauthenticated
-            ),
-            "expected a transport failure, got a handler answer: {status:?}"
-        ),
+        Err(CallError::Connect(err)) => {
+            assert_eq!(CertificateRefusal::find(&err), Some(expected), "{err}");
+        }
+        Err(CallError::Rpc(status)) => {
+            panic!("expected the connection to fail, got a call failure: {status:?}")
+        }
     }
 }
