@@ -1,5 +1,6 @@
-//! `yarn-ha rmadmin` as an operator runs it, in the cases that need no running replica:
-//! argument checks, the refusal of manual transitions, and replicas that are all down.
+//! `yarn-ha rmadmin` as an operator runs it: argument checks, the refusal of manual
+//! transitions and replicas that are all down, which need no running replica; and a running
+//! cluster refusing the caller's certificate.
 
 mod common;
 
@@ -8,7 +9,10 @@ use std::path::Path;
 use std::process::Output;
 
 use tempfile::TempDir;
+use yarn_conf::{Configuration, RmHaConfig};
+use yarn_security::{Role, TlsFiles};
 
+use common::process_cluster::{ProcessCluster, one_cluster_at_a_time};
 use common::{stderr, stdout};
 
 const RM_IDS: [&str; 3] = ["rm1", "rm2", "rm3"];
@@ -22,30 +26,30 @@ fn yarn_ha(args: &[&str]) -> Output {
     )
 }
 
-/// A configuration directory for an HA group rm1..rm3 whose admin addresses are closed ports
-/// on 127.0.0.1, with a PKI made by `yarn-ha pki init` and the user certificate of alice.
+/// A client configuration directory for an HA group rm1..rm3.
 struct ClusterConf {
     dir: TempDir,
     admin_addresses: Vec<String>,
 }
 
 impl ClusterConf {
+    /// A group whose admin addresses are closed ports on 127.0.0.1, with a PKI made by
+    /// `yarn-ha pki init` and the user certificate of alice.
     fn must_create() -> ClusterConf {
         let dir = tempfile::tempdir().unwrap();
         let pki = dir.path().join("pki");
-        let out = yarn_ha(&[
-            "pki",
-            "init",
-            "--dir",
-            pki.to_str().unwrap(),
-            "--rm-ids",
-            &RM_IDS.join(","),
-            "--users",
-            "alice",
-        ]);
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        must_init_pki(&pki, &["--rm-ids", &RM_IDS.join(","), "--users", "alice"]);
+        let admin_addresses = RM_IDS.iter().map(|_| closed_address()).collect();
+        Self::must_write(
+            dir,
+            admin_addresses,
+            &TlsFiles::in_pki_dir(&pki, Role::User, "alice"),
+        )
+    }
 
-        let admin_addresses: Vec<String> = RM_IDS.iter().map(|_| closed_address()).collect();
+    /// A configuration in `dir` for the replicas at `admin_addresses` (in rm-id order),
+    /// presenting and trusting what `tls` names, with millisecond failover pauses.
+    fn must_write(dir: TempDir, admin_addresses: Vec<String>, tls: &TlsFiles) -> ClusterConf {
         let mut properties = vec![
             (
                 "yarn.resourcemanager.ha.enabled".to_owned(),
@@ -55,15 +59,9 @@ impl ClusterConf {
                 "yarn.resourcemanager.ha.rm-ids".to_owned(),
                 RM_IDS.join(","),
             ),
-            ("yarn.tls.ca-cert".to_owned(), path(&pki.join("ca.pem"))),
-            (
-                "yarn.tls.cert".to_owned(),
-                path(&pki.join("user-alice.pem")),
-            ),
-            (
-                "yarn.tls.key".to_owned(),
-                path(&pki.join("user-alice-key.pem")),
-            ),
+            ("yarn.tls.ca-cert".to_owned(), path(&tls.ca_cert)),
+            ("yarn.tls.cert".to_owned(), path(&tls.cert)),
+            ("yarn.tls.key".to_owned(), path(&tls.key)),
             (
                 "yarn.client.failover-sleep-base-ms".to_owned(),
                 "1".to_owned(),
@@ -98,6 +96,14 @@ impl ClusterConf {
         all.extend_from_slice(args);
         yarn_ha(&all)
     }
+}
+
+/// Runs `yarn-ha pki init --dir dir args...`, which must succeed.
+fn must_init_pki(dir: &Path, args: &[&str]) {
+    let mut all = vec!["pki", "init", "--dir", dir.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = yarn_ha(&all);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
 /// A port on 127.0.0.1 nobody listens on: bound, then released.
@@ -191,4 +197,114 @@ fn rmadmin_needs_a_conf_dir_and_exactly_one_operation() {
         let out = yarn_ha(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
     }
+}
+
+/// What `-getAllServiceState` printed, as the words of each line.
+fn rows(out: &Output) -> Vec<Vec<String>> {
+    stdout(out)
+        .lines()
+        .map(|line| line.split_whitespace().map(str::to_owned).collect())
+        .collect()
+}
+
+#[test]
+fn a_refused_certificate_fails_get_all_service_state_at_once_naming_the_refusal() {
+    let _turn = one_cluster_at_a_time();
+    let cluster = ProcessCluster::start(0);
+    let ha = RmHaConfig::from_conf(&Configuration::load_dir(cluster.conf_dir()).unwrap()).unwrap();
+    let admin_addresses: Vec<String> = ha.members.iter().map(|m| m.admin.to_string()).collect();
+    let pki = cluster.base_dir().join("pki");
+    for (role, name) in [("nodemanager", "h1"), ("user", "bob")] {
+        let out = yarn_ha(&[
+            "pki",
+            "issue",
+            "--dir",
+            pki.to_str().unwrap(),
+            "--role",
+            role,
+            "--name",
+            name,
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let other_ca = tempfile::tempdir().unwrap();
+    must_init_pki(other_ca.path(), &["--users", "alice"]);
+    let client = |tls: &TlsFiles| {
+        ClusterConf::must_write(tempfile::tempdir().unwrap(), admin_addresses.clone(), tls)
+    };
+    // Each replica's line on stderr holds the fragments `refusal` gives for its address.
+    let refused_by_every_replica = |conf: &ClusterConf, refusal: &dyn Fn(&str) -> Vec<String>| {
+        let out = conf.rmadmin(&["-getAllServiceState"]);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let expected: Vec<Vec<String>> = admin_addresses
+            .iter()
+            .map(|address| vec![address.clone(), "refused".to_owned()])
+            .collect();
+        assert_eq!(rows(&out), expected, "{}", stderr(&out));
+        let message = stderr(&out);
+        let lines: Vec<&str> = message.lines().collect();
+        assert_eq!(lines.len(), admin_addresses.len(), "{message}");
+        for (line, address) in lines.iter().zip(&admin_addresses) {
+            assert!(line.starts_with("getAllServiceState: "), "{message}");
+            for fragment in refusal(address) {
+                assert!(line.contains(&fragment), "{fragment:?} in {message}");
+            }
+        }
+    };
+
+    // The admin protocol allows users only: a NodeManager's certificate is refused, and the
+    // refusal names the roles allowed.
+    let nodemanager = client(&TlsFiles::in_pki_dir(&pki, Role::NodeManager, "h1"));
+    refused_by_every_replica(&nodemanager, &|_| {
+        vec![
+            "PermissionDenied: certificate nodemanager/h1 may not call the admin protocol \
+             (allowed: user)"
+                .to_owned(),
+        ]
+    });
+
+    // A user outside yarn.admin.acl (whatever groups this host gives bob).
+    let bob = client(&TlsFiles::in_pki_dir(&pki, Role::User, "bob"));
+    refused_by_every_replica(&bob, &|_| {
+        vec![
+            "PermissionDenied: user bob ".to_owned(),
+            "is not allowed to administer the ResourceManager".to_owned(),
+        ]
+    });
+
+    // A certificate from another CA: every replica refuses it during the handshake.
+    let foreign_certificate = TlsFiles {
+        ca_cert: pki.join("ca.pem"),
+        ..TlsFiles::in_pki_dir(other_ca.path(), Role::User, "alice")
+    };
+    let foreign = client(&foreign_certificate);
+    refused_by_every_replica(&foreign, &|address| {
+        vec![format!(
+            "the ResourceManager at {address} does not trust this client's certificate \
+             (issued by another CA?)"
+        )]
+    });
+    // Through the failover client too, a refusal ends the call at once instead of being
+    // retried as if the replicas were down.
+    let out = foreign.rmadmin(&["-getClusterMembership"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let message = stderr(&out);
+    assert!(
+        message.starts_with(&format!(
+            "getClusterMembership: the ResourceManager at {} does not trust this client's \
+             certificate (issued by another CA?)",
+            admin_addresses[0]
+        )),
+        "{message}"
+    );
+    assert_eq!(message.trim().lines().count(), 1, "{message}");
+
+    // Trusting another CA only: this client refuses every replica's certificate.
+    let foreign_ca = client(&TlsFiles::in_pki_dir(other_ca.path(), Role::User, "alice"));
+    refused_by_every_replica(&foreign_ca, &|address| {
+        vec![format!(
+            "the ResourceManager's certificate at {address} is not signed by the CA in \
+             yarn.tls.ca-cert"
+        )]
+    });
 }

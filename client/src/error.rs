@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use tonic::Status;
 use yarn_conf::{ConfError, HostPortError};
+use yarn_security::CertificateRefusal;
 
 use crate::terminal_text::escape_for_terminal;
 
@@ -83,6 +84,21 @@ pub enum Error {
         /// Attempts made, the failed one included.
         attempts: u32,
         /// Its answer.
+        status: Box<Status>,
+    },
+
+    /// TLS refused a certificate on the way to a replica: the replica refused this client's, or
+    /// this client could not verify the replica's. Every replica trusts the same CA, so the
+    /// call was not retried.
+    #[error("{}", certificate_refused(rm_id, address, refusal))]
+    CertificateRefused {
+        /// The replica.
+        rm_id: String,
+        /// Its address.
+        address: String,
+        /// Whose certificate was refused, and why.
+        refusal: CertificateRefusal,
+        /// The failed call's status, which carries the TLS error.
         status: Box<Status>,
     },
 
@@ -584,12 +600,40 @@ impl Error {
     pub fn status(&self) -> Option<&Status> {
         match self {
             Error::CallFailed { status, .. }
+            | Error::CertificateRefused { status, .. }
             | Error::OutcomeUnknown { status, .. }
             | Error::AttemptsExhausted { status, .. }
             | Error::NmCallFailed { status, .. } => Some(status),
             Error::Admin { source, .. } | Error::Reregistration { source, .. } => source.status(),
             _ => None,
         }
+    }
+}
+
+/// What [`Error::CertificateRefused`] says: whose certificate was refused, where, and the hint
+/// that fits the verdict.
+fn certificate_refused(rm_id: &str, address: &str, refusal: &CertificateRefusal) -> String {
+    match refusal {
+        CertificateRefusal::RefusedByPeer { alert } => {
+            let hint = if refusal.points_to_another_ca() {
+                " (issued by another CA?)"
+            } else {
+                ""
+            };
+            format!(
+                "the ResourceManager at {address} does not trust this client's certificate{hint}: \
+                 {rm_id} refused it with the TLS alert {alert:?}; check yarn.tls.cert and \
+                 yarn.tls.key"
+            )
+        }
+        CertificateRefusal::PeerSignedByAnotherCa => format!(
+            "the ResourceManager's certificate at {address} is not signed by the CA in \
+             yarn.tls.ca-cert, so this client refused to talk to {rm_id}"
+        ),
+        CertificateRefusal::PeerCertificateInvalid { reason } => format!(
+            "the ResourceManager's certificate at {address} did not verify against \
+             yarn.tls.ca-cert, so this client refused to talk to {rm_id}: {reason}"
+        ),
     }
 }
 
@@ -641,6 +685,47 @@ mod tests {
         assert!(
             !admin.to_string().contains(['\x1b', '\x07', '\n']),
             "{admin}"
+        );
+    }
+
+    #[test]
+    fn a_refused_certificate_names_whose_and_suspects_another_ca_only_where_that_fits() {
+        let refused = |refusal| {
+            Error::CertificateRefused {
+                rm_id: "rm1".to_owned(),
+                address: "10.0.0.1:8033".to_owned(),
+                refusal,
+                status: Box::new(Status::unavailable("transport error")),
+            }
+            .to_string()
+        };
+        assert_eq!(
+            refused(CertificateRefusal::RefusedByPeer {
+                alert: rustls::AlertDescription::DecryptError
+            }),
+            "the ResourceManager at 10.0.0.1:8033 does not trust this client's certificate \
+             (issued by another CA?): rm1 refused it with the TLS alert DecryptError; check \
+             yarn.tls.cert and yarn.tls.key"
+        );
+        assert_eq!(
+            refused(CertificateRefusal::RefusedByPeer {
+                alert: rustls::AlertDescription::CertificateExpired
+            }),
+            "the ResourceManager at 10.0.0.1:8033 does not trust this client's certificate: rm1 \
+             refused it with the TLS alert CertificateExpired; check yarn.tls.cert and \
+             yarn.tls.key"
+        );
+        assert_eq!(
+            refused(CertificateRefusal::PeerSignedByAnotherCa),
+            "the ResourceManager's certificate at 10.0.0.1:8033 is not signed by the CA in \
+             yarn.tls.ca-cert, so this client refused to talk to rm1"
+        );
+        assert_eq!(
+            refused(CertificateRefusal::PeerCertificateInvalid {
+                reason: "certificate expired".to_owned()
+            }),
+            "the ResourceManager's certificate at 10.0.0.1:8033 did not verify against \
+             yarn.tls.ca-cert, so this client refused to talk to rm1: certificate expired"
         );
     }
 

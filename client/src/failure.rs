@@ -5,11 +5,12 @@ use std::io;
 
 use tonic::{Code, Status};
 use yarn_proto::{LEADER_HINT_HEADER, LeaderHint, NOT_LEADER_HEADER};
+use yarn_security::CertificateRefusal;
 
 /// A failed call, classified by what it proves about execution on the server.
 ///
 /// The distinction decides retries: only the first two prove that nothing happened, so only they
-/// allow resending a call that is not idempotent.
+/// allow resending a call that is not idempotent; the last two end a call at once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Failure {
     /// The replica refused because it is not the serving leader (`NOT_LEADER_HEADER` present):
@@ -24,8 +25,17 @@ pub enum Failure {
     /// The transport failed or the deadline passed after the request may have been sent; the
     /// server may or may not have executed it.
     MaybeExecuted,
+    /// The caller was refused: a handler answered `PERMISSION_DENIED` or `UNAUTHENTICATED`, or
+    /// TLS refused a certificate (`certificate`: this client's by the replica, or the replica's
+    /// by this client). Every replica holds the same ACLs and trusts the same CA, so no other
+    /// attempt or replica can decide otherwise: as final as [`Failure::Final`], and apart from
+    /// it so that an operator is told of a refusal.
+    Refused {
+        /// The TLS verdict, `None` for a handler's refusal.
+        certificate: Option<CertificateRefusal>,
+    },
     /// A definitive answer that another attempt cannot change (`INVALID_ARGUMENT`,
-    /// `PERMISSION_DENIED`, `NOT_FOUND`, `FAILED_PRECONDITION`, `UNIMPLEMENTED`, ...).
+    /// `NOT_FOUND`, `FAILED_PRECONDITION`, `UNIMPLEMENTED`, ...).
     Final,
 }
 
@@ -33,9 +43,10 @@ impl Failure {
     /// Classifies `status` as returned by a tonic call.
     ///
     /// Statuses a server sent carry no `source`; statuses tonic made from a local transport
-    /// failure do, and their source chain says whether the failure was in connecting (no request
-    /// sent) or later. A server's `UNAVAILABLE` or `DEADLINE_EXCEEDED` without the not-leader
-    /// header proves nothing about execution, so it is [`Failure::MaybeExecuted`].
+    /// failure do, and their source chain says whether a certificate was refused, whether the
+    /// failure was in connecting (no request sent) or later. A server's `UNAVAILABLE` or
+    /// `DEADLINE_EXCEEDED` without the not-leader header proves nothing about execution, so it
+    /// is [`Failure::MaybeExecuted`].
     pub fn classify(status: &Status) -> Failure {
         let metadata = status.metadata();
         if metadata.contains_key(NOT_LEADER_HEADER) {
@@ -45,6 +56,11 @@ impl Failure {
                 .and_then(|value| value.parse::<LeaderHint>().ok());
             return Failure::NotLeader { hint };
         }
+        if let Some(refusal) = CertificateRefusal::find(status) {
+            return Failure::Refused {
+                certificate: Some(refusal),
+            };
+        }
         if failed_while_connecting(status) {
             return Failure::NotSent;
         }
@@ -53,7 +69,12 @@ impl Failure {
         {
             return Failure::MaybeExecuted;
         }
-        Failure::Final
+        match status.code() {
+            Code::PermissionDenied | Code::Unauthenticated => {
+                Failure::Refused { certificate: None }
+            }
+            _ => Failure::Final,
+        }
     }
 }
 
@@ -173,10 +194,39 @@ mod tests {
     }
 
     #[test]
-    fn server_refusals_are_final() {
+    fn refused_callers_and_certificates_are_refusals() {
+        for status in [
+            Status::permission_denied("alice is not in yarn.admin.acl"),
+            Status::unauthenticated("no client certificate"),
+        ] {
+            assert_eq!(
+                Failure::classify(&status),
+                Failure::Refused { certificate: None },
+                "{status:?}"
+            );
+        }
+        // A refusal is found before the connect error that carries it, which alone would
+        // count as a failed connect and be retried.
+        let alert = rustls::Error::AlertReceived(rustls::AlertDescription::UnknownCA);
+        let handshake = yarn_security::Error::TlsHandshake {
+            address: "10.0.0.1:8033".into(),
+            source: io::Error::new(io::ErrorKind::InvalidData, alert),
+        };
+        let status = Status::from_error(Box::new(tonic::ConnectError(Box::new(handshake))));
+        assert_eq!(
+            Failure::classify(&status),
+            Failure::Refused {
+                certificate: Some(CertificateRefusal::RefusedByPeer {
+                    alert: rustls::AlertDescription::UnknownCA
+                })
+            }
+        );
+    }
+
+    #[test]
+    fn other_server_answers_are_final() {
         for status in [
             Status::invalid_argument("bad"),
-            Status::permission_denied("alice is not in yarn.admin.acl"),
             Status::not_found("no such app"),
             Status::failed_precondition("unhealthy"),
             Status::unimplemented("later"),

@@ -43,7 +43,7 @@
 //!      op(channel) under the call deadline ──ok──▶ return the message
 //!          │ Status
 //!          ▼
-//!      Failure::classify(status)   NotLeader{hint} | NotSent | MaybeExecuted | Final
+//!      Failure::classify(status)   NotLeader{hint} | NotSent | MaybeExecuted | Refused | Final
 //!          ▼
 //!      RetryPolicy::decide(history, failure, idempotency, jitter)
 //!          ├─ Retry{delay: 0, Hint}        fresh hint to a member: go there now

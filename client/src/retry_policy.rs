@@ -72,7 +72,8 @@ pub enum RetryTarget {
 /// Why a call ends with its last failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GiveUpReason {
-    /// The failure is a definitive answer ([`Failure::Final`]).
+    /// The failure is a definitive answer or a refusal ([`Failure::Final`],
+    /// [`Failure::Refused`]).
     Final,
     /// The call is not idempotent and its request may have been executed.
     OutcomeUnknown,
@@ -102,7 +103,7 @@ pub enum RetryDecision {
 ///   hint is followed after a pause, since that leader is evidently not ready yet.
 /// - Any other retry fails over to the next replica after a pause.
 /// - A failure after the request may have been sent is retried only for idempotent calls.
-/// - A definitive answer ends the call at once.
+/// - A definitive answer or a refusal of the caller (or of a certificate) ends the call at once.
 /// - A call makes at most `1 + max_failovers` attempts.
 ///
 /// Pauses grow as `min(sleep_base * 2^n, sleep_max)`, `n` being the pauses this call already
@@ -147,7 +148,9 @@ impl RetryPolicy {
                     return RetryDecision::GiveUp(GiveUpReason::OutcomeUnknown);
                 }
             },
-            Failure::Final => return RetryDecision::GiveUp(GiveUpReason::Final),
+            Failure::Final | Failure::Refused { .. } => {
+                return RetryDecision::GiveUp(GiveUpReason::Final);
+            }
         };
         if history.attempts > self.max_failovers {
             return RetryDecision::GiveUp(GiveUpReason::AttemptsExhausted);
@@ -186,6 +189,8 @@ impl RetryPolicy {
 
 #[cfg(test)]
 mod tests {
+    use yarn_security::CertificateRefusal;
+
     use super::*;
 
     const BASE: Duration = Duration::from_millis(100);
@@ -318,11 +323,21 @@ mod tests {
     }
 
     #[test]
-    fn final_answers_end_the_call_at_once() {
-        assert_eq!(
-            decide(&after(&["rm1"]), &Failure::Final, Idempotency::Idempotent),
-            RetryDecision::GiveUp(GiveUpReason::Final)
-        );
+    fn final_answers_and_refusals_end_the_call_at_once() {
+        let refused_certificate = Failure::Refused {
+            certificate: Some(CertificateRefusal::PeerSignedByAnotherCa),
+        };
+        for failure in [
+            Failure::Final,
+            Failure::Refused { certificate: None },
+            refused_certificate,
+        ] {
+            assert_eq!(
+                decide(&after(&["rm1"]), &failure, Idempotency::Idempotent),
+                RetryDecision::GiveUp(GiveUpReason::Final),
+                "{failure:?}"
+            );
+        }
     }
 
     #[test]

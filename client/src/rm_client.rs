@@ -102,22 +102,27 @@ impl RmClient {
     ///
     /// # Errors
     ///
-    /// Those of [`channel_to`](Self::channel_to), and [`Error::CallFailed`] with the status of
-    /// a failed attempt (a missed deadline is `DEADLINE_EXCEEDED`).
+    /// Those of [`channel_to`](Self::channel_to), [`Error::CertificateRefused`] when TLS
+    /// refused a certificate, and [`Error::CallFailed`] with the status of any other failed
+    /// attempt (a missed deadline is `DEADLINE_EXCEEDED`).
     pub async fn call_on<T, F, Fut>(&self, rm_id: &str, op: F) -> Result<T, Error>
     where
         F: FnOnce(Channel) -> Fut,
         Fut: Future<Output = Result<tonic::Response<T>, Status>>,
     {
         let (address, channel) = self.replica_channel(rm_id)?;
-        self.attempt(op(channel))
-            .await
-            .map_err(|status| Error::CallFailed {
-                rm_id: rm_id.to_owned(),
+        self.attempt(op(channel)).await.map_err(|status| {
+            // One attempt is all this call makes, whatever the failure.
+            let failure = Failure::classify(&status);
+            give_up(
+                GiveUpReason::Final,
+                failure,
+                rm_id.to_owned(),
                 address,
-                attempts: 1,
-                status: Box::new(status),
-            })
+                1,
+                status,
+            )
+        })
     }
 
     /// Calls `op` with a channel to the current target until it succeeds or the retry policy
@@ -129,6 +134,7 @@ impl RmClient {
     /// # Errors
     ///
     /// - [`Error::CallFailed`]: a definitive answer (e.g. `PERMISSION_DENIED`), returned at once;
+    /// - [`Error::CertificateRefused`]: TLS refused a certificate, returned at once;
     /// - [`Error::OutcomeUnknown`]: a call that is not idempotent failed after its request may
     ///   have been sent (dropped connection, deadline);
     /// - [`Error::AttemptsExhausted`]: `1 + yarn.client.failover-max-attempts` attempts failed;
@@ -185,7 +191,14 @@ impl RmClient {
             };
             match &decision {
                 RetryDecision::GiveUp(reason) => {
-                    return Err(give_up(*reason, rm_id, address, history.attempts(), status));
+                    return Err(give_up(
+                        *reason,
+                        failure,
+                        rm_id,
+                        address,
+                        history.attempts(),
+                        status,
+                    ));
                 }
                 RetryDecision::Retry { delay, target } => {
                     tracing::debug!(
@@ -259,29 +272,42 @@ impl RmClient {
     }
 }
 
-/// The error for a call that ends with `status` from `rm_id` after `attempts` attempts.
+/// The error for a call that ends for `reason` with `status` (classified as `failure`) from
+/// `rm_id` after `attempts` attempts.
 fn give_up(
     reason: GiveUpReason,
+    failure: Failure,
     rm_id: String,
     address: String,
     attempts: u32,
     status: Status,
 ) -> Error {
     let status = Box::new(status);
-    match reason {
-        GiveUpReason::Final => Error::CallFailed {
+    match (reason, failure) {
+        (
+            GiveUpReason::Final,
+            Failure::Refused {
+                certificate: Some(refusal),
+            },
+        ) => Error::CertificateRefused {
+            rm_id,
+            address,
+            refusal,
+            status,
+        },
+        (GiveUpReason::Final, _) => Error::CallFailed {
             rm_id,
             address,
             attempts,
             status,
         },
-        GiveUpReason::OutcomeUnknown => Error::OutcomeUnknown {
+        (GiveUpReason::OutcomeUnknown, _) => Error::OutcomeUnknown {
             rm_id,
             address,
             attempts,
             status,
         },
-        GiveUpReason::AttemptsExhausted => Error::AttemptsExhausted {
+        (GiveUpReason::AttemptsExhausted, _) => Error::AttemptsExhausted {
             rm_id,
             address,
             attempts,

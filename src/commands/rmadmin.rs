@@ -5,25 +5,36 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use yarn_client::rmadmin::{self, RmAdminCommand};
+use yarn_client::rmadmin::{self, RmAdminCommand, RmAdminOutcome};
 use yarn_conf::Configuration;
 
 use crate::cli::RmAdminArgs;
 
 /// Runs one rmadmin operation against the cluster configured in `conf_dir`.
 ///
-/// Prints the operation's output on stdout and exits 0, or prints the failure as one line on
-/// stderr (what failed, on which replica and address) and exits 1. A configuration directory
-/// is required: without one there are neither replica addresses nor certificates to use.
+/// Prints the operation's output on stdout and each failure as one line on stderr (what failed,
+/// on which replica and address); exits 0 without failures, 1 with any. `-getAllServiceState`
+/// prints its report and fails when a replica refused the caller. A configuration directory is
+/// required: without one there are neither replica addresses nor certificates to use.
 pub fn run(conf_dir: Option<&Path>, args: RmAdminArgs) -> anyhow::Result<ExitCode> {
     let dir = conf_dir.context(
         "rmadmin needs a configuration directory: pass --conf-dir DIR or set YARN_CONF_DIR",
     )?;
     let conf = Configuration::load_dir(dir)?;
     let command = command_of(args)?;
-    Ok(super::report_outcome(rmadmin::run_blocking(
-        &conf, &command,
-    )))
+    let outcome = rmadmin::run_blocking(&conf, &command).unwrap_or_else(|err| RmAdminOutcome {
+        output: String::new(),
+        failures: vec![err],
+    });
+    print!("{}", outcome.output);
+    for failure in &outcome.failures {
+        eprintln!("{failure}");
+    }
+    Ok(if outcome.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// The operation clap's `operation` group guarantees exactly one of.

@@ -4,7 +4,9 @@
 //!
 //! ```text
 //! -getServiceState rmX       GetServiceStatus on rmX only            -> active | standby
-//! -getAllServiceState        GetServiceStatus on every rm, in parallel -> "<addr>  <state>"
+//! -getAllServiceState        GetServiceStatus on every rm, in parallel -> "<addr>  <state>",
+//!                            the state `unreachable`, `refused` or `failed` when there is none;
+//!                            the command fails when a replica refused the caller or failed
 //! -checkHealth rmX           MonitorHealth on rmX only               -> silent, or the reason
 //! -transitionToActive rmX    TransferLeadership{rmX} on the leader   (--forcemanual while
 //! -transitionToStandby rmX   GetClusterMembership, then transfer to   automatic failover is on)
@@ -17,11 +19,14 @@
 //! ```
 //!
 //! [`RmAdminCommand::check`] does every check that needs no server (ids, `--forcemanual`)
-//! before any connection is made; [`output`] formats the replies; [`RmAdmin`] makes the calls.
+//! before any connection is made; [`output`] formats the replies; [`RmAdmin`] makes the calls
+//! and returns an [`RmAdminOutcome`].
 
 mod command;
 mod leadership;
+mod outcome;
 pub mod output;
+mod replica_status;
 mod rm_admin;
 mod service_state;
 
@@ -29,13 +34,15 @@ use yarn_conf::{Configuration, RmHaConfig, keys};
 
 pub use command::RmAdminCommand;
 pub use leadership::standby_transfer_target;
+pub use outcome::RmAdminOutcome;
+pub use replica_status::ReplicaStatus;
 pub use rm_admin::RmAdmin;
 pub use service_state::ServiceState;
 
 use crate::Error;
 
 /// Runs `command` against the cluster configured in `conf`, on a runtime of its own, and
-/// returns what to print on stdout. For the binary, which has no async runtime.
+/// returns its outcome. For the binary, which has no async runtime.
 ///
 /// The command is checked against the configured rm ids and the automatic-failover setting
 /// before the TLS files are read or any replica is called, so an unknown id is reported as such
@@ -45,7 +52,10 @@ use crate::Error;
 ///
 /// [`Error::Conf`] for bad configuration, the errors of [`RmAdminCommand::check`] and
 /// [`RmAdmin::run`], and [`Error::Runtime`] when no runtime can be started.
-pub fn run_blocking(conf: &Configuration, command: &RmAdminCommand) -> Result<String, Error> {
+pub fn run_blocking(
+    conf: &Configuration,
+    command: &RmAdminCommand,
+) -> Result<RmAdminOutcome, Error> {
     let ha = RmHaConfig::from_conf(conf)?;
     let rm_ids: Vec<String> = ha.members.iter().map(|m| m.rm_id.clone()).collect();
     let automatic_failover = conf.get_bool(&keys::RM_HA_AUTOMATIC_FAILOVER_ENABLED)?;

@@ -6,15 +6,13 @@ use yarn_proto::pb::{
     GetClusterMembershipResponseProto, GetStateDigestResponseProto, RefreshQueuesResponseProto,
 };
 
-use super::ServiceState;
-
-/// The word printed for a replica that did not answer `GetServiceStatus`.
-pub const UNREACHABLE: &str = "unreachable";
+use super::ReplicaStatus;
 
 /// The `-getAllServiceState` report: one line per replica, `<admin host:port>` padded to the
-/// longest address, two spaces, then `active`, `standby` (or another HA state) or `unreachable`
-/// when `state` is `None`. Rows keep their order (that of `yarn.resourcemanager.ha.rm-ids`).
-pub fn all_service_states(rows: &[(String, Option<ServiceState>)]) -> String {
+/// longest address, two spaces, then `active`, `standby` (or another HA state), `unreachable`,
+/// `refused` or `failed` ([`ReplicaStatus::as_str`]). Rows keep their order (that of
+/// `yarn.resourcemanager.ha.rm-ids`).
+pub fn all_service_states(rows: &[(String, ReplicaStatus)]) -> String {
     let width = rows
         .iter()
         .map(|(address, _)| address.len())
@@ -22,7 +20,7 @@ pub fn all_service_states(rows: &[(String, Option<ServiceState>)]) -> String {
         .unwrap_or(0);
     let mut out = String::new();
     for (address, state) in rows {
-        let state = state.map_or(UNREACHABLE, ServiceState::as_str);
+        let state = state.as_str();
         // Writing to a String cannot fail.
         let _ = writeln!(out, "{address:<width$}  {state}");
     }
@@ -91,9 +89,12 @@ fn column_width(
 
 #[cfg(test)]
 mod tests {
+    use tonic::Status;
     use yarn_proto::pb::RaftMemberProto;
 
     use super::*;
+    use crate::Error;
+    use crate::rmadmin::ServiceState;
 
     #[test]
     fn a_refresh_names_the_replica_its_file_and_whether_it_committed() {
@@ -117,20 +118,44 @@ mod tests {
     }
 
     #[test]
-    fn all_service_states_align_addresses_and_mark_the_unreachable() {
+    fn all_service_states_align_addresses_and_mark_replicas_without_a_state() {
+        let failed = |status| {
+            Err(Error::CallFailed {
+                rm_id: "rm".to_owned(),
+                address: "10.0.0.3:8033".to_owned(),
+                attempts: 1,
+                status: Box::new(status),
+            })
+        };
         let rows = vec![
             (
                 "rm1.example.com:8033".to_owned(),
-                Some(ServiceState::Active),
+                ReplicaStatus::of(Ok(ServiceState::Active)),
             ),
-            ("10.0.0.2:8033".to_owned(), Some(ServiceState::Standby)),
-            ("10.0.0.3:8033".to_owned(), None),
+            (
+                "10.0.0.2:8033".to_owned(),
+                ReplicaStatus::of(Ok(ServiceState::Standby)),
+            ),
+            (
+                "10.0.0.3:8033".to_owned(),
+                ReplicaStatus::of(failed(Status::deadline_exceeded("slow"))),
+            ),
+            (
+                "10.0.0.4:8033".to_owned(),
+                ReplicaStatus::of(failed(Status::permission_denied("not an admin"))),
+            ),
+            (
+                "10.0.0.5:8033".to_owned(),
+                ReplicaStatus::of(failed(Status::internal("bug"))),
+            ),
         ];
         assert_eq!(
             all_service_states(&rows),
             "rm1.example.com:8033  active\n\
              10.0.0.2:8033         standby\n\
-             10.0.0.3:8033         unreachable\n"
+             10.0.0.3:8033         unreachable\n\
+             10.0.0.4:8033         refused\n\
+             10.0.0.5:8033         failed\n"
         );
         assert_eq!(all_service_states(&[]), "");
     }

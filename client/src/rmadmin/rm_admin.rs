@@ -8,7 +8,7 @@ use yarn_conf::{Configuration, keys};
 use yarn_proto::pb;
 use yarn_proto::pb::resource_manager_administration_protocol_client::ResourceManagerAdministrationProtocolClient as AdminClient;
 
-use super::{RmAdminCommand, ServiceState, leadership, output};
+use super::{ReplicaStatus, RmAdminCommand, RmAdminOutcome, ServiceState, leadership, output};
 use crate::{Error, Idempotency, RmClient, RmClientConfig, RmService};
 
 /// `RefreshNodes` without Hadoop's `-g`: decommission at once (the proto's forced form).
@@ -50,67 +50,78 @@ impl RmAdmin {
         ))
     }
 
-    /// Runs `command` and returns what to print on stdout (empty for silent successes).
+    /// Runs `command` and returns what to print, and the failures that make it fail even so.
     ///
     /// # Errors
     ///
     /// The errors of [`RmAdminCommand::check`] as they are; every other failure is wrapped in
-    /// [`Error::Admin`] naming the operation.
-    pub async fn run(&self, command: &RmAdminCommand) -> Result<String, Error> {
+    /// [`Error::Admin`] naming the operation, and so are the outcome's failures.
+    pub async fn run(&self, command: &RmAdminCommand) -> Result<RmAdminOutcome, Error> {
         command.check(self.client.rm_ids(), self.automatic_failover)?;
-        self.execute(command).await.map_err(|source| Error::Admin {
+        let admin_error = |source| Error::Admin {
             operation: command.operation(),
             source: Box::new(source),
-        })
+        };
+        let mut outcome = self.execute(command).await.map_err(admin_error)?;
+        outcome.failures = outcome.failures.into_iter().map(admin_error).collect();
+        Ok(outcome)
     }
 
-    async fn execute(&self, command: &RmAdminCommand) -> Result<String, Error> {
-        match command {
+    async fn execute(&self, command: &RmAdminCommand) -> Result<RmAdminOutcome, Error> {
+        let output = match command {
             RmAdminCommand::GetServiceState { rm_id } => {
-                Ok(format!("{}\n", self.service_state(rm_id).await?))
+                format!("{}\n", self.service_state(rm_id).await?)
             }
             RmAdminCommand::GetAllServiceState => {
-                Ok(output::all_service_states(&self.all_service_states().await))
+                let rows = self.all_service_states().await;
+                let output = output::all_service_states(&rows);
+                let failures = rows
+                    .into_iter()
+                    .filter_map(|(_, status)| status.into_failure())
+                    .collect();
+                return Ok(RmAdminOutcome { output, failures });
             }
             RmAdminCommand::CheckHealth { rm_id } => {
                 self.check_health(rm_id).await?;
-                Ok(String::new())
+                String::new()
             }
             RmAdminCommand::TransitionToActive { rm_id, .. } => {
                 self.transfer_leadership(rm_id).await?;
-                Ok(String::new())
+                String::new()
             }
             RmAdminCommand::TransitionToStandby { rm_id, .. } => {
                 self.transition_to_standby(rm_id).await?;
-                Ok(String::new())
+                String::new()
             }
             RmAdminCommand::RefreshQueues => {
-                Ok(output::refreshed_queues(&self.refresh_queues().await?))
+                output::refreshed_queues(&self.refresh_queues().await?)
             }
             RmAdminCommand::RefreshNodes => {
                 self.refresh_nodes().await?;
-                Ok(String::new())
+                String::new()
             }
             RmAdminCommand::RefreshAdminAcls => {
                 self.refresh_admin_acls().await?;
-                Ok(String::new())
+                String::new()
             }
-            RmAdminCommand::GetClusterMembership => Ok(output::cluster_membership(
-                &self.cluster_membership().await?,
-            )),
+            RmAdminCommand::GetClusterMembership => {
+                output::cluster_membership(&self.cluster_membership().await?)
+            }
             RmAdminCommand::AddToCluster {
                 rm_id,
                 raft_address,
-            } => Ok(output::cluster_membership(
-                &self.add_member(rm_id, raft_address).await?,
-            )),
-            RmAdminCommand::RemoveFromCluster { rm_id } => Ok(output::cluster_membership(
-                &self.remove_member(rm_id).await?,
-            )),
-            RmAdminCommand::GetStateDigest { rm_id } => {
-                Ok(output::state_digest(&self.state_digest(rm_id).await?))
+            } => output::cluster_membership(&self.add_member(rm_id, raft_address).await?),
+            RmAdminCommand::RemoveFromCluster { rm_id } => {
+                output::cluster_membership(&self.remove_member(rm_id).await?)
             }
-        }
+            RmAdminCommand::GetStateDigest { rm_id } => {
+                output::state_digest(&self.state_digest(rm_id).await?)
+            }
+        };
+        Ok(RmAdminOutcome {
+            output,
+            failures: Vec::new(),
+        })
     }
 
     /// The HA state of replica `rm_id`, asked of that replica alone.
@@ -123,36 +134,35 @@ impl RmAdmin {
         service_state_of(&self.client, rm_id).await
     }
 
-    /// The admin address and HA state of every replica, in `rm-ids` order, asked concurrently,
-    /// each under the call deadline; `None` for a replica that did not answer (the reason is
-    /// logged as a warning).
-    pub async fn all_service_states(&self) -> Vec<(String, Option<ServiceState>)> {
+    /// The admin address and status of every replica, in `rm-ids` order, asked concurrently,
+    /// each under the call deadline. Why a replica is unreachable is logged as a warning;
+    /// refusals and other failures are in the rows, for the caller to report.
+    pub async fn all_service_states(&self) -> Vec<(String, ReplicaStatus)> {
         let mut tasks = JoinSet::new();
         for (index, rm_id) in self.client.rm_ids().iter().enumerate() {
             let client = Arc::clone(&self.client);
             let rm_id = rm_id.clone();
             tasks.spawn(async move {
-                let state = service_state_of(&client, &rm_id).await;
-                (index, rm_id, state)
+                let status = ReplicaStatus::of(service_state_of(&client, &rm_id).await);
+                (index, rm_id, status)
             });
         }
-        let mut rows: Vec<(String, Option<ServiceState>)> = self
-            .client
-            .rm_ids()
-            .iter()
-            .map(|rm_id| (self.client.address_of(rm_id).unwrap_or_default(), None))
-            .collect();
+        let mut rows = Vec::with_capacity(tasks.len());
         while let Some(joined) = tasks.join_next().await {
-            match joined {
-                Ok((index, _, Ok(state))) => rows[index].1 = Some(state),
-                Ok((_, rm_id, Err(err))) => {
-                    tracing::warn!(%rm_id, error = %err, "ResourceManager did not report its state");
-                }
-                // The task only awaits a call; it ends early only if the runtime shuts down.
-                Err(err) => tracing::warn!(error = %err, "service state query did not finish"),
+            // The task only awaits a call, and this set, which owns it, is being awaited: it
+            // can end otherwise only by panicking, a bug passed on to the caller.
+            let (index, rm_id, status) =
+                joined.unwrap_or_else(|err| std::panic::resume_unwind(err.into_panic()));
+            if let ReplicaStatus::Unreachable(err) = &status {
+                tracing::warn!(%rm_id, error = %err, "ResourceManager is unreachable");
             }
+            let address = self.client.address_of(&rm_id).unwrap_or_default();
+            rows.push((index, address, status));
         }
-        rows
+        rows.sort_by_key(|(index, _, _)| *index);
+        rows.into_iter()
+            .map(|(_, address, status)| (address, status))
+            .collect()
     }
 
     /// The digest of replica `rm_id`'s replicated state with the log index and term it

@@ -1,13 +1,15 @@
 //! Which replica a call ends up on, and which failures are resent.
 
 use tonic::Code;
-use yarn_client::{Error, Idempotency, RmClient};
+use yarn_client::{Error, Idempotency, RmClient, RmService};
+use yarn_conf::Configuration;
 use yarn_proto::pb;
 use yarn_proto::pb::resource_manager_administration_protocol_client::ResourceManagerAdministrationProtocolClient as AdminClient;
+use yarn_security::{CertificateRefusal, Role, TlsFiles};
 
 use crate::support::{
-    Behaviour, ReplicaSpec, closed_address, first_then_leader, must_client, must_make_pki,
-    start_dropping_replica,
+    Behaviour, ReplicaSpec, USER, client_conf, closed_address, first_then_leader, must_client,
+    must_client_config, must_make_pki, start_dropping_replica,
 };
 
 /// RefreshAdminAcls through the failover client: a leader-only call every test double counts.
@@ -182,6 +184,69 @@ async fn a_definitive_refusal_returns_at_once() {
     assert_eq!(err.status().map(|s| s.code()), Some(Code::PermissionDenied));
     assert!(err.to_string().contains("yarn.admin.acl"), "{err}");
     assert_eq!(leader.seen.leader_calls(), 0);
+}
+
+/// The certificate refusal that a leader-only call through a client configured by `conf` ends
+/// with, and its message; the replica tried must be rm1.
+async fn refused_certificate(conf: &Configuration) -> (CertificateRefusal, String) {
+    let client = RmClient::new(&must_client_config(conf), RmService::Admin);
+    let err = refresh_admin_acls(&client, Idempotency::Idempotent)
+        .await
+        .unwrap_err();
+    let message = err.to_string();
+    match err {
+        Error::CertificateRefused { rm_id, refusal, .. } if rm_id == "rm1" => (refusal, message),
+        other => panic!("expected rm1's certificate refusal, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_refused_certificate_ends_the_call_at_once_naming_whose_was_refused() {
+    let pki = must_make_pki();
+    let other_ca = must_make_pki();
+    let rm1 = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Leader)
+        .start()
+        .await;
+    let rm2 = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Leader)
+        .start()
+        .await;
+    let replicas = [("rm1", rm1.address.as_str()), ("rm2", rm2.address.as_str())];
+    let foreign = TlsFiles::in_pki_dir(other_ca.path(), Role::User, USER);
+    let mut conf = client_conf(pki.path(), &replicas, 3);
+
+    // This client presents a certificate from another CA (of the same name as the cluster's,
+    // so rm1 finds its signature wrong): rm1 refuses it, and rm2 would too.
+    conf.set("yarn.tls.cert", &foreign.cert.to_string_lossy());
+    conf.set("yarn.tls.key", &foreign.key.to_string_lossy());
+    let (refusal, message) = refused_certificate(&conf).await;
+    assert_eq!(
+        refusal,
+        CertificateRefusal::RefusedByPeer {
+            alert: rustls::AlertDescription::DecryptError
+        }
+    );
+    let expected = format!(
+        "the ResourceManager at {} does not trust this client's certificate (issued by another \
+         CA?)",
+        rm1.address
+    );
+    assert!(message.starts_with(&expected), "{message}");
+
+    // This client trusts another CA: it refuses rm1's certificate.
+    conf.set("yarn.tls.ca-cert", &foreign.ca_cert.to_string_lossy());
+    let (refusal, message) = refused_certificate(&conf).await;
+    assert_eq!(refusal, CertificateRefusal::PeerSignedByAnotherCa);
+    let expected = format!(
+        "the ResourceManager's certificate at {} is not signed by the CA in yarn.tls.ca-cert",
+        rm1.address
+    );
+    assert!(message.starts_with(&expected), "{message}");
+
+    assert_eq!(
+        rm1.seen.leader_calls() + rm2.seen.leader_calls(),
+        0,
+        "no call got through"
+    );
 }
 
 #[tokio::test]

@@ -113,7 +113,7 @@ pub enum Behaviour {
     Follower { hint: Option<String> },
     /// Never answers; `GetServiceStatus` says STANDBY.
     Hang,
-    /// Refuses with PERMISSION_DENIED, as for a user outside `yarn.admin.acl`.
+    /// Refuses every call with PERMISSION_DENIED, as for a user outside `yarn.admin.acl`.
     Deny,
 }
 
@@ -162,11 +162,14 @@ impl FakeRm {
                 Err(status)
             }
             Behaviour::Hang => std::future::pending().await,
-            Behaviour::Deny => Err(Status::permission_denied(format!(
-                "user {USER} is not allowed by yarn.admin.acl"
-            ))),
+            Behaviour::Deny => Err(denied()),
         }
     }
+}
+
+/// A [`Behaviour::Deny`] replica's answer.
+fn denied() -> Status {
+    Status::permission_denied(format!("user {USER} is not allowed by yarn.admin.acl"))
 }
 
 #[tonic::async_trait]
@@ -177,7 +180,8 @@ impl ResourceManagerAdministrationProtocol for FakeRm {
     ) -> Result<Response<pb::HaServiceStatusResponseProto>, Status> {
         let state = match self.behaviour {
             Behaviour::Leader => pb::HaServiceStateProto::Active,
-            _ => pb::HaServiceStateProto::Standby,
+            Behaviour::Deny => return Err(denied()),
+            Behaviour::Follower { .. } | Behaviour::Hang => pb::HaServiceStateProto::Standby,
         };
         Ok(Response::new(pb::HaServiceStatusResponseProto {
             state: state as i32,
