@@ -4,14 +4,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use yarn_client::{AskKey, answered_updates};
+use yarn_proto::ANY;
 use yarn_proto::ids::ContainerId;
 use yarn_proto::pb;
 
 use crate::Error;
 use crate::stored_state::{decode_record, encode_record};
-
-/// Where an ask is anywhere rather than on a host or rack.
-const ANY: &str = "*";
 
 /// One application attempt's relayed allocate bookkeeping, without I/O.
 ///

@@ -229,7 +229,7 @@ impl AmRmSession {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outstanding_asks::ANY;
+    use yarn_proto::ANY;
 
     fn token(password: u8) -> pb::TokenProto {
         pb::TokenProto {

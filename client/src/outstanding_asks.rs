@@ -3,12 +3,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use yarn_proto::ANY;
 use yarn_proto::pb;
 
 use crate::AskKey;
-
-/// Where an ask is anywhere rather than on a host or rack.
-pub(crate) const ANY: &str = "*";
 
 /// YARN's remote request table: the outstanding count per [`AskKey`], and the keys changed since
 /// the RM last acknowledged them.

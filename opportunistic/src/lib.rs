@@ -39,7 +39,6 @@ mod opportunistic_ask;
 mod opportunistic_placement;
 mod queue_limit;
 mod remote_node;
-mod resource;
 
 pub use ask_table::merge_asks;
 pub use error::Error;
@@ -51,4 +50,4 @@ pub use opportunistic_ask::OpportunisticAsk;
 pub use opportunistic_placement::{Locality, OpportunisticPlacement};
 pub use queue_limit::{ContainerQueuingLimit, QueueLimitCalculator};
 pub use remote_node::RemoteNode;
-pub use resource::Resource;
+pub use yarn_proto::{ANY, Resource};

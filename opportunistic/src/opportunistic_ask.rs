@@ -31,7 +31,7 @@ pub struct OpportunisticAsk {
 
 impl OpportunisticAsk {
     /// The resource name meaning "any node".
-    pub const ANY: &'static str = "*";
+    pub const ANY: &'static str = yarn_proto::ANY;
 
     /// An ask at `resource_name` with allocation request id -1 and relaxed locality, the
     /// defaults of YARN's `ResourceRequest`.

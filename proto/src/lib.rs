@@ -54,11 +54,16 @@ mod convert;
 mod error;
 pub mod ids;
 mod leader_hint;
+mod resource;
 mod resource_key;
 
 pub use error::{IdKind, IdProblem, ProtoError};
 pub use leader_hint::{LEADER_HINT_HEADER, LeaderHint, NOT_LEADER_HEADER};
+pub use resource::Resource;
 pub use resource_key::ResourceKey;
+
+/// The resource name of an ask that may be placed on any node (YARN's `ResourceRequest.ANY`).
+pub const ANY: &str = "*";
 pub mod token_metadata;
 
 /// Generated protobuf messages and tonic clients and servers, package `yarn`.

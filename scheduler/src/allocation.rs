@@ -2,7 +2,7 @@
 
 use yarn_proto::ids::{ApplicationAttemptId, ContainerId, NodeId};
 
-use crate::resource::Resource;
+use crate::Resource;
 
 /// A container allocated to an application attempt on a node.
 ///

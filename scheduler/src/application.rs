@@ -5,10 +5,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId};
 
+use crate::Resource;
 use crate::allocation::Allocation;
 use crate::ask_table::AskTable;
 use crate::pending_reason::PendingReason;
-use crate::resource::Resource;
 
 /// The order applications are served in within a leaf queue: higher application priority
 /// first, then submission order (FIFO).

@@ -3,8 +3,8 @@
 
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 
+use crate::Resource;
 use crate::pending_reason::PendingReason;
-use crate::resource::Resource;
 
 /// The outcome of an accepted submission: where the application landed and at which priority.
 #[derive(Debug, Clone, PartialEq, Eq)]

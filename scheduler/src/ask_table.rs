@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::resource::Resource;
+use crate::Resource;
 use crate::resource_request::ResourceRequest;
 
 /// The scheduler key of an ask: container priority, then allocation request id. Iterating a

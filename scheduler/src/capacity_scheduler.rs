@@ -19,6 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 
+use crate::Resource;
 use crate::allocation::Allocation;
 use crate::application::{AppOrder, SchedulerApplication};
 use crate::capacity_scheduler_configuration::CapacitySchedulerConfiguration;
@@ -28,7 +29,6 @@ use crate::queue::Queue;
 use crate::queue_acl::QueueAcl;
 use crate::queue_limits::QueueLimits;
 use crate::refresh::validate_refresh;
-use crate::resource::Resource;
 
 use applications::{Accounting, account_application};
 use nodes::FreeKey;

@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::Resource;
 use crate::access_control_list::AccessControlList;
 use crate::error::SchedulerError;
 use crate::property_reader::{PREFIX, PropertyReader, invalid};
@@ -12,7 +13,6 @@ use crate::queue_property::{
     QueueProperty, USER_WEIGHT_SUFFIX, configured_queue, user_settings_prefix,
 };
 use crate::queue_state::QueueState;
-use crate::resource::Resource;
 use crate::resource_calculator::{RESOURCE_CALCULATOR_KEY, ResourceCalculator};
 use crate::scheduler_settings::{
     MAXIMUM_ALLOCATION_MB_KEY, MAXIMUM_ALLOCATION_VCORES_KEY, SchedulerSettings,

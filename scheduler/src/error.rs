@@ -2,9 +2,9 @@
 
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 
+use crate::Resource;
 use crate::queue_acl::QueueAcl;
 use crate::queue_state::QueueState;
-use crate::resource::Resource;
 
 /// Everything the scheduler refuses, as structured values.
 ///

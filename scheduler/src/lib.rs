@@ -65,7 +65,7 @@ mod queue_limits;
 mod queue_property;
 mod queue_state;
 mod refresh;
-mod resource;
+
 mod resource_calculator;
 mod resource_request;
 mod scheduler_settings;
@@ -87,7 +87,6 @@ pub use queue_info::{QueueInfo, UserInfo};
 pub use queue_limits::QueueLimits;
 pub use queue_state::QueueState;
 pub use refresh::validate_refresh;
-pub use resource::Resource;
 pub use resource_calculator::{RESOURCE_CALCULATOR_KEY, ResourceCalculator};
 pub use resource_request::ResourceRequest;
 pub use scheduler_settings::{
@@ -95,3 +94,4 @@ pub use scheduler_settings::{
     MAXIMUM_ALLOCATION_VCORES_KEY, MINIMUM_ALLOCATION_MB_KEY, MINIMUM_ALLOCATION_VCORES_KEY,
     SchedulerSettings,
 };
+pub use yarn_proto::Resource;

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use yarn_proto::ids::{ContainerId, NodeId};
 
-use crate::resource::Resource;
+use crate::Resource;
 
 /// A registered node: its capability, what is allocated on it and which containers.
 ///

@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::resource::Resource;
+use crate::Resource;
 
 /// Why an accepted application stays pending (ACCEPTED but not active), checked in YARN's
 /// order: an attempt must exist, `max-parallel-apps` (user, then the queue and its ancestors)

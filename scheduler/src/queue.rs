@@ -2,9 +2,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::Resource;
 use crate::application::AppOrder;
 use crate::queue_conf::QueueConf;
-use crate::resource::Resource;
 
 /// One queue of the scheduler's tree. Parents aggregate their descendants' usage and counts;
 /// only leaves hold applications and users.

@@ -4,11 +4,11 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::Resource;
 use crate::access_control_list::AccessControlList;
 use crate::queue_acl::QueueAcl;
 use crate::queue_capacity::QueueCapacity;
 use crate::queue_state::QueueState;
-use crate::resource::Resource;
 
 /// The resolved configuration of one queue, built by
 /// [`CapacitySchedulerConfiguration::new`](crate::CapacitySchedulerConfiguration::new).

@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::Resource;
 use crate::queue_state::QueueState;
-use crate::resource::Resource;
 
 /// A snapshot of one queue, as YARN's `QueueInfo` plus the user-limit figures of a leaf.
 ///

@@ -1,6 +1,6 @@
 //! [`QueueLimits`]: the pure arithmetic behind user limits, AM limits and headroom.
 
-use crate::resource::Resource;
+use crate::Resource;
 use crate::resource_calculator::ResourceCalculator;
 
 /// A leaf queue's figures at one moment, from which YARN's per-user and AM limits follow.

@@ -4,8 +4,8 @@ use std::cmp::Ordering;
 
 use serde::{Deserialize, Serialize};
 
+use crate::Resource;
 use crate::error::SchedulerError;
-use crate::resource::Resource;
 
 /// The key that selects the calculator in `capacity-scheduler.xml`.
 pub const RESOURCE_CALCULATOR_KEY: &str = "yarn.scheduler.capacity.resource-calculator";

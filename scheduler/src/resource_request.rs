@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::resource::Resource;
+use crate::Resource;
 
 /// An ask for `num_containers` containers of `capability`, as YARN's `ResourceRequest`.
 ///
@@ -36,7 +36,7 @@ pub struct ResourceRequest {
 
 impl ResourceRequest {
     /// The resource name meaning "any node".
-    pub const ANY: &'static str = "*";
+    pub const ANY: &'static str = yarn_proto::ANY;
 
     /// An ask for `num_containers` containers of `capability` anywhere.
     pub fn any(priority: i32, capability: Resource, num_containers: u32) -> Self {

@@ -8,9 +8,9 @@ use yarn_conf::keys::{
     SCHEDULER_MINIMUM_ALLOCATION_VCORES, YARN_ACL_ENABLE,
 };
 
+use crate::Resource;
 use crate::access_control_list::AccessControlList;
 use crate::error::SchedulerError;
-use crate::resource::Resource;
 
 /// `yarn.scheduler.minimum-allocation-mb`: the smallest container memory, and the step asks are
 /// rounded up to.

@@ -395,7 +395,7 @@ impl ApplicationMasterService {
         if blacklist
             .blacklist_additions
             .iter()
-            .any(|place| place == "*")
+            .any(|place| place == yarn_proto::ANY)
         {
             return Err(Status::invalid_argument(format!(
                 "allocate for {attempt}: cannot add ANY (\"*\") to the blacklist"

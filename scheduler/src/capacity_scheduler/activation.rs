@@ -12,9 +12,9 @@ use std::collections::BTreeSet;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 
 use super::{CapacityScheduler, for_each_up};
+use crate::Resource;
 use crate::application::AppOrder;
 use crate::pending_reason::PendingReason;
-use crate::resource::Resource;
 
 impl CapacityScheduler {
     /// Records why the current attempt of `application_id` still waits.

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId};
 
 use super::{CapacityScheduler, for_each_up};
+use crate::Resource;
 use crate::allocation::Allocation;
 use crate::application::{Attempt, SchedulerApplication};
 use crate::application_status::AcceptedApplication;
@@ -18,7 +19,6 @@ use crate::error::SchedulerError;
 use crate::queue::Queue;
 use crate::queue_acl::QueueAcl;
 use crate::queue_state::QueueState;
-use crate::resource::Resource;
 use crate::resource_request::ResourceRequest;
 
 impl CapacityScheduler {

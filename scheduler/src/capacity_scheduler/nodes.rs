@@ -13,10 +13,10 @@ use yarn_proto::ids::{ApplicationAttemptId, ContainerId, NodeId};
 
 use super::CapacityScheduler;
 use super::scheduling_pass::UNPLACEABLE_MEMORY;
+use crate::Resource;
 use crate::allocation::Allocation;
 use crate::error::SchedulerError;
 use crate::node::SchedulerNode;
-use crate::resource::Resource;
 
 /// Orders nodes for off-switch placement: most free memory first, then most free cores, then
 /// node id, so a pass spreads containers and stays deterministic.

@@ -9,6 +9,7 @@ use std::cmp::Ordering;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 
 use super::CapacityScheduler;
+use crate::Resource;
 use crate::application::SchedulerApplication;
 use crate::application_status::ApplicationStatus;
 use crate::error::SchedulerError;
@@ -17,7 +18,6 @@ use crate::queue::LeafUser;
 use crate::queue_info::{QueueInfo, UserInfo};
 use crate::queue_limits::QueueLimits;
 use crate::queue_state::QueueState;
-use crate::resource::Resource;
 
 impl CapacityScheduler {
     /// An accepted application's status, `None` if unknown.

@@ -12,11 +12,11 @@ use yarn_proto::ids::{ApplicationId, ContainerId, NodeId};
 
 use super::CapacityScheduler;
 use super::nodes::is_blacklisted;
+use crate::Resource;
 use crate::allocation::Allocation;
 use crate::application::SchedulerApplication;
 use crate::ask_table::AskKey;
 use crate::queue::Queue;
-use crate::resource::Resource;
 
 impl CapacityScheduler {
     /// Runs one scheduling pass over all nodes and returns the containers it placed, already

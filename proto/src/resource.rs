@@ -2,16 +2,19 @@
 
 use std::fmt;
 
+use crate::pb;
 use serde::{Deserialize, Serialize};
-use yarn_proto::pb;
 
 /// An amount of cluster resources: memory in MiB and virtual cores, YARN's two standard resource
 /// types.
 ///
 /// Arithmetic never wraps or panics: subtraction saturates at zero in each dimension and
 /// addition saturates at the type's maximum, so usage accounting stays well defined even if a
-/// caller releases more than it charged. Which dimensions matter in a comparison is decided by a
-/// [`ResourceCalculator`](crate::ResourceCalculator), not by this type.
+/// caller releases more than it charged. Which dimensions matter in a comparison is decided by
+/// the scheduler's resource calculator, not by this type.
+///
+/// The one home of this record for every crate: the CapacityScheduler, the opportunistic
+/// allocator and the daemons share it.
 ///
 /// Prints as YARN does: `<memory:1024, vCores:1>`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
