@@ -91,6 +91,26 @@ fn run_user_command(
     }
 }
 
+/// How long a daemon's runtime may take to wind down once the daemon has stopped, before the
+/// process exits anyway.
+const RUNTIME_STOP: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Runs a daemon's `main` on a multi-threaded runtime and returns what it returned. Dropping the
+/// runtime would wait for every worker, and one may never return (sled flushes when its last
+/// handle drops, and on a failed disk that flush can wait for ever): the runtime is shut down
+/// with a timeout instead, so a daemon that stopped, or failed, always ends.
+fn run_daemon(
+    main: impl std::future::Future<Output = anyhow::Result<ExitCode>>,
+) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let result = runtime.block_on(main);
+    runtime.shutdown_timeout(RUNTIME_STOP);
+    result
+}
+
 /// Raises the open-files limit to the hard limit before a daemon opens anything, and logs the
 /// outcome. A daemon that cannot raise it still runs, with the limit it has.
 fn raise_open_files_limit() {

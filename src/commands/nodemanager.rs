@@ -24,11 +24,7 @@ pub fn run(conf_dir: Option<&Path>, args: NodeManagerArgs) -> anyhow::Result<Exi
     let config = NmConfig::from_conf(&conf)?;
     let client = RmClientConfig::from_conf(&conf)?;
     let tls = TlsConfig::from_conf(&conf)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
-    runtime.block_on(async move {
+    super::run_daemon(async move {
         let Some(count) = args.simulate_nodes else {
             let node = NodeManager::start(config, client, tls)
                 .await

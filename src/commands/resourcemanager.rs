@@ -24,11 +24,7 @@ pub fn run(conf_dir: Option<&Path>, args: ResourceManagerArgs) -> anyhow::Result
     // A replica that could lead must not start on queues it cannot schedule with.
     config.queues.load()?;
     let tls = TlsConfig::from_conf(&conf)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
-    runtime.block_on(async move {
+    super::run_daemon(async move {
         let rm_id = config.rm_id.clone();
         let replica = ResourceManager::start(config, tls)
             .await
