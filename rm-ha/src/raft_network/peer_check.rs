@@ -10,17 +10,23 @@ use super::wire::Rpc;
 /// Where the receiver's list of members came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum MembersSource {
-    /// The latest membership config in its log (or snapshot), committed or not.
-    Log,
-    /// `yarn.resourcemanager.ha.rm-ids`: a replica with no Raft state yet knows no membership,
-    /// and must still hear the group's leader to receive one.
+    /// The latest membership config in its log (or snapshot), committed or not, together with
+    /// `yarn.resourcemanager.ha.rm-ids`: a replica whose log is behind a membership change (it
+    /// was down while a member was added, or it restarts from an older snapshot, or it is a
+    /// learner catching up from the group's first entries) must still hear a leader its log
+    /// does not name yet, and the configuration, which lists every member, names it.
+    LogAndConfiguration,
+    /// `yarn.resourcemanager.ha.rm-ids` alone: a replica with no Raft state yet knows no
+    /// membership, and must still hear the group's leader to receive one.
     Configuration,
 }
 
 impl fmt::Display for MembersSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            MembersSource::Log => "its log's latest membership",
+            MembersSource::LogAndConfiguration => {
+                "its log's latest membership or yarn.resourcemanager.ha.rm-ids"
+            }
             MembersSource::Configuration => "yarn.resourcemanager.ha.rm-ids (it has no Raft state)",
         })
     }
@@ -37,6 +43,30 @@ pub(crate) struct ReceiverView {
     pub(crate) term: u64,
     /// The leader of `term` the receiver follows or is: its vote, once committed.
     pub(crate) leader: Option<RmNodeId>,
+    /// The last leader whose AppendEntries the receiver heard. A leadership transfer's
+    /// TimeoutNow may follow a first attempt whose election failed, after which the receiver
+    /// follows nobody in a higher term of its own: the leader it last heard may still ask.
+    pub(crate) last_heard_leader: Option<RmNodeId>,
+}
+
+/// The members a receiver hears: those of its log's latest membership (`logged`) and the
+/// `configured` ones, with where they came from.
+pub(crate) fn known_members<'a>(
+    logged: impl Iterator<Item = (RmNodeId, &'a str)>,
+    configured: &BTreeMap<RmNodeId, String>,
+) -> (BTreeMap<RmNodeId, String>, MembersSource) {
+    let mut members = configured.clone();
+    let mut logged_any = false;
+    for (id, rm_id) in logged {
+        logged_any = true;
+        members.insert(id, rm_id.to_owned());
+    }
+    let source = if logged_any {
+        MembersSource::LogAndConfiguration
+    } else {
+        MembersSource::Configuration
+    };
+    (members, source)
 }
 
 /// What one message claims about who sent it, taken from its decoded payload.
@@ -115,9 +145,10 @@ pub(crate) enum PeerRefusal {
 
 /// Whether `view`'s receiver hears `claim` from the authenticated `sender`.
 ///
-/// Guarantees: the sender is a voter or learner of the receiver's membership; a leader's or
-/// candidate's vote in the payload names the sender itself; TimeoutNow and HoldElection come
-/// only from the leader of the receiver's current term, HoldElection only for that term.
+/// Guarantees: the sender is a voter or learner of the receiver's membership, or a configured
+/// member; a leader's or candidate's vote in the payload names the sender itself; HoldElection
+/// comes only from the leader of the receiver's current term, for that term; TimeoutNow only
+/// from that leader, or, while the receiver follows no leader, from the last leader it heard.
 pub(crate) fn check(view: &ReceiverView, sender: &str, claim: Claim) -> Result<(), PeerRefusal> {
     let rpc = claim.rpc();
     let sender_id = node_id_of(sender);
@@ -145,6 +176,9 @@ pub(crate) fn check(view: &ReceiverView, sender: &str, claim: Claim) -> Result<(
             Err(forged(voted_for))
         }
         Claim::Leader { .. } | Claim::Candidate { .. } | Claim::PreVote => Ok(()),
+        Claim::TimeoutNow if view.leader.is_none() && view.last_heard_leader == Some(sender_id) => {
+            Ok(())
+        }
         Claim::TimeoutNow | Claim::HoldElection { .. } if view.leader != Some(sender_id) => {
             Err(PeerRefusal::NotTheLeader {
                 rpc,
@@ -194,9 +228,10 @@ mod tests {
                 .into_iter()
                 .map(|id| (node_id_of(id), id.to_owned()))
                 .collect(),
-            source: MembersSource::Log,
+            source: MembersSource::LogAndConfiguration,
             term: 4,
             leader: Some(node_id_of("rm1")),
+            last_heard_leader: Some(node_id_of("rm1")),
         }
     }
 
@@ -290,6 +325,7 @@ mod tests {
         );
         let leaderless = ReceiverView {
             leader: None,
+            last_heard_leader: None,
             ..view()
         };
         assert!(
@@ -309,12 +345,73 @@ mod tests {
     }
 
     #[test]
+    fn a_replica_behind_a_membership_change_hears_a_configured_leader_its_log_does_not_name() {
+        let named = |ids: &[&str]| -> BTreeMap<RmNodeId, String> {
+            ids.iter()
+                .map(|id| (node_id_of(id), (*id).to_owned()))
+                .collect()
+        };
+        // rm2 was down while rm4 joined and rm1 left; its log still holds {rm1, rm2, rm3}.
+        let logged = named(&["rm1", "rm2", "rm3"]);
+        let configured = named(&["rm2", "rm3", "rm4"]);
+        let (members, source) = known_members(
+            logged.iter().map(|(id, rm_id)| (*id, rm_id.as_str())),
+            &configured,
+        );
+        assert_eq!(source, MembersSource::LogAndConfiguration);
+        let behind = ReceiverView {
+            members,
+            source,
+            term: 3,
+            leader: None,
+            last_heard_leader: None,
+        };
+        assert_eq!(
+            check(&behind, "rm4", leader(Rpc::AppendEntries, "rm4")),
+            Ok(())
+        );
+        assert_eq!(
+            check(&behind, "rm1", leader(Rpc::AppendEntries, "rm1")),
+            Ok(())
+        );
+        assert!(check(&behind, "rm9", leader(Rpc::AppendEntries, "rm9")).is_err());
+        let (_, fresh) = known_members(std::iter::empty(), &configured);
+        assert_eq!(fresh, MembersSource::Configuration);
+    }
+
+    #[test]
+    fn after_a_failed_transfer_attempt_the_last_leader_heard_may_ask_again() {
+        // The target's election failed: it is in a term of its own and follows nobody.
+        let candidate = ReceiverView {
+            term: 5,
+            leader: None,
+            ..view()
+        };
+        assert_eq!(check(&candidate, "rm1", Claim::TimeoutNow), Ok(()));
+        assert!(matches!(
+            check(&candidate, "rm2", Claim::TimeoutNow),
+            Err(PeerRefusal::NotTheLeader { .. })
+        ));
+        assert!(matches!(
+            check(&candidate, "rm1", Claim::HoldElection { term: 5 }),
+            Err(PeerRefusal::NotTheLeader { .. })
+        ));
+        // Once it follows another leader, the earlier one may not.
+        let moved_on = ReceiverView {
+            leader: Some(node_id_of("rm2")),
+            ..candidate
+        };
+        assert!(check(&moved_on, "rm1", Claim::TimeoutNow).is_err());
+    }
+
+    #[test]
     fn a_replica_without_raft_state_hears_its_configured_peers_only() {
         let fresh = ReceiverView {
             members: BTreeMap::from([(node_id_of("rm1"), "rm1".to_owned())]),
             source: MembersSource::Configuration,
             term: 0,
             leader: None,
+            last_heard_leader: None,
         };
         assert_eq!(
             check(&fresh, "rm1", leader(Rpc::AppendEntries, "rm1")),

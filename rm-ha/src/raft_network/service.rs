@@ -1,10 +1,13 @@
 //! The server side of the Raft transport.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use openraft::Raft;
-use openraft::raft::{AppendEntriesRequest, InstallSnapshotRequest, VoteRequest};
+use openraft::raft::{
+    AppendEntriesRequest, AppendEntriesResponse, InstallSnapshotRequest, VoteRequest,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tonic::{Request, Response, Status};
@@ -13,7 +16,7 @@ use yarn_proto::pb::{RaftRequestProto, RaftResponseProto};
 use yarn_security::{Authorizer, Caller, Role};
 
 use super::election_hold::ElectionHold;
-use super::peer_check::{self, Claim, MembersSource, PeerRefusal, ReceiverView};
+use super::peer_check::{self, Claim, PeerRefusal, ReceiverView};
 use super::pre_vote::{HoldElection, PreVoteRequest, PreVoteResponse};
 use super::wire::{
     self, ElectionRefused, MAX_MESSAGE_BYTES, PAYLOAD_FORMAT_VERSION, Part, Rpc, WireError,
@@ -39,9 +42,11 @@ const ENDPOINT: &str = "Raft";
 ///   `raft_service.proto` specifies);
 /// - the payload must decode as the RPC's openraft request (`INVALID_ARGUMENT` naming the RPC);
 /// - the sender must be a voter or learner of the membership this replica knows (its log's
-///   latest membership config, or `yarn.resourcemanager.ha.rm-ids` while it has no Raft state),
+///   latest membership config) or a configured member (`yarn.resourcemanager.ha.rm-ids`, which
+///   lets a replica whose log is behind a membership change hear a leader added since),
 ///   the leader or candidate vote inside the payload must be the sender's own, and TimeoutNow
-///   and HoldElection must come from the leader this replica follows in its current term
+///   and HoldElection must come from the leader this replica follows in its current term (a
+///   TimeoutNow also from the leader it last heard, while it follows none)
 ///   (`PERMISSION_DENIED` naming who sent what; see `peer_check`). A HoldElection's duration
 ///   is capped at [`HoldElection::max_duration`] under this replica's timings.
 ///
@@ -52,8 +57,10 @@ const ENDPOINT: &str = "Raft";
 pub struct RaftGrpcService {
     raft: Raft<RmTypeConfig>,
     rm_id: String,
-    /// The configured rm-ids by node id, heard only while the replica has no membership.
+    /// The configured rm-ids by node id, heard beside the log's membership.
     configured: BTreeMap<RmNodeId, String>,
+    /// The leader whose AppendEntries this replica last admitted, for a transfer's TimeoutNow.
+    last_heard_leader: Arc<Mutex<Option<RmNodeId>>>,
     authorizer: Authorizer,
     hold: ElectionHold,
 }
@@ -68,9 +75,10 @@ impl std::fmt::Debug for RaftGrpcService {
 }
 
 impl RaftGrpcService {
-    /// The service of the replica `rm_id`, refusing callers as `authorizer` says. Until its log
-    /// holds a membership it hears only `configured_rm_ids`
-    /// (`yarn.resourcemanager.ha.rm-ids`), so that the group's leader can bring it one.
+    /// The service of the replica `rm_id`, refusing callers as `authorizer` says. It hears the
+    /// members of its log's latest membership and `configured_rm_ids`
+    /// (`yarn.resourcemanager.ha.rm-ids`), so that the group's leader can bring a replica with
+    /// no Raft state, or one behind a membership change, up to date.
     pub fn new(
         raft: Raft<RmTypeConfig>,
         rm_id: impl Into<String>,
@@ -85,6 +93,7 @@ impl RaftGrpcService {
                 .map(|id| (node_id_of(&id), id))
                 .collect(),
             authorizer,
+            last_heard_leader: Arc::default(),
             hold: ElectionHold::default(),
         }
     }
@@ -107,17 +116,14 @@ impl RaftGrpcService {
     fn receiver_view(&self) -> ReceiverView {
         let metrics = self.raft.metrics();
         let metrics = metrics.borrow();
-        let members: BTreeMap<RmNodeId, String> = metrics
-            .membership_config
-            .membership()
-            .nodes()
-            .map(|(id, node)| (*id, node.rm_id.clone()))
-            .collect();
-        let (members, source) = if members.is_empty() {
-            (self.configured.clone(), MembersSource::Configuration)
-        } else {
-            (members, MembersSource::Log)
-        };
+        let (members, source) = peer_check::known_members(
+            metrics
+                .membership_config
+                .membership()
+                .nodes()
+                .map(|(id, node)| (*id, node.rm_id.as_str())),
+            &self.configured,
+        );
         ReceiverView {
             members,
             source,
@@ -127,6 +133,10 @@ impl RaftGrpcService {
                 .is_committed()
                 .then(|| metrics.vote.leader_id().voted_for())
                 .flatten(),
+            last_heard_leader: *self
+                .last_heard_leader
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
         }
     }
 
@@ -209,7 +219,17 @@ impl RaftService for RaftGrpcService {
                 voted_for: a.vote.leader_id().voted_for(),
             }
         })?;
+        let leader = append.vote.leader_id().voted_for();
         let result = self.raft.append_entries(append).await;
+        if matches!(
+            result,
+            Ok(AppendEntriesResponse::Success | AppendEntriesResponse::PartialSuccess(_))
+        ) {
+            *self
+                .last_heard_leader
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = leader;
+        }
         self.respond(rpc, &result)
     }
 

@@ -476,16 +476,7 @@ impl ResourceManager {
             () = stop => None,
             Some(joined) = self.tasks.join_next() => Some(task_result(joined).err().unwrap_or(Error::TaskEnded)),
             fatal = metrics.wait_for(|m| m.running_state.is_err()) => Some(match fatal {
-                Ok(m) => {
-                    if matches!(m.running_state, Err(Fatal::StorageError(_))) {
-                        // sled flushes when its last handle drops, and on a full or failing
-                        // disk that flush waits for ever, on whichever thread drops it last.
-                        // Nothing more can be made durable here: leak one handle so that no
-                        // drop flushes, and the process can end.
-                        std::mem::forget(self.storage.clone());
-                    }
-                    Error::RaftStopped { reason: format!("{:?}", m.running_state) }
-                }
+                Ok(m) => Error::RaftStopped { reason: format!("{:?}", m.running_state) },
                 Err(_) => Error::TaskEnded,
             }),
         };
@@ -529,6 +520,16 @@ impl ResourceManager {
                 "tasks still running {SHUTDOWN_GRACE:?} after the stop; aborting them"
             );
             self.tasks.shutdown().await;
+        }
+        if matches!(
+            self.raft.metrics().borrow().running_state,
+            Err(Fatal::StorageError(_))
+        ) {
+            // sled flushes when its last handle drops, and on a full or failing disk that flush
+            // waits for ever, on whichever thread drops it last. Nothing more can be made durable
+            // here: leak one handle so that no drop flushes, and the process can end. Checked
+            // after the stop, whichever way the failure surfaced.
+            std::mem::forget(self.storage.clone());
         }
         tracing::info!(%rm_id, "ResourceManager replica stopped");
         first_error.map_or(Ok(()), Err)
