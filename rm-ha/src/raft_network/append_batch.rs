@@ -29,6 +29,13 @@ impl BoundedAppend {
     /// Sending a prefix is sound: the follower commits at most up to the last entry it accepted
     /// from this leader, whatever `leader_commit` says, and the leader sends the rest next.
     pub(crate) fn new(mut request: AppendEntriesRequest<RmTypeConfig>, budget: usize) -> Self {
+        // One entry or none always travels whole: no need to size it on this hot path.
+        if request.entries.len() <= 1 {
+            return Self {
+                request,
+                cut_after: None,
+            };
+        }
         let mut bytes = 0_usize;
         let mut keep = 0;
         for entry in &request.entries {

@@ -128,20 +128,21 @@ fn reconciled<'a>(
 ) -> Result<&'a mut Held, Error> {
     // Read before the state: a write in between only makes the next call reconcile again.
     let revisions = (state.revision(), nodes.revision);
-    if slot.as_ref().is_none_or(|held| held.epoch != epoch) {
-        let (scheduler, admissions) =
-            state.read(|state| LeaderScheduler::rebuild(state, source, &nodes.nodes))?;
-        let held = slot.insert(Held {
-            epoch,
-            scheduler,
-            reconciled: Some(revisions),
-            verdicts: BTreeMap::new(),
-        });
-        held.keep(admissions);
-        return Ok(held);
-    }
-    let Some(held) = slot.as_mut() else {
-        unreachable!("checked to hold this epoch's scheduler just above");
+    let held = match slot.take() {
+        Some(held) if held.epoch == epoch => slot.insert(held),
+        // None yet, or an earlier leadership's, which no caller may be handed: build afresh.
+        _ => {
+            let (scheduler, admissions) =
+                state.read(|state| LeaderScheduler::rebuild(state, source, &nodes.nodes))?;
+            let held = slot.insert(Held {
+                epoch,
+                scheduler,
+                reconciled: Some(revisions),
+                verdicts: BTreeMap::new(),
+            });
+            held.keep(admissions);
+            held
+        }
     };
     if held.reconciled != Some(revisions) {
         held.reconciled = None;
