@@ -43,9 +43,11 @@ const DEFAULT_NOT_READY_MAX_WAIT: Duration = Duration::from_secs(180);
 /// deadline given to [`new`](Self::new). A start the node refuses as not ready yet
 /// (`NMNotYetReadyException`: after a failover, the container's token names an RM the node has
 /// not registered with yet) is made again every retry interval until the node takes it or the
-/// maximum wait passed, as Hadoop's NM proxy does; nothing else is retried, since the caller
-/// knows whether resending makes sense (a start is deduplicated by its container token, a stop
-/// and a status query are harmless to repeat).
+/// maximum wait passed, as Hadoop's NM proxy does. So is a start the node could not be dialed
+/// for (it is restarting), or whose connection broke mid-call: the node starts a container
+/// token at most once, and a refusal after such a break is settled by asking the node whether
+/// it holds the container. Other calls are not retried, since the caller knows whether
+/// resending makes sense (a stop and a status query are harmless to repeat).
 ///
 /// Share it freely (`&self` everywhere); the channel cache sits behind a mutex held only for
 /// short sections, never across an `.await`. Dropping a call's future cancels the call.
@@ -98,7 +100,7 @@ impl NmClient {
     ///
     /// Succeeds only when the node lists the container as started. A retried start of a
     /// container the node already started is refused by the node (it does not start twice).
-    /// A node not ready yet is asked again, see [`NmClient`].
+    /// A node not ready yet, restarting or cut off mid-call is asked again, see [`NmClient`].
     ///
     /// # Errors
     ///
@@ -121,6 +123,9 @@ impl NmClient {
             }],
         };
         let give_up_at = tokio::time::Instant::now() + self.not_ready_max_wait;
+        // Set once an attempt failed after its request may have reached the node: a later
+        // refusal may then be the node declining to start, twice, what it already started.
+        let mut maybe_started = false;
         loop {
             let request = with_token(body.clone(), nm_token);
             let outcome = self
@@ -141,8 +146,36 @@ impl NmClient {
                     tracing::info!("{err}; asking again");
                     tokio::time::sleep_until(retry_at).await;
                 }
+                Err(err) if may_have_started(&err) && retry_at <= give_up_at => {
+                    tracing::info!("{err}; the start may not have reached the node, asking again");
+                    maybe_started = true;
+                    tokio::time::sleep_until(retry_at).await;
+                }
+                Err(refusal @ Error::ContainerRefused { .. }) if maybe_started => {
+                    return self
+                        .started_by_an_earlier_attempt(container, nm_token, refusal)
+                        .await;
+                }
                 outcome => return outcome,
             }
+        }
+    }
+
+    /// Settles a start refused after an earlier attempt may have reached the node: the node
+    /// refuses a container token it already used, so a node that reports the container
+    /// started it, and any other answer leaves the refusal standing.
+    async fn started_by_an_earlier_attempt(
+        &self,
+        container: &pb::ContainerProto,
+        nm_token: &pb::TokenProto,
+        refusal: Error,
+    ) -> Result<(), Error> {
+        let (Some(container_id), Some(node_id)) = (&container.id, &container.node_id) else {
+            return Err(refusal);
+        };
+        match self.container_status(container_id, node_id, nm_token).await {
+            Ok(_) => Ok(()),
+            Err(_) => Err(refusal),
         }
     }
 
@@ -392,7 +425,6 @@ impl Target {
     }
 }
 
-/// Whether `err` is a node's refusal to take a call yet, which a later call may get past.
 /// Whether `err` says the node cannot take the start yet but may soon: it refused it as not
 /// ready (not registered with the RM of the token's epoch), or it could not even be reached
 /// because nothing listens while the NodeManager restarts. Hadoop's NM proxy retries both; the
@@ -403,6 +435,17 @@ fn is_not_ready(err: &Error) -> bool {
         Error::NmCallFailed { status, .. } => Failure::classify(status) == Failure::NotSent,
         _ => false,
     }
+}
+
+/// Whether `err` is a call that broke after its request may have reached the node: the
+/// connection was reset or closed (the NodeManager was killed mid-call) or the node answered
+/// UNAVAILABLE. Resending a start is safe, since the node starts a container token once at
+/// most. A node silent past the deadline is not asked again, as in Hadoop's NM proxy: a hung
+/// node should not hold a start for the whole retry window.
+fn may_have_started(err: &Error) -> bool {
+    matches!(err, Error::NmCallFailed { status, .. }
+        if status.code() != tonic::Code::DeadlineExceeded
+            && Failure::classify(status) == Failure::MaybeExecuted)
 }
 
 /// `body` as a request carrying the NM token.

@@ -28,6 +28,14 @@ pub struct NmState {
     pub hang: bool,
     /// Refuses this many more starts as not ready yet, as a node does right after a failover.
     pub not_ready_starts: u32,
+    /// Starts this many more containers and then answers UNAVAILABLE, as a call whose
+    /// connection broke after the node took it.
+    pub lost_start_replies: u32,
+    /// With a lost reply, also loses the container it started but keeps its token as used,
+    /// as a node that crashed before recording the container.
+    pub lose_started_container: bool,
+    /// Container tokens used by a start whose container was lost, by raw id.
+    pub used_tokens: Vec<i64>,
 }
 
 /// A running node.
@@ -154,6 +162,11 @@ impl ContainerManagementProtocol for FakeNm {
                 ));
                 continue;
             }
+            if state.used_tokens.contains(&id.id) {
+                let message = format!("Attempt to relaunch the same container with id {}", id.id);
+                response.failed_requests.push(failure(id, message));
+                continue;
+            }
             if state.running.contains_key(&id.id) {
                 let message = format!("Container {} already exists", id.id);
                 response.failed_requests.push(failure(id, message));
@@ -166,6 +179,18 @@ impl ContainerManagementProtocol for FakeNm {
             state.running.insert(id.id, command);
             response.succeeded_requests.push(id);
         }
+        if state.lost_start_replies > 0 {
+            state.lost_start_replies -= 1;
+            if state.lose_started_container {
+                let started: Vec<i64> =
+                    response.succeeded_requests.iter().map(|id| id.id).collect();
+                for id in started {
+                    state.running.remove(&id);
+                    state.used_tokens.push(id);
+                }
+            }
+            return Err(Status::unavailable("the connection broke before the reply"));
+        }
         Ok(Response::new(response))
     }
 
@@ -177,6 +202,11 @@ impl ContainerManagementProtocol for FakeNm {
         let mut response = pb::StopContainersResponseProto::default();
         let mut state = self.state.lock().unwrap();
         for id in request.into_inner().container_ids {
+            if state.used_tokens.contains(&id.id) {
+                let message = format!("Attempt to relaunch the same container with id {}", id.id);
+                response.failed_requests.push(failure(id, message));
+                continue;
+            }
             if state.running.contains_key(&id.id) {
                 state.stopped.push(id.id);
                 response.succeeded_requests.push(id);

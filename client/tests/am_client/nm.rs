@@ -158,6 +158,47 @@ async fn a_node_not_ready_past_the_maximum_wait_fails_the_start_with_its_refusal
 }
 
 #[tokio::test]
+async fn a_start_whose_reply_was_lost_is_asked_again_and_counts_once_started() {
+    let (_pki, nm, client) = started_nm().await;
+    let client = client.with_not_ready_retry(Duration::from_millis(10), Duration::from_secs(30));
+    nm.state().lost_start_replies = 1;
+    client
+        .start_container(
+            &container_on(&nm, 9),
+            &token("NMToken", NM_TOKEN),
+            launch("a"),
+        )
+        .await
+        .expect("the node holds the container the lost reply was for");
+    assert_eq!(nm.state().lost_start_replies, 0, "the first reply was lost");
+    assert_eq!(nm.state().running.get(&9), Some(&vec!["a".to_owned()]));
+}
+
+#[tokio::test]
+async fn a_refusal_after_a_lost_reply_stands_when_the_node_does_not_hold_the_container() {
+    let (_pki, nm, client) = started_nm().await;
+    let client = client.with_not_ready_retry(Duration::from_millis(10), Duration::from_secs(30));
+    {
+        let mut state = nm.state();
+        state.lost_start_replies = 1;
+        state.lose_started_container = true;
+    }
+    let err = client
+        .start_container(
+            &container_on(&nm, 10),
+            &token("NMToken", NM_TOKEN),
+            launch("a"),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::ContainerRefused { message, .. } if message.contains("relaunch")),
+        "the retry's refusal stands: {err:?}"
+    );
+    assert!(nm.state().running.is_empty());
+}
+
+#[tokio::test]
 async fn a_node_that_is_not_listening_yet_is_dialed_again_until_it_takes_the_start() {
     let pki = must_make_pki();
     let config = must_client_config(pki.path(), &[("rm1", "127.0.0.1:1")]);
