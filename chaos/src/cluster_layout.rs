@@ -458,21 +458,61 @@ fn write_site(
 }
 
 /// Free loopback ports for one layout. Every port stays bound until the layout is written, so
-/// the kernel cannot hand the same port out twice within one layout.
+/// no port is handed out twice within one layout.
+///
+/// Ports come from below the kernel's ephemeral range (`net.ipv4.ip_local_port_range`): a
+/// port from that range, once its daemon died, can be given to an outgoing connection, even to
+/// a client's own retry dialing that port, which then connects to itself (TCP simultaneous
+/// open) and holds the port, so the restarted daemon cannot bind it.
 #[derive(Default)]
 struct PortReservations {
     held: Vec<TcpListener>,
+    /// Where the next search starts, an offset into [`LISTEN_PORTS`].
+    cursor: Option<u32>,
 }
 
+/// The ports layouts take, when the kernel's ephemeral range starts above them.
+const LISTEN_PORTS: std::ops::Range<u16> = 10_000..32_768;
+
 impl PortReservations {
-    /// A `127.0.0.1:<port>` the kernel just reported free, distinct from every earlier one.
+    /// A `127.0.0.1:<port>` free now, below the ephemeral range, distinct from every earlier one.
     fn next_address(&mut self) -> anyhow::Result<String> {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .context("binding 127.0.0.1:0 to find a free port")?;
-        let address = listener.local_addr()?.to_string();
-        self.held.push(listener);
-        Ok(address)
+        let ports = listen_ports()?;
+        let span = u32::from(ports.end - ports.start);
+        // Layouts made at the same time (tests of several binaries) start far apart.
+        let cursor = self.cursor.get_or_insert_with(|| {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |since| since.subsec_nanos());
+            (nanos ^ std::process::id().wrapping_mul(7919)) % span
+        });
+        for _ in 0..span {
+            let port = ports.start + u16::try_from(*cursor % span).unwrap_or(0);
+            *cursor = (*cursor + 1) % span;
+            if let Ok(listener) = TcpListener::bind((Ipv4Addr::LOCALHOST, port)) {
+                self.held.push(listener);
+                return Ok(format!("127.0.0.1:{port}"));
+            }
+        }
+        anyhow::bail!("no free port on 127.0.0.1 in {ports:?}")
     }
+}
+
+/// [`LISTEN_PORTS`], ending where the kernel's ephemeral range begins if it begins lower.
+fn listen_ports() -> anyhow::Result<std::ops::Range<u16>> {
+    const RANGE_FILE: &str = "/proc/sys/net/ipv4/ip_local_port_range";
+    let ephemeral_start = std::fs::read_to_string(RANGE_FILE)
+        .ok()
+        .and_then(|text| text.split_whitespace().next()?.parse::<u16>().ok())
+        .unwrap_or(LISTEN_PORTS.end);
+    let end = LISTEN_PORTS.end.min(ephemeral_start);
+    anyhow::ensure!(
+        end > LISTEN_PORTS.start + 1000,
+        "{RANGE_FILE} starts the ephemeral ports at {ephemeral_start}, which leaves too few \
+         below it for a local cluster's daemons; raise its first value above {}",
+        LISTEN_PORTS.start + 1000
+    );
+    Ok(LISTEN_PORTS.start..end)
 }
 
 fn path(path: &Path) -> String {
@@ -498,6 +538,31 @@ mod tests {
 
     fn rm_config(conf_dir: &Path) -> RmConfig {
         RmConfig::from_conf(&Configuration::load_dir(conf_dir).unwrap(), None).unwrap()
+    }
+
+    /// A daemon's port is never one the kernel may give an outgoing connection.
+    #[test]
+    fn layout_ports_are_distinct_and_below_the_ephemeral_range() {
+        let ephemeral_start: u16 =
+            std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+                .unwrap()
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+        let mut ports = PortReservations::default();
+        let taken: BTreeSet<u16> = (0..50)
+            .map(|_| {
+                let address = ports.next_address().unwrap();
+                address.rsplit(':').next().unwrap().parse().unwrap()
+            })
+            .collect();
+        assert_eq!(taken.len(), 50, "{taken:?}");
+        assert!(
+            taken.iter().all(|port| *port < ephemeral_start),
+            "{taken:?}"
+        );
     }
 
     #[test]
