@@ -38,4 +38,4 @@ pub use config::{RaftSettings, RmConfig};
 pub use error::{Error, Record};
 pub use raft_network::{RaftGrpcNetwork, RaftGrpcNetworkFactory, RaftGrpcService};
 pub use raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
-pub use replica::{ResourceManager, RmListeners, Serving};
+pub use replica::{Leadership, ResourceManager, RmListeners, Serving};

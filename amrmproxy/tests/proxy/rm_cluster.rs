@@ -149,7 +149,7 @@ impl RmCluster {
         eventually("a serving leader", || async {
             self.replicas
                 .iter()
-                .find(|replica| matches!(replica.serving(), Serving::Leader { .. }))
+                .find(|replica| matches!(replica.serving(), Serving::Leader(_)))
         })
         .await
     }

@@ -124,12 +124,12 @@ async fn measure(
     rm: &RmClientConfig,
 ) -> anyhow::Result<LeaderSchedulerBenchRun> {
     let started = Instant::now();
-    let (leader, epoch) = wait_for("a leader that has committed its queues", started, || {
+    let (leader, leadership) = wait_for("a leader that has committed its queues", started, || {
         replicas.iter().find_map(|replica| match replica.serving() {
-            Serving::Leader { epoch, .. }
+            Serving::Leader(leadership)
                 if replica.state().read(|state| state.queue_config_version > 0) =>
             {
-                Some((replica, epoch))
+                Some((replica, leadership))
             }
             _ => None,
         })
@@ -160,9 +160,9 @@ async fn measure(
     .await?;
     let fleet = match path {
         AskPath::Scheduler => {
-            let asked = leader
+            let asked = leadership
                 .scheduler()
-                .with(epoch, |scheduler| {
+                .with(|scheduler| {
                     applications.iter().try_for_each(|&application| {
                         let attempt = ApplicationAttemptId::new(application, 1);
                         let ask = bench_ask(shape.containers_per_application);
@@ -193,7 +193,7 @@ async fn measure(
         virtual_cores: i32::try_from(NODE_CAPABILITY.vcores)?,
         ..Default::default()
     };
-    leader.nodes().with(epoch, |tracker| {
+    leadership.nodes(|tracker| {
         for i in 0..shape.nodes {
             let node = NodeId::new(format!("node{i}.bench"), 8041);
             tracker.register(node, capability.clone(), 8042, std::time::Instant::now());

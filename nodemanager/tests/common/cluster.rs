@@ -317,10 +317,10 @@ impl Cluster {
         within_deadline(
             "the ResourceManager to lead a new epoch with its keys",
             || async {
-                let Serving::Leader { epoch, .. } = rm.serving() else {
+                let Serving::Leader(leadership) = rm.serving() else {
                     return None;
                 };
-                let epoch = i64::try_from(epoch).unwrap();
+                let epoch = i64::try_from(leadership.epoch()).unwrap();
                 if after_epoch.is_some_and(|old| epoch <= old) {
                     return None;
                 }

@@ -12,7 +12,6 @@
 pub mod allocate_response;
 mod am_launch;
 mod am_session;
-mod am_sessions;
 mod application_access;
 pub mod container_updates;
 pub mod diagnostics_limit;
@@ -23,7 +22,6 @@ mod token_issuer;
 
 pub use am_launch::{APP_SUBMIT_TIME_ENV, AmLaunch, MAX_APP_ATTEMPTS_ENV, pending_launches};
 pub use am_session::{AmSession, AttemptNews, ResponseIdCheck};
-pub use am_sessions::AmSessions;
 pub use application_access::ApplicationAccess;
 pub use diagnostics_limit::DiagnosticsLimit;
 pub use submission_limits::{

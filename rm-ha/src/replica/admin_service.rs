@@ -22,7 +22,7 @@ use yarn_proto::pb::{
 use yarn_security::{Authorizer, Caller, Role};
 
 use super::leader_gate::{LeaderGate, Serving};
-use super::leadership::leader_rm_id;
+use super::leadership_monitor::leader_rm_id;
 use super::leadership_transfer::LeadershipTransfer;
 use super::proposer::Proposer;
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
@@ -149,7 +149,7 @@ impl ResourceManagerAdministrationProtocol for AdminService {
         self.authorize(&request).await?;
         let metrics = self.metrics();
         let state = match self.gate.serving() {
-            Serving::Leader { .. } => HaServiceStateProto::Active,
+            Serving::Leader(_) => HaServiceStateProto::Active,
             Serving::NotLeader { .. } => HaServiceStateProto::Standby,
         };
         let voter = metrics

@@ -1,6 +1,7 @@
 //! The leader's AM launcher: starts committed AM containers on their NodeManagers.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
@@ -13,9 +14,9 @@ use yarn_proto::token_metadata::{NM_TOKEN_METADATA_KEY, insert_token};
 use yarn_security::{ChannelOptions, TlsConfig};
 
 use super::clock::now_ms;
+use super::leadership::Leadership;
 use super::raft_proposer::RaftProposer;
 use crate::applications::{AmLaunch, pending_launches};
-use crate::nodes::NodeRegistry;
 use crate::state_machine::{ABORTED, CommandV1, ContainerKey, RmCommand, StateView};
 
 /// YARN's exception class for a start the node cannot take yet (not registered with this
@@ -33,8 +34,8 @@ pub(crate) struct AmLauncher {
     /// Every Raft write of the service goes through it.
     pub(crate) proposer: RaftProposer,
     pub(crate) state: StateView,
-    pub(crate) nodes: NodeRegistry,
-    pub(crate) epoch: u64,
+    /// The leadership whose soft state the service works on.
+    pub(crate) leadership: Arc<Leadership>,
     /// The replica's TLS setting; its certificate is the launcher's client identity.
     pub(crate) tls: TlsConfig,
     pub(crate) container_token_expiry: Duration,
@@ -62,7 +63,7 @@ impl AmLauncher {
                 .state
                 .read(|state| pending_launches(state, |key| launched.contains(key), now, expiry));
             for launch in launches {
-                let registered = self.nodes.with(self.epoch, |tracker| {
+                let registered = self.leadership.nodes(|tracker| {
                     launch
                         .node
                         .parse()

@@ -1,14 +1,15 @@
 //! The leader's AM liveness monitor (YARN's `AMLivenessMonitor`, and its AM finishing monitor).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 
 use super::clock::now_ms;
+use super::leadership::Leadership;
 use super::raft_proposer::RaftProposer;
-use crate::applications::AmSessions;
 use crate::state_machine::{
     ABORTED, ApplicationState, CommandV1, ContainerCompletion, ContainerKey, RmCommand, RmState,
     StateView,
@@ -29,8 +30,8 @@ pub(crate) struct AmLivenessMonitor {
     /// Every Raft write of the service goes through it.
     pub(crate) proposer: RaftProposer,
     pub(crate) state: StateView,
-    pub(crate) sessions: AmSessions,
-    pub(crate) epoch: u64,
+    /// The leadership whose soft state the service works on.
+    pub(crate) leadership: Arc<Leadership>,
     pub(crate) expiry: Duration,
     pub(crate) check_interval: Duration,
 }
@@ -49,7 +50,7 @@ impl AmLivenessMonitor {
             }
             let registered = self.state.read(registered_attempts);
             let now = Instant::now();
-            let expired: Vec<ApplicationAttemptId> = self.sessions.with(self.epoch, |sessions| {
+            let expired: Vec<ApplicationAttemptId> = self.leadership.sessions(|sessions| {
                 registered
                     .into_iter()
                     .filter(|attempt| {
@@ -115,8 +116,8 @@ impl AmLivenessMonitor {
         });
         let committed = self.proposer.propose(command).await.is_ok();
         if committed {
-            self.sessions
-                .with(self.epoch, |sessions| sessions.remove(&attempt));
+            self.leadership
+                .sessions(|sessions| sessions.remove(&attempt));
         }
     }
 }

@@ -1,6 +1,7 @@
 //! ApplicationMasterProtocol on the RM scheduler address. The same service also serves
 //! DistributedSchedulingAMProtocol on that address (see `distributed_scheduling_service`).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tonic::{Request, Response, Status};
@@ -12,16 +13,14 @@ use yarn_scheduler::Resource;
 use yarn_security::{Authorizer, Role};
 
 use super::clock::now_ms;
+use super::leadership::Leadership;
 use super::proposer::Proposer;
 use crate::applications::allocate_response::SplitAsks;
 use crate::applications::container_updates::{UpdateDecisions, decide_updates, rejection_error};
 use crate::applications::{
-    AmSession, AmSessions, DiagnosticsLimit, ResponseIdCheck, TokenIssuer, allocate_response,
+    AmSession, DiagnosticsLimit, ResponseIdCheck, TokenIssuer, allocate_response,
 };
-use crate::nodes::NodeRegistry;
-use crate::scheduling::{
-    OpportunisticCounters, OpportunisticSettings, QueueConfigSource, SchedulerCell,
-};
+use crate::scheduling::{OpportunisticSettings, QueueConfigSource};
 use crate::state_machine::{
     ABORTED, CommandV1, ContainerCompletion, ContainerKey, ContainerUpdate, FinalStatus, RmCommand,
     RmResponse, StateView,
@@ -53,18 +52,13 @@ pub(crate) struct ApplicationMasterService {
     pub(crate) proposer: Proposer,
     pub(crate) state: StateView,
     pub(crate) authorizer: Authorizer,
-    pub(crate) nodes: NodeRegistry,
     pub(crate) queues: QueueConfigSource,
-    pub(crate) scheduler: SchedulerCell,
-    pub(crate) sessions: AmSessions,
     /// `yarn.resourcemanager.rm.container-allocation.expiry-interval-ms`: how long a container
     /// token stays valid for the start of its container.
     pub(crate) container_token_expiry: Duration,
     /// Where OPPORTUNISTIC asks go: to the opportunistic allocator when enabled, otherwise to
     /// the CapacityScheduler as GUARANTEED ones; whether AMRMProxies may schedule.
     pub(crate) opportunistic: OpportunisticSettings,
-    /// The leader's opportunistic counts.
-    pub(crate) counters: OpportunisticCounters,
     /// `yarn.resourcemanager.scheduler.max-asks-per-allocate`.
     pub(crate) max_asks_per_allocate: usize,
     /// How much of an AM's diagnostics is kept.
@@ -73,7 +67,8 @@ pub(crate) struct ApplicationMasterService {
 
 /// The authenticated caller of one call.
 pub(super) struct Caller {
-    pub(super) epoch: u64,
+    /// The leadership the call is served by.
+    pub(super) leadership: Arc<Leadership>,
     pub(super) attempt: ApplicationAttemptId,
     /// The AMRM key id the caller's token is signed with.
     token_key_id: i32,
@@ -85,7 +80,7 @@ impl ApplicationMasterService {
     pub(super) fn authenticate<T>(&self, request: Request<T>) -> Result<(Caller, T), Status> {
         self.authorizer
             .authorize(&request, &[Role::User, Role::NodeManager], ENDPOINT)?;
-        let epoch = self.proposer.gate.require_leader()?;
+        let leadership = self.proposer.gate.require_leader()?;
         let token = match PresentedToken::from_metadata(request.metadata(), AMRM_TOKEN_METADATA_KEY)
         {
             PresentedToken::Token(token) => token,
@@ -118,7 +113,7 @@ impl ApplicationMasterService {
         })?;
         let (attempt, token_key_id) = verified;
         let caller = Caller {
-            epoch,
+            leadership,
             attempt,
             token_key_id,
         };
@@ -136,12 +131,11 @@ impl ApplicationMasterService {
         blacklist: &pb::ResourceBlacklistRequestProto,
         updates: &[pb::UpdateContainerRequestProto],
     ) -> Result<(Resource, UpdateDecisions), Status> {
-        let nodes = self
-            .nodes
-            .with(caller.epoch, |tracker| tracker.schedulable());
-        let outcome = self
-            .scheduler
-            .with_reconciled(caller.epoch, &self.state, &self.queues, &nodes, |leader| {
+        let nodes = caller.leadership.nodes(|tracker| tracker.schedulable());
+        let outcome = caller
+            .leadership
+            .scheduler()
+            .with_reconciled(&self.state, &self.queues, &nodes, |leader| {
                 let scheduler = leader.scheduler_mut();
                 scheduler
                     .update_asks(caller.attempt, &asks.guaranteed, releases)
@@ -183,7 +177,7 @@ impl ApplicationMasterService {
             Status::invalid_argument(format!("allocate for {}: {err}", caller.attempt))
         })?;
         if newly_asked > 0 {
-            self.counters.with(caller.epoch, |counts| {
+            caller.leadership.count(|counts| {
                 counts.requested_centrally += newly_asked;
             });
         }
@@ -262,7 +256,7 @@ impl ApplicationMasterService {
         // a retry but another holder of the AM's token, which would reset the real AM's
         // response ids and take over its application. A new leader has no session, so the
         // re-registration a failover asks for is not refused.
-        let begun = self.sessions.with(caller.epoch, |sessions| {
+        let begun = caller.leadership.sessions(|sessions| {
             sessions
                 .get(&attempt)
                 .is_some_and(AmSession::exchange_begun)
@@ -285,7 +279,7 @@ impl ApplicationMasterService {
             other => return Err(refusal(attempt, other)),
         }
         let now = Instant::now();
-        self.sessions.with(caller.epoch, |sessions| {
+        caller.leadership.sessions(|sessions| {
             sessions
                 .entry(attempt)
                 .and_modify(|session| session.heard(now))
@@ -298,9 +292,10 @@ impl ApplicationMasterService {
                 .map(|app| app.queue.clone())
                 .unwrap_or_default()
         });
-        let maximum = self
-            .scheduler
-            .with(caller.epoch, |leader| {
+        let maximum = caller
+            .leadership
+            .scheduler()
+            .with(|leader| {
                 leader
                     .scheduler()
                     .configuration()
@@ -352,7 +347,7 @@ impl ApplicationMasterService {
     ) -> Result<pb::AllocateResponseProto, Status> {
         let attempt = caller.attempt;
         let now = Instant::now();
-        let check = self.sessions.with(caller.epoch, |sessions| {
+        let check = caller.leadership.sessions(|sessions| {
             sessions.get_mut(&attempt).map(|session| {
                 session.heard(now);
                 session.check(body.response_id)
@@ -405,7 +400,7 @@ impl ApplicationMasterService {
             .schedule(caller, &asks, &releases, &blacklist, &body.update_requests)
             .await?;
         // Known to the session before anything can apply, so each update is reported.
-        self.sessions.with(caller.epoch, |sessions| {
+        caller.leadership.sessions(|sessions| {
             if let Some(session) = sessions.get_mut(&attempt) {
                 let expected = decisions
                     .promotions
@@ -427,14 +422,12 @@ impl ApplicationMasterService {
                 .await?,
         );
 
-        let num_cluster_nodes = self
-            .nodes
-            .with(caller.epoch, |tracker| tracker.nodes().count());
+        let num_cluster_nodes = caller.leadership.nodes(|tracker| tracker.nodes().count());
         let now_ms = now_ms();
         let expiry_ms = now_ms.saturating_add(
             i64::try_from(self.container_token_expiry.as_millis()).unwrap_or(i64::MAX),
         );
-        let response = self.sessions.with(caller.epoch, |sessions| {
+        let response = caller.leadership.sessions(|sessions| {
             let session = sessions.get_mut(&attempt)?;
             let mut response = self.state.read(|state| {
                 allocate_response::build(
@@ -487,7 +480,7 @@ impl ApplicationMasterService {
         match self.proposer.propose(command).await? {
             RmResponse::ApplicationMasterUnregistered { .. }
             | RmResponse::ApplicationAlreadyFinal { .. } => {
-                self.sessions.with(caller.epoch, |sessions| {
+                caller.leadership.sessions(|sessions| {
                     sessions.remove(&attempt);
                 });
                 tracing::info!(%attempt, ?final_status, "application master unregistered");

@@ -6,11 +6,9 @@ use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 use super::clock::now_ms;
+use super::leadership::Leadership;
 use super::raft_proposer::RaftProposer;
-use crate::nodes::NodeRegistry;
-use crate::scheduling::{
-    OpportunisticCounters, PassOutcome, QueueConfigSource, RecoveryWait, SchedulerCell,
-};
+use crate::scheduling::{PassOutcome, QueueConfigSource, RecoveryWait};
 use crate::state_machine::{CommandV1, ExecutionType, RmCommand, RmResponse, StateView};
 
 /// The most allocations one Raft entry carries, about 600 KB encoded. A pass that fills an
@@ -43,29 +41,25 @@ pub(crate) struct AsyncScheduler {
     /// Every Raft write of the service goes through it.
     pub(crate) proposer: RaftProposer,
     pub(crate) state: StateView,
-    pub(crate) nodes: NodeRegistry,
-    pub(crate) cell: SchedulerCell,
     pub(crate) source: QueueConfigSource,
-    pub(crate) epoch: u64,
+    /// The leadership whose soft state the service works on.
+    pub(crate) leadership: Arc<Leadership>,
     pub(crate) interval: Duration,
     pub(crate) scheduling_wait: Duration,
     /// `yarn.resourcemanager.opportunistic-container-allocation.nodes-used`.
     pub(crate) nodes_used: usize,
-    /// Where committed OPPORTUNISTIC allocations are counted.
-    pub(crate) counters: OpportunisticCounters,
     /// The replica's failpoints, for the planted `plant.reissue-container-id` bug.
     #[cfg(feature = "failpoints")]
     pub(crate) failpoints: crate::storage::Failpoints,
 }
 
 impl AsyncScheduler {
-    /// Runs until `token` is cancelled, then drops this leadership's scheduler.
+    /// Runs until `token` is cancelled.
     pub(crate) async fn run(self, token: CancellationToken) {
         tokio::select! {
             () = token.cancelled() => {}
             () = self.schedule_until_deposed() => {}
         }
-        self.cell.clear(self.epoch).await;
     }
 
     async fn schedule_until_deposed(&self) {
@@ -75,44 +69,45 @@ impl AsyncScheduler {
         let mut reported_config_error = None;
         #[cfg(feature = "failpoints")]
         let mut reissued = super::reissued_container_ids::ReissuedContainerIds::default();
-        let mut nodes = Arc::new(self.nodes.with(self.epoch, |tracker| tracker.schedulable()));
+        let mut nodes = Arc::new(self.leadership.nodes(|tracker| tracker.schedulable()));
         loop {
             tokio::time::sleep(self.interval).await;
             // Listed again only when the registry changed: thousands of nodes every few
             // milliseconds would otherwise be copied for nothing.
-            let changed = self.nodes.with(self.epoch, |tracker| {
+            let changed = self.leadership.nodes(|tracker| {
                 (tracker.revision() != nodes.revision).then(|| tracker.schedulable())
             });
             if let Some(changed) = changed {
                 nodes = Arc::new(changed);
             }
             let ready = recovery.is_over(Instant::now(), nodes.nodes.iter().map(|(node, _)| node));
-            let least_loaded = self.nodes.with(self.epoch, |tracker| {
-                tracker.least_loaded_nodes(Instant::now(), self.nodes_used)
-            });
+            let least_loaded = self
+                .leadership
+                .nodes(|tracker| tracker.least_loaded_nodes(Instant::now(), self.nodes_used));
             // A pass over thousands of nodes takes hundreds of milliseconds of CPU: off the
             // async workers, so that Raft heartbeats and RPCs are not starved meanwhile.
-            let (cell, state, source, epoch, nodes) = (
-                self.cell.clone(),
+            let (leadership, state, source, nodes) = (
+                Arc::clone(&self.leadership),
                 self.state.clone(),
                 self.source.clone(),
-                self.epoch,
                 Arc::clone(&nodes),
             );
             let pass = tokio::task::spawn_blocking(move || {
-                cell.blocking_with_reconciled(epoch, &state, &source, &nodes, |leader| {
-                    if ready {
-                        leader.schedule(now_ms(), &least_loaded)
-                    } else {
-                        PassOutcome::default()
-                    }
-                })
+                leadership
+                    .scheduler()
+                    .blocking_with_reconciled(&state, &source, &nodes, |leader| {
+                        if ready {
+                            leader.schedule(now_ms(), &least_loaded)
+                        } else {
+                            PassOutcome::default()
+                        }
+                    })
             });
             let Ok(reconciled) = pass.await else {
                 tracing::error!(
                     "a scheduling pass panicked; the scheduler is rebuilt from the state"
                 );
-                self.cell.clear(self.epoch).await;
+                self.leadership.scheduler().clear().await;
                 continue;
             };
             let (pass, admissions) = match reconciled {
@@ -140,7 +135,7 @@ impl AsyncScheduler {
             #[cfg(feature = "failpoints")]
             let allocations = if self.failpoints.reissues_container_ids() {
                 self.state.read(|state| {
-                    reissued.renumber(self.epoch, allocations, |application| {
+                    reissued.renumber(self.leadership.epoch(), allocations, |application| {
                         state.containers.last_issued(application)
                     })
                 })
@@ -150,8 +145,8 @@ impl AsyncScheduler {
             if !placements.is_empty() {
                 // Counted as queued on their nodes until the nodes report again, so the next
                 // pass does not pile onto the same queues.
-                self.nodes
-                    .with(self.epoch, |tracker| tracker.record_placements(&placements));
+                self.leadership
+                    .nodes(|tracker| tracker.record_placements(&placements));
             }
             let mut settled = true;
             if !admissions.is_empty() {
@@ -180,7 +175,7 @@ impl AsyncScheduler {
                             .filter(|key| rejected.iter().any(|r| r.key() == **key))
                             .count();
                         let recorded = (opportunistic.len() - refused) as u64;
-                        self.counters.with(self.epoch, |counts| {
+                        self.leadership.count(|counts| {
                             counts.allocated_centrally += recorded;
                         });
                     }
@@ -200,7 +195,7 @@ impl AsyncScheduler {
                     .is_some();
             }
             if !settled {
-                self.cell.invalidate(self.epoch).await;
+                self.leadership.scheduler().invalidate().await;
             }
         }
     }

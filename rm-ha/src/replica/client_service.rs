@@ -13,10 +13,7 @@ use crate::applications::reports::{self, application_report, application_state};
 use crate::applications::{
     ApplicationAccess, DiagnosticsLimit, SubmissionLimits, recorded_application_type,
 };
-use crate::nodes::NodeRegistry;
-use crate::scheduling::{
-    OpportunisticCounters, QueueConfigSource, SchedulerCell, queue_info_proto,
-};
+use crate::scheduling::{QueueConfigSource, queue_info_proto};
 use crate::state_machine::{
     ABORTED, ApplicationRecord, ApplicationState, CommandV1, RmCommand, RmResponse, StateView,
 };
@@ -34,20 +31,14 @@ pub(crate) struct ClientService {
     pub(crate) proposer: Proposer,
     pub(crate) state: StateView,
     pub(crate) authorizer: Authorizer,
-    /// The registered nodes, whose capacities make up the cluster a queue's share is of.
-    pub(crate) nodes: NodeRegistry,
     /// How to interpret the replicated queue configuration.
     pub(crate) queues: QueueConfigSource,
-    /// The leader's scheduler, which queue reports are read from.
-    pub(crate) scheduler: SchedulerCell,
     /// `yarn.resourcemanager.am.max-attempts`.
     pub(crate) max_attempts: u32,
     /// What one submission may carry.
     pub(crate) submission_limits: SubmissionLimits,
     /// How much of a kill's diagnostics is kept.
     pub(crate) diagnostics_limit: DiagnosticsLimit,
-    /// The leader's opportunistic counts, reported in GetClusterMetrics.
-    pub(crate) counters: OpportunisticCounters,
 }
 
 impl ClientService {
@@ -78,10 +69,10 @@ impl ClientService {
     ) -> Result<ApplicationAccess, Status> {
         let access = self.application(id, ApplicationAccess::of)?;
         let groups = self.groups_of(user).await;
-        let epoch = self.state.read(|state| state.epoch);
-        let verdict = self
-            .scheduler
-            .with(epoch, |leader| {
+        let leadership = self.proposer.gate.require_leader()?;
+        let verdict = leadership
+            .scheduler()
+            .with(|leader| {
                 access.check_modify(
                     user,
                     &groups,
@@ -115,11 +106,11 @@ impl ClientService {
             return Ok(());
         }
         let groups = self.groups_of(&record.user).await;
-        let epoch = self.state.read(|state| state.epoch);
-        let nodes = self.nodes.with(epoch, |tracker| tracker.schedulable());
-        let checked = self
-            .scheduler
-            .with_reconciled(epoch, &self.state, &self.queues, &nodes, |leader| {
+        let leadership = self.proposer.gate.require_leader()?;
+        let nodes = leadership.nodes(|tracker| tracker.schedulable());
+        let checked = leadership
+            .scheduler()
+            .with_reconciled(&self.state, &self.queues, &nodes, |leader| {
                 leader.check_submission(id, record, &groups)
             })
             .await;
@@ -380,9 +371,9 @@ impl ApplicationClientProtocol for ClientService {
     ) -> Result<Response<pb::GetClusterMetricsResponseProto>, Status> {
         self.user(&request)?;
         self.proposer.read_barrier().await?;
-        let epoch = self.state.read(|state| state.epoch);
-        let counts = self.counters.get(epoch);
-        let metrics = self.nodes.with(epoch, |tracker| {
+        let leadership = self.proposer.gate.require_leader()?;
+        let counts = leadership.counts();
+        let metrics = leadership.nodes(|tracker| {
             self.state
                 .read(|state| reports::cluster_metrics(state, tracker, counts))
         });
@@ -403,8 +394,8 @@ impl ApplicationClientProtocol for ClientService {
             .filter_map(|state| pb::NodeStateProto::try_from(*state).ok())
             .collect();
         self.proposer.read_barrier().await?;
-        let epoch = self.state.read(|state| state.epoch);
-        let node_reports = self.nodes.with(epoch, |tracker| {
+        let leadership = self.proposer.gate.require_leader()?;
+        let node_reports = leadership.nodes(|tracker| {
             self.state
                 .read(|state| reports::node_reports(state, tracker, &states))
         });
@@ -420,12 +411,12 @@ impl ApplicationClientProtocol for ClientService {
         self.user(&request)?;
         self.proposer.read_barrier().await?;
         let query = request.into_inner();
-        let epoch = self.state.read(|state| state.epoch);
-        let nodes = self.nodes.with(epoch, |tracker| tracker.schedulable());
+        let leadership = self.proposer.gate.require_leader()?;
+        let nodes = leadership.nodes(|tracker| tracker.schedulable());
         // Verdicts found here stay in the cell until the scheduling loop commits them.
-        let info = self
-            .scheduler
-            .with_reconciled(epoch, &self.state, &self.queues, &nodes, |leader| {
+        let info = leadership
+            .scheduler()
+            .with_reconciled(&self.state, &self.queues, &nodes, |leader| {
                 queue_info_proto(
                     leader.scheduler(),
                     &query.queue_name,
@@ -448,11 +439,11 @@ impl ApplicationClientProtocol for ClientService {
         let user = self.user(&request)?;
         self.proposer.read_barrier().await?;
         let groups = self.groups_of(&user).await;
-        let epoch = self.state.read(|state| state.epoch);
-        let nodes = self.nodes.with(epoch, |tracker| tracker.schedulable());
-        let queue_user_acls = self
-            .scheduler
-            .with_reconciled(epoch, &self.state, &self.queues, &nodes, |leader| {
+        let leadership = self.proposer.gate.require_leader()?;
+        let nodes = leadership.nodes(|tracker| tracker.schedulable());
+        let queue_user_acls = leadership
+            .scheduler()
+            .with_reconciled(&self.state, &self.queues, &nodes, |leader| {
                 queue_user_acls(leader.scheduler(), &user, &groups)
             })
             .await
@@ -486,11 +477,11 @@ impl ApplicationClientProtocol for ClientService {
         self.check_modify_access(&user, "MOVE_APPLICATION_ACROSS_QUEUES", id)
             .await?;
         let groups = self.groups_of(&user).await;
-        let epoch = self.state.read(|state| state.epoch);
-        let nodes = self.nodes.with(epoch, |tracker| tracker.schedulable());
-        let checked = self
-            .scheduler
-            .with_reconciled(epoch, &self.state, &self.queues, &nodes, |leader| {
+        let leadership = self.proposer.gate.require_leader()?;
+        let nodes = leadership.nodes(|tracker| tracker.schedulable());
+        let checked = leadership
+            .scheduler()
+            .with_reconciled(&self.state, &self.queues, &nodes, |leader| {
                 let scheduler = leader.scheduler();
                 let path = scheduler.check_move(id, &body.target_queue)?;
                 scheduler.check_access(&path, QueueAcl::SubmitApplications, &user, &groups)?;
@@ -625,10 +616,10 @@ impl ApplicationClientProtocol for ClientService {
         }
         self.check_modify_access(&user, "UPDATE_APPLICATION_PRIORITY", id)
             .await?;
-        let epoch = self.state.read(|state| state.epoch);
-        let maximum = self
-            .scheduler
-            .with(epoch, |leader| {
+        let leadership = self.proposer.gate.require_leader()?;
+        let maximum = leadership
+            .scheduler()
+            .with(|leader| {
                 leader
                     .scheduler()
                     .configuration()

@@ -33,7 +33,7 @@ impl ApplicationMasterService {
 
     /// The least-loaded nodes, best first, for an AMRMProxy to place containers on.
     fn nodes_for_scheduling(&self, caller: &Caller) -> Vec<pb::RemoteNodeProto> {
-        self.nodes.with(caller.epoch, |tracker| {
+        caller.leadership.nodes(|tracker| {
             tracker.nodes_for_scheduling(Instant::now(), self.opportunistic.nodes_used)
         })
     }
@@ -59,7 +59,7 @@ impl ApplicationMasterService {
                 .collect();
             remote_containers_refused(format!("{rpc} for {attempt}: {reason}"), &reported)
         })?;
-        let unknown_node = self.nodes.with(caller.epoch, |tracker| {
+        let unknown_node = caller.leadership.nodes(|tracker| {
             records
                 .iter()
                 .find(|record| {
@@ -103,7 +103,7 @@ impl ApplicationMasterService {
         match self.proposer.propose(command).await? {
             RmResponse::RemoteContainersRecorded { recorded, .. } => {
                 let recorded = recorded.len() as u64;
-                self.counters.with(caller.epoch, |counts| {
+                caller.leadership.count(|counts| {
                     counts.allocated_distributed += recorded;
                 });
                 Ok(())
@@ -138,9 +138,10 @@ impl DistributedSchedulingAmProtocol for ApplicationMasterService {
                 )
                 .unwrap_or(i32::MAX),
                 container_id_start: self.state.read(|state| {
-                    state
-                        .containers
-                        .remote_container_id_start(caller.epoch, caller.attempt.application_id.id)
+                    state.containers.remote_container_id_start(
+                        caller.leadership.epoch(),
+                        caller.attempt.application_id.id,
+                    )
                 }),
                 nodes_for_scheduling: self.nodes_for_scheduling(&caller),
             },

@@ -1,28 +1,40 @@
 //! Who may serve leader-only RPCs right now, and the refusal everyone else answers with.
 
+use std::sync::Arc;
+
 use tokio::sync::watch;
 use tonic::Status;
 use tonic::metadata::MetadataValue;
 use yarn_conf::{HostPort, RmEndpoints, RmHaConfig};
 use yarn_proto::{LEADER_HINT_HEADER, LeaderHint, NOT_LEADER_HEADER};
 
+use super::leadership::Leadership;
+
 /// This replica's serving role, published by the leadership monitor.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Serving {
-    /// This replica leads term `term` and has applied the first entry of epoch `epoch`: its
-    /// state holds every entry committed before it became leader.
-    Leader {
-        /// The Raft term of this leadership.
-        term: u64,
-        /// The epoch this leadership began.
-        epoch: u64,
-    },
+    /// This replica leads and has applied the first entry of the leadership's epoch: its state
+    /// holds every entry committed before it became leader.
+    Leader(Arc<Leadership>),
     /// This replica is not (yet) a serving leader.
     NotLeader {
         /// The rm-id of the leader it knows of, if any.
         leader: Option<String>,
     },
 }
+
+/// Two leader roles are equal when they are the same leadership.
+impl PartialEq for Serving {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::Leader(a), Self::Leader(b)) => Arc::ptr_eq(a, b),
+            (Self::NotLeader { leader: a }, Self::NotLeader { leader: b }) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Serving {}
 
 /// Picks one service's address out of a member's endpoints, so that a hint names the address
 /// of the service the refused caller used.
@@ -67,14 +79,14 @@ impl LeaderGate {
         self.serving.borrow().clone()
     }
 
-    /// The epoch this replica serves as leader.
+    /// The leadership this replica serves, whose soft state is the only one a handler may use.
     ///
     /// # Errors
     ///
     /// The refusal described on the type when this replica is not the serving leader.
-    pub fn require_leader(&self) -> Result<u64, Status> {
+    pub fn require_leader(&self) -> Result<Arc<Leadership>, Status> {
         match self.serving() {
-            Serving::Leader { epoch, .. } => Ok(epoch),
+            Serving::Leader(leadership) => Ok(leadership),
             Serving::NotLeader { leader } => Err(self.refusal(leader.as_deref())),
         }
     }
@@ -122,6 +134,7 @@ mod tests {
     use yarn_conf::Configuration;
 
     use super::*;
+    use crate::nodes::NodeTracker;
 
     fn gate(serving: Serving) -> (LeaderGate, watch::Sender<Serving>) {
         let mut conf = Configuration::new();
@@ -161,9 +174,10 @@ mod tests {
     }
 
     #[test]
-    fn the_serving_leader_passes_with_its_epoch_and_stops_passing_on_step_down() {
-        let (gate, tx) = gate(Serving::Leader { term: 3, epoch: 2 });
-        assert_eq!(gate.require_leader().unwrap(), 2);
+    fn the_serving_leader_passes_with_its_leadership_and_stops_passing_on_step_down() {
+        let leadership = Arc::new(Leadership::new(3, 2, NodeTracker::default()));
+        let (gate, tx) = gate(Serving::Leader(Arc::clone(&leadership)));
+        assert!(Arc::ptr_eq(&gate.require_leader().unwrap(), &leadership));
         tx.send_replace(Serving::NotLeader { leader: None });
         assert!(gate.require_leader().is_err());
     }

@@ -18,14 +18,13 @@ use yarn_security::TlsConfig;
 use super::am_launcher::AmLauncher;
 use super::am_liveness_monitor::AmLivenessMonitor;
 use super::async_scheduler::AsyncScheduler;
+use super::leadership::Leadership;
 use super::master_key_service::MasterKeyService;
 use super::nm_liveness_monitor::NmLivenessMonitor;
 use super::queue_config_initializer::QueueConfigInitializer;
 use super::raft_proposer::RaftProposer;
 use crate::RmConfig;
-use crate::applications::AmSessions;
-use crate::nodes::NodeRegistry;
-use crate::scheduling::{OpportunisticCounters, SchedulerCell};
+use crate::nodes::NodeTracker;
 use crate::state_machine::StateView;
 
 /// Starts the leader-only services of one leadership, all under one cancellation token and in
@@ -44,15 +43,6 @@ pub(crate) struct LeaderServices {
     pub(crate) config: Arc<RmConfig>,
     /// How often the master-key roller re-evaluates its schedule.
     pub(crate) key_check_interval: Duration,
-    /// The leader's soft state about NodeManagers.
-    pub(crate) nodes: NodeRegistry,
-    /// The leader's scheduler, shared with the RPC services.
-    pub(crate) scheduler: SchedulerCell,
-    /// The registered AMs, shared with the ApplicationMaster service.
-    pub(crate) sessions: AmSessions,
-    /// The leader's opportunistic counts, shared with the ApplicationMaster and client
-    /// services.
-    pub(crate) counters: OpportunisticCounters,
     /// The replica's TLS setting, for calls to NodeManagers.
     pub(crate) tls: TlsConfig,
     /// The replica's failpoints, for the scheduler's planted bug.
@@ -61,9 +51,21 @@ pub(crate) struct LeaderServices {
 }
 
 impl LeaderServices {
-    /// Spawns every leader-only service for the leadership that began `epoch`, into the set
-    /// the leadership owns: they end when `token` is cancelled, or with the set.
-    pub(crate) fn start(&self, epoch: u64, token: CancellationToken) -> JoinSet<()> {
+    /// The empty node tracker a leadership starts with, ranking nodes by load when
+    /// opportunistic containers are on.
+    pub(crate) fn node_tracker(&self) -> NodeTracker {
+        let opportunistic = &self.config.opportunistic;
+        NodeTracker::with_load_monitor(opportunistic.load_monitor(), opportunistic.sorting_interval)
+    }
+
+    /// Spawns every leader-only service of `leadership`, into the set the leadership owns:
+    /// they end when `token` is cancelled, or with the set.
+    pub(crate) fn start(
+        &self,
+        leadership: &Arc<Leadership>,
+        token: CancellationToken,
+    ) -> JoinSet<()> {
+        let epoch = leadership.epoch();
         let keys = MasterKeyService {
             proposer: self.proposer.clone(),
             state: self.state.clone(),
@@ -73,8 +75,7 @@ impl LeaderServices {
         let liveness = NmLivenessMonitor {
             proposer: self.proposer.clone(),
             state: self.state.clone(),
-            nodes: self.nodes.clone(),
-            epoch,
+            leadership: Arc::clone(leadership),
             expiry: self.config.nm_expiry_interval,
             // A tenth of the expiry keeps a lost node's detection within 10% of the interval.
             check_interval: (self.config.nm_expiry_interval / 10).max(Duration::from_millis(100)),
@@ -88,22 +89,18 @@ impl LeaderServices {
         let scheduler = AsyncScheduler {
             proposer: self.proposer.clone(),
             state: self.state.clone(),
-            nodes: self.nodes.clone(),
-            cell: self.scheduler.clone(),
+            leadership: Arc::clone(leadership),
             source: self.config.queues.clone(),
-            epoch,
             interval: self.config.scheduling_interval,
             scheduling_wait: self.config.scheduling_wait,
             nodes_used: self.config.opportunistic.nodes_used,
-            counters: self.counters.clone(),
             #[cfg(feature = "failpoints")]
             failpoints: self.failpoints,
         };
         let launcher = AmLauncher {
             proposer: self.proposer.clone(),
             state: self.state.clone(),
-            nodes: self.nodes.clone(),
-            epoch,
+            leadership: Arc::clone(leadership),
             tls: self.tls.clone(),
             container_token_expiry: self.config.container_allocation_expiry,
             check_interval: AM_LAUNCH_CHECK_INTERVAL,
@@ -112,8 +109,7 @@ impl LeaderServices {
         let am_liveness = AmLivenessMonitor {
             proposer: self.proposer.clone(),
             state: self.state.clone(),
-            sessions: self.sessions.clone(),
-            epoch,
+            leadership: Arc::clone(leadership),
             expiry: self.config.am_expiry_interval,
             check_interval: (self.config.am_expiry_interval / 10).max(Duration::from_millis(100)),
         };

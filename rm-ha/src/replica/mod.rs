@@ -21,6 +21,7 @@ mod election_timer;
 mod leader_gate;
 mod leader_services;
 mod leadership;
+mod leadership_monitor;
 mod leadership_transfer;
 mod master_key_service;
 mod nm_liveness_monitor;
@@ -33,4 +34,5 @@ mod resource_manager;
 mod resource_tracker_service;
 
 pub use leader_gate::{LeaderGate, Serving};
+pub use leadership::Leadership;
 pub use resource_manager::{ResourceManager, RmListeners};

@@ -1,13 +1,14 @@
 //! The leader's NodeManager liveness monitor.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
 use super::clock::now_ms;
+use super::leadership::Leadership;
 use super::raft_proposer::RaftProposer;
-use crate::nodes::NodeRegistry;
 use crate::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
 
 /// Declares LOST every node silent for longer than `yarn.nm.liveness-monitor.expiry-interval-ms`,
@@ -23,8 +24,8 @@ pub(crate) struct NmLivenessMonitor {
     /// Every Raft write of the service goes through it.
     pub(crate) proposer: RaftProposer,
     pub(crate) state: StateView,
-    pub(crate) nodes: NodeRegistry,
-    pub(crate) epoch: u64,
+    /// The leadership whose soft state the service works on.
+    pub(crate) leadership: Arc<Leadership>,
     pub(crate) expiry: Duration,
     pub(crate) check_interval: Duration,
 }
@@ -50,8 +51,8 @@ impl NmLivenessMonitor {
             }
             let now = Instant::now();
             let lost = self
-                .nodes
-                .with(self.epoch, |tracker| tracker.expire(now, self.expiry));
+                .leadership
+                .nodes(|tracker| tracker.expire(now, self.expiry));
             for node in lost {
                 tracing::warn!(
                     %node,
@@ -62,9 +63,9 @@ impl NmLivenessMonitor {
             }
             if !awaited.is_empty() && now.saturating_duration_since(started) > self.expiry {
                 // Once per leadership: the names of the nodes that did register.
-                let registered: BTreeSet<String> = self.nodes.with(self.epoch, |tracker| {
-                    tracker.nodes().map(|(node, _)| node.to_string()).collect()
-                });
+                let registered: BTreeSet<String> = self
+                    .leadership
+                    .nodes(|tracker| tracker.nodes().map(|(node, _)| node.to_string()).collect());
                 for node in std::mem::take(&mut awaited) {
                     if !registered.contains(&node) {
                         tracing::warn!(

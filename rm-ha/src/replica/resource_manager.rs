@@ -25,16 +25,14 @@ use super::client_service::ClientService;
 use super::election_timer::ElectionTimer;
 use super::leader_gate::{LeaderGate, Serving};
 use super::leader_services::LeaderServices;
-use super::leadership::LeadershipMonitor;
+use super::leadership::Leadership;
+use super::leadership_monitor::LeadershipMonitor;
 use super::leadership_transfer::LeadershipTransfer;
 use super::proposer::Proposer;
 use super::raft_proposer::RaftProposer;
 use super::resource_tracker_service::ResourceTrackerService;
-use crate::applications::AmSessions;
 use crate::error::Error;
-use crate::nodes::NodeRegistry;
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
-use crate::scheduling::{OpportunisticCounters, SchedulerCell};
 use crate::state_machine::StateView;
 use crate::storage::{Failpoints, RmStateMachineStore, SledLogStore, open_db};
 use crate::{RaftGrpcNetworkFactory, RaftGrpcService, RmConfig};
@@ -108,8 +106,6 @@ pub struct ResourceManager {
     node_id: RmNodeId,
     raft: Raft<RmTypeConfig>,
     state: StateView,
-    nodes: NodeRegistry,
-    scheduler: SchedulerCell,
     serving: watch::Receiver<Serving>,
     local_addresses: BTreeMap<&'static str, SocketAddr>,
     shutdown: CancellationToken,
@@ -209,14 +205,6 @@ impl ResourceManager {
             ("resource-tracker", local_addr(&listeners.resource_tracker)?),
             ("scheduler", local_addr(&listeners.scheduler)?),
         ]);
-        let nodes = NodeRegistry::new(
-            config.opportunistic.load_monitor(),
-            config.opportunistic.sorting_interval,
-        );
-        let scheduler = SchedulerCell::default();
-        let sessions = AmSessions::default();
-        let counters = OpportunisticCounters::default();
-
         let proposer = RaftProposer::new(raft.clone(), PROPOSE_TIMEOUT);
         let mut tasks = JoinSet::new();
         let monitor = LeadershipMonitor {
@@ -230,10 +218,6 @@ impl ResourceManager {
                 state: state.clone(),
                 config: config.clone(),
                 key_check_interval: KEY_CHECK_INTERVAL,
-                nodes: nodes.clone(),
-                scheduler: scheduler.clone(),
-                sessions: sessions.clone(),
-                counters: counters.clone(),
                 tls: tls.clone(),
                 #[cfg(feature = "failpoints")]
                 failpoints,
@@ -292,13 +276,10 @@ impl ResourceManager {
             },
             state: state.clone(),
             authorizer,
-            nodes: nodes.clone(),
             queues: config.queues.clone(),
-            scheduler: scheduler.clone(),
             max_attempts: config.am_max_attempts,
             submission_limits: config.submission_limits,
             diagnostics_limit: config.diagnostics_limit,
-            counters: counters.clone(),
         };
         let resource_tracker_service = ResourceTrackerService {
             gate: gate("resource tracker", |e| &e.resource_tracker),
@@ -308,7 +289,6 @@ impl ResourceManager {
             },
             state: state.clone(),
             authorizer,
-            nodes: nodes.clone(),
             heartbeat_interval: config.nm_heartbeat_interval,
             diagnostics_limit: config.diagnostics_limit,
         };
@@ -319,13 +299,9 @@ impl ResourceManager {
             },
             state: state.clone(),
             authorizer,
-            nodes: nodes.clone(),
             queues: config.queues.clone(),
-            scheduler: scheduler.clone(),
-            sessions,
             container_token_expiry: config.container_allocation_expiry,
             opportunistic: config.opportunistic.clone(),
-            counters,
             max_asks_per_allocate: config.max_asks_per_allocate,
             diagnostics_limit: config.diagnostics_limit,
         });
@@ -404,8 +380,6 @@ impl ResourceManager {
             node_id,
             raft,
             state,
-            nodes,
-            scheduler,
             serving,
             local_addresses,
             shutdown,
@@ -434,16 +408,14 @@ impl ResourceManager {
         &self.state
     }
 
-    /// The NodeManagers registered with this replica while it leads, for in-process harnesses
-    /// (benchmarks, tests) that stand in for NodeManagers.
-    pub fn nodes(&self) -> &NodeRegistry {
-        &self.nodes
-    }
-
-    /// The scheduler of this replica's current leadership, which the ApplicationMaster
-    /// protocol feeds with asks; in-process harnesses use it the same way.
-    pub fn scheduler(&self) -> &SchedulerCell {
-        &self.scheduler
+    /// The leadership this replica serves, if it leads: its registered NodeManagers and its
+    /// scheduler, for in-process harnesses (benchmarks, tests) that stand in for NodeManagers
+    /// and feed the scheduler with asks as the ApplicationMaster protocol does.
+    pub fn leadership(&self) -> Option<Arc<Leadership>> {
+        match &*self.serving.borrow() {
+            Serving::Leader(leadership) => Some(Arc::clone(leadership)),
+            Serving::NotLeader { .. } => None,
+        }
     }
 
     /// The current serving role.

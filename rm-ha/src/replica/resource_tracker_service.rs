@@ -12,7 +12,7 @@ use super::clock::now_ms;
 use super::leader_gate::LeaderGate;
 use super::proposer::Proposer;
 use crate::applications::DiagnosticsLimit;
-use crate::nodes::{HeartbeatVerdict, NodeRegistry, cleanup, reported_completions};
+use crate::nodes::{HeartbeatVerdict, cleanup, reported_completions};
 use crate::state_machine::{CommandV1, MasterKeyKind, RmCommand, RmState, StateView};
 
 /// The protocol name quoted in role refusals.
@@ -32,7 +32,6 @@ pub(crate) struct ResourceTrackerService {
     pub(crate) proposer: Proposer,
     pub(crate) state: StateView,
     pub(crate) authorizer: Authorizer,
-    pub(crate) nodes: NodeRegistry,
     pub(crate) heartbeat_interval: Duration,
     /// How much of a container's exit diagnostics is kept.
     pub(crate) diagnostics_limit: DiagnosticsLimit,
@@ -83,7 +82,7 @@ impl ResourceTracker for ResourceTrackerService {
         &self,
         request: Request<pb::RegisterNodeManagerRequestProto>,
     ) -> Result<Response<pb::RegisterNodeManagerResponseProto>, Status> {
-        let epoch = self.gate.require_leader()?;
+        let leadership = self.gate.require_leader()?;
         let node = node_id(request.get_ref().node_id.clone(), "node_id")?;
         self.authorize_node(&request, &node)?;
         let registration = request.into_inner();
@@ -116,7 +115,7 @@ impl ResourceTracker for ResourceTrackerService {
             return Ok(Response::new(pb::RegisterNodeManagerResponseProto {
                 node_action: NodeActionProto::Shutdown.into(),
                 diagnostics_message: diagnostics,
-                rm_identifier: i64::try_from(epoch).unwrap_or(i64::MAX),
+                rm_identifier: i64::try_from(leadership.epoch()).unwrap_or(i64::MAX),
                 ..Default::default()
             }));
         }
@@ -128,14 +127,14 @@ impl ResourceTracker for ResourceTrackerService {
             "NodeManager registered"
         );
         let http_port = registration.http_port;
-        self.nodes.with(epoch, |tracker| {
+        leadership.nodes(|tracker| {
             tracker.register(node, resource, http_port, Instant::now());
         });
         Ok(Response::new(pb::RegisterNodeManagerResponseProto {
             container_token_master_key: Some(container_key),
             nm_token_master_key: Some(nm_key),
             node_action: NodeActionProto::Normal.into(),
-            rm_identifier: i64::try_from(epoch).unwrap_or(i64::MAX),
+            rm_identifier: i64::try_from(leadership.epoch()).unwrap_or(i64::MAX),
             ..Default::default()
         }))
     }
@@ -144,7 +143,7 @@ impl ResourceTracker for ResourceTrackerService {
         &self,
         request: Request<pb::NodeHeartbeatRequestProto>,
     ) -> Result<Response<pb::NodeHeartbeatResponseProto>, Status> {
-        let epoch = self.gate.require_leader()?;
+        let leadership = self.gate.require_leader()?;
         let status = request
             .get_ref()
             .node_status
@@ -158,7 +157,7 @@ impl ResourceTracker for ResourceTrackerService {
             .state
             .read(|state| state.decommissioned_nodes.contains(&node.to_string()));
         if decommissioned {
-            self.nodes.with(epoch, |tracker| tracker.unregister(&node));
+            leadership.nodes(|tracker| tracker.unregister(&node));
             return Ok(Response::new(pb::NodeHeartbeatResponseProto {
                 node_action: NodeActionProto::Shutdown.into(),
                 diagnostics_message: format!("node {node} is decommissioned"),
@@ -166,9 +165,7 @@ impl ResourceTracker for ResourceTrackerService {
                 ..Default::default()
             }));
         }
-        let verdict = self.nodes.with(epoch, |tracker| {
-            tracker.heartbeat(&node, status.response_id)
-        });
+        let verdict = leadership.nodes(|tracker| tracker.heartbeat(&node, status.response_id));
         let response_id = match verdict {
             HeartbeatVerdict::Duplicate(last) => return Ok(Response::new(*last)),
             HeartbeatVerdict::Resync { reason } => {
@@ -215,9 +212,8 @@ impl ResourceTracker for ResourceTrackerService {
                 ),
             )
         });
-        let container_queuing_limit = self
-            .nodes
-            .with(epoch, |tracker| tracker.queue_limit(Instant::now()));
+        let container_queuing_limit =
+            leadership.nodes(|tracker| tracker.queue_limit(Instant::now()));
         let response = pb::NodeHeartbeatResponseProto {
             response_id,
             container_queuing_limit,
@@ -238,7 +234,7 @@ impl ResourceTracker for ResourceTrackerService {
                 .collect(),
             ..Default::default()
         };
-        self.nodes.with(epoch, |tracker| {
+        leadership.nodes(|tracker| {
             tracker.responded(&node, response.clone(), Instant::now());
             if let Some(load) = status.opportunistic_containers_status {
                 tracker.record_load(&node, load);
@@ -251,11 +247,11 @@ impl ResourceTracker for ResourceTrackerService {
         &self,
         request: Request<pb::UnRegisterNodeManagerRequestProto>,
     ) -> Result<Response<pb::UnRegisterNodeManagerResponseProto>, Status> {
-        let epoch = self.gate.require_leader()?;
+        let leadership = self.gate.require_leader()?;
         let node = node_id(request.get_ref().node_id.clone(), "node_id")?;
         self.authorize_node(&request, &node)?;
         tracing::info!(%node, "NodeManager unregistered");
-        self.nodes.with(epoch, |tracker| tracker.unregister(&node));
+        leadership.nodes(|tracker| tracker.unregister(&node));
         Ok(Response::new(pb::UnRegisterNodeManagerResponseProto {}))
     }
 }

@@ -3,7 +3,7 @@
 //! `yarn_scheduler` crate.
 
 mod leader_scheduler;
-mod opportunistic_counters;
+mod opportunistic_counts;
 mod opportunistic_scheduling;
 mod opportunistic_settings;
 mod queue_config_source;
@@ -15,7 +15,7 @@ mod scheduler_cell;
 mod test_fixtures;
 
 pub use leader_scheduler::{LeaderScheduler, PassOutcome};
-pub use opportunistic_counters::{OpportunisticCounters, OpportunisticCounts};
+pub use opportunistic_counts::OpportunisticCounts;
 pub use opportunistic_scheduling::OpportunisticScheduling;
 pub use opportunistic_settings::OpportunisticSettings;
 pub use queue_config_source::{CAPACITY_SCHEDULER_XML, QueueConfigSource};

@@ -10,10 +10,11 @@ use crate::Error;
 use crate::nodes::SchedulableNodes;
 use crate::state_machine::{Admission, StateView};
 
-/// The [`LeaderScheduler`] of the current leadership, tagged with its epoch.
+/// The [`LeaderScheduler`] of one leadership, built on first use; a
+/// [`Leadership`](crate::replica::Leadership) owns it, so a replica that leads again starts
+/// from a new one and never schedules from its earlier term's soft state.
 ///
-/// Guarantees: a scheduler is only ever handed to callers of the epoch it was built for, so a
-/// replica that leads again never schedules from its earlier term's soft state; no admission
+/// Guarantees: no admission
 /// verdict is lost: whichever caller's reconcile produced it, it stays in the cell until the
 /// scheduling loop takes it ([`blocking_with_reconciled`](Self::blocking_with_reconciled)) to
 /// commit it, and a verdict whose commit failed is derived again (see
@@ -29,7 +30,6 @@ pub struct SchedulerCell {
 
 #[derive(Debug)]
 struct Held {
-    epoch: u64,
     scheduler: LeaderScheduler,
     /// The state and node revisions of the last reconcile; reconciling again against the same
     /// ones would change nothing.
@@ -41,8 +41,8 @@ struct Held {
 }
 
 impl SchedulerCell {
-    /// Runs `f` on the scheduler of `epoch` after reconciling it with `state` and `nodes`
-    /// (building it first if this leadership has none yet), and returns what `f` returned.
+    /// Runs `f` on the scheduler after reconciling it with `state` and `nodes` (building it
+    /// first if there is none yet), and returns what `f` returned.
     /// Reconciling is skipped when neither the state nor the nodes changed since the last one;
     /// the admission verdicts it produces stay in the cell for the scheduling loop. The lock is
     /// held for the whole call; `f` must not block.
@@ -53,14 +53,13 @@ impl SchedulerCell {
     /// here; a scheduler already running keeps its configuration and `f` does not run.
     pub async fn with_reconciled<R>(
         &self,
-        epoch: u64,
         state: &StateView,
         source: &QueueConfigSource,
         nodes: &SchedulableNodes,
         f: impl FnOnce(&mut LeaderScheduler) -> R,
     ) -> Result<R, Error> {
         let mut guard = self.inner.lock().await;
-        let held = reconciled(&mut guard, epoch, state, source, nodes)?;
+        let held = reconciled(&mut guard, state, source, nodes)?;
         Ok(f(&mut held.scheduler))
     }
 
@@ -74,54 +73,44 @@ impl SchedulerCell {
     /// As [`with_reconciled`](Self::with_reconciled).
     pub fn blocking_with_reconciled<R>(
         &self,
-        epoch: u64,
         state: &StateView,
         source: &QueueConfigSource,
         nodes: &SchedulableNodes,
         f: impl FnOnce(&mut LeaderScheduler) -> R,
     ) -> Result<(R, Vec<Admission>), Error> {
         let mut guard = self.inner.blocking_lock();
-        let held = reconciled(&mut guard, epoch, state, source, nodes)?;
+        let held = reconciled(&mut guard, state, source, nodes)?;
         let verdicts = std::mem::take(&mut held.verdicts).into_values().collect();
         Ok((f(&mut held.scheduler), verdicts))
     }
 
-    /// Runs `f` on the scheduler of `epoch` as it stands, without reconciling; `None` when this
-    /// leadership has none yet.
-    pub async fn with<R>(
-        &self,
-        epoch: u64,
-        f: impl FnOnce(&mut LeaderScheduler) -> R,
-    ) -> Option<R> {
+    /// Runs `f` on the scheduler as it stands, without reconciling; `None` when none was built
+    /// yet.
+    pub async fn with<R>(&self, f: impl FnOnce(&mut LeaderScheduler) -> R) -> Option<R> {
         let mut guard = self.inner.lock().await;
-        let held = guard.as_mut().filter(|held| held.epoch == epoch)?;
-        Some(f(&mut held.scheduler))
+        Some(f(&mut guard.as_mut()?.scheduler))
     }
 
-    /// Makes the next [`with_reconciled`](Self::with_reconciled) of `epoch` reconcile even if
-    /// nothing changed, for instance to re-derive verdicts whose commit failed.
-    pub async fn invalidate(&self, epoch: u64) {
-        let mut guard = self.inner.lock().await;
-        if let Some(held) = guard.as_mut().filter(|held| held.epoch == epoch) {
+    /// Makes the next [`with_reconciled`](Self::with_reconciled) reconcile even if nothing
+    /// changed, for instance to re-derive verdicts whose commit failed.
+    pub async fn invalidate(&self) {
+        if let Some(held) = self.inner.lock().await.as_mut() {
             held.reconciled = None;
         }
     }
 
-    /// Drops the scheduler of `epoch`, if it is the one held, when its leadership ends.
-    pub async fn clear(&self, epoch: u64) {
-        let mut guard = self.inner.lock().await;
-        if guard.as_ref().is_some_and(|held| held.epoch == epoch) {
-            *guard = None;
-        }
+    /// Drops the scheduler (after a pass panicked with it), so that the next call rebuilds it
+    /// from the state. Verdicts not taken yet are derived again by the rebuild.
+    pub async fn clear(&self) {
+        *self.inner.lock().await = None;
     }
 }
 
-/// Reconciles the held scheduler of `epoch` (or builds one) under the caller's lock, keeping
+/// Reconciles the held scheduler (or builds one) under the caller's lock, keeping
 /// the verdicts it produces, and returns it. A pass that panicked while holding the lock leaves
 /// at worst a scheduler that disagrees with the state, and reconciling is what repairs that.
 fn reconciled<'a>(
     slot: &'a mut Option<Held>,
-    epoch: u64,
     state: &StateView,
     source: &QueueConfigSource,
     nodes: &SchedulableNodes,
@@ -129,13 +118,11 @@ fn reconciled<'a>(
     // Read before the state: a write in between only makes the next call reconcile again.
     let revisions = (state.revision(), nodes.revision);
     let held = match slot.take() {
-        Some(held) if held.epoch == epoch => slot.insert(held),
-        // None yet, or an earlier leadership's, which no caller may be handed: build afresh.
-        _ => {
+        Some(held) => slot.insert(held),
+        None => {
             let (scheduler, admissions) =
                 state.read(|state| LeaderScheduler::rebuild(state, source, &nodes.nodes))?;
             let held = slot.insert(Held {
-                epoch,
                 scheduler,
                 reconciled: Some(revisions),
                 verdicts: BTreeMap::new(),
@@ -192,7 +179,7 @@ mod tests {
         let waiters: Vec<_> = (0..4)
             .map(|_| {
                 let cell = cell.clone();
-                tokio::spawn(async move { cell.with(1, |_| ()).await })
+                tokio::spawn(async move { cell.with(|_| ()).await })
             })
             .collect();
         // Watched from a blocking thread, which needs no async worker to time out.
@@ -236,7 +223,7 @@ mod tests {
     ) -> Vec<Admission> {
         let (cell, view, nodes) = (cell.clone(), view.clone(), nodes.clone());
         tokio::task::spawn_blocking(move || {
-            cell.blocking_with_reconciled(1, &view, &source(), &nodes, |_| ())
+            cell.blocking_with_reconciled(&view, &source(), &nodes, |_| ())
                 .map(|((), verdicts)| verdicts)
         })
         .await
@@ -250,7 +237,7 @@ mod tests {
     async fn a_verdict_found_by_an_rpc_path_reaches_the_scheduling_loop_once() {
         let (view, nodes, application) = submitted();
         let cell = SchedulerCell::default();
-        cell.with_reconciled(1, &view, &source(), &nodes, |_| ())
+        cell.with_reconciled(&view, &source(), &nodes, |_| ())
             .await
             .expect("the queue configuration applies");
         let verdicts = verdicts_of_a_pass(&cell, &view, &nodes).await;
@@ -267,7 +254,7 @@ mod tests {
             "a verdict taken is not handed out again while nothing changes"
         );
         // A commit that failed: the verdict is derived again.
-        cell.invalidate(1).await;
+        cell.invalidate().await;
         assert_eq!(verdicts_of_a_pass(&cell, &view, &nodes).await.len(), 1);
     }
 }

@@ -102,7 +102,7 @@ async fn leadership_moves_to_the_chosen_voter() {
     assert_eq!(transfer_leadership(&cluster, &target_id).await, target_id);
     eventually("the target to serve as leader", || async {
         let serving = cluster.replica(target).serving();
-        matches!(serving, yarn_rm_ha::Serving::Leader { .. }).then_some(())
+        matches!(serving, yarn_rm_ha::Serving::Leader(_)).then_some(())
     })
     .await;
     submit(&cluster, "after-transfer").await;

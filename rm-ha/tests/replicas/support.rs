@@ -302,7 +302,7 @@ impl Cluster {
                 .filter(|(i, r)| {
                     Some(*i) != not
                         && r.as_ref()
-                            .is_some_and(|r| matches!(r.serving(), Serving::Leader { .. }))
+                            .is_some_and(|r| matches!(r.serving(), Serving::Leader(_)))
                 })
                 .map(|(i, _)| i)
                 .collect();

@@ -1,0 +1,218 @@
+//! Follows Raft's view of leadership and turns it into this replica's serving role.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use openraft::{Raft, RaftMetrics, ServerState};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use super::clock::now_ms;
+use super::leader_gate::Serving;
+use super::leader_services::LeaderServices;
+use super::leadership::Leadership;
+use super::raft_proposer::RaftProposer;
+use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
+use crate::state_machine::{CommandV1, RmCommand, RmResponse};
+
+/// How long a leadership that ended waits for its services to stop at their next await point
+/// before aborting them.
+const SERVICES_STOP: Duration = Duration::from_secs(2);
+
+/// One leadership of this replica: its term and its services.
+struct ActiveLeadership {
+    term: u64,
+    token: CancellationToken,
+    services: JoinSet<()>,
+}
+
+impl ActiveLeadership {
+    /// Cancels the services and waits for them, aborting those still running after
+    /// [`SERVICES_STOP`] (a scheduling pass on its blocking thread ends on its own).
+    async fn end(mut self) {
+        self.token.cancel();
+        let stopped = tokio::time::timeout(SERVICES_STOP, async {
+            while self.services.join_next().await.is_some() {}
+        })
+        .await;
+        if stopped.is_err() {
+            tracing::warn!(
+                term = self.term,
+                remaining = self.services.len(),
+                "leader services still running {SERVICES_STOP:?} after stepping down; aborting"
+            );
+            self.services.shutdown().await;
+        }
+    }
+}
+
+/// Watches Raft's metrics and publishes [`Serving`].
+///
+/// Guarantees:
+/// - [`Serving::Leader`] is published only after this replica, as leader of the current term,
+///   has committed and applied its `BeginEpoch` entry; since a leader's entry commits only after
+///   everything before it, the applied state then holds every entry committed by any earlier
+///   leader.
+/// - Leader-only services run under one cancellation token per leadership, in a task set the
+///   leadership owns, and are cancelled, and the role set back to [`Serving::NotLeader`], as
+///   soon as the metrics show another state or another term; they are awaited (at most
+///   [`SERVICES_STOP`], then aborted) before another leadership can start theirs.
+pub(crate) struct LeadershipMonitor {
+    pub(crate) raft: Raft<RmTypeConfig>,
+    /// Proposes this leadership's `BeginEpoch`.
+    pub(crate) proposer: RaftProposer,
+    pub(crate) rm_id: String,
+    pub(crate) node_id: RmNodeId,
+    pub(crate) serving: watch::Sender<Serving>,
+    pub(crate) services: LeaderServices,
+    /// How long to wait before retrying a `BeginEpoch` that failed while still leading.
+    pub(crate) retry_interval: Duration,
+    pub(crate) shutdown: CancellationToken,
+}
+
+impl LeadershipMonitor {
+    /// Runs until `shutdown` is cancelled or Raft stops.
+    pub(crate) async fn run(self) {
+        let mut metrics = self.raft.metrics();
+        let mut leadership: Option<ActiveLeadership> = None;
+        loop {
+            let snapshot = metrics.borrow_and_update().clone();
+            let leading_term = self.leading_term(&snapshot);
+            if let Some(active) = leadership.take_if(|active| leading_term != Some(active.term)) {
+                tracing::info!(
+                    rm_id = %self.rm_id,
+                    term = active.term,
+                    "stepped down; stopping leader services"
+                );
+                let leader = leader_rm_id(&snapshot);
+                self.serving.send_replace(Serving::NotLeader { leader });
+                active.end().await;
+            }
+            let mut retry = false;
+            if leadership.is_none()
+                && let Some(term) = leading_term
+            {
+                match self.begin_epoch(term).await {
+                    Some(epoch) => {
+                        let token = self.shutdown.child_token();
+                        let current =
+                            Arc::new(Leadership::new(term, epoch, self.services.node_tracker()));
+                        let services = self.services.start(&current, token.clone());
+                        self.serving.send_replace(Serving::Leader(current));
+                        tracing::info!(rm_id = %self.rm_id, term, epoch, "serving as leader");
+                        leadership = Some(ActiveLeadership {
+                            term,
+                            token,
+                            services,
+                        });
+                    }
+                    None => retry = true,
+                }
+            }
+            if leadership.is_none() {
+                let leader = leader_rm_id(&snapshot);
+                self.serving.send_if_modified(|serving| {
+                    let next = Serving::NotLeader { leader };
+                    let changed = *serving != next;
+                    *serving = next;
+                    changed
+                });
+            }
+            let pause = if retry {
+                self.retry_interval
+            } else {
+                Duration::MAX
+            };
+            tokio::select! {
+                () = self.shutdown.cancelled() => break,
+                changed = metrics.changed() => if changed.is_err() { break },
+                () = tokio::time::sleep(pause) => {}
+            }
+        }
+        self.serving
+            .send_replace(Serving::NotLeader { leader: None });
+        if let Some(active) = leadership {
+            active.end().await;
+        }
+    }
+
+    fn leading_term(&self, metrics: &RaftMetrics<RmNodeId, RmNode>) -> Option<u64> {
+        let leads =
+            metrics.state == ServerState::Leader && metrics.current_leader == Some(self.node_id);
+        leads.then_some(metrics.current_term)
+    }
+
+    /// Proposes this leadership's `BeginEpoch` and returns the new epoch once it is applied and
+    /// this replica still leads `term`; `None` when it failed (logged) or leadership moved on.
+    async fn begin_epoch(&self, term: u64) -> Option<u64> {
+        let command = RmCommand::V1(CommandV1::BeginEpoch {
+            leader_rm_id: self.rm_id.clone(),
+            now_ms: now_ms(),
+        });
+        let epoch = match self.proposer.propose(command).await {
+            Ok(RmResponse::EpochBegun { epoch }) => epoch,
+            Ok(other) => {
+                tracing::error!(?other, "BeginEpoch applied with an unexpected result");
+                return None;
+            }
+            Err(err) => {
+                tracing::warn!(rm_id = %self.rm_id, term, %err, "cannot begin an epoch");
+                return None;
+            }
+        };
+        let still_leading = self.leading_term(&self.raft.metrics().borrow()) == Some(term);
+        still_leading.then_some(epoch)
+    }
+}
+
+/// The rm-id of the leader `metrics` names, looked up in the membership.
+pub(crate) fn leader_rm_id(metrics: &RaftMetrics<RmNodeId, RmNode>) -> Option<String> {
+    let leader = metrics.current_leader?;
+    metrics
+        .membership_config
+        .membership()
+        .get_node(&leader)
+        .map(|node| node.rm_id.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use super::*;
+
+    /// Ending a leadership cancels its services and waits for them; one that ignores the
+    /// cancellation is aborted after the bound, so no service outlives its leadership.
+    #[tokio::test(start_paused = true)]
+    async fn ending_a_leadership_stops_every_service_or_aborts_it() {
+        let token = CancellationToken::new();
+        let mut services = JoinSet::new();
+        let polite_stopped = Arc::new(AtomicBool::new(false));
+        let (polite_token, stopped) = (token.clone(), Arc::clone(&polite_stopped));
+        services.spawn(async move {
+            polite_token.cancelled().await;
+            stopped.store(true, Ordering::SeqCst);
+        });
+        let stubborn_ran_to_end = Arc::new(AtomicBool::new(false));
+        let finished = Arc::clone(&stubborn_ran_to_end);
+        services.spawn(async move {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            finished.store(true, Ordering::SeqCst);
+        });
+        let leadership = ActiveLeadership {
+            term: 7,
+            token,
+            services,
+        };
+        let started = tokio::time::Instant::now();
+        leadership.end().await;
+        assert!(polite_stopped.load(Ordering::SeqCst));
+        assert!(
+            !stubborn_ran_to_end.load(Ordering::SeqCst),
+            "aborted, not waited for"
+        );
+        assert_eq!(started.elapsed(), SERVICES_STOP);
+    }
+}
