@@ -8,9 +8,12 @@
 //! May depend on `proto`, `conf`, `security`, `opportunistic` and `scheduler`; never on
 //! `nodemanager`, `amrmproxy`, `client` or `chaos`.
 //!
-//! - [`replica`]: the replica process ([`ResourceManager`]): its gRPC services, the leadership
-//!   monitor and the leader-only services of each leadership, the one Raft proposer, elections
-//!   with pre-vote and leadership transfer;
+//! - [`replica`]: the replica process ([`ResourceManager`]): the leadership monitor, the
+//!   [`Leadership`] of each epoch and its leader-only services, the leader gate, the one Raft
+//!   proposer, elections with pre-vote and leadership transfer;
+//! - [`operations`]: what users, ApplicationMasters, administrators and NodeManagers can do,
+//!   apart from any transport, with one error type ([`operations::RmError`]); the gRPC
+//!   services are thin adapters onto them, and so are the REST and IPC front doors;
 //! - [`state_machine`]: the replicated state and its versioned commands; `apply` is
 //!   deterministic and re-validates what the leader proposed;
 //! - [`scheduling`]: the leader's CapacityScheduler (from `scheduler`) kept in step with the
@@ -26,7 +29,9 @@
 pub mod applications;
 mod config;
 mod error;
+mod grpc;
 pub mod nodes;
+pub mod operations;
 pub mod raft_network;
 mod raft_types;
 pub mod replica;

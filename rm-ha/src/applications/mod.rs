@@ -2,7 +2,7 @@
 //! tokens handed to AMs, and the allocate responses built from the replicated state.
 //!
 //! ```text
-//! AM ──allocate──▶ ApplicationMasterService ─ TokenIssuer::verify_amrm ─▶ attempt
+//! AM ──allocate──▶ AmOperations ─ TokenIssuer::verify_amrm ─▶ attempt
 //!                    │ AmSession::check(response_id)   (fresh | resend | invalid)
 //!                    │ asks/releases ─▶ SchedulerCell ─▶ scheduling loop ─▶ AllocateContainers
 //!                    ▼

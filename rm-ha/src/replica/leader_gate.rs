@@ -3,12 +3,11 @@
 use std::sync::Arc;
 
 use tokio::sync::watch;
-use tonic::Status;
-use tonic::metadata::MetadataValue;
 use yarn_conf::{HostPort, RmEndpoints, RmHaConfig};
-use yarn_proto::{LEADER_HINT_HEADER, LeaderHint, NOT_LEADER_HEADER};
+use yarn_proto::LeaderHint;
 
 use super::leadership::Leadership;
+use crate::operations::{NotLeader, RmError};
 
 /// This replica's serving role, published by the leadership monitor.
 #[derive(Debug, Clone)]
@@ -40,12 +39,12 @@ impl Eq for Serving {}
 /// of the service the refused caller used.
 pub type ServiceAddress = fn(&RmEndpoints) -> &HostPort;
 
-/// The check at the top of every leader-only RPC handler.
+/// The check at the top of every leader-only operation.
 ///
 /// Guarantee: [`LeaderGate::require_leader`] succeeds only while this replica is
-/// [`Serving::Leader`]; otherwise it returns `UNAVAILABLE` carrying [`NOT_LEADER_HEADER`] (the
-/// call was not executed, so any client may resend it) and, when a configured leader is known,
-/// [`LEADER_HINT_HEADER`] with the leader's address of the same service.
+/// [`Serving::Leader`]; otherwise it returns [`RmError::NotLeader`] (the call was not
+/// executed, so any client may resend it) with, when a configured leader is known, the
+/// leader's address of the same service.
 #[derive(Debug, Clone)]
 pub struct LeaderGate {
     rm_id: String,
@@ -84,15 +83,15 @@ impl LeaderGate {
     /// # Errors
     ///
     /// The refusal described on the type when this replica is not the serving leader.
-    pub fn require_leader(&self) -> Result<Arc<Leadership>, Status> {
+    pub fn require_leader(&self) -> Result<Arc<Leadership>, RmError> {
         match self.serving() {
             Serving::Leader(leadership) => Ok(leadership),
-            Serving::NotLeader { leader } => Err(self.refusal(leader.as_deref())),
+            Serving::NotLeader { leader } => Err(self.refusal(leader.as_deref()).into()),
         }
     }
 
     /// The refusal for a call this replica did not execute because `leader` (if known) leads.
-    pub fn refusal(&self, leader: Option<&str>) -> Status {
+    pub fn refusal(&self, leader: Option<&str>) -> NotLeader {
         let hint = leader.and_then(|id| {
             let endpoints = self.ha.member(id)?;
             Some(LeaderHint {
@@ -100,38 +99,20 @@ impl LeaderGate {
                 address: (self.address)(endpoints).to_string(),
             })
         });
-        let message = match (&hint, leader) {
-            (Some(hint), _) => format!(
-                "{} is not the active ResourceManager; the {} service of the leader {} is at {}",
-                self.rm_id, self.service, hint.rm_id, hint.address
-            ),
-            (None, Some(id)) => format!(
-                "{} is not the active ResourceManager; the leader is {id}, which is not in this \
-                 replica's yarn.resourcemanager.ha.rm-ids",
-                self.rm_id
-            ),
-            (None, None) => format!(
-                "{} is not the active ResourceManager and knows of no leader (an election is \
-                 under way or the leader's first entry is not applied yet)",
-                self.rm_id
-            ),
-        };
-        let mut status = Status::unavailable(message);
-        // rm-ids and host:port values are visible ASCII (the configuration checks them), so
-        // these conversions only fail on values that could not have been configured.
-        if let Ok(value) = MetadataValue::try_from(self.rm_id.as_str()) {
-            status.metadata_mut().insert(NOT_LEADER_HEADER, value);
+        NotLeader {
+            replica: self.rm_id.clone(),
+            service: self.service,
+            leader: leader.map(str::to_owned),
+            hint,
         }
-        if let Some(value) = hint.and_then(|h| MetadataValue::try_from(h.to_string()).ok()) {
-            status.metadata_mut().insert(LEADER_HINT_HEADER, value);
-        }
-        status
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use tonic::Status;
     use yarn_conf::Configuration;
+    use yarn_proto::{LEADER_HINT_HEADER, NOT_LEADER_HEADER};
 
     use super::*;
     use crate::nodes::NodeTracker;
@@ -156,7 +137,8 @@ mod tests {
         let (gate, _tx) = gate(Serving::NotLeader {
             leader: Some("rm1".into()),
         });
-        let status = gate.require_leader().unwrap_err();
+        // As a gRPC caller sees it.
+        let status = Status::from(gate.require_leader().unwrap_err());
         assert_eq!(status.code(), tonic::Code::Unavailable);
         assert_eq!(header(&status, NOT_LEADER_HEADER), Some("rm2"));
         assert_eq!(header(&status, LEADER_HINT_HEADER), Some("rm1=h1:8033"));
@@ -167,7 +149,7 @@ mod tests {
     fn without_a_known_configured_leader_there_is_no_hint_but_still_the_marker() {
         for leader in [None, Some("rm7".to_owned())] {
             let (gate, _tx) = gate(Serving::NotLeader { leader });
-            let status = gate.require_leader().unwrap_err();
+            let status = Status::from(gate.require_leader().unwrap_err());
             assert_eq!(header(&status, NOT_LEADER_HEADER), Some("rm2"));
             assert_eq!(header(&status, LEADER_HINT_HEADER), None);
         }

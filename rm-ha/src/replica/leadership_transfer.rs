@@ -5,10 +5,10 @@ use std::time::Duration;
 use openraft::network::RPCOption;
 use openraft::{Raft, RaftNetworkFactory};
 use tokio::time::Instant;
-use tonic::Status;
 
 use crate::RaftGrpcNetworkFactory;
 use crate::config::RaftSettings;
+use crate::operations::RmError;
 use crate::raft_network::{ElectionHold, HoldElection};
 use crate::raft_types::{RmNodeId, RmTypeConfig};
 
@@ -48,22 +48,22 @@ impl LeadershipTransfer {
     ///
     /// # Errors
     ///
-    /// `FAILED_PRECONDITION` when the target is not a voter or does not catch up in time;
-    /// `UNAVAILABLE` when it did not become leader after every attempt.
+    /// A failed precondition when the target is not a voter or does not catch up in time;
+    /// [`RmError::Unavailable`] when it did not become leader after every attempt.
     pub(crate) async fn transfer_to(
         &self,
         target: RmNodeId,
         target_name: &str,
-    ) -> Result<(), Status> {
+    ) -> Result<(), RmError> {
         let metrics = self.raft.metrics().borrow().clone();
         let membership = metrics.membership_config.membership().clone();
         let Some(node) = membership.get_node(&target).cloned() else {
-            return Err(Status::failed_precondition(format!(
+            return Err(RmError::precondition(format!(
                 "{target_name} is not a member of the Raft group"
             )));
         };
         if !membership.voter_ids().any(|id| id == target) {
-            return Err(Status::failed_precondition(format!(
+            return Err(RmError::precondition(format!(
                 "{target_name} is a learner; only a voter can become leader"
             )));
         }
@@ -150,7 +150,7 @@ impl LeadershipTransfer {
         target: RmNodeId,
         target_name: &str,
         deadline: Duration,
-    ) -> Result<(), Status> {
+    ) -> Result<(), RmError> {
         self.raft
             .wait(Some(deadline))
             .metrics(
@@ -167,7 +167,7 @@ impl LeadershipTransfer {
             .await
             .map(|_| ())
             .map_err(|err| {
-                Status::failed_precondition(format!(
+                RmError::precondition(format!(
                     "{target_name} has not caught up with the leader's log within {deadline:?} \
                      ({err}); leadership stays where it is"
                 ))
@@ -179,7 +179,7 @@ impl LeadershipTransfer {
         target: RmNodeId,
         node: &crate::RmNode,
         target_name: &str,
-    ) -> Result<(), Status> {
+    ) -> Result<(), RmError> {
         let lease = self.lease();
         let round = self.round();
         let mut network = self.network.clone();
@@ -219,7 +219,7 @@ impl LeadershipTransfer {
                 return Ok(());
             }
         }
-        Err(Status::unavailable(format!(
+        Err(RmError::unavailable(format!(
             "{target_name} did not become leader after {ATTEMPTS} attempts; this replica \
              still leads"
         )))

@@ -2,21 +2,19 @@
 //!
 //! ```text
 //!   RmListeners ─ Incoming (mutual TLS) ─┬─ RaftGrpcService ─▶ Raft ◀── storage (sled)
-//!                                        ├─ AdminService  ─┐   │
-//!                                        └─ ClientService ─┴─ LeaderGate ◀─ LeadershipMonitor
-//!                                                              (Serving)        │
-//!                                                       LeaderServices ◀────────┘
-//!                                                       (one CancellationToken per leadership)
+//!                                        └─ grpc services ─▶ operations ─▶ Proposer ─┘
+//!                                                                  │
+//!                                               LeaderGate ─▶ Leadership (one per epoch)
+//!                                              (Serving)  ▲
+//!                                     LeadershipMonitor ──┴─▶ LeaderServices
+//!                                                   (one JoinSet and CancellationToken per
+//!                                                    leadership)
 //! ```
 
-mod admin_service;
 mod am_launcher;
 mod am_liveness_monitor;
-mod application_master_service;
 mod async_scheduler;
-mod client_service;
 mod clock;
-mod distributed_scheduling_service;
 mod election_timer;
 mod leader_gate;
 mod leader_services;
@@ -31,8 +29,11 @@ mod raft_proposer;
 #[cfg(feature = "failpoints")]
 mod reissued_container_ids;
 mod resource_manager;
-mod resource_tracker_service;
 
+pub(crate) use clock::now_ms;
 pub use leader_gate::{LeaderGate, Serving};
 pub use leadership::Leadership;
+pub(crate) use leadership_monitor::leader_rm_id;
+pub(crate) use leadership_transfer::LeadershipTransfer;
+pub(crate) use proposer::Proposer;
 pub use resource_manager::{ResourceManager, RmListeners};

@@ -1,19 +1,20 @@
-//! Raft proposals and read barriers on behalf of RPC handlers.
+//! Raft proposals and read barriers on behalf of the RM's operations.
 
-use tonic::Status;
+use std::sync::Arc;
 
 use super::leader_gate::LeaderGate;
+use super::leadership::Leadership;
 use super::raft_proposer::{ProposeError, RaftProposer};
+use crate::operations::RmError;
 use crate::state_machine::{RmCommand, RmResponse};
 
-/// Turns a handler's command into a committed, applied result, or into the right status,
-/// through the replica's one [`RaftProposer`].
+/// Turns an operation's command into a committed, applied result, or into the right
+/// [`RmError`], through the replica's one [`RaftProposer`].
 ///
-/// Guarantees on the statuses, which clients rely on to decide whether to resend:
-/// - a refusal carrying the not-leader marker ([`LeaderGate::refusal`]) means the command was
-///   not appended to any log that can commit;
-/// - `UNAVAILABLE` without the marker (the deadline passed, Raft stopped) means the outcome is
-///   unknown: the command may still commit.
+/// Guarantees on the errors, which clients rely on to decide whether to resend:
+/// - [`RmError::NotLeader`] means the command was not appended to any log that can commit;
+/// - [`RmError::Unavailable`] (the deadline passed, Raft stopped answering) means the outcome
+///   is unknown: the command may still commit.
 #[derive(Clone)]
 pub(crate) struct Proposer {
     pub(crate) raft: RaftProposer,
@@ -26,37 +27,39 @@ impl Proposer {
     /// # Errors
     ///
     /// As described on the type.
-    pub(crate) async fn propose(&self, command: RmCommand) -> Result<RmResponse, Status> {
+    pub(crate) async fn propose(&self, command: RmCommand) -> Result<RmResponse, RmError> {
         self.gate.require_leader()?;
         self.raft
             .propose(command)
             .await
-            .map_err(|err| self.status(err))
+            .map_err(|err| self.error(err))
     }
 
     /// Waits until this replica is confirmed leader by a quorum and has applied everything
-    /// committed so far, so a read that follows sees every acknowledged write.
+    /// committed so far, so a read that follows sees every acknowledged write; returns the
+    /// leadership the read is served by.
     ///
     /// # Errors
     ///
-    /// The not-leader refusal when another replica leads; `UNAVAILABLE` when no quorum
-    /// answered in time.
-    pub(crate) async fn read_barrier(&self) -> Result<(), Status> {
-        self.gate.require_leader()?;
+    /// [`RmError::NotLeader`] when another replica leads; [`RmError::Unavailable`] when no
+    /// quorum answered in time.
+    pub(crate) async fn read_barrier(&self) -> Result<Arc<Leadership>, RmError> {
+        let leadership = self.gate.require_leader()?;
         self.raft
             .read_barrier()
             .await
-            .map_err(|err| self.status(err))
+            .map_err(|err| self.error(err))?;
+        Ok(leadership)
     }
 
-    /// The one mapping of proposal errors to statuses.
-    fn status(&self, err: ProposeError) -> Status {
+    /// The one mapping of proposal errors to the operations' errors.
+    fn error(&self, err: ProposeError) -> RmError {
         match err {
-            ProposeError::NotLeader { leader } => self.gate.refusal(leader.as_deref()),
+            ProposeError::NotLeader { leader } => self.gate.refusal(leader.as_deref()).into(),
             ProposeError::OutcomeUnknown { .. } | ProposeError::Unavailable { .. } => {
-                Status::unavailable(err.to_string())
+                RmError::unavailable(err.to_string())
             }
-            ProposeError::Internal { .. } => Status::internal(err.to_string()),
+            ProposeError::Internal { .. } => RmError::internal(err.to_string()),
         }
     }
 }

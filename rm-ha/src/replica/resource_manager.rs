@@ -19,9 +19,6 @@ use yarn_proto::pb::resource_manager_administration_protocol_server::ResourceMan
 use yarn_proto::pb::resource_tracker_server::ResourceTrackerServer;
 use yarn_security::{Authorizer, BoundStatusMessages, ChannelOptions, Incoming, TlsConfig};
 
-use super::admin_service::AdminService;
-use super::application_master_service::ApplicationMasterService;
-use super::client_service::ClientService;
 use super::election_timer::ElectionTimer;
 use super::leader_gate::{LeaderGate, Serving};
 use super::leader_services::LeaderServices;
@@ -30,8 +27,11 @@ use super::leadership_monitor::LeadershipMonitor;
 use super::leadership_transfer::LeadershipTransfer;
 use super::proposer::Proposer;
 use super::raft_proposer::RaftProposer;
-use super::resource_tracker_service::ResourceTrackerService;
 use crate::error::Error;
+use crate::grpc::{AdminService, ApplicationMasterService, ClientService, ResourceTrackerService};
+use crate::operations::{
+    AdminOperations, AmOperations, ClientOperations, ResourceTrackerOperations,
+};
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
 use crate::state_machine::StateView;
 use crate::storage::{Failpoints, RmStateMachineStore, SledLogStore, open_db};
@@ -249,61 +249,69 @@ impl ResourceManager {
             Ok(())
         });
         let admin_service = AdminService {
-            rm_id: config.rm_id.clone(),
-            node_id,
-            raft: raft.clone(),
-            gate: gate("admin", |e| &e.admin),
-            authorizer,
-            transfer: LeadershipTransfer {
-                raft: raft.clone(),
-                network,
+            operations: AdminOperations {
+                rm_id: config.rm_id.clone(),
                 node_id,
-                settings: config.raft,
-                hold: raft_service.election_hold(),
-            },
-            catch_up_timeout: CATCH_UP_TIMEOUT,
-            proposer: Proposer {
-                raft: proposer.clone(),
+                raft: raft.clone(),
                 gate: gate("admin", |e| &e.admin),
+                transfer: LeadershipTransfer {
+                    raft: raft.clone(),
+                    network,
+                    node_id,
+                    settings: config.raft,
+                    hold: raft_service.election_hold(),
+                },
+                catch_up_timeout: CATCH_UP_TIMEOUT,
+                proposer: Proposer {
+                    raft: proposer.clone(),
+                    gate: gate("admin", |e| &e.admin),
+                },
+                state: state.clone(),
+                queues: config.queues.clone(),
             },
-            state: state.clone(),
-            queues: config.queues.clone(),
+            authorizer,
         };
         let client_service = ClientService {
-            proposer: Proposer {
-                raft: proposer.clone(),
-                gate: gate("client", |e| &e.client),
+            operations: ClientOperations {
+                proposer: Proposer {
+                    raft: proposer.clone(),
+                    gate: gate("client", |e| &e.client),
+                },
+                state: state.clone(),
+                queues: config.queues.clone(),
+                max_attempts: config.am_max_attempts,
+                submission_limits: config.submission_limits,
+                diagnostics_limit: config.diagnostics_limit,
             },
-            state: state.clone(),
             authorizer,
-            queues: config.queues.clone(),
-            max_attempts: config.am_max_attempts,
-            submission_limits: config.submission_limits,
-            diagnostics_limit: config.diagnostics_limit,
         };
         let resource_tracker_service = ResourceTrackerService {
-            gate: gate("resource tracker", |e| &e.resource_tracker),
-            proposer: Proposer {
-                raft: proposer.clone(),
+            operations: ResourceTrackerOperations {
                 gate: gate("resource tracker", |e| &e.resource_tracker),
+                proposer: Proposer {
+                    raft: proposer.clone(),
+                    gate: gate("resource tracker", |e| &e.resource_tracker),
+                },
+                state: state.clone(),
+                heartbeat_interval: config.nm_heartbeat_interval,
+                diagnostics_limit: config.diagnostics_limit,
             },
-            state: state.clone(),
             authorizer,
-            heartbeat_interval: config.nm_heartbeat_interval,
-            diagnostics_limit: config.diagnostics_limit,
         };
         let application_master_service = Arc::new(ApplicationMasterService {
-            proposer: Proposer {
-                raft: proposer.clone(),
-                gate: gate("scheduler", |e| &e.scheduler),
+            operations: AmOperations {
+                proposer: Proposer {
+                    raft: proposer.clone(),
+                    gate: gate("scheduler", |e| &e.scheduler),
+                },
+                state: state.clone(),
+                queues: config.queues.clone(),
+                container_token_expiry: config.container_allocation_expiry,
+                opportunistic: config.opportunistic.clone(),
+                max_asks_per_allocate: config.max_asks_per_allocate,
+                diagnostics_limit: config.diagnostics_limit,
             },
-            state: state.clone(),
             authorizer,
-            queues: config.queues.clone(),
-            container_token_expiry: config.container_allocation_expiry,
-            opportunistic: config.opportunistic.clone(),
-            max_asks_per_allocate: config.max_asks_per_allocate,
-            diagnostics_limit: config.diagnostics_limit,
         });
         use tonic::transport::Server;
         spawn_server(

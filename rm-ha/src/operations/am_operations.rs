@@ -1,40 +1,34 @@
-//! ApplicationMasterProtocol on the RM scheduler address. The same service also serves
-//! DistributedSchedulingAMProtocol on that address (see `distributed_scheduling_service`).
+//! [`AmOperations`]: what ApplicationMasters (and the AMRMProxies acting for them) do through
+//! ApplicationMasterProtocol; DistributedSchedulingAMProtocol's part is in
+//! `distributed_scheduling`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tonic::{Request, Response, Status};
 use yarn_proto::ids::{ApplicationAttemptId, ContainerId};
 use yarn_proto::pb;
-use yarn_proto::pb::application_master_protocol_server::ApplicationMasterProtocol;
-use yarn_proto::token_metadata::{AMRM_TOKEN_METADATA_KEY, PresentedToken, not_registered};
+use yarn_proto::token_metadata::{AMRM_TOKEN_METADATA_KEY, PresentedToken};
 use yarn_scheduler::Resource;
-use yarn_security::{Authorizer, Role};
 
-use super::clock::now_ms;
-use super::leadership::Leadership;
-use super::proposer::Proposer;
+use super::RmError;
 use crate::applications::allocate_response::SplitAsks;
 use crate::applications::container_updates::{UpdateDecisions, decide_updates, rejection_error};
 use crate::applications::{
     AmSession, DiagnosticsLimit, ResponseIdCheck, TokenIssuer, allocate_response,
 };
+use crate::replica::{Leadership, Proposer, now_ms};
 use crate::scheduling::{OpportunisticSettings, QueueConfigSource};
 use crate::state_machine::{
     ABORTED, CommandV1, ContainerCompletion, ContainerKey, ContainerUpdate, FinalStatus, RmCommand,
     RmResponse, StateView,
 };
 
-/// The protocol name quoted in role refusals.
-const ENDPOINT: &str = "application master";
-
 /// What the leader records for a container its AM released.
 const RELEASED_DIAGNOSTIC: &str = "Container released by the application";
 
-/// The scheduler protocols of one replica, ApplicationMasterProtocol and (for AMRMProxies)
-/// DistributedSchedulingAMProtocol: application masters register, heartbeat their asks and
-/// container updates, and unregister.
+/// The scheduler operations of one replica, those of ApplicationMasterProtocol and (for
+/// AMRMProxies) of DistributedSchedulingAMProtocol: application masters register, heartbeat
+/// their asks and container updates, and unregister.
 ///
 /// Guarantees:
 /// - every call is authenticated by its AMRMToken, verified against the replicated AMRM keys,
@@ -48,10 +42,9 @@ const RELEASED_DIAGNOSTIC: &str = "Container released by the application";
 ///   exchange; allocate is deduped by
 ///   `response_id` and needs a registration made with this leader (a new leader answers "not
 ///   registered", and the AM re-registers and re-sends its asks and pending updates).
-pub(crate) struct ApplicationMasterService {
+pub(crate) struct AmOperations {
     pub(crate) proposer: Proposer,
     pub(crate) state: StateView,
-    pub(crate) authorizer: Authorizer,
     pub(crate) queues: QueueConfigSource,
     /// `yarn.resourcemanager.rm.container-allocation.expiry-interval-ms`: how long a container
     /// token stays valid for the start of its container.
@@ -65,8 +58,8 @@ pub(crate) struct ApplicationMasterService {
     pub(crate) diagnostics_limit: DiagnosticsLimit,
 }
 
-/// The authenticated caller of one call.
-pub(super) struct Caller {
+/// The authenticated caller of one call: the attempt its AMRMToken names.
+pub(crate) struct AmCaller {
     /// The leadership the call is served by.
     pub(super) leadership: Arc<Leadership>,
     pub(super) attempt: ApplicationAttemptId,
@@ -74,50 +67,55 @@ pub(super) struct Caller {
     token_key_id: i32,
 }
 
-impl ApplicationMasterService {
-    /// Checks the caller's certificate role, that this replica leads, and the AMRMToken in the
-    /// metadata; returns the attempt the token names and the request's body.
-    pub(super) fn authenticate<T>(&self, request: Request<T>) -> Result<(Caller, T), Status> {
-        self.authorizer
-            .authorize(&request, &[Role::User, Role::NodeManager], ENDPOINT)?;
+impl AmOperations {
+    /// Checks that this replica leads and verifies the AMRMToken the caller presented (in
+    /// gRPC, the `AMRM_TOKEN_METADATA_KEY` metadata); returns the attempt the token names.
+    pub(crate) fn authenticate(&self, token: PresentedToken) -> Result<AmCaller, RmError> {
         let leadership = self.proposer.gate.require_leader()?;
-        let token = match PresentedToken::from_metadata(request.metadata(), AMRM_TOKEN_METADATA_KEY)
-        {
+        let token = match token {
             PresentedToken::Token(token) => token,
             PresentedToken::Missing => {
-                return Err(Status::unauthenticated(format!(
-                    "ApplicationMasterProtocol calls must carry the attempt's AMRMToken in the \
-                     {AMRM_TOKEN_METADATA_KEY} metadata; none was presented"
-                )));
+                return Err(RmError::Unauthenticated {
+                    message: format!(
+                        "ApplicationMasterProtocol calls must carry the attempt's AMRMToken in \
+                         the {AMRM_TOKEN_METADATA_KEY} metadata; none was presented"
+                    ),
+                });
             }
             PresentedToken::Malformed { reason } => {
-                return Err(Status::unauthenticated(format!(
-                    "the {AMRM_TOKEN_METADATA_KEY} metadata is unusable: {reason}"
-                )));
+                return Err(RmError::Unauthenticated {
+                    message: format!(
+                        "the {AMRM_TOKEN_METADATA_KEY} metadata is unusable: {reason}"
+                    ),
+                });
             }
         };
-        let verified = self.state.read(|state| {
+        let (attempt, token_key_id) = self.state.read(|state| {
             let issuer = TokenIssuer::from_state(state)
-                .ok_or_else(|| Status::unavailable("the ResourceManager has no token keys yet"))?;
-            let (attempt, token_key_id) = issuer
-                .verify_amrm(token)
-                .map_err(|refusal| Status::unauthenticated(refusal.to_string()))?;
+                .ok_or_else(|| RmError::unavailable("the ResourceManager has no token keys yet"))?;
+            let (attempt, token_key_id) =
+                issuer
+                    .verify_amrm(token)
+                    .map_err(|refusal| RmError::Unauthenticated {
+                        message: refusal.to_string(),
+                    })?;
             let known = attempt.application_id.cluster_timestamp == state.cluster_timestamp_ms
                 && state.applications.contains_key(&attempt.application_id.id);
             if !known {
-                return Err(Status::not_found(format!(
-                    "the AMRMToken names {attempt}, whose application this cluster does not know"
-                )));
+                return Err(RmError::NotFound {
+                    message: format!(
+                        "the AMRMToken names {attempt}, whose application this cluster does \
+                         not know"
+                    ),
+                });
             }
             Ok((attempt, token_key_id))
         })?;
-        let (attempt, token_key_id) = verified;
-        let caller = Caller {
+        Ok(AmCaller {
             leadership,
             attempt,
             token_key_id,
-        };
-        Ok((caller, request.into_inner()))
+        })
     }
 
     /// Passes asks (GUARANTEED ones to the CapacityScheduler, OPPORTUNISTIC ones to the
@@ -125,12 +123,12 @@ impl ApplicationMasterService {
     /// leader's scheduler; returns the attempt's headroom and what became of the updates.
     async fn schedule(
         &self,
-        caller: &Caller,
+        caller: &AmCaller,
         asks: &SplitAsks,
         releases: &[ContainerId],
         blacklist: &pb::ResourceBlacklistRequestProto,
         updates: &[pb::UpdateContainerRequestProto],
-    ) -> Result<(Resource, UpdateDecisions), Status> {
+    ) -> Result<(Resource, UpdateDecisions), RmError> {
         let nodes = caller.leadership.nodes(|tracker| tracker.schedulable());
         let outcome = caller
             .leadership
@@ -172,9 +170,9 @@ impl ApplicationMasterService {
                 Ok::<_, String>((headroom, newly_asked, decisions))
             })
             .await
-            .map_err(|err| Status::failed_precondition(err.to_string()))?;
+            .map_err(|err| RmError::precondition(err.to_string()))?;
         let (headroom, newly_asked, decisions) = outcome.map_err(|err| {
-            Status::invalid_argument(format!("allocate for {}: {err}", caller.attempt))
+            RmError::invalid("ask", format!("allocate for {}: {err}", caller.attempt))
         })?;
         if newly_asked > 0 {
             caller.leadership.count(|counts| {
@@ -190,7 +188,7 @@ impl ApplicationMasterService {
         &self,
         demotions: Vec<ContainerUpdate>,
         requests: &[pb::UpdateContainerRequestProto],
-    ) -> Result<Vec<pb::UpdateContainerErrorProto>, Status> {
+    ) -> Result<Vec<pb::UpdateContainerErrorProto>, RmError> {
         if demotions.is_empty() {
             return Ok(Vec::new());
         }
@@ -205,7 +203,7 @@ impl ApplicationMasterService {
                 .iter()
                 .filter_map(|rejection| rejection_error(rejection, requests))
                 .collect()),
-            other => Err(Status::internal(format!(
+            other => Err(RmError::internal(format!(
                 "demoting containers produced {other:?}"
             ))),
         }
@@ -214,7 +212,7 @@ impl ApplicationMasterService {
     /// Commits the completion of released containers the state still holds live. The state,
     /// not the scheduler, decides: a new leader's scheduler may not have recovered a container
     /// yet, and the next reconcile frees whatever the state completed.
-    async fn commit_releases(&self, released: &[ContainerId]) -> Result<(), Status> {
+    async fn commit_releases(&self, released: &[ContainerId]) -> Result<(), RmError> {
         let completions: Vec<ContainerCompletion> = self.state.read(|state| {
             released
                 .iter()
@@ -243,14 +241,14 @@ impl ApplicationMasterService {
     }
 }
 
-impl ApplicationMasterService {
+impl AmOperations {
     /// Registers `caller`'s attempt (a Raft command, idempotent per attempt) and opens its
     /// session with this leader.
-    pub(super) async fn register(
+    pub(crate) async fn register(
         &self,
-        caller: &Caller,
+        caller: &AmCaller,
         body: pb::RegisterApplicationMasterRequestProto,
-    ) -> Result<pb::RegisterApplicationMasterResponseProto, Status> {
+    ) -> Result<pb::RegisterApplicationMasterResponseProto, RmError> {
         let attempt = caller.attempt;
         // As Hadoop: once the AM's exchange with this leader has begun, a registration is not
         // a retry but another holder of the AM's token, which would reset the real AM's
@@ -262,7 +260,7 @@ impl ApplicationMasterService {
                 .is_some_and(AmSession::exchange_begun)
         });
         if begun {
-            return Err(Status::failed_precondition(format!(
+            return Err(RmError::precondition(format!(
                 "Application Master is already registered : {}",
                 attempt.application_id
             )));
@@ -316,6 +314,20 @@ impl ApplicationMasterService {
         })
     }
 
+    /// One heartbeat of `caller`'s AM (YARN's `allocate`): see
+    /// [`allocate_current`](Self::allocate_current); an AM whose attempt is over is told to
+    /// shut down instead.
+    pub(crate) async fn allocate(
+        &self,
+        caller: &AmCaller,
+        body: pb::AllocateRequestProto,
+    ) -> Result<pb::AllocateResponseProto, RmError> {
+        if !self.is_current(caller.attempt) {
+            return Ok(Self::shutdown_response(body.response_id));
+        }
+        self.allocate_current(caller, body).await
+    }
+
     /// Whether `attempt` is its live application's current attempt; an AM whose attempt is
     /// over is told to shut down instead of being served.
     pub(super) fn is_current(&self, attempt: ApplicationAttemptId) -> bool {
@@ -342,9 +354,9 @@ impl ApplicationMasterService {
     /// blacklist and updates, then the response built from the committed state.
     pub(super) async fn allocate_current(
         &self,
-        caller: &Caller,
+        caller: &AmCaller,
         body: pb::AllocateRequestProto,
-    ) -> Result<pb::AllocateResponseProto, Status> {
+    ) -> Result<pb::AllocateResponseProto, RmError> {
         let attempt = caller.attempt;
         let now = Instant::now();
         let check = caller.leadership.sessions(|sessions| {
@@ -355,36 +367,44 @@ impl ApplicationMasterService {
         });
         match check {
             None => {
-                return Err(not_registered(format!(
-                    "{attempt} is not registered with this ResourceManager leader; register \
-                     again and re-send every outstanding ask"
-                )));
+                return Err(RmError::NotRegistered {
+                    message: format!(
+                        "{attempt} is not registered with this ResourceManager leader; \
+                         register again and re-send every outstanding ask"
+                    ),
+                });
             }
             Some(ResponseIdCheck::Duplicate(last)) => return Ok(*last),
             Some(ResponseIdCheck::Invalid { expected }) => {
-                return Err(Status::invalid_argument(format!(
-                    "allocate for {attempt}: response_id {} does not follow the last response \
-                     (expected {expected}, or {} for a resend)",
-                    body.response_id,
-                    expected.wrapping_sub(1)
-                )));
+                return Err(RmError::invalid(
+                    "response_id",
+                    format!(
+                        "allocate for {attempt}: response_id {} does not follow the last \
+                         response (expected {expected}, or {} for a resend)",
+                        body.response_id,
+                        expected.wrapping_sub(1)
+                    ),
+                ));
             }
             Some(ResponseIdCheck::Fresh) => {}
         }
         if body.ask.len() > self.max_asks_per_allocate {
-            return Err(Status::invalid_argument(format!(
-                "allocate for {attempt}: {} asks, more than the {} \
-                 yarn.resourcemanager.scheduler.max-asks-per-allocate allows; send them over \
-                 several heartbeats",
-                body.ask.len(),
-                self.max_asks_per_allocate
-            )));
+            return Err(RmError::invalid(
+                "ask",
+                format!(
+                    "allocate for {attempt}: {} asks, more than the {} \
+                     yarn.resourcemanager.scheduler.max-asks-per-allocate allows; send them \
+                     over several heartbeats",
+                    body.ask.len(),
+                    self.max_asks_per_allocate
+                ),
+            ));
         }
         let asks = allocate_response::split_asks(&body.ask, self.opportunistic.enabled).map_err(
-            |reason| Status::invalid_argument(format!("allocate for {attempt}: {reason}")),
+            |reason| RmError::invalid("ask", format!("allocate for {attempt}: {reason}")),
         )?;
         let releases = allocate_response::releases(attempt, &body.release).map_err(|reason| {
-            Status::invalid_argument(format!("allocate for {attempt}: {reason}"))
+            RmError::invalid("release", format!("allocate for {attempt}: {reason}"))
         })?;
         let blacklist = body.blacklist_request.clone().unwrap_or_default();
         if blacklist
@@ -392,9 +412,10 @@ impl ApplicationMasterService {
             .iter()
             .any(|place| place == yarn_proto::ANY)
         {
-            return Err(Status::invalid_argument(format!(
-                "allocate for {attempt}: cannot add ANY (\"*\") to the blacklist"
-            )));
+            return Err(RmError::invalid(
+                "blacklist_request",
+                format!("allocate for {attempt}: cannot add ANY (\"*\") to the blacklist"),
+            ));
         }
         let (headroom, decisions) = self
             .schedule(caller, &asks, &releases, &blacklist, &body.update_requests)
@@ -448,20 +469,18 @@ impl ApplicationMasterService {
             session.answered(response.clone());
             Some(response)
         });
-        response.ok_or_else(|| {
-            not_registered(format!(
-                "{attempt} is no longer registered with this ResourceManager leader"
-            ))
+        response.ok_or_else(|| RmError::NotRegistered {
+            message: format!("{attempt} is no longer registered with this ResourceManager leader"),
         })
     }
 
     /// Unregisters the calling attempt (a Raft command; a repeat succeeds again): the
     /// `FinishApplicationMaster` of both scheduler protocols.
-    pub(super) async fn finish(
+    pub(crate) async fn finish(
         &self,
-        request: Request<pb::FinishApplicationMasterRequestProto>,
-    ) -> Result<Response<pb::FinishApplicationMasterResponseProto>, Status> {
-        let (caller, body) = self.authenticate(request)?;
+        caller: &AmCaller,
+        body: pb::FinishApplicationMasterRequestProto,
+    ) -> Result<pb::FinishApplicationMasterResponseProto, RmError> {
         let attempt = caller.attempt;
         let final_status = match body.final_application_status() {
             pb::FinalApplicationStatusProto::AppSucceeded => FinalStatus::Succeeded,
@@ -484,46 +503,15 @@ impl ApplicationMasterService {
                     sessions.remove(&attempt);
                 });
                 tracing::info!(%attempt, ?final_status, "application master unregistered");
-                Ok(Response::new(pb::FinishApplicationMasterResponseProto {
+                Ok(pb::FinishApplicationMasterResponseProto {
                     is_unregistered: true,
-                }))
+                })
             }
-            RmResponse::AttemptNotRegistered { .. } => Err(not_registered(format!(
-                "{attempt} never registered, so it cannot unregister"
-            ))),
+            RmResponse::AttemptNotRegistered { .. } => Err(RmError::NotRegistered {
+                message: format!("{attempt} never registered, so it cannot unregister"),
+            }),
             other => Err(refusal(attempt, other)),
         }
-    }
-}
-
-#[tonic::async_trait]
-impl ApplicationMasterProtocol for ApplicationMasterService {
-    async fn register_application_master(
-        &self,
-        request: Request<pb::RegisterApplicationMasterRequestProto>,
-    ) -> Result<Response<pb::RegisterApplicationMasterResponseProto>, Status> {
-        let (caller, body) = self.authenticate(request)?;
-        self.register(&caller, body).await.map(Response::new)
-    }
-
-    async fn allocate(
-        &self,
-        request: Request<pb::AllocateRequestProto>,
-    ) -> Result<Response<pb::AllocateResponseProto>, Status> {
-        let (caller, body) = self.authenticate(request)?;
-        if !self.is_current(caller.attempt) {
-            return Ok(Response::new(Self::shutdown_response(body.response_id)));
-        }
-        self.allocate_current(&caller, body)
-            .await
-            .map(Response::new)
-    }
-
-    async fn finish_application_master(
-        &self,
-        request: Request<pb::FinishApplicationMasterRequestProto>,
-    ) -> Result<Response<pb::FinishApplicationMasterResponseProto>, Status> {
-        self.finish(request).await
     }
 }
 
@@ -536,21 +524,21 @@ pub(super) fn resource_proto(resource: Resource) -> pb::ResourceProto {
     }
 }
 
-/// The status for a registration or finish the state machine refused.
-fn refusal(attempt: ApplicationAttemptId, response: RmResponse) -> Status {
+/// The error for a registration or finish the state machine refused.
+fn refusal(attempt: ApplicationAttemptId, response: RmResponse) -> RmError {
     match response {
-        RmResponse::UnknownApplication { .. } => Status::not_found(format!(
-            "the application of {attempt} does not exist in this cluster"
-        )),
-        RmResponse::ApplicationAlreadyFinal { state } => Status::failed_precondition(format!(
-            "the application of {attempt} is already {state:?}"
-        )),
+        RmResponse::UnknownApplication { .. } => RmError::NotFound {
+            message: format!("the application of {attempt} does not exist in this cluster"),
+        },
+        RmResponse::ApplicationAlreadyFinal { state } => {
+            RmError::precondition(format!("the application of {attempt} is already {state:?}"))
+        }
         RmResponse::AttemptNotCurrent { current, .. } => {
             let current = ApplicationAttemptId::new(attempt.application_id, current);
-            Status::failed_precondition(format!(
+            RmError::precondition(format!(
                 "{attempt} is not the application's current attempt ({current} is)"
             ))
         }
-        other => Status::internal(format!("{attempt}: unexpected outcome {other:?}")),
+        other => RmError::internal(format!("{attempt}: unexpected outcome {other:?}")),
     }
 }

@@ -1,36 +1,32 @@
-//! ApplicationClientProtocol on the RM client address.
+//! [`ClientOperations`]: what users do through ApplicationClientProtocol.
 
-use tonic::{Request, Response, Status};
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 use yarn_proto::pb;
-use yarn_proto::pb::application_client_protocol_server::ApplicationClientProtocol;
 use yarn_scheduler::{CapacityScheduler, QueueAcl, SchedulerError};
-use yarn_security::{Authorizer, Caller, Role};
+use yarn_security::Caller;
 
-use super::clock::now_ms;
-use super::proposer::Proposer;
+use super::RmError;
 use crate::applications::reports::{self, application_report, application_state};
 use crate::applications::{
     ApplicationAccess, DiagnosticsLimit, SubmissionLimits, recorded_application_type,
 };
+use crate::replica::{Proposer, now_ms};
 use crate::scheduling::{QueueConfigSource, queue_info_proto};
 use crate::state_machine::{
     ABORTED, ApplicationRecord, ApplicationState, CommandV1, RmCommand, RmResponse, StateView,
 };
 
-/// The protocol name quoted in role refusals.
-const ENDPOINT: &str = "application client";
-
-/// The client protocol of one replica: users (by `user` certificate) create and submit
-/// applications and read their reports.
+/// The client operations of one replica: users create and submit applications, kill, move
+/// and reprioritize them, and read reports of applications, attempts, containers, nodes and
+/// queues. Each takes the caller's authenticated identity (its certificate's user, or the
+/// anonymous caller of a plaintext cluster, `dr.who` as in Hadoop) and the protocol's request.
 ///
-/// Every call is leader-only: writes go through [`Proposer::propose`], reads wait on
+/// Every operation is leader-only: writes go through [`Proposer::propose`], reads wait on
 /// [`Proposer::read_barrier`] first, so a report never misses an acknowledged submission even
 /// right after a failover.
-pub(crate) struct ClientService {
+pub(crate) struct ClientOperations {
     pub(crate) proposer: Proposer,
     pub(crate) state: StateView,
-    pub(crate) authorizer: Authorizer,
     /// How to interpret the replicated queue configuration.
     pub(crate) queues: QueueConfigSource,
     /// `yarn.resourcemanager.am.max-attempts`.
@@ -41,13 +37,13 @@ pub(crate) struct ClientService {
     pub(crate) diagnostics_limit: DiagnosticsLimit,
 }
 
-impl ClientService {
+impl ClientOperations {
     /// Reads `f` of application `id`.
     fn application<R>(
         &self,
         id: ApplicationId,
         f: impl FnOnce(&ApplicationRecord) -> R,
-    ) -> Result<R, Status> {
+    ) -> Result<R, RmError> {
         self.state
             .read(|state| {
                 state
@@ -66,7 +62,7 @@ impl ClientService {
         user: &str,
         operation: &str,
         id: ApplicationId,
-    ) -> Result<ApplicationAccess, Status> {
+    ) -> Result<ApplicationAccess, RmError> {
         let access = self.application(id, ApplicationAccess::of)?;
         let groups = self.groups_of(user).await;
         let leadership = self.proposer.gate.require_leader()?;
@@ -84,7 +80,11 @@ impl ClientService {
             .await;
         match verdict {
             Some(Ok(())) => Ok(access),
-            Some(Err(refusal)) => Err(Status::permission_denied(refusal)),
+            Some(Err(message)) => Err(RmError::AccessDenied {
+                user: user.to_owned(),
+                right: operation.to_owned(),
+                message,
+            }),
             None => Err(scheduler_not_ready()),
         }
     }
@@ -98,7 +98,7 @@ impl ClientService {
         &self,
         id: ApplicationId,
         record: &ApplicationRecord,
-    ) -> Result<(), Status> {
+    ) -> Result<(), RmError> {
         // No read barrier: these checks only ever refuse, the proposal that follows is what
         // needs the leadership, and a barrier would add a way for a sound submission to fail
         // while a new leader settles.
@@ -115,30 +115,20 @@ impl ClientService {
             })
             .await;
         match checked {
-            Ok(Err(err @ SchedulerError::AccessDenied { .. })) => {
-                Err(Status::permission_denied(format!(
+            Ok(Err(err @ SchedulerError::AccessDenied { .. })) => Err(RmError::AccessDenied {
+                user: record.user.clone(),
+                right: QueueAcl::SubmitApplications.to_string(),
+                message: format!(
                     "User {} cannot submit {id} to queue {}: {err}",
                     record.user, record.queue
-                )))
-            }
-            Ok(Err(err @ SchedulerError::InvalidResourceRequest { .. })) => Err(
-                Status::invalid_argument(format!("SubmitApplication of {id}: {err}")),
-            ),
+                ),
+            }),
+            Ok(Err(err @ SchedulerError::InvalidResourceRequest { .. })) => Err(RmError::invalid(
+                "application_submission_context.resource",
+                format!("SubmitApplication of {id}: {err}"),
+            )),
             _ => Ok(()),
         }
-    }
-
-    /// The calling user's name; `dr.who` over plaintext, Hadoop's name for an anonymous user.
-    fn user<T>(&self, request: &Request<T>) -> Result<String, Status> {
-        Ok(
-            match self
-                .authorizer
-                .authorize(request, &[Role::User], ENDPOINT)?
-            {
-                Caller::Peer(identity) => identity.name,
-                Caller::Anonymous => "dr.who".to_owned(),
-            },
-        )
     }
 
     /// The groups of `user` for ACL checks, looked up off the async workers because the host's
@@ -149,6 +139,14 @@ impl ClientService {
         tokio::task::spawn_blocking(move || groups.groups_of(&user))
             .await
             .unwrap_or_default()
+    }
+}
+
+/// The calling user's name; `dr.who` over plaintext, Hadoop's name for an anonymous user.
+fn user_name(caller: &Caller) -> String {
+    match caller {
+        Caller::Peer(identity) => identity.name.clone(),
+        Caller::Anonymous => "dr.who".to_owned(),
     }
 }
 
@@ -203,53 +201,59 @@ fn application_record(
     }
 }
 
-#[tonic::async_trait]
-impl ApplicationClientProtocol for ClientService {
-    async fn get_new_application(
+impl ClientOperations {
+    /// Hands out a new application id (YARN's `getNewApplication`), a Raft write so that no id
+    /// is handed out twice across failovers.
+    pub(crate) async fn get_new_application(
         &self,
-        request: Request<pb::GetNewApplicationRequestProto>,
-    ) -> Result<Response<pb::GetNewApplicationResponseProto>, Status> {
-        self.user(&request)?;
+    ) -> Result<pb::GetNewApplicationResponseProto, RmError> {
         let command = RmCommand::V1(CommandV1::AllocateApplicationIds { count: 1 });
         match self.proposer.propose(command).await? {
             RmResponse::ApplicationIdsAllocated { first, .. } => {
                 let cluster_timestamp = self.state.read(|s| s.cluster_timestamp_ms);
-                Ok(Response::new(pb::GetNewApplicationResponseProto {
+                Ok(pb::GetNewApplicationResponseProto {
                     application_id: Some(ApplicationId::new(cluster_timestamp, first).into()),
                     maximum_capability: None,
-                }))
+                })
             }
-            RmResponse::ApplicationIdsExhausted { .. } => Err(Status::resource_exhausted(
-                "this cluster has handed out every application id (2^31 - 1)",
-            )),
-            other => Err(Status::internal(format!(
+            RmResponse::ApplicationIdsExhausted { .. } => Err(RmError::Exhausted {
+                message: "this cluster has handed out every application id (2^31 - 1)".to_owned(),
+            }),
+            other => Err(RmError::internal(format!(
                 "allocating an application id produced {other:?}"
             ))),
         }
     }
 
-    async fn submit_application(
+    /// Submits an application (YARN's `submitApplication`) after checking the submission's
+    /// limits, the user's right to submit to its queue and the AM container's size; a
+    /// resubmission of a stored application is acknowledged as is.
+    pub(crate) async fn submit_application(
         &self,
-        request: Request<pb::SubmitApplicationRequestProto>,
-    ) -> Result<Response<pb::SubmitApplicationResponseProto>, Status> {
-        let user = self.user(&request)?;
-        let context = request
-            .into_inner()
-            .application_submission_context
-            .ok_or_else(|| {
-                Status::invalid_argument(
-                    "SubmitApplication: application_submission_context is required",
-                )
-            })?;
+        caller: &Caller,
+        request: pb::SubmitApplicationRequestProto,
+    ) -> Result<pb::SubmitApplicationResponseProto, RmError> {
+        let user = user_name(caller);
+        let context = request.application_submission_context.ok_or_else(|| {
+            RmError::invalid(
+                "application_submission_context",
+                "SubmitApplication: application_submission_context is required",
+            )
+        })?;
+        const ID_FIELD: &str = "application_submission_context.application_id";
         let id_proto = context.application_id.ok_or_else(|| {
-            Status::invalid_argument(
-                "SubmitApplication: application_submission_context.application_id is required",
+            RmError::invalid(
+                ID_FIELD,
+                format!("SubmitApplication: {ID_FIELD} is required"),
             )
         })?;
         let id = ApplicationId::try_from(id_proto)
-            .map_err(|err| Status::invalid_argument(format!("SubmitApplication: {err}")))?;
+            .map_err(|err| RmError::invalid(ID_FIELD, format!("SubmitApplication: {err}")))?;
         self.submission_limits.check(&context).map_err(|refusal| {
-            Status::invalid_argument(format!("SubmitApplication of {id}: {refusal}"))
+            RmError::invalid(
+                "application_submission_context",
+                format!("SubmitApplication of {id}: {refusal}"),
+            )
         })?;
         let record = application_record(user, &context, id.id, now_ms(), self.max_attempts);
         self.check_submission(id, &record).await?;
@@ -259,27 +263,26 @@ impl ApplicationClientProtocol for ClientService {
         });
         match self.proposer.propose(command).await? {
             RmResponse::ApplicationSubmitted | RmResponse::ApplicationAlreadySubmitted => {
-                Ok(Response::new(pb::SubmitApplicationResponseProto {}))
+                Ok(pb::SubmitApplicationResponseProto {})
             }
-            RmResponse::UnknownApplicationId { .. } => Err(Status::invalid_argument(format!(
-                "{id} was not handed out by this cluster; call GetNewApplication first"
-            ))),
-            other => Err(Status::internal(format!(
+            RmResponse::UnknownApplicationId { .. } => Err(RmError::invalid(
+                ID_FIELD,
+                format!("{id} was not handed out by this cluster; call GetNewApplication first"),
+            )),
+            other => Err(RmError::internal(format!(
                 "submitting {id} produced {other:?}"
             ))),
         }
     }
 
-    async fn get_application_report(
+    /// The report of one application (YARN's `getApplicationReport`), as `caller` may see it.
+    pub(crate) async fn get_application_report(
         &self,
-        request: Request<pb::GetApplicationReportRequestProto>,
-    ) -> Result<Response<pb::GetApplicationReportResponseProto>, Status> {
-        let user = self.user(&request)?;
-        let id_proto = request.into_inner().application_id.ok_or_else(|| {
-            Status::invalid_argument("GetApplicationReport: application_id is required")
-        })?;
-        let id = ApplicationId::try_from(id_proto)
-            .map_err(|err| Status::invalid_argument(format!("GetApplicationReport: {err}")))?;
+        caller: &Caller,
+        request: pb::GetApplicationReportRequestProto,
+    ) -> Result<pb::GetApplicationReportResponseProto, RmError> {
+        let user = user_name(caller);
+        let id = application_id(request.application_id, "GetApplicationReport")?;
         self.proposer.read_barrier().await?;
         let report = self.state.read(|state| {
             if state.cluster_timestamp_ms != id.cluster_timestamp {
@@ -288,20 +291,21 @@ impl ApplicationClientProtocol for ClientService {
             let app = state.applications.get(&id.id)?;
             Some(application_report(state, app, &user))
         });
-        let report = report.ok_or_else(|| {
-            Status::not_found(format!("Application with id '{id}' doesn't exist in RM."))
-        })?;
-        Ok(Response::new(pb::GetApplicationReportResponseProto {
+        let report = report.ok_or(RmError::ApplicationNotFound { id })?;
+        Ok(pb::GetApplicationReportResponseProto {
             application_report: Some(report),
-        }))
+        })
     }
 
-    async fn get_applications(
+    /// Reports of the applications the filters select, newest first (YARN's
+    /// `getApplications`).
+    pub(crate) async fn get_applications(
         &self,
-        request: Request<pb::GetApplicationsRequestProto>,
-    ) -> Result<Response<pb::GetApplicationsResponseProto>, Status> {
-        let user = self.user(&request)?;
-        let filter = request.into_inner();
+        caller: &Caller,
+        request: pb::GetApplicationsRequestProto,
+    ) -> Result<pb::GetApplicationsResponseProto, RmError> {
+        let user = user_name(caller);
+        let filter = request;
         self.proposer.read_barrier().await?;
         let applications = self.state.read(|state| {
             let states: Vec<i32> = filter.application_states.clone();
@@ -327,26 +331,26 @@ impl ApplicationClientProtocol for ClientService {
             }
             reports
         });
-        Ok(Response::new(pb::GetApplicationsResponseProto {
-            applications,
-        }))
+        Ok(pb::GetApplicationsResponseProto { applications })
     }
 
-    async fn force_kill_application(
+    /// Kills an application (YARN's `forceKillApplication`) if `caller` may modify it; killing
+    /// one that already ended succeeds.
+    pub(crate) async fn force_kill_application(
         &self,
-        request: Request<pb::KillApplicationRequestProto>,
-    ) -> Result<Response<pb::KillApplicationResponseProto>, Status> {
-        let user = self.user(&request)?;
-        let body = request.into_inner();
-        let id = application_id(body.application_id, "ForceKillApplication")?;
+        caller: &Caller,
+        request: pb::KillApplicationRequestProto,
+    ) -> Result<pb::KillApplicationResponseProto, RmError> {
+        let user = user_name(caller);
+        let id = application_id(request.application_id, "ForceKillApplication")?;
         self.proposer.read_barrier().await?;
         self.check_modify_access(&user, "MODIFY_APP", id).await?;
-        let diagnostics = if body.diagnostics.is_empty() {
+        let diagnostics = if request.diagnostics.is_empty() {
             format!("Application {id} was killed by user {user}")
         } else {
             format!(
                 "Application {id} was killed by user {user}: {}",
-                self.diagnostics_limit.bound(body.diagnostics)
+                self.diagnostics_limit.bound(request.diagnostics)
             )
         };
         let command = RmCommand::V1(CommandV1::KillApplication {
@@ -356,62 +360,60 @@ impl ApplicationClientProtocol for ClientService {
         });
         match self.proposer.propose(command).await? {
             RmResponse::ApplicationKilled | RmResponse::ApplicationAlreadyFinal { .. } => {
-                Ok(Response::new(pb::KillApplicationResponseProto {
+                Ok(pb::KillApplicationResponseProto {
                     is_kill_completed: true,
-                }))
+                })
             }
             RmResponse::UnknownApplication { .. } => Err(unknown_application(id)),
-            other => Err(Status::internal(format!("killing {id} produced {other:?}"))),
+            other => Err(RmError::internal(format!(
+                "killing {id} produced {other:?}"
+            ))),
         }
     }
 
-    async fn get_cluster_metrics(
+    /// The cluster's node and application counts, and this leadership's opportunistic counts
+    /// (YARN's `getClusterMetrics`).
+    pub(crate) async fn get_cluster_metrics(
         &self,
-        request: Request<pb::GetClusterMetricsRequestProto>,
-    ) -> Result<Response<pb::GetClusterMetricsResponseProto>, Status> {
-        self.user(&request)?;
-        self.proposer.read_barrier().await?;
-        let leadership = self.proposer.gate.require_leader()?;
+    ) -> Result<pb::GetClusterMetricsResponseProto, RmError> {
+        let leadership = self.proposer.read_barrier().await?;
+
         let counts = leadership.counts();
         let metrics = leadership.nodes(|tracker| {
             self.state
                 .read(|state| reports::cluster_metrics(state, tracker, counts))
         });
-        Ok(Response::new(pb::GetClusterMetricsResponseProto {
+        Ok(pb::GetClusterMetricsResponseProto {
             cluster_metrics: Some(metrics),
-        }))
+        })
     }
 
-    async fn get_cluster_nodes(
+    /// Reports of the nodes in the requested states (YARN's `getClusterNodes`).
+    pub(crate) async fn get_cluster_nodes(
         &self,
-        request: Request<pb::GetClusterNodesRequestProto>,
-    ) -> Result<Response<pb::GetClusterNodesResponseProto>, Status> {
-        self.user(&request)?;
+        request: pb::GetClusterNodesRequestProto,
+    ) -> Result<pb::GetClusterNodesResponseProto, RmError> {
         let states: Vec<pb::NodeStateProto> = request
-            .get_ref()
             .node_states
             .iter()
             .filter_map(|state| pb::NodeStateProto::try_from(*state).ok())
             .collect();
-        self.proposer.read_barrier().await?;
-        let leadership = self.proposer.gate.require_leader()?;
+        let leadership = self.proposer.read_barrier().await?;
+
         let node_reports = leadership.nodes(|tracker| {
             self.state
                 .read(|state| reports::node_reports(state, tracker, &states))
         });
-        Ok(Response::new(pb::GetClusterNodesResponseProto {
-            node_reports,
-        }))
+        Ok(pb::GetClusterNodesResponseProto { node_reports })
     }
 
-    async fn get_queue_info(
+    /// One queue, and its children if asked (YARN's `getQueueInfo`).
+    pub(crate) async fn get_queue_info(
         &self,
-        request: Request<pb::GetQueueInfoRequestProto>,
-    ) -> Result<Response<pb::GetQueueInfoResponseProto>, Status> {
-        self.user(&request)?;
-        self.proposer.read_barrier().await?;
-        let query = request.into_inner();
-        let leadership = self.proposer.gate.require_leader()?;
+        request: pb::GetQueueInfoRequestProto,
+    ) -> Result<pb::GetQueueInfoResponseProto, RmError> {
+        let leadership = self.proposer.read_barrier().await?;
+
         let nodes = leadership.nodes(|tracker| tracker.schedulable());
         // Verdicts found here stay in the cell until the scheduling loop commits them.
         let info = leadership
@@ -419,27 +421,30 @@ impl ApplicationClientProtocol for ClientService {
             .with_reconciled(&self.state, &self.queues, &nodes, |leader| {
                 queue_info_proto(
                     leader.scheduler(),
-                    &query.queue_name,
-                    query.include_child_queues,
-                    query.recursive,
+                    &request.queue_name,
+                    request.include_child_queues,
+                    request.recursive,
                 )
             })
             .await
-            .map_err(|err| Status::failed_precondition(err.to_string()))?;
-        let info = info.map_err(|err| Status::not_found(err.to_string()))?;
-        Ok(Response::new(pb::GetQueueInfoResponseProto {
+            .map_err(|err| RmError::precondition(err.to_string()))?;
+        let info = info.map_err(|err| RmError::NotFound {
+            message: err.to_string(),
+        })?;
+        Ok(pb::GetQueueInfoResponseProto {
             queue_info: Some(info),
-        }))
+        })
     }
 
-    async fn get_queue_user_acls(
+    /// The rights `caller` holds on every queue (YARN's `getQueueUserAcls`).
+    pub(crate) async fn get_queue_user_acls(
         &self,
-        request: Request<pb::GetQueueUserAclsInfoRequestProto>,
-    ) -> Result<Response<pb::GetQueueUserAclsInfoResponseProto>, Status> {
-        let user = self.user(&request)?;
-        self.proposer.read_barrier().await?;
+        caller: &Caller,
+    ) -> Result<pb::GetQueueUserAclsInfoResponseProto, RmError> {
+        let user = user_name(caller);
+        let leadership = self.proposer.read_barrier().await?;
         let groups = self.groups_of(&user).await;
-        let leadership = self.proposer.gate.require_leader()?;
+
         let nodes = leadership.nodes(|tracker| tracker.schedulable());
         let queue_user_acls = leadership
             .scheduler()
@@ -447,29 +452,30 @@ impl ApplicationClientProtocol for ClientService {
                 queue_user_acls(leader.scheduler(), &user, &groups)
             })
             .await
-            .map_err(|err| Status::failed_precondition(err.to_string()))?;
-        Ok(Response::new(pb::GetQueueUserAclsInfoResponseProto {
-            queue_user_acls,
-        }))
+            .map_err(|err| RmError::precondition(err.to_string()))?;
+        Ok(pb::GetQueueUserAclsInfoResponseProto { queue_user_acls })
     }
 
-    async fn move_application_across_queues(
+    /// Moves a running application to another leaf queue (YARN's
+    /// `moveApplicationAcrossQueues`) if `caller` may modify it and submit to the target.
+    pub(crate) async fn move_application_across_queues(
         &self,
-        request: Request<pb::MoveApplicationAcrossQueuesRequestProto>,
-    ) -> Result<Response<pb::MoveApplicationAcrossQueuesResponseProto>, Status> {
+        caller: &Caller,
+        request: pb::MoveApplicationAcrossQueuesRequestProto,
+    ) -> Result<pb::MoveApplicationAcrossQueuesResponseProto, RmError> {
         const RPC: &str = "MoveApplicationAcrossQueues";
-        let user = self.user(&request)?;
-        let body = request.into_inner();
-        let id = application_id(body.application_id, RPC)?;
-        if body.target_queue.trim().is_empty() {
-            return Err(Status::invalid_argument(format!(
-                "{RPC}: target_queue is required"
-            )));
+        let user = user_name(caller);
+        let id = application_id(request.application_id, RPC)?;
+        if request.target_queue.trim().is_empty() {
+            return Err(RmError::invalid(
+                "target_queue",
+                format!("{RPC}: target_queue is required"),
+            ));
         }
         self.proposer.read_barrier().await?;
         let state = self.application(id, |app| app.state)?;
         if state.is_final() || state == ApplicationState::Submitted {
-            return Err(Status::failed_precondition(format!(
+            return Err(RmError::precondition(format!(
                 "App in {} state cannot be moved.",
                 application_state(state).as_str_name()
             )));
@@ -483,13 +489,13 @@ impl ApplicationClientProtocol for ClientService {
             .scheduler()
             .with_reconciled(&self.state, &self.queues, &nodes, |leader| {
                 let scheduler = leader.scheduler();
-                let path = scheduler.check_move(id, &body.target_queue)?;
+                let path = scheduler.check_move(id, &request.target_queue)?;
                 scheduler.check_access(&path, QueueAcl::SubmitApplications, &user, &groups)?;
                 Ok::<_, SchedulerError>(path)
             })
             .await
-            .map_err(|err| Status::failed_precondition(err.to_string()))?;
-        let path = checked.map_err(|err| scheduler_refusal(RPC, &err))?;
+            .map_err(|err| RmError::precondition(err.to_string()))?;
+        let path = checked.map_err(|err| move_refusal(RPC, &user, &err))?;
         let command = RmCommand::V1(CommandV1::MoveApplication {
             application_seq: id.id,
             queue: path.clone(),
@@ -497,30 +503,23 @@ impl ApplicationClientProtocol for ClientService {
         match self.proposer.propose(command).await? {
             RmResponse::ApplicationMoved => {
                 tracing::info!(application = %id, queue = %path, %user, "application moved");
-                Ok(Response::new(
-                    pb::MoveApplicationAcrossQueuesResponseProto {},
-                ))
+                Ok(pb::MoveApplicationAcrossQueuesResponseProto {})
             }
-            RmResponse::ApplicationAlreadyFinal { state } => {
-                Err(Status::failed_precondition(format!(
-                    "App in {} state cannot be moved.",
-                    application_state(state).as_str_name()
-                )))
-            }
+            RmResponse::ApplicationAlreadyFinal { state } => Err(RmError::precondition(format!(
+                "App in {} state cannot be moved.",
+                application_state(state).as_str_name()
+            ))),
             RmResponse::UnknownApplication { .. } => Err(unknown_application(id)),
-            other => Err(Status::internal(format!("moving {id} produced {other:?}"))),
+            other => Err(RmError::internal(format!("moving {id} produced {other:?}"))),
         }
     }
 
-    async fn get_application_attempts(
+    /// Reports of an application's attempts (YARN's `getApplicationAttempts`).
+    pub(crate) async fn get_application_attempts(
         &self,
-        request: Request<pb::GetApplicationAttemptsRequestProto>,
-    ) -> Result<Response<pb::GetApplicationAttemptsResponseProto>, Status> {
-        self.user(&request)?;
-        let id = application_id(
-            request.into_inner().application_id,
-            "GetApplicationAttempts",
-        )?;
+        request: pb::GetApplicationAttemptsRequestProto,
+    ) -> Result<pb::GetApplicationAttemptsResponseProto, RmError> {
+        let id = application_id(request.application_id, "GetApplicationAttempts")?;
         self.proposer.read_barrier().await?;
         let application_attempts = self.state.read(|state| {
             state
@@ -530,34 +529,34 @@ impl ApplicationClientProtocol for ClientService {
                 .map(|app| reports::attempt_reports(state, app))
         });
         let application_attempts = application_attempts.ok_or_else(|| unknown_application(id))?;
-        Ok(Response::new(pb::GetApplicationAttemptsResponseProto {
+        Ok(pb::GetApplicationAttemptsResponseProto {
             application_attempts,
-        }))
+        })
     }
 
-    async fn get_containers(
+    /// Reports of an attempt's containers (YARN's `getContainers`).
+    pub(crate) async fn get_containers(
         &self,
-        request: Request<pb::GetContainersRequestProto>,
-    ) -> Result<Response<pb::GetContainersResponseProto>, Status> {
-        self.user(&request)?;
-        let attempt = attempt_id(request.into_inner().application_attempt_id, "GetContainers")?;
+        request: pb::GetContainersRequestProto,
+    ) -> Result<pb::GetContainersResponseProto, RmError> {
+        let attempt = attempt_id(request.application_attempt_id, "GetContainers")?;
         self.proposer.read_barrier().await?;
         self.application(attempt.application_id, |_| ())?;
         let containers = self
             .state
             .read(|state| reports::container_reports(state, attempt));
-        Ok(Response::new(pb::GetContainersResponseProto { containers }))
+        Ok(pb::GetContainersResponseProto { containers })
     }
 
-    async fn fail_application_attempt(
+    /// Fails an application's current attempt (YARN's `failApplicationAttempt`) if `caller` may
+    /// modify the application; the RM starts another if attempts remain.
+    pub(crate) async fn fail_application_attempt(
         &self,
-        request: Request<pb::FailApplicationAttemptRequestProto>,
-    ) -> Result<Response<pb::FailApplicationAttemptResponseProto>, Status> {
-        let user = self.user(&request)?;
-        let attempt = attempt_id(
-            request.into_inner().application_attempt_id,
-            "FailApplicationAttempt",
-        )?;
+        caller: &Caller,
+        request: pb::FailApplicationAttemptRequestProto,
+    ) -> Result<pb::FailApplicationAttemptResponseProto, RmError> {
+        let user = user_name(caller);
+        let attempt = attempt_id(request.application_attempt_id, "FailApplicationAttempt")?;
         self.proposer.read_barrier().await?;
         let id = attempt.application_id;
         self.check_modify_access(&user, "MODIFY_APP", id).await?;
@@ -569,37 +568,39 @@ impl ApplicationClientProtocol for ClientService {
             now_ms: now_ms(),
         });
         match self.proposer.propose(command).await? {
-            RmResponse::AttemptFailed { .. } => {
-                Ok(Response::new(pb::FailApplicationAttemptResponseProto {}))
+            RmResponse::AttemptFailed { .. } => Ok(pb::FailApplicationAttemptResponseProto {}),
+            RmResponse::AttemptNotCurrent { current, .. } => Err(RmError::precondition(format!(
+                "{attempt} is not the current attempt of its application ({} is)",
+                ApplicationAttemptId::new(id, current)
+            ))),
+            RmResponse::ApplicationAlreadyFinal { state } => {
+                Err(RmError::precondition(format!("{id} is already {state:?}")))
             }
-            RmResponse::AttemptNotCurrent { current, .. } => {
-                Err(Status::failed_precondition(format!(
-                    "{attempt} is not the current attempt of its application ({} is)",
-                    ApplicationAttemptId::new(id, current)
-                )))
-            }
-            RmResponse::ApplicationAlreadyFinal { state } => Err(Status::failed_precondition(
-                format!("{id} is already {state:?}"),
-            )),
             RmResponse::UnknownApplication { .. } => Err(unknown_application(id)),
-            other => Err(Status::internal(format!(
+            other => Err(RmError::internal(format!(
                 "failing {attempt} produced {other:?}"
             ))),
         }
     }
 
-    async fn update_application_priority(
+    /// Changes an application's priority (YARN's `updateApplicationPriority`), capped at
+    /// `yarn.cluster.max-application-priority`; a finished application answers with the
+    /// priority it ended with.
+    pub(crate) async fn update_application_priority(
         &self,
-        request: Request<pb::UpdateApplicationPriorityRequestProto>,
-    ) -> Result<Response<pb::UpdateApplicationPriorityResponseProto>, Status> {
+        caller: &Caller,
+        request: pb::UpdateApplicationPriorityRequestProto,
+    ) -> Result<pb::UpdateApplicationPriorityResponseProto, RmError> {
         const RPC: &str = "UpdateApplicationPriority";
-        let user = self.user(&request)?;
-        let body = request.into_inner();
-        let id = application_id(body.application_id, RPC)?;
-        let requested = body
+        let user = user_name(caller);
+        let id = application_id(request.application_id, RPC)?;
+        let requested = request
             .application_priority
             .ok_or_else(|| {
-                Status::invalid_argument(format!("{RPC}: application_priority is required"))
+                RmError::invalid(
+                    "application_priority",
+                    format!("{RPC}: application_priority is required"),
+                )
             })?
             .priority;
         self.proposer.read_barrier().await?;
@@ -609,7 +610,7 @@ impl ApplicationClientProtocol for ClientService {
             return Ok(priority_response(current));
         }
         if state == ApplicationState::Submitted {
-            return Err(Status::failed_precondition(format!(
+            return Err(RmError::precondition(format!(
                 "Application in {} state cannot update priority.",
                 application_state(state).as_str_name()
             )));
@@ -640,36 +641,40 @@ impl ApplicationClientProtocol for ClientService {
                 Ok(priority_response(current))
             }
             RmResponse::UnknownApplication { .. } => Err(unknown_application(id)),
-            other => Err(Status::internal(format!(
+            other => Err(RmError::internal(format!(
                 "changing the priority of {id} produced {other:?}"
             ))),
         }
     }
 }
 
-fn priority_response(priority: i32) -> Response<pb::UpdateApplicationPriorityResponseProto> {
-    Response::new(pb::UpdateApplicationPriorityResponseProto {
+fn priority_response(priority: i32) -> pb::UpdateApplicationPriorityResponseProto {
+    pb::UpdateApplicationPriorityResponseProto {
         application_priority: Some(pb::PriorityProto { priority }),
-    })
+    }
 }
 
-fn scheduler_not_ready() -> Status {
-    Status::unavailable("the leader's scheduler is not ready yet; retry shortly")
+fn scheduler_not_ready() -> RmError {
+    RmError::unavailable("the leader's scheduler is not ready yet; retry shortly")
 }
 
-/// A scheduler refusal of `rpc` as the status a client can act on: missing rights are
-/// PERMISSION_DENIED, a queue that does not exist or cannot hold applications is
-/// INVALID_ARGUMENT, a queue that cannot take one now is FAILED_PRECONDITION.
-fn scheduler_refusal(rpc: &str, err: &SchedulerError) -> Status {
+/// A scheduler refusal of moving to `target_queue` as an error a client can act on: missing
+/// rights are an access refusal, a queue that does not exist or cannot hold applications an
+/// invalid `target_queue`, a queue that cannot take one now a failed precondition.
+fn move_refusal(rpc: &str, user: &str, err: &SchedulerError) -> RmError {
     let message = format!("{rpc}: {err}");
     match err {
-        SchedulerError::AccessDenied { .. } => Status::permission_denied(message),
+        SchedulerError::AccessDenied { .. } => RmError::AccessDenied {
+            user: user.to_owned(),
+            right: QueueAcl::SubmitApplications.to_string(),
+            message,
+        },
         SchedulerError::UnknownQueue { .. }
         | SchedulerError::AmbiguousQueue { .. }
         | SchedulerError::NotLeafQueue { .. }
-        | SchedulerError::NoSuchQueue { .. } => Status::invalid_argument(message),
-        SchedulerError::UnknownApplication { .. } => Status::not_found(message),
-        _ => Status::failed_precondition(message),
+        | SchedulerError::NoSuchQueue { .. } => RmError::invalid("target_queue", message),
+        SchedulerError::UnknownApplication { .. } => RmError::NotFound { message },
+        _ => RmError::precondition(message),
     }
 }
 
@@ -710,26 +715,27 @@ fn queue_user_acls(
         .collect()
 }
 
-fn unknown_application(id: ApplicationId) -> Status {
-    Status::not_found(format!("Application with id '{id}' doesn't exist in RM."))
+fn unknown_application(id: ApplicationId) -> RmError {
+    RmError::ApplicationNotFound { id }
 }
 
 fn application_id(
     proto: Option<pb::ApplicationIdProto>,
     rpc: &str,
-) -> Result<ApplicationId, Status> {
-    let proto = proto
-        .ok_or_else(|| Status::invalid_argument(format!("{rpc}: application_id is required")))?;
-    ApplicationId::try_from(proto).map_err(|err| Status::invalid_argument(format!("{rpc}: {err}")))
+) -> Result<ApplicationId, RmError> {
+    const FIELD: &str = "application_id";
+    let proto =
+        proto.ok_or_else(|| RmError::invalid(FIELD, format!("{rpc}: {FIELD} is required")))?;
+    ApplicationId::try_from(proto).map_err(|err| RmError::invalid(FIELD, format!("{rpc}: {err}")))
 }
 
 fn attempt_id(
     proto: Option<pb::ApplicationAttemptIdProto>,
     rpc: &str,
-) -> Result<ApplicationAttemptId, Status> {
-    let proto = proto.ok_or_else(|| {
-        Status::invalid_argument(format!("{rpc}: application_attempt_id is required"))
-    })?;
+) -> Result<ApplicationAttemptId, RmError> {
+    const FIELD: &str = "application_attempt_id";
+    let proto =
+        proto.ok_or_else(|| RmError::invalid(FIELD, format!("{rpc}: {FIELD} is required")))?;
     ApplicationAttemptId::try_from(proto)
-        .map_err(|err| Status::invalid_argument(format!("{rpc}: {err}")))
+        .map_err(|err| RmError::invalid(FIELD, format!("{rpc}: {err}")))
 }

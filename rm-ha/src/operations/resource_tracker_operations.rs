@@ -1,24 +1,18 @@
-//! ResourceTracker on the RM resource-tracker address: NodeManager registration and heartbeats.
+//! [`ResourceTrackerOperations`]: NodeManager registration and heartbeats.
 
 use std::time::{Duration, Instant};
 
-use tonic::{Request, Response, Status};
 use yarn_proto::ids::NodeId;
-use yarn_proto::pb::resource_tracker_server::ResourceTracker;
 use yarn_proto::pb::{self, NodeActionProto};
-use yarn_security::{Authorizer, Caller, Role};
+use yarn_security::Caller;
 
-use super::clock::now_ms;
-use super::leader_gate::LeaderGate;
-use super::proposer::Proposer;
+use super::RmError;
 use crate::applications::DiagnosticsLimit;
 use crate::nodes::{HeartbeatVerdict, cleanup, reported_completions};
+use crate::replica::{LeaderGate, Proposer, now_ms};
 use crate::state_machine::{CommandV1, MasterKeyKind, RmCommand, RmState, StateView};
 
-/// The protocol name quoted in role refusals.
-const ENDPOINT: &str = "resource tracker";
-
-/// The leader's ResourceTracker.
+/// The leader's ResourceTracker operations.
 ///
 /// Guarantees: only the serving leader answers (others refuse through [`LeaderGate`]); a
 /// NodeManager certificate may speak only for nodes on its own host; RESYNC and SHUTDOWN travel
@@ -26,38 +20,34 @@ const ENDPOINT: &str = "resource tracker";
 /// nothing; master keys are sent only when the node's last known key id differs; a completed
 /// container the node reports is committed before the response lets the node forget it, so no
 /// completion is lost to a failover.
-pub(crate) struct ResourceTrackerService {
+pub(crate) struct ResourceTrackerOperations {
     pub(crate) gate: LeaderGate,
     /// Commits the completions nodes report.
     pub(crate) proposer: Proposer,
     pub(crate) state: StateView,
-    pub(crate) authorizer: Authorizer,
     pub(crate) heartbeat_interval: Duration,
     /// How much of a container's exit diagnostics is kept.
     pub(crate) diagnostics_limit: DiagnosticsLimit,
 }
 
-impl ResourceTrackerService {
-    /// Checks the caller may speak for `node`.
-    fn authorize_node<T>(&self, request: &Request<T>, node: &NodeId) -> Result<(), Status> {
-        match self
-            .authorizer
-            .authorize(request, &[Role::NodeManager], ENDPOINT)?
-        {
-            Caller::Peer(identity) if identity.name != node.host => {
-                Err(Status::permission_denied(format!(
-                    "certificate {identity} may not speak for node {node}: a NodeManager \
-                     certificate is named by its host"
-                )))
-            }
-            Caller::Peer(_) | Caller::Anonymous => Ok(()),
-        }
+/// Checks `caller` may speak for `node`: a NodeManager certificate is named by its host.
+fn authorize_node(caller: &Caller, node: &NodeId) -> Result<(), RmError> {
+    match caller {
+        Caller::Peer(identity) if identity.name != node.host => Err(RmError::AccessDenied {
+            user: identity.name.clone(),
+            right: format!("node {node}"),
+            message: format!(
+                "certificate {identity} may not speak for node {node}: a NodeManager certificate \
+                 is named by its host"
+            ),
+        }),
+        Caller::Peer(_) | Caller::Anonymous => Ok(()),
     }
 }
 
-fn node_id(proto: Option<pb::NodeIdProto>, field: &str) -> Result<NodeId, Status> {
-    let proto = proto.ok_or_else(|| Status::invalid_argument(format!("{field} is required")))?;
-    NodeId::try_from(proto).map_err(|err| Status::invalid_argument(format!("{field}: {err}")))
+fn node_id(proto: Option<pb::NodeIdProto>, field: &'static str) -> Result<NodeId, RmError> {
+    let proto = proto.ok_or_else(|| RmError::invalid(field, format!("{field} is required")))?;
+    NodeId::try_from(proto).map_err(|err| RmError::invalid(field, format!("{field}: {err}")))
 }
 
 /// The current key of `kind`, when initialized.
@@ -76,16 +66,23 @@ fn key_if_changed(
     (last_known.map(|k| k.key_id) != Some(current.key_id)).then_some(current)
 }
 
-#[tonic::async_trait]
-impl ResourceTracker for ResourceTrackerService {
-    async fn register_node_manager(
+impl ResourceTrackerOperations {
+    /// Registers `caller`'s node with this leadership (YARN's `registerNodeManager`) and hands
+    /// it the token master keys; a decommissioned node, or one offering nothing, is told to
+    /// shut down.
+    ///
+    /// # Errors
+    ///
+    /// Not leader; an invalid node id; access denied for a node of another host; unavailable
+    /// until the new leader's master keys exist.
+    pub(crate) async fn register_node_manager(
         &self,
-        request: Request<pb::RegisterNodeManagerRequestProto>,
-    ) -> Result<Response<pb::RegisterNodeManagerResponseProto>, Status> {
+        caller: &Caller,
+        registration: pb::RegisterNodeManagerRequestProto,
+    ) -> Result<pb::RegisterNodeManagerResponseProto, RmError> {
         let leadership = self.gate.require_leader()?;
-        let node = node_id(request.get_ref().node_id.clone(), "node_id")?;
-        self.authorize_node(&request, &node)?;
-        let registration = request.into_inner();
+        let node = node_id(registration.node_id.clone(), "node_id")?;
+        authorize_node(caller, &node)?;
         let resource = registration.resource.unwrap_or_default();
         let (keys, decommissioned) = self.state.read(|state| {
             let keys = current_key(state, MasterKeyKind::Container)
@@ -93,7 +90,7 @@ impl ResourceTracker for ResourceTrackerService {
             (keys, state.decommissioned_nodes.contains(&node.to_string()))
         });
         let Some((container_key, nm_key)) = keys else {
-            return Err(Status::unavailable(
+            return Err(RmError::unavailable(
                 "the token master keys are not initialized yet; the new leader creates them \
                  within a second, retry",
             ));
@@ -112,12 +109,12 @@ impl ResourceTracker for ResourceTrackerService {
         };
         if let Some(diagnostics) = refusal {
             tracing::warn!(%node, %diagnostics, "refusing a NodeManager");
-            return Ok(Response::new(pb::RegisterNodeManagerResponseProto {
+            return Ok(pb::RegisterNodeManagerResponseProto {
                 node_action: NodeActionProto::Shutdown.into(),
                 diagnostics_message: diagnostics,
                 rm_identifier: i64::try_from(leadership.epoch()).unwrap_or(i64::MAX),
                 ..Default::default()
-            }));
+            });
         }
         tracing::info!(
             %node,
@@ -130,52 +127,58 @@ impl ResourceTracker for ResourceTrackerService {
         leadership.nodes(|tracker| {
             tracker.register(node, resource, http_port, Instant::now());
         });
-        Ok(Response::new(pb::RegisterNodeManagerResponseProto {
+        Ok(pb::RegisterNodeManagerResponseProto {
             container_token_master_key: Some(container_key),
             nm_token_master_key: Some(nm_key),
             node_action: NodeActionProto::Normal.into(),
             rm_identifier: i64::try_from(leadership.epoch()).unwrap_or(i64::MAX),
             ..Default::default()
-        }))
+        })
     }
 
-    async fn node_heartbeat(
+    /// One heartbeat of `caller`'s node (YARN's `nodeHeartbeat`); see the guarantees on
+    /// [`ResourceTrackerOperations`].
+    ///
+    /// # Errors
+    ///
+    /// As [`register_node_manager`](Self::register_node_manager), and a completion that could
+    /// not be committed (the node sends the same heartbeat again).
+    pub(crate) async fn node_heartbeat(
         &self,
-        request: Request<pb::NodeHeartbeatRequestProto>,
-    ) -> Result<Response<pb::NodeHeartbeatResponseProto>, Status> {
+        caller: &Caller,
+        heartbeat: pb::NodeHeartbeatRequestProto,
+    ) -> Result<pb::NodeHeartbeatResponseProto, RmError> {
         let leadership = self.gate.require_leader()?;
-        let status = request
-            .get_ref()
+        let status = heartbeat
             .node_status
             .clone()
-            .ok_or_else(|| Status::invalid_argument("node_status is required"))?;
+            .ok_or_else(|| RmError::invalid("node_status", "node_status is required"))?;
         let node = node_id(status.node_id, "node_status.node_id")?;
-        self.authorize_node(&request, &node)?;
-        let heartbeat = request.into_inner();
+        authorize_node(caller, &node)?;
         let interval_ms = i64::try_from(self.heartbeat_interval.as_millis()).unwrap_or(i64::MAX);
         let decommissioned = self
             .state
             .read(|state| state.decommissioned_nodes.contains(&node.to_string()));
         if decommissioned {
             leadership.nodes(|tracker| tracker.unregister(&node));
-            return Ok(Response::new(pb::NodeHeartbeatResponseProto {
+            return Ok(pb::NodeHeartbeatResponseProto {
                 node_action: NodeActionProto::Shutdown.into(),
                 diagnostics_message: format!("node {node} is decommissioned"),
                 next_heart_beat_interval: interval_ms,
                 ..Default::default()
-            }));
+            });
         }
         let verdict = leadership.nodes(|tracker| tracker.heartbeat(&node, status.response_id));
         let response_id = match verdict {
-            HeartbeatVerdict::Duplicate(last) => return Ok(Response::new(*last)),
+            HeartbeatVerdict::Duplicate(last) => return Ok(*last),
             HeartbeatVerdict::Resync { reason } => {
                 tracing::info!(%node, %reason, "asking a NodeManager to resync");
-                return Ok(Response::new(pb::NodeHeartbeatResponseProto {
+                return Ok(pb::NodeHeartbeatResponseProto {
                     node_action: NodeActionProto::Resync.into(),
                     diagnostics_message: reason,
                     next_heart_beat_interval: interval_ms,
                     ..Default::default()
-                }));
+                });
             }
             HeartbeatVerdict::Accept { response_id } => response_id,
         };
@@ -240,18 +243,24 @@ impl ResourceTracker for ResourceTrackerService {
                 tracker.record_load(&node, load);
             }
         });
-        Ok(Response::new(response))
+        Ok(response)
     }
 
-    async fn un_register_node_manager(
+    /// Forgets `caller`'s node, which is shutting down (YARN's `unRegisterNodeManager`).
+    ///
+    /// # Errors
+    ///
+    /// Not leader; an invalid node id; access denied for a node of another host.
+    pub(crate) async fn un_register_node_manager(
         &self,
-        request: Request<pb::UnRegisterNodeManagerRequestProto>,
-    ) -> Result<Response<pb::UnRegisterNodeManagerResponseProto>, Status> {
+        caller: &Caller,
+        request: pb::UnRegisterNodeManagerRequestProto,
+    ) -> Result<pb::UnRegisterNodeManagerResponseProto, RmError> {
         let leadership = self.gate.require_leader()?;
-        let node = node_id(request.get_ref().node_id.clone(), "node_id")?;
-        self.authorize_node(&request, &node)?;
+        let node = node_id(request.node_id, "node_id")?;
+        authorize_node(caller, &node)?;
         tracing::info!(%node, "NodeManager unregistered");
         leadership.nodes(|tracker| tracker.unregister(&node));
-        Ok(Response::new(pb::UnRegisterNodeManagerResponseProto {}))
+        Ok(pb::UnRegisterNodeManagerResponseProto {})
     }
 }
