@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use yarn_chaos::harness::{NetworkMode, Profile, parse_duration};
+use yarn_chaos::{NetworkMode, Profile, parse_duration};
 use yarn_client::application_cli::{ApplicationStateArg, NodeStateArg};
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, NodeId};
 
@@ -426,7 +426,7 @@ pub struct BenchAllocateArgs {
 pub struct BenchAllocateAmArgs {
     /// guaranteed or opportunistic.
     #[arg(long, value_name = "MODE")]
-    pub mode: yarn_chaos::bench::AskedExecutionType,
+    pub mode: yarn_bench::AskedExecutionType,
     /// Measured rounds, after one warm-up round.
     #[arg(long, value_name = "N")]
     pub rounds: usize,

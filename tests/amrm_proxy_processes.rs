@@ -19,10 +19,10 @@ use std::process::Child;
 
 use prost::Message;
 use tokio::runtime::Runtime;
-use yarn_chaos::Signal;
-use yarn_chaos::minicluster::{ClusterState, DaemonRole};
 use yarn_client::{Idempotency, RmClient, RmClientConfig, RmService};
 use yarn_conf::{Configuration, HostPort};
+use yarn_minicluster::{ClusterState, DaemonRole};
+use yarn_nodemanager::executor::Signal;
 use yarn_proto::pb;
 use yarn_proto::pb::application_client_protocol_client::ApplicationClientProtocolClient;
 use yarn_proto::pb::application_master_protocol_client::ApplicationMasterProtocolClient;

@@ -16,7 +16,7 @@
 
 mod common;
 
-use yarn_chaos::Signal;
+use yarn_nodemanager::executor::Signal;
 
 use common::process_cluster::{
     ProcessCluster, am_pid, eventually, one_cluster_at_a_time, wait_exit,

@@ -19,9 +19,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use common::{stderr, stdout, yarn_ha};
-use yarn_chaos::harness::{
-    self, ChaosOptions, ChaosReport, Fault, FaultStatus, Invariant, Profile, Verdict,
-};
+use yarn_chaos::{ChaosOptions, ChaosReport, Fault, FaultStatus, Invariant, Profile, Verdict};
 
 /// How long jobs may run on after the faults of a run with a planted bug: it leaves
 /// ApplicationMasters waiting for containers they never get, and its evidence is in before the
@@ -51,7 +49,7 @@ fn chaos_run(
     options.drain_deadline = if failpoints.is_some() {
         PLANTED_DRAIN
     } else {
-        harness::DEFAULT_DRAIN_DEADLINE
+        yarn_chaos::DEFAULT_DRAIN_DEADLINE
     };
     options.dir = Some(dir.join("run"));
     options.daemon_env = failpoints
@@ -59,7 +57,7 @@ fn chaos_run(
         .unwrap_or_default();
     let mut out = Vec::new();
     let exe = Path::new(env!("CARGO_BIN_EXE_yarn-ha"));
-    let report = harness::run_blocking(&options, exe, &mut out);
+    let report = yarn_chaos::run_blocking(&options, exe, &mut out);
     let printed = String::from_utf8_lossy(&out).into_owned();
     match report {
         Ok(report) => (report, printed),

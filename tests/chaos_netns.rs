@@ -13,9 +13,7 @@ mod common;
 use std::path::Path;
 
 use common::{output, stderr, stdout, yarn_ha_command};
-use yarn_chaos::harness::{
-    self, ChaosOptions, ChaosReport, Failover, Fault, FaultStatus, NetworkMode, Profile,
-};
+use yarn_chaos::{ChaosOptions, ChaosReport, Failover, Fault, FaultStatus, NetworkMode, Profile};
 
 /// Whether this process may make network namespaces and iptables rules: root with
 /// CAP_NET_ADMIN (bit 12) and CAP_SYS_ADMIN (bit 21) effective.
@@ -63,7 +61,7 @@ fn a_namespace_is_entered_before_any_thread_starts_or_not_at_all() {
     let mut options = ChaosOptions::from_profile(Profile::Ci, 1);
     options.network = NetworkMode::Netns;
     let exe = Path::new(env!("CARGO_BIN_EXE_yarn-ha"));
-    let err = harness::run_blocking(&options, exe, &mut Vec::new()).unwrap_err();
+    let err = yarn_chaos::run_blocking(&options, exe, &mut Vec::new()).unwrap_err();
     let expected = if has_netns_rights() {
         "before any other thread starts"
     } else {

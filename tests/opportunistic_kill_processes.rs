@@ -9,9 +9,9 @@ mod common;
 use std::path::Path;
 
 use tokio::runtime::Runtime;
-use yarn_chaos::LayoutOptions;
 use yarn_client::{Idempotency, RmClient, RmClientConfig, RmService};
 use yarn_conf::{Configuration, keys};
+use yarn_minicluster::LayoutOptions;
 use yarn_proto::pb;
 use yarn_proto::pb::application_client_protocol_client::ApplicationClientProtocolClient;
 

@@ -1,50 +1,119 @@
-//! The yarn-ha chaos harness: starts clusters of real processes, injects faults from a seeded
-//! schedule, and checks that nothing was lost.
+//! The yarn-ha chaos harness: `yarn-ha chaos run` and `yarn-ha chaos list`. It starts a cluster
+//! of real processes (with `yarn-minicluster`), injects faults from a seeded schedule, and checks
+//! that nothing was lost.
 //!
-//! Nothing depends on this crate; it may depend on every other one. As a harness (not a
-//! library other crates build on) it reports errors with `anyhow`.
+//! Only the binary depends on this crate. As a harness (not a library other crates build on) it
+//! reports errors with `anyhow`. A run draws its fault schedule and its workload's choices from
+//! its seed, which it prints; [`run`] stops every daemon before it returns, whatever happened;
+//! a violated invariant is a verdict in the [`ChaosReport`], not an error.
 //!
-//! # Main types
-//!
-//! - [`ClusterLayout`]: lays out a local cluster on loopback: a PKI, one configuration
-//!   directory per daemon with distinct ports, and storage directories.
-//! - [`minicluster`]: `yarn-ha minicluster init|start|restart`. [`minicluster::init`] adds the
-//!   queue configuration and a manifest to a layout; [`minicluster::MiniCluster`] supervises
-//!   every daemon as a child process, records them in `cluster.json`
-//!   ([`minicluster::ClusterState`]), never restarts one on its own, restarts one on request
-//!   over its control socket, and stops them all with SIGTERM then SIGKILL.
-//! - [`bench`]: `yarn-ha bench raft`, which runs three ResourceManager processes and measures
-//!   commit latency under 1 to N concurrent proposers and the time from SIGKILL of the leader
-//!   to the next committed write ([`bench::raft_bench`], [`bench::RaftBenchReport`]).
-//! - [`harness`]: `yarn-ha chaos run|list`: a proxied cluster ([`LayoutOptions::proxied`],
-//!   [`ProxyRoute`]), fault-injecting TCP proxies, seeded fault schedules, a recorded workload,
-//!   observers, one checker per invariant, and the report ([`harness::run`]).
-//! - [`Signal`] and [`process_exists`]: the signals the harness sends to daemons (stop, kill,
-//!   freeze, resume) and a liveness check, the crate's only use of `unsafe`.
+//! A run starts a cluster of real processes behind fault-injecting proxies (or, in the netns
+//! mode, in a network namespace of its own where [`KernelNetwork`] drops and delays packets),
+//! runs a workload, injects faults from a seeded schedule, heals everything, waits for the
+//! cluster to settle, checks every invariant, and writes a report.
 //!
 //! ```text
-//!   <base>/minicluster.json          the manifest: daemons and their conf dirs (init)
-//!   <base>/cluster.json              pids, states, exit statuses, addresses (start)
-//!   <base>/supervisor.sock           restart requests to the running supervisor
-//!   <base>/logs/<id>.log             each daemon's stdout and stderr, across restarts
-//!   <base>/pki/                      cluster CA, one certificate per RM, NM and the user
-//!   <base>/rm1/conf/yarn-site.xml    shared keys + yarn.resourcemanager.ha.id and rm1's cert
-//!   <base>/rm1/conf/capacity-scheduler.xml   root.default at 100% (in every conf dir)
-//!   <base>/rm1/raft/                 rm1's Raft storage
-//!   <base>/nm1/conf/yarn-site.xml    shared keys + nm1's addresses, dirs and cert
-//!   <base>/client/conf/yarn-site.xml shared keys + the user's cert, for CLI calls
+//!                       ┌──────────── ChaosCluster ────────────────────────────────────┐
+//!  Workload ──────────▶ │ ProxyFleet: a TcpProxy on every RM endpoint's front          │
+//!  (jobs, refreshes,    │   rules: NetworkRules (drop / delay, per direction, per peer) │
+//!   reads; History)     │   callers placed by connection_source (/proc)                │
+//!                       │      │                                                       │
+//!  FaultSchedule(seed)  │   rm1 ◀─raft─▶ rm2 ◀─raft─▶ rm3     nm1  nm2 (heartbeats,    │
+//!   ─▶ Fault::plan      │      (each RM sees its peers' fronts)      their AMs' calls) │
+//!      (ClusterView)    │ MiniCluster supervisor: signals, restarts                    │
+//!   ─▶ inject / heal    └──────────────────────────────────────────────────────────────┘
+//!                          ▲ real addresses, past the proxies
+//!  Observers: leader_observer (GetServiceStatus), write_prober (GetNewApplication),
+//!             node_observer (NodeManager /ws/v1/node/containers)      ─▶ Observations
+//!
+//!  History + Observations + timeline + failovers ─▶ invariants::check_all ─▶ ChaosReport
 //! ```
+//!
+//! Main types: [`ChaosOptions`] and [`Profile`]; [`Fault`] (with [`FaultPlan`], one file per
+//! family: [`process_fault`], [`network_fault`], [`leadership_fault`], [`disk_fault`],
+//! [`membership_fault`] with its [`SpareReplica`]); [`NetworkRules`], made by a
+//! [`NetworkControl`]: [`TcpProxy`]s or the [`KernelNetwork`] of [`NetworkMode::Netns`];
+//! [`FaultSchedule`] over [`SplitMix64`](yarn_minicluster::SplitMix64); [`Workload`] recording
+//! a [`History`]; [`Observations`]; [`invariants`], one module per invariant; [`ChaosReport`];
+//! [`run`] and [`run_blocking`]; [`catalog`] for `chaos list`.
 
-pub mod bench;
-mod cluster_layout;
-mod demo;
-pub mod harness;
-mod layout_options;
-pub mod minicluster;
-mod proxy_route;
+mod catalog;
+mod chaos_cluster;
+mod cluster_view;
+mod connection_source;
+mod crash_fault;
+pub mod disk_fault;
+mod dshell_job;
+mod failover;
+mod fault;
+mod history;
+mod https_get;
+pub mod invariants;
+mod kernel_network;
+mod leader_observer;
+pub mod leadership_fault;
+mod leftovers;
+mod log_scan;
+pub mod membership_fault;
+mod network_control;
+pub mod network_fault;
+mod network_mode;
+mod network_rules;
+mod node_observer;
+mod observations;
+mod options;
+mod packet_filter;
+pub mod process_fault;
+mod profile;
+mod proxy_fleet;
+mod report;
+mod run;
+mod run_clock;
+mod schedule;
+mod tcp_proxy;
+mod timeline;
+mod token_probe;
+mod workload;
+mod write_prober;
 
-pub use cluster_layout::{ClusterLayout, HARNESS_USER, NM_HOST, NmLayout, RmLayout};
-pub use demo::{DemoSummary, run_demo};
-pub use layout_options::LayoutOptions;
-pub use proxy_route::ProxyRoute;
-pub use yarn_nodemanager::executor::{Signal, process_exists};
+pub use catalog::catalog;
+pub use chaos_cluster::{ChaosCluster, NODE_MEMORY_MB, NODE_VCORES, NodeEndpoint};
+pub use cluster_view::ClusterView;
+pub use connection_source::{DaemonPids, ProcSources, SourceResolver};
+pub use dshell_job::DshellJob;
+pub use failover::{Failover, failovers};
+pub use fault::{Fault, FaultAction, FaultPlan};
+pub use history::{
+    ContainerList, History, HistoryRecorder, Operation, OperationKind, OperationResult, Outcome,
+    PendingOperation, RmContainer,
+};
+pub use https_get::{http1_client, https_get};
+pub use invariants::{CheckInput, Invariant, InvariantResult, Verdict, check_all};
+pub use kernel_network::{KernelNetwork, KernelPeer, enter_private_network};
+pub use leader_observer::{LEADER_POLL, observe_leaders};
+pub use leftovers::kill_leftovers;
+pub use log_scan::{log_files, panics_in, scan};
+pub use membership_fault::SpareReplica;
+pub use network_control::NetworkControl;
+pub use network_mode::{NetworkMode, OBSERVER_ADDRESS};
+pub use network_rules::{Direction, LinkEffect, LinkRule, NetworkRules, Peer, PeerSelector};
+pub use node_observer::{NODE_POLL, observe_nodes, parse_containers};
+pub use observations::{
+    ContainerView, FinalApplication, FinalReport, LeaderSample, LogPanic, NodeInfo, NodeSnapshot,
+    Observations, ReplicaAnswer, ReplicaDigest, ReplicaStatus, StateDigestAnswer, WriteSample,
+    application_of_container,
+};
+pub use options::{
+    ChaosOptions, DEFAULT_DRAIN_DEADLINE, MAX_DAEMONS, MIN_RMS, fresh_seed, parse_duration,
+    parse_faults,
+};
+pub use profile::Profile;
+pub use proxy_fleet::ProxyFleet;
+pub use report::{ChaosReport, ReportFiles, RunSettings, WorkloadSummary};
+pub use run::{run, run_blocking};
+pub use run_clock::RunClock;
+pub use schedule::{FaultSchedule, Pacing, ScheduledFault};
+pub use tcp_proxy::{MAX_CONNECTIONS, RulesReceiver, TcpProxy};
+pub use timeline::{FaultStatus, FaultStep, FaultSteps, TimelineEntry};
+pub use workload::Workload;
+pub use write_prober::probe_writes;

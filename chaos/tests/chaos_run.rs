@@ -10,7 +10,7 @@ mod common;
 use std::time::Duration;
 
 use common::{RunOutput, run_to_end, tail};
-use yarn_chaos::harness::{ChaosReport, FaultStatus, Invariant, Verdict};
+use yarn_chaos::{ChaosReport, FaultStatus, Invariant, Verdict};
 
 /// How long the whole run may take: 25 s of faults plus start, drain and stop.
 const RUN_DEADLINE: Duration = Duration::from_secs(300);

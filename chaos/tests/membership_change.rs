@@ -13,7 +13,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::{RunOutput, run_to_end, tail};
-use yarn_chaos::harness::{ChaosReport, Fault, FaultStatus, Invariant, Verdict, kill_leftovers};
+use yarn_chaos::{ChaosReport, Fault, FaultStatus, Invariant, Verdict, kill_leftovers};
 
 /// How long the whole run may take: 10 s of faults plus start, two membership changes, drain
 /// and stop.

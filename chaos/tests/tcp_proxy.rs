@@ -14,7 +14,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::time::{Instant, timeout};
-use yarn_chaos::harness::{
+use yarn_chaos::{
     LinkEffect, LinkRule, NetworkRules, Peer, PeerSelector, ProcSources, SourceResolver, TcpProxy,
 };
 

@@ -3,15 +3,15 @@
 //! CapacityScheduler core and through the leader's Raft-committed scheduling loop;
 //! `yarn-ha bench allocate`: allocation latency per execution type and path, and simulated
 //! short-task throughput per OPPORTUNISTIC share (with `bench allocate-am`, its
-//! ApplicationMaster). All measured by `yarn_chaos::bench`.
+//! ApplicationMaster). All measured by `yarn_bench`.
 
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use yarn_chaos::bench::{
-    self, AllocateAmOptions, AllocateBenchOptions, AskPath, RaftBenchOptions, SchedulerBenchShape,
+use yarn_bench::{
+    AllocateAmOptions, AllocateBenchOptions, AskPath, RaftBenchOptions, SchedulerBenchShape,
 };
 use yarn_conf::Configuration;
 
@@ -43,7 +43,7 @@ fn allocate(args: BenchAllocateArgs) -> anyhow::Result<ExitCode> {
     };
     let exe = std::env::current_exe()
         .context("finding the yarn-ha executable to run daemons and ApplicationMasters")?;
-    let report = bench::allocate_bench(&options, &exe)?;
+    let report = yarn_bench::allocate_bench(&options, &exe)?;
     if args.json {
         println!("{}", report.to_json()?);
     } else {
@@ -64,7 +64,7 @@ fn allocate_am(conf_dir: Option<&Path>, args: BenchAllocateAmArgs) -> anyhow::Re
         containers: args.containers,
         out: args.out,
     };
-    bench::run_allocate_am(&conf, &options)?;
+    yarn_bench::run_allocate_am(&conf, &options)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -76,7 +76,7 @@ fn scheduler(args: BenchSchedulerArgs) -> anyhow::Result<ExitCode> {
             applications: args.applications,
             containers_per_application: args.containers_per_application,
         };
-        println!("{}", bench::scheduler_bench(shape)?);
+        println!("{}", yarn_bench::scheduler_bench(shape)?);
         let paths: &[AskPath] = if args.through_ams {
             &[AskPath::Scheduler, AskPath::AmProtocol]
         } else {
@@ -86,7 +86,7 @@ fn scheduler(args: BenchSchedulerArgs) -> anyhow::Result<ExitCode> {
             let dir = tempfile::tempdir().context("a directory for the benchmark cluster")?;
             println!(
                 "{}",
-                bench::leader_scheduler_bench(shape, path, &dir.path().join("cluster"))?
+                yarn_bench::leader_scheduler_bench(shape, path, &dir.path().join("cluster"))?
             );
         }
     }
@@ -101,7 +101,7 @@ fn raft(args: BenchRaftArgs) -> anyhow::Result<ExitCode> {
         failover_trials: args.failover_trials,
     };
     let exe = std::env::current_exe().context("finding the yarn-ha executable to run daemons")?;
-    let report = bench::raft_bench(&options, &exe)?;
+    let report = yarn_bench::raft_bench(&options, &exe)?;
     if args.json {
         println!("{}", report.to_json()?);
     } else {

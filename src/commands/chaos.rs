@@ -1,10 +1,10 @@
 //! `yarn-ha chaos run|list|failpoints`: seeded fault drills against a local cluster of real
-//! processes, run by `yarn_chaos::harness`.
+//! processes, run by `yarn_chaos`.
 
 use std::process::ExitCode;
 
 use anyhow::Context;
-use yarn_chaos::harness::{self, ChaosOptions, fresh_seed, parse_faults};
+use yarn_chaos::{ChaosOptions, fresh_seed, parse_faults};
 use yarn_rm_ha::storage::{FAILPOINTS_VARIABLE, Failpoints};
 
 use crate::cli::{ChaosCommand, ChaosRunArgs};
@@ -14,7 +14,7 @@ use crate::cli::{ChaosCommand, ChaosRunArgs};
 pub fn run(command: ChaosCommand) -> anyhow::Result<ExitCode> {
     match command {
         ChaosCommand::List => {
-            print!("{}", harness::catalog());
+            print!("{}", yarn_chaos::catalog());
             Ok(ExitCode::SUCCESS)
         }
         ChaosCommand::Run(args) => run_drill(args),
@@ -59,7 +59,7 @@ fn run_drill(args: ChaosRunArgs) -> anyhow::Result<ExitCode> {
     }
     options.network = args.network;
     let exe = std::env::current_exe().context("finding the yarn-ha executable to run daemons")?;
-    let report = harness::run_blocking(&options, &exe, &mut std::io::stdout())?;
+    let report = yarn_chaos::run_blocking(&options, &exe, &mut std::io::stdout())?;
     Ok(if report.passed {
         ExitCode::SUCCESS
     } else {

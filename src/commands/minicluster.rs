@@ -1,11 +1,11 @@
 //! `yarn-ha minicluster init|start|restart`: a local cluster of real daemon processes, run by
-//! `yarn_chaos::minicluster`.
+//! `yarn_minicluster`.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use yarn_chaos::minicluster::{self, ClusterState, DaemonRecord, StartEvent};
+use yarn_minicluster::{ClusterManifest, ClusterState, DaemonRecord, StartEvent};
 
 use crate::cli::{MiniclusterCommand, MiniclusterInitArgs};
 
@@ -17,7 +17,7 @@ pub fn run(command: MiniclusterCommand) -> anyhow::Result<ExitCode> {
         MiniclusterCommand::Start(args) => start(&args.dir),
         MiniclusterCommand::Demo => demo(),
         MiniclusterCommand::Restart(args) => {
-            let daemon = minicluster::restart(&args.dir, &args.id)?;
+            let daemon = yarn_minicluster::restart(&args.dir, &args.id)?;
             println!(
                 "restarted {}: pid {}, start #{}, log {}",
                 daemon.id,
@@ -40,7 +40,7 @@ fn demo() -> anyhow::Result<ExitCode> {
         .build()
         .context("creating the demo's runtime")?;
     let mut stdout = std::io::stdout();
-    let summary = runtime.block_on(yarn_chaos::run_demo(&exe, &mut stdout))?;
+    let summary = runtime.block_on(yarn_minicluster::run_demo(&exe, &mut stdout))?;
     if summary.succeeded() {
         println!("demo passed: the job survived the loss of its ResourceManager");
         Ok(ExitCode::SUCCESS)
@@ -51,7 +51,7 @@ fn demo() -> anyhow::Result<ExitCode> {
 }
 
 fn init(args: &MiniclusterInitArgs) -> anyhow::Result<ExitCode> {
-    let manifest = minicluster::init(&args.dir, args.rms, args.nms)?;
+    let manifest = yarn_minicluster::init(&args.dir, args.rms, args.nms)?;
     let base = manifest.base_dir.display();
     println!(
         "created a minicluster of {} ResourceManager(s) and {} NodeManager(s) in {base}",
@@ -69,7 +69,7 @@ fn init(args: &MiniclusterInitArgs) -> anyhow::Result<ExitCode> {
     println!("  logs:         {}", manifest.logs_dir.display());
     println!(
         "  manifest:     {}",
-        minicluster::ClusterManifest::path_in(&manifest.base_dir).display()
+        ClusterManifest::path_in(&manifest.base_dir).display()
     );
     println!("start it with:");
     println!("  yarn-ha minicluster start --dir {base}");
@@ -84,7 +84,7 @@ fn init(args: &MiniclusterInitArgs) -> anyhow::Result<ExitCode> {
 fn start(dir: &Path) -> anyhow::Result<ExitCode> {
     let exe = std::env::current_exe().context("finding the yarn-ha executable to run daemons")?;
     let mut started: Option<ClusterState> = None;
-    minicluster::start(dir, &exe, |event| match event {
+    yarn_minicluster::start(dir, &exe, |event| match event {
         StartEvent::Started(state) => {
             println!(
                 "started {} daemon(s) of {}:",

@@ -6,8 +6,8 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use tempfile::TempDir;
-use yarn_chaos::bench::BenchCluster;
-use yarn_chaos::{LayoutOptions, Signal};
+use yarn_minicluster::{LayoutOptions, RunningCluster};
+use yarn_nodemanager::executor::Signal;
 
 use super::{output, stderr, stdout, yarn_ha_command};
 
@@ -40,7 +40,7 @@ pub fn eventually<T>(what: &str, check: impl FnMut() -> Option<T>) -> T {
 /// (every daemon) when dropped.
 pub struct ProcessCluster {
     runtime: tokio::runtime::Runtime,
-    cluster: Option<BenchCluster>,
+    cluster: Option<RunningCluster>,
     dir: TempDir,
     conf_dir: PathBuf,
 }
@@ -61,7 +61,7 @@ impl ProcessCluster {
             .unwrap();
         let dir = tempfile::tempdir().unwrap();
         let cluster = runtime
-            .block_on(BenchCluster::start_with_layout(
+            .block_on(RunningCluster::start_with_layout(
                 dir.path(),
                 &exe(),
                 nodes,
@@ -99,7 +99,7 @@ impl ProcessCluster {
         self.dir.path()
     }
 
-    fn cluster(&self) -> &BenchCluster {
+    fn cluster(&self) -> &RunningCluster {
         self.cluster.as_ref().expect("a running cluster")
     }
 
