@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use tokio::time::Instant;
+use yarn_applications::dshell::CONF_DIR_ENV;
 use yarn_client::YarnClient;
-use yarn_client::dshell::CONF_DIR_ENV;
 use yarn_conf::Configuration;
 use yarn_minicluster::{LayoutOptions, REPLICAS, RunningCluster};
 use yarn_proto::ids::ApplicationId;

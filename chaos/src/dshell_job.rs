@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use yarn_client::dshell::{CONF_DIR_ENV, DSHELL_AM_SUBCOMMAND, DshellOptions};
+use yarn_applications::dshell::{CONF_DIR_ENV, DSHELL_AM_SUBCOMMAND, DshellOptions};
 use yarn_minicluster::SplitMix64;
 use yarn_proto::ids::ApplicationId;
 use yarn_proto::pb;

@@ -10,7 +10,7 @@ use yarn_proto::pb;
 /// sent; the attempt comes from `app_attempt_id`, falling back to `app_id` as YARN's older
 /// readers do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) struct ContainerKey {
+pub struct ContainerKey {
     cluster_timestamp: i64,
     application: i32,
     attempt: i32,
@@ -19,7 +19,7 @@ pub(crate) struct ContainerKey {
 
 impl ContainerKey {
     /// The key of `proto`.
-    pub(crate) fn of(proto: &pb::ContainerIdProto) -> Self {
+    pub fn of(proto: &pb::ContainerIdProto) -> Self {
         let attempt = proto.app_attempt_id.as_ref();
         let application = attempt
             .and_then(|attempt| attempt.application_id.as_ref())
@@ -35,7 +35,7 @@ impl ContainerKey {
 
 /// `proto` in Hadoop's form (`container_e3_1410901177871_0001_01_000005`), or its raw fields when
 /// it is not a valid id.
-pub(crate) fn describe_container_id(proto: &pb::ContainerIdProto) -> String {
+pub fn describe_container_id(proto: &pb::ContainerIdProto) -> String {
     match ContainerId::try_from(*proto) {
         Ok(id) => id.to_string(),
         Err(_) => {

@@ -19,20 +19,19 @@
 //!   failover; [`AmRmHeartbeat`] runs it as `AMRMClientAsync` with [`AmRmEvent`]s;
 //!   [`NmClient`] starts, stops and queries containers on NodeManagers with the NM tokens of
 //!   [`NmTokenCache`]; [`read_amrm_token_from_env`] finds the AMRMToken. [`AskKey`] and
-//!   [`answered_updates`] are the allocate bookkeeping an AMRMProxy's relay shares with it.
+//!   [`answered_updates`] are the allocate bookkeeping an AMRMProxy's relay shares with it;
+//!   [`ContainerKey`] and [`describe_container_id`] key and name containers, however malformed
+//!   their ids, for the ApplicationMasters built on it.
 //! - [`YarnClient`]: YARN's client of the application protocol (submit, reports, kill, nodes,
 //!   attempts, containers); [`application_cli`]: `yarn-ha application|node|applicationattempt|
 //!   container` with their output as pure functions.
 //! - [`rmadmin`]: `yarn-ha rmadmin` (HA state, health, leadership transfer, Raft membership,
 //!   refreshes), with its output formatting as pure functions.
-//! - [`dshell`] and [`pi`]: Hadoop's distributed shell and pi example, each a client that
-//!   submits the application and waits, and an ApplicationMaster run by the binary inside the AM
-//!   container.
 //! - [`Error`]: the crate's one error type.
 //!
 //! Whatever the commands print that users, ApplicationMasters or servers chose (names, queues,
-//! diagnostics, server messages in errors) goes through one escaping function, so that it
-//! cannot act on the operator's terminal.
+//! diagnostics, server messages in errors) goes through one escaping function,
+//! [`escape_for_terminal`], so that it cannot act on the operator's terminal.
 //!
 //! # A call
 //!
@@ -61,7 +60,6 @@ mod ask_key;
 mod blacklist;
 mod container_key;
 mod credentials;
-pub mod dshell;
 mod error;
 mod failure;
 mod nm_client;
@@ -69,7 +67,6 @@ mod nm_token_cache;
 mod outstanding_asks;
 mod pending_releases;
 mod pending_updates;
-pub mod pi;
 pub mod queue;
 mod retry_policy;
 mod rm_client;
@@ -84,6 +81,7 @@ pub use allocate_outcome::AllocateOutcome;
 pub use am_rm_client::{AmRmClient, DEFAULT_FINISH_ATTEMPTS, DEFAULT_FINISH_PAUSE};
 pub use am_rm_heartbeat::{AmRmEvent, AmRmHeartbeat};
 pub use ask_key::AskKey;
+pub use container_key::{ContainerKey, describe_container_id};
 pub use credentials::{amrm_token_from_credentials, read_amrm_token_from_env};
 pub use error::Error;
 pub use failure::Failure;
@@ -97,6 +95,7 @@ pub use rm_client::RmClient;
 pub use rm_client_config::{AMRM_PROXY_ID, DEFAULT_CALL_TIMEOUT, RmClientConfig};
 pub use rm_failover_targets::RmFailoverTargets;
 pub use rm_service::RmService;
+pub use terminal_text::escape_for_terminal;
 pub use yarn_client::{
     ApplicationFilter, DEFAULT_POLL_INTERVAL, KillOutcome, NewApplication, YarnClient,
     is_final_application_state,

@@ -25,7 +25,7 @@ use std::fmt::Write;
 ///
 /// Borrows `text` when nothing needs escaping. The result is meant to be printed: escaping it
 /// again would double its backslashes.
-pub(crate) fn escape_for_terminal(text: &str) -> Cow<'_, str> {
+pub fn escape_for_terminal(text: &str) -> Cow<'_, str> {
     if !text.chars().any(needs_escape) {
         return Cow::Borrowed(text);
     }

@@ -7,8 +7,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use yarn_applications::dshell::{DshellOptions, DshellOutcome, run_client};
 use yarn_client::YarnClient;
-use yarn_client::dshell::{DshellOptions, DshellOutcome, run_client};
 use yarn_conf::Configuration;
 use yarn_nodemanager::executor::Signal;
 use yarn_proto::pb;

@@ -1,12 +1,12 @@
 //! `yarn-ha dshell` and `yarn-ha pi`, and the ApplicationMaster and map processes the cluster
-//! starts for them: adapters to `yarn_client::{dshell, pi}`.
+//! starts for them: adapters to `yarn_applications::{dshell, pi}`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use yarn_client::dshell::{self, DshellOptions};
-use yarn_client::pi::{self, PiAmOptions, PiMapTask, PiOptions};
+use yarn_applications::dshell::{self, DshellOptions};
+use yarn_applications::pi::{self, PiAmOptions, PiMapTask, PiOptions};
 use yarn_conf::Configuration;
 
 /// Runs a distributed-shell job and waits for it: exit 0 only when it FINISHED SUCCEEDED with
@@ -84,7 +84,7 @@ fn current_exe() -> anyhow::Result<PathBuf> {
     std::env::current_exe().context("finding the yarn-ha executable the ApplicationMaster runs")
 }
 
-fn usage_error(verb: &str, err: &yarn_client::Error) -> ExitCode {
+fn usage_error(verb: &str, err: &yarn_applications::Error) -> ExitCode {
     eprintln!("yarn-ha {verb}: {err}");
     ExitCode::from(2)
 }

@@ -343,7 +343,7 @@ pub(crate) fn application_nodes(input: &CheckInput<'_>, application_id: &str) ->
         .find(|app| app.application_id == application_id)
         .and_then(|app| app.report.as_ref())
     {
-        for result in yarn_client::dshell::parse_diagnostics(&report.diagnostics) {
+        for result in yarn_applications::dshell::parse_diagnostics(&report.diagnostics) {
             let node = input
                 .observations
                 .node_name(&result.node)
@@ -381,7 +381,7 @@ fn preemption_excuse(input: &CheckInput<'_>, application_id: &str) -> Option<Str
         .find(|app| app.application_id == application_id)?
         .report
         .as_ref()?;
-    let failed: Vec<i32> = yarn_client::dshell::parse_diagnostics(&report.diagnostics)
+    let failed: Vec<i32> = yarn_applications::dshell::parse_diagnostics(&report.diagnostics)
         .iter()
         .filter(|result| !result.succeeded())
         .map(|result| result.exit_status)

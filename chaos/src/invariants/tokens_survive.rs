@@ -25,7 +25,7 @@ pub(super) fn check(input: &CheckInput<'_>) -> Verdict {
     }
     for app in &input.observations.applications {
         let Some(report) = &app.report else { continue };
-        for result in yarn_client::dshell::parse_diagnostics(&report.diagnostics) {
+        for result in yarn_applications::dshell::parse_diagnostics(&report.diagnostics) {
             if result.diagnostics.to_ascii_lowercase().contains("token") {
                 problems.push(format!(
                     "{} of {} failed on a token: {}",

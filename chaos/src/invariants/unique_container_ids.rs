@@ -64,7 +64,7 @@ pub(super) fn check(input: &CheckInput<'_>) -> Verdict {
         let Some(report) = &app.report else { continue };
         results.push((
             app.application_id.as_str(),
-            yarn_client::dshell::parse_diagnostics(&report.diagnostics),
+            yarn_applications::dshell::parse_diagnostics(&report.diagnostics),
         ));
     }
     for (application_id, results) in &results {

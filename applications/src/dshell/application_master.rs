@@ -30,12 +30,14 @@ pub(crate) const ANY_NODE: &str = "*";
 ///
 /// # Errors
 ///
-/// Those of [`DshellOptions::validate`], [`RmClientConfig::for_application_master`](crate::RmClientConfig::for_application_master),
-/// [`read_amrm_token_from_env`](crate::read_amrm_token_from_env) and the AMRM calls;
+/// Those of [`DshellOptions::validate`],
+/// [`RmClientConfig::for_application_master`](yarn_client::RmClientConfig::for_application_master),
+/// [`read_amrm_token_from_env`](yarn_client::read_amrm_token_from_env) and the AMRM calls;
 /// [`Error::AmRunLimitExceeded`] (after unregistering as FAILED) when the containers did not
 /// all end within [`AM_RUN_LIMIT`](super::AM_RUN_LIMIT); the RM's refusal,
-/// [`Error::CallFailed`], after unregistering as FAILED; [`Error::AmShutdownRequested`] when
-/// the RM told the ApplicationMaster to stop; [`Error::Runtime`].
+/// [`CallFailed`](yarn_client::Error::CallFailed), after unregistering as FAILED;
+/// [`Error::AmShutdownRequested`] when the RM told the ApplicationMaster to stop;
+/// [`Runtime`](yarn_client::Error::Runtime).
 pub fn run_application_master(conf: &Configuration, options: &DshellOptions) -> Result<(), Error> {
     options.validate()?;
     current_thread_runtime()?.block_on(async {

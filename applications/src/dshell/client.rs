@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
+use yarn_client::YarnClient;
 use yarn_conf::Configuration;
 use yarn_proto::ids::ApplicationId;
 use yarn_proto::pb;
@@ -11,7 +12,7 @@ use yarn_proto::pb;
 use super::DshellOptions;
 use super::am_submission::{AmSubmission, absolute_paths, current_thread_runtime};
 use super::container_result::{ContainerResult, parse_diagnostics};
-use crate::{Error, YarnClient};
+use crate::Error;
 
 /// The binary's subcommand that runs the distributed shell's ApplicationMaster; it takes the
 /// words of [`DshellOptions::to_am_args`].
@@ -56,8 +57,10 @@ impl DshellOutcome {
 ///
 /// Those of [`DshellOptions::validate`]; [`Error::PathUnresolvable`] and
 /// [`Error::NonUtf8Path`] for `conf_dir` or `exe`; those of [`YarnClient::from_conf`] and its
-/// calls, [`Error::ApplicationWaitTimedOut`] past the timeout; [`Error::WriteOutput`];
-/// [`Error::Runtime`]. An application that ends FAILED is an `Ok` outcome, not an error.
+/// calls, [`ApplicationWaitTimedOut`](yarn_client::Error::ApplicationWaitTimedOut) past the
+/// timeout; [`WriteOutput`](yarn_client::Error::WriteOutput);
+/// [`Runtime`](yarn_client::Error::Runtime). An application that ends FAILED is an `Ok`
+/// outcome, not an error.
 pub fn run_client(
     conf_dir: &Path,
     conf: &Configuration,

@@ -6,13 +6,13 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
+use yarn_client::application_cli::{application_state_name, final_status_name};
+use yarn_client::{DEFAULT_POLL_INTERVAL, KillOutcome, YarnClient, escape_for_terminal};
 use yarn_proto::ids::ApplicationId;
 use yarn_proto::pb;
 
 use super::option_words::{path_text, shell_command_line};
-use crate::application_cli::{application_state_name, final_status_name};
-use crate::terminal_text::escape_for_terminal;
-use crate::{DEFAULT_POLL_INTERVAL, Error, KillOutcome, YarnClient};
+use crate::Error;
 
 /// The variable that tells the ApplicationMaster (and tasks) where the client's configuration
 /// is: RM addresses and the TLS identity.
@@ -116,8 +116,10 @@ impl AmSubmission {
     /// # Errors
     ///
     /// Those of [`YarnClient::submit_application`] and
-    /// [`YarnClient::wait_for_final_report`] ([`Error::ApplicationWaitTimedOut`] after the
-    /// kill, even if the kill failed: that failure is printed); [`Error::WriteOutput`].
+    /// [`YarnClient::wait_for_final_report`]
+    /// ([`ApplicationWaitTimedOut`](yarn_client::Error::ApplicationWaitTimedOut) after the
+    /// kill, even if the kill failed: that failure is printed);
+    /// [`WriteOutput`](yarn_client::Error::WriteOutput).
     pub(crate) async fn submit_and_wait(
         &self,
         client: &YarnClient,
@@ -137,7 +139,7 @@ impl AmSubmission {
             .await
         {
             Ok(report) => report,
-            Err(err @ Error::ApplicationWaitTimedOut { .. }) => {
+            Err(err @ yarn_client::Error::ApplicationWaitTimedOut { .. }) => {
                 emit(
                     out,
                     &format!(
@@ -153,9 +155,9 @@ impl AmSubmission {
                     Err(kill) => format!("Killing it failed: {kill}"),
                 };
                 emit(out, &format!("{killed}\n"))?;
-                return Err(err);
+                return Err(err.into());
             }
-            Err(err) => return Err(err),
+            Err(err) => return Err(err.into()),
         };
         emit(out, &format_final_report(id, &report))?;
         Ok(report)
@@ -190,7 +192,7 @@ pub(crate) fn format_final_report(
 pub(crate) fn emit(out: &mut impl Write, text: &str) -> Result<(), Error> {
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|source| Error::WriteOutput { source })
+        .map_err(|source| Error::Client(yarn_client::Error::WriteOutput { source }))
 }
 
 /// A single-threaded runtime for the blocking entry points, which the binary calls without a
@@ -198,12 +200,12 @@ pub(crate) fn emit(out: &mut impl Write, text: &str) -> Result<(), Error> {
 ///
 /// # Errors
 ///
-/// [`Error::Runtime`] when the operating system refuses its resources.
+/// [`Runtime`](yarn_client::Error::Runtime) when the operating system refuses its resources.
 pub(crate) fn current_thread_runtime() -> Result<tokio::runtime::Runtime, Error> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|source| Error::Runtime { source })
+        .map_err(|source| Error::Client(yarn_client::Error::Runtime { source }))
 }
 
 #[cfg(test)]

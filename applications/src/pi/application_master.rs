@@ -49,8 +49,8 @@ pub const ESTIMATE_PREFIX: &str = "Estimated value of Pi is ";
 /// Those of [`PiOptions::validate`](super::PiOptions::validate);
 /// [`Error::PathUnresolvable`] and [`Error::NonUtf8Path`]; those of the registration and the
 /// AMRM calls; [`Error::AmRunLimitExceeded`] and the RM's refusal of an allocate,
-/// [`Error::CallFailed`] (both after unregistering as FAILED);
-/// [`Error::AmShutdownRequested`]; [`Error::Runtime`].
+/// [`CallFailed`](yarn_client::Error::CallFailed) (both after unregistering as FAILED);
+/// [`Error::AmShutdownRequested`]; [`Runtime`](yarn_client::Error::Runtime).
 pub fn run_pi_application_master(
     conf_dir: &Path,
     conf: &Configuration,

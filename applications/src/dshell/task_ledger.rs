@@ -4,12 +4,11 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use yarn_client::{ContainerKey, describe_container_id};
 use yarn_proto::pb;
 
 use super::container_result::{ContainerResult, EXIT_STATUS_INVALID};
 use yarn_proto::ids::NodeId;
-
-use crate::container_key::{ContainerKey, describe_container_id};
 
 /// What to do with a newly allocated container.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,17 +5,18 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use yarn_client::YarnClient;
 use yarn_conf::Configuration;
 use yarn_proto::ids::ApplicationId;
 use yarn_proto::pb;
 
 use super::application_master::parse_estimate;
 use super::{PiAmOptions, PiOptions};
+use crate::Error;
 use crate::dshell::{
     AM_RUN_LIMIT, AmSubmission, ContainerResult, absolute_paths, current_thread_runtime, emit,
     parse_diagnostics,
 };
-use crate::{Error, YarnClient};
 
 /// The binary's subcommand that runs the pi ApplicationMaster; it takes the words of
 /// [`PiAmOptions::to_am_args`].
@@ -71,8 +72,10 @@ impl PiOutcome {
 ///
 /// Those of [`PiOptions::validate`]; [`Error::PathUnresolvable`], [`Error::NonUtf8Path`];
 /// [`Error::PiResultFile`] when the result directory cannot be created; those of
-/// [`YarnClient::from_conf`] and its calls, [`Error::ApplicationWaitTimedOut`];
-/// [`Error::WriteOutput`]; [`Error::Runtime`]. A failed application is an `Ok` outcome.
+/// [`YarnClient::from_conf`] and its calls,
+/// [`ApplicationWaitTimedOut`](yarn_client::Error::ApplicationWaitTimedOut);
+/// [`WriteOutput`](yarn_client::Error::WriteOutput); [`Runtime`](yarn_client::Error::Runtime).
+/// A failed application is an `Ok` outcome.
 pub fn run_pi(
     conf_dir: &Path,
     conf: &Configuration,

@@ -274,7 +274,7 @@ impl PiMapTask {
     ///
     /// # Errors
     ///
-    /// Those of [`write_map_result`]; [`Error::WriteOutput`].
+    /// Those of [`write_map_result`]; [`WriteOutput`](yarn_client::Error::WriteOutput).
     pub fn run(&self, out: &mut impl Write) -> Result<(u64, u64), Error> {
         let (inside, total) = run_pi_map(self.index, self.samples);
         emit(out, &format!("{}\n", format_map_result(inside, total)))?;

@@ -8,13 +8,16 @@ use std::time::Duration;
 
 use tokio::task::JoinSet;
 use tokio::time::Instant;
+use yarn_client::{
+    AmRmClient, ContainerKey, NmClient, RmClientConfig, describe_container_id,
+    read_amrm_token_from_env,
+};
 use yarn_conf::Configuration;
 use yarn_proto::pb;
 
 use super::container_result::{ContainerResult, format_diagnostics};
 use super::task_ledger::{Placement, TaskLedger, node_text};
-use crate::container_key::{ContainerKey, describe_container_id};
-use crate::{AmRmClient, Error, NmClient, RmClientConfig, read_amrm_token_from_env};
+use crate::Error;
 
 /// How often the ApplicationMaster heartbeats while its tasks run. YARN's distributed shell
 /// heartbeats every second; a tenth of that lets short tasks finish promptly at the cost of
@@ -50,7 +53,7 @@ pub(crate) enum RunEnd {
         results: Vec<ContainerResult>,
         wanted: usize,
         /// The refusal, carrying the RM's status.
-        refusal: Error,
+        refusal: yarn_client::Error,
     },
 }
 
@@ -112,7 +115,8 @@ impl RegisteredAm {
     /// Heartbeats every [`HEARTBEAT_INTERVAL`] with the share of ended tasks as progress.
     /// Containers start concurrently; a start that fails ends its task with the NodeManager's
     /// message and gives the container back. Surplus containers are given back unused. An
-    /// allocate the RM refused ([`Error::CallFailed`]) ends the run as [`RunEnd::Refused`].
+    /// allocate the RM refused ([`CallFailed`](yarn_client::Error::CallFailed)) ends the run as
+    /// [`RunEnd::Refused`].
     ///
     /// # Errors
     ///
@@ -139,14 +143,14 @@ impl RegisteredAm {
                 Ok(outcome) => outcome,
                 // A definitive answer: YARN's distributed shell, too, gives up on its first
                 // allocate error, and the refusal is what the operator needs to read.
-                Err(refusal @ Error::CallFailed { .. }) => {
+                Err(refusal @ yarn_client::Error::CallFailed { .. }) => {
                     return Ok(RunEnd::Refused {
                         results: ledger.results(),
                         wanted: ledger.wanted(),
                         refusal,
                     });
                 }
-                Err(err) => return Err(err),
+                Err(err) => return Err(err.into()),
             };
             if outcome.shutdown_requested {
                 return Ok(RunEnd::ShutdownRequested);
@@ -241,7 +245,10 @@ impl RegisteredAm {
         match end {
             RunEnd::Completed { results, wanted } => {
                 let (status, diagnostics) = report(&results, wanted);
-                self.am.finish(status, &diagnostics, "").await
+                self.am
+                    .finish(status, &diagnostics, "")
+                    .await
+                    .map_err(Error::from)
             }
             RunEnd::TimedOut { results, wanted } => {
                 let err = Error::AmRunLimitExceeded {
@@ -264,7 +271,7 @@ impl RegisteredAm {
                 self.am
                     .finish(pb::FinalApplicationStatusProto::AppFailed, &diagnostics, "")
                     .await?;
-                Err(refusal)
+                Err(refusal.into())
             }
             RunEnd::ShutdownRequested => Err(Error::AmShutdownRequested),
         }
@@ -290,20 +297,14 @@ impl RegisteredAm {
             return;
         }
         let id = container.id.unwrap_or_default();
-        let token = container
-            .node_id
-            .as_ref()
-            .and_then(|node| self.am.nm_token(node));
+        let token = self.nm_token_for(&container);
         let nm = Arc::clone(&self.nm);
         updates.spawn(async move {
             let result = match token {
-                Some(token) => nm.update_container(&container, &token).await,
-                None => Err(Error::NmTokenMissing {
-                    container_id: describe_container_id(&id),
-                    node: node_text(container.node_id.as_ref()),
-                }),
+                Ok(token) => nm.update_container(&container, &token).await,
+                Err(missing) => return (id, Err(missing)),
             };
-            (id, result)
+            (id, result.map_err(Error::from))
         });
     }
 
@@ -321,27 +322,38 @@ impl RegisteredAm {
             self.promotable
                 .insert(ContainerKey::of(&id), container.clone());
         }
-        let token = container
-            .node_id
-            .as_ref()
-            .and_then(|node| self.am.nm_token(node));
+        let token = self.nm_token_for(&container);
         let nm = Arc::clone(&self.nm);
         starts.spawn(async move {
             let result = match token {
-                Some(token) => nm.start_container(&container, &token, context).await,
-                None => Err(Error::NmTokenMissing {
-                    container_id: describe_container_id(&id),
-                    node: node_text(container.node_id.as_ref()),
-                }),
+                Ok(token) => nm.start_container(&container, &token, context).await,
+                Err(missing) => return (id, Err(missing)),
             };
-            (id, result)
+            (id, result.map_err(Error::from))
         });
+    }
+
+    /// The NM token of `container`'s node, or [`Error::NmTokenMissing`] when the RM sent none
+    /// for that node.
+    fn nm_token_for(&self, container: &pb::ContainerProto) -> Result<pb::TokenProto, Error> {
+        container
+            .node_id
+            .as_ref()
+            .and_then(|node| self.am.nm_token(node))
+            .ok_or_else(|| Error::NmTokenMissing {
+                container_id: describe_container_id(&container.id.unwrap_or_default()),
+                node: node_text(container.node_id.as_ref()),
+            })
     }
 }
 
 /// The final diagnostics of a run the RM ended by refusing an allocate: the refusal, which
 /// carries the RM's own message, then the results so far as [`format_diagnostics`] lists them.
-fn refused_diagnostics(refusal: &Error, results: &[ContainerResult], wanted: usize) -> String {
+fn refused_diagnostics(
+    refusal: &yarn_client::Error,
+    results: &[ContainerResult],
+    wanted: usize,
+) -> String {
     format!(
         "The ResourceManager refused the ApplicationMaster's allocate: {refusal}\n{}",
         format_diagnostics(results, wanted)
@@ -378,7 +390,7 @@ mod tests {
 
     #[test]
     fn a_refused_run_reports_the_rms_message_then_the_results_so_far() {
-        let refusal = Error::CallFailed {
+        let refusal = yarn_client::Error::CallFailed {
             rm_id: "rm1".to_owned(),
             address: "rm1:8030".to_owned(),
             attempts: 1,
