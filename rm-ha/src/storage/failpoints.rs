@@ -271,17 +271,23 @@ mod tests {
         assert!(Failpoints::default().before_write().await.is_ok());
     }
 
-    #[tokio::test]
+    /// On tokio's paused clock: the stall is waited out in virtual time, to the millisecond.
+    #[tokio::test(start_paused = true)]
     async fn a_stalled_disk_holds_every_write_for_the_stall() {
         let stalled = Failpoints::parse("storage.stall=60s").unwrap();
+        let started = tokio::time::Instant::now();
         let write = stalled.before_write();
         tokio::pin!(write);
         tokio::select! {
             biased;
             _ = &mut write => panic!("the write went through during a 60 s stall"),
-            () = tokio::time::sleep(Duration::from_millis(50)) => {}
+            () = tokio::time::sleep(Duration::from_secs(60) - Duration::from_millis(1)) => {}
         }
+        assert!(write.await.is_ok(), "a stall alone fails nothing");
+        assert_eq!(started.elapsed(), Duration::from_secs(60));
         let no_stall = Failpoints::parse("storage.stall=0ms").unwrap();
+        let started = tokio::time::Instant::now();
         assert!(no_stall.before_write().await.is_ok());
+        assert_eq!(started.elapsed(), Duration::ZERO);
     }
 }
