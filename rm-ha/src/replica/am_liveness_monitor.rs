@@ -10,6 +10,7 @@ use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 use super::clock::now_ms;
 use super::leadership::Leadership;
 use super::raft_proposer::RaftProposer;
+use crate::applications::AmSession;
 use crate::state_machine::{
     ABORTED, ApplicationState, CommandV1, ContainerCompletion, ContainerKey, RmCommand, RmState,
     StateView,
@@ -50,16 +51,8 @@ impl AmLivenessMonitor {
             }
             let registered = self.state.read(registered_attempts);
             let now = Instant::now();
-            let expired: Vec<ApplicationAttemptId> = self.leadership.sessions(|sessions| {
-                registered
-                    .into_iter()
-                    .filter(|attempt| {
-                        let last = sessions
-                            .get(attempt)
-                            .map_or(leadership_start, |session| session.last_heard());
-                        now.saturating_duration_since(last) > self.expiry
-                    })
-                    .collect()
+            let expired = self.leadership.sessions(|sessions| {
+                expired_attempts(registered, sessions, leadership_start, now, self.expiry)
             });
             for attempt in expired {
                 self.expire(attempt).await;
@@ -120,6 +113,28 @@ impl AmLivenessMonitor {
                 .sessions(|sessions| sessions.remove(&attempt));
         }
     }
+}
+
+/// The `registered` attempts whose AM has been silent for longer than `expiry` at `now`: since
+/// its last call to this leader (its session's last allocate or registration), or, for an
+/// attempt with no session yet, since this leadership began at `leadership_start`. Pure: the
+/// monitor feeds it the state, the sessions and the time.
+fn expired_attempts(
+    registered: Vec<ApplicationAttemptId>,
+    sessions: &BTreeMap<ApplicationAttemptId, AmSession>,
+    leadership_start: Instant,
+    now: Instant,
+    expiry: Duration,
+) -> Vec<ApplicationAttemptId> {
+    registered
+        .into_iter()
+        .filter(|attempt| {
+            let last = sessions
+                .get(attempt)
+                .map_or(leadership_start, AmSession::last_heard);
+            now.saturating_duration_since(last) > expiry
+        })
+        .collect()
 }
 
 /// The live AM containers of applications in a final state: their AMs unregistered (a
@@ -230,6 +245,41 @@ mod tests {
             },
         );
         assert!(live_am_containers_of_ended_applications(&state).is_empty());
+    }
+
+    #[test]
+    fn an_am_expires_an_expiry_after_its_last_call_or_after_the_leadership_began() {
+        let expiry = Duration::from_secs(10);
+        let start = Instant::now();
+        let at = |millis| start + Duration::from_millis(millis);
+        let attempt =
+            |seq| ApplicationAttemptId::new(ApplicationId::new(1_700_000_000_000, seq), 1);
+        let (heard, unheard, silent) = (attempt(1), attempt(2), attempt(3));
+        let mut sessions = BTreeMap::new();
+        let mut session = AmSession::new(at(2_000));
+        session.heard(at(5_000));
+        sessions.insert(heard, session);
+        // Registered with this leader 2 s in, never heard since.
+        sessions.insert(silent, AmSession::new(at(2_000)));
+        let expired =
+            |now| expired_attempts(vec![heard, unheard, silent], &sessions, start, now, expiry);
+        assert!(
+            expired(at(10_000)).is_empty(),
+            "silent for exactly the expiry"
+        );
+        assert_eq!(
+            expired(at(10_001)),
+            [unheard],
+            "an AM registered with an earlier leader and silent since counts from the start \
+             of this leadership"
+        );
+        assert_eq!(expired(at(12_000)), [unheard]);
+        assert_eq!(expired(at(12_001)), [unheard, silent]);
+        assert_eq!(expired(at(15_001)), [heard, unheard, silent]);
+        assert!(
+            expired_attempts(Vec::new(), &sessions, start, at(60_000), expiry).is_empty(),
+            "only registered attempts expire"
+        );
     }
 
     #[test]
