@@ -34,7 +34,7 @@ impl NmLivenessMonitor {
     /// Runs until `token` is cancelled.
     pub(crate) async fn run(self, token: CancellationToken) {
         let started = Instant::now();
-        let mut awaited: BTreeSet<String> = self.state.read(|state| {
+        let nodes_with_containers: BTreeSet<String> = self.state.read(|state| {
             state
                 .containers
                 .iter()
@@ -42,6 +42,7 @@ impl NmLivenessMonitor {
                 .map(|record| record.node.clone())
                 .collect()
         });
+        let mut awaited = AwaitedNodes::new(nodes_with_containers, started, self.expiry);
         // Lost nodes whose containers are not completed yet: retried until a proposal commits.
         let mut unrecorded: BTreeSet<String> = BTreeSet::new();
         loop {
@@ -61,22 +62,18 @@ impl NmLivenessMonitor {
                 );
                 unrecorded.insert(node.to_string());
             }
-            if !awaited.is_empty() && now.saturating_duration_since(started) > self.expiry {
-                // Once per leadership: the names of the nodes that did register.
-                let registered: BTreeSet<String> = self
-                    .leadership
-                    .nodes(|tracker| tracker.nodes().map(|(node, _)| node.to_string()).collect());
-                for node in std::mem::take(&mut awaited) {
-                    if !registered.contains(&node) {
-                        tracing::warn!(
-                            %node,
-                            expiry = ?self.expiry,
-                            "NodeManager LOST: holds containers but did not register with the \
-                             new leader within the expiry interval"
-                        );
-                        unrecorded.insert(node);
-                    }
-                }
+            let never_registered = awaited.overdue(now, || {
+                self.leadership
+                    .nodes(|tracker| tracker.nodes().map(|(node, _)| node.to_string()).collect())
+            });
+            for node in never_registered {
+                tracing::warn!(
+                    %node,
+                    expiry = ?self.expiry,
+                    "NodeManager LOST: holds containers but did not register with the new \
+                     leader within the expiry interval"
+                );
+                unrecorded.insert(node);
             }
             for node in std::mem::take(&mut unrecorded) {
                 if !self.record_lost(&node).await {
@@ -110,5 +107,88 @@ impl NmLivenessMonitor {
                 false
             }
         }
+    }
+}
+
+/// The nodes a new leader awaits: those holding live containers in the replicated table when
+/// its leadership began. Pure: the monitor feeds it the time and, once, the registered nodes.
+#[derive(Debug)]
+struct AwaitedNodes {
+    nodes: BTreeSet<String>,
+    started: Instant,
+    expiry: Duration,
+}
+
+impl AwaitedNodes {
+    /// Awaits `nodes` for `expiry` from `started`, the start of the leadership.
+    fn new(nodes: BTreeSet<String>, started: Instant, expiry: Duration) -> Self {
+        Self {
+            nodes,
+            started,
+            expiry,
+        }
+    }
+
+    /// Once more than the expiry has passed at `now`: the awaited nodes that are not among
+    /// `registered()` (asked for at most once per leadership), after which no node is awaited
+    /// any more. Before that, and afterwards, nothing.
+    fn overdue(
+        &mut self,
+        now: Instant,
+        registered: impl FnOnce() -> BTreeSet<String>,
+    ) -> Vec<String> {
+        if self.nodes.is_empty() || now.saturating_duration_since(self.started) <= self.expiry {
+            return Vec::new();
+        }
+        let registered = registered();
+        std::mem::take(&mut self.nodes)
+            .into_iter()
+            .filter(|node| !registered.contains(node))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(nodes: &[&str]) -> BTreeSet<String> {
+        nodes.iter().map(|node| (*node).to_owned()).collect()
+    }
+
+    #[test]
+    fn nodes_with_containers_that_never_register_are_overdue_once_an_expiry_after_the_start() {
+        let expiry = Duration::from_secs(10);
+        let start = Instant::now();
+        let at = |millis| start + Duration::from_millis(millis);
+        let mut awaited = AwaitedNodes::new(names(&["n1:1", "n2:1", "n3:1"]), start, expiry);
+        let never_asked = || -> BTreeSet<String> { panic!("registrations read before the expiry") };
+        assert!(awaited.overdue(at(0), never_asked).is_empty());
+        assert!(
+            awaited.overdue(at(10_000), never_asked).is_empty(),
+            "awaited for the whole expiry"
+        );
+        assert_eq!(
+            awaited.overdue(at(10_001), || names(&["n2:1", "n9:1"])),
+            ["n1:1", "n3:1"]
+        );
+        assert!(
+            awaited
+                .overdue(at(60_000), || -> BTreeSet<String> {
+                    panic!("registrations read twice")
+                })
+                .is_empty(),
+            "once per leadership"
+        );
+    }
+
+    #[test]
+    fn a_leader_with_no_containers_in_the_table_awaits_no_node() {
+        let start = Instant::now();
+        let mut awaited = AwaitedNodes::new(BTreeSet::new(), start, Duration::from_secs(10));
+        let overdue = awaited.overdue(start + Duration::from_secs(60), || -> BTreeSet<String> {
+            panic!("no registrations needed")
+        });
+        assert!(overdue.is_empty());
     }
 }
