@@ -367,6 +367,52 @@ mod tests {
     }
 
     #[test]
+    fn nodes_are_re_ranked_at_most_once_per_sorting_interval() {
+        use yarn_opportunistic::{LoadComparator, QueueLimitCalculator};
+
+        let interval = Duration::from_secs(1);
+        let start = Instant::now();
+        let calculator = QueueLimitCalculator::new(LoadComparator::QueueLength, 1.0, 5, 15)
+            .expect("a valid queue limit");
+        let mut tracker =
+            NodeTracker::with_load_monitor(Some(NodeQueueLoadMonitor::new(calculator)), interval);
+        let queued = |wait_queue_length| pb::OpportunisticContainersStatusProto {
+            wait_queue_length,
+            opport_queue_capacity: 10,
+            ..Default::default()
+        };
+        let ranked = |tracker: &mut NodeTracker, now| -> Vec<String> {
+            tracker
+                .least_loaded_nodes(now, usize::MAX)
+                .into_iter()
+                .map(|remote| remote.node_id)
+                .collect()
+        };
+        let (busy, idle): (NodeId, NodeId) =
+            ("h1:8041".parse().unwrap(), "h2:8041".parse().unwrap());
+        tracker.register(busy.clone(), pb::ResourceProto::default(), 8042, start);
+        tracker.record_load(&busy, queued(4));
+        assert_eq!(
+            ranked(&mut tracker, start),
+            ["h1:8041"],
+            "the first look ranks"
+        );
+
+        tracker.register(idle.clone(), pb::ResourceProto::default(), 8042, start);
+        tracker.record_load(&idle, queued(0));
+        assert_eq!(
+            ranked(&mut tracker, start + interval - Duration::from_millis(1)),
+            ["h1:8041"],
+            "a report within the interval waits for the next ranking"
+        );
+        assert_eq!(
+            ranked(&mut tracker, start + interval),
+            ["h2:8041", "h1:8041"],
+            "re-ranked once the interval has passed"
+        );
+    }
+
+    #[test]
     fn silent_nodes_are_lost_once_and_must_register_again() {
         let start = Instant::now();
         let expiry = Duration::from_secs(10);
