@@ -122,7 +122,11 @@ impl NmClient {
                 container_token: Some(container_token),
             }],
         };
-        let give_up_at = tokio::time::Instant::now() + self.not_ready_max_wait;
+        let retry = StartRetry::new(
+            tokio::time::Instant::now(),
+            self.not_ready_retry_interval,
+            self.not_ready_max_wait,
+        );
         // Set once an attempt failed after its request may have reached the node: a later
         // refusal may then be the node declining to start, twice, what it already started.
         let mut maybe_started = false;
@@ -140,23 +144,23 @@ impl NmClient {
                         &response.failed_requests,
                     )
                 });
-            let retry_at = tokio::time::Instant::now() + self.not_ready_retry_interval;
-            match outcome {
-                Err(err) if is_not_ready(&err) && retry_at <= give_up_at => {
+            let retry_at = retry.next_attempt(tokio::time::Instant::now());
+            match (outcome, retry_at) {
+                (Err(err), Some(retry_at)) if is_not_ready(&err) => {
                     tracing::info!("{err}; asking again");
                     tokio::time::sleep_until(retry_at).await;
                 }
-                Err(err) if may_have_started(&err) && retry_at <= give_up_at => {
+                (Err(err), Some(retry_at)) if may_have_started(&err) => {
                     tracing::info!("{err}; the start may not have reached the node, asking again");
                     maybe_started = true;
                     tokio::time::sleep_until(retry_at).await;
                 }
-                Err(refusal @ Error::ContainerRefused { .. }) if maybe_started => {
+                (Err(refusal @ Error::ContainerRefused { .. }), _) if maybe_started => {
                     return self
                         .started_by_an_earlier_attempt(container, nm_token, refusal)
                         .await;
                 }
-                outcome => return outcome,
+                (outcome, _) => return outcome,
             }
         }
     }
@@ -425,6 +429,32 @@ impl Target {
     }
 }
 
+/// When a start the node could not take yet is asked again: `interval` after each attempt's
+/// answer, as long as that is no later than `max_wait` after the first attempt began. Pure: the
+/// caller passes the times, taken from tokio's clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct StartRetry {
+    interval: Duration,
+    give_up_at: tokio::time::Instant,
+}
+
+impl StartRetry {
+    /// The retries of a start whose first attempt began at `started`.
+    fn new(started: tokio::time::Instant, interval: Duration, max_wait: Duration) -> Self {
+        Self {
+            interval,
+            give_up_at: started + max_wait,
+        }
+    }
+
+    /// When to ask again after an attempt answered at `now`; `None` once that would be past
+    /// the maximum wait.
+    fn next_attempt(&self, now: tokio::time::Instant) -> Option<tokio::time::Instant> {
+        let retry_at = now + self.interval;
+        (retry_at <= self.give_up_at).then_some(retry_at)
+    }
+}
+
 /// Whether `err` says the node cannot take the start yet but may soon: it refused it as not
 /// ready (not registered with the RM of the token's epoch), or it could not even be reached
 /// because nothing listens while the NodeManager restarts. Hadoop's NM proxy retries both; the
@@ -518,6 +548,33 @@ mod tests {
             .outcome(STOP_CONTAINERS, &[id(2)], &[])
             .unwrap_err();
         assert!(matches!(err, Error::NmReplyIncomplete { .. }), "{err:?}");
+    }
+
+    #[test]
+    fn a_start_is_asked_again_every_interval_until_the_maximum_wait() {
+        let started = tokio::time::Instant::now();
+        let at = |millis| started + Duration::from_millis(millis);
+        let retry = StartRetry::new(
+            started,
+            Duration::from_millis(10),
+            Duration::from_millis(35),
+        );
+        // A node that answers at once and is never ready is asked at 0, 10, 20 and 30 ms.
+        let mut asked = vec![started];
+        while let Some(next) = retry.next_attempt(*asked.last().unwrap()) {
+            asked.push(next);
+        }
+        assert_eq!(asked, [at(0), at(10), at(20), at(30)]);
+        // Slow answers leave room for fewer attempts; one due exactly at the end is still made.
+        assert_eq!(retry.next_attempt(at(24)), Some(at(34)));
+        assert_eq!(retry.next_attempt(at(25)), Some(at(35)));
+        assert_eq!(retry.next_attempt(at(26)), None);
+        let never = StartRetry::new(started, Duration::from_millis(10), Duration::ZERO);
+        assert_eq!(
+            never.next_attempt(started),
+            None,
+            "no wait allowed: one attempt"
+        );
     }
 
     #[test]
