@@ -1,6 +1,8 @@
 //! The container executors against real processes: exit codes, logs and environment, stops
 //! with SIGTERM then SIGKILL, the memory kill, re-acquisition after a restart, and simulated
-//! containers. Every wait is bounded; nothing asserts on timings.
+//! containers. Every wait is bounded; nothing about real processes asserts on timings. Simulated
+//! containers are timers and nothing else, so their tests run on tokio's paused clock and time
+//! them exactly.
 //!
 //! cgroup v2 memory limits run against a stand-in cgroup tree in a temporary directory: plain
 //! files where cgroupfs has interface files, so the kernel enforces nothing and the tests play
@@ -520,7 +522,7 @@ async fn invalid_pids_are_refused() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_simulated_container_runs_for_its_duration_and_exits_with_0() {
     let node = Node::new("simulated");
     let executor = node.executor();
@@ -530,9 +532,13 @@ async fn a_simulated_container_runs_for_its_duration_and_exits_with_0() {
         SimulatedExecutor::SIMULATED_DURATION_ENV.to_owned(),
         "20".to_owned(),
     );
+    let launched = Instant::now();
     let handle = must_launch(&executor, spec).await;
     assert_eq!(handle.pid(), None);
+    tokio::time::sleep(Duration::from_millis(19)).await;
+    assert_eq!(handle.try_exit(), None, "still running 1 ms before its end");
     let exit = must_exit(&handle).await;
+    assert_eq!(launched.elapsed(), Duration::from_millis(20));
     assert_eq!(
         exit,
         ContainerExit {
@@ -546,7 +552,7 @@ async fn a_simulated_container_runs_for_its_duration_and_exits_with_0() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_simulated_container_can_be_stopped_early() {
     let node = Node::new("simulated");
     let executor = node.executor();
@@ -555,6 +561,7 @@ async fn a_simulated_container_can_be_stopped_early() {
         SimulatedExecutor::SIMULATED_DURATION_ENV.to_owned(),
         "600000".to_owned(),
     );
+    let launched = Instant::now();
     let handle = must_launch(&executor, spec).await;
     assert_eq!(handle.try_exit(), None);
     assert!(handle.stop(KillRequest::new(
@@ -562,6 +569,11 @@ async fn a_simulated_container_can_be_stopped_early() {
         "Container killed by the ApplicationMaster."
     )));
     let exit = must_exit(&handle).await;
+    assert_eq!(
+        launched.elapsed(),
+        Duration::ZERO,
+        "ended by the stop, at once"
+    );
     assert_eq!(exit.exit_code, KILLED_BY_APPMASTER);
     assert_eq!(
         exit.diagnostics,
