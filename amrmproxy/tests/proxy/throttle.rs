@@ -1,5 +1,8 @@
 //! ThrottleInterceptor in a chain: calls over the rate that would wait longer than allowed are
-//! refused with RESOURCE_EXHAUSTED, and the node's clock refills the bucket.
+//! refused with RESOURCE_EXHAUSTED, and the node's clock refills the bucket; calls that may
+//! wait are held back for the bucket's delay, timed on tokio's paused clock.
+
+use std::time::Duration;
 
 use tonic::{Code, Status};
 use yarn_amrmproxy::{
@@ -40,7 +43,9 @@ impl RequestInterceptor for Echo {
     }
 }
 
-fn chain(node: std::sync::Arc<TestNode>) -> InterceptorChain {
+/// A throttle of one call per second with a burst of two, holding a call back for at most
+/// `max_delay_ms`, in front of [`Echo`].
+fn chain(node: std::sync::Arc<TestNode>, max_delay_ms: &str) -> InterceptorChain {
     let config = proxy_config(
         "throttle,echo",
         false,
@@ -50,7 +55,10 @@ fn chain(node: std::sync::Arc<TestNode>) -> InterceptorChain {
                 "1",
             ),
             ("yarn.nodemanager.amrmproxy.throttle.burst", "2"),
-            ("yarn.nodemanager.amrmproxy.throttle.max-delay-ms", "0"),
+            (
+                "yarn.nodemanager.amrmproxy.throttle.max-delay-ms",
+                max_delay_ms,
+            ),
         ],
     );
     let mut registry = InterceptorRegistry::with_builtins(&config, rm_client("127.0.0.1:1"));
@@ -65,7 +73,7 @@ fn chain(node: std::sync::Arc<TestNode>) -> InterceptorChain {
 #[tokio::test]
 async fn calls_over_the_rate_are_refused_with_resource_exhausted_until_the_bucket_refills() {
     let node = TestNode::with_keys();
-    let mut chain = chain(node.clone());
+    let mut chain = chain(node.clone(), "0");
     for response_id in 0..2 {
         chain
             .allocate(pb::AllocateRequestProto {
@@ -111,4 +119,66 @@ async fn calls_over_the_rate_are_refused_with_resource_exhausted_until_the_bucke
         .await
         .expect("a token refilled after a second");
     assert_eq!(response.response_id, 3);
+}
+
+/// The delay is waited out on tokio's clock while the node's clock stands still, so on a paused
+/// clock the hold lasts exactly what the bucket says.
+#[tokio::test(start_paused = true)]
+async fn a_call_over_the_rate_within_the_longest_delay_is_held_back_for_the_buckets_delay() {
+    let node = TestNode::with_keys();
+    let mut chain = chain(node.clone(), "1500");
+    let started = tokio::time::Instant::now();
+    for response_id in 0..2 {
+        chain
+            .allocate(pb::AllocateRequestProto {
+                response_id,
+                ..Default::default()
+            })
+            .await
+            .expect("within the burst");
+    }
+    assert_eq!(
+        started.elapsed(),
+        Duration::ZERO,
+        "the burst goes through at once"
+    );
+
+    let response = chain
+        .allocate(pb::AllocateRequestProto {
+            response_id: 2,
+            ..Default::default()
+        })
+        .await
+        .expect("held back, not refused");
+    assert_eq!(response.response_id, 3);
+    assert_eq!(
+        started.elapsed(),
+        Duration::from_secs(1),
+        "held back until the next token, a second at one call per second"
+    );
+
+    // The held call reserved that token: the next one would wait 2 s, beyond the longest delay.
+    let err = chain
+        .allocate(pb::AllocateRequestProto {
+            response_id: 3,
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Throttled {
+                retry_after_ms: 2000,
+                max_delay_ms: 1500,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        started.elapsed(),
+        Duration::from_secs(1),
+        "a refusal is answered at once"
+    );
 }
