@@ -33,10 +33,11 @@ use yarn_security::pki::LeafSpec;
 use yarn_security::{
     Authorizer, ChannelOptions, Incoming, MasterKey, Role, TokenIdentifier, connect,
 };
+use yarn_test_support::pki::Pki;
 
 use common::{
-    COMPLETE, ContainerGroups, GUARANTEED, KILLED_BY_APPMASTER, OPPORTUNISTIC, Pki, RUNNING,
-    SCHEDULED, launch, leads_running_group, now_ms,
+    COMPLETE, ContainerGroups, GUARANTEED, KILLED_BY_APPMASTER, OPPORTUNISTIC, RUNNING, SCHEDULED,
+    launch, leads_running_group, now_ms,
 };
 
 /// Longest any container in these tests may take to do what a test waits for.

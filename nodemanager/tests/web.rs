@@ -31,8 +31,9 @@ use yarn_nodemanager::{ContainerExecutor, NmConfig, NmStateStore, NodeManager};
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_security::pki::LeafSpec;
 use yarn_security::{Role, TlsConfig};
+use yarn_test_support::pki::Pki;
 
-use common::{Pki, now_ms};
+use common::now_ms;
 
 /// Longest a test waits for a container to reach a state.
 const DEADLINE: Duration = Duration::from_secs(10);

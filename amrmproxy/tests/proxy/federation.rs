@@ -23,8 +23,9 @@ use yarn_proto::pb::application_master_protocol_client::ApplicationMasterProtoco
 use yarn_proto::token_metadata::{AMRM_TOKEN_METADATA_KEY, insert_token};
 use yarn_security::Role;
 use yarn_security::pki::LeafSpec;
+use yarn_test_support::pki::Pki;
 
-use crate::rm_cluster::{DEADLINE, Pki, RmCluster};
+use crate::rm_cluster::{DEADLINE, RmCluster};
 use crate::support::{TestNode, USER, ask, proxy_config};
 
 /// The registered name of the test's interceptor.

@@ -9,7 +9,6 @@ use std::path::Path;
 use std::time::Duration;
 
 use tempfile::TempDir;
-use time::OffsetDateTime;
 use tokio::net::TcpListener;
 use yarn_client::{Idempotency, RmClient, RmClientConfig, RmService};
 use yarn_conf::Configuration;
@@ -18,8 +17,8 @@ use yarn_proto::pb;
 use yarn_proto::pb::resource_tracker_client::ResourceTrackerClient;
 use yarn_rm_ha::applications::TokenIssuer;
 use yarn_rm_ha::{ResourceManager, RmConfig, RmListeners, Serving};
-use yarn_security::pki::{self, LeafSpec, PkiOptions};
-use yarn_security::{Role, TlsConfig, TlsFiles};
+use yarn_security::{Role, TlsConfig};
+use yarn_test_support::pki::Pki;
 
 /// How long any wait on a cluster may take before the test fails, naming what it waited for.
 pub const DEADLINE: Duration = Duration::from_secs(30);
@@ -34,34 +33,6 @@ where
     Fut: Future<Output = Option<T>>,
 {
     yarn_test_support::poll::eventually(what, DEADLINE, check).await
-}
-
-/// A test CA and its leaf certificates, in a directory removed when dropped.
-pub struct Pki {
-    dir: TempDir,
-}
-
-impl Pki {
-    /// Installs the crypto provider and creates the CA with `leaves`.
-    pub fn new(leaves: &[LeafSpec]) -> Self {
-        yarn_security::install_crypto_provider();
-        let dir = tempfile::tempdir().expect("PKI dir");
-        pki::init(
-            dir.path(),
-            leaves,
-            &PkiOptions::starting_at(OffsetDateTime::now_utc()),
-        )
-        .expect("create the PKI");
-        Self { dir }
-    }
-
-    /// Points the `yarn.tls.*` keys of `conf` at the files of `role`/`name`.
-    fn set_tls(&self, conf: &mut Configuration, role: Role, name: &str) {
-        let files = TlsFiles::in_pki_dir(self.dir.path(), role, name);
-        conf.set("yarn.tls.ca-cert", &path(&files.ca_cert));
-        conf.set("yarn.tls.cert", &path(&files.cert));
-        conf.set("yarn.tls.key", &path(&files.key));
-    }
 }
 
 /// One running ResourceManager cluster.

@@ -30,10 +30,10 @@ fn ids(containers: &[pb::ContainerProto]) -> Vec<i64> {
 #[tokio::test]
 async fn after_a_failover_the_am_registers_again_and_resends_all_it_still_wants() {
     let pki = must_make_pki();
-    let rm1 = Scheduler::start(pki.path(), "rm1", true).await;
-    let rm2 = Scheduler::start(pki.path(), "rm2", false).await;
+    let rm1 = Scheduler::start(&pki, "rm1", true).await;
+    let rm2 = Scheduler::start(&pki, "rm2", false).await;
     let config = must_client_config(
-        pki.path(),
+        &pki,
         &[("rm1", rm1.address.as_str()), ("rm2", rm2.address.as_str())],
     );
     let mut am = AmRmClient::new(&config, token(AMRM, 1));
@@ -106,8 +106,8 @@ async fn after_a_failover_the_am_registers_again_and_resends_all_it_still_wants(
 #[tokio::test]
 async fn a_renewed_amrm_token_is_presented_from_the_next_call_on() {
     let pki = must_make_pki();
-    let rm1 = Scheduler::start(pki.path(), "rm1", true).await;
-    let config = must_client_config(pki.path(), &[("rm1", rm1.address.as_str())]);
+    let rm1 = Scheduler::start(&pki, "rm1", true).await;
+    let config = must_client_config(&pki, &[("rm1", rm1.address.as_str())]);
     let mut am = AmRmClient::new(&config, token(AMRM, 1));
     am.register("", 0, "").await.unwrap();
     {
@@ -137,8 +137,8 @@ async fn a_renewed_amrm_token_is_presented_from_the_next_call_on() {
 #[tokio::test]
 async fn finish_asks_until_the_unregistration_is_confirmed_and_reports_when_it_never_is() {
     let pki = must_make_pki();
-    let rm1 = Scheduler::start(pki.path(), "rm1", true).await;
-    let config = must_client_config(pki.path(), &[("rm1", rm1.address.as_str())]);
+    let rm1 = Scheduler::start(&pki, "rm1", true).await;
+    let config = must_client_config(&pki, &[("rm1", rm1.address.as_str())]);
     let mut am = AmRmClient::new(&config, token(AMRM, 1)).with_finish_polling(5, Duration::ZERO);
     am.register("", 0, "").await.unwrap();
 
@@ -178,8 +178,8 @@ async fn finish_asks_until_the_unregistration_is_confirmed_and_reports_when_it_n
 #[tokio::test]
 async fn finish_registers_again_when_the_leader_lost_the_registration() {
     let pki = must_make_pki();
-    let rm1 = Scheduler::start(pki.path(), "rm1", true).await;
-    let config = must_client_config(pki.path(), &[("rm1", rm1.address.as_str())]);
+    let rm1 = Scheduler::start(&pki, "rm1", true).await;
+    let config = must_client_config(&pki, &[("rm1", rm1.address.as_str())]);
     let mut am = AmRmClient::new(&config, token(AMRM, 1));
     am.register("h", 1, "u").await.unwrap();
     rm1.state().registered = false;
@@ -194,8 +194,8 @@ async fn finish_registers_again_when_the_leader_lost_the_registration() {
 #[tokio::test]
 async fn allocate_before_register_is_refused_without_a_call() {
     let pki = must_make_pki();
-    let rm1 = Scheduler::start(pki.path(), "rm1", true).await;
-    let config = must_client_config(pki.path(), &[("rm1", rm1.address.as_str())]);
+    let rm1 = Scheduler::start(&pki, "rm1", true).await;
+    let config = must_client_config(&pki, &[("rm1", rm1.address.as_str())]);
     let mut am = AmRmClient::new(&config, token(AMRM, 1));
     let err = am.allocate(0.0).await.unwrap_err();
     assert!(
@@ -213,8 +213,8 @@ async fn allocate_before_register_is_refused_without_a_call() {
 #[tokio::test]
 async fn the_heartbeat_task_delivers_allocations_and_completions_and_takes_new_asks() {
     let pki = must_make_pki();
-    let rm1 = Scheduler::start(pki.path(), "rm1", true).await;
-    let config = must_client_config(pki.path(), &[("rm1", rm1.address.as_str())]);
+    let rm1 = Scheduler::start(&pki, "rm1", true).await;
+    let config = must_client_config(&pki, &[("rm1", rm1.address.as_str())]);
     let mut am = AmRmClient::new(&config, token(AMRM, 1));
     am.register("", 0, "").await.unwrap();
     {

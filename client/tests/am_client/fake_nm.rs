@@ -3,7 +3,6 @@
 //! encoded `ContainerIdProto`), and stops and reports the containers it started.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use prost::Message;
@@ -14,6 +13,7 @@ use yarn_proto::pb::container_management_protocol_server::{
 };
 use yarn_proto::token_metadata::{NM_TOKEN_METADATA_KEY, PresentedToken};
 use yarn_security::Role;
+use yarn_test_support::pki::Pki;
 
 use crate::support::{NODE, must_listen_at};
 
@@ -48,12 +48,12 @@ pub struct Nm {
 impl Nm {
     /// Serves a node accepting only `nm_token`, on 127.0.0.1 port 0, until the test's runtime
     /// ends.
-    pub async fn start(pki: &Path, nm_token: pb::TokenProto) -> Self {
+    pub async fn start(pki: &Pki, nm_token: pb::TokenProto) -> Self {
         Self::start_at(pki, nm_token, "127.0.0.1:0").await
     }
 
     /// As [`start`](Self::start), on `address`.
-    pub async fn start_at(pki: &Path, nm_token: pb::TokenProto, address: &str) -> Self {
+    pub async fn start_at(pki: &Pki, nm_token: pb::TokenProto, address: &str) -> Self {
         let (incoming, address) = must_listen_at(pki, Role::NodeManager, NODE, address).await;
         let state = Arc::new(Mutex::new(NmState::default()));
         let service = ContainerManagementProtocolServer::new(FakeNm {

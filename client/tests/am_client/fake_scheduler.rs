@@ -2,7 +2,6 @@
 //! "not registered" refusal of a leader that holds no registration, `response_id` checks, and
 //! scripted allocations; it records every call with the AMRMToken presented.
 
-use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tonic::metadata::MetadataValue;
@@ -13,6 +12,7 @@ use yarn_proto::pb::application_master_protocol_server::{
 use yarn_proto::token_metadata::{AMRM_TOKEN_METADATA_KEY, PresentedToken, not_registered};
 use yarn_proto::{LEADER_HINT_HEADER, NOT_LEADER_HEADER, pb};
 use yarn_security::Role;
+use yarn_test_support::pki::Pki;
 
 use crate::support::must_listen;
 
@@ -61,7 +61,7 @@ pub struct Scheduler {
 impl Scheduler {
     /// Serves a replica as `rm_id`, leading or not, on 127.0.0.1 port 0 until the test's
     /// runtime ends.
-    pub async fn start(pki: &Path, rm_id: &str, leader: bool) -> Self {
+    pub async fn start(pki: &Pki, rm_id: &str, leader: bool) -> Self {
         let (incoming, address) = must_listen(pki, Role::ResourceManager, rm_id).await;
         let state = Arc::new(Mutex::new(SchedulerState {
             leader,

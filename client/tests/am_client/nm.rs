@@ -5,6 +5,7 @@ use std::time::Duration;
 use tonic::Code;
 use yarn_client::{Error, NmClient};
 use yarn_proto::pb;
+use yarn_test_support::pki::Pki;
 
 use crate::fake_nm::{Nm, container_token};
 use crate::support::{container_id, must_client_config, must_make_pki, token};
@@ -28,10 +29,10 @@ fn launch(command: &str) -> pb::ContainerLaunchContextProto {
     }
 }
 
-async fn started_nm() -> (tempfile::TempDir, Nm, NmClient) {
+async fn started_nm() -> (Pki, Nm, NmClient) {
     let pki = must_make_pki();
-    let nm = Nm::start(pki.path(), token("NMToken", NM_TOKEN)).await;
-    let config = must_client_config(pki.path(), &[("rm1", "127.0.0.1:1")]);
+    let nm = Nm::start(&pki, token("NMToken", NM_TOKEN)).await;
+    let config = must_client_config(&pki, &[("rm1", "127.0.0.1:1")]);
     let client = NmClient::new(&config.tls, Duration::from_secs(2));
     (pki, nm, client)
 }
@@ -201,7 +202,7 @@ async fn a_refusal_after_a_lost_reply_stands_when_the_node_does_not_hold_the_con
 #[tokio::test]
 async fn a_node_that_is_not_listening_yet_is_dialed_again_until_it_takes_the_start() {
     let pki = must_make_pki();
-    let config = must_client_config(pki.path(), &[("rm1", "127.0.0.1:1")]);
+    let config = must_client_config(&pki, &[("rm1", "127.0.0.1:1")]);
     let client = NmClient::new(&config.tls, Duration::from_secs(2))
         .with_not_ready_retry(Duration::from_millis(10), Duration::from_secs(30));
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -226,7 +227,7 @@ async fn a_node_that_is_not_listening_yet_is_dialed_again_until_it_takes_the_sta
     });
     // The node restarts: nothing listens for a while, so the first dials are refused.
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let nm = Nm::start_at(pki.path(), token("NMToken", NM_TOKEN), &address).await;
+    let nm = Nm::start_at(&pki, token("NMToken", NM_TOKEN), &address).await;
     start.await.unwrap().unwrap();
     assert_eq!(nm.state().running.get(&8), Some(&vec!["a".to_owned()]));
 }

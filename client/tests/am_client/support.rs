@@ -2,17 +2,15 @@
 //! scheduler replicas, records the tests build, and a deadline-bounded wait.
 
 use std::future::Future;
-use std::path::Path;
 use std::time::Duration;
 
-use tempfile::TempDir;
-use time::OffsetDateTime;
 use tokio::net::TcpListener;
 use yarn_client::RmClientConfig;
 use yarn_conf::Configuration;
 use yarn_proto::pb;
-use yarn_security::pki::{self, LeafSpec, PkiOptions};
-use yarn_security::{Incoming, Role, TlsConfig, TlsFiles};
+use yarn_security::pki::LeafSpec;
+use yarn_security::{Incoming, Role};
+use yarn_test_support::pki::Pki;
 
 /// The user the ApplicationMaster authenticates as.
 pub const USER: &str = "alice";
@@ -24,46 +22,35 @@ pub const NODE: &str = "nm1";
 pub const PATIENCE: Duration = Duration::from_secs(10);
 
 /// A PKI with `resourcemanager/rm1..rm2`, `nodemanager/nm1` and `user/alice`.
-pub fn must_make_pki() -> TempDir {
-    yarn_security::install_crypto_provider();
-    let dir = tempfile::tempdir().expect("create the PKI directory");
-    let leaves = [
+pub fn must_make_pki() -> Pki {
+    Pki::new(&[
         LeafSpec::new(Role::ResourceManager, "rm1"),
         LeafSpec::new(Role::ResourceManager, "rm2"),
         LeafSpec::new(Role::NodeManager, NODE),
         LeafSpec::new(Role::User, USER),
-    ];
-    pki::init(
-        dir.path(),
-        &leaves,
-        &PkiOptions::starting_at(OffsetDateTime::now_utc()),
-    )
-    .expect("create the cluster PKI");
-    dir
+    ])
 }
 
 /// A listener on 127.0.0.1 port 0, its address, and its TLS setting as `role`/`name`.
-pub async fn must_listen(pki: &Path, role: Role, name: &str) -> (Incoming, String) {
+pub async fn must_listen(pki: &Pki, role: Role, name: &str) -> (Incoming, String) {
     must_listen_at(pki, role, name, "127.0.0.1:0").await
 }
 
 /// As [`must_listen`], on `address`.
 pub async fn must_listen_at(
-    pki: &Path,
+    pki: &Pki,
     role: Role,
     name: &str,
     address: &str,
 ) -> (Incoming, String) {
     let listener = TcpListener::bind(address).await.unwrap();
     let address = listener.local_addr().unwrap().to_string();
-    let tls = TlsConfig::from_files(&TlsFiles::in_pki_dir(pki, role, name))
-        .unwrap_or_else(|e| panic!("TLS setting of {name}: {e}"));
-    (Incoming::new(listener, &tls), address)
+    (Incoming::new(listener, &pki.tls(role, name)), address)
 }
 
 /// The AM's client configuration: HA over `replicas` (rm id, scheduler address), the user
 /// certificate, millisecond failover pauses, a short call deadline.
-pub fn must_client_config(pki: &Path, replicas: &[(&str, &str)]) -> RmClientConfig {
+pub fn must_client_config(pki: &Pki, replicas: &[(&str, &str)]) -> RmClientConfig {
     let mut conf = Configuration::new();
     conf.set("yarn.resourcemanager.ha.enabled", "true");
     let ids: Vec<&str> = replicas.iter().map(|(id, _)| *id).collect();
@@ -74,10 +61,7 @@ pub fn must_client_config(pki: &Path, replicas: &[(&str, &str)]) -> RmClientConf
             address,
         );
     }
-    let files = TlsFiles::in_pki_dir(pki, Role::User, USER);
-    conf.set("yarn.tls.ca-cert", &files.ca_cert.to_string_lossy());
-    conf.set("yarn.tls.cert", &files.cert.to_string_lossy());
-    conf.set("yarn.tls.key", &files.key.to_string_lossy());
+    pki.set_tls(&mut conf, Role::User, USER);
     conf.set("yarn.client.failover-sleep-base-ms", "1");
     conf.set("yarn.client.failover-sleep-max-ms", "10");
     conf.set("yarn.client.failover-max-attempts", "4");

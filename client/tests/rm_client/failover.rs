@@ -5,7 +5,7 @@ use yarn_client::{Error, Idempotency, RmClient, RmService};
 use yarn_conf::Configuration;
 use yarn_proto::pb;
 use yarn_proto::pb::resource_manager_administration_protocol_client::ResourceManagerAdministrationProtocolClient as AdminClient;
-use yarn_security::{CertificateRefusal, Role, TlsFiles};
+use yarn_security::{CertificateRefusal, Role};
 
 use crate::support::{
     Behaviour, ReplicaSpec, USER, client_conf, closed_address, first_then_leader, must_client,
@@ -27,14 +27,14 @@ async fn refresh_admin_acls(client: &RmClient, idempotency: Idempotency) -> Resu
 #[tokio::test]
 async fn a_not_leader_refusal_is_followed_straight_to_the_hinted_leader() {
     let pki = must_make_pki();
-    let leader = ReplicaSpec::new(pki.path(), "rm3", Behaviour::Leader)
+    let leader = ReplicaSpec::new(&pki, "rm3", Behaviour::Leader)
         .start()
         .await;
     let hint = Some(format!("rm3={}", leader.address));
-    let rm1 = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Follower { hint })
+    let rm1 = ReplicaSpec::new(&pki, "rm1", Behaviour::Follower { hint })
         .start()
         .await;
-    let rm2 = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Follower { hint: None })
+    let rm2 = ReplicaSpec::new(&pki, "rm2", Behaviour::Follower { hint: None })
         .start()
         .await;
     let replicas = [
@@ -42,7 +42,7 @@ async fn a_not_leader_refusal_is_followed_straight_to_the_hinted_leader() {
         ("rm2", rm2.address.as_str()),
         ("rm3", leader.address.as_str()),
     ];
-    let client = must_client(pki.path(), &replicas, 5);
+    let client = must_client(&pki, &replicas, 5);
 
     refresh_admin_acls(&client, Idempotency::NotIdempotent)
         .await
@@ -67,11 +67,11 @@ async fn a_not_leader_refusal_is_followed_straight_to_the_hinted_leader() {
 async fn a_replica_whose_port_is_closed_is_skipped_even_for_non_idempotent_calls() {
     let pki = must_make_pki();
     let down = closed_address().await;
-    let leader = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Leader)
+    let leader = ReplicaSpec::new(&pki, "rm2", Behaviour::Leader)
         .start()
         .await;
     let client = must_client(
-        pki.path(),
+        &pki,
         &[("rm1", down.as_str()), ("rm2", leader.address.as_str())],
         3,
     );
@@ -85,7 +85,7 @@ async fn a_replica_whose_port_is_closed_is_skipped_even_for_non_idempotent_calls
 #[tokio::test]
 async fn a_non_idempotent_call_past_its_deadline_is_not_resent() {
     let pki = must_make_pki();
-    let (hung, leader, client) = first_then_leader(pki.path(), Behaviour::Hang).await;
+    let (hung, leader, client) = first_then_leader(&pki, Behaviour::Hang).await;
 
     let err = refresh_admin_acls(&client, Idempotency::NotIdempotent)
         .await
@@ -104,7 +104,7 @@ async fn a_non_idempotent_call_past_its_deadline_is_not_resent() {
 #[tokio::test]
 async fn an_idempotent_call_past_its_deadline_fails_over() {
     let pki = must_make_pki();
-    let (_hung, leader, client) = first_then_leader(pki.path(), Behaviour::Hang).await;
+    let (_hung, leader, client) = first_then_leader(&pki, Behaviour::Hang).await;
 
     refresh_admin_acls(&client, Idempotency::Idempotent)
         .await
@@ -115,12 +115,12 @@ async fn an_idempotent_call_past_its_deadline_fails_over() {
 #[tokio::test]
 async fn a_non_idempotent_call_whose_connection_drops_mid_call_is_not_resent() {
     let pki = must_make_pki();
-    let (dropping, dropped) = start_dropping_replica(pki.path(), "rm1").await;
-    let leader = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Leader)
+    let (dropping, dropped) = start_dropping_replica(&pki, "rm1").await;
+    let leader = ReplicaSpec::new(&pki, "rm2", Behaviour::Leader)
         .start()
         .await;
     let replicas = [("rm1", dropping.as_str()), ("rm2", leader.address.as_str())];
-    let client = must_client(pki.path(), &replicas, 3);
+    let client = must_client(&pki, &replicas, 3);
 
     let err = refresh_admin_acls(&client, Idempotency::NotIdempotent)
         .await
@@ -142,14 +142,14 @@ async fn a_non_idempotent_call_whose_connection_drops_mid_call_is_not_resent() {
 #[tokio::test]
 async fn exhausted_attempts_are_reported_with_their_count() {
     let pki = must_make_pki();
-    let rm1 = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Follower { hint: None })
+    let rm1 = ReplicaSpec::new(&pki, "rm1", Behaviour::Follower { hint: None })
         .start()
         .await;
-    let rm2 = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Follower { hint: None })
+    let rm2 = ReplicaSpec::new(&pki, "rm2", Behaviour::Follower { hint: None })
         .start()
         .await;
     let replicas = [("rm1", rm1.address.as_str()), ("rm2", rm2.address.as_str())];
-    let client = must_client(pki.path(), &replicas, 3);
+    let client = must_client(&pki, &replicas, 3);
 
     let err = refresh_admin_acls(&client, Idempotency::NotIdempotent)
         .await
@@ -172,7 +172,7 @@ async fn exhausted_attempts_are_reported_with_their_count() {
 #[tokio::test]
 async fn a_definitive_refusal_returns_at_once() {
     let pki = must_make_pki();
-    let (_denying, leader, client) = first_then_leader(pki.path(), Behaviour::Deny).await;
+    let (_denying, leader, client) = first_then_leader(&pki, Behaviour::Deny).await;
 
     let err = refresh_admin_acls(&client, Idempotency::Idempotent)
         .await
@@ -204,15 +204,15 @@ async fn refused_certificate(conf: &Configuration) -> (CertificateRefusal, Strin
 async fn a_refused_certificate_ends_the_call_at_once_naming_whose_was_refused() {
     let pki = must_make_pki();
     let other_ca = must_make_pki();
-    let rm1 = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Leader)
+    let rm1 = ReplicaSpec::new(&pki, "rm1", Behaviour::Leader)
         .start()
         .await;
-    let rm2 = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Leader)
+    let rm2 = ReplicaSpec::new(&pki, "rm2", Behaviour::Leader)
         .start()
         .await;
     let replicas = [("rm1", rm1.address.as_str()), ("rm2", rm2.address.as_str())];
-    let foreign = TlsFiles::in_pki_dir(other_ca.path(), Role::User, USER);
-    let mut conf = client_conf(pki.path(), &replicas, 3);
+    let foreign = other_ca.files(Role::User, USER);
+    let mut conf = client_conf(&pki, &replicas, 3);
 
     // This client presents a certificate from another CA (of the same name as the cluster's,
     // so rm1 finds its signature wrong): rm1 refuses it, and rm2 would too.
@@ -253,7 +253,7 @@ async fn a_refused_certificate_ends_the_call_at_once_naming_whose_was_refused() 
 async fn calls_aimed_at_one_replica_name_it_and_refuse_unknown_ids() {
     let pki = must_make_pki();
     let down = closed_address().await;
-    let client = must_client(pki.path(), &[("rm1", down.as_str())], 3);
+    let client = must_client(&pki, &[("rm1", down.as_str())], 3);
 
     let err = client
         .call_on("rm1", |channel| async move {

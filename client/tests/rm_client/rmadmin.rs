@@ -3,13 +3,14 @@
 use yarn_client::Error;
 use yarn_client::rmadmin::{RmAdmin, RmAdminCommand, output};
 use yarn_proto::pb;
+use yarn_test_support::pki::Pki;
 
 use crate::support::{
     Behaviour, ReplicaSpec, STATE_DIGEST, client_conf, closed_address, must_client_config,
     must_make_pki,
 };
 
-fn admin(pki: &std::path::Path, replicas: &[(&str, &str)]) -> RmAdmin {
+fn admin(pki: &Pki, replicas: &[(&str, &str)]) -> RmAdmin {
     RmAdmin::new(&must_client_config(&client_conf(pki, replicas, 3)), true)
 }
 
@@ -46,10 +47,10 @@ fn membership(leader: &str) -> pb::GetClusterMembershipResponseProto {
 #[tokio::test]
 async fn get_all_service_state_reports_active_standby_and_unreachable_in_order() {
     let pki = must_make_pki();
-    let rm1 = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Follower { hint: None })
+    let rm1 = ReplicaSpec::new(&pki, "rm1", Behaviour::Follower { hint: None })
         .start()
         .await;
-    let rm2 = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Leader)
+    let rm2 = ReplicaSpec::new(&pki, "rm2", Behaviour::Leader)
         .start()
         .await;
     let down = closed_address().await;
@@ -58,7 +59,7 @@ async fn get_all_service_state_reports_active_standby_and_unreachable_in_order()
         ("rm2", rm2.address.as_str()),
         ("rm3", down.as_str()),
     ];
-    let admin = admin(pki.path(), &replicas);
+    let admin = admin(&pki, &replicas);
 
     let printed = output_of(&admin, &RmAdminCommand::GetAllServiceState).await;
     assert_eq!(
@@ -96,15 +97,13 @@ async fn get_all_service_state_reports_active_standby_and_unreachable_in_order()
 #[tokio::test]
 async fn get_all_service_state_reports_a_refusal_as_such_and_fails_naming_it() {
     let pki = must_make_pki();
-    let denying = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Deny)
-        .start()
-        .await;
-    let leader = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Leader)
+    let denying = ReplicaSpec::new(&pki, "rm1", Behaviour::Deny).start().await;
+    let leader = ReplicaSpec::new(&pki, "rm2", Behaviour::Leader)
         .start()
         .await;
     let down = closed_address().await;
     let admin = admin(
-        pki.path(),
+        &pki,
         &[
             ("rm1", denying.address.as_str()),
             ("rm2", leader.address.as_str()),
@@ -143,14 +142,14 @@ async fn get_all_service_state_reports_a_refusal_as_such_and_fails_naming_it() {
 #[tokio::test]
 async fn get_state_digest_asks_the_named_replica_even_a_follower() {
     let pki = must_make_pki();
-    let leader = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Leader)
+    let leader = ReplicaSpec::new(&pki, "rm1", Behaviour::Leader)
         .start()
         .await;
-    let follower = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Follower { hint: None })
+    let follower = ReplicaSpec::new(&pki, "rm2", Behaviour::Follower { hint: None })
         .start()
         .await;
     let admin = admin(
-        pki.path(),
+        &pki,
         &[
             ("rm1", leader.address.as_str()),
             ("rm2", follower.address.as_str()),
@@ -186,14 +185,14 @@ async fn get_state_digest_asks_the_named_replica_even_a_follower() {
 #[tokio::test]
 async fn check_health_is_silent_when_healthy_and_names_the_failed_check_otherwise() {
     let pki = must_make_pki();
-    let healthy = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Leader)
+    let healthy = ReplicaSpec::new(&pki, "rm1", Behaviour::Leader)
         .start()
         .await;
-    let mut sick = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Follower { hint: None });
+    let mut sick = ReplicaSpec::new(&pki, "rm2", Behaviour::Follower { hint: None });
     sick.unhealthy = Some("raft log store: disk full".to_owned());
     let sick = sick.start().await;
     let admin = admin(
-        pki.path(),
+        &pki,
         &[
             ("rm1", healthy.address.as_str()),
             ("rm2", sick.address.as_str()),
@@ -224,15 +223,15 @@ async fn check_health_is_silent_when_healthy_and_names_the_failed_check_otherwis
 #[tokio::test]
 async fn transition_to_active_transfers_leadership_through_the_leader() {
     let pki = must_make_pki();
-    let leader = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Leader)
+    let leader = ReplicaSpec::new(&pki, "rm2", Behaviour::Leader)
         .start()
         .await;
     let hint = Some(format!("rm2={}", leader.address));
-    let rm1 = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Follower { hint })
+    let rm1 = ReplicaSpec::new(&pki, "rm1", Behaviour::Follower { hint })
         .start()
         .await;
     let admin = admin(
-        pki.path(),
+        &pki,
         &[
             ("rm1", rm1.address.as_str()),
             ("rm2", leader.address.as_str()),
@@ -266,14 +265,14 @@ async fn transition_to_active_transfers_leadership_through_the_leader() {
 #[tokio::test]
 async fn transition_to_standby_hands_a_leaders_role_to_the_first_other_voter() {
     let pki = must_make_pki();
-    let mut spec = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Leader);
+    let mut spec = ReplicaSpec::new(&pki, "rm1", Behaviour::Leader);
     spec.membership = membership("rm1");
     let leader = spec.start().await;
-    let mut spec = ReplicaSpec::new(pki.path(), "rm2", Behaviour::Follower { hint: None });
+    let mut spec = ReplicaSpec::new(&pki, "rm2", Behaviour::Follower { hint: None });
     spec.membership = membership("rm1");
     let follower = spec.start().await;
     let admin = admin(
-        pki.path(),
+        &pki,
         &[
             ("rm1", leader.address.as_str()),
             ("rm2", follower.address.as_str()),
@@ -297,10 +296,10 @@ async fn transition_to_standby_hands_a_leaders_role_to_the_first_other_voter() {
 #[tokio::test]
 async fn membership_changes_go_to_the_leader_and_print_the_new_membership() {
     let pki = must_make_pki();
-    let mut spec = ReplicaSpec::new(pki.path(), "rm1", Behaviour::Leader);
+    let mut spec = ReplicaSpec::new(&pki, "rm1", Behaviour::Leader);
     spec.membership = membership("rm1");
     let leader = spec.start().await;
-    let admin = admin(pki.path(), &[("rm1", leader.address.as_str())]);
+    let admin = admin(&pki, &[("rm1", leader.address.as_str())]);
 
     let printed = output_of(&admin, &RmAdminCommand::GetClusterMembership).await;
     assert_eq!(printed, output::cluster_membership(&membership("rm1")));

@@ -2,13 +2,10 @@
 //! doubles served over real mutual TLS on 127.0.0.1 port 0, a replica that drops every
 //! connection once a request arrived, and the client configuration pointing at them.
 
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tempfile::TempDir;
-use time::OffsetDateTime;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
@@ -20,8 +17,9 @@ use yarn_proto::pb::resource_manager_administration_protocol_server::{
     ResourceManagerAdministrationProtocol, ResourceManagerAdministrationProtocolServer,
 };
 use yarn_proto::{LEADER_HINT_HEADER, NOT_LEADER_HEADER, pb};
-use yarn_security::pki::{self, LeafSpec, PkiOptions};
-use yarn_security::{Incoming, PeerConnection, Role, TlsConfig, TlsFiles};
+use yarn_security::pki::LeafSpec;
+use yarn_security::{Incoming, PeerConnection, Role};
+use yarn_test_support::pki::Pki;
 
 /// The user every test client authenticates as.
 pub const USER: &str = "alice";
@@ -37,26 +35,18 @@ pub const STATE_DIGEST_INDEX: u64 = 123;
 pub const STATE_DIGEST_TERM: u64 = 4;
 
 /// A PKI with `resourcemanager/rm1..rm3` and `user/alice`.
-pub fn must_make_pki() -> TempDir {
-    yarn_security::install_crypto_provider();
-    let dir = tempfile::tempdir().expect("create the PKI directory");
-    let mut leaves: Vec<LeafSpec> = ["rm1", "rm2", "rm3"]
-        .iter()
-        .map(|id| LeafSpec::new(Role::ResourceManager, *id))
-        .collect();
-    leaves.push(LeafSpec::new(Role::User, USER));
-    pki::init(
-        dir.path(),
-        &leaves,
-        &PkiOptions::starting_at(OffsetDateTime::now_utc()),
-    )
-    .expect("create the cluster PKI");
-    dir
+pub fn must_make_pki() -> Pki {
+    Pki::new(&[
+        LeafSpec::new(Role::ResourceManager, "rm1"),
+        LeafSpec::new(Role::ResourceManager, "rm2"),
+        LeafSpec::new(Role::ResourceManager, "rm3"),
+        LeafSpec::new(Role::User, USER),
+    ])
 }
 
 /// A client configuration with HA over `replicas` (rm id, admin address), presenting the
 /// user certificate, with millisecond failover pauses and `max_failovers`.
-pub fn client_conf(pki: &Path, replicas: &[(&str, &str)], max_failovers: u32) -> Configuration {
+pub fn client_conf(pki: &Pki, replicas: &[(&str, &str)], max_failovers: u32) -> Configuration {
     let mut conf = Configuration::new();
     conf.set("yarn.resourcemanager.ha.enabled", "true");
     let ids: Vec<&str> = replicas.iter().map(|(id, _)| *id).collect();
@@ -64,10 +54,7 @@ pub fn client_conf(pki: &Path, replicas: &[(&str, &str)], max_failovers: u32) ->
     for (id, address) in replicas {
         conf.set(&format!("yarn.resourcemanager.admin.address.{id}"), address);
     }
-    let files = TlsFiles::in_pki_dir(pki, Role::User, USER);
-    conf.set("yarn.tls.ca-cert", &files.ca_cert.to_string_lossy());
-    conf.set("yarn.tls.cert", &files.cert.to_string_lossy());
-    conf.set("yarn.tls.key", &files.key.to_string_lossy());
+    pki.set_tls(&mut conf, Role::User, USER);
     conf.set("yarn.client.failover-sleep-base-ms", "1");
     conf.set("yarn.client.failover-sleep-max-ms", "10");
     conf.set(
@@ -86,14 +73,14 @@ pub fn must_client_config(conf: &Configuration) -> RmClientConfig {
 }
 
 /// An admin-service client over `replicas`.
-pub fn must_client(pki: &Path, replicas: &[(&str, &str)], max_failovers: u32) -> RmClient {
+pub fn must_client(pki: &Pki, replicas: &[(&str, &str)], max_failovers: u32) -> RmClient {
     let config = must_client_config(&client_conf(pki, replicas, max_failovers));
     RmClient::new(&config, RmService::Admin)
 }
 
 /// `rm1` behaving as `first`, `rm2` the leader, and an admin client trying rm1 first with up to
 /// three failovers.
-pub async fn first_then_leader(pki: &Path, first: Behaviour) -> (Replica, Replica, RmClient) {
+pub async fn first_then_leader(pki: &Pki, first: Behaviour) -> (Replica, Replica, RmClient) {
     let rm1 = ReplicaSpec::new(pki, "rm1", first).start().await;
     let rm2 = ReplicaSpec::new(pki, "rm2", Behaviour::Leader)
         .start()
@@ -293,7 +280,7 @@ pub struct Replica {
 
 /// How to start a test replica.
 pub struct ReplicaSpec<'a> {
-    pub pki: &'a Path,
+    pub pki: &'a Pki,
     pub rm_id: &'a str,
     pub behaviour: Behaviour,
     pub unhealthy: Option<String>,
@@ -302,7 +289,7 @@ pub struct ReplicaSpec<'a> {
 
 impl<'a> ReplicaSpec<'a> {
     /// A healthy replica with an empty membership.
-    pub fn new(pki: &'a Path, rm_id: &'a str, behaviour: Behaviour) -> Self {
+    pub fn new(pki: &'a Pki, rm_id: &'a str, behaviour: Behaviour) -> Self {
         Self {
             pki,
             rm_id,
@@ -317,7 +304,7 @@ impl<'a> ReplicaSpec<'a> {
     pub async fn start(self) -> Replica {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap().to_string();
-        let tls = server_tls(self.pki, self.rm_id);
+        let tls = self.pki.tls(Role::ResourceManager, self.rm_id);
         let seen = Arc::new(Seen::default());
         let service = ResourceManagerAdministrationProtocolServer::new(FakeRm {
             rm_id: self.rm_id.to_owned(),
@@ -338,10 +325,10 @@ impl<'a> ReplicaSpec<'a> {
 /// Starts a replica that accepts TLS connections, reads until a request's HEADERS frame has
 /// arrived, and then drops the connection without answering: the request was sent, its outcome
 /// is unknown to the client. Returns its address and the count of requests it dropped.
-pub async fn start_dropping_replica(pki: &Path, rm_id: &str) -> (String, Arc<AtomicUsize>) {
+pub async fn start_dropping_replica(pki: &Pki, rm_id: &str) -> (String, Arc<AtomicUsize>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap().to_string();
-    let mut incoming = Incoming::new(listener, &server_tls(pki, rm_id));
+    let mut incoming = Incoming::new(listener, &pki.tls(Role::ResourceManager, rm_id));
     let dropped = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&dropped);
     tokio::spawn(async move {
@@ -358,11 +345,6 @@ pub async fn start_dropping_replica(pki: &Path, rm_id: &str) -> (String, Arc<Ato
 pub async fn closed_address() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     listener.local_addr().unwrap().to_string()
-}
-
-fn server_tls(pki: &Path, rm_id: &str) -> TlsConfig {
-    TlsConfig::from_files(&TlsFiles::in_pki_dir(pki, Role::ResourceManager, rm_id))
-        .unwrap_or_else(|e| panic!("TLS setting of {rm_id}: {e}"))
 }
 
 /// The HTTP/2 client preface every connection starts with.

@@ -33,8 +33,9 @@ use yarn_rm_ha::state_machine::{
 use yarn_rm_ha::{ResourceManager, RmConfig, RmListeners, Serving};
 use yarn_security::pki::LeafSpec;
 use yarn_security::{ChannelOptions, MasterKey, Role, TlsConfig};
+use yarn_test_support::pki::Pki;
 
-use super::{ContainerGroups, Pki, USER, launch, path};
+use super::{ContainerGroups, USER, launch, path};
 
 /// How long any wait may take before the test fails, naming what it waited for.
 pub const DEADLINE: Duration = Duration::from_secs(30);

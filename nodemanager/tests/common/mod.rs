@@ -1,6 +1,6 @@
-//! What the NodeManager's integration tests share: a PKI in a temporary directory, NodeManager
-//! configurations on temporary directories, tokens signed as the RM signs them, polling with a
-//! deadline, and the clean-up of container process groups a test leaves behind.
+//! What the NodeManager's integration tests share: NodeManager configurations on temporary
+//! directories, tokens signed as the RM signs them, polling with a deadline, and the clean-up of
+//! container process groups a test leaves behind. The PKI is `yarn_test_support::pki`.
 
 // Every integration test binary compiles this module and uses a different subset of it; what one
 // binary leaves unused is used by another.
@@ -12,15 +12,12 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use tempfile::TempDir;
-use time::OffsetDateTime;
 use yarn_conf::Configuration;
 use yarn_nodemanager::container_manager::ContainerReport;
 use yarn_nodemanager::executor::Signal;
 use yarn_proto::ids::{ApplicationAttemptId, ContainerId, NodeId};
 use yarn_proto::pb;
-use yarn_security::pki::{self, LeafSpec, PkiOptions};
-use yarn_security::{MasterKey, Role, TlsConfig, TlsFiles, TokenIdentifier, TokenSecretManager};
+use yarn_security::{MasterKey, TokenIdentifier, TokenSecretManager};
 
 /// The user every application of these tests runs as.
 pub const USER: &str = "alice";
@@ -46,44 +43,6 @@ pub fn path(p: &Path) -> String {
 }
 
 pub use yarn_test_support::poll::eventually;
-
-/// A cluster CA and the leaf certificates a test asked for, in a temporary directory.
-pub struct Pki {
-    dir: TempDir,
-}
-
-impl Pki {
-    /// Installs the crypto provider and creates the CA and `leaves`.
-    pub fn new(leaves: &[LeafSpec]) -> Self {
-        yarn_security::install_crypto_provider();
-        let dir = tempfile::tempdir().unwrap();
-        pki::init(
-            dir.path(),
-            leaves,
-            &PkiOptions::starting_at(OffsetDateTime::now_utc()),
-        )
-        .expect("create the PKI");
-        Self { dir }
-    }
-
-    /// The CA, certificate and key files of `role`/`name`.
-    pub fn files(&self, role: Role, name: &str) -> TlsFiles {
-        TlsFiles::in_pki_dir(self.dir.path(), role, name)
-    }
-
-    /// The TLS setting of `role`/`name`.
-    pub fn tls(&self, role: Role, name: &str) -> TlsConfig {
-        TlsConfig::from_files(&self.files(role, name)).unwrap()
-    }
-
-    /// Points the `yarn.tls.*` keys of `conf` at the files of `role`/`name`.
-    pub fn set_tls(&self, conf: &mut Configuration, role: Role, name: &str) {
-        let files = self.files(role, name);
-        conf.set("yarn.tls.ca-cert", &path(&files.ca_cert));
-        conf.set("yarn.tls.cert", &path(&files.cert));
-        conf.set("yarn.tls.key", &path(&files.key));
-    }
-}
 
 /// A NodeManager configuration whose local, log and recovery directories lie under `dir`.
 pub fn node_dirs_conf(dir: &Path) -> Configuration {

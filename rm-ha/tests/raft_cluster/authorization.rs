@@ -16,8 +16,9 @@ use yarn_rm_ha::raft_network::{HoldElection, PAYLOAD_FORMAT_VERSION, PreVoteRequ
 use yarn_rm_ha::state_machine::{CommandV1, RmCommand, RmResponse};
 use yarn_rm_ha::{RmNodeId, node_id_of};
 use yarn_security::{ChannelOptions, Role, connect};
+use yarn_test_support::pki::Pki;
 
-use crate::support::{Replica, bind_all, make_pki, start_cluster, tls};
+use crate::support::{Replica, bind_all, make_pki, start_cluster};
 
 /// A vote request from rm2 for term 1.
 fn vote_payload() -> Vec<u8> {
@@ -38,10 +39,10 @@ fn request(sender: &str, target: &str, format_version: u32, payload: Vec<u8>) ->
 async fn only_the_resourcemanager_named_by_its_certificate_is_heard() {
     let pki = make_pki();
     let listener = bind_all().await.remove(0);
-    let mut rm3 = Replica::start(pki.path(), "rm3", listener).await;
+    let mut rm3 = Replica::start(&pki, "rm3", listener).await;
 
     let client_as = |role, name: &'static str| {
-        let tls = tls(pki.path(), role, name);
+        let tls = pki.tls(role, name);
         let address = rm3.address.clone();
         async move {
             let channel = connect(&address, tls.client_config(), &ChannelOptions::default())
@@ -137,12 +138,8 @@ async fn only_the_resourcemanager_named_by_its_certificate_is_heard() {
 }
 
 /// A client of `to`'s Raft service holding the certificate of `resourcemanager/name`.
-async fn raft_client(
-    pki: &std::path::Path,
-    name: &str,
-    to: &Replica,
-) -> RaftServiceClient<Channel> {
-    let tls = tls(pki, Role::ResourceManager, name);
+async fn raft_client(pki: &Pki, name: &str, to: &Replica) -> RaftServiceClient<Channel> {
+    let tls = pki.tls(Role::ResourceManager, name);
     let channel = connect(&to.address, tls.client_config(), &ChannelOptions::default())
         .await
         .unwrap_or_else(|e| panic!("connect as {name} to {}: {e}", to.rm_id));
@@ -224,7 +221,7 @@ async fn elected(replicas: &[Replica]) -> (RmNodeId, &Replica) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_certificate_is_not_a_membership_and_a_member_speaks_only_for_itself() {
     let pki = make_pki();
-    let replicas = start_cluster(pki.path()).await;
+    let replicas = start_cluster(&pki).await;
     let (leader_id, leader) = elected(&replicas).await;
     let (_, index) = leader
         .write(RmCommand::V1(CommandV1::AllocateApplicationIds {
@@ -239,7 +236,7 @@ async fn a_certificate_is_not_a_membership_and_a_member_speaks_only_for_itself()
     let before = follower.raft.metrics().borrow().clone();
 
     // rm9 holds a valid resourcemanager certificate of this cluster's CA, but is no member.
-    let mut as_rm9 = raft_client(pki.path(), "rm9", follower).await;
+    let mut as_rm9 = raft_client(&pki, "rm9", follower).await;
     let rm9 = node_id_of("rm9");
     let not_a_member = ["\"rm9\"", "not a voter or learner", "rm1", "rm2", "rm3"];
     let vote_at_zero: VoteRequest<RmNodeId> = VoteRequest::new(Vote::new(0, rm9), None);
@@ -305,7 +302,7 @@ async fn a_certificate_is_not_a_membership_and_a_member_speaks_only_for_itself()
 
     // A member replaying the leader's vote, or asking for another's election, is refused too.
     let other_name = other.rm_id;
-    let mut as_other = raft_client(pki.path(), other_name, follower).await;
+    let mut as_other = raft_client(&pki, other_name, follower).await;
     let forged = ["speaks for", leader.rm_id];
     assert_refused(
         send(
@@ -379,7 +376,7 @@ async fn a_certificate_is_not_a_membership_and_a_member_speaks_only_for_itself()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_leaders_hold_is_capped_by_the_receivers_timings() {
     let pki = make_pki();
-    let replicas = start_cluster(pki.path()).await;
+    let replicas = start_cluster(&pki).await;
     let (leader_id, leader) = elected(&replicas).await;
     let follower = replicas
         .iter()
@@ -393,7 +390,7 @@ async fn the_leaders_hold_is_capped_by_the_receivers_timings() {
         .await
         .expect("the follower follows the leader");
     let term = leader.raft.metrics().borrow().current_term;
-    let mut as_leader = raft_client(pki.path(), leader.rm_id, follower).await;
+    let mut as_leader = raft_client(&pki, leader.rm_id, follower).await;
     // u64::MAX seconds once panicked the handler adding it to the clock.
     let forever = HoldElection {
         term,

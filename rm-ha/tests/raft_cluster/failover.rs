@@ -26,7 +26,7 @@ fn by_id(replicas: &[Replica], id: u64) -> &Replica {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn writes_reach_every_replica_and_survive_the_leaders_loss() {
     let pki = make_pki();
-    let mut replicas = start_cluster(pki.path()).await;
+    let mut replicas = start_cluster(&pki).await;
 
     // Every replica agrees on one leader.
     let leader_id = replicas[0].wait_for_leader(None).await;

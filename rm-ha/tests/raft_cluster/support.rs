@@ -2,13 +2,11 @@
 //! storage in its own temporary directory and its own mutual-TLS Raft server on 127.0.0.1.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use openraft::{Config, Raft};
 use tempfile::TempDir;
-use time::OffsetDateTime;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -16,8 +14,9 @@ use yarn_rm_ha::raft_network::ElectionHold;
 use yarn_rm_ha::state_machine::{RmCommand, RmResponse, RmState};
 use yarn_rm_ha::storage::{Failpoints, RmStateMachineStore, SledLogStore, open_db};
 use yarn_rm_ha::{RaftGrpcNetworkFactory, RaftGrpcService, RmNode, RmNodeId, RmTypeConfig};
-use yarn_security::pki::{self, LeafSpec, PkiOptions};
-use yarn_security::{Authorizer, ChannelOptions, Incoming, Role, TlsConfig, TlsFiles};
+use yarn_security::pki::LeafSpec;
+use yarn_security::{Authorizer, ChannelOptions, Incoming, Role};
+use yarn_test_support::pki::Pki;
 
 /// How long any wait in these tests may take before it fails, naming what it waited for.
 pub const DEADLINE: Duration = Duration::from_secs(20);
@@ -27,28 +26,14 @@ pub const RM_IDS: [&str; 3] = ["rm1", "rm2", "rm3"];
 
 /// A PKI with certificates for `resourcemanager/rm1..rm3`, `resourcemanager/rm9` (a certificate
 /// of the cluster's CA for a replica that is no member) and `user/alice`.
-pub fn make_pki() -> TempDir {
-    yarn_security::install_crypto_provider();
-    let dir = tempfile::tempdir().expect("create the PKI directory");
+pub fn make_pki() -> Pki {
     let mut leaves: Vec<LeafSpec> = RM_IDS
         .iter()
         .map(|id| LeafSpec::new(Role::ResourceManager, *id))
         .collect();
     leaves.push(LeafSpec::new(Role::ResourceManager, "rm9"));
     leaves.push(LeafSpec::new(Role::User, "alice"));
-    pki::init(
-        dir.path(),
-        &leaves,
-        &PkiOptions::starting_at(OffsetDateTime::now_utc()),
-    )
-    .expect("create the cluster PKI");
-    dir
-}
-
-/// The TLS setting of the certificate `role`/`name` in `pki`.
-pub fn tls(pki: &Path, role: Role, name: &str) -> TlsConfig {
-    TlsConfig::from_files(&TlsFiles::in_pki_dir(pki, role, name))
-        .unwrap_or_else(|e| panic!("TLS setting of {role}/{name}: {e}"))
+    Pki::new(&leaves)
 }
 
 /// Small timings so that tests elect quickly; nothing asserts on them.
@@ -81,14 +66,14 @@ pub struct Replica {
 impl Replica {
     /// Starts replica `rm_id` (node id = its 1-based position in [`RM_IDS`]) serving Raft on
     /// `listener` with its own certificate.
-    pub async fn start(pki: &Path, rm_id: &'static str, listener: TcpListener) -> Replica {
+    pub async fn start(pki: &Pki, rm_id: &'static str, listener: TcpListener) -> Replica {
         let node_id = yarn_rm_ha::node_id_of(rm_id);
         let address = format!("127.0.0.1:{}", listener.local_addr().unwrap().port());
         let storage = tempfile::tempdir().expect("create the storage directory");
         let db = open_db(storage.path(), &Failpoints::default()).expect("open sled");
         let log_store = SledLogStore::new(&db).expect("open the log store");
         let state_machine = RmStateMachineStore::new(&db).expect("open the state machine");
-        let tls = tls(pki, Role::ResourceManager, rm_id);
+        let tls = pki.tls(Role::ResourceManager, rm_id);
         let network = RaftGrpcNetworkFactory::new(rm_id, tls.clone(), ChannelOptions::default());
         let raft = Raft::new(node_id, raft_config(), network, log_store, state_machine)
             .await
@@ -198,7 +183,7 @@ pub async fn bind_all() -> Vec<TcpListener> {
 }
 
 /// Starts one replica per rm-id and initializes the group from rm1 with all of them.
-pub async fn start_cluster(pki: &Path) -> Vec<Replica> {
+pub async fn start_cluster(pki: &Pki) -> Vec<Replica> {
     let mut replicas = Vec::new();
     for (rm_id, listener) in RM_IDS.into_iter().zip(bind_all().await) {
         replicas.push(Replica::start(pki, rm_id, listener).await);

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use tempfile::TempDir;
-use time::OffsetDateTime;
 use tokio::net::TcpListener;
 use tonic::transport::Channel;
 use yarn_conf::Configuration;
@@ -18,8 +17,9 @@ use yarn_proto::pb::application_client_protocol_client::ApplicationClientProtoco
 use yarn_proto::pb::resource_manager_administration_protocol_client::ResourceManagerAdministrationProtocolClient;
 use yarn_rm_ha::state_machine::{CommandV1, RmCommand, RmResponse};
 use yarn_rm_ha::{ResourceManager, RmConfig, RmListeners, Serving};
-use yarn_security::pki::{self, LeafSpec, PkiOptions};
-use yarn_security::{ChannelOptions, Role, TlsConfig, TlsFiles};
+use yarn_security::pki::LeafSpec;
+use yarn_security::{ChannelOptions, Role, TlsConfig};
+use yarn_test_support::pki::Pki;
 
 use crate::link::Link;
 
@@ -65,7 +65,7 @@ static ONE_CLUSTER_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const
 /// A cluster of replicas, some of which may be stopped.
 pub struct Cluster {
     _turn: tokio::sync::MutexGuard<'static, ()>,
-    pub pki: TempDir,
+    pub pki: Pki,
     pub slots: Vec<Slot>,
     /// Members every replica's configuration lists in `rm-ids` (extra slots join later).
     pub configured: usize,
@@ -88,10 +88,8 @@ impl Cluster {
     /// Lays out `configured + extra` slots; only the first `configured` are in `rm-ids`.
     pub async fn new(configured: usize, extra_slots: usize, extra: &[(&str, &str)]) -> Cluster {
         let turn = ONE_CLUSTER_AT_A_TIME.lock().await;
-        yarn_security::install_crypto_provider();
         let total = configured + extra_slots;
         let ids: Vec<String> = (1..=total).map(|i| format!("rm{i}")).collect();
-        let pki = tempfile::tempdir().expect("PKI dir");
         let mut leaves: Vec<LeafSpec> = ids
             .iter()
             .map(|id| LeafSpec::new(Role::ResourceManager, id))
@@ -99,12 +97,7 @@ impl Cluster {
         leaves.push(LeafSpec::new(Role::User, USER));
         leaves.push(LeafSpec::new(Role::User, "mallory"));
         leaves.push(LeafSpec::new(Role::NodeManager, NM_HOST));
-        pki::init(
-            pki.path(),
-            &leaves,
-            &PkiOptions::starting_at(OffsetDateTime::now_utc()),
-        )
-        .expect("create the PKI");
+        let pki = Pki::new(&leaves);
         let mut slots = Vec::new();
         for rm_id in ids {
             let (raft, raft_listener) = reserve().await;
@@ -217,10 +210,8 @@ impl Cluster {
             "yarn.resourcemanager.ha.raft.storage-dir",
             &path(slot.storage.path()),
         );
-        let files = TlsFiles::in_pki_dir(self.pki.path(), Role::ResourceManager, &slot.rm_id);
-        conf.set("yarn.tls.ca-cert", &path(&files.ca_cert));
-        conf.set("yarn.tls.cert", &path(&files.cert));
-        conf.set("yarn.tls.key", &path(&files.key));
+        self.pki
+            .set_tls(&mut conf, Role::ResourceManager, &slot.rm_id);
         for (key, value) in &self.extra {
             conf.set(key, value);
         }
@@ -313,8 +304,7 @@ impl Cluster {
 
     /// The user's TLS setting.
     pub fn user_tls(&self, user: &str) -> TlsConfig {
-        TlsConfig::from_files(&TlsFiles::in_pki_dir(self.pki.path(), Role::User, user))
-            .expect("user TLS setting")
+        self.pki.tls(Role::User, user)
     }
 
     async fn channel(&self, address: &str, user: &str) -> Channel {
@@ -332,12 +322,7 @@ impl Cluster {
         &self,
         index: usize,
     ) -> yarn_proto::pb::resource_tracker_client::ResourceTrackerClient<Channel> {
-        let tls = TlsConfig::from_files(&TlsFiles::in_pki_dir(
-            self.pki.path(),
-            Role::NodeManager,
-            NM_HOST,
-        ))
-        .expect("NM TLS setting");
+        let tls = self.pki.tls(Role::NodeManager, NM_HOST);
         let channel = yarn_security::connect(
             &self.slots[index].resource_tracker,
             tls.client_config(),
@@ -371,12 +356,7 @@ impl Cluster {
         index: usize,
     ) -> yarn_proto::pb::distributed_scheduling_am_protocol_client::DistributedSchedulingAmProtocolClient<Channel>
     {
-        let tls = TlsConfig::from_files(&TlsFiles::in_pki_dir(
-            self.pki.path(),
-            Role::NodeManager,
-            NM_HOST,
-        ))
-        .expect("NM TLS setting");
+        let tls = self.pki.tls(Role::NodeManager, NM_HOST);
         let channel = yarn_security::connect(
             &self.slots[index].scheduler,
             tls.client_config(),

@@ -1,6 +1,6 @@
 //! `TlsConfig::from_conf` validation: every error names the key and the path.
 
-use yarn_security::{Error, Role, TlsConfig, TlsFiles};
+use yarn_security::{Error, Role, TlsConfig};
 
 use crate::support::{conf_for, must_make_pki};
 
@@ -21,7 +21,7 @@ fn valid_files_give_both_configs_and_the_own_identity() {
 #[test]
 fn missing_ca_cert_is_named() {
     let pki = must_make_pki();
-    let mut conf = conf_for(&TlsFiles::in_pki_dir(pki.dir.path(), Role::User, "alice"));
+    let mut conf = conf_for(&pki.ca.files(Role::User, "alice"));
     conf.set("yarn.tls.ca-cert", "");
 
     let err = TlsConfig::from_conf(&conf).unwrap_err();
@@ -35,8 +35,8 @@ fn missing_ca_cert_is_named() {
 #[test]
 fn unreadable_file_is_named_with_its_key_and_path() {
     let pki = must_make_pki();
-    let mut files = TlsFiles::in_pki_dir(pki.dir.path(), Role::User, "alice");
-    files.cert = pki.dir.path().join("no-such-cert.pem");
+    let mut files = pki.ca.files(Role::User, "alice");
+    files.cert = pki.ca.path().join("no-such-cert.pem");
 
     let err = TlsConfig::from_conf(&conf_for(&files)).unwrap_err();
     let Error::TlsSetting { key, source } = &err else {
@@ -55,7 +55,7 @@ fn unreadable_file_is_named_with_its_key_and_path() {
 #[test]
 fn key_that_is_not_pem_is_named() {
     let pki = must_make_pki();
-    let mut files = TlsFiles::in_pki_dir(pki.dir.path(), Role::User, "alice");
+    let mut files = pki.ca.files(Role::User, "alice");
     // A certificate where the key should be: PEM, but no key in it.
     files.key = files.cert.clone();
     #[cfg(unix)]
@@ -79,7 +79,7 @@ fn key_readable_by_others_is_refused() {
     use std::os::unix::fs::PermissionsExt;
 
     let pki = must_make_pki();
-    let files = TlsFiles::in_pki_dir(pki.dir.path(), Role::User, "alice");
+    let files = pki.ca.files(Role::User, "alice");
     std::fs::set_permissions(&files.key, std::fs::Permissions::from_mode(0o644)).unwrap();
 
     let err = TlsConfig::from_conf(&conf_for(&files)).unwrap_err();

@@ -44,7 +44,7 @@ async fn certificate_from_another_ca_is_refused_and_the_server_keeps_serving() {
     let pki = must_make_pki();
     let server = TestServer::start(&pki.tls_config(Role::ResourceManager, "rm1")).await;
 
-    let mallory = pki.client_presenting(Some((pki.other_ca_dir.path(), Role::User, "mallory")));
+    let mallory = pki.client_presenting(Some((&pki.other_ca, Role::User, "mallory")));
     // The other CA bears the cluster CA's name, so the server finds it as the issuer and then
     // the signature does not verify.
     assert_certificate_refused(
@@ -62,7 +62,7 @@ async fn expired_certificate_is_refused_and_the_server_keeps_serving() {
     let pki = must_make_pki();
     let server = TestServer::start(&pki.tls_config(Role::ResourceManager, "rm1")).await;
 
-    let old = pki.client_presenting(Some((pki.dir.path(), Role::User, "old")));
+    let old = pki.client_presenting(Some((&pki.ca, Role::User, "old")));
     assert_certificate_refused(
         call_admin(&server, Some(old)).await,
         CertificateRefusal::RefusedByPeer {
@@ -79,12 +79,7 @@ async fn client_refuses_a_server_from_another_ca() {
     let server = TestServer::start(&pki.tls_config(Role::ResourceManager, "rm1")).await;
 
     // Mallory trusts only her own CA, so rm1's certificate does not verify on her side.
-    let mallory = yarn_security::TlsConfig::from_files(&yarn_security::TlsFiles::in_pki_dir(
-        pki.other_ca_dir.path(),
-        Role::User,
-        "mallory",
-    ))
-    .unwrap();
+    let mallory = pki.other_ca.tls(Role::User, "mallory");
     assert_certificate_refused(
         call_admin(&server, mallory.client_config()).await,
         CertificateRefusal::PeerSignedByAnotherCa,

@@ -2,11 +2,9 @@
 //! it, a server fed by `Incoming`, and a client call that folds every failure into one value.
 
 use std::net::SocketAddr;
-use std::path::Path;
 use std::sync::Arc;
 
 use rustls::ClientConfig;
-use tempfile::TempDir;
 use time::{Duration, OffsetDateTime};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -24,41 +22,33 @@ use yarn_security::{
     Authorizer, Caller, CertificateRefusal, ChannelOptions, Incoming, Role, TlsConfig, TlsFiles,
     connect,
 };
+use yarn_test_support::pki::{Pki as TestPki, set_tls_files};
 
 /// The name the admin handler reports for an anonymous (plaintext) caller.
 pub const ANONYMOUS: &str = "anonymous";
 
 /// The cluster PKI of every test, plus a second CA nobody trusts.
 pub struct Pki {
-    pub dir: TempDir,
-    pub other_ca_dir: TempDir,
+    pub ca: TestPki,
+    pub other_ca: TestPki,
 }
 
 /// Creates the cluster CA with `resourcemanager/rm1` (the server), `user/alice`,
 /// `nodemanager/h1` and an expired `user/old`, and a second CA with `user/mallory`.
 pub fn must_make_pki() -> Pki {
     let now = OffsetDateTime::now_utc();
-    let dir = tempfile::tempdir().unwrap();
-    let leaves = [
+    let ca = TestPki::new(&[
         LeafSpec::new(Role::ResourceManager, "rm1"),
         LeafSpec::new(Role::User, "alice"),
         LeafSpec::new(Role::NodeManager, "h1"),
-    ];
-    pki::init(dir.path(), &leaves, &PkiOptions::starting_at(now)).unwrap();
+    ]);
     let expired = PkiOptions {
         leaf_validity: Validity::new(now - Duration::days(30), now - Duration::days(1)).unwrap(),
         ..PkiOptions::starting_at(now)
     };
-    pki::issue(dir.path(), &LeafSpec::new(Role::User, "old"), &expired).unwrap();
-
-    let other_ca_dir = tempfile::tempdir().unwrap();
-    pki::init(
-        other_ca_dir.path(),
-        &[LeafSpec::new(Role::User, "mallory")],
-        &PkiOptions::starting_at(now),
-    )
-    .unwrap();
-    Pki { dir, other_ca_dir }
+    pki::issue(ca.path(), &LeafSpec::new(Role::User, "old"), &expired).unwrap();
+    let other_ca = TestPki::new(&[LeafSpec::new(Role::User, "mallory")]);
+    Pki { ca, other_ca }
 }
 
 impl Pki {
@@ -69,7 +59,7 @@ impl Pki {
 
     /// Like [`Pki::tls_config`], with the `(key, value)` pairs of `settings` set too.
     pub fn tls_config_with(&self, role: Role, name: &str, settings: &[(&str, &str)]) -> TlsConfig {
-        let mut conf = conf_for(&TlsFiles::in_pki_dir(self.dir.path(), role, name));
+        let mut conf = conf_for(&self.ca.files(role, name));
         for (key, value) in settings {
             conf.set(key, value);
         }
@@ -77,10 +67,10 @@ impl Pki {
     }
 
     /// A client configuration trusting the cluster CA and presenting `cert` (from any CA).
-    pub fn client_presenting(&self, cert: Option<(&Path, Role, &str)>) -> Arc<ClientConfig> {
-        let ca = tls::read_certificates(&self.dir.path().join(pki::CA_CERT_FILE)).unwrap();
-        let own = cert.map(|(dir, role, name)| {
-            let files = TlsFiles::in_pki_dir(dir, role, name);
+    pub fn client_presenting(&self, cert: Option<(&TestPki, Role, &str)>) -> Arc<ClientConfig> {
+        let ca = tls::read_certificates(&self.ca.path().join(pki::CA_CERT_FILE)).unwrap();
+        let own = cert.map(|(issuer, role, name)| {
+            let files = issuer.files(role, name);
             Credentials::read(&files.cert, &files.key).unwrap()
         });
         tls::client_config(&ca, own).unwrap()
@@ -90,9 +80,7 @@ impl Pki {
 /// A configuration whose `yarn.tls.*` keys point at `files`.
 pub fn conf_for(files: &TlsFiles) -> Configuration {
     let mut conf = Configuration::new();
-    conf.set("yarn.tls.ca-cert", &files.ca_cert.to_string_lossy());
-    conf.set("yarn.tls.cert", &files.cert.to_string_lossy());
-    conf.set("yarn.tls.key", &files.key.to_string_lossy());
+    set_tls_files(&mut conf, files);
     conf
 }
 
