@@ -132,7 +132,7 @@ fn container_root_pid(local_dir: &Path, container_id: ContainerId) -> Option<u32
 async fn a_sigkilled_nodemanager_recovers_running_and_queued_containers() {
     // The guaranteed container fills the node; the opportunistic one has to wait.
     let mut cluster = Cluster::new(1024, 2).await;
-    cluster.start_rm().await;
+    cluster.rm.start(0).await;
     let issuer = cluster.issuer(None).await;
     let conf_dir = TempDir::new().unwrap();
     let local_dir = cluster.nm_dir.path().join("local");

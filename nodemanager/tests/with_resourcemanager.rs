@@ -22,7 +22,7 @@ use common::{COMPLETE, GUARANTEED, KILLED_BY_APPMASTER, RUNNING, USER, leads_run
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_nodemanager_registers_and_heartbeats_with_the_leader() {
     let mut cluster = Cluster::new(4096, 0).await;
-    cluster.start_rm().await;
+    cluster.rm.start(0).await;
     let issuer = cluster.issuer(None).await;
     cluster.start_nm().await;
     // The leader knows the node only once it registered, and keeps it running only while it
@@ -67,7 +67,7 @@ async fn a_nodemanager_registers_and_heartbeats_with_the_leader() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_silent_node_is_lost_and_comes_back_by_registering_again() {
     let mut cluster = Cluster::new(4096, 0).await;
-    cluster.start_rm().await;
+    cluster.rm.start(0).await;
     let issuer = cluster.issuer(None).await;
     cluster.see_node(NodeView::Unregistered).await;
     cluster.start_nm().await;
@@ -92,8 +92,8 @@ async fn a_silent_node_is_lost_and_comes_back_by_registering_again() {
     // A new leader knows nodes only from heartbeats; one that holds containers in the
     // replicated table but never registers is awaited for an expiry interval, then lost too.
     let on_ghost = cluster.allocate(&issuer, 2, ghost).await;
-    cluster.stop_rm().await;
-    cluster.start_rm().await;
+    cluster.rm.stop(0).await;
+    cluster.rm.start(0).await;
     let issuer = cluster.issuer(Some(issuer.epoch)).await;
     assert_eq!(
         cluster.completion(on_ghost).await,
@@ -113,7 +113,7 @@ async fn a_silent_node_is_lost_and_comes_back_by_registering_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resync_after_a_leader_change_keeps_containers_running() {
     let mut cluster = Cluster::new(4096, 0).await;
-    cluster.start_rm().await;
+    cluster.rm.start(0).await;
     let old = cluster.issuer(None).await;
     cluster.start_nm().await;
     let long = old.container(1);
@@ -124,8 +124,8 @@ async fn resync_after_a_leader_change_keeps_containers_running() {
 
     // The leader goes away and a new one takes over from the same replicated state: a higher
     // epoch, the same keys, and no heartbeat state about any node.
-    cluster.stop_rm().await;
-    cluster.start_rm().await;
+    cluster.rm.stop(0).await;
+    cluster.rm.start(0).await;
     let new = cluster.issuer(Some(old.epoch)).await;
 
     // The node's next heartbeat gets RESYNC; it re-registers and follows the new epoch, which
@@ -170,7 +170,7 @@ async fn resync_after_a_leader_change_keeps_containers_running() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn completions_reach_the_rm_and_containers_it_ended_are_killed() {
     let mut cluster = Cluster::new(4096, 0).await;
-    cluster.start_rm().await;
+    cluster.rm.start(0).await;
     let issuer = cluster.issuer(None).await;
     cluster.start_nm().await;
     cluster.see_node(NodeView::Running).await;

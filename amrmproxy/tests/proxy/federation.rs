@@ -24,8 +24,9 @@ use yarn_proto::token_metadata::{AMRM_TOKEN_METADATA_KEY, insert_token};
 use yarn_security::Role;
 use yarn_security::pki::LeafSpec;
 use yarn_test_support::pki::Pki;
+use yarn_test_support::rm_cluster::{DEADLINE, RmCluster};
 
-use crate::rm_cluster::{DEADLINE, RmCluster};
+use crate::rm_cluster::{self, client_config, cluster_timestamp, register_node};
 use crate::support::{TestNode, USER, ask, proxy_config};
 
 /// The registered name of the test's interceptor.
@@ -318,21 +319,21 @@ async fn a_federation_interceptor_runs_an_unmanaged_am_on_a_secondary_cluster_an
     leaves.push(LeafSpec::new(Role::NodeManager, HOME_NODE));
     leaves.push(LeafSpec::new(Role::NodeManager, SECONDARY_NODE));
     leaves.push(LeafSpec::new(Role::User, USER));
-    let pki = Pki::new(&leaves);
+    let pki = Arc::new(Pki::new(&leaves));
 
     tracing::info!("--- a three-replica home cluster and a one-replica secondary, one node each");
-    let home = RmCluster::start(&pki, "home", 3).await;
+    let home = rm_cluster::start(&pki, "home", 3).await;
     // The secondary starts after the home cluster chose its timestamp, so the two differ and
     // every id tells its cluster.
-    let home_timestamp = home.cluster_timestamp().await;
-    let secondary = RmCluster::start(&pki, "secondary", 1).await;
-    let secondary_timestamp = secondary.cluster_timestamp().await;
+    let home_timestamp = cluster_timestamp(&home).await;
+    let secondary = rm_cluster::start(&pki, "secondary", 1).await;
+    let secondary_timestamp = cluster_timestamp(&secondary).await;
     assert_ne!(home_timestamp, secondary_timestamp);
     // Roomy enough that the default queue's AM share (10%) fits the AM container.
-    home.register_node(&pki, HOME_NODE, 65536, 64).await;
-    secondary.register_node(&pki, SECONDARY_NODE, 8192, 8).await;
-    let home_users = YarnClient::new(&home.client_config(&pki, Role::User, USER));
-    let secondary_users = YarnClient::new(&secondary.client_config(&pki, Role::User, USER));
+    register_node(&home, HOME_NODE, 65536, 64).await;
+    register_node(&secondary, SECONDARY_NODE, 8192, 8).await;
+    let home_users = YarnClient::new(&client_config(&home, Role::User, USER));
+    let secondary_users = YarnClient::new(&client_config(&secondary, Role::User, USER));
 
     tracing::info!("--- the application's managed attempt on the home cluster");
     let app = home_users
@@ -354,20 +355,20 @@ async fn a_federation_interceptor_runs_an_unmanaged_am_on_a_secondary_cluster_an
         .await
         .expect("submitted");
     let attempt = ApplicationAttemptId::new(app, 1);
-    let rm_token = home.launched_am_token(attempt).await;
+    let rm_token = home.am_token(attempt).await;
 
     tracing::info!("--- the AMRMProxy of the home node: throttle, federation, default");
     let config = proxy_config("throttle,federation,default", false, &[]);
     let node_scheduler = |cluster: &RmCluster| {
         Arc::new(RmClient::new(
-            &cluster.client_config(&pki, Role::NodeManager, HOME_NODE),
+            &client_config(cluster, Role::NodeManager, HOME_NODE),
             RmService::Scheduler,
         ))
     };
     let mut registry = InterceptorRegistry::with_builtins(&config, node_scheduler(&home));
     let routed = Arc::new(Mutex::new(Routed::default()));
     let access = Arc::new(SecondaryCluster::new(
-        YarnClient::new(&secondary.client_config(&pki, Role::User, USER)),
+        YarnClient::new(&client_config(&secondary, Role::User, USER)),
         node_scheduler(&secondary),
         &[SECONDARY_NODE],
     ));

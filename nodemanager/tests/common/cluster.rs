@@ -1,5 +1,6 @@
-//! A PKI, one ResourceManager replica in this process and one NodeManager, over mutual TLS on
-//! 127.0.0.1: what the tests of the NodeManager with a real ResourceManager share. The
+//! A PKI, one ResourceManager replica in this process (a `yarn_test_support::rm_cluster`) and one
+//! NodeManager, over mutual TLS on 127.0.0.1: what the tests of the NodeManager with a real
+//! ResourceManager share. The
 //! NodeManager runs in this process or, for the root package's tests that kill it for real, as a
 //! `yarn-ha nodemanager` process started on the configuration [`Cluster::nm_conf`] gives.
 //!
@@ -8,6 +9,7 @@
 //! node tracker. Every wait polls with a deadline.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use prost::Message;
@@ -26,31 +28,25 @@ use yarn_proto::pb;
 use yarn_proto::pb::container_management_protocol_client::ContainerManagementProtocolClient;
 use yarn_proto::pb::resource_tracker_client::ResourceTrackerClient;
 use yarn_proto::token_metadata::{NM_TOKEN_METADATA_KEY, insert_token};
+use yarn_rm_ha::Serving;
 use yarn_rm_ha::state_machine::{
     ApplicationRecord, ApplicationState, AttemptRecord, AttemptState, CommandV1, ContainerKey,
     ContainerRecord, ContainerState, ExecutionType, MasterKeyKind, RmCommand, RmResponse,
 };
-use yarn_rm_ha::{ResourceManager, RmConfig, RmListeners, Serving};
 use yarn_security::pki::LeafSpec;
 use yarn_security::{ChannelOptions, MasterKey, Role, TlsConfig};
 use yarn_test_support::pki::Pki;
+use yarn_test_support::rm_cluster::{DEADLINE, Layout, RmCluster, rebind, reserve};
 
-use super::{ContainerGroups, USER, launch, path};
+use super::{ContainerGroups, USER, launch};
 
-/// How long any wait may take before the test fails, naming what it waited for.
-pub const DEADLINE: Duration = Duration::from_secs(30);
 /// The pause between two polls.
 pub const POLL: Duration = Duration::from_millis(20);
 /// The NodeManager's host, and the name of its certificate: the RM lets a NodeManager
 /// certificate speak only for nodes on the host it names.
 pub const NM_HOST: &str = "127.0.0.1";
-pub const RM_ID: &str = "rm1";
 /// The refusal of a container token of a later RM epoch than the node follows.
 pub const LATER_EPOCH: &str = "rejected as it is allocated by a newer RM";
-
-/// One RM and one NM at a time: the liveness expiry is short, and several clusters on a loaded
-/// two-core machine would declare each other's nodes LOST for want of CPU, not of heartbeats.
-pub static ONE_CLUSTER_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// Polls `check` until it returns `Some`, failing the test after [`DEADLINE`].
 pub async fn within_deadline<T, F, Fut>(what: &str, check: F) -> T
@@ -59,20 +55,6 @@ where
     Fut: Future<Output = Option<T>>,
 {
     super::eventually(what, DEADLINE, check).await
-}
-
-/// Binds `address` again after the daemon that held it stopped; the kernel may take a moment to
-/// release it.
-pub async fn rebind(address: &str) -> TcpListener {
-    within_deadline(&format!("{address} to be free"), || async {
-        TcpListener::bind(address).await.ok()
-    })
-    .await
-}
-
-pub async fn reserve() -> (String, TcpListener) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    (listener.local_addr().unwrap().to_string(), listener)
 }
 
 /// What the leader signs with, read from its replicated state: the tokens a test hands the node
@@ -141,28 +123,16 @@ pub enum NodeView {
     Lost,
 }
 
-/// The RM's addresses: fixed for the test, so a restarted replica serves where the node looks.
-pub struct RmAddresses {
-    pub raft: String,
-    pub admin: String,
-    pub client: String,
-    pub resource_tracker: String,
-    pub scheduler: String,
-}
-
 /// A PKI, one ResourceManager replica and one NodeManager, each on its own fixed ports and
 /// storage so that either can be stopped and started again.
 pub struct Cluster {
     /// The containers seen running, killed with their process groups when the cluster is
     /// dropped; declared first so that this happens before anything else of the cluster goes.
     pub seen: ContainerGroups,
-    pub _turn: tokio::sync::MutexGuard<'static, ()>,
-    pub pki: Pki,
-    pub rm_storage: TempDir,
-    pub rm_addresses: RmAddresses,
-    /// The listeners of the first start, bound when the cluster is laid out.
-    pub rm_listeners: Option<RmListeners>,
-    pub rm: Option<ResourceManager>,
+    /// The one replica, `rm1`, which holds the test process's one cluster turn: the liveness
+    /// expiry is short, and several clusters on a loaded two-core machine would declare each
+    /// other's nodes LOST for want of CPU, not of heartbeats.
+    pub rm: RmCluster,
     pub nm_dir: TempDir,
     pub nm_memory_mb: u64,
     pub nm_queue_length: u32,
@@ -176,39 +146,34 @@ impl Cluster {
     /// Lays out a cluster whose node offers `nm_memory_mb` and queues up to `nm_queue_length`
     /// opportunistic containers; starts nothing.
     pub async fn new(nm_memory_mb: u64, nm_queue_length: u32) -> Self {
-        let turn = ONE_CLUSTER_AT_A_TIME.lock().await;
         let pki = Pki::new(&[
-            LeafSpec::new(Role::ResourceManager, RM_ID),
+            LeafSpec::new(Role::ResourceManager, "rm1"),
             LeafSpec::new(Role::NodeManager, NM_HOST),
             LeafSpec::new(Role::User, USER),
         ]);
-        let (raft, raft_listener) = reserve().await;
-        let (admin, admin_listener) = reserve().await;
-        let (client, client_listener) = reserve().await;
-        let (resource_tracker, tracker_listener) = reserve().await;
-        let (scheduler, scheduler_listener) = reserve().await;
+        // HA off, so the replica reads the unsuffixed address keys; NMs heartbeat every 100 ms
+        // and are LOST after 4 s of silence: short enough that the lost-node tests end soon,
+        // long enough that a loaded machine does not lose a live node between two heartbeats.
+        let layout = Layout {
+            name: "rm",
+            members: 1,
+            spares: 0,
+            extra: &[
+                ("yarn.resourcemanager.ha.enabled", "false"),
+                (
+                    "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
+                    "100",
+                ),
+                ("yarn.nm.liveness-monitor.expiry-interval-ms", "4000"),
+            ],
+            one_at_a_time: true,
+        };
+        let rm = RmCluster::new(Arc::new(pki), layout).await;
         let (nm_address, nm_listener) = reserve().await;
         let node = NodeId::new(NM_HOST, nm_listener.local_addr().unwrap().port());
         Self {
             seen: ContainerGroups::default(),
-            _turn: turn,
-            pki,
-            rm_storage: tempfile::tempdir().unwrap(),
-            rm_addresses: RmAddresses {
-                raft,
-                admin,
-                client,
-                resource_tracker,
-                scheduler,
-            },
-            rm_listeners: Some(RmListeners {
-                raft: raft_listener,
-                admin: admin_listener,
-                client: client_listener,
-                resource_tracker: tracker_listener,
-                scheduler: scheduler_listener,
-            }),
-            rm: None,
+            rm,
             nm_dir: tempfile::tempdir().unwrap(),
             nm_memory_mb,
             nm_queue_length,
@@ -217,39 +182,6 @@ impl Cluster {
             nm_listener: Some(nm_listener),
             nm: None,
         }
-    }
-
-    /// The replica's configuration: HA off, so it reads the unsuffixed address keys; NMs
-    /// heartbeat every 100 ms and are LOST after 1.5 s of silence.
-    pub fn rm_conf(&self) -> Configuration {
-        let addresses = &self.rm_addresses;
-        let mut conf = Configuration::new();
-        conf.set("yarn.resourcemanager.ha.enabled", "false");
-        conf.set("yarn.resourcemanager.cluster-id", "nm-with-rm");
-        conf.set("yarn.resourcemanager.ha.raft.address", &addresses.raft);
-        conf.set("yarn.resourcemanager.admin.address", &addresses.admin);
-        conf.set("yarn.resourcemanager.address", &addresses.client);
-        conf.set(
-            "yarn.resourcemanager.resource-tracker.address",
-            &addresses.resource_tracker,
-        );
-        conf.set(
-            "yarn.resourcemanager.scheduler.address",
-            &addresses.scheduler,
-        );
-        conf.set(
-            "yarn.resourcemanager.ha.raft.storage-dir",
-            &path(self.rm_storage.path()),
-        );
-        conf.set(
-            "yarn.resourcemanager.nodemanagers.heartbeat-interval-ms",
-            "100",
-        );
-        // Short enough that the lost-node tests end soon, long enough that a loaded machine
-        // does not lose a live node between two heartbeats.
-        conf.set("yarn.nm.liveness-monitor.expiry-interval-ms", "4000");
-        self.pki.set_tls(&mut conf, Role::ResourceManager, RM_ID);
-        conf
     }
 
     /// The node's configuration: its fixed container-manager port and any free web port, its
@@ -267,54 +199,18 @@ impl Cluster {
         conf.set("yarn.resourcemanager.ha.enabled", "false");
         conf.set(
             "yarn.resourcemanager.resource-tracker.address",
-            &self.rm_addresses.resource_tracker,
+            &self.rm.slot(0).resource_tracker,
         );
         conf.set("yarn.client.failover-sleep-base-ms", "20");
         conf.set("yarn.client.failover-sleep-max-ms", "200");
-        self.pki.set_tls(&mut conf, Role::NodeManager, NM_HOST);
+        self.rm.pki().set_tls(&mut conf, Role::NodeManager, NM_HOST);
         conf
-    }
-
-    /// Starts the replica on its ports and storage. sled releases the directory lock of a
-    /// stopped instance from a background thread, so opening it is retried until the deadline.
-    pub async fn start_rm(&mut self) {
-        let conf = self.rm_conf();
-        let deadline = Instant::now() + DEADLINE;
-        loop {
-            let config = RmConfig::from_conf(&conf, Some(RM_ID)).expect("a valid RmConfig");
-            let tls = TlsConfig::from_conf(&conf).expect("the RM's TLS setting");
-            let listeners = match self.rm_listeners.take() {
-                Some(listeners) => listeners,
-                None => RmListeners {
-                    raft: rebind(&self.rm_addresses.raft).await,
-                    admin: rebind(&self.rm_addresses.admin).await,
-                    client: rebind(&self.rm_addresses.client).await,
-                    resource_tracker: rebind(&self.rm_addresses.resource_tracker).await,
-                    scheduler: rebind(&self.rm_addresses.scheduler).await,
-                },
-            };
-            match ResourceManager::start_with(config, tls, listeners).await {
-                Ok(rm) => {
-                    self.rm = Some(rm);
-                    return;
-                }
-                Err(yarn_rm_ha::Error::OpenStorage { .. }) if Instant::now() < deadline => {
-                    tokio::time::sleep(POLL).await;
-                }
-                Err(err) => panic!("start {RM_ID}: {err}"),
-            }
-        }
-    }
-
-    pub async fn stop_rm(&mut self) {
-        let rm = self.rm.take().expect("a running ResourceManager");
-        rm.shutdown().await.expect("a clean RM shutdown");
     }
 
     /// Waits until the replica serves as leader of an epoch after `after_epoch` with both token
     /// keys in its state, and returns what it signs with.
     pub async fn issuer(&self, after_epoch: Option<i64>) -> Issuer {
-        let rm = self.rm.as_ref().expect("a running ResourceManager");
+        let rm = self.rm.replica(0);
         within_deadline(
             "the ResourceManager to lead a new epoch with its keys",
             || async {
@@ -399,15 +295,13 @@ impl Cluster {
         if self.nm.is_some() {
             self.stop_nm().await;
         }
-        if self.rm.is_some() {
-            self.stop_rm().await;
-        }
+        self.rm.stop(0).await;
     }
 
     /// A ContainerManagementProtocol client of the node, as the application master; waits for
     /// the node to listen, which a NodeManager process does a moment after it starts.
     pub async fn am(&self) -> ContainerManagementProtocolClient<Channel> {
-        let tls = self.pki.tls(Role::User, USER);
+        let tls = self.rm.pki().tls(Role::User, USER);
         let channel = within_deadline("the NodeManager to accept connections", || async {
             yarn_security::connect(
                 &self.nm_address,
@@ -516,9 +410,9 @@ impl Cluster {
     /// sequence: the RESYNC it gets says why, and changes nothing on the RM. `None` while the
     /// replica does not answer as leader.
     pub async fn node_view(&self) -> Option<NodeView> {
-        let tls = self.pki.tls(Role::NodeManager, NM_HOST);
+        let tls = self.rm.pki().tls(Role::NodeManager, NM_HOST);
         let channel = yarn_security::connect(
-            &self.rm_addresses.resource_tracker,
+            &self.rm.slot(0).resource_tracker,
             tls.client_config(),
             &ChannelOptions::default(),
         )
@@ -556,8 +450,9 @@ impl Cluster {
 
     /// Commits `command` on the replica, as its leader services would.
     pub async fn commit(&self, command: CommandV1) -> RmResponse {
-        let rm = self.rm.as_ref().expect("a running ResourceManager");
-        rm.raft()
+        self.rm
+            .replica(0)
+            .raft()
             .client_write(RmCommand::V1(command))
             .await
             .expect("a committed command")
@@ -646,7 +541,7 @@ impl Cluster {
 
     /// Waits until the replicated table shows `key` completed, and returns how.
     pub async fn completion(&self, key: ContainerKey) -> (i32, String) {
-        let rm = self.rm.as_ref().expect("a running ResourceManager");
+        let rm = self.rm.replica(0);
         within_deadline(
             &format!("container {key:?} to complete on the RM"),
             || async {

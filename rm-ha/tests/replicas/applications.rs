@@ -9,13 +9,13 @@ use tonic::Request;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId};
 use yarn_proto::pb::{self, YarnApplicationStateProto};
 use yarn_proto::token_metadata::{AMRM_TOKEN_METADATA_KEY, insert_token, is_not_registered};
-use yarn_rm_ha::applications::TokenIssuer;
+use yarn_test_support::rm_cluster::{DEADLINE, RmCluster};
 
 use crate::support::{
-    Cluster, DEADLINE, NM_HOST, eventually, on_leader, register_node, submit_with,
+    NM_HOST, USER, eventually, new_cluster, on_leader, register_node, submit_with,
 };
 
-pub(crate) async fn submit(cluster: &Cluster, name: &str) -> ApplicationId {
+pub(crate) async fn submit(cluster: &RmCluster, name: &str) -> ApplicationId {
     submit_with(
         cluster,
         pb::ApplicationSubmissionContextProto {
@@ -31,10 +31,10 @@ pub(crate) async fn submit(cluster: &Cluster, name: &str) -> ApplicationId {
     .await
 }
 
-pub(crate) async fn report(cluster: &Cluster, id: ApplicationId) -> pb::ApplicationReportProto {
+pub(crate) async fn report(cluster: &RmCluster, id: ApplicationId) -> pb::ApplicationReportProto {
     let (_, report) = on_leader(cluster, "GetApplicationReport", |leader| async move {
         let reply = cluster
-            .client(leader)
+            .client(leader, USER)
             .await
             .get_application_report(pb::GetApplicationReportRequestProto {
                 application_id: Some(id.into()),
@@ -46,18 +46,10 @@ pub(crate) async fn report(cluster: &Cluster, id: ApplicationId) -> pb::Applicat
     report
 }
 
-/// Waits until the leader has committed `id`'s AM container, then signs the AMRMToken of its
-/// first attempt with the replicated key, as the AM launcher does.
-pub(crate) async fn amrm_token(cluster: &Cluster, id: ApplicationId) -> pb::TokenProto {
-    eventually(&format!("{id}'s AM container and an AMRMToken"), || async {
-        let leader = cluster.serving_leader(None).await;
-        cluster.replica(leader).state().read(|state| {
-            state.containers.of_application(id.id).find(|r| r.is_am)?;
-            let issuer = TokenIssuer::from_state(state)?;
-            Some(issuer.amrm_token(ApplicationAttemptId::new(id, 1)))
-        })
-    })
-    .await
+/// Waits until the leader has committed the AM container of `id`'s first attempt, then signs
+/// the attempt's AMRMToken with the replicated key, as the AM launcher does.
+pub(crate) async fn amrm_token(cluster: &RmCluster, id: ApplicationId) -> pb::TokenProto {
+    cluster.am_token(ApplicationAttemptId::new(id, 1)).await
 }
 
 pub(crate) fn with_token<T>(message: T, token: &pb::TokenProto) -> Request<T> {
@@ -81,10 +73,10 @@ pub(crate) fn ask(count: i32) -> pb::ResourceRequestProto {
 }
 
 /// Registers as the AM of `token` on the serving leader; returns the leader's index.
-pub(crate) async fn register_am(cluster: &Cluster, token: &pb::TokenProto) -> usize {
+pub(crate) async fn register_am(cluster: &RmCluster, token: &pb::TokenProto) -> usize {
     let (leader, _) = on_leader(cluster, "RegisterApplicationMaster", |leader| async move {
         cluster
-            .scheduler(leader)
+            .scheduler(leader, USER)
             .await
             .register_application_master(with_token(
                 pb::RegisterApplicationMasterRequestProto {
@@ -102,14 +94,14 @@ pub(crate) async fn register_am(cluster: &Cluster, token: &pb::TokenProto) -> us
 
 /// Unregisters the attempt of `token` on `leader` with `status` and `diagnostics`.
 pub(crate) async fn finish_am(
-    cluster: &Cluster,
+    cluster: &RmCluster,
     leader: usize,
     token: &pb::TokenProto,
     status: pb::FinalApplicationStatusProto,
     diagnostics: String,
 ) -> pb::FinishApplicationMasterResponseProto {
     cluster
-        .scheduler(leader)
+        .scheduler(leader, USER)
         .await
         .finish_application_master(with_token(
             pb::FinishApplicationMasterRequestProto {
@@ -126,12 +118,12 @@ pub(crate) async fn finish_am(
 
 /// The container reports of `attempt` from the serving leader.
 pub(crate) async fn containers(
-    cluster: &Cluster,
+    cluster: &RmCluster,
     attempt: ApplicationAttemptId,
 ) -> Vec<pb::ContainerReportProto> {
     let (_, reply) = on_leader(cluster, "GetContainers", |leader| async move {
         cluster
-            .client(leader)
+            .client(leader, USER)
             .await
             .get_containers(pb::GetContainersRequestProto {
                 application_attempt_id: Some(attempt.into()),
@@ -145,14 +137,14 @@ pub(crate) async fn containers(
 /// Heartbeats on `leader` from `response_id` (first with `asks`) until `wanted` containers
 /// arrived; returns them, the NM tokens and the last response id.
 pub(crate) async fn allocate_until(
-    cluster: &Cluster,
+    cluster: &RmCluster,
     leader: usize,
     token: &pb::TokenProto,
     mut response_id: i32,
     asks: Vec<pb::ResourceRequestProto>,
     wanted: usize,
 ) -> (Vec<pb::ContainerProto>, Vec<pb::NmTokenProto>, i32) {
-    let mut client = cluster.scheduler(leader).await;
+    let mut client = cluster.scheduler(leader, USER).await;
     let mut got = Vec::new();
     let mut nm_tokens = Vec::new();
     let mut asks = asks;
@@ -191,8 +183,8 @@ fn ids(containers: &[pb::ContainerProto]) -> BTreeSet<ContainerId> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_am_allocates_through_a_failover_without_losing_or_repeating_containers() {
-    let mut cluster = Cluster::new(3, 0, &[]).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 0, &[]).await;
+    cluster.start_members().await;
     // A roomy node, so that the default queue's AM share (10%) fits every AM of the test.
     register_node(&cluster, 65536, 64).await;
     let app = submit(&cluster, "dshell").await;
@@ -203,7 +195,7 @@ async fn an_am_allocates_through_a_failover_without_losing_or_repeating_containe
     // Calls without a token, or with a token re-pointed at another application, are refused.
     let leader = register_am(&cluster, &token).await;
     let missing = cluster
-        .scheduler(leader)
+        .scheduler(leader, USER)
         .await
         .allocate(pb::AllocateRequestProto::default())
         .await
@@ -212,7 +204,7 @@ async fn an_am_allocates_through_a_failover_without_losing_or_repeating_containe
     let mut forged = token.clone();
     forged.identifier = other_token.identifier.clone();
     let refused = cluster
-        .scheduler(leader)
+        .scheduler(leader, USER)
         .await
         .allocate(with_token(pb::AllocateRequestProto::default(), &forged))
         .await
@@ -234,7 +226,7 @@ async fn an_am_allocates_through_a_failover_without_losing_or_repeating_containe
 
     // A resend of the last request gets the last response; a response id out of sequence is
     // refused.
-    let mut client = cluster.scheduler(leader).await;
+    let mut client = cluster.scheduler(leader, USER).await;
     let again = |response_id| pb::AllocateRequestProto {
         response_id,
         ..Default::default()
@@ -269,7 +261,7 @@ async fn an_am_allocates_through_a_failover_without_losing_or_repeating_containe
     let successor = cluster.serving_leader(Some(leader)).await;
     let unknown = eventually("the successor to answer allocate", || async {
         match cluster
-            .scheduler(successor)
+            .scheduler(successor, USER)
             .await
             .allocate(with_token(again(next.response_id), &token))
             .await
@@ -287,7 +279,7 @@ async fn an_am_allocates_through_a_failover_without_losing_or_repeating_containe
     assert_eq!(ids(&redelivered), ids(&first), "no container lost or new");
 
     let released = first[0].id.expect("an id");
-    let mut client = cluster.scheduler(successor).await;
+    let mut client = cluster.scheduler(successor, USER).await;
     let response = client
         .allocate(with_token(
             pb::AllocateRequestProto {
@@ -341,7 +333,7 @@ async fn an_am_allocates_through_a_failover_without_losing_or_repeating_containe
     );
     let (_, attempts) = on_leader(cluster_ref, "GetApplicationAttempts", |leader| async move {
         cluster_ref
-            .client(leader)
+            .client(leader, USER)
             .await
             .get_application_attempts(pb::GetApplicationAttemptsRequestProto {
                 application_id: Some(other.into()),
@@ -359,7 +351,7 @@ async fn an_am_allocates_through_a_failover_without_losing_or_repeating_containe
     // The killed application's AM can no longer allocate: it is told to shut down.
     let leader = cluster.serving_leader(None).await;
     let shutdown = cluster
-        .scheduler(leader)
+        .scheduler(leader, USER)
         .await
         .allocate(with_token(
             pb::AllocateRequestProto::default(),
@@ -373,13 +365,13 @@ async fn an_am_allocates_through_a_failover_without_losing_or_repeating_containe
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_am_container_its_node_never_reports_completes_an_expiry_after_its_application() {
-    let mut cluster = Cluster::new(
+    let mut cluster = new_cluster(
         3,
         0,
         &[("yarn.am.liveness-monitor.expiry-interval-ms", "1000")],
     )
     .await;
-    cluster.start_configured().await;
+    cluster.start_members().await;
     // The node registers and then never heartbeats: nobody reports the AM process's exit.
     register_node(&cluster, 65536, 64).await;
     let app = submit(&cluster, "dshell").await;
@@ -433,10 +425,10 @@ fn movable_queues() -> std::collections::BTreeMap<String, String> {
     .collect()
 }
 
-pub(crate) async fn queue_used_mb(cluster: &Cluster, queue: &str) -> i64 {
+pub(crate) async fn queue_used_mb(cluster: &RmCluster, queue: &str) -> i64 {
     let (_, info) = on_leader(cluster, "GetQueueInfo", |leader| async move {
         let reply = cluster
-            .client(leader)
+            .client(leader, USER)
             .await
             .get_queue_info(pb::GetQueueInfoRequestProto {
                 queue_name: queue.to_owned(),
@@ -451,13 +443,13 @@ pub(crate) async fn queue_used_mb(cluster: &Cluster, queue: &str) -> i64 {
 }
 
 /// Moves `id` to `queue` on the serving leader; the leader's definitive answer.
-async fn move_to(cluster: &Cluster, id: ApplicationId, queue: &str) -> Result<(), tonic::Status> {
+async fn move_to(cluster: &RmCluster, id: ApplicationId, queue: &str) -> Result<(), tonic::Status> {
     let (_, outcome) = on_leader(
         cluster,
         "MoveApplicationAcrossQueues",
         |leader| async move {
             let reply = cluster
-                .client(leader)
+                .client(leader, USER)
                 .await
                 .move_application_across_queues(pb::MoveApplicationAcrossQueuesRequestProto {
                     application_id: Some(id.into()),
@@ -476,10 +468,10 @@ async fn move_to(cluster: &Cluster, id: ApplicationId, queue: &str) -> Result<()
     outcome
 }
 
-async fn update_priority(cluster: &Cluster, id: ApplicationId, priority: i32) -> i32 {
+async fn update_priority(cluster: &RmCluster, id: ApplicationId, priority: i32) -> i32 {
     let (_, reply) = on_leader(cluster, "UpdateApplicationPriority", |leader| async move {
         cluster
-            .client(leader)
+            .client(leader, USER)
             .await
             .update_application_priority(pb::UpdateApplicationPriorityRequestProto {
                 application_id: Some(id.into()),
@@ -496,10 +488,10 @@ async fn update_priority(cluster: &Cluster, id: ApplicationId, priority: i32) ->
 }
 
 /// The caller's rights by queue name.
-async fn queue_user_acls(cluster: &Cluster) -> std::collections::BTreeMap<String, Vec<i32>> {
+async fn queue_user_acls(cluster: &RmCluster) -> std::collections::BTreeMap<String, Vec<i32>> {
     let (_, reply) = on_leader(cluster, "GetQueueUserAcls", |leader| async move {
         cluster
-            .client(leader)
+            .client(leader, USER)
             .await
             .get_queue_user_acls(pb::GetQueueUserAclsInfoRequestProto {})
             .await
@@ -514,10 +506,10 @@ async fn queue_user_acls(cluster: &Cluster) -> std::collections::BTreeMap<String
 }
 
 /// Kills `id` on the serving leader; whether the kill is completed.
-async fn kill(cluster: &Cluster, id: ApplicationId) -> bool {
+async fn kill(cluster: &RmCluster, id: ApplicationId) -> bool {
     let (_, reply) = on_leader(cluster, "ForceKillApplication", |leader| async move {
         cluster
-            .client(leader)
+            .client(leader, USER)
             .await
             .force_kill_application(pb::KillApplicationRequestProto {
                 application_id: Some(id.into()),
@@ -531,7 +523,7 @@ async fn kill(cluster: &Cluster, id: ApplicationId) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_application_moves_queues_with_its_containers_follows_its_blacklist_and_priority() {
-    let mut cluster = Cluster::new(
+    let mut cluster = new_cluster(
         3,
         0,
         &[
@@ -540,7 +532,7 @@ async fn an_application_moves_queues_with_its_containers_follows_its_blacklist_a
         ],
     )
     .await;
-    cluster.start_configured().await;
+    cluster.start_members().await;
     crate::support::set_queue_configuration(&cluster, movable_queues()).await;
     register_node(&cluster, 8192, 8).await;
     let id = submit_with(
@@ -560,7 +552,7 @@ async fn an_application_moves_queues_with_its_containers_follows_its_blacklist_a
     let leader = register_am(&cluster, &token).await;
 
     // Blacklisting the only node keeps the ask waiting; lifting it lets the container come.
-    let mut client = cluster.scheduler(leader).await;
+    let mut client = cluster.scheduler(leader, USER).await;
     let mut response_id = 0;
     let blacklist = |additions: Vec<String>, removals: Vec<String>| {
         Some(pb::ResourceBlacklistRequestProto {
@@ -668,7 +660,7 @@ async fn an_application_moves_queues_with_its_containers_follows_its_blacklist_a
 /// One heartbeat of the registered node on `leader` reporting an empty opportunistic queue of
 /// `capacity`; returns the queue limit the leader answered with.
 pub(crate) async fn report_queue(
-    cluster: &Cluster,
+    cluster: &RmCluster,
     leader: usize,
     capacity: i32,
 ) -> Option<pb::ContainerQueuingLimitProto> {
@@ -688,7 +680,7 @@ pub(crate) async fn report_queue(
         ..Default::default()
     };
     cluster
-        .resource_tracker(leader)
+        .resource_tracker(leader, NM_HOST)
         .await
         .node_heartbeat(heartbeat)
         .await
@@ -699,7 +691,7 @@ pub(crate) async fn report_queue(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn opportunistic_asks_are_placed_by_the_leader_outside_queue_capacity() {
-    let mut cluster = Cluster::new(
+    let mut cluster = new_cluster(
         3,
         0,
         &[(
@@ -708,7 +700,7 @@ async fn opportunistic_asks_are_placed_by_the_leader_outside_queue_capacity() {
         )],
     )
     .await;
-    cluster.start_configured().await;
+    cluster.start_members().await;
     // A 2 GiB node: the AM takes 1 GiB, so three 1 GiB GUARANTEED tasks could never fit.
     register_node(&cluster, 2048, 8).await;
     let id = submit(&cluster, "opportunistic").await;
@@ -769,8 +761,8 @@ async fn opportunistic_asks_are_placed_by_the_leader_outside_queue_capacity() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_opportunistic_allocation_opportunistic_asks_are_served_guaranteed_unless_enforced()
 {
-    let mut cluster = Cluster::new(3, 0, &[]).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 0, &[]).await;
+    cluster.start_members().await;
     register_node(&cluster, 8192, 8).await;
     let id = submit(&cluster, "typed").await;
     let token = amrm_token(&cluster, id).await;
@@ -786,7 +778,7 @@ async fn without_opportunistic_allocation_opportunistic_asks_are_served_guarante
     // Enforced, it could never be served: the allocate is refused, naming the ask and the
     // setting, and nothing of it is taken.
     let refused = cluster
-        .scheduler(leader)
+        .scheduler(leader, USER)
         .await
         .allocate(with_token(
             pb::AllocateRequestProto {

@@ -9,10 +9,10 @@ use tonic::Code;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId};
 use yarn_proto::pb;
 use yarn_proto::token_metadata::refused_remote_containers;
-use yarn_rm_ha::applications::TokenIssuer;
+use yarn_test_support::rm_cluster::RmCluster;
 
 use crate::applications::{amrm_token, containers, submit, with_token};
-use crate::support::{Cluster, NM_HOST, eventually, on_leader, register_node};
+use crate::support::{NM_HOST, USER, eventually, new_cluster, on_leader, register_node};
 
 const DISTRIBUTED: [(&str, &str); 1] =
     [("yarn.nodemanager.distributed-scheduling.enabled", "true")];
@@ -27,7 +27,7 @@ fn node_id() -> pb::NodeIdProto {
 /// One heartbeat of the registered node on `leader`, echoing `response_id`, with
 /// `statuses` and an opportunistic load of `running` running and `queued` queued containers.
 async fn heartbeat(
-    cluster: &Cluster,
+    cluster: &RmCluster,
     leader: usize,
     response_id: i32,
     statuses: Vec<pb::ContainerStatusProto>,
@@ -52,7 +52,7 @@ async fn heartbeat(
         ..Default::default()
     };
     cluster
-        .resource_tracker(leader)
+        .resource_tracker(leader, NM_HOST)
         .await
         .node_heartbeat(heartbeat)
         .await
@@ -78,7 +78,7 @@ fn placed(attempt: ApplicationAttemptId, raw: i64) -> pb::ContainerProto {
 
 /// Registers the proxy of `token`'s attempt for distributed scheduling on the serving leader.
 async fn register_for_distributed_scheduling(
-    cluster: &Cluster,
+    cluster: &RmCluster,
     token: &pb::TokenProto,
 ) -> (usize, pb::RegisterDistributedSchedulingAmResponseProto) {
     on_leader(
@@ -86,7 +86,7 @@ async fn register_for_distributed_scheduling(
         "RegisterApplicationMasterForDistributedScheduling",
         |leader| async move {
             let reply = cluster
-                .distributed_scheduler(leader)
+                .distributed_scheduler(leader, NM_HOST)
                 .await
                 .register_application_master_for_distributed_scheduling(with_token(
                     pb::RegisterApplicationMasterRequestProto::default(),
@@ -100,7 +100,7 @@ async fn register_for_distributed_scheduling(
 }
 
 async fn allocate(
-    cluster: &Cluster,
+    cluster: &RmCluster,
     leader: usize,
     token: &pb::TokenProto,
     response_id: i32,
@@ -114,7 +114,7 @@ async fn allocate(
         allocated_containers,
     };
     cluster
-        .distributed_scheduler(leader)
+        .distributed_scheduler(leader, NM_HOST)
         .await
         .allocate_for_distributed_scheduling(with_token(request, token))
         .await
@@ -123,7 +123,7 @@ async fn allocate(
 
 /// The containers of `attempt` the serving leader reports, by raw id.
 async fn container_reports(
-    cluster: &Cluster,
+    cluster: &RmCluster,
     attempt: ApplicationAttemptId,
 ) -> Vec<(i64, pb::ContainerStateProto, pb::ExecutionTypeProto)> {
     containers(cluster, attempt)
@@ -136,10 +136,10 @@ async fn container_reports(
         .collect()
 }
 
-pub(crate) async fn metrics(cluster: &Cluster) -> pb::YarnClusterMetricsProto {
+pub(crate) async fn metrics(cluster: &RmCluster) -> pb::YarnClusterMetricsProto {
     let (_, reply) = on_leader(cluster, "GetClusterMetrics", |leader| async move {
         cluster
-            .client(leader)
+            .client(leader, USER)
             .await
             .get_cluster_metrics(pb::GetClusterMetricsRequestProto {})
             .await
@@ -151,8 +151,8 @@ pub(crate) async fn metrics(cluster: &Cluster) -> pb::YarnClusterMetricsProto {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_amrmproxys_containers_are_recorded_once_completed_by_the_node_and_kept_by_a_new_leader()
 {
-    let mut cluster = Cluster::new(3, 0, &DISTRIBUTED).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 0, &DISTRIBUTED).await;
+    cluster.start_members().await;
     register_node(&cluster, 8192, 8).await;
     let leader = cluster.serving_leader(None).await;
     // The node's first heartbeat ranks it among the least-loaded nodes.
@@ -306,7 +306,7 @@ async fn an_amrmproxys_containers_are_recorded_once_completed_by_the_node_and_ke
         let cluster = &cluster;
         async move {
             cluster
-                .client(leader)
+                .client(leader, USER)
                 .await
                 .get_cluster_nodes(pb::GetClusterNodesRequestProto::default())
                 .await
@@ -376,10 +376,10 @@ async fn an_amrmproxys_containers_are_recorded_once_completed_by_the_node_and_ke
 }
 
 /// Fails `attempt` through the client protocol, as `yarn applicationattempt -fail` does.
-async fn fail_attempt(cluster: &Cluster, attempt: ApplicationAttemptId) {
+async fn fail_attempt(cluster: &RmCluster, attempt: ApplicationAttemptId) {
     on_leader(cluster, "FailApplicationAttempt", |leader| async move {
         cluster
-            .client(leader)
+            .client(leader, USER)
             .await
             .fail_application_attempt(pb::FailApplicationAttemptRequestProto {
                 application_attempt_id: Some(attempt.into()),
@@ -389,26 +389,10 @@ async fn fail_attempt(cluster: &Cluster, attempt: ApplicationAttemptId) {
     .await;
 }
 
-/// Waits until the leader has committed `attempt`'s AM container, then signs its AMRMToken
-/// with the replicated key, as the AM launcher does.
-async fn attempt_token(cluster: &Cluster, attempt: ApplicationAttemptId) -> pb::TokenProto {
-    eventually(&format!("{attempt}'s AM container"), || async {
-        let leader = cluster.serving_leader(None).await;
-        cluster.replica(leader).state().read(|state| {
-            state
-                .containers
-                .of_application(attempt.application_id.id)
-                .find(|r| r.is_am && r.attempt_id == attempt.attempt_id)?;
-            Some(TokenIssuer::from_state(state)?.amrm_token(attempt))
-        })
-    })
-    .await
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_attempt_counts_below_the_first_attempts_containers_in_the_same_epoch() {
-    let mut cluster = Cluster::new(3, 0, &DISTRIBUTED).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 0, &DISTRIBUTED).await;
+    cluster.start_members().await;
     register_node(&cluster, 8192, 8).await;
     let leader = cluster.serving_leader(None).await;
     heartbeat(&cluster, leader, 0, Vec::new(), (0, 0)).await;
@@ -427,7 +411,7 @@ async fn a_second_attempt_counts_below_the_first_attempts_containers_in_the_same
     // Attempt 1 fails; attempt 2's AM registers its proxy under the same leader and epoch.
     fail_attempt(&cluster, first).await;
     let second = ApplicationAttemptId::new(app, 2);
-    let second_token = attempt_token(&cluster, second).await;
+    let second_token = cluster.am_token(second).await;
     let (leader, registered) = register_for_distributed_scheduling(&cluster, &second_token).await;
     assert_eq!(
         cluster.replica(leader).state().read(|state| state.epoch),
@@ -482,14 +466,14 @@ async fn a_second_attempt_counts_below_the_first_attempts_containers_in_the_same
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resourcemanager_without_opportunistic_allocation_refuses_distributed_scheduling() {
-    let mut cluster = Cluster::new(3, 0, &[]).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 0, &[]).await;
+    cluster.start_members().await;
     register_node(&cluster, 8192, 8).await;
     let app: ApplicationId = submit(&cluster, "plain").await;
     let token = amrm_token(&cluster, app).await;
     let leader = cluster.serving_leader(None).await;
     let refused = cluster
-        .distributed_scheduler(leader)
+        .distributed_scheduler(leader, NM_HOST)
         .await
         .register_application_master_for_distributed_scheduling(with_token(
             pb::RegisterApplicationMasterRequestProto::default(),

@@ -4,8 +4,9 @@ use tonic::Code;
 use yarn_proto::pb;
 use yarn_proto::{LEADER_HINT_HEADER, NOT_LEADER_HEADER};
 use yarn_rm_ha::Serving;
+use yarn_test_support::rm_cluster::RmCluster;
 
-use crate::support::{Cluster, eventually, list, on_leader, submit};
+use crate::support::{USER, eventually, list, new_cluster, on_leader, submit};
 
 fn header<'a>(status: &'a tonic::Status, key: &str) -> Option<&'a str> {
     status.metadata().get(key).and_then(|v| v.to_str().ok())
@@ -13,15 +14,15 @@ fn header<'a>(status: &'a tonic::Status, key: &str) -> Option<&'a str> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_leader_serves_and_followers_refuse_with_a_hint_to_it() {
-    let mut cluster = Cluster::new(3, 0, &[]).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 0, &[]).await;
+    cluster.start_members().await;
     submit(&cluster, "first").await;
     let leader = cluster.serving_leader(None).await;
-    let leader_id = cluster.slots[leader].rm_id.clone();
+    let leader_id = cluster.slot(leader).rm_id.clone();
     for follower in (0..3).filter(|i| *i != leader) {
         // The follower learns the leader from heartbeats; until then it refuses without a hint.
         let status = eventually("a refusal with a leader hint", || async {
-            let mut client = cluster.client(follower).await;
+            let mut client = cluster.client(follower, USER).await;
             let status = client
                 .get_new_application(pb::GetNewApplicationRequestProto {})
                 .await
@@ -34,9 +35,9 @@ async fn one_leader_serves_and_followers_refuse_with_a_hint_to_it() {
         assert_eq!(status.code(), Code::Unavailable);
         assert_eq!(
             header(&status, NOT_LEADER_HEADER),
-            Some(cluster.slots[follower].rm_id.as_str())
+            Some(cluster.slot(follower).rm_id.as_str())
         );
-        let expected = format!("{leader_id}={}", cluster.slots[leader].client);
+        let expected = format!("{leader_id}={}", cluster.slot(leader).client);
         assert_eq!(header(&status, LEADER_HINT_HEADER), Some(expected.as_str()));
 
         let mut admin = cluster.admin(follower, crate::support::USER).await;
@@ -80,8 +81,8 @@ async fn one_leader_serves_and_followers_refuse_with_a_hint_to_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn acknowledged_submissions_survive_the_leaders_loss_and_it_rejoins_as_follower() {
-    let mut cluster = Cluster::new(3, 0, &[]).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 0, &[]).await;
+    cluster.start_members().await;
     let mut acknowledged = Vec::new();
     for i in 0..5 {
         acknowledged.push(submit(&cluster, &format!("app-{i}")).await);
@@ -110,7 +111,7 @@ async fn acknowledged_submissions_survive_the_leaders_loss_and_it_rejoins_as_fol
     }));
 
     cluster.start(old).await;
-    let new_id = cluster.slots[new].rm_id.clone();
+    let new_id = cluster.slot(new).rm_id.clone();
     eventually("the old leader to follow the new one", || async {
         let serving = cluster.replica(old).serving();
         (serving
@@ -140,18 +141,18 @@ async fn acknowledged_submissions_survive_the_leaders_loss_and_it_rejoins_as_fol
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deposed_leaders_proposal_never_commits() {
-    let mut cluster = Cluster::new(3, 0, &[]).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 0, &[]).await;
+    cluster.start_members().await;
     let cluster_ref = &cluster;
     let (old, id) = on_leader(cluster_ref, "GetNewApplication", |leader| async move {
-        let mut client = cluster_ref.client(leader).await;
+        let mut client = cluster_ref.client(leader, USER).await;
         let reply = client
             .get_new_application(pb::GetNewApplicationRequestProto {})
             .await?;
         Ok(reply.into_inner().application_id)
     })
     .await;
-    let mut client = cluster.client(old).await;
+    let mut client = cluster.client(old, USER).await;
 
     cluster.isolate(old, true);
     // The isolated leader still believes it leads: it accepts the submission into its log but
@@ -214,8 +215,8 @@ async fn a_deposed_leaders_proposal_never_commits() {
 
 /// Creates and submits an application on replica `index` only; `None` if it refused either call
 /// as not leader, so that the caller can wait for it to lead while the old leader is cut off.
-async fn submit_to(cluster: &Cluster, index: usize) -> Option<yarn_proto::ids::ApplicationId> {
-    let mut client = cluster.client(index).await;
+async fn submit_to(cluster: &RmCluster, index: usize) -> Option<yarn_proto::ids::ApplicationId> {
+    let mut client = cluster.client(index, USER).await;
     let id = match client
         .get_new_application(pb::GetNewApplicationRequestProto {})
         .await

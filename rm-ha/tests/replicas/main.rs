@@ -5,7 +5,6 @@
 mod applications;
 mod distributed_scheduling;
 mod failover;
-mod link;
 mod membership;
 mod pre_vote;
 mod promotion;

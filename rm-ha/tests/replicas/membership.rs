@@ -2,16 +2,16 @@
 
 use yarn_proto::pb;
 
-use crate::support::{Cluster, USER, eventually, on_leader, submit, transfer_leadership};
+use crate::support::{USER, eventually, new_cluster, on_leader, submit, transfer_leadership};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_member_joins_as_learner_then_voter_and_leaves() {
-    let mut cluster = Cluster::new(3, 1, &[]).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 1, &[]).await;
+    cluster.start_members().await;
     cluster.start(3).await;
     let member = pb::RaftMemberProto {
         rm_id: "rm4".to_owned(),
-        raft_address: cluster.slots[3].raft.clone(),
+        raft_address: cluster.slot(3).raft.clone(),
         voter: true,
     };
     let cluster_ref = &cluster;
@@ -91,13 +91,13 @@ async fn a_member_joins_as_learner_then_voter_and_leaves() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn leadership_moves_to_the_chosen_voter() {
-    let mut cluster = Cluster::new(3, 0, &[]).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 0, &[]).await;
+    cluster.start_members().await;
     submit(&cluster, "before-transfer").await;
     let leader = cluster.serving_leader(None).await;
     // rm1 bootstraps the group, so it usually leads; choose a target that is not the leader.
     let target = (leader + 1) % 3;
-    let target_id = cluster.slots[target].rm_id.clone();
+    let target_id = cluster.slot(target).rm_id.clone();
 
     assert_eq!(transfer_leadership(&cluster, &target_id).await, target_id);
     eventually("the target to serve as leader", || async {

@@ -4,11 +4,12 @@
 use std::time::Duration;
 
 use yarn_rm_ha::Serving;
+use yarn_test_support::rm_cluster::RmCluster;
 
-use crate::support::{Cluster, eventually, submit, transfer_leadership};
+use crate::support::{eventually, new_cluster, submit, transfer_leadership};
 
 /// The replica's current term.
-fn term(cluster: &Cluster, index: usize) -> u64 {
+fn term(cluster: &RmCluster, index: usize) -> u64 {
     cluster
         .replica(index)
         .raft()
@@ -19,8 +20,8 @@ fn term(cluster: &Cluster, index: usize) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_follower_cut_off_keeps_its_term_and_rejoins_under_the_same_leader() {
-    let mut cluster = Cluster::new(3, 0, &[]).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 0, &[]).await;
+    cluster.start_members().await;
     submit(&cluster, "before-partition").await;
     let leader = cluster.serving_leader(None).await;
     let follower = (leader + 1) % 3;
@@ -78,13 +79,13 @@ async fn a_follower_cut_off_keeps_its_term_and_rejoins_under_the_same_leader() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_leadership_transfer_lands_on_its_target() {
-    let mut cluster = Cluster::new(3, 0, &[]).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 0, &[]).await;
+    cluster.start_members().await;
     submit(&cluster, "before-transfers").await;
     for round in 0..4 {
         let leader = cluster.serving_leader(None).await;
         let target = (leader + 1 + round % 2) % 3;
-        let target_id = cluster.slots[target].rm_id.clone();
+        let target_id = cluster.slot(target).rm_id.clone();
         assert_eq!(
             transfer_leadership(&cluster, &target_id).await,
             target_id,

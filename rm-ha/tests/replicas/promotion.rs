@@ -6,11 +6,12 @@
 use prost::Message;
 use yarn_proto::ids::{ApplicationAttemptId, ContainerId};
 use yarn_proto::pb;
+use yarn_test_support::rm_cluster::DEADLINE;
 
 use crate::applications::{
     allocate_until, amrm_token, ask, queue_used_mb, register_am, report_queue, submit, with_token,
 };
-use crate::support::{Cluster, DEADLINE, register_node};
+use crate::support::{USER, new_cluster, register_node};
 
 fn update(
     id: pb::ContainerIdProto,
@@ -42,7 +43,7 @@ fn promote(id: pb::ContainerIdProto, version: i32) -> pb::UpdateContainerRequest
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_opportunistic_container_is_promoted_with_a_new_token_and_charged_to_its_queue() {
-    let mut cluster = Cluster::new(
+    let mut cluster = new_cluster(
         3,
         0,
         &[(
@@ -51,7 +52,7 @@ async fn an_opportunistic_container_is_promoted_with_a_new_token_and_charged_to_
         )],
     )
     .await;
-    cluster.start_configured().await;
+    cluster.start_members().await;
     register_node(&cluster, 8192, 8).await;
     let app = submit(&cluster, "promote").await;
     let attempt = ApplicationAttemptId::new(app, 1);
@@ -91,7 +92,7 @@ async fn an_opportunistic_container_is_promoted_with_a_new_token_and_charged_to_
     );
 
     // Promote it, then heartbeat until the update arrives.
-    let mut client = cluster.scheduler(leader).await;
+    let mut client = cluster.scheduler(leader, USER).await;
     let mut updates = vec![promote(id, 0)];
     let deadline = tokio::time::Instant::now() + DEADLINE;
     let updated = loop {

@@ -3,7 +3,7 @@
 use tonic::Code;
 use yarn_proto::pb::{self, NodeActionProto};
 
-use crate::support::{Cluster, NM_HOST, eventually, on_leader};
+use crate::support::{NM_HOST, eventually, new_cluster, on_leader};
 
 fn node_id(host: &str) -> Option<pb::NodeIdProto> {
     Some(pb::NodeIdProto {
@@ -43,11 +43,11 @@ fn heartbeat(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nodes_register_heartbeat_in_sequence_and_resync_after_a_failover() {
-    let mut cluster = Cluster::new(3, 0, &[]).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 0, &[]).await;
+    cluster.start_members().await;
     let cluster_ref = &cluster;
     let (leader, registered) = on_leader(cluster_ref, "RegisterNodeManager", |leader| async move {
-        let mut tracker = cluster_ref.resource_tracker(leader).await;
+        let mut tracker = cluster_ref.resource_tracker(leader, NM_HOST).await;
         tracker.register_node_manager(registration(NM_HOST)).await
     })
     .await;
@@ -60,7 +60,7 @@ async fn nodes_register_heartbeat_in_sequence_and_resync_after_a_failover() {
         .zip(registered.nm_token_master_key)
         .expect("both master keys at registration");
 
-    let mut tracker = cluster.resource_tracker(leader).await;
+    let mut tracker = cluster.resource_tracker(leader, NM_HOST).await;
     let first = tracker
         .node_heartbeat(heartbeat(0, None))
         .await
@@ -116,7 +116,7 @@ async fn nodes_register_heartbeat_in_sequence_and_resync_after_a_failover() {
     let cluster_ref = &cluster;
     let keys = &keys;
     let resync = eventually("the new leader to answer the node", || async move {
-        let mut tracker = cluster_ref.resource_tracker(new).await;
+        let mut tracker = cluster_ref.resource_tracker(new, NM_HOST).await;
         tracker
             .node_heartbeat(heartbeat(2, Some(keys.clone())))
             .await

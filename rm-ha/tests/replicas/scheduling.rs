@@ -7,9 +7,10 @@ use std::collections::BTreeMap;
 use yarn_proto::ids::ApplicationId;
 use yarn_proto::pb::{self, YarnApplicationStateProto};
 use yarn_rm_ha::state_machine::ContainerRecord;
+use yarn_test_support::rm_cluster::RmCluster;
 
 use crate::support::{
-    Cluster, eventually, on_leader, register_node, set_queue_configuration, submit_with,
+    USER, eventually, new_cluster, on_leader, register_node, set_queue_configuration, submit_with,
     try_submit_with,
 };
 
@@ -34,7 +35,7 @@ fn queues() -> BTreeMap<String, String> {
 }
 
 /// Submits an application to `queue` whose AM needs `am_mb`.
-async fn submit(cluster: &Cluster, queue: &str, am_mb: i64) -> ApplicationId {
+async fn submit(cluster: &RmCluster, queue: &str, am_mb: i64) -> ApplicationId {
     submit_with(cluster, am_context(queue, am_mb)).await
 }
 
@@ -52,7 +53,7 @@ fn am_context(queue: &str, am_mb: i64) -> pb::ApplicationSubmissionContextProto 
 
 /// Submits like [`submit`], returning the leader's answer.
 async fn try_submit(
-    cluster: &Cluster,
+    cluster: &RmCluster,
     queue: &str,
     am_mb: i64,
 ) -> (ApplicationId, Result<(), tonic::Status>) {
@@ -61,14 +62,14 @@ async fn try_submit(
 
 /// Waits until the leader reports `id` in `state`, and returns the report.
 async fn report_in(
-    cluster: &Cluster,
+    cluster: &RmCluster,
     id: ApplicationId,
     state: YarnApplicationStateProto,
 ) -> pb::ApplicationReportProto {
     eventually(&format!("{id} to be {state:?}"), || async {
         let (_, report) = on_leader(cluster, "GetApplicationReport", |leader| async move {
             let reply = cluster
-                .client(leader)
+                .client(leader, USER)
                 .await
                 .get_application_report(pb::GetApplicationReportRequestProto {
                     application_id: Some(id.into()),
@@ -83,7 +84,7 @@ async fn report_in(
 }
 
 /// The containers replica `index` has recorded for `id`.
-fn containers_of(cluster: &Cluster, index: usize, id: ApplicationId) -> Vec<ContainerRecord> {
+fn containers_of(cluster: &RmCluster, index: usize, id: ApplicationId) -> Vec<ContainerRecord> {
     cluster.replica(index).state().read(|state| {
         state
             .containers
@@ -95,7 +96,7 @@ fn containers_of(cluster: &Cluster, index: usize, id: ApplicationId) -> Vec<Cont
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn submissions_are_admitted_their_am_committed_and_kept_across_a_failover() {
-    let mut cluster = Cluster::new(
+    let mut cluster = new_cluster(
         3,
         0,
         &[
@@ -108,7 +109,7 @@ async fn submissions_are_admitted_their_am_committed_and_kept_across_a_failover(
         ],
     )
     .await;
-    cluster.start_configured().await;
+    cluster.start_members().await;
     set_queue_configuration(&cluster, queues()).await;
     register_node(&cluster, 8192, 8).await;
 
@@ -205,7 +206,7 @@ async fn submissions_are_admitted_their_am_committed_and_kept_across_a_failover(
 /// mallory may administer the cluster through hers while her own name is in no list.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn group_entries_of_queue_and_admin_acls_admit_members_of_those_groups() {
-    let mut cluster = Cluster::new(
+    let mut cluster = new_cluster(
         3,
         0,
         &[
@@ -218,7 +219,7 @@ async fn group_entries_of_queue_and_admin_acls_admit_members_of_those_groups() {
         ],
     )
     .await;
-    cluster.start_configured().await;
+    cluster.start_members().await;
     let mut queues = queues();
     queues.insert(
         "yarn.scheduler.capacity.root.c.acl_submit_applications".to_owned(),

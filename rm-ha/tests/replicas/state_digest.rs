@@ -4,18 +4,19 @@
 
 use tonic::Code;
 use yarn_proto::pb;
+use yarn_test_support::rm_cluster::RmCluster;
 
-use crate::support::{Cluster, USER, eventually, on_leader, submit};
+use crate::support::{USER, eventually, new_cluster, on_leader, submit};
 
 /// The digest replica `index` reports, asked as [`USER`].
-async fn digest_of(cluster: &Cluster, index: usize) -> pb::GetStateDigestResponseProto {
+async fn digest_of(cluster: &RmCluster, index: usize) -> pb::GetStateDigestResponseProto {
     cluster
         .admin(index, USER)
         .await
         .get_state_digest(pb::GetStateDigestRequestProto {})
         .await
         .unwrap_or_else(|status| {
-            panic!("GetStateDigest on {}: {status}", cluster.slots[index].rm_id)
+            panic!("GetStateDigest on {}: {status}", cluster.slot(index).rm_id)
         })
         .into_inner()
 }
@@ -23,7 +24,7 @@ async fn digest_of(cluster: &Cluster, index: usize) -> pb::GetStateDigestRespons
 /// The digests of replicas `indexes`, asked until they all report the same applied index (the
 /// test writes nothing meanwhile, so they catch up and stay there).
 pub(crate) async fn at_one_index(
-    cluster: &Cluster,
+    cluster: &RmCluster,
     indexes: &[usize],
 ) -> Vec<pb::GetStateDigestResponseProto> {
     eventually("every replica to report the same applied index", || async {
@@ -65,8 +66,8 @@ pub(crate) fn assert_one_digest(digests: &[pb::GetStateDigestResponseProto]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_replica_reports_one_digest_at_one_index() {
-    let mut cluster = Cluster::new(3, 0, &[]).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 0, &[]).await;
+    cluster.start_members().await;
     for i in 0..4 {
         submit(&cluster, &format!("app-{i}")).await;
     }
@@ -107,13 +108,13 @@ async fn every_replica_reports_one_digest_at_one_index() {
 async fn a_restarted_replica_and_one_built_from_a_snapshot_report_the_same_digest() {
     // Snapshots every few entries, and the log before them purged, so a new member can only
     // start from a snapshot.
-    let mut cluster = Cluster::new(
+    let mut cluster = new_cluster(
         3,
         1,
         &[("yarn.resourcemanager.ha.raft.snapshot-log-entries", "5")],
     )
     .await;
-    cluster.start_configured().await;
+    cluster.start_members().await;
     for i in 0..8 {
         submit(&cluster, &format!("app-{i}")).await;
     }
@@ -128,7 +129,7 @@ async fn a_restarted_replica_and_one_built_from_a_snapshot_report_the_same_diges
     cluster.start(3).await;
     let member = pb::RaftMemberProto {
         rm_id: "rm4".to_owned(),
-        raft_address: cluster.slots[3].raft.clone(),
+        raft_address: cluster.slot(3).raft.clone(),
         voter: true,
     };
     let cluster_ref = &cluster;

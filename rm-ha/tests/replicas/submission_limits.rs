@@ -5,10 +5,11 @@
 use tokio::task::JoinSet;
 use tonic::Code;
 use yarn_proto::pb;
+use yarn_test_support::rm_cluster::RmCluster;
 
 use crate::applications::{allocate_until, ask, finish_am, register_am, report, with_token};
 use crate::state_digest::{assert_one_digest, at_one_index};
-use crate::support::{Cluster, list, on_leader, register_node, try_submit_with};
+use crate::support::{USER, list, new_cluster, on_leader, register_node, try_submit_with};
 use crate::unmanaged_am::{submit_unmanaged, token_from_report};
 
 /// A submission whose launch command is `bytes` long.
@@ -24,7 +25,7 @@ fn with_command(bytes: usize) -> pb::ApplicationSubmissionContextProto {
 }
 
 /// Submits `context`, which must be refused with INVALID_ARGUMENT; returns the message.
-async fn refused(cluster: &Cluster, context: pb::ApplicationSubmissionContextProto) -> String {
+async fn refused(cluster: &RmCluster, context: pb::ApplicationSubmissionContextProto) -> String {
     let (id, outcome) = try_submit_with(cluster, context).await;
     let status = outcome.expect_err("the submission is refused");
     assert_eq!(status.code(), Code::InvalidArgument, "{id}: {status:?}");
@@ -38,8 +39,8 @@ async fn refused(cluster: &Cluster, context: pb::ApplicationSubmissionContextPro
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn submissions_past_the_limits_are_refused_naming_them() {
-    let mut cluster = Cluster::new(3, 0, &[]).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 0, &[]).await;
+    cluster.start_members().await;
 
     let message = refused(&cluster, with_command(2 * 1024 * 1024)).await;
     assert!(
@@ -102,13 +103,13 @@ async fn submissions_past_the_limits_are_refused_naming_them() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn submissions_near_the_limit_replicate_to_every_replica() {
-    let mut cluster = Cluster::new(3, 0, &[]).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 0, &[]).await;
+    cluster.start_members().await;
 
     // Sent together so that the leader batches them: twenty entries of most of a mebibyte,
     // far more than one AppendEntries may carry.
     let leader = cluster.serving_leader(None).await;
-    let client = cluster.client(leader).await;
+    let client = cluster.client(leader, USER).await;
     let mut submissions = JoinSet::new();
     for _ in 0..20 {
         let mut client = client.clone();
@@ -142,7 +143,7 @@ async fn submissions_near_the_limit_replicate_to_every_replica() {
                         application_submission_context: Some(context),
                     };
                     cluster
-                        .client(leader)
+                        .client(leader, USER)
                         .await
                         .submit_application(request)
                         .await
@@ -161,7 +162,7 @@ async fn submissions_near_the_limit_replicate_to_every_replica() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_allocate_with_more_asks_than_the_limit_is_refused_naming_it() {
-    let mut cluster = Cluster::new(
+    let mut cluster = new_cluster(
         3,
         0,
         &[(
@@ -170,7 +171,7 @@ async fn an_allocate_with_more_asks_than_the_limit_is_refused_naming_it() {
         )],
     )
     .await;
-    cluster.start_configured().await;
+    cluster.start_members().await;
     register_node(&cluster, 8192, 8).await;
     let app = submit_unmanaged(&cluster, 1).await;
     let (token, _) = token_from_report(&cluster, app).await;
@@ -183,7 +184,7 @@ async fn an_allocate_with_more_asks_than_the_limit_is_refused_naming_it() {
         })
         .collect();
     let status = cluster
-        .scheduler(leader)
+        .scheduler(leader, USER)
         .await
         .allocate(with_token(
             pb::AllocateRequestProto {
@@ -217,8 +218,8 @@ async fn an_allocate_with_more_asks_than_the_limit_is_refused_naming_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_ams_diagnostics_are_kept_to_the_limit_with_their_end() {
-    let mut cluster = Cluster::new(3, 0, &[("yarn.app.attempt.diagnostics.limit.kc", "1")]).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 0, &[("yarn.app.attempt.diagnostics.limit.kc", "1")]).await;
+    cluster.start_members().await;
     let app = submit_unmanaged(&cluster, 1).await;
     let (token, _) = token_from_report(&cluster, app).await;
     let leader = register_am(&cluster, &token).await;
@@ -241,13 +242,13 @@ async fn an_ams_diagnostics_are_kept_to_the_limit_with_their_end() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_error_never_echoes_a_megabyte_back() {
-    let mut cluster = Cluster::new(3, 0, &[]).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 0, &[]).await;
+    cluster.start_members().await;
     let leader = cluster.serving_leader(None).await;
     // The leader's scheduler may still be starting: ask until the answer is about the queue.
     let status = crate::support::eventually("GetQueueInfo to refuse the queue", || async {
         let refusal = cluster
-            .client(leader)
+            .client(leader, USER)
             .await
             .get_queue_info(pb::GetQueueInfoRequestProto {
                 queue_name: "q".repeat(1024 * 1024),

@@ -2,20 +2,20 @@
 //! nothing for them, hands the attempt's AMRMToken to the owner through the application report,
 //! serves the AM like any other, and expires it when it falls silent.
 
-use tonic::transport::Channel;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId};
-use yarn_proto::pb::application_client_protocol_client::ApplicationClientProtocolClient;
 use yarn_proto::pb::{self, YarnApplicationAttemptStateProto, YarnApplicationStateProto};
-use yarn_security::ChannelOptions;
+use yarn_test_support::rm_cluster::RmCluster;
 
 use crate::applications::{allocate_until, ask, finish_am, register_am, with_token};
-use crate::support::{Cluster, NM_HOST, USER, eventually, on_leader, register_node, submit_with};
+use crate::support::{
+    NM_HOST, USER, eventually, new_cluster, on_leader, register_node, submit_with,
+};
 
 /// A user with no right on the tests' applications: not their owner, not an administrator.
 const STRANGER: &str = "mallory";
 
 /// Submits an application whose AM the test runs itself, outside the cluster.
-pub(crate) async fn submit_unmanaged(cluster: &Cluster, max_attempts: i32) -> ApplicationId {
+pub(crate) async fn submit_unmanaged(cluster: &RmCluster, max_attempts: i32) -> ApplicationId {
     submit_with(
         cluster,
         pb::ApplicationSubmissionContextProto {
@@ -28,27 +28,15 @@ pub(crate) async fn submit_unmanaged(cluster: &Cluster, max_attempts: i32) -> Ap
     .await
 }
 
-/// A client-protocol client of replica `index` with `user`'s certificate.
-async fn client_as(
-    cluster: &Cluster,
-    index: usize,
-    user: &str,
-) -> ApplicationClientProtocolClient<Channel> {
-    let address = &cluster.slots[index].client;
-    let channel = yarn_security::connect(
-        address,
-        cluster.user_tls(user).client_config(),
-        &ChannelOptions::default(),
-    )
-    .await
-    .unwrap_or_else(|e| panic!("connect to {address}: {e}"));
-    ApplicationClientProtocolClient::new(channel)
-}
-
 /// `id`'s report as `user` sees it, from the serving leader.
-async fn report_as(cluster: &Cluster, id: ApplicationId, user: &str) -> pb::ApplicationReportProto {
+async fn report_as(
+    cluster: &RmCluster,
+    id: ApplicationId,
+    user: &str,
+) -> pb::ApplicationReportProto {
     let (_, report) = on_leader(cluster, "GetApplicationReport", |leader| async move {
-        let reply = client_as(cluster, leader, user)
+        let reply = cluster
+            .client(leader, user)
             .await
             .get_application_report(pb::GetApplicationReportRequestProto {
                 application_id: Some(id.into()),
@@ -62,7 +50,7 @@ async fn report_as(cluster: &Cluster, id: ApplicationId, user: &str) -> pb::Appl
 
 /// Polls the owner's report of `id` until it carries an AMRMToken; returns it with the report.
 pub(crate) async fn token_from_report(
-    cluster: &Cluster,
+    cluster: &RmCluster,
     id: ApplicationId,
 ) -> (pb::TokenProto, pb::ApplicationReportProto) {
     eventually(&format!("{id}'s report to carry an AMRMToken"), || async {
@@ -82,10 +70,13 @@ fn attempt_of(token: &pb::TokenProto) -> ApplicationAttemptId {
 }
 
 /// `id`'s attempt reports, from the serving leader.
-async fn attempts(cluster: &Cluster, id: ApplicationId) -> Vec<pb::ApplicationAttemptReportProto> {
+async fn attempts(
+    cluster: &RmCluster,
+    id: ApplicationId,
+) -> Vec<pb::ApplicationAttemptReportProto> {
     let (_, reply) = on_leader(cluster, "GetApplicationAttempts", |leader| async move {
         cluster
-            .client(leader)
+            .client(leader, USER)
             .await
             .get_application_attempts(pb::GetApplicationAttemptsRequestProto {
                 application_id: Some(id.into()),
@@ -98,8 +89,8 @@ async fn attempts(cluster: &Cluster, id: ApplicationId) -> Vec<pb::ApplicationAt
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unmanaged_am_takes_its_token_from_the_report_and_finishes_without_an_am_container() {
-    let mut cluster = Cluster::new(3, 0, &[]).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 0, &[]).await;
+    cluster.start_members().await;
     register_node(&cluster, 8192, 8).await;
 
     tracing::info!("--- submit an unmanaged application; its owner reads the AMRMToken");
@@ -189,13 +180,13 @@ async fn an_unmanaged_am_takes_its_token_from_the_report_and_finishes_without_an
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_silent_unmanaged_am_expires_and_its_next_attempt_gets_a_new_token() {
-    let mut cluster = Cluster::new(
+    let mut cluster = new_cluster(
         3,
         0,
         &[("yarn.am.liveness-monitor.expiry-interval-ms", "1000")],
     )
     .await;
-    cluster.start_configured().await;
+    cluster.start_members().await;
 
     let app = submit_unmanaged(&cluster, 2).await;
     let (first, _) = token_from_report(&cluster, app).await;
@@ -232,8 +223,8 @@ async fn a_silent_unmanaged_am_expires_and_its_next_attempt_gets_a_new_token() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_registration_after_the_exchange_began_is_refused() {
-    let mut cluster = Cluster::new(3, 0, &[]).await;
-    cluster.start_configured().await;
+    let mut cluster = new_cluster(3, 0, &[]).await;
+    cluster.start_members().await;
     register_node(&cluster, 8192, 8).await;
     let app = submit_unmanaged(&cluster, 1).await;
     let (token, _) = token_from_report(&cluster, app).await;
@@ -244,7 +235,7 @@ async fn a_second_registration_after_the_exchange_began_is_refused() {
 
     // Another process holding the AM's token registers: refused, as Hadoop refuses it.
     let status = cluster
-        .scheduler(leader)
+        .scheduler(leader, USER)
         .await
         .register_application_master(with_token(
             pb::RegisterApplicationMasterRequestProto {

@@ -1,11 +1,13 @@
 //! A TCP link between two replicas that the test can cut and heal: a real socket forwarder, so
-//! the replicas' mutual TLS runs through it untouched.
+//! the replicas' mutual TLS runs through it untouched. Dropping it closes its port and every
+//! connection through it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
+use tokio::task::JoinHandle;
 
 /// Forwards connections accepted on its own port to `target` until cut.
 pub struct Link {
@@ -13,6 +15,7 @@ pub struct Link {
     pub address: String,
     cut: Arc<AtomicBool>,
     cut_now: Arc<Notify>,
+    accepting: JoinHandle<()>,
 }
 
 impl Link {
@@ -23,7 +26,7 @@ impl Link {
         let cut = Arc::new(AtomicBool::new(false));
         let cut_now = Arc::new(Notify::new());
         let (flag, notify) = (cut.clone(), cut_now.clone());
-        tokio::spawn(async move {
+        let accepting = tokio::spawn(async move {
             while let Ok((inbound, _)) = listener.accept().await {
                 if flag.load(Ordering::SeqCst) {
                     continue; // dropped: the dialer sees the connection close
@@ -36,6 +39,7 @@ impl Link {
             address,
             cut,
             cut_now,
+            accepting,
         }
     }
 
@@ -48,6 +52,13 @@ impl Link {
     /// Lets connections through again.
     pub fn heal(&self) {
         self.cut.store(false, Ordering::SeqCst);
+    }
+}
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        self.accepting.abort();
+        self.cut();
     }
 }
 
