@@ -22,8 +22,9 @@ use crate::container_manager::ContainerManager;
 use crate::executor::IoCause;
 use crate::node_status_updater::{Connection, NodeStatusUpdater};
 use crate::state_store::ProxyRecords;
-use crate::web::{self, NodeDescription, WebServer};
+use crate::web::{self, NodeDescription};
 use crate::{ContainerExecutor, Error, NmConfig, NmStateStore};
+use yarn_web::WebServer;
 
 /// The keys of the two endpoints, named when one cannot be bound.
 const NM_ADDRESS_KEY: &str = "yarn.nodemanager.address";
@@ -172,7 +173,10 @@ impl NodeManager {
         );
         let web_shutdown = shutdown.clone();
         tasks.spawn(async move {
-            web.run(web_shutdown).await?;
+            web.run(web_shutdown).await.map_err(|err| Error::Serve {
+                address: err.address,
+                reason: err.source.to_string(),
+            })?;
             Ok(None)
         });
 

@@ -26,12 +26,13 @@ use yarn_nodemanager::container_scheduler::{ExecutionType, Resources};
 use yarn_nodemanager::executor::SimulatedExecutor;
 use yarn_nodemanager::node_status_updater::Connection;
 use yarn_nodemanager::state_store::ContainerRecord;
-use yarn_nodemanager::web::{self, NodeDescription, WebServer};
+use yarn_nodemanager::web::{self, NodeDescription};
 use yarn_nodemanager::{ContainerExecutor, NmConfig, NmStateStore, NodeManager};
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_security::pki::LeafSpec;
 use yarn_security::{Role, TlsConfig};
 use yarn_test_support::pki::Pki;
+use yarn_web::WebServer;
 
 use common::now_ms;
 

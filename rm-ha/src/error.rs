@@ -149,6 +149,9 @@ pub enum Error {
         /// tonic's reason.
         source: tonic::transport::Error,
     },
+    /// The web server (`yarn.resourcemanager.webapp.address`) stopped with an error.
+    #[error(transparent)]
+    WebServe(yarn_web::ServeError),
     /// A replica task panicked.
     #[error("a replica task panicked: {reason}")]
     TaskPanicked {

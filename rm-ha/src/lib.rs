@@ -5,7 +5,7 @@
 //! allocation in a Raft log on sled, and serves the client, ApplicationMaster, admin and
 //! NodeManager protocols over mutual TLS; only the leader serves them.
 //!
-//! May depend on `proto`, `conf`, `security`, `opportunistic` and `scheduler`; never on
+//! May depend on `proto`, `conf`, `security`, `web`, `opportunistic` and `scheduler`; never on
 //! `nodemanager`, `amrmproxy`, `client` or `chaos`.
 //!
 //! - [`replica`]: the replica process ([`ResourceManager`]): the leadership monitor, the
@@ -20,6 +20,7 @@
 //!   replicated state, the scheduling loop's passes, opportunistic placement, queue refreshes;
 //! - [`applications`]: AM sessions, tokens handed to AMs, allocate responses, submission and
 //!   diagnostics limits, reports;
+//! - `rest`: Hadoop's REST API on the webapp address, another front door onto the operations;
 //! - [`nodes`]: the leader's soft state about NodeManagers;
 //! - [`storage`]: the Raft log and state-machine stores on sled;
 //! - [`raft_network`]: the Raft transport between replicas over gRPC with mutual TLS, and who
@@ -35,6 +36,7 @@ pub mod operations;
 pub mod raft_network;
 mod raft_types;
 pub mod replica;
+mod rest;
 pub mod scheduling;
 pub mod state_machine;
 pub mod storage;

@@ -67,13 +67,12 @@ pub struct Slot {
     pub resource_tracker: String,
     /// The ApplicationMaster (and distributed scheduling) protocol's address.
     pub scheduler: String,
-    /// The web address: configured, not served.
+    /// The REST API's address.
     pub webapp: String,
     storage: TempDir,
     /// Listeners holding the served ports from the layout on, so that no other slot or link is
     /// given one of them; handed to the first start.
     held: Option<RmListeners>,
-    _webapp_held: TcpListener,
 }
 
 /// A cluster of replicas, any of which may be stopped.
@@ -163,8 +162,8 @@ impl RmCluster {
                     client: client_listener,
                     resource_tracker: tracker_listener,
                     scheduler: scheduler_listener,
+                    webapp: webapp_listener,
                 }),
-                _webapp_held: webapp_listener,
             });
         }
         let mut links = BTreeMap::new();
@@ -296,6 +295,7 @@ impl RmCluster {
                     client: rebind(&slot.client).await,
                     resource_tracker: rebind(&slot.resource_tracker).await,
                     scheduler: rebind(&slot.scheduler).await,
+                    webapp: rebind(&slot.webapp).await,
                 },
             };
             match ResourceManager::start_with(config, tls, listeners).await {

@@ -2,7 +2,7 @@
 //! `yarn.nodemanager.webapp.address`.
 //!
 //! ```text
-//!  client ── HTTPS, client certificate from the cluster CA ──> WebServer (Incoming: handshake,
+//!  client ── HTTPS, client certificate from the cluster CA ──> yarn_web::WebServer (Incoming: handshake,
 //!            (plain HTTP with yarn.tls.enabled=false)              deadline, identity)
 //!                                                                   │
 //!                                                            router (axum)
@@ -24,11 +24,9 @@ mod node_description;
 mod node_info;
 mod node_web;
 mod web_refusal;
-mod web_server;
 
 pub use container_info::{ContainerInfo, ContainerList, ContainerResponse, ContainersResponse};
 pub use node_description::NodeDescription;
 pub use node_info::{NodeInfo, NodeInfoResponse};
 pub use node_web::router;
-pub use web_refusal::{RemoteException, RemoteExceptionResponse, WebRefusal};
-pub use web_server::{WEB_SHUTDOWN_GRACE, WebServer};
+pub use web_refusal::WebRefusal;

@@ -3,9 +3,9 @@
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
 use yarn_proto::ProtoError;
 use yarn_proto::ids::{ContainerId, NodeId};
+use yarn_web::{RemoteException, RemoteExceptionResponse};
 
 /// Hadoop's exception for a request that names nothing the node has: simple and full name.
 const NOT_FOUND: (&str, &str) = (
@@ -79,26 +79,6 @@ impl IntoResponse for WebRefusal {
     fn into_response(self) -> Response {
         (self.status(), axum::Json(self.remote_exception())).into_response()
     }
-}
-
-/// `{"RemoteException": {...}}`, the body of every refused REST request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RemoteExceptionResponse {
-    /// The refusal.
-    #[serde(rename = "RemoteException")]
-    pub remote_exception: RemoteException,
-}
-
-/// Hadoop's `RemoteException` object.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RemoteException {
-    /// The exception's simple class name, e.g. `NotFoundException`.
-    pub exception: &'static str,
-    /// What was wrong, naming the input.
-    pub message: String,
-    /// The exception's fully qualified Java class name.
-    pub java_class_name: &'static str,
 }
 
 #[cfg(test)]

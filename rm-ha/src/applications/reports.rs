@@ -13,8 +13,10 @@ use crate::state_machine::{
     ContainerState, ExecutionType, FinalStatus, RmState,
 };
 
-/// The report of `app` as `caller` sees it, with its current attempt's AM address and tracking
-/// URL.
+/// The report of `app` as `caller` sees it at `now_ms`, with its current attempt's AM address
+/// and tracking URL, and its resource usage: its live containers and what they hold, and the
+/// MB-seconds and vcore-seconds its containers have held so far (a live container counts up to
+/// `now_ms`).
 ///
 /// For an unmanaged application (`unmanaged_am` in its submission) whose current attempt waits
 /// for its AM to register, the report carries the attempt's AMRMToken, signed with the current
@@ -25,6 +27,7 @@ pub fn application_report(
     state: &RmState,
     app: &ApplicationRecord,
     caller: &str,
+    now_ms: i64,
 ) -> pb::ApplicationReportProto {
     let id = ApplicationId::new(state.cluster_timestamp_ms, app.sequence);
     let current = app.attempts.last();
@@ -59,6 +62,47 @@ pub fn application_report(
         priority: Some(pb::PriorityProto {
             priority: app.priority,
         }),
+        app_resource_usage: Some(resource_usage(state, app.sequence, now_ms)),
+        ..Default::default()
+    }
+}
+
+/// What application `application_seq`'s containers hold now and have held until `now_ms`.
+fn resource_usage(
+    state: &RmState,
+    application_seq: i32,
+    now_ms: i64,
+) -> pb::ApplicationResourceUsageReportProto {
+    let (mut containers, mut memory, mut vcores) = (0i32, 0i64, 0i32);
+    let (mut memory_seconds, mut vcore_seconds) = (0i64, 0i64);
+    for record in state.containers.of_application(application_seq) {
+        let end_ms = if record.is_live() {
+            containers = containers.saturating_add(1);
+            memory = memory.saturating_add(i64::try_from(record.memory_mb).unwrap_or(i64::MAX));
+            vcores = vcores.saturating_add(i32::try_from(record.vcores).unwrap_or(i32::MAX));
+            now_ms
+        } else {
+            state
+                .containers
+                .completed_at_ms(&record.key)
+                .unwrap_or(record.allocated_at_ms)
+        };
+        let seconds = end_ms.saturating_sub(record.allocated_at_ms).max(0) / 1000;
+        memory_seconds = memory_seconds.saturating_add(
+            seconds.saturating_mul(i64::try_from(record.memory_mb).unwrap_or(i64::MAX)),
+        );
+        vcore_seconds =
+            vcore_seconds.saturating_add(seconds.saturating_mul(i64::from(record.vcores)));
+    }
+    pb::ApplicationResourceUsageReportProto {
+        num_used_containers: containers,
+        used_resources: Some(pb::ResourceProto {
+            memory,
+            virtual_cores: vcores,
+            ..Default::default()
+        }),
+        memory_seconds,
+        vcore_seconds,
         ..Default::default()
     }
 }
@@ -314,7 +358,7 @@ mod tests {
     fn an_unmanaged_attempts_amrm_token_goes_to_its_owner_until_the_am_registers() {
         let mut state = unmanaged_waiting_for_its_am();
         let attempt = ApplicationAttemptId::new(ApplicationId::new(TIMESTAMP, 1), 1);
-        let report = application_report(&state, &state.applications[&1], "alice");
+        let report = application_report(&state, &state.applications[&1], "alice", 0);
         assert!(report.unmanaged_application);
         let token = report.am_rm_token.expect("the owner gets the AMRMToken");
         let issuer = TokenIssuer::from_state(&state).unwrap();
@@ -326,11 +370,11 @@ mod tests {
         );
         assert_eq!(attempts[0].am_container_id, None);
 
-        let stranger = application_report(&state, &state.applications[&1], "mallory");
+        let stranger = application_report(&state, &state.applications[&1], "mallory", 0);
         assert_eq!(stranger.am_rm_token, None, "only the owner gets it");
 
         state.applications.get_mut(&1).unwrap().state = ApplicationState::Running;
-        let registered = application_report(&state, &state.applications[&1], "alice");
+        let registered = application_report(&state, &state.applications[&1], "alice", 0);
         assert_eq!(registered.am_rm_token, None, "not once the AM registered");
     }
 
@@ -338,7 +382,7 @@ mod tests {
     fn a_managed_application_never_reports_an_amrm_token() {
         let mut state = unmanaged_waiting_for_its_am();
         state.applications.get_mut(&1).unwrap().submission_context = Vec::new();
-        let report = application_report(&state, &state.applications[&1], "alice");
+        let report = application_report(&state, &state.applications[&1], "alice", 0);
         assert!(!report.unmanaged_application);
         assert_eq!(report.am_rm_token, None);
     }
@@ -372,7 +416,7 @@ mod tests {
     fn the_application_report_carries_its_attempt_and_final_status() {
         let state = running_application(&[], &[]);
         let app = &state.applications[&1];
-        let report = application_report(&state, app, "alice");
+        let report = application_report(&state, app, "alice", 0);
         assert_eq!(
             report.yarn_application_state(),
             YarnApplicationStateProto::Running
@@ -391,5 +435,21 @@ mod tests {
             attempts[0].yarn_application_attempt_state(),
             YarnApplicationAttemptStateProto::AppAttemptRunning
         );
+    }
+
+    /// Live containers count in full up to the report's time, completed ones up to their
+    /// completion.
+    #[test]
+    fn resource_usage_counts_live_containers_and_what_every_container_held() {
+        // Two live 1 GB containers and one completed at once, all allocated at TIMESTAMP.
+        let state = running_application(&[(2, "h1:8041"), (3, "h1:8041"), (4, "h2:8041")], &[4]);
+        let now = TIMESTAMP + 10_000;
+        let report = application_report(&state, &state.applications[&1], "alice", now);
+        let usage = report.app_resource_usage.expect("a usage report");
+        assert_eq!(usage.num_used_containers, 2);
+        let used = usage.used_resources.expect("resources in use");
+        assert_eq!((used.memory, used.virtual_cores), (2048, 2));
+        assert_eq!(usage.memory_seconds, 2 * 1024 * 10);
+        assert_eq!(usage.vcore_seconds, 2 * 10);
     }
 }

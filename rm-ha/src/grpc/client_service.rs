@@ -1,6 +1,8 @@
 //! ApplicationClientProtocol on the RM client address: a thin adapter onto
 //! [`ClientOperations`].
 
+use std::sync::Arc;
+
 use tonic::{Request, Response, Status};
 use yarn_proto::pb;
 use yarn_proto::pb::application_client_protocol_server::ApplicationClientProtocol;
@@ -14,7 +16,8 @@ const ENDPOINT: &str = "application client";
 /// Authenticates each call (a `user` certificate, or anyone on a plaintext cluster), runs the
 /// operation and answers with its result or the status its error maps to.
 pub(crate) struct ClientService {
-    pub(crate) operations: ClientOperations,
+    /// Shared with the REST API.
+    pub(crate) operations: Arc<ClientOperations>,
     pub(crate) authorizer: Authorizer,
 }
 

@@ -6,9 +6,11 @@ use yarn_scheduler::{CapacityScheduler, QueueAcl, SchedulerError};
 use yarn_security::Caller;
 
 use super::RmError;
+use super::am_operations::resource_proto;
 use crate::applications::reports::{self, application_report, application_state};
 use crate::applications::{
-    ApplicationAccess, DiagnosticsLimit, SubmissionLimits, recorded_application_type,
+    ApplicationAccess, ClusterOverview, DiagnosticsLimit, SubmissionLimits,
+    recorded_application_type,
 };
 use crate::replica::{Proposer, now_ms};
 use crate::scheduling::{QueueConfigSource, queue_info_proto};
@@ -203,7 +205,8 @@ fn application_record(
 
 impl ClientOperations {
     /// Hands out a new application id (YARN's `getNewApplication`), a Raft write so that no id
-    /// is handed out twice across failovers.
+    /// is handed out twice across failovers, with the largest container the scheduler grants
+    /// (`yarn.scheduler.maximum-allocation-*`).
     pub(crate) async fn get_new_application(
         &self,
     ) -> Result<pb::GetNewApplicationResponseProto, RmError> {
@@ -213,7 +216,9 @@ impl ClientOperations {
                 let cluster_timestamp = self.state.read(|s| s.cluster_timestamp_ms);
                 Ok(pb::GetNewApplicationResponseProto {
                     application_id: Some(ApplicationId::new(cluster_timestamp, first).into()),
-                    maximum_capability: None,
+                    maximum_capability: Some(resource_proto(
+                        self.queues.settings.maximum_allocation,
+                    )),
                 })
             }
             RmResponse::ApplicationIdsExhausted { .. } => Err(RmError::Exhausted {
@@ -289,7 +294,7 @@ impl ClientOperations {
                 return None;
             }
             let app = state.applications.get(&id.id)?;
-            Some(application_report(state, app, &user))
+            Some(application_report(state, app, &user, now_ms()))
         });
         let report = report.ok_or(RmError::ApplicationNotFound { id })?;
         Ok(pb::GetApplicationReportResponseProto {
@@ -307,6 +312,7 @@ impl ClientOperations {
         let user = user_name(caller);
         let filter = request;
         self.proposer.read_barrier().await?;
+        let now = now_ms();
         let applications = self.state.read(|state| {
             let states: Vec<i32> = filter.application_states.clone();
             let mut reports: Vec<_> = state
@@ -324,7 +330,7 @@ impl ClientOperations {
                         && (filter.users.is_empty() || filter.users.contains(&app.user))
                         && (filter.queues.is_empty() || filter.queues.contains(&app.queue))
                 })
-                .map(|app| application_report(state, app, &user))
+                .map(|app| application_report(state, app, &user, now))
                 .collect();
             if let Some(limit) = filter.limit.and_then(|l| usize::try_from(l).ok()) {
                 reports.truncate(limit);
@@ -386,6 +392,16 @@ impl ClientOperations {
         Ok(pb::GetClusterMetricsResponseProto {
             cluster_metrics: Some(metrics),
         })
+    }
+
+    /// The cluster's figures as Hadoop's `ClusterMetrics` has them (applications by state,
+    /// resources in use and available, nodes by state), read after a read barrier.
+    pub(crate) async fn cluster_overview(&self) -> Result<ClusterOverview, RmError> {
+        let leadership = self.proposer.read_barrier().await?;
+        Ok(
+            leadership
+                .nodes(|tracker| self.state.read(|state| ClusterOverview::of(state, tracker))),
+        )
     }
 
     /// Reports of the nodes in the requested states (YARN's `getClusterNodes`).

@@ -19,6 +19,9 @@ use yarn_proto::pb::resource_manager_administration_protocol_server::ResourceMan
 use yarn_proto::pb::resource_tracker_server::ResourceTrackerServer;
 use yarn_security::{Authorizer, BoundStatusMessages, ChannelOptions, Incoming, TlsConfig};
 
+use yarn_web::WebServer;
+
+use super::clock::now_ms;
 use super::election_timer::ElectionTimer;
 use super::leader_gate::{LeaderGate, Serving};
 use super::leader_services::LeaderServices;
@@ -33,6 +36,7 @@ use crate::operations::{
     AdminOperations, AmOperations, ClientOperations, ResourceTrackerOperations,
 };
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
+use crate::rest::{RestApi, StandbyRedirect};
 use crate::state_machine::StateView;
 use crate::storage::{Failpoints, RmStateMachineStore, SledLogStore, open_db};
 use crate::{RaftGrpcNetworkFactory, RaftGrpcService, RmConfig};
@@ -61,6 +65,8 @@ pub struct RmListeners {
     pub resource_tracker: TcpListener,
     /// ApplicationMasterProtocol (the scheduler address).
     pub scheduler: TcpListener,
+    /// The REST API (`yarn.resourcemanager.webapp.address`).
+    pub webapp: TcpListener,
 }
 
 impl RmListeners {
@@ -76,6 +82,7 @@ impl RmListeners {
             client: bind("client", &member.client).await?,
             resource_tracker: bind("resource tracker", &member.resource_tracker).await?,
             scheduler: bind("scheduler", &member.scheduler).await?,
+            webapp: bind("webapp", &member.webapp).await?,
         })
     }
 }
@@ -204,6 +211,7 @@ impl ResourceManager {
             ("client", local_addr(&listeners.client)?),
             ("resource-tracker", local_addr(&listeners.resource_tracker)?),
             ("scheduler", local_addr(&listeners.scheduler)?),
+            ("webapp", local_addr(&listeners.webapp)?),
         ]);
         let proposer = RaftProposer::new(raft.clone(), PROPOSE_TIMEOUT);
         let mut tasks = JoinSet::new();
@@ -271,20 +279,41 @@ impl ResourceManager {
             },
             authorizer,
         };
-        let client_service = ClientService {
-            operations: ClientOperations {
-                proposer: Proposer {
-                    raft: proposer.clone(),
-                    gate: gate("client", |e| &e.client),
-                },
-                state: state.clone(),
-                queues: config.queues.clone(),
-                max_attempts: config.am_max_attempts,
-                submission_limits: config.submission_limits,
-                diagnostics_limit: config.diagnostics_limit,
+        let client_operations = Arc::new(ClientOperations {
+            proposer: Proposer {
+                raft: proposer.clone(),
+                gate: gate("client", |e| &e.client),
             },
+            state: state.clone(),
+            queues: config.queues.clone(),
+            max_attempts: config.am_max_attempts,
+            submission_limits: config.submission_limits,
+            diagnostics_limit: config.diagnostics_limit,
+        });
+        let client_service = ClientService {
+            operations: Arc::clone(&client_operations),
             authorizer,
         };
+        let rest = RestApi {
+            operations: client_operations,
+            raft: raft.clone(),
+            state: state.clone(),
+            rm_id: config.rm_id.clone(),
+            started_on_ms: now_ms(),
+            tls: tls.server_config().is_some(),
+        }
+        .router(StandbyRedirect {
+            gate: gate("web", |e| &e.webapp),
+            scheme: if tls.server_config().is_some() {
+                "https"
+            } else {
+                "http"
+            },
+        });
+        let webapp_address = local_addr(&listeners.webapp)?;
+        let web = WebServer::new(listeners.webapp, webapp_address, &tls, rest);
+        let web_shutdown = shutdown.clone();
+        tasks.spawn(async move { web.run(web_shutdown).await.map_err(Error::WebServe) });
         let resource_tracker_service = ResourceTrackerService {
             operations: ResourceTrackerOperations {
                 gate: gate("resource tracker", |e| &e.resource_tracker),

@@ -1,5 +1,5 @@
-//! [`WebServer`]: serves the NodeManager's web routes on the webapp address, over the same
-//! mutual TLS as its RPC endpoint.
+//! [`WebServer`]: serves a daemon's web routes on its webapp address, over the same mutual TLS
+//! as its RPC endpoints.
 
 use std::future::IntoFuture;
 use std::io;
@@ -8,13 +8,26 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::connect_info::Connected;
+use axum::serve::IncomingStream;
 use rustls::ServerConfig;
 use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
 use tokio_util::sync::CancellationToken;
-use yarn_security::{Incoming, PeerConnection, TlsConfig, plaintext_incoming, tls_incoming};
+use yarn_security::{
+    Caller, Incoming, PeerConnection, TlsConfig, plaintext_incoming, tls_incoming,
+};
 
-use crate::Error;
+/// The web server stopped with an error.
+#[derive(Debug, thiserror::Error)]
+#[error("the web server at {address} failed: {source}")]
+pub struct ServeError {
+    /// The served address.
+    pub address: String,
+    /// The server's reason.
+    #[source]
+    pub source: io::Error,
+}
 
 /// How long open web connections may take to finish once the node stops, before the server
 /// stops waiting for them.
@@ -24,12 +37,14 @@ pub const WEB_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// `curl --http1.1`.
 const WEB_ALPN: [&[u8]; 2] = [b"h2", b"http/1.1"];
 
-/// The NodeManager's web server (`yarn.nodemanager.webapp.address`).
+/// A daemon's web server (`yarn.nodemanager.webapp.address`,
+/// `yarn.resourcemanager.webapp.address`).
 ///
-/// Security: with `yarn.tls.enabled` (the default) it speaks HTTPS with the node's certificate
-/// and, like the RPC endpoint, accepts only clients presenting a certificate from the cluster
-/// CA; TLS 1.3 only, HTTP/1.1 or HTTP/2 by ALPN. Any role may read: the routes are read-only
-/// views. With `yarn.tls.enabled=false` it speaks plain HTTP to anyone. Handshakes run under
+/// Security: with `yarn.tls.enabled` (the default) it speaks HTTPS with the daemon's
+/// certificate and, like the RPC endpoints, accepts only clients presenting a certificate from
+/// the cluster CA; TLS 1.3 only, HTTP/1.1 or HTTP/2 by ALPN. The router sees each caller's
+/// identity as [`WebCaller`], and decides what it may do. With `yarn.tls.enabled=false` it
+/// speaks plain HTTP to anyone. Handshakes run under
 /// the transport's deadline and never hold up other clients (see [`Incoming`]).
 pub struct WebServer {
     listener: WebListener,
@@ -72,21 +87,25 @@ impl WebServer {
     ///
     /// # Errors
     ///
-    /// [`Error::Serve`] naming the address if the server fails.
-    pub async fn run(self, shutdown: CancellationToken) -> Result<(), Error> {
+    /// [`ServeError`] naming the address if the server fails.
+    pub async fn run(self, shutdown: CancellationToken) -> Result<(), ServeError> {
         let address = self.address;
-        tracing::info!(%address, "NodeManager web server listening");
-        let serve = axum::serve(self.listener, self.router)
-            .with_graceful_shutdown(shutdown.clone().cancelled_owned())
-            .into_future();
+        tracing::info!(%address, "web server listening");
+        let serve = axum::serve(
+            self.listener,
+            self.router
+                .into_make_service_with_connect_info::<WebCaller>(),
+        )
+        .with_graceful_shutdown(shutdown.clone().cancelled_owned())
+        .into_future();
         let grace_over = async {
             shutdown.cancelled().await;
             tokio::time::sleep(WEB_SHUTDOWN_GRACE).await;
         };
         tokio::select! {
-            served = serve => served.map_err(|source| Error::Serve {
+            served = serve => served.map_err(|source| ServeError {
                 address: address.to_string(),
-                reason: source.to_string(),
+                source,
             }),
             () = grace_over => {
                 tracing::warn!(
@@ -111,8 +130,32 @@ fn web_server_config(tls: &TlsConfig) -> Option<Arc<ServerConfig>> {
     })
 }
 
+/// Who is calling on one web connection: the identity its client certificate proves, or
+/// [`Caller::Anonymous`] on a plaintext endpoint. Handlers take it as
+/// `ConnectInfo<WebCaller>`.
+#[derive(Debug, Clone)]
+pub struct WebCaller {
+    /// The caller.
+    pub caller: Caller,
+    /// The peer's address.
+    pub remote: SocketAddr,
+}
+
+impl Connected<IncomingStream<'_, WebListener>> for WebCaller {
+    fn connect_info(stream: IncomingStream<'_, WebListener>) -> Self {
+        let info = stream.io().info();
+        Self {
+            caller: info
+                .identity
+                .clone()
+                .map_or(Caller::Anonymous, Caller::Peer),
+            remote: *stream.remote_addr(),
+        }
+    }
+}
+
 /// The accepted, authenticated connections of the web address, for `axum::serve`.
-struct WebListener {
+pub struct WebListener {
     incoming: Incoming,
     address: SocketAddr,
 }

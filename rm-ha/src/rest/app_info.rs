@@ -1,0 +1,336 @@
+//! [`AppInfo`] and its neighbours: Hadoop's `app`, `appstate` and `new-application`
+//! objects, as pure functions of the client protocol's reports.
+
+use serde::{Deserialize, Serialize};
+use yarn_proto::ids::ApplicationId;
+use yarn_proto::pb;
+
+/// `{"apps": {"app": [...]}}`; `{"apps": {}}` when none matches, as Hadoop 3 answers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct AppsResponse {
+    apps: AppList,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct AppList {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    app: Vec<AppInfo>,
+}
+
+impl AppsResponse {
+    /// The answer holding `apps`.
+    pub(crate) fn of(apps: Vec<AppInfo>) -> Self {
+        Self {
+            apps: AppList { app: apps },
+        }
+    }
+}
+
+/// `{"app": {...}}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct AppResponse {
+    pub(crate) app: AppInfo,
+}
+
+/// Hadoop's `app` object, its fields in Hadoop's order.
+///
+/// Times are ms since the epoch (0 while unset), `elapsedTime` runs to the finish time or, for
+/// a running application, to when the report was made; `progress` is a percentage. The
+/// resource figures are the application's live containers, -1 once it has ended, as Hadoop
+/// reports them; yarn-ha has no reservations or preemption, so those figures are none.
+/// `trackingUrl` is left out while `trackingUI` is `UNASSIGNED`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct AppInfo {
+    id: String,
+    user: String,
+    name: String,
+    queue: String,
+    state: String,
+    final_status: String,
+    progress: f32,
+    #[serde(rename = "trackingUI")]
+    tracking_ui: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tracking_url: Option<String>,
+    diagnostics: String,
+    cluster_id: i64,
+    application_type: String,
+    application_tags: String,
+    priority: i32,
+    started_time: i64,
+    finished_time: i64,
+    elapsed_time: i64,
+    #[serde(rename = "amRPCAddress", skip_serializing_if = "Option::is_none")]
+    am_rpc_address: Option<String>,
+    #[serde(rename = "allocatedMB")]
+    allocated_mb: i64,
+    #[serde(rename = "allocatedVCores")]
+    allocated_vcores: i64,
+    #[serde(rename = "reservedMB")]
+    reserved_mb: i64,
+    #[serde(rename = "reservedVCores")]
+    reserved_vcores: i64,
+    running_containers: i64,
+    memory_seconds: i64,
+    vcore_seconds: i64,
+    #[serde(rename = "preemptedResourceMB")]
+    preempted_resource_mb: i64,
+    preempted_resource_v_cores: i32,
+    num_non_a_m_container_preempted: i32,
+    num_a_m_container_preempted: i32,
+    unmanaged_application: bool,
+}
+
+impl AppInfo {
+    /// The object for `report`, made at `now_ms`.
+    pub(crate) fn describe(report: &pb::ApplicationReportProto, now_ms: i64) -> Self {
+        let id = report
+            .application_id
+            .and_then(|id| ApplicationId::try_from(id).ok());
+        let state = report.yarn_application_state();
+        let final_status = report.final_application_status();
+        let usage = report.app_resource_usage.clone().unwrap_or_default();
+        let used = usage.used_resources.unwrap_or_default();
+        let end = if report.finish_time > 0 {
+            report.finish_time
+        } else {
+            now_ms
+        };
+        let tracking_ui = tracking_ui(state, report.finish_time, &report.tracking_url);
+        // Hadoop reports -1 for what an ended application holds.
+        let ended = matches!(
+            state,
+            pb::YarnApplicationStateProto::Finished
+                | pb::YarnApplicationStateProto::Failed
+                | pb::YarnApplicationStateProto::Killed
+        );
+        let held = |value: i64| if ended { -1 } else { value };
+        Self {
+            id: id.map(|id| id.to_string()).unwrap_or_default(),
+            user: report.user.clone(),
+            name: report.name.clone(),
+            queue: report.queue.clone(),
+            state: state.as_str_name().to_owned(),
+            final_status: final_status
+                .as_str_name()
+                .trim_start_matches("APP_")
+                .to_owned(),
+            progress: report.progress * 100.0,
+            tracking_ui,
+            tracking_url: (tracking_ui != UNASSIGNED).then(|| report.tracking_url.clone()),
+            diagnostics: report.diagnostics.clone(),
+            cluster_id: id.map_or(0, |id| id.cluster_timestamp),
+            application_type: report.application_type.clone(),
+            application_tags: report.application_tags.join(","),
+            priority: report.priority.map_or(0, |priority| priority.priority),
+            started_time: report.start_time,
+            finished_time: report.finish_time,
+            elapsed_time: end.saturating_sub(report.start_time).max(0),
+            am_rpc_address: (!report.host.is_empty() && report.rpc_port > 0)
+                .then(|| format!("{}:{}", report.host, report.rpc_port)),
+            allocated_mb: held(used.memory),
+            allocated_vcores: held(i64::from(used.virtual_cores)),
+            reserved_mb: held(0),
+            reserved_vcores: held(0),
+            running_containers: held(i64::from(usage.num_used_containers)),
+            memory_seconds: usage.memory_seconds,
+            vcore_seconds: usage.vcore_seconds,
+            preempted_resource_mb: 0,
+            preempted_resource_v_cores: 0,
+            num_non_a_m_container_preempted: 0,
+            num_a_m_container_preempted: 0,
+            unmanaged_application: report.unmanaged_application,
+        }
+    }
+}
+
+/// Hadoop's `trackingUI` while no AM has given a tracking URL.
+const UNASSIGNED: &str = "UNASSIGNED";
+
+/// Hadoop's `trackingUI`: nothing until an AM runs and gives a URL, then the AM's page, then,
+/// once the application has finished, its history.
+fn tracking_ui(
+    state: pb::YarnApplicationStateProto,
+    finish_time: i64,
+    tracking_url: &str,
+) -> &'static str {
+    use pb::YarnApplicationStateProto as State;
+    let before_am = matches!(
+        state,
+        State::New | State::NewSaving | State::Submitted | State::Accepted
+    );
+    if before_am || tracking_url.is_empty() {
+        UNASSIGNED
+    } else if finish_time == 0 {
+        "ApplicationMaster"
+    } else {
+        "History"
+    }
+}
+
+/// Hadoop's `appstate` object: `{"state": "KILLED"}`, both as an answer and as the body of a
+/// kill request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct AppStateInfo {
+    pub(crate) state: String,
+}
+
+impl AppStateInfo {
+    /// The state of `report`.
+    pub(crate) fn of(report: &pb::ApplicationReportProto) -> Self {
+        Self {
+            state: report.yarn_application_state().as_str_name().to_owned(),
+        }
+    }
+
+    /// Whether the application has ended.
+    pub(crate) fn is_final(&self) -> bool {
+        matches!(self.state.as_str(), "FINISHED" | "FAILED" | "KILLED")
+    }
+}
+
+/// Hadoop's answer to `POST /apps/new-application`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct NewApplication {
+    #[serde(rename = "application-id")]
+    application_id: String,
+    #[serde(rename = "maximum-resource-capability")]
+    maximum_resource_capability: ResourceInfo,
+}
+
+/// Hadoop's `resource` object: `{"memory": MB, "vCores": n}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub(crate) struct ResourceInfo {
+    memory: i64,
+    #[serde(rename = "vCores")]
+    v_cores: i32,
+}
+
+impl NewApplication {
+    /// The answer for the client protocol's `response`.
+    pub(crate) fn of(response: &pb::GetNewApplicationResponseProto) -> Self {
+        let capability = response.maximum_capability.clone().unwrap_or_default();
+        Self {
+            application_id: response
+                .application_id
+                .and_then(|id| ApplicationId::try_from(id).ok())
+                .map(|id| id.to_string())
+                .unwrap_or_default(),
+            maximum_resource_capability: ResourceInfo {
+                memory: capability.memory,
+                v_cores: capability.virtual_cores,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn running() -> pb::ApplicationReportProto {
+        pb::ApplicationReportProto {
+            application_id: Some(ApplicationId::new(1_700, 3).into()),
+            user: "alice".to_owned(),
+            queue: "default".to_owned(),
+            name: "job".to_owned(),
+            host: "h1".to_owned(),
+            rpc_port: 4000,
+            yarn_application_state: pb::YarnApplicationStateProto::Running.into(),
+            tracking_url: "http://h1:4001".to_owned(),
+            start_time: 10_000,
+            progress: 0.5,
+            application_type: "YARN".to_owned(),
+            application_tags: vec!["a".to_owned(), "b".to_owned()],
+            priority: Some(pb::PriorityProto { priority: 2 }),
+            app_resource_usage: Some(pb::ApplicationResourceUsageReportProto {
+                num_used_containers: 3,
+                used_resources: Some(pb::ResourceProto {
+                    memory: 3072,
+                    virtual_cores: 3,
+                    ..Default::default()
+                }),
+                memory_seconds: 900,
+                vcore_seconds: 9,
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_running_application_in_hadoops_names_types_and_units() {
+        let app = serde_json::to_value(AppInfo::describe(&running(), 15_000)).unwrap();
+        let expected = json!({
+            "id": "application_1700_0003",
+            "user": "alice",
+            "name": "job",
+            "queue": "default",
+            "state": "RUNNING",
+            "finalStatus": "UNDEFINED",
+            "progress": 50.0,
+            "trackingUI": "ApplicationMaster",
+            "trackingUrl": "http://h1:4001",
+            "diagnostics": "",
+            "clusterId": 1_700,
+            "applicationType": "YARN",
+            "applicationTags": "a,b",
+            "priority": 2,
+            "startedTime": 10_000,
+            "finishedTime": 0,
+            "elapsedTime": 5_000,
+            "amRPCAddress": "h1:4000",
+            "allocatedMB": 3072,
+            "allocatedVCores": 3,
+            "reservedMB": 0,
+            "reservedVCores": 0,
+            "runningContainers": 3,
+            "memorySeconds": 900,
+            "vcoreSeconds": 9,
+            "preemptedResourceMB": 0,
+            "preemptedResourceVCores": 0,
+            "numNonAMContainerPreempted": 0,
+            "numAMContainerPreempted": 0,
+            "unmanagedApplication": false,
+        });
+        assert_eq!(app, expected);
+    }
+
+    #[test]
+    fn an_ended_application_holds_minus_one_and_links_to_history() {
+        let mut report = running();
+        report.yarn_application_state = pb::YarnApplicationStateProto::Finished.into();
+        report.final_application_status = pb::FinalApplicationStatusProto::AppSucceeded.into();
+        report.finish_time = 12_000;
+        let app = serde_json::to_value(AppInfo::describe(&report, 99_000)).unwrap();
+        assert_eq!(app["finalStatus"], "SUCCEEDED");
+        assert_eq!(app["trackingUI"], "History");
+        assert_eq!(app["elapsedTime"], 2_000);
+        for held in [
+            "allocatedMB",
+            "allocatedVCores",
+            "runningContainers",
+            "reservedMB",
+        ] {
+            assert_eq!(app[held], -1, "{held}");
+        }
+    }
+
+    #[test]
+    fn an_accepted_application_has_no_tracking_url_yet() {
+        let mut report = running();
+        report.yarn_application_state = pb::YarnApplicationStateProto::Accepted.into();
+        let app = serde_json::to_value(AppInfo::describe(&report, 15_000)).unwrap();
+        assert_eq!(app["trackingUI"], "UNASSIGNED");
+        assert!(app.get("trackingUrl").is_none(), "{app}");
+    }
+
+    #[test]
+    fn no_match_is_an_empty_apps_object() {
+        let body = serde_json::to_value(AppsResponse::of(Vec::new())).unwrap();
+        assert_eq!(body, json!({"apps": {}}));
+    }
+}

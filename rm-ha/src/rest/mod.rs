@@ -1,0 +1,30 @@
+//! The REST front door: Hadoop's ResourceManager REST API (`/ws/v1/cluster/...`) on every
+//! replica's `yarn.resourcemanager.webapp.address`, over the cluster's mutual TLS
+//! ([`yarn_web::WebServer`]).
+//!
+//! ```text
+//!  client ── HTTPS, user certificate ──▶ WebServer ──▶ StandbyRedirect
+//!      (plain HTTP + user.name without TLS)        │ leader: serve
+//!                                                  │ standby: 307 to the leader's web address
+//!                                                  │          (/ws/v1/cluster/info answered)
+//!                                                  ▼
+//!                       RestApi handlers ──▶ ClientOperations (as gRPC's ClientService)
+//!                                                  │ RmError
+//!                                                  ▼
+//!                          RestRefusal: HTTP status + RemoteException JSON (one mapping)
+//! ```
+//!
+//! Handlers only call operations and shape their answers; the JSON shapes are pure functions
+//! of the client protocol's reports, tested field by field against Hadoop's names.
+
+mod app_filter;
+mod app_info;
+mod cluster_info;
+mod cluster_metrics_info;
+mod node_info;
+mod rest_api;
+mod rest_refusal;
+mod standby_redirect;
+
+pub(crate) use rest_api::RestApi;
+pub(crate) use standby_redirect::StandbyRedirect;

@@ -1,0 +1,325 @@
+//! [`RestApi`]: Hadoop's ResourceManager REST API (`/ws/v1/cluster/...`) on the operations.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRequestParts, Path, Query, State};
+use axum::http::StatusCode;
+use axum::http::request::Parts;
+use axum::middleware;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use openraft::Raft;
+use serde::Deserialize;
+use yarn_proto::ids::{ApplicationId, NodeId};
+use yarn_proto::pb;
+use yarn_security::{Caller, PeerIdentity, Role};
+use yarn_web::WebCaller;
+
+use super::app_filter::AppFilter;
+use super::app_info::{AppInfo, AppResponse, AppStateInfo, AppsResponse};
+use super::cluster_info::{ClusterInfo, ReplicaRole};
+use super::cluster_metrics_info::ClusterMetricsInfo;
+use super::node_info::{NodeInfo, NodeResponse, NodesResponse};
+use super::rest_refusal::RestRefusal;
+use super::standby_redirect::StandbyRedirect;
+use crate::operations::{ClientOperations, RmError};
+use crate::raft_types::RmTypeConfig;
+use crate::replica::{leader_rm_id, now_ms};
+use crate::state_machine::StateView;
+
+/// The largest request body the API reads; a larger one is answered 413.
+const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// What the REST handlers read from: the client operations (every read and write of an
+/// application or node goes through them, as over gRPC) and, for `clusterInfo`, this
+/// replica's own Raft view.
+#[derive(Clone)]
+pub(crate) struct RestApi {
+    pub(crate) operations: Arc<ClientOperations>,
+    pub(crate) raft: Raft<RmTypeConfig>,
+    pub(crate) state: StateView,
+    pub(crate) rm_id: String,
+    /// When this replica started, in ms since the epoch.
+    pub(crate) started_on_ms: i64,
+    /// Whether callers are known by their certificates (`yarn.tls.enabled`); without TLS,
+    /// Hadoop's pseudo authentication names them (`user.name`).
+    pub(crate) tls: bool,
+}
+
+impl RestApi {
+    /// The routes, behind the standby redirect.
+    ///
+    /// JSON only for now; a request for anything else still gets JSON.
+    pub(crate) fn router(self, redirect: StandbyRedirect) -> Router {
+        Router::new()
+            .route("/ws/v1/cluster", get(cluster_info))
+            .route("/ws/v1/cluster/info", get(cluster_info))
+            .route("/ws/v1/cluster/metrics", get(cluster_metrics))
+            .route("/ws/v1/cluster/apps", get(apps))
+            .route("/ws/v1/cluster/apps/new-application", post(new_application))
+            .route("/ws/v1/cluster/apps/{app_id}", get(app))
+            .route(
+                "/ws/v1/cluster/apps/{app_id}/state",
+                get(app_state).put(put_app_state),
+            )
+            .route("/ws/v1/cluster/nodes", get(nodes))
+            .route("/ws/v1/cluster/nodes/{node_id}", get(node))
+            .fallback(no_such_resource)
+            .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+            .layer(middleware::from_fn_with_state(
+                redirect,
+                StandbyRedirect::layer,
+            ))
+            .with_state(self)
+    }
+}
+
+/// The caller of one request: its certificate's user, or on a plaintext endpoint the
+/// `user.name` of Hadoop's pseudo authentication (`dr.who` without one).
+struct RestCaller(Caller);
+
+#[derive(Deserialize)]
+struct PseudoAuth {
+    #[serde(rename = "user.name")]
+    user_name: Option<String>,
+}
+
+impl FromRequestParts<RestApi> for RestCaller {
+    type Rejection = RestRefusal;
+
+    async fn from_request_parts(parts: &mut Parts, api: &RestApi) -> Result<Self, RestRefusal> {
+        let ConnectInfo(web) = ConnectInfo::<WebCaller>::from_request_parts(parts, api)
+            .await
+            .map_err(|_| RmError::internal("the web server recorded no caller for a connection"))?;
+        match web.caller {
+            Caller::Peer(identity) if identity.role == Role::User => {
+                Ok(Self(Caller::Peer(identity)))
+            }
+            Caller::Peer(identity) => Err(RestRefusal::NotAUser {
+                caller: identity.to_string(),
+            }),
+            Caller::Anonymous if api.tls => Err(RmError::Unauthenticated {
+                message: "the REST API requires a client certificate signed by the cluster CA"
+                    .to_owned(),
+            }
+            .into()),
+            Caller::Anonymous => {
+                let query = parts.uri.query().unwrap_or_default();
+                let pseudo: PseudoAuth = serde_urlencoded::from_str(query).map_err(|err| {
+                    RmError::invalid("user.name", format!("the query does not parse: {err}"))
+                })?;
+                Ok(Self(match pseudo.user_name {
+                    Some(name) if !name.is_empty() => Caller::Peer(PeerIdentity {
+                        role: Role::User,
+                        name,
+                    }),
+                    _ => Caller::Anonymous,
+                }))
+            }
+        }
+    }
+}
+
+async fn cluster_info(State(api): State<RestApi>, _caller: RestCaller) -> Response {
+    let metrics = api.raft.metrics().borrow().clone();
+    let role = ReplicaRole {
+        active: api.operations.proposer.gate.require_leader().is_ok(),
+        term: metrics.current_term,
+        leader: leader_rm_id(&metrics),
+    };
+    let cluster_id = api.state.read(|state| state.cluster_timestamp_ms);
+    axum::Json(ClusterInfo::describe(
+        cluster_id,
+        api.started_on_ms,
+        &api.rm_id,
+        &role,
+    ))
+    .into_response()
+}
+
+async fn cluster_metrics(
+    State(api): State<RestApi>,
+    _caller: RestCaller,
+) -> Result<Response, RestRefusal> {
+    let overview = api.operations.cluster_overview().await?;
+    Ok(axum::Json(ClusterMetricsInfo::describe(&overview)).into_response())
+}
+
+async fn apps(
+    State(api): State<RestApi>,
+    RestCaller(caller): RestCaller,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Result<Response, RestRefusal> {
+    let filter = AppFilter::parse(&query)?;
+    let reports = api
+        .operations
+        .get_applications(&caller, filter.request())
+        .await?
+        .applications;
+    let apps: Vec<AppInfo> = reports
+        .iter()
+        .filter(|report| filter.admits(report))
+        .take(filter.limit())
+        .map(|report| AppInfo::describe(report, now_ms()))
+        .collect();
+    Ok(axum::Json(AppsResponse::of(apps)).into_response())
+}
+
+async fn app(
+    State(api): State<RestApi>,
+    RestCaller(caller): RestCaller,
+    Path(app_id): Path<String>,
+) -> Result<Response, RestRefusal> {
+    let report = application_report(&api, &caller, &app_id).await?;
+    Ok(axum::Json(AppResponse {
+        app: AppInfo::describe(&report, now_ms()),
+    })
+    .into_response())
+}
+
+async fn app_state(
+    State(api): State<RestApi>,
+    RestCaller(caller): RestCaller,
+    Path(app_id): Path<String>,
+) -> Result<Response, RestRefusal> {
+    let report = application_report(&api, &caller, &app_id).await?;
+    Ok(axum::Json(AppStateInfo::of(&report)).into_response())
+}
+
+/// Hadoop's `PUT .../state` with `{"state": "KILLED"}`: 202 while the kill is under way, 200
+/// with the final state once the application has ended (so a repeated PUT answers 200).
+async fn put_app_state(
+    State(api): State<RestApi>,
+    RestCaller(caller): RestCaller,
+    Path(app_id): Path<String>,
+    body: axum::body::Bytes,
+) -> Result<Response, RestRefusal> {
+    let id = parse_app_id(&app_id)?;
+    let wanted: AppStateInfo = serde_json::from_slice(&body).map_err(|err| {
+        RmError::invalid(
+            "state",
+            format!("the body is not an appstate object: {err}"),
+        )
+    })?;
+    if wanted.state != "KILLED" {
+        return Err(RmError::invalid(
+            "state",
+            format!(
+                "only the state KILLED may be requested, not {:?}",
+                wanted.state
+            ),
+        )
+        .into());
+    }
+    let before = application_report(&api, &caller, &app_id).await?;
+    let ended = AppStateInfo::of(&before);
+    if ended.is_final() {
+        return Ok(axum::Json(ended).into_response());
+    }
+    api.operations
+        .force_kill_application(
+            &caller,
+            pb::KillApplicationRequestProto {
+                application_id: Some(id.into()),
+                diagnostics: String::new(),
+            },
+        )
+        .await?;
+    let after = application_report(&api, &caller, &app_id).await?;
+    let state = AppStateInfo::of(&after);
+    let status = if state.is_final() {
+        StatusCode::OK
+    } else {
+        StatusCode::ACCEPTED
+    };
+    Ok((status, axum::Json(state)).into_response())
+}
+
+async fn new_application(
+    State(api): State<RestApi>,
+    _caller: RestCaller,
+) -> Result<Response, RestRefusal> {
+    let response = api.operations.get_new_application().await?;
+    Ok(axum::Json(super::app_info::NewApplication::of(&response)).into_response())
+}
+
+async fn nodes(
+    State(api): State<RestApi>,
+    _caller: RestCaller,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Result<Response, RestRefusal> {
+    let states = super::node_info::requested_states(&query)?;
+    let reports = api
+        .operations
+        .get_cluster_nodes(pb::GetClusterNodesRequestProto {
+            node_states: states.into_iter().map(Into::into).collect(),
+        })
+        .await?
+        .node_reports;
+    Ok(axum::Json(NodesResponse::of(
+        reports.iter().map(NodeInfo::describe).collect(),
+    ))
+    .into_response())
+}
+
+async fn node(
+    State(api): State<RestApi>,
+    _caller: RestCaller,
+    Path(node_id): Path<String>,
+) -> Result<Response, RestRefusal> {
+    let wanted: NodeId = node_id
+        .parse()
+        .map_err(|err| RmError::invalid("nodeid", format!("invalid node id {node_id:?}: {err}")))?;
+    let reports = api
+        .operations
+        .get_cluster_nodes(pb::GetClusterNodesRequestProto::default())
+        .await?
+        .node_reports;
+    let report = reports
+        .iter()
+        .find(|report| {
+            report
+                .node_id
+                .clone()
+                .and_then(|id| NodeId::try_from(id).ok())
+                .is_some_and(|id| id == wanted)
+        })
+        .ok_or_else(|| RmError::NotFound {
+            message: format!("nodeId, {node_id}, is not found"),
+        })?;
+    Ok(axum::Json(NodeResponse {
+        node: NodeInfo::describe(report),
+    })
+    .into_response())
+}
+
+async fn no_such_resource(request: axum::extract::Request) -> RestRefusal {
+    RestRefusal::NoSuchResource {
+        path: request.uri().path().to_owned(),
+    }
+}
+
+fn parse_app_id(app_id: &str) -> Result<ApplicationId, RmError> {
+    app_id
+        .parse()
+        .map_err(|err| RmError::invalid("appid", format!("Invalid ApplicationId: {app_id}: {err}")))
+}
+
+async fn application_report(
+    api: &RestApi,
+    caller: &Caller,
+    app_id: &str,
+) -> Result<pb::ApplicationReportProto, RmError> {
+    let id = parse_app_id(app_id)?;
+    api.operations
+        .get_application_report(
+            caller,
+            pb::GetApplicationReportRequestProto {
+                application_id: Some(id.into()),
+            },
+        )
+        .await?
+        .application_report
+        .ok_or(RmError::ApplicationNotFound { id })
+}

@@ -1,0 +1,419 @@
+//! Hadoop's ResourceManager REST API on a minicluster of real processes, called by curl over
+//! the cluster's mutual TLS: the active found by probing every replica's `/ws/v1/cluster/info`,
+//! a standby's redirect to the active, the read endpoints' shapes after a real job, a kill
+//! through `PUT .../state`, refusals of bad input in Hadoop's `RemoteException` form, and the
+//! active found again after the leader is SIGKILLed.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+use yarn_conf::{Configuration, RmHaConfig, keys};
+
+use common::process_cluster::{ProcessCluster, eventually, one_cluster_at_a_time, wait_exit};
+use common::stdout;
+
+/// The harness user's TLS files, as curl takes them.
+struct Credentials {
+    ca: PathBuf,
+    cert: PathBuf,
+    key: PathBuf,
+}
+
+/// One answer: status, `Location` if any, and the body.
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    location: Option<String>,
+    body: String,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|err| panic!("not JSON ({err}): {self:?}"))
+    }
+}
+
+/// `curl` with the harness user's certificate; `follow` follows redirects.
+fn curl(
+    credentials: Option<&Credentials>,
+    method: &str,
+    url: &str,
+    body: Option<&str>,
+    follow: bool,
+) -> Result<Answer, String> {
+    let mut command = Command::new("curl");
+    command.args([
+        "-sS",
+        "--max-time",
+        "30",
+        "-X",
+        method,
+        "-D",
+        "-",
+        "-o",
+        "-",
+    ]);
+    if follow {
+        command.arg("-L");
+    }
+    if let Some(body) = body {
+        command.args(["-H", "Content-Type: application/json", "--data", body]);
+    }
+    match credentials {
+        Some(credentials) => {
+            command
+                .arg("--cacert")
+                .arg(&credentials.ca)
+                .arg("--cert")
+                .arg(&credentials.cert)
+                .arg("--key")
+                .arg(&credentials.key);
+        }
+        None => {
+            command.arg("--insecure");
+        }
+    }
+    let out = command.arg(url).output().expect("curl runs");
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    // With -D - and -L, each hop's header block comes first; the last one is the answer's.
+    let text = stdout(&out);
+    let mut rest = text.as_str();
+    let mut status = 0;
+    let mut location = None;
+    while rest.starts_with("HTTP/") {
+        let (head, tail) = rest.split_once("\r\n\r\n").unwrap_or((rest, ""));
+        let mut lines = head.lines();
+        status = lines
+            .next()
+            .and_then(|line| line.split_whitespace().nth(1))
+            .and_then(|code| code.parse().ok())
+            .unwrap_or(0);
+        location = lines.find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("location")
+                .then(|| value.trim().to_owned())
+        });
+        rest = tail;
+    }
+    Ok(Answer {
+        status,
+        location,
+        body: rest.to_owned(),
+    })
+}
+
+/// The harness user's credentials and every replica's web address, from the client's
+/// configuration.
+fn setup(cluster: &ProcessCluster) -> (Credentials, Vec<(String, String)>) {
+    let conf = Configuration::load_dir(cluster.conf_dir()).unwrap();
+    let path = |name: &str| PathBuf::from(conf.get(name).unwrap().expect(name));
+    let credentials = Credentials {
+        ca: path(&keys::TLS_CA_CERT.name),
+        cert: path(&keys::TLS_CERT.name),
+        key: path(&keys::TLS_KEY.name),
+    };
+    let ha = RmHaConfig::from_conf(&conf).unwrap();
+    let web = ha
+        .members
+        .iter()
+        .map(|member| (member.rm_id.clone(), format!("https://{}", member.webapp)))
+        .collect();
+    (credentials, web)
+}
+
+/// The active replica's id and web address, by each replica's own `clusterInfo`; checks that
+/// every other replica says STANDBY and names the same leader.
+fn active(credentials: &Credentials, web: &[(String, String)]) -> (String, String) {
+    eventually("one replica to report ACTIVE", || {
+        let mut active = None;
+        for (rm_id, base) in web {
+            let answer = curl(
+                Some(credentials),
+                "GET",
+                &format!("{base}/ws/v1/cluster/info"),
+                None,
+                false,
+            )
+            .ok()?;
+            if answer.status != 200 {
+                return None;
+            }
+            let info = answer.json()["clusterInfo"].clone();
+            assert_eq!(info["rmId"], rm_id.as_str(), "{info}");
+            assert_eq!(info["state"], "STARTED", "{info}");
+            match info["haState"].as_str() {
+                Some("ACTIVE") => active = Some((rm_id.clone(), base.clone())),
+                Some("STANDBY") => {}
+                other => panic!("haState {other:?} in {info}"),
+            }
+        }
+        active
+    })
+}
+
+fn app_state(credentials: &Credentials, base: &str, id: &str) -> Option<String> {
+    let answer = curl(
+        Some(credentials),
+        "GET",
+        &format!("{base}/ws/v1/cluster/apps/{id}/state"),
+        None,
+        true,
+    )
+    .ok()?;
+    (answer.status == 200).then(|| answer.json()["state"].as_str().unwrap().to_owned())
+}
+
+#[test]
+fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
+    let _turn = one_cluster_at_a_time();
+    let mut cluster = ProcessCluster::start(1);
+    let (credentials, web) = setup(&cluster);
+    let (leader, base) = active(&credentials, &web);
+
+    // A standby sends everything but clusterInfo to the active, path and query kept.
+    let (_, standby) = web.iter().find(|(rm_id, _)| *rm_id != leader).unwrap();
+    let redirect = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{standby}/ws/v1/cluster/apps?states=RUNNING"),
+        None,
+        false,
+    )
+    .unwrap();
+    assert_eq!(redirect.status, 307, "{redirect:?}");
+    assert_eq!(
+        redirect.location.as_deref(),
+        Some(format!("{base}/ws/v1/cluster/apps?states=RUNNING").as_str()),
+        "{redirect:?}"
+    );
+
+    // A real job, then what the API says of it.
+    let out = cluster.yarn(&["dshell", "--shell_command", "true", "--num_containers", "1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let followed = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{standby}/ws/v1/cluster/apps?states=finished"),
+        None,
+        true,
+    )
+    .unwrap();
+    assert_eq!(followed.status, 200, "{followed:?}");
+    let apps = followed.json();
+    let app = apps["apps"]["app"][0].clone();
+    let id = app["id"].as_str().expect("an application id").to_owned();
+    assert!(id.starts_with("application_"), "{app}");
+    assert_eq!(app["state"], "FINISHED", "{app}");
+    assert_eq!(app["finalStatus"], "SUCCEEDED", "{app}");
+    // dshell's AM gives no tracking URL.
+    assert_eq!(app["trackingUI"], "UNASSIGNED", "{app}");
+    assert_eq!(app["progress"], 100.0, "{app}");
+    assert_eq!(app["allocatedMB"], -1, "{app}");
+    assert!(app["startedTime"].as_i64().unwrap() > 0, "{app}");
+    assert!(
+        app["finishedTime"].as_i64().unwrap() >= app["startedTime"].as_i64().unwrap(),
+        "{app}"
+    );
+    assert!(app["memorySeconds"].is_i64(), "{app}");
+    let one = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{base}/ws/v1/cluster/apps/{id}"),
+        None,
+        false,
+    )
+    .unwrap();
+    assert_eq!(one.json()["app"]["id"], id.as_str(), "{one:?}");
+    let none = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{base}/ws/v1/cluster/apps?states=RUNNING"),
+        None,
+        false,
+    )
+    .unwrap();
+    assert_eq!(none.json(), serde_json::json!({"apps": {}}), "{none:?}");
+
+    let metrics = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{base}/ws/v1/cluster/metrics"),
+        None,
+        false,
+    )
+    .unwrap()
+    .json();
+    let metrics = &metrics["clusterMetrics"];
+    assert!(metrics["appsSubmitted"].as_u64().unwrap() >= 1, "{metrics}");
+    assert!(metrics["appsCompleted"].as_u64().unwrap() >= 1, "{metrics}");
+    assert_eq!(metrics["activeNodes"], 1, "{metrics}");
+    assert!(metrics["totalMB"].as_u64().unwrap() > 0, "{metrics}");
+
+    let nodes = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{base}/ws/v1/cluster/nodes?states=running"),
+        None,
+        false,
+    )
+    .unwrap()
+    .json();
+    let node = &nodes["nodes"]["node"][0];
+    assert_eq!(node["state"], "RUNNING", "{nodes}");
+    let node_id = node["id"].as_str().unwrap().to_owned();
+    let by_id = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{base}/ws/v1/cluster/nodes/{node_id}"),
+        None,
+        false,
+    )
+    .unwrap()
+    .json();
+    assert_eq!(by_id["node"]["id"], node_id.as_str(), "{by_id}");
+
+    let new = curl(
+        Some(&credentials),
+        "POST",
+        &format!("{base}/ws/v1/cluster/apps/new-application"),
+        None,
+        false,
+    )
+    .unwrap();
+    assert_eq!(new.status, 200, "{new:?}");
+    assert!(
+        new.json()["application-id"]
+            .as_str()
+            .unwrap()
+            .starts_with("application_"),
+        "{new:?}"
+    );
+    assert!(
+        new.json()["maximum-resource-capability"]["memory"]
+            .as_i64()
+            .unwrap()
+            > 0,
+        "{new:?}"
+    );
+
+    // Refusals, in Hadoop's RemoteException form.
+    let refused = |path: &str, status: u16, exception: &str, needle: &str| {
+        let answer = curl(
+            Some(&credentials),
+            "GET",
+            &format!("{base}{path}"),
+            None,
+            false,
+        )
+        .unwrap();
+        assert_eq!(answer.status, status, "{path}: {answer:?}");
+        let remote = &answer.json()["RemoteException"];
+        assert_eq!(remote["exception"], exception, "{path}: {answer:?}");
+        assert!(
+            remote["message"].as_str().unwrap().contains(needle),
+            "{path}: {answer:?}"
+        );
+        assert!(
+            remote["javaClassName"]
+                .as_str()
+                .unwrap()
+                .ends_with(exception),
+            "{path}: {answer:?}"
+        );
+    };
+    refused(
+        "/ws/v1/cluster/apps?states=SLEEPING",
+        400,
+        "BadRequestException",
+        "SLEEPING",
+    );
+    refused(
+        "/ws/v1/cluster/apps?limit=0",
+        400,
+        "BadRequestException",
+        "limit",
+    );
+    refused(
+        "/ws/v1/cluster/apps/application_bogus",
+        400,
+        "BadRequestException",
+        "application_bogus",
+    );
+    refused(
+        "/ws/v1/cluster/apps/application_1_9999",
+        404,
+        "NotFoundException",
+        "application_1_9999",
+    );
+    refused(
+        "/ws/v1/cluster/nodes/nowhere:1",
+        404,
+        "NotFoundException",
+        "nowhere:1",
+    );
+    refused(
+        "/ws/v1/cluster/nonsense",
+        404,
+        "NotFoundException",
+        "/ws/v1/cluster/nonsense",
+    );
+    let without_certificate = curl(
+        None,
+        "GET",
+        &format!("{base}/ws/v1/cluster/info"),
+        None,
+        false,
+    );
+    assert!(without_certificate.is_err(), "{without_certificate:?}");
+
+    // A kill through the state resource.
+    let job = cluster.spawn_dshell(&["--shell_command", "sleep 60", "--num_containers", "1"]);
+    let running = cluster.running_application();
+    let bad_target = curl(
+        Some(&credentials),
+        "PUT",
+        &format!("{base}/ws/v1/cluster/apps/{running}/state"),
+        Some(r#"{"state":"RUNNING"}"#),
+        false,
+    )
+    .unwrap();
+    assert_eq!(bad_target.status, 400, "{bad_target:?}");
+    let kill = curl(
+        Some(&credentials),
+        "PUT",
+        &format!("{base}/ws/v1/cluster/apps/{running}/state"),
+        Some(r#"{"state":"KILLED"}"#),
+        false,
+    )
+    .unwrap();
+    assert!(matches!(kill.status, 200 | 202), "{kill:?}");
+    eventually("the application to be KILLED", || {
+        (app_state(&credentials, &base, &running)? == "KILLED").then_some(())
+    });
+    wait_exit(job, "the killed job");
+
+    // The leader dies: a standby becomes active and says so.
+    let killed = cluster.kill_leader();
+    assert_eq!(killed, leader);
+    let survivors: Vec<(String, String)> = web
+        .iter()
+        .filter(|(rm_id, _)| *rm_id != killed)
+        .cloned()
+        .collect();
+    let (new_leader, new_base) = active(&credentials, &survivors);
+    assert_ne!(new_leader, killed);
+    let after = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{new_base}/ws/v1/cluster/apps/{id}"),
+        None,
+        false,
+    )
+    .unwrap();
+    assert_eq!(after.json()["app"]["state"], "FINISHED", "{after:?}");
+}
