@@ -229,6 +229,41 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
     )
     .unwrap();
     assert_eq!(one.json()["app"]["id"], id.as_str(), "{one:?}");
+    let attempts = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{base}/ws/v1/cluster/apps/{id}/appattempts"),
+        None,
+        false,
+    )
+    .unwrap()
+    .json();
+    let attempt = &attempts["appAttempts"]["appAttempt"][0];
+    assert_eq!(attempt["id"], 1, "{attempts}");
+    assert_eq!(attempt["appAttemptState"], "FINISHED", "{attempts}");
+    assert!(
+        attempt["containerId"]
+            .as_str()
+            .unwrap()
+            .starts_with("container_"),
+        "{attempts}"
+    );
+    assert!(
+        !attempt["nodeId"].as_str().unwrap().is_empty(),
+        "{attempts}"
+    );
+    let statistics = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{base}/ws/v1/cluster/appstatistics?states=FINISHED"),
+        None,
+        false,
+    )
+    .unwrap()
+    .json();
+    let item = &statistics["appStatInfo"]["statItem"][0];
+    assert_eq!(item["state"], "FINISHED", "{statistics}");
+    assert!(item["count"].as_u64().unwrap() >= 1, "{statistics}");
     let none = curl(
         Some(&credentials),
         "GET",

@@ -17,8 +17,10 @@
 //! Handlers only call operations and shape their answers; the JSON shapes are pure functions
 //! of the client protocol's reports, tested field by field against Hadoop's names.
 
+mod app_attempt_info;
 mod app_filter;
 mod app_info;
+mod app_statistics;
 mod cluster_info;
 mod cluster_metrics_info;
 mod node_info;

@@ -16,8 +16,10 @@ use yarn_proto::pb;
 use yarn_security::{Caller, PeerIdentity, Role};
 use yarn_web::WebCaller;
 
+use super::app_attempt_info::AppAttemptsResponse;
 use super::app_filter::AppFilter;
 use super::app_info::{AppInfo, AppResponse, AppStateInfo, AppsResponse};
+use super::app_statistics::AppStatistics;
 use super::cluster_info::{ClusterInfo, ReplicaRole};
 use super::cluster_metrics_info::ClusterMetricsInfo;
 use super::node_info::{NodeInfo, NodeResponse, NodesResponse};
@@ -63,6 +65,11 @@ impl RestApi {
                 "/ws/v1/cluster/apps/{app_id}/state",
                 get(app_state).put(put_app_state),
             )
+            .route(
+                "/ws/v1/cluster/apps/{app_id}/appattempts",
+                get(app_attempts),
+            )
+            .route("/ws/v1/cluster/appstatistics", get(app_statistics))
             .route("/ws/v1/cluster/nodes", get(nodes))
             .route("/ws/v1/cluster/nodes/{node_id}", get(node))
             .fallback(no_such_resource)
@@ -234,6 +241,47 @@ async fn put_app_state(
         StatusCode::ACCEPTED
     };
     Ok((status, axum::Json(state)).into_response())
+}
+
+async fn app_attempts(
+    State(api): State<RestApi>,
+    _caller: RestCaller,
+    Path(app_id): Path<String>,
+) -> Result<Response, RestRefusal> {
+    let id = parse_app_id(&app_id)?;
+    let attempts = api
+        .operations
+        .get_application_attempts(pb::GetApplicationAttemptsRequestProto {
+            application_id: Some(id.into()),
+        })
+        .await?
+        .application_attempts;
+    let mut described = Vec::with_capacity(attempts.len());
+    for attempt in attempts {
+        let containers = api
+            .operations
+            .get_containers(pb::GetContainersRequestProto {
+                application_attempt_id: attempt.application_attempt_id,
+            })
+            .await?
+            .containers;
+        described.push((attempt, containers));
+    }
+    Ok(axum::Json(AppAttemptsResponse::of(&described)).into_response())
+}
+
+async fn app_statistics(
+    State(api): State<RestApi>,
+    RestCaller(caller): RestCaller,
+    Query(query): Query<Vec<(String, String)>>,
+) -> Result<Response, RestRefusal> {
+    let statistics = AppStatistics::parse(&query)?;
+    let reports = api
+        .operations
+        .get_applications(&caller, statistics.request())
+        .await?
+        .applications;
+    Ok(axum::Json(statistics.count(&reports)).into_response())
 }
 
 async fn new_application(

@@ -1,0 +1,213 @@
+//! [`AppStatistics`]: `/ws/v1/cluster/appstatistics`, how many applications are in each state.
+
+use serde::Serialize;
+use yarn_proto::pb;
+
+use crate::operations::RmError;
+
+/// Hadoop's application states, in the order its answer lists them by default.
+const STATES: [&str; 8] = [
+    "NEW",
+    "NEW_SAVING",
+    "SUBMITTED",
+    "ACCEPTED",
+    "RUNNING",
+    "FINISHED",
+    "FAILED",
+    "KILLED",
+];
+
+/// What one query asks for: the states to count (every state when none is named) and at most
+/// one application type (any, written `*`, when none is named), as Hadoop allows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AppStatistics {
+    states: Vec<pb::YarnApplicationStateProto>,
+    application_type: Option<String>,
+}
+
+/// `{"appStatInfo": {"statItem": [{"state", "type", "count"}, ...]}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct AppStatisticsResponse {
+    #[serde(rename = "appStatInfo")]
+    app_stat_info: StatItems,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+struct StatItems {
+    #[serde(rename = "statItem")]
+    stat_item: Vec<StatItem>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+struct StatItem {
+    state: &'static str,
+    #[serde(rename = "type")]
+    application_type: String,
+    count: u64,
+}
+
+impl AppStatistics {
+    /// Checks the query's `states` and `applicationTypes`.
+    ///
+    /// # Errors
+    ///
+    /// [`RmError::InvalidRequest`] for an unknown state, more than one type or another
+    /// parameter.
+    pub(crate) fn parse(query: &[(String, String)]) -> Result<Self, RmError> {
+        let mut states = Vec::new();
+        let mut types = Vec::new();
+        for (name, value) in query {
+            let items = value
+                .split(',')
+                .map(str::trim)
+                .filter(|item| !item.is_empty());
+            match name.as_str() {
+                "states" => {
+                    for state in items {
+                        let upper = state.to_uppercase();
+                        let wire = STATES
+                            .contains(&upper.as_str())
+                            .then(|| pb::YarnApplicationStateProto::from_str_name(&upper))
+                            .flatten()
+                            .ok_or_else(|| {
+                                RmError::invalid(
+                                    "states",
+                                    format!(
+                                        "Invalid application-state {state} specified. It should \
+                                         be one of {}",
+                                        STATES.join(", ")
+                                    ),
+                                )
+                            })?;
+                        states.push(wire);
+                    }
+                }
+                "applicationTypes" => types.extend(items.map(str::to_lowercase)),
+                "user.name" => {}
+                other => {
+                    return Err(RmError::invalid(
+                        "query",
+                        format!("the query parameter {other:?} is not supported by /appstatistics"),
+                    ));
+                }
+            }
+        }
+        if types.len() > 1 {
+            return Err(RmError::invalid(
+                "applicationTypes",
+                format!(
+                    "# of applicationTypes = {}, we temporarily support at most one \
+                     applicationType",
+                    types.len()
+                ),
+            ));
+        }
+        if states.is_empty() {
+            states = STATES
+                .iter()
+                .filter_map(|state| pb::YarnApplicationStateProto::from_str_name(state))
+                .collect();
+        }
+        Ok(Self {
+            states,
+            application_type: types.pop(),
+        })
+    }
+
+    /// The client protocol's filter: the one type asked for, every state.
+    pub(crate) fn request(&self) -> pb::GetApplicationsRequestProto {
+        pb::GetApplicationsRequestProto {
+            application_types: self.application_type.iter().cloned().collect(),
+            ..Default::default()
+        }
+    }
+
+    /// The counts of `reports` (already of the type asked for), one item per state asked for.
+    pub(crate) fn count(&self, reports: &[pb::ApplicationReportProto]) -> AppStatisticsResponse {
+        let stat_item = self
+            .states
+            .iter()
+            .map(|state| StatItem {
+                state: state.as_str_name(),
+                application_type: self
+                    .application_type
+                    .clone()
+                    .unwrap_or_else(|| "*".to_owned()),
+                count: reports
+                    .iter()
+                    .filter(|report| report.yarn_application_state() == *state)
+                    .count() as u64,
+            })
+            .collect();
+        AppStatisticsResponse {
+            app_stat_info: StatItems { stat_item },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn query(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect()
+    }
+
+    fn report(state: pb::YarnApplicationStateProto) -> pb::ApplicationReportProto {
+        pb::ApplicationReportProto {
+            yarn_application_state: state.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn counts_each_state_asked_for_including_zeros() {
+        let statistics = AppStatistics::parse(&query(&[
+            ("states", "running,killed"),
+            ("applicationTypes", "YARN"),
+        ]))
+        .unwrap();
+        assert_eq!(statistics.request().application_types, ["yarn"]);
+        let reports = [
+            report(pb::YarnApplicationStateProto::Running),
+            report(pb::YarnApplicationStateProto::Running),
+            report(pb::YarnApplicationStateProto::Finished),
+        ];
+        let body = serde_json::to_value(statistics.count(&reports)).unwrap();
+        assert_eq!(
+            body,
+            json!({"appStatInfo": {"statItem": [
+                {"state": "RUNNING", "type": "yarn", "count": 2},
+                {"state": "KILLED", "type": "yarn", "count": 0},
+            ]}})
+        );
+    }
+
+    #[test]
+    fn without_states_every_state_is_counted_for_any_type() {
+        let statistics = AppStatistics::parse(&[]).unwrap();
+        let body = serde_json::to_value(statistics.count(&[])).unwrap();
+        let items = body["appStatInfo"]["statItem"].as_array().unwrap();
+        assert_eq!(items.len(), 8);
+        assert!(items.iter().all(|item| item["type"] == "*"));
+    }
+
+    #[test]
+    fn more_than_one_type_or_an_unknown_state_is_refused() {
+        for (pairs, field) in [
+            (vec![("applicationTypes", "a,b")], "applicationTypes"),
+            (vec![("states", "DREAMING")], "states"),
+        ] {
+            let err = AppStatistics::parse(&query(&pairs)).unwrap_err();
+            assert!(
+                matches!(&err, RmError::InvalidRequest { field: f, .. } if *f == field),
+                "{err:?}"
+            );
+        }
+    }
+}
