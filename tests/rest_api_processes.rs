@@ -6,8 +6,10 @@
 
 mod common;
 
+use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
 use yarn_conf::{Configuration, RmHaConfig, keys};
@@ -126,6 +128,56 @@ fn setup(cluster: &ProcessCluster) -> (Credentials, Vec<(String, String)>) {
     (credentials, web)
 }
 
+/// `base`'s `/metrics` page as parsed by Prometheus's own Python parser
+/// (`prometheus_client`, which `.ci/run` installs): every sample by name and labels.
+fn scrape(credentials: &Credentials, base: &str) -> BTreeMap<String, f64> {
+    const PARSE: &str = r#"
+import json, sys
+from prometheus_client.parser import text_string_to_metric_families
+samples = {}
+for family in text_string_to_metric_families(sys.stdin.read()):
+    for sample in family.samples:
+        labels = ",".join('%s="%s"' % item for item in sorted(sample.labels.items()))
+        samples[sample.name + ("{%s}" % labels if labels else "")] = sample.value
+print(json.dumps(samples))
+"#;
+    let page = curl(
+        Some(credentials),
+        "GET",
+        &format!("{base}/metrics"),
+        None,
+        false,
+    )
+    .unwrap();
+    assert_eq!(page.status, 200, "{page:?}");
+    let mut parser = Command::new("python3")
+        .args(["-c", PARSE])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    parser
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(page.body.as_bytes())
+        .unwrap();
+    let out = parser.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "Prometheus's parser refused the page: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        page.body
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The sample `name` of `samples`, 0 when absent.
+fn sample(samples: &BTreeMap<String, f64>, name: &str) -> f64 {
+    samples.get(name).copied().unwrap_or(0.0)
+}
+
 /// The active replica's id and web address, by each replica's own `clusterInfo`; checks that
 /// every other replica says STANDBY and names the same leader.
 fn active(credentials: &Credentials, web: &[(String, String)]) -> (String, String) {
@@ -191,6 +243,14 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
         Some(format!("{base}/ws/v1/cluster/apps?states=RUNNING").as_str()),
         "{redirect:?}"
     );
+
+    // Every replica's metrics parse; the leader's count the job that follows.
+    for (_, replica) in &web {
+        let samples = scrape(&credentials, replica);
+        assert!(samples.contains_key("yarn_raft_term"), "{samples:?}");
+    }
+    let before = scrape(&credentials, &base);
+    assert_eq!(sample(&before, "yarn_raft_leader"), 1.0, "{before:?}");
 
     // A real job, then what the API says of it.
     let out = cluster.yarn(&["dshell", "--shell_command", "true", "--num_containers", "1"]);
@@ -273,6 +333,22 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
     )
     .unwrap();
     assert_eq!(none.json(), serde_json::json!({"apps": {}}), "{none:?}");
+
+    let after = scrape(&credentials, &base);
+    const SUBMITTED: &str = "yarn_applications_submitted_total";
+    assert!(
+        sample(&after, SUBMITTED) > sample(&before, SUBMITTED),
+        "{before:?}\n{after:?}"
+    );
+    const SUBMIT_CALLS: &str = r#"yarn_rpc_requests_total{method="SubmitApplication",protocol="ApplicationClientProtocol"}"#;
+    assert!(
+        sample(&after, SUBMIT_CALLS) > sample(&before, SUBMIT_CALLS),
+        "{after:?}"
+    );
+    assert!(
+        sample(&after, "yarn_scheduler_allocations_total") >= 1.0,
+        "{after:?}"
+    );
 
     let metrics = curl(
         Some(&credentials),

@@ -40,6 +40,7 @@ mod rest;
 pub mod scheduling;
 pub mod state_machine;
 pub mod storage;
+mod telemetry;
 
 pub use config::{RaftSettings, RmConfig};
 pub use error::{Error, Record};

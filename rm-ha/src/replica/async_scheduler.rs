@@ -10,6 +10,7 @@ use super::leadership::Leadership;
 use super::raft_proposer::RaftProposer;
 use crate::scheduling::{PassOutcome, QueueConfigSource, RecoveryWait};
 use crate::state_machine::{CommandV1, ExecutionType, RmCommand, RmResponse, StateView};
+use crate::telemetry::RmMetrics;
 
 /// The most allocations one Raft entry carries, about 600 KB encoded. A pass that fills an
 /// empty cluster of thousands of nodes can place hundreds of thousands of containers; as one
@@ -48,6 +49,8 @@ pub(crate) struct AsyncScheduler {
     pub(crate) scheduling_wait: Duration,
     /// `yarn.resourcemanager.opportunistic-container-allocation.nodes-used`.
     pub(crate) nodes_used: usize,
+    /// Where each pass's length and allocations are recorded.
+    pub(crate) metrics: Arc<RmMetrics>,
     /// The replica's failpoints, for the planted `plant.reissue-container-id` bug.
     #[cfg(feature = "failpoints")]
     pub(crate) failpoints: crate::storage::Failpoints,
@@ -92,6 +95,7 @@ impl AsyncScheduler {
                 self.source.clone(),
                 Arc::clone(&nodes),
             );
+            let pass_started = Instant::now();
             let pass = tokio::task::spawn_blocking(move || {
                 leadership
                     .scheduler()
@@ -131,6 +135,10 @@ impl AsyncScheduler {
                 placements,
                 promotions,
             } = pass;
+            if ready {
+                self.metrics
+                    .record_pass(pass_started.elapsed(), allocations.len());
+            }
             // PLANTED BUG (failpoints builds, `plant.reissue-container-id` only).
             #[cfg(feature = "failpoints")]
             let allocations = if self.failpoints.reissues_container_ids() {

@@ -26,6 +26,7 @@ use super::raft_proposer::RaftProposer;
 use crate::RmConfig;
 use crate::nodes::NodeTracker;
 use crate::state_machine::StateView;
+use crate::telemetry::RmMetrics;
 
 /// Starts the leader-only services of one leadership, all under one cancellation token and in
 /// one [`JoinSet`] the leadership owns (no service outlives it detached).
@@ -43,6 +44,8 @@ pub(crate) struct LeaderServices {
     pub(crate) config: Arc<RmConfig>,
     /// How often the master-key roller re-evaluates its schedule.
     pub(crate) key_check_interval: Duration,
+    /// Where the scheduling loop records its passes.
+    pub(crate) metrics: Arc<RmMetrics>,
     /// The replica's TLS setting, for calls to NodeManagers.
     pub(crate) tls: TlsConfig,
     /// The replica's failpoints, for the scheduler's planted bug.
@@ -94,6 +97,7 @@ impl LeaderServices {
             interval: self.config.scheduling_interval,
             scheduling_wait: self.config.scheduling_wait,
             nodes_used: self.config.opportunistic.nodes_used,
+            metrics: Arc::clone(&self.metrics),
             #[cfg(feature = "failpoints")]
             failpoints: self.failpoints,
         };

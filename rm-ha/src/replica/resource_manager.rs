@@ -39,6 +39,7 @@ use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
 use crate::rest::{RestApi, StandbyRedirect};
 use crate::state_machine::StateView;
 use crate::storage::{Failpoints, RmStateMachineStore, SledLogStore, open_db};
+use crate::telemetry::{RmMetrics, RpcMetricsLayer};
 use crate::{RaftGrpcNetworkFactory, RaftGrpcService, RmConfig};
 
 /// How often the leader's master-key roller looks at its schedule.
@@ -213,6 +214,7 @@ impl ResourceManager {
             ("scheduler", local_addr(&listeners.scheduler)?),
             ("webapp", local_addr(&listeners.webapp)?),
         ]);
+        let metrics = Arc::new(RmMetrics::new());
         let proposer = RaftProposer::new(raft.clone(), PROPOSE_TIMEOUT);
         let mut tasks = JoinSet::new();
         let monitor = LeadershipMonitor {
@@ -226,6 +228,7 @@ impl ResourceManager {
                 state: state.clone(),
                 config: config.clone(),
                 key_check_interval: KEY_CHECK_INTERVAL,
+                metrics: Arc::clone(&metrics),
                 tls: tls.clone(),
                 #[cfg(feature = "failpoints")]
                 failpoints,
@@ -279,6 +282,9 @@ impl ResourceManager {
             },
             authorizer,
         };
+        let rpc_metrics = RpcMetricsLayer {
+            metrics: Arc::clone(&metrics),
+        };
         let client_operations = Arc::new(ClientOperations {
             proposer: Proposer {
                 raft: proposer.clone(),
@@ -300,6 +306,7 @@ impl ResourceManager {
             state: state.clone(),
             rm_id: config.rm_id.clone(),
             started_on_ms: now_ms(),
+            metrics: Arc::clone(&metrics),
             tls: tls.server_config().is_some(),
         }
         .router(StandbyRedirect {
@@ -348,6 +355,7 @@ impl ResourceManager {
             "Raft",
             Server::builder()
                 .layer(BoundStatusMessages)
+                .layer(rpc_metrics.clone())
                 .add_service(raft_service.into_server())
                 .serve_with_incoming_shutdown(
                     Incoming::new(listeners.raft, &tls),
@@ -359,6 +367,7 @@ impl ResourceManager {
             "admin",
             Server::builder()
                 .layer(BoundStatusMessages)
+                .layer(rpc_metrics.clone())
                 .add_service(ResourceManagerAdministrationProtocolServer::new(
                     admin_service,
                 ))
@@ -372,6 +381,7 @@ impl ResourceManager {
             "client",
             Server::builder()
                 .layer(BoundStatusMessages)
+                .layer(rpc_metrics.clone())
                 .add_service(ApplicationClientProtocolServer::new(client_service))
                 .serve_with_incoming_shutdown(
                     Incoming::new(listeners.client, &tls),
@@ -383,6 +393,7 @@ impl ResourceManager {
             "resource tracker",
             Server::builder()
                 .layer(BoundStatusMessages)
+                .layer(rpc_metrics.clone())
                 .add_service(ResourceTrackerServer::new(resource_tracker_service))
                 .serve_with_incoming_shutdown(
                     Incoming::new(listeners.resource_tracker, &tls),
@@ -395,6 +406,7 @@ impl ResourceManager {
             // One port serves both scheduler protocols, as in YARN.
             Server::builder()
                 .layer(BoundStatusMessages)
+                .layer(rpc_metrics.clone())
                 .add_service(ApplicationMasterProtocolServer::from_arc(
                     application_master_service.clone(),
                 ))

@@ -29,6 +29,7 @@ use crate::operations::{ClientOperations, RmError};
 use crate::raft_types::RmTypeConfig;
 use crate::replica::{leader_rm_id, now_ms};
 use crate::state_machine::StateView;
+use crate::telemetry::{RaftFigures, RmMetrics};
 
 /// The largest request body the API reads; a larger one is answered 413.
 const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -47,6 +48,8 @@ pub(crate) struct RestApi {
     /// Whether callers are known by their certificates (`yarn.tls.enabled`); without TLS,
     /// Hadoop's pseudo authentication names them (`user.name`).
     pub(crate) tls: bool,
+    /// What `/metrics` renders.
+    pub(crate) metrics: Arc<RmMetrics>,
 }
 
 impl RestApi {
@@ -55,6 +58,7 @@ impl RestApi {
     /// JSON only for now; a request for anything else still gets JSON.
     pub(crate) fn router(self, redirect: StandbyRedirect) -> Router {
         Router::new()
+            .route("/metrics", get(prometheus_metrics))
             .route("/ws/v1/cluster", get(cluster_info))
             .route("/ws/v1/cluster/info", get(cluster_info))
             .route("/ws/v1/cluster/metrics", get(cluster_metrics))
@@ -143,6 +147,38 @@ async fn cluster_info(State(api): State<RestApi>, _caller: RestCaller) -> Respon
         &role,
     ))
     .into_response()
+}
+
+/// The Prometheus text page of this replica, leader or not (every replica answers it itself:
+/// see the standby redirect). Any certificate of the cluster may scrape it.
+async fn prometheus_metrics(State(api): State<RestApi>) -> Response {
+    let metrics = api.raft.metrics().borrow().clone();
+    let raft = RaftFigures {
+        term: metrics.current_term,
+        leader: api.operations.proposer.gate.require_leader().is_ok(),
+        last_log_index: metrics.last_log_index.unwrap_or(0),
+        applied_index: metrics.last_applied.map_or(0, |id| id.index),
+        snapshot_index: metrics.snapshot.map_or(0, |id| id.index),
+    };
+    // The leader's figures only from a confirmed leader; a replica that just lost its
+    // leadership renders Raft's view alone rather than an error.
+    let cluster = match api.operations.proposer.gate.require_leader() {
+        Ok(leadership) => api
+            .operations
+            .cluster_overview()
+            .await
+            .ok()
+            .map(|overview| (overview, leadership.counts())),
+        Err(_) => None,
+    };
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        api.metrics.render(raft, cluster),
+    )
+        .into_response()
 }
 
 async fn cluster_metrics(

@@ -11,8 +11,9 @@ use crate::operations::{NotLeader, RmError};
 use crate::replica::{LeaderGate, Serving};
 
 /// The paths every replica answers itself, leader or not: Hadoop's standby answers
-/// `/ws/v1/cluster/info` so that a client can probe each RM for its `haState`.
-const ANSWERED_BY_EVERY_REPLICA: [&str; 1] = ["/ws/v1/cluster/info"];
+/// `/ws/v1/cluster/info` so that a client can probe each RM for its `haState`, and each
+/// replica's own metrics are scraped from it.
+const ANSWERED_BY_EVERY_REPLICA: [&str; 2] = ["/ws/v1/cluster/info", "/metrics"];
 
 /// Where one request goes.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,239 @@
+//! [`RmMetrics`]: one replica's Prometheus metrics, rendered in the text format at `/metrics`.
+
+use std::time::Duration;
+
+use metrics::{counter, gauge, histogram};
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
+
+use crate::applications::ClusterOverview;
+use crate::scheduling::OpportunisticCounts;
+
+/// Bucket bounds, in seconds, of the latency histograms: from a fast local call to a call
+/// that waited out a Raft election.
+const LATENCY_BUCKETS: [f64; 12] = [
+    0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0,
+];
+
+/// What this replica's Raft node reports, at scrape time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct RaftFigures {
+    /// The current term.
+    pub(crate) term: u64,
+    /// Whether this replica serves as the leader.
+    pub(crate) leader: bool,
+    /// The last entry of its log.
+    pub(crate) last_log_index: u64,
+    /// The last entry it applied.
+    pub(crate) applied_index: u64,
+    /// The last entry its snapshot covers.
+    pub(crate) snapshot_index: u64,
+}
+
+/// One replica's metrics, apart from every other replica in the process (each has its own
+/// recorder, so in-process clusters do not mix their figures).
+///
+/// Events are recorded as they happen (RPCs, scheduling passes); the cluster's figures are
+/// set at scrape time from what the caller read ([`render`](Self::render)): Raft's view on
+/// every replica, and the leader's view of applications, resources and nodes on the leader
+/// only, since a follower holds no node tracker. Names follow Prometheus conventions: the
+/// `yarn_` prefix, units in the name, `_total` for counters.
+pub(crate) struct RmMetrics {
+    recorder: PrometheusRecorder,
+    handle: PrometheusHandle,
+}
+
+impl std::fmt::Debug for RmMetrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RmMetrics").finish_non_exhaustive()
+    }
+}
+
+impl Default for RmMetrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RmMetrics {
+    /// An empty registry.
+    pub(crate) fn new() -> Self {
+        // `set_buckets` refuses only an empty list.
+        let recorder = PrometheusBuilder::new()
+            .set_buckets(&LATENCY_BUCKETS)
+            .unwrap_or_else(|_| PrometheusBuilder::new())
+            .build_recorder();
+        let handle = recorder.handle();
+        Self { recorder, handle }
+    }
+
+    /// One call of `method` of `protocol` that took `elapsed`.
+    pub(crate) fn record_rpc(&self, protocol: &str, method: &str, elapsed: Duration) {
+        let labels = [
+            ("protocol", protocol.to_owned()),
+            ("method", method.to_owned()),
+        ];
+        metrics::with_local_recorder(&self.recorder, || {
+            counter!("yarn_rpc_requests_total", &labels).increment(1);
+            histogram!("yarn_rpc_request_duration_seconds", &labels).record(elapsed.as_secs_f64());
+        });
+    }
+
+    /// One scheduling pass that took `elapsed` and allocated `allocations` containers.
+    pub(crate) fn record_pass(&self, elapsed: Duration, allocations: usize) {
+        metrics::with_local_recorder(&self.recorder, || {
+            histogram!("yarn_scheduler_pass_duration_seconds").record(elapsed.as_secs_f64());
+            histogram!("yarn_scheduler_pass_allocations").record(allocations as f64);
+            counter!("yarn_scheduler_allocations_total").increment(allocations as u64);
+        });
+    }
+
+    /// The text page: the events recorded so far, and the figures of `raft` and, on the
+    /// leader, of `cluster`.
+    pub(crate) fn render(
+        &self,
+        raft: RaftFigures,
+        cluster: Option<(ClusterOverview, OpportunisticCounts)>,
+    ) -> String {
+        metrics::with_local_recorder(&self.recorder, || {
+            gauge!("yarn_raft_term").set(raft.term as f64);
+            gauge!("yarn_raft_leader").set(if raft.leader { 1.0 } else { 0.0 });
+            gauge!("yarn_raft_last_log_index").set(raft.last_log_index as f64);
+            gauge!("yarn_raft_applied_index").set(raft.applied_index as f64);
+            gauge!("yarn_raft_snapshot_index").set(raft.snapshot_index as f64);
+            if let Some((overview, counts)) = cluster {
+                set_cluster(&overview, counts);
+            }
+        });
+        self.handle.render()
+    }
+}
+
+/// The leader's figures, Hadoop's `ClusterMetrics` under Prometheus names.
+fn set_cluster(overview: &ClusterOverview, counts: OpportunisticCounts) {
+    counter!("yarn_applications_submitted_total").absolute(overview.apps_submitted);
+    for (state, count) in [
+        ("pending", overview.apps_pending),
+        ("running", overview.apps_running),
+        ("completed", overview.apps_completed),
+        ("failed", overview.apps_failed),
+        ("killed", overview.apps_killed),
+    ] {
+        gauge!("yarn_applications", "state" => state).set(count as f64);
+    }
+    gauge!("yarn_memory_allocated_megabytes").set(overview.allocated_mb as f64);
+    gauge!("yarn_memory_available_megabytes").set(overview.available_mb() as f64);
+    gauge!("yarn_memory_total_megabytes").set(overview.total_mb as f64);
+    gauge!("yarn_vcores_allocated").set(overview.allocated_vcores as f64);
+    gauge!("yarn_vcores_available").set(overview.available_vcores() as f64);
+    gauge!("yarn_vcores_total").set(overview.total_vcores as f64);
+    gauge!("yarn_containers_allocated").set(overview.containers_allocated as f64);
+    for (state, count) in [
+        ("running", overview.active_nodes),
+        ("lost", overview.lost_nodes),
+        ("decommissioned", overview.decommissioned_nodes),
+    ] {
+        gauge!("yarn_nodemanagers", "state" => state).set(count as f64);
+    }
+    counter!("yarn_opportunistic_containers_requested_centrally_total")
+        .absolute(counts.requested_centrally);
+    counter!("yarn_opportunistic_containers_allocated_centrally_total")
+        .absolute(counts.allocated_centrally);
+    counter!("yarn_opportunistic_containers_allocated_distributed_total")
+        .absolute(counts.allocated_distributed);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value(page: &str, series: &str) -> Option<f64> {
+        page.lines()
+            .find_map(|line| line.strip_prefix(series)?.trim().parse().ok())
+    }
+
+    #[test]
+    fn a_leader_renders_raft_and_cluster_figures_and_recorded_events() {
+        let metrics = RmMetrics::new();
+        metrics.record_rpc(
+            "ApplicationClientProtocol",
+            "getNewApplication",
+            Duration::from_millis(3),
+        );
+        metrics.record_rpc(
+            "ApplicationClientProtocol",
+            "getNewApplication",
+            Duration::from_millis(30),
+        );
+        metrics.record_pass(Duration::from_millis(12), 7);
+        let overview = ClusterOverview {
+            apps_submitted: 4,
+            apps_running: 2,
+            allocated_mb: 2048,
+            total_mb: 8192,
+            active_nodes: 1,
+            ..ClusterOverview::default()
+        };
+        let raft = RaftFigures {
+            term: 3,
+            leader: true,
+            last_log_index: 40,
+            applied_index: 39,
+            snapshot_index: 0,
+        };
+        let page = metrics.render(raft, Some((overview, OpportunisticCounts::default())));
+        assert_eq!(value(&page, "yarn_raft_term"), Some(3.0), "{page}");
+        assert_eq!(value(&page, "yarn_raft_leader"), Some(1.0), "{page}");
+        assert_eq!(
+            value(&page, "yarn_applications_submitted_total"),
+            Some(4.0),
+            "{page}"
+        );
+        assert_eq!(
+            value(&page, "yarn_applications{state=\"running\"}"),
+            Some(2.0),
+            "{page}"
+        );
+        assert_eq!(
+            value(&page, "yarn_memory_available_megabytes"),
+            Some(6144.0),
+            "{page}"
+        );
+        assert_eq!(
+            value(&page, "yarn_nodemanagers{state=\"running\"}"),
+            Some(1.0),
+            "{page}"
+        );
+        assert_eq!(
+            value(
+                &page,
+                "yarn_rpc_requests_total{protocol=\"ApplicationClientProtocol\",method=\"getNewApplication\"}"
+            ),
+            Some(2.0),
+            "{page}"
+        );
+        assert_eq!(
+            value(&page, "yarn_scheduler_allocations_total"),
+            Some(7.0),
+            "{page}"
+        );
+        assert!(
+            page.contains("yarn_rpc_request_duration_seconds_bucket"),
+            "{page}"
+        );
+    }
+
+    #[test]
+    fn a_follower_renders_only_what_it_knows() {
+        let page = RmMetrics::new().render(RaftFigures::default(), None);
+        assert_eq!(value(&page, "yarn_raft_leader"), Some(0.0), "{page}");
+        assert!(!page.contains("yarn_applications"), "{page}");
+    }
+
+    #[test]
+    fn two_replicas_in_one_process_keep_their_own_figures() {
+        let (one, two) = (RmMetrics::new(), RmMetrics::new());
+        one.record_rpc("ResourceTracker", "nodeHeartbeat", Duration::from_millis(1));
+        let page = two.render(RaftFigures::default(), None);
+        assert!(!page.contains("nodeHeartbeat"), "{page}");
+    }
+}
