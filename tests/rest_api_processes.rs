@@ -494,6 +494,35 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
     )
     .unwrap();
     assert_eq!(bad_target.status, 400, "{bad_target:?}");
+    let priority = curl(
+        Some(&credentials),
+        "PUT",
+        &format!("{base}/ws/v1/cluster/apps/{running}/priority"),
+        Some(r#"{"priority":3}"#),
+        false,
+    )
+    .unwrap();
+    assert_eq!(priority.status, 200, "{priority:?}");
+    assert!(priority.json()["priority"].is_i64(), "{priority:?}");
+    let queue = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{base}/ws/v1/cluster/apps/{running}/queue"),
+        None,
+        false,
+    )
+    .unwrap();
+    assert!(queue.json()["queue"].as_str().unwrap().ends_with("default"), "{queue:?}");
+    let nowhere = curl(
+        Some(&credentials),
+        "PUT",
+        &format!("{base}/ws/v1/cluster/apps/{running}/queue"),
+        Some(r#"{"queue":"nowhere"}"#),
+        false,
+    )
+    .unwrap();
+    assert_eq!(nowhere.status, 400, "{nowhere:?}");
+    assert!(nowhere.body.contains("nowhere"), "{nowhere:?}");
     let kill = curl(
         Some(&credentials),
         "PUT",

@@ -190,6 +190,19 @@ impl AppStateInfo {
     }
 }
 
+/// Hadoop's `appqueue` object, `{"queue": "..."}`: an answer, and the body of a move.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct AppQueue {
+    pub(crate) queue: String,
+}
+
+/// Hadoop's `applicationpriority` object, `{"priority": n}`: an answer, and the body of a
+/// change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct AppPriority {
+    pub(crate) priority: i32,
+}
+
 /// Hadoop's answer to `POST /apps/new-application`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct NewApplication {

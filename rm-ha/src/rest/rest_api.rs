@@ -18,7 +18,7 @@ use yarn_web::WebCaller;
 
 use super::app_attempt_info::AppAttemptsResponse;
 use super::app_filter::AppFilter;
-use super::app_info::{AppInfo, AppResponse, AppStateInfo, AppsResponse};
+use super::app_info::{AppInfo, AppPriority, AppQueue, AppResponse, AppStateInfo, AppsResponse};
 use super::app_statistics::AppStatistics;
 use super::cluster_info::{ClusterInfo, ReplicaRole};
 use super::cluster_metrics_info::ClusterMetricsInfo;
@@ -72,6 +72,14 @@ impl RestApi {
             .route(
                 "/ws/v1/cluster/apps/{app_id}/appattempts",
                 get(app_attempts),
+            )
+            .route(
+                "/ws/v1/cluster/apps/{app_id}/queue",
+                get(app_queue).put(put_app_queue),
+            )
+            .route(
+                "/ws/v1/cluster/apps/{app_id}/priority",
+                get(app_priority).put(put_app_priority),
             )
             .route("/ws/v1/cluster/appstatistics", get(app_statistics))
             .route("/ws/v1/cluster/nodes", get(nodes))
@@ -239,12 +247,7 @@ async fn put_app_state(
     body: axum::body::Bytes,
 ) -> Result<Response, RestRefusal> {
     let id = parse_app_id(&app_id)?;
-    let wanted: AppStateInfo = serde_json::from_slice(&body).map_err(|err| {
-        RmError::invalid(
-            "state",
-            format!("the body is not an appstate object: {err}"),
-        )
-    })?;
+    let wanted: AppStateInfo = parse_body(&body, "state")?;
     if wanted.state != "KILLED" {
         return Err(RmError::invalid(
             "state",
@@ -277,6 +280,86 @@ async fn put_app_state(
         StatusCode::ACCEPTED
     };
     Ok((status, axum::Json(state)).into_response())
+}
+
+async fn app_queue(
+    State(api): State<RestApi>,
+    RestCaller(caller): RestCaller,
+    Path(app_id): Path<String>,
+) -> Result<Response, RestRefusal> {
+    let report = application_report(&api, &caller, &app_id).await?;
+    Ok(axum::Json(AppQueue {
+        queue: report.queue,
+    })
+    .into_response())
+}
+
+/// Hadoop's `PUT .../queue` with `{"queue": "..."}`: moves the application (a request for the
+/// queue it is in changes nothing) and answers with the queue it is in afterwards.
+async fn put_app_queue(
+    State(api): State<RestApi>,
+    RestCaller(caller): RestCaller,
+    Path(app_id): Path<String>,
+    body: axum::body::Bytes,
+) -> Result<Response, RestRefusal> {
+    let id = parse_app_id(&app_id)?;
+    let wanted: AppQueue = parse_body(&body, "queue")?;
+    let before = application_report(&api, &caller, &app_id).await?;
+    if before.queue != wanted.queue {
+        api.operations
+            .move_application_across_queues(
+                &caller,
+                pb::MoveApplicationAcrossQueuesRequestProto {
+                    application_id: Some(id.into()),
+                    target_queue: wanted.queue,
+                },
+            )
+            .await?;
+    }
+    let after = application_report(&api, &caller, &app_id).await?;
+    Ok(axum::Json(AppQueue { queue: after.queue }).into_response())
+}
+
+async fn app_priority(
+    State(api): State<RestApi>,
+    RestCaller(caller): RestCaller,
+    Path(app_id): Path<String>,
+) -> Result<Response, RestRefusal> {
+    let report = application_report(&api, &caller, &app_id).await?;
+    Ok(axum::Json(AppPriority {
+        priority: report.priority.map_or(0, |priority| priority.priority),
+    })
+    .into_response())
+}
+
+/// Hadoop's `PUT .../priority` with `{"priority": n}`: answers with the priority the
+/// application has afterwards (capped at `yarn.cluster.max-application-priority`).
+async fn put_app_priority(
+    State(api): State<RestApi>,
+    RestCaller(caller): RestCaller,
+    Path(app_id): Path<String>,
+    body: axum::body::Bytes,
+) -> Result<Response, RestRefusal> {
+    let id = parse_app_id(&app_id)?;
+    let wanted: AppPriority = parse_body(&body, "priority")?;
+    let changed = api
+        .operations
+        .update_application_priority(
+            &caller,
+            pb::UpdateApplicationPriorityRequestProto {
+                application_id: Some(id.into()),
+                application_priority: Some(pb::PriorityProto {
+                    priority: wanted.priority,
+                }),
+            },
+        )
+        .await?;
+    Ok(axum::Json(AppPriority {
+        priority: changed
+            .application_priority
+            .map_or(wanted.priority, |priority| priority.priority),
+    })
+    .into_response())
 }
 
 async fn app_attempts(
@@ -382,6 +465,19 @@ async fn no_such_resource(request: axum::extract::Request) -> RestRefusal {
     RestRefusal::NoSuchResource {
         path: request.uri().path().to_owned(),
     }
+}
+
+/// The JSON body of a write, whose one field is `field`.
+fn parse_body<T: serde::de::DeserializeOwned>(
+    body: &[u8],
+    field: &'static str,
+) -> Result<T, RmError> {
+    serde_json::from_slice(body).map_err(|err| {
+        RmError::invalid(
+            field,
+            format!("the body is not a {{\"{field}\": ...}} object: {err}"),
+        )
+    })
 }
 
 fn parse_app_id(app_id: &str) -> Result<ApplicationId, RmError> {
