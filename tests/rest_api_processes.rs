@@ -412,6 +412,70 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
         "{new:?}"
     );
 
+    // A submission by REST, in Hadoop's JSON form: its AM container runs (and never
+    // registers), and the application is killed by REST.
+    let submitted_id = new.json()["application-id"].as_str().unwrap().to_owned();
+    let context = format!(
+        r#"{{"application-id": "{submitted_id}", "application-name": "rest-submitted",
+            "am-container-spec": {{"commands": {{"command": "sleep 30"}},
+                                   "environment": {{"entry": [{{"key": "A", "value": "1"}}]}}}},
+            "max-app-attempts": 1, "resource": {{"memory": 64, "vCores": 1}},
+            "application-type": "YARN", "application-tags": {{"tag": ["rest"]}}}}"#
+    );
+    let submit = curl(
+        Some(&credentials),
+        "POST",
+        &format!("{base}/ws/v1/cluster/apps"),
+        Some(&context),
+        false,
+    )
+    .unwrap();
+    assert_eq!(submit.status, 202, "{submit:?}");
+    assert_eq!(
+        submit.location.as_deref(),
+        Some(format!("{base}/ws/v1/cluster/apps/{submitted_id}").as_str()),
+        "{submit:?}"
+    );
+    let by_rest = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{base}/ws/v1/cluster/apps/{submitted_id}"),
+        None,
+        false,
+    )
+    .unwrap()
+    .json();
+    assert_eq!(by_rest["app"]["name"], "rest-submitted", "{by_rest}");
+    assert_eq!(by_rest["app"]["applicationTags"], "rest", "{by_rest}");
+    let kill_submitted = curl(
+        Some(&credentials),
+        "PUT",
+        &format!("{base}/ws/v1/cluster/apps/{submitted_id}/state"),
+        Some(r#"{"state":"KILLED"}"#),
+        false,
+    )
+    .unwrap();
+    assert!(
+        matches!(kill_submitted.status, 200 | 202),
+        "{kill_submitted:?}"
+    );
+    eventually("the REST-submitted application to be KILLED", || {
+        (app_state(&credentials, &base, &submitted_id)? == "KILLED").then_some(())
+    });
+    let refused_submission = curl(
+        Some(&credentials),
+        "POST",
+        &format!("{base}/ws/v1/cluster/apps"),
+        Some(r#"{"application-id": "application_1_0001", "reservation-id": "r"}"#),
+        false,
+    )
+    .unwrap();
+    assert_eq!(refused_submission.status, 400, "{refused_submission:?}");
+    assert!(
+        refused_submission.body.contains("reservation-id"),
+        "{refused_submission:?}"
+    );
+
     // Refusals, in Hadoop's RemoteException form.
     let refused = |path: &str, status: u16, exception: &str, needle: &str| {
         let answer = curl(
@@ -512,7 +576,10 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
         false,
     )
     .unwrap();
-    assert!(queue.json()["queue"].as_str().unwrap().ends_with("default"), "{queue:?}");
+    assert!(
+        queue.json()["queue"].as_str().unwrap().ends_with("default"),
+        "{queue:?}"
+    );
     let nowhere = curl(
         Some(&credentials),
         "PUT",

@@ -27,6 +27,7 @@ mod node_info;
 mod rest_api;
 mod rest_refusal;
 mod standby_redirect;
+mod submission_context_info;
 
 pub(crate) use rest_api::RestApi;
 pub(crate) use standby_redirect::StandbyRedirect;

@@ -25,6 +25,7 @@ use super::cluster_metrics_info::ClusterMetricsInfo;
 use super::node_info::{NodeInfo, NodeResponse, NodesResponse};
 use super::rest_refusal::RestRefusal;
 use super::standby_redirect::StandbyRedirect;
+use super::submission_context_info::SubmissionContextInfo;
 use crate::operations::{ClientOperations, RmError};
 use crate::raft_types::RmTypeConfig;
 use crate::replica::{leader_rm_id, now_ms};
@@ -62,7 +63,7 @@ impl RestApi {
             .route("/ws/v1/cluster", get(cluster_info))
             .route("/ws/v1/cluster/info", get(cluster_info))
             .route("/ws/v1/cluster/metrics", get(cluster_metrics))
-            .route("/ws/v1/cluster/apps", get(apps))
+            .route("/ws/v1/cluster/apps", get(apps).post(submit_application))
             .route("/ws/v1/cluster/apps/new-application", post(new_application))
             .route("/ws/v1/cluster/apps/{app_id}", get(app))
             .route(
@@ -215,6 +216,55 @@ async fn apps(
         .map(|report| AppInfo::describe(report, now_ms()))
         .collect();
     Ok(axum::Json(AppsResponse::of(apps)).into_response())
+}
+
+/// Hadoop's `POST /apps`: submits the `application-submission-context` in the body and answers
+/// 202 Accepted with the application's resource in `Location`, as Hadoop does.
+async fn submit_application(
+    State(api): State<RestApi>,
+    RestCaller(caller): RestCaller,
+    uri: axum::http::Uri,
+    headers: axum::http::HeaderMap,
+    body: axum::body::Bytes,
+) -> Result<Response, RestRefusal> {
+    let context = SubmissionContextInfo::parse(&body)?.into_proto()?;
+    let id = context
+        .application_id
+        .and_then(|id| ApplicationId::try_from(id).ok());
+    api.operations
+        .submit_application(
+            &caller,
+            pb::SubmitApplicationRequestProto {
+                application_submission_context: Some(context),
+            },
+        )
+        .await?;
+    let host = uri
+        .authority()
+        .map(ToString::to_string)
+        .or_else(|| {
+            headers
+                .get(axum::http::header::HOST)
+                .and_then(|host| host.to_str().ok())
+                .map(str::to_owned)
+        })
+        .unwrap_or_default();
+    let scheme = if api.tls { "https" } else { "http" };
+    let location = format!(
+        "{scheme}://{host}{}/{}",
+        uri.path(),
+        id.map(|id| id.to_string()).unwrap_or_default()
+    );
+    match axum::http::HeaderValue::try_from(location) {
+        Ok(location) => Ok((
+            StatusCode::ACCEPTED,
+            [(axum::http::header::LOCATION, location)],
+        )
+            .into_response()),
+        // The host came from the request and the rest from a parsed id: only a host header
+        // that is no header value can fail here, and the submission stands without it.
+        Err(_) => Ok(StatusCode::ACCEPTED.into_response()),
+    }
 }
 
 async fn app(
