@@ -109,6 +109,27 @@ fn curl(
     })
 }
 
+/// `GET url` asking for Hadoop's XML form; the body.
+fn get_xml(credentials: &Credentials, url: &str) -> String {
+    let out = Command::new("curl")
+        .args(["-sS", "--max-time", "30", "-H", "Accept: application/xml"])
+        .arg("--cacert")
+        .arg(&credentials.ca)
+        .arg("--cert")
+        .arg(&credentials.cert)
+        .arg("--key")
+        .arg(&credentials.key)
+        .arg(url)
+        .output()
+        .expect("curl runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout(&out)
+}
+
 /// The harness user's credentials and every replica's web address, from the client's
 /// configuration.
 fn setup(cluster: &ProcessCluster) -> (Credentials, Vec<(String, String)>) {
@@ -474,6 +495,28 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
     assert!(
         refused_submission.body.contains("reservation-id"),
         "{refused_submission:?}"
+    );
+
+    // Hadoop's XML form, for clients that ask for it.
+    let info = get_xml(&credentials, &format!("{base}/ws/v1/cluster/info"));
+    assert!(info.starts_with(r#"<?xml version="1.0""#), "{info}");
+    assert!(info.contains("<clusterInfo><id>"), "{info}");
+    assert!(info.contains("<haState>ACTIVE</haState>"), "{info}");
+    let apps = get_xml(
+        &credentials,
+        &format!("{base}/ws/v1/cluster/apps?states=FINISHED"),
+    );
+    assert!(
+        apps.contains(&format!("<apps><app><id>{id}</id>")),
+        "{apps}"
+    );
+    let missing = get_xml(
+        &credentials,
+        &format!("{base}/ws/v1/cluster/apps/application_1_9999"),
+    );
+    assert!(
+        missing.contains("<RemoteException><exception>NotFoundException</exception>"),
+        "{missing}"
     );
 
     // Refusals, in Hadoop's RemoteException form.

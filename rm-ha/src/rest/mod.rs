@@ -28,6 +28,7 @@ mod rest_api;
 mod rest_refusal;
 mod standby_redirect;
 mod submission_context_info;
+mod xml_negotiation;
 
 pub(crate) use rest_api::RestApi;
 pub(crate) use standby_redirect::StandbyRedirect;

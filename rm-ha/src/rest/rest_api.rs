@@ -26,6 +26,7 @@ use super::node_info::{NodeInfo, NodeResponse, NodesResponse};
 use super::rest_refusal::RestRefusal;
 use super::standby_redirect::StandbyRedirect;
 use super::submission_context_info::SubmissionContextInfo;
+use super::xml_negotiation::XmlNegotiation;
 use crate::operations::{ClientOperations, RmError};
 use crate::raft_types::RmTypeConfig;
 use crate::replica::{leader_rm_id, now_ms};
@@ -56,7 +57,7 @@ pub(crate) struct RestApi {
 impl RestApi {
     /// The routes, behind the standby redirect.
     ///
-    /// JSON only for now; a request for anything else still gets JSON.
+    /// JSON by default, Hadoop's XML when `Accept` asks for it ([`XmlNegotiation`]).
     pub(crate) fn router(self, redirect: StandbyRedirect) -> Router {
         Router::new()
             .route("/metrics", get(prometheus_metrics))
@@ -87,6 +88,7 @@ impl RestApi {
             .route("/ws/v1/cluster/nodes/{node_id}", get(node))
             .fallback(no_such_resource)
             .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+            .layer(middleware::from_fn(XmlNegotiation::layer))
             .layer(middleware::from_fn_with_state(
                 redirect,
                 StandbyRedirect::layer,
