@@ -386,6 +386,26 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
     assert_eq!(metrics["activeNodes"], 1, "{metrics}");
     assert!(metrics["totalMB"].as_u64().unwrap() > 0, "{metrics}");
 
+    let scheduler = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{base}/ws/v1/cluster/scheduler"),
+        None,
+        false,
+    )
+    .unwrap()
+    .json();
+    let root = &scheduler["scheduler"]["schedulerInfo"];
+    assert_eq!(root["type"], "capacityScheduler", "{scheduler}");
+    assert!(
+        root["queues"]["queue"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|queue| queue["queueName"] == "default"),
+        "{scheduler}"
+    );
+
     let nodes = curl(
         Some(&credentials),
         "GET",

@@ -2,7 +2,7 @@
 
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 use yarn_proto::pb;
-use yarn_scheduler::{CapacityScheduler, QueueAcl, SchedulerError};
+use yarn_scheduler::{CapacityScheduler, QueueAcl, QueueInfo, SchedulerError};
 use yarn_security::Caller;
 
 use super::RmError;
@@ -450,6 +450,20 @@ impl ClientOperations {
         Ok(pb::GetQueueInfoResponseProto {
             queue_info: Some(info),
         })
+    }
+
+    /// Every queue of the scheduler with its configuration and usage, for the REST API's
+    /// scheduler page; the scheduler is held only while the snapshot is taken.
+    pub(crate) async fn queue_infos(&self) -> Result<Vec<QueueInfo>, RmError> {
+        let leadership = self.proposer.read_barrier().await?;
+        let nodes = leadership.nodes(|tracker| tracker.schedulable());
+        leadership
+            .scheduler()
+            .with_reconciled(&self.state, &self.queues, &nodes, |leader| {
+                leader.scheduler().queue_infos()
+            })
+            .await
+            .map_err(|err| RmError::precondition(err.to_string()))
     }
 
     /// The rights `caller` holds on every queue (YARN's `getQueueUserAcls`).

@@ -26,6 +26,7 @@ mod cluster_metrics_info;
 mod node_info;
 mod rest_api;
 mod rest_refusal;
+mod scheduler_info;
 mod standby_redirect;
 mod submission_context_info;
 mod xml_negotiation;

@@ -24,6 +24,7 @@ use super::cluster_info::{ClusterInfo, ReplicaRole};
 use super::cluster_metrics_info::ClusterMetricsInfo;
 use super::node_info::{NodeInfo, NodeResponse, NodesResponse};
 use super::rest_refusal::RestRefusal;
+use super::scheduler_info::SchedulerResponse;
 use super::standby_redirect::StandbyRedirect;
 use super::submission_context_info::SubmissionContextInfo;
 use super::xml_negotiation::XmlNegotiation;
@@ -64,6 +65,7 @@ impl RestApi {
             .route("/ws/v1/cluster", get(cluster_info))
             .route("/ws/v1/cluster/info", get(cluster_info))
             .route("/ws/v1/cluster/metrics", get(cluster_metrics))
+            .route("/ws/v1/cluster/scheduler", get(scheduler))
             .route("/ws/v1/cluster/apps", get(apps).post(submit_application))
             .route("/ws/v1/cluster/apps/new-application", post(new_application))
             .route("/ws/v1/cluster/apps/{app_id}", get(app))
@@ -198,6 +200,14 @@ async fn cluster_metrics(
 ) -> Result<Response, RestRefusal> {
     let overview = api.operations.cluster_overview().await?;
     Ok(axum::Json(ClusterMetricsInfo::describe(&overview)).into_response())
+}
+
+async fn scheduler(
+    State(api): State<RestApi>,
+    _caller: RestCaller,
+) -> Result<Response, RestRefusal> {
+    let queues = api.operations.queue_infos().await?;
+    Ok(axum::Json(SchedulerResponse::of(&queues)).into_response())
 }
 
 async fn apps(

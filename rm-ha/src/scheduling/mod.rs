@@ -12,7 +12,7 @@ mod queue_refresh;
 mod recovery_wait;
 mod scheduler_cell;
 #[cfg(test)]
-mod test_fixtures;
+pub(crate) mod test_fixtures;
 
 pub use leader_scheduler::{LeaderScheduler, PassOutcome};
 pub use opportunistic_counts::OpportunisticCounts;
@@ -27,7 +27,9 @@ pub use scheduler_cell::SchedulerCell;
 /// `capacity-scheduler.xml` properties from `(name under yarn.scheduler.capacity., value)`
 /// pairs, for tests.
 #[cfg(test)]
-fn capacity_properties(pairs: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> {
+pub(crate) fn capacity_properties(
+    pairs: &[(&str, &str)],
+) -> std::collections::BTreeMap<String, String> {
     pairs
         .iter()
         .map(|(k, v)| (format!("yarn.scheduler.capacity.{k}"), (*v).to_owned()))

@@ -1,0 +1,254 @@
+//! [`SchedulerResponse`]: `/ws/v1/cluster/scheduler`, the CapacityScheduler's queue tree as
+//! Hadoop's `capacityScheduler` object.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use yarn_proto::Resource;
+use yarn_scheduler::{QueueInfo, UserInfo};
+
+/// `{"scheduler": {"schedulerInfo": {...}}}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct SchedulerResponse {
+    scheduler: SchedulerWrapper,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SchedulerWrapper {
+    scheduler_info: RootInfo,
+}
+
+/// The root queue, as Hadoop's `schedulerInfo` of type `capacityScheduler`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RootInfo {
+    #[serde(rename = "type")]
+    scheduler_type: &'static str,
+    capacity: f64,
+    used_capacity: f64,
+    max_capacity: f64,
+    queue_name: String,
+    queues: QueueList,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct QueueList {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    queue: Vec<QueueEntry>,
+}
+
+/// A parent queue (with `queues`) or a leaf (with `type` and the leaf figures).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct QueueEntry {
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    queue_type: Option<&'static str>,
+    capacity: f64,
+    used_capacity: f64,
+    max_capacity: f64,
+    absolute_capacity: f64,
+    absolute_max_capacity: f64,
+    absolute_used_capacity: f64,
+    num_applications: usize,
+    used_resources: String,
+    queue_name: String,
+    queue_path: String,
+    state: String,
+    resources_used: ResourceInfo,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    queues: Option<QueueList>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    leaf: Option<LeafFigures>,
+}
+
+/// What only a leaf reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LeafFigures {
+    num_active_applications: usize,
+    num_pending_applications: usize,
+    max_applications: u32,
+    max_applications_per_user: u32,
+    user_limit: f64,
+    user_limit_factor: f64,
+    #[serde(rename = "AMResourceLimit")]
+    am_resource_limit: ResourceInfo,
+    #[serde(rename = "usedAMResource")]
+    used_am_resource: ResourceInfo,
+    users: UserList,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct UserList {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    user: Vec<UserEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UserEntry {
+    username: String,
+    resources_used: ResourceInfo,
+    num_active_applications: usize,
+    num_pending_applications: usize,
+    #[serde(rename = "AMResourceUsed")]
+    am_resource_used: ResourceInfo,
+    user_resource_limit: ResourceInfo,
+    user_weight: f64,
+}
+
+/// Hadoop's `resource` object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+struct ResourceInfo {
+    memory: u64,
+    #[serde(rename = "vCores")]
+    v_cores: u32,
+}
+
+impl From<Resource> for ResourceInfo {
+    fn from(resource: Resource) -> Self {
+        Self {
+            memory: resource.memory_mb,
+            v_cores: resource.vcores,
+        }
+    }
+}
+
+impl SchedulerResponse {
+    /// The tree of `queues`, every queue of the scheduler, found from `root` by their child
+    /// names; children in the order their parent lists them.
+    pub(crate) fn of(queues: &[QueueInfo]) -> Self {
+        let by_path: BTreeMap<&str, &QueueInfo> = queues
+            .iter()
+            .map(|queue| (queue.queue_path.as_str(), queue))
+            .collect();
+        let root = by_path.get("root");
+        Self {
+            scheduler: SchedulerWrapper {
+                scheduler_info: RootInfo {
+                    scheduler_type: "capacityScheduler",
+                    capacity: root.map_or(100.0, |root| root.capacity),
+                    used_capacity: root.map_or(0.0, |root| root.used_capacity),
+                    max_capacity: root.map_or(100.0, |root| root.maximum_capacity),
+                    queue_name: "root".to_owned(),
+                    queues: QueueList {
+                        queue: root.map_or_else(Vec::new, |root| children(root, &by_path)),
+                    },
+                },
+            },
+        }
+    }
+}
+
+fn children(parent: &QueueInfo, by_path: &BTreeMap<&str, &QueueInfo>) -> Vec<QueueEntry> {
+    parent
+        .child_queues
+        .iter()
+        .filter_map(|name| by_path.get(format!("{}.{name}", parent.queue_path).as_str()))
+        .map(|queue| entry(queue, by_path))
+        .collect()
+}
+
+fn entry(queue: &QueueInfo, by_path: &BTreeMap<&str, &QueueInfo>) -> QueueEntry {
+    let is_leaf = queue.child_queues.is_empty();
+    let used = queue.resources_used;
+    QueueEntry {
+        queue_type: is_leaf.then_some("capacitySchedulerLeafQueueInfo"),
+        capacity: queue.capacity,
+        used_capacity: queue.used_capacity,
+        max_capacity: queue.maximum_capacity,
+        absolute_capacity: queue.absolute_capacity,
+        absolute_max_capacity: queue.absolute_maximum_capacity,
+        absolute_used_capacity: queue.absolute_used_capacity,
+        num_applications: queue.num_applications,
+        used_resources: format!("<memory:{}, vCores:{}>", used.memory_mb, used.vcores),
+        queue_name: queue.queue_name.clone(),
+        queue_path: queue.queue_path.clone(),
+        state: queue.state.to_string(),
+        resources_used: used.into(),
+        queues: (!is_leaf).then(|| QueueList {
+            queue: children(queue, by_path),
+        }),
+        leaf: is_leaf.then(|| LeafFigures {
+            num_active_applications: queue.num_active_applications,
+            num_pending_applications: queue.num_pending_applications,
+            max_applications: queue.maximum_applications,
+            max_applications_per_user: queue.maximum_applications_per_user,
+            user_limit: queue.minimum_user_limit_percent,
+            user_limit_factor: queue.user_limit_factor,
+            am_resource_limit: queue.am_resource_limit.into(),
+            used_am_resource: queue.am_resource_used.into(),
+            users: UserList {
+                user: queue.users.iter().map(user).collect(),
+            },
+        }),
+    }
+}
+
+fn user(info: &UserInfo) -> UserEntry {
+    UserEntry {
+        username: info.user.clone(),
+        resources_used: info.resources_used.into(),
+        num_active_applications: info.num_active_applications,
+        num_pending_applications: info.num_pending_applications,
+        am_resource_used: info.am_resources_used.into(),
+        user_resource_limit: info.user_limit.into(),
+        user_weight: info.weight,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scheduling::LeaderScheduler;
+    use crate::scheduling::capacity_properties as properties;
+    use crate::scheduling::test_fixtures::{nodes, source, state, submit};
+
+    #[test]
+    fn the_queue_tree_in_hadoops_capacity_scheduler_shape() {
+        let mut state = state(properties(&[
+            ("root.queues", "a,b"),
+            ("root.a.capacity", "60"),
+            ("root.a.queues", "a1"),
+            ("root.a.a1.capacity", "100"),
+            ("root.b.capacity", "40"),
+        ]));
+        submit(&mut state, "alice", "b", 1024);
+        let (leader, _) = LeaderScheduler::rebuild(&state, &source(), &nodes(2)).unwrap();
+        let body =
+            serde_json::to_value(SchedulerResponse::of(&leader.scheduler().queue_infos())).unwrap();
+        let root = &body["scheduler"]["schedulerInfo"];
+        assert_eq!(root["type"], "capacityScheduler", "{body}");
+        assert_eq!(root["queueName"], "root", "{body}");
+        let queues = root["queues"]["queue"].as_array().unwrap();
+        let names: Vec<&str> = queues
+            .iter()
+            .map(|q| q["queueName"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["a", "b"], "{body}");
+        let a = &queues[0];
+        assert!(a.get("type").is_none(), "a parent has no leaf type: {a}");
+        assert_eq!(a["capacity"], 60.0, "{a}");
+        let a1 = &a["queues"]["queue"][0];
+        assert_eq!(a1["type"], "capacitySchedulerLeafQueueInfo", "{a1}");
+        assert_eq!(a1["queuePath"], "root.a.a1", "{a1}");
+        assert_eq!(a1["absoluteCapacity"], 60.0, "{a1}");
+        let b = &queues[1];
+        assert_eq!(b["type"], "capacitySchedulerLeafQueueInfo", "{b}");
+        assert_eq!(b["numApplications"], 1, "{b}");
+        assert_eq!(b["state"], "RUNNING", "{b}");
+        assert!(
+            b["usedResources"].as_str().unwrap().starts_with("<memory:"),
+            "{b}"
+        );
+        for field in [
+            "maxApplications",
+            "userLimitFactor",
+            "AMResourceLimit",
+            "users",
+        ] {
+            assert!(b.get(field).is_some(), "{field} missing in {b}");
+        }
+    }
+}
