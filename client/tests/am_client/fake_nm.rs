@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use prost::Message;
+use tokio::net::TcpListener;
 use tonic::{Request, Response, Status};
 use yarn_proto::pb;
 use yarn_proto::pb::container_management_protocol_server::{
@@ -15,7 +16,7 @@ use yarn_proto::token_metadata::{NM_TOKEN_METADATA_KEY, PresentedToken};
 use yarn_security::Role;
 use yarn_test_support::pki::Pki;
 
-use crate::support::{NODE, must_listen_at};
+use crate::support::{NODE, must_listen_on};
 
 /// What the node holds and saw.
 #[derive(Debug, Default)]
@@ -49,12 +50,13 @@ impl Nm {
     /// Serves a node accepting only `nm_token`, on 127.0.0.1 port 0, until the test's runtime
     /// ends.
     pub async fn start(pki: &Pki, nm_token: pb::TokenProto) -> Self {
-        Self::start_at(pki, nm_token, "127.0.0.1:0").await
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        Self::start_on(pki, nm_token, listener)
     }
 
-    /// As [`start`](Self::start), on `address`.
-    pub async fn start_at(pki: &Pki, nm_token: pb::TokenProto, address: &str) -> Self {
-        let (incoming, address) = must_listen_at(pki, Role::NodeManager, NODE, address).await;
+    /// As [`start`](Self::start), on `listener`.
+    pub fn start_on(pki: &Pki, nm_token: pb::TokenProto, listener: TcpListener) -> Self {
+        let (incoming, address) = must_listen_on(pki, Role::NodeManager, NODE, listener);
         let state = Arc::new(Mutex::new(NmState::default()));
         let service = ContainerManagementProtocolServer::new(FakeNm {
             nm_token,

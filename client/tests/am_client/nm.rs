@@ -205,12 +205,11 @@ async fn a_node_that_is_not_listening_yet_is_dialed_again_until_it_takes_the_sta
     let config = must_client_config(&pki, &[("rm1", "127.0.0.1:1")]);
     let client = NmClient::new(&config.tls, Duration::from_secs(2))
         .with_not_ready_retry(Duration::from_millis(10), Duration::from_secs(30));
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let address = format!("127.0.0.1:{port}");
+    // Bound but not listening: dials are refused, and the port stays this test's. A port
+    // nobody holds could be taken by the client's own dial, which would connect to itself.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let port = socket.local_addr().unwrap().port();
     let container = pb::ContainerProto {
         id: Some(container_id(8)),
         node_id: Some(pb::NodeIdProto {
@@ -227,7 +226,11 @@ async fn a_node_that_is_not_listening_yet_is_dialed_again_until_it_takes_the_sta
     });
     // The node restarts: nothing listens for a while, so the first dials are refused.
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let nm = Nm::start_at(&pki, token("NMToken", NM_TOKEN), &address).await;
+    let nm = Nm::start_on(
+        &pki,
+        token("NMToken", NM_TOKEN),
+        socket.listen(128).unwrap(),
+    );
     start.await.unwrap().unwrap();
     assert_eq!(nm.state().running.get(&8), Some(&vec!["a".to_owned()]));
 }

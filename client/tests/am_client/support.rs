@@ -33,17 +33,17 @@ pub fn must_make_pki() -> Pki {
 
 /// A listener on 127.0.0.1 port 0, its address, and its TLS setting as `role`/`name`.
 pub async fn must_listen(pki: &Pki, role: Role, name: &str) -> (Incoming, String) {
-    must_listen_at(pki, role, name, "127.0.0.1:0").await
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    must_listen_on(pki, role, name, listener)
 }
 
-/// As [`must_listen`], on `address`.
-pub async fn must_listen_at(
+/// As [`must_listen`], on `listener`.
+pub fn must_listen_on(
     pki: &Pki,
     role: Role,
     name: &str,
-    address: &str,
+    listener: TcpListener,
 ) -> (Incoming, String) {
-    let listener = TcpListener::bind(address).await.unwrap();
     let address = listener.local_addr().unwrap().to_string();
     (Incoming::new(listener, &pki.tls(role, name)), address)
 }
