@@ -7,8 +7,10 @@
 //! May depend on `security` only; the NodeManager and the ResourceManager build their routes
 //! on it.
 
+mod hadoop_exception;
 mod remote_exception;
 mod web_server;
 
+pub use hadoop_exception::HadoopException;
 pub use remote_exception::{RemoteException, RemoteExceptionResponse};
 pub use web_server::{ServeError, WEB_SHUTDOWN_GRACE, WebCaller, WebListener, WebServer};

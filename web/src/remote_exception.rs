@@ -2,6 +2,8 @@
 
 use serde::Serialize;
 
+use crate::HadoopException;
+
 /// `{"RemoteException": {...}}`, the body of every refused REST request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RemoteExceptionResponse {
@@ -20,4 +22,17 @@ pub struct RemoteException {
     pub message: String,
     /// The exception's fully qualified Java class name.
     pub java_class_name: &'static str,
+}
+
+impl RemoteExceptionResponse {
+    /// The body refusing with `exception`, saying `message`.
+    pub fn new(exception: HadoopException, message: String) -> Self {
+        Self {
+            remote_exception: RemoteException {
+                exception: exception.name,
+                message,
+                java_class_name: exception.class,
+            },
+        }
+    }
 }

@@ -5,18 +5,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use yarn_proto::ProtoError;
 use yarn_proto::ids::{ContainerId, NodeId};
-use yarn_web::{RemoteException, RemoteExceptionResponse};
-
-/// Hadoop's exception for a request that names nothing the node has: simple and full name.
-const NOT_FOUND: (&str, &str) = (
-    "NotFoundException",
-    "org.apache.hadoop.yarn.webapp.NotFoundException",
-);
-/// Hadoop's exception for a request that cannot be understood: simple and full name.
-const BAD_REQUEST: (&str, &str) = (
-    "BadRequestException",
-    "org.apache.hadoop.yarn.webapp.BadRequestException",
-);
+use yarn_web::{HadoopException, RemoteExceptionResponse};
 
 /// A REST request the node cannot answer with a resource.
 ///
@@ -61,17 +50,13 @@ impl WebRefusal {
 
     /// The response body.
     pub fn remote_exception(&self) -> RemoteExceptionResponse {
-        let (exception, java_class_name) = match self {
-            Self::InvalidContainerId { .. } => BAD_REQUEST,
-            Self::ContainerNotFound { .. } | Self::NoSuchResource { .. } => NOT_FOUND,
+        let exception = match self {
+            Self::InvalidContainerId { .. } => HadoopException::BAD_REQUEST,
+            Self::ContainerNotFound { .. } | Self::NoSuchResource { .. } => {
+                HadoopException::NOT_FOUND
+            }
         };
-        RemoteExceptionResponse {
-            remote_exception: RemoteException {
-                exception,
-                message: self.to_string(),
-                java_class_name,
-            },
-        }
+        RemoteExceptionResponse::new(exception, self.to_string())
     }
 }
 

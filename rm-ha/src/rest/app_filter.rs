@@ -6,7 +6,7 @@ use crate::operations::RmError;
 
 /// The application states a query may name, as Hadoop spells them. NEW and NEW_SAVING exist in
 /// Hadoop but never in yarn-ha (an application is SUBMITTED once stored), so they select none.
-const APP_STATES: [&str; 8] = [
+pub(super) const APP_STATES: [&str; 8] = [
     "NEW",
     "NEW_SAVING",
     "SUBMITTED",
@@ -146,8 +146,12 @@ fn list(value: &str) -> impl Iterator<Item = String> + '_ {
         .map(str::to_owned)
 }
 
-/// The wire state for `name`.
-fn app_state(name: &str) -> Result<pb::YarnApplicationStateProto, RmError> {
+/// The wire state for `name`, any case.
+///
+/// # Errors
+///
+/// [`RmError::InvalidRequest`] on `states` for a state Hadoop does not have.
+pub(super) fn app_state(name: &str) -> Result<pb::YarnApplicationStateProto, RmError> {
     let upper = name.to_uppercase();
     if !APP_STATES.contains(&upper.as_str()) {
         return Err(RmError::invalid(
@@ -200,13 +204,7 @@ fn time(name: &str, value: &str) -> Result<i64, RmError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn query(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs
-            .iter()
-            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
-            .collect()
-    }
+    use crate::rest::query;
 
     fn report(
         state: pb::YarnApplicationStateProto,

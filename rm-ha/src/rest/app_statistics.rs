@@ -3,19 +3,8 @@
 use serde::Serialize;
 use yarn_proto::pb;
 
+use super::app_filter::{APP_STATES, app_state};
 use crate::operations::RmError;
-
-/// Hadoop's application states, in the order its answer lists them by default.
-const STATES: [&str; 8] = [
-    "NEW",
-    "NEW_SAVING",
-    "SUBMITTED",
-    "ACCEPTED",
-    "RUNNING",
-    "FINISHED",
-    "FAILED",
-    "KILLED",
-];
 
 /// What one query asks for: the states to count (every state when none is named) and at most
 /// one application type (any, written `*`, when none is named), as Hadoop allows.
@@ -64,22 +53,7 @@ impl AppStatistics {
             match name.as_str() {
                 "states" => {
                     for state in items {
-                        let upper = state.to_uppercase();
-                        let wire = STATES
-                            .contains(&upper.as_str())
-                            .then(|| pb::YarnApplicationStateProto::from_str_name(&upper))
-                            .flatten()
-                            .ok_or_else(|| {
-                                RmError::invalid(
-                                    "states",
-                                    format!(
-                                        "Invalid application-state {state} specified. It should \
-                                         be one of {}",
-                                        STATES.join(", ")
-                                    ),
-                                )
-                            })?;
-                        states.push(wire);
+                        states.push(app_state(state)?);
                     }
                 }
                 "applicationTypes" => types.extend(items.map(str::to_lowercase)),
@@ -103,7 +77,7 @@ impl AppStatistics {
             ));
         }
         if states.is_empty() {
-            states = STATES
+            states = APP_STATES
                 .iter()
                 .filter_map(|state| pb::YarnApplicationStateProto::from_str_name(state))
                 .collect();
@@ -150,13 +124,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    fn query(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs
-            .iter()
-            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
-            .collect()
-    }
+    use crate::rest::query;
 
     fn report(state: pb::YarnApplicationStateProto) -> pb::ApplicationReportProto {
         pb::ApplicationReportProto {

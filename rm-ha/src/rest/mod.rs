@@ -33,3 +33,12 @@ mod xml_negotiation;
 
 pub(crate) use rest_api::RestApi;
 pub(crate) use standby_redirect::StandbyRedirect;
+
+/// A query's `(name, value)` pairs from string literals, for tests.
+#[cfg(test)]
+fn query(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+        .collect()
+}

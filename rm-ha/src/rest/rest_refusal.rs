@@ -3,7 +3,7 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use yarn_web::{RemoteException, RemoteExceptionResponse};
+use yarn_web::{HadoopException, RemoteExceptionResponse};
 
 use crate::operations::RmError;
 
@@ -34,61 +34,39 @@ impl From<RmError> for RestRefusal {
     }
 }
 
-/// Hadoop's exception classes, simple and full name, for each kind of refusal.
-const NOT_FOUND: (&str, &str) = (
-    "NotFoundException",
-    "org.apache.hadoop.yarn.webapp.NotFoundException",
-);
-const BAD_REQUEST: (&str, &str) = (
-    "BadRequestException",
-    "org.apache.hadoop.yarn.webapp.BadRequestException",
-);
-const FORBIDDEN: (&str, &str) = (
-    "ForbiddenException",
-    "org.apache.hadoop.yarn.webapp.ForbiddenException",
-);
-const AUTHORIZATION: (&str, &str) = (
-    "AuthorizationException",
-    "org.apache.hadoop.security.authorize.AuthorizationException",
-);
-const UNAVAILABLE: (&str, &str) = (
-    "ServiceUnavailableException",
-    "org.apache.hadoop.yarn.webapp.ServiceUnavailableException",
-);
-const YARN_RUNTIME: (&str, &str) = (
-    "YarnRuntimeException",
-    "org.apache.hadoop.yarn.exceptions.YarnRuntimeException",
-);
-const NOT_IMPLEMENTED: (&str, &str) = (
-    "UnsupportedOperationException",
-    "java.lang.UnsupportedOperationException",
-);
-
 impl RestRefusal {
     /// The HTTP status and Hadoop exception this refusal is answered with.
-    fn status_and_exception(&self) -> (StatusCode, (&'static str, &'static str)) {
+    fn status_and_exception(&self) -> (StatusCode, HadoopException) {
         match self {
-            Self::NoSuchResource { .. } => (StatusCode::NOT_FOUND, NOT_FOUND),
-            Self::NotAUser { .. } => (StatusCode::FORBIDDEN, FORBIDDEN),
+            Self::NoSuchResource { .. } => (StatusCode::NOT_FOUND, HadoopException::NOT_FOUND),
+            Self::NotAUser { .. } => (StatusCode::FORBIDDEN, HadoopException::FORBIDDEN),
             Self::Operation(err) => match err {
                 RmError::ApplicationNotFound { .. } | RmError::NotFound { .. } => {
-                    (StatusCode::NOT_FOUND, NOT_FOUND)
+                    (StatusCode::NOT_FOUND, HadoopException::NOT_FOUND)
                 }
                 RmError::InvalidRequest { .. }
                 | RmError::PreconditionFailed { .. }
                 | RmError::Conflict { .. }
-                | RmError::ContainersRefused { .. } => (StatusCode::BAD_REQUEST, BAD_REQUEST),
-                RmError::AccessDenied { .. } => (StatusCode::FORBIDDEN, AUTHORIZATION),
+                | RmError::ContainersRefused { .. } => {
+                    (StatusCode::BAD_REQUEST, HadoopException::BAD_REQUEST)
+                }
+                RmError::AccessDenied { .. } => {
+                    (StatusCode::FORBIDDEN, HadoopException::AUTHORIZATION)
+                }
                 RmError::Unauthenticated { .. } | RmError::NotRegistered { .. } => {
-                    (StatusCode::UNAUTHORIZED, AUTHORIZATION)
+                    (StatusCode::UNAUTHORIZED, HadoopException::AUTHORIZATION)
                 }
-                RmError::NotLeader(_) | RmError::Unavailable { .. } | RmError::TimedOut { .. } => {
-                    (StatusCode::SERVICE_UNAVAILABLE, UNAVAILABLE)
+                RmError::NotLeader(_) | RmError::Unavailable { .. } | RmError::TimedOut { .. } => (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    HadoopException::SERVICE_UNAVAILABLE,
+                ),
+                RmError::Unsupported { .. } => {
+                    (StatusCode::NOT_IMPLEMENTED, HadoopException::UNSUPPORTED)
                 }
-                RmError::Unsupported { .. } => (StatusCode::NOT_IMPLEMENTED, NOT_IMPLEMENTED),
-                RmError::Exhausted { .. } | RmError::Internal { .. } => {
-                    (StatusCode::INTERNAL_SERVER_ERROR, YARN_RUNTIME)
-                }
+                RmError::Exhausted { .. } | RmError::Internal { .. } => (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    HadoopException::YARN_RUNTIME,
+                ),
             },
         }
     }
@@ -112,14 +90,8 @@ impl RestRefusal {
 /// ask again (`Retry-After`), as a standby without an active does.
 impl IntoResponse for RestRefusal {
     fn into_response(self) -> Response {
-        let (status, (exception, java_class_name)) = self.status_and_exception();
-        let body = RemoteExceptionResponse {
-            remote_exception: RemoteException {
-                exception,
-                message: self.message(),
-                java_class_name,
-            },
-        };
+        let (status, exception) = self.status_and_exception();
+        let body = RemoteExceptionResponse::new(exception, self.message());
         let mut response = (status, axum::Json(body)).into_response();
         if status == StatusCode::SERVICE_UNAVAILABLE {
             response.headers_mut().insert(
