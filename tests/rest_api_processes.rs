@@ -418,6 +418,18 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
     let node = &nodes["nodes"]["node"][0];
     assert_eq!(node["state"], "RUNNING", "{nodes}");
     let node_id = node["id"].as_str().unwrap().to_owned();
+    // The node's own Prometheus page, at the web address the RM reports for it.
+    let nm_web = node["nodeHTTPAddress"].as_str().unwrap().to_owned();
+    let nm_samples = scrape(&credentials, &format!("https://{nm_web}"));
+    assert!(
+        sample(&nm_samples, "yarn_nm_capacity_memory_megabytes") > 0.0,
+        "{nm_samples:?}"
+    );
+    assert!(
+        nm_samples
+            .contains_key(r#"yarn_nm_containers{execution_type="guaranteed",state="RUNNING"}"#),
+        "{nm_samples:?}"
+    );
     let by_id = curl(
         Some(&credentials),
         "GET",

@@ -7,6 +7,7 @@
 //!                                                                   │
 //!                                                            router (axum)
 //!      /ws/v1/node, /ws/v1/node/info ──> NodeInfo::describe(NodeDescription)
+//!      /metrics ──> NodeMetrics::render(reports, opportunistic status)  (Prometheus text)
 //!      /ws/v1/node/containers[/{id}] ──> ContainerManager::container_reports()
 //!                                        + the log directory's file names
 //!                                        ──> ContainerInfo::describe
@@ -22,11 +23,13 @@
 mod container_info;
 mod node_description;
 mod node_info;
+mod node_metrics;
 mod node_web;
 mod web_refusal;
 
 pub use container_info::{ContainerInfo, ContainerList, ContainerResponse, ContainersResponse};
 pub use node_description::NodeDescription;
 pub use node_info::{NodeInfo, NodeInfoResponse};
+pub use node_metrics::NodeMetrics;
 pub use node_web::router;
 pub use web_refusal::WebRefusal;

@@ -13,7 +13,7 @@ use yarn_proto::ids::ContainerId;
 
 use super::{
     ContainerInfo, ContainerList, ContainerResponse, ContainersResponse, NodeDescription, NodeInfo,
-    NodeInfoResponse, WebRefusal,
+    NodeInfoResponse, NodeMetrics, WebRefusal,
 };
 use crate::container_manager::{ContainerManager, ContainerReport};
 
@@ -22,6 +22,7 @@ use crate::container_manager::{ContainerManager, ContainerReport};
 struct NodeWeb {
     manager: Arc<ContainerManager>,
     node: Arc<NodeDescription>,
+    metrics: Arc<NodeMetrics>,
 }
 
 /// The NodeManager's web routes over `manager`, for the node `node` describes:
@@ -30,6 +31,7 @@ struct NodeWeb {
 /// - `GET /ws/v1/node/containers`: [`ContainersResponse`], every container the node knows;
 /// - `GET /ws/v1/node/containers/{containerid}`: [`ContainerResponse`], or 400 when the id does
 ///   not parse and 404 when the node does not know the container;
+/// - `GET /metrics`: the node's Prometheus page ([`NodeMetrics`]);
 /// - anything else: 404. Refusals carry Hadoop's `RemoteException` body ([`WebRefusal`]).
 ///
 /// Every route is read-only and open to any caller the transport let in (see
@@ -40,10 +42,12 @@ pub fn router(manager: Arc<ContainerManager>, node: NodeDescription) -> Router {
         .route("/ws/v1/node/info", get(node_info))
         .route("/ws/v1/node/containers", get(containers))
         .route("/ws/v1/node/containers/{containerid}", get(container))
+        .route("/metrics", get(prometheus_metrics))
         .fallback(no_such_resource)
         .with_state(NodeWeb {
             manager,
             node: Arc::new(node),
+            metrics: Arc::default(),
         })
 }
 
@@ -51,6 +55,21 @@ async fn node_info(State(web): State<NodeWeb>) -> Json<NodeInfoResponse> {
     Json(NodeInfoResponse {
         node_info: NodeInfo::describe(&web.node, &web.manager.opportunistic_status()),
     })
+}
+
+async fn prometheus_metrics(State(web): State<NodeWeb>) -> impl axum::response::IntoResponse {
+    let page = web.metrics.render(
+        &web.node,
+        &web.manager.container_reports(),
+        &web.manager.opportunistic_status(),
+    );
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        page,
+    )
 }
 
 async fn containers(State(web): State<NodeWeb>) -> Json<ContainersResponse> {

@@ -1,0 +1,187 @@
+//! [`NodeMetrics`]: the NodeManager's Prometheus page (`/metrics`), Hadoop's `NodeManagerMetrics`
+//! figures under Prometheus names.
+
+use metrics::gauge;
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
+
+use super::NodeDescription;
+use crate::container_manager::ContainerReport;
+use crate::container_scheduler::{ExecutionType, OpportunisticContainersStatus};
+
+/// The container states a node reports, as YARN names them.
+const STATES: [&str; 4] = ["NEW", "SCHEDULED", "RUNNING", "COMPLETE"];
+
+/// One node's metrics registry, apart from any other in the process.
+///
+/// Every figure is set at scrape time from what the node holds then: its containers by state
+/// and execution type, what its running containers hold, its capacity, and its opportunistic
+/// queue. Each label combination is set on every scrape, so a state no container is in any more
+/// reads 0 rather than its last count.
+pub struct NodeMetrics {
+    recorder: PrometheusRecorder,
+    handle: PrometheusHandle,
+}
+
+impl std::fmt::Debug for NodeMetrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NodeMetrics").finish_non_exhaustive()
+    }
+}
+
+impl Default for NodeMetrics {
+    fn default() -> Self {
+        let recorder = PrometheusBuilder::new().build_recorder();
+        let handle = recorder.handle();
+        Self { recorder, handle }
+    }
+}
+
+impl NodeMetrics {
+    /// The text page for the node `node` describes, holding `containers`, with the
+    /// opportunistic queue as `status` reports it.
+    pub fn render(
+        &self,
+        node: &NodeDescription,
+        containers: &[ContainerReport],
+        status: &OpportunisticContainersStatus,
+    ) -> String {
+        metrics::with_local_recorder(&self.recorder, || {
+            for execution_type in [ExecutionType::Guaranteed, ExecutionType::Opportunistic] {
+                let kind = type_label(execution_type);
+                let of_type = || {
+                    containers
+                        .iter()
+                        .filter(move |report| report.execution_type == execution_type)
+                };
+                for state in STATES {
+                    let count = of_type()
+                        .filter(|report| report.state_name() == state)
+                        .count();
+                    gauge!("yarn_nm_containers", "state" => state, "execution_type" => kind)
+                        .set(count as f64);
+                }
+                let running = || of_type().filter(|report| report.state_name() == "RUNNING");
+                let memory: u64 = running().map(|report| report.memory_mb).sum();
+                let vcores: u64 = running().map(|report| u64::from(report.vcores)).sum();
+                gauge!("yarn_nm_allocated_memory_megabytes", "execution_type" => kind)
+                    .set(memory as f64);
+                gauge!("yarn_nm_allocated_vcores", "execution_type" => kind).set(vcores as f64);
+            }
+            gauge!("yarn_nm_capacity_memory_megabytes").set(node.memory_mb as f64);
+            gauge!("yarn_nm_capacity_vcores").set(f64::from(node.vcores));
+            gauge!("yarn_nm_opportunistic_queued_containers")
+                .set(f64::from(status.queued_opportunistic_containers));
+            gauge!("yarn_nm_wait_queue_length").set(f64::from(status.wait_queue_length));
+            gauge!("yarn_nm_opportunistic_queue_capacity").set(f64::from(status.queue_capacity));
+        });
+        self.handle.render()
+    }
+}
+
+fn type_label(execution_type: ExecutionType) -> &'static str {
+    match execution_type {
+        ExecutionType::Guaranteed => "guaranteed",
+        ExecutionType::Opportunistic => "opportunistic",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
+    use yarn_proto::pb;
+
+    use super::*;
+
+    fn report(
+        n: i64,
+        state: pb::ContainerStateProto,
+        execution_type: ExecutionType,
+    ) -> ContainerReport {
+        let attempt = ApplicationAttemptId::new(ApplicationId::new(1_700, 1), 1);
+        ContainerReport {
+            container_id: ContainerId::new(attempt, 1, n).unwrap(),
+            user: "alice".to_owned(),
+            state,
+            pid: None,
+            exit_code: None,
+            diagnostics: String::new(),
+            memory_mb: 512,
+            vcores: 1,
+            execution_type,
+            log_dir: PathBuf::new(),
+        }
+    }
+
+    fn value(page: &str, series: &str) -> Option<f64> {
+        page.lines()
+            .find_map(|line| line.strip_prefix(series)?.trim().parse().ok())
+    }
+
+    #[test]
+    fn containers_by_state_and_type_what_they_hold_and_the_queue() {
+        let node = NodeDescription {
+            node_id: NodeId::new("h1", 8041),
+            memory_mb: 8192,
+            vcores: 8,
+            pmem_check_enabled: false,
+            started_at_ms: 0,
+        };
+        let running = pb::ContainerStateProto::CRunning;
+        let containers = [
+            report(1, running, ExecutionType::Guaranteed),
+            report(2, running, ExecutionType::Opportunistic),
+            report(
+                3,
+                pb::ContainerStateProto::CScheduled,
+                ExecutionType::Opportunistic,
+            ),
+        ];
+        let status = OpportunisticContainersStatus {
+            queued_opportunistic_containers: 1,
+            wait_queue_length: 1,
+            queue_capacity: 10,
+            ..OpportunisticContainersStatus::default()
+        };
+        let metrics = NodeMetrics::default();
+        let page = metrics.render(&node, &containers, &status);
+        let series = |name: &str| value(&page, name);
+        assert_eq!(
+            series(r#"yarn_nm_containers{state="RUNNING",execution_type="guaranteed"}"#),
+            Some(1.0),
+            "{page}"
+        );
+        assert_eq!(
+            series(r#"yarn_nm_containers{state="SCHEDULED",execution_type="opportunistic"}"#),
+            Some(1.0),
+            "{page}"
+        );
+        assert_eq!(
+            series(r#"yarn_nm_allocated_memory_megabytes{execution_type="opportunistic"}"#),
+            Some(512.0),
+            "{page}"
+        );
+        assert_eq!(
+            series("yarn_nm_capacity_memory_megabytes"),
+            Some(8192.0),
+            "{page}"
+        );
+        assert_eq!(
+            series("yarn_nm_opportunistic_queue_capacity"),
+            Some(10.0),
+            "{page}"
+        );
+
+        // A state no container is in any more reads 0 on the next scrape.
+        let page = metrics.render(&node, &[], &OpportunisticContainersStatus::default());
+        assert_eq!(
+            value(
+                &page,
+                r#"yarn_nm_containers{state="RUNNING",execution_type="guaranteed"}"#
+            ),
+            Some(0.0),
+            "{page}"
+        );
+    }
+}
