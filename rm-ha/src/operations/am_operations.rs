@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use yarn_proto::ids::{ApplicationAttemptId, ContainerId};
 use yarn_proto::pb;
 use yarn_proto::token_metadata::{AMRM_TOKEN_METADATA_KEY, PresentedToken};
-use yarn_scheduler::Resource;
+use yarn_scheduler::{Resource, SchedulerError};
 
 use super::RmError;
 use crate::applications::allocate_response::SplitAsks;
@@ -135,24 +135,30 @@ impl AmOperations {
             .scheduler()
             .with_reconciled(&self.state, &self.queues, &nodes, |leader| {
                 let scheduler = leader.scheduler_mut();
+                let refused = |field| move |err| scheduler_refusal(caller.attempt, field, &err);
                 scheduler
                     .update_asks(caller.attempt, &asks.guaranteed, releases)
-                    .map_err(|err| err.to_string())?;
+                    .map_err(refused("ask"))?;
                 scheduler
                     .update_blacklist(
                         caller.attempt,
                         &blacklist.blacklist_additions,
                         &blacklist.blacklist_removals,
                     )
-                    .map_err(|err| err.to_string())?;
-                let headroom = scheduler
-                    .headroom(caller.attempt)
-                    .map_err(|err| err.to_string())?;
-                let newly_asked = leader.update_opportunistic_asks(
-                    caller.attempt,
-                    &asks.opportunistic,
-                    self.opportunistic.max_allocations_per_heartbeat,
-                )?;
+                    .map_err(refused("blacklist_request"))?;
+                let headroom = scheduler.headroom(caller.attempt).map_err(refused("ask"))?;
+                let newly_asked = leader
+                    .update_opportunistic_asks(
+                        caller.attempt,
+                        &asks.opportunistic,
+                        self.opportunistic.max_allocations_per_heartbeat,
+                    )
+                    .map_err(|reason| {
+                        RmError::invalid(
+                            "ask",
+                            format!("allocate for {}: {reason}", caller.attempt),
+                        )
+                    })?;
                 // The cell is locked before the state is read, as everywhere.
                 let decisions = self.state.read(|state| {
                     let decisions = decide_updates(state, caller.attempt, updates, |key| {
@@ -167,13 +173,11 @@ impl AmOperations {
                     }
                     decisions
                 });
-                Ok::<_, String>((headroom, newly_asked, decisions))
+                Ok::<_, RmError>((headroom, newly_asked, decisions))
             })
             .await
             .map_err(|err| RmError::precondition(err.to_string()))?;
-        let (headroom, newly_asked, decisions) = outcome.map_err(|err| {
-            RmError::invalid("ask", format!("allocate for {}: {err}", caller.attempt))
-        })?;
+        let (headroom, newly_asked, decisions) = outcome?;
         if newly_asked > 0 {
             caller.leadership.count(|counts| {
                 counts.requested_centrally += newly_asked;
@@ -524,6 +528,28 @@ pub(super) fn resource_proto(resource: Resource) -> pb::ResourceProto {
     }
 }
 
+/// The error for the scheduler's refusal of `attempt`'s allocate, about the request's `field`.
+///
+/// An attempt (or application) the leader's scheduler does not know although the replicated
+/// state calls it current is one the scheduler has not recovered yet, as right after a failover
+/// while admissions are committed again: the AM is asked to retry (an allocate is deduplicated
+/// by its response id), not told its request is invalid, which would end its application.
+fn scheduler_refusal(
+    attempt: ApplicationAttemptId,
+    field: &'static str,
+    err: &SchedulerError,
+) -> RmError {
+    match err {
+        SchedulerError::UnknownApplication { .. } | SchedulerError::UnknownAttempt { .. } => {
+            RmError::unavailable(format!(
+                "allocate for {attempt}: {err}; the leader's scheduler has not recovered the \
+                 attempt yet, retry"
+            ))
+        }
+        _ => RmError::invalid(field, format!("allocate for {attempt}: {err}")),
+    }
+}
+
 /// The error for a registration or finish the state machine refused.
 fn refusal(attempt: ApplicationAttemptId, response: RmResponse) -> RmError {
     match response {
@@ -540,5 +566,53 @@ fn refusal(attempt: ApplicationAttemptId, response: RmResponse) -> RmError {
             ))
         }
         other => RmError::internal(format!("{attempt}: unexpected outcome {other:?}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use yarn_proto::ids::ApplicationId;
+
+    use super::*;
+
+    /// A scheduler that has not recovered the attempt yet asks the AM to retry; a request it
+    /// cannot take is invalid, naming the field.
+    #[test]
+    fn an_attempt_the_scheduler_has_not_recovered_is_retried_not_refused() {
+        let attempt = ApplicationAttemptId::new(ApplicationId::new(5, 1), 1);
+        let not_recovered =
+            scheduler_refusal(attempt, "ask", &SchedulerError::UnknownAttempt { attempt });
+        assert!(
+            matches!(not_recovered, RmError::Unavailable { .. }),
+            "{not_recovered:?}"
+        );
+        let unknown_application = scheduler_refusal(
+            attempt,
+            "ask",
+            &SchedulerError::UnknownApplication {
+                application: attempt.application_id,
+            },
+        );
+        assert!(
+            matches!(unknown_application, RmError::Unavailable { .. }),
+            "{unknown_application:?}"
+        );
+        let invalid = scheduler_refusal(
+            attempt,
+            "blacklist_request",
+            &SchedulerError::NoSuchQueue {
+                queue: "q".to_owned(),
+            },
+        );
+        assert!(
+            matches!(
+                invalid,
+                RmError::InvalidRequest {
+                    field: "blacklist_request",
+                    ..
+                }
+            ),
+            "{invalid:?}"
+        );
     }
 }

@@ -282,6 +282,12 @@ impl ResourceManager {
             },
             authorizer,
         };
+        let upkeep = Arc::clone(&metrics);
+        let upkeep_shutdown = shutdown.clone();
+        tasks.spawn(async move {
+            upkeep.keep_up(upkeep_shutdown).await;
+            Ok(())
+        });
         let rpc_metrics = RpcMetricsLayer {
             metrics: Arc::clone(&metrics),
         };

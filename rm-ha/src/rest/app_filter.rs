@@ -125,10 +125,11 @@ impl AppFilter {
             .is_none_or(|status| report.final_application_status() == status)
             && self.started.admits(report.start_time)
             && self.finished.admits(report.finish_time)
-            && self
-                .tags
-                .iter()
-                .all(|tag| report.application_tags.contains(tag))
+            && (self.tags.is_empty()
+                || self
+                    .tags
+                    .iter()
+                    .any(|tag| report.application_tags.contains(tag)))
             && self.name.as_ref().is_none_or(|name| &report.name == name)
     }
 
@@ -260,6 +261,11 @@ mod tests {
             "too late"
         );
         assert!(!filter.admits(&report(running, 150, &[])), "untagged");
+        let any_tag = AppFilter::parse(&query(&[("applicationTags", "nightly,hourly")])).unwrap();
+        assert!(
+            any_tag.admits(&report(running, 0, &["hourly"])),
+            "any listed tag matches"
+        );
     }
 
     #[test]

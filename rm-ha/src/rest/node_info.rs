@@ -94,8 +94,8 @@ pub(crate) struct NodeResponse {
 /// scheduler counts them; the OPPORTUNISTIC figures come from the node's last heartbeat, under
 /// Hadoop's names (`numRunningOpportContainers`, `usedVirtualCoresOpport`,
 /// `numQueuedContainers`, and `usedMemoryOpportGB`, which in Hadoop too carries the memory in
-/// MB despite its name). `nodeHTTPAddress` is empty for a node that is not running, as in
-/// Hadoop. yarn-ha does not check node health, so `healthReport` is empty and
+/// MB despite its name). `nodeHTTPAddress` is empty for an inactive node (lost,
+/// decommissioned, rebooted or shut down), as in Hadoop. yarn-ha does not check node health, so `healthReport` is empty and
 /// `lastHealthUpdate` 0.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -140,10 +140,10 @@ impl NodeInfo {
                 .trim_start_matches("NS_")
                 .to_owned(),
             node_host_name: id.map(|id| id.host).unwrap_or_default(),
-            node_http_address: if report.node_state() == pb::NodeStateProto::NsRunning {
-                report.http_address.clone()
-            } else {
+            node_http_address: if is_inactive(report.node_state()) {
                 String::new()
+            } else {
+                report.http_address.clone()
             },
             last_health_update: report.last_health_report_time,
             health_report: report.health_report.clone(),
@@ -163,6 +163,17 @@ impl NodeInfo {
             num_queued_containers: report.num_queued_opportunistic_containers,
         }
     }
+}
+
+/// Hadoop's inactive node states, whose web address is not reported.
+fn is_inactive(state: pb::NodeStateProto) -> bool {
+    matches!(
+        state,
+        pb::NodeStateProto::NsLost
+            | pb::NodeStateProto::NsDecommissioned
+            | pb::NodeStateProto::NsRebooted
+            | pb::NodeStateProto::NsShutdown
+    )
 }
 
 #[cfg(test)]

@@ -34,6 +34,10 @@ use crate::replica::{leader_rm_id, now_ms};
 use crate::state_machine::StateView;
 use crate::telemetry::{RaftFigures, RmMetrics};
 
+/// How long `/metrics` waits for the leader's confirmation before rendering without the
+/// leader's figures (Prometheus's scrape timeout defaults to 10 s).
+const LEADER_FIGURES_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// The largest request body the API reads; a larger one is answered 413.
 const MAX_BODY_BYTES: usize = 1024 * 1024;
 
@@ -133,13 +137,18 @@ impl FromRequestParts<RestApi> for RestCaller {
                 let pseudo: PseudoAuth = serde_urlencoded::from_str(query).map_err(|err| {
                     RmError::invalid("user.name", format!("the query does not parse: {err}"))
                 })?;
-                Ok(Self(match pseudo.user_name {
-                    Some(name) if !name.is_empty() => Caller::Peer(PeerIdentity {
+                match pseudo.user_name {
+                    Some(name) if !name.is_empty() => Ok(Self(Caller::Peer(PeerIdentity {
                         role: Role::User,
                         name,
-                    }),
-                    _ => Caller::Anonymous,
-                }))
+                    }))),
+                    // As Hadoop: reads as `dr.who`, writes only by a named user.
+                    _ if parts.method == axum::http::Method::GET => Ok(Self(Caller::Anonymous)),
+                    _ => Err(RmError::Unauthenticated {
+                        message: "Unable to obtain user name, user not authenticated".to_owned(),
+                    }
+                    .into()),
+                }
             }
         }
     }
@@ -173,15 +182,17 @@ async fn prometheus_metrics(State(api): State<RestApi>) -> Response {
         applied_index: metrics.last_applied.map_or(0, |id| id.index),
         snapshot_index: metrics.snapshot.map_or(0, |id| id.index),
     };
-    // The leader's figures only from a confirmed leader; a replica that just lost its
-    // leadership renders Raft's view alone rather than an error.
+    // The leader's figures only from a leader that confirms it within a second; one that just
+    // lost its leadership or its quorum renders Raft's view alone, in time for the scrape,
+    // rather than an error.
     let cluster = match api.operations.proposer.gate.require_leader() {
-        Ok(leadership) => api
-            .operations
-            .cluster_overview()
-            .await
-            .ok()
-            .map(|overview| (overview, leadership.counts())),
+        Ok(leadership) => {
+            tokio::time::timeout(LEADER_FIGURES_WAIT, api.operations.cluster_overview())
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .map(|overview| (overview, leadership.counts()))
+        }
         Err(_) => None,
     };
     (

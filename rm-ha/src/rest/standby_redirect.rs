@@ -46,6 +46,9 @@ pub(crate) fn route(
     }
     let refusal = gate.refusal(leader.as_deref());
     match &refusal.hint {
+        // A replica that leads in Raft but has not begun its epoch names itself: sending the
+        // client back to it would loop.
+        Some(hint) if hint.rm_id == refusal.replica => Routing::Unavailable(refusal),
         Some(hint) => {
             let query = query.map(|query| format!("?{query}")).unwrap_or_default();
             Routing::Redirect {
@@ -159,6 +162,18 @@ mod tests {
             "/ws/v1/cluster/apps",
             None,
             Serving::NotLeader { leader: None },
+        );
+        assert!(matches!(routing, Routing::Unavailable(_)), "{routing:?}");
+    }
+
+    #[test]
+    fn a_replica_that_names_itself_leader_refuses_for_now_rather_than_loop() {
+        let routing = routed(
+            "/ws/v1/cluster/apps",
+            None,
+            Serving::NotLeader {
+                leader: Some("rm2".to_owned()),
+            },
         );
         assert!(matches!(routing, Routing::Unavailable(_)), "{routing:?}");
     }

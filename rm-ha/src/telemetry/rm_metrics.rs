@@ -3,7 +3,9 @@
 use std::time::Duration;
 
 use metrics::{counter, gauge, histogram};
-use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
+use metrics_exporter_prometheus::{
+    Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
+};
 
 use crate::applications::ClusterOverview;
 use crate::scheduling::OpportunisticCounts;
@@ -13,6 +15,15 @@ use crate::scheduling::OpportunisticCounts;
 const LATENCY_BUCKETS: [f64; 12] = [
     0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0,
 ];
+
+/// Bucket bounds of the allocations-per-pass histogram.
+const ALLOCATION_BUCKETS: [f64; 10] = [
+    0.0, 1.0, 10.0, 100.0, 1_000.0, 5_000.0, 10_000.0, 50_000.0, 100_000.0, 500_000.0,
+];
+
+/// How often the recorder folds recorded histogram samples into its buckets; without it they
+/// pile up between scrapes (and forever if nobody scrapes).
+const UPKEEP_INTERVAL: Duration = Duration::from_secs(5);
 
 /// What this replica's Raft node reports, at scrape time.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -32,10 +43,12 @@ pub(crate) struct RaftFigures {
 /// One replica's metrics, apart from every other replica in the process (each has its own
 /// recorder, so in-process clusters do not mix their figures).
 ///
-/// Events are recorded as they happen (RPCs, scheduling passes); the cluster's figures are
-/// set at scrape time from what the caller read ([`render`](Self::render)): Raft's view on
-/// every replica, and the leader's view of applications, resources and nodes on the leader
-/// only, since a follower holds no node tracker. Names follow Prometheus conventions: the
+/// Events are recorded as they happen (RPCs, scheduling passes) in the replica's registry,
+/// which [`keep_up`](Self::keep_up) must run beside. The cluster's
+/// figures are rendered at scrape time, in a registry of their own made for that scrape, from
+/// what the caller read ([`render`](Self::render)): Raft's view on every replica, and the
+/// leader's view of applications, resources and nodes on the leader only (a follower holds no
+/// node tracker), so a replica that stopped leading shows none of its old leader figures. Names follow Prometheus conventions: the
 /// `yarn_` prefix, units in the name, `_total` for counters.
 pub(crate) struct RmMetrics {
     recorder: PrometheusRecorder,
@@ -57,9 +70,16 @@ impl Default for RmMetrics {
 impl RmMetrics {
     /// An empty registry.
     pub(crate) fn new() -> Self {
-        // `set_buckets` refuses only an empty list.
-        let recorder = PrometheusBuilder::new()
+        // The bucket setters refuse only an empty list.
+        let builder = PrometheusBuilder::new();
+        let builder = builder
             .set_buckets(&LATENCY_BUCKETS)
+            .unwrap_or_else(|_| PrometheusBuilder::new());
+        let recorder = builder
+            .set_buckets_for_metric(
+                Matcher::Full("yarn_scheduler_pass_allocations".to_owned()),
+                &ALLOCATION_BUCKETS,
+            )
             .unwrap_or_else(|_| PrometheusBuilder::new())
             .build_recorder();
         let handle = recorder.handle();
@@ -87,6 +107,18 @@ impl RmMetrics {
         });
     }
 
+    /// Folds recorded samples into the histograms every [`UPKEEP_INTERVAL`] until `shutdown`
+    /// is cancelled.
+    pub(crate) async fn keep_up(&self, shutdown: tokio_util::sync::CancellationToken) {
+        let mut ticks = tokio::time::interval(UPKEEP_INTERVAL);
+        loop {
+            tokio::select! {
+                () = shutdown.cancelled() => return,
+                _ = ticks.tick() => self.handle.run_upkeep(),
+            }
+        }
+    }
+
     /// The text page: the events recorded so far, and the figures of `raft` and, on the
     /// leader, of `cluster`.
     pub(crate) fn render(
@@ -94,7 +126,9 @@ impl RmMetrics {
         raft: RaftFigures,
         cluster: Option<(ClusterOverview, OpportunisticCounts)>,
     ) -> String {
-        metrics::with_local_recorder(&self.recorder, || {
+        let figures = PrometheusBuilder::new().build_recorder();
+        let figures_page = figures.handle();
+        metrics::with_local_recorder(&figures, || {
             gauge!("yarn_raft_term").set(raft.term as f64);
             gauge!("yarn_raft_leader").set(if raft.leader { 1.0 } else { 0.0 });
             gauge!("yarn_raft_last_log_index").set(raft.last_log_index as f64);
@@ -104,7 +138,9 @@ impl RmMetrics {
                 set_cluster(&overview, counts);
             }
         });
-        self.handle.render()
+        let mut page = self.handle.render();
+        page.push_str(&figures_page.render());
+        page
     }
 }
 
@@ -227,6 +263,23 @@ mod tests {
         let page = RmMetrics::new().render(RaftFigures::default(), None);
         assert_eq!(value(&page, "yarn_raft_leader"), Some(0.0), "{page}");
         assert!(!page.contains("yarn_applications"), "{page}");
+    }
+
+    /// A replica that stopped leading shows none of its old leader figures.
+    #[test]
+    fn a_former_leader_drops_its_leader_figures() {
+        let metrics = RmMetrics::new();
+        let overview = ClusterOverview {
+            apps_running: 2,
+            ..ClusterOverview::default()
+        };
+        let leading = metrics.render(
+            RaftFigures::default(),
+            Some((overview, OpportunisticCounts::default())),
+        );
+        assert!(leading.contains("yarn_applications"), "{leading}");
+        let deposed = metrics.render(RaftFigures::default(), None);
+        assert!(!deposed.contains("yarn_applications"), "{deposed}");
     }
 
     #[test]

@@ -10,7 +10,9 @@ use super::RmMetrics;
 
 /// The layer the replica's gRPC servers are built with: each call is recorded in
 /// [`RmMetrics`] under its protocol and method, the two parts of its gRPC path
-/// (`/yarn.ApplicationClientProtocol/getNewApplication`), once its answer is ready.
+/// (`/yarn.ApplicationClientProtocol/GetNewApplication`), once its answer is ready. A path no
+/// service serves (answered UNIMPLEMENTED) counts as `unknown`/`unknown`, so a caller cannot
+/// make up series.
 #[derive(Debug, Clone)]
 pub(crate) struct RpcMetricsLayer {
     pub(crate) metrics: Arc<RmMetrics>,
@@ -34,14 +36,17 @@ pub(crate) struct RpcMetricsService<S> {
     metrics: Arc<RmMetrics>,
 }
 
-impl<S, B, R> tower::Service<http::Request<B>> for RpcMetricsService<S>
+/// The `grpc-status` of a call no service serves.
+const UNIMPLEMENTED: &[u8] = b"12";
+
+impl<S, B, RB> tower::Service<http::Request<B>> for RpcMetricsService<S>
 where
-    S: tower::Service<http::Request<B>, Response = R>,
+    S: tower::Service<http::Request<B>, Response = http::Response<RB>>,
     S::Future: Send + 'static,
 {
-    type Response = R;
+    type Response = http::Response<RB>;
     type Error = S::Error;
-    type Future = Pin<Box<dyn Future<Output = Result<R, S::Error>> + Send>>;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, S::Error>> + Send>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)
@@ -54,14 +59,27 @@ where
         let answer = self.inner.call(request);
         Box::pin(async move {
             let answered = answer.await;
-            metrics.record_rpc(&protocol, &method, started.elapsed());
+            let served = answered.as_ref().is_ok_and(|response| {
+                response
+                    .headers()
+                    .get("grpc-status")
+                    .is_none_or(|status| status.as_bytes() != UNIMPLEMENTED)
+            });
+            if served {
+                metrics.record_rpc(&protocol, &method, started.elapsed());
+            } else {
+                metrics.record_rpc(UNKNOWN, UNKNOWN, started.elapsed());
+            }
             answered
         })
     }
 }
 
+/// The label of calls no service serves.
+const UNKNOWN: &str = "unknown";
+
 /// The service (without its package) and method of a gRPC path; a path of another shape is
-/// recorded whole as the method of protocol `unknown`, so no call goes uncounted.
+/// `unknown`/`unknown`.
 fn protocol_and_method(path: &str) -> (String, String) {
     let parts = path.strip_prefix('/').and_then(|rest| rest.split_once('/'));
     match parts {
@@ -69,7 +87,7 @@ fn protocol_and_method(path: &str) -> (String, String) {
             let protocol = service.rsplit('.').next().unwrap_or(service);
             (protocol.to_owned(), method.to_owned())
         }
-        _ => ("unknown".to_owned(), path.to_owned()),
+        _ => (UNKNOWN.to_owned(), UNKNOWN.to_owned()),
     }
 }
 
@@ -88,7 +106,7 @@ mod tests {
         );
         assert_eq!(
             protocol_and_method("/oddity"),
-            ("unknown".to_owned(), "/oddity".to_owned())
+            ("unknown".to_owned(), "unknown".to_owned())
         );
     }
 }
