@@ -542,6 +542,14 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
         apps.contains(&format!("<apps><app><id>{id}</id>")),
         "{apps}"
     );
+    let state = get_xml(
+        &credentials,
+        &format!("{base}/ws/v1/cluster/apps/{id}/state"),
+    );
+    assert!(
+        state.contains("<appstate><state>FINISHED</state></appstate>"),
+        "{state}"
+    );
     let missing = get_xml(
         &credentials,
         &format!("{base}/ws/v1/cluster/apps/application_1_9999"),
@@ -624,7 +632,7 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
     // A kill through the state resource.
     let job = cluster.spawn_dshell(&["--shell_command", "sleep 60", "--num_containers", "1"]);
     let running = cluster.running_application();
-    let bad_target = curl(
+    let same_state = curl(
         Some(&credentials),
         "PUT",
         &format!("{base}/ws/v1/cluster/apps/{running}/state"),
@@ -632,7 +640,26 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
         false,
     )
     .unwrap();
+    assert_eq!(same_state.status, 200, "{same_state:?}");
+    assert_eq!(same_state.json()["state"], "RUNNING", "{same_state:?}");
+    let bad_target = curl(
+        Some(&credentials),
+        "PUT",
+        &format!("{base}/ws/v1/cluster/apps/{running}/state"),
+        Some(r#"{"state":"FINISHED"}"#),
+        false,
+    )
+    .unwrap();
     assert_eq!(bad_target.status, 400, "{bad_target:?}");
+    let unknown = curl(
+        Some(&credentials),
+        "PUT",
+        &format!("{base}/ws/v1/cluster/apps/application_1_9999/state"),
+        Some(r#"{"state":"KILLED"}"#),
+        false,
+    )
+    .unwrap();
+    assert_eq!(unknown.status, 404, "{unknown:?}");
     let priority = curl(
         Some(&credentials),
         "PUT",
@@ -674,6 +701,13 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
     )
     .unwrap();
     assert!(matches!(kill.status, 200 | 202), "{kill:?}");
+    if kill.status == 202 {
+        assert_eq!(
+            kill.location.as_deref(),
+            Some(format!("{base}/ws/v1/cluster/apps/{running}/state").as_str()),
+            "{kill:?}"
+        );
+    }
     eventually("the application to be KILLED", || {
         (app_state(&credentials, &base, &running)? == "KILLED").then_some(())
     });

@@ -170,10 +170,12 @@ fn tracking_ui(
 }
 
 /// Hadoop's `appstate` object: `{"state": "KILLED"}`, both as an answer and as the body of a
-/// kill request.
+/// kill request, which may say why (`diagnostics`, kept in the application's diagnostics).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct AppStateInfo {
     pub(crate) state: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) diagnostics: Option<String>,
 }
 
 impl AppStateInfo {
@@ -181,6 +183,7 @@ impl AppStateInfo {
     pub(crate) fn of(report: &pb::ApplicationReportProto) -> Self {
         Self {
             state: report.yarn_application_state().as_str_name().to_owned(),
+            diagnostics: None,
         }
     }
 

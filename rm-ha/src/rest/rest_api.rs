@@ -27,7 +27,7 @@ use super::rest_refusal::RestRefusal;
 use super::scheduler_info::SchedulerResponse;
 use super::standby_redirect::StandbyRedirect;
 use super::submission_context_info::SubmissionContextInfo;
-use super::xml_negotiation::XmlNegotiation;
+use super::xml_negotiation::{XmlNegotiation, XmlRoot};
 use crate::operations::{ClientOperations, RmError};
 use crate::raft_types::RmTypeConfig;
 use crate::replica::{leader_rm_id, now_ms};
@@ -262,20 +262,9 @@ async fn submit_application(
             },
         )
         .await?;
-    let host = uri
-        .authority()
-        .map(ToString::to_string)
-        .or_else(|| {
-            headers
-                .get(axum::http::header::HOST)
-                .and_then(|host| host.to_str().ok())
-                .map(str::to_owned)
-        })
-        .unwrap_or_default();
-    let scheme = if api.tls { "https" } else { "http" };
     let location = format!(
-        "{scheme}://{host}{}/{}",
-        uri.path(),
+        "{}/{}",
+        request_url(&api, &uri, &headers),
         id.map(|id| id.to_string()).unwrap_or_default()
     );
     match axum::http::HeaderValue::try_from(location) {
@@ -308,51 +297,65 @@ async fn app_state(
     Path(app_id): Path<String>,
 ) -> Result<Response, RestRefusal> {
     let report = application_report(&api, &caller, &app_id).await?;
-    Ok(axum::Json(AppStateInfo::of(&report)).into_response())
+    Ok(unwrapped(
+        StatusCode::OK,
+        "appstate",
+        &AppStateInfo::of(&report),
+    ))
 }
 
-/// Hadoop's `PUT .../state` with `{"state": "KILLED"}`: 202 while the kill is under way, 200
-/// with the final state once the application has ended (so a repeated PUT answers 200).
+/// Hadoop's `PUT .../state` with `{"state": "KILLED"}`, in Hadoop's order: an unknown
+/// application is a 404; the state it is in already answers 200 with it; a target other than
+/// KILLED is a 400; a kill answers 200 once the application has ended, otherwise 202 with the
+/// state resource in `Location`, to be asked again.
 async fn put_app_state(
     State(api): State<RestApi>,
     RestCaller(caller): RestCaller,
     Path(app_id): Path<String>,
+    uri: axum::http::Uri,
+    headers: axum::http::HeaderMap,
     body: axum::body::Bytes,
 ) -> Result<Response, RestRefusal> {
     let id = parse_app_id(&app_id)?;
+    let before = application_report(&api, &caller, &app_id).await?;
     let wanted: AppStateInfo = parse_body(&body, "state")?;
+    let current = AppStateInfo::of(&before);
+    if wanted.state == current.state {
+        return Ok(unwrapped(StatusCode::OK, "appstate", &current));
+    }
     if wanted.state != "KILLED" {
         return Err(RmError::invalid(
             "state",
             format!(
-                "only the state KILLED may be requested, not {:?}",
+                "Only 'KILLED' is allowed as a target state, not {:?}",
                 wanted.state
             ),
         )
         .into());
     }
-    let before = application_report(&api, &caller, &app_id).await?;
-    let ended = AppStateInfo::of(&before);
-    if ended.is_final() {
-        return Ok(axum::Json(ended).into_response());
+    if current.is_final() {
+        return Ok(unwrapped(StatusCode::OK, "appstate", &current));
     }
     api.operations
         .force_kill_application(
             &caller,
             pb::KillApplicationRequestProto {
                 application_id: Some(id.into()),
-                diagnostics: String::new(),
+                diagnostics: wanted.diagnostics.unwrap_or_default(),
             },
         )
         .await?;
-    let after = application_report(&api, &caller, &app_id).await?;
-    let state = AppStateInfo::of(&after);
-    let status = if state.is_final() {
-        StatusCode::OK
-    } else {
-        StatusCode::ACCEPTED
-    };
-    Ok((status, axum::Json(state)).into_response())
+    let after = AppStateInfo::of(&application_report(&api, &caller, &app_id).await?);
+    if after.is_final() {
+        return Ok(unwrapped(StatusCode::OK, "appstate", &after));
+    }
+    let mut response = unwrapped(StatusCode::ACCEPTED, "appstate", &after);
+    if let Ok(location) = axum::http::HeaderValue::try_from(request_url(&api, &uri, &headers)) {
+        response
+            .headers_mut()
+            .insert(axum::http::header::LOCATION, location);
+    }
+    Ok(response)
 }
 
 async fn app_queue(
@@ -361,10 +364,10 @@ async fn app_queue(
     Path(app_id): Path<String>,
 ) -> Result<Response, RestRefusal> {
     let report = application_report(&api, &caller, &app_id).await?;
-    Ok(axum::Json(AppQueue {
+    let queue = AppQueue {
         queue: report.queue,
-    })
-    .into_response())
+    };
+    Ok(unwrapped(StatusCode::OK, "appqueue", &queue))
 }
 
 /// Hadoop's `PUT .../queue` with `{"queue": "..."}`: moves the application (a request for the
@@ -390,7 +393,8 @@ async fn put_app_queue(
             .await?;
     }
     let after = application_report(&api, &caller, &app_id).await?;
-    Ok(axum::Json(AppQueue { queue: after.queue }).into_response())
+    let queue = AppQueue { queue: after.queue };
+    Ok(unwrapped(StatusCode::OK, "appqueue", &queue))
 }
 
 async fn app_priority(
@@ -399,10 +403,10 @@ async fn app_priority(
     Path(app_id): Path<String>,
 ) -> Result<Response, RestRefusal> {
     let report = application_report(&api, &caller, &app_id).await?;
-    Ok(axum::Json(AppPriority {
+    let priority = AppPriority {
         priority: report.priority.map_or(0, |priority| priority.priority),
-    })
-    .into_response())
+    };
+    Ok(unwrapped(StatusCode::OK, "applicationpriority", &priority))
 }
 
 /// Hadoop's `PUT .../priority` with `{"priority": n}`: answers with the priority the
@@ -427,12 +431,12 @@ async fn put_app_priority(
             },
         )
         .await?;
-    Ok(axum::Json(AppPriority {
+    let priority = AppPriority {
         priority: changed
             .application_priority
             .map_or(wanted.priority, |priority| priority.priority),
-    })
-    .into_response())
+    };
+    Ok(unwrapped(StatusCode::OK, "applicationpriority", &priority))
 }
 
 async fn app_attempts(
@@ -481,7 +485,8 @@ async fn new_application(
     _caller: RestCaller,
 ) -> Result<Response, RestRefusal> {
     let response = api.operations.get_new_application().await?;
-    Ok(axum::Json(super::app_info::NewApplication::of(&response)).into_response())
+    let application = super::app_info::NewApplication::of(&response);
+    Ok(unwrapped(StatusCode::OK, "NewApplication", &application))
 }
 
 async fn nodes(
@@ -538,6 +543,30 @@ async fn no_such_resource(request: axum::extract::Request) -> RestRefusal {
     RestRefusal::NoSuchResource {
         path: request.uri().path().to_owned(),
     }
+}
+
+/// The URL a request was sent to, from its authority or `Host` header and its path.
+fn request_url(api: &RestApi, uri: &axum::http::Uri, headers: &axum::http::HeaderMap) -> String {
+    let host = uri
+        .authority()
+        .map(ToString::to_string)
+        .or_else(|| {
+            headers
+                .get(axum::http::header::HOST)
+                .and_then(|host| host.to_str().ok())
+                .map(str::to_owned)
+        })
+        .unwrap_or_default();
+    let scheme = if api.tls { "https" } else { "http" };
+    format!("{scheme}://{host}{}", uri.path())
+}
+
+/// `value` as the JSON answer of Hadoop's root-unwrapped kinds (`{"state": ...}`), which in
+/// XML sit under their own root element, `root`.
+fn unwrapped<T: serde::Serialize>(status: StatusCode, root: &'static str, value: &T) -> Response {
+    let mut response = (status, axum::Json(value)).into_response();
+    response.extensions_mut().insert(XmlRoot(root));
+    response
 }
 
 /// The JSON body of a write, whose one field is `field`.

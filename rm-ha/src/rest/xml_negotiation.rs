@@ -4,10 +4,14 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-/// The largest JSON answer turned into XML; larger ones are served as JSON.
+use super::rest_refusal::RestRefusal;
+use crate::operations::RmError;
+
+/// The largest JSON answer turned into XML; a larger one is refused (500) rather than served
+/// in the form the client did not ask for.
 const MAX_CONVERTED_BYTES: usize = 64 * 1024 * 1024;
 
 /// The prolog of Hadoop's XML answers.
@@ -16,6 +20,12 @@ const PROLOG: &str = r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"
 /// The middleware: a request whose `Accept` asks for XML (and not JSON) gets the handler's
 /// JSON answer in Hadoop's XML form ([`to_xml`]); every other request gets JSON.
 pub(crate) struct XmlNegotiation;
+
+/// The XML root element of an answer whose JSON form Hadoop writes without one (`appstate`,
+/// `appqueue`, `applicationpriority`, `NewApplication`), set as a response extension by its
+/// handler: the whole JSON object becomes that element's content.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct XmlRoot(pub(crate) &'static str);
 
 impl XmlNegotiation {
     /// Runs the handler and converts its JSON answer when XML was asked for.
@@ -36,11 +46,16 @@ impl XmlNegotiation {
         }
         let (mut parts, body) = response.into_parts();
         let Ok(bytes) = axum::body::to_bytes(body, MAX_CONVERTED_BYTES).await else {
-            return Response::from_parts(parts, Body::empty());
+            return RestRefusal::from(RmError::internal(format!(
+                "the answer is over {MAX_CONVERTED_BYTES} bytes, too large to convert to XML; \
+                 ask for JSON"
+            )))
+            .into_response();
         };
+        let root = parts.extensions.get::<XmlRoot>().copied();
         let xml = serde_json::from_slice::<Value>(&bytes)
             .ok()
-            .and_then(|value| to_xml(&value));
+            .and_then(|value| to_xml(&value, root));
         match xml {
             Some(xml) => {
                 parts.headers.insert(
@@ -62,21 +77,26 @@ fn wants_xml(accept: &str) -> bool {
     (names("application/xml") || names("text/xml")) && !names("application/json")
 }
 
-/// Hadoop's XML form of a JSON answer, which is always one object with one member (the root
-/// element): members become child elements in the answer's order (serde_json keeps it), an array repeats its member's element
+/// Hadoop's XML form of a JSON answer: the object under `root` when one is given (Hadoop's
+/// root-unwrapped kinds), otherwise an object with one member, the root element: members become child elements in the answer's order (serde_json keeps it), an array repeats its member's element
 /// once per item (JAXB's lists: `{"apps":{"app":[a,b]}}` is `<apps><app>a</app><app>b</app>
 /// </apps>`), null members are left out, and text is escaped. `None` for any other JSON.
-pub(crate) fn to_xml(value: &Value) -> Option<String> {
+pub(crate) fn to_xml(value: &Value, root: Option<XmlRoot>) -> Option<String> {
     let Value::Object(members) = value else {
         return None;
     };
-    let mut members = members.iter();
-    let (root, content) = members.next()?;
-    if members.next().is_some() {
-        return None;
-    }
     let mut xml = String::from(PROLOG);
-    element(&mut xml, root, content);
+    match root {
+        Some(XmlRoot(root)) => element(&mut xml, root, value),
+        None => {
+            let mut members = members.iter();
+            let (root, content) = members.next()?;
+            if members.next().is_some() {
+                return None;
+            }
+            element(&mut xml, root, content);
+        }
+    }
     Some(xml)
 }
 
@@ -152,14 +172,14 @@ mod tests {
     fn lists_repeat_their_element_and_empty_objects_close_at_once() {
         let apps = json!({"apps": {"app": [{"id": "a1", "progress": 100.0}, {"id": "a2", "progress": 0.0}]}});
         assert_eq!(
-            to_xml(&apps).unwrap(),
+            to_xml(&apps, None).unwrap(),
             format!(
                 "{PROLOG}<apps><app><id>a1</id><progress>100.0</progress></app>\
                  <app><id>a2</id><progress>0.0</progress></app></apps>"
             )
         );
         assert_eq!(
-            to_xml(&json!({"apps": {}})).unwrap(),
+            to_xml(&json!({"apps": {}}), None).unwrap(),
             format!("{PROLOG}<apps/>")
         );
     }
@@ -172,7 +192,7 @@ mod tests {
             "javaClassName": null,
         }});
         assert_eq!(
-            to_xml(&refusal).unwrap(),
+            to_xml(&refusal, None).unwrap(),
             format!(
                 "{PROLOG}<RemoteException><exception>BadRequestException</exception>\
                  <message>&lt;b&gt; &amp; &quot;q&quot;\u{FFFD}</message></RemoteException>"
@@ -182,8 +202,25 @@ mod tests {
 
     #[test]
     fn only_a_single_rooted_object_is_converted() {
-        assert_eq!(to_xml(&json!([1, 2])), None);
-        assert_eq!(to_xml(&json!({"a": 1, "b": 2})), None);
+        assert_eq!(to_xml(&json!([1, 2]), None), None);
+        assert_eq!(to_xml(&json!({"a": 1, "b": 2}), None), None);
+    }
+
+    #[test]
+    fn root_unwrapped_answers_sit_under_their_given_root() {
+        let new = json!({"application-id": "application_1_0001", "maximum-resource-capability": {"memory": 8, "vCores": 1}});
+        assert_eq!(
+            to_xml(&new, Some(XmlRoot("NewApplication"))).unwrap(),
+            format!(
+                "{PROLOG}<NewApplication><application-id>application_1_0001</application-id>\
+                 <maximum-resource-capability><memory>8</memory><vCores>1</vCores>\
+                 </maximum-resource-capability></NewApplication>"
+            )
+        );
+        assert_eq!(
+            to_xml(&json!({"state": "KILLED"}), Some(XmlRoot("appstate"))).unwrap(),
+            format!("{PROLOG}<appstate><state>KILLED</state></appstate>")
+        );
     }
 
     #[test]
