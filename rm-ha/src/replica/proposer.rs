@@ -37,19 +37,21 @@ impl Proposer {
 
     /// Waits until this replica is confirmed leader by a quorum and has applied everything
     /// committed so far, so a read that follows sees every acknowledged write; returns the
-    /// leadership the read is served by.
+    /// leadership serving once the barrier passed (not the one before it: a leadership that
+    /// ended while the barrier waited, even if this replica leads again, holds soft state no
+    /// read should use).
     ///
     /// # Errors
     ///
-    /// [`RmError::NotLeader`] when another replica leads; [`RmError::Unavailable`] when no
-    /// quorum answered in time.
+    /// [`RmError::NotLeader`] when another replica leads, before or after the barrier;
+    /// [`RmError::Unavailable`] when no quorum answered in time.
     pub(crate) async fn read_barrier(&self) -> Result<Arc<Leadership>, RmError> {
-        let leadership = self.gate.require_leader()?;
+        self.gate.require_leader()?;
         self.raft
             .read_barrier()
             .await
             .map_err(|err| self.error(err))?;
-        Ok(leadership)
+        self.gate.require_leader()
     }
 
     /// The one mapping of proposal errors to the operations' errors.
