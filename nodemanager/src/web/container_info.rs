@@ -58,8 +58,9 @@ pub struct ContainerInfo {
     /// The container's vcores.
     #[serde(rename = "totalVCoresNeeded")]
     pub total_vcores_needed: u64,
-    /// Empty: Hadoop links its container-log web page here, and yarn-ha serves no such page.
-    /// The files named in `container_log_files` lie in the node's first log directory under
+    /// Empty, where Hadoop puts the absolute URL of the container's log page: yarn-ha's page
+    /// is `/node/containerlogs/<container>/<user>` on this node's web address. The files named
+    /// in `container_log_files` lie in the node's first log directory under
     /// `<application>/<container>/`.
     pub container_logs_link: String,
     /// The node id, `host:port`.

@@ -8,6 +8,7 @@
 //!                                                            router (axum)
 //!      /ws/v1/node, /ws/v1/node/info ──> NodeInfo::describe(NodeDescription)
 //!      /metrics ──> NodeMetrics::render(reports, opportunistic status)  (Prometheus text)
+//!      /node, /node/allContainers, /node/containerlogs/... ──> HTML pages (node_pages)
 //!      /ws/v1/node/containers[/{id}] ──> ContainerManager::container_reports()
 //!                                        + the log directory's file names
 //!                                        ──> ContainerInfo::describe
@@ -24,6 +25,7 @@ mod container_info;
 mod node_description;
 mod node_info;
 mod node_metrics;
+mod node_pages;
 mod node_web;
 mod web_refusal;
 

@@ -19,9 +19,9 @@ use crate::container_manager::{ContainerManager, ContainerReport};
 
 /// What every handler reads.
 #[derive(Clone)]
-struct NodeWeb {
-    manager: Arc<ContainerManager>,
-    node: Arc<NodeDescription>,
+pub(super) struct NodeWeb {
+    pub(super) manager: Arc<ContainerManager>,
+    pub(super) node: Arc<NodeDescription>,
     metrics: Arc<NodeMetrics>,
 }
 
@@ -32,6 +32,7 @@ struct NodeWeb {
 /// - `GET /ws/v1/node/containers/{containerid}`: [`ContainerResponse`], or 400 when the id does
 ///   not parse and 404 when the node does not know the container;
 /// - `GET /metrics`: the node's Prometheus page ([`NodeMetrics`]);
+/// - the web UI's pages under `/node` (see `node_pages`);
 /// - anything else: 404. Refusals carry Hadoop's `RemoteException` body ([`WebRefusal`]).
 ///
 /// Every route is read-only and open to any caller the transport let in (see
@@ -43,6 +44,7 @@ pub fn router(manager: Arc<ContainerManager>, node: NodeDescription) -> Router {
         .route("/ws/v1/node/containers", get(containers))
         .route("/ws/v1/node/containers/{containerid}", get(container))
         .route("/metrics", get(prometheus_metrics))
+        .merge(super::node_pages::routes())
         .fallback(no_such_resource)
         .with_state(NodeWeb {
             manager,
@@ -117,7 +119,7 @@ async fn describe(web: &NodeWeb, report: &ContainerReport) -> ContainerInfo {
 /// The names of the regular files in `dir`, sorted. A directory that cannot be read lists
 /// nothing, as in Hadoop: it does not exist before the container's launch, and a listing is
 /// no reason to fail the whole answer.
-async fn log_files(dir: &Path) -> Vec<String> {
+pub(super) async fn log_files(dir: &Path) -> Vec<String> {
     let mut names = Vec::new();
     if let Err(err) = read_file_names(dir, &mut names).await {
         if err.kind() != io::ErrorKind::NotFound {

@@ -29,9 +29,37 @@ pub enum WebRefusal {
         /// This node.
         node_id: NodeId,
     },
+    /// The caller may not read the logs of a container: only its application's owner may.
+    #[error("user {caller} may not read the logs of {container_id}, which runs for {owner}")]
+    LogAccessDenied {
+        /// Who asked.
+        caller: String,
+        /// The container.
+        container_id: ContainerId,
+        /// The application's owner.
+        owner: String,
+    },
+    /// The container has no log file of that name.
+    #[error("container {container_id} has no log file {file:?}")]
+    LogFileNotFound {
+        /// The container.
+        container_id: ContainerId,
+        /// The name asked for.
+        file: String,
+    },
+    /// A log file that exists could not be read.
+    #[error("cannot read log file {file:?} of container {container_id}: {reason}")]
+    LogFileUnreadable {
+        /// The container.
+        container_id: ContainerId,
+        /// The file.
+        file: String,
+        /// The error.
+        reason: String,
+    },
     /// Nothing is served at the path.
     #[error(
-        "no NodeManager web resource at {path}; see /ws/v1/node/info and /ws/v1/node/containers"
+        "no NodeManager web resource at {path}; see /node, /ws/v1/node/info and /ws/v1/node/containers"
     )]
     NoSuchResource {
         /// The path asked for.
@@ -44,7 +72,11 @@ impl WebRefusal {
     pub fn status(&self) -> StatusCode {
         match self {
             Self::InvalidContainerId { .. } => StatusCode::BAD_REQUEST,
-            Self::ContainerNotFound { .. } | Self::NoSuchResource { .. } => StatusCode::NOT_FOUND,
+            Self::ContainerNotFound { .. }
+            | Self::NoSuchResource { .. }
+            | Self::LogFileNotFound { .. } => StatusCode::NOT_FOUND,
+            Self::LogAccessDenied { .. } => StatusCode::FORBIDDEN,
+            Self::LogFileUnreadable { .. } => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
@@ -52,9 +84,11 @@ impl WebRefusal {
     pub fn remote_exception(&self) -> RemoteExceptionResponse {
         let exception = match self {
             Self::InvalidContainerId { .. } => HadoopException::BAD_REQUEST,
-            Self::ContainerNotFound { .. } | Self::NoSuchResource { .. } => {
-                HadoopException::NOT_FOUND
-            }
+            Self::ContainerNotFound { .. }
+            | Self::NoSuchResource { .. }
+            | Self::LogFileNotFound { .. } => HadoopException::NOT_FOUND,
+            Self::LogAccessDenied { .. } => HadoopException::FORBIDDEN,
+            Self::LogFileUnreadable { .. } => HadoopException::YARN_RUNTIME,
         };
         RemoteExceptionResponse::new(exception, self.to_string())
     }

@@ -222,6 +222,39 @@ fn container_report(
     })
 }
 
+/// Fills in where each of `reports` runs on the web: its node's web address (as `host:port`,
+/// from the node's registration with this leader) and the node's log page of the container,
+/// Hadoop's `<scheme>://<node web address>/node/containerlogs/<container>/<user>`. A container
+/// on a node this leader has not heard from keeps both empty.
+pub fn locate_containers(
+    reports: &mut [pb::ContainerReportProto],
+    tracker: &NodeTracker,
+    user: &str,
+    scheme: &str,
+) {
+    for report in reports {
+        let node = report
+            .node_id
+            .clone()
+            .and_then(|node| NodeId::try_from(node).ok());
+        let Some((node, tracked)) = node.and_then(|node| tracker.get(&node).map(|t| (node, t)))
+        else {
+            continue;
+        };
+        let Some(container) = report
+            .container_id
+            .and_then(|id| ContainerId::try_from(id).ok())
+        else {
+            continue;
+        };
+        report.node_http_address = format!("{}:{}", node.host, tracked.http_port);
+        report.log_url = format!(
+            "{scheme}://{}/node/containerlogs/{container}/{user}",
+            report.node_http_address
+        );
+    }
+}
+
 /// The reports of the nodes `tracker` knows, in the given states (all when `states` is empty),
 /// with their use computed from the live containers of `state`, and their opportunistic load
 /// from their last heartbeat.

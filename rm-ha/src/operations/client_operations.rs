@@ -37,6 +37,9 @@ pub(crate) struct ClientOperations {
     pub(crate) submission_limits: SubmissionLimits,
     /// How much of a kill's diagnostics is kept.
     pub(crate) diagnostics_limit: DiagnosticsLimit,
+    /// The scheme of the NodeManagers' web pages (`https`, or `http` with
+    /// `yarn.tls.enabled=false`), for the container log links of container reports.
+    pub(crate) node_web_scheme: &'static str,
 }
 
 impl ClientOperations {
@@ -570,11 +573,14 @@ impl ClientOperations {
         request: pb::GetContainersRequestProto,
     ) -> Result<pb::GetContainersResponseProto, RmError> {
         let attempt = attempt_id(request.application_attempt_id, "GetContainers")?;
-        self.proposer.read_barrier().await?;
-        self.application(attempt.application_id, |_| ())?;
-        let containers = self
+        let leadership = self.proposer.read_barrier().await?;
+        let user = self.application(attempt.application_id, |app| app.user.clone())?;
+        let mut containers = self
             .state
             .read(|state| reports::container_reports(state, attempt));
+        leadership.nodes(|tracker| {
+            reports::locate_containers(&mut containers, tracker, &user, self.node_web_scheme);
+        });
         Ok(pb::GetContainersResponseProto { containers })
     }
 

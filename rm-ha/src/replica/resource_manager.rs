@@ -291,6 +291,13 @@ impl ResourceManager {
         let rpc_metrics = RpcMetricsLayer {
             metrics: Arc::clone(&metrics),
         };
+        // Every daemon of a cluster shares `yarn.tls.enabled`: the NodeManagers' web pages use
+        // the scheme this replica's does.
+        let web_scheme = if tls.server_config().is_some() {
+            "https"
+        } else {
+            "http"
+        };
         let client_operations = Arc::new(ClientOperations {
             proposer: Proposer {
                 raft: proposer.clone(),
@@ -301,6 +308,7 @@ impl ResourceManager {
             max_attempts: config.am_max_attempts,
             submission_limits: config.submission_limits,
             diagnostics_limit: config.diagnostics_limit,
+            node_web_scheme: web_scheme,
         });
         let client_service = ClientService {
             operations: Arc::clone(&client_operations),
@@ -314,14 +322,11 @@ impl ResourceManager {
             started_on_ms: now_ms(),
             metrics: Arc::clone(&metrics),
             tls: tls.server_config().is_some(),
+            ha: config.ha.clone(),
         }
         .router(StandbyRedirect {
             gate: gate("web", |e| &e.webapp),
-            scheme: if tls.server_config().is_some() {
-                "https"
-            } else {
-                "http"
-            },
+            scheme: web_scheme,
         });
         let webapp_address = local_addr(&listeners.webapp)?;
         let web = WebServer::new(listeners.webapp, webapp_address, &tls, rest);

@@ -21,24 +21,24 @@ struct AppAttemptList {
 
 /// Hadoop's `appAttempt` object, its fields in Hadoop's order.
 ///
-/// The AM container's id and node come from the attempt's container reports; an attempt
-/// without an AM container (not allocated yet, or unmanaged) has them empty, as in Hadoop.
-/// yarn-ha keeps no per-attempt blacklist, so `blacklistedNodes` is empty, and no log page of
-/// the RM links a container's logs, so `logsLink` and `nodeHttpAddress` are empty too.
+/// The AM container's id, node, node web address and log page (`logsLink`) come from the
+/// attempt's container reports; an attempt without an AM container (not allocated yet, or
+/// unmanaged) has them empty, as in Hadoop. yarn-ha keeps no per-attempt blacklist, so
+/// `blacklistedNodes` is empty.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct AppAttemptInfo {
+pub(super) struct AppAttemptInfo {
     /// The attempt number, 1 for the first.
-    id: i32,
-    start_time: i64,
-    finished_time: i64,
-    container_id: String,
-    node_http_address: String,
-    node_id: String,
-    logs_link: String,
-    blacklisted_nodes: String,
-    app_attempt_id: String,
-    app_attempt_state: String,
+    pub(super) id: i32,
+    pub(super) start_time: i64,
+    pub(super) finished_time: i64,
+    pub(super) container_id: String,
+    pub(super) node_http_address: String,
+    pub(super) node_id: String,
+    pub(super) logs_link: String,
+    pub(super) blacklisted_nodes: String,
+    pub(super) app_attempt_id: String,
+    pub(super) app_attempt_state: String,
 }
 
 impl AppAttemptsResponse {
@@ -61,7 +61,8 @@ impl AppAttemptsResponse {
 }
 
 impl AppAttemptInfo {
-    fn describe(
+    /// The object for `attempt`, whose containers' reports are `containers`.
+    pub(super) fn describe(
         attempt: &pb::ApplicationAttemptReportProto,
         containers: &[pb::ContainerReportProto],
     ) -> Self {
@@ -71,15 +72,15 @@ impl AppAttemptInfo {
         let am_container = attempt
             .am_container_id
             .and_then(|id| ContainerId::try_from(id).ok());
-        let am_node = am_container
-            .and_then(|am| {
-                containers.iter().find(|report| {
-                    report
-                        .container_id
-                        .and_then(|id| ContainerId::try_from(id).ok())
-                        == Some(am)
-                })
+        let am_report = am_container.and_then(|am| {
+            containers.iter().find(|report| {
+                report
+                    .container_id
+                    .and_then(|id| ContainerId::try_from(id).ok())
+                    == Some(am)
             })
+        });
+        let am_node = am_report
             .and_then(|report| report.node_id.clone())
             .and_then(|node| NodeId::try_from(node).ok());
         Self {
@@ -87,9 +88,13 @@ impl AppAttemptInfo {
             start_time: attempt.start_time,
             finished_time: attempt.finish_time,
             container_id: am_container.map(|id| id.to_string()).unwrap_or_default(),
-            node_http_address: String::new(),
+            node_http_address: am_report
+                .map(|report| report.node_http_address.clone())
+                .unwrap_or_default(),
             node_id: am_node.map(|node| node.to_string()).unwrap_or_default(),
-            logs_link: String::new(),
+            logs_link: am_report
+                .map(|report| report.log_url.clone())
+                .unwrap_or_default(),
             blacklisted_nodes: String::new(),
             app_attempt_id: id.map(|id| id.to_string()).unwrap_or_default(),
             app_attempt_state: attempt
@@ -123,6 +128,8 @@ mod tests {
         let containers = [pb::ContainerReportProto {
             container_id: Some(am.into()),
             node_id: Some(NodeId::new("h1", 8041).into()),
+            node_http_address: "h1:8042".to_owned(),
+            log_url: format!("https://h1:8042/node/containerlogs/{am}/alice"),
             ..Default::default()
         }];
         let body = serde_json::to_value(AppAttemptsResponse::of(&[(report, containers.to_vec())]))
@@ -134,9 +141,9 @@ mod tests {
                 "startTime": 5,
                 "finishedTime": 0,
                 "containerId": am.to_string(),
-                "nodeHttpAddress": "",
+                "nodeHttpAddress": "h1:8042",
                 "nodeId": "h1:8041",
-                "logsLink": "",
+                "logsLink": format!("https://h1:8042/node/containerlogs/{am}/alice"),
                 "blacklistedNodes": "",
                 "appAttemptId": "appattempt_1700_0003_000001",
                 "appAttemptState": "RUNNING",

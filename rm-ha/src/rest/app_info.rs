@@ -42,44 +42,44 @@ pub(crate) struct AppResponse {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct AppInfo {
-    id: String,
-    user: String,
-    name: String,
-    queue: String,
-    state: String,
-    final_status: String,
-    progress: f32,
+    pub(super) id: String,
+    pub(super) user: String,
+    pub(super) name: String,
+    pub(super) queue: String,
+    pub(super) state: String,
+    pub(super) final_status: String,
+    pub(super) progress: f32,
     #[serde(rename = "trackingUI")]
-    tracking_ui: &'static str,
+    pub(super) tracking_ui: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    tracking_url: Option<String>,
-    diagnostics: String,
-    cluster_id: i64,
-    application_type: String,
-    application_tags: String,
-    priority: i32,
-    started_time: i64,
-    finished_time: i64,
-    elapsed_time: i64,
+    pub(super) tracking_url: Option<String>,
+    pub(super) diagnostics: String,
+    pub(super) cluster_id: i64,
+    pub(super) application_type: String,
+    pub(super) application_tags: String,
+    pub(super) priority: i32,
+    pub(super) started_time: i64,
+    pub(super) finished_time: i64,
+    pub(super) elapsed_time: i64,
     #[serde(rename = "amRPCAddress", skip_serializing_if = "Option::is_none")]
-    am_rpc_address: Option<String>,
+    pub(super) am_rpc_address: Option<String>,
     #[serde(rename = "allocatedMB")]
-    allocated_mb: i64,
+    pub(super) allocated_mb: i64,
     #[serde(rename = "allocatedVCores")]
-    allocated_vcores: i64,
+    pub(super) allocated_vcores: i64,
     #[serde(rename = "reservedMB")]
-    reserved_mb: i64,
+    pub(super) reserved_mb: i64,
     #[serde(rename = "reservedVCores")]
-    reserved_vcores: i64,
-    running_containers: i64,
-    memory_seconds: i64,
-    vcore_seconds: i64,
+    pub(super) reserved_vcores: i64,
+    pub(super) running_containers: i64,
+    pub(super) memory_seconds: i64,
+    pub(super) vcore_seconds: i64,
     #[serde(rename = "preemptedResourceMB")]
-    preempted_resource_mb: i64,
-    preempted_resource_v_cores: i32,
-    num_non_a_m_container_preempted: i32,
-    num_a_m_container_preempted: i32,
-    unmanaged_application: bool,
+    pub(super) preempted_resource_mb: i64,
+    pub(super) preempted_resource_v_cores: i32,
+    pub(super) num_non_a_m_container_preempted: i32,
+    pub(super) num_a_m_container_preempted: i32,
+    pub(super) unmanaged_application: bool,
 }
 
 impl AppInfo {

@@ -21,34 +21,34 @@ pub(crate) struct ClusterMetricsResponse {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ClusterMetricsInfo {
-    apps_submitted: u64,
-    apps_completed: u64,
-    apps_pending: u64,
-    apps_running: u64,
-    apps_failed: u64,
-    apps_killed: u64,
+    pub(super) apps_submitted: u64,
+    pub(super) apps_completed: u64,
+    pub(super) apps_pending: u64,
+    pub(super) apps_running: u64,
+    pub(super) apps_failed: u64,
+    pub(super) apps_killed: u64,
     #[serde(rename = "reservedMB")]
-    reserved_mb: u64,
+    pub(super) reserved_mb: u64,
     #[serde(rename = "availableMB")]
-    available_mb: u64,
+    pub(super) available_mb: u64,
     #[serde(rename = "allocatedMB")]
-    allocated_mb: u64,
+    pub(super) allocated_mb: u64,
     #[serde(rename = "totalMB")]
-    total_mb: u64,
-    reserved_virtual_cores: u64,
-    available_virtual_cores: u64,
-    allocated_virtual_cores: u64,
-    total_virtual_cores: u64,
-    containers_allocated: u64,
-    containers_reserved: u64,
-    containers_pending: u64,
-    total_nodes: u64,
-    active_nodes: u64,
-    lost_nodes: u64,
-    unhealthy_nodes: u64,
-    decommissioned_nodes: u64,
-    rebooted_nodes: u64,
-    shutdown_nodes: u64,
+    pub(super) total_mb: u64,
+    pub(super) reserved_virtual_cores: u64,
+    pub(super) available_virtual_cores: u64,
+    pub(super) allocated_virtual_cores: u64,
+    pub(super) total_virtual_cores: u64,
+    pub(super) containers_allocated: u64,
+    pub(super) containers_reserved: u64,
+    pub(super) containers_pending: u64,
+    pub(super) total_nodes: u64,
+    pub(super) active_nodes: u64,
+    pub(super) lost_nodes: u64,
+    pub(super) unhealthy_nodes: u64,
+    pub(super) decommissioned_nodes: u64,
+    pub(super) rebooted_nodes: u64,
+    pub(super) shutdown_nodes: u64,
 }
 
 impl ClusterMetricsInfo {

@@ -23,12 +23,14 @@ mod app_info;
 mod app_statistics;
 mod cluster_info;
 mod cluster_metrics_info;
+mod container_info;
 mod node_info;
 mod rest_api;
 mod rest_refusal;
 mod scheduler_info;
 mod standby_redirect;
 mod submission_context_info;
+mod ui;
 mod xml_negotiation;
 
 pub(crate) use rest_api::RestApi;

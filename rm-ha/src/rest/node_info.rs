@@ -100,26 +100,26 @@ pub(crate) struct NodeResponse {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct NodeInfo {
-    rack: String,
-    state: String,
-    id: String,
-    node_host_name: String,
+    pub(super) rack: String,
+    pub(super) state: String,
+    pub(super) id: String,
+    pub(super) node_host_name: String,
     #[serde(rename = "nodeHTTPAddress")]
-    node_http_address: String,
-    last_health_update: i64,
-    health_report: String,
-    num_containers: i32,
+    pub(super) node_http_address: String,
+    pub(super) last_health_update: i64,
+    pub(super) health_report: String,
+    pub(super) num_containers: i32,
     #[serde(rename = "usedMemoryMB")]
-    used_memory_mb: i64,
+    pub(super) used_memory_mb: i64,
     #[serde(rename = "availMemoryMB")]
-    avail_memory_mb: i64,
-    used_virtual_cores: i64,
-    available_virtual_cores: i64,
-    num_running_opport_containers: i32,
+    pub(super) avail_memory_mb: i64,
+    pub(super) used_virtual_cores: i64,
+    pub(super) available_virtual_cores: i64,
+    pub(super) num_running_opport_containers: i32,
     #[serde(rename = "usedMemoryOpportGB")]
-    used_memory_opport_gb: i64,
-    used_virtual_cores_opport: i64,
-    num_queued_containers: i32,
+    pub(super) used_memory_opport_gb: i64,
+    pub(super) used_virtual_cores_opport: i64,
+    pub(super) num_queued_containers: i32,
 }
 
 impl NodeInfo {

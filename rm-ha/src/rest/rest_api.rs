@@ -11,7 +11,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use openraft::Raft;
 use serde::Deserialize;
-use yarn_proto::ids::{ApplicationId, NodeId};
+use yarn_conf::RmHaConfig;
+use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_proto::pb;
 use yarn_security::{Caller, PeerIdentity, Role};
 use yarn_web::WebCaller;
@@ -22,6 +23,7 @@ use super::app_info::{AppInfo, AppPriority, AppQueue, AppResponse, AppStateInfo,
 use super::app_statistics::AppStatistics;
 use super::cluster_info::{ClusterInfo, ReplicaRole};
 use super::cluster_metrics_info::ClusterMetricsInfo;
+use super::container_info::{ContainerInfo, ContainerResponse, ContainersResponse};
 use super::node_info::{NodeInfo, NodeResponse, NodesResponse};
 use super::rest_refusal::RestRefusal;
 use super::scheduler_info::SchedulerResponse;
@@ -57,6 +59,8 @@ pub(crate) struct RestApi {
     pub(crate) tls: bool,
     /// What `/metrics` renders.
     pub(crate) metrics: Arc<RmMetrics>,
+    /// The group's members and their addresses, for the overview page.
+    pub(crate) ha: RmHaConfig,
 }
 
 impl RestApi {
@@ -82,6 +86,14 @@ impl RestApi {
                 get(app_attempts),
             )
             .route(
+                "/ws/v1/cluster/apps/{app_id}/appattempts/{attempt_id}/containers",
+                get(attempt_containers),
+            )
+            .route(
+                "/ws/v1/cluster/apps/{app_id}/appattempts/{attempt_id}/containers/{container_id}",
+                get(attempt_container),
+            )
+            .route(
                 "/ws/v1/cluster/apps/{app_id}/queue",
                 get(app_queue).put(put_app_queue),
             )
@@ -92,6 +104,7 @@ impl RestApi {
             .route("/ws/v1/cluster/appstatistics", get(app_statistics))
             .route("/ws/v1/cluster/nodes", get(nodes))
             .route("/ws/v1/cluster/nodes/{node_id}", get(node))
+            .merge(super::ui::routes())
             .fallback(no_such_resource)
             .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
             .layer(middleware::from_fn(XmlNegotiation::layer))
@@ -105,7 +118,7 @@ impl RestApi {
 
 /// The caller of one request: its certificate's user, or on a plaintext endpoint the
 /// `user.name` of Hadoop's pseudo authentication (`dr.who` without one).
-struct RestCaller(Caller);
+pub(super) struct RestCaller(pub(super) Caller);
 
 #[derive(Deserialize)]
 struct PseudoAuth {
@@ -227,18 +240,28 @@ async fn apps(
     Query(query): Query<Vec<(String, String)>>,
 ) -> Result<Response, RestRefusal> {
     let filter = AppFilter::parse(&query)?;
+    let apps = select_apps(&api, &caller, &filter).await?;
+    Ok(axum::Json(AppsResponse::of(apps)).into_response())
+}
+
+/// The applications `filter` selects, as `caller` may see them, newest first.
+pub(super) async fn select_apps(
+    api: &RestApi,
+    caller: &Caller,
+    filter: &AppFilter,
+) -> Result<Vec<AppInfo>, RmError> {
     let reports = api
         .operations
-        .get_applications(&caller, filter.request())
+        .get_applications(caller, filter.request())
         .await?
         .applications;
-    let apps: Vec<AppInfo> = reports
+    let now = now_ms();
+    Ok(reports
         .iter()
         .filter(|report| filter.admits(report))
         .take(filter.limit())
-        .map(|report| AppInfo::describe(report, now_ms()))
-        .collect();
-    Ok(axum::Json(AppsResponse::of(apps)).into_response())
+        .map(|report| AppInfo::describe(report, now))
+        .collect())
 }
 
 /// Hadoop's `POST /apps`: submits the `application-submission-context` in the body and answers
@@ -445,6 +468,21 @@ async fn app_attempts(
     Path(app_id): Path<String>,
 ) -> Result<Response, RestRefusal> {
     let id = parse_app_id(&app_id)?;
+    let attempts = attempts_with_containers(&api, id).await?;
+    Ok(axum::Json(AppAttemptsResponse::of(&attempts)).into_response())
+}
+
+/// The attempts of application `id`, oldest first, each with its containers' reports.
+pub(super) async fn attempts_with_containers(
+    api: &RestApi,
+    id: ApplicationId,
+) -> Result<
+    Vec<(
+        pb::ApplicationAttemptReportProto,
+        Vec<pb::ContainerReportProto>,
+    )>,
+    RmError,
+> {
     let attempts = api
         .operations
         .get_application_attempts(pb::GetApplicationAttemptsRequestProto {
@@ -463,7 +501,93 @@ async fn app_attempts(
             .containers;
         described.push((attempt, containers));
     }
-    Ok(axum::Json(AppAttemptsResponse::of(&described)).into_response())
+    Ok(described)
+}
+
+async fn attempt_containers(
+    State(api): State<RestApi>,
+    _caller: RestCaller,
+    Path((app_id, attempt_id)): Path<(String, String)>,
+) -> Result<Response, RestRefusal> {
+    let reports = attempt_container_reports(&api, &app_id, &attempt_id).await?;
+    Ok(axum::Json(ContainersResponse::of(&reports, now_ms())).into_response())
+}
+
+async fn attempt_container(
+    State(api): State<RestApi>,
+    _caller: RestCaller,
+    Path((app_id, attempt_id, container_id)): Path<(String, String, String)>,
+) -> Result<Response, RestRefusal> {
+    let wanted: ContainerId = container_id.parse().map_err(|err| {
+        RmError::invalid(
+            "containerid",
+            format!("Invalid ContainerId: {container_id}: {err}"),
+        )
+    })?;
+    let reports = attempt_container_reports(&api, &app_id, &attempt_id).await?;
+    let report = reports
+        .iter()
+        .find(|report| {
+            report
+                .container_id
+                .and_then(|id| ContainerId::try_from(id).ok())
+                == Some(wanted)
+        })
+        .ok_or_else(|| RmError::NotFound {
+            message: format!("container {container_id} is not one of attempt {attempt_id}'s"),
+        })?;
+    Ok(axum::Json(ContainerResponse {
+        container: ContainerInfo::describe(report, now_ms()),
+    })
+    .into_response())
+}
+
+/// The container reports of attempt `attempt_id` of application `app_id`: 400 for ids that do
+/// not parse or an attempt of another application, 404 for an attempt the application does
+/// not have.
+async fn attempt_container_reports(
+    api: &RestApi,
+    app_id: &str,
+    attempt_id: &str,
+) -> Result<Vec<pb::ContainerReportProto>, RmError> {
+    let app = parse_app_id(app_id)?;
+    let attempt: ApplicationAttemptId = attempt_id.parse().map_err(|err| {
+        RmError::invalid(
+            "appattemptid",
+            format!("Invalid AppAttemptId: {attempt_id}: {err}"),
+        )
+    })?;
+    if attempt.application_id != app {
+        return Err(RmError::invalid(
+            "appattemptid",
+            format!("{attempt_id} is not an attempt of {app_id}"),
+        ));
+    }
+    let attempts = api
+        .operations
+        .get_application_attempts(pb::GetApplicationAttemptsRequestProto {
+            application_id: Some(app.into()),
+        })
+        .await?
+        .application_attempts;
+    let known = attempts.iter().any(|report| {
+        report
+            .application_attempt_id
+            .and_then(|id| ApplicationAttemptId::try_from(id).ok())
+            == Some(attempt)
+    });
+    if !known {
+        return Err(RmError::NotFound {
+            message: format!("appattempt, {attempt_id}, is not found"),
+        });
+    }
+    Ok(api
+        .operations
+        .get_containers(pb::GetContainersRequestProto {
+            application_attempt_id: Some(attempt.into()),
+        })
+        .await?
+        .containers)
 }
 
 async fn app_statistics(
@@ -494,7 +618,17 @@ async fn nodes(
     _caller: RestCaller,
     Query(query): Query<Vec<(String, String)>>,
 ) -> Result<Response, RestRefusal> {
-    let states = super::node_info::requested_states(&query)?;
+    let nodes = select_nodes(&api, &query).await?;
+    Ok(axum::Json(NodesResponse::of(nodes)).into_response())
+}
+
+/// The nodes in the states `query` asks for (`states`, Hadoop's filter; every state without
+/// it).
+pub(super) async fn select_nodes(
+    api: &RestApi,
+    query: &[(String, String)],
+) -> Result<Vec<NodeInfo>, RmError> {
+    let states = super::node_info::requested_states(query)?;
     let reports = api
         .operations
         .get_cluster_nodes(pb::GetClusterNodesRequestProto {
@@ -502,10 +636,7 @@ async fn nodes(
         })
         .await?
         .node_reports;
-    Ok(axum::Json(NodesResponse::of(
-        reports.iter().map(NodeInfo::describe).collect(),
-    ))
-    .into_response())
+    Ok(reports.iter().map(NodeInfo::describe).collect())
 }
 
 async fn node(
@@ -582,13 +713,13 @@ fn parse_body<T: serde::de::DeserializeOwned>(
     })
 }
 
-fn parse_app_id(app_id: &str) -> Result<ApplicationId, RmError> {
+pub(super) fn parse_app_id(app_id: &str) -> Result<ApplicationId, RmError> {
     app_id
         .parse()
         .map_err(|err| RmError::invalid("appid", format!("Invalid ApplicationId: {app_id}: {err}")))
 }
 
-async fn application_report(
+pub(super) async fn application_report(
     api: &RestApi,
     caller: &Caller,
     app_id: &str,

@@ -36,7 +36,7 @@ impl From<RmError> for RestRefusal {
 
 impl RestRefusal {
     /// The HTTP status and Hadoop exception this refusal is answered with.
-    fn status_and_exception(&self) -> (StatusCode, HadoopException) {
+    pub(super) fn status_and_exception(&self) -> (StatusCode, HadoopException) {
         match self {
             Self::NoSuchResource { .. } => (StatusCode::NOT_FOUND, HadoopException::NOT_FOUND),
             Self::NotAUser { .. } => (StatusCode::FORBIDDEN, HadoopException::FORBIDDEN),
@@ -71,7 +71,8 @@ impl RestRefusal {
         }
     }
 
-    fn message(&self) -> String {
+    /// What was wrong, naming the input.
+    pub(super) fn message(&self) -> String {
         match self {
             Self::Operation(err) => err.to_string(),
             Self::NoSuchResource { path } => format!(

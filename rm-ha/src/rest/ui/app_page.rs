@@ -1,0 +1,135 @@
+//! One application's page (`/cluster/app/{id}`): its report, its attempts, and each attempt's
+//! containers with links to their logs on their nodes.
+
+use axum::extract::{Path, State};
+use maud::{Markup, html};
+
+use super::ui_refusal::UiRefusal;
+use super::{elapsed, render, timestamp};
+use crate::replica::now_ms;
+use crate::rest::RestApi;
+use crate::rest::app_attempt_info::AppAttemptInfo;
+use crate::rest::app_info::AppInfo;
+use crate::rest::container_info::ContainerInfo;
+use crate::rest::rest_api::{
+    RestCaller, application_report, attempts_with_containers, parse_app_id,
+};
+
+pub(super) async fn app(
+    State(api): State<RestApi>,
+    RestCaller(caller): RestCaller,
+    Path(app_id): Path<String>,
+) -> Result<Markup, UiRefusal> {
+    let id = parse_app_id(&app_id)?;
+    let now = now_ms();
+    let app = AppInfo::describe(&application_report(&api, &caller, &app_id).await?, now);
+    let attempts: Vec<(AppAttemptInfo, Vec<ContainerInfo>)> = attempts_with_containers(&api, id)
+        .await?
+        .iter()
+        .map(|(attempt, containers)| {
+            let mut described: Vec<ContainerInfo> = containers
+                .iter()
+                .map(|report| ContainerInfo::describe(report, now))
+                .collect();
+            described.sort_by(|a, b| a.container_id.cmp(&b.container_id));
+            (AppAttemptInfo::describe(attempt, containers), described)
+        })
+        .collect();
+    let content = html! {
+        h2 { "Application Overview" }
+        table #app-overview {
+            tr { th { "User" } td { (app.user) } }
+            tr { th { "Name" } td { (app.name) } }
+            tr { th { "Application Type" } td { (app.application_type) } }
+            tr { th { "Application Tags" } td { (app.application_tags) } }
+            tr { th { "Application Priority" } td { (app.priority) } }
+            tr { th { "YarnApplicationState" } td { (app.state) } }
+            tr { th { "Queue" } td { (app.queue) } }
+            tr { th { "FinalStatus Reported by AM" } td { (app.final_status) } }
+            tr { th { "Started" } td { (timestamp(app.started_time)) } }
+            tr { th { "Elapsed" } td { (elapsed(app.elapsed_time)) } }
+            tr { th { "Tracking URL" } td {
+                @match &app.tracking_url {
+                    Some(url) => a href=(url) { (app.tracking_ui) },
+                    None => (app.tracking_ui),
+                }
+            } }
+            tr { th { "Diagnostics" } td { pre { (app.diagnostics) } } }
+            tr { th { "Unmanaged Application" } td { (app.unmanaged_application) } }
+            tr { th { "Running Containers" } td { (app.running_containers) } }
+            tr { th { "Allocated Resources" } td {
+                "<memory:" (app.allocated_mb) ", vCores:" (app.allocated_vcores) ">"
+            } }
+            tr { th { "Aggregate Resource Allocation" } td {
+                (app.memory_seconds) " MB-seconds, " (app.vcore_seconds) " vcore-seconds"
+            } }
+        }
+        h2 { "Application Attempts" }
+        table #app-attempts {
+            tr {
+                th { "Attempt ID" } th { "Started" } th { "State" } th { "AM Container" }
+                th { "Node" } th { "Logs" }
+            }
+            @for (attempt, _) in &attempts {
+                tr {
+                    td { (attempt.app_attempt_id) }
+                    td { (timestamp(attempt.start_time)) }
+                    td { (attempt.app_attempt_state) }
+                    td { (attempt.container_id) }
+                    td { (node_link(&attempt.node_http_address, &attempt.node_id, &api)) }
+                    td { @if !attempt.logs_link.is_empty() {
+                        a href=(attempt.logs_link) { "Logs" }
+                    } }
+                }
+            }
+        }
+        @for (attempt, containers) in &attempts {
+            h3 { "Containers of " (attempt.app_attempt_id) }
+            table.containers data-attempt=(attempt.app_attempt_id) {
+                tr {
+                    th { "Container ID" } th { "Execution Type" } th { "State" }
+                    th { "Node" } th { "Resource" } th { "Priority" } th { "Started" }
+                    th { "Finished" } th { "Exit Status" } th { "Diagnostics" } th { "Logs" }
+                }
+                @for container in containers {
+                    tr {
+                        td { (container.container_id) }
+                        td { (container.execution_type) }
+                        td { (container.container_state) }
+                        td { (node_link(&container.node_http_address, &container.node_id, &api)) }
+                        td { "<memory:" (container.allocated_mb) ", vCores:"
+                             (container.allocated_v_cores) ">" }
+                        td.num { (container.priority) }
+                        td { (timestamp(container.started_time)) }
+                        td { (timestamp(container.finished_time)) }
+                        td.num { @if container.container_state == "COMPLETE" {
+                            (container.container_exit_status)
+                        } }
+                        td { (container.diagnostics_info) }
+                        td { @if !container.log_url.is_empty() {
+                            a href=(container.log_url) { "Logs" }
+                        } }
+                    }
+                }
+            }
+        }
+    };
+    Ok(render(
+        &api,
+        &caller,
+        &format!("Application {}", app.id),
+        &content,
+    ))
+}
+
+/// A node's id, linked to its own web page where its web address is known.
+fn node_link(http_address: &str, node_id: &str, api: &RestApi) -> Markup {
+    let scheme = if api.tls { "https" } else { "http" };
+    html! {
+        @if http_address.is_empty() {
+            (node_id)
+        } @else {
+            a href=(format!("{scheme}://{http_address}/node")) { (node_id) }
+        }
+    }
+}
