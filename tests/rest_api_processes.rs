@@ -333,6 +333,76 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
         !attempt["nodeId"].as_str().unwrap().is_empty(),
         "{attempts}"
     );
+    // The attempt's containers, with where their logs are; then one of them, and refusals.
+    let attempt_id = attempt["appAttemptId"].as_str().unwrap();
+    let containers_url =
+        format!("{base}/ws/v1/cluster/apps/{id}/appattempts/{attempt_id}/containers");
+    // The AM container completes when its node next reports, after the application ended.
+    let am = eventually("the AM container to be reported COMPLETE", || {
+        let containers = curl(Some(&credentials), "GET", &containers_url, None, false)
+            .unwrap()
+            .json();
+        let listed = containers["containers"]["container"].as_array().unwrap();
+        assert_eq!(
+            listed.len(),
+            2,
+            "the AM and one shell container: {containers}"
+        );
+        let am = listed
+            .iter()
+            .find(|container| container["containerId"] == attempt["containerId"])
+            .unwrap_or_else(|| panic!("the AM container is listed: {containers}"))
+            .clone();
+        (am["containerState"] == "COMPLETE").then_some(am)
+    });
+    let am = &am;
+    assert_eq!(am["containerExitStatus"], 0, "{am}");
+    assert_eq!(am["executionType"], "GUARANTEED", "{am}");
+    let node_web = am["nodeHttpAddress"].as_str().unwrap();
+    assert!(!node_web.is_empty(), "{am}");
+    assert_eq!(
+        am["logUrl"],
+        format!(
+            "https://{node_web}/node/containerlogs/{}/{}",
+            am["containerId"].as_str().unwrap(),
+            app["user"].as_str().unwrap()
+        )
+        .as_str(),
+        "{am}"
+    );
+    assert_eq!(attempt["logsLink"], am["logUrl"], "{attempts}");
+    let container_id = am["containerId"].as_str().unwrap();
+    let one = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{containers_url}/{container_id}"),
+        None,
+        false,
+    )
+    .unwrap();
+    assert_eq!(one.json()["container"], *am, "{one:?}");
+    let missing = curl(
+        Some(&credentials),
+        "GET",
+        &format!(
+            "{containers_url}/{}",
+            container_id.replace("_000001", "_000099")
+        ),
+        None,
+        false,
+    )
+    .unwrap();
+    assert_eq!(missing.status, 404, "{missing:?}");
+    let foreign = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{base}/ws/v1/cluster/apps/{id}/appattempts/appattempt_1_0001_000001/containers"),
+        None,
+        false,
+    )
+    .unwrap();
+    assert_eq!(foreign.status, 400, "{foreign:?}");
+    assert!(foreign.body.contains("is not an attempt of"), "{foreign:?}");
     let statistics = curl(
         Some(&credentials),
         "GET",
