@@ -690,6 +690,48 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
         "NotFoundException",
         "/ws/v1/cluster/nonsense",
     );
+    refused(
+        "/ws/v1/cluster/apps/%FF",
+        400,
+        "BadRequestException",
+        "/ws/v1/cluster/apps",
+    );
+    // A body over the API's limit: 413, in the same form. Over HTTP/1.1, where curl asks to
+    // continue before sending a large body and so reads the refusal whole (over HTTP/2 the
+    // server's reset of the unread stream races the answer in curl).
+    let body_file = cluster.base_dir().join("oversized.json");
+    let oversized = format!("{{\"queue\": \"{}\"}}", "q".repeat(2 * 1024 * 1024));
+    std::fs::write(&body_file, oversized).unwrap();
+    let too_large = Command::new("curl")
+        .args([
+            "-sS",
+            "--http1.1",
+            "--max-time",
+            "30",
+            "-X",
+            "PUT",
+            "-w",
+            "\n%{http_code}",
+        ])
+        .args(["-H", "Content-Type: application/json", "--data-binary"])
+        .arg(format!("@{}", body_file.display()))
+        .arg("--cacert")
+        .arg(&credentials.ca)
+        .arg("--cert")
+        .arg(&credentials.cert)
+        .arg("--key")
+        .arg(&credentials.key)
+        .arg(format!("{base}/ws/v1/cluster/apps/{id}/queue"))
+        .output()
+        .expect("curl runs");
+    let too_large = stdout(&too_large);
+    let (body, status) = too_large.rsplit_once('\n').unwrap();
+    assert_eq!(status, "413", "{too_large}");
+    let body: Value = serde_json::from_str(body).unwrap_or_else(|err| panic!("{err}: {body}"));
+    assert_eq!(
+        body["RemoteException"]["exception"], "BadRequestException",
+        "{body}"
+    );
     let without_certificate = curl(
         None,
         "GET",

@@ -1,6 +1,7 @@
 //! The web UI of a minicluster of real processes, loaded by a real browser: headless Chromium
-//! (Debian's `chromium`, which `.ci/run` installs) with JavaScript off renders each page, and
-//! the test reads the DOM it built. While an OPPORTUNISTIC job runs, the nodes page shows the
+//! (Debian's `chromium`, which `.ci/run` installs) with JavaScript off renders each page over
+//! HTTPS without a client certificate (the cluster allows anonymous reads), and the test reads
+//! the DOM it built. While an OPPORTUNISTIC job runs, the nodes page shows the
 //! node's opportunistic figures and the application page lists the job's containers; the
 //! NodeManager shows a container's log files to its owner. A screenshot of every page is kept
 //! under `target/tmp/web-ui/` as an artifact of the run.
@@ -21,9 +22,6 @@ use common::stdout;
 
 /// How long one browser run may take before it is killed.
 const BROWSER_DEADLINE: Duration = Duration::from_secs(90);
-
-/// The user the pages are asked for, by Hadoop's pseudo authentication.
-const VIEWER: &str = "user.name=operator";
 
 /// The browser binary: Debian's `chromium`, or another Chromium build on the `PATH`.
 fn chromium() -> PathBuf {
@@ -54,6 +52,8 @@ fn browse(profile: &Path, action: &str, url: &str) -> String {
             "--disable-sync",
             "--disable-dev-shm-usage",
             "--blink-settings=scriptEnabled=false",
+            // The cluster's CA is not the browser's; curl checks the servers against it.
+            "--ignore-certificate-errors",
             "--window-size=1600,1000",
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
@@ -103,14 +103,30 @@ fn screenshot(profile: &Path, name: &str, url: &str) {
     assert!(written > 0, "no screenshot of {url} at {}", file.display());
 }
 
-/// `GET url` with curl (JSON API calls and redirects, which a browser hides): status,
+/// The cluster's CA and the harness user's certificate, for curl.
+struct Credentials {
+    ca: PathBuf,
+    cert: PathBuf,
+    key: PathBuf,
+}
+
+/// `GET url` with curl (API calls and redirects, which a browser hides), trusting the
+/// cluster's CA, as the harness user when `as_harness`, anonymously otherwise: status,
 /// `Location`, body.
-fn curl(url: &str) -> (u16, Option<String>, String) {
-    let out = Command::new("curl")
+fn curl(credentials: &Credentials, as_harness: bool, url: &str) -> (u16, Option<String>, String) {
+    let mut command = Command::new("curl");
+    command
         .args(["-sS", "--max-time", "30", "-D", "-", "-o", "-"])
-        .arg(url)
-        .output()
-        .expect("curl runs");
+        .arg("--cacert")
+        .arg(&credentials.ca);
+    if as_harness {
+        command
+            .arg("--cert")
+            .arg(&credentials.cert)
+            .arg("--key")
+            .arg(&credentials.key);
+    }
+    let out = command.arg(url).output().expect("curl runs");
     assert!(
         out.status.success(),
         "{}",
@@ -132,8 +148,9 @@ fn curl(url: &str) -> (u16, Option<String>, String) {
     (status, location, body.to_owned())
 }
 
-fn json(url: &str) -> Value {
-    let (status, _, body) = curl(url);
+/// An anonymous `GET url`'s JSON.
+fn json(credentials: &Credentials, url: &str) -> Value {
+    let (status, _, body) = curl(credentials, false, url);
     assert_eq!(status, 200, "{url}: {body}");
     serde_json::from_str(&body).unwrap_or_else(|err| panic!("{url}: not JSON ({err}): {body}"))
 }
@@ -150,11 +167,10 @@ fn cell(dom: &str, row_marker: &str, class: &str) -> Option<String> {
 fn the_web_ui_renders_the_cluster_in_a_real_browser() {
     let _turn = one_cluster_at_a_time();
     let site = |key: &yarn_conf::Key, value: &str| (key.name.to_string(), value.to_owned());
-    // Plain HTTP with Hadoop's pseudo authentication: a browser without an imported
-    // certificate reaches every page.
     let options = LayoutOptions {
         site: vec![
-            site(&keys::TLS_ENABLED, "false"),
+            // A browser without an imported certificate may read every page.
+            site(&keys::HTTP_ANONYMOUS_ALLOWED, "true"),
             site(&keys::NM_PMEM_MB, "4096"),
             site(&keys::NM_VCORES, "8"),
             site(&keys::SCHEDULER_MINIMUM_ALLOCATION_MB, "128"),
@@ -163,17 +179,25 @@ fn the_web_ui_renders_the_cluster_in_a_real_browser() {
     };
     let cluster = ProcessCluster::start_with(1, &options);
     let profile = tempfile::tempdir().unwrap();
+    let profile = profile.path();
     let conf = Configuration::load_dir(cluster.conf_dir()).unwrap();
+    let path = |key: &yarn_conf::Key| PathBuf::from(conf.get(&key.name).unwrap().expect("set"));
+    let credentials = &Credentials {
+        ca: path(&keys::TLS_CA_CERT),
+        cert: path(&keys::TLS_CERT),
+        key: path(&keys::TLS_KEY),
+    };
     let web: Vec<(String, String)> = RmHaConfig::from_conf(&conf)
         .unwrap()
         .members
         .iter()
-        .map(|member| (member.rm_id.clone(), format!("http://{}", member.webapp)))
+        .map(|member| (member.rm_id.clone(), format!("https://{}", member.webapp)))
         .collect();
     let (leader, base) = eventually("a replica to report ACTIVE", || {
         web.iter()
             .find(|(_, base)| {
-                let (status, _, body) = curl(&format!("{base}/ws/v1/cluster/info"));
+                let (status, _, body) =
+                    curl(credentials, false, &format!("{base}/ws/v1/cluster/info"));
                 status == 200 && body.contains("\"haState\":\"ACTIVE\"")
             })
             .cloned()
@@ -181,13 +205,10 @@ fn the_web_ui_renders_the_cluster_in_a_real_browser() {
 
     // A standby sends the browser to the active's page; the active answers it.
     let (_, standby) = web.iter().find(|(rm_id, _)| *rm_id != leader).unwrap();
-    let (status, location, _) = curl(&format!("{standby}/cluster"));
+    let (status, location, _) = curl(credentials, false, &format!("{standby}/cluster"));
     assert_eq!(status, 307);
-    assert_eq!(
-        location.as_deref(),
-        Some(format!("{base}/cluster").as_str())
-    );
-    assert_eq!(curl(&format!("{base}/cluster")).0, 200);
+    assert_eq!(location, Some(format!("{base}/cluster")));
+    assert_eq!(curl(credentials, false, &format!("{base}/cluster")).0, 200);
 
     let job = cluster.spawn_dshell(&[
         "--shell_command=sleep 60",
@@ -197,15 +218,15 @@ fn the_web_ui_renders_the_cluster_in_a_real_browser() {
         "--master_memory=128",
     ]);
     let node = eventually("two OPPORTUNISTIC containers running on the node", || {
-        let nodes = json(&format!("{base}/ws/v1/cluster/nodes?{VIEWER}"));
+        let nodes = json(credentials, &format!("{base}/ws/v1/cluster/nodes"));
         let node = nodes["nodes"]["node"][0].clone();
         (node["numRunningOpportContainers"] == 2).then_some(node)
     });
     let node_id = node["id"].as_str().unwrap().to_owned();
 
     // The nodes page holds the node's opportunistic figures in Hadoop's columns.
-    let nodes_url = format!("{base}/cluster/nodes?{VIEWER}");
-    let page = dom(profile.path(), &nodes_url);
+    let nodes_url = format!("{base}/cluster/nodes");
+    let page = dom(profile, &nodes_url);
     for heading in [
         "Running Containers (O)",
         "Mem Used (O)",
@@ -215,40 +236,42 @@ fn the_web_ui_renders_the_cluster_in_a_real_browser() {
         assert!(page.contains(heading), "no {heading:?} column: {page}");
     }
     let row = format!("data-node=\"{node_id}\"");
+    let opportunistic = |class: &str| cell(&page, &row, class);
     assert_eq!(
-        cell(&page, &row, "opportunistic-containers").as_deref(),
+        opportunistic("opportunistic-containers").as_deref(),
         Some("2"),
         "{page}"
     );
     assert_eq!(
-        cell(&page, &row, "opportunistic-memory").as_deref(),
-        Some(format!("{} MB", node["usedMemoryOpportGB"]).as_str()),
+        opportunistic("opportunistic-memory"),
+        Some(format!("{} MB", node["usedMemoryOpportGB"])),
         "{page}"
     );
     assert_eq!(
-        cell(&page, &row, "opportunistic-vcores").as_deref(),
+        opportunistic("opportunistic-vcores").as_deref(),
         Some("2"),
         "{page}"
     );
-    screenshot(profile.path(), "nodes", &nodes_url);
+    screenshot(profile, "nodes", &nodes_url);
 
     // The application page lists the job's containers, as the REST API does.
-    let app = json(&format!(
-        "{base}/ws/v1/cluster/apps?states=RUNNING&{VIEWER}"
-    ))["apps"]["app"][0]
-        .clone();
-    let app_id = app["id"].as_str().unwrap().to_owned();
-    let owner = app["user"].as_str().unwrap().to_owned();
-    let attempts = json(&format!(
-        "{base}/ws/v1/cluster/apps/{app_id}/appattempts?{VIEWER}"
-    ));
+    let apps = json(
+        credentials,
+        &format!("{base}/ws/v1/cluster/apps?states=RUNNING"),
+    );
+    let app_id = apps["apps"]["app"][0]["id"].as_str().unwrap().to_owned();
+    let attempts = json(
+        credentials,
+        &format!("{base}/ws/v1/cluster/apps/{app_id}/appattempts"),
+    );
     let attempt_id = attempts["appAttempts"]["appAttempt"][0]["appAttemptId"]
         .as_str()
         .unwrap()
         .to_owned();
-    let containers = json(&format!(
-        "{base}/ws/v1/cluster/apps/{app_id}/appattempts/{attempt_id}/containers?{VIEWER}"
-    ));
+    let containers = json(
+        credentials,
+        &format!("{base}/ws/v1/cluster/apps/{app_id}/appattempts/{attempt_id}/containers"),
+    );
     let containers = containers["containers"]["container"]
         .as_array()
         .unwrap()
@@ -258,8 +281,8 @@ fn the_web_ui_renders_the_cluster_in_a_real_browser() {
         3,
         "the AM and two shell containers: {containers:?}"
     );
-    let app_url = format!("{base}/cluster/app/{app_id}?{VIEWER}");
-    let page = dom(profile.path(), &app_url);
+    let app_url = format!("{base}/cluster/app/{app_id}");
+    let page = dom(profile, &app_url);
     for container in &containers {
         let id = container["containerId"].as_str().unwrap();
         assert!(
@@ -273,31 +296,25 @@ fn the_web_ui_renders_the_cluster_in_a_real_browser() {
         "two OPPORTUNISTIC containers: {page}"
     );
     assert!(page.contains(&attempt_id), "{page}");
-    screenshot(profile.path(), "application", &app_url);
+    screenshot(profile, "application", &app_url);
 
     // The applications page, sorted by a heading's link, and the state filter.
-    let apps_url = format!("{base}/cluster/apps?{VIEWER}&sort=user&order=asc");
-    let page = dom(profile.path(), &apps_url);
+    let apps_url = format!("{base}/cluster/apps?sort=user&order=asc");
+    let page = dom(profile, &apps_url);
     assert!(page.contains(&format!("/cluster/app/{app_id}")), "{page}");
     assert!(
         page.contains("User \u{25B2}"),
         "sorted by user, ascending: {page}"
     );
-    screenshot(profile.path(), "applications", &apps_url);
-    let finished = dom(
-        profile.path(),
-        &format!("{base}/cluster/apps/FINISHED?{VIEWER}"),
-    );
+    screenshot(profile, "applications", &apps_url);
+    let finished = dom(profile, &format!("{base}/cluster/apps/FINISHED"));
     assert!(!finished.contains(&app_id), "{finished}");
-    let refused = dom(
-        profile.path(),
-        &format!("{base}/cluster/apps?{VIEWER}&sort=colour"),
-    );
+    let refused = dom(profile, &format!("{base}/cluster/apps?sort=colour"));
     assert!(refused.contains("400 Bad Request"), "{refused}");
 
     // The overview names every replica and its role; the scheduler page draws the queues.
-    let overview_url = format!("{base}/cluster?{VIEWER}");
-    let page = dom(profile.path(), &overview_url);
+    let overview_url = format!("{base}/cluster");
+    let page = dom(profile, &overview_url);
     for (rm_id, _) in &web {
         assert!(
             page.contains(&format!("<td>{rm_id}</td>")),
@@ -306,35 +323,38 @@ fn the_web_ui_renders_the_cluster_in_a_real_browser() {
     }
     assert_eq!(page.matches("<td>active</td>").count(), 1, "{page}");
     assert_eq!(page.matches("<td>standby</td>").count(), 2, "{page}");
-    screenshot(profile.path(), "overview", &overview_url);
-    let scheduler_url = format!("{base}/cluster/scheduler?{VIEWER}");
-    let page = dom(profile.path(), &scheduler_url);
+    screenshot(profile, "overview", &overview_url);
+    let scheduler_url = format!("{base}/cluster/scheduler");
+    let page = dom(profile, &scheduler_url);
     assert!(page.contains("data-queue=\"root.default\""), "{page}");
     assert!(page.contains("class=\"bar\""), "{page}");
-    screenshot(profile.path(), "scheduler", &scheduler_url);
+    screenshot(profile, "scheduler", &scheduler_url);
 
     // The NodeManager's own pages: its containers, and a container's logs for its owner only.
-    let nm = format!("http://{}", node["nodeHTTPAddress"].as_str().unwrap());
-    let page = dom(profile.path(), &format!("{nm}/node/allContainers?{VIEWER}"));
+    let nm = format!("https://{}", node["nodeHTTPAddress"].as_str().unwrap());
+    let page = dom(profile, &format!("{nm}/node/allContainers"));
     for container in &containers {
         let id = container["containerId"].as_str().unwrap();
         assert!(page.contains(id), "{id} is not on the node's page: {page}");
     }
-    screenshot(
-        profile.path(),
-        "node-containers",
-        &format!("{nm}/node?{VIEWER}"),
-    );
+    screenshot(profile, "node", &format!("{nm}/node"));
     let am = containers
         .iter()
         .find(|container| container["executionType"] == "GUARANTEED")
         .expect("the AM container");
     let logs = am["logUrl"].as_str().unwrap();
     assert!(logs.starts_with(&nm), "{am}");
-    let page = dom(profile.path(), &format!("{logs}?user.name={owner}"));
-    assert!(page.contains("stderr"), "the AM's log files: {page}");
-    let (status, _, body) = curl(&format!("{logs}?user.name=someone-else"));
-    assert_eq!(status, 403, "{body}");
+    let (status, _, page) = curl(credentials, true, logs);
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains("stderr"),
+        "the AM's log files, for its owner: {page}"
+    );
+    let refused = dom(profile, logs);
+    assert!(
+        refused.contains("ForbiddenException"),
+        "an anonymous reader: {refused}"
+    );
 
     let mut job = job;
     let _ = job.kill();

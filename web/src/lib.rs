@@ -8,12 +8,14 @@
 //! May depend on `security` only; the NodeManager and the ResourceManager build their routes
 //! on it.
 
+mod framework_refusals;
 mod hadoop_exception;
 mod page;
 mod remote_exception;
 mod sorting;
 mod web_server;
 
+pub use framework_refusals::FrameworkRefusals;
 pub use hadoop_exception::HadoopException;
 pub use page::{NavLink, NavSection, Page, usage_bar};
 pub use remote_exception::{RemoteException, RemoteExceptionResponse};

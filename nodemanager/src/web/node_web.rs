@@ -10,6 +10,7 @@ use axum::http::Uri;
 use axum::routing::get;
 use axum::{Json, Router};
 use yarn_proto::ids::ContainerId;
+use yarn_web::FrameworkRefusals;
 
 use super::{
     ContainerInfo, ContainerList, ContainerResponse, ContainersResponse, NodeDescription, NodeInfo,
@@ -46,6 +47,7 @@ pub fn router(manager: Arc<ContainerManager>, node: NodeDescription) -> Router {
         .route("/metrics", get(prometheus_metrics))
         .merge(super::node_pages::routes())
         .fallback(no_such_resource)
+        .layer(axum::middleware::from_fn(FrameworkRefusals::layer))
         .with_state(NodeWeb {
             manager,
             node: Arc::new(node),

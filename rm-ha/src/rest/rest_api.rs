@@ -15,7 +15,7 @@ use yarn_conf::RmHaConfig;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_proto::pb;
 use yarn_security::{Caller, PeerIdentity, Role};
-use yarn_web::WebCaller;
+use yarn_web::{FrameworkRefusals, WebCaller};
 
 use super::app_attempt_info::AppAttemptsResponse;
 use super::app_filter::AppFilter;
@@ -107,6 +107,7 @@ impl RestApi {
             .merge(super::ui::routes())
             .fallback(no_such_resource)
             .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+            .layer(middleware::from_fn(FrameworkRefusals::layer))
             .layer(middleware::from_fn(XmlNegotiation::layer))
             .layer(middleware::from_fn_with_state(
                 redirect,
