@@ -16,6 +16,18 @@ const LATENCY_BUCKETS: [f64; 12] = [
     0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0,
 ];
 
+/// Bucket bounds, in seconds, of the Raft storage histograms: an apply of a batch takes
+/// microseconds, an append waits for sled's flush.
+const STORAGE_BUCKETS: [f64; 12] = [
+    0.000_01, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.05, 0.25, 1.0,
+];
+
+/// The histograms measured in [`STORAGE_BUCKETS`].
+const STORAGE_HISTOGRAMS: [&str; 2] = [
+    "yarn_raft_append_duration_seconds",
+    "yarn_raft_apply_duration_seconds",
+];
+
 /// Bucket bounds of the allocations-per-pass histogram.
 const ALLOCATION_BUCKETS: [f64; 10] = [
     0.0, 1.0, 10.0, 100.0, 1_000.0, 5_000.0, 10_000.0, 50_000.0, 100_000.0, 500_000.0,
@@ -43,13 +55,14 @@ pub(crate) struct RaftFigures {
 /// One replica's metrics, apart from every other replica in the process (each has its own
 /// recorder, so in-process clusters do not mix their figures).
 ///
-/// Events are recorded as they happen (RPCs, scheduling passes) in the replica's registry,
-/// which [`keep_up`](Self::keep_up) must run beside. The cluster's
-/// figures are rendered at scrape time, in a registry of their own made for that scrape, from
-/// what the caller read ([`render`](Self::render)): Raft's view on every replica, and the
-/// leader's view of applications, resources and nodes on the leader only (a follower holds no
-/// node tracker), so a replica that stopped leading shows none of its old leader figures. Names follow Prometheus conventions: the
-/// `yarn_` prefix, units in the name, `_total` for counters.
+/// Events are recorded as they happen (RPCs, scheduling passes, Raft log appends and applies,
+/// snapshots, leader changes) in the replica's registry, which [`keep_up`](Self::keep_up) must
+/// run beside. The cluster's figures are rendered at scrape time, in a registry of their own
+/// made for that scrape, from what the caller read ([`render`](Self::render)): Raft's view on
+/// every replica, and the leader's view of applications, resources and nodes on the leader
+/// only (a follower holds no node tracker), so a replica that stopped leading shows none of its
+/// old leader figures. Names follow Prometheus conventions: the `yarn_` prefix, units in the
+/// name, `_total` for counters.
 pub(crate) struct RmMetrics {
     recorder: PrometheusRecorder,
     handle: PrometheusHandle,
@@ -75,6 +88,11 @@ impl RmMetrics {
         let builder = builder
             .set_buckets(&LATENCY_BUCKETS)
             .unwrap_or_else(|_| PrometheusBuilder::new());
+        let builder = STORAGE_HISTOGRAMS.iter().fold(builder, |builder, name| {
+            builder
+                .set_buckets_for_metric(Matcher::Full((*name).to_owned()), &STORAGE_BUCKETS)
+                .unwrap_or_else(|_| PrometheusBuilder::new())
+        });
         let recorder = builder
             .set_buckets_for_metric(
                 Matcher::Full("yarn_scheduler_pass_allocations".to_owned()),
@@ -104,6 +122,35 @@ impl RmMetrics {
             histogram!("yarn_scheduler_pass_duration_seconds").record(elapsed.as_secs_f64());
             histogram!("yarn_scheduler_pass_allocations").record(allocations as f64);
             counter!("yarn_scheduler_allocations_total").increment(allocations as u64);
+        });
+    }
+
+    /// One append to the Raft log, of any number of entries, that took `elapsed` until it was
+    /// on disk.
+    pub(crate) fn record_append(&self, elapsed: Duration) {
+        metrics::with_local_recorder(&self.recorder, || {
+            histogram!("yarn_raft_append_duration_seconds").record(elapsed.as_secs_f64());
+        });
+    }
+
+    /// One batch of committed entries applied to the state machine in `elapsed`.
+    pub(crate) fn record_apply(&self, elapsed: Duration) {
+        metrics::with_local_recorder(&self.recorder, || {
+            histogram!("yarn_raft_apply_duration_seconds").record(elapsed.as_secs_f64());
+        });
+    }
+
+    /// A snapshot built or installed, holding `bytes` of encoded state.
+    pub(crate) fn record_snapshot(&self, bytes: usize) {
+        metrics::with_local_recorder(&self.recorder, || {
+            gauge!("yarn_raft_snapshot_size_bytes").set(bytes as f64);
+        });
+    }
+
+    /// This replica saw a new leadership begin: a leader it had not seen in that term.
+    pub(crate) fn record_leader_change(&self) {
+        metrics::with_local_recorder(&self.recorder, || {
+            counter!("yarn_raft_leader_changes_total").increment(1);
         });
     }
 
@@ -254,6 +301,54 @@ mod tests {
         );
         assert!(
             page.contains("yarn_rpc_request_duration_seconds_bucket"),
+            "{page}"
+        );
+    }
+
+    #[test]
+    fn raft_storage_events_land_in_their_histograms() {
+        let metrics = RmMetrics::new();
+        metrics.record_append(Duration::from_millis(2));
+        metrics.record_apply(Duration::from_micros(20));
+        metrics.record_apply(Duration::from_micros(30));
+        metrics.record_snapshot(4096);
+        metrics.record_leader_change();
+        let page = metrics.render(RaftFigures::default(), None);
+        assert_eq!(
+            value(&page, "yarn_raft_append_duration_seconds_count"),
+            Some(1.0),
+            "{page}"
+        );
+        assert_eq!(
+            value(&page, "yarn_raft_apply_duration_seconds_count"),
+            Some(2.0),
+            "{page}"
+        );
+        // Applies take microseconds: the storage buckets tell them apart.
+        assert_eq!(
+            value(
+                &page,
+                "yarn_raft_apply_duration_seconds_bucket{le=\"0.00001\"}"
+            ),
+            Some(0.0),
+            "{page}"
+        );
+        assert_eq!(
+            value(
+                &page,
+                "yarn_raft_apply_duration_seconds_bucket{le=\"0.00005\"}"
+            ),
+            Some(2.0),
+            "{page}"
+        );
+        assert_eq!(
+            value(&page, "yarn_raft_snapshot_size_bytes"),
+            Some(4096.0),
+            "{page}"
+        );
+        assert_eq!(
+            value(&page, "yarn_raft_leader_changes_total"),
+            Some(1.0),
             "{page}"
         );
     }
