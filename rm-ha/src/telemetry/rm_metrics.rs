@@ -7,6 +7,7 @@ use metrics_exporter_prometheus::{
     Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
 };
 
+use super::QueueFigures;
 use crate::applications::ClusterOverview;
 use crate::scheduling::OpportunisticCounts;
 
@@ -52,6 +53,18 @@ pub(crate) struct RaftFigures {
     pub(crate) snapshot_index: u64,
 }
 
+/// What the leader reads for a scrape, under one read barrier: Hadoop's `ClusterMetrics`
+/// figures, the leadership's opportunistic counts, and its queues.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LeaderFigures {
+    /// Applications, resources and nodes of the cluster.
+    pub(crate) overview: ClusterOverview,
+    /// Opportunistic containers asked for and allocated under this leadership.
+    pub(crate) counts: OpportunisticCounts,
+    /// Every queue, and each leaf's users.
+    pub(crate) queues: QueueFigures,
+}
+
 /// One replica's metrics, apart from every other replica in the process (each has its own
 /// recorder, so in-process clusters do not mix their figures).
 ///
@@ -59,10 +72,10 @@ pub(crate) struct RaftFigures {
 /// snapshots, leader changes) in the replica's registry, which [`keep_up`](Self::keep_up) must
 /// run beside. The cluster's figures are rendered at scrape time, in a registry of their own
 /// made for that scrape, from what the caller read ([`render`](Self::render)): Raft's view on
-/// every replica, and the leader's view of applications, resources and nodes on the leader
-/// only (a follower holds no node tracker), so a replica that stopped leading shows none of its
-/// old leader figures. Names follow Prometheus conventions: the `yarn_` prefix, units in the
-/// name, `_total` for counters.
+/// every replica, and the leader's view of applications, resources, nodes and queues on the
+/// leader only (a follower holds no node tracker and no scheduler), so a replica that stopped
+/// leading shows none of its old leader figures. Names follow Prometheus conventions: the
+/// `yarn_` prefix, units in the name, `_total` for counters.
 pub(crate) struct RmMetrics {
     recorder: PrometheusRecorder,
     handle: PrometheusHandle,
@@ -167,12 +180,8 @@ impl RmMetrics {
     }
 
     /// The text page: the events recorded so far, and the figures of `raft` and, on the
-    /// leader, of `cluster`.
-    pub(crate) fn render(
-        &self,
-        raft: RaftFigures,
-        cluster: Option<(ClusterOverview, OpportunisticCounts)>,
-    ) -> String {
+    /// leader, of `leader`.
+    pub(crate) fn render(&self, raft: RaftFigures, leader: Option<&LeaderFigures>) -> String {
         let figures = PrometheusBuilder::new().build_recorder();
         let figures_page = figures.handle();
         metrics::with_local_recorder(&figures, || {
@@ -181,8 +190,9 @@ impl RmMetrics {
             gauge!("yarn_raft_last_log_index").set(raft.last_log_index as f64);
             gauge!("yarn_raft_applied_index").set(raft.applied_index as f64);
             gauge!("yarn_raft_snapshot_index").set(raft.snapshot_index as f64);
-            if let Some((overview, counts)) = cluster {
-                set_cluster(&overview, counts);
+            if let Some(leader) = leader {
+                set_cluster(&leader.overview, leader.counts);
+                leader.queues.record();
             }
         });
         let mut page = self.handle.render();
@@ -263,7 +273,11 @@ mod tests {
             applied_index: 39,
             snapshot_index: 0,
         };
-        let page = metrics.render(raft, Some((overview, OpportunisticCounts::default())));
+        let leader = LeaderFigures {
+            overview,
+            ..LeaderFigures::default()
+        };
+        let page = metrics.render(raft, Some(&leader));
         assert_eq!(value(&page, "yarn_raft_term"), Some(3.0), "{page}");
         assert_eq!(value(&page, "yarn_raft_leader"), Some(1.0), "{page}");
         assert_eq!(
@@ -358,6 +372,7 @@ mod tests {
         let page = RmMetrics::new().render(RaftFigures::default(), None);
         assert_eq!(value(&page, "yarn_raft_leader"), Some(0.0), "{page}");
         assert!(!page.contains("yarn_applications"), "{page}");
+        assert!(!page.contains("yarn_queue"), "{page}");
     }
 
     /// A replica that stopped leading shows none of its old leader figures.
@@ -368,10 +383,11 @@ mod tests {
             apps_running: 2,
             ..ClusterOverview::default()
         };
-        let leading = metrics.render(
-            RaftFigures::default(),
-            Some((overview, OpportunisticCounts::default())),
-        );
+        let leader = LeaderFigures {
+            overview,
+            ..LeaderFigures::default()
+        };
+        let leading = metrics.render(RaftFigures::default(), Some(&leader));
         assert!(leading.contains("yarn_applications"), "{leading}");
         let deposed = metrics.render(RaftFigures::default(), None);
         assert!(!deposed.contains("yarn_applications"), "{deposed}");
