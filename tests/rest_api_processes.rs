@@ -265,13 +265,29 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
         "{redirect:?}"
     );
 
-    // Every replica's metrics parse; the leader's count the job that follows.
+    // Every replica's metrics parse, and each replica times its own log appends and applies;
+    // the leader's count the job that follows.
     for (_, replica) in &web {
         let samples = scrape(&credentials, replica);
         assert!(samples.contains_key("yarn_raft_term"), "{samples:?}");
+        eventually("a replica to time its Raft appends and applies", || {
+            let samples = scrape(&credentials, replica);
+            (sample(&samples, "yarn_raft_append_duration_seconds_count") > 0.0
+                && sample(&samples, "yarn_raft_apply_duration_seconds_count") > 0.0)
+                .then_some(())
+        });
     }
     let before = scrape(&credentials, &base);
     assert_eq!(sample(&before, "yarn_raft_leader"), 1.0, "{before:?}");
+    assert!(
+        sample(&before, "yarn_raft_leader_changes_total") >= 1.0,
+        "the leader saw its own leadership begin: {before:?}"
+    );
+    const QUEUE_SUBMITTED: &str = r#"yarn_queue_apps_submitted_total{queue="root.default"}"#;
+    const QUEUE_COMPLETED: &str = r#"yarn_queue_apps_completed_total{queue="root.default"}"#;
+    for series in [QUEUE_SUBMITTED, QUEUE_COMPLETED] {
+        assert!(before.contains_key(series), "{series} in {before:?}");
+    }
 
     // A real job, then what the API says of it.
     let out = cluster.yarn(&["dshell", "--shell_command", "true", "--num_containers", "1"]);
@@ -440,6 +456,31 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
         sample(&after, "yarn_scheduler_allocations_total") >= 1.0,
         "{after:?}"
     );
+    // The job's queue counted it, as did its user there.
+    for series in [QUEUE_SUBMITTED, QUEUE_COMPLETED] {
+        assert!(
+            sample(&after, series) > sample(&before, series),
+            "{series}: {before:?}\n{after:?}"
+        );
+    }
+    assert!(
+        after.iter().any(|(series, value)| {
+            series
+                .starts_with(r#"yarn_queue_user_apps_completed_total{queue="root.default",user=""#)
+                && *value >= 1.0
+        }),
+        "{after:?}"
+    );
+    assert!(
+        sample(&after, r#"yarn_queue_apps_submitted_total{queue="root"}"#)
+            >= sample(&after, QUEUE_SUBMITTED),
+        "root adds up its children: {after:?}"
+    );
+    assert!(
+        sample(&after, "yarn_raft_append_duration_seconds_count")
+            > sample(&before, "yarn_raft_append_duration_seconds_count"),
+        "{before:?}\n{after:?}"
+    );
 
     let metrics = curl(
         Some(&credentials),
@@ -495,11 +536,14 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
         sample(&nm_samples, "yarn_nm_capacity_memory_megabytes") > 0.0,
         "{nm_samples:?}"
     );
-    assert!(
-        nm_samples
-            .contains_key(r#"yarn_nm_containers{execution_type="guaranteed",state="RUNNING"}"#),
-        "{nm_samples:?}"
-    );
+    for series in [
+        r#"yarn_nm_containers{execution_type="guaranteed",state="RUNNING"}"#,
+        r#"yarn_nm_containers{execution_type="opportunistic",state="SCHEDULED"}"#,
+        "yarn_nm_opportunistic_queued_containers",
+        "yarn_nm_available_memory_megabytes",
+    ] {
+        assert!(nm_samples.contains_key(series), "{series}: {nm_samples:?}");
+    }
     let by_id = curl(
         Some(&credentials),
         "GET",
@@ -744,6 +788,17 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
     // A kill through the state resource.
     let job = cluster.spawn_dshell(&["--shell_command", "sleep 60", "--num_containers", "1"]);
     let running = cluster.running_application();
+    // While it runs, its queue shows it running and holding containers.
+    eventually("the running job's queue to show it", || {
+        let samples = scrape(&credentials, &base);
+        let queue = |name: &str| sample(&samples, &format!(r#"{name}{{queue="root.default"}}"#));
+        (queue("yarn_queue_apps_running") >= 1.0
+            && queue("yarn_queue_allocated_containers") >= 1.0
+            && queue("yarn_queue_allocated_mb") > 0.0)
+            .then_some(())
+    });
+    const QUEUE_KILLED: &str = r#"yarn_queue_apps_killed_total{queue="root.default"}"#;
+    let killed_before = sample(&scrape(&credentials, &base), QUEUE_KILLED);
     let same_state = curl(
         Some(&credentials),
         "PUT",
@@ -824,6 +879,11 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
         (app_state(&credentials, &base, &running)? == "KILLED").then_some(())
     });
     wait_exit(job, "the killed job");
+    let killed_after = sample(&scrape(&credentials, &base), QUEUE_KILLED);
+    assert!(
+        killed_after > killed_before,
+        "{killed_before} -> {killed_after}"
+    );
 
     // The leader dies: a standby becomes active and says so.
     let killed = cluster.kill_leader();

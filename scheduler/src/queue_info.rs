@@ -42,6 +42,14 @@ pub struct QueueInfo {
     pub num_active_applications: usize,
     /// Accepted applications not yet active, here and below.
     pub num_pending_applications: usize,
+    /// Live GUARANTEED containers of the queue's applications, here and below (OPPORTUNISTIC
+    /// ones use no queue capacity, so neither `resources_used` nor this counts them).
+    pub num_containers: usize,
+    /// What the queue's current attempts still ask for, here and below: outstanding containers
+    /// times their normalized size, a not yet allocated AM container included.
+    pub pending_resource: Resource,
+    /// The containers `pending_resource` adds up.
+    pub pending_containers: u64,
     /// `acl_submit_applications` configured on this queue, in Hadoop's canonical string form
     /// (`*`, `" "` for nobody, or users, a space and groups: never empty); `None` when the queue
     /// has no list of its own and relies on its ancestors' (`root` defaults to `*`).
@@ -84,6 +92,13 @@ pub struct UserInfo {
     pub num_active_applications: usize,
     /// The user's accepted applications not yet active.
     pub num_pending_applications: usize,
+    /// Live GUARANTEED containers of the user's applications in the queue.
+    pub num_containers: usize,
+    /// What the user's current attempts in the queue still ask for, as
+    /// [`QueueInfo::pending_resource`] counts it.
+    pub pending_resource: Resource,
+    /// The containers `pending_resource` adds up.
+    pub pending_containers: u64,
     /// The user's limit (shared by all users of the queue, weighted).
     pub user_limit: Resource,
     /// The user's weight.

@@ -14,8 +14,9 @@ const STATES: [&str; 4] = ["NEW", "SCHEDULED", "RUNNING", "COMPLETE"];
 /// One node's metrics registry, apart from any other in the process.
 ///
 /// Every figure is set at scrape time from what the node holds then: its containers by state
-/// and execution type, what its running containers hold, its capacity, and its opportunistic
-/// queue. Each label combination is set on every scrape, so a state no container is in any more
+/// and execution type (SCHEDULED ones wait in the node's queue), what its running containers
+/// hold, its capacity and what of it they leave (Hadoop's `AvailableGB` and `AvailableVCores`),
+/// and its opportunistic queue. Each label combination is set on every scrape, so a state no container is in any more
 /// reads 0 rather than its last count.
 pub struct NodeMetrics {
     recorder: PrometheusRecorder,
@@ -46,6 +47,7 @@ impl NodeMetrics {
         status: &OpportunisticContainersStatus,
     ) -> String {
         metrics::with_local_recorder(&self.recorder, || {
+            let (mut held_memory, mut held_vcores) = (0u64, 0u64);
             for execution_type in [ExecutionType::Guaranteed, ExecutionType::Opportunistic] {
                 let kind = type_label(execution_type);
                 let of_type = || {
@@ -66,9 +68,15 @@ impl NodeMetrics {
                 gauge!("yarn_nm_allocated_memory_megabytes", "execution_type" => kind)
                     .set(memory as f64);
                 gauge!("yarn_nm_allocated_vcores", "execution_type" => kind).set(vcores as f64);
+                held_memory = held_memory.saturating_add(memory);
+                held_vcores = held_vcores.saturating_add(vcores);
             }
             gauge!("yarn_nm_capacity_memory_megabytes").set(node.memory_mb as f64);
             gauge!("yarn_nm_capacity_vcores").set(f64::from(node.vcores));
+            gauge!("yarn_nm_available_memory_megabytes")
+                .set(node.memory_mb.saturating_sub(held_memory) as f64);
+            gauge!("yarn_nm_available_vcores")
+                .set(u64::from(node.vcores).saturating_sub(held_vcores) as f64);
             gauge!("yarn_nm_opportunistic_queued_containers")
                 .set(f64::from(status.queued_opportunistic_containers));
             gauge!("yarn_nm_wait_queue_length").set(f64::from(status.wait_queue_length));
@@ -172,6 +180,18 @@ mod tests {
             Some(10.0),
             "{page}"
         );
+        assert_eq!(
+            series("yarn_nm_opportunistic_queued_containers"),
+            Some(1.0),
+            "{page}"
+        );
+        // Two running 512 MB containers, one of each type; the scheduled one holds nothing.
+        assert_eq!(
+            series("yarn_nm_available_memory_megabytes"),
+            Some(7168.0),
+            "{page}"
+        );
+        assert_eq!(series("yarn_nm_available_vcores"), Some(6.0), "{page}");
 
         // A state no container is in any more reads 0 on the next scrape.
         let page = metrics.render(&node, &[], &OpportunisticContainersStatus::default());

@@ -1,8 +1,9 @@
 //! [`ClusterOverview`]: the cluster's figures as Hadoop's `ClusterMetrics` reports them, a pure
 //! function of the replicated state and the leader's node tracker.
 
+use super::ApplicationCounts;
 use crate::nodes::{NodeState, NodeTracker};
-use crate::state_machine::{ApplicationState, RmState};
+use crate::state_machine::RmState;
 
 /// Applications by state, resources in use and available, and nodes by state.
 ///
@@ -48,20 +49,19 @@ pub struct ClusterOverview {
 impl ClusterOverview {
     /// The overview of `state` with the nodes `tracker` holds.
     pub fn of(state: &RmState, tracker: &NodeTracker) -> Self {
-        let mut overview = Self::default();
+        let mut apps = ApplicationCounts::default();
         for app in state.applications.values() {
-            overview.apps_submitted += 1;
-            let count = match app.state {
-                ApplicationState::Submitted | ApplicationState::Accepted => {
-                    &mut overview.apps_pending
-                }
-                ApplicationState::Running => &mut overview.apps_running,
-                ApplicationState::Finished => &mut overview.apps_completed,
-                ApplicationState::Failed => &mut overview.apps_failed,
-                ApplicationState::Killed => &mut overview.apps_killed,
-            };
-            *count += 1;
+            apps.count(app.state);
         }
+        let mut overview = Self {
+            apps_submitted: apps.submitted,
+            apps_pending: apps.pending,
+            apps_running: apps.running,
+            apps_completed: apps.completed,
+            apps_failed: apps.failed,
+            apps_killed: apps.killed,
+            ..Self::default()
+        };
         for record in state.containers.iter().filter(|record| record.is_live()) {
             overview.containers_allocated += 1;
             overview.allocated_mb = overview.allocated_mb.saturating_add(record.memory_mb);

@@ -13,9 +13,11 @@ pub mod allocate_response;
 mod am_launch;
 mod am_session;
 mod application_access;
+mod application_counts;
 mod cluster_overview;
 pub mod container_updates;
 pub mod diagnostics_limit;
+mod queue_applications;
 pub mod remote_containers;
 pub mod reports;
 mod submission_limits;
@@ -24,8 +26,10 @@ mod token_issuer;
 pub use am_launch::{APP_SUBMIT_TIME_ENV, AmLaunch, MAX_APP_ATTEMPTS_ENV, pending_launches};
 pub use am_session::{AmSession, AttemptNews, ResponseIdCheck};
 pub use application_access::ApplicationAccess;
+pub use application_counts::ApplicationCounts;
 pub use cluster_overview::ClusterOverview;
 pub use diagnostics_limit::DiagnosticsLimit;
+pub use queue_applications::QueueApplications;
 pub use submission_limits::{
     APPLICATION_TYPE_LENGTH, MAX_CONTEXT_BYTES_LIMIT, MAX_NAME_BYTES, SubmissionLimits,
     SubmissionRefusal, recorded_application_type,

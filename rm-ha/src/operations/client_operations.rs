@@ -9,14 +9,15 @@ use super::RmError;
 use super::am_operations::resource_proto;
 use crate::applications::reports::{self, application_report, application_state};
 use crate::applications::{
-    ApplicationAccess, ClusterOverview, DiagnosticsLimit, SubmissionLimits,
+    ApplicationAccess, ClusterOverview, DiagnosticsLimit, QueueApplications, SubmissionLimits,
     recorded_application_type,
 };
-use crate::replica::{Proposer, now_ms};
+use crate::replica::{Leadership, Proposer, now_ms};
 use crate::scheduling::{QueueConfigSource, queue_info_proto};
 use crate::state_machine::{
     ABORTED, ApplicationRecord, ApplicationState, CommandV1, RmCommand, RmResponse, StateView,
 };
+use crate::telemetry::{LeaderFigures, QueueFigures};
 
 /// The client operations of one replica: users create and submit applications, kill, move
 /// and reprioritize them, and read reports of applications, attempts, containers, nodes and
@@ -401,10 +402,27 @@ impl ClientOperations {
     /// resources in use and available, nodes by state), read after a read barrier.
     pub(crate) async fn cluster_overview(&self) -> Result<ClusterOverview, RmError> {
         let leadership = self.proposer.read_barrier().await?;
-        Ok(
-            leadership
-                .nodes(|tracker| self.state.read(|state| ClusterOverview::of(state, tracker))),
-        )
+        Ok(self.overview(&leadership))
+    }
+
+    fn overview(&self, leadership: &Leadership) -> ClusterOverview {
+        leadership.nodes(|tracker| self.state.read(|state| ClusterOverview::of(state, tracker)))
+    }
+
+    /// Everything the leader's `/metrics` page shows of the cluster, read after one read
+    /// barrier: the cluster's figures, the leadership's opportunistic counts, and every queue
+    /// with the applications the state holds per queue and user.
+    pub(crate) async fn leader_figures(&self) -> Result<LeaderFigures, RmError> {
+        let leadership = self.proposer.read_barrier().await?;
+        let queues = self.all_queue_infos(&leadership).await?;
+        Ok(LeaderFigures {
+            overview: self.overview(&leadership),
+            counts: leadership.counts(),
+            queues: QueueFigures {
+                queues,
+                applications: self.state.read(QueueApplications::of),
+            },
+        })
     }
 
     /// Reports of the nodes in the requested states (YARN's `getClusterNodes`).
@@ -459,6 +477,10 @@ impl ClientOperations {
     /// scheduler page; the scheduler is held only while the snapshot is taken.
     pub(crate) async fn queue_infos(&self) -> Result<Vec<QueueInfo>, RmError> {
         let leadership = self.proposer.read_barrier().await?;
+        self.all_queue_infos(&leadership).await
+    }
+
+    async fn all_queue_infos(&self, leadership: &Leadership) -> Result<Vec<QueueInfo>, RmError> {
         let nodes = leadership.nodes(|tracker| tracker.schedulable());
         leadership
             .scheduler()

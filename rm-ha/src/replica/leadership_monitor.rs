@@ -76,8 +76,13 @@ impl LeadershipMonitor {
     pub(crate) async fn run(self) {
         let mut metrics = self.raft.metrics();
         let mut leadership: Option<ActiveLeadership> = None;
+        let mut seen_leader = None;
         loop {
             let snapshot = metrics.borrow_and_update().clone();
+            if let Some(leader) = new_leader(seen_leader, &snapshot) {
+                seen_leader = Some(leader);
+                self.services.metrics.record_leader_change();
+            }
             let leading_term = self.leading_term(&snapshot);
             if let Some(active) = leadership.take_if(|active| leading_term != Some(active.term)) {
                 tracing::info!(
@@ -166,6 +171,17 @@ impl LeadershipMonitor {
     }
 }
 
+/// The term and node of the leader `metrics` names, when it is not `seen`, the last one seen;
+/// `None` when it names none or the one seen. A leader elected again in a later term is a new
+/// leadership, and a moment without a leader (an election under way) is none.
+fn new_leader(
+    seen: Option<(u64, RmNodeId)>,
+    metrics: &RaftMetrics<RmNodeId, RmNode>,
+) -> Option<(u64, RmNodeId)> {
+    let leader = (metrics.current_term, metrics.current_leader?);
+    (seen != Some(leader)).then_some(leader)
+}
+
 /// The rm-id of the leader `metrics` names, looked up in the membership.
 pub(crate) fn leader_rm_id(metrics: &RaftMetrics<RmNodeId, RmNode>) -> Option<String> {
     let leader = metrics.current_leader?;
@@ -182,6 +198,23 @@ mod tests {
     use std::sync::atomic::{AtomicBool, Ordering};
 
     use super::*;
+
+    /// Each leadership counts once: a leader named again in its term is not new, one elected
+    /// again in a later term is, and an election under way names none.
+    #[test]
+    fn a_new_leader_is_one_not_seen_in_its_term() {
+        let mut metrics = RaftMetrics::<RmNodeId, RmNode>::new_initial(1);
+        assert_eq!(new_leader(None, &metrics), None, "no leader yet");
+        metrics.current_term = 2;
+        metrics.current_leader = Some(3);
+        assert_eq!(new_leader(None, &metrics), Some((2, 3)));
+        assert_eq!(new_leader(Some((2, 3)), &metrics), None);
+        metrics.current_term = 3;
+        metrics.current_leader = None;
+        assert_eq!(new_leader(Some((2, 3)), &metrics), None, "an election");
+        metrics.current_leader = Some(3);
+        assert_eq!(new_leader(Some((2, 3)), &metrics), Some((3, 3)));
+    }
 
     /// Ending a leadership cancels its services and waits for them; one that ignores the
     /// cancellation is aborted after the bound, so no service outlives its leadership.

@@ -166,8 +166,13 @@ impl ResourceManager {
         let node_id = node_id_of(&config.rm_id);
         let failpoints = Failpoints::from_env()?;
         let db = open_db(&config.storage_dir, &failpoints)?;
-        let log_store = SledLogStore::new(&db)?.with_failpoints(failpoints);
-        let state_machine = RmStateMachineStore::new(&db)?.with_failpoints(failpoints);
+        let metrics = Arc::new(RmMetrics::new());
+        let log_store = SledLogStore::new(&db)?
+            .with_failpoints(failpoints)
+            .with_metrics(Arc::clone(&metrics));
+        let state_machine = RmStateMachineStore::new(&db)?
+            .with_failpoints(failpoints)
+            .with_metrics(Arc::clone(&metrics));
         let state = state_machine.state_view();
         let options = ChannelOptions {
             request_timeout: config.raft.rpc_timeout,
@@ -214,7 +219,6 @@ impl ResourceManager {
             ("scheduler", local_addr(&listeners.scheduler)?),
             ("webapp", local_addr(&listeners.webapp)?),
         ]);
-        let metrics = Arc::new(RmMetrics::new());
         let proposer = RaftProposer::new(raft.clone(), PROPOSE_TIMEOUT);
         let mut tasks = JoinSet::new();
         let monitor = LeadershipMonitor {

@@ -189,9 +189,10 @@ async fn cluster_info(State(api): State<RestApi>, _caller: RestCaller) -> Respon
 /// see the standby redirect). Any certificate of the cluster may scrape it.
 async fn prometheus_metrics(State(api): State<RestApi>) -> Response {
     let metrics = api.raft.metrics().borrow().clone();
+    let leading = api.operations.proposer.gate.require_leader().is_ok();
     let raft = RaftFigures {
         term: metrics.current_term,
-        leader: api.operations.proposer.gate.require_leader().is_ok(),
+        leader: leading,
         last_log_index: metrics.last_log_index.unwrap_or(0),
         applied_index: metrics.last_applied.map_or(0, |id| id.index),
         snapshot_index: metrics.snapshot.map_or(0, |id| id.index),
@@ -199,22 +200,20 @@ async fn prometheus_metrics(State(api): State<RestApi>) -> Response {
     // The leader's figures only from a leader that confirms it within a second; one that just
     // lost its leadership or its quorum renders Raft's view alone, in time for the scrape,
     // rather than an error.
-    let cluster = match api.operations.proposer.gate.require_leader() {
-        Ok(leadership) => {
-            tokio::time::timeout(LEADER_FIGURES_WAIT, api.operations.cluster_overview())
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .map(|overview| (overview, leadership.counts()))
-        }
-        Err(_) => None,
+    let leader = if leading {
+        tokio::time::timeout(LEADER_FIGURES_WAIT, api.operations.leader_figures())
+            .await
+            .ok()
+            .and_then(Result::ok)
+    } else {
+        None
     };
     (
         [(
             axum::http::header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        api.metrics.render(raft, cluster),
+        api.metrics.render(raft, leader.as_ref()),
     )
         .into_response()
 }

@@ -2,6 +2,8 @@
 
 use std::fmt::Debug;
 use std::ops::{Bound, RangeBounds};
+use std::sync::Arc;
+use std::time::Instant;
 
 use openraft::storage::{LogFlushed, RaftLogStorage};
 use openraft::{
@@ -12,6 +14,7 @@ use super::codec::{decode, encode};
 use super::{Failpoints, open_tree, storage_error};
 use crate::error::{Error, Record};
 use crate::raft_types::{RmNodeId, RmTypeConfig};
+use crate::telemetry::RmMetrics;
 
 const VOTE_KEY: &[u8] = b"vote";
 const LAST_PURGED_KEY: &[u8] = b"last_purged";
@@ -25,13 +28,15 @@ const LAST_PURGED_KEY: &[u8] = b"last_purged";
 /// - `purge` makes the new `last_purged` durable before deleting any entry, so after a crash
 ///   the log state never claims entries that are gone.
 ///
-/// Clones share the same database; openraft uses a clone as its log reader.
+/// Clones share the same database and metrics; openraft uses a clone as its log reader.
 #[derive(Debug, Clone)]
 pub struct SledLogStore {
     db: sled::Db,
     log: sled::Tree,
     meta: sled::Tree,
     failpoints: Failpoints,
+    /// The replica's metrics, where append latencies go; none for a store of its own.
+    metrics: Option<Arc<RmMetrics>>,
 }
 
 impl SledLogStore {
@@ -46,12 +51,21 @@ impl SledLogStore {
             log: open_tree(db, "log")?,
             meta: open_tree(db, "meta")?,
             failpoints: Failpoints::default(),
+            metrics: None,
         })
     }
 
     /// The same store with `failpoints` stalling or failing its appends and vote writes.
     pub fn with_failpoints(self, failpoints: Failpoints) -> Self {
         Self { failpoints, ..self }
+    }
+
+    /// The same store recording how long each append takes, until on disk, in `metrics`.
+    pub(crate) fn with_metrics(self, metrics: Arc<RmMetrics>) -> Self {
+        Self {
+            metrics: Some(metrics),
+            ..self
+        }
     }
 
     async fn flush(&self, record: Record) -> Result<(), Error> {
@@ -219,6 +233,7 @@ impl RaftLogStorage<RmTypeConfig> for SledLogStore {
         I: IntoIterator<Item = Entry<RmTypeConfig>> + Send,
         I::IntoIter: Send,
     {
+        let started = Instant::now();
         let mut records = Vec::new();
         for entry in entries {
             let index = entry.log_id.index;
@@ -247,6 +262,9 @@ impl RaftLogStorage<RmTypeConfig> for SledLogStore {
         };
         match written {
             Ok(()) => {
+                if let Some(metrics) = &self.metrics {
+                    metrics.record_append(started.elapsed());
+                }
                 callback.log_io_completed(Ok(()));
                 Ok(())
             }

@@ -1,6 +1,7 @@
 //! Building snapshots of the replicated state into sled.
 
 use std::io::Cursor;
+use std::sync::Arc;
 
 use openraft::{
     ErrorSubject, ErrorVerb, LogId, RaftSnapshotBuilder, Snapshot, SnapshotMeta, StorageError,
@@ -13,6 +14,7 @@ use super::storage_error;
 use crate::error::{Error, Record};
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
 use crate::state_machine::RmState;
+use crate::telemetry::RmMetrics;
 
 /// The key of the current snapshot in the `snapshot` tree.
 pub(super) const CURRENT_SNAPSHOT_KEY: &[u8] = b"current";
@@ -34,11 +36,13 @@ impl StoredSnapshot {
     }
 }
 
-/// Writes `snapshot` as the current snapshot and waits for sled's flush.
+/// Writes `snapshot` as the current snapshot and waits for sled's flush; then records its
+/// size in `metrics`, if given. Every snapshot a replica builds or installs goes through here.
 pub(super) async fn store_snapshot(
     db: &sled::Db,
     tree: &sled::Tree,
     snapshot: &StoredSnapshot,
+    metrics: Option<&RmMetrics>,
 ) -> Result<(), Error> {
     let bytes = encode(Record::Snapshot, snapshot)?;
     let sled_error = |source| Error::Sled {
@@ -48,6 +52,9 @@ pub(super) async fn store_snapshot(
     tree.insert(CURRENT_SNAPSHOT_KEY, bytes)
         .map_err(sled_error)?;
     db.flush_async().await.map_err(sled_error)?;
+    if let Some(metrics) = metrics {
+        metrics.record_snapshot(snapshot.data.len());
+    }
     Ok(())
 }
 
@@ -62,6 +69,7 @@ pub struct RmSnapshotBuilder {
     pub(super) last_applied: Option<LogId<RmNodeId>>,
     pub(super) membership: StoredMembership<RmNodeId, RmNode>,
     pub(super) state: RmState,
+    pub(super) metrics: Option<Arc<RmMetrics>>,
 }
 
 impl RaftSnapshotBuilder<RmTypeConfig> for RmSnapshotBuilder {
@@ -80,7 +88,7 @@ impl RaftSnapshotBuilder<RmTypeConfig> for RmSnapshotBuilder {
             },
             data,
         };
-        store_snapshot(&self.db, &self.tree, &stored)
+        store_snapshot(&self.db, &self.tree, &stored, self.metrics.as_deref())
             .await
             .map_err(|e| fail(&e))?;
         Ok(stored.into_snapshot())

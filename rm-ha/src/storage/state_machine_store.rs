@@ -1,6 +1,8 @@
 //! The in-memory replicated state machine, snapshotted to sled.
 
 use std::io::Cursor;
+use std::sync::Arc;
+use std::time::Instant;
 
 use openraft::storage::RaftStateMachine;
 use openraft::{
@@ -14,6 +16,7 @@ use super::{Failpoints, RmSnapshotBuilder, open_tree, storage_error};
 use crate::error::{Error, Record};
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
 use crate::state_machine::{AppliedPosition, RmCommand, RmResponse, RmState, StateView};
+use crate::telemetry::RmMetrics;
 
 /// The replicated state machine: [`RmState`] in memory, snapshots in the sled tree `snapshot`.
 ///
@@ -28,6 +31,9 @@ pub struct RmStateMachineStore {
     membership: StoredMembership<RmNodeId, RmNode>,
     state: StateView,
     failpoints: Failpoints,
+    /// The replica's metrics, where apply latencies and snapshot sizes go; none for a store
+    /// of its own.
+    metrics: Option<Arc<RmMetrics>>,
 }
 
 impl RmStateMachineStore {
@@ -47,6 +53,7 @@ impl RmStateMachineStore {
             membership: StoredMembership::default(),
             state: StateView::default(),
             failpoints: Failpoints::default(),
+            metrics: None,
         };
         if let Some(stored) = store.read_snapshot()? {
             store.restore(&stored.meta, &stored.data)?;
@@ -58,6 +65,15 @@ impl RmStateMachineStore {
     /// `plant.reissue-container-id` bug changes how entries apply.
     pub fn with_failpoints(self, failpoints: Failpoints) -> Self {
         Self { failpoints, ..self }
+    }
+
+    /// The same store recording in `metrics` how long each batch takes to apply and how large
+    /// each snapshot it builds or installs is.
+    pub(crate) fn with_metrics(self, metrics: Arc<RmMetrics>) -> Self {
+        Self {
+            metrics: Some(metrics),
+            ..self
+        }
     }
 
     /// A copy of the state as of [`last_applied`](Self::last_applied).
@@ -114,6 +130,7 @@ impl RaftStateMachine<RmTypeConfig> for RmStateMachineStore {
         I: IntoIterator<Item = Entry<RmTypeConfig>> + Send,
         I::IntoIter: Send,
     {
+        let started = Instant::now();
         // One write lock per batch: readers see the state between batches, and applying is pure
         // and quick, so they never wait long.
         let responses = self.state.write(|state, applied| {
@@ -133,6 +150,9 @@ impl RaftStateMachine<RmTypeConfig> for RmStateMachineStore {
             }
             responses
         });
+        if let Some(metrics) = &self.metrics {
+            metrics.record_apply(started.elapsed());
+        }
         Ok(responses)
     }
 
@@ -143,6 +163,7 @@ impl RaftStateMachine<RmTypeConfig> for RmStateMachineStore {
             last_applied: self.last_applied,
             membership: self.membership.clone(),
             state: self.state(),
+            metrics: self.metrics.clone(),
         }
     }
 
@@ -170,7 +191,7 @@ impl RaftStateMachine<RmTypeConfig> for RmStateMachineStore {
         };
         // Decoded before storing: a snapshot this binary cannot read must not replace a good one.
         let state = decode_state(&stored.data).map_err(|e| fail(&e))?;
-        store_snapshot(&self.db, &self.tree, &stored)
+        store_snapshot(&self.db, &self.tree, &stored, self.metrics.as_deref())
             .await
             .map_err(|e| fail(&e))?;
         self.state.write(|s, applied| {

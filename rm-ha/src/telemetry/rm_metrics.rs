@@ -7,6 +7,7 @@ use metrics_exporter_prometheus::{
     Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
 };
 
+use super::QueueFigures;
 use crate::applications::ClusterOverview;
 use crate::scheduling::OpportunisticCounts;
 
@@ -14,6 +15,18 @@ use crate::scheduling::OpportunisticCounts;
 /// that waited out a Raft election.
 const LATENCY_BUCKETS: [f64; 12] = [
     0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0,
+];
+
+/// Bucket bounds, in seconds, of the Raft storage histograms: an apply of a batch takes
+/// microseconds, an append waits for sled's flush.
+const STORAGE_BUCKETS: [f64; 12] = [
+    0.000_01, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.05, 0.25, 1.0,
+];
+
+/// The histograms measured in [`STORAGE_BUCKETS`].
+const STORAGE_HISTOGRAMS: [&str; 2] = [
+    "yarn_raft_append_duration_seconds",
+    "yarn_raft_apply_duration_seconds",
 ];
 
 /// Bucket bounds of the allocations-per-pass histogram.
@@ -40,15 +53,28 @@ pub(crate) struct RaftFigures {
     pub(crate) snapshot_index: u64,
 }
 
+/// What the leader reads for a scrape, under one read barrier: Hadoop's `ClusterMetrics`
+/// figures, the leadership's opportunistic counts, and its queues.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LeaderFigures {
+    /// Applications, resources and nodes of the cluster.
+    pub(crate) overview: ClusterOverview,
+    /// Opportunistic containers asked for and allocated under this leadership.
+    pub(crate) counts: OpportunisticCounts,
+    /// Every queue, and each leaf's users.
+    pub(crate) queues: QueueFigures,
+}
+
 /// One replica's metrics, apart from every other replica in the process (each has its own
 /// recorder, so in-process clusters do not mix their figures).
 ///
-/// Events are recorded as they happen (RPCs, scheduling passes) in the replica's registry,
-/// which [`keep_up`](Self::keep_up) must run beside. The cluster's
-/// figures are rendered at scrape time, in a registry of their own made for that scrape, from
-/// what the caller read ([`render`](Self::render)): Raft's view on every replica, and the
-/// leader's view of applications, resources and nodes on the leader only (a follower holds no
-/// node tracker), so a replica that stopped leading shows none of its old leader figures. Names follow Prometheus conventions: the
+/// Events are recorded as they happen (RPCs, scheduling passes, Raft log appends and applies,
+/// snapshots, leader changes) in the replica's registry, which [`keep_up`](Self::keep_up) must
+/// run beside. The cluster's figures are rendered at scrape time, in a registry of their own
+/// made for that scrape, from what the caller read ([`render`](Self::render)): Raft's view on
+/// every replica, and the leader's view of applications, resources, nodes and queues on the
+/// leader only (a follower holds no node tracker and no scheduler), so a replica that stopped
+/// leading shows none of its old leader figures. Names follow Prometheus conventions: the
 /// `yarn_` prefix, units in the name, `_total` for counters.
 pub(crate) struct RmMetrics {
     recorder: PrometheusRecorder,
@@ -75,6 +101,11 @@ impl RmMetrics {
         let builder = builder
             .set_buckets(&LATENCY_BUCKETS)
             .unwrap_or_else(|_| PrometheusBuilder::new());
+        let builder = STORAGE_HISTOGRAMS.iter().fold(builder, |builder, name| {
+            builder
+                .set_buckets_for_metric(Matcher::Full((*name).to_owned()), &STORAGE_BUCKETS)
+                .unwrap_or_else(|_| PrometheusBuilder::new())
+        });
         let recorder = builder
             .set_buckets_for_metric(
                 Matcher::Full("yarn_scheduler_pass_allocations".to_owned()),
@@ -107,6 +138,35 @@ impl RmMetrics {
         });
     }
 
+    /// One append to the Raft log, of any number of entries, that took `elapsed` until it was
+    /// on disk.
+    pub(crate) fn record_append(&self, elapsed: Duration) {
+        metrics::with_local_recorder(&self.recorder, || {
+            histogram!("yarn_raft_append_duration_seconds").record(elapsed.as_secs_f64());
+        });
+    }
+
+    /// One batch of committed entries applied to the state machine in `elapsed`.
+    pub(crate) fn record_apply(&self, elapsed: Duration) {
+        metrics::with_local_recorder(&self.recorder, || {
+            histogram!("yarn_raft_apply_duration_seconds").record(elapsed.as_secs_f64());
+        });
+    }
+
+    /// A snapshot built or installed, holding `bytes` of encoded state.
+    pub(crate) fn record_snapshot(&self, bytes: usize) {
+        metrics::with_local_recorder(&self.recorder, || {
+            gauge!("yarn_raft_snapshot_size_bytes").set(bytes as f64);
+        });
+    }
+
+    /// This replica saw a new leadership begin: a leader it had not seen in that term.
+    pub(crate) fn record_leader_change(&self) {
+        metrics::with_local_recorder(&self.recorder, || {
+            counter!("yarn_raft_leader_changes_total").increment(1);
+        });
+    }
+
     /// Folds recorded samples into the histograms every [`UPKEEP_INTERVAL`] until `shutdown`
     /// is cancelled.
     pub(crate) async fn keep_up(&self, shutdown: tokio_util::sync::CancellationToken) {
@@ -120,12 +180,8 @@ impl RmMetrics {
     }
 
     /// The text page: the events recorded so far, and the figures of `raft` and, on the
-    /// leader, of `cluster`.
-    pub(crate) fn render(
-        &self,
-        raft: RaftFigures,
-        cluster: Option<(ClusterOverview, OpportunisticCounts)>,
-    ) -> String {
+    /// leader, of `leader`.
+    pub(crate) fn render(&self, raft: RaftFigures, leader: Option<&LeaderFigures>) -> String {
         let figures = PrometheusBuilder::new().build_recorder();
         let figures_page = figures.handle();
         metrics::with_local_recorder(&figures, || {
@@ -134,8 +190,9 @@ impl RmMetrics {
             gauge!("yarn_raft_last_log_index").set(raft.last_log_index as f64);
             gauge!("yarn_raft_applied_index").set(raft.applied_index as f64);
             gauge!("yarn_raft_snapshot_index").set(raft.snapshot_index as f64);
-            if let Some((overview, counts)) = cluster {
-                set_cluster(&overview, counts);
+            if let Some(leader) = leader {
+                set_cluster(&leader.overview, leader.counts);
+                leader.queues.record();
             }
         });
         let mut page = self.handle.render();
@@ -216,7 +273,11 @@ mod tests {
             applied_index: 39,
             snapshot_index: 0,
         };
-        let page = metrics.render(raft, Some((overview, OpportunisticCounts::default())));
+        let leader = LeaderFigures {
+            overview,
+            ..LeaderFigures::default()
+        };
+        let page = metrics.render(raft, Some(&leader));
         assert_eq!(value(&page, "yarn_raft_term"), Some(3.0), "{page}");
         assert_eq!(value(&page, "yarn_raft_leader"), Some(1.0), "{page}");
         assert_eq!(
@@ -259,10 +320,59 @@ mod tests {
     }
 
     #[test]
+    fn raft_storage_events_land_in_their_histograms() {
+        let metrics = RmMetrics::new();
+        metrics.record_append(Duration::from_millis(2));
+        metrics.record_apply(Duration::from_micros(20));
+        metrics.record_apply(Duration::from_micros(30));
+        metrics.record_snapshot(4096);
+        metrics.record_leader_change();
+        let page = metrics.render(RaftFigures::default(), None);
+        assert_eq!(
+            value(&page, "yarn_raft_append_duration_seconds_count"),
+            Some(1.0),
+            "{page}"
+        );
+        assert_eq!(
+            value(&page, "yarn_raft_apply_duration_seconds_count"),
+            Some(2.0),
+            "{page}"
+        );
+        // Applies take microseconds: the storage buckets tell them apart.
+        assert_eq!(
+            value(
+                &page,
+                "yarn_raft_apply_duration_seconds_bucket{le=\"0.00001\"}"
+            ),
+            Some(0.0),
+            "{page}"
+        );
+        assert_eq!(
+            value(
+                &page,
+                "yarn_raft_apply_duration_seconds_bucket{le=\"0.00005\"}"
+            ),
+            Some(2.0),
+            "{page}"
+        );
+        assert_eq!(
+            value(&page, "yarn_raft_snapshot_size_bytes"),
+            Some(4096.0),
+            "{page}"
+        );
+        assert_eq!(
+            value(&page, "yarn_raft_leader_changes_total"),
+            Some(1.0),
+            "{page}"
+        );
+    }
+
+    #[test]
     fn a_follower_renders_only_what_it_knows() {
         let page = RmMetrics::new().render(RaftFigures::default(), None);
         assert_eq!(value(&page, "yarn_raft_leader"), Some(0.0), "{page}");
         assert!(!page.contains("yarn_applications"), "{page}");
+        assert!(!page.contains("yarn_queue"), "{page}");
     }
 
     /// A replica that stopped leading shows none of its old leader figures.
@@ -273,10 +383,11 @@ mod tests {
             apps_running: 2,
             ..ClusterOverview::default()
         };
-        let leading = metrics.render(
-            RaftFigures::default(),
-            Some((overview, OpportunisticCounts::default())),
-        );
+        let leader = LeaderFigures {
+            overview,
+            ..LeaderFigures::default()
+        };
+        let leading = metrics.render(RaftFigures::default(), Some(&leader));
         assert!(leading.contains("yarn_applications"), "{leading}");
         let deposed = metrics.render(RaftFigures::default(), None);
         assert!(!deposed.contains("yarn_applications"), "{deposed}");

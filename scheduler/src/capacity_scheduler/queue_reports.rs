@@ -5,6 +5,7 @@
 //! asking for a report never moves anything.
 
 use std::cmp::Ordering;
+use std::collections::BTreeMap;
 
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 
@@ -117,26 +118,34 @@ impl CapacityScheduler {
                 0.0
             }
         };
-        let (am_resource_limit, users) = if queue.is_leaf() {
+        let (am_resource_limit, users, demand) = if queue.is_leaf() {
             let limits = self.queue_limits(index);
             let weights: f64 = queue.users.keys().map(|user| conf.user_weight(user)).sum();
             let shared = limits.user_limit(None, weights);
+            let demands = self.user_demands(index);
             let users = queue
                 .users
                 .iter()
-                .map(|(user, figures): (&String, &LeafUser)| UserInfo {
-                    user: user.clone(),
-                    resources_used: figures.used,
-                    am_resources_used: figures.am_used,
-                    num_active_applications: figures.num_active,
-                    num_pending_applications: figures.num_applications - figures.num_active,
-                    user_limit: limits.weighted_user_limit(shared, conf.user_weight(user)),
-                    weight: conf.user_weight(user),
+                .map(|(user, figures): (&String, &LeafUser)| {
+                    let demand = demands.get(user.as_str()).copied().unwrap_or_default();
+                    UserInfo {
+                        user: user.clone(),
+                        resources_used: figures.used,
+                        am_resources_used: figures.am_used,
+                        num_active_applications: figures.num_active,
+                        num_pending_applications: figures.num_applications - figures.num_active,
+                        num_containers: demand.containers,
+                        pending_resource: demand.pending,
+                        pending_containers: demand.pending_containers,
+                        user_limit: limits.weighted_user_limit(shared, conf.user_weight(user)),
+                        weight: conf.user_weight(user),
+                    }
                 })
                 .collect();
-            (limits.am_limit(), users)
+            let demand = demands.into_values().fold(Demand::default(), Demand::add);
+            (limits.am_limit(), users, demand)
         } else {
-            (Resource::ZERO, Vec::new())
+            (Resource::ZERO, Vec::new(), self.demand(index))
         };
         QueueInfo {
             queue_name: conf.name.clone(),
@@ -154,6 +163,9 @@ impl CapacityScheduler {
             num_applications: queue.num_applications,
             num_active_applications: queue.num_active,
             num_pending_applications: queue.num_applications - queue.num_active,
+            num_containers: demand.containers,
+            pending_resource: demand.pending,
+            pending_containers: demand.pending_containers,
             acl_submit_applications: conf
                 .acl_submit_applications
                 .as_ref()
@@ -173,6 +185,79 @@ impl CapacityScheduler {
                 .iter()
                 .map(|child| self.queues[*child].conf.name.clone())
                 .collect(),
+        }
+    }
+
+    /// The [`Demand`] of queue `index`: its applications' for a leaf, its children's summed
+    /// for a parent.
+    fn demand(&self, index: usize) -> Demand {
+        let queue = &self.queues[index];
+        if queue.is_leaf() {
+            self.user_demands(index)
+                .into_values()
+                .fold(Demand::default(), Demand::add)
+        } else {
+            queue
+                .children
+                .iter()
+                .map(|child| self.demand(*child))
+                .fold(Demand::default(), Demand::add)
+        }
+    }
+
+    /// The [`Demand`] of each user's applications in leaf `index`.
+    fn user_demands(&self, leaf: usize) -> BTreeMap<&str, Demand> {
+        let mut demands: BTreeMap<&str, Demand> = BTreeMap::new();
+        for (_, _, application_id) in &self.queues[leaf].apps {
+            if let Some(app) = self.applications.get(application_id) {
+                let demand = demands.entry(app.user.as_str()).or_default();
+                *demand = demand.add(Demand::of(app));
+            }
+        }
+        demands
+    }
+}
+
+/// What applications hold and still want, as Hadoop's `QueueMetrics` counts it: their live
+/// GUARANTEED containers, and the containers their current attempts still ask for with the
+/// resources those take.
+#[derive(Debug, Clone, Copy, Default)]
+struct Demand {
+    containers: usize,
+    pending: Resource,
+    pending_containers: u64,
+}
+
+impl Demand {
+    /// What `app` holds and its current attempt still wants, the AM container if not yet
+    /// allocated included.
+    fn of(app: &SchedulerApplication) -> Self {
+        let mut demand = Self {
+            containers: app.containers.len(),
+            ..Self::default()
+        };
+        let Some(attempt) = &app.attempt else {
+            return demand;
+        };
+        if attempt.am_pending {
+            demand.pending = attempt.am_resource;
+            demand.pending_containers = 1;
+        }
+        for (_, asks) in attempt.asks.pending_from(None) {
+            let outstanding = asks.outstanding();
+            demand.pending = demand
+                .pending
+                .saturating_add(asks.capability().saturating_mul(outstanding));
+            demand.pending_containers += u64::from(outstanding);
+        }
+        demand
+    }
+
+    fn add(self, other: Self) -> Self {
+        Self {
+            containers: self.containers + other.containers,
+            pending: self.pending.saturating_add(other.pending),
+            pending_containers: self.pending_containers + other.pending_containers,
         }
     }
 }

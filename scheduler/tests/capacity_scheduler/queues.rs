@@ -1,6 +1,6 @@
 //! Capacities, elasticity and the order queues are offered resources in (TestParentQueue).
 
-use yarn_scheduler::QueueState;
+use yarn_scheduler::{QueueState, Resource};
 
 use crate::mock::*;
 
@@ -125,4 +125,46 @@ fn siblings_alternate_by_utilization_within_their_parent() {
     assert_eq!(queue_gib(&scheduler, "x1"), 2);
     assert_eq!(queue_gib(&scheduler, "x2"), 2);
     assert_eq!(queue_gib(&scheduler, "y"), 4);
+}
+
+/// A queue reports the containers its applications hold and what they still ask for, per user
+/// in the leaf and summed up the tree, the AM container included until it is allocated.
+#[test]
+fn queue_info_counts_held_and_pending_containers_per_queue_and_user() {
+    let conf = must_conf(&[
+        ("root.queues", "a,b"),
+        ("root.a.capacity", "50"),
+        ("root.b.capacity", "50"),
+        ("root.a.queues", "a1"),
+        ("root.a.a1.capacity", "100"),
+        ("maximum-am-resource-percent", "1.0"),
+    ]);
+    // alice's limit in a1 (its 2 GiB guarantee, one container past) holds tasks back.
+    let mut scheduler = must_scheduler(conf, 1, 4, 8);
+    must_start(&mut scheduler, 1, "a1", "alice", 3);
+    let a1 = scheduler.queue_info("a1").unwrap();
+    assert_eq!(a1.num_containers, 0);
+    assert_eq!(a1.pending_containers, 4, "the AM and three tasks");
+    assert_eq!(a1.pending_resource, Resource::new(4 * GIB, 4));
+
+    schedule_until_idle(&mut scheduler);
+    let a1 = scheduler.queue_info("a1").unwrap();
+    let held = a1.num_containers as u64;
+    assert!((2..4).contains(&held), "the AM, a task, not all: {a1:?}");
+    assert_eq!(a1.pending_containers, 4 - held, "{a1:?}");
+    assert_eq!(a1.pending_resource.memory_mb, (4 - held) * GIB, "{a1:?}");
+    let alice = &a1.users[0];
+    assert_eq!(alice.user, "alice");
+    assert_eq!(alice.num_containers, a1.num_containers);
+    assert_eq!(alice.pending_containers, a1.pending_containers);
+    assert_eq!(alice.pending_resource, a1.pending_resource);
+
+    let a = scheduler.queue_info("a").unwrap();
+    let root = scheduler.queue_info("root").unwrap();
+    for parent in [&a, &root] {
+        assert_eq!(parent.num_containers, a1.num_containers, "{parent:?}");
+        assert_eq!(parent.pending_resource, a1.pending_resource, "{parent:?}");
+    }
+    let b = scheduler.queue_info("b").unwrap();
+    assert_eq!((b.num_containers, b.pending_containers), (0, 0));
 }
