@@ -794,7 +794,7 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
         let queue = |name: &str| sample(&samples, &format!(r#"{name}{{queue="root.default"}}"#));
         (queue("yarn_queue_apps_running") >= 1.0
             && queue("yarn_queue_allocated_containers") >= 1.0
-            && queue("yarn_queue_allocated_mb") > 0.0)
+            && queue("yarn_queue_allocated_megabytes") > 0.0)
             .then_some(())
     });
     const QUEUE_KILLED: &str = r#"yarn_queue_apps_killed_total{queue="root.default"}"#;

@@ -99,9 +99,9 @@ impl Series<'_> {
         gauge!(format!("{}_{name}", self.prefix), self.labels).set(value);
     }
 
-    /// `{name}_mb` and `{name}_vcores`, Hadoop's `{Name}MB` and `{Name}VCores`.
+    /// `{name}_megabytes` and `{name}_vcores`, Hadoop's `{Name}MB` and `{Name}VCores`.
     fn resource(&self, name: &str, resource: Resource) {
-        self.gauge(&format!("{name}_mb"), resource.memory_mb as f64);
+        self.gauge(&format!("{name}_megabytes"), resource.memory_mb as f64);
         self.gauge(&format!("{name}_vcores"), f64::from(resource.vcores));
     }
 
@@ -201,14 +201,22 @@ mod tests {
         );
         assert_eq!(b_series("yarn_queue_apps_running"), Some(2.0), "{page}");
         assert_eq!(b_series("yarn_queue_apps_pending"), Some(0.0), "{page}");
-        assert_eq!(b_series("yarn_queue_allocated_mb"), Some(2048.0), "{page}");
+        assert_eq!(
+            b_series("yarn_queue_allocated_megabytes"),
+            Some(2048.0),
+            "{page}"
+        );
         assert_eq!(b_series("yarn_queue_allocated_vcores"), Some(2.0), "{page}");
         assert_eq!(
             b_series("yarn_queue_allocated_containers"),
             Some(2.0),
             "{page}"
         );
-        assert_eq!(b_series("yarn_queue_pending_mb"), Some(4096.0), "{page}");
+        assert_eq!(
+            b_series("yarn_queue_pending_megabytes"),
+            Some(4096.0),
+            "{page}"
+        );
         assert_eq!(
             b_series("yarn_queue_pending_containers"),
             Some(2.0),
@@ -216,16 +224,16 @@ mod tests {
         );
         let available = b.guaranteed_resource.memory_mb - 2048;
         assert_eq!(
-            b_series("yarn_queue_available_mb"),
+            b_series("yarn_queue_available_megabytes"),
             Some(available as f64),
             "{page}"
         );
         assert!(
-            b_series("yarn_queue_am_resource_limit_mb").unwrap() > 0.0,
+            b_series("yarn_queue_am_resource_limit_megabytes").unwrap() > 0.0,
             "{page}"
         );
         assert_eq!(
-            b_series("yarn_queue_used_am_resource_mb"),
+            b_series("yarn_queue_used_am_resource_megabytes"),
             Some(2048.0),
             "{page}"
         );
@@ -234,11 +242,15 @@ mod tests {
         let root = |name: &str| value(&page, &format!("{name}{{queue=\"root\"}}"));
         assert_eq!(root("yarn_queue_apps_submitted_total"), Some(2.0), "{page}");
         assert_eq!(root("yarn_queue_allocated_containers"), Some(2.0), "{page}");
-        assert_eq!(root("yarn_queue_pending_mb"), Some(4096.0), "{page}");
-        assert_eq!(root("yarn_queue_am_resource_limit_mb"), None, "{page}");
+        assert_eq!(root("yarn_queue_pending_megabytes"), Some(4096.0), "{page}");
+        assert_eq!(
+            root("yarn_queue_am_resource_limit_megabytes"),
+            None,
+            "{page}"
+        );
         let a = |name: &str| value(&page, &format!("{name}{{queue=\"root.a\"}}"));
         assert_eq!(a("yarn_queue_apps_submitted_total"), Some(0.0), "{page}");
-        assert_eq!(a("yarn_queue_allocated_mb"), Some(0.0), "{page}");
+        assert_eq!(a("yarn_queue_allocated_megabytes"), Some(0.0), "{page}");
         // yarn-ha has no reservations: no reserved figure is made up.
         assert!(!page.contains("reserved"), "{page}");
     }
@@ -256,12 +268,16 @@ mod tests {
         for who in ["alice", "bob"] {
             assert_eq!(user("apps_submitted_total", who), Some(1.0), "{page}");
             assert_eq!(user("apps_running", who), Some(1.0), "{page}");
-            assert_eq!(user("allocated_mb", who), Some(1024.0), "{page}");
+            assert_eq!(user("allocated_megabytes", who), Some(1024.0), "{page}");
             assert_eq!(user("allocated_containers", who), Some(1.0), "{page}");
-            assert_eq!(user("used_am_resource_mb", who), Some(1024.0), "{page}");
+            assert_eq!(
+                user("used_am_resource_megabytes", who),
+                Some(1024.0),
+                "{page}"
+            );
         }
-        assert_eq!(user("pending_mb", "bob"), Some(4096.0), "{page}");
-        assert_eq!(user("pending_mb", "alice"), Some(0.0), "{page}");
+        assert_eq!(user("pending_megabytes", "bob"), Some(4096.0), "{page}");
+        assert_eq!(user("pending_megabytes", "alice"), Some(0.0), "{page}");
         assert!(
             !page.contains("yarn_queue_user_apps_running{queue=\"root\""),
             "users are figures of leaves: {page}"
