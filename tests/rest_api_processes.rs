@@ -516,6 +516,31 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
             .any(|queue| queue["queueName"] == "default"),
         "{scheduler}"
     );
+    // The configuration behind it, for an administrator (`yarn.admin.acl` is `*` here).
+    let conf = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{base}/ws/v1/cluster/scheduler-conf"),
+        None,
+        false,
+    )
+    .unwrap()
+    .json();
+    assert!(
+        conf["property"].as_array().unwrap().iter().any(|property| {
+            property["name"] == "yarn.scheduler.capacity.root.queues"
+                && property["value"] == "default"
+        }),
+        "{conf}"
+    );
+    let conf_xml = get_xml(
+        &credentials,
+        &format!("{base}/ws/v1/cluster/scheduler-conf"),
+    );
+    assert!(
+        conf_xml.contains("<configuration><property><name>yarn.scheduler.capacity.",),
+        "{conf_xml}"
+    );
 
     let nodes = curl(
         Some(&credentials),

@@ -18,6 +18,7 @@ use yarn_proto::pb::{
 use yarn_security::Caller;
 
 use super::RmError;
+use super::admin_acl::check_admin;
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
 use crate::replica::{LeaderGate, LeadershipTransfer, Proposer, Serving, leader_rm_id};
 use crate::scheduling::{QueueConfigSource, QueueRefresh};
@@ -54,37 +55,10 @@ impl AdminOperations {
     /// group entries match the groups `hadoop.security.group.mapping` finds for the caller. The
     /// anonymous caller of a plaintext cluster is let through.
     async fn authorize(&self, caller: &Caller) -> Result<(), RmError> {
-        let Caller::Peer(identity) = caller else {
-            return Ok(());
-        };
-        let acl = &self.queues.settings.admin_acl;
-        if acl.is_allowed(&identity.name, &[]) {
-            return Ok(());
+        match caller {
+            Caller::Peer(identity) => check_admin(&self.queues, identity).await,
+            Caller::Anonymous => Ok(()),
         }
-        let groups = self.queues.groups.clone();
-        let user = identity.name.clone();
-        // The host's name service may block; a lookup that panicked counts as no groups.
-        let groups = tokio::task::spawn_blocking(move || groups.groups_of(&user))
-            .await
-            .unwrap_or_default();
-        if acl.is_allowed(&identity.name, &groups) {
-            return Ok(());
-        }
-        Err(RmError::AccessDenied {
-            user: identity.name.clone(),
-            right: "yarn.admin.acl".to_owned(),
-            message: format!(
-                "user {} (groups: {}) is not allowed to administer the ResourceManager \
-                 (yarn.admin.acl = {:?})",
-                identity.name,
-                if groups.is_empty() {
-                    "none".to_string()
-                } else {
-                    groups.join(",")
-                },
-                acl.to_string()
-            ),
-        })
     }
 
     fn metrics(&self) -> RaftMetrics<RmNodeId, RmNode> {

@@ -13,6 +13,7 @@
 //!                             └ ResourceTrackerOperations ─┘   (soft state of one epoch)
 //! ```
 
+mod admin_acl;
 mod admin_operations;
 mod am_operations;
 mod client_operations;

@@ -74,6 +74,7 @@ impl RestApi {
             .route("/ws/v1/cluster/info", get(cluster_info))
             .route("/ws/v1/cluster/metrics", get(cluster_metrics))
             .route("/ws/v1/cluster/scheduler", get(scheduler))
+            .route("/ws/v1/cluster/scheduler-conf", get(scheduler_conf))
             .route("/ws/v1/cluster/apps", get(apps).post(submit_application))
             .route("/ws/v1/cluster/apps/new-application", post(new_application))
             .route("/ws/v1/cluster/apps/{app_id}", get(app))
@@ -232,6 +233,31 @@ async fn scheduler(
 ) -> Result<Response, RestRefusal> {
     let queues = api.operations.queue_infos().await?;
     Ok(axum::Json(SchedulerResponse::of(&queues)).into_response())
+}
+
+/// Hadoop's `GET /scheduler-conf` for administrators: `{"property": [{"name", "value"}]}`,
+/// in XML `<configuration><property>...</property></configuration>`, names in order.
+async fn scheduler_conf(
+    State(api): State<RestApi>,
+    RestCaller(caller): RestCaller,
+) -> Result<Response, RestRefusal> {
+    #[derive(serde::Serialize)]
+    struct Property {
+        name: String,
+        value: String,
+    }
+    #[derive(serde::Serialize)]
+    struct ConfInfo {
+        property: Vec<Property>,
+    }
+    let properties = api.operations.scheduler_configuration(&caller).await?;
+    let conf = ConfInfo {
+        property: properties
+            .into_iter()
+            .map(|(name, value)| Property { name, value })
+            .collect(),
+    };
+    Ok(unwrapped(StatusCode::OK, "configuration", &conf))
 }
 
 async fn apps(
