@@ -441,24 +441,30 @@ async fn put_app_priority(
 
 async fn app_attempts(
     State(api): State<RestApi>,
-    _caller: RestCaller,
+    RestCaller(caller): RestCaller,
     Path(app_id): Path<String>,
 ) -> Result<Response, RestRefusal> {
     let id = parse_app_id(&app_id)?;
     let attempts = api
         .operations
-        .get_application_attempts(pb::GetApplicationAttemptsRequestProto {
-            application_id: Some(id.into()),
-        })
+        .get_application_attempts(
+            &caller,
+            pb::GetApplicationAttemptsRequestProto {
+                application_id: Some(id.into()),
+            },
+        )
         .await?
         .application_attempts;
     let mut described = Vec::with_capacity(attempts.len());
     for attempt in attempts {
         let containers = api
             .operations
-            .get_containers(pb::GetContainersRequestProto {
-                application_attempt_id: attempt.application_attempt_id,
-            })
+            .get_containers(
+                &caller,
+                pb::GetContainersRequestProto {
+                    application_attempt_id: attempt.application_attempt_id,
+                },
+            )
             .await?
             .containers;
         described.push((attempt, containers));
