@@ -1,8 +1,9 @@
 //! Hadoop's ResourceManager REST API on a minicluster of real processes, called by curl over
 //! the cluster's mutual TLS: the active found by probing every replica's `/ws/v1/cluster/info`,
 //! a standby's redirect to the active, the read endpoints' shapes after a real job, a kill
-//! through `PUT .../state`, refusals of bad input in Hadoop's `RemoteException` form, and the
-//! active found again after the leader is SIGKILLed.
+//! through `PUT .../state`, refusals of bad input in Hadoop's `RemoteException` form, another
+//! user's view of an application without VIEW_APP access, and the active found again after the
+//! leader is SIGKILLed.
 
 mod common;
 
@@ -13,9 +14,10 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 use yarn_conf::{Configuration, RmHaConfig, keys};
+use yarn_security::{Role, TlsFiles};
 
 use common::process_cluster::{ProcessCluster, eventually, one_cluster_at_a_time, wait_exit};
-use common::stdout;
+use common::{stderr, stdout, yarn_ha};
 
 /// The harness user's TLS files, as curl takes them.
 struct Credentials {
@@ -239,6 +241,49 @@ fn app_state(credentials: &Credentials, base: &str, id: &str) -> Option<String> 
     )
     .ok()?;
     (answer.status == 200).then(|| answer.json()["state"].as_str().unwrap().to_owned())
+}
+
+/// A new user certificate `name`, signed by the cluster's CA, as curl takes it.
+fn new_user(cluster: &ProcessCluster, name: &str) -> Credentials {
+    let pki = cluster.base_dir().join("pki");
+    let out = yarn_ha(&[
+        "pki",
+        "issue",
+        "--dir",
+        pki.to_str().unwrap(),
+        "--role",
+        "user",
+        "--name",
+        name,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let files = TlsFiles::in_pki_dir(&pki, Role::User, name);
+    Credentials {
+        ca: files.ca_cert,
+        cert: files.cert,
+        key: files.key,
+    }
+}
+
+/// Makes `root.default` the only queue and lets nobody but the cluster administrators
+/// administer it (Hadoop's unset root ACL lets everyone administer every queue), written on
+/// every replica's host and committed with `rmadmin -refreshQueues`.
+fn restrict_queue_administration(cluster: &ProcessCluster, web: &[(String, String)]) {
+    let xml = yarn_conf::writer::site_xml([
+        ("yarn.scheduler.capacity.root.queues", "default"),
+        ("yarn.scheduler.capacity.root.default.capacity", "100"),
+        ("yarn.scheduler.capacity.root.acl_administer_queue", " "),
+    ]);
+    for (rm_id, _) in web {
+        let file = cluster
+            .base_dir()
+            .join(rm_id)
+            .join("conf")
+            .join("capacity-scheduler.xml");
+        std::fs::write(file, &xml).unwrap();
+    }
+    let out = cluster.yarn(&["rmadmin", "-refreshQueues"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
 #[test]
@@ -696,6 +741,48 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
     assert!(
         missing.contains("<RemoteException><exception>NotFoundException</exception>"),
         "{missing}"
+    );
+
+    // Someone else's application: a user without VIEW_APP access sees where it stands, not
+    // its details, and is refused its attempts.
+    restrict_queue_administration(&cluster, &web);
+    let bob = new_user(&cluster, "bob");
+    let owners = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{base}/ws/v1/cluster/apps/{id}"),
+        None,
+        false,
+    )
+    .unwrap()
+    .json();
+    assert_ne!(owners["app"]["diagnostics"], "N/A", "{owners}");
+    let hidden = curl(
+        Some(&bob),
+        "GET",
+        &format!("{base}/ws/v1/cluster/apps/{id}"),
+        None,
+        false,
+    )
+    .unwrap();
+    assert_eq!(hidden.status, 200, "{hidden:?}");
+    let hidden = hidden.json();
+    assert_eq!(hidden["app"]["user"], owners["app"]["user"], "{hidden}");
+    assert_eq!(hidden["app"]["state"], "FINISHED", "{hidden}");
+    assert_eq!(hidden["app"]["diagnostics"], "N/A", "{hidden}");
+    let attempts_refused = curl(
+        Some(&bob),
+        "GET",
+        &format!("{base}/ws/v1/cluster/apps/{id}/appattempts"),
+        None,
+        false,
+    )
+    .unwrap();
+    assert_eq!(attempts_refused.status, 403, "{attempts_refused:?}");
+    assert_eq!(
+        attempts_refused.json()["RemoteException"]["message"],
+        format!("User bob does not have privilege to see this application {id}").as_str(),
+        "{attempts_refused:?}"
     );
 
     // Refusals, in Hadoop's RemoteException form.

@@ -14,6 +14,7 @@ mod am_launch;
 mod am_session;
 mod application_access;
 mod application_counts;
+mod caller_rights;
 mod cluster_overview;
 pub mod container_updates;
 pub mod diagnostics_limit;
@@ -25,8 +26,9 @@ mod token_issuer;
 
 pub use am_launch::{APP_SUBMIT_TIME_ENV, AmLaunch, MAX_APP_ATTEMPTS_ENV, pending_launches};
 pub use am_session::{AmSession, AttemptNews, ResponseIdCheck};
-pub use application_access::ApplicationAccess;
+pub use application_access::{ApplicationAccess, ApplicationAccessType};
 pub use application_counts::ApplicationCounts;
+pub use caller_rights::CallerRights;
 pub use cluster_overview::ClusterOverview;
 pub use diagnostics_limit::DiagnosticsLimit;
 pub use queue_applications::QueueApplications;

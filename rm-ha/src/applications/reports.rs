@@ -13,10 +13,19 @@ use crate::state_machine::{
     ContainerState, ExecutionType, FinalStatus, RmState,
 };
 
-/// The report of `app` as `caller` sees it at `now_ms`, with its current attempt's AM address
-/// and tracking URL, and its resource usage: its live containers and what they hold, and the
-/// MB-seconds and vcore-seconds its containers have held so far (a live container counts up to
-/// `now_ms`).
+/// What Hadoop reports in place of a detail the caller may not see.
+pub const UNAVAILABLE: &str = "N/A";
+
+/// The report of `app` as `caller` sees it at `now_ms`.
+///
+/// Every caller sees what identifies the application and where it stands: id, user, queue,
+/// name, type, tags, priority, state, final status and times. With `view_access` (YARN's
+/// VIEW_APP, decided by the caller) the report also carries the current attempt with its AM
+/// address and tracking URL, the diagnostics and the resource usage: its live containers and
+/// what they hold, and the MB-seconds and vcore-seconds its containers have held so far (a live
+/// container counts up to `now_ms`). Without it, as in YARN, those are [`UNAVAILABLE`], the
+/// RPC port -1, the usage Hadoop's stand-in of -1 figures, the progress 0, and no attempt is
+/// named.
 ///
 /// For an unmanaged application (`unmanaged_am` in its submission) whose current attempt waits
 /// for its AM to register, the report carries the attempt's AMRMToken, signed with the current
@@ -27,11 +36,40 @@ pub fn application_report(
     state: &RmState,
     app: &ApplicationRecord,
     caller: &str,
+    view_access: bool,
     now_ms: i64,
 ) -> pb::ApplicationReportProto {
     let id = ApplicationId::new(state.cluster_timestamp_ms, app.sequence);
-    let current = app.attempts.last();
     let unmanaged = is_unmanaged(app);
+    let public = pb::ApplicationReportProto {
+        application_id: Some(id.into()),
+        user: app.user.clone(),
+        queue: app.queue.clone(),
+        name: app.name.clone(),
+        yarn_application_state: application_state(app.state).into(),
+        start_time: app.submit_time_ms,
+        finish_time: app.finish_time_ms,
+        final_application_status: final_status(app.final_status).into(),
+        application_type: app.application_type.clone(),
+        application_tags: app.tags.clone(),
+        unmanaged_application: unmanaged,
+        priority: Some(pb::PriorityProto {
+            priority: app.priority,
+        }),
+        ..Default::default()
+    };
+    if !view_access {
+        return pb::ApplicationReportProto {
+            host: UNAVAILABLE.to_owned(),
+            rpc_port: -1,
+            tracking_url: UNAVAILABLE.to_owned(),
+            original_tracking_url: UNAVAILABLE.to_owned(),
+            diagnostics: UNAVAILABLE.to_owned(),
+            app_resource_usage: Some(unavailable_resource_usage()),
+            ..public
+        };
+    }
+    let current = app.attempts.last();
     let am_rm_token = (unmanaged
         && caller == app.user
         && app.state == ApplicationState::Accepted
@@ -39,30 +77,37 @@ pub fn application_report(
         .then(|| TokenIssuer::from_state(state))
         .flatten()
         .map(|issuer| issuer.amrm_token(ApplicationAttemptId::new(id, app.current_attempt)));
+    let tracking_url = current.map(|a| a.tracking_url.clone()).unwrap_or_default();
     pb::ApplicationReportProto {
-        application_id: Some(id.into()),
-        user: app.user.clone(),
-        queue: app.queue.clone(),
-        name: app.name.clone(),
         host: current.map(|a| a.host.clone()).unwrap_or_default(),
         rpc_port: current.map_or(0, |a| a.rpc_port),
-        yarn_application_state: application_state(app.state).into(),
-        tracking_url: current.map(|a| a.tracking_url.clone()).unwrap_or_default(),
+        // No web proxy rewrites the AM's URL here: the original is the one reported.
+        original_tracking_url: tracking_url.clone(),
+        tracking_url,
         diagnostics: app.diagnostics.clone(),
-        start_time: app.submit_time_ms,
-        finish_time: app.finish_time_ms,
-        final_application_status: final_status(app.final_status).into(),
         current_application_attempt_id: (app.current_attempt > 0)
             .then(|| ApplicationAttemptId::new(id, app.current_attempt).into()),
         progress: if app.state.is_final() { 1.0 } else { 0.0 },
-        application_type: app.application_type.clone(),
         am_rm_token,
-        application_tags: app.tags.clone(),
-        unmanaged_application: unmanaged,
-        priority: Some(pb::PriorityProto {
-            priority: app.priority,
-        }),
         app_resource_usage: Some(resource_usage(state, app.sequence, now_ms)),
+        ..public
+    }
+}
+
+/// Hadoop's stand-in for the resource usage of an application the caller may not view: -1
+/// containers and -1 resources.
+fn unavailable_resource_usage() -> pb::ApplicationResourceUsageReportProto {
+    let unknown = pb::ResourceProto {
+        memory: -1,
+        virtual_cores: -1,
+        ..Default::default()
+    };
+    pb::ApplicationResourceUsageReportProto {
+        num_used_containers: -1,
+        num_reserved_containers: -1,
+        used_resources: Some(unknown.clone()),
+        reserved_resources: Some(unknown.clone()),
+        needed_resources: Some(unknown),
         ..Default::default()
     }
 }
@@ -391,7 +436,7 @@ mod tests {
     fn an_unmanaged_attempts_amrm_token_goes_to_its_owner_until_the_am_registers() {
         let mut state = unmanaged_waiting_for_its_am();
         let attempt = ApplicationAttemptId::new(ApplicationId::new(TIMESTAMP, 1), 1);
-        let report = application_report(&state, &state.applications[&1], "alice", 0);
+        let report = application_report(&state, &state.applications[&1], "alice", true, 0);
         assert!(report.unmanaged_application);
         let token = report.am_rm_token.expect("the owner gets the AMRMToken");
         let issuer = TokenIssuer::from_state(&state).unwrap();
@@ -403,11 +448,11 @@ mod tests {
         );
         assert_eq!(attempts[0].am_container_id, None);
 
-        let stranger = application_report(&state, &state.applications[&1], "mallory", 0);
+        let stranger = application_report(&state, &state.applications[&1], "mallory", true, 0);
         assert_eq!(stranger.am_rm_token, None, "only the owner gets it");
 
         state.applications.get_mut(&1).unwrap().state = ApplicationState::Running;
-        let registered = application_report(&state, &state.applications[&1], "alice", 0);
+        let registered = application_report(&state, &state.applications[&1], "alice", true, 0);
         assert_eq!(registered.am_rm_token, None, "not once the AM registered");
     }
 
@@ -415,7 +460,7 @@ mod tests {
     fn a_managed_application_never_reports_an_amrm_token() {
         let mut state = unmanaged_waiting_for_its_am();
         state.applications.get_mut(&1).unwrap().submission_context = Vec::new();
-        let report = application_report(&state, &state.applications[&1], "alice", 0);
+        let report = application_report(&state, &state.applications[&1], "alice", true, 0);
         assert!(!report.unmanaged_application);
         assert_eq!(report.am_rm_token, None);
     }
@@ -449,7 +494,7 @@ mod tests {
     fn the_application_report_carries_its_attempt_and_final_status() {
         let state = running_application(&[], &[]);
         let app = &state.applications[&1];
-        let report = application_report(&state, app, "alice", 0);
+        let report = application_report(&state, app, "alice", true, 0);
         assert_eq!(
             report.yarn_application_state(),
             YarnApplicationStateProto::Running
@@ -470,6 +515,64 @@ mod tests {
         );
     }
 
+    /// A caller without VIEW_APP access sees what identifies the application and where it
+    /// stands, and YARN's stand-ins for every other detail.
+    #[test]
+    fn a_caller_without_view_access_gets_yarns_stand_ins_for_the_details() {
+        let mut state = running_application(&[(2, "h1:8041")], &[]);
+        let app = state.applications.get_mut(&1).unwrap();
+        app.diagnostics = "the AM said why".to_owned();
+        app.tags = vec!["nightly".to_owned()];
+        app.priority = 3;
+        app.attempts[0].host = "am-host".to_owned();
+        app.attempts[0].rpc_port = 4000;
+        app.attempts[0].tracking_url = "http://am-host:8080/".to_owned();
+        let app = &state.applications[&1];
+        let now = TIMESTAMP + 10_000;
+
+        let full = application_report(&state, app, "alice", true, now);
+        assert_eq!((full.host.as_str(), full.rpc_port), ("am-host", 4000));
+        assert_eq!(full.tracking_url, "http://am-host:8080/");
+        assert_eq!(full.original_tracking_url, "http://am-host:8080/");
+        assert_eq!(full.diagnostics, "the AM said why");
+        assert!(full.current_application_attempt_id.is_some());
+        assert_eq!(
+            full.app_resource_usage
+                .as_ref()
+                .unwrap()
+                .num_used_containers,
+            1
+        );
+
+        let hidden = application_report(&state, app, "mallory", false, now);
+        let unknown = pb::ResourceProto {
+            memory: -1,
+            virtual_cores: -1,
+            ..Default::default()
+        };
+        let expected = pb::ApplicationReportProto {
+            host: UNAVAILABLE.to_owned(),
+            rpc_port: -1,
+            tracking_url: UNAVAILABLE.to_owned(),
+            original_tracking_url: UNAVAILABLE.to_owned(),
+            diagnostics: UNAVAILABLE.to_owned(),
+            current_application_attempt_id: None,
+            progress: 0.0,
+            am_rm_token: None,
+            app_resource_usage: Some(pb::ApplicationResourceUsageReportProto {
+                num_used_containers: -1,
+                num_reserved_containers: -1,
+                used_resources: Some(unknown.clone()),
+                reserved_resources: Some(unknown.clone()),
+                needed_resources: Some(unknown),
+                ..Default::default()
+            }),
+            // Id, user, queue, name, state, final status, times, type, tags and priority.
+            ..full
+        };
+        assert_eq!(hidden, expected);
+    }
+
     /// Live containers count in full up to the report's time, completed ones up to their
     /// completion.
     #[test]
@@ -477,7 +580,7 @@ mod tests {
         // Two live 1 GB containers and one completed at once, all allocated at TIMESTAMP.
         let state = running_application(&[(2, "h1:8041"), (3, "h1:8041"), (4, "h2:8041")], &[4]);
         let now = TIMESTAMP + 10_000;
-        let report = application_report(&state, &state.applications[&1], "alice", now);
+        let report = application_report(&state, &state.applications[&1], "alice", true, now);
         let usage = report.app_resource_usage.expect("a usage report");
         assert_eq!(usage.num_used_containers, 2);
         let used = usage.used_resources.expect("resources in use");

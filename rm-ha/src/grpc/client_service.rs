@@ -141,10 +141,10 @@ impl ApplicationClientProtocol for ClientService {
         &self,
         request: Request<pb::GetApplicationAttemptsRequestProto>,
     ) -> Result<Response<pb::GetApplicationAttemptsResponseProto>, Status> {
-        self.caller(&request)?;
+        let caller = self.caller(&request)?;
         let response = self
             .operations
-            .get_application_attempts(request.into_inner())
+            .get_application_attempts(&caller, request.into_inner())
             .await?;
         Ok(Response::new(response))
     }
@@ -153,8 +153,11 @@ impl ApplicationClientProtocol for ClientService {
         &self,
         request: Request<pb::GetContainersRequestProto>,
     ) -> Result<Response<pb::GetContainersResponseProto>, Status> {
-        self.caller(&request)?;
-        let response = self.operations.get_containers(request.into_inner()).await?;
+        let caller = self.caller(&request)?;
+        let response = self
+            .operations
+            .get_containers(&caller, request.into_inner())
+            .await?;
         Ok(Response::new(response))
     }
 

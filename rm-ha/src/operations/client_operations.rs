@@ -12,8 +12,8 @@ use super::admin_acl::check_admin;
 use super::am_operations::resource_proto;
 use crate::applications::reports::{self, application_report, application_state};
 use crate::applications::{
-    ApplicationAccess, ClusterOverview, DiagnosticsLimit, QueueApplications, SubmissionLimits,
-    recorded_application_type,
+    ApplicationAccess, ApplicationAccessType, CallerRights, ClusterOverview, DiagnosticsLimit,
+    QueueApplications, SubmissionLimits, recorded_application_type,
 };
 use crate::replica::{Leadership, Proposer, now_ms};
 use crate::scheduling::{QueueConfigSource, queue_info_proto};
@@ -64,38 +64,78 @@ impl ClientOperations {
             .ok_or_else(|| unknown_application(id))
     }
 
-    /// YARN's MODIFY_APP check of `user` performing `operation` on application `id`; returns
-    /// the application's access rules.
+    /// `user`'s rights outside any queue: its groups and whether it administers the cluster.
+    async fn caller_rights(&self, user: &str) -> CallerRights {
+        CallerRights::new(user, self.groups_of(user).await, &self.queues.settings)
+    }
+
+    /// `rights` with the queues the caller administers, from the leader's scheduler.
+    async fn gather_queue_rights(&self, rights: CallerRights) -> Result<CallerRights, RmError> {
+        let leadership = self.proposer.gate.require_leader()?;
+        let nodes = leadership.nodes(|tracker| tracker.schedulable());
+        leadership
+            .scheduler()
+            .with_reconciled(&self.state, &self.queues, &nodes, |leader| {
+                rights.with_queue_rights(leader.scheduler())
+            })
+            .await
+            .map_err(|err| RmError::precondition(err.to_string()))
+    }
+
+    /// Application `id`'s access rules and `user`'s rights, enough to decide whether `user`
+    /// holds `access` on it: the scheduler's queue ACLs are consulted only when nothing else
+    /// grants it, so an owner or an administrator never waits for the scheduler.
+    async fn rights_over(
+        &self,
+        user: &str,
+        access: ApplicationAccessType,
+        id: ApplicationId,
+    ) -> Result<(ApplicationAccess, CallerRights), RmError> {
+        let application = self.application(id, ApplicationAccess::of)?;
+        let rights = self.caller_rights(user).await;
+        if application.allows(access, &rights) {
+            return Ok((application, rights));
+        }
+        let rights = self.gather_queue_rights(rights).await?;
+        Ok((application, rights))
+    }
+
+    /// Whether `user` holds VIEW_APP access on application `id`.
+    async fn holds_view_access(&self, user: &str, id: ApplicationId) -> Result<bool, RmError> {
+        let access = ApplicationAccessType::ViewApp;
+        let (application, rights) = self.rights_over(user, access, id).await?;
+        Ok(application.allows(access, &rights))
+    }
+
+    /// YARN's VIEW_APP check of `user` reading application `id`'s attempts or containers.
+    async fn check_view_access(&self, user: &str, id: ApplicationId) -> Result<(), RmError> {
+        if self.holds_view_access(user, id).await? {
+            return Ok(());
+        }
+        Err(RmError::AccessDenied {
+            user: user.to_owned(),
+            right: ApplicationAccessType::ViewApp.to_string(),
+            message: format!("User {user} does not have privilege to see this application {id}"),
+        })
+    }
+
+    /// YARN's MODIFY_APP check of `user` performing `operation` on application `id`.
     async fn check_modify_access(
         &self,
         user: &str,
         operation: &str,
         id: ApplicationId,
-    ) -> Result<ApplicationAccess, RmError> {
-        let access = self.application(id, ApplicationAccess::of)?;
-        let groups = self.groups_of(user).await;
-        let leadership = self.proposer.gate.require_leader()?;
-        let verdict = leadership
-            .scheduler()
-            .with(|leader| {
-                access.check_modify(
-                    user,
-                    &groups,
-                    operation,
-                    &id.to_string(),
-                    leader.scheduler(),
-                )
-            })
-            .await;
-        match verdict {
-            Some(Ok(())) => Ok(access),
-            Some(Err(message)) => Err(RmError::AccessDenied {
+    ) -> Result<(), RmError> {
+        let (application, rights) = self
+            .rights_over(user, ApplicationAccessType::ModifyApp, id)
+            .await?;
+        application
+            .check_modify(&rights, operation, &id.to_string())
+            .map_err(|message| RmError::AccessDenied {
                 user: user.to_owned(),
                 right: operation.to_owned(),
                 message,
-            }),
-            None => Err(scheduler_not_ready()),
-        }
+            })
     }
 
     /// Refuses, before anything is stored, a submission whose user may not submit to its queue
@@ -296,12 +336,13 @@ impl ClientOperations {
         let user = user_name(caller);
         let id = application_id(request.application_id, "GetApplicationReport")?;
         self.proposer.read_barrier().await?;
+        let view_access = self.holds_view_access(&user, id).await?;
         let report = self.state.read(|state| {
             if state.cluster_timestamp_ms != id.cluster_timestamp {
                 return None;
             }
             let app = state.applications.get(&id.id)?;
-            Some(application_report(state, app, &user, now_ms()))
+            Some(application_report(state, app, &user, view_access, now_ms()))
         });
         let report = report.ok_or(RmError::ApplicationNotFound { id })?;
         Ok(pb::GetApplicationReportResponseProto {
@@ -319,6 +360,10 @@ impl ClientOperations {
         let user = user_name(caller);
         let filter = request;
         self.proposer.read_barrier().await?;
+        let mut rights = self.caller_rights(&user).await;
+        if !rights.administers_cluster() {
+            rights = self.gather_queue_rights(rights).await?;
+        }
         let now = now_ms();
         let applications = self.state.read(|state| {
             let states: Vec<i32> = filter.application_states.clone();
@@ -337,7 +382,11 @@ impl ClientOperations {
                         && (filter.users.is_empty() || filter.users.contains(&app.user))
                         && (filter.queues.is_empty() || filter.queues.contains(&app.queue))
                 })
-                .map(|app| application_report(state, app, &user, now))
+                .map(|app| {
+                    let view_access =
+                        ApplicationAccess::of(app).allows(ApplicationAccessType::ViewApp, &rights);
+                    application_report(state, app, &user, view_access, now)
+                })
                 .collect();
             if let Some(limit) = filter.limit.and_then(|l| usize::try_from(l).ok()) {
                 reports.truncate(limit);
@@ -595,13 +644,16 @@ impl ClientOperations {
         }
     }
 
-    /// Reports of an application's attempts (YARN's `getApplicationAttempts`).
+    /// Reports of an application's attempts (YARN's `getApplicationAttempts`) if `caller` may
+    /// view the application.
     pub(crate) async fn get_application_attempts(
         &self,
+        caller: &Caller,
         request: pb::GetApplicationAttemptsRequestProto,
     ) -> Result<pb::GetApplicationAttemptsResponseProto, RmError> {
         let id = application_id(request.application_id, "GetApplicationAttempts")?;
         self.proposer.read_barrier().await?;
+        self.check_view_access(&user_name(caller), id).await?;
         let application_attempts = self.state.read(|state| {
             state
                 .applications
@@ -615,13 +667,17 @@ impl ClientOperations {
         })
     }
 
-    /// Reports of an attempt's containers (YARN's `getContainers`).
+    /// Reports of an attempt's containers (YARN's `getContainers`) if `caller` may view the
+    /// application.
     pub(crate) async fn get_containers(
         &self,
+        caller: &Caller,
         request: pb::GetContainersRequestProto,
     ) -> Result<pb::GetContainersResponseProto, RmError> {
         let attempt = attempt_id(request.application_attempt_id, "GetContainers")?;
         let leadership = self.proposer.read_barrier().await?;
+        self.check_view_access(&user_name(caller), attempt.application_id)
+            .await?;
         let user = self.application(attempt.application_id, |app| app.user.clone())?;
         let mut containers = self
             .state

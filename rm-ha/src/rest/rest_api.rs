@@ -490,17 +490,19 @@ async fn put_app_priority(
 
 async fn app_attempts(
     State(api): State<RestApi>,
-    _caller: RestCaller,
+    RestCaller(caller): RestCaller,
     Path(app_id): Path<String>,
 ) -> Result<Response, RestRefusal> {
     let id = parse_app_id(&app_id)?;
-    let attempts = attempts_with_containers(&api, id).await?;
+    let attempts = attempts_with_containers(&api, &caller, id).await?;
     Ok(axum::Json(AppAttemptsResponse::of(&attempts)).into_response())
 }
 
-/// The attempts of application `id`, oldest first, each with its containers' reports.
+/// The attempts of application `id`, oldest first, each with its containers' reports, if
+/// `caller` may view the application.
 pub(super) async fn attempts_with_containers(
     api: &RestApi,
+    caller: &Caller,
     id: ApplicationId,
 ) -> Result<
     Vec<(
@@ -511,18 +513,24 @@ pub(super) async fn attempts_with_containers(
 > {
     let attempts = api
         .operations
-        .get_application_attempts(pb::GetApplicationAttemptsRequestProto {
-            application_id: Some(id.into()),
-        })
+        .get_application_attempts(
+            caller,
+            pb::GetApplicationAttemptsRequestProto {
+                application_id: Some(id.into()),
+            },
+        )
         .await?
         .application_attempts;
     let mut described = Vec::with_capacity(attempts.len());
     for attempt in attempts {
         let containers = api
             .operations
-            .get_containers(pb::GetContainersRequestProto {
-                application_attempt_id: attempt.application_attempt_id,
-            })
+            .get_containers(
+                caller,
+                pb::GetContainersRequestProto {
+                    application_attempt_id: attempt.application_attempt_id,
+                },
+            )
             .await?
             .containers;
         described.push((attempt, containers));
@@ -532,16 +540,16 @@ pub(super) async fn attempts_with_containers(
 
 async fn attempt_containers(
     State(api): State<RestApi>,
-    _caller: RestCaller,
+    RestCaller(caller): RestCaller,
     Path((app_id, attempt_id)): Path<(String, String)>,
 ) -> Result<Response, RestRefusal> {
-    let reports = attempt_container_reports(&api, &app_id, &attempt_id).await?;
+    let reports = attempt_container_reports(&api, &caller, &app_id, &attempt_id).await?;
     Ok(axum::Json(ContainersResponse::of(&reports, now_ms())).into_response())
 }
 
 async fn attempt_container(
     State(api): State<RestApi>,
-    _caller: RestCaller,
+    RestCaller(caller): RestCaller,
     Path((app_id, attempt_id, container_id)): Path<(String, String, String)>,
 ) -> Result<Response, RestRefusal> {
     let wanted: ContainerId = container_id.parse().map_err(|err| {
@@ -550,7 +558,7 @@ async fn attempt_container(
             format!("Invalid ContainerId: {container_id}: {err}"),
         )
     })?;
-    let reports = attempt_container_reports(&api, &app_id, &attempt_id).await?;
+    let reports = attempt_container_reports(&api, &caller, &app_id, &attempt_id).await?;
     let report = reports
         .iter()
         .find(|report| {
@@ -573,6 +581,7 @@ async fn attempt_container(
 /// not have.
 async fn attempt_container_reports(
     api: &RestApi,
+    caller: &Caller,
     app_id: &str,
     attempt_id: &str,
 ) -> Result<Vec<pb::ContainerReportProto>, RmError> {
@@ -591,9 +600,12 @@ async fn attempt_container_reports(
     }
     let attempts = api
         .operations
-        .get_application_attempts(pb::GetApplicationAttemptsRequestProto {
-            application_id: Some(app.into()),
-        })
+        .get_application_attempts(
+            caller,
+            pb::GetApplicationAttemptsRequestProto {
+                application_id: Some(app.into()),
+            },
+        )
         .await?
         .application_attempts;
     let known = attempts.iter().any(|report| {
@@ -609,9 +621,12 @@ async fn attempt_container_reports(
     }
     Ok(api
         .operations
-        .get_containers(pb::GetContainersRequestProto {
-            application_attempt_id: Some(attempt.into()),
-        })
+        .get_containers(
+            caller,
+            pb::GetContainersRequestProto {
+                application_attempt_id: Some(attempt.into()),
+            },
+        )
         .await?
         .containers)
 }

@@ -1,6 +1,7 @@
 //! The real ResourceManager replica, three (or four) of them in this process over mutual TLS:
 //! leadership, refusals with hints, failover without loss, deposed leaders, membership changes,
-//! leadership transfer, recovery from storage, state digests and unmanaged ApplicationMasters.
+//! leadership transfer, recovery from storage, state digests, unmanaged ApplicationMasters and
+//! who may view an application.
 
 mod applications;
 mod distributed_scheduling;
@@ -15,3 +16,4 @@ mod state_digest;
 mod submission_limits;
 mod support;
 mod unmanaged_am;
+mod view_access;

@@ -31,13 +31,14 @@ where
 
 /// Lays out `members + spares` replicas `rm1`, `rm2`, … (only the members in `rm-ids`) with
 /// `extra` configuration over `yarn.admin.acl` = [`USER`], certificates for them, [`USER`],
-/// `mallory` and NodeManager [`NM_HOST`], and this binary's one cluster turn.
+/// `mallory`, `bob` and NodeManager [`NM_HOST`], and this binary's one cluster turn.
 pub async fn new_cluster(members: usize, spares: usize, extra: &[(&str, &str)]) -> RmCluster {
     let mut leaves: Vec<LeafSpec> = (1..=members + spares)
         .map(|i| LeafSpec::new(Role::ResourceManager, format!("rm{i}")))
         .collect();
     leaves.push(LeafSpec::new(Role::User, USER));
     leaves.push(LeafSpec::new(Role::User, "mallory"));
+    leaves.push(LeafSpec::new(Role::User, "bob"));
     leaves.push(LeafSpec::new(Role::NodeManager, NM_HOST));
     let extra: Vec<(&str, &str)> = [("yarn.admin.acl", USER)]
         .into_iter()

@@ -3,9 +3,11 @@
 
 use axum::extract::{Path, State};
 use maud::{Markup, html};
+use yarn_proto::pb;
 
 use super::ui_refusal::UiRefusal;
 use super::{elapsed, render, timestamp};
+use crate::operations::RmError;
 use crate::replica::now_ms;
 use crate::rest::RestApi;
 use crate::rest::app_attempt_info::AppAttemptInfo;
@@ -23,18 +25,13 @@ pub(super) async fn app(
     let id = parse_app_id(&app_id)?;
     let now = now_ms();
     let app = AppInfo::describe(&application_report(&api, &caller, &app_id).await?, now);
-    let attempts: Vec<(AppAttemptInfo, Vec<ContainerInfo>)> = attempts_with_containers(&api, id)
-        .await?
-        .iter()
-        .map(|(attempt, containers)| {
-            let mut described: Vec<ContainerInfo> = containers
-                .iter()
-                .map(|report| ContainerInfo::describe(report, now))
-                .collect();
-            described.sort_by(|a, b| a.container_id.cmp(&b.container_id));
-            (AppAttemptInfo::describe(attempt, containers), described)
-        })
-        .collect();
+    // A caller without VIEW_APP sees the report's public part, as the API shows it, and
+    // is told why the attempts are missing rather than refused the whole page.
+    let (attempts, withheld) = match attempts_with_containers(&api, &caller, id).await {
+        Ok(attempts) => (describe_attempts(&attempts, now), None),
+        Err(RmError::AccessDenied { message, .. }) => (Vec::new(), Some(message)),
+        Err(err) => return Err(err.into()),
+    };
     let content = html! {
         h2 { "Application Overview" }
         table #app-overview {
@@ -63,6 +60,9 @@ pub(super) async fn app(
             tr { th { "Aggregate Resource Allocation" } td {
                 (app.memory_seconds) " MB-seconds, " (app.vcore_seconds) " vcore-seconds"
             } }
+        }
+        @if let Some(reason) = &withheld {
+            p.refusal { (reason) }
         }
         h2 { "Application Attempts" }
         table #app-attempts {
@@ -120,6 +120,27 @@ pub(super) async fn app(
         &format!("Application {}", app.id),
         &content,
     ))
+}
+
+/// The attempts and their containers as the page shows them, containers in id order.
+fn describe_attempts(
+    attempts: &[(
+        pb::ApplicationAttemptReportProto,
+        Vec<pb::ContainerReportProto>,
+    )],
+    now: i64,
+) -> Vec<(AppAttemptInfo, Vec<ContainerInfo>)> {
+    attempts
+        .iter()
+        .map(|(attempt, containers)| {
+            let mut described: Vec<ContainerInfo> = containers
+                .iter()
+                .map(|report| ContainerInfo::describe(report, now))
+                .collect();
+            described.sort_by(|a, b| a.container_id.cmp(&b.container_id));
+            (AppAttemptInfo::describe(attempt, containers), described)
+        })
+        .collect()
 }
 
 /// A node's id, linked to its own web page where its web address is known.
