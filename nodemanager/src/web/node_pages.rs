@@ -20,11 +20,10 @@ use axum::routing::get;
 use maud::{Markup, html};
 use serde::Deserialize;
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
-use yarn_proto::ids::ContainerId;
 use yarn_security::Caller;
 use yarn_web::{NavLink, NavSection, Page, WebCaller};
 
-use super::node_web::{NodeWeb, log_files};
+use super::node_web::{NodeWeb, find_container, log_files};
 use super::{ContainerInfo, NodeInfo, WebRefusal};
 use crate::container_manager::ContainerReport;
 
@@ -170,22 +169,11 @@ fn readable_container(
     caller: &str,
     container_id: &str,
 ) -> Result<ContainerReport, WebRefusal> {
-    let container_id: ContainerId = container_id
-        .parse()
-        .map_err(|source| WebRefusal::InvalidContainerId { source })?;
-    let report = web
-        .manager
-        .container_reports()
-        .into_iter()
-        .find(|report| report.container_id == container_id)
-        .ok_or_else(|| WebRefusal::ContainerNotFound {
-            container_id,
-            node_id: web.node.node_id.clone(),
-        })?;
+    let report = find_container(web, container_id)?;
     if report.user != caller {
         return Err(WebRefusal::LogAccessDenied {
             caller: caller.to_owned(),
-            container_id,
+            container_id: report.container_id,
             owner: report.user,
         });
     }

@@ -90,21 +90,29 @@ async fn container(
     State(web): State<NodeWeb>,
     UrlPath(container_id): UrlPath<String>,
 ) -> Result<Json<ContainerResponse>, WebRefusal> {
+    let report = find_container(&web, &container_id)?;
+    Ok(Json(ContainerResponse {
+        container: describe(&web, &report).await,
+    }))
+}
+
+/// The report of the container named `container_id`: 400 when the id does not parse, 404 when
+/// the node does not know it.
+pub(super) fn find_container(
+    web: &NodeWeb,
+    container_id: &str,
+) -> Result<ContainerReport, WebRefusal> {
     let container_id: ContainerId = container_id
         .parse()
         .map_err(|source| WebRefusal::InvalidContainerId { source })?;
-    let report = web
-        .manager
+    web.manager
         .container_reports()
         .into_iter()
         .find(|report| report.container_id == container_id)
         .ok_or_else(|| WebRefusal::ContainerNotFound {
             container_id,
             node_id: web.node.node_id.clone(),
-        })?;
-    Ok(Json(ContainerResponse {
-        container: describe(&web, &report).await,
-    }))
+        })
 }
 
 async fn no_such_resource(uri: Uri) -> WebRefusal {
