@@ -37,6 +37,8 @@ pub(crate) struct ClientOperations {
     pub(crate) submission_limits: SubmissionLimits,
     /// How much of a kill's diagnostics is kept.
     pub(crate) diagnostics_limit: DiagnosticsLimit,
+    /// When this replica started, in ms since the epoch (Hadoop's `startedOn`).
+    pub(crate) started_on_ms: i64,
 }
 
 impl ClientOperations {
@@ -377,8 +379,8 @@ impl ClientOperations {
         }
     }
 
-    /// The cluster's node and application counts, and this leadership's opportunistic counts
-    /// (YARN's `getClusterMetrics`).
+    /// The cluster's node and application counts, this leadership's opportunistic counts and
+    /// when this replica started (YARN's `getClusterMetrics`).
     pub(crate) async fn get_cluster_metrics(
         &self,
     ) -> Result<pb::GetClusterMetricsResponseProto, RmError> {
@@ -390,7 +392,10 @@ impl ClientOperations {
                 .read(|state| reports::cluster_metrics(state, tracker, counts))
         });
         Ok(pb::GetClusterMetricsResponseProto {
-            cluster_metrics: Some(metrics),
+            cluster_metrics: Some(pb::YarnClusterMetricsProto {
+                rm_started_on_ms: self.started_on_ms,
+                ..metrics
+            }),
         })
     }
 

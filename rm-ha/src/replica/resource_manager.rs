@@ -301,6 +301,7 @@ impl ResourceManager {
             max_attempts: config.am_max_attempts,
             submission_limits: config.submission_limits,
             diagnostics_limit: config.diagnostics_limit,
+            started_on_ms: now_ms(),
         });
         let client_service = ClientService {
             operations: Arc::clone(&client_operations),
@@ -311,7 +312,6 @@ impl ResourceManager {
             raft: raft.clone(),
             state: state.clone(),
             rm_id: config.rm_id.clone(),
-            started_on_ms: now_ms(),
             metrics: Arc::clone(&metrics),
             tls: tls.server_config().is_some(),
         }
