@@ -45,6 +45,9 @@ pub enum Command {
     Container(ContainerArgs),
     /// Show queue status.
     Queue(QueueArgs),
+    /// Watch the cluster: node and queue figures and the busiest applications, refreshed every
+    /// few seconds (Hadoop's `yarn top`; press h for its keys, q to quit).
+    Top(TopArgs),
     /// Run the distributed-shell sample application (Hadoop's flags: --shell_command,
     /// --num_containers, --container_memory, --container_type, --queue, ...).
     Dshell(WordArgs),
@@ -252,6 +255,43 @@ pub struct QueueArgs {
     /// Print the status of one queue (a leaf name or a full path such as root.default).
     #[arg(long, value_name = "QUEUE", required = true)]
     pub status: String,
+}
+
+/// Arguments of `yarn-ha top`, with Hadoop's option names (`-queues a,b -delay 5`), plus
+/// yarn-ha's `--iterations`.
+#[derive(Debug, Args)]
+pub struct TopArgs {
+    /// Comma-separated queues: only their applications, and only their figures in the header
+    /// (default: every application, and the figures of the queues under root).
+    #[arg(long, value_name = "QUEUES", value_delimiter = ',')]
+    pub queues: Vec<String>,
+    /// Comma-separated users: only their applications.
+    #[arg(long, value_name = "USERS", value_delimiter = ',')]
+    pub users: Vec<String>,
+    /// Comma-separated application types: only applications of these types.
+    #[arg(long, value_name = "TYPES", value_delimiter = ',')]
+    pub types: Vec<String>,
+    /// Characters per line (default: the terminal's width; unlimited when stdout is not a
+    /// terminal).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub cols: Option<u16>,
+    /// Lines per screen (default: the terminal's height; unlimited when stdout is not a
+    /// terminal).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub rows: Option<u16>,
+    /// Seconds between refreshes, 1 to 86400.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 3,
+        value_parser = clap::value_parser!(u64).range(1..=86_400)
+    )]
+    pub delay: u64,
+    /// Stop after this many refreshes (yarn-ha extension, for scripts and tests); without it,
+    /// top runs until q, Ctrl-C or SIGTERM, or, when stdin is not a terminal, until stdin ends
+    /// after the first refresh.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub iterations: Option<u64>,
 }
 
 /// The words of a sample application's command line, parsed by the application itself with
@@ -772,6 +812,65 @@ mod tests {
                 NodeStateArg(yarn_proto::pb::NodeStateProto::NsNew)
             ]
         );
+    }
+
+    #[test]
+    fn top_takes_hadoops_options_and_refuses_bad_numbers_naming_the_option() {
+        let cli = parse(&[
+            "yarn-ha",
+            "top",
+            "-queues",
+            "root.a,root.b",
+            "-users",
+            "alice",
+            "-types",
+            "spark",
+            "-cols",
+            "120",
+            "-rows",
+            "40",
+            "-delay",
+            "5",
+            "--iterations",
+            "2",
+        ])
+        .unwrap();
+        let Command::Top(args) = cli.command else {
+            panic!("not top: {cli:?}");
+        };
+        assert_eq!(args.queues, ["root.a", "root.b"]);
+        assert_eq!(args.users, ["alice"]);
+        assert_eq!(args.types, ["spark"]);
+        assert_eq!((args.cols, args.rows), (Some(120), Some(40)));
+        assert_eq!((args.delay, args.iterations), (5, Some(2)));
+
+        let Command::Top(defaults) = parse(&["yarn-ha", "top"]).unwrap().command else {
+            panic!("not top");
+        };
+        assert_eq!(
+            (defaults.delay, defaults.iterations),
+            (3, None),
+            "Hadoop's 3 s"
+        );
+
+        for (args, option, value) in [
+            (&["yarn-ha", "top", "-delay", "0"][..], "--delay", "0"),
+            (&["yarn-ha", "top", "-delay", "soon"], "--delay", "soon"),
+            (&["yarn-ha", "top", "-cols", "0"], "--cols", "0"),
+            (&["yarn-ha", "top", "-rows", "70000"], "--rows", "70000"),
+            (
+                &["yarn-ha", "top", "--iterations", "0"],
+                "--iterations",
+                "0",
+            ),
+        ] {
+            let message = must_refuse(args);
+            assert!(message.contains(option), "{args:?}: {message}");
+            assert!(
+                message.contains(&format!("'{value}'")),
+                "{args:?}: {message}"
+            );
+        }
     }
 
     #[test]

@@ -19,6 +19,7 @@ fn help_lists_every_command_of_the_architecture() {
         "application",
         "node",
         "queue",
+        "top",
         "dshell",
         "pi",
         "minicluster",

@@ -27,6 +27,8 @@
 //!   container` with their output as pure functions.
 //! - [`rmadmin`]: `yarn-ha rmadmin` (HA state, health, leadership transfer, Raft membership,
 //!   refreshes), with its output formatting as pure functions.
+//! - [`top`]: `yarn-ha top`, Hadoop's `yarn top`: the figures one refresh fetches, and the
+//!   screens, sorting and keys as pure functions and types.
 //! - [`Error`]: the crate's one error type.
 //!
 //! Whatever the commands print that users, ApplicationMasters or servers chose (names, queues,
@@ -75,6 +77,7 @@ mod rm_failover_targets;
 mod rm_service;
 pub mod rmadmin;
 mod terminal_text;
+pub mod top;
 mod yarn_client;
 
 pub use allocate_outcome::AllocateOutcome;

@@ -264,7 +264,8 @@ impl YarnClient {
         }
     }
 
-    /// The cluster's NodeManager counts by state.
+    /// The cluster's NodeManager counts by state, and when the answering ResourceManager
+    /// started.
     ///
     /// # Errors
     ///
@@ -312,8 +313,31 @@ impl YarnClient {
     /// Those of [`RmClient::call`] (an unknown queue is the RM's `NOT_FOUND` naming it);
     /// [`Error::MissingResponseField`] for a reply without queue information.
     pub async fn get_queue_info(&self, queue: &str) -> Result<pb::QueueInfoProto, Error> {
+        self.queue_info(queue, false).await
+    }
+
+    /// The queues directly under `queue` (a parent's name or full path, such as `root`), each
+    /// with its configuration and usage but without its own children; empty for a leaf.
+    ///
+    /// # Errors
+    ///
+    /// As [`get_queue_info`](Self::get_queue_info).
+    pub async fn get_child_queue_infos(
+        &self,
+        queue: &str,
+    ) -> Result<Vec<pb::QueueInfoProto>, Error> {
+        Ok(self.queue_info(queue, true).await?.child_queues)
+    }
+
+    /// `GetQueueInfo` of `queue`, with its direct children when `include_child_queues`.
+    async fn queue_info(
+        &self,
+        queue: &str,
+        include_child_queues: bool,
+    ) -> Result<pb::QueueInfoProto, Error> {
         let request = pb::GetQueueInfoRequestProto {
             queue_name: queue.to_owned(),
+            include_child_queues,
             ..Default::default()
         };
         let reply = self

@@ -14,6 +14,7 @@ mod queue;
 mod resourcemanager;
 mod rmadmin;
 mod samples;
+mod top;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -41,6 +42,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Applicationattempt(args) => applicationattempt::run(conf_dir, args),
         Command::Container(args) => container::run(conf_dir, args),
         Command::Queue(args) => queue::run(conf_dir, args),
+        Command::Top(args) => top::run(conf_dir, args),
         Command::Dshell(args) => samples::dshell(conf_dir, &args.args),
         Command::Pi(args) => samples::pi(conf_dir, &args.args),
         Command::DshellAm(args) => samples::dshell_am(conf_dir, &args.args),

@@ -24,7 +24,7 @@ pub mod container;
 pub mod node;
 pub mod state_args;
 mod table;
-mod text;
+pub(crate) mod text;
 mod user_command;
 
 pub use state_args::{ApplicationStateArg, NodeStateArg};

@@ -44,6 +44,8 @@ pub(crate) struct ClientOperations {
     /// The scheme of the NodeManagers' web pages (`https`, or `http` with
     /// `yarn.tls.enabled=false`), for the container log links of container reports.
     pub(crate) node_web_scheme: &'static str,
+    /// When this replica started, in ms since the epoch (Hadoop's `startedOn`).
+    pub(crate) started_on_ms: i64,
 }
 
 impl ClientOperations {
@@ -433,8 +435,8 @@ impl ClientOperations {
         }
     }
 
-    /// The cluster's node and application counts, and this leadership's opportunistic counts
-    /// (YARN's `getClusterMetrics`).
+    /// The cluster's node and application counts, this leadership's opportunistic counts and
+    /// when this replica started (YARN's `getClusterMetrics`).
     pub(crate) async fn get_cluster_metrics(
         &self,
     ) -> Result<pb::GetClusterMetricsResponseProto, RmError> {
@@ -446,7 +448,10 @@ impl ClientOperations {
                 .read(|state| reports::cluster_metrics(state, tracker, counts))
         });
         Ok(pb::GetClusterMetricsResponseProto {
-            cluster_metrics: Some(metrics),
+            cluster_metrics: Some(pb::YarnClusterMetricsProto {
+                rm_started_on_ms: self.started_on_ms,
+                ..metrics
+            }),
         })
     }
 

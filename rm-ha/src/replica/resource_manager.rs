@@ -313,6 +313,7 @@ impl ResourceManager {
             submission_limits: config.submission_limits,
             diagnostics_limit: config.diagnostics_limit,
             node_web_scheme: web_scheme,
+            started_on_ms: now_ms(),
         });
         let client_service = ClientService {
             operations: Arc::clone(&client_operations),
@@ -323,7 +324,6 @@ impl ResourceManager {
             raft: raft.clone(),
             state: state.clone(),
             rm_id: config.rm_id.clone(),
-            started_on_ms: now_ms(),
             metrics: Arc::clone(&metrics),
             tls: tls.server_config().is_some(),
             ha: config.ha.clone(),

@@ -52,8 +52,6 @@ pub(crate) struct RestApi {
     pub(crate) raft: Raft<RmTypeConfig>,
     pub(crate) state: StateView,
     pub(crate) rm_id: String,
-    /// When this replica started, in ms since the epoch.
-    pub(crate) started_on_ms: i64,
     /// Whether callers are known by their certificates (`yarn.tls.enabled`); without TLS,
     /// Hadoop's pseudo authentication names them (`user.name`).
     pub(crate) tls: bool,
@@ -179,7 +177,7 @@ async fn cluster_info(State(api): State<RestApi>, _caller: RestCaller) -> Respon
     let cluster_id = api.state.read(|state| state.cluster_timestamp_ms);
     axum::Json(ClusterInfo::describe(
         cluster_id,
-        api.started_on_ms,
+        api.operations.started_on_ms,
         &api.rm_id,
         &role,
     ))

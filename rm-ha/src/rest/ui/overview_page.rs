@@ -110,7 +110,7 @@ pub(super) async fn overview(
         h2 { "ResourceManagers" }
         p {
             "As replica " (api.rm_id) " sees them: its Raft term is " (metrics.current_term)
-            " and it is a " (own_role) "; it started on " (timestamp(api.started_on_ms)) "."
+            " and it is a " (own_role) "; it started on " (timestamp(api.operations.started_on_ms)) "."
         }
         table #resource-managers {
             tr { th { "RM id" } th { "Role" } th { "Web address" } th { "Replicated up to" } }
