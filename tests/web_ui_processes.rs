@@ -170,7 +170,10 @@ fn the_web_ui_renders_the_cluster_in_a_real_browser() {
     let options = LayoutOptions {
         site: vec![
             // A browser without an imported certificate may read every page.
-            site(&keys::HTTP_ANONYMOUS_ALLOWED, "true"),
+            site(
+                &keys::HADOOP_HTTP_AUTHENTICATION_SIMPLE_ANONYMOUS_ALLOWED,
+                "true",
+            ),
             site(&keys::NM_PMEM_MB, "4096"),
             site(&keys::NM_VCORES, "8"),
             site(&keys::SCHEDULER_MINIMUM_ALLOCATION_MB, "128"),
