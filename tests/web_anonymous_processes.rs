@@ -65,6 +65,18 @@ fn presenting(ca: &Path, cert: &Path, key: &Path) -> Vec<OsString> {
     args
 }
 
+/// `curl` until it gets an answer other than 503, which a replica gives while it cannot confirm
+/// its leadership yet (a cluster just started on a busy machine), as Hadoop's clients retry it.
+fn curl_past_503(tls: &[OsString], method: &str, url: &str) -> Answer {
+    eventually(
+        &format!("{method} {url} to be answered other than 503"),
+        || {
+            let answer = curl(tls, method, url).unwrap();
+            (answer.status != 503).then_some(answer)
+        },
+    )
+}
+
 /// Asserts a 401 `RemoteException` saying that `request` needs a client certificate.
 fn assert_needs_certificate(answer: &Answer, request: &str) {
     assert_eq!(answer.status, 401, "{request}: {answer:?}");
@@ -119,11 +131,11 @@ fn clients_without_certificate_read_and_only_read_when_anonymous_reads_are_allow
 
     // Reads, on the leader and through a standby's redirect.
     for base in [&leader, standby] {
-        let apps = curl(&nobody, "GET", &format!("{base}/ws/v1/cluster/apps")).unwrap();
+        let apps = curl_past_503(&nobody, "GET", &format!("{base}/ws/v1/cluster/apps"));
         assert_eq!(apps.status, 200, "{apps:?}");
         assert!(apps.json()["apps"].is_object(), "{apps:?}");
     }
-    let nodes = curl(&nobody, "GET", &format!("{leader}/ws/v1/cluster/nodes")).unwrap();
+    let nodes = curl_past_503(&nobody, "GET", &format!("{leader}/ws/v1/cluster/nodes"));
     assert_eq!(nodes.status, 200, "{nodes:?}");
     let nm_web = nodes.json()["nodes"]["node"][0]["nodeHTTPAddress"]
         .as_str()
@@ -143,7 +155,7 @@ fn clients_without_certificate_read_and_only_read_when_anonymous_reads_are_allow
 
     // The harness user's certificate still names a user who may write.
     let user = presenting(&ca, &cert, &key);
-    let created = curl(&user, "POST", &format!("{leader}{new_application}")).unwrap();
+    let created = curl_past_503(&user, "POST", &format!("{leader}{new_application}"));
     assert_eq!(created.status, 200, "{created:?}");
     assert!(
         created.json()["application-id"]
