@@ -579,6 +579,19 @@ pub struct PkiIssueArgs {
     /// Extra DNS names or IP addresses for the certificate, comma-separated.
     #[arg(long, value_delimiter = ',', value_name = "HOSTS")]
     pub hosts: Vec<String>,
+    /// Also write FILE, a PKCS#12 bundle of the certificate, its key and the CA certificate,
+    /// for importing into a browser. Its password comes from --pkcs12-password-file, else from
+    /// the YARN_HA_PKCS12_PASSWORD environment variable; never from the command line, where
+    /// other users of the host could read it.
+    #[arg(long, value_name = "FILE")]
+    pub pkcs12: Option<PathBuf>,
+    /// The file whose first line is the PKCS#12 bundle's password.
+    #[arg(
+        long = "pkcs12-password-file",
+        value_name = "FILE",
+        requires = "pkcs12"
+    )]
+    pub pkcs12_password_file: Option<PathBuf>,
     /// Overwrite existing files.
     #[arg(long)]
     pub force: bool,

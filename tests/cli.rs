@@ -193,6 +193,100 @@ fn pki_init_writes_certificates_and_refuses_to_overwrite() {
 }
 
 #[test]
+fn pki_issue_writes_a_pkcs12_bundle_whose_password_never_comes_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = dir.path().join("pki");
+    let pki_dir = pki.to_str().unwrap();
+    let out = yarn_ha(&["pki", "init", "--dir", pki_dir]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let issue = |name: &str, extra: &[&str], password_env: Option<&str>| {
+        let bundle = dir.path().join(format!("{name}.p12"));
+        let mut command = common::yarn_ha_command();
+        command
+            .args([
+                "pki", "issue", "--dir", pki_dir, "--role", "user", "--name", name,
+            ])
+            .arg("--pkcs12")
+            .arg(&bundle)
+            .args(extra);
+        match password_env {
+            Some(password) => command.env("YARN_HA_PKCS12_PASSWORD", password),
+            None => command.env_remove("YARN_HA_PKCS12_PASSWORD"),
+        };
+        (common::output(&mut command), bundle)
+    };
+
+    // No password anywhere: refused before anything is written.
+    let (out, bundle) = issue("carol", &[], None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--pkcs12-password-file")
+            && stderr(&out).contains("YARN_HA_PKCS12_PASSWORD"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!bundle.exists());
+    assert!(!pki.join("user-carol.pem").exists());
+
+    // From the environment.
+    let (out, bundle) = issue("carol", &[], Some("s3cret"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!("wrote {}", bundle.display())),
+        "{}",
+        stdout(&out)
+    );
+    assert!(std::fs::metadata(&bundle).unwrap().len() > 0);
+    assert!(pki.join("user-carol.pem").exists());
+
+    // From a file, which wins over the environment; an empty one is refused.
+    let password_file = dir.path().join("password");
+    write(&password_file, "s3cret\n");
+    let file = password_file.to_str().unwrap();
+    let (out, bundle) = issue("dave", &["--pkcs12-password-file", file], Some("ignored"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(bundle.exists());
+    write(&password_file, "\n");
+    let (out, bundle) = issue("erin", &["--pkcs12-password-file", file], None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("not empty"), "{}", stderr(&out));
+    assert!(!bundle.exists());
+
+    // There is no flag for the password itself, and the file flag needs --pkcs12.
+    for args in [
+        &[
+            "pki",
+            "issue",
+            "--dir",
+            pki_dir,
+            "--role",
+            "user",
+            "--name",
+            "f",
+            "--pkcs12",
+            "f.p12",
+            "--pkcs12-password",
+            "x",
+        ][..],
+        &[
+            "pki",
+            "issue",
+            "--dir",
+            pki_dir,
+            "--role",
+            "user",
+            "--name",
+            "f",
+            "--pkcs12-password-file",
+            file,
+        ],
+    ] {
+        let out = yarn_ha(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
 fn pki_init_names_its_administrators_and_conf_check_warns_when_everyone_is_one() {
     let dir = tempfile::tempdir().unwrap();
     let pki = dir.path().join("pki");

@@ -487,6 +487,17 @@ pub const TLS_MAX_CONNECTIONS_PER_IDENTITY: Key = Key::new(
     "1024",
     KeyKind::Int,
 );
+/// How web callers are known; only Hadoop's `simple` (certificates over HTTPS, `user.name`
+/// without TLS) is supported, and another value is refused rather than ignored.
+pub const HADOOP_HTTP_AUTHENTICATION_TYPE: Key =
+    Key::new("hadoop.http.authentication.type", "simple", KeyKind::String);
+/// Whether a web caller that proves no name (no client certificate over HTTPS, no `user.name`
+/// without TLS) may read, as `dr.who`. Off by default, unlike Hadoop: secure by default.
+pub const HADOOP_HTTP_AUTHENTICATION_SIMPLE_ANONYMOUS_ALLOWED: Key = Key::new(
+    "hadoop.http.authentication.simple.anonymous.allowed",
+    "false",
+    KeyKind::Bool,
+);
 /// Hadoop's IPC client idle time, in milliseconds (read as an integer, as Hadoop does, so the
 /// name carries no unit): servers close a connection that carried no bytes for twice this.
 pub const IPC_CLIENT_CONNECTION_MAXIDLETIME: Key =
@@ -594,6 +605,8 @@ pub const ALL: &[Key] = &[
     TLS_KEY,
     TLS_MAX_PENDING_HANDSHAKES,
     TLS_MAX_CONNECTIONS_PER_IDENTITY,
+    HADOOP_HTTP_AUTHENTICATION_TYPE,
+    HADOOP_HTTP_AUTHENTICATION_SIMPLE_ANONYMOUS_ALLOWED,
     IPC_CLIENT_CONNECTION_MAXIDLETIME,
 ];
 
@@ -613,12 +626,13 @@ mod tests {
         let names: BTreeSet<&str> = ALL.iter().map(|key| key.name.as_ref()).collect();
         assert_eq!(names.len(), ALL.len(), "a key is declared twice in ALL");
         for name in names {
-            // hadoop.* and ipc.* keys are Hadoop's core-site ones the daemons read (groups, the
-            // connection idle time).
+            // hadoop.* and ipc.* keys are Hadoop's core-site ones the daemons read (groups, web
+            // authentication, the connection idle time).
             assert!(
                 name.starts_with("yarn.")
                     || name.starts_with("hadoop.security.group")
                     || name.starts_with("hadoop.user.group.")
+                    || name.starts_with("hadoop.http.authentication.")
                     || name == IPC_CLIENT_CONNECTION_MAXIDLETIME.name,
                 "{name} is not under yarn. or one of Hadoop's core-site keys we read"
             );

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use yarn_amrmproxy::ProxyConfig;
 use yarn_conf::{ConfError, Configuration, HostPort, keys};
+use yarn_web::WebAccess;
 
 use crate::executor::ExecutorKind;
 
@@ -15,6 +16,8 @@ pub struct NmConfig {
     pub address: HostPort,
     /// Web UI and REST endpoint.
     pub webapp_address: HostPort,
+    /// Who the web endpoint serves without a name (`hadoop.http.authentication.*`).
+    pub web_access: WebAccess,
     /// Memory offered to containers, in MB.
     pub memory_mb: u64,
     /// Virtual cores offered to containers.
@@ -66,6 +69,7 @@ impl NmConfig {
         let config = Self {
             address: conf.get_host_port(&keys::NM_ADDRESS)?,
             webapp_address: conf.get_host_port(&keys::NM_WEBAPP_ADDRESS)?,
+            web_access: WebAccess::from_conf(conf)?,
             memory_mb: conf.get_size_mb(&keys::NM_PMEM_MB)?,
             vcores: conf.get_u32(&keys::NM_VCORES)?,
             local_dirs: conf

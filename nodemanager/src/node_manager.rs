@@ -166,6 +166,7 @@ impl NodeManager {
             web_listener,
             web_address,
             &tls,
+            config.web_access,
             web::router(
                 manager.clone(),
                 NodeDescription::new(&config, node_id.clone(), started_at_ms),

@@ -1,7 +1,9 @@
 //! The NodeManager's REST API over real connections: a whole NodeManager serving
 //! `/ws/v1/node/...` over mutual TLS while its ResourceManager is unreachable, the container
-//! views over a container manager recovered with a completed and a running container, and
-//! plain HTTP when TLS is disabled. Requests are raw HTTP/1.1 over a TLS stream.
+//! views over a container manager recovered with a completed and a running container, plain
+//! HTTP when TLS is disabled, and who may read without naming themselves
+//! (`hadoop.http.authentication.simple.anonymous.allowed`). Requests are raw HTTP/1.1 over a
+//! TLS stream.
 
 mod common;
 
@@ -32,7 +34,7 @@ use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_security::pki::LeafSpec;
 use yarn_security::{Role, TlsConfig};
 use yarn_test_support::pki::Pki;
-use yarn_web::WebServer;
+use yarn_web::{WebAccess, WebServer};
 
 use common::now_ms;
 
@@ -82,8 +84,21 @@ async fn get(
     client: Option<&Arc<ClientConfig>>,
     path: &str,
 ) -> std::io::Result<HttpResponse> {
+    send(address, client, "GET", path).await
+}
+
+/// `method path` without a body on `address`, over TLS with `client` or in plain text without.
+async fn send(
+    address: SocketAddr,
+    client: Option<&Arc<ClientConfig>>,
+    method: &str,
+    path: &str,
+) -> std::io::Result<HttpResponse> {
     let tcp = TcpStream::connect(address).await?;
-    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\
+         Connection: close\r\n\r\n"
+    );
     let raw = match client {
         Some(client) => {
             let server = ServerName::try_from("localhost").unwrap();
@@ -443,6 +458,7 @@ async fn containers_are_listed_in_hadoops_shape_with_their_state_exit_code_and_l
         listener,
         address,
         &pki.tls(Role::NodeManager, "node1"),
+        WebAccess::default(),
         router,
     );
     let shutdown = CancellationToken::new();
@@ -513,8 +529,17 @@ async fn containers_are_listed_in_hadoops_shape_with_their_state_exit_code_and_l
     serving.await.unwrap().unwrap();
 }
 
-#[tokio::test]
-async fn without_tls_the_rest_api_is_served_over_plain_http() {
+/// A node's web server alone, over an empty container manager, with the transport `tls`
+/// and the callers `access` admits; cancel the token to stop it.
+async fn must_serve_web(
+    tls: &TlsConfig,
+    access: WebAccess,
+) -> (
+    SocketAddr,
+    CancellationToken,
+    tokio::task::JoinHandle<Result<(), yarn_web::ServeError>>,
+    tempfile::TempDir,
+) {
     let dir = tempfile::tempdir().unwrap();
     let config = NmConfig::from_conf(&node_conf(dir.path())).unwrap();
     let node_id = NodeId::new("127.0.0.1", 45454);
@@ -531,14 +556,119 @@ async fn without_tls_the_rest_api_is_served_over_plain_http() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let router = web::router(manager, NodeDescription::new(&config, node_id, now_ms()));
-    let server = WebServer::new(listener, address, &TlsConfig::disabled(), router);
+    let server = WebServer::new(listener, address, tls, access, router);
     let shutdown = CancellationToken::new();
     let serving = tokio::spawn(server.run(shutdown.clone()));
+    (address, shutdown, serving, dir)
+}
 
+/// Asserts a 401 `AuthorizationException` whose message contains `needle`.
+fn assert_unauthorized(response: &HttpResponse, needle: &str) {
+    assert_eq!(response.status, 401, "{:?}", response.body);
+    let remote = &response.body["RemoteException"];
+    assert_eq!(remote["exception"], "AuthorizationException", "{remote}");
+    assert_eq!(
+        remote["javaClassName"],
+        "org.apache.hadoop.security.authorize.AuthorizationException"
+    );
+    let message = remote["message"].as_str().unwrap();
+    assert!(message.contains(needle), "{message}");
+}
+
+#[tokio::test]
+async fn without_tls_reads_need_user_name_unless_anonymous_reads_are_allowed() {
+    tracing::info!("--- by default, as Hadoop's pseudo authentication without anonymous");
+    let (address, shutdown, serving, _dir) =
+        must_serve_web(&TlsConfig::disabled(), WebAccess::default()).await;
+    let named = get(address, None, "/ws/v1/node/info?user.name=alice")
+        .await
+        .unwrap();
+    assert_eq!(named.status, 200);
+    assert_eq!(shape(&named.body["nodeInfo"]), node_info_shape());
+    let unnamed = get(address, None, "/ws/v1/node/info").await.unwrap();
+    assert_unauthorized(&unnamed, "Unable to obtain user name");
+    assert_unauthorized(
+        &unnamed,
+        "hadoop.http.authentication.simple.anonymous.allowed is false",
+    );
+    shutdown.cancel();
+    serving.await.unwrap().unwrap();
+
+    tracing::info!("--- with anonymous reads allowed: reads as dr.who, writes refused");
+    let anonymous_reads = WebAccess {
+        anonymous_reads: true,
+    };
+    let (address, shutdown, serving, _dir) =
+        must_serve_web(&TlsConfig::disabled(), anonymous_reads).await;
     let info = get(address, None, "/ws/v1/node/info").await.unwrap();
     assert_eq!(info.status, 200);
     assert_eq!(shape(&info.body["nodeInfo"]), node_info_shape());
+    let write = send(address, None, "POST", "/ws/v1/node/info")
+        .await
+        .unwrap();
+    assert_unauthorized(&write, "POST /ws/v1/node/info needs user.name=<user>");
+    shutdown.cancel();
+    serving.await.unwrap().unwrap();
+}
 
+#[tokio::test]
+async fn over_https_anonymous_reads_let_clients_without_certificate_read_and_nothing_more() {
+    let pki = pki();
+    let tls = pki.tls(Role::NodeManager, "node1");
+    let anonymous = anonymous_client(&pki);
+
+    tracing::info!("--- by default a client without a certificate fails the handshake");
+    let (address, shutdown, serving, _dir) = must_serve_web(&tls, WebAccess::default()).await;
+    let refused = get(address, Some(&anonymous), "/ws/v1/node/info").await;
+    assert!(refused.is_err(), "{refused:?}");
+    shutdown.cancel();
+    serving.await.unwrap().unwrap();
+
+    tracing::info!("--- with anonymous reads allowed it reads, and only reads");
+    let anonymous_reads = WebAccess {
+        anonymous_reads: true,
+    };
+    let (address, shutdown, serving, _dir) = must_serve_web(&tls, anonymous_reads).await;
+    let info = must_get(address, &anonymous, "/ws/v1/node/info").await;
+    assert_eq!(info.status, 200);
+    assert_eq!(shape(&info.body["nodeInfo"]), node_info_shape());
+    // A route that does not exist and a method no route has: refused for want of a
+    // certificate before anything else is said about them.
+    for (method, path) in [("POST", "/ws/v1/node/info"), ("PUT", "/ws/v1/nowhere")] {
+        let write = send(address, Some(&anonymous), method, path).await.unwrap();
+        assert_unauthorized(
+            &write,
+            &format!("{method} {path} needs a client certificate signed by the cluster CA"),
+        );
+    }
+    let alice = client(&pki, Role::User, "alice");
+    assert_eq!(
+        must_get(address, &alice, "/ws/v1/node/info").await.status,
+        200
+    );
+
+    tracing::info!("--- a certificate from another CA is still refused at the handshake");
+    let other_ca = Pki::new(&[LeafSpec::new(Role::User, "mallory")]);
+    let mallory = http1(
+        &yarn_security::tls::client_config(
+            &yarn_security::tls::read_certificates(&pki.files(Role::User, "alice").ca_cert)
+                .unwrap(),
+            Some(
+                yarn_security::Credentials::read(
+                    &other_ca.files(Role::User, "mallory").cert,
+                    &other_ca.files(Role::User, "mallory").key,
+                )
+                .unwrap(),
+            ),
+        )
+        .unwrap(),
+    );
+    let foreign = get(address, Some(&mallory), "/ws/v1/node/info").await;
+    assert!(foreign.is_err(), "{foreign:?}");
+    assert_eq!(
+        must_get(address, &alice, "/ws/v1/node/info").await.status,
+        200
+    );
     shutdown.cancel();
     serving.await.unwrap().unwrap();
 }

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use yarn_conf::{ConfError, Configuration, Key, KeyKind, RmHaConfig, keys};
 use yarn_security::{Groups, KeyRollingSchedule};
+use yarn_web::WebAccess;
 
 use yarn_scheduler::{SchedulerError, SchedulerSettings};
 
@@ -63,6 +64,8 @@ pub struct RmConfig {
     /// How OPPORTUNISTIC asks are placed (`yarn.resourcemanager.opportunistic-*`,
     /// `yarn.resourcemanager.nm-container-queuing.*`).
     pub opportunistic: OpportunisticSettings,
+    /// Who the web address serves without a name (`hadoop.http.authentication.*`).
+    pub web_access: WebAccess,
 }
 
 /// The Raft group's timings, from `yarn.resourcemanager.ha.raft.*`.
@@ -154,6 +157,7 @@ impl RmConfig {
                 groups: Groups::from_conf(conf)?,
             },
             opportunistic: OpportunisticSettings::from_conf(conf)?,
+            web_access: WebAccess::from_conf(conf)?,
             rm_id,
             ha,
         };

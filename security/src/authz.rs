@@ -41,11 +41,13 @@ pub fn authorize<T>(
 }
 
 /// The caller of an endpoint, as far as the transport can tell.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Caller {
     /// A peer with a verified certificate whose role the endpoint allows.
     Peer(PeerIdentity),
-    /// Anyone, over a plaintext listener (`yarn.tls.enabled=false`).
+    /// Anyone: over a plaintext listener (`yarn.tls.enabled=false`), or a client without a
+    /// certificate of a web listener that admits them (Hadoop's anonymous reads). Hadoop calls
+    /// this user `dr.who`.
     Anonymous,
 }
 

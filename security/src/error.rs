@@ -136,6 +136,21 @@ pub enum Error {
     #[error("no cluster CA at {}; create one with `yarn-ha pki init`", path.display())]
     MissingCa { path: PathBuf },
 
+    /// A PKCS#12 bundle was asked for with an empty password.
+    #[error(
+        "the PKCS#12 bundle {} needs a password that is not empty: it holds a private key",
+        path.display()
+    )]
+    EmptyPkcs12Password { path: PathBuf },
+
+    /// A PKCS#12 bundle could not be encoded.
+    #[error("encoding the PKCS#12 bundle {}: {source}", path.display())]
+    Pkcs12 {
+        path: PathBuf,
+        #[source]
+        source: p12_keystore::error::Error,
+    },
+
     /// A file that should hold PEM certificates or a PEM key does not.
     #[error("{}: not a usable PEM file: {reason}", path.display())]
     Pem { path: PathBuf, reason: String },

@@ -1,11 +1,14 @@
-//! How many connections each certificate identity holds open to one listener.
+//! How many connections each certificate identity, and the anonymous clients together, hold
+//! open to one listener.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use crate::PeerIdentity;
+use crate::Caller;
 
 /// The open connections of one listener, counted per identity, each identity up to a limit.
+/// Clients without a certificate ([`Caller::Anonymous`], on web listeners that admit them)
+/// count as one identity together: they cannot prove they are different callers.
 ///
 /// An admitted connection holds a [`ConnectionSlot`] for as long as it lives; dropping the slot
 /// (with the connection, when the server is done with it) lets the identity connect again.
@@ -14,7 +17,7 @@ use crate::PeerIdentity;
 pub(crate) struct IdentityConnections {
     limit: usize,
     // A std mutex: every section is one map update, and none is held across an await.
-    open: Arc<Mutex<HashMap<PeerIdentity, usize>>>,
+    open: Arc<Mutex<HashMap<Caller, usize>>>,
 }
 
 impl IdentityConnections {
@@ -31,18 +34,18 @@ impl IdentityConnections {
         self.limit
     }
 
-    /// A slot for one more connection of `identity`, or `None` when it already holds
+    /// A slot for one more connection of `caller`, or `None` when it already holds
     /// [`limit`](Self::limit).
-    pub(crate) fn try_admit(&self, identity: &PeerIdentity) -> Option<ConnectionSlot> {
+    pub(crate) fn try_admit(&self, caller: &Caller) -> Option<ConnectionSlot> {
         let mut open = lock(&self.open);
-        let held = open.get(identity).copied().unwrap_or(0);
+        let held = open.get(caller).copied().unwrap_or(0);
         if held >= self.limit {
             return None;
         }
-        open.insert(identity.clone(), held + 1);
+        open.insert(caller.clone(), held + 1);
         Some(ConnectionSlot {
             open: Arc::clone(&self.open),
-            identity: identity.clone(),
+            caller: caller.clone(),
         })
     }
 }
@@ -50,17 +53,17 @@ impl IdentityConnections {
 /// One admitted connection's place in its identity's count; dropping it gives the place back.
 #[derive(Debug)]
 pub(crate) struct ConnectionSlot {
-    open: Arc<Mutex<HashMap<PeerIdentity, usize>>>,
-    identity: PeerIdentity,
+    open: Arc<Mutex<HashMap<Caller, usize>>>,
+    caller: Caller,
 }
 
 impl Drop for ConnectionSlot {
     fn drop(&mut self) {
         let mut open = lock(&self.open);
-        if let Some(held) = open.get_mut(&self.identity) {
+        if let Some(held) = open.get_mut(&self.caller) {
             *held -= 1;
             if *held == 0 {
-                open.remove(&self.identity);
+                open.remove(&self.caller);
             }
         }
     }
@@ -68,22 +71,20 @@ impl Drop for ConnectionSlot {
 
 /// The counts stay consistent even if a holder panicked (each update is a single statement), so
 /// a poisoned lock is still usable.
-fn lock(
-    open: &Mutex<HashMap<PeerIdentity, usize>>,
-) -> MutexGuard<'_, HashMap<PeerIdentity, usize>> {
+fn lock(open: &Mutex<HashMap<Caller, usize>>) -> MutexGuard<'_, HashMap<Caller, usize>> {
     open.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Role;
+    use crate::{PeerIdentity, Role};
 
-    fn node(name: &str) -> PeerIdentity {
-        PeerIdentity {
+    fn node(name: &str) -> Caller {
+        Caller::Peer(PeerIdentity {
             role: Role::NodeManager,
             name: name.to_owned(),
-        }
+        })
     }
 
     #[test]
@@ -96,12 +97,24 @@ mod tests {
         assert!(h1.iter().all(Option::is_some));
         assert!(connections.try_admit(&node("h1")).is_none());
         // Same name, other role: another identity.
-        let user_h1 = PeerIdentity {
+        let user_h1 = Caller::Peer(PeerIdentity {
             role: Role::User,
             name: "h1".to_owned(),
-        };
+        });
         assert!(connections.try_admit(&user_h1).is_some());
         assert!(connections.try_admit(&node("h2")).is_some());
+    }
+
+    #[test]
+    fn anonymous_clients_share_one_limit_apart_from_every_identity() {
+        let connections = IdentityConnections::new(2);
+        let anonymous = [
+            connections.try_admit(&Caller::Anonymous),
+            connections.try_admit(&Caller::Anonymous),
+        ];
+        assert!(anonymous.iter().all(Option::is_some));
+        assert!(connections.try_admit(&Caller::Anonymous).is_none());
+        assert!(connections.try_admit(&node("h1")).is_some());
     }
 
     #[test]

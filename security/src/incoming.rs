@@ -34,7 +34,7 @@ use tokio_stream::Stream;
 use crate::identity_connections::IdentityConnections;
 use crate::log_throttle::LogThrottle;
 use crate::refusal::Refusal;
-use crate::{ConnectionLimits, PeerConnection, PeerIdentity, TlsConfig};
+use crate::{Caller, ConnectionLimits, PeerConnection, PeerIdentity, TlsConfig};
 
 /// Pause after a failed `accept` (e.g. out of file descriptors) so the loop does not spin.
 const ACCEPT_ERROR_BACKOFF: Duration = Duration::from_millis(100);
@@ -43,10 +43,10 @@ const ACCEPT_ERROR_BACKOFF: Duration = Duration::from_millis(100);
 const REFUSAL_LOG_INTERVAL: Duration = Duration::from_secs(10);
 
 /// What a handshake task hands back: the client's address, and its authenticated stream and
-/// identity or why it was refused.
+/// identity (`None` when it presented no certificate) or why it was refused.
 type Handshake = (
     SocketAddr,
-    Result<(Box<TlsStream<TcpStream>>, PeerIdentity), Refusal>,
+    Result<(Box<TlsStream<TcpStream>>, Option<PeerIdentity>), Refusal>,
 );
 
 /// The accepted connections of one listener, as a stream tonic can serve.
@@ -59,6 +59,9 @@ type Handshake = (
 /// - one certificate identity holds at most `max_connections_per_identity` of the connections
 ///   this stream yielded and the server still holds; one more is dropped right after its
 ///   handshake, so no identity can crowd the others out;
+/// - a TLS client that presents no certificate is dropped, unless the stream admits anonymous
+///   clients ([`admitting_anonymous`](Self::admitting_anonymous), for web endpoints only);
+///   those then count together as one identity under the same limit;
 /// - a yielded connection that carries no bytes for `idle_timeout` is closed (see
 ///   [`PeerConnection`]);
 /// - a failed or timed-out handshake, a verified certificate whose subject carries no
@@ -72,6 +75,7 @@ type Handshake = (
 pub struct Incoming {
     listener: TcpListener,
     acceptor: Option<TlsAcceptor>,
+    admits_anonymous: bool,
     limits: ConnectionLimits,
     handshakes: JoinSet<Handshake>,
     identities: IdentityConnections,
@@ -84,6 +88,7 @@ impl std::fmt::Debug for Incoming {
         f.debug_struct("Incoming")
             .field("local_addr", &self.listener.local_addr().ok())
             .field("tls", &self.acceptor.is_some())
+            .field("admits_anonymous", &self.admits_anonymous)
             .field("pending_handshakes", &self.handshakes.len())
             .field("limits", &self.limits)
             .finish_non_exhaustive()
@@ -118,12 +123,24 @@ impl Incoming {
         Incoming {
             listener,
             acceptor,
+            admits_anonymous: false,
             limits,
             handshakes: JoinSet::new(),
             identities: IdentityConnections::new(limits.max_connections_per_identity),
             accept_backoff: None,
             refusal_log: LogThrottle::new(REFUSAL_LOG_INTERVAL),
         }
+    }
+
+    /// Admits TLS clients that present no certificate, as connections without identity
+    /// ([`PeerInfo::identity`](crate::PeerInfo::identity) `None`), all of them together under
+    /// one identity's connection limit. The server configuration must let them complete the
+    /// handshake ([`TlsConfig::anonymous_server_config`]); a certificate that is presented is
+    /// still verified by it. Only for web endpoints, whose handlers let such callers read and
+    /// nothing more; RPC endpoints never admit them.
+    pub fn admitting_anonymous(mut self) -> Self {
+        self.admits_anonymous = true;
+        self
     }
 
     /// Replaces the limits ([`ConnectionLimits::default`] unless built by [`Incoming::new`]);
@@ -189,25 +206,31 @@ impl Incoming {
         Poll::Pending
     }
 
-    /// The connection of an authenticated client, unless its identity is at its limit.
+    /// The connection of a client whose handshake succeeded, unless it presented no
+    /// certificate to a stream that does not admit anonymous clients, or its identity is at its
+    /// limit.
     fn admit(
         &self,
         tls: Box<TlsStream<TcpStream>>,
         remote_addr: SocketAddr,
-        identity: PeerIdentity,
+        identity: Option<PeerIdentity>,
     ) -> Result<PeerConnection, Refusal> {
-        match self.identities.try_admit(&identity) {
-            Some(slot) => Ok(PeerConnection::tls(
+        let caller = match identity {
+            Some(identity) => Caller::Peer(identity),
+            None if self.admits_anonymous => Caller::Anonymous,
+            None => return Err(Refusal::NoCertificate),
+        };
+        let limit = self.identities.limit();
+        match (self.identities.try_admit(&caller), caller) {
+            (Some(slot), caller) => Ok(PeerConnection::tls(
                 tls,
                 remote_addr,
-                identity,
+                caller.identity().cloned(),
                 slot,
                 self.limits.idle_timeout,
             )),
-            None => Err(Refusal::TooManyConnections {
-                identity,
-                limit: self.identities.limit(),
-            }),
+            (None, Caller::Peer(identity)) => Err(Refusal::TooManyConnections { identity, limit }),
+            (None, Caller::Anonymous) => Err(Refusal::TooManyAnonymousConnections { limit }),
         }
     }
 
@@ -266,23 +289,25 @@ impl Stream for Incoming {
 }
 
 /// Runs one server-side handshake under `timeout` and reads the client's identity from its
-/// certificate.
+/// certificate, `None` when it presented none (which the server configuration decided to
+/// allow, and [`Incoming::admit`] decides again).
 async fn handshake(
     acceptor: TlsAcceptor,
     stream: TcpStream,
     timeout: Duration,
-) -> Result<(Box<TlsStream<TcpStream>>, PeerIdentity), Refusal> {
+) -> Result<(Box<TlsStream<TcpStream>>, Option<PeerIdentity>), Refusal> {
     let tls = match tokio::time::timeout(timeout, acceptor.accept(stream)).await {
         Err(_) => return Err(Refusal::HandshakeTimeout { timeout }),
         Ok(Err(err)) => return Err(Refusal::of_handshake_error(err)),
         Ok(Ok(tls)) => tls,
     };
-    let leaf = tls
+    let identity = tls
         .get_ref()
         .1
         .peer_certificates()
         .and_then(|chain| chain.first())
-        .ok_or(Refusal::NoCertificate)?;
-    let identity = PeerIdentity::from_der(leaf).map_err(|source| Refusal::NoIdentity { source })?;
+        .map(|leaf| PeerIdentity::from_der(leaf))
+        .transpose()
+        .map_err(|source| Refusal::NoIdentity { source })?;
     Ok((Box::new(tls), identity))
 }

@@ -5,7 +5,8 @@
 //! - PKI (`pki`): a cluster CA and leaf certificates whose subject carries a role
 //!   (resourcemanager, nodemanager, user) and a name.
 //! - Transport (`tls`, `TlsConfig`, `Incoming`, `connect`, `Authorizer`): rustls server and
-//!   client configurations built from configuration, with client certificates required, and the
+//!   client configurations built from configuration, with client certificates required (web
+//!   endpoints alone may admit clients without one, for Hadoop's anonymous reads), and the
 //!   peer's identity handed to every gRPC handler, under `ConnectionLimits` (handshakes at
 //!   once, connections per identity, idle time); `CertificateRefusal` tells, from a failed
 //!   connection's error, a refused certificate (final) from an unreachable peer:

@@ -23,8 +23,10 @@ use crate::idle_timer::IdleTimer;
 pub struct PeerInfo {
     /// The client's address.
     pub remote_addr: SocketAddr,
-    /// The identity of the client's verified certificate; always present over TLS, `None` on a
-    /// plaintext listener (`yarn.tls.enabled=false`).
+    /// The identity of the client's verified certificate; `None` on a plaintext listener
+    /// (`yarn.tls.enabled=false`) and for a client without a certificate on a web listener
+    /// that admits them. A TLS listener of an RPC endpoint never admits such a client, so
+    /// there it is always present.
     pub identity: Option<PeerIdentity>,
 }
 
@@ -64,11 +66,12 @@ impl std::fmt::Debug for PeerConnection {
 }
 
 impl PeerConnection {
-    /// An authenticated connection of `identity`, holding `slot` for as long as it lives.
+    /// A TLS connection of `identity` (`None` for a client the listener admitted without a
+    /// certificate), holding `slot` for as long as it lives.
     pub(crate) fn tls(
         stream: Box<TlsStream<TcpStream>>,
         remote_addr: SocketAddr,
-        identity: PeerIdentity,
+        identity: Option<PeerIdentity>,
         slot: ConnectionSlot,
         idle_timeout: Duration,
     ) -> Self {
@@ -76,7 +79,7 @@ impl PeerConnection {
             stream: Transport::Tls(stream),
             info: PeerInfo {
                 remote_addr,
-                identity: Some(identity),
+                identity,
             },
             idle: IdleTimer::new(idle_timeout),
             _slot: Some(slot),

@@ -10,6 +10,9 @@
 //! <role>-<name>-key.pem     its private key (mode 0600)
 //! ```
 //!
+//! [`issue_with_pkcs12`] also writes a leaf's PKCS#12 bundle ([`Pkcs12Output`]), wherever it
+//! is asked for, for browsers and other clients that import one password-protected file.
+//!
 //! A leaf's subject is `CN=<name>, OU=<role>, O=yarn-ha` (read back by
 //! [`PeerIdentity::from_der`](crate::PeerIdentity::from_der)). Its subject alternative names are
 //! the name itself when it is a host name or an IP address (and the role is not
@@ -33,6 +36,10 @@ use rcgen::{
 use time::OffsetDateTime;
 
 use crate::{Error, Role};
+
+mod pkcs12;
+
+pub use pkcs12::Pkcs12Output;
 
 /// File name of the CA certificate inside a PKI directory.
 pub const CA_CERT_FILE: &str = "ca.pem";
@@ -169,6 +176,11 @@ impl LeafFiles {
             key: dir.join(format!("{role}-{name}-key.pem")),
         }
     }
+
+    /// The certificate's path, then the key's.
+    fn paths(&self) -> impl Iterator<Item = &Path> {
+        [self.cert.as_path(), self.key.as_path()].into_iter()
+    }
 }
 
 /// Checks a certificate name: 1 to 64 characters from `[A-Za-z0-9._-]`.
@@ -229,7 +241,11 @@ pub fn init(dir: &Path, leaves: &[LeafSpec], options: &PkiOptions) -> Result<Vec
         .map(|leaf| LeafFiles::new(dir, leaf.role, &leaf.name))
         .collect();
     if !options.force {
-        refuse_existing(std::iter::once(&ca_files).chain(&leaf_files))?;
+        refuse_existing(
+            std::iter::once(&ca_files)
+                .chain(&leaf_files)
+                .flat_map(LeafFiles::paths),
+        )?;
     }
     create_dir(dir)?;
 
@@ -273,13 +289,46 @@ pub fn init(dir: &Path, leaves: &[LeafSpec], options: &PkiOptions) -> Result<Vec
 /// when the leaf's files exist and `options.force` is off, [`Error::CertificateGeneration`] and
 /// [`Error::Io`].
 pub fn issue(dir: &Path, leaf: &LeafSpec, options: &PkiOptions) -> Result<LeafFiles, Error> {
+    issue_leaf(dir, leaf, None, options)
+}
+
+/// Adds one leaf certificate as [`issue`] does, and writes its PKCS#12 bundle as `pkcs12`
+/// says: the new certificate, its private key and the CA certificate as its chain, under the
+/// friendly name `yarn-ha <role>/<name>`, protected by the password, in the scheme OpenSSL 3
+/// writes by default (PBES2 with PBKDF2-HMAC-SHA256 and AES-256-CBC, an HMAC-SHA256 MAC), with
+/// mode 0600.
+///
+/// Nothing is written when the bundle's file exists and `options.force` is off.
+///
+/// # Errors
+///
+/// As [`issue`], the bundle's file included; [`Error::Pkcs12`] when the bundle cannot be
+/// encoded.
+pub fn issue_with_pkcs12(
+    dir: &Path,
+    leaf: &LeafSpec,
+    pkcs12: &Pkcs12Output,
+    options: &PkiOptions,
+) -> Result<LeafFiles, Error> {
+    issue_leaf(dir, leaf, Some(pkcs12), options)
+}
+
+fn issue_leaf(
+    dir: &Path,
+    leaf: &LeafSpec,
+    pkcs12: Option<&Pkcs12Output>,
+    options: &PkiOptions,
+) -> Result<LeafFiles, Error> {
     validate_leaf(leaf)?;
     let files = LeafFiles::new(dir, leaf.role, &leaf.name);
     if !options.force {
-        refuse_existing([&files])?;
+        refuse_existing(files.paths().chain(pkcs12.map(Pkcs12Output::path)))?;
     }
     let issuer = load_issuer(dir)?;
     write_leaf(leaf, &files, &issuer, options)?;
+    if let Some(pkcs12) = pkcs12 {
+        pkcs12::write(&files, &dir.join(CA_CERT_FILE), pkcs12, options.force)?;
+    }
     Ok(files)
 }
 
@@ -455,13 +504,13 @@ fn read_ca_file(path: &Path) -> Result<String, Error> {
     })
 }
 
-fn refuse_existing<'a>(files: impl IntoIterator<Item = &'a LeafFiles>) -> Result<(), Error> {
-    for files in files {
-        for path in [&files.cert, &files.key] {
-            // symlink_metadata: a dangling link is still something we would overwrite.
-            if path.symlink_metadata().is_ok() {
-                return Err(Error::AlreadyExists { path: path.clone() });
-            }
+fn refuse_existing<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<(), Error> {
+    for path in paths {
+        // symlink_metadata: a dangling link is still something we would overwrite.
+        if path.symlink_metadata().is_ok() {
+            return Err(Error::AlreadyExists {
+                path: path.to_owned(),
+            });
         }
     }
     Ok(())

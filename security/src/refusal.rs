@@ -22,8 +22,8 @@ pub(crate) enum Refusal {
     #[error("TLS handshake failed: {source}")]
     HandshakeFailed { source: io::Error },
 
-    /// The handshake succeeded without a client certificate, which only a misconfigured server
-    /// configuration allows.
+    /// The handshake succeeded without a client certificate on a listener that does not admit
+    /// anonymous clients, which only a misconfigured server configuration allows.
     #[error("TLS client presented no certificate")]
     NoCertificate,
 
@@ -40,6 +40,14 @@ pub(crate) enum Refusal {
         identity: PeerIdentity,
         limit: usize,
     },
+
+    /// The clients without a certificate already hold, together, as many connections to the
+    /// listener as one identity may.
+    #[error(
+        "clients without a certificate already hold {limit} connections to this listener, the \
+         most yarn.tls.max-connections-per-identity allows them together"
+    )]
+    TooManyAnonymousConnections { limit: usize },
 }
 
 impl Refusal {

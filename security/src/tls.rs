@@ -2,7 +2,9 @@
 //!
 //! Both sides trust exactly the cluster CA, speak TLS 1.3 only (every peer is a yarn-ha
 //! process, so there is no legacy client to accommodate) and negotiate ALPN `h2` for gRPC.
-//! The server refuses any client that does not present a certificate signed by the CA.
+//! The server refuses any client that does not present a certificate signed by the CA, except
+//! that a web endpoint may admit clients without one ([`ClientAuth::Optional`]) for Hadoop's
+//! anonymous reads; a certificate that is presented is verified all the same.
 //! Cryptography always comes from rustls' `ring` provider.
 
 use std::fmt;
@@ -163,8 +165,21 @@ fn root_store(ca: &[CertificateDer<'static>]) -> Result<Arc<RootCertStore>, Erro
     Ok(Arc::new(roots))
 }
 
-/// A server configuration that presents `own` and requires every client to present a
-/// certificate that chains to one of `ca`. ALPN is `h2`.
+/// Whether a server requires its clients to present a certificate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClientAuth {
+    /// Every client presents a certificate that chains to the cluster CA: every RPC endpoint,
+    /// and the web endpoints by default.
+    Required,
+    /// A client may present no certificate and is then anonymous; a certificate it does
+    /// present is verified exactly as under [`ClientAuth::Required`], so one from another CA,
+    /// or an expired one, still fails the handshake. Only the web endpoints use it, when
+    /// `hadoop.http.authentication.simple.anonymous.allowed` lets anonymous callers read.
+    Optional,
+}
+
+/// A server configuration that presents `own` and verifies client certificates against `ca`,
+/// requiring one or not as `client_auth` says. ALPN is `h2`.
 ///
 /// # Errors
 ///
@@ -173,11 +188,16 @@ fn root_store(ca: &[CertificateDer<'static>]) -> Result<Arc<RootCertStore>, Erro
 pub fn server_config(
     ca: &[CertificateDer<'static>],
     own: Credentials,
+    client_auth: ClientAuth,
 ) -> Result<Arc<ServerConfig>, Error> {
     let provider = ring_provider();
-    let verifier = WebPkiClientVerifier::builder_with_provider(root_store(ca)?, provider.clone())
-        .build()
-        .map_err(|source| Error::ClientVerifier { source })?;
+    let verifier = WebPkiClientVerifier::builder_with_provider(root_store(ca)?, provider.clone());
+    let verifier = match client_auth {
+        ClientAuth::Required => verifier,
+        ClientAuth::Optional => verifier.allow_unauthenticated(),
+    }
+    .build()
+    .map_err(|source| Error::ClientVerifier { source })?;
     let mut config = ServerConfig::builder_with_provider(provider)
         .with_protocol_versions(&[&rustls::version::TLS13])
         .map_err(|source| Error::Rustls {

@@ -8,7 +8,7 @@ use yarn_conf::Configuration;
 use yarn_conf::keys::{TLS_CA_CERT, TLS_CERT, TLS_ENABLED, TLS_KEY};
 
 use crate::pki::{CA_CERT_FILE, LeafFiles};
-use crate::tls::{self, Credentials};
+use crate::tls::{self, ClientAuth, Credentials};
 use crate::{ConnectionLimits, Error, PeerIdentity, Role};
 
 /// The three PEM files of a TLS-enabled process.
@@ -50,6 +50,8 @@ pub struct TlsConfig {
 #[derive(Debug)]
 struct Enabled {
     server: Arc<ServerConfig>,
+    /// As `server`, but admitting clients without a certificate: for web endpoints only.
+    anonymous_server: Arc<ServerConfig>,
     client: Arc<ClientConfig>,
     identity: PeerIdentity,
 }
@@ -125,11 +127,15 @@ impl TlsConfig {
                 })
             })?;
         let own = Credentials { chain, key };
-        let server = tls::server_config(&ca, own.clone()).map_err(setting(&TLS_CERT))?;
+        let server = tls::server_config(&ca, own.clone(), ClientAuth::Required)
+            .map_err(setting(&TLS_CERT))?;
+        let anonymous_server = tls::server_config(&ca, own.clone(), ClientAuth::Optional)
+            .map_err(setting(&TLS_CERT))?;
         let client = tls::client_config(&ca, Some(own)).map_err(setting(&TLS_CERT))?;
         Ok(TlsConfig {
             enabled: Some(Arc::new(Enabled {
                 server,
+                anonymous_server,
                 client,
                 identity,
             })),
@@ -158,6 +164,17 @@ impl TlsConfig {
     /// The server configuration, `None` when TLS is disabled.
     pub fn server_config(&self) -> Option<Arc<ServerConfig>> {
         self.enabled.as_ref().map(|enabled| enabled.server.clone())
+    }
+
+    /// The server configuration of a web endpoint that lets clients without a certificate
+    /// connect, as anonymous callers ([`ClientAuth::Optional`]: a certificate that is presented
+    /// is verified as strictly as by [`server_config`](Self::server_config)); `None` when TLS
+    /// is disabled. Only for web endpoints whose operator allowed anonymous reads
+    /// (`hadoop.http.authentication.simple.anonymous.allowed`), never for RPC endpoints.
+    pub fn anonymous_server_config(&self) -> Option<Arc<ServerConfig>> {
+        self.enabled
+            .as_ref()
+            .map(|enabled| enabled.anonymous_server.clone())
     }
 
     /// The client configuration (presenting this process's certificate), `None` when TLS is

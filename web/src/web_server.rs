@@ -9,6 +9,9 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::connect_info::Connected;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
 use axum::serve::IncomingStream;
 use rustls::ServerConfig;
 use tokio::net::TcpListener;
@@ -17,6 +20,8 @@ use tokio_util::sync::CancellationToken;
 use yarn_security::{
     Caller, Incoming, PeerConnection, TlsConfig, plaintext_incoming, tls_incoming,
 };
+
+use crate::WebAccess;
 
 /// The web server stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -42,10 +47,18 @@ const WEB_ALPN: [&[u8]; 2] = [b"h2", b"http/1.1"];
 ///
 /// Security: with `yarn.tls.enabled` (the default) it speaks HTTPS with the daemon's
 /// certificate and, like the RPC endpoints, accepts only clients presenting a certificate from
-/// the cluster CA; TLS 1.3 only, HTTP/1.1 or HTTP/2 by ALPN. The router sees each caller's
-/// identity as [`WebCaller`], and decides what it may do. With `yarn.tls.enabled=false` it
-/// speaks plain HTTP to anyone. Handshakes run under
-/// the transport's deadline and never hold up other clients (see [`Incoming`]).
+/// the cluster CA; TLS 1.3 only, HTTP/1.1 or HTTP/2 by ALPN. When the [`WebAccess`] allows
+/// anonymous reads, a client without a certificate completes the handshake too (all of them
+/// together under one identity's connection limit), while a certificate that is presented is
+/// verified as strictly. With `yarn.tls.enabled=false` it speaks plain HTTP to anyone.
+/// Handshakes run under the transport's deadline and never hold up other clients (see
+/// [`Incoming`]).
+///
+/// Before any route runs, every request is given its [`RemoteUser`](crate::RemoteUser) by
+/// [`WebAccess::remote_user`], or refused there (401 for a caller that names no user and may
+/// not do what it asks, 400 for an unreadable `user.name`): so no route of any daemon serves
+/// an anonymous write, whatever its handler does. Routes also see the connection's caller as
+/// [`WebCaller`].
 pub struct WebServer {
     listener: WebListener,
     address: SocketAddr,
@@ -62,22 +75,30 @@ impl std::fmt::Debug for WebServer {
 
 impl WebServer {
     /// A server for `router` on the already bound `listener`, whose address is `address`, with
-    /// the transport `tls` describes.
+    /// the transport `tls` describes and the callers `access` admits.
     pub fn new(
         listener: TcpListener,
         address: SocketAddr,
         tls: &TlsConfig,
+        access: WebAccess,
         router: Router,
     ) -> Self {
-        let incoming = match web_server_config(tls) {
+        let incoming = match web_server_config(tls, access) {
+            Some(config) if access.anonymous_reads => {
+                tls_incoming(listener, config).admitting_anonymous()
+            }
             Some(config) => tls_incoming(listener, config),
             None => plaintext_incoming(listener),
         }
         .with_limits(tls.connection_limits());
+        let rule = AccessRule {
+            access,
+            tls: tls.is_enabled(),
+        };
         Self {
             listener: WebListener { incoming, address },
             address,
-            router,
+            router: router.layer(middleware::from_fn_with_state(rule, name_remote_user)),
         }
     }
 
@@ -119,20 +140,54 @@ impl WebServer {
     }
 }
 
-/// The RPC endpoint's server configuration (node certificate, cluster CA for clients, TLS 1.3)
-/// with the web's ALPN protocols instead of gRPC's `h2` alone, which would refuse HTTP/1.1
-/// clients that offer ALPN.
-fn web_server_config(tls: &TlsConfig) -> Option<Arc<ServerConfig>> {
-    tls.server_config().map(|rpc| {
+/// The RPC endpoint's server configuration (node certificate, cluster CA for clients, TLS 1.3),
+/// admitting clients without a certificate when `access` allows anonymous reads, with the
+/// web's ALPN protocols instead of gRPC's `h2` alone, which would refuse HTTP/1.1 clients that
+/// offer ALPN.
+fn web_server_config(tls: &TlsConfig, access: WebAccess) -> Option<Arc<ServerConfig>> {
+    let config = if access.anonymous_reads {
+        tls.anonymous_server_config()
+    } else {
+        tls.server_config()
+    };
+    config.map(|rpc| {
         let mut config = ServerConfig::clone(&rpc);
         config.alpn_protocols = WEB_ALPN.iter().map(|protocol| protocol.to_vec()).collect();
         Arc::new(config)
     })
 }
 
+/// What the middleware naming each request's user decides with.
+#[derive(Clone, Copy)]
+struct AccessRule {
+    access: WebAccess,
+    tls: bool,
+}
+
+/// Names the request's [`RemoteUser`](crate::RemoteUser) in its extensions, or answers the
+/// [`AccessRefusal`](crate::AccessRefusal) instead of the route.
+async fn name_remote_user(
+    State(rule): State<AccessRule>,
+    ConnectInfo(web): ConnectInfo<WebCaller>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    match rule
+        .access
+        .remote_user(rule.tls, &web.caller, request.method(), request.uri())
+    {
+        Ok(user) => {
+            request.extensions_mut().insert(user);
+            next.run(request).await
+        }
+        Err(refusal) => refusal.into_response(),
+    }
+}
+
 /// Who is calling on one web connection: the identity its client certificate proves, or
-/// [`Caller::Anonymous`] on a plaintext endpoint. Handlers take it as
-/// `ConnectInfo<WebCaller>`.
+/// [`Caller::Anonymous`] on a plaintext endpoint or for a client without a certificate.
+/// Handlers take it as `ConnectInfo<WebCaller>`; who a request is served as is its
+/// [`RemoteUser`](crate::RemoteUser).
 #[derive(Debug, Clone)]
 pub struct WebCaller {
     /// The caller.

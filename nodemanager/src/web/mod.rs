@@ -3,7 +3,8 @@
 //!
 //! ```text
 //!  client ── HTTPS, client certificate from the cluster CA ──> yarn_web::WebServer (Incoming: handshake,
-//!            (plain HTTP with yarn.tls.enabled=false)              deadline, identity)
+//!            (plain HTTP with yarn.tls.enabled=false;              deadline, identity;
+//!             none, for reads, with anonymous reads allowed)       WebAccess: who may read)
 //!                                                                   │
 //!                                                            router (axum)
 //!      /ws/v1/node, /ws/v1/node/info ──> NodeInfo::describe(NodeDescription)

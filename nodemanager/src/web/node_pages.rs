@@ -7,21 +7,21 @@
 //! - `/node/containerlogs/{container}/{user}/{file}`: one file's text (its last
 //!   [`LOG_PAGE_BYTES`] when longer).
 //!
-//! Logs are shown to the application's owner only: the caller's certificate name (or, without
-//! TLS, Hadoop's `user.name`) must be the container's user.
+//! Logs are shown to the application's owner only: the request's user (its certificate's name,
+//! or without TLS Hadoop's `user.name`) must be the container's user.
 
 use std::io::SeekFrom;
 
+use axum::Extension;
 use axum::Router;
-use axum::extract::{ConnectInfo, Path as UrlPath, Query, State};
+use axum::extract::{Path as UrlPath, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use maud::{Markup, html};
-use serde::Deserialize;
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
 use yarn_security::Caller;
-use yarn_web::{NavLink, NavSection, Page, WebCaller};
+use yarn_web::{NavLink, NavSection, Page, RemoteUser};
 
 use super::node_web::{NodeWeb, find_container, log_files};
 use super::{ContainerInfo, NodeInfo, WebRefusal};
@@ -61,22 +61,12 @@ pub(super) fn routes() -> Router<NodeWeb> {
         )
 }
 
-/// Hadoop's pseudo authentication on a plaintext endpoint.
-#[derive(Deserialize)]
-struct PseudoAuth {
-    #[serde(rename = "user.name")]
-    user_name: Option<String>,
-}
-
-/// Who is asking: the certificate's name, or `user.name` without TLS, or `dr.who`.
-fn caller_name(web: &WebCaller, pseudo: &PseudoAuth) -> String {
-    match &web.caller {
+/// Who is asking, as the web server named the request's user: a certificate's name, Hadoop's
+/// `user.name` without TLS, or `dr.who` for an anonymous read.
+fn caller_name(user: &RemoteUser) -> String {
+    match &user.0 {
         Caller::Peer(identity) => identity.name.clone(),
-        Caller::Anonymous => pseudo
-            .user_name
-            .clone()
-            .filter(|name| !name.is_empty())
-            .unwrap_or_else(|| "dr.who".to_owned()),
+        Caller::Anonymous => "dr.who".to_owned(),
     }
 }
 
@@ -91,11 +81,7 @@ fn render(web: &NodeWeb, caller: &str, title: &str, content: &Markup) -> Respons
     .into_response()
 }
 
-async fn node(
-    State(web): State<NodeWeb>,
-    ConnectInfo(caller): ConnectInfo<WebCaller>,
-    Query(pseudo): Query<PseudoAuth>,
-) -> Response {
+async fn node(State(web): State<NodeWeb>, Extension(user): Extension<RemoteUser>) -> Response {
     let info = NodeInfo::describe(&web.node, &web.manager.opportunistic_status());
     let content = html! {
         table #node-info {
@@ -115,18 +101,12 @@ async fn node(
             tr { th { "NodeManager Version" } td { (info.node_manager_version) } }
         }
     };
-    render(
-        &web,
-        &caller_name(&caller, &pseudo),
-        "Node Information",
-        &content,
-    )
+    render(&web, &caller_name(&user), "Node Information", &content)
 }
 
 async fn containers(
     State(web): State<NodeWeb>,
-    ConnectInfo(caller): ConnectInfo<WebCaller>,
-    Query(pseudo): Query<PseudoAuth>,
+    Extension(user): Extension<RemoteUser>,
 ) -> Response {
     let mut described = Vec::new();
     for report in web.manager.container_reports() {
@@ -155,12 +135,7 @@ async fn containers(
             }
         }
     };
-    render(
-        &web,
-        &caller_name(&caller, &pseudo),
-        "List of Containers",
-        &content,
-    )
+    render(&web, &caller_name(&user), "List of Containers", &content)
 }
 
 /// The container's report, if `caller` may read its logs.
@@ -182,11 +157,10 @@ fn readable_container(
 
 async fn log_list(
     State(web): State<NodeWeb>,
-    ConnectInfo(caller): ConnectInfo<WebCaller>,
-    Query(pseudo): Query<PseudoAuth>,
+    Extension(user): Extension<RemoteUser>,
     UrlPath((container_id, _user)): UrlPath<(String, String)>,
 ) -> Result<Response, WebRefusal> {
-    let caller = caller_name(&caller, &pseudo);
+    let caller = caller_name(&user);
     let report = readable_container(&web, &caller, &container_id)?;
     let files = log_files(&report.log_dir).await;
     let content = html! {
@@ -211,11 +185,10 @@ async fn log_list(
 
 async fn log_file(
     State(web): State<NodeWeb>,
-    ConnectInfo(caller): ConnectInfo<WebCaller>,
-    Query(pseudo): Query<PseudoAuth>,
+    Extension(user): Extension<RemoteUser>,
     UrlPath((container_id, _user, file)): UrlPath<(String, String, String)>,
 ) -> Result<Response, WebRefusal> {
-    let caller = caller_name(&caller, &pseudo);
+    let caller = caller_name(&user);
     let report = readable_container(&web, &caller, &container_id)?;
     // Only a name the directory lists: a path cannot lead out of the container's logs.
     if !log_files(&report.log_dir).await.contains(&file) {

@@ -36,8 +36,9 @@ pub(super) struct NodeWeb {
 /// - the web UI's pages under `/node` (see `node_pages`);
 /// - anything else: 404. Refusals carry Hadoop's `RemoteException` body ([`WebRefusal`]).
 ///
-/// Every route is read-only and open to any caller the transport let in (see
-/// [`WebServer`](super::WebServer) for who that is).
+/// Every route is read-only and open to any caller the web server names (see
+/// [`WebServer`](yarn_web::WebServer) and its `WebAccess` for who that is: a certificate of the
+/// cluster, `user.name` without TLS, and `dr.who` when anonymous reads are allowed).
 pub fn router(manager: Arc<ContainerManager>, node: NodeDescription) -> Router {
     Router::new()
         .route("/ws/v1/node", get(node_info))

@@ -333,7 +333,13 @@ impl ResourceManager {
             scheme: web_scheme,
         });
         let webapp_address = local_addr(&listeners.webapp)?;
-        let web = WebServer::new(listeners.webapp, webapp_address, &tls, rest);
+        let web = WebServer::new(
+            listeners.webapp,
+            webapp_address,
+            &tls,
+            config.web_access,
+            rest,
+        );
         let web_shutdown = shutdown.clone();
         tasks.spawn(async move { web.run(web_shutdown).await.map_err(Error::WebServe) });
         let resource_tracker_service = ResourceTrackerService {

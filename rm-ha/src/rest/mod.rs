@@ -4,9 +4,9 @@
 //!
 //! ```text
 //!  client ── HTTPS, user certificate ──▶ WebServer ──▶ StandbyRedirect
-//!      (plain HTTP + user.name without TLS)        │ leader: serve
-//!                                                  │ standby: 307 to the leader's web address
-//!                                                  │          (/ws/v1/cluster/info answered)
+//!      (plain HTTP + user.name without TLS;        │ leader: serve
+//!       neither: reads only, as dr.who, when       │ standby: 307 to the leader's web address
+//!       anonymous reads are allowed)               │          (/ws/v1/cluster/info answered)
 //!                                                  ▼
 //!                       RestApi handlers ──▶ ClientOperations (as gRPC's ClientService)
 //!                                                  │ RmError

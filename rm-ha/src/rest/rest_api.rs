@@ -3,19 +3,18 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRequestParts, Path, Query, State};
+use axum::extract::{DefaultBodyLimit, FromRequestParts, Path, Query, State};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use openraft::Raft;
-use serde::Deserialize;
 use yarn_conf::RmHaConfig;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_proto::pb;
-use yarn_security::{Caller, PeerIdentity, Role};
-use yarn_web::{FrameworkRefusals, WebCaller};
+use yarn_security::{Caller, Role};
+use yarn_web::{FrameworkRefusals, RemoteUser};
 
 use super::app_attempt_info::AppAttemptsResponse;
 use super::app_filter::AppFilter;
@@ -52,8 +51,7 @@ pub(crate) struct RestApi {
     pub(crate) raft: Raft<RmTypeConfig>,
     pub(crate) state: StateView,
     pub(crate) rm_id: String,
-    /// Whether callers are known by their certificates (`yarn.tls.enabled`); without TLS,
-    /// Hadoop's pseudo authentication names them (`user.name`).
+    /// Whether the web address speaks HTTPS (`yarn.tls.enabled`), for the URLs answers name.
     pub(crate) tls: bool,
     /// What `/metrics` renders.
     pub(crate) metrics: Arc<RmMetrics>,
@@ -116,53 +114,26 @@ impl RestApi {
     }
 }
 
-/// The caller of one request: its certificate's user, or on a plaintext endpoint the
-/// `user.name` of Hadoop's pseudo authentication (`dr.who` without one).
+/// The caller of one request, as the web server named it ([`RemoteUser`]): a user
+/// certificate, Hadoop's pseudo authentication (`user.name`) without TLS, or for a read the
+/// operator let through anonymously, `dr.who`; the server has already refused anonymous
+/// writes. Certificates of daemons (replicas, nodes) are refused here.
 pub(super) struct RestCaller(pub(super) Caller);
-
-#[derive(Deserialize)]
-struct PseudoAuth {
-    #[serde(rename = "user.name")]
-    user_name: Option<String>,
-}
 
 impl FromRequestParts<RestApi> for RestCaller {
     type Rejection = RestRefusal;
 
-    async fn from_request_parts(parts: &mut Parts, api: &RestApi) -> Result<Self, RestRefusal> {
-        let ConnectInfo(web) = ConnectInfo::<WebCaller>::from_request_parts(parts, api)
-            .await
-            .map_err(|_| RmError::internal("the web server recorded no caller for a connection"))?;
-        match web.caller {
-            Caller::Peer(identity) if identity.role == Role::User => {
-                Ok(Self(Caller::Peer(identity)))
-            }
-            Caller::Peer(identity) => Err(RestRefusal::NotAUser {
+    async fn from_request_parts(parts: &mut Parts, _api: &RestApi) -> Result<Self, RestRefusal> {
+        let RemoteUser(caller) = parts
+            .extensions
+            .get::<RemoteUser>()
+            .cloned()
+            .ok_or_else(|| RmError::internal("the web server named no user for a request"))?;
+        match caller {
+            Caller::Peer(identity) if identity.role != Role::User => Err(RestRefusal::NotAUser {
                 caller: identity.to_string(),
             }),
-            Caller::Anonymous if api.tls => Err(RmError::Unauthenticated {
-                message: "the REST API requires a client certificate signed by the cluster CA"
-                    .to_owned(),
-            }
-            .into()),
-            Caller::Anonymous => {
-                let query = parts.uri.query().unwrap_or_default();
-                let pseudo: PseudoAuth = serde_urlencoded::from_str(query).map_err(|err| {
-                    RmError::invalid("user.name", format!("the query does not parse: {err}"))
-                })?;
-                match pseudo.user_name {
-                    Some(name) if !name.is_empty() => Ok(Self(Caller::Peer(PeerIdentity {
-                        role: Role::User,
-                        name,
-                    }))),
-                    // As Hadoop: reads as `dr.who`, writes only by a named user.
-                    _ if parts.method == axum::http::Method::GET => Ok(Self(Caller::Anonymous)),
-                    _ => Err(RmError::Unauthenticated {
-                        message: "Unable to obtain user name, user not authenticated".to_owned(),
-                    }
-                    .into()),
-                }
-            }
+            caller => Ok(Self(caller)),
         }
     }
 }

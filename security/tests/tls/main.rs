@@ -2,6 +2,7 @@
 //!
 //! One test binary (with these modules) to save link time.
 
+mod anonymous;
 mod config;
 mod connection_limits;
 mod mutual_tls;

@@ -20,7 +20,7 @@ use yarn_security::pki::{self, LeafSpec, PkiOptions, Validity};
 use yarn_security::tls::{self, Credentials};
 use yarn_security::{
     Authorizer, Caller, CertificateRefusal, ChannelOptions, Incoming, Role, TlsConfig, TlsFiles,
-    connect,
+    connect, tls_incoming,
 };
 use yarn_test_support::pki::{Pki as TestPki, set_tls_files};
 
@@ -193,8 +193,27 @@ impl TestServer {
         tls: &TlsConfig,
         tune: impl FnOnce(Incoming) -> Incoming,
     ) -> TestServer {
+        TestServer::serve(tls, |listener| tune(Incoming::new(listener, tls))).await
+    }
+
+    /// Like [`TestServer::start`], but on a listener built as a web endpoint's is when anonymous
+    /// reads are allowed: clients without a certificate complete the handshake.
+    pub async fn start_admitting_anonymous(tls: &TlsConfig) -> TestServer {
+        let config = tls.anonymous_server_config().expect("TLS is enabled");
+        TestServer::serve(tls, |listener| {
+            tls_incoming(listener, config).admitting_anonymous()
+        })
+        .await
+    }
+
+    /// Serves the admin test double, with `tls`'s role policy, on the stream `incoming` makes
+    /// of a listener on 127.0.0.1.
+    pub async fn serve(
+        tls: &TlsConfig,
+        incoming: impl FnOnce(TcpListener) -> Incoming,
+    ) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let incoming = tune(Incoming::new(listener, tls));
+        let incoming = incoming(listener);
         let addr = incoming.local_addr().unwrap();
         let service = ResourceManagerAdministrationProtocolServer::new(WhoCalled {
             authorizer: Authorizer::for_tls(tls),
