@@ -1,5 +1,5 @@
 //! The web UI of a minicluster of real processes, loaded by a real browser: headless Chromium
-//! (Debian's `chromium`, which `.ci/run` installs) with JavaScript off renders each page over
+//! (Debian's `chromium`, which `.ci/run` installs) renders each page, none with a script, over
 //! HTTPS without a client certificate (the cluster allows anonymous reads), and the test reads
 //! the DOM it built. While an OPPORTUNISTIC job runs, the nodes page shows the
 //! node's opportunistic figures and the application page lists the job's containers; the
@@ -38,7 +38,7 @@ fn chromium() -> PathBuf {
 }
 
 /// Runs Chromium headless on `url` with `action` (`--dump-dom` or `--screenshot=...`), with
-/// scripts off and a profile of its own, killed with its whole process group if it overruns.
+/// a profile of its own, killed with its whole process group if it overruns.
 fn browse(profile: &Path, action: &str, url: &str) -> String {
     let mut child = Command::new(chromium())
         .args([
@@ -51,7 +51,6 @@ fn browse(profile: &Path, action: &str, url: &str) -> String {
             "--disable-component-update",
             "--disable-sync",
             "--disable-dev-shm-usage",
-            "--blink-settings=scriptEnabled=false",
             // The cluster's CA is not the browser's; curl checks the servers against it.
             "--ignore-certificate-errors",
             "--window-size=1600,1000",
@@ -87,9 +86,12 @@ fn browse(profile: &Path, action: &str, url: &str) -> String {
     stdout(&out)
 }
 
-/// The DOM Chromium rendered for `url`.
+/// The DOM Chromium rendered for `url`, which must hold no script: every page works without
+/// JavaScript. (Chromium's `--dump-dom` itself needs scripts on, so they are not turned off.)
 fn dom(profile: &Path, url: &str) -> String {
-    browse(profile, "--dump-dom", url)
+    let page = browse(profile, "--dump-dom", url);
+    assert!(!page.contains("<script"), "a page with a script: {url}: {page}");
+    page
 }
 
 /// Keeps a screenshot of `url` as `<name>.png` in the run's artifacts.
