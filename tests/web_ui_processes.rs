@@ -90,7 +90,10 @@ fn browse(profile: &Path, action: &str, url: &str) -> String {
 /// JavaScript. (Chromium's `--dump-dom` itself needs scripts on, so they are not turned off.)
 fn dom(profile: &Path, url: &str) -> String {
     let page = browse(profile, "--dump-dom", url);
-    assert!(!page.contains("<script"), "a page with a script: {url}: {page}");
+    assert!(
+        !page.contains("<script"),
+        "a page with a script: {url}: {page}"
+    );
     page
 }
 

@@ -398,6 +398,28 @@ impl ClientOperations {
         Ok(pb::GetApplicationsResponseProto { applications })
     }
 
+    /// The state of every application whose type is one of `types` (any type when empty, case
+    /// ignored), for counting: no report is built. Counts reveal nothing VIEW_APP guards.
+    pub(crate) async fn application_states(
+        &self,
+        types: &[String],
+    ) -> Result<Vec<pb::YarnApplicationStateProto>, RmError> {
+        self.proposer.read_barrier().await?;
+        Ok(self.state.read(|state| {
+            state
+                .applications
+                .values()
+                .filter(|app| {
+                    types.is_empty()
+                        || types
+                            .iter()
+                            .any(|t| t.eq_ignore_ascii_case(&app.application_type))
+                })
+                .map(|app| application_state(app.state))
+                .collect()
+        }))
+    }
+
     /// Kills an application (YARN's `forceKillApplication`) if `caller` may modify it; killing
     /// one that already ended succeeds.
     pub(crate) async fn force_kill_application(

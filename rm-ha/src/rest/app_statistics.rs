@@ -88,16 +88,14 @@ impl AppStatistics {
         })
     }
 
-    /// The client protocol's filter: the one type asked for, every state.
-    pub(crate) fn request(&self) -> pb::GetApplicationsRequestProto {
-        pb::GetApplicationsRequestProto {
-            application_types: self.application_type.iter().cloned().collect(),
-            ..Default::default()
-        }
+    /// The application types counted: the one asked for, or every type.
+    pub(crate) fn application_types(&self) -> &[String] {
+        self.application_type.as_slice()
     }
 
-    /// The counts of `reports` (already of the type asked for), one item per state asked for.
-    pub(crate) fn count(&self, reports: &[pb::ApplicationReportProto]) -> AppStatisticsResponse {
+    /// The counts of the applications in `states` (one state per application, already of the
+    /// type asked for), one item per state asked for.
+    pub(crate) fn count(&self, states: &[pb::YarnApplicationStateProto]) -> AppStatisticsResponse {
         let stat_item = self
             .states
             .iter()
@@ -107,10 +105,7 @@ impl AppStatistics {
                     .application_type
                     .clone()
                     .unwrap_or_else(|| "*".to_owned()),
-                count: reports
-                    .iter()
-                    .filter(|report| report.yarn_application_state() == *state)
-                    .count() as u64,
+                count: states.iter().filter(|of_one| *of_one == state).count() as u64,
             })
             .collect();
         AppStatisticsResponse {
@@ -126,13 +121,6 @@ mod tests {
     use super::*;
     use crate::rest::query;
 
-    fn report(state: pb::YarnApplicationStateProto) -> pb::ApplicationReportProto {
-        pb::ApplicationReportProto {
-            yarn_application_state: state.into(),
-            ..Default::default()
-        }
-    }
-
     #[test]
     fn counts_each_state_asked_for_including_zeros() {
         let statistics = AppStatistics::parse(&query(&[
@@ -140,13 +128,13 @@ mod tests {
             ("applicationTypes", "YARN"),
         ]))
         .unwrap();
-        assert_eq!(statistics.request().application_types, ["yarn"]);
-        let reports = [
-            report(pb::YarnApplicationStateProto::Running),
-            report(pb::YarnApplicationStateProto::Running),
-            report(pb::YarnApplicationStateProto::Finished),
+        assert_eq!(statistics.application_types(), ["yarn"]);
+        let states = [
+            pb::YarnApplicationStateProto::Running,
+            pb::YarnApplicationStateProto::Running,
+            pb::YarnApplicationStateProto::Finished,
         ];
-        let body = serde_json::to_value(statistics.count(&reports)).unwrap();
+        let body = serde_json::to_value(statistics.count(&states)).unwrap();
         assert_eq!(
             body,
             json!({"appStatInfo": {"statItem": [

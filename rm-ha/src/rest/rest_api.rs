@@ -602,16 +602,15 @@ async fn attempt_container_reports(
 
 async fn app_statistics(
     State(api): State<RestApi>,
-    RestCaller(caller): RestCaller,
+    _caller: RestCaller,
     Query(query): Query<Vec<(String, String)>>,
 ) -> Result<Response, RestRefusal> {
     let statistics = AppStatistics::parse(&query)?;
-    let reports = api
+    let states = api
         .operations
-        .get_applications(&caller, statistics.request())
-        .await?
-        .applications;
-    Ok(axum::Json(statistics.count(&reports)).into_response())
+        .application_states(statistics.application_types())
+        .await?;
+    Ok(axum::Json(statistics.count(&states)).into_response())
 }
 
 async fn new_application(
