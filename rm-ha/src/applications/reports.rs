@@ -5,7 +5,7 @@ use prost::Message;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_proto::pb::{self, YarnApplicationAttemptStateProto, YarnApplicationStateProto};
 
-use super::{TokenIssuer, execution_type, resource};
+use super::{ClusterOverview, TokenIssuer, execution_type, resource};
 use crate::nodes::{NodeState, NodeTracker};
 use crate::scheduling::OpportunisticCounts;
 use crate::state_machine::{
@@ -355,22 +355,17 @@ pub fn node_reports(
         .collect()
 }
 
-/// The cluster's node counts and the leader's opportunistic `counts`.
+/// The cluster's node counts, from its `overview`, and the leader's opportunistic `counts`.
 pub fn cluster_metrics(
-    state: &RmState,
-    tracker: &NodeTracker,
+    overview: &ClusterOverview,
     counts: OpportunisticCounts,
 ) -> pb::YarnClusterMetricsProto {
-    let reports = node_reports(state, tracker, &[]);
-    let count = |wanted: pb::NodeStateProto| {
-        let n = reports.iter().filter(|r| r.node_state() == wanted).count();
-        i32::try_from(n).unwrap_or(i32::MAX)
-    };
+    let count = |n: u64| i32::try_from(n).unwrap_or(i32::MAX);
     pb::YarnClusterMetricsProto {
-        num_node_managers: count(pb::NodeStateProto::NsRunning),
-        num_active_nms: count(pb::NodeStateProto::NsRunning),
-        num_lost_nms: count(pb::NodeStateProto::NsLost),
-        num_decommissioned_nms: count(pb::NodeStateProto::NsDecommissioned),
+        num_node_managers: count(overview.active_nodes),
+        num_active_nms: count(overview.active_nodes),
+        num_lost_nms: count(overview.lost_nodes),
+        num_decommissioned_nms: count(overview.decommissioned_nodes),
         num_opportunistic_containers_requested_centrally: saturating_i64(
             counts.requested_centrally,
         ),

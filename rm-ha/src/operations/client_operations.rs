@@ -464,11 +464,7 @@ impl ClientOperations {
     ) -> Result<pb::GetClusterMetricsResponseProto, RmError> {
         let leadership = self.proposer.read_barrier().await?;
 
-        let counts = leadership.counts();
-        let metrics = leadership.nodes(|tracker| {
-            self.state
-                .read(|state| reports::cluster_metrics(state, tracker, counts))
-        });
+        let metrics = reports::cluster_metrics(&self.overview(&leadership), leadership.counts());
         Ok(pb::GetClusterMetricsResponseProto {
             cluster_metrics: Some(pb::YarnClusterMetricsProto {
                 rm_started_on_ms: self.started_on_ms,
