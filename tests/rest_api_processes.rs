@@ -852,9 +852,9 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
         "BadRequestException",
         "/ws/v1/cluster/apps",
     );
-    // A body over the API's limit: 413, in the same form. Over HTTP/1.1, where curl asks to
-    // continue before sending a large body and so reads the refusal whole (over HTTP/2 the
-    // server's reset of the unread stream races the answer in curl).
+    // A body over the API's limit: 413, in the same form, answered to the declared length
+    // before curl sends the body (it asks to continue first over HTTP/1.1; over HTTP/2 the
+    // server's reset of the unread stream would race the answer in curl).
     let body_file = cluster.base_dir().join("oversized.json");
     let oversized = format!("{{\"queue\": \"{}\"}}", "q".repeat(2 * 1024 * 1024));
     std::fs::write(&body_file, oversized).unwrap();

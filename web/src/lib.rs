@@ -22,6 +22,7 @@
 //! their routes on it.
 
 mod access_refusal;
+mod declared_body_limit;
 mod framework_refusals;
 mod hadoop_exception;
 mod page;
@@ -32,6 +33,7 @@ mod web_access;
 mod web_server;
 
 pub use access_refusal::AccessRefusal;
+pub use declared_body_limit::DeclaredBodyLimit;
 pub use framework_refusals::FrameworkRefusals;
 pub use hadoop_exception::HadoopException;
 pub use page::{NavLink, NavSection, Page, usage_bar};

@@ -14,7 +14,7 @@ use yarn_conf::RmHaConfig;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_proto::pb;
 use yarn_security::{Caller, Role};
-use yarn_web::{FrameworkRefusals, RemoteUser};
+use yarn_web::{DeclaredBodyLimit, FrameworkRefusals, RemoteUser};
 
 use super::app_attempt_info::AppAttemptsResponse;
 use super::app_filter::AppFilter;
@@ -104,6 +104,10 @@ impl RestApi {
             .merge(super::ui::routes())
             .fallback(no_such_resource)
             .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+            .layer(middleware::from_fn_with_state(
+                MAX_BODY_BYTES,
+                DeclaredBodyLimit::layer,
+            ))
             .layer(middleware::from_fn(FrameworkRefusals::layer))
             .layer(middleware::from_fn(XmlNegotiation::layer))
             .layer(middleware::from_fn_with_state(
