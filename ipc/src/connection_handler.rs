@@ -1,6 +1,6 @@
 //! One connection's task: feeds the state machine, runs its calls, writes its answers.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -8,11 +8,13 @@ use std::sync::Arc;
 use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadHalf, WriteHalf};
 use tokio::sync::mpsc;
-use tokio::task::JoinSet;
+use tokio::task::{self, JoinSet};
 use tokio_util::sync::CancellationToken;
 
+use crate::pb::rpc_response_header_proto::RpcErrorCodeProto;
 use crate::{
-    Call, CloseReason, ConnectionAction, Dispatcher, IpcConnection, IpcServerConfig, ResponseFrame,
+    Call, CallTag, CloseReason, ConnectionAction, Dispatcher, ExceptionClass, IpcConnection,
+    IpcServerConfig, ResponseFrame, RpcFailure,
 };
 
 /// How much is read from the socket at a time.
@@ -82,7 +84,9 @@ impl<D: Dispatcher> ConnectionHandler<D> {
         let peer = self.peer;
         match &end {
             ReadEnd::Closed(CloseReason::Fatal(failure)) => {
-                tracing::info!(?peer, class = failure.class.java_name(), message = %failure.message, "Hadoop IPC connection refused");
+                let class = failure.class.java_name();
+                let message = &failure.message;
+                tracing::info!(?peer, class, %message, "Hadoop IPC connection refused");
             }
             ReadEnd::Closed(CloseReason::NotHadoopIpc(err)) => {
                 tracing::info!(?peer, error = %err, "not a Hadoop IPC client");
@@ -138,17 +142,16 @@ impl<D: Dispatcher> ConnectionHandler<D> {
     ) -> ReadEnd {
         let max_calls = self.config.max_calls_per_connection.max(1);
         let mut pending: VecDeque<Call> = VecDeque::new();
+        // The tag of each call in flight, to answer a call whose dispatcher panicked.
+        let mut in_flight: HashMap<task::Id, CallTag> = HashMap::new();
         let mut buf = BytesMut::with_capacity(READ_CHUNK);
         let mut actions = self.connection.receive(&read_ahead);
         loop {
             for action in actions.drain(..) {
                 match action {
                     ConnectionAction::Send(bytes) => {
-                        tokio::select! {
-                            _ = self.shutdown.cancelled() => return ReadEnd::Shutdown,
-                            sent = frames.send(bytes) => if sent.is_err() {
-                                return ReadEnd::Failed(io::ErrorKind::BrokenPipe.into());
-                            },
+                        if let Err(end) = send(&self.shutdown, &frames, bytes).await {
+                            return end;
                         }
                     }
                     ConnectionAction::Dispatch(call) => pending.push_back(call),
@@ -159,16 +162,18 @@ impl<D: Dispatcher> ConnectionHandler<D> {
                 let Some(call) = pending.pop_front() else {
                     break;
                 };
-                calls.spawn(answer(Arc::clone(&self.dispatcher), call, frames.clone()));
+                let tag = call.tag.clone();
+                let task = calls.spawn(answer(Arc::clone(&self.dispatcher), call, frames.clone()));
+                in_flight.insert(task.id(), tag);
             }
             let may_read = pending.is_empty() && calls.len() < max_calls;
             let idle = calls.is_empty();
             tokio::select! {
                 _ = self.shutdown.cancelled() => return ReadEnd::Shutdown,
-                Some(done) = calls.join_next(), if !calls.is_empty() => {
-                    if let Err(err) = done {
-                        if err.is_panic() {
-                            tracing::error!(peer = ?self.peer, "a Hadoop IPC call panicked; its client gets no answer");
+                Some(done) = calls.join_next_with_id(), if !calls.is_empty() => {
+                    if let Some(frame) = self.reap(done, &mut in_flight) {
+                        if let Err(end) = send(&self.shutdown, &frames, frame).await {
+                            return end;
                         }
                     }
                 }
@@ -182,6 +187,47 @@ impl<D: Dispatcher> ConnectionHandler<D> {
                 },
                 _ = tokio::time::sleep(self.config.idle_timeout), if idle => return ReadEnd::Idle,
             }
+        }
+    }
+
+    /// Forgets a finished call; for a call whose dispatcher panicked, returns the ERROR answer
+    /// its client is owed.
+    fn reap(
+        &self,
+        done: Result<(task::Id, ()), task::JoinError>,
+        in_flight: &mut HashMap<task::Id, CallTag>,
+    ) -> Option<Bytes> {
+        let err = match done {
+            Ok((id, ())) => {
+                in_flight.remove(&id);
+                return None;
+            }
+            Err(err) => err,
+        };
+        let tag = in_flight.remove(&err.id())?;
+        if !err.is_panic() {
+            return None;
+        }
+        tracing::error!(peer = ?self.peer, call_id = tag.call_id, "a Hadoop IPC call panicked");
+        let failure = RpcFailure::error(
+            RpcErrorCodeProto::ErrorRpcServer,
+            ExceptionClass::RpcServerException,
+            "the server failed while serving this call",
+        );
+        Some(ResponseFrame::failure(&tag, &failure))
+    }
+}
+
+/// Queues a frame for the writer, unless the server shuts down first or the writer is gone.
+async fn send(
+    shutdown: &CancellationToken,
+    frames: &mpsc::Sender<Bytes>,
+    frame: Bytes,
+) -> Result<(), ReadEnd> {
+    tokio::select! {
+        _ = shutdown.cancelled() => Err(ReadEnd::Shutdown),
+        sent = frames.send(frame) => {
+            sent.map_err(|_| ReadEnd::Failed(io::ErrorKind::BrokenPipe.into()))
         }
     }
 }

@@ -991,7 +991,8 @@ proptest! {
         check_invariants(&mut simple_connection(), &stream, cut);
         let mut sasl = sasl_connection(true);
         let mut sasl_stream = sasl_message(SaslState::Negotiate, None, None).to_vec();
-        sasl_stream.extend_from_slice(&sasl_message(SaslState::Initiate, Some("TOKEN"), Some(b"nonce:secret")));
+        let initiate = sasl_message(SaslState::Initiate, Some("TOKEN"), Some(b"nonce:secret"));
+        sasl_stream.extend_from_slice(&initiate);
         sasl_stream.extend_from_slice(&context_frame(None));
         for change in &changes {
             change.apply(&mut sasl_stream);
@@ -1000,7 +1001,10 @@ proptest! {
     }
 
     #[test]
-    fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512), cut in 1_usize..64) {
+    fn random_bytes_never_panic(
+        bytes in proptest::collection::vec(any::<u8>(), 0..512),
+        cut in 1_usize..64,
+    ) {
         check_invariants(&mut simple_connection(), &bytes, cut);
         let mut after_preamble = SIMPLE_PREAMBLE.to_vec();
         after_preamble.extend_from_slice(&bytes);

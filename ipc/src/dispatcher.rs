@@ -15,6 +15,8 @@ use crate::{Call, CallError};
 ///
 /// A dispatcher answers a protocol it does not serve with [`CallError::NoSuchProtocol`] and a
 /// method it does not know with [`CallError::NoSuchMethod`]; the connection stays open.
+/// A call whose future panics is answered with an ERROR `RpcServerException`; the connection
+/// stays open too.
 ///
 /// Cancellation: the future is dropped, at any await point, when the server shuts down or the
 /// connection fails. A call whose client simply closes the connection runs to its end.

@@ -56,7 +56,9 @@ impl<D: Dispatcher> IpcServer<D> {
         loop {
             let slot = tokio::select! {
                 _ = shutdown.cancelled() => break,
-                slot = Arc::clone(&slots).acquire_owned() => slot.expect("the semaphore is never closed"),
+                slot = Arc::clone(&slots).acquire_owned() => {
+                    slot.expect("the semaphore is never closed")
+                }
             };
             let accepted = tokio::select! {
                 _ = shutdown.cancelled() => break,

@@ -12,7 +12,8 @@ use yarn_ipc::{Call, CallError, Dispatcher, ExceptionClass};
 /// - `whoami`: answers the caller's user name;
 /// - `slow`: waits for a permit the test adds to `release`, then answers `slow`;
 /// - `standby`: fails with `StandbyException`;
-/// - `badRequest`: fails as a request that does not parse.
+/// - `badRequest`: fails as a request that does not parse;
+/// - `panic`: panics, as a dispatcher with a bug would.
 #[derive(Clone)]
 pub struct TestDispatcher {
     pub release: Arc<Semaphore>,
@@ -49,6 +50,7 @@ impl Dispatcher for TestDispatcher {
                 reason: <yarn_ipc::pb::TokenProto as prost::Message>::decode(&[0x0a_u8][..])
                     .unwrap_err(),
             }),
+            "panic" => panic!("a dispatcher bug, on purpose"),
             _ => Err(CallError::NoSuchMethod {
                 protocol: call
                     .caller

@@ -169,6 +169,19 @@ async fn a_simple_session_calls_fails_pings_and_carries_on() {
         "badRequest: the request does not parse",
     );
 
+    tracing::info!("--- a dispatcher that panics still answers its client, with an ERROR");
+    client
+        .call(6, APPLICATION_CLIENT_PROTOCOL, "panic", b"")
+        .await;
+    assert_failure(
+        &client.answer().await,
+        RpcStatusProto::Error,
+        6,
+        RpcErrorCodeProto::ErrorRpcServer,
+        "org.apache.hadoop.ipc.RpcServerException",
+        "the server failed while serving this call",
+    );
+
     tracing::info!("--- a ping gets no answer: the next frame answers the next call");
     client.send(&RequestFrame::ping(&CLIENT_ID)).await;
     client
