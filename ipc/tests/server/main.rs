@@ -1,0 +1,5 @@
+//! The Hadoop IPC server over real sockets, driven by a client built from the crate's codec.
+
+mod client;
+mod dispatcher;
+mod sessions;
