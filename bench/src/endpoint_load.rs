@@ -15,6 +15,9 @@ use crate::rest_bench_report::{EndpointRun, RequestTally};
 use crate::rest_client::RestClient;
 use crate::rest_endpoint::{LoadedState, RestEndpoint};
 
+/// How much of a refusal's body the report quotes (Hadoop's `RemoteException` message).
+const ERROR_BODY_BYTES: usize = 400;
+
 /// Measures `endpoint` against `state`: first one unrecorded request per client (the first
 /// answer checked against `state`, so the figures are those of the whole answer), then
 /// `requests` recorded ones, each client sending one at a time until that many were sent.
@@ -102,9 +105,14 @@ async fn send(
             }
             Ok(answer) => {
                 tally.errors += 1;
-                tally
-                    .first_error
-                    .get_or_insert_with(|| format!("answered {}", answer.status));
+                tally.first_error.get_or_insert_with(|| {
+                    let start = &answer.body[..answer.body.len().min(ERROR_BODY_BYTES)];
+                    format!(
+                        "answered {}: {}",
+                        answer.status,
+                        String::from_utf8_lossy(start)
+                    )
+                });
             }
             Err(err) => {
                 tally.errors += 1;

@@ -120,7 +120,7 @@ impl RestClient {
             answer.status == StatusCode::OK,
             "GET {path} answered {}: {}",
             answer.status,
-            String::from_utf8_lossy(&answer.body[..answer.body.len().min(300)])
+            String::from_utf8_lossy(&answer.body[..answer.body.len().min(400)])
         );
         Ok(answer.body)
     }
