@@ -71,7 +71,7 @@ pub enum Command {
     /// Run seeded fault drills against a real cluster and check invariants.
     #[command(subcommand)]
     Chaos(ChaosCommand),
-    /// Run benchmarks (Raft commit latency and failover time on a local cluster).
+    /// Run benchmarks: Raft, the scheduler, allocation, the REST API.
     #[command(subcommand)]
     Bench(BenchCommand),
 }
