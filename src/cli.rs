@@ -74,7 +74,7 @@ pub enum Command {
     /// Run seeded fault drills against a real cluster and check invariants.
     #[command(subcommand)]
     Chaos(ChaosCommand),
-    /// Run benchmarks (Raft commit latency and failover time on a local cluster).
+    /// Run benchmarks: Raft, the scheduler, allocation, the REST API.
     #[command(subcommand)]
     Bench(BenchCommand),
 }
@@ -432,6 +432,35 @@ pub enum BenchCommand {
     /// The ApplicationMaster of `bench allocate`, as the ResourceManager launches it.
     #[command(name = "allocate-am", hide = true)]
     AllocateAm(BenchAllocateAmArgs),
+    /// Load three ResourceManagers with applications and simulated NodeManagers, then time
+    /// the REST API's application and node lists, one application and the cluster metrics
+    /// (p50, p99, max, answer size), and a node's heartbeats on the leader meanwhile against
+    /// an idle baseline. Prints a table, or JSON with --json.
+    Rest(BenchRestArgs),
+}
+
+/// Arguments of `yarn-ha bench rest`.
+#[derive(Debug, Args)]
+pub struct BenchRestArgs {
+    /// Lay the cluster out in this new or empty directory and keep it (default: a temporary
+    /// directory, removed at the end).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Applications in the state (one in 50 RUNNING, the others ACCEPTED).
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub apps: usize,
+    /// Simulated NodeManagers registered with the leader.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub nodes: usize,
+    /// Measured requests per endpoint, after one warm-up request per client.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub requests: usize,
+    /// Clients sending requests at the same time, each over its own HTTP/2 connection.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub concurrency: usize,
+    /// Print the figures as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Arguments of `yarn-ha bench allocate`.

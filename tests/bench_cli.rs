@@ -1,6 +1,7 @@
-//! `yarn-ha bench raft` and `yarn-ha bench allocate` as a user runs them: with tiny settings
-//! they start real clusters, measure, stop them, and print figures of the documented shape;
-//! bad settings are refused naming the flag. No assertion looks at a timing value.
+//! `yarn-ha bench raft`, `yarn-ha bench allocate` and `yarn-ha bench rest` as a user runs
+//! them: with tiny settings they start real clusters, measure, stop them, and print figures of
+//! the documented shape; bad settings are refused naming the flag. No assertion looks at a
+//! timing value.
 
 mod common;
 
@@ -176,6 +177,99 @@ fn bad_allocate_settings_are_refused_naming_the_flag() {
         (&["--nodes", "9"], "--nodes 9"),
     ] {
         let out = yarn_ha(&[&["bench", "allocate"][..], args].concat());
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(flag), "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn a_tiny_rest_benchmark_times_every_endpoint_and_a_nodes_heartbeats() {
+    let _turn = one_cluster_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("cluster");
+    let out = yarn_ha(&[
+        "bench",
+        "rest",
+        "--dir",
+        base.to_str().expect("temporary paths are UTF-8"),
+        "--apps",
+        "60",
+        "--nodes",
+        "30",
+        "--requests",
+        "4",
+        "--concurrency",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("--json prints one JSON document");
+
+    // One application in 50 is RUNNING: 2 of 60. The command checked the leader's metrics
+    // count exactly this before and after measuring.
+    assert_eq!(report["state"]["apps"], 60);
+    assert_eq!(report["state"]["running"], 2);
+    assert_eq!(report["state"]["nodes"], 30);
+    assert_eq!(
+        (report["requests"].as_u64(), report["concurrency"].as_u64()),
+        (Some(4), Some(2))
+    );
+    let endpoints = report["endpoints"].as_array().unwrap();
+    let paths: Vec<&str> = endpoints
+        .iter()
+        .map(|run| run["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "/apps",
+            "/apps?states=RUNNING&limit=100",
+            "/nodes",
+            "/apps/{id}",
+            "/metrics"
+        ]
+    );
+    for run in endpoints {
+        assert_eq!(
+            (run["ok"].as_u64(), run["errors"].as_u64()),
+            (Some(4), Some(0)),
+            "{run}"
+        );
+        assert_eq!(run["latency"]["count"], 4, "{run}");
+        assert!(run["largest_body_bytes"].as_u64().unwrap() > 0, "{run}");
+        assert_eq!(run["probes"]["heartbeat"]["errors"], 0, "{run}");
+        assert_eq!(run["probes"]["commit"]["errors"], 0, "{run}");
+    }
+    // Every application and every node are in their lists, so those answers are the largest.
+    let bytes = |index: usize| endpoints[index]["largest_body_bytes"].as_u64().unwrap();
+    assert!(bytes(0) > bytes(1) && bytes(0) > bytes(3), "{report}");
+    assert!(bytes(2) > bytes(4), "{report}");
+    // Before the requests, both probes timed an idle leader.
+    for probe in ["heartbeat", "commit"] {
+        let idle = &report["idle"][probe];
+        assert!(idle["latency"]["count"].as_u64().unwrap() > 0, "{idle}");
+        assert_eq!(idle["errors"], 0, "{idle}");
+    }
+
+    // Every daemon was stopped at the end: cluster.json records none as running.
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(base.join("cluster.json")).unwrap()).unwrap();
+    for daemon in state["daemons"].as_array().unwrap() {
+        assert_ne!(daemon["state"], "running", "{daemon}");
+    }
+}
+
+#[test]
+fn bad_rest_settings_are_refused_naming_the_flag() {
+    for (args, flag) in [
+        (&["--apps", "0"][..], "--apps 0"),
+        (&["--apps", "10001"], "--apps 10001"),
+        (&["--nodes", "0"], "--nodes 0"),
+        (&["--requests", "0"], "--requests 0"),
+        (&["--concurrency", "65"], "--concurrency 65"),
+    ] {
+        let out = yarn_ha(&[&["bench", "rest"][..], args].concat());
         assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains(flag), "{args:?}: {}", stderr(&out));
     }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use yarn_minicluster::LatencySummary;
 
 use crate::allocation_path::AllocationPath;
+use crate::latency_cell::latency_cell;
 use crate::machine::Machine;
 use crate::task_stream_run::TaskStreamRun;
 
@@ -148,11 +149,6 @@ impl AllocateBenchReport {
     }
 }
 
-/// A latency column: milliseconds with two decimals, or `-` when nothing was measured.
-fn cell(summary: Option<&LatencySummary>, pick: fn(&LatencySummary) -> f64) -> String {
-    summary.map_or_else(|| "-".to_owned(), |summary| format!("{:.2}", pick(summary)))
-}
-
 impl fmt::Display for AllocateBenchReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let machine = &self.machine;
@@ -186,9 +182,9 @@ impl fmt::Display for AllocateBenchReport {
                 "{:<26} {:>6} {:>9} {:>9} {:>9} {:>10.2}  OPPORTUNISTIC placed by the RM +{}, by proxies +{}",
                 latency.path.to_string(),
                 latency.samples_ms.len(),
-                cell(summary, |s| s.p50_ms),
-                cell(summary, |s| s.p99_ms),
-                cell(summary, |s| s.max_ms),
+                latency_cell(summary, |s| s.p50_ms),
+                latency_cell(summary, |s| s.p99_ms),
+                latency_cell(summary, |s| s.max_ms),
                 latency.warmup_ms,
                 latency.counters.allocated_centrally,
                 latency.counters.allocated_distributed

@@ -139,7 +139,16 @@ async fn heartbeat(
     }
 }
 
-async fn amrm_token(client: &YarnClient, id: ApplicationId) -> anyhow::Result<pb::TokenProto> {
+/// The AMRMToken of unmanaged application `id`, read from its report as its owner (`client`'s
+/// user) once the application is admitted, polling up to [`TOKEN_POLLS`] times.
+///
+/// # Errors
+///
+/// A report that cannot be read, or none carrying the token after the polls.
+pub(crate) async fn amrm_token(
+    client: &YarnClient,
+    id: ApplicationId,
+) -> anyhow::Result<pb::TokenProto> {
     for _ in 0..TOKEN_POLLS {
         let report = client
             .get_application_report(id)

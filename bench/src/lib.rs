@@ -1,7 +1,8 @@
 //! The yarn-ha benchmarks: `yarn-ha bench raft` on real clusters, `yarn-ha bench scheduler` on
 //! the pure CapacityScheduler core and through the leader's scheduling loop of in-process
 //! replicas, `yarn-ha bench allocate` on real clusters and in a simulation driven by the real
-//! cores, and `yarn-ha bench allocate-am`, the ApplicationMaster the allocate benchmark runs.
+//! cores, `yarn-ha bench allocate-am`, the ApplicationMaster the allocate benchmark runs, and
+//! `yarn-ha bench rest`, the REST API over a large state on real clusters.
 //!
 //! Only the binary depends on this crate. It builds its clusters with `yarn-minicluster`
 //! ([`RunningCluster`](yarn_minicluster::RunningCluster)) and reports errors with `anyhow`.
@@ -28,6 +29,16 @@
 //!   ├─ TaskStreamSim per OPPORTUNISTIC share (0, 50, 100%): simulated time, real cores
 //!   │    (CapacityScheduler, OpportunisticScheduling + NodeQueueLoadMonitor, ContainerScheduler)
 //!   └─ AllocateBenchReport: latency per path, throughput and utilization per share
+//!
+//!  rest_bench(options, exe)
+//!   ├─ 3 RMs, no NodeManager process; NM and AM expiry raised to 1 h
+//!   ├─ load: N simulated nodes register (ResourceTracker, a NodeManager certificate issued
+//!   │    from the cluster CA); M unmanaged applications submitted by a second user, every
+//!   │    50th made RUNNING by registering its AM; the leader's /metrics must count exactly that
+//!   ├─ LeaderProbes on an idle leader: NodeHeartbeat of node 0, GetNewApplication (Raft write)
+//!   ├─ per RestEndpoint: C HTTP/2 clients (harness user) ══mTLS══▶ leader's web address,
+//!   │    R requests in all, while the probes run ─▶ EndpointRun
+//!   └─ /metrics checked again, same leader ─▶ RestBenchReport (table or JSON)
 //! ```
 //!
 //! The pure parts (option checks, the reports and their tables) have their own files
@@ -41,15 +52,30 @@ mod allocate_bench_options;
 mod allocate_bench_report;
 mod allocation_path;
 mod am_fleet;
+mod app_load;
 mod bench_dir;
+mod bounded_tasks;
 mod commit_load;
+mod commit_probe;
+mod endpoint_load;
 mod failover_trial;
+mod heartbeat_probe;
 mod interrupts;
+mod issued_identity;
+mod latency_cell;
+mod leader_probes;
 mod leader_scheduler_bench;
 mod machine;
+mod node_registration;
+mod probe;
 mod raft_bench;
 mod raft_bench_options;
 mod raft_bench_report;
+mod rest_bench;
+mod rest_bench_options;
+mod rest_bench_report;
+mod rest_client;
+mod rest_endpoint;
 mod scheduler_bench;
 mod task_stream;
 mod task_stream_run;
@@ -70,9 +96,12 @@ pub use allocate_bench_report::{
     OpportunisticCounterGrowth, ThroughputResult,
 };
 pub use allocation_path::AllocationPath;
+pub use app_load::RUNNING_EVERY;
 pub use failover_trial::STABLE_FOR;
+pub use leader_probes::ProbeTallies;
 pub use leader_scheduler_bench::{AskPath, LeaderSchedulerBenchRun, leader_scheduler_bench};
 pub use machine::Machine;
+pub use probe::{PROBE_PAUSE, ProbeTally};
 pub use raft_bench::{WARMUP, raft_bench};
 pub use raft_bench_options::{
     MAX_DURATION_SECS, MAX_FAILOVER_TRIALS, MAX_PROPOSERS, RaftBenchOptions,
@@ -80,6 +109,15 @@ pub use raft_bench_options::{
 pub use raft_bench_report::{
     CommitRun, FAILOVER_TARGET, FailoverResult, FailoverTrial, RaftBenchReport,
 };
+pub use rest_bench::{IDLE_PROBE, SUBMITTER, rest_bench};
+pub use rest_bench_options::{
+    FIRST_NODE_PORT, MAX_APPS, MAX_CONCURRENCY, MAX_REQUESTS, MAX_REST_NODES, RestBenchOptions,
+};
+pub use rest_bench_report::{
+    EndpointRun, ProbeSummaries, ProbeSummary, RequestTally, RestBenchReport,
+};
+pub use rest_client::REQUEST_TIMEOUT;
+pub use rest_endpoint::{LoadedState, RUNNING_LIMIT, RestEndpoint};
 pub use scheduler_bench::{SchedulerBenchRun, SchedulerBenchShape, scheduler_bench};
 pub use task_stream::TaskStream;
 pub use task_stream_run::TaskStreamRun;

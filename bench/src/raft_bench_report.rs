@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use yarn_minicluster::{LatencySummary, millis};
 
+use crate::latency_cell::latency_cell;
 use crate::machine::Machine;
 
 /// The failover target: the 99th percentile of failover times stays under one second.
@@ -138,11 +139,6 @@ impl RaftBenchReport {
     }
 }
 
-/// A latency column: milliseconds with two decimals, or `-` when nothing was measured.
-fn cell(summary: Option<&LatencySummary>, pick: fn(&LatencySummary) -> f64) -> String {
-    summary.map_or_else(|| "-".to_owned(), |summary| format!("{:.2}", pick(summary)))
-}
-
 impl fmt::Display for RaftBenchReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let machine = &self.machine;
@@ -176,9 +172,9 @@ impl fmt::Display for RaftBenchReport {
                 run.proposers,
                 run.ops,
                 run.throughput_ops_per_sec,
-                cell(latency, |s| s.p50_ms),
-                cell(latency, |s| s.p99_ms),
-                cell(latency, |s| s.max_ms),
+                latency_cell(latency, |s| s.p50_ms),
+                latency_cell(latency, |s| s.p99_ms),
+                latency_cell(latency, |s| s.max_ms),
                 run.errors,
                 run.elections,
                 run.leader
@@ -202,9 +198,9 @@ impl fmt::Display for RaftBenchReport {
         writeln!(
             f,
             "{:>9} {:>9} {:>9}",
-            cell(summary, |s| s.p50_ms),
-            cell(summary, |s| s.p99_ms),
-            cell(summary, |s| s.max_ms)
+            latency_cell(summary, |s| s.p50_ms),
+            latency_cell(summary, |s| s.p99_ms),
+            latency_cell(summary, |s| s.max_ms)
         )?;
         let trials: Vec<String> = failover
             .trials

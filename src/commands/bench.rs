@@ -3,7 +3,8 @@
 //! CapacityScheduler core and through the leader's Raft-committed scheduling loop;
 //! `yarn-ha bench allocate`: allocation latency per execution type and path, and simulated
 //! short-task throughput per OPPORTUNISTIC share (with `bench allocate-am`, its
-//! ApplicationMaster). All measured by `yarn_bench`.
+//! ApplicationMaster); `yarn-ha bench rest`: the REST API's latency over a large state and
+//! what it costs the leader's node heartbeats. All measured by `yarn_bench`.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -11,12 +12,14 @@ use std::time::Duration;
 
 use anyhow::Context;
 use yarn_bench::{
-    AllocateAmOptions, AllocateBenchOptions, AskPath, RaftBenchOptions, SchedulerBenchShape,
+    AllocateAmOptions, AllocateBenchOptions, AskPath, RaftBenchOptions, RestBenchOptions,
+    SchedulerBenchShape,
 };
 use yarn_conf::Configuration;
 
 use crate::cli::{
-    BenchAllocateAmArgs, BenchAllocateArgs, BenchCommand, BenchRaftArgs, BenchSchedulerArgs,
+    BenchAllocateAmArgs, BenchAllocateArgs, BenchCommand, BenchRaftArgs, BenchRestArgs,
+    BenchSchedulerArgs,
 };
 
 /// Runs one `bench` subcommand: the figures go to stdout (a table, or JSON with `--json`),
@@ -29,7 +32,26 @@ pub fn run(conf_dir: Option<&Path>, command: BenchCommand) -> anyhow::Result<Exi
         BenchCommand::Scheduler(args) => scheduler(args),
         BenchCommand::Allocate(args) => allocate(args),
         BenchCommand::AllocateAm(args) => allocate_am(conf_dir, args),
+        BenchCommand::Rest(args) => rest(args),
     }
+}
+
+fn rest(args: BenchRestArgs) -> anyhow::Result<ExitCode> {
+    let options = RestBenchOptions {
+        dir: args.dir,
+        apps: args.apps,
+        nodes: args.nodes,
+        requests: args.requests,
+        concurrency: args.concurrency,
+    };
+    let exe = std::env::current_exe().context("finding the yarn-ha executable to run daemons")?;
+    let report = yarn_bench::rest_bench(&options, &exe)?;
+    if args.json {
+        println!("{}", report.to_json()?);
+    } else {
+        print!("{report}");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn allocate(args: BenchAllocateArgs) -> anyhow::Result<ExitCode> {

@@ -20,6 +20,7 @@ use super::app_attempt_info::AppAttemptsResponse;
 use super::app_filter::AppFilter;
 use super::app_info::{AppInfo, AppPriority, AppQueue, AppResponse, AppStateInfo, AppsResponse};
 use super::app_statistics::AppStatistics;
+use super::blocking_json::blocking_json;
 use super::cluster_info::{ClusterInfo, ReplicaRole};
 use super::cluster_metrics_info::ClusterMetricsInfo;
 use super::container_info::{ContainerInfo, ContainerResponse, ContainersResponse};
@@ -240,7 +241,7 @@ async fn apps(
 ) -> Result<Response, RestRefusal> {
     let filter = AppFilter::parse(&query)?;
     let apps = select_apps(&api, &caller, &filter).await?;
-    Ok(axum::Json(AppsResponse::of(apps)).into_response())
+    Ok(blocking_json(AppsResponse::of(apps)).await?)
 }
 
 /// The applications `filter` selects, as `caller` may see them, newest first.
@@ -632,7 +633,7 @@ async fn nodes(
     Query(query): Query<Vec<(String, String)>>,
 ) -> Result<Response, RestRefusal> {
     let nodes = select_nodes(&api, &query).await?;
-    Ok(axum::Json(NodesResponse::of(nodes)).into_response())
+    Ok(blocking_json(NodesResponse::of(nodes)).await?)
 }
 
 /// The nodes in the states `query` asks for (`states`, Hadoop's filter; every state without
