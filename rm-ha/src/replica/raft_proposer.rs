@@ -24,7 +24,12 @@ use crate::state_machine::{RmCommand, RmResponse};
 pub(crate) struct RaftProposer {
     raft: Raft<RmTypeConfig>,
     timeout: Duration,
+    /// How long a read barrier keeps asking a quorum that does not confirm the leadership.
+    confirm_window: Duration,
 }
+
+/// The pause between two rounds of a read barrier whose quorum did not confirm.
+const CONFIRM_RETRY_PAUSE: Duration = Duration::from_millis(10);
 
 /// Why a proposal or a read barrier did not succeed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -50,9 +55,18 @@ fn leader_named(leader: &Option<String>) -> String {
 }
 
 impl RaftProposer {
-    /// Proposals to `raft`, each bounded by `timeout`.
-    pub(crate) fn new(raft: Raft<RmTypeConfig>, timeout: Duration) -> Self {
-        Self { raft, timeout }
+    /// Proposals to `raft`, each bounded by `timeout`; read barriers ask a silent quorum again
+    /// for up to `confirm_window` (the election timeout).
+    pub(crate) fn new(
+        raft: Raft<RmTypeConfig>,
+        timeout: Duration,
+        confirm_window: Duration,
+    ) -> Self {
+        Self {
+            raft,
+            timeout,
+            confirm_window,
+        }
     }
 
     /// Proposes `command` and returns what applying it produced.
@@ -85,32 +99,55 @@ impl RaftProposer {
     /// Waits until this replica is confirmed leader by a quorum and has applied everything
     /// committed so far, so a read that follows sees every acknowledged write.
     ///
+    /// openraft gives the quorum one heartbeat interval to answer. Followers slowed by a
+    /// loaded machine miss that often enough to refuse reads of a healthy leader, so an
+    /// unconfirmed round is tried again, for up to the election timeout (`confirm_window`):
+    /// a quorum that stays silent that long has had time to elect another leader, and the
+    /// caller is better served by a refusal it can take elsewhere.
+    ///
     /// # Errors
     ///
     /// [`ProposeError::NotLeader`] when another replica leads; [`ProposeError::Unavailable`]
-    /// when no quorum answered in time or Raft stopped.
+    /// when no quorum answered within the window, or Raft stopped.
     pub(crate) async fn read_barrier(&self) -> Result<(), ProposeError> {
-        match tokio::time::timeout(self.timeout, self.raft.ensure_linearizable()).await {
-            Ok(Ok(_)) => Ok(()),
-            Ok(Err(RaftError::APIError(CheckIsLeaderError::ForwardToLeader(forward)))) => {
-                Err(ProposeError::NotLeader {
-                    leader: forward.leader_node.map(|node| node.rm_id),
-                })
+        let started = tokio::time::Instant::now();
+        let give_up = started + self.confirm_window.min(self.timeout);
+        loop {
+            let round =
+                tokio::time::timeout_at(started + self.timeout, self.raft.ensure_linearizable());
+            match round.await {
+                Ok(Ok(_)) => return Ok(()),
+                Ok(Err(RaftError::APIError(CheckIsLeaderError::ForwardToLeader(forward)))) => {
+                    return Err(ProposeError::NotLeader {
+                        leader: forward.leader_node.map(|node| node.rm_id),
+                    });
+                }
+                Ok(Err(RaftError::APIError(CheckIsLeaderError::QuorumNotEnough(err)))) => {
+                    if tokio::time::Instant::now() + CONFIRM_RETRY_PAUSE >= give_up {
+                        return Err(ProposeError::Unavailable {
+                            reason: format!(
+                                "cannot confirm leadership with a quorum within {:?}: {err}",
+                                self.confirm_window
+                            ),
+                        });
+                    }
+                    // A round refused at once (peers unreachable) is not retried in a spin.
+                    tokio::time::sleep(CONFIRM_RETRY_PAUSE).await;
+                }
+                Ok(Err(RaftError::Fatal(fatal))) => {
+                    return Err(ProposeError::Unavailable {
+                        reason: format!("the Raft node stopped: {fatal}"),
+                    });
+                }
+                Err(_) => {
+                    return Err(ProposeError::Unavailable {
+                        reason: format!(
+                            "cannot confirm leadership with a quorum within {:?}",
+                            self.timeout
+                        ),
+                    });
+                }
             }
-            Ok(Err(RaftError::APIError(CheckIsLeaderError::QuorumNotEnough(err)))) => {
-                Err(ProposeError::Unavailable {
-                    reason: format!("cannot confirm leadership with a quorum: {err}"),
-                })
-            }
-            Ok(Err(RaftError::Fatal(fatal))) => Err(ProposeError::Unavailable {
-                reason: format!("the Raft node stopped: {fatal}"),
-            }),
-            Err(_) => Err(ProposeError::Unavailable {
-                reason: format!(
-                    "cannot confirm leadership with a quorum within {:?}",
-                    self.timeout
-                ),
-            }),
         }
     }
 }

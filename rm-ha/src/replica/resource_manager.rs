@@ -219,7 +219,11 @@ impl ResourceManager {
             ("scheduler", local_addr(&listeners.scheduler)?),
             ("webapp", local_addr(&listeners.webapp)?),
         ]);
-        let proposer = RaftProposer::new(raft.clone(), PROPOSE_TIMEOUT);
+        let proposer = RaftProposer::new(
+            raft.clone(),
+            PROPOSE_TIMEOUT,
+            config.raft.election_timeout_max,
+        );
         let mut tasks = JoinSet::new();
         let monitor = LeadershipMonitor {
             raft: raft.clone(),
