@@ -283,6 +283,42 @@ async fn output_lands_in_the_log_dir_and_the_container_sees_yarns_variables() {
 }
 
 #[tokio::test]
+async fn environment_values_are_expanded_and_refer_to_each_other_as_in_hadoop() {
+    let node = Node::new("default");
+    let executor = node.executor();
+    let id = container(33);
+    let mut spec = spec(id, "echo \"$CLASSPATH|$OPTS\"", 64);
+    spec.environment.extend([
+        (
+            "CLASSPATH".to_owned(),
+            "{{PWD}}<CPS>{{PWD}}/lib/*<CPS>$EXTRA".to_owned(),
+        ),
+        ("EXTRA".to_owned(), "${HOME}extra.jar".to_owned()),
+        (
+            "OPTS".to_owned(),
+            "-Dlog=<LOG_DIR> -Dpid=$JVM_PID".to_owned(),
+        ),
+    ]);
+    let handle = must_launch(&executor, spec).await;
+    let pid = handle.pid().unwrap();
+    assert_eq!(must_exit(&handle).await.exit_code, 0);
+    let stdout = std::fs::read_to_string(node.log_dir(id).join("stdout")).unwrap();
+    let work = node.work_dir(id).display().to_string();
+    let log_dir = node.log_dir(id).display().to_string();
+    // JVM_PID is the pid of the launch script's shell, which the wrapper started.
+    let (classpath, opts) = stdout.trim_end().split_once('|').unwrap();
+    assert_eq!(classpath, format!("{work}:{work}/lib/*:/home/extra.jar"));
+    let pid_option = opts
+        .strip_prefix(&format!("-Dlog={log_dir} -Dpid="))
+        .unwrap();
+    let script_pid: u32 = pid_option.parse().unwrap();
+    assert_ne!(
+        script_pid, pid,
+        "the wrapper leads the group; the script is its child"
+    );
+}
+
+#[tokio::test]
 async fn a_container_with_tokens_reads_them_from_its_token_file() {
     let node = Node::new("default");
     let executor = node.executor();

@@ -52,7 +52,7 @@ impl LaunchSettings {
                 "cannot tell the version of the JDK in JAVA_HOME (no readable release file); \
                  <ADD_OPENS> in containers' commands stands for nothing"
             ),
-            (None, _) => tracing::warn!(
+            (None, _) => tracing::info!(
                 "JAVA_HOME is not set for the NodeManager: containers get none, so Java \
                  applications (Spark, MapReduce) cannot start unless they set it themselves"
             ),
