@@ -388,9 +388,19 @@ impl AmRun<'_> {
 }
 
 /// `word` single-quoted for the shell that runs the container's command line, each `'` in it
-/// written as `'\''`.
+/// written as `'\''`; then, since the NodeManager's launch script runs the command line inside
+/// the double quotes of `exec /bin/bash -c "..."` as Hadoop's does, each `\`, `"`, `$` and `` ` ``
+/// escaped with a `\` for those.
 fn shell_word(word: &str) -> String {
-    format!("'{}'", word.replace('\'', r"'\''"))
+    let quoted = format!("'{}'", word.replace('\'', r"'\''"));
+    let mut escaped = String::with_capacity(quoted.len());
+    for c in quoted.chars() {
+        if matches!(c, '\\' | '"' | '$' | '`') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
 }
 
 /// The file the ApplicationMaster measuring `path` writes its samples to.
@@ -435,7 +445,8 @@ mod tests {
         assert_eq!(context.queue.as_deref(), Some("default"));
         let resource = context.resource.unwrap();
         assert_eq!((resource.memory, resource.virtual_cores), (1024, 1));
-        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(shell_word("it's"), r"'it'\\''s'");
+        assert_eq!(shell_word("a\"$b`\\"), r#"'a\"\$b\`\\'"#);
         assert!(run.time_limit() > Duration::from_secs(3 * 61));
     }
 }

@@ -111,10 +111,20 @@ impl DshellJob {
     }
 }
 
-/// `word` in single quotes for `/bin/sh`, with embedded single quotes closed, escaped and
-/// reopened.
+/// `word` single-quoted for the shell that runs the container's command line, each `'` in it
+/// written as `'\''`; then, since the NodeManager's launch script runs the command line inside
+/// the double quotes of `exec /bin/bash -c "..."` as Hadoop's does, each `\`, `"`, `$` and `` ` ``
+/// escaped with a `\` for those.
 fn shell_quote(word: &str) -> String {
-    format!("'{}'", word.replace('\'', r"'\''"))
+    let quoted = format!("'{}'", word.replace('\'', r"'\''"));
+    let mut escaped = String::with_capacity(quoted.len());
+    for c in quoted.chars() {
+        if matches!(c, '\\' | '"' | '$' | '`') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
 }
 
 #[cfg(test)]
@@ -167,6 +177,7 @@ mod tests {
         );
         assert_eq!(spec.environment[CONF_DIR_ENV], "/c/client conf");
         assert_eq!(context.resource.unwrap().memory, AM_MEMORY_MB);
-        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+        assert_eq!(shell_quote("it's"), r"'it'\\''s'");
+        assert_eq!(shell_quote("a\"$b`\\"), r#"'a\"\$b\`\\'"#);
     }
 }

@@ -352,6 +352,24 @@ pub const NM_CONTAINER_EXECUTOR_CLASS: Key = Key::new(
     "default",
     KeyKind::String,
 );
+/// The NodeManager's environment variables a container gets unless its launch context sets
+/// them (written `NAME=${NAME:-"value"}` in the launch script).
+pub const NM_ENV_WHITELIST: Key = Key::new(
+    "yarn.nodemanager.env-whitelist",
+    "JAVA_HOME,HADOOP_COMMON_HOME,HADOOP_HDFS_HOME,HADOOP_CONF_DIR,CLASSPATH_PREPEND_DISTCACHE,\
+     HADOOP_YARN_HOME,HADOOP_HOME,PATH,LANG,TZ",
+    KeyKind::List,
+);
+/// `NAME=VALUE` pairs, comma-separated, forced into every container's environment; `$NAME` in
+/// a value stands for the container's or else the NodeManager's variable.
+pub const NM_ADMIN_USER_ENV: Key = Key::new(
+    "yarn.nodemanager.admin-env",
+    "MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX",
+    KeyKind::String,
+);
+/// Every container's `HOME`.
+pub const NM_USER_HOME_DIR: Key =
+    Key::new("yarn.nodemanager.user-home-dir", "/home/", KeyKind::String);
 /// Whether the RM places OPPORTUNISTIC asks itself on the least-loaded nodes; otherwise they
 /// are allocated as GUARANTEED containers.
 pub const RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED: Key = Key::new(
@@ -590,6 +608,9 @@ pub const ALL: &[Key] = &[
     NM_LINUX_CONTAINER_CGROUPS_MOUNT_PATH,
     NM_LINUX_CONTAINER_CGROUPS_HIERARCHY,
     NM_CONTAINER_EXECUTOR_CLASS,
+    NM_ENV_WHITELIST,
+    NM_ADMIN_USER_ENV,
+    NM_USER_HOME_DIR,
     NM_OPPORTUNISTIC_CONTAINERS_MAX_QUEUE_LENGTH,
     AMRM_PROXY_ENABLED,
     AMRM_PROXY_ADDRESS,

@@ -52,6 +52,13 @@ pub struct NmConfig {
     pub cgroups_hierarchy: String,
     /// How containers run: real processes or simulated ones.
     pub executor_kind: ExecutorKind,
+    /// The NodeManager's environment variables containers get unless their launch context sets
+    /// them (`yarn.nodemanager.env-whitelist`).
+    pub env_whitelist: Vec<String>,
+    /// `NAME=VALUE` pairs forced into every container (`yarn.nodemanager.admin-env`).
+    pub admin_env: String,
+    /// Every container's `HOME` (`yarn.nodemanager.user-home-dir`).
+    pub user_home_dir: String,
     /// The AMRMProxy (`yarn.nodemanager.amrmproxy.*`) and distributed scheduling.
     pub amrm_proxy: ProxyConfig,
 }
@@ -97,6 +104,9 @@ impl NmConfig {
             ),
             cgroups_hierarchy: conf.get_string(&keys::NM_LINUX_CONTAINER_CGROUPS_HIERARCHY)?,
             executor_kind: executor_kind(conf)?,
+            env_whitelist: conf.get_list(&keys::NM_ENV_WHITELIST)?,
+            admin_env: conf.get_string(&keys::NM_ADMIN_USER_ENV)?,
+            user_home_dir: conf.get_string(&keys::NM_USER_HOME_DIR)?,
             amrm_proxy: ProxyConfig::from_conf(conf)?,
         };
         if config.memory_mb == 0 {

@@ -104,9 +104,15 @@ impl NodeManager {
         let proxy_records = store.proxy_records();
         let executor = ContainerExecutor::try_new(&config)?;
         let (connection_tx, connection) = watch::channel(Connection::Disconnected);
-        let manager =
-            ContainerManager::recover(&config, node_id.clone(), store, executor, connection)
-                .await?;
+        let manager = ContainerManager::recover(
+            &config,
+            node_id.clone(),
+            web_address.port(),
+            store,
+            executor,
+            connection,
+        )
+        .await?;
 
         let shutdown = CancellationToken::new();
         let mut tasks = JoinSet::new();

@@ -171,6 +171,7 @@ impl Node {
         let manager = ContainerManager::recover(
             &self.config,
             node_id(),
+            8042,
             self.store.clone(),
             ContainerExecutor::new(&self.config),
             self.connection.subscribe(),
@@ -264,7 +265,10 @@ async fn a_started_container_runs_and_completes_with_its_exit_code() {
 
     let response = must_start_containers(
         &service,
-        vec![start(identifier(id, 256, GUARANTEED), "echo hi; exit 4")],
+        vec![start(
+            identifier(id, 256, GUARANTEED),
+            "echo hi 1><LOG_DIR>/stdout; exit 4",
+        )],
         Some(1),
     )
     .await;

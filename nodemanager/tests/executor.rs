@@ -112,15 +112,30 @@ fn container(sequence: u32) -> ContainerId {
         .unwrap()
 }
 
+/// `command` as a Hadoop application writes it into a launch context: `\`, `"`, `$` and `` ` ``
+/// escaped for the double quotes of the launch script's `exec /bin/bash -c "..."` (as Spark
+/// escapes its commands), and its output sent to `stdout` and `stderr` in the log directory.
+fn hadoop_command(command: &str) -> String {
+    let mut escaped = String::with_capacity(command.len());
+    for c in command.chars() {
+        if matches!(c, '\\' | '"' | '$' | '`') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    format!("{{ {escaped}\n}} 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr")
+}
+
 fn spec(container_id: ContainerId, command: &str, memory_mb: u64) -> LaunchSpec {
     LaunchSpec {
         container_id,
         user: "alice".into(),
-        commands: vec![command.to_owned()],
+        commands: vec![hadoop_command(command)],
         environment: HashMap::from([("GREETING".to_owned(), "hello from <LOG_DIR>".to_owned())]),
         memory_mb,
         nm_host: "node7.example.com".into(),
         nm_port: 45454,
+        nm_http_port: 8042,
         tokens: Vec::new(),
     }
 }
@@ -215,9 +230,11 @@ async fn output_lands_in_the_log_dir_and_the_container_sees_yarns_variables() {
     let node = Node::new("default");
     let executor = node.executor();
     let id = container(2);
-    let command = "echo \"id=$CONTAINER_ID app=$APPLICATION_ID nm=$NM_HOST:$NM_PORT user=$USER\"; \
-                   echo \"pwd=$(pwd) PWD=$PWD\"; echo \"local=$LOCAL_DIRS logs=$LOG_DIRS\"; \
-                   echo \"greeting=$GREETING\"; echo oops >&2; echo extra > <LOG_DIR>/extra.log";
+    let command = "echo \"id=$CONTAINER_ID nm=$NM_HOST:$NM_PORT http=$NM_HTTP_PORT user=$USER\"; \
+                   echo \"pwd=$(pwd) PWD=$PWD home=$HOME\"; \
+                   echo \"local=$LOCAL_DIRS users=$LOCAL_USER_DIRS logs=$LOG_DIRS\"; \
+                   echo \"greeting=$GREETING\"; echo oops >&2; echo extra > <LOG_DIR>/extra.log; \
+                   test -d tmp && test \"$JVM_PID\" = $$ || exit 8";
     let handle = must_launch(&executor, spec(id, command, 64)).await;
     let exit = must_exit(&handle).await;
     assert_eq!(
@@ -234,18 +251,24 @@ async fn output_lands_in_the_log_dir_and_the_container_sees_yarns_variables() {
     let stderr = std::fs::read_to_string(log_dir.join("stderr")).unwrap();
     assert!(
         stdout.contains(&format!(
-            "id={id} app={APP} nm=node7.example.com:45454 user=alice"
+            "id={id} nm=node7.example.com:45454 http=8042 user=alice"
         )),
         "{stdout}"
     );
     let work = work_dir.display();
     assert!(
-        stdout.contains(&format!("pwd={work} PWD={work}")),
+        stdout.contains(&format!("pwd={work} PWD={work} home=/home/")),
         "{stdout}"
     );
-    let app_dir = work_dir.parent().unwrap().display().to_string();
+    let app_dir = work_dir.parent().unwrap();
+    let user_dir = app_dir.parent().unwrap().parent().unwrap();
     assert!(
-        stdout.contains(&format!("local={app_dir} logs={}", log_dir.display())),
+        stdout.contains(&format!(
+            "local={} users={}/ logs={}",
+            app_dir.display(),
+            user_dir.display(),
+            log_dir.display()
+        )),
         "{stdout}"
     );
     assert!(
@@ -256,6 +279,42 @@ async fn output_lands_in_the_log_dir_and_the_container_sees_yarns_variables() {
     assert_eq!(
         std::fs::read_to_string(log_dir.join("extra.log")).unwrap(),
         "extra\n"
+    );
+}
+
+#[tokio::test]
+async fn environment_values_are_expanded_and_refer_to_each_other_as_in_hadoop() {
+    let node = Node::new("default");
+    let executor = node.executor();
+    let id = container(33);
+    let mut spec = spec(id, "echo \"$CLASSPATH|$OPTS\"", 64);
+    spec.environment.extend([
+        (
+            "CLASSPATH".to_owned(),
+            "{{PWD}}<CPS>{{PWD}}/lib/*<CPS>$EXTRA".to_owned(),
+        ),
+        ("EXTRA".to_owned(), "${HOME}extra.jar".to_owned()),
+        (
+            "OPTS".to_owned(),
+            "-Dlog=<LOG_DIR> -Dpid=$JVM_PID".to_owned(),
+        ),
+    ]);
+    let handle = must_launch(&executor, spec).await;
+    let pid = handle.pid().unwrap();
+    assert_eq!(must_exit(&handle).await.exit_code, 0);
+    let stdout = std::fs::read_to_string(node.log_dir(id).join("stdout")).unwrap();
+    let work = node.work_dir(id).display().to_string();
+    let log_dir = node.log_dir(id).display().to_string();
+    // JVM_PID is the pid of the launch script's shell, which the wrapper started.
+    let (classpath, opts) = stdout.trim_end().split_once('|').unwrap();
+    assert_eq!(classpath, format!("{work}:{work}/lib/*:/home/extra.jar"));
+    let pid_option = opts
+        .strip_prefix(&format!("-Dlog={log_dir} -Dpid="))
+        .unwrap();
+    let script_pid: u32 = pid_option.parse().unwrap();
+    assert_ne!(
+        script_pid, pid,
+        "the wrapper leads the group; the script is its child"
     );
 }
 
@@ -292,15 +351,45 @@ async fn a_container_with_tokens_reads_them_from_its_token_file() {
 }
 
 #[tokio::test]
-async fn a_container_without_tokens_gets_no_token_file_and_no_variable() {
+async fn a_container_without_tokens_gets_empty_hadoop_credentials() {
     let node = Node::new("default");
     let executor = node.executor();
     let id = container(31);
-    let command = "test -z \"${HADOOP_TOKEN_FILE_LOCATION+set}\" || exit 9";
+    let command = "test \"$HADOOP_TOKEN_FILE_LOCATION\" = \"$PWD/container_tokens\" || exit 9";
     let handle = must_launch(&executor, spec(id, command, 64)).await;
     assert_eq!(must_exit(&handle).await.exit_code, 0);
-    assert!(node.work_dir(id).is_dir());
-    assert!(!node.work_dir(id).join("container_tokens").exists());
+    assert_eq!(
+        std::fs::read(node.work_dir(id).join("container_tokens")).unwrap(),
+        b"HDTS\0\0\0"
+    );
+}
+
+#[tokio::test]
+async fn a_container_gets_nothing_of_the_nodemanagers_environment_but_the_whitelist() {
+    // The test process's environment is the NodeManager's; cargo sets CARGO_* in it.
+    let node = Node::with_settings(
+        "default",
+        &[("yarn.nodemanager.env-whitelist", "CARGO_PKG_NAME,PATH")],
+    );
+    let executor = node.executor();
+    let id = container(32);
+    assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+    let command = "test -z \"${CARGO_MANIFEST_DIR+set}\" || exit 9; \
+                   test \"$CARGO_PKG_NAME\" = yarn-nodemanager || exit 10; \
+                   test \"$MALLOC_ARENA_MAX\" = \"$EXPECTED_MALLOC_ARENA_MAX\" || exit 11";
+    let mut spec = spec(id, command, 64);
+    // The admin environment's default takes the NodeManager's value, if any.
+    spec.environment.insert(
+        "EXPECTED_MALLOC_ARENA_MAX".to_owned(),
+        std::env::var("MALLOC_ARENA_MAX").unwrap_or_default(),
+    );
+    let handle = must_launch(&executor, spec).await;
+    assert_eq!(must_exit(&handle).await.exit_code, 0);
+    let script = std::fs::read_to_string(node.work_dir(id).join("launch_container.sh")).unwrap();
+    assert!(script.starts_with("#!/bin/bash\n"), "{script}");
+    // As under Hadoop's DefaultContainerExecutor, PATH is exported only if bash has none of its
+    // own; bash always has, so containers search bash's default PATH.
+    assert!(script.contains("export PATH=${PATH:-\""), "{script}");
 }
 
 #[tokio::test]

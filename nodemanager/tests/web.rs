@@ -433,6 +433,7 @@ async fn containers_are_listed_in_hadoops_shape_with_their_state_exit_code_and_l
     let manager = ContainerManager::recover(
         &config,
         node_id.clone(),
+        8042,
         store,
         ContainerExecutor::new(&config),
         connection,
@@ -547,6 +548,7 @@ async fn must_serve_web(
     let manager = ContainerManager::recover(
         &config,
         node_id.clone(),
+        8042,
         NmStateStore::disabled(),
         ContainerExecutor::new(&config),
         connection,

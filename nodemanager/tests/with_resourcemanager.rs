@@ -36,7 +36,7 @@ async fn a_nodemanager_registers_and_heartbeats_with_the_leader() {
     cluster
         .start_once_registered(
             &issuer,
-            issuer.start(id, 256, GUARANTEED, "echo hi; exit 3"),
+            issuer.start(id, 256, GUARANTEED, "echo hi 1><LOG_DIR>/stdout; exit 3"),
         )
         .await;
     let report = cluster.reach(id, COMPLETE).await;

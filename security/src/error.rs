@@ -23,6 +23,14 @@ pub enum Error {
     )]
     UnknownTokenKind { kind: String },
 
+    /// Bytes that are not a readable Hadoop credentials file (`HDTS`); `offset` is where the
+    /// offending bytes start in the file.
+    #[error("not a readable Hadoop credentials file: {problem} (at byte {offset})")]
+    MalformedCredentials {
+        offset: usize,
+        problem: crate::hadoop_credentials::CredentialsProblem,
+    },
+
     /// A token of one kind was presented where another kind is required.
     #[error("token of kind {found} presented where a token of kind {expected} is required")]
     TokenKindMismatch {

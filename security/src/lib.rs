@@ -21,6 +21,9 @@
 //!   verified in constant time, and master-key rolling as pure functions of `now`;
 //!   [`ContainerTokenFields`] and the secret managers' `sign_container_token` and
 //!   `sign_nm_token` build container and NM tokens as the RM issues them.
+//! - Hadoop credentials files ([`hadoop_credentials`]): the `HDTS` file a container finds under
+//!   `HADOOP_TOKEN_FILE_LOCATION` and a Hadoop client sends as a launch context's `tokens`,
+//!   written in Hadoop's default `Writable` form and read in both of its forms.
 // Module declarations are added by the modules' authors below this line.
 
 mod error;
@@ -90,3 +93,7 @@ pub use token::Token;
 pub use token_identifier::TokenIdentifier;
 pub use token_kind::TokenKind;
 pub use token_secret_manager::TokenSecretManager;
+
+// Hadoop credentials files (pure: bytes in, bytes out). Its `Credentials` is not re-exported
+// here, where `Credentials` names a TLS identity.
+pub mod hadoop_credentials;

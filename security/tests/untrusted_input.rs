@@ -1,6 +1,7 @@
 //! Property tests of what callers hand the security crate: token bytes, identifiers with any field
-//! values, master keys and peer certificates are read into a value or refused with an error, never
-//! a panic; and a token whose identifier or password was altered in any way never verifies.
+//! values, master keys, peer certificates and Hadoop credentials files are read into a value or
+//! refused with an error, never a panic; and a token whose identifier or password was altered in
+//! any way never verifies.
 
 use std::fmt::Debug;
 use std::sync::LazyLock;
@@ -10,6 +11,7 @@ use proptest::prelude::*;
 use prost::Message;
 use rcgen::{CertificateParams, DnType, KeyPair};
 use yarn_proto::pb;
+use yarn_security::hadoop_credentials::{Credentials, CredentialsToken, SerializedFormat};
 use yarn_security::{
     Error, MasterKey, PeerIdentity, Token, TokenIdentifier, TokenKind, TokenSecretManager,
 };
@@ -401,6 +403,38 @@ proptest! {
         match PeerIdentity::from_der(&mutated(&NODE_CERTIFICATE, &mutations)) {
             Ok(identity) => prop_assert!(!identity.to_string().is_empty()),
             Err(err) => prop_assert!(!err.to_string().is_empty()),
+        }
+    }
+
+    #[test]
+    fn credentials_files_of_any_bytes_are_read_or_refused(
+        bytes in vec(any::<u8>(), 0..96),
+        mutations in mutations(),
+    ) {
+        let mut credentials = Credentials::new();
+        credentials.add_token(CredentialsToken {
+            alias: "rm1:8030".to_owned(),
+            identifier: vec![8, 1, 16, 2],
+            password: vec![0x5C; 32],
+            kind: "YARN_AM_RM_TOKEN".to_owned(),
+            service: "rm1:8030".to_owned(),
+        });
+        credentials.add_secret_key("sparkCookie", vec![1; 20]);
+        let mut prefixed = b"HDTS".to_vec();
+        prefixed.extend_from_slice(&bytes);
+        for input in [
+            bytes,
+            prefixed,
+            mutated(&credentials.encode(), &mutations),
+            mutated(&credentials.encode_as(SerializedFormat::Protobuf), &mutations),
+        ] {
+            match Credentials::decode(&input) {
+                Ok(read) => prop_assert!(read.tokens().len() <= input.len()),
+                Err(err) => prop_assert!(
+                    matches!(err, Error::MalformedCredentials { offset, .. } if offset <= input.len()),
+                    "{err:?}"
+                ),
+            }
         }
     }
 }

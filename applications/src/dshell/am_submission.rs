@@ -230,7 +230,7 @@ mod tests {
         assert_eq!(
             command,
             "'/opt/yarn ha/bin/yarn-ha' '--conf-dir' '/etc/yarn-ha/conf' 'dshell-am' \
-             '--shell_command=echo '\\''x'\\''' \
+             '--shell_command=echo '\\\\''x'\\\\''' \
              1><LOG_DIR>/AppMaster.stdout 2><LOG_DIR>/AppMaster.stderr"
         );
     }

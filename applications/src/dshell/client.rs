@@ -113,6 +113,7 @@ mod tests {
         command
             .replace("<LOG_DIR>", log_dir.to_str().unwrap())
             .replace("<CPS>", ":")
+            .replace("<ADD_OPENS>", "")
             .replace("{{", "$")
             .replace("}}", "")
     }
@@ -139,8 +140,13 @@ mod tests {
         options.shell_args = vec!["-la".to_owned(), "a b".to_owned()];
         options.shell_env = vec![("CLASSPATH".to_owned(), "{{PWD}}<CPS>'x'".to_owned())];
         let command = submission.command(DSHELL_AM_SUBCOMMAND, &options.to_am_args());
-        let status = std::process::Command::new("/bin/sh")
-            .args(["-c", &nodemanager_expansion(&command, dir.path())])
+        // The last line of the NodeManager's launch script.
+        let line = format!(
+            "exec /bin/bash -c \"{}\"",
+            nodemanager_expansion(&command, dir.path())
+        );
+        let status = std::process::Command::new("/bin/bash")
+            .args(["-c", &line])
             .status()
             .unwrap();
         assert!(status.success());

@@ -150,12 +150,13 @@ where
 }
 
 /// `word` as one single-quoted shell word that reaches the process unchanged, both through the
-/// NodeManager's expansion of `<LOG_DIR>`, `<CPS>`, `{{VAR}}` (which rewrites the command line
-/// before the shell sees it, quotes or not) and through the shell.
+/// NodeManager's expansion of `<LOG_DIR>`, `<CPS>`, `<ADD_OPENS>`, `{{VAR}}` (which rewrites the
+/// command line before the shell sees it, quotes or not) and through the shell.
 ///
 /// An embedded `'` becomes `'\''`. After every `<`, `{` and `}` the quotes are closed and
 /// reopened (`''`): the shell joins the pieces again, while the NodeManager no longer finds its
-/// markers, which never contain a quote.
+/// markers, which never contain a quote. A command line of such words still needs
+/// [`escape_for_launch_script`].
 pub(crate) fn shell_word(word: &str) -> String {
     let mut quoted = String::with_capacity(word.len() + 2);
     quoted.push('\'');
@@ -173,13 +174,31 @@ pub(crate) fn shell_word(word: &str) -> String {
     quoted
 }
 
-/// `words` as one command line of [`shell_word`]s.
+/// `words` as one command line of [`shell_word`]s, escaped for the launch script (see
+/// [`escape_for_launch_script`]), so that each word reaches the process unchanged.
 pub(crate) fn shell_command_line<S: AsRef<str>>(words: &[S]) -> String {
-    words
+    let line = words
         .iter()
         .map(|word| shell_word(word.as_ref()))
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" ");
+    escape_for_launch_script(&line)
+}
+
+/// `command` as it must stand in a launch context so that bash runs it as written: the
+/// NodeManager's launch script, as Hadoop's, runs the commands as
+/// `exec /bin/bash -c "<commands>"`, and inside those double quotes `\`, `"`, `$` and `` ` ``
+/// would be taken by the script's own shell. Each gets a `\`, which that shell removes (Spark
+/// escapes its commands the same way).
+pub(crate) fn escape_for_launch_script(command: &str) -> String {
+    let mut escaped = String::with_capacity(command.len() + 8);
+    for c in command.chars() {
+        if matches!(c, '\\' | '"' | '$' | '`') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
 }
 
 /// `path` as text for a command line.
@@ -208,15 +227,18 @@ mod tests {
         command
             .replace("<LOG_DIR>", "/nm/logs/c1")
             .replace("<CPS>", ":")
+            .replace("<ADD_OPENS>", "")
             .replace("{{", "$")
             .replace("}}", "")
     }
 
-    /// The words `sh -c command_line` passes to the program it runs.
+    /// The words the launch script's last line, `exec /bin/bash -c "<command line>"`, passes
+    /// to the program the command line runs.
     fn words_seen_by_the_shell(command_line: &str) -> Vec<String> {
-        let output = std::process::Command::new("/bin/sh")
+        let printf = escape_for_launch_script("printf '%s\\0' ");
+        let output = std::process::Command::new("/bin/bash")
             .arg("-c")
-            .arg(format!("printf '%s\\0' {command_line}"))
+            .arg(format!("exec /bin/bash -c \"{printf}{command_line}\""))
             .output()
             .unwrap();
         assert!(output.status.success(), "{output:?}");
@@ -281,7 +303,8 @@ mod tests {
             "with spaces",
             "it's quoted \"twice\"",
             "echo $HOME `date` \\n; exit 3",
-            "cat <LOG_DIR>/stdout <CPS> {{PWD}} awk '{if(x){print}}'",
+            "cat <LOG_DIR>/stdout <CPS> <ADD_OPENS> {{PWD}} awk '{if(x){print}}'",
+            "back\\slash \\\" \\$x \\`",
             "",
             "-la",
         ];

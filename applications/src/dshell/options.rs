@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use yarn_proto::pb;
 
-use super::option_words::{Item, OptionWords, invalid, parse_at_least};
+use super::option_words::{Item, OptionWords, escape_for_launch_script, invalid, parse_at_least};
 use crate::Error;
 
 /// The command named in option errors.
@@ -270,14 +270,18 @@ impl DshellOptions {
     ///
     /// The subshell makes the redirections cover every part of a compound command (`a; b`) and
     /// its exit status that of the last part, as a user would expect; the newline before `)`
-    /// keeps a trailing `#` comment from swallowing the parenthesis.
+    /// keeps a trailing `#` comment from swallowing the parenthesis. The shell text is escaped
+    /// for the double quotes the launch script runs it in, so that bash sees it as written.
     pub fn container_command(&self) -> String {
         let mut command = self.shell_command.clone();
         for arg in &self.shell_args {
             command.push(' ');
             command.push_str(arg);
         }
-        format!("(\n{command}\n) 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr")
+        format!(
+            "(\n{}\n) 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr",
+            escape_for_launch_script(&command)
+        )
     }
 }
 
@@ -470,7 +474,7 @@ mod tests {
 
     #[test]
     fn the_container_runs_the_whole_command_with_its_arguments_and_output_in_the_log_dir() {
-        let mut options = DshellOptions::new("echo one; echo");
+        let mut options = DshellOptions::new("X=one; echo \"$X\"; echo");
         options.shell_args = vec![
             "two".to_owned(),
             ">&2;".to_owned(),
@@ -479,12 +483,14 @@ mod tests {
         let command = options.container_command();
         assert_eq!(
             command,
-            "(\necho one; echo two >&2; exit 3 # done\n) 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr"
+            "(\nX=one; echo \\\"\\$X\\\"; echo two >&2; exit 3 # done\n) \
+             1><LOG_DIR>/stdout 2><LOG_DIR>/stderr"
         );
         let log_dir = tempfile::tempdir().unwrap();
         let expanded = command.replace("<LOG_DIR>", log_dir.path().to_str().unwrap());
-        let status = std::process::Command::new("/bin/sh")
-            .args(["-c", &expanded])
+        // The last line of the NodeManager's launch script.
+        let status = std::process::Command::new("/bin/bash")
+            .args(["-c", &format!("exec /bin/bash -c \"{expanded}\"")])
             .status()
             .unwrap();
         assert_eq!(status.code(), Some(3), "the exit status is the command's");

@@ -126,13 +126,13 @@ impl ActionRunner {
     }
 
     async fn launch(&mut self, container_id: ContainerId) {
-        let node = &self.core.node_id;
+        let (node, http_port) = (&self.core.node_id, self.core.http_port);
         let spec = self.core.read(|state| {
             state
                 .containers
                 .get(&container_id)
                 .filter(|entry| matches!(entry.state, EntryState::Launching))
-                .map(|entry| entry.record.launch_spec(&node.host, node.port))
+                .map(|entry| entry.record.launch_spec(&node.host, node.port, http_port))
         });
         let Some(spec) = spec else {
             tracing::warn!(%container_id, "not launching a container that is no longer waiting for its launch");

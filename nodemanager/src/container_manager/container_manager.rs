@@ -82,6 +82,9 @@ impl ContainerManager {
     /// and the token keys come back; the scheduler then starts what fits. Replay records of
     /// tokens that have expired are pruned. Must be called within a Tokio runtime.
     ///
+    /// `node_id` is the node; `http_port` its web server's port, which containers learn as
+    /// `NM_HTTP_PORT`.
+    ///
     /// # Errors
     ///
     /// The state store's: a record that cannot be read fails recovery rather than being
@@ -89,6 +92,7 @@ impl ContainerManager {
     pub async fn recover(
         config: &NmConfig,
         node_id: NodeId,
+        http_port: u16,
         store: NmStateStore,
         executor: ContainerExecutor,
         connection: watch::Receiver<Connection>,
@@ -121,7 +125,8 @@ impl ContainerManager {
             .first()
             .cloned()
             .unwrap_or_else(PathBuf::new);
-        let (core, queue) = ManagerCore::new(node_id, log_root, store, connection, state, keys);
+        let (core, queue) =
+            ManagerCore::new(node_id, http_port, log_root, store, connection, state, keys);
         let core = Arc::new(core);
         for work in restored.work {
             core.send(work);

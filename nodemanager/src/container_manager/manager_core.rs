@@ -20,6 +20,8 @@ use crate::token_check::NmTokenKeys;
 pub(super) struct ManagerCore {
     /// This node.
     pub(super) node_id: NodeId,
+    /// This node's web port, for containers' `NM_HTTP_PORT`.
+    pub(super) http_port: u16,
     /// The first of `yarn.nodemanager.log-dirs`, which receives containers' output.
     pub(super) log_root: PathBuf,
     /// The NodeManager state store.
@@ -43,6 +45,7 @@ impl ManagerCore {
     /// about one container or one key.
     pub(super) fn new(
         node_id: NodeId,
+        http_port: u16,
         log_root: PathBuf,
         store: NmStateStore,
         connection: watch::Receiver<Connection>,
@@ -52,6 +55,7 @@ impl ManagerCore {
         let (work, queue) = mpsc::unbounded_channel();
         let core = Self {
             node_id,
+            http_port,
             log_root,
             store,
             connection,

@@ -10,18 +10,27 @@ use crate::Error;
 /// The directories and files of one container, laid out as Hadoop's NodeManager lays them out.
 ///
 /// ```text
+/// <local-dir>/usercache/<user>/                            user dir (LOCAL_USER_DIRS)
 /// <local-dir>/usercache/<user>/appcache/<app>/              application dir (LOCAL_DIRS)
 /// <local-dir>/usercache/<user>/appcache/<app>/<container>/  working dir (first local dir: PWD)
 /// <local-dir>/usercache/<user>/appcache/<app>/<container>/container_tokens
-///                                                           token file, when the launch
-///                                                           context carries tokens
+///                                                           token file
+///                                                           (HADOOP_TOKEN_FILE_LOCATION)
+/// <local-dir>/usercache/<user>/appcache/<app>/<container>/launch_container.sh
+///                                                           launch script
+/// <local-dir>/usercache/<user>/appcache/<app>/<container>/tmp/
+///                                                           temporary files (Java's
+///                                                           java.io.tmpdir in Hadoop apps)
 /// <local-dir>/nmPrivate/<app>/<container>/<container>.pid.exitcode
 ///                                                           exit code file (first local dir)
-/// <log-dir>/<app>/<container>/                              log dir (LOG_DIRS); stdout and
-///                                                           stderr in the first log dir's
+/// <log-dir>/<app>/<container>/                              log dir (LOG_DIRS); the first
+///                                                           one's is <LOG_DIR>, and holds
+///                                                           prelaunch.out and prelaunch.err
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ContainerPaths {
+    /// The user's directory in every local dir.
+    pub(crate) user_local_dirs: Vec<PathBuf>,
     /// The application's directory in every local dir.
     pub(crate) app_local_dirs: Vec<PathBuf>,
     /// The container's working directory, in the first local dir.
@@ -55,15 +64,20 @@ impl ContainerPaths {
         }
         let app = container_id.application_id().to_string();
         let container = container_id.to_string();
-        let app_local_dirs: Vec<PathBuf> = local_dirs
+        let user_local_dirs: Vec<PathBuf> = local_dirs
             .iter()
-            .map(|dir| dir.join("usercache").join(user).join("appcache").join(&app))
+            .map(|dir| dir.join("usercache").join(user))
+            .collect();
+        let app_local_dirs: Vec<PathBuf> = user_local_dirs
+            .iter()
+            .map(|dir| dir.join("appcache").join(&app))
             .collect();
         let work_dir = app_local_dirs
             .first()
             .map(|dir| dir.join(&container))
             .unwrap_or_default();
         Ok(Self {
+            user_local_dirs,
             app_local_dirs,
             work_dir,
             container_log_dirs: log_dirs
@@ -94,7 +108,19 @@ impl ContainerPaths {
         self.work_dir.join(CONTAINER_TOKENS_FILE)
     }
 
-    /// The log directory that receives stdout and stderr, and that `<LOG_DIR>` stands for.
+    /// The container's launch script, in its working directory under the name Hadoop gives it.
+    pub(crate) fn launch_script(&self) -> PathBuf {
+        self.work_dir.join("launch_container.sh")
+    }
+
+    /// The container's directory for temporary files, which Hadoop's executor creates in the
+    /// working directory and Hadoop applications name as `java.io.tmpdir` (`{{PWD}}/tmp`).
+    pub(crate) fn tmp_dir(&self) -> PathBuf {
+        self.work_dir.join("tmp")
+    }
+
+    /// The log directory that `<LOG_DIR>` stands for, which receives the launch script's own
+    /// output.
     pub(crate) fn log_dir(&self) -> &Path {
         self.container_log_dirs
             .first()
@@ -124,6 +150,13 @@ mod tests {
         let app = "application_1410901177871_0001";
         let cid = "container_e02_1410901177871_0001_01_000005";
         assert_eq!(
+            paths.user_local_dirs,
+            [
+                PathBuf::from("/l1/usercache/alice"),
+                PathBuf::from("/l2/usercache/alice"),
+            ]
+        );
+        assert_eq!(
             paths.app_local_dirs,
             [
                 PathBuf::from(format!("/l1/usercache/alice/appcache/{app}")),
@@ -146,6 +179,16 @@ mod tests {
             PathBuf::from(format!(
                 "/l1/usercache/alice/appcache/{app}/{cid}/container_tokens"
             ))
+        );
+        assert_eq!(
+            paths.launch_script(),
+            PathBuf::from(format!(
+                "/l1/usercache/alice/appcache/{app}/{cid}/launch_container.sh"
+            ))
+        );
+        assert_eq!(
+            paths.tmp_dir(),
+            PathBuf::from(format!("/l1/usercache/alice/appcache/{app}/{cid}/tmp"))
         );
         assert_eq!(paths.log_dir(), Path::new(&format!("/g1/{app}/{cid}")));
         assert_eq!(

@@ -8,7 +8,7 @@ use yarn_proto::ids::{ApplicationId, ContainerId};
 ///
 /// The container manager builds it from the `ContainerLaunchContextProto` (commands,
 /// environment and tokens), the verified container token (id, user and memory) and the node's
-/// own address.
+/// own addresses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LaunchSpec {
     /// The container to start; it also names the application.
@@ -17,8 +17,9 @@ pub struct LaunchSpec {
     /// Containers run as the NodeManager's own OS user, as under Hadoop's
     /// `DefaultContainerExecutor`.
     pub user: String,
-    /// The launch context's commands, run as one shell command line (see
-    /// [`command_line`](Self::command_line)).
+    /// The launch context's commands, expanded as Hadoop expands them and run as one command
+    /// line, `exec /bin/bash -c "<commands joined with spaces>"`, by the container's launch
+    /// script.
     pub commands: Vec<String>,
     /// The launch context's environment; the NodeManager's own variables (`CONTAINER_ID`, ...)
     /// take precedence over entries of the same name.
@@ -31,10 +32,13 @@ pub struct LaunchSpec {
     pub nm_host: String,
     /// The NodeManager's container-manager port, given to the container as `NM_PORT`.
     pub nm_port: u16,
-    /// The launch context's `tokens` (an encoded `CredentialsProto`). When not empty, the
-    /// process executor writes them unchanged to the container's token file
-    /// (`<working dir>/container_tokens`, mode 0600) before the container starts, and names
-    /// that file in `HADOOP_TOKEN_FILE_LOCATION`; when empty, there is neither.
+    /// The NodeManager's web port, given to the container as `NM_HTTP_PORT`.
+    pub nm_http_port: u16,
+    /// The launch context's `tokens`. The process executor writes them unchanged to the
+    /// container's token file (`<working dir>/container_tokens`, mode 0600, named in
+    /// `HADOOP_TOKEN_FILE_LOCATION`) before the container starts; when they are empty, the file
+    /// holds empty Hadoop credentials (`HDTS\0\0\0`), as Hadoop's NodeManager writes for a
+    /// launch context without tokens.
     pub tokens: Vec<u8>,
 }
 
@@ -45,8 +49,8 @@ impl LaunchSpec {
         self.container_id.application_id()
     }
 
-    /// The commands joined with spaces into the one command line the container runs under
-    /// `/bin/sh -c`, as YARN joins them into `launch_container.sh`.
+    /// The commands joined with spaces, as Hadoop joins them into `launch_container.sh`
+    /// (before expansion).
     pub fn command_line(&self) -> String {
         self.commands.join(" ")
     }

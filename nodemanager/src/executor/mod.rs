@@ -7,8 +7,9 @@
 //! with a [`KillRequest`] and its [`ContainerExit`] awaited.
 //!
 //! ```text
-//!  launch(LaunchSpec) ──> dirs, tokens, stdout/stderr, env ──> /bin/sh -c <wrapper> (setsid)
-//!        │                                                         └─ /bin/sh -c "<commands>"
+//!  launch(LaunchSpec) ──> dirs, tokens, launch_container.sh ──> /bin/sh -c <wrapper> (setsid)
+//!        │                 (built by LaunchScript, pure)    └─ /bin/bash launch_container.sh
+//!        │                                                    └─ exec /bin/bash -c "<commands>"
 //!        v
 //!  ContainerHandle ──stop(KillRequest)──> ProcessSupervisor ── SIGTERM to the group,
 //!        ^                                   │   ^              SIGKILL after the delay
@@ -26,10 +27,14 @@
 //! ```
 //!
 //! Each process container's root is a small `/bin/sh` wrapper that leads the container's own
-//! session and process group, runs the command line in a child shell and writes the exit code
-//! to `<first local dir>/nmPrivate/<app>/<container>/<container>.pid.exitcode`, like YARN's
+//! session and process group, runs the container's launch script with bash in a child process
+//! and writes the exit code to
+//! `<first local dir>/nmPrivate/<app>/<container>/<container>.pid.exitcode`, like YARN's
 //! `default_container_executor.sh`, so that a restarted NodeManager learns how a re-acquired
-//! container ended.
+//! container ended. The launch script is Hadoop's `launch_container.sh`, built by
+//! `LaunchScript` from the launch context and `LaunchSettings` (whitelist, admin environment,
+//! home directory, the JDK's `<ADD_OPENS>` options) as Hadoop's NodeManager builds it, so that
+//! commands and environments written for Hadoop mean the same here.
 //!
 //! Memory is enforced as [`MemoryEnforcement`] decides at start-up. Where a cgroup v2
 //! directory is delegated to the NodeManager ([`CgroupV2Memory`]), each container gets a child
@@ -49,7 +54,9 @@ mod containers_monitor;
 mod executor_kind;
 mod io_cause;
 mod kill_request;
-mod launch_environment;
+mod launch_expansion;
+mod launch_script;
+mod launch_settings;
 mod launch_spec;
 mod memory_enforcement;
 mod pmem_limit;
@@ -67,6 +74,8 @@ use container_cgroup::ContainerCgroup;
 use container_control::ContainerControl;
 use container_paths::ContainerPaths;
 use containers_monitor::{ContainersMonitor, MonitoredContainers};
+use launch_script::LaunchScript;
+use launch_settings::LaunchSettings;
 use pmem_limit::PmemLimit;
 use proc_stat::ProcStat;
 use process_outcome::ProcessOutcome;

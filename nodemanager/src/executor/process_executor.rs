@@ -11,43 +11,44 @@ use tokio::fs::OpenOptions;
 use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
 use yarn_proto::ids::ContainerId;
-use yarn_proto::token_metadata::TOKEN_FILE_ENV;
+use yarn_security::hadoop_credentials::Credentials;
 
-use super::launch_environment::{container_environment, expand_command};
 use super::process_supervisor::{ProcessSupervisor, Tracked, is_running_leader};
 use super::{
     CgroupV2Memory, ContainerCgroup, ContainerExit, ContainerHandle, ContainerPaths,
-    ContainersMonitor, LaunchSpec, MemoryEnforcement, MonitoredContainers, PmemLimit, ProcStat,
-    ReacquireSpec, TaskSet, signal,
+    ContainersMonitor, LaunchScript, LaunchSettings, LaunchSpec, MemoryEnforcement,
+    MonitoredContainers, PmemLimit, ProcStat, ReacquireSpec, TaskSet, signal,
 };
 use crate::{Error, NmConfig};
 
 /// The script `/bin/sh` runs at the root of every container, YARN's
-/// `default_container_executor.sh` in spirit: it runs the command line (`$1`) in a child shell
-/// and records its exit code in a file (`$2`) that a restarted NodeManager reads.
+/// `default_container_executor.sh` in spirit: it runs the container's launch script (`$1`)
+/// with bash in a child process and records its exit code in a file (`$2`) that a restarted
+/// NodeManager reads.
 ///
 /// It catches SIGTERM instead of dying of it, so that on a stop it outlives the command, which
 /// the group's SIGTERM reaches as well, and still records the command's code. A caught signal
 /// is reset to its default in the exec'd command, whereas an ignored one would be inherited.
 /// SIGKILL ends it without a record; the NodeManager that sent it knows why the container ended.
 const LAUNCH_WRAPPER: &str = "trap : TERM
-/bin/sh -c \"$1\"
+/bin/bash \"$1\"
 rc=$?
 echo \"$rc\" > \"$2\"
 exit \"$rc\"
 ";
 
-/// Runs containers as processes under `/bin/sh -c`, each the leader of its own session and
-/// process group, with the NodeManager's OS user.
+/// Runs containers as processes, each the leader of its own session and process group, with
+/// the NodeManager's OS user, as Hadoop's `DefaultContainerExecutor` runs them.
 ///
 /// A launch lays the container out (see [`LaunchSpec`]): working directory
-/// `<first local dir>/usercache/<user>/appcache/<app>/<container>`, stdout and stderr in
-/// `<first log dir>/<app>/<container>/`, the launch context's environment plus `CONTAINER_ID`,
-/// `APPLICATION_ID`, `NM_HOST`, `NM_PORT`, `LOCAL_DIRS`, `LOG_DIRS`, `PWD`, `USER` and `LOGNAME`
-/// on top of the NodeManager's own environment (as in YARN, where the launch script inherits
-/// it). A launch context with tokens also gets them in `<working dir>/container_tokens` (mode
-/// 0600, written before the container starts) and `HADOOP_TOKEN_FILE_LOCATION` naming that
-/// file; one without gets neither, not even the NodeManager's own `HADOOP_TOKEN_FILE_LOCATION`.
+/// `<first local dir>/usercache/<user>/appcache/<app>/<container>` with `tmp/` in it, log
+/// directory `<first log dir>/<app>/<container>/`, the launch context's tokens in
+/// `<working dir>/container_tokens` (mode 0600, written before the container starts; empty
+/// Hadoop credentials when the launch context has none), and `launch_container.sh` in the
+/// working directory, written as Hadoop writes it (see `LaunchScript`): Hadoop's variables,
+/// the launch context's environment, the whitelisted variables of the NodeManager's own
+/// environment and the admin environment, then `exec /bin/bash -c "<commands>"`. The script
+/// starts with nothing else of the NodeManager's environment, as Hadoop's containers do.
 /// Configured directories are made absolute against the NodeManager's working directory, so
 /// every path in the container's environment is absolute.
 ///
@@ -68,6 +69,9 @@ pub struct ProcessExecutor {
     /// The delegated cgroup when containers get cgroups, or why no container can be launched
     /// (cgroup v2 was required but is unusable; see [`ProcessExecutor::new`]).
     cgroup_memory: Result<Option<CgroupV2Memory>, Error>,
+    /// What every container's launch script takes from the NodeManager (boxed: the executor is
+    /// one variant of `ContainerExecutor`, the other small).
+    launch_settings: Box<LaunchSettings>,
     tasks: TaskSet,
 }
 
@@ -119,17 +123,18 @@ impl ProcessExecutor {
             sigkill_delay: config.sleep_delay_before_sigkill,
             monitored,
             cgroup_memory,
+            launch_settings: Box::new(LaunchSettings::of_process(config)),
             tasks,
         }
     }
 
-    /// Creates the container's directories, writes its token file when the spec carries
-    /// tokens, and starts its command line.
+    /// Creates the container's directories, writes its token file and launch script, and
+    /// starts the script.
     ///
-    /// `<LOG_DIR>`, `<CPS>` and `{{VAR}}` in the command line and environment are expanded as
-    /// YARN expands them. The returned handle's [`pid`](ContainerHandle::pid) leads the
-    /// container's process group. With cgroup v2 and an allocation, the container's cgroup is
-    /// created first and the root process joins it before it runs the command line.
+    /// `<LOG_DIR>`, `<CPS>`, `<ADD_OPENS>` and `{{VAR}}` in the commands and environment are
+    /// expanded as Hadoop expands them. The returned handle's [`pid`](ContainerHandle::pid)
+    /// leads the container's process group. With cgroup v2 and an allocation, the container's
+    /// cgroup is created first and the root process joins it before it runs the script.
     ///
     /// # Errors
     ///
@@ -148,7 +153,7 @@ impl ProcessExecutor {
         for dir in paths
             .app_local_dirs
             .iter()
-            .chain([&paths.work_dir])
+            .chain([&paths.work_dir, &paths.tmp_dir()])
             .chain(&paths.container_log_dirs)
             .map(PathBuf::as_path)
             .chain([private_dir])
@@ -172,13 +177,25 @@ impl ProcessExecutor {
             }
             _ => {}
         }
-        if !spec.tokens.is_empty() {
-            write_token_file(container_id, &paths.token_file(), &spec.tokens).await?;
-        }
-        let stdout = open_log(container_id, &paths.log_dir().join("stdout")).await?;
-        let stderr = open_log(container_id, &paths.log_dir().join("stderr")).await?;
-        let command_line = expand_command(&spec.command_line(), paths.log_dir());
-        let environment = container_environment(&spec, &paths, |name| std::env::var(name).ok());
+        let tokens = if spec.tokens.is_empty() {
+            Credentials::new().encode()
+        } else {
+            spec.tokens.clone()
+        };
+        write_private_file(container_id, &paths.token_file(), &tokens, 0o600).await?;
+        let script = LaunchScript::build(&spec, &paths, &self.launch_settings);
+        write_private_file(
+            container_id,
+            &paths.launch_script(),
+            script.render().as_bytes(),
+            0o700,
+        )
+        .await?;
+        // The script sends its output to these files itself; the wrapper's own complaints (no
+        // bash, an unreadable script) land there too.
+        let stdout = open_log(container_id, &script.prelaunch_out).await?;
+        let stderr = open_log(container_id, &script.prelaunch_err).await?;
+        let command_line = script.command.clone();
         let cgroup = match cgroup_memory {
             Some(memory) if spec.memory_mb > 0 => {
                 let cgroup = memory.container(container_id, spec.memory_mb);
@@ -193,19 +210,17 @@ impl ProcessExecutor {
         command
             .arg("-c")
             .arg(LAUNCH_WRAPPER)
-            .arg("launch_container")
-            .arg(&command_line)
+            .arg("default_container_executor")
+            .arg(paths.launch_script())
             .arg(&paths.exit_code_file)
             .current_dir(&paths.work_dir)
-            .envs(&environment)
+            // As Hadoop's executor: the environment the script starts with, and nothing of the
+            // NodeManager's own but what the script exports from the whitelist.
+            .env_clear()
+            .envs(&script.environment)
             .stdin(Stdio::null())
             .stdout(stdout)
             .stderr(stderr);
-        if !environment.contains_key(TOKEN_FILE_ENV) {
-            // The NodeManager's own token file, if it has one, is none of the container's
-            // business.
-            command.env_remove(TOKEN_FILE_ENV);
-        }
         // SAFETY: the closure only calls setsid(2), which is async-signal-safe, as code
         // between fork and exec must be.
         unsafe {
@@ -378,25 +393,26 @@ fn absolute_dirs(dirs: &[PathBuf]) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Writes the launch context's tokens, unchanged, to the container's token file, readable and
-/// writable by the NodeManager's user only since they hold secrets (an AMRMToken's password).
+/// Writes one of the container's files with `mode`, accessible to the NodeManager's user only:
+/// the token file holds secrets (an AMRMToken's password), and the launch script names them.
 /// A file left by an earlier launch of the same container is overwritten.
-async fn write_token_file(
+async fn write_private_file(
     container_id: ContainerId,
     path: &Path,
-    tokens: &[u8],
+    content: &[u8],
+    mode: u32,
 ) -> Result<(), Error> {
     let written = async {
         let mut file = OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(true)
-            .mode(0o600)
+            .mode(mode)
             .open(path)
             .await?;
         // `mode` applies only when the file is created; an existing file keeps its own.
-        file.set_permissions(Permissions::from_mode(0o600)).await?;
-        file.write_all(tokens).await?;
+        file.set_permissions(Permissions::from_mode(mode)).await?;
+        file.write_all(content).await?;
         // Tokio completes file writes in the background: the bytes must be in the file before
         // the container can read it.
         file.flush().await

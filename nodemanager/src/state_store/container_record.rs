@@ -48,8 +48,9 @@ impl ContainerRecord {
         }
     }
 
-    /// What an executor needs to launch the container on the node at `nm_host:nm_port`.
-    pub fn launch_spec(&self, nm_host: &str, nm_port: u16) -> LaunchSpec {
+    /// What an executor needs to launch the container on the node at `nm_host:nm_port`, whose
+    /// web server listens on `nm_http_port`.
+    pub fn launch_spec(&self, nm_host: &str, nm_port: u16, nm_http_port: u16) -> LaunchSpec {
         LaunchSpec {
             container_id: self.container_id,
             user: self.user.clone(),
@@ -58,6 +59,7 @@ impl ContainerRecord {
             memory_mb: self.resources.memory_mb,
             nm_host: nm_host.to_owned(),
             nm_port,
+            nm_http_port,
             tokens: self.tokens.clone(),
         }
     }
