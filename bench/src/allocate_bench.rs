@@ -75,16 +75,11 @@ pub fn allocate_bench(
     exe: &Path,
 ) -> anyhow::Result<AllocateBenchReport> {
     options.validate()?;
-    // Declared before the runtime so that, on a panic, the runtime (and with it every daemon)
-    // goes first and the directory after.
-    let dir = BenchDir::new(options.dir.as_deref(), "yarn-ha-bench-allocate-")?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("creating the benchmark's runtime")?;
-    let outcome = runtime.block_on(measure_latency(options, dir.path(), exe));
-    drop(runtime);
-    let latency = dir.finish(outcome)?;
+    let latency = BenchDir::run(
+        options.dir.as_deref(),
+        "yarn-ha-bench-allocate-",
+        |base| async move { measure_latency(options, &base, exe).await },
+    )?;
     let mut runs = Vec::with_capacity(OPPORTUNISTIC_SHARES.len());
     for opportunistic_percent in OPPORTUNISTIC_SHARES {
         tracing::info!(

@@ -23,7 +23,7 @@ impl BenchDir {
     /// # Errors
     ///
     /// When the temporary directory cannot be created; the message names its parent.
-    pub(crate) fn new(dir: Option<&Path>, prefix: &str) -> anyhow::Result<Self> {
+    fn new(dir: Option<&Path>, prefix: &str) -> anyhow::Result<Self> {
         match dir {
             Some(dir) => Ok(BenchDir {
                 path: dir.to_owned(),
@@ -47,15 +47,33 @@ impl BenchDir {
         }
     }
 
-    /// The directory.
-    pub(crate) fn path(&self) -> &Path {
-        &self.path
+    /// Runs `bench` in the directory (`dir`, or a temporary one named with `prefix`) on a
+    /// runtime of its own, then [`finish`](Self::finish)es the directory with its outcome.
+    /// The runtime, and with it every daemon `bench` started, goes before the directory, also
+    /// when `bench` panics.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`new`](Self::new), a runtime that cannot be built, and `bench`'s.
+    pub(crate) fn run<T, F, Fut>(dir: Option<&Path>, prefix: &str, bench: F) -> anyhow::Result<T>
+    where
+        F: FnOnce(PathBuf) -> Fut,
+        Fut: std::future::Future<Output = anyhow::Result<T>>,
+    {
+        let dir = Self::new(dir, prefix)?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .context("creating the benchmark's runtime")?;
+        let outcome = runtime.block_on(bench(dir.path.clone()));
+        drop(runtime);
+        dir.finish(outcome)
     }
 
     /// Ends the directory's life with the benchmark's `outcome`: a temporary directory is
     /// removed, except after a failure that was not an [`Interrupted`], when it is kept and
     /// the error says where the daemons' logs are.
-    pub(crate) fn finish<T>(self, outcome: anyhow::Result<T>) -> anyhow::Result<T> {
+    fn finish<T>(self, outcome: anyhow::Result<T>) -> anyhow::Result<T> {
         match (outcome, self.temporary) {
             (Err(err), Some(temporary)) if !err.is::<Interrupted>() => {
                 let kept = temporary.keep();

@@ -38,16 +38,11 @@ pub const WARMUP: Duration = Duration::from_secs(1);
 /// or a signal interrupted the run.
 pub fn raft_bench(options: &RaftBenchOptions, exe: &Path) -> anyhow::Result<RaftBenchReport> {
     options.validate()?;
-    // Declared before the runtime so that, on a panic, the runtime (and with it every daemon)
-    // goes first and the directory after.
-    let dir = BenchDir::new(options.dir.as_deref(), "yarn-ha-bench-")?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("creating the benchmark's runtime")?;
-    let outcome = runtime.block_on(run(options, dir.path(), exe));
-    drop(runtime);
-    dir.finish(outcome)
+    BenchDir::run(
+        options.dir.as_deref(),
+        "yarn-ha-bench-",
+        |base| async move { run(options, &base, exe).await },
+    )
 }
 
 /// Starts the cluster, measures, and stops the cluster whatever happened.

@@ -61,16 +61,11 @@ const EXPIRY_MS: &str = "3600000";
 /// changed during the run, stopping the daemons fails, or a signal interrupted the run.
 pub fn rest_bench(options: &RestBenchOptions, exe: &Path) -> anyhow::Result<RestBenchReport> {
     options.validate()?;
-    // Declared before the runtime so that, on a panic, the runtime (and with it every daemon)
-    // goes first and the directory after.
-    let dir = BenchDir::new(options.dir.as_deref(), "yarn-ha-bench-rest-")?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("creating the benchmark's runtime")?;
-    let outcome = runtime.block_on(run(options, dir.path(), exe));
-    drop(runtime);
-    dir.finish(outcome)
+    BenchDir::run(
+        options.dir.as_deref(),
+        "yarn-ha-bench-rest-",
+        |base| async move { run(options, &base, exe).await },
+    )
 }
 
 /// Starts the cluster, measures, and stops the cluster whatever happened.
