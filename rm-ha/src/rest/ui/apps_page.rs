@@ -8,8 +8,7 @@ use maud::{Markup, html};
 use yarn_web::Sorting;
 
 use super::ui_refusal::UiRefusal;
-use super::{render, timestamp};
-use crate::operations::RmError;
+use super::{render, split_query, timestamp};
 use crate::rest::RestApi;
 use crate::rest::app_filter::AppFilter;
 use crate::rest::app_info::AppInfo;
@@ -70,20 +69,6 @@ pub(super) fn sort(apps: &mut [AppInfo], sorting: &Sorting) {
     });
 }
 
-/// The sorting and the REST filter a page's query asks for: `sort` and `order` for the
-/// table, everything else as `/ws/v1/cluster/apps` reads it.
-fn read_query(query: &[(String, String)]) -> Result<(Sorting, Vec<(String, String)>), RmError> {
-    let columns: Vec<&'static str> = COLUMNS.iter().map(|(key, _)| *key).collect();
-    let sorting = Sorting::from_query(query, &columns, DEFAULT_SORTING)
-        .map_err(|err| RmError::invalid(err.parameter, err.to_string()))?;
-    let filter = query
-        .iter()
-        .filter(|(name, _)| name != "sort" && name != "order")
-        .cloned()
-        .collect();
-    Ok((sorting, filter))
-}
-
 pub(super) async fn apps(
     State(api): State<RestApi>,
     caller: RestCaller,
@@ -112,7 +97,7 @@ async fn page(
     title: &str,
     query: Vec<(String, String)>,
 ) -> Result<Markup, UiRefusal> {
-    let (sorting, filter_query) = read_query(&query)?;
+    let (sorting, filter_query) = split_query(&query, &COLUMNS, DEFAULT_SORTING)?;
     let filter = AppFilter::parse(&filter_query)?;
     let mut apps = select_apps(api, &caller, &filter).await?;
     sort(&mut apps, &sorting);
@@ -238,16 +223,13 @@ mod tests {
 
     #[test]
     fn the_query_splits_into_sorting_and_the_rest_api_filter() {
-        let (sorting, filter) = read_query(&query(&[
-            ("sort", "user"),
-            ("states", "RUNNING"),
-            ("order", "asc"),
-        ]))
-        .unwrap();
+        let asked = query(&[("sort", "user"), ("states", "RUNNING"), ("order", "asc")]);
+        let (sorting, filter) = split_query(&asked, &COLUMNS, DEFAULT_SORTING).unwrap();
         assert_eq!(sorting.column, "user");
         assert!(!sorting.descending);
         assert_eq!(filter, query(&[("states", "RUNNING")]));
-        let err = read_query(&query(&[("sort", "colour")])).unwrap_err();
+        let err =
+            split_query(&query(&[("sort", "colour")]), &COLUMNS, DEFAULT_SORTING).unwrap_err();
         assert!(err.to_string().contains("colour"), "{err}");
     }
 }

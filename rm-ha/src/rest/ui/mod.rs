@@ -29,9 +29,10 @@ use axum::response::Redirect;
 use axum::routing::get;
 use maud::Markup;
 use yarn_security::Caller;
-use yarn_web::{NavLink, NavSection, Page};
+use yarn_web::{NavLink, NavSection, Page, Sorting};
 
 use super::RestApi;
+use crate::operations::RmError;
 
 /// The navigation column of every page, Hadoop's links.
 const NAV: &[NavSection] = &[
@@ -127,6 +128,25 @@ fn render(api: &RestApi, caller: &Caller, title: &str, content: &Markup) -> Mark
         nav: NAV,
     }
     .render(title, content)
+}
+
+/// A table page's query split in two: the table's sorting (`sort` among the keys of
+/// `columns`, `order`; `default` without them) and the rest, the page's filter as the REST
+/// API reads it.
+fn split_query(
+    query: &[(String, String)],
+    columns: &[(&'static str, &str)],
+    default: Sorting,
+) -> Result<(Sorting, Vec<(String, String)>), RmError> {
+    let keys: Vec<&'static str> = columns.iter().map(|(key, _)| *key).collect();
+    let sorting = Sorting::from_query(query, &keys, default)
+        .map_err(|err| RmError::invalid(err.parameter, err.to_string()))?;
+    let filter = query
+        .iter()
+        .filter(|(name, _)| name != "sort" && name != "order")
+        .cloned()
+        .collect();
+    Ok((sorting, filter))
 }
 
 /// Who the page was drawn for, as its header shows it.

@@ -8,8 +8,7 @@ use maud::{Markup, html};
 use yarn_web::Sorting;
 
 use super::ui_refusal::UiRefusal;
-use super::{render, timestamp};
-use crate::operations::RmError;
+use super::{render, split_query, timestamp};
 use crate::rest::RestApi;
 use crate::rest::node_info::NodeInfo;
 use crate::rest::rest_api::{RestCaller, select_nodes};
@@ -75,14 +74,7 @@ pub(super) async fn nodes(
     RestCaller(caller): RestCaller,
     Query(query): Query<Vec<(String, String)>>,
 ) -> Result<Markup, UiRefusal> {
-    let columns: Vec<&'static str> = COLUMNS.iter().map(|(key, _)| *key).collect();
-    let sorting = Sorting::from_query(&query, &columns, DEFAULT_SORTING)
-        .map_err(|err| RmError::invalid(err.parameter, err.to_string()))?;
-    let filter: Vec<(String, String)> = query
-        .iter()
-        .filter(|(name, _)| name != "sort" && name != "order")
-        .cloned()
-        .collect();
+    let (sorting, filter) = split_query(&query, &COLUMNS, DEFAULT_SORTING)?;
     let mut nodes = select_nodes(&api, &filter).await?;
     sort(&mut nodes, &sorting);
     let keep: Vec<(&str, &str)> = filter
