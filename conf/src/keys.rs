@@ -521,6 +521,31 @@ pub const HADOOP_HTTP_AUTHENTICATION_SIMPLE_ANONYMOUS_ALLOWED: Key = Key::new(
 pub const IPC_CLIENT_CONNECTION_MAXIDLETIME: Key =
     Key::new("ipc.client.connection.maxidletime", "10000", KeyKind::Int);
 
+/// Whether the ResourceManagers' client and scheduler ports, the NodeManagers' port and the
+/// AMRMProxy's port also speak Hadoop's own RPC (IPC version 9), for Hadoop's client libraries
+/// and Spark. Off by default: plain Hadoop IPC is not encrypted.
+pub const HADOOP_IPC_ENABLED: Key = Key::new("yarn.hadoop-ipc.enabled", "false", KeyKind::Bool);
+/// Whether Hadoop IPC callers without a token (YarnClient's submit, report, kill) are served
+/// under the user name they claim, with no proof, as Hadoop's `simple` authentication does.
+/// Off by default, and only read when `yarn.hadoop-ipc.enabled` is true; ApplicationMasters and
+/// NodeManager clients always prove themselves with their tokens.
+pub const HADOOP_IPC_SIMPLE_AUTHENTICATION_ENABLED: Key = Key::new(
+    "yarn.hadoop-ipc.simple-authentication.enabled",
+    "false",
+    KeyKind::Bool,
+);
+/// The largest Hadoop IPC frame a server reads, in bytes (Hadoop's default: 128 MiB).
+pub const IPC_MAXIMUM_DATA_LENGTH: Key =
+    Key::new("ipc.maximum.data.length", "134217728", KeyKind::Int);
+/// Hadoop's RPC authentication: only `simple` (tokens for ApplicationMasters and NodeManager
+/// clients, a claimed name for clients) is supported; `kerberos` is refused at start-up.
+pub const HADOOP_SECURITY_AUTHENTICATION: Key =
+    Key::new("hadoop.security.authentication", "simple", KeyKind::String);
+/// Hadoop's SASL quality of protection: only `authentication` is supported (yarn-ha does not
+/// wrap Hadoop IPC traffic); `integrity` and `privacy` are refused at start-up.
+pub const HADOOP_RPC_PROTECTION: Key =
+    Key::new("hadoop.rpc.protection", "authentication", KeyKind::String);
+
 /// Every per-id endpoint of a ResourceManager, in the order of [`crate::RmEndpoints`]' fields.
 pub const RM_ENDPOINT_KEYS: [Key; 6] = [
     RM_ADDRESS,
@@ -629,6 +654,11 @@ pub const ALL: &[Key] = &[
     HADOOP_HTTP_AUTHENTICATION_TYPE,
     HADOOP_HTTP_AUTHENTICATION_SIMPLE_ANONYMOUS_ALLOWED,
     IPC_CLIENT_CONNECTION_MAXIDLETIME,
+    HADOOP_IPC_ENABLED,
+    HADOOP_IPC_SIMPLE_AUTHENTICATION_ENABLED,
+    IPC_MAXIMUM_DATA_LENGTH,
+    HADOOP_SECURITY_AUTHENTICATION,
+    HADOOP_RPC_PROTECTION,
 ];
 
 /// The declared key named `name` (without any `.<id>` suffix), if there is one.
@@ -648,13 +678,16 @@ mod tests {
         assert_eq!(names.len(), ALL.len(), "a key is declared twice in ALL");
         for name in names {
             // hadoop.* and ipc.* keys are Hadoop's core-site ones the daemons read (groups, web
-            // authentication, the connection idle time).
+            // and RPC authentication, the connection idle time, the IPC frame limit).
             assert!(
                 name.starts_with("yarn.")
                     || name.starts_with("hadoop.security.group")
                     || name.starts_with("hadoop.user.group.")
                     || name.starts_with("hadoop.http.authentication.")
-                    || name == IPC_CLIENT_CONNECTION_MAXIDLETIME.name,
+                    || name == IPC_CLIENT_CONNECTION_MAXIDLETIME.name
+                    || name == IPC_MAXIMUM_DATA_LENGTH.name
+                    || name == HADOOP_SECURITY_AUTHENTICATION.name
+                    || name == HADOOP_RPC_PROTECTION.name,
                 "{name} is not under yarn. or one of Hadoop's core-site keys we read"
             );
         }

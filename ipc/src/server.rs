@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
+use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -89,6 +90,50 @@ impl<D: Dispatcher> IpcServer<D> {
                 }
             }
         }
+        while connections.join_next().await.is_some() {}
+    }
+
+    /// Serves the connections another listener hands over (see [`Protocol::sniff`](
+    /// crate::Protocol::sniff)), with none of their bytes taken, until `shutdown` is cancelled
+    /// or every sender is gone; then drops the calls in flight, closes every connection and
+    /// returns once all of them are gone. At most `max_connections` are served at once; one
+    /// more waits in the channel until a connection ends.
+    pub async fn serve_handed_over(
+        &self,
+        mut handed_over: mpsc::Receiver<(TcpStream, SocketAddr)>,
+        shutdown: CancellationToken,
+    ) {
+        // The connections end with this loop, whichever way it ends, and only they do: the
+        // caller's token may stop more than this server.
+        let shutdown = shutdown.child_token();
+        let slots = Arc::new(Semaphore::new(self.config.max_connections));
+        let mut connections = JoinSet::new();
+        loop {
+            let slot = tokio::select! {
+                _ = shutdown.cancelled() => break,
+                slot = Arc::clone(&slots).acquire_owned() => {
+                    slot.expect("the semaphore is never closed")
+                }
+            };
+            let (stream, peer) = tokio::select! {
+                _ = shutdown.cancelled() => break,
+                next = handed_over.recv() => match next {
+                    Some(connection) => connection,
+                    None => break,
+                },
+            };
+            // Reap finished connections so the set does not grow with the server's age.
+            while connections.try_join_next().is_some() {}
+            let server = self.clone();
+            let shutdown = shutdown.clone();
+            connections.spawn(async move {
+                server
+                    .serve_connection(stream, Some(peer), Bytes::new(), shutdown)
+                    .await;
+                drop(slot);
+            });
+        }
+        shutdown.cancel();
         while connections.join_next().await.is_some() {}
     }
 

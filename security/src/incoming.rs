@@ -12,6 +12,10 @@
 //!
 //! Every refusal is logged with the peer address, at most one line per reason per 10 s.
 //!
+//! A listener shared with Hadoop IPC ([`Incoming::sharing_with_hadoop_ipc`]) first reads a
+//! connection's opening bytes without taking them: one that opens with Hadoop's `hrpc` is handed
+//! over whole to the Hadoop IPC server, any other goes on as above.
+//!
 //! Use it as `Server::builder().add_service(svc).serve_with_incoming_shutdown(incoming, signal)`.
 
 use std::future::Future;
@@ -25,11 +29,13 @@ use std::time::{Duration, Instant};
 
 use rustls::ServerConfig;
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio::time::Sleep;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::server::TlsStream;
 use tokio_stream::Stream;
+use yarn_ipc::Protocol;
 
 use crate::identity_connections::IdentityConnections;
 use crate::log_throttle::LogThrottle;
@@ -42,12 +48,27 @@ const ACCEPT_ERROR_BACKOFF: Duration = Duration::from_millis(100);
 /// that retries a refused handshake in a loop cannot flood the log.
 const REFUSAL_LOG_INTERVAL: Duration = Duration::from_secs(10);
 
-/// What a handshake task hands back: the client's address, and its authenticated stream and
-/// identity (`None` when it presented no certificate) or why it was refused.
-type Handshake = (
-    SocketAddr,
-    Result<(Box<TlsStream<TcpStream>>, Option<PeerIdentity>), Refusal>,
-);
+/// How often a listener shared with Hadoop IPC looks again at a connection whose first bytes
+/// are a beginning of `hrpc` but too few to decide.
+const SNIFF_RETRY: Duration = Duration::from_millis(5);
+
+/// What a handshake task hands back: the client's address, and what it opened or why it was
+/// refused.
+type Handshake = (SocketAddr, Result<Opened, Refusal>);
+
+/// A connection a handshake task got ready.
+enum Opened {
+    /// Mutual TLS, with the client's identity (`None` when it presented no certificate).
+    Tls(Box<TlsStream<TcpStream>>, Option<PeerIdentity>),
+    /// Plaintext gRPC on a listener shared with Hadoop IPC.
+    Plain(TcpStream),
+    /// Hadoop IPC, now the Hadoop IPC server's.
+    HandedOver,
+}
+
+/// Where a listener shared with Hadoop IPC sends the connections that speak it: the accepted
+/// stream, none of its bytes taken, and the client's address.
+pub type HadoopIpcHandoff = mpsc::Sender<(TcpStream, SocketAddr)>;
 
 /// The accepted connections of one listener, as a stream tonic can serve.
 ///
@@ -81,6 +102,7 @@ pub struct Incoming {
     identities: IdentityConnections,
     accept_backoff: Option<Pin<Box<Sleep>>>,
     refusal_log: LogThrottle<Discriminant<Refusal>>,
+    hadoop_ipc: Option<HadoopIpcHandoff>,
 }
 
 impl std::fmt::Debug for Incoming {
@@ -91,6 +113,7 @@ impl std::fmt::Debug for Incoming {
             .field("admits_anonymous", &self.admits_anonymous)
             .field("pending_handshakes", &self.handshakes.len())
             .field("limits", &self.limits)
+            .field("hadoop_ipc", &self.hadoop_ipc.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -129,7 +152,17 @@ impl Incoming {
             identities: IdentityConnections::new(limits.max_connections_per_identity),
             accept_backoff: None,
             refusal_log: LogThrottle::new(REFUSAL_LOG_INTERVAL),
+            hadoop_ipc: None,
         }
+    }
+
+    /// Shares the listener with Hadoop IPC: a connection whose first bytes are `hrpc` goes to
+    /// `handoff` untouched, under the same handshake deadline and limit on handshakes at once;
+    /// every other connection is served as before (mutual TLS, or plaintext gRPC). A connection
+    /// the Hadoop IPC server has no room for (its channel is full or closed) is dropped.
+    pub fn sharing_with_hadoop_ipc(mut self, handoff: HadoopIpcHandoff) -> Self {
+        self.hadoop_ipc = Some(handoff);
+        self
     }
 
     /// Admits TLS clients that present no certificate, as connections without identity
@@ -186,35 +219,46 @@ impl Incoming {
             if let Err(err) = stream.set_nodelay(true) {
                 tracing::debug!(peer = %remote_addr, error = %err, "could not set TCP_NODELAY");
             }
-            match &self.acceptor {
-                None => {
-                    return Poll::Ready(Ok(PeerConnection::plain(
-                        stream,
-                        remote_addr,
-                        self.limits.idle_timeout,
-                    )));
-                }
-                Some(acceptor) => {
-                    let timeout = self.limits.handshake_timeout;
-                    let handshake = handshake(acceptor.clone(), stream, timeout);
-                    self.handshakes
-                        .spawn(async move { (remote_addr, handshake.await) });
-                }
+            if self.acceptor.is_none() && self.hadoop_ipc.is_none() {
+                return Poll::Ready(Ok(PeerConnection::plain(
+                    stream,
+                    remote_addr,
+                    self.limits.idle_timeout,
+                )));
             }
+            let handshake = open(
+                self.acceptor.clone(),
+                self.hadoop_ipc.clone(),
+                stream,
+                remote_addr,
+                self.limits.handshake_timeout,
+            );
+            self.handshakes
+                .spawn(async move { (remote_addr, handshake.await) });
         }
         // At the limit: the join set wakes us when a handshake finishes and frees a slot.
         Poll::Pending
     }
 
-    /// The connection of a client whose handshake succeeded, unless it presented no
+    /// The gRPC connection of a client whose handshake succeeded, unless it presented no
     /// certificate to a stream that does not admit anonymous clients, or its identity is at its
-    /// limit.
+    /// limit; `None` for a connection handed over to Hadoop IPC.
     fn admit(
         &self,
-        tls: Box<TlsStream<TcpStream>>,
+        opened: Opened,
         remote_addr: SocketAddr,
-        identity: Option<PeerIdentity>,
-    ) -> Result<PeerConnection, Refusal> {
+    ) -> Result<Option<PeerConnection>, Refusal> {
+        let (tls, identity) = match opened {
+            Opened::Tls(tls, identity) => (tls, identity),
+            Opened::Plain(stream) => {
+                return Ok(Some(PeerConnection::plain(
+                    stream,
+                    remote_addr,
+                    self.limits.idle_timeout,
+                )));
+            }
+            Opened::HandedOver => return Ok(None),
+        };
         let caller = match identity {
             Some(identity) => Caller::Peer(identity),
             None if self.admits_anonymous => Caller::Anonymous,
@@ -222,13 +266,13 @@ impl Incoming {
         };
         let limit = self.identities.limit();
         match (self.identities.try_admit(&caller), caller) {
-            (Some(slot), caller) => Ok(PeerConnection::tls(
+            (Some(slot), caller) => Ok(Some(PeerConnection::tls(
                 tls,
                 remote_addr,
                 caller.identity().cloned(),
                 slot,
                 self.limits.idle_timeout,
-            )),
+            ))),
             (None, Caller::Peer(identity)) => Err(Refusal::TooManyConnections { identity, limit }),
             (None, Caller::Anonymous) => Err(Refusal::TooManyAnonymousConnections { limit }),
         }
@@ -271,10 +315,10 @@ impl Stream for Incoming {
             }
             match this.handshakes.poll_join_next(cx) {
                 Poll::Ready(Some(Ok((remote_addr, handshake)))) => {
-                    let admitted = handshake
-                        .and_then(|(tls, identity)| this.admit(tls, remote_addr, identity));
+                    let admitted = handshake.and_then(|opened| this.admit(opened, remote_addr));
                     match admitted {
-                        Ok(connection) => return Poll::Ready(Some(Ok(connection))),
+                        Ok(Some(connection)) => return Poll::Ready(Some(Ok(connection))),
+                        Ok(None) => {}
                         // Dropping the refused stream closes the connection.
                         Err(refusal) => this.log_refusal(remote_addr, &refusal),
                     }
@@ -288,15 +332,76 @@ impl Stream for Incoming {
     }
 }
 
+/// Opens one accepted connection under `timeout`: hands it to Hadoop IPC when the listener is
+/// shared and it opens with `hrpc`, else runs the TLS handshake (or, without TLS, leaves it
+/// plain).
+async fn open(
+    acceptor: Option<TlsAcceptor>,
+    hadoop_ipc: Option<HadoopIpcHandoff>,
+    stream: TcpStream,
+    remote_addr: SocketAddr,
+    timeout: Duration,
+) -> Result<Opened, Refusal> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    if let Some(handoff) = hadoop_ipc
+        && sniff(&stream, deadline, timeout).await? == Protocol::HadoopIpc
+    {
+        return match handoff.try_send((stream, remote_addr)) {
+            Ok(()) => Ok(Opened::HandedOver),
+            Err(_) => Err(Refusal::HadoopIpcBusy),
+        };
+    }
+    match acceptor {
+        Some(acceptor) => {
+            let remaining = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let (tls, identity) = handshake(acceptor, stream, remaining, timeout).await?;
+            Ok(Opened::Tls(tls, identity))
+        }
+        None => Ok(Opened::Plain(stream)),
+    }
+}
+
+/// Which protocol `stream` opens with, from bytes read without taking them, by `deadline`.
+async fn sniff(
+    stream: &TcpStream,
+    deadline: tokio::time::Instant,
+    timeout: Duration,
+) -> Result<Protocol, Refusal> {
+    let mut first = [0u8; yarn_ipc::MAGIC.len()];
+    loop {
+        let peeked = tokio::time::timeout_at(deadline, stream.peek(&mut first))
+            .await
+            .map_err(|_| Refusal::HandshakeTimeout { timeout })?
+            .map_err(|source| Refusal::HandshakeFailed { source })?;
+        if peeked == 0 {
+            return Err(Refusal::HandshakeFailed {
+                source: io::ErrorKind::UnexpectedEof.into(),
+            });
+        }
+        match Protocol::sniff(&first[..peeked]) {
+            // A peek returns at once while any byte is waiting, so wait a little before asking
+            // again rather than spinning on a client that sent part of its preamble.
+            Protocol::Incomplete => {
+                if tokio::time::Instant::now() + SNIFF_RETRY > deadline {
+                    return Err(Refusal::HandshakeTimeout { timeout });
+                }
+                tokio::time::sleep(SNIFF_RETRY).await;
+            }
+            protocol => return Ok(protocol),
+        }
+    }
+}
+
 /// Runs one server-side handshake under `timeout` and reads the client's identity from its
 /// certificate, `None` when it presented none (which the server configuration decided to
 /// allow, and [`Incoming::admit`] decides again).
 async fn handshake(
     acceptor: TlsAcceptor,
     stream: TcpStream,
+    remaining: Duration,
     timeout: Duration,
 ) -> Result<(Box<TlsStream<TcpStream>>, Option<PeerIdentity>), Refusal> {
-    let tls = match tokio::time::timeout(timeout, acceptor.accept(stream)).await {
+    let tls = match tokio::time::timeout(remaining, acceptor.accept(stream)).await {
         Err(_) => return Err(Refusal::HandshakeTimeout { timeout }),
         Ok(Err(err)) => return Err(Refusal::of_handshake_error(err)),
         Ok(Ok(tls)) => tls,

@@ -35,6 +35,7 @@ mod authz;
 mod certificate_refusal;
 mod connection_limits;
 mod connector;
+mod hadoop_ipc_settings;
 mod identity;
 mod identity_connections;
 mod idle_timer;
@@ -52,8 +53,9 @@ pub use authz::{Authorizer, Caller, authorize, peer_identity, peer_info};
 pub use certificate_refusal::CertificateRefusal;
 pub use connection_limits::ConnectionLimits;
 pub use connector::{ChannelOptions, TlsConnector, connect, connect_lazy, dial};
+pub use hadoop_ipc_settings::HadoopIpcSettings;
 pub use identity::PeerIdentity;
-pub use incoming::{Incoming, plaintext_incoming, tls_incoming};
+pub use incoming::{HadoopIpcHandoff, Incoming, plaintext_incoming, tls_incoming};
 pub use peer_connection::{PeerConnection, PeerInfo};
 pub use role::Role;
 pub use status_message_bound::{

@@ -48,6 +48,10 @@ pub(crate) enum Refusal {
          most yarn.tls.max-connections-per-identity allows them together"
     )]
     TooManyAnonymousConnections { limit: usize },
+
+    /// A Hadoop IPC connection the Hadoop IPC server had no room for.
+    #[error("Hadoop IPC client dropped: the Hadoop IPC server takes no more connections")]
+    HadoopIpcBusy,
 }
 
 impl Refusal {

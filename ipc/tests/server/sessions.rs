@@ -373,3 +373,39 @@ async fn a_connection_sniffed_elsewhere_is_served_with_its_read_ahead() {
     shutdown.cancel();
     while tasks.join_next().await.is_some() {}
 }
+
+#[tokio::test]
+async fn connections_handed_over_by_another_listener_are_served_until_the_senders_go() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+    let addr = listener.local_addr().expect("bound");
+    let server = IpcServer::new(TestDispatcher::default(), config());
+    let (handoff, handed_over) = tokio::sync::mpsc::channel(4);
+    let shutdown = CancellationToken::new();
+    let mut tasks = JoinSet::new();
+    let token = shutdown.clone();
+    tasks.spawn(async move { server.serve_handed_over(handed_over, token).await });
+
+    tracing::info!("--- the listener's owner accepts and hands the stream over untouched");
+    let connect = TcpStream::connect(addr);
+    let (accepted, connected) = tokio::join!(listener.accept(), connect);
+    let (stream, peer) = accepted.expect("accepted");
+    handoff
+        .send((stream, peer))
+        .await
+        .expect("the server takes it");
+    let mut client = TestClient::new(connected.expect("connected"));
+    client.open_simple("erin").await;
+    client
+        .call(0, APPLICATION_CLIENT_PROTOCOL, "whoami", b"")
+        .await;
+    assert_success(&client.answer().await, 0, b"erin");
+
+    tracing::info!("--- without senders the server closes its connections and returns");
+    drop(handoff);
+    client.must_see_close().await;
+    let served = tokio::time::timeout(Duration::from_secs(10), tasks.join_next())
+        .await
+        .expect("serve_handed_over returns once every sender is gone");
+    assert!(served.expect("the serve task ran").is_ok());
+    assert!(!shutdown.is_cancelled(), "the caller's token is left alone");
+}

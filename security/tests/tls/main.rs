@@ -5,6 +5,7 @@
 mod anonymous;
 mod config;
 mod connection_limits;
+mod hadoop_ipc_sharing;
 mod mutual_tls;
 mod plaintext;
 mod support;
