@@ -335,6 +335,28 @@ pub struct MiniclusterInitArgs {
     /// How many NodeManagers (nm1, nm2, ...).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub nms: usize,
+    /// A property for every daemon's and the client's yarn-site.xml, such as
+    /// `yarn.hadoop-ipc.enabled=true`; repeatable. Only keys yarn-ha declares are taken.
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = site_property)]
+    pub site: Vec<(String, String)>,
+}
+
+/// Reads `NAME=VALUE` for `minicluster init --set`, refusing names yarn-ha does not declare so
+/// that a misspelt key is not silently ignored.
+fn site_property(argument: &str) -> Result<(String, String), String> {
+    let (name, value) = argument
+        .split_once('=')
+        .ok_or_else(|| format!("{argument:?} is not NAME=VALUE"))?;
+    let name = name.trim();
+    // Per-id keys (yarn.resourcemanager.address.rm1) are declared without their id.
+    let declared = yarn_conf::keys::find(name).is_some()
+        || name
+            .rsplit_once('.')
+            .is_some_and(|(base, _)| yarn_conf::keys::find(base).is_some());
+    if !declared {
+        return Err(format!("{name} is not a key yarn-ha reads"));
+    }
+    Ok((name.to_owned(), value.trim().to_owned()))
 }
 
 /// Arguments of `yarn-ha minicluster start`.

@@ -44,8 +44,8 @@ pub enum CallError {
     MalformedRequest {
         /// The call's `methodName`.
         method: String,
-        /// What protobuf decoding found.
-        reason: prost::DecodeError,
+        /// What decoding found: which message or field, and what was wrong with it.
+        reason: String,
     },
 
     /// The operation itself refused or failed, with the Hadoop exception the client should
@@ -157,7 +157,7 @@ mod tests {
         let reason = <crate::pb::TokenProto as prost::Message>::decode(&[0xff_u8][..]).unwrap_err();
         let failure = CallError::MalformedRequest {
             method: "allocate".into(),
-            reason,
+            reason: reason.to_string(),
         }
         .to_failure();
         assert_eq!(failure.status(), RpcStatusProto::Error);

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use yarn_conf::{ConfError, Configuration, Key, KeyKind, RmHaConfig, keys};
-use yarn_security::{Groups, KeyRollingSchedule};
+use yarn_security::{Groups, HadoopIpcSettings, KeyRollingSchedule};
 use yarn_web::WebAccess;
 
 use yarn_scheduler::{SchedulerError, SchedulerSettings};
@@ -66,6 +66,8 @@ pub struct RmConfig {
     pub opportunistic: OpportunisticSettings,
     /// Who the web address serves without a name (`hadoop.http.authentication.*`).
     pub web_access: WebAccess,
+    /// Whether the client and scheduler ports also speak Hadoop IPC, and to whom.
+    pub hadoop_ipc: HadoopIpcSettings,
 }
 
 /// The Raft group's timings, from `yarn.resourcemanager.ha.raft.*`.
@@ -158,6 +160,7 @@ impl RmConfig {
             },
             opportunistic: OpportunisticSettings::from_conf(conf)?,
             web_access: WebAccess::from_conf(conf)?,
+            hadoop_ipc: HadoopIpcSettings::from_conf(conf)?,
             rm_id,
             ha,
         };

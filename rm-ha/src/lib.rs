@@ -31,6 +31,7 @@ pub mod applications;
 mod config;
 mod error;
 mod grpc;
+mod hadoop_ipc;
 pub mod nodes;
 pub mod operations;
 pub mod raft_network;

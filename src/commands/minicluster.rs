@@ -51,7 +51,11 @@ fn demo() -> anyhow::Result<ExitCode> {
 }
 
 fn init(args: &MiniclusterInitArgs) -> anyhow::Result<ExitCode> {
-    let manifest = yarn_minicluster::init(&args.dir, args.rms, args.nms)?;
+    let options = yarn_minicluster::LayoutOptions {
+        site: args.site.clone(),
+        ..Default::default()
+    };
+    let manifest = yarn_minicluster::init_with(&args.dir, args.rms, args.nms, &options)?;
     let base = manifest.base_dir.display();
     println!(
         "created a minicluster of {} ResourceManager(s) and {} NodeManager(s) in {base}",

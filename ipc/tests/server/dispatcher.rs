@@ -48,7 +48,8 @@ impl Dispatcher for TestDispatcher {
             "badRequest" => Err(CallError::MalformedRequest {
                 method: call.method,
                 reason: <yarn_ipc::pb::TokenProto as prost::Message>::decode(&[0x0a_u8][..])
-                    .unwrap_err(),
+                    .unwrap_err()
+                    .to_string(),
             }),
             "panic" => panic!("a dispatcher bug, on purpose"),
             _ => Err(CallError::NoSuchMethod {

@@ -32,6 +32,7 @@ use super::proposer::Proposer;
 use super::raft_proposer::RaftProposer;
 use crate::error::Error;
 use crate::grpc::{AdminService, ApplicationMasterService, ClientService, ResourceTrackerService};
+use crate::hadoop_ipc::{self, ClientDispatcher};
 use crate::operations::{
     AdminOperations, AmOperations, ClientOperations, ResourceTrackerOperations,
 };
@@ -323,6 +324,17 @@ impl ResourceManager {
             operations: Arc::clone(&client_operations),
             authorizer,
         };
+        let client_incoming = hadoop_ipc::share_port(
+            Incoming::new(listeners.client, &tls),
+            &config.hadoop_ipc,
+            &tls,
+            hadoop_ipc::client_auth(&config.hadoop_ipc),
+            ClientDispatcher {
+                operations: Arc::clone(&client_operations),
+            },
+            &mut tasks,
+            &shutdown,
+        );
         let rest = RestApi {
             operations: client_operations,
             raft: raft.clone(),
@@ -408,10 +420,7 @@ impl ResourceManager {
                 .layer(BoundStatusMessages)
                 .layer(rpc_metrics.clone())
                 .add_service(ApplicationClientProtocolServer::new(client_service))
-                .serve_with_incoming_shutdown(
-                    Incoming::new(listeners.client, &tls),
-                    shutdown.clone().cancelled_owned(),
-                ),
+                .serve_with_incoming_shutdown(client_incoming, shutdown.clone().cancelled_owned()),
         );
         spawn_server(
             &mut tasks,
