@@ -49,7 +49,8 @@
 //! # Authentication
 //!
 //! [`AuthPolicy`] says which methods a server enables. SIMPLE is implemented; SASL methods
-//! (TOKEN with DIGEST-MD5, later KERBEROS) plug in as [`SaslMechanism`]s. With no SASL
+//! plug in as [`SaslMechanism`]s: TOKEN with DIGEST-MD5 is [`TokenSasl`], checking tokens
+//! against the daemon's [`TokenSecrets`]; KERBEROS would be another. With no SASL
 //! mechanism, a client that asks for SASL is refused with a FATAL `AccessControlException`
 //! rather than downgraded to SIMPLE as a SIMPLE-only Hadoop server would.
 
@@ -63,6 +64,8 @@ mod codec_error;
 mod connection;
 mod connection_handler;
 mod delimited;
+mod digest_directives;
+mod digest_md5;
 mod dispatcher;
 mod exception_class;
 mod frame;
@@ -74,6 +77,9 @@ mod sasl;
 mod server;
 mod server_config;
 mod sniff;
+mod token_exchange;
+mod token_sasl;
+mod token_secrets;
 pub mod yarn_protocol;
 
 pub use auth_method::AuthMethod;
@@ -96,6 +102,8 @@ pub use sasl::{SaslExchange, SaslMechanism, SaslRefusal, SaslStep, SaslUser};
 pub use server::IpcServer;
 pub use server_config::IpcServerConfig;
 pub use sniff::Protocol;
+pub use token_sasl::TokenSasl;
+pub use token_secrets::{TokenSecret, TokenSecrets};
 
 /// The call id of the connection context.
 pub const CONNECTION_CONTEXT_CALL_ID: i32 = -3;

@@ -4,9 +4,12 @@
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
+use prost::Message;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use yarn_ipc::pb::rpc_response_header_proto::RpcStatusProto;
 use yarn_ipc::pb::{
-    IpcConnectionContextProto, RequestHeaderProto, RpcResponseHeaderProto, UserInformationProto,
+    IpcConnectionContextProto, RequestHeaderProto, RpcResponseHeaderProto, RpcSaslProto,
+    UserInformationProto,
 };
 use yarn_ipc::{AuthProtocol, FrameDecoder, Preamble, RequestFrame, ResponseFrame, take_delimited};
 
@@ -101,6 +104,20 @@ impl<S: AsyncRead + AsyncWrite + Unpin> TestClient<S> {
                 "the server closed the connection instead of answering"
             );
         }
+    }
+
+    /// Reads the next answer, which must be a SASL SUCCESS, and returns its SASL message.
+    pub async fn sasl_answer(&mut self) -> RpcSaslProto {
+        let answer = self.answer().await;
+        assert_eq!(answer.header.call_id as i32, yarn_ipc::SASL_CALL_ID);
+        assert_eq!(
+            answer.header.status(),
+            RpcStatusProto::Success,
+            "{:?}",
+            answer.header
+        );
+        let body = answer.body.expect("a SASL message");
+        RpcSaslProto::decode(body).expect("a well-formed SASL message")
     }
 
     /// Asserts the server closes the connection with nothing more to say.

@@ -5,11 +5,12 @@ use std::sync::Arc;
 use bytes::Bytes;
 use tokio::sync::Semaphore;
 use yarn_ipc::yarn_protocol::APPLICATION_CLIENT_PROTOCOL;
-use yarn_ipc::{Call, CallError, Dispatcher, ExceptionClass};
+use yarn_ipc::{AuthMethod, Authentication, Call, CallError, Dispatcher, ExceptionClass};
 
 /// Serves `ApplicationClientProtocolPB` with:
 /// - `echo`: answers the request bytes;
 /// - `whoami`: answers the caller's user name;
+/// - `tokenIdentifier`: answers the identifier of the token that authenticated the caller;
 /// - `slow`: waits for a permit the test adds to `release`, then answers `slow`;
 /// - `standby`: fails with `StandbyException`;
 /// - `badRequest`: fails as a request that does not parse;
@@ -37,6 +38,16 @@ impl Dispatcher for TestDispatcher {
         match call.method.as_str() {
             "echo" => Ok(call.request),
             "whoami" => Ok(Bytes::from(call.caller.user.clone().unwrap_or_default())),
+            "tokenIdentifier" => match &call.caller.authentication {
+                Authentication::Sasl {
+                    method: AuthMethod::Token,
+                    token_identifier: Some(identifier),
+                } => Ok(identifier.clone()),
+                other => Err(CallError::Application {
+                    class: ExceptionClass::AccessControlException,
+                    message: format!("not authenticated by a token: {other:?}"),
+                }),
+            },
             "slow" => {
                 self.release.acquire().await.expect("never closed").forget();
                 Ok(Bytes::from_static(b"slow"))

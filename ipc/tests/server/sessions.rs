@@ -15,7 +15,7 @@ use crate::client::{Answer, CLIENT_ID, TestClient};
 use crate::dispatcher::TestDispatcher;
 
 /// A server on a port of its own, stopped when dropped.
-struct RunningServer {
+pub(crate) struct RunningServer {
     addr: SocketAddr,
     dispatcher: TestDispatcher,
     shutdown: CancellationToken,
@@ -23,7 +23,7 @@ struct RunningServer {
 }
 
 impl RunningServer {
-    async fn start(config: IpcServerConfig) -> Self {
+    pub(crate) async fn start(config: IpcServerConfig) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("a free port");
         let addr = listener.local_addr().expect("bound");
         let dispatcher = TestDispatcher::default();
@@ -40,7 +40,7 @@ impl RunningServer {
         }
     }
 
-    async fn client(&self) -> TestClient<TcpStream> {
+    pub(crate) async fn client(&self) -> TestClient<TcpStream> {
         TestClient::new(
             TcpStream::connect(self.addr)
                 .await
@@ -68,7 +68,7 @@ fn config() -> IpcServerConfig {
     config
 }
 
-fn assert_success(answer: &Answer, call_id: i32, body: &[u8]) {
+pub(crate) fn assert_success(answer: &Answer, call_id: i32, body: &[u8]) {
     let header = &answer.header;
     assert_eq!(header.status(), RpcStatusProto::Success, "{header:?}");
     assert_eq!(header.call_id, call_id as u32);
@@ -83,7 +83,7 @@ fn assert_success(answer: &Answer, call_id: i32, body: &[u8]) {
     assert_eq!(answer.body.as_deref(), Some(body));
 }
 
-fn assert_failure(
+pub(crate) fn assert_failure(
     answer: &Answer,
     status: RpcStatusProto,
     call_id: i32,
