@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use yarn_amrmproxy::ProxyConfig;
 use yarn_conf::{ConfError, Configuration, HostPort, keys};
+use yarn_security::HadoopIpcSettings;
 use yarn_web::WebAccess;
 
 use crate::executor::ExecutorKind;
@@ -18,6 +19,8 @@ pub struct NmConfig {
     pub webapp_address: HostPort,
     /// Who the web endpoint serves without a name (`hadoop.http.authentication.*`).
     pub web_access: WebAccess,
+    /// Whether `address` (and the AMRMProxy's) also speaks Hadoop IPC, for Hadoop's NMClient.
+    pub hadoop_ipc: HadoopIpcSettings,
     /// Memory offered to containers, in MB.
     pub memory_mb: u64,
     /// Virtual cores offered to containers.
@@ -77,6 +80,7 @@ impl NmConfig {
             address: conf.get_host_port(&keys::NM_ADDRESS)?,
             webapp_address: conf.get_host_port(&keys::NM_WEBAPP_ADDRESS)?,
             web_access: WebAccess::from_conf(conf)?,
+            hadoop_ipc: HadoopIpcSettings::from_conf(conf)?,
             memory_mb: conf.get_size_mb(&keys::NM_PMEM_MB)?,
             vcores: conf.get_u32(&keys::NM_VCORES)?,
             local_dirs: conf

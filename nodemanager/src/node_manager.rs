@@ -13,12 +13,12 @@ use yarn_client::{RmClient, RmClientConfig, RmService};
 use yarn_conf::HostPort;
 use yarn_proto::ids::NodeId;
 use yarn_proto::pb;
-use yarn_security::{Authorizer, Incoming, TlsConfig};
+use yarn_security::{Authorizer, HadoopIpcShare, Incoming, TlsConfig};
 
 use yarn_amrmproxy::{AmrmProxy, InterceptorPipeline, InterceptorRegistry};
 
 use crate::amrm_proxy::{AmrmProxyHost, ManagerNodeContext};
-use crate::container_manager::ContainerManager;
+use crate::container_manager::{ContainerManager, ContainerManagerDispatcher};
 use crate::executor::IoCause;
 use crate::node_status_updater::{Connection, NodeStatusUpdater};
 use crate::state_store::ProxyRecords;
@@ -153,13 +153,23 @@ impl NodeManager {
                 Ok(None)
             });
         }
+        let (incoming, hadoop_ipc) = HadoopIpcShare::share(
+            Incoming::new(listener, &tls),
+            &config.hadoop_ipc,
+            ContainerManagerDispatcher::auth(Arc::clone(&manager)),
+            ContainerManagerDispatcher::new(Arc::clone(&manager)),
+        );
+        if let Some(hadoop_ipc) = hadoop_ipc {
+            let ipc_shutdown = shutdown.clone();
+            tasks.spawn(async move {
+                hadoop_ipc.serve(ipc_shutdown).await;
+                Ok(None)
+            });
+        }
         let server = tonic::transport::Server::builder()
             .layer(yarn_security::BoundStatusMessages)
             .add_service(manager.service(Authorizer::for_tls(&tls)))
-            .serve_with_incoming_shutdown(
-                Incoming::new(listener, &tls),
-                shutdown.clone().cancelled_owned(),
-            );
+            .serve_with_incoming_shutdown(incoming, shutdown.clone().cancelled_owned());
         let address = config.address.to_string();
         tasks.spawn(async move {
             server.await.map_err(|source| Error::Serve {

@@ -188,6 +188,11 @@ impl Incoming {
         self
     }
 
+    /// The limits the listener enforces.
+    pub fn limits(&self) -> ConnectionLimits {
+        self.limits
+    }
+
     /// The address the listener is bound to.
     ///
     /// # Errors

@@ -151,14 +151,7 @@ impl<I: TokenIdentifier> TokenSecretManager<I> {
                 found: token.kind,
             });
         }
-        let identifier = I::decode(token.identifier.as_slice()).map_err(|source| {
-            Error::MalformedTokenIdentifier {
-                kind: I::KIND,
-                source,
-            }
-        })?;
-        let key_id = identifier.key_id();
-        let key = self.key(key_id).ok_or_else(|| self.unknown_key(key_id))?;
+        let (identifier, key) = self.identify(&token.identifier)?;
         if !key.verifies(&token.identifier, &token.password) {
             return Err(Error::InvalidTokenSignature { kind: I::KIND });
         }
@@ -172,6 +165,30 @@ impl<I: TokenIdentifier> TokenSecretManager<I> {
             });
         }
         Ok(identifier)
+    }
+
+    /// The decoded identifier and the password of the token whose encoded identifier is
+    /// `identifier`: what a SASL DIGEST-MD5 server needs, since the client proves it holds the
+    /// password without sending it. Checks 2 and 3 of [`verify`](Self::verify); the caller's
+    /// exchange stands for check 4, and the caller checks expiry and context.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::MalformedTokenIdentifier`] and [`Error::UnknownMasterKey`], as `verify`.
+    pub fn password_of(&self, identifier: &[u8]) -> Result<(I, Vec<u8>), Error> {
+        let (decoded, key) = self.identify(identifier)?;
+        Ok((decoded, key.sign(identifier)))
+    }
+
+    /// The identifier `bytes` decode to and the held key it names.
+    fn identify(&self, bytes: &[u8]) -> Result<(I, &MasterKey), Error> {
+        let identifier = I::decode(bytes).map_err(|source| Error::MalformedTokenIdentifier {
+            kind: I::KIND,
+            source,
+        })?;
+        let key_id = identifier.key_id();
+        let key = self.key(key_id).ok_or_else(|| self.unknown_key(key_id))?;
+        Ok((identifier, key))
     }
 
     fn keys(&self) -> impl Iterator<Item = &MasterKey> {

@@ -459,3 +459,31 @@ fn debug_output_never_contains_secrets() {
     assert!(!debug.contains(&format!("{:?}", token.password)), "{debug}");
     assert!(debug.contains("<32 bytes redacted>"), "{debug}");
 }
+
+#[test]
+fn the_password_of_an_identifier_is_the_one_its_token_was_signed_with() {
+    let manager = TokenSecretManager::with_previous(key(8), Some(key(7)));
+    let old = TokenSecretManager::new(key(7)).sign(amrm_identifier(), "rm:8030");
+    let current = manager.sign(amrm_identifier(), "rm:8030");
+    for token in [old, current] {
+        let (identifier, password) = manager.password_of(&token.identifier).unwrap();
+        assert_eq!(
+            password, token.password,
+            "a SASL server computes what the AM holds"
+        );
+        assert_eq!(identifier.app_attempt_id, Some(attempt()));
+    }
+
+    let unknown = TokenSecretManager::new(key(9)).sign(amrm_identifier(), "rm:8030");
+    assert!(matches!(
+        TokenSecretManager::<pb::AmrmTokenIdentifierProto>::password_of(
+            &manager,
+            &unknown.identifier
+        ),
+        Err(Error::UnknownMasterKey { key_id: 9, .. })
+    ));
+    assert!(matches!(
+        manager.password_of(&[0xff]),
+        Err(Error::MalformedTokenIdentifier { .. })
+    ));
+}

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 use prost::Message;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
-use yarn_proto::ids::{ContainerId, NodeId};
+use yarn_proto::ids::{ApplicationAttemptId, ContainerId, NodeId};
 use yarn_proto::pb;
 use yarn_proto::pb::container_management_protocol_server::ContainerManagementProtocolServer;
 use yarn_proto::token_metadata::PresentedToken;
@@ -156,6 +156,30 @@ impl ContainerManager {
     /// The master key of `kind` the RM shipped most recently, if any yet.
     pub fn current_master_key(&self, kind: NmKeyKind) -> Option<MasterKey> {
         self.core.with_keys(|keys| keys.current(kind).cloned())
+    }
+
+    /// The password of the NM token whose encoded identifier is `identifier`, under the current
+    /// or previous NM-token key, for a Hadoop IPC SASL exchange in which the caller proves it
+    /// holds the token without sending it; and the attempt it was issued to, which the
+    /// connection runs as. Which containers the token may touch is checked per call.
+    ///
+    /// # Errors
+    ///
+    /// Why no password can be given: no key yet, an unknown key, an unreadable identifier.
+    pub fn nm_token_password(&self, identifier: &[u8]) -> Result<(String, Vec<u8>), String> {
+        self.core.with_keys(|keys| {
+            let manager = keys
+                .nm_tokens()
+                .ok_or("this NodeManager holds no NM-token master key yet")?;
+            let (decoded, password) = manager
+                .password_of(identifier)
+                .map_err(|err| err.to_string())?;
+            let attempt = decoded
+                .app_attempt_id
+                .and_then(|attempt| ApplicationAttemptId::try_from(attempt).ok())
+                .ok_or("the NM token names no application attempt")?;
+            Ok((attempt.to_string(), password))
+        })
     }
 
     /// The tonic service for the NodeManager's container-manager address (see

@@ -35,6 +35,7 @@ mod action_runner;
 mod container_entry;
 #[allow(clippy::module_inception)]
 mod container_manager;
+mod container_manager_dispatcher;
 mod container_manager_service;
 mod container_refusal;
 mod container_report;
@@ -56,6 +57,7 @@ use work::Work;
 pub use container_manager::{
     ContainerManager, KILLED_BY_APPMASTER_DIAGNOSTIC, KILLED_BY_RESOURCEMANAGER_DIAGNOSTIC,
 };
+pub use container_manager_dispatcher::ContainerManagerDispatcher;
 pub use container_manager_service::ContainerManagerService;
 pub use container_refusal::ContainerRefusal;
 pub use container_report::ContainerReport;

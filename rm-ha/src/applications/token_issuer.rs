@@ -70,17 +70,28 @@ impl TokenIssuer {
             .amrm
             .verify(&token, 0)
             .map_err(|err| invalid(err.to_string()))?;
-        let attempt = identifier
-            .app_attempt_id
-            .ok_or_else(|| AmrmTokenRefusal::NoAttempt {
-                reason: "app_attempt_id is missing".to_owned(),
-            })
-            .and_then(|proto| {
-                ApplicationAttemptId::try_from(proto).map_err(|err| AmrmTokenRefusal::NoAttempt {
+        amrm_attempt(identifier)
+    }
+
+    /// The attempt, key id and password of the AMRMToken whose encoded identifier is
+    /// `identifier`, for a SASL DIGEST-MD5 exchange in which the AM proves it holds the
+    /// password without sending it.
+    ///
+    /// # Errors
+    ///
+    /// [`AmrmTokenRefusal`] saying what was wrong with the identifier.
+    pub fn amrm_password(
+        &self,
+        identifier: &[u8],
+    ) -> Result<(ApplicationAttemptId, i32, Vec<u8>), AmrmTokenRefusal> {
+        let (identifier, password) =
+            self.amrm
+                .password_of(identifier)
+                .map_err(|err| AmrmTokenRefusal::Invalid {
                     reason: err.to_string(),
-                })
-            })?;
-        Ok((attempt, identifier.key_id))
+                })?;
+        let (attempt, key_id) = amrm_attempt(identifier)?;
+        Ok((attempt, key_id, password))
     }
 
     /// The id of the key AMRMTokens are signed with now; an AM whose token carries another id
@@ -170,6 +181,23 @@ pub fn execution_type(execution_type: ExecutionType) -> pb::ExecutionTypeProto {
         ExecutionType::Guaranteed => pb::ExecutionTypeProto::Guaranteed,
         ExecutionType::Opportunistic => pb::ExecutionTypeProto::Opportunistic,
     }
+}
+
+/// The attempt an AMRMToken identifier authorizes, and the id of the key it was signed with.
+fn amrm_attempt(
+    identifier: pb::AmrmTokenIdentifierProto,
+) -> Result<(ApplicationAttemptId, i32), AmrmTokenRefusal> {
+    let attempt = identifier
+        .app_attempt_id
+        .ok_or_else(|| AmrmTokenRefusal::NoAttempt {
+            reason: "app_attempt_id is missing".to_owned(),
+        })
+        .and_then(|proto| {
+            ApplicationAttemptId::try_from(proto).map_err(|err| AmrmTokenRefusal::NoAttempt {
+                reason: err.to_string(),
+            })
+        })?;
+    Ok((attempt, identifier.key_id))
 }
 
 #[cfg(test)]

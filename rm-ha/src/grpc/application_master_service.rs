@@ -2,6 +2,8 @@
 //! [`AmOperations`]. The same service serves DistributedSchedulingAMProtocol on that address
 //! (see `distributed_scheduling_service`).
 
+use std::sync::Arc;
+
 use tonic::{Request, Response, Status};
 use yarn_proto::pb;
 use yarn_proto::pb::application_master_protocol_server::ApplicationMasterProtocol;
@@ -17,7 +19,7 @@ const ENDPOINT: &str = "application master";
 /// AMRMProxy, and the AMRMToken in the `AMRM_TOKEN_METADATA_KEY` metadata), runs the operation
 /// and answers with its result or the status its error maps to.
 pub(crate) struct ApplicationMasterService {
-    pub(crate) operations: AmOperations,
+    pub(crate) operations: Arc<AmOperations>,
     pub(crate) authorizer: Authorizer,
 }
 

@@ -1,7 +1,7 @@
 //! The one mapping of [`RmError`] to the Hadoop exceptions the ResourceManager's Hadoop IPC
 //! answers with.
 
-use yarn_ipc::{CallError, ExceptionClass};
+use yarn_ipc::{CallError, ExceptionClass, SaslRefusal};
 
 use crate::operations::RmError;
 
@@ -45,6 +45,17 @@ impl From<RmError> for CallError {
             class,
             message: err.to_string(),
         }
+    }
+}
+
+/// The refusal of a SASL exchange the error ends: the same exception a call would get.
+pub(super) fn sasl_refusal(err: RmError) -> SaslRefusal {
+    match CallError::from(err) {
+        CallError::Application { class, message } => SaslRefusal { class, message },
+        other => SaslRefusal {
+            class: ExceptionClass::YarnException,
+            message: other.to_string(),
+        },
     }
 }
 

@@ -10,50 +10,49 @@
 //! answers are converted by `yarn_hadoop_records`, and [`RmError`](crate::operations::RmError)
 //! becomes a Hadoop exception in one place (`call_refusal`).
 
+mod am_dispatcher;
 mod call_refusal;
 mod client_dispatcher;
 mod records;
 
-use tokio::sync::mpsc;
+use std::sync::Arc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
-use yarn_ipc::{AuthPolicy, Dispatcher, IpcServer, IpcServerConfig};
-use yarn_security::{HadoopIpcSettings, Incoming, TlsConfig};
 
+use yarn_ipc::{AuthPolicy, Dispatcher, TokenSasl};
+use yarn_security::{HadoopIpcSettings, HadoopIpcShare, Incoming};
+
+pub(crate) use am_dispatcher::{AmDispatcher, AmrmTokenSecrets};
 pub(crate) use client_dispatcher::ClientDispatcher;
 
 use crate::error::Error;
 
-/// How many accepted Hadoop IPC connections may wait for the IPC server to take them.
-const HANDOFF_BACKLOG: usize = 64;
-
 /// `incoming`, sharing its port with a Hadoop IPC server for `dispatcher` when `settings`
-/// enable Hadoop IPC; the server runs in `tasks` until `shutdown`, or until `incoming` is
-/// dropped. Its connections authenticate as `auth` allows, are closed after the same idle time
-/// as the port's gRPC connections, and carry frames of at most `ipc.maximum.data.length`.
+/// enable Hadoop IPC (see [`HadoopIpcShare`]); the server runs in `tasks` until `shutdown`, or
+/// until `incoming` is dropped.
 pub(crate) fn share_port<D: Dispatcher>(
     incoming: Incoming,
     settings: &HadoopIpcSettings,
-    tls: &TlsConfig,
     auth: AuthPolicy,
     dispatcher: D,
     tasks: &mut JoinSet<Result<(), Error>>,
     shutdown: &CancellationToken,
 ) -> Incoming {
-    if !settings.enabled {
-        return incoming;
+    let (incoming, share) = HadoopIpcShare::share(incoming, settings, auth, dispatcher);
+    if let Some(share) = share {
+        let shutdown = shutdown.clone();
+        tasks.spawn(async move {
+            share.serve(shutdown).await;
+            Ok(())
+        });
     }
-    let mut config = IpcServerConfig::new(auth);
-    config.max_data_length = settings.max_data_length;
-    config.idle_timeout = tls.connection_limits().idle_timeout;
-    let server = IpcServer::new(dispatcher, config);
-    let (handoff, handed_over) = mpsc::channel(HANDOFF_BACKLOG);
-    let shutdown = shutdown.clone();
-    tasks.spawn(async move {
-        server.serve_handed_over(handed_over, shutdown).await;
-        Ok(())
-    });
-    incoming.sharing_with_hadoop_ipc(handoff)
+    incoming
+}
+
+/// How ApplicationMasters authenticate on the scheduler port: with their AMRMToken over SASL
+/// DIGEST-MD5, never by a claimed name.
+pub(crate) fn am_auth(secrets: AmrmTokenSecrets) -> AuthPolicy {
+    AuthPolicy::new(vec![Arc::new(TokenSasl::new(Arc::new(secrets)))], false)
 }
 
 /// How a port's Hadoop IPC callers that hold no token may authenticate: by the name they claim

@@ -20,7 +20,7 @@ use crate::replica::{Leadership, Proposer, now_ms};
 use crate::scheduling::{OpportunisticSettings, QueueConfigSource};
 use crate::state_machine::{
     ABORTED, CommandV1, ContainerCompletion, ContainerKey, ContainerUpdate, FinalStatus, RmCommand,
-    RmResponse, StateView,
+    RmResponse, RmState, StateView,
 };
 
 /// What the leader records for a container its AM released.
@@ -91,30 +91,72 @@ impl AmOperations {
             }
         };
         let (attempt, token_key_id) = self.state.read(|state| {
-            let issuer = TokenIssuer::from_state(state)
-                .ok_or_else(|| RmError::unavailable("the ResourceManager has no token keys yet"))?;
             let (attempt, token_key_id) =
-                issuer
+                issuer(state)?
                     .verify_amrm(token)
                     .map_err(|refusal| RmError::Unauthenticated {
                         message: refusal.to_string(),
                     })?;
-            let known = attempt.application_id.cluster_timestamp == state.cluster_timestamp_ms
-                && state.applications.contains_key(&attempt.application_id.id);
-            if !known {
-                return Err(RmError::NotFound {
-                    message: format!(
-                        "the AMRMToken names {attempt}, whose application this cluster does \
-                         not know"
-                    ),
-                });
-            }
-            Ok((attempt, token_key_id))
+            known_attempt(state, attempt)?;
+            Ok::<_, RmError>((attempt, token_key_id))
         })?;
         Ok(AmCaller {
             leadership,
             attempt,
             token_key_id,
+        })
+    }
+
+    /// The password of the AMRMToken whose encoded identifier is `identifier`, and the user a
+    /// connection proving it runs as (the attempt's id, as in Hadoop), for Hadoop IPC's SASL
+    /// DIGEST-MD5 exchange. Any replica answers from its replicated keys, so that an AM
+    /// connected to a follower learns from its first call that it must fail over.
+    ///
+    /// # Errors
+    ///
+    /// [`RmError::Unauthenticated`] for an identifier that is not an AMRMToken's of a held
+    /// key, [`RmError::NotFound`] for an application this cluster does not know; on a
+    /// follower, [`RmError::NotLeader`] instead of either.
+    pub(crate) fn amrm_secret(&self, identifier: &[u8]) -> Result<(String, Vec<u8>), RmError> {
+        match self.proven_attempt(identifier) {
+            Ok((attempt, _, password)) => Ok((attempt.to_string(), password)),
+            // A follower behind the leader may not know the application yet: what it says is
+            // that it does not lead, so that the client tries the next ResourceManager.
+            Err(err) => {
+                self.proposer.gate.require_leader()?;
+                Err(err)
+            }
+        }
+    }
+
+    /// The caller of a Hadoop IPC connection whose SASL exchange proved the AMRMToken with
+    /// encoded identifier `identifier`.
+    ///
+    /// # Errors
+    ///
+    /// [`RmError::NotLeader`] on a follower, else as [`AmOperations::amrm_secret`].
+    pub(crate) fn authenticate_proven(&self, identifier: &[u8]) -> Result<AmCaller, RmError> {
+        let leadership = self.proposer.gate.require_leader()?;
+        let (attempt, token_key_id, _) = self.proven_attempt(identifier)?;
+        Ok(AmCaller {
+            leadership,
+            attempt,
+            token_key_id,
+        })
+    }
+
+    fn proven_attempt(
+        &self,
+        identifier: &[u8],
+    ) -> Result<(ApplicationAttemptId, i32, Vec<u8>), RmError> {
+        self.state.read(|state| {
+            let proven = issuer(state)?
+                .amrm_password(identifier)
+                .map_err(|refusal| RmError::Unauthenticated {
+                    message: refusal.to_string(),
+                })?;
+            known_attempt(state, proven.0)?;
+            Ok(proven)
         })
     }
 
@@ -566,6 +608,27 @@ fn refusal(attempt: ApplicationAttemptId, response: RmResponse) -> RmError {
             ))
         }
         other => RmError::internal(format!("{attempt}: unexpected outcome {other:?}")),
+    }
+}
+
+/// The token issuer of `state`'s keys.
+fn issuer(state: &RmState) -> Result<TokenIssuer, RmError> {
+    TokenIssuer::from_state(state)
+        .ok_or_else(|| RmError::unavailable("the ResourceManager has no token keys yet"))
+}
+
+/// Refuses an AMRMToken for an application this cluster does not know.
+fn known_attempt(state: &RmState, attempt: ApplicationAttemptId) -> Result<(), RmError> {
+    let known = attempt.application_id.cluster_timestamp == state.cluster_timestamp_ms
+        && state.applications.contains_key(&attempt.application_id.id);
+    if known {
+        Ok(())
+    } else {
+        Err(RmError::NotFound {
+            message: format!(
+                "the AMRMToken names {attempt}, whose application this cluster does not know"
+            ),
+        })
     }
 }
 

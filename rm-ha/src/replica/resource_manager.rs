@@ -32,7 +32,7 @@ use super::proposer::Proposer;
 use super::raft_proposer::RaftProposer;
 use crate::error::Error;
 use crate::grpc::{AdminService, ApplicationMasterService, ClientService, ResourceTrackerService};
-use crate::hadoop_ipc::{self, ClientDispatcher};
+use crate::hadoop_ipc::{self, AmDispatcher, AmrmTokenSecrets, ClientDispatcher};
 use crate::operations::{
     AdminOperations, AmOperations, ClientOperations, ResourceTrackerOperations,
 };
@@ -327,7 +327,6 @@ impl ResourceManager {
         let client_incoming = hadoop_ipc::share_port(
             Incoming::new(listeners.client, &tls),
             &config.hadoop_ipc,
-            &tls,
             hadoop_ipc::client_auth(&config.hadoop_ipc),
             ClientDispatcher {
                 operations: Arc::clone(&client_operations),
@@ -371,21 +370,34 @@ impl ResourceManager {
             },
             authorizer,
         };
-        let application_master_service = Arc::new(ApplicationMasterService {
-            operations: AmOperations {
-                proposer: Proposer {
-                    raft: proposer.clone(),
-                    gate: gate("scheduler", |e| &e.scheduler),
-                },
-                state: state.clone(),
-                queues: config.queues.clone(),
-                container_token_expiry: config.container_allocation_expiry,
-                opportunistic: config.opportunistic.clone(),
-                max_asks_per_allocate: config.max_asks_per_allocate,
-                diagnostics_limit: config.diagnostics_limit,
+        let am_operations = Arc::new(AmOperations {
+            proposer: Proposer {
+                raft: proposer.clone(),
+                gate: gate("scheduler", |e| &e.scheduler),
             },
+            state: state.clone(),
+            queues: config.queues.clone(),
+            container_token_expiry: config.container_allocation_expiry,
+            opportunistic: config.opportunistic.clone(),
+            max_asks_per_allocate: config.max_asks_per_allocate,
+            diagnostics_limit: config.diagnostics_limit,
+        });
+        let application_master_service = Arc::new(ApplicationMasterService {
+            operations: Arc::clone(&am_operations),
             authorizer,
         });
+        let scheduler_incoming = hadoop_ipc::share_port(
+            Incoming::new(listeners.scheduler, &tls),
+            &config.hadoop_ipc,
+            hadoop_ipc::am_auth(AmrmTokenSecrets {
+                operations: Arc::clone(&am_operations),
+            }),
+            AmDispatcher {
+                operations: am_operations,
+            },
+            &mut tasks,
+            &shutdown,
+        );
         use tonic::transport::Server;
         spawn_server(
             &mut tasks,
@@ -448,7 +460,7 @@ impl ResourceManager {
                     application_master_service,
                 ))
                 .serve_with_incoming_shutdown(
-                    Incoming::new(listeners.scheduler, &tls),
+                    scheduler_incoming,
                     shutdown.clone().cancelled_owned(),
                 ),
         );
