@@ -655,6 +655,17 @@ pub enum ConfCommand {
     Get(ConfGetArgs),
     /// Validate yarn-site.xml and capacity-scheduler.xml; exits 1 with positioned messages.
     Check(ConfCheckArgs),
+    /// Write the yarn-site.xml and core-site.xml a Hadoop client (YarnClient, spark-submit)
+    /// needs to reach this cluster over Hadoop IPC, HA included.
+    HadoopClient(ConfHadoopClientArgs),
+}
+
+/// Arguments of `yarn-ha conf hadoop-client`.
+#[derive(Debug, Args)]
+pub struct ConfHadoopClientArgs {
+    /// The directory to write into (a Hadoop client's HADOOP_CONF_DIR); made if missing.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 /// Arguments of `yarn-ha conf check`.

@@ -1,4 +1,4 @@
-//! `yarn-ha conf get` and `yarn-ha conf check`.
+//! `yarn-ha conf get`, `yarn-ha conf check` and (in `hadoop_client_conf`) `conf hadoop-client`.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -19,6 +19,7 @@ const CAPACITY_SCHEDULER_XML: &str = "capacity-scheduler.xml";
 pub fn run(conf_dir: Option<&Path>, command: ConfCommand) -> anyhow::Result<ExitCode> {
     match command {
         ConfCommand::Get(args) => get(conf_dir, &args.key),
+        ConfCommand::HadoopClient(args) => super::hadoop_client_conf::run(conf_dir, &args.out),
         ConfCommand::Check(args) => {
             let dir = conf_dir.context(
                 "conf check needs a configuration directory: pass --conf-dir DIR or set YARN_CONF_DIR",

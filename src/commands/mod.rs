@@ -6,6 +6,7 @@ mod bench;
 mod chaos;
 mod conf;
 mod container;
+mod hadoop_client_conf;
 mod minicluster;
 mod node;
 mod nodemanager;
