@@ -7,6 +7,8 @@
 //! clients over Hadoop IPC (ApplicationClientProtocol, ApplicationMasterProtocol,
 //! ContainerManagementProtocol), with the two conversions the IPC servers use.
 
+#[allow(clippy::all, missing_docs)]
+pub mod hadoop;
 mod record_error;
 
 use bytes::Bytes;
