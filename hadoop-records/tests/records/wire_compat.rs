@@ -188,9 +188,10 @@ fn the_yarn_ha_only_fields_are_the_known_additions() {
 
 #[test]
 fn the_required_fields_reached_are_the_ones_prost_always_writes() {
-    // prost encodes a `required` field always; the hand conversion of UpdatedContainerProto
-    // fills the two yarn-ha leaves optional, and every other one is always set by yarn-ha or
-    // only ever read from Hadoop clients (requests).
+    // prost encodes a `required` field always, so each of these is on the wire. Where yarn-ha's
+    // field is optional, its absence goes out as the zero value: UpdatedContainerProto's are
+    // filled by hand, TokenProto's and ResourceInformationProto's are always set by yarn-ha, and
+    // the rest are in requests, which only Hadoop clients write.
     let expected = set([
         "MoveApplicationAcrossQueuesRequestProto.application_id",
         "MoveApplicationAcrossQueuesRequestProto.target_queue",
