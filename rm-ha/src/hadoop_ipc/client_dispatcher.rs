@@ -9,6 +9,7 @@ use yarn_ipc::{Authentication, Call, CallError, Dispatcher, ExceptionClass};
 use yarn_security::{Caller, PeerIdentity, Role};
 
 use super::records::{answer, request};
+use super::single_reports;
 use crate::operations::ClientOperations;
 
 /// Serves Hadoop's YarnClient: each call runs as the user its connection established (under
@@ -95,6 +96,12 @@ impl Dispatcher for ClientDispatcher {
                     .get_application_attempts(&caller, request(&call)?)
                     .await,
             ),
+            "getApplicationAttemptReport" => {
+                single_reports::attempt_report(operations, &caller, &call).await
+            }
+            "getContainerReport" => {
+                single_reports::container_report(operations, &caller, &call).await
+            }
             "getContainers" => answer(operations.get_containers(&caller, request(&call)?).await),
             "failApplicationAttempt" => answer(
                 operations

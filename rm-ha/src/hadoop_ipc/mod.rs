@@ -14,6 +14,7 @@ mod am_dispatcher;
 mod call_refusal;
 mod client_dispatcher;
 mod records;
+mod single_reports;
 
 use std::sync::Arc;
 use tokio::task::JoinSet;
