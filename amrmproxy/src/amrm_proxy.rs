@@ -295,6 +295,16 @@ impl AmrmProxy {
         }
     }
 
+    /// The attempt, key id and password of the local AMRMToken with encoded identifier
+    /// `identifier`, for a Hadoop IPC SASL exchange (see
+    /// [`ProxyTokenSecretManager::password_of`]).
+    pub(crate) fn local_token_password(
+        &self,
+        identifier: &[u8],
+    ) -> Result<(ApplicationAttemptId, i32, Vec<u8>), Error> {
+        self.lock_secrets().password_of(identifier)
+    }
+
     /// Runs `call` on `attempt`'s chain, in turn with the application's other calls, and
     /// persists the chain's record if it changed.
     pub(crate) async fn with_chain<T, F>(

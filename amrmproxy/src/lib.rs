@@ -82,6 +82,7 @@
 
 mod am_rm_relay;
 mod amrm_proxy;
+mod amrm_proxy_dispatcher;
 mod amrm_proxy_service;
 mod application_context;
 mod config;
@@ -91,6 +92,7 @@ mod error;
 mod interceptor_chain;
 mod interceptor_pipeline;
 mod interceptor_registry;
+mod ipc_refusal;
 mod memory_proxy_state_store;
 mod node_context;
 mod opportunistic_context;
@@ -103,6 +105,7 @@ mod throttle_interceptor;
 mod token_bucket;
 
 pub use amrm_proxy::{AmrmProxy, RecoveryReport};
+pub use amrm_proxy_dispatcher::AmrmProxyDispatcher;
 pub use amrm_proxy_service::AmrmProxyService;
 pub use application_context::ApplicationContext;
 pub use config::{ProxyConfig, ThrottleConfig};

@@ -157,6 +157,37 @@ impl ProxyTokenSecretManager {
                 .map_err(|source| Error::InvalidAmrmToken {
                     source: Box::new(source),
                 })?;
+        let attempt = self.served_attempt(&identifier)?;
+        Ok((attempt, identifier.key_id))
+    }
+
+    /// The attempt, signing key id and password of the local AMRMToken whose encoded
+    /// identifier is `identifier`, for Hadoop IPC's SASL DIGEST-MD5 exchange, in which the AM
+    /// proves it holds the password without sending it. An RM-issued token's identifier names
+    /// a key the proxy does not hold, or yields a password the AM cannot prove.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate), but for the kind and service, which SASL does not send.
+    pub fn password_of(
+        &self,
+        identifier: &[u8],
+    ) -> Result<(ApplicationAttemptId, i32, Vec<u8>), Error> {
+        let (identifier, password) =
+            self.manager()
+                .password_of(identifier)
+                .map_err(|source| Error::InvalidAmrmToken {
+                    source: Box::new(source),
+                })?;
+        let attempt = self.served_attempt(&identifier)?;
+        Ok((attempt, identifier.key_id, password))
+    }
+
+    /// The attempt a verified identifier names, if the proxy serves it.
+    fn served_attempt(
+        &self,
+        identifier: &pb::AmrmTokenIdentifierProto,
+    ) -> Result<ApplicationAttemptId, Error> {
         let attempt = identifier
             .app_attempt_id
             .ok_or_else(|| Error::AmrmTokenWithoutAttempt {
@@ -174,7 +205,7 @@ impl ProxyTokenSecretManager {
                 attempt: attempt.to_string(),
             });
         }
-        Ok((attempt, identifier.key_id))
+        Ok(attempt)
     }
 
     /// Takes the key-rolling step due at `now_ms`, if any: creating a next key (with a fresh

@@ -66,6 +66,7 @@
 //! strings as null rather than empty.
 
 mod application_report;
+mod call_request;
 mod container_state;
 mod convert;
 #[allow(clippy::all, missing_docs)]
@@ -88,6 +89,7 @@ use prost::Message;
 use yarn_proto::pb;
 
 use crate::convert::Convert;
+pub use call_request::{malformed, request_of};
 pub use record_error::RecordError;
 pub use reports::{
     attempt_report_request, attempt_report_response, container_report_request,

@@ -15,7 +15,7 @@ use yarn_proto::ids::NodeId;
 use yarn_proto::pb;
 use yarn_security::{Authorizer, HadoopIpcShare, Incoming, TlsConfig};
 
-use yarn_amrmproxy::{AmrmProxy, InterceptorPipeline, InterceptorRegistry};
+use yarn_amrmproxy::{AmrmProxy, AmrmProxyDispatcher, InterceptorPipeline, InterceptorRegistry};
 
 use crate::amrm_proxy::{AmrmProxyHost, ManagerNodeContext};
 use crate::container_manager::{ContainerManager, ContainerManagerDispatcher};
@@ -132,13 +132,17 @@ impl NodeManager {
                 &proxy_listener,
             )?;
             manager.attach_amrm_proxy(Arc::clone(&host));
+            let (incoming, hadoop_ipc) = HadoopIpcShare::share(
+                Incoming::new(proxy_listener, &tls),
+                &config.hadoop_ipc,
+                AmrmProxyDispatcher::auth(Arc::clone(host.proxy())),
+                AmrmProxyDispatcher::new(Arc::clone(host.proxy())),
+            );
+            spawn_hadoop_ipc(&mut tasks, hadoop_ipc, &shutdown);
             let server = tonic::transport::Server::builder()
                 .layer(yarn_security::BoundStatusMessages)
                 .add_service(host.proxy().service())
-                .serve_with_incoming_shutdown(
-                    Incoming::new(proxy_listener, &tls),
-                    shutdown.clone().cancelled_owned(),
-                );
+                .serve_with_incoming_shutdown(incoming, shutdown.clone().cancelled_owned());
             let address = host.advertised().to_string();
             tasks.spawn(async move {
                 server.await.map_err(|source| Error::Serve {
@@ -159,13 +163,7 @@ impl NodeManager {
             ContainerManagerDispatcher::auth(Arc::clone(&manager)),
             ContainerManagerDispatcher::new(Arc::clone(&manager)),
         );
-        if let Some(hadoop_ipc) = hadoop_ipc {
-            let ipc_shutdown = shutdown.clone();
-            tasks.spawn(async move {
-                hadoop_ipc.serve(ipc_shutdown).await;
-                Ok(None)
-            });
-        }
+        spawn_hadoop_ipc(&mut tasks, hadoop_ipc, &shutdown);
         let server = tonic::transport::Server::builder()
             .layer(yarn_security::BoundStatusMessages)
             .add_service(manager.service(Authorizer::for_tls(&tls)))
@@ -368,4 +366,19 @@ fn node_host(address: &HostPort) -> String {
         .ok()
         .filter(|name| !name.is_empty())
         .unwrap_or_else(|| "localhost".to_owned())
+}
+
+/// Runs the Hadoop IPC half of a shared port, if Hadoop IPC is enabled, until `shutdown`.
+fn spawn_hadoop_ipc<D: yarn_ipc::Dispatcher>(
+    tasks: &mut JoinSet<Result<Option<String>, Error>>,
+    hadoop_ipc: Option<HadoopIpcShare<D>>,
+    shutdown: &CancellationToken,
+) {
+    if let Some(hadoop_ipc) = hadoop_ipc {
+        let shutdown = shutdown.clone();
+        tasks.spawn(async move {
+            hadoop_ipc.serve(shutdown).await;
+            Ok(None)
+        });
+    }
 }

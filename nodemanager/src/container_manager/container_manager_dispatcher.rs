@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use yarn_hadoop_records::HadoopRecord;
+use yarn_hadoop_records::{HadoopRecord, request_of as request};
 use yarn_ipc::yarn_protocol::CONTAINER_MANAGEMENT_PROTOCOL;
 use yarn_ipc::{
     AuthMethod, AuthPolicy, Authentication, Call, CallError, Dispatcher, ExceptionClass,
@@ -117,14 +117,6 @@ impl Dispatcher for ContainerManagerDispatcher {
         };
         Ok(answer)
     }
-}
-
-/// The call's request message, as yarn-ha's record.
-fn request<R: HadoopRecord>(call: &Call) -> Result<R, CallError> {
-    R::from_hadoop(&call.request).map_err(|err| CallError::MalformedRequest {
-        method: call.method.clone(),
-        reason: err.to_string(),
-    })
 }
 
 /// The NM-token passwords this node's SASL exchange checks callers against.

@@ -11,7 +11,9 @@ use yarn_ipc::{
 };
 
 use super::call_refusal::sasl_refusal;
-use super::records::{answer, request};
+use yarn_hadoop_records::request_of as request;
+
+use super::records::answer;
 use crate::operations::{AmCaller, AmOperations};
 
 /// Serves Hadoop's AMRMClient: each call runs as the application attempt whose AMRMToken the

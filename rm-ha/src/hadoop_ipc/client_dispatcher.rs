@@ -8,7 +8,9 @@ use yarn_ipc::yarn_protocol::APPLICATION_CLIENT_PROTOCOL;
 use yarn_ipc::{Authentication, Call, CallError, Dispatcher, ExceptionClass};
 use yarn_security::{Caller, PeerIdentity, Role};
 
-use super::records::{answer, request};
+use yarn_hadoop_records::request_of as request;
+
+use super::records::answer;
 use super::single_reports;
 use crate::operations::ClientOperations;
 

@@ -4,13 +4,12 @@
 use bytes::Bytes;
 use yarn_hadoop_records::{
     attempt_report_request, attempt_report_response, container_report_request,
-    container_report_response,
+    container_report_response, malformed,
 };
 use yarn_ipc::{Call, CallError, ExceptionClass};
 use yarn_proto::pb;
 use yarn_security::Caller;
 
-use super::records::malformed;
 use crate::operations::ClientOperations;
 
 /// The report of the attempt the call names, with the rights checks of getApplicationAttempts.
