@@ -17,7 +17,6 @@ mod common;
 use std::path::Path;
 use std::process::Child;
 
-use prost::Message;
 use tokio::runtime::Runtime;
 use yarn_client::{Idempotency, RmClient, RmClientConfig, RmService};
 use yarn_conf::{Configuration, HostPort};
@@ -29,6 +28,7 @@ use yarn_proto::pb::application_master_protocol_client::ApplicationMasterProtoco
 use yarn_proto::token_metadata::{
     AMRM_PROXY_ADDRESS_ENV, AMRM_TOKEN_METADATA_KEY, TOKEN_FILE_ENV, insert_token,
 };
+use yarn_security::hadoop_credentials::Credentials;
 
 use common::process_cluster::{ProcessCluster, am_pid, eventually, wait_exit};
 use common::stdout;
@@ -197,16 +197,25 @@ fn distributed_scheduling_through_the_amrm_proxy() {
         environment_of(am, AMRM_PROXY_ADDRESS_ENV)
     });
     let token_file = eventually("the AM's token file", || environment_of(am, TOKEN_FILE_ENV));
-    let credentials =
-        pb::CredentialsProto::decode(std::fs::read(&token_file).unwrap().as_slice()).unwrap();
-    let amrm: Vec<&pb::TokenProto> = credentials
-        .tokens
-        .iter()
-        .filter(|token| token.kind == "YARN_AM_RM_TOKEN")
-        .collect();
+    let file = std::fs::read(&token_file).unwrap();
+    assert_eq!(
+        &file[..5],
+        b"HDTS\0",
+        "a Hadoop credentials file, version 0"
+    );
+    let credentials = Credentials::decode(&file).unwrap();
+    let amrm: Vec<_> = credentials.tokens_of_kind("YARN_AM_RM_TOKEN").collect();
     assert_eq!(amrm.len(), 1, "{credentials:?}");
-    let local = amrm[0].clone();
+    let local = pb::TokenProto::from(amrm[0].clone());
     assert_eq!(local.service, proxy, "the token is the proxy's own");
+    // Hadoop's AM environment, which the NodeManager leaves as the RM set it.
+    for variable in ["APP_SUBMIT_TIME_ENV", "MAX_APP_ATTEMPTS"] {
+        let value = environment_of(am, variable).unwrap_or_default();
+        assert!(
+            value.parse::<i64>().is_ok_and(|v| v > 0),
+            "{variable}={value:?}"
+        );
+    }
 
     let conf = Configuration::load_dir(cluster.conf_dir()).unwrap();
     let to_rm = RmClientConfig::from_conf(&conf).unwrap();

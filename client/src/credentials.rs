@@ -1,13 +1,13 @@
-//! How an ApplicationMaster finds its AMRMToken: in the token file its NodeManager wrote and
-//! named in `HADOOP_TOKEN_FILE_LOCATION`, as in Hadoop.
+//! How an ApplicationMaster finds its AMRMToken: in the Hadoop credentials file its
+//! NodeManager wrote and named in `HADOOP_TOKEN_FILE_LOCATION`, as in Hadoop.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use prost::Message;
 use yarn_proto::pb;
 use yarn_proto::token_metadata::TOKEN_FILE_ENV;
 use yarn_security::TokenKind;
+use yarn_security::hadoop_credentials::Credentials;
 
 use crate::Error;
 
@@ -21,33 +21,32 @@ pub fn read_amrm_token_from_env() -> Result<pb::TokenProto, Error> {
     read_amrm_token_from(std::env::var_os(TOKEN_FILE_ENV))
 }
 
-/// Picks the AMRMToken (kind `YARN_AM_RM_TOKEN`) out of `bytes`, an encoded
-/// `CredentialsProto` read from the file `origin`; the first one wins if there are several.
+/// Picks the AMRMToken (kind `YARN_AM_RM_TOKEN`) out of `bytes`, a Hadoop credentials file
+/// (`HDTS`, version 0 or 1) read from the file `origin`; the first one wins if there are
+/// several. Its alias does not matter: Hadoop's AMs pick it by kind too.
 ///
 /// # Errors
 ///
-/// [`Error::TokenFileMalformed`] when `bytes` do not decode, [`Error::AmRmTokenMissing`] (listing
-/// the kinds present) when no token has the AMRMToken's kind.
+/// [`Error::TokenFileMalformed`] when `bytes` are not a readable credentials file,
+/// [`Error::AmRmTokenMissing`] (listing the kinds present) when no token has the AMRMToken's
+/// kind.
 pub fn amrm_token_from_credentials(bytes: &[u8], origin: &Path) -> Result<pb::TokenProto, Error> {
-    let credentials =
-        pb::CredentialsProto::decode(bytes).map_err(|source| Error::TokenFileMalformed {
-            path: origin.to_owned(),
-            source,
-        })?;
+    let credentials = Credentials::decode(bytes).map_err(|source| Error::TokenFileMalformed {
+        path: origin.to_owned(),
+        source,
+    })?;
     let wanted = TokenKind::AmRm.name();
-    let found: Vec<String> = credentials
-        .tokens
-        .iter()
-        .map(|token| token.kind.clone())
-        .collect();
-    credentials
-        .tokens
-        .into_iter()
-        .find(|token| token.kind == wanted)
+    let found = credentials.tokens_of_kind(wanted).next().cloned();
+    found
+        .map(pb::TokenProto::from)
         .ok_or_else(|| Error::AmRmTokenMissing {
             path: origin.to_owned(),
             expected: wanted,
-            found,
+            found: credentials
+                .tokens()
+                .iter()
+                .map(|token| token.kind.clone())
+                .collect(),
         })
 }
 
@@ -72,6 +71,8 @@ fn read_amrm_token_from(location: Option<OsString>) -> Result<pb::TokenProto, Er
 
 #[cfg(test)]
 mod tests {
+    use yarn_security::hadoop_credentials::{CredentialsToken, SerializedFormat};
+
     use super::*;
 
     fn token(kind: &str, identifier: u8) -> pb::TokenProto {
@@ -83,8 +84,18 @@ mod tests {
         }
     }
 
+    /// The tokens as a version 0 credentials file (what the RM writes), each filed under an
+    /// alias of its own.
     fn credentials(tokens: Vec<pb::TokenProto>) -> Vec<u8> {
-        pb::CredentialsProto { tokens }.encode_to_vec()
+        in_format(tokens, SerializedFormat::Writable)
+    }
+
+    fn in_format(tokens: Vec<pb::TokenProto>, format: SerializedFormat) -> Vec<u8> {
+        let mut credentials = Credentials::new();
+        for (index, token) in tokens.into_iter().enumerate() {
+            credentials.add_token(CredentialsToken::from_proto(format!("t{index}"), token));
+        }
+        credentials.encode_as(format)
     }
 
     #[test]
@@ -94,7 +105,19 @@ mod tests {
             token("YARN_AM_RM_TOKEN", 2),
             token("YARN_AM_RM_TOKEN", 3),
         ]);
+        assert_eq!(&bytes[..5], b"HDTS\0");
         let picked = amrm_token_from_credentials(&bytes, Path::new("/c/container_tokens")).unwrap();
+        assert_eq!(picked, token("YARN_AM_RM_TOKEN", 2));
+    }
+
+    #[test]
+    fn a_version_1_file_is_read_too() {
+        let bytes = in_format(
+            vec![token("NMToken", 1), token("YARN_AM_RM_TOKEN", 2)],
+            SerializedFormat::Protobuf,
+        );
+        assert_eq!(&bytes[..5], b"HDTS\x01");
+        let picked = amrm_token_from_credentials(&bytes, Path::new("/c/t")).unwrap();
         assert_eq!(picked, token("YARN_AM_RM_TOKEN", 2));
     }
 
@@ -109,7 +132,8 @@ mod tests {
             "token file /c/container_tokens holds no token of kind YARN_AM_RM_TOKEN \
              (kinds found: NMToken, ContainerToken)"
         );
-        let empty = amrm_token_from_credentials(&[], Path::new("/c/t")).unwrap_err();
+        // What Spark submits, and an AM would find were no AMRMToken added.
+        let empty = amrm_token_from_credentials(b"HDTS\0\0\0", Path::new("/c/t")).unwrap_err();
         assert!(
             empty.to_string().ends_with("(kinds found: none)"),
             "{empty}"
@@ -117,14 +141,17 @@ mod tests {
     }
 
     #[test]
-    fn garbage_is_refused_naming_the_file() {
-        let err = amrm_token_from_credentials(&[0xff, 0xff, 0xff], Path::new("/c/t")).unwrap_err();
-        assert!(matches!(err, Error::TokenFileMalformed { .. }), "{err:?}");
-        assert!(
-            err.to_string()
-                .starts_with("token file /c/t is not an encoded CredentialsProto"),
-            "{err}"
-        );
+    fn garbage_and_empty_files_are_refused_naming_the_file() {
+        // A bare protobuf message: yarn-ha's token files before they were Hadoop's.
+        for bytes in [&[0x0A, 0x02, 0x01, 0x02][..], &[]] {
+            let err = amrm_token_from_credentials(bytes, Path::new("/c/t")).unwrap_err();
+            assert!(matches!(err, Error::TokenFileMalformed { .. }), "{err:?}");
+            assert!(
+                err.to_string()
+                    .starts_with("token file /c/t is not a readable Hadoop credentials file"),
+                "{err}"
+            );
+        }
     }
 
     #[test]

@@ -317,14 +317,15 @@ pub enum Error {
         source: std::io::Error,
     },
 
-    /// A token file whose bytes are not an encoded `CredentialsProto`.
-    #[error("token file {} is not an encoded CredentialsProto: {source}", path.display())]
+    /// A token file whose bytes are not a Hadoop credentials file (`HDTS`, version 0 or 1).
+    #[error("token file {} is {source}", path.display())]
     TokenFileMalformed {
         /// The file.
         path: PathBuf,
-        /// What the decoder refused.
+        /// What the reader refused, and where
+        /// ([`yarn_security::Error::MalformedCredentials`]).
         #[source]
-        source: prost::DecodeError,
+        source: yarn_security::Error,
     },
 
     /// A token file without a token of kind `YARN_AM_RM_TOKEN`.

@@ -41,7 +41,8 @@ pub const TOKEN_FILE_ENV: &str = "HADOOP_TOKEN_FILE_LOCATION";
 pub const AMRM_PROXY_ADDRESS_ENV: &str = "YARN_AMRM_PROXY_ADDRESS";
 
 /// The name of the token file the NodeManager writes into a container's working directory: the
-/// launch context's `tokens`, an encoded [`pb::CredentialsProto`].
+/// launch context's `tokens`, a Hadoop credentials file (`HDTS`, see
+/// `yarn_security::hadoop_credentials`).
 pub const CONTAINER_TOKENS_FILE: &str = "container_tokens";
 
 /// Attaches `token` to `request` under `key`, replacing any token already there.

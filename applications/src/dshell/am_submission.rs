@@ -10,6 +10,7 @@ use yarn_client::application_cli::{application_state_name, final_status_name};
 use yarn_client::{DEFAULT_POLL_INTERVAL, KillOutcome, YarnClient, escape_for_terminal};
 use yarn_proto::ids::ApplicationId;
 use yarn_proto::pb;
+use yarn_security::hadoop_credentials::Credentials;
 
 use super::option_words::{path_text, shell_command_line};
 use crate::Error;
@@ -96,6 +97,9 @@ impl AmSubmission {
             am_container_spec: Some(pb::ContainerLaunchContextProto {
                 environment: self.environment(),
                 commands: vec![self.command(subcommand, args)],
+                // No credentials of its own, written as Hadoop clients such as Spark write
+                // them (`HDTS\0\0\0`); the RM adds the AMRMToken.
+                tokens: Credentials::new().encode(),
                 ..Default::default()
             }),
             resource: Some(pb::ResourceProto {
@@ -236,7 +240,7 @@ mod tests {
     }
 
     #[test]
-    fn the_context_names_the_queue_priority_size_type_and_conf_dir() {
+    fn the_context_names_the_queue_priority_size_type_conf_dir_and_no_tokens() {
         let id = ApplicationId::new(1_700_000_000_000, 4);
         let context = submission().context(id, "dshell-am", &[]);
         assert_eq!(context.application_id, Some(id.into()));
@@ -252,6 +256,10 @@ mod tests {
         let spec = context.am_container_spec.unwrap();
         assert_eq!(spec.environment[CONF_DIR_ENV], "/etc/yarn-ha/conf");
         assert_eq!(spec.commands.len(), 1);
+        assert_eq!(
+            spec.tokens, b"HDTS\0\0\0",
+            "empty Hadoop credentials, version 0"
+        );
     }
 
     #[test]

@@ -29,9 +29,9 @@ pub struct ContainerRecord {
     /// The protobuf-encoded `ContainerTokenIdentifierProto` of the latest container token, so
     /// that a restarted NodeManager can check and report the container as the RM issued it.
     pub container_token_identifier: Vec<u8>,
-    /// The launch context's `tokens`: an encoded `CredentialsProto` (the AM's AMRMToken, for
-    /// an AM container) handed to the container unchanged in its token file. Empty when the
-    /// context carries none, and then the container gets no token file.
+    /// The launch context's `tokens`: a Hadoop credentials file (`HDTS`; the AM's AMRMToken,
+    /// for an AM container) handed to the container unchanged in its token file. Empty when
+    /// the context carries none, and then the token file holds empty credentials.
     pub tokens: Vec<u8>,
 }
 

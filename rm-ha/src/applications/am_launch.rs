@@ -7,11 +7,21 @@ use yarn_proto::pb;
 
 use super::TokenIssuer;
 use super::allocate_response::container_proto;
+use super::am_credentials::am_credentials;
 use crate::state_machine::{ApplicationState, ContainerKey, RmState};
 
-/// The environment variable with the application's submission time, as YARN sets it.
+// The AM's environment gets what Hadoop's `AMLauncher.setupTokens` adds to it, except
+// `APPLICATION_WEB_PROXY_BASE`, the path under the web proxy that Hadoop sets on every AM:
+// yarn-ha runs no web proxy, and an AM that finds the variable builds its tracking URLs under
+// a proxy that is not there. The NodeManager sets neither variable below itself, so the AM's
+// process sees the values set here.
+
+/// The environment variable with the application's submission time (milliseconds since the
+/// epoch), as Hadoop's `ApplicationConstants.APP_SUBMIT_TIME_ENV` names it.
 pub const APP_SUBMIT_TIME_ENV: &str = "APP_SUBMIT_TIME_ENV";
-/// The environment variable with the application's attempt limit, as YARN sets it.
+/// The environment variable with the application's attempt limit, as Hadoop's
+/// `ApplicationConstants.MAX_APP_ATTEMPTS_ENV` names it (Hadoop 2.0's `AMLauncher` set it;
+/// MapReduce and Tez AMs still read it to know their last attempt).
 pub const MAX_APP_ATTEMPTS_ENV: &str = "MAX_APP_ATTEMPTS";
 
 /// One AM container to start: where, with which tokens and which launch context.
@@ -23,8 +33,10 @@ pub struct AmLaunch {
     pub attempt: ApplicationAttemptId,
     /// The node, `host:port` of its container manager.
     pub node: String,
-    /// The start request: the client's AM launch context plus the attempt's AMRMToken in its
-    /// credentials, and the container token.
+    /// The start request: the client's AM launch context, its credentials rewritten as a
+    /// Hadoop credentials file holding the attempt's AMRMToken (see
+    /// [`am_credentials`](super::am_credentials)) and its environment with the variables above,
+    /// and the container token.
     pub request: pb::StartContainersRequestProto,
     /// The NM token of the attempt for the node, for the call's metadata.
     pub nm_token: pb::TokenProto,
@@ -69,7 +81,7 @@ pub fn pending_launches(
             .ok()?;
             let mut launch_context = context.am_container_spec.unwrap_or_default();
             launch_context.tokens =
-                with_amrm_token(&launch_context.tokens, issuer.amrm_token(attempt));
+                am_credentials(&launch_context.tokens, issuer.amrm_token(attempt));
             launch_context.environment.insert(
                 APP_SUBMIT_TIME_ENV.to_owned(),
                 application.submit_time_ms.to_string(),
@@ -95,43 +107,13 @@ pub fn pending_launches(
         .collect()
 }
 
-/// The client's credentials with the AMRMToken added (replacing any AMRMToken the client put
-/// there). Client credentials that do not decode are replaced: the NodeManager would hand the
-/// AM an unreadable file otherwise.
-fn with_amrm_token(client_tokens: &[u8], amrm_token: pb::TokenProto) -> Vec<u8> {
-    let mut credentials = pb::CredentialsProto::decode(client_tokens).unwrap_or_default();
-    credentials
-        .tokens
-        .retain(|token| token.kind != amrm_token.kind);
-    credentials.tokens.push(amrm_token);
-    credentials.encode_to_vec()
-}
-
 #[cfg(test)]
 mod tests {
+    use yarn_security::hadoop_credentials::Credentials;
+
     use super::*;
     use crate::state_machine::test_fixtures::{self, TIMESTAMP, key};
     use crate::state_machine::{CommandV1, RmCommand};
-
-    #[test]
-    fn the_amrm_token_joins_the_clients_credentials_once() {
-        let client = pb::CredentialsProto {
-            tokens: vec![pb::TokenProto {
-                kind: "HDFS_DELEGATION_TOKEN".to_owned(),
-                ..Default::default()
-            }],
-        };
-        let amrm = pb::TokenProto {
-            kind: "YARN_AM_RM_TOKEN".to_owned(),
-            password: vec![1],
-            ..Default::default()
-        };
-        let once = with_amrm_token(&client.encode_to_vec(), amrm.clone());
-        let twice = with_amrm_token(&once, amrm.clone());
-        let decoded = pb::CredentialsProto::decode(twice.as_slice()).unwrap();
-        let kinds: Vec<_> = decoded.tokens.iter().map(|t| t.kind.as_str()).collect();
-        assert_eq!(kinds, vec!["HDFS_DELEGATION_TOKEN", "YARN_AM_RM_TOKEN"]);
-    }
 
     #[test]
     fn only_unregistered_current_attempts_am_containers_are_launched() {
@@ -155,8 +137,8 @@ mod tests {
             .container_launch_context
             .as_ref()
             .unwrap();
-        let credentials = pb::CredentialsProto::decode(context.tokens.as_slice()).unwrap();
-        assert_eq!(credentials.tokens[0].kind, "YARN_AM_RM_TOKEN");
+        let credentials = Credentials::decode(&context.tokens).unwrap();
+        assert_eq!(credentials.tokens()[0].kind, "YARN_AM_RM_TOKEN");
         assert_eq!(context.environment[MAX_APP_ATTEMPTS_ENV], "2");
         assert!(pending_launches(&state, |k| *k == key(2), 1, 2).is_empty());
     }

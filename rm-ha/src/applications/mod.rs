@@ -10,6 +10,7 @@
 //! ```
 
 pub mod allocate_response;
+mod am_credentials;
 mod am_launch;
 mod am_session;
 mod application_access;
@@ -24,6 +25,7 @@ pub mod reports;
 mod submission_limits;
 mod token_issuer;
 
+pub use am_credentials::{AM_TOKENS_FIELD, submitted_credentials};
 pub use am_launch::{APP_SUBMIT_TIME_ENV, AmLaunch, MAX_APP_ATTEMPTS_ENV, pending_launches};
 pub use am_session::{AmSession, AttemptNews, ResponseIdCheck};
 pub use application_access::{ApplicationAccess, ApplicationAccessType};

@@ -12,8 +12,9 @@ use super::admin_acl::check_admin;
 use super::am_operations::resource_proto;
 use crate::applications::reports::{self, application_report, application_state};
 use crate::applications::{
-    ApplicationAccess, ApplicationAccessType, CallerRights, ClusterOverview, DiagnosticsLimit,
-    QueueApplications, SubmissionLimits, recorded_application_type,
+    AM_TOKENS_FIELD, ApplicationAccess, ApplicationAccessType, CallerRights, ClusterOverview,
+    DiagnosticsLimit, QueueApplications, SubmissionLimits, recorded_application_type,
+    submitted_credentials,
 };
 use crate::replica::{Leadership, Proposer, now_ms};
 use crate::scheduling::{QueueConfigSource, queue_info_proto};
@@ -307,6 +308,17 @@ impl ClientOperations {
             RmError::invalid(
                 "application_submission_context",
                 format!("SubmitApplication of {id}: {refusal}"),
+            )
+        })?;
+        // Refused now rather than at launch, where the AM would fail on every attempt.
+        let am_tokens = context.am_container_spec.as_ref().map(|spec| &spec.tokens);
+        submitted_credentials(am_tokens.map_or(&[][..], Vec::as_slice)).map_err(|err| {
+            RmError::invalid(
+                AM_TOKENS_FIELD,
+                format!(
+                    "SubmitApplication of {id}: {AM_TOKENS_FIELD} must be empty or a Hadoop \
+                     credentials file (HDTS version 0 or 1), and it is {err}"
+                ),
             )
         })?;
         let record = application_record(user, &context, id.id, now_ms(), self.max_attempts);

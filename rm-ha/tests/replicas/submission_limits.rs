@@ -1,6 +1,7 @@
 //! What one caller may send: a submission cannot make every replica store megabytes per
-//! application, submit an AM no node could hold, or have a megabyte echoed back, and the largest
-//! legal submissions replicate to every replica; an allocate carries a bounded number of asks.
+//! application, submit an AM no node could hold or credentials no AM could read, or have a
+//! megabyte echoed back, and the largest legal submissions replicate to every replica; an
+//! allocate carries a bounded number of asks.
 
 use tokio::task::JoinSet;
 use tonic::Code;
@@ -91,6 +92,24 @@ async fn submissions_past_the_limits_are_refused_naming_them() {
     )
     .await;
     assert!(message.contains("priority -5"), "{message}");
+    // The AM's credentials must be a Hadoop credentials file (or nothing), or every attempt
+    // would start with a token file no AM could read.
+    let message = refused(
+        &cluster,
+        pb::ApplicationSubmissionContextProto {
+            am_container_spec: Some(pb::ContainerLaunchContextProto {
+                tokens: vec![0x0A, 0x02, 0x01, 0x02],
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert!(
+        message.contains("am_container_spec.tokens")
+            && message.contains("not a readable Hadoop credentials file"),
+        "{message}"
+    );
     assert!(
         list(&cluster).await.is_empty(),
         "nothing refused was recorded"

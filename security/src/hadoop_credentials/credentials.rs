@@ -4,6 +4,7 @@
 use std::fmt;
 
 use prost::Message;
+use yarn_proto::pb;
 
 use super::credentials_proto::{CredentialsKvProto, CredentialsProto, TokenProto};
 use super::writable::{self, Reader};
@@ -61,6 +62,32 @@ impl CredentialsToken {
             identifier: token.identifier,
             password: token.password,
             kind: token.kind.name().to_owned(),
+            service: token.service,
+        }
+    }
+}
+
+impl CredentialsToken {
+    /// `token`, of any kind, filed under `alias`: how a launch context's credentials take a
+    /// token yarn-ha carries as a `TokenProto`, such as an AMRMToken.
+    pub fn from_proto(alias: impl Into<String>, token: pb::TokenProto) -> Self {
+        Self {
+            alias: alias.into(),
+            identifier: token.identifier,
+            password: token.password,
+            kind: token.kind,
+            service: token.service,
+        }
+    }
+}
+
+impl From<CredentialsToken> for pb::TokenProto {
+    /// The token without its alias, whatever its kind.
+    fn from(token: CredentialsToken) -> Self {
+        pb::TokenProto {
+            identifier: token.identifier,
+            password: token.password,
+            kind: token.kind,
             service: token.service,
         }
     }

@@ -180,6 +180,20 @@ fn yarn_tokens_convert_both_ways() {
 }
 
 #[test]
+fn token_protos_of_any_kind_convert_both_ways() {
+    let proto = yarn_proto::pb::TokenProto {
+        identifier: vec![1, 2],
+        password: vec![3; 20],
+        kind: "HDFS_DELEGATION_TOKEN".to_owned(),
+        service: "nn:8020".to_owned(),
+    };
+    let entry = CredentialsToken::from_proto("hdfs", proto.clone());
+    assert_eq!(entry.alias, "hdfs");
+    assert_eq!(entry.kind, "HDFS_DELEGATION_TOKEN");
+    assert_eq!(yarn_proto::pb::TokenProto::from(entry), proto);
+}
+
+#[test]
 fn debug_hides_passwords_and_secret_keys() {
     let mut credentials = Credentials::new();
     credentials.add_token(token("a", &[1], &[0xAB; 20], "K", "s"));
