@@ -30,12 +30,14 @@ import org.apache.hadoop.yarn.security.AMRMTokenIdentifier;
  * registration fails, or `ACCEPTED` when the ResourceManager took the forgery.
  *
  * Exit codes: 3 refused (what the test expects), 4 accepted (a security failure; it then exits
- * without unregistering), 5 no AMRMToken to forge, 64 bad arguments.
+ * without unregistering), 5 no AMRMToken to forge, 6 the genuine identifier is not an
+ * AMRMTokenIdentifier Hadoop can read, 64 bad arguments.
  */
 public final class ForgedTokenAm {
     public static final int REFUSED = 3;
     public static final int ACCEPTED = 4;
     public static final int NO_TOKEN = 5;
+    public static final int UNDECODABLE = 6;
 
     public static void main(String[] argv) throws Exception {
         String mode = argv.length == 2 && argv[0].equals("--forge") ? argv[1] : "";
@@ -67,7 +69,12 @@ public final class ForgedTokenAm {
             }
         } else {
             AMRMTokenIdentifier mine = new AMRMTokenIdentifier();
-            mine.readFields(new DataInputStream(new ByteArrayInputStream(identifier)));
+            try {
+                mine.readFields(new DataInputStream(new ByteArrayInputStream(identifier)));
+            } catch (java.io.IOException | RuntimeException e) {
+                System.out.println("UNDECODABLE_IDENTIFIER " + e);
+                System.exit(UNDECODABLE);
+            }
             ApplicationAttemptId own = mine.getApplicationAttemptId();
             ApplicationId other = ApplicationId.newInstance(
                     own.getApplicationId().getClusterTimestamp(),
