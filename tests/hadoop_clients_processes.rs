@@ -99,7 +99,10 @@ fn strs(args: &[String]) -> Vec<&str> {
 /// fields, the attempt and its AM container while RUNNING, `containers` containers started
 /// and exited 0. Returns the application id.
 fn assert_shell_am_succeeded(cluster: &HadoopCluster, run: &JavaRun, containers: usize) -> String {
-    let app_id = run.value("APP_ID").expect("an application id").to_owned();
+    let app_id = run
+        .value("APP_ID")
+        .unwrap_or_else(|| panic!("no application id: {run}"))
+        .to_owned();
     let logs = cluster.logs(&app_id);
     assert_eq!(run.code(), Some(0), "{run}\n--- container logs\n{logs}");
     assert_eq!(run.value("FINAL_STATE"), Some("FINISHED"), "{run}");
@@ -211,7 +214,10 @@ fn hadoop_clients_submit_query_kill_and_a_forged_token_is_refused() {
             ],
             APP_DEADLINE,
         );
-        let app_id = run.value("APP_ID").expect("an application id").to_owned();
+        let app_id = run
+            .value("APP_ID")
+            .unwrap_or_else(|| panic!("no application id: {run}"))
+            .to_owned();
         let logs = cluster.logs(&app_id);
         assert_eq!(
             run.code(),
