@@ -5,6 +5,7 @@
 // binary leaves unused is used by another.
 #![allow(dead_code)]
 
+pub mod hadoop_clients;
 pub mod process_cluster;
 
 use std::process::{Command, Output};

@@ -1,0 +1,330 @@
+//! Hadoop's own Java clients, unmodified, against a minicluster of real processes over Hadoop
+//! IPC: a YarnClient program submits an ApplicationMaster written on AMRMClient and NMClient,
+//! queries the cluster, kills an application; an AM with a forged AMRMToken is refused; the
+//! same AM finishes across a SIGKILL of the active RM; Spark computes pi in cluster and client
+//! mode. The Java programs are this repository's (`tests/hadoop/src/yarnha`); the jars are
+//! Hadoop's and Spark's from PyPI's pyspark (see `common::hadoop_clients` and `.ci/run`).
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use yarn_conf::keys;
+use yarn_minicluster::LayoutOptions;
+
+use common::hadoop_clients::{
+    HadoopClients, JarSet, JavaRun, container_logs, ipc_site, write_hadoop_conf,
+};
+use common::process_cluster::{ProcessCluster, one_cluster_at_a_time};
+
+/// How long one submission may take from `getNewApplication` to its final state.
+const APP_DEADLINE: Duration = Duration::from_secs(240);
+/// How long one Spark run may take (JVMs start slowly on a loaded two-core machine).
+const SPARK_DEADLINE: Duration = Duration::from_secs(420);
+/// What the Java AM's container gets: its JVM does not fit the 256 MB a shell AM gets.
+const JAVA_AM_MB: &str = "512";
+
+/// A cluster of `nodes` NodeManagers (4 GB and 8 vcores each) serving Hadoop IPC, with a
+/// Hadoop client configuration directory for it.
+struct HadoopCluster {
+    cluster: ProcessCluster,
+    hadoop_conf: tempfile::TempDir,
+}
+
+impl HadoopCluster {
+    fn start(nodes: usize, node_mb: u32) -> HadoopCluster {
+        let site = |key: &yarn_conf::Key, value: &str| (key.name.to_string(), value.to_owned());
+        let mut options = LayoutOptions {
+            site: vec![
+                site(&keys::NM_PMEM_MB, &node_mb.to_string()),
+                site(&keys::NM_VCORES, "8"),
+                site(&keys::SCHEDULER_MINIMUM_ALLOCATION_MB, "128"),
+            ],
+            ..LayoutOptions::default()
+        };
+        options.site.extend(ipc_site());
+        let cluster = ProcessCluster::start_with(nodes, &options);
+        let hadoop_conf = tempfile::tempdir().unwrap();
+        write_hadoop_conf(cluster.conf_dir(), hadoop_conf.path());
+        HadoopCluster {
+            cluster,
+            hadoop_conf,
+        }
+    }
+
+    fn conf(&self) -> &Path {
+        self.hadoop_conf.path()
+    }
+
+    /// The container logs of `app_id`, for assertions and failure messages.
+    fn logs(&self, app_id: &str) -> String {
+        container_logs(self.cluster.base_dir(), app_id)
+    }
+}
+
+/// `SubmitShellApp submit` with the Java AM (`ShellAm`) asking for `containers` containers
+/// running `command`, expected to end FINISHED/SUCCEEDED.
+fn submit_shell_am_args(containers: &str, command: &str) -> Vec<String> {
+    [
+        "submit",
+        "--am",
+        "java",
+        "--containers",
+        containers,
+        "--container-command",
+        command,
+        "--name",
+        "hadoop-shell-am",
+        "--type",
+        "YARNHA-TEST",
+        "--am-memory",
+        JAVA_AM_MB,
+        "--deadline-secs",
+        "200",
+        "--expect-state",
+        "FINISHED",
+        "--expect-final",
+        "SUCCEEDED",
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
+fn strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
+/// Checks what a successful ShellAm submission printed and what its AM logged: the report's
+/// fields, the attempt and its AM container while RUNNING, `containers` containers started
+/// and exited 0. Returns the application id.
+fn assert_shell_am_succeeded(cluster: &HadoopCluster, run: &JavaRun, containers: usize) -> String {
+    let app_id = run
+        .value("APP_ID")
+        .unwrap_or_else(|| panic!("no application id: {run}"))
+        .to_owned();
+    let logs = cluster.logs(&app_id);
+    assert_eq!(run.code(), Some(0), "{run}\n--- container logs\n{logs}");
+    assert_eq!(run.value("FINAL_STATE"), Some("FINISHED"), "{run}");
+    assert_eq!(run.value("FINAL_STATUS"), Some("SUCCEEDED"), "{run}");
+    assert_eq!(run.value("APPLICATION_TYPE"), Some("YARNHA-TEST"), "{run}");
+    assert_eq!(run.value("APP_QUEUE"), Some("default"), "{run}");
+    // While RUNNING: getApplicationAttempts named the first attempt and its AM container,
+    // and getContainers listed that container.
+    let attempt = run.value("ATTEMPT").expect("an attempt while RUNNING");
+    let mut words = attempt.split_whitespace();
+    let attempt_id = words.next().unwrap();
+    assert!(
+        attempt_id.starts_with(&app_id.replacen("application_", "appattempt_", 1)),
+        "{run}"
+    );
+    let am_container = words.nth(1).expect("the AM container id");
+    assert!(
+        run.values("CONTAINER")
+            .any(|line| line.starts_with(am_container)),
+        "getContainers lists the AM container {am_container}: {run}"
+    );
+    assert!(logs.contains("REGISTERED"), "{logs}");
+    let exited_zero = logs
+        .lines()
+        .filter(|line| line.starts_with("COMPLETED ") && line.ends_with(" exit 0"))
+        .count();
+    assert_eq!(exited_zero, containers, "{logs}");
+    assert!(logs.contains("UNREGISTERED exit 0"), "{logs}");
+    app_id
+}
+
+/// YarnClient submits the AMRMClient/NMClient AM (three containers on two nodes) to
+/// FINISHED/SUCCEEDED; the queries see it and the cluster; a shell AM is killed; AMs whose
+/// AMRMToken is forged (a wrong password, another application's identifier) are refused.
+#[test]
+fn hadoop_clients_submit_query_kill_and_a_forged_token_is_refused() {
+    let Some(clients) = HadoopClients::find(JarSet::Hadoop35) else {
+        return;
+    };
+    let _turn = one_cluster_at_a_time();
+    let cluster = HadoopCluster::start(2, 4096);
+    let conf = cluster.conf();
+
+    // Submit, run three containers, finish.
+    let args = submit_shell_am_args("3", "exit 0");
+    let run = clients.run_java(conf, "SubmitShellApp", &strs(&args), APP_DEADLINE);
+    let app_id = assert_shell_am_succeeded(&cluster, &run, 3);
+
+    // The queries.
+    let run = clients.run_java(conf, "SubmitShellApp", &["queries"], APP_DEADLINE);
+    run.assert_success();
+    assert!(
+        run.values("APPLICATION")
+            .any(|line| line
+                .starts_with(&format!("{app_id} FINISHED SUCCEEDED YARNHA-TEST default "))),
+        "getApplications lists the finished application: {run}"
+    );
+    assert_eq!(run.value("CLUSTER_NODE_MANAGERS"), Some("2"), "{run}");
+    assert_eq!(run.value("NODES"), Some("2"), "{run}");
+    for node in run.values("NODE") {
+        let words: Vec<&str> = node.split_whitespace().collect();
+        assert_eq!(words[1..4], ["RUNNING", "4096", "8"], "{run}");
+    }
+    let queue = run.value("QUEUE").expect("getQueueInfo(default)");
+    assert!(queue.starts_with("default RUNNING "), "{run}");
+    assert!(
+        run.values("QUEUE_ACL")
+            .any(|acl| acl.starts_with("default ") && acl.contains("SUBMIT_APPLICATIONS")),
+        "getQueueAclsInfo grants submission to default: {run}"
+    );
+
+    // Kill a shell AM that would sleep for five minutes.
+    let run = clients.run_java(
+        conf,
+        "SubmitShellApp",
+        &[
+            "kill",
+            "--am-command",
+            "sleep 300",
+            "--deadline-secs",
+            "200",
+        ],
+        APP_DEADLINE,
+    );
+    run.assert_success();
+    assert!(run.value("KILLING_FROM").is_some(), "{run}");
+    assert_eq!(run.value("FINAL_STATE"), Some("KILLED"), "{run}");
+
+    // Forged AMRMTokens: the AM's registration is refused, so it exits 3 without
+    // unregistering and its only attempt fails.
+    for forge in ["wrong-password", "other-attempt"] {
+        let run = clients.run_java(
+            conf,
+            "SubmitShellApp",
+            &[
+                "submit",
+                "--am",
+                "forged",
+                "--forge",
+                forge,
+                "--am-memory",
+                JAVA_AM_MB,
+                "--deadline-secs",
+                "200",
+                "--expect-state",
+                "FAILED",
+                "--expect-final",
+                "FAILED",
+            ],
+            APP_DEADLINE,
+        );
+        let app_id = run
+            .value("APP_ID")
+            .unwrap_or_else(|| panic!("no application id: {run}"))
+            .to_owned();
+        let logs = cluster.logs(&app_id);
+        assert_eq!(
+            run.code(),
+            Some(0),
+            "{forge}: {run}\n--- container logs\n{logs}"
+        );
+        assert!(logs.contains(&format!("mode={forge}")), "{forge}: {logs}");
+        assert!(logs.contains("\nREFUSED "), "{forge}: {logs}");
+        assert!(!logs.contains("\nACCEPTED"), "{forge} was accepted: {logs}");
+    }
+}
+
+/// The older client generation: Hadoop 3.3.4's jars (from pyspark 3.5.9) run the same AM and
+/// queries.
+#[test]
+fn hadoop_3_3_clients_run_the_application_master() {
+    let Some(clients) = HadoopClients::find(JarSet::Hadoop33) else {
+        return;
+    };
+    let _turn = one_cluster_at_a_time();
+    let cluster = HadoopCluster::start(1, 4096);
+    let args = submit_shell_am_args("2", "exit 0");
+    let run = clients.run_java(cluster.conf(), "SubmitShellApp", &strs(&args), APP_DEADLINE);
+    assert_shell_am_succeeded(&cluster, &run, 2);
+    let run = clients.run_java(cluster.conf(), "SubmitShellApp", &["queries"], APP_DEADLINE);
+    run.assert_success();
+    assert_eq!(run.value("CLUSTER_NODE_MANAGERS"), Some("1"), "{run}");
+}
+
+/// The active RM is SIGKILLed while the AM's containers run: YarnClient and AMRMClient fail
+/// over to the new leader (the AM re-registering if told to resync) and the application still
+/// ends FINISHED/SUCCEEDED with every container exited 0.
+#[test]
+fn a_hadoop_application_master_survives_a_sigkill_of_the_leader() {
+    let Some(clients) = HadoopClients::find(JarSet::Hadoop35) else {
+        return;
+    };
+    let _turn = one_cluster_at_a_time();
+    let mut cluster = HadoopCluster::start(2, 4096);
+    let args = submit_shell_am_args("3", "sleep 8; exit 0");
+    let mut submitter = clients.spawn_java(cluster.conf(), "SubmitShellApp", &strs(&args));
+    // The AM registered (RUNNING) and asked for its containers: kill the leader under it.
+    submitter.wait_for_line("ATTEMPTS ", APP_DEADLINE);
+    std::thread::sleep(Duration::from_secs(2));
+    let killed = cluster.cluster.kill_leader();
+    eprintln!("SIGKILLed the leader {killed}");
+    let run = submitter.finish(APP_DEADLINE);
+    assert_shell_am_succeeded(&cluster, &run, 3);
+}
+
+/// Spark on YARN, unmodified: SparkPi in cluster mode (the driver in the AM container) and
+/// client mode (the driver here, the ExecutorLauncher AM in the cluster).
+#[test]
+fn spark_computes_pi_in_cluster_and_client_mode() {
+    let Some(clients) = HadoopClients::find(JarSet::Hadoop35) else {
+        return;
+    };
+    let _turn = one_cluster_at_a_time();
+    let cluster = HadoopCluster::start(1, 8192);
+    let app_jar = clients.app_jar.display().to_string();
+
+    let run = clients.spark_submit(
+        cluster.conf(),
+        &[
+            "--deploy-mode",
+            "cluster",
+            "--conf",
+            "spark.yarn.appMasterEnv.SPARK_LOCAL_IP=127.0.0.1",
+            "--class",
+            "yarnha.SparkPi",
+            &app_jar,
+            "2",
+        ],
+        SPARK_DEADLINE,
+    );
+    let output = format!("{}\n{}", run.stdout, run.stderr);
+    let app_id = application_id(&output);
+    let logs = app_id.map(|id| cluster.logs(id)).unwrap_or_default();
+    assert_eq!(run.code(), Some(0), "{run}\n--- container logs\n{logs}");
+    assert!(output.contains("final status: SUCCEEDED"), "{run}");
+    assert!(logs.contains("Pi is roughly 3."), "{logs}");
+
+    let run = clients.spark_submit(
+        cluster.conf(),
+        &[
+            "--deploy-mode",
+            "client",
+            "--class",
+            "yarnha.SparkPi",
+            &app_jar,
+            "2",
+        ],
+        SPARK_DEADLINE,
+    );
+    run.assert_success();
+    assert!(run.stdout.contains("Pi is roughly 3."), "{run}");
+}
+
+/// The first `application_<ts>_<seq>` id in `text`.
+fn application_id(text: &str) -> Option<&str> {
+    let start = text.find("application_")?;
+    let rest = &text[start..];
+    let digits = |s: &str| s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let ts = digits(&rest["application_".len()..]);
+    let seq_start = "application_".len() + ts + 1;
+    if rest.as_bytes().get(seq_start - 1) != Some(&b'_') {
+        return None;
+    }
+    Some(&rest[..seq_start + digits(&rest[seq_start..])])
+}
