@@ -137,6 +137,7 @@ fn spec(container_id: ContainerId, command: &str, memory_mb: u64) -> LaunchSpec 
         nm_port: 45454,
         nm_http_port: 8042,
         tokens: Vec::new(),
+        local_resources: std::collections::BTreeMap::new(),
     }
 }
 
