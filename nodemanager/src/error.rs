@@ -7,6 +7,7 @@ use yarn_proto::ids::ContainerId;
 
 use crate::container_scheduler::Resources;
 use crate::executor::{CgroupV2Unusable, IoCause};
+use crate::localizer::LocalizationError;
 use crate::state_store::{StorageCause, StoredRecord};
 
 /// Everything that can go wrong inside the NodeManager.
@@ -102,6 +103,16 @@ pub enum Error {
         /// What the OS said.
         #[source]
         source: IoCause,
+    },
+    /// One of a container's local resources could not be made available; the container does
+    /// not start.
+    #[error("container {container_id}: localization failed: {source}")]
+    Localization {
+        /// The container being launched.
+        container_id: ContainerId,
+        /// Which resource, and why (boxed: it is large, and errors travel in results).
+        #[source]
+        source: Box<LocalizationError>,
     },
     /// `/bin/sh` could not be started for a container.
     #[error("container {container_id}: cannot start /bin/sh for command {command:?}: {source}")]

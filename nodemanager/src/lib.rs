@@ -38,6 +38,7 @@ pub mod container_manager;
 pub mod container_scheduler;
 mod error;
 pub mod executor;
+pub mod localizer;
 mod node_manager;
 pub mod node_status_updater;
 mod simulated_nodes;

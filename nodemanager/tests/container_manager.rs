@@ -317,6 +317,71 @@ async fn a_started_container_runs_and_completes_with_its_exit_code() {
 }
 
 #[tokio::test]
+async fn localized_resources_reach_the_container_and_a_bad_one_fails_only_its_container() {
+    let node = Node::new(4096, 0);
+    let (manager, service) = node.must_start().await;
+    let source = node.config.local_dirs[0].with_file_name("job.properties");
+    std::fs::write(&source, "answer=42").unwrap();
+    let described = common::local_file(&source);
+    let file = pb::LocalResourceProto {
+        resource: described.url.clone(),
+        size: described.size,
+        timestamp: described.timestamp_ms,
+        ..Default::default()
+    };
+    let with_resource = |id: ContainerId, command: &str, resource: pb::LocalResourceProto| {
+        let mut start = start(identifier(id, 256, GUARANTEED), command);
+        if let Some(context) = start.container_launch_context.as_mut() {
+            context
+                .local_resources
+                .insert("conf/job.properties".to_owned(), resource);
+        }
+        start
+    };
+    let (good, changed) = (container(1), container(2));
+    let stale = pb::LocalResourceProto {
+        timestamp: file.timestamp - 1,
+        ..file.clone()
+    };
+    let response = must_start_containers(
+        &service,
+        vec![
+            with_resource(good, "cat conf/job.properties 1><LOG_DIR>/stdout", file),
+            with_resource(changed, "true", stale),
+        ],
+        Some(1),
+    )
+    .await;
+    assert_eq!(response.succeeded_requests, ids(&[good, changed]));
+
+    let report = node.must_reach(&manager, good, COMPLETE).await;
+    assert_eq!(report.exit_code, Some(0), "{}", report.diagnostics);
+    let stdout = std::fs::read_to_string(report.log_dir.join("stdout")).unwrap();
+    assert_eq!(stdout, "answer=42");
+    let report = node.must_reach(&manager, changed, COMPLETE).await;
+    assert_eq!(report.exit_code, Some(-1));
+    assert!(
+        report.diagnostics.contains("\"conf/job.properties\"")
+            && report.diagnostics.contains("changed on src filesystem"),
+        "{}",
+        report.diagnostics
+    );
+
+    // Once the application has finished, its cache goes.
+    let cache = node.config.local_dirs[0].join(format!(
+        "usercache/{}/appcache/{}/filecache",
+        common::USER,
+        good.application_id()
+    ));
+    assert!(cache.is_dir());
+    manager.apply_heartbeat_response(&pb::NodeHeartbeatResponseProto {
+        applications_to_cleanup: vec![good.application_id().into()],
+        ..Default::default()
+    });
+    must_eventually("the application's cache is removed", || !cache.exists()).await;
+}
+
+#[tokio::test]
 async fn each_bad_token_fails_only_its_own_container_and_the_other_starts() {
     let node = Node::new(8192, 0);
     let (manager, service) = node.must_start().await;

@@ -137,6 +137,7 @@ fn spec(container_id: ContainerId, command: &str, memory_mb: u64) -> LaunchSpec 
         nm_port: 45454,
         nm_http_port: 8042,
         tokens: Vec::new(),
+        local_resources: std::collections::BTreeMap::new(),
     }
 }
 
@@ -223,6 +224,50 @@ async fn the_exit_code_of_a_failing_command_is_reported() {
     );
     assert_eq!(handle.try_exit(), Some(exit));
     assert!(!handle.stop(KillRequest::new(KILLED_BY_APPMASTER, "too late")));
+}
+
+#[tokio::test]
+async fn a_container_reads_its_localized_file_through_its_link() {
+    let node = Node::new("default");
+    let executor = node.executor();
+    let source = node.dir.path().join("__app__.jar");
+    std::fs::write(&source, "localized content").unwrap();
+    let mut spec = spec(container(1), "cat __app__.jar 1><LOG_DIR>/stdout", 64);
+    spec.local_resources =
+        std::collections::BTreeMap::from([("__app__.jar".to_owned(), common::local_file(&source))]);
+    let handle = must_launch(&executor, spec).await;
+
+    let exit = must_exit(&handle).await;
+    assert_eq!(exit.exit_code, 0, "{}", exit.diagnostics);
+    let stdout = std::fs::read_to_string(node.log_dir(container(1)).join("stdout")).unwrap();
+    assert_eq!(stdout, "localized content");
+}
+
+#[tokio::test]
+async fn a_resource_that_cannot_be_localized_fails_the_launch_naming_it() {
+    let node = Node::new("default");
+    let executor = node.executor();
+    let mut spec = spec(container(1), "true", 64);
+    let mut resource = common::local_file(&node.dir.path().join("missing.jar"));
+    resource.url = "hdfs://namenode:8020/user/alice/app.jar".to_owned();
+    spec.local_resources = std::collections::BTreeMap::from([("app.jar".to_owned(), resource)]);
+    let err = executor.launch(spec).await.unwrap_err();
+
+    assert!(
+        matches!(&err, Error::Localization { container_id, .. } if *container_id == container(1)),
+        "{err}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("\"app.jar\"") && message.contains("scheme \"hdfs\""),
+        "{message}"
+    );
+    assert!(
+        !node
+            .work_dir(container(1))
+            .join("launch_container.sh")
+            .exists()
+    );
 }
 
 #[tokio::test]

@@ -37,6 +37,7 @@ fn record(sequence: i64, execution_type: ExecutionType) -> ContainerRecord {
         token_version: 0,
         container_token_identifier: vec![0x0A, 0x03, sequence as u8],
         tokens: vec![0x12, 0x02, sequence as u8, 0xFF],
+        local_resources: std::collections::BTreeMap::new(),
     }
 }
 

@@ -376,6 +376,7 @@ fn record(
         token_version: 0,
         container_token_identifier: Vec::new(),
         tokens: Vec::new(),
+        local_resources: std::collections::BTreeMap::new(),
     }
 }
 

@@ -1,10 +1,11 @@
 //! [`ActionRunner`]: the task that carries out the container manager's decisions.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
-use yarn_proto::ids::ContainerId;
+use yarn_proto::ids::{ApplicationId, ContainerId};
 
 use super::manager_core::now_ms;
 use super::{EntryState, ManagerCore, Work};
@@ -32,6 +33,10 @@ pub(super) struct ActionRunner {
     executor: ContainerExecutor,
     queue: mpsc::UnboundedReceiver<Work>,
     exits: JoinSet<(ContainerId, Result<ContainerExit, Error>)>,
+    /// Applications the ResourceManager reported finished whose cleanup waits for their
+    /// last container on the node to end, as Hadoop's NodeManager waits before it removes an
+    /// application's resources.
+    finished_applications: BTreeSet<ApplicationId>,
 }
 
 impl ActionRunner {
@@ -48,6 +53,7 @@ impl ActionRunner {
             executor,
             queue,
             exits: JoinSet::new(),
+            finished_applications: BTreeSet::new(),
         };
         for handle in running {
             runner.watch(handle);
@@ -115,6 +121,10 @@ impl ActionRunner {
                     tracing::error!(%kind, %err, "cannot persist master keys; a restart before the next key roll will not verify tokens signed under them");
                 }
             }
+            Work::ApplicationFinished { application_id } => {
+                self.finished_applications.insert(application_id);
+                self.clean_up_finished_applications().await;
+            }
             Work::RemoveRecords { container_ids } => {
                 for container_id in container_ids {
                     if let Err(err) = self.core.store.remove_container(container_id).await {
@@ -171,6 +181,27 @@ impl ActionRunner {
         self.core.decide(|state, actions| {
             state.completed(container_id, exit.exit_code, exit.diagnostics, actions);
         });
+        self.clean_up_finished_applications().await;
+    }
+
+    /// Cleans up after every finished application with no container left to end on the node.
+    async fn clean_up_finished_applications(&mut self) {
+        let waiting = &self.finished_applications;
+        let done: Vec<ApplicationId> = self.core.read(|state| {
+            waiting
+                .iter()
+                .filter(|application_id| {
+                    !state.containers.iter().any(|(container_id, entry)| {
+                        container_id.application_id() == **application_id && !entry.is_completed()
+                    })
+                })
+                .copied()
+                .collect()
+        });
+        for application_id in done {
+            self.finished_applications.remove(&application_id);
+            self.executor.application_finished(application_id).await;
+        }
     }
 
     async fn store_completed(&self, container_id: ContainerId, exit_code: i32, diagnostics: &str) {

@@ -6,6 +6,7 @@ use yarn_proto::pb;
 
 use super::ContainerRefusal;
 use crate::container_scheduler::{ExecutionType, Resources};
+use crate::localizer::LocalResource;
 use crate::state_store::ContainerRecord;
 use crate::token_check::VerifiedContainer;
 
@@ -14,9 +15,9 @@ use crate::token_check::VerifiedContainer;
 /// token its user (the application submitter), allocation, execution type and version, plus the
 /// identifier's bytes exactly as the RM signed them.
 ///
-/// Local resources are not used: the node does not localize files, and an application passes
-/// what its containers need in their environment. A context that asks for localization is
-/// accepted, with a warning, so its container runs and fails (or not) visibly.
+/// The local resources are kept as given, by link name; they are checked and localized when
+/// the container launches, and a resource that cannot be localized fails that container with
+/// the reason (see [`Localizer`](crate::localizer::Localizer)), as in Hadoop.
 ///
 /// # Errors
 ///
@@ -28,13 +29,6 @@ pub(super) fn accepted_record(
     verified: &VerifiedContainer,
 ) -> Result<ContainerRecord, ContainerRefusal> {
     let container_id = verified.container_id;
-    if !context.local_resources.is_empty() {
-        tracing::warn!(
-            %container_id,
-            resources = ?context.local_resources.keys().collect::<Vec<_>>(),
-            "the launch context asks for local resources, which this NodeManager does not localize"
-        );
-    }
     let identifier = &verified.identifier;
     Ok(ContainerRecord {
         container_id,
@@ -46,6 +40,11 @@ pub(super) fn accepted_record(
         token_version: identifier.version,
         container_token_identifier: token.identifier.clone(),
         tokens: context.tokens.clone(),
+        local_resources: context
+            .local_resources
+            .iter()
+            .map(|(link, resource)| (link.clone(), LocalResource::from(resource)))
+            .collect(),
     })
 }
 
@@ -74,11 +73,12 @@ pub(super) fn token_resources(
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
+    use std::collections::{BTreeMap, HashMap};
 
     use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 
     use super::*;
+    use crate::localizer::{ResourceType, ResourceVisibility};
 
     fn container() -> ContainerId {
         let attempt = ApplicationAttemptId::new(ApplicationId::new(1_700_000_000_000, 1), 1);
@@ -106,6 +106,16 @@ mod tests {
             commands: vec!["echo".to_owned(), "hi".to_owned()],
             environment: HashMap::from([("A".to_owned(), "1".to_owned())]),
             tokens: vec![0x0A, 0x02, 0x01, 0x02],
+            local_resources: HashMap::from([(
+                "__app__.jar".to_owned(),
+                pb::LocalResourceProto {
+                    resource: "file:/s/__app__.jar".to_owned(),
+                    size: 10,
+                    timestamp: 1_700_000_000_123,
+                    // Unset type and visibility: FILE and APPLICATION, as in YARN.
+                    ..Default::default()
+                },
+            )]),
             ..Default::default()
         };
         let token = pb::TokenProto {
@@ -126,6 +136,17 @@ mod tests {
                 token_version: 2,
                 container_token_identifier: vec![9, 9],
                 tokens: vec![0x0A, 0x02, 0x01, 0x02],
+                local_resources: BTreeMap::from([(
+                    "__app__.jar".to_owned(),
+                    LocalResource {
+                        url: "file:/s/__app__.jar".to_owned(),
+                        size: 10,
+                        timestamp_ms: 1_700_000_000_123,
+                        resource_type: ResourceType::File,
+                        visibility: ResourceVisibility::Application,
+                        pattern: String::new(),
+                    },
+                )]),
             }
         );
     }

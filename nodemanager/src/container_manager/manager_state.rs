@@ -168,6 +168,7 @@ mod tests {
                 token_version: 0,
                 container_token_identifier: Vec::new(),
                 tokens: Vec::new(),
+                local_resources: std::collections::BTreeMap::new(),
             },
             pb::ContainerTokenIdentifierProto::default(),
         )

@@ -98,8 +98,9 @@ impl NodeStatusSource for ContainerManager {
 
     /// Kills the containers the ResourceManager cleans up (`KILLED_BY_RESOURCEMANAGER`) and
     /// those of finished applications (`KILLED_AFTER_APP_COMPLETION`), applies the queuing
-    /// limit (shedding the queue's tail), and forgets the completed containers the
-    /// ResourceManager has recorded, removing their records.
+    /// limit (shedding the queue's tail), forgets the completed containers the
+    /// ResourceManager has recorded, removing their records, and has the runner clean up
+    /// after the finished applications once their containers have ended.
     fn apply_heartbeat_response(&self, response: &pb::NodeHeartbeatResponseProto) {
         let cleanup = valid_ids(&response.containers_to_cleanup, "containers_to_cleanup");
         let acknowledged = valid_ids(
@@ -174,6 +175,11 @@ impl NodeStatusSource for ContainerManager {
             self.core().send(Work::RemoveRecords {
                 container_ids: forgotten,
             });
+        }
+        // Queued behind the kills decided above, so that the runner sees them first.
+        for application_id in finished_applications {
+            self.core()
+                .send(Work::ApplicationFinished { application_id });
         }
     }
 }

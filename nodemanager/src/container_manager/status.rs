@@ -128,6 +128,7 @@ mod tests {
                 token_version: 1,
                 container_token_identifier: Vec::new(),
                 tokens: Vec::new(),
+                local_resources: std::collections::BTreeMap::new(),
             },
             pb::ContainerTokenIdentifierProto {
                 priority: Some(pb::PriorityProto { priority: 4 }),

@@ -1,6 +1,6 @@
 //! [`Work`]: the slow half of a decision, for the runner to carry out in order.
 
-use yarn_proto::ids::ContainerId;
+use yarn_proto::ids::{ApplicationId, ContainerId};
 
 use crate::executor::KillRequest;
 use crate::state_store::MasterKeyPair;
@@ -42,6 +42,12 @@ pub(super) enum Work {
         kind: NmKeyKind,
         /// The current and previous keys.
         keys: MasterKeyPair,
+    },
+    /// Clean up after an application the ResourceManager reports finished, once none of its
+    /// containers is left running on the node (its APPLICATION cache goes).
+    ApplicationFinished {
+        /// The application.
+        application_id: ApplicationId,
     },
     /// Remove the records of completed containers the ResourceManager has acknowledged.
     RemoveRecords {

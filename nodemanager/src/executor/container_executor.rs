@@ -1,5 +1,7 @@
 //! [`ContainerExecutor`]: the executor a NodeManager runs its containers with.
 
+use yarn_proto::ids::ApplicationId;
+
 use super::{
     ContainerHandle, ExecutorKind, LaunchSpec, ProcessExecutor, ReacquireSpec, SimulatedExecutor,
 };
@@ -55,6 +57,16 @@ impl ContainerExecutor {
         match self {
             Self::Process(executor) => executor.launch(spec).await,
             Self::Simulated(executor) => executor.launch(&spec),
+        }
+    }
+
+    /// Cleans up after an application that has finished on the node and has no container left
+    /// running here; see [`ProcessExecutor::application_finished`]. Simulated containers leave
+    /// nothing behind.
+    pub async fn application_finished(&self, application_id: ApplicationId) {
+        match self {
+            Self::Process(executor) => executor.application_finished(application_id).await,
+            Self::Simulated(_) => {}
         }
     }
 

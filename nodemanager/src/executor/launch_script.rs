@@ -374,6 +374,7 @@ mod tests {
             nm_port: 8041,
             nm_http_port: 8042,
             tokens: Vec::new(),
+            local_resources: std::collections::BTreeMap::new(),
         }
     }
 

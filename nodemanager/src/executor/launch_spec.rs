@@ -1,8 +1,10 @@
 //! [`LaunchSpec`]: what an executor needs to start a container.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use yarn_proto::ids::{ApplicationId, ContainerId};
+
+use crate::localizer::LocalResource;
 
 /// Everything an executor needs to start one container.
 ///
@@ -40,6 +42,11 @@ pub struct LaunchSpec {
     /// holds empty Hadoop credentials (`HDTS\0\0\0`), as Hadoop's NodeManager writes for a
     /// launch context without tokens.
     pub tokens: Vec<u8>,
+    /// The launch context's local resources by link name: the process executor localizes
+    /// them (see [`Localizer`](crate::localizer::Localizer)) into the working directory before
+    /// the container starts, and a failure fails the launch. The simulated executor ignores
+    /// them.
+    pub local_resources: BTreeMap<String, LocalResource>,
 }
 
 impl LaunchSpec {

@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio::fs::OpenOptions;
 use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
-use yarn_proto::ids::ContainerId;
+use yarn_proto::ids::{ApplicationId, ContainerId};
 use yarn_security::hadoop_credentials::Credentials;
 
 use super::process_supervisor::{ProcessSupervisor, Tracked, is_running_leader};
@@ -19,6 +19,7 @@ use super::{
     ContainersMonitor, LaunchScript, LaunchSettings, LaunchSpec, MemoryEnforcement,
     MonitoredContainers, PmemLimit, ProcStat, ReacquireSpec, TaskSet, signal,
 };
+use crate::localizer::Localizer;
 use crate::{Error, NmConfig};
 
 /// The script `/bin/sh` runs at the root of every container, YARN's
@@ -72,6 +73,9 @@ pub struct ProcessExecutor {
     /// What every container's launch script takes from the NodeManager (boxed: the executor is
     /// one variant of `ContainerExecutor`, the other small).
     launch_settings: Box<LaunchSettings>,
+    /// Makes the launch contexts' local resources available in working directories (boxed,
+    /// as the launch settings are).
+    localizer: Box<Localizer>,
     tasks: TaskSet,
 }
 
@@ -117,8 +121,10 @@ impl ProcessExecutor {
             tasks.spawn(monitor.run());
             monitored
         });
+        let local_dirs = absolute_dirs(&config.local_dirs);
         Self {
-            local_dirs: absolute_dirs(&config.local_dirs),
+            localizer: Box::new(Localizer::new(local_dirs.clone())),
+            local_dirs,
             log_dirs: absolute_dirs(&config.log_dirs),
             sigkill_delay: config.sleep_delay_before_sigkill,
             monitored,
@@ -128,8 +134,9 @@ impl ProcessExecutor {
         }
     }
 
-    /// Creates the container's directories, writes its token file and launch script, and
-    /// starts the script.
+    /// Creates the container's directories, localizes its local resources into its working
+    /// directory (see [`Localizer`]), writes its token file and launch script, and starts the
+    /// script.
     ///
     /// `<LOG_DIR>`, `<CPS>`, `<ADD_OPENS>` and `{{VAR}}` in the commands and environment are
     /// expanded as Hadoop expands them. The returned handle's [`pid`](ContainerHandle::pid)
@@ -139,6 +146,7 @@ impl ProcessExecutor {
     /// # Errors
     ///
     /// [`Error::InvalidUser`] for a user that cannot name a directory,
+    /// [`Error::Localization`] naming the resource that could not be localized and why,
     /// [`Error::CreateContainerDirectory`], [`Error::PrepareContainerFile`],
     /// [`Error::ContainerCgroup`], [`Error::StartContainerProcess`] and
     /// [`Error::StartContainerProcessInCgroup`] naming the path or command and the OS error;
@@ -165,6 +173,20 @@ impl ProcessExecutor {
                     source: source.into(),
                 }
             })?;
+        }
+        if !spec.local_resources.is_empty() {
+            self.localizer
+                .localize(
+                    &spec.user,
+                    spec.application_id(),
+                    &paths.work_dir,
+                    &spec.local_resources,
+                )
+                .await
+                .map_err(|source| Error::Localization {
+                    container_id,
+                    source: Box::new(source),
+                })?;
         }
         // A stale code from an earlier run of this container must not be read as this one's.
         match tokio::fs::remove_file(&paths.exit_code_file).await {
@@ -276,6 +298,18 @@ impl ProcessExecutor {
             Tracked::Child(child),
             cgroup,
         ))
+    }
+
+    /// Removes what the node keeps for `application_id` once it has finished: its APPLICATION
+    /// cache (see [`Localizer::remove_application_cache`]).
+    pub async fn application_finished(&self, application_id: ApplicationId) {
+        let removed = self
+            .localizer
+            .remove_application_cache(application_id)
+            .await;
+        if !removed.is_empty() {
+            tracing::info!(%application_id, ?removed, "removed the application's cache");
+        }
     }
 
     /// Takes over a container started before a NodeManager restart, from the pid the state

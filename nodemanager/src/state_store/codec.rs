@@ -8,7 +8,7 @@ use crate::state_store::StoredRecord;
 
 /// The format version this binary writes and the only one it reads. A change to any stored
 /// record's shape bumps it, so that an older or newer store is refused instead of misread.
-pub const FORMAT_VERSION: u8 = 2;
+pub const FORMAT_VERSION: u8 = 3;
 
 /// Encodes `value` as `[FORMAT_VERSION, postcard bytes...]`.
 pub(super) fn encode<T: Serialize>(record: &StoredRecord, value: &T) -> Result<Vec<u8>, Error> {

@@ -1,11 +1,12 @@
 //! [`ContainerRecord`]: what the state store keeps of a container to relaunch or report it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use yarn_proto::ids::ContainerId;
 
 use crate::container_scheduler::{ContainerRequest, ExecutionType, Resources};
 use crate::executor::LaunchSpec;
+use crate::localizer::LocalResource;
 
 /// A container as the NodeManager accepted it: enough to queue it again, launch it, re-acquire
 /// it and report it to the RM after a restart.
@@ -33,6 +34,8 @@ pub struct ContainerRecord {
     /// for an AM container) handed to the container unchanged in its token file. Empty when
     /// the context carries none, and then the token file holds empty credentials.
     pub tokens: Vec<u8>,
+    /// The launch context's local resources by link name, localized before each launch.
+    pub local_resources: BTreeMap<String, LocalResource>,
 }
 
 impl ContainerRecord {
@@ -61,6 +64,7 @@ impl ContainerRecord {
             nm_port,
             nm_http_port,
             tokens: self.tokens.clone(),
+            local_resources: self.local_resources.clone(),
         }
     }
 }

@@ -49,6 +49,7 @@ mod replay_table;
 mod sled_store;
 mod storage_cause;
 mod stored_container;
+mod stored_local_resource;
 mod stored_record;
 
 use replay_table::ReplayTable;

@@ -93,6 +93,7 @@ mod tests {
                 token_version: 0,
                 container_token_identifier: Vec::new(),
                 tokens: Vec::new(),
+                local_resources: std::collections::BTreeMap::new(),
             },
             state,
             queued_sequence,

@@ -9,6 +9,8 @@ use crate::Error;
 use crate::container_scheduler::{ExecutionType, Resources};
 use crate::state_store::{ContainerRecord, ContainerRecordState, RecoveredContainer};
 
+use super::stored_local_resource::StoredLocalResource;
+
 /// A container record as postcard encodes it under its container id.
 ///
 /// Its shape is part of the format of [`FORMAT_VERSION`](crate::state_store::FORMAT_VERSION):
@@ -26,6 +28,7 @@ pub(super) struct StoredContainer {
     token_version: i32,
     container_token_identifier: Vec<u8>,
     tokens: Vec<u8>,
+    local_resources: BTreeMap<String, StoredLocalResource>,
     queued_sequence: u64,
     start_sequence: Option<u64>,
     state: StoredState,
@@ -68,6 +71,11 @@ impl StoredContainer {
             token_version: record.token_version,
             container_token_identifier: record.container_token_identifier.clone(),
             tokens: record.tokens.clone(),
+            local_resources: record
+                .local_resources
+                .iter()
+                .map(|(link, resource)| (link.clone(), resource.into()))
+                .collect(),
             queued_sequence,
             start_sequence: None,
             state: StoredState::Queued,
@@ -150,6 +158,11 @@ impl StoredContainer {
                 token_version: self.token_version,
                 container_token_identifier: self.container_token_identifier,
                 tokens: self.tokens,
+                local_resources: self
+                    .local_resources
+                    .into_iter()
+                    .map(|(link, resource)| (link, resource.into()))
+                    .collect(),
             },
             state,
             queued_sequence: self.queued_sequence,
@@ -203,6 +216,7 @@ mod tests {
     use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 
     use super::*;
+    use crate::localizer::{LocalResource, ResourceType, ResourceVisibility};
 
     fn record() -> ContainerRecord {
         let attempt = ApplicationAttemptId::new(ApplicationId::new(1_700_000_000_000, 1), 1);
@@ -219,6 +233,17 @@ mod tests {
             token_version: 1,
             container_token_identifier: vec![1, 2, 3],
             tokens: vec![7, 8, 9],
+            local_resources: BTreeMap::from([(
+                "__spark_conf__".to_owned(),
+                LocalResource {
+                    url: "file:/s/__spark_conf__.zip".to_owned(),
+                    size: 12,
+                    timestamp_ms: 1_700_000_000_123,
+                    resource_type: ResourceType::Archive,
+                    visibility: ResourceVisibility::Private,
+                    pattern: String::new(),
+                },
+            )]),
         }
     }
 

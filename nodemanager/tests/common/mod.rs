@@ -15,6 +15,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use yarn_conf::Configuration;
 use yarn_nodemanager::container_manager::ContainerReport;
 use yarn_nodemanager::executor::Signal;
+use yarn_nodemanager::localizer::{LocalResource, ResourceType, ResourceVisibility};
 use yarn_proto::ids::{ApplicationAttemptId, ContainerId, NodeId};
 use yarn_proto::pb;
 use yarn_security::{MasterKey, TokenIdentifier, TokenSecretManager};
@@ -135,6 +136,32 @@ pub fn launch(container_token: pb::TokenProto, command: &str) -> pb::StartContai
             ..Default::default()
         }),
         container_token: Some(container_token),
+    }
+}
+
+/// An APPLICATION-visibility FILE resource for `path` as a client describes it: its `file:`
+/// URL, length and modification time (0 and 0 for a file that does not exist).
+pub fn local_file(path: &Path) -> LocalResource {
+    let metadata = std::fs::metadata(path).ok();
+    LocalResource {
+        url: format!("file:{}", path.display()),
+        size: metadata
+            .as_ref()
+            .map_or(0, |metadata| i64::try_from(metadata.len()).unwrap()),
+        timestamp_ms: metadata
+            .and_then(|metadata| metadata.modified().ok())
+            .map_or(0, |modified| {
+                i64::try_from(
+                    modified
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .unwrap()
+                        .as_millis(),
+                )
+                .unwrap()
+            }),
+        resource_type: ResourceType::File,
+        visibility: ResourceVisibility::Application,
+        pattern: String::new(),
     }
 }
 
