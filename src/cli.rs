@@ -666,6 +666,11 @@ pub struct ConfHadoopClientArgs {
     /// The directory to write into (a Hadoop client's HADOOP_CONF_DIR); made if missing.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Point ApplicationMasters' scheduler address at this AMRMProxy instead of the
+    /// ResourceManagers (`localhost:8049` when every node runs the proxy on its default port):
+    /// for the configuration an AM reads on a node whose NodeManager fronts it.
+    #[arg(long, value_name = "HOST:PORT", value_parser = clap::value_parser!(yarn_conf::HostPort))]
+    pub amrmproxy: Option<yarn_conf::HostPort>,
 }
 
 /// Arguments of `yarn-ha conf check`.

@@ -33,7 +33,9 @@ struct HadoopCluster {
 }
 
 impl HadoopCluster {
-    fn start(nodes: usize, node_mb: u32) -> HadoopCluster {
+    /// With `amrmproxy`, AMs talk to the AMRMProxy of the first NodeManager (so the cluster
+    /// should have one), which holds their token; else to the ResourceManagers directly.
+    fn start(nodes: usize, node_mb: u32, amrmproxy: bool) -> HadoopCluster {
         let site = |key: &yarn_conf::Key, value: &str| (key.name.to_string(), value.to_owned());
         let mut options = LayoutOptions {
             site: vec![
@@ -43,10 +45,19 @@ impl HadoopCluster {
             ],
             ..LayoutOptions::default()
         };
-        options.site.extend(ipc_site());
+        options.site.extend(ipc_site(amrmproxy));
         let cluster = ProcessCluster::start_with(nodes, &options);
+        let proxy = amrmproxy.then(|| {
+            let output = common::yarn_ha_command()
+                .arg("--conf-dir")
+                .arg(cluster.base_dir().join("nm1/conf"))
+                .args(["conf", "get", &keys::AMRM_PROXY_ADDRESS.name])
+                .output()
+                .expect("yarn-ha conf get");
+            String::from_utf8(output.stdout).unwrap().trim().to_owned()
+        });
         let hadoop_conf = tempfile::tempdir().unwrap();
-        write_hadoop_conf(cluster.conf_dir(), hadoop_conf.path());
+        write_hadoop_conf(cluster.conf_dir(), hadoop_conf.path(), proxy.as_deref());
         HadoopCluster {
             cluster,
             hadoop_conf,
@@ -108,7 +119,8 @@ fn assert_shell_am_succeeded(cluster: &HadoopCluster, run: &JavaRun, containers:
     assert_eq!(run.value("FINAL_STATE"), Some("FINISHED"), "{run}");
     assert_eq!(run.value("FINAL_STATUS"), Some("SUCCEEDED"), "{run}");
     assert_eq!(run.value("APPLICATION_TYPE"), Some("YARNHA-TEST"), "{run}");
-    assert_eq!(run.value("APP_QUEUE"), Some("default"), "{run}");
+    // Hadoop 3.4 and later report the queue's full path (YARN-9879), as yarn-ha does.
+    assert_eq!(run.value("APP_QUEUE"), Some("root.default"), "{run}");
     // While RUNNING: getApplicationAttempts named the first attempt and its AM container,
     // and getContainers listed that container.
     let attempt = run.value("ATTEMPT").expect("an attempt while RUNNING");
@@ -143,7 +155,7 @@ fn hadoop_clients_submit_query_kill_and_a_forged_token_is_refused() {
         return;
     };
     let _turn = one_cluster_at_a_time();
-    let cluster = HadoopCluster::start(2, 4096);
+    let cluster = HadoopCluster::start(2, 4096, false);
     let conf = cluster.conf();
 
     // Submit, run three containers, finish.
@@ -157,7 +169,7 @@ fn hadoop_clients_submit_query_kill_and_a_forged_token_is_refused() {
     assert!(
         run.values("APPLICATION")
             .any(|line| line
-                .starts_with(&format!("{app_id} FINISHED SUCCEEDED YARNHA-TEST default "))),
+                .starts_with(&format!("{app_id} FINISHED SUCCEEDED YARNHA-TEST root.default "))),
         "getApplications lists the finished application: {run}"
     );
     assert_eq!(run.value("CLUSTER_NODE_MANAGERS"), Some("2"), "{run}");
@@ -230,6 +242,21 @@ fn hadoop_clients_submit_query_kill_and_a_forged_token_is_refused() {
     }
 }
 
+/// Behind the AMRMProxy: the NodeManager hands the AM a proxy-signed AMRMToken in its Hadoop
+/// credentials file, and the AM, whose scheduler address is the proxy's, proves it over SASL
+/// there and runs its containers through the proxy's interceptor chain.
+#[test]
+fn a_hadoop_application_master_runs_behind_the_amrmproxy() {
+    let Some(clients) = HadoopClients::find(JarSet::Hadoop35) else {
+        return;
+    };
+    let _turn = one_cluster_at_a_time();
+    let cluster = HadoopCluster::start(1, 4096, true);
+    let args = submit_shell_am_args("2", "exit 0");
+    let run = clients.run_java(cluster.conf(), "SubmitShellApp", &strs(&args), APP_DEADLINE);
+    assert_shell_am_succeeded(&cluster, &run, 2);
+}
+
 /// The older client generation: Hadoop 3.3.4's jars (from pyspark 3.5.9) run the same AM and
 /// queries.
 #[test]
@@ -238,7 +265,7 @@ fn hadoop_3_3_clients_run_the_application_master() {
         return;
     };
     let _turn = one_cluster_at_a_time();
-    let cluster = HadoopCluster::start(1, 4096);
+    let cluster = HadoopCluster::start(1, 4096, false);
     let args = submit_shell_am_args("2", "exit 0");
     let run = clients.run_java(cluster.conf(), "SubmitShellApp", &strs(&args), APP_DEADLINE);
     assert_shell_am_succeeded(&cluster, &run, 2);
@@ -256,7 +283,7 @@ fn a_hadoop_application_master_survives_a_sigkill_of_the_leader() {
         return;
     };
     let _turn = one_cluster_at_a_time();
-    let mut cluster = HadoopCluster::start(2, 4096);
+    let mut cluster = HadoopCluster::start(2, 4096, false);
     let args = submit_shell_am_args("3", "sleep 8; exit 0");
     let mut submitter = clients.spawn_java(cluster.conf(), "SubmitShellApp", &strs(&args));
     // The AM registered (RUNNING) and asked for its containers: kill the leader under it.
@@ -276,7 +303,7 @@ fn spark_computes_pi_in_cluster_and_client_mode() {
         return;
     };
     let _turn = one_cluster_at_a_time();
-    let cluster = HadoopCluster::start(1, 8192);
+    let cluster = HadoopCluster::start(1, 8192, false);
     let app_jar = clients.app_jar.display().to_string();
 
     let run = clients.spark_submit(

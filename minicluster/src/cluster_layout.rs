@@ -315,7 +315,8 @@ fn own_rm_properties(rm: &RmLayout) -> [(String, String); 2] {
 }
 
 /// The properties every configuration of a layout whose group is `rm_ids` shares: HA over
-/// `rm_ids`, opportunistic containers, the AMRMProxy, then `options.site`.
+/// `rm_ids`, opportunistic containers, the AMRMProxy, then `options.site`, which replaces the
+/// layout's properties of the same name.
 fn shared_properties(rm_ids: &[String], options: &LayoutOptions) -> Vec<(String, String)> {
     let mut shared: Vec<(String, String)> = vec![
         (keys::RM_HA_ENABLED.name.to_string(), "true".to_owned()),
@@ -350,6 +351,8 @@ fn shared_properties(rm_ids: &[String], options: &LayoutOptions) -> Vec<(String,
             HARNESS_USER.to_owned(),
         ),
     ];
+    // The caller's properties replace the layout's of the same name.
+    shared.retain(|(name, _)| !options.site.iter().any(|(added, _)| added == name));
     shared.extend(options.site.iter().cloned());
     shared
 }

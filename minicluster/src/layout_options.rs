@@ -12,6 +12,7 @@ pub struct LayoutOptions {
     /// there, so a proxied layout needs them running before its daemons can talk.
     pub proxied: bool,
     /// Properties added to every `yarn-site.xml` of the layout (name, value), after the
-    /// layout's own shared ones; daemons ignore the ones not meant for them.
+    /// layout's own shared ones, replacing those of the same name; daemons ignore the ones not
+    /// meant for them.
     pub site: Vec<(String, String)>,
 }

@@ -19,7 +19,9 @@ const CAPACITY_SCHEDULER_XML: &str = "capacity-scheduler.xml";
 pub fn run(conf_dir: Option<&Path>, command: ConfCommand) -> anyhow::Result<ExitCode> {
     match command {
         ConfCommand::Get(args) => get(conf_dir, &args.key),
-        ConfCommand::HadoopClient(args) => super::hadoop_client_conf::run(conf_dir, &args.out),
+        ConfCommand::HadoopClient(args) => {
+            super::hadoop_client_conf::run(conf_dir, &args.out, args.amrmproxy.as_ref())
+        }
         ConfCommand::Check(args) => {
             let dir = conf_dir.context(
                 "conf check needs a configuration directory: pass --conf-dir DIR or set YARN_CONF_DIR",

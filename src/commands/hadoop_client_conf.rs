@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use yarn_conf::writer::site_xml;
-use yarn_conf::{Configuration, RmHaConfig, keys};
+use yarn_conf::{Configuration, HostPort, RmHaConfig, keys};
 use yarn_security::HadoopIpcSettings;
 
 /// Hadoop's provider that tries the configured ResourceManagers in turn on a
@@ -29,7 +29,9 @@ impl HadoopClientSites {
     /// # Errors
     ///
     /// When the cluster does not serve Hadoop IPC, or its configuration does not read.
-    pub fn for_cluster(conf: &Configuration) -> anyhow::Result<Self> {
+    /// With `amrmproxy`, ApplicationMasters' scheduler addresses name that AMRMProxy instead of
+    /// the ResourceManagers: an AM behind a proxy holds a token only the proxy accepts.
+    pub fn for_cluster(conf: &Configuration, amrmproxy: Option<&HostPort>) -> anyhow::Result<Self> {
         let ipc = HadoopIpcSettings::from_conf(conf)?;
         if !ipc.enabled {
             bail!(
@@ -61,7 +63,7 @@ impl HadoopClientSites {
                 ));
                 yarn.push((
                     format!("{}.{id}", keys::RM_SCHEDULER_ADDRESS.name),
-                    member.scheduler.to_string(),
+                    amrmproxy.unwrap_or(&member.scheduler).to_string(),
                 ));
                 yarn.push((
                     format!("{}.{id}", keys::RM_WEBAPP_ADDRESS.name),
@@ -77,7 +79,7 @@ impl HadoopClientSites {
             yarn.push((keys::RM_ADDRESS.name.to_string(), member.client.to_string()));
             yarn.push((
                 keys::RM_SCHEDULER_ADDRESS.name.to_string(),
-                member.scheduler.to_string(),
+                amrmproxy.unwrap_or(&member.scheduler).to_string(),
             ));
             yarn.push((
                 keys::RM_WEBAPP_ADDRESS.name.to_string(),
@@ -102,12 +104,16 @@ impl HadoopClientSites {
 }
 
 /// Writes the sites into `out` (made if missing) and says what it wrote.
-pub fn run(conf_dir: Option<&Path>, out: &Path) -> anyhow::Result<ExitCode> {
+pub fn run(
+    conf_dir: Option<&Path>,
+    out: &Path,
+    amrmproxy: Option<&HostPort>,
+) -> anyhow::Result<ExitCode> {
     let dir = conf_dir.context(
         "conf hadoop-client needs the cluster's configuration: pass --conf-dir DIR or set YARN_CONF_DIR",
     )?;
     let conf = Configuration::load_dir(dir)?;
-    let sites = HadoopClientSites::for_cluster(&conf)?;
+    let sites = HadoopClientSites::for_cluster(&conf, amrmproxy)?;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     for (name, text) in [
         ("yarn-site.xml", &sites.yarn_site),
@@ -153,7 +159,7 @@ mod tests {
             ("yarn.resourcemanager.hostname.rm2", "h2"),
             ("yarn.resourcemanager.address.rm2", "h2:9032"),
         ]);
-        let sites = HadoopClientSites::for_cluster(&conf).unwrap();
+        let sites = HadoopClientSites::for_cluster(&conf, None).unwrap();
         let client = parse(&sites.yarn_site);
         let value = |name: &str| client.get(name).unwrap();
         assert_eq!(
@@ -189,7 +195,7 @@ mod tests {
             ("yarn.hadoop-ipc.enabled", "true"),
             ("yarn.resourcemanager.hostname", "h9"),
         ]);
-        let sites = HadoopClientSites::for_cluster(&conf).unwrap();
+        let sites = HadoopClientSites::for_cluster(&conf, None).unwrap();
         let client = parse(&sites.yarn_site);
         assert_eq!(
             client
@@ -202,8 +208,34 @@ mod tests {
     }
 
     #[test]
+    fn behind_an_amrmproxy_every_scheduler_address_is_the_proxys() {
+        let conf = cluster(&[
+            ("yarn.hadoop-ipc.enabled", "true"),
+            ("yarn.resourcemanager.ha.enabled", "true"),
+            ("yarn.resourcemanager.ha.rm-ids", "rm1,rm2"),
+            ("yarn.resourcemanager.hostname.rm1", "h1"),
+            ("yarn.resourcemanager.hostname.rm2", "h2"),
+        ]);
+        let proxy: HostPort = "localhost:8049".parse().unwrap();
+        let sites = HadoopClientSites::for_cluster(&conf, Some(&proxy)).unwrap();
+        let client = parse(&sites.yarn_site);
+        for id in ["rm1", "rm2"] {
+            let key = format!("yarn.resourcemanager.scheduler.address.{id}");
+            assert_eq!(client.get(&key).unwrap().as_deref(), Some("localhost:8049"));
+        }
+        assert_eq!(
+            client
+                .get("yarn.resourcemanager.address.rm2")
+                .unwrap()
+                .as_deref(),
+            Some("h2:8032"),
+            "clients still reach the ResourceManagers"
+        );
+    }
+
+    #[test]
     fn a_cluster_without_hadoop_ipc_is_refused_naming_the_key() {
-        let err = HadoopClientSites::for_cluster(&cluster(&[])).unwrap_err();
+        let err = HadoopClientSites::for_cluster(&cluster(&[]), None).unwrap_err();
         assert!(
             err.to_string().contains("yarn.hadoop-ipc.enabled=true"),
             "{err}"

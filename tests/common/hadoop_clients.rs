@@ -20,19 +20,22 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use yarn_conf::{Configuration, keys};
+use yarn_conf::keys;
 
-/// The minicluster switch this test assumes for the Hadoop IPC listeners of the RMs and NMs.
-///
-/// ASSUMED, not decided yet: how a minicluster turns Hadoop IPC on. Today these keys are
-/// ignored by the daemons (which do not read them), so every Hadoop client call fails. Change
-/// them here, in this one place, once the IPC server is wired.
-pub fn ipc_site() -> Vec<(String, String)> {
+/// The properties that make a minicluster serve Hadoop IPC on its RM and NM ports, to
+/// YarnClient's claimed user names too; `ApplicationMasters` reach the ResourceManagers
+/// directly, unless `amrmproxy` keeps the layout's AMRMProxy in front of them.
+pub fn ipc_site(amrmproxy: bool) -> Vec<(String, String)> {
+    let enabled = if amrmproxy { "true" } else { "false" };
     [
-        // The RMs and NMs serve Hadoop IPC (sniffed on their configured ports).
-        ("yarn.ipc.enabled", "true"),
-        // YarnClient calls in Hadoop's SIMPLE mode (an unproven user name) are served.
-        ("yarn.ipc.simple-auth.enabled", "true"),
+        (keys::HADOOP_IPC_ENABLED.name.as_ref(), "true"),
+        (
+            keys::HADOOP_IPC_SIMPLE_AUTHENTICATION_ENABLED.name.as_ref(),
+            "true",
+        ),
+        (keys::AMRM_PROXY_ENABLED.name.as_ref(), enabled),
+        // Distributed scheduling is the AMRMProxy's: it goes with it.
+        (keys::DIST_SCHEDULING_ENABLED.name.as_ref(), enabled),
     ]
     .into_iter()
     .map(|(name, value)| (name.to_owned(), value.to_owned()))
@@ -238,46 +241,28 @@ impl HadoopClients {
 }
 
 /// Writes the Hadoop client configuration of the cluster whose yarn-ha client configuration is
-/// in `yarn_ha_conf_dir` into `out` (`yarn-site.xml`, `core-site.xml`, `log4j2.properties`).
-///
-/// The one place that knows how a Hadoop client finds a yarn-ha cluster: `yarn-ha conf
-/// hadoop-client` will write these files, and this function will then run it instead.
-pub fn write_hadoop_conf(yarn_ha_conf_dir: &Path, out: &Path) {
-    let conf = Configuration::load_dir(yarn_ha_conf_dir).expect("the cluster's client conf");
-    let get = |name: &str| conf.get(name).ok().flatten();
-    let rm_ids = get(&keys::RM_HA_IDS.name).expect("the cluster's rm-ids");
-    let mut site: Vec<(String, String)> = vec![
-        (keys::RM_HA_ENABLED.name.to_string(), "true".to_owned()),
-        (keys::RM_HA_IDS.name.to_string(), rm_ids.clone()),
-        (
-            keys::RM_CLUSTER_ID.name.to_string(),
-            get(&keys::RM_CLUSTER_ID.name).unwrap_or_else(|| "yarn-ha".to_owned()),
-        ),
-    ];
-    for id in rm_ids.split(',').map(str::trim) {
-        let client = keys::RM_ADDRESS.for_id(id);
-        let address = get(&client.name).expect("every RM's client address");
-        let host = address.rsplit_once(':').map_or(&*address, |(host, _)| host);
-        site.push((
-            format!("yarn.resourcemanager.hostname.{id}"),
-            host.to_owned(),
-        ));
-        for key in [
-            &keys::RM_ADDRESS,
-            &keys::RM_SCHEDULER_ADDRESS,
-            &keys::RM_RESOURCE_TRACKER_ADDRESS,
-            &keys::RM_ADMIN_ADDRESS,
-            &keys::RM_WEBAPP_ADDRESS,
-        ] {
-            let key = key.for_id(id);
-            if let Some(value) = get(&key.name) {
-                site.push((key.name.into_owned(), value));
-            }
-        }
+/// in `yarn_ha_conf_dir` into `out`, as an operator would: `yarn-ha conf hadoop-client` (with
+/// `--amrmproxy` when AMs talk to that AMRMProxy), then this test's quicker failover and
+/// NodeManager retries and a quiet `log4j2.properties`.
+pub fn write_hadoop_conf(yarn_ha_conf_dir: &Path, out: &Path, amrmproxy: Option<&str>) {
+    let mut command = super::yarn_ha_command();
+    command
+        .arg("--conf-dir")
+        .arg(yarn_ha_conf_dir)
+        .args(["conf", "hadoop-client", "--out"])
+        .arg(out);
+    if let Some(address) = amrmproxy {
+        command.args(["--amrmproxy", address]);
     }
+    let output = command.output().expect("yarn-ha runs");
+    assert!(
+        output.status.success(),
+        "yarn-ha conf hadoop-client failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     // Fail over quickly while a new leader is elected (about a minute in all), and give up on
     // a NodeManager after 30 s rather than Hadoop's 3 min.
-    for (name, value) in [
+    let tuning = yarn_conf::writer::site_xml([
         ("yarn.client.failover-sleep-base-ms", "200"),
         ("yarn.client.failover-sleep-max-ms", "1000"),
         ("yarn.client.failover-max-attempts", "60"),
@@ -285,19 +270,22 @@ pub fn write_hadoop_conf(yarn_ha_conf_dir: &Path, out: &Path) {
         ("yarn.resourcemanager.connect.retry-interval.ms", "500"),
         ("yarn.client.nodemanager-connect.max-wait-ms", "30000"),
         ("yarn.client.nodemanager-connect.retry-interval-ms", "200"),
-    ] {
-        site.push((name.to_owned(), value.to_owned()));
-    }
-    let core = [
-        ("hadoop.security.authentication", "simple"),
-        ("hadoop.rpc.protection", "authentication"),
-        ("fs.defaultFS", "file:///"),
-    ];
-    std::fs::create_dir_all(out).expect("the Hadoop conf dir");
-    let site_xml = yarn_conf::writer::site_xml(site.iter().map(|(n, v)| (n.as_str(), v.as_str())));
-    std::fs::write(out.join("yarn-site.xml"), site_xml).expect("yarn-site.xml");
-    std::fs::write(out.join("core-site.xml"), yarn_conf::writer::site_xml(core))
-        .expect("core-site.xml");
+    ]);
+    let site_path = out.join("yarn-site.xml");
+    let site = std::fs::read_to_string(&site_path).expect("the written yarn-site.xml");
+    let properties = |xml: &str| {
+        let start = xml.find("<configuration>").expect("a configuration") + "<configuration>".len();
+        let end = xml.rfind("</configuration>").expect("its end");
+        xml[start..end].to_owned()
+    };
+    let merged = site.replace(
+        "</configuration>",
+        &format!(
+            "{}</configuration>",
+            properties(&tuning).trim_start_matches('\n')
+        ),
+    );
+    std::fs::write(&site_path, merged).expect("yarn-site.xml");
     std::fs::write(out.join("log4j2.properties"), LOG4J2).expect("log4j2.properties");
 }
 
