@@ -168,8 +168,9 @@ fn hadoop_clients_submit_query_kill_and_a_forged_token_is_refused() {
     run.assert_success();
     assert!(
         run.values("APPLICATION")
-            .any(|line| line
-                .starts_with(&format!("{app_id} FINISHED SUCCEEDED YARNHA-TEST root.default "))),
+            .any(|line| line.starts_with(&format!(
+                "{app_id} FINISHED SUCCEEDED YARNHA-TEST root.default "
+            ))),
         "getApplications lists the finished application: {run}"
     );
     assert_eq!(run.value("CLUSTER_NODE_MANAGERS"), Some("2"), "{run}");

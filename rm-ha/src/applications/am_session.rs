@@ -71,6 +71,18 @@ impl AmSession {
         }
     }
 
+    /// A session, begun at `now`, whose AM already holds the containers `held` (or must be
+    /// taken to): they are never handed out in it. For Hadoop's AMRMClient, which passes on
+    /// every container it is given and forgets what it had when it registers again after a
+    /// failover; as with Hadoop's work-preserving restart, an allocation such an AM never heard
+    /// of is made good by the asks it re-sends and by the allocation expiry.
+    pub fn holding(now: Instant, held: impl IntoIterator<Item = i64>) -> Self {
+        Self {
+            delivered: held.into_iter().collect(),
+            ..Self::new(now)
+        }
+    }
+
     /// Notes that the AM asked to update `container_id` from `version`, its version then, so
     /// that the update is reported whenever it applies, even before the session next looks.
     pub fn expect_update(&mut self, container_id: i64, version: i32) {
@@ -172,6 +184,19 @@ mod tests {
             response_id,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_session_holding_containers_never_hands_them_out() {
+        let state = running_application(&[(2, "n1:1"), (3, "n1:1")], &[]);
+        let mut session = AmSession::holding(Instant::now(), [key(2).container_id]);
+        let news = session.take_news(&state, 1, 1);
+        let given: Vec<_> = news.allocated.iter().map(|r| r.key).collect();
+        assert_eq!(
+            given,
+            vec![key(3)],
+            "container 2 was held before the session began"
+        );
     }
 
     #[test]

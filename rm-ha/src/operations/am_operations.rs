@@ -65,6 +65,10 @@ pub(crate) struct AmCaller {
     pub(super) attempt: ApplicationAttemptId,
     /// The AMRM key id the caller's token is signed with.
     token_key_id: i32,
+    /// Whether the AM's client forgets the containers it was given when it registers again
+    /// (Hadoop's AMRMClient, over Hadoop IPC): its session must then never hand out again a
+    /// container an earlier session may have given it. yarn-ha's own client drops repeats.
+    forgets_on_registration: bool,
 }
 
 impl AmOperations {
@@ -104,6 +108,7 @@ impl AmOperations {
             leadership,
             attempt,
             token_key_id,
+            forgets_on_registration: false,
         })
     }
 
@@ -130,7 +135,8 @@ impl AmOperations {
     }
 
     /// The caller of a Hadoop IPC connection whose SASL exchange proved the AMRMToken with
-    /// encoded identifier `identifier`.
+    /// encoded identifier `identifier`: Hadoop's AMRMClient, which forgets its containers when
+    /// it registers again.
     ///
     /// # Errors
     ///
@@ -142,6 +148,7 @@ impl AmOperations {
             leadership,
             attempt,
             token_key_id,
+            forgets_on_registration: true,
         })
     }
 
@@ -323,11 +330,17 @@ impl AmOperations {
             other => return Err(refusal(attempt, other)),
         }
         let now = Instant::now();
+        // Containers of the attempt allocated before this registration, by an earlier leader.
+        let held: Vec<i64> = if caller.forgets_on_registration {
+            self.state.read(|state| live_containers(state, attempt))
+        } else {
+            Vec::new()
+        };
         caller.leadership.sessions(|sessions| {
             sessions
                 .entry(attempt)
                 .and_modify(|session| session.heard(now))
-                .or_insert_with(|| AmSession::new(now));
+                .or_insert_with(|| AmSession::holding(now, held));
         });
         let queue = self.state.read(|state| {
             state
@@ -609,6 +622,18 @@ fn refusal(attempt: ApplicationAttemptId, response: RmResponse) -> RmError {
         }
         other => RmError::internal(format!("{attempt}: unexpected outcome {other:?}")),
     }
+}
+
+/// The ids of `attempt`'s live containers, its AM container aside.
+fn live_containers(state: &RmState, attempt: ApplicationAttemptId) -> Vec<i64> {
+    state
+        .containers
+        .of_application(attempt.application_id.id)
+        .filter(|record| {
+            !record.is_am && record.attempt_id == attempt.attempt_id && record.is_live()
+        })
+        .map(|record| record.key.container_id)
+        .collect()
 }
 
 /// The token issuer of `state`'s keys.
