@@ -289,7 +289,8 @@ pub fn write_hadoop_conf(yarn_ha_conf_dir: &Path, out: &Path, amrmproxy: Option<
     std::fs::write(out.join("log4j2.properties"), LOG4J2).expect("log4j2.properties");
 }
 
-/// Warnings only, on stderr, but Hadoop's client failover and retry lines.
+/// Warnings only, on stderr, but Hadoop's client failover and retry lines and Spark's
+/// application reports (`final status: ...`).
 const LOG4J2: &str = "\
 status = error
 appender.console.type = Console
@@ -303,6 +304,8 @@ logger.failover.name = org.apache.hadoop.yarn.client
 logger.failover.level = info
 logger.retry.name = org.apache.hadoop.io.retry
 logger.retry.level = info
+logger.spark.name = org.apache.spark.deploy.yarn.Client
+logger.spark.level = info
 ";
 
 /// A finished `java` or `spark-submit` run.
