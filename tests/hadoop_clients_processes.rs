@@ -186,6 +186,16 @@ fn hadoop_clients_submit_query_kill_and_a_forged_token_is_refused() {
             .any(|acl| acl.starts_with("default ") && acl.contains("SUBMIT_APPLICATIONS")),
         "getQueueAclsInfo grants submission to default: {run}"
     );
+    let unserved = run.value("UNSERVED").expect("getNodeToLabels' outcome");
+    assert!(
+        unserved.starts_with("getNodeToLabels org.apache.hadoop.ipc.RpcNoSuchMethodException "),
+        "a method yarn-ha does not serve is Hadoop's RpcNoSuchMethodException: {run}"
+    );
+    assert_eq!(
+        run.value("AFTER_UNSERVED"),
+        Some("2"),
+        "the connection serves the next call: {run}"
+    );
 
     // Kill a shell AM that would sleep for five minutes.
     let run = clients.run_java(
@@ -342,6 +352,45 @@ fn spark_computes_pi_in_cluster_and_client_mode() {
     );
     run.assert_success();
     assert!(run.stdout.contains("Pi is roughly 3."), "{run}");
+}
+
+/// Spark survives its leader: SparkPi in cluster mode with slow tasks; once the application
+/// runs, the active RM is SIGKILLed, and Spark's AM (on AMRMClient) and its client fail over
+/// and the job still ends SUCCEEDED on its only attempt.
+#[test]
+fn spark_survives_a_sigkill_of_the_leader() {
+    let Some(clients) = HadoopClients::find(JarSet::Hadoop35) else {
+        return;
+    };
+    let _turn = one_cluster_at_a_time();
+    let mut cluster = HadoopCluster::start(1, 8192, false);
+    let app_jar = clients.app_jar.display().to_string();
+    let mut submit = clients.spawn_spark_submit(
+        cluster.conf(),
+        &[
+            "--deploy-mode",
+            "cluster",
+            "--conf",
+            "spark.yarn.appMasterEnv.SPARK_LOCAL_IP=127.0.0.1",
+            "--class",
+            "yarnha.SparkPi",
+            &app_jar,
+            "4",
+            "3000",
+        ],
+    );
+    submit.wait_for_text("(state: RUNNING)", SPARK_DEADLINE);
+    std::thread::sleep(Duration::from_secs(3));
+    let killed = cluster.cluster.kill_leader();
+    eprintln!("SIGKILLed the leader {killed}");
+    let run = submit.finish(SPARK_DEADLINE);
+    let output = format!("{}\n{}", run.stdout, run.stderr);
+    let logs = application_id(&output)
+        .map(|id| cluster.logs(id))
+        .unwrap_or_default();
+    assert_eq!(run.code(), Some(0), "{run}\n--- container logs\n{logs}");
+    assert!(output.contains("final status: SUCCEEDED"), "{run}");
+    assert!(logs.contains("Pi is roughly 3."), "{logs}");
 }
 
 /// The first `application_<ts>_<seq>` id in `text`.

@@ -203,6 +203,11 @@ impl HadoopClients {
     /// (Spark's jars used in place, JAVA_HOME for the AM and executors, small memory), then
     /// `args`, killed after `deadline`.
     pub fn spark_submit(&self, conf_dir: &Path, args: &[&str], deadline: Duration) -> JavaRun {
+        self.spawn_spark_submit(conf_dir, args).finish(deadline)
+    }
+
+    /// Starts `spark-submit` as [`spark_submit`](Self::spark_submit) runs it.
+    pub fn spawn_spark_submit(&self, conf_dir: &Path, args: &[&str]) -> JavaProcess {
         let spark_home = self.spark_home();
         let java_home = java_home();
         let spark_conf = conf_dir.join("spark-conf");
@@ -236,7 +241,7 @@ impl HadoopClients {
             .args(["--conf", "spark.yarn.am.memory=512m"])
             .args(["--num-executors", "1", "--executor-cores", "1"])
             .args(args);
-        JavaProcess::spawn(command, &format!("spark-submit {}", args.join(" "))).finish(deadline)
+        JavaProcess::spawn(command, &format!("spark-submit {}", args.join(" ")))
     }
 }
 
@@ -398,21 +403,41 @@ impl JavaProcess {
     /// Waits until a stdout line starts with `prefix` and returns it; fails the test, quoting
     /// the output so far, if the process ends first or `deadline` passes.
     pub fn wait_for_line(&mut self, prefix: &str, deadline: Duration) -> String {
-        let started = Instant::now();
-        loop {
-            let found = self
-                .stdout
-                .lock()
-                .unwrap()
+        self.wait_for(prefix, deadline, |stdout, _| {
+            stdout
                 .lines()
                 .find(|line| line.starts_with(prefix))
-                .map(str::to_owned);
+                .map(str::to_owned)
+        })
+    }
+
+    /// Waits until a line of either stream contains `needle` (a log line, say) and returns it,
+    /// failing as [`wait_for_line`](Self::wait_for_line) does.
+    pub fn wait_for_text(&mut self, needle: &str, deadline: Duration) -> String {
+        self.wait_for(needle, deadline, |stdout, stderr| {
+            stdout
+                .lines()
+                .chain(stderr.lines())
+                .find(|line| line.contains(needle))
+                .map(str::to_owned)
+        })
+    }
+
+    fn wait_for(
+        &mut self,
+        what: &str,
+        deadline: Duration,
+        find: impl Fn(&str, &str) -> Option<String>,
+    ) -> String {
+        let started = Instant::now();
+        loop {
+            let found = find(&self.stdout.lock().unwrap(), &self.stderr.lock().unwrap());
             if let Some(line) = found {
                 return line;
             }
             let ended = self.child.try_wait().expect("waitable").is_some();
             if ended || started.elapsed() > deadline {
-                let what = format!("{} never printed {prefix:?}", self.what);
+                let what = format!("{} never printed {what:?}", self.what);
                 let run = self.finish(Duration::ZERO);
                 panic!("{what}: {run}");
             }

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.hadoop.ipc.RemoteException;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptReport;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
@@ -38,7 +39,7 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
  *     submits a shell AM (default `sleep 300`), kills it once it has an attempt, expects KILLED
  * queries
  *     getApplications, getYarnClusterMetrics, getNodeReports, getQueueInfo(default),
- *     getQueueAclsInfo
+ *     getQueueAclsInfo, and getNodeToLabels, which yarn-ha does not serve
  * </pre>
  *
  * Exit codes: 0 as expected, 1 an exception (printed as `ERROR class: message`), 2 an
@@ -158,6 +159,22 @@ public final class SubmitShellApp {
         for (QueueUserACLInfo acl : client.getQueueAclsInfo()) {
             System.out.println("QUEUE_ACL " + acl.getQueueName() + " " + acl.getUserAcls());
         }
+        // A method yarn-ha does not serve is refused by name, and the connection carries on.
+        try {
+            client.getNodeToLabels();
+            System.out.println("UNSERVED getNodeToLabels answered");
+        } catch (Exception e) {
+            Throwable root = e;
+            while (root.getCause() != null) {
+                root = root.getCause();
+            }
+            // The server's exception class travels in the RemoteException.
+            String className = root instanceof RemoteException
+                    ? ((RemoteException) root).getClassName() : root.getClass().getName();
+            System.out.println("UNSERVED getNodeToLabels " + className + " "
+                    + oneLine(root.getMessage()));
+        }
+        System.out.println("AFTER_UNSERVED " + client.getYarnClusterMetrics().getNumNodeManagers());
         return 0;
     }
 
