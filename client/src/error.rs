@@ -323,9 +323,10 @@ pub enum Error {
         /// The file.
         path: PathBuf,
         /// What the reader refused, and where
-        /// ([`yarn_security::Error::MalformedCredentials`]).
+        /// ([`yarn_security::Error::MalformedCredentials`]), boxed: the security crate's error
+        /// is large, and this one travels in every client `Result`.
         #[source]
-        source: yarn_security::Error,
+        source: Box<yarn_security::Error>,
     },
 
     /// A token file without a token of kind `YARN_AM_RM_TOKEN`.
