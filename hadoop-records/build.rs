@@ -1,6 +1,7 @@
-//! Compiles Hadoop's YARN messages (proto2, packages `hadoop.yarn` and `hadoop.common`) under
-//! `proto/` with protox, a pure-Rust protobuf compiler, so no system `protoc` is needed. Messages
-//! only: Hadoop IPC has no gRPC services.
+//! Compiles Hadoop's YARN messages (proto2, package `hadoop.yarn`) under `proto/` with protox, a
+//! pure-Rust protobuf compiler, so no system `protoc` is needed. Messages only: Hadoop IPC has no
+//! gRPC services. The token they carry, `hadoop.common.TokenProto`, is the IPC crate's: its file
+//! is read from `../ipc/proto` and its type is `yarn_ipc::pb::TokenProto`.
 //!
 //! The compiled descriptor set is also written to `OUT_DIR/hadoop_descriptors.bin`, so that the
 //! wire-compatibility test can compare Hadoop's messages with yarn-ha's field by field.
@@ -16,11 +17,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .filter(|path| path.extension().is_some_and(|ext| ext == "proto"))
         .collect();
     files.sort();
+    let ipc_dir = PathBuf::from("../ipc/proto");
     println!("cargo:rerun-if-changed=proto");
+    println!("cargo:rerun-if-changed=../ipc/proto/security.proto");
     for file in &files {
         println!("cargo:rerun-if-changed={}", file.display());
     }
-    let descriptors = protox::compile(&files, [&dir])?;
+    let descriptors = protox::compile(&files, [&dir, &ipc_dir])?;
     let out_dir = PathBuf::from(std::env::var("OUT_DIR")?);
     std::fs::write(
         out_dir.join("hadoop_descriptors.bin"),
@@ -28,6 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
     prost_build::Config::new()
         .bytes(["."])
+        .extern_path(".hadoop.common", "::yarn_ipc::pb")
         .compile_fds(descriptors)?;
     Ok(())
 }

@@ -163,6 +163,9 @@ fn hadoop_clients_submit_query_kill_and_a_forged_token_is_refused() {
     let run = clients.run_java(conf, "SubmitShellApp", &strs(&args), APP_DEADLINE);
     let app_id = assert_shell_am_succeeded(&cluster, &run, 3);
 
+    // Bad frames close their own connection, and every ResourceManager serves on.
+    send_bad_frames(&cluster);
+
     // The queries.
     let run = clients.run_java(conf, "SubmitShellApp", &["queries"], APP_DEADLINE);
     run.assert_success();
@@ -255,7 +258,8 @@ fn hadoop_clients_submit_query_kill_and_a_forged_token_is_refused() {
 
 /// Behind the AMRMProxy: the NodeManager hands the AM a proxy-signed AMRMToken in its Hadoop
 /// credentials file, and the AM, whose scheduler address is the proxy's, proves it over SASL
-/// there and runs its containers through the proxy's interceptor chain.
+/// there and runs its OPPORTUNISTIC containers through the proxy's interceptor chain,
+/// distributed scheduling included.
 #[test]
 fn a_hadoop_application_master_runs_behind_the_amrmproxy() {
     let Some(clients) = HadoopClients::find(JarSet::Hadoop35) else {
@@ -263,9 +267,17 @@ fn a_hadoop_application_master_runs_behind_the_amrmproxy() {
     };
     let _turn = one_cluster_at_a_time();
     let cluster = HadoopCluster::start(1, 4096, true);
-    let args = submit_shell_am_args("2", "exit 0");
+    let mut args = submit_shell_am_args("2", "exit 0");
+    // OPPORTUNISTIC asks, which the proxy's distributed scheduler places itself.
+    args.extend(["--execution-type", "OPPORTUNISTIC"].map(str::to_owned));
     let run = clients.run_java(cluster.conf(), "SubmitShellApp", &strs(&args), APP_DEADLINE);
-    assert_shell_am_succeeded(&cluster, &run, 2);
+    let app_id = assert_shell_am_succeeded(&cluster, &run, 2);
+    let logs = cluster.logs(&app_id);
+    let opportunistic = logs
+        .lines()
+        .filter(|line| line.starts_with("STARTED ") && line.ends_with(" OPPORTUNISTIC"))
+        .count();
+    assert_eq!(opportunistic, 2, "{logs}");
 }
 
 /// The older client generation: Hadoop 3.3.4's jars (from pyspark 3.5.9) run the same AM and
@@ -391,6 +403,45 @@ fn spark_survives_a_sigkill_of_the_leader() {
     assert_eq!(run.code(), Some(0), "{run}\n--- container logs\n{logs}");
     assert!(output.contains("final status: SUCCEEDED"), "{run}");
     assert!(logs.contains("Pi is roughly 3."), "{logs}");
+}
+
+/// Sends each ResourceManager's client port Hadoop IPC it must refuse: a frame longer than
+/// `ipc.maximum.data.length`, an IPC version it does not speak, and a frame that is not an RPC
+/// header. Each connection must be closed by the server (after its fatal answer, where Hadoop
+/// has one); the caller then checks that the cluster serves on.
+fn send_bad_frames(cluster: &HadoopCluster) {
+    use std::io::{Read, Write};
+    let preamble = |version: u8| [b'h', b'r', b'p', b'c', version, 0, 0];
+    let too_long = [&preamble(9)[..], &[0x7f, 0xff, 0xff, 0xff]].concat();
+    let old_version = preamble(7).to_vec();
+    let garbage = [&preamble(9)[..], &[0, 0, 0, 3, 0xff, 0xff, 0xff]].concat();
+    for rm in ["rm1", "rm2", "rm3"] {
+        let output = common::yarn_ha_command()
+            .arg("--conf-dir")
+            .arg(cluster.cluster.conf_dir())
+            .args(["conf", "get", &format!("{}.{rm}", keys::RM_ADDRESS.name)])
+            .output()
+            .expect("yarn-ha conf get");
+        let address = String::from_utf8(output.stdout).unwrap().trim().to_owned();
+        for bytes in [&too_long, &old_version, &garbage] {
+            let mut stream = std::net::TcpStream::connect(&address).expect("the port accepts");
+            stream
+                .set_read_timeout(Some(Duration::from_secs(20)))
+                .unwrap();
+            stream.write_all(bytes).unwrap();
+            let mut answer = Vec::new();
+            // A closed connection ends the read (a reset is an error); a timeout fails.
+            if let Err(err) = stream.read_to_end(&mut answer) {
+                assert!(
+                    !matches!(
+                        err.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ),
+                    "{rm} kept a connection that sent {bytes:02x?} open"
+                );
+            }
+        }
+    }
 }
 
 /// The first `application_<ts>_<seq>` id in `text`.

@@ -7,8 +7,7 @@ use bytes::Bytes;
 use yarn_hadoop_records::{HadoopRecord, request_of};
 use yarn_ipc::yarn_protocol::APPLICATION_MASTER_PROTOCOL;
 use yarn_ipc::{
-    AuthMethod, AuthPolicy, Authentication, Call, CallError, Dispatcher, ExceptionClass,
-    SaslRefusal, TokenSasl, TokenSecret, TokenSecrets,
+    AuthPolicy, Call, CallError, Dispatcher, SaslRefusal, TokenSasl, TokenSecret, TokenSecrets,
 };
 use yarn_proto::ids::ApplicationAttemptId;
 use yarn_proto::pb;
@@ -42,18 +41,9 @@ impl AmrmProxyDispatcher {
     /// The attempt and key id of the local token the connection proved, checked again now:
     /// the attempt may have finished since the connection was opened.
     fn caller(&self, call: &Call) -> Result<(ApplicationAttemptId, i32), CallError> {
-        let Authentication::Sasl {
-            method: AuthMethod::Token,
-            token_identifier: Some(identifier),
-        } = &call.caller.authentication
-        else {
-            return Err(CallError::Application {
-                class: ExceptionClass::AccessControlException,
-                message: "ApplicationMasterProtocol calls must authenticate with the \
-                          attempt's AMRMToken (SASL TOKEN)"
-                    .to_owned(),
-            });
-        };
+        let identifier = call.caller.proven_token().ok_or_else(|| {
+            CallError::token_required("ApplicationMasterProtocol", "the attempt's AMRMToken")
+        })?;
         let (attempt, key_id, _) = self.proxy.local_token_password(identifier)?;
         Ok((attempt, key_id))
     }

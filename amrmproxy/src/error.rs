@@ -345,3 +345,20 @@ pub enum AskProblem {
         max_vcores: i32,
     },
 }
+
+impl Error {
+    /// Whether the error refuses the caller's AMRMToken (missing, malformed, not the proxy's,
+    /// forged, without an attempt, or of an attempt the proxy does not serve): the AM cannot
+    /// fix it by calling again.
+    pub(crate) fn is_authentication(&self) -> bool {
+        matches!(
+            self,
+            Error::MissingAmrmToken { .. }
+                | Error::MalformedAmrmToken { .. }
+                | Error::NotALocalAmrmToken { .. }
+                | Error::InvalidAmrmToken { .. }
+                | Error::AmrmTokenWithoutAttempt { .. }
+                | Error::UnknownApplicationAttempt { .. }
+        )
+    }
+}

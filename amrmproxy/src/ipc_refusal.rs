@@ -26,12 +26,7 @@ impl From<Error> for CallError {
 /// The exception for `err`; a failed re-registration takes its cause's.
 fn class_of(err: &Error) -> ExceptionClass {
     match err {
-        Error::MissingAmrmToken { .. }
-        | Error::MalformedAmrmToken { .. }
-        | Error::NotALocalAmrmToken { .. }
-        | Error::InvalidAmrmToken { .. }
-        | Error::AmrmTokenWithoutAttempt { .. }
-        | Error::UnknownApplicationAttempt { .. } => ExceptionClass::InvalidToken,
+        err if err.is_authentication() => ExceptionClass::InvalidToken,
         Error::Rm { source, .. } => rm_class(source),
         Error::Reregistration { source, .. } => class_of(source),
         Error::InvalidAsk { .. } | Error::OpportunisticAsksRefused { .. } => {

@@ -18,12 +18,7 @@ impl From<Error> for Status {
     fn from(err: Error) -> Self {
         let message = err.to_string();
         match err {
-            Error::MissingAmrmToken { .. }
-            | Error::MalformedAmrmToken { .. }
-            | Error::NotALocalAmrmToken { .. }
-            | Error::InvalidAmrmToken { .. }
-            | Error::AmrmTokenWithoutAttempt { .. }
-            | Error::UnknownApplicationAttempt { .. } => Status::permission_denied(message),
+            err if err.is_authentication() => Status::permission_denied(message),
             Error::Rm { source, .. } => rm_status(*source, message),
             Error::Reregistration { source, .. } => {
                 Status::new(Status::from(*source).code(), message)

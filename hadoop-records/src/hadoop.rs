@@ -2,9 +2,9 @@
 //! labels and defaults). prost reads absent `optional` fields as `None` (with accessors that
 //! return Hadoop's defaults) and always encodes `required` scalars.
 
-/// Package `hadoop.common`: the token every YARN record carries.
+/// Package `hadoop.common`: the token every YARN record carries, the IPC crate's own.
 pub mod common {
-    include!(concat!(env!("OUT_DIR"), "/hadoop.common.rs"));
+    pub use yarn_ipc::pb::TokenProto;
 }
 
 /// Package `hadoop.yarn`: YARN's records and protocol messages.

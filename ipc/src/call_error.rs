@@ -61,6 +61,16 @@ pub enum CallError {
 }
 
 impl CallError {
+    /// The refusal of a call on a connection that did not prove a token, on a protocol that
+    /// serves only token holders: `AccessControlException` naming `token`, what must be proven
+    /// (such as "the attempt's AMRMToken").
+    pub fn token_required(protocol: &str, token: &str) -> Self {
+        CallError::Application {
+            class: ExceptionClass::AccessControlException,
+            message: format!("{protocol} calls must prove {token} over SASL (TOKEN, DIGEST-MD5)"),
+        }
+    }
+
     /// The ERROR answer for this failure: status, `errorDetail`, class and message.
     pub fn to_failure(&self) -> RpcFailure {
         let (code, class) = match self {

@@ -33,3 +33,17 @@ pub enum Authentication {
         token_identifier: Option<Bytes>,
     },
 }
+
+impl Caller {
+    /// The identifier of the token the connection proved over SASL TOKEN, if it did: what a
+    /// token-authenticated protocol (ApplicationMaster, NodeManager) runs its calls as.
+    pub fn proven_token(&self) -> Option<&Bytes> {
+        match &self.authentication {
+            Authentication::Sasl {
+                method: AuthMethod::Token,
+                token_identifier: Some(identifier),
+            } => Some(identifier),
+            _ => None,
+        }
+    }
+}

@@ -7,8 +7,8 @@ use bytes::Bytes;
 use yarn_hadoop_records::{HadoopRecord, request_of as request};
 use yarn_ipc::yarn_protocol::CONTAINER_MANAGEMENT_PROTOCOL;
 use yarn_ipc::{
-    AuthMethod, AuthPolicy, Authentication, Call, CallError, Dispatcher, ExceptionClass,
-    SaslRefusal, TokenSasl, TokenSecret, TokenSecrets,
+    AuthPolicy, Call, CallError, Dispatcher, ExceptionClass, SaslRefusal, TokenSasl, TokenSecret,
+    TokenSecrets,
 };
 use yarn_proto::pb;
 use yarn_proto::token_metadata::PresentedToken;
@@ -44,18 +44,9 @@ impl ContainerManagerDispatcher {
     /// identifier with the password this node computes for it, which the caller proved it
     /// holds.
     fn nm_token(&self, call: &Call) -> Result<PresentedToken, CallError> {
-        let Authentication::Sasl {
-            method: AuthMethod::Token,
-            token_identifier: Some(identifier),
-        } = &call.caller.authentication
-        else {
-            return Err(CallError::Application {
-                class: ExceptionClass::AccessControlException,
-                message: "ContainerManagementProtocol calls must authenticate with an NM token \
-                          (SASL TOKEN)"
-                    .to_owned(),
-            });
-        };
+        let identifier = call.caller.proven_token().ok_or_else(|| {
+            CallError::token_required("ContainerManagementProtocol", "an NM token for this node")
+        })?;
         let (_, password) = self
             .manager
             .nm_token_password(identifier)

@@ -5,10 +5,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use yarn_ipc::yarn_protocol::APPLICATION_MASTER_PROTOCOL;
-use yarn_ipc::{
-    AuthMethod, Authentication, Call, CallError, Dispatcher, ExceptionClass, SaslRefusal,
-    TokenSecret, TokenSecrets,
-};
+use yarn_ipc::{Call, CallError, Dispatcher, SaslRefusal, TokenSecret, TokenSecrets};
 
 use super::call_refusal::sasl_refusal;
 use yarn_hadoop_records::request_of as request;
@@ -25,18 +22,10 @@ pub(crate) struct AmDispatcher {
 
 impl AmDispatcher {
     fn caller(&self, call: &Call) -> Result<AmCaller, CallError> {
-        match &call.caller.authentication {
-            Authentication::Sasl {
-                method: AuthMethod::Token,
-                token_identifier: Some(identifier),
-            } => Ok(self.operations.authenticate_proven(identifier)?),
-            _ => Err(CallError::Application {
-                class: ExceptionClass::AccessControlException,
-                message: "ApplicationMasterProtocol calls must authenticate with the \
-                          attempt's AMRMToken (SASL TOKEN)"
-                    .to_owned(),
-            }),
-        }
+        let identifier = call.caller.proven_token().ok_or_else(|| {
+            CallError::token_required("ApplicationMasterProtocol", "the attempt's AMRMToken")
+        })?;
+        Ok(self.operations.authenticate_proven(identifier)?)
     }
 }
 

@@ -11,6 +11,8 @@ import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.ExecutionType;
+import org.apache.hadoop.yarn.api.records.ExecutionTypeRequest;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
@@ -21,7 +23,8 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 
 /**
  * An ApplicationMaster on the synchronous AMRMClient and NMClient: registers, asks for
- * `--containers N` containers of 128 MB and 1 vcore, starts `--command CMD` (default `exit 0`)
+ * `--containers N` containers of 128 MB and 1 vcore (`--execution-type`, default GUARANTEED,
+ * enforced), starts `--command CMD` (default `exit 0`)
  * in each, waits until all of them completed, and unregisters SUCCEEDED when every exit status
  * was 0, FAILED with the statuses otherwise.
  *
@@ -40,6 +43,8 @@ public final class ShellAm {
         Args args = new Args(withMode);
         int wanted = args.getInt("containers", 1);
         String command = args.get("command", "exit 0");
+        ExecutionType executionType =
+                ExecutionType.valueOf(args.get("execution-type", "GUARANTEED"));
         long deadline = System.currentTimeMillis() + 1000L * args.getInt("deadline-secs", 120);
 
         YarnConfiguration conf = new YarnConfiguration();
@@ -57,7 +62,8 @@ public final class ShellAm {
         Deque<ContainerRequest> pending = new ArrayDeque<>();
         for (int i = 0; i < wanted; i++) {
             ContainerRequest request = new ContainerRequest(Resource.newInstance(128, 1), null,
-                    null, Priority.newInstance(0));
+                    null, Priority.newInstance(0), 0, true, null,
+                    ExecutionTypeRequest.newInstance(executionType, true));
             rm.addContainerRequest(request);
             pending.add(request);
         }
@@ -86,7 +92,7 @@ public final class ShellAm {
                 nm.startContainer(container, launch);
                 started.add(container.getId());
                 System.out.println("STARTED " + container.getId() + " on "
-                        + container.getNodeId());
+                        + container.getNodeId() + " " + container.getExecutionType());
             }
             for (ContainerStatus status : response.getCompletedContainersStatuses()) {
                 if (!started.remove(status.getContainerId())) {

@@ -31,6 +31,7 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
  *
  * <pre>
  * submit  --am shell|java|forged [--am-command CMD] [--containers N] [--container-command CMD]
+ *         [--execution-type GUARANTEED|OPPORTUNISTIC]
  *         [--forge wrong-password|other-attempt] [--name N] [--type T] [--queue Q]
  *         [--am-memory MB] [--am-classpath CP] [--max-attempts N] [--deadline-secs S]
  *         --expect-state STATE --expect-final STATUS
@@ -186,6 +187,7 @@ public final class SubmitShellApp {
                 return shellCommand(args.get("am-command", "echo hello; exit 0"));
             case "java":
                 javaAm = "yarnha.ShellAm --containers " + args.getInt("containers", 1)
+                        + " --execution-type " + args.get("execution-type", "GUARANTEED")
                         + " --command '" + args.get("container-command", "exit 0") + "'";
                 break;
             case "forged":
