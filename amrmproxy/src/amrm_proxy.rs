@@ -305,6 +305,15 @@ impl AmrmProxy {
         self.lock_secrets().password_of(identifier)
     }
 
+    /// The attempt and key id of the local AMRMToken a Hadoop IPC connection proved when it
+    /// opened (see [`ProxyTokenSecretManager::identified`]).
+    pub(crate) fn proven_attempt(
+        &self,
+        identifier: &[u8],
+    ) -> Result<(ApplicationAttemptId, i32), Error> {
+        self.lock_secrets().identified(identifier)
+    }
+
     /// Runs `call` on `attempt`'s chain, in turn with the application's other calls, and
     /// persists the chain's record if it changed.
     pub(crate) async fn with_chain<T, F>(

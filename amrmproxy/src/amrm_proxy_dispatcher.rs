@@ -13,7 +13,6 @@ use yarn_proto::ids::ApplicationAttemptId;
 use yarn_proto::pb;
 
 use crate::AmrmProxy;
-use crate::ipc_refusal::sasl_refusal;
 
 /// The Hadoop IPC face of an [`AmrmProxy`]: an AM proves its local AMRMToken (the one the
 /// NodeManager put in its credentials file) in the connection's SASL DIGEST-MD5 exchange, and
@@ -39,13 +38,13 @@ impl AmrmProxyDispatcher {
     }
 
     /// The attempt and key id of the local token the connection proved, checked again now:
-    /// the attempt may have finished since the connection was opened.
+    /// the attempt may have finished since the connection was opened (its key may have been
+    /// retired too, which does not matter: the AM gets its new token in the next answer).
     fn caller(&self, call: &Call) -> Result<(ApplicationAttemptId, i32), CallError> {
         let identifier = call.caller.proven_token().ok_or_else(|| {
             CallError::token_required("ApplicationMasterProtocol", "the attempt's AMRMToken")
         })?;
-        let (attempt, key_id, _) = self.proxy.local_token_password(identifier)?;
-        Ok((attempt, key_id))
+        Ok(self.proxy.proven_attempt(identifier)?)
     }
 }
 
@@ -103,7 +102,7 @@ impl TokenSecrets for LocalTokenSecrets {
         let (attempt, _, password) = self
             .proxy
             .local_token_password(identifier)
-            .map_err(sasl_refusal)?;
+            .map_err(|err| SaslRefusal::from(CallError::from(err)))?;
         Ok(TokenSecret {
             password: Bytes::from(password),
             user: attempt.to_string(),

@@ -1,7 +1,7 @@
 //! The one place AMRMProxy errors become the Hadoop exceptions ApplicationMasters on Hadoop IPC
 //! receive; the counterpart of `status.rs` for gRPC, deciding the same way.
 
-use yarn_ipc::{CallError, ExceptionClass, SaslRefusal};
+use yarn_ipc::{CallError, ExceptionClass};
 use yarn_proto::token_metadata::is_not_registered;
 
 use crate::Error;
@@ -53,16 +53,5 @@ fn rm_class(source: &yarn_client::Error) -> ExceptionClass {
         yarn_client::Error::OutcomeUnknown { .. }
         | yarn_client::Error::AttemptsExhausted { .. } => ExceptionClass::RetriableException,
         _ => ExceptionClass::YarnException,
-    }
-}
-
-/// The refusal of a SASL exchange the error ends: the same exception a call would get.
-pub(crate) fn sasl_refusal(err: Error) -> SaslRefusal {
-    match CallError::from(err) {
-        CallError::Application { class, message } => SaslRefusal { class, message },
-        other => SaslRefusal {
-            class: ExceptionClass::YarnException,
-            message: other.to_string(),
-        },
     }
 }

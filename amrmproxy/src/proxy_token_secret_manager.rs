@@ -183,6 +183,26 @@ impl ProxyTokenSecretManager {
         Ok((attempt, identifier.key_id, password))
     }
 
+    /// The attempt and key id an encoded local AMRMToken identifier names, read without any
+    /// key: for a Hadoop IPC connection whose SASL exchange proved the token when it opened,
+    /// and which Hadoop's AMRMClient keeps across the roll that retires the token's key.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidAmrmToken`] for bytes that are no identifier, then as
+    /// [`validate`](Self::validate) for the attempt.
+    pub fn identified(&self, identifier: &[u8]) -> Result<(ApplicationAttemptId, i32), Error> {
+        let identifier = <pb::AmrmTokenIdentifierProto as prost::Message>::decode(identifier)
+            .map_err(|source| Error::InvalidAmrmToken {
+                source: Box::new(yarn_security::Error::MalformedTokenIdentifier {
+                    kind: TokenKind::AmRm,
+                    source,
+                }),
+            })?;
+        let attempt = self.served_attempt(&identifier)?;
+        Ok((attempt, identifier.key_id))
+    }
+
     /// The attempt a verified identifier names, if the proxy serves it.
     fn served_attempt(
         &self,

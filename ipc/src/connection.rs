@@ -56,7 +56,8 @@ pub enum CloseReason {
 ///
 /// Pure: it owns no socket, spawns nothing and reads no clock. The shell feeds it what it reads
 /// and carries out the [`ConnectionAction`]s it returns. What it buffers is bounded by the
-/// preamble or the frame being read (at most the maximum data length) plus what was fed last.
+/// preamble or the frame being read (at most [`MAX_SETUP_FRAME_LENGTH`] before the connection
+/// context, the maximum data length after) plus what was fed last.
 ///
 /// Whatever a peer sends, it never panics: a malformed preamble, frame or header ends the
 /// connection with the FATAL answer Hadoop's server would give (or none, where Hadoop gives
@@ -68,6 +69,11 @@ pub struct IpcConnection {
     buffer: BytesMut,
     phase: Phase,
 }
+
+/// The longest frame read before the connection context: SASL messages and the context are a
+/// few KiB (Hadoop's DIGEST-MD5 response is at most 4 KiB), so an unauthenticated peer cannot
+/// make the server hold `ipc.maximum.data.length` bytes.
+pub const MAX_SETUP_FRAME_LENGTH: u32 = 64 * 1024;
 
 enum Phase {
     /// Waiting for the 7 bytes of the preamble.
@@ -128,7 +134,13 @@ impl IpcConnection {
                 self.read_preamble(&preamble, &mut actions);
                 continue;
             }
-            match self.frames.decode(&mut self.buffer) {
+            // Until the caller is known, frames are set-up messages (SASL, the connection
+            // context) of a few KiB: nobody unauthenticated may make the server buffer more.
+            let frames = match self.phase {
+                Phase::Calls(_) => self.frames,
+                _ => FrameDecoder::new(self.frames.max_length().min(MAX_SETUP_FRAME_LENGTH)),
+            };
+            match frames.decode(&mut self.buffer) {
                 Ok(Some(frame)) => self.read_frame(frame, &mut actions),
                 Ok(None) => break,
                 Err(err) => self.close_fatal(

@@ -45,6 +45,8 @@ enum ReadEnd {
     PeerClosed,
     /// Nothing arrived for `idle_timeout` with no call in flight.
     Idle,
+    /// The set-up did not complete within `setup_timeout`.
+    SetupTimedOut,
     /// The socket failed, or the writer did.
     Failed(io::Error),
     /// The server is shutting down.
@@ -95,6 +97,12 @@ impl<D: Dispatcher> ConnectionHandler<D> {
                 tracing::debug!(?peer, error = %err, "Hadoop IPC connection failed")
             }
             ReadEnd::Idle => tracing::debug!(?peer, "idle Hadoop IPC connection closed"),
+            ReadEnd::SetupTimedOut => {
+                tracing::info!(
+                    ?peer,
+                    "Hadoop IPC connection closed: its set-up took too long"
+                )
+            }
             ReadEnd::PeerClosed | ReadEnd::Shutdown => {}
         }
 
@@ -112,7 +120,7 @@ impl<D: Dispatcher> ConnectionHandler<D> {
 
         // Every sender is gone now: the writer flushes what is queued, then half-closes.
         match end {
-            ReadEnd::Shutdown | ReadEnd::Failed(_) => writing.abort_all(),
+            ReadEnd::Shutdown | ReadEnd::Failed(_) | ReadEnd::SetupTimedOut => writing.abort_all(),
             ReadEnd::Closed(_) | ReadEnd::PeerClosed | ReadEnd::Idle => {
                 if tokio::time::timeout(self.config.linger, writing.join_next())
                     .await
@@ -146,6 +154,7 @@ impl<D: Dispatcher> ConnectionHandler<D> {
         let mut in_flight: HashMap<task::Id, CallTag> = HashMap::new();
         let mut buf = BytesMut::with_capacity(READ_CHUNK);
         let mut actions = self.connection.receive(&read_ahead);
+        let setup_deadline = tokio::time::Instant::now() + self.config.setup_timeout;
         loop {
             for action in actions.drain(..) {
                 match action {
@@ -186,6 +195,9 @@ impl<D: Dispatcher> ConnectionHandler<D> {
                     Err(err) => return ReadEnd::Failed(err),
                 },
                 _ = tokio::time::sleep(self.config.idle_timeout), if idle => return ReadEnd::Idle,
+                _ = tokio::time::sleep_until(setup_deadline), if self.connection.caller().is_none() => {
+                    return ReadEnd::SetupTimedOut;
+                }
             }
         }
     }

@@ -89,7 +89,7 @@ pub use call_error::CallError;
 pub use call_tag::CallTag;
 pub use caller::{Authentication, Caller};
 pub use codec_error::CodecError;
-pub use connection::{CloseReason, ConnectionAction, IpcConnection};
+pub use connection::{CloseReason, ConnectionAction, IpcConnection, MAX_SETUP_FRAME_LENGTH};
 pub use delimited::{decode_delimited, put_delimited, put_delimited_bytes, take_delimited};
 pub use dispatcher::Dispatcher;
 pub use exception_class::ExceptionClass;

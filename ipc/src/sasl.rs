@@ -10,7 +10,7 @@
 
 use bytes::Bytes;
 
-use crate::{AuthMethod, ExceptionClass};
+use crate::{AuthMethod, CallError, ExceptionClass};
 
 /// One SASL authentication method a server offers.
 pub trait SaslMechanism: Send + Sync {
@@ -80,4 +80,16 @@ pub struct SaslRefusal {
     pub class: ExceptionClass,
     /// The message.
     pub message: String,
+}
+
+impl From<CallError> for SaslRefusal {
+    /// The refusal of a SASL exchange that a daemon's error ends: the exception a call failing
+    /// the same way would get, so a client sees one class for one cause.
+    fn from(err: CallError) -> Self {
+        let failure = err.to_failure();
+        SaslRefusal {
+            class: failure.class,
+            message: failure.message,
+        }
+    }
 }

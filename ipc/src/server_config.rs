@@ -21,6 +21,10 @@ pub struct IpcServerConfig {
     /// limit it stops accepting (new connections wait in the listen backlog). Connections
     /// handed over through `serve_connection` are the caller's to count.
     pub max_connections: usize,
+    /// A connection that has not completed its set-up (preamble, SASL, connection context)
+    /// this long after it was handed to the server is closed, however much it sends meanwhile:
+    /// an unauthenticated peer cannot hold a connection slot by trickling bytes.
+    pub setup_timeout: Duration,
     /// A connection with no call in flight that sends nothing for this long is closed.
     /// Hadoop's client closes its own idle connections after 10 s and pings while it waits.
     pub idle_timeout: Duration,
@@ -32,13 +36,14 @@ pub struct IpcServerConfig {
 
 impl IpcServerConfig {
     /// The defaults, with `auth`: 128 MiB frames, 128 calls per connection, 1024 connections,
-    /// 2 minutes idle, 2 seconds linger.
+    /// 10 seconds to set up, 2 minutes idle, 2 seconds linger.
     pub fn new(auth: AuthPolicy) -> Self {
         IpcServerConfig {
             auth: Arc::new(auth),
             max_data_length: DEFAULT_MAX_DATA_LENGTH,
             max_calls_per_connection: 128,
             max_connections: 1024,
+            setup_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(120),
             linger: Duration::from_secs(2),
         }

@@ -138,7 +138,9 @@ impl NodeManager {
                 AmrmProxyDispatcher::auth(Arc::clone(host.proxy())),
                 AmrmProxyDispatcher::new(Arc::clone(host.proxy())),
             );
-            spawn_hadoop_ipc(&mut tasks, hadoop_ipc, &shutdown);
+            if let Some(hadoop_ipc) = hadoop_ipc {
+                hadoop_ipc.serve_in(&mut tasks, &shutdown, Ok(None));
+            }
             let server = tonic::transport::Server::builder()
                 .layer(yarn_security::BoundStatusMessages)
                 .add_service(host.proxy().service())
@@ -163,7 +165,9 @@ impl NodeManager {
             ContainerManagerDispatcher::auth(Arc::clone(&manager)),
             ContainerManagerDispatcher::new(Arc::clone(&manager)),
         );
-        spawn_hadoop_ipc(&mut tasks, hadoop_ipc, &shutdown);
+        if let Some(hadoop_ipc) = hadoop_ipc {
+            hadoop_ipc.serve_in(&mut tasks, &shutdown, Ok(None));
+        }
         let server = tonic::transport::Server::builder()
             .layer(yarn_security::BoundStatusMessages)
             .add_service(manager.service(Authorizer::for_tls(&tls)))
@@ -366,19 +370,4 @@ fn node_host(address: &HostPort) -> String {
         .ok()
         .filter(|name| !name.is_empty())
         .unwrap_or_else(|| "localhost".to_owned())
-}
-
-/// Runs the Hadoop IPC half of a shared port, if Hadoop IPC is enabled, until `shutdown`.
-fn spawn_hadoop_ipc<D: yarn_ipc::Dispatcher>(
-    tasks: &mut JoinSet<Result<Option<String>, Error>>,
-    hadoop_ipc: Option<HadoopIpcShare<D>>,
-    shutdown: &CancellationToken,
-) {
-    if let Some(hadoop_ipc) = hadoop_ipc {
-        let shutdown = shutdown.clone();
-        tasks.spawn(async move {
-            hadoop_ipc.serve(shutdown).await;
-            Ok(None)
-        });
-    }
 }

@@ -2,6 +2,7 @@
 
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
+use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use yarn_ipc::{AuthPolicy, Dispatcher, IpcServer, IpcServerConfig};
 
@@ -21,9 +22,9 @@ pub struct HadoopIpcShare<D> {
 impl<D: Dispatcher> HadoopIpcShare<D> {
     /// Shares `incoming`'s port with a Hadoop IPC server for `dispatcher` when `settings`
     /// enable Hadoop IPC (else returns `incoming` as it is and no server). The server's
-    /// connections authenticate as `auth` allows, carry frames of at most
-    /// `ipc.maximum.data.length`, and are closed after the idle time of the port's gRPC
-    /// connections.
+    /// connections authenticate as `auth` allows within the port's TLS handshake time, carry
+    /// frames of at most `ipc.maximum.data.length`, and are closed after the idle time of the
+    /// port's gRPC connections.
     pub fn share(
         incoming: Incoming,
         settings: &HadoopIpcSettings,
@@ -36,6 +37,8 @@ impl<D: Dispatcher> HadoopIpcShare<D> {
         let mut config = IpcServerConfig::new(auth);
         config.max_data_length = settings.max_data_length;
         config.idle_timeout = incoming.limits().idle_timeout;
+        // Hadoop IPC's set-up is the counterpart of the TLS handshake, under the same bound.
+        config.setup_timeout = incoming.limits().handshake_timeout;
         let (handoff, handed_over) = mpsc::channel(HANDOFF_BACKLOG);
         let share = HadoopIpcShare {
             server: IpcServer::new(dispatcher, config),
@@ -50,5 +53,20 @@ impl<D: Dispatcher> HadoopIpcShare<D> {
         self.server
             .serve_handed_over(self.handed_over, shutdown)
             .await;
+    }
+
+    /// [`serve`](Self::serve)s as a task of `tasks`, a daemon's set of server tasks, which it
+    /// ends with `done`.
+    pub fn serve_in<T: Send + 'static>(
+        self,
+        tasks: &mut JoinSet<T>,
+        shutdown: &CancellationToken,
+        done: T,
+    ) {
+        let shutdown = shutdown.clone();
+        tasks.spawn(async move {
+            self.serve(shutdown).await;
+            done
+        });
     }
 }

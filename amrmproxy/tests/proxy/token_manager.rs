@@ -145,3 +145,36 @@ fn exported_keys_restore_a_manager_that_validates_earlier_tokens_mid_roll() {
         Some(KeyAction::ActivateNext { .. })
     ));
 }
+
+#[test]
+fn a_proven_connection_keeps_its_attempt_after_the_roll_that_retires_its_key() {
+    let mut manager = manager();
+    let old = manager.issue(attempt(1));
+    let (_, password) = manager.password_of(&old.identifier).unwrap();
+    assert_eq!(
+        password, old.password,
+        "SASL checks the AM against the token's password"
+    );
+
+    manager.roll(T0 + INTERVAL).unwrap();
+    manager.roll(T0 + INTERVAL + DELAY).unwrap();
+    // A new connection cannot prove the old token any more...
+    assert!(manager.password_of(&old.identifier).is_err());
+    // ...but a connection that proved it before the roll still runs as its attempt, and
+    // learns its new token from the answer.
+    assert_eq!(
+        manager.identified(&old.identifier).unwrap(),
+        (attempt(1), key_id(&old))
+    );
+
+    manager.attempt_finished(attempt(1));
+    let err = manager.identified(&old.identifier).unwrap_err();
+    assert!(
+        matches!(err, Error::UnknownApplicationAttempt { .. }),
+        "{err:?}"
+    );
+    assert!(matches!(
+        manager.identified(&[0xff]).unwrap_err(),
+        Error::InvalidAmrmToken { .. }
+    ));
+}

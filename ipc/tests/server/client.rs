@@ -45,6 +45,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> TestClient<S> {
             .expect("the server takes bytes");
     }
 
+    /// Sends `bytes`, or says why the server would not take them (it closed the connection).
+    pub async fn try_send(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.stream.write_all(bytes).await
+    }
+
     /// Sends the SIMPLE preamble and a context naming `user`.
     pub async fn open_simple(&mut self, user: &str) {
         let preamble = Preamble {

@@ -409,3 +409,53 @@ async fn connections_handed_over_by_another_listener_are_served_until_the_sender
     assert!(served.expect("the serve task ran").is_ok());
     assert!(!shutdown.is_cancelled(), "the caller's token is left alone");
 }
+
+#[tokio::test]
+async fn a_peer_that_never_finishes_its_set_up_is_closed_however_much_it_trickles() {
+    let mut config = config();
+    config.setup_timeout = Duration::from_millis(500);
+    let server = RunningServer::start(config).await;
+    let mut client = server.client().await;
+    // The preamble, then a connection-context frame that never completes, a byte at a time.
+    client.send(b"hrpc\x09\x00\x00").await;
+    client.send(&[0, 0, 0x10, 0]).await;
+    let trickle = async {
+        for _ in 0..40 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            if client.try_send(&[0]).await.is_err() {
+                return;
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), trickle)
+        .await
+        .expect("the trickle ends");
+    client.must_see_close().await;
+}
+
+#[tokio::test]
+async fn a_set_up_frame_beyond_the_set_up_limit_is_refused_before_it_is_read() {
+    let server = RunningServer::start(IpcServerConfig::new(AuthPolicy::simple_only())).await;
+    let mut client = server.client().await;
+    client.send(b"hrpc\x09\x00\x00").await;
+    let length = yarn_ipc::MAX_SETUP_FRAME_LENGTH + 1;
+    client.send(&length.to_be_bytes()).await;
+    let answer = client.answer().await;
+    assert_eq!(
+        answer.header.status(),
+        RpcStatusProto::Fatal,
+        "{:?}",
+        answer.header
+    );
+    assert!(
+        answer
+            .header
+            .error_msg
+            .as_deref()
+            .unwrap_or_default()
+            .contains(&length.to_string()),
+        "{:?}",
+        answer.header
+    );
+    client.must_see_close().await;
+}

@@ -1,6 +1,7 @@
 //! [`TokenIssuer`]: the leader's signing and checking of AMRM, container and NM tokens, with
 //! the master keys of the replicated state.
 
+use prost::Message;
 use yarn_proto::ids::{ApplicationAttemptId, ContainerId, NodeId};
 use yarn_proto::pb;
 use yarn_security::{ContainerTokenFields, Token, TokenIdentifier, TokenSecretManager};
@@ -70,6 +71,25 @@ impl TokenIssuer {
             .amrm
             .verify(&token, 0)
             .map_err(|err| invalid(err.to_string()))?;
+        amrm_attempt(identifier)
+    }
+
+    /// The attempt and key id an encoded AMRMToken identifier names, read without any key: for
+    /// a Hadoop IPC connection whose SASL exchange proved the token when it opened. Hadoop
+    /// authenticates a connection once, and its AMRMClient keeps the connection across a key
+    /// roll that retires the key its token was signed with.
+    ///
+    /// # Errors
+    ///
+    /// [`AmrmTokenRefusal`] when the bytes are not an identifier naming an attempt.
+    pub fn amrm_identified(
+        identifier: &[u8],
+    ) -> Result<(ApplicationAttemptId, i32), AmrmTokenRefusal> {
+        let identifier = pb::AmrmTokenIdentifierProto::decode(identifier).map_err(|err| {
+            AmrmTokenRefusal::Invalid {
+                reason: err.to_string(),
+            }
+        })?;
         amrm_attempt(identifier)
     }
 
@@ -254,6 +274,31 @@ mod tests {
         token.identifier = prost::Message::encode_to_vec(&identifier);
         assert!(matches!(
             issuer.verify_amrm(token),
+            Err(AmrmTokenRefusal::Invalid { .. })
+        ));
+    }
+
+    #[test]
+    fn a_password_proves_the_token_and_a_proven_identifier_needs_no_key_later() {
+        let issuer = TokenIssuer::from_state(&keyed_state()).unwrap();
+        let token = issuer.amrm_token(attempt(3));
+        let (proven, key_id, password) = issuer.amrm_password(&token.identifier).unwrap();
+        assert_eq!((proven, key_id), (attempt(3), 1));
+        assert_eq!(
+            password, token.password,
+            "what the AM holds and proves over SASL"
+        );
+
+        // A token of a key this state does not hold: no password, but a connection that proved
+        // it under that key before a roll still reads its attempt.
+        let retired = sign_amrm_with(&MasterKey::new(9, [9; MasterKey::LEN]), attempt(4));
+        assert!(issuer.amrm_password(&retired.identifier).is_err());
+        assert_eq!(
+            TokenIssuer::amrm_identified(&retired.identifier),
+            Ok((attempt(4), 9))
+        );
+        assert!(matches!(
+            TokenIssuer::amrm_identified(&[0xff]),
             Err(AmrmTokenRefusal::Invalid { .. })
         ));
     }

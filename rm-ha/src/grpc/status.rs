@@ -20,9 +20,10 @@ impl From<RmError> for Status {
         let message = err.to_string();
         match err {
             RmError::NotLeader(refusal) => not_leader(&refusal, message),
-            RmError::ApplicationNotFound { .. } | RmError::NotFound { .. } => {
-                Status::not_found(message)
-            }
+            RmError::ApplicationNotFound { .. }
+            | RmError::AttemptNotFound { .. }
+            | RmError::ContainerNotFound { .. }
+            | RmError::NotFound { .. } => Status::not_found(message),
             RmError::InvalidRequest { .. } => Status::invalid_argument(message),
             RmError::AccessDenied { .. } => Status::permission_denied(message),
             RmError::Unauthenticated { .. } => Status::unauthenticated(message),

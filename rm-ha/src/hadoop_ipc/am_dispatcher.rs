@@ -7,7 +7,6 @@ use bytes::Bytes;
 use yarn_ipc::yarn_protocol::APPLICATION_MASTER_PROTOCOL;
 use yarn_ipc::{Call, CallError, Dispatcher, SaslRefusal, TokenSecret, TokenSecrets};
 
-use super::call_refusal::sasl_refusal;
 use yarn_hadoop_records::request_of as request;
 
 use super::records::answer;
@@ -62,7 +61,7 @@ impl TokenSecrets for AmrmTokenSecrets {
         let (user, password) = self
             .operations
             .amrm_secret(identifier)
-            .map_err(sasl_refusal)?;
+            .map_err(|err| SaslRefusal::from(CallError::from(err)))?;
         Ok(TokenSecret {
             password: Bytes::from(password),
             user,

@@ -1,7 +1,7 @@
 //! The one mapping of [`RmError`] to the Hadoop exceptions the ResourceManager's Hadoop IPC
 //! answers with.
 
-use yarn_ipc::{CallError, ExceptionClass, SaslRefusal};
+use yarn_ipc::{CallError, ExceptionClass};
 
 use crate::operations::RmError;
 
@@ -18,6 +18,8 @@ impl From<RmError> for CallError {
         let class = match &err {
             RmError::NotLeader(_) => ExceptionClass::StandbyException,
             RmError::ApplicationNotFound { .. } => ExceptionClass::ApplicationNotFoundException,
+            RmError::AttemptNotFound { .. } => ExceptionClass::ApplicationAttemptNotFoundException,
+            RmError::ContainerNotFound { .. } => ExceptionClass::ContainerNotFoundException,
             RmError::InvalidRequest { field, .. } if field.starts_with("ask") => {
                 ExceptionClass::InvalidResourceRequestException
             }
@@ -45,17 +47,6 @@ impl From<RmError> for CallError {
             class,
             message: err.to_string(),
         }
-    }
-}
-
-/// The refusal of a SASL exchange the error ends: the same exception a call would get.
-pub(super) fn sasl_refusal(err: RmError) -> SaslRefusal {
-    match CallError::from(err) {
-        CallError::Application { class, message } => SaslRefusal { class, message },
-        other => SaslRefusal {
-            class: ExceptionClass::YarnException,
-            message: other.to_string(),
-        },
     }
 }
 

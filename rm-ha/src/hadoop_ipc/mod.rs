@@ -41,11 +41,7 @@ pub(crate) fn share_port<D: Dispatcher>(
 ) -> Incoming {
     let (incoming, share) = HadoopIpcShare::share(incoming, settings, auth, dispatcher);
     if let Some(share) = share {
-        let shutdown = shutdown.clone();
-        tasks.spawn(async move {
-            share.serve(shutdown).await;
-            Ok(())
-        });
+        share.serve_in(tasks, shutdown, Ok(()));
     }
     incoming
 }

@@ -1,16 +1,18 @@
 //! getApplicationAttemptReport and getContainerReport, which Hadoop's clients call and yarn-ha's
-//! gRPC protocol serves only as lists: each is the matching entry of its list.
+//! gRPC protocol serves only as lists: each is the matching entry of its list, and a missing one
+//! is YARN's `*NotFoundException` through the one error mapping.
 
 use bytes::Bytes;
 use yarn_hadoop_records::{
     attempt_report_request, attempt_report_response, container_report_request,
     container_report_response, malformed,
 };
-use yarn_ipc::{Call, CallError, ExceptionClass};
+use yarn_ipc::{Call, CallError};
+use yarn_proto::ids::{ApplicationAttemptId, ContainerId};
 use yarn_proto::pb;
 use yarn_security::Caller;
 
-use crate::operations::ClientOperations;
+use crate::operations::{ClientOperations, RmError};
 
 /// The report of the attempt the call names, with the rights checks of getApplicationAttempts.
 pub(super) async fn attempt_report(
@@ -31,12 +33,9 @@ pub(super) async fn attempt_report(
         .application_attempts
         .iter()
         .find(|report| report.application_attempt_id.as_ref() == Some(&wanted))
-        .ok_or_else(|| CallError::Application {
-            class: ExceptionClass::ApplicationAttemptNotFoundException,
-            message: format!(
-                "ApplicationAttempt with id '{}' doesn't exist in RM.",
-                describe(&wanted)
-            ),
+        .ok_or_else(|| match ApplicationAttemptId::try_from(wanted) {
+            Ok(id) => RmError::AttemptNotFound { id },
+            Err(err) => RmError::invalid("application_attempt_id", err.to_string()),
         })?;
     Ok(attempt_report_response(report))
 }
@@ -65,20 +64,9 @@ pub(super) async fn container_report(
                 .as_ref()
                 .is_some_and(|id| id.id == wanted.id)
         })
-        .ok_or_else(|| CallError::Application {
-            class: ExceptionClass::ContainerNotFoundException,
-            message: format!(
-                "Container with id '{}' doesn't exist in RM.",
-                yarn_proto::ids::ContainerId::try_from(wanted)
-                    .map(|id| id.to_string())
-                    .unwrap_or_else(|_| "(unreadable)".to_owned())
-            ),
+        .ok_or_else(|| match ContainerId::try_from(wanted) {
+            Ok(id) => RmError::ContainerNotFound { id },
+            Err(err) => RmError::invalid("container_id", err.to_string()),
         })?;
     Ok(container_report_response(report))
-}
-
-fn describe(attempt: &pb::ApplicationAttemptIdProto) -> String {
-    yarn_proto::ids::ApplicationAttemptId::try_from(*attempt)
-        .map(|id| id.to_string())
-        .unwrap_or_else(|_| "(unreadable)".to_owned())
 }

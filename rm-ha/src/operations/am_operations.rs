@@ -140,10 +140,22 @@ impl AmOperations {
     ///
     /// # Errors
     ///
-    /// [`RmError::NotLeader`] on a follower, else as [`AmOperations::amrm_secret`].
+    /// [`RmError::NotLeader`] on a follower, [`RmError::Unauthenticated`] for an identifier
+    /// that names no attempt, [`RmError::NotFound`] for an application this cluster does not
+    /// know.
     pub(crate) fn authenticate_proven(&self, identifier: &[u8]) -> Result<AmCaller, RmError> {
         let leadership = self.proposer.gate.require_leader()?;
-        let (attempt, token_key_id, _) = self.proven_attempt(identifier)?;
+        // The connection proved the token when it opened; its key may have been retired since
+        // (the AM then gets its new token in this allocate's answer).
+        let (attempt, token_key_id) = self.state.read(|state| {
+            let identified = TokenIssuer::amrm_identified(identifier).map_err(|refusal| {
+                RmError::Unauthenticated {
+                    message: refusal.to_string(),
+                }
+            })?;
+            known_attempt(state, identified.0)?;
+            Ok::<_, RmError>(identified)
+        })?;
         Ok(AmCaller {
             leadership,
             attempt,

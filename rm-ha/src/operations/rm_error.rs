@@ -1,6 +1,6 @@
 //! [`RmError`]: why a ResourceManager operation failed, whichever front door it came in by.
 
-use yarn_proto::ids::ApplicationId;
+use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId};
 
 use super::not_leader::NotLeader;
 
@@ -25,6 +25,18 @@ pub enum RmError {
     ApplicationNotFound {
         /// The id asked for.
         id: ApplicationId,
+    },
+    /// No attempt with this id exists in this cluster.
+    #[error("ApplicationAttempt with id '{id}' doesn't exist in RM.")]
+    AttemptNotFound {
+        /// The id asked for.
+        id: ApplicationAttemptId,
+    },
+    /// No container with this id exists in this cluster's records.
+    #[error("Container with id '{id}' doesn't exist in RM.")]
+    ContainerNotFound {
+        /// The id asked for.
+        id: ContainerId,
     },
     /// Something else the request names does not exist (a queue, a token's application).
     #[error("{message}")]

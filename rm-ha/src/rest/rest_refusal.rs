@@ -41,9 +41,10 @@ impl RestRefusal {
             Self::NoSuchResource { .. } => (StatusCode::NOT_FOUND, HadoopException::NOT_FOUND),
             Self::NotAUser { .. } => (StatusCode::FORBIDDEN, HadoopException::FORBIDDEN),
             Self::Operation(err) => match err {
-                RmError::ApplicationNotFound { .. } | RmError::NotFound { .. } => {
-                    (StatusCode::NOT_FOUND, HadoopException::NOT_FOUND)
-                }
+                RmError::ApplicationNotFound { .. }
+                | RmError::AttemptNotFound { .. }
+                | RmError::ContainerNotFound { .. }
+                | RmError::NotFound { .. } => (StatusCode::NOT_FOUND, HadoopException::NOT_FOUND),
                 RmError::InvalidRequest { .. }
                 | RmError::PreconditionFailed { .. }
                 | RmError::Conflict { .. }
