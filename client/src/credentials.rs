@@ -33,7 +33,7 @@ pub fn read_amrm_token_from_env() -> Result<pb::TokenProto, Error> {
 pub fn amrm_token_from_credentials(bytes: &[u8], origin: &Path) -> Result<pb::TokenProto, Error> {
     let credentials = Credentials::decode(bytes).map_err(|source| Error::TokenFileMalformed {
         path: origin.to_owned(),
-        source,
+        source: Box::new(source),
     })?;
     let wanted = TokenKind::AmRm.name();
     let found = credentials.tokens_of_kind(wanted).next().cloned();

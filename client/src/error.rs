@@ -323,9 +323,9 @@ pub enum Error {
         /// The file.
         path: PathBuf,
         /// What the reader refused, and where
-        /// ([`yarn_security::Error::MalformedCredentials`]).
+        /// ([`yarn_security::Error::MalformedCredentials`]); boxed, as it is large and rare.
         #[source]
-        source: yarn_security::Error,
+        source: Box<yarn_security::Error>,
     },
 
     /// A token file without a token of kind `YARN_AM_RM_TOKEN`.
