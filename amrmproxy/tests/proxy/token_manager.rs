@@ -150,7 +150,7 @@ fn exported_keys_restore_a_manager_that_validates_earlier_tokens_mid_roll() {
 fn a_proven_connection_keeps_its_attempt_after_the_roll_that_retires_its_key() {
     let mut manager = manager();
     let old = manager.issue(attempt(1));
-    let (_, password) = manager.password_of(&old.identifier).unwrap();
+    let (_, _, password) = manager.password_of(&old.identifier).unwrap();
     assert_eq!(
         password, old.password,
         "SASL checks the AM against the token's password"
