@@ -13,6 +13,9 @@ use zip::ZipArchive;
 use super::LocalizationError;
 use super::entry_path::{contained_path, link_target_inside, names_root};
 
+/// Linux's PATH_MAX: the longest symbolic link target read from an archive.
+const MAX_LINK_TARGET: u64 = 4096;
+
 /// Unpacks the zip or jar `archive` into the existing directory `dest`: every entry, or with
 /// `only` the files and symbolic links whose whole name matches it (PATTERN, as Hadoop's
 /// `RunJar.unJar` filters entries; directories are then created only as needed).
@@ -52,8 +55,10 @@ pub(super) fn unzip(
             continue;
         }
         let target = if entry.is_symlink() {
+            // A link's target is a path: at most PATH_MAX bytes are read, whatever the archive
+            // claims, so a crafted entry cannot make the NodeManager hold a huge string.
             let mut target = String::new();
-            entry
+            std::io::Read::take(&mut entry, MAX_LINK_TARGET)
                 .read_to_string(&mut target)
                 .map_err(|err| corrupt(link, archive, &err))?;
             Some(target)
