@@ -79,8 +79,8 @@ impl DigestResponse {
     ) -> Result<Self, ClientError> {
         let directives = Directives::parse(challenge)
             .map_err(|err| sasl(format!("the challenge is malformed: {err}")))?;
-        let named = |name| directives.exactly_once(name).map_err(|err| sasl(err));
-        let optional = |name| directives.at_most_once(name).map_err(|err| sasl(err));
+        let named = |name| directives.exactly_once(name).map_err(sasl);
+        let optional = |name| directives.at_most_once(name).map_err(sasl);
         let nonce = named("nonce")?;
         let algorithm = named("algorithm")?;
         if algorithm != "md5-sess" {
