@@ -447,8 +447,8 @@ pub enum BenchCommand {
     /// clusters of the given node counts with 100 queues and 1,000 applications.
     Scheduler(BenchSchedulerArgs),
     /// Time from an ApplicationMaster's allocate call to its containers in hand for
-    /// GUARANTEED, distributed OPPORTUNISTIC and centralized OPPORTUNISTIC containers on real
-    /// clusters; then task throughput and utilization of 1-second tasks at 0, 50 and 100%
+    /// GUARANTEED (via the AMRMProxy, direct over gRPC, direct over Hadoop IPC), distributed
+    /// OPPORTUNISTIC and centralized OPPORTUNISTIC containers on real clusters; then task throughput and utilization of 1-second tasks at 0, 50 and 100%
     /// OPPORTUNISTIC, simulated with the real schedulers. Prints a table, or JSON with --json.
     Allocate(BenchAllocateArgs),
     /// The ApplicationMaster of `bench allocate`, as the ResourceManager launches it.
@@ -518,6 +518,9 @@ pub struct BenchAllocateAmArgs {
     /// guaranteed or opportunistic.
     #[arg(long, value_name = "MODE")]
     pub mode: yarn_bench::AskedExecutionType,
+    /// grpc or hadoop-ipc: the RPC spoken to the ApplicationMasterProtocol.
+    #[arg(long, value_name = "TRANSPORT", default_value = "grpc")]
+    pub transport: yarn_bench::AmrmTransport,
     /// Measured rounds, after one warm-up round.
     #[arg(long, value_name = "N")]
     pub rounds: usize,

@@ -112,11 +112,14 @@ fn a_tiny_allocate_benchmark_reports_every_path_and_share() {
     let table = stdout(&out);
 
     // Each path's row: 2 rounds, then p50, p99 and max in milliseconds; the RM's counters
-    // confirm who placed the OPPORTUNISTIC containers (the command fails otherwise).
+    // confirm who placed the OPPORTUNISTIC containers (the command fails otherwise). The
+    // Hadoop IPC row proves an AM registered, allocated and finished over Hadoop IPC with its
+    // AMRMToken: its AM fails otherwise, and so does the command.
     for label in [
         "GUARANTEED via AMRMProxy ",
         "OPPORTUNISTIC distributed ",
         "GUARANTEED direct to RM ",
+        "GUARANTEED Hadoop IPC ",
         "OPPORTUNISTIC centralized ",
     ] {
         let cells = row_after(&table, label);

@@ -14,6 +14,9 @@ use yarn_minicluster::millis;
 use yarn_proto::pb;
 
 use crate::allocate_am_options::AllocateAmOptions;
+use crate::am_rm_calls::AmRmCalls;
+use crate::amrm_transport::AmrmTransport;
+use crate::hadoop_am_rm_client::HadoopAmRmClient;
 
 /// The pause between two allocate calls while a round waits for its containers: short, so
 /// the measured time overshoots the arrival of the last container by at most this plus one
@@ -52,8 +55,10 @@ pub struct AllocateAmSamples {
 
 /// Runs the ApplicationMaster inside its AM container, blocking on a runtime of its own.
 ///
-/// Reads the AMRMToken named by `HADOOP_TOKEN_FILE_LOCATION`, registers (host `NM_HOST`,
-/// through `YARN_AMRM_PROXY_ADDRESS` when the NodeManager named a proxy), then runs one
+/// Reads the AMRMToken named by `HADOOP_TOKEN_FILE_LOCATION` and registers (host `NM_HOST`)
+/// over `options.transport`: gRPC through `YARN_AMRM_PROXY_ADDRESS` when the NodeManager named
+/// a proxy, else to the RMs; Hadoop IPC with SASL TOKEN to the leading RM's scheduler address
+/// (see [`HadoopAmRmClient`]). Then it runs one
 /// warm-up round and `options.rounds` measured rounds. A round adds an ask for
 /// `options.containers` containers of 1 GB and 1 vcore of the execution type anywhere,
 /// heartbeats every [`POLL_PAUSE`] until they are all in hand, and then gives them back unused
@@ -62,7 +67,7 @@ pub struct AllocateAmSamples {
 /// FAILED with the error as diagnostics, so the driver can show it.
 ///
 /// `conf` gives the RM addresses and the TLS identity (the client's conf dir, from
-/// `YARN_CONF_DIR` or `--conf-dir`).
+/// `YARN_CONF_DIR` or `--conf-dir`); Hadoop IPC uses the addresses only (it is not encrypted).
 ///
 /// # Errors
 ///
@@ -80,50 +85,63 @@ pub fn run_allocate_am(conf: &Configuration, options: &AllocateAmOptions) -> any
         let config = RmClientConfig::for_application_master(conf)
             .context("reading the ApplicationMaster's RM client settings")?;
         let token = read_amrm_token_from_env()?;
-        let mut am = AmRmClient::new(&config, token);
         let host = std::env::var(NM_HOST_ENV).unwrap_or_default();
-        am.register(&host, 0, "")
-            .await
-            .context("registering the ApplicationMaster")?;
-        let measured = async {
-            let samples = measure_rounds(&mut am, options).await?;
-            write_samples(&options.out, &samples)?;
-            Ok::<_, anyhow::Error>(samples)
-        }
-        .await;
-        match measured {
-            Ok(samples) => {
-                let diagnostics = format!(
-                    "{} rounds of {} {} containers measured",
-                    samples.samples_ms.len(),
-                    samples.containers,
-                    samples.execution_type
-                );
-                am.finish(
-                    pb::FinalApplicationStatusProto::AppSucceeded,
-                    &diagnostics,
-                    "",
-                )
-                .await
-                .context("unregistering the ApplicationMaster")
-            }
-            Err(err) => {
-                let diagnostics = format!("{err:#}");
-                if let Err(finish) = am
-                    .finish(pb::FinalApplicationStatusProto::AppFailed, &diagnostics, "")
+        match options.transport {
+            AmrmTransport::Grpc => {
+                let mut am = AmRmClient::new(&config, token);
+                am.register(&host, 0, "")
                     .await
-                {
-                    tracing::warn!("unregistering as FAILED failed too: {finish}");
-                }
-                Err(err)
+                    .context("registering the ApplicationMaster")?;
+                measure_and_finish(&mut am, options).await
+            }
+            AmrmTransport::HadoopIpc => {
+                let mut am = HadoopAmRmClient::register(&config, token, &host).await?;
+                measure_and_finish(&mut am, options).await
             }
         }
     })
 }
 
+/// Measures the rounds on the registered `am`, writes the samples and unregisters:
+/// SUCCEEDED, or FAILED with the error as diagnostics.
+async fn measure_and_finish(
+    am: &mut impl AmRmCalls,
+    options: &AllocateAmOptions,
+) -> anyhow::Result<()> {
+    let measured = async {
+        let samples = measure_rounds(am, options).await?;
+        write_samples(&options.out, &samples)?;
+        Ok::<_, anyhow::Error>(samples)
+    }
+    .await;
+    match measured {
+        Ok(samples) => {
+            let diagnostics = format!(
+                "{} rounds of {} {} containers measured over {}",
+                samples.samples_ms.len(),
+                samples.containers,
+                samples.execution_type,
+                options.transport
+            );
+            am.finish(pb::FinalApplicationStatusProto::AppSucceeded, &diagnostics)
+                .await
+        }
+        Err(err) => {
+            let diagnostics = format!("{err:#}");
+            if let Err(finish) = am
+                .finish(pb::FinalApplicationStatusProto::AppFailed, &diagnostics)
+                .await
+            {
+                tracing::warn!("unregistering as FAILED failed too: {finish:#}");
+            }
+            Err(err)
+        }
+    }
+}
+
 /// The warm-up round and the measured ones.
 async fn measure_rounds(
-    am: &mut AmRmClient,
+    am: &mut impl AmRmCalls,
     options: &AllocateAmOptions,
 ) -> anyhow::Result<AllocateAmSamples> {
     let execution_type = options.execution_type.to_proto();
@@ -153,7 +171,7 @@ async fn measure_rounds(
 /// the measured time, so that no round's timing includes the previous round's releases (the
 /// RM commits those before it answers).
 async fn one_round(
-    am: &mut AmRmClient,
+    am: &mut impl AmRmCalls,
     round: usize,
     containers: u32,
     execution_type: pb::ExecutionTypeProto,

@@ -7,6 +7,8 @@ use std::str::FromStr;
 
 use yarn_proto::pb;
 
+use crate::amrm_transport::AmrmTransport;
+
 /// The subcommand words of the ApplicationMaster, after the binary and `--conf-dir`.
 pub const ALLOCATE_AM_SUBCOMMAND: [&str; 2] = ["bench", "allocate-am"];
 
@@ -61,12 +63,14 @@ impl fmt::Display for AskedExecutionType {
     }
 }
 
-/// The settings of one ApplicationMaster run, named after its flags: `--mode`, `--rounds`,
-/// `--containers`, `--out`.
+/// The settings of one ApplicationMaster run, named after its flags: `--mode`, `--transport`,
+/// `--rounds`, `--containers`, `--out`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AllocateAmOptions {
     /// `--mode`: the execution type asked for.
     pub execution_type: AskedExecutionType,
+    /// `--transport`: the RPC the ApplicationMaster speaks.
+    pub transport: AmrmTransport,
     /// `--rounds`: measured rounds, after one unrecorded warm-up round.
     pub rounds: usize,
     /// `--containers`: containers asked for in each round.
@@ -77,12 +81,14 @@ pub struct AllocateAmOptions {
 
 impl AllocateAmOptions {
     /// The words after the binary and `--conf-dir` that make `yarn-ha` run this
-    /// ApplicationMaster: [`ALLOCATE_AM_SUBCOMMAND`] and the four flags.
+    /// ApplicationMaster: [`ALLOCATE_AM_SUBCOMMAND`] and the five flags.
     pub fn to_args(&self) -> Vec<String> {
         let mut words: Vec<String> = ALLOCATE_AM_SUBCOMMAND.map(str::to_owned).to_vec();
         words.extend([
             "--mode".to_owned(),
             self.execution_type.to_string(),
+            "--transport".to_owned(),
+            self.transport.to_string(),
             "--rounds".to_owned(),
             self.rounds.to_string(),
             "--containers".to_owned(),
@@ -143,6 +149,7 @@ mod tests {
     fn the_arguments_name_every_setting() {
         let options = AllocateAmOptions {
             execution_type: AskedExecutionType::Opportunistic,
+            transport: AmrmTransport::HadoopIpc,
             rounds: 3,
             containers: 7,
             out: PathBuf::from("/tmp/a b/out.json"),
@@ -154,6 +161,8 @@ mod tests {
                 "allocate-am",
                 "--mode",
                 "opportunistic",
+                "--transport",
+                "hadoop-ipc",
                 "--rounds",
                 "3",
                 "--containers",
@@ -168,6 +177,7 @@ mod tests {
     fn rounds_and_containers_must_be_positive_and_bounded() {
         let options = AllocateAmOptions {
             execution_type: AskedExecutionType::Guaranteed,
+            transport: AmrmTransport::Grpc,
             rounds: 1,
             containers: 1,
             out: PathBuf::from("out.json"),

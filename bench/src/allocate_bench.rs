@@ -184,6 +184,7 @@ async fn measure_paths(
             conf_dir: &conf_dir,
             am: AllocateAmOptions {
                 execution_type: path.execution_type(),
+                transport: path.transport(),
                 rounds: options.rounds,
                 containers: options.containers,
                 out: samples_file(&cluster_dir, path),
@@ -406,7 +407,7 @@ fn samples_file(cluster_dir: &Path, path: AllocationPath) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::AskedExecutionType;
+    use crate::{AmrmTransport, AskedExecutionType};
 
     #[test]
     fn the_am_command_runs_the_bench_subcommand_with_every_word_quoted() {
@@ -417,6 +418,7 @@ mod tests {
             conf_dir: Path::new("/tmp/bench dir/client/conf"),
             am: AllocateAmOptions {
                 execution_type: AskedExecutionType::Opportunistic,
+                transport: AmrmTransport::Grpc,
                 rounds: 2,
                 containers: 3,
                 out: samples_file(dir, AllocationPath::CentralizedOpportunistic),
@@ -430,7 +432,8 @@ mod tests {
             spec.commands,
             [
                 "'/opt/yarn-ha' '--conf-dir' '/tmp/bench dir/client/conf' 'bench' 'allocate-am' \
-              '--mode' 'opportunistic' '--rounds' '2' '--containers' '3' '--out' \
+              '--mode' 'opportunistic' '--transport' 'grpc' '--rounds' '2' '--containers' '3' \
+              '--out' \
               '/tmp/bench dir/allocate-opportunistic-centralized.json' \
               1><LOG_DIR>/AppMaster.stdout 2><LOG_DIR>/AppMaster.stderr"
             ]

@@ -93,7 +93,9 @@ impl AllocationLatency {
     pub fn path_confirmed(&self, wanted: i64) -> bool {
         let counters = &self.counters;
         match self.path {
-            AllocationPath::Guaranteed | AllocationPath::GuaranteedDirect => {
+            AllocationPath::Guaranteed
+            | AllocationPath::GuaranteedDirect
+            | AllocationPath::GuaranteedHadoopIpc => {
                 *counters == OpportunisticCounterGrowth::default()
             }
             AllocationPath::DistributedOpportunistic => {
@@ -155,7 +157,7 @@ impl fmt::Display for AllocateBenchReport {
         writeln!(
             f,
             "yarn-ha bench allocate: {} ResourceManager replicas and {} NodeManagers per \
-             cluster on loopback, mutual TLS",
+             cluster on loopback, mutual TLS (Hadoop IPC: SASL TOKEN, unencrypted)",
             self.replicas, self.nodes
         )?;
         writeln!(

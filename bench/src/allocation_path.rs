@@ -1,4 +1,4 @@
-//! [`AllocationPath`]: the three ways `bench allocate` gets containers to an ApplicationMaster.
+//! [`AllocationPath`]: the ways `bench allocate` gets containers to an ApplicationMaster.
 
 use std::fmt;
 
@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use yarn_conf::keys;
 
 use crate::allocate_am_options::AskedExecutionType;
+use crate::amrm_transport::AmrmTransport;
 
 /// Who places the containers an ApplicationMaster asks for, and over which hops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,6 +22,10 @@ pub enum AllocationPath {
     /// RM directly (no AMRMProxy): the baseline for the centralized path, which has no proxy
     /// either.
     GuaranteedDirect,
+    /// GUARANTEED containers as [`GuaranteedDirect`](Self::GuaranteedDirect), with the AM
+    /// speaking Hadoop's own RPC (IPC version 9, SASL TOKEN with its AMRMToken, Hadoop's
+    /// encoding) to the RM's scheduler port, as Hadoop's AMRMClient does.
+    GuaranteedHadoopIpc,
     /// OPPORTUNISTIC containers placed by the leader RM's opportunistic allocator in a
     /// scheduling pass (no AMRMProxy, no distributed scheduling on the cluster).
     CentralizedOpportunistic,
@@ -29,20 +34,31 @@ pub enum AllocationPath {
 impl AllocationPath {
     /// Every path, in the order the benchmark measures them: those through the AMRMProxy
     /// first, then those without.
-    pub const ALL: [AllocationPath; 4] = [
+    pub const ALL: [AllocationPath; 5] = [
         Self::Guaranteed,
         Self::DistributedOpportunistic,
         Self::GuaranteedDirect,
+        Self::GuaranteedHadoopIpc,
         Self::CentralizedOpportunistic,
     ];
 
     /// What the ApplicationMaster asks for on this path.
     pub fn execution_type(self) -> AskedExecutionType {
         match self {
-            Self::Guaranteed | Self::GuaranteedDirect => AskedExecutionType::Guaranteed,
+            Self::Guaranteed | Self::GuaranteedDirect | Self::GuaranteedHadoopIpc => {
+                AskedExecutionType::Guaranteed
+            }
             Self::DistributedOpportunistic | Self::CentralizedOpportunistic => {
                 AskedExecutionType::Opportunistic
             }
+        }
+    }
+
+    /// The RPC the ApplicationMaster speaks on this path.
+    pub fn transport(self) -> AmrmTransport {
+        match self {
+            Self::GuaranteedHadoopIpc => AmrmTransport::HadoopIpc,
+            _ => AmrmTransport::Grpc,
         }
     }
 
@@ -53,17 +69,23 @@ impl AllocationPath {
     }
 
     /// The `yarn-site.xml` properties that turn the minicluster's default layout into the
-    /// cluster this path needs: none for the proxied cluster; the AMRMProxy and distributed
-    /// scheduling off otherwise, which leaves OPPORTUNISTIC asks to the RM's allocator (still
-    /// on in the layout).
+    /// cluster this path needs: none for the proxied cluster; for the other, the AMRMProxy and
+    /// distributed scheduling off, which leaves OPPORTUNISTIC asks to the RM's allocator (still
+    /// on in the layout), and Hadoop IPC on beside gRPC on the RMs' ports. Every path of one
+    /// cluster gets the same properties: the gRPC paths of that cluster pay only the sniff of a
+    /// connection's first bytes for Hadoop IPC being on.
     pub fn site_overrides(self) -> Vec<(String, String)> {
         if self.through_amrm_proxy() {
             return Vec::new();
         }
-        [keys::AMRM_PROXY_ENABLED, keys::DIST_SCHEDULING_ENABLED]
-            .iter()
-            .map(|key| (key.name.to_string(), "false".to_owned()))
-            .collect()
+        [
+            (keys::AMRM_PROXY_ENABLED, "false"),
+            (keys::DIST_SCHEDULING_ENABLED, "false"),
+            (keys::HADOOP_IPC_ENABLED, "true"),
+        ]
+        .iter()
+        .map(|(key, value)| (key.name.to_string(), (*value).to_owned()))
+        .collect()
     }
 
     /// A file-name-safe word for the path's output files.
@@ -72,19 +94,22 @@ impl AllocationPath {
             Self::Guaranteed => "guaranteed",
             Self::DistributedOpportunistic => "opportunistic-distributed",
             Self::GuaranteedDirect => "guaranteed-direct",
+            Self::GuaranteedHadoopIpc => "guaranteed-hadoop-ipc",
             Self::CentralizedOpportunistic => "opportunistic-centralized",
         }
     }
 }
 
-/// `GUARANTEED via AMRMProxy`, `OPPORTUNISTIC distributed`, `GUARANTEED direct to RM` or
-/// `OPPORTUNISTIC centralized`, as the report's table names the rows.
+/// `GUARANTEED via AMRMProxy`, `OPPORTUNISTIC distributed`, `GUARANTEED direct to RM`,
+/// `GUARANTEED Hadoop IPC` or `OPPORTUNISTIC centralized`, as the report's table names the
+/// rows.
 impl fmt::Display for AllocationPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Self::Guaranteed => "GUARANTEED via AMRMProxy",
             Self::DistributedOpportunistic => "OPPORTUNISTIC distributed",
             Self::GuaranteedDirect => "GUARANTEED direct to RM",
+            Self::GuaranteedHadoopIpc => "GUARANTEED Hadoop IPC",
             Self::CentralizedOpportunistic => "OPPORTUNISTIC centralized",
         })
     }
@@ -95,7 +120,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_paths_without_a_proxy_turn_it_and_distributed_scheduling_off() {
+    fn the_paths_without_a_proxy_turn_it_and_distributed_scheduling_off_and_hadoop_ipc_on() {
         assert!(AllocationPath::Guaranteed.site_overrides().is_empty());
         assert!(
             AllocationPath::DistributedOpportunistic
@@ -104,6 +129,10 @@ mod tests {
         );
         let overrides = AllocationPath::CentralizedOpportunistic.site_overrides();
         assert_eq!(AllocationPath::GuaranteedDirect.site_overrides(), overrides);
+        assert_eq!(
+            AllocationPath::GuaranteedHadoopIpc.site_overrides(),
+            overrides
+        );
         assert_eq!(
             overrides,
             [
@@ -115,14 +144,23 @@ mod tests {
                     "yarn.nodemanager.distributed-scheduling.enabled".to_owned(),
                     "false".to_owned()
                 ),
+                ("yarn.hadoop-ipc.enabled".to_owned(), "true".to_owned()),
             ]
         );
     }
 
     #[test]
     fn each_path_asks_for_its_execution_type() {
-        for path in [AllocationPath::Guaranteed, AllocationPath::GuaranteedDirect] {
+        for path in [
+            AllocationPath::Guaranteed,
+            AllocationPath::GuaranteedDirect,
+            AllocationPath::GuaranteedHadoopIpc,
+        ] {
             assert_eq!(path.execution_type(), AskedExecutionType::Guaranteed);
+        }
+        for path in AllocationPath::ALL {
+            let hadoop_ipc = path == AllocationPath::GuaranteedHadoopIpc;
+            assert_eq!(path.transport() == AmrmTransport::HadoopIpc, hadoop_ipc);
         }
         for path in [
             AllocationPath::DistributedOpportunistic,
@@ -140,6 +178,7 @@ mod tests {
                 "GUARANTEED via AMRMProxy",
                 "OPPORTUNISTIC distributed",
                 "GUARANTEED direct to RM",
+                "GUARANTEED Hadoop IPC",
                 "OPPORTUNISTIC centralized"
             ]
         );

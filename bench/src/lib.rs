@@ -52,6 +52,8 @@ mod allocate_bench_options;
 mod allocate_bench_report;
 mod allocation_path;
 mod am_fleet;
+mod am_rm_calls;
+mod amrm_transport;
 mod app_load;
 mod bench_dir;
 mod bounded_tasks;
@@ -59,6 +61,7 @@ mod commit_load;
 mod commit_probe;
 mod endpoint_load;
 mod failover_trial;
+mod hadoop_am_rm_client;
 mod heartbeat_probe;
 mod interrupts;
 mod issued_identity;
@@ -96,6 +99,7 @@ pub use allocate_bench_report::{
     OpportunisticCounterGrowth, ThroughputResult,
 };
 pub use allocation_path::AllocationPath;
+pub use amrm_transport::AmrmTransport;
 pub use app_load::RUNNING_EVERY;
 pub use failover_trial::STABLE_FOR;
 pub use leader_probes::ProbeTallies;

@@ -26,8 +26,14 @@ use crate::pending_updates::{PendingUpdates, answered_updates};
 ///   outstanding to be sent again.
 ///
 /// Remembers one id per container allocated or completed in the attempt, to deliver each once.
+///
+/// [`AmRmClient`](crate::AmRmClient) drives it over gRPC; it is public so that an
+/// ApplicationMaster on another transport (Hadoop IPC, as in `yarn-ha bench allocate`) keeps
+/// the same bookkeeping: call [`next_request`](Self::next_request), send it, and hand the answer
+/// to [`on_response`](Self::on_response) or, on a definitive refusal, call
+/// [`refused`](Self::refused).
 #[derive(Debug)]
-pub(crate) struct AmRmSession {
+pub struct AmRmSession {
     amrm_token: pb::TokenProto,
     response_id: i32,
     asks: OutstandingAsks,
@@ -45,7 +51,7 @@ pub(crate) struct AmRmSession {
 
 impl AmRmSession {
     /// A session calling with `amrm_token`, storing NM tokens into `nm_tokens`.
-    pub(crate) fn new(amrm_token: pb::TokenProto, nm_tokens: NmTokenCache) -> Self {
+    pub fn new(amrm_token: pb::TokenProto, nm_tokens: NmTokenCache) -> Self {
         Self {
             amrm_token,
             response_id: 0,
@@ -63,13 +69,13 @@ impl AmRmSession {
     }
 
     /// The AMRMToken to present, the newest the RM sent.
-    pub(crate) fn amrm_token(&self) -> &pb::TokenProto {
+    pub fn amrm_token(&self) -> &pb::TokenProto {
         &self.amrm_token
     }
 
     /// Takes in a (re-)registration: NM tokens of earlier attempts, and their containers, which
     /// are never to be delivered as new allocations.
-    pub(crate) fn registered(&mut self, response: &pb::RegisterApplicationMasterResponseProto) {
+    pub fn registered(&mut self, response: &pb::RegisterApplicationMasterResponseProto) {
         self.nm_tokens
             .insert_all(&response.nm_tokens_from_previous_attempts);
         for container in &response.containers_from_previous_attempts {
@@ -80,17 +86,17 @@ impl AmRmSession {
     }
 
     /// See [`OutstandingAsks::add`].
-    pub(crate) fn add_container_request(&mut self, request: pb::ResourceRequestProto) {
+    pub fn add_container_request(&mut self, request: pb::ResourceRequestProto) {
         self.asks.add(request);
     }
 
     /// See [`OutstandingAsks::remove`].
-    pub(crate) fn remove_container_request(&mut self, request: &pb::ResourceRequestProto) {
+    pub fn remove_container_request(&mut self, request: &pb::ResourceRequestProto) {
         self.asks.remove(request);
     }
 
     /// Queues the release of `container_id`, unless its completion was already delivered.
-    pub(crate) fn release_assigned_container(&mut self, container_id: pb::ContainerIdProto) {
+    pub fn release_assigned_container(&mut self, container_id: pb::ContainerIdProto) {
         if !self
             .delivered_completions
             .contains(&ContainerKey::of(&container_id))
@@ -100,18 +106,18 @@ impl AmRmSession {
     }
 
     /// See [`Blacklist::update`].
-    pub(crate) fn update_blacklist(&mut self, additions: Vec<String>, removals: Vec<String>) {
+    pub fn update_blacklist(&mut self, additions: Vec<String>, removals: Vec<String>) {
         self.blacklist.update(additions, removals);
     }
 
     /// See [`PendingUpdates::request`].
-    pub(crate) fn request_container_update(&mut self, request: pb::UpdateContainerRequestProto) {
+    pub fn request_container_update(&mut self, request: pb::UpdateContainerRequestProto) {
         self.updates.request(request);
     }
 
     /// The request to send now, with `progress` clamped into `[0, 1]` (NaN as 0): the
     /// unanswered one again if there is one, otherwise a new one with every pending change.
-    pub(crate) fn next_request(&mut self, progress: f32) -> pb::AllocateRequestProto {
+    pub fn next_request(&mut self, progress: f32) -> pb::AllocateRequestProto {
         let progress = if progress.is_nan() {
             0.0
         } else {
@@ -133,12 +139,12 @@ impl AmRmSession {
 
     /// Forgets the unanswered request after the RM refused it definitively (so it did not apply
     /// it); its changes stay pending and go into the next request.
-    pub(crate) fn refused(&mut self) {
+    pub fn refused(&mut self) {
         self.in_flight = None;
     }
 
     /// Applies the response to the unanswered request and returns the news in it.
-    pub(crate) fn on_response(&mut self, response: pb::AllocateResponseProto) -> AllocateOutcome {
+    pub fn on_response(&mut self, response: pb::AllocateResponseProto) -> AllocateOutcome {
         if let Some(sent) = self.in_flight.take() {
             self.asks.acknowledge(&sent.ask);
             self.releases.acknowledge(&sent.release);
@@ -201,7 +207,7 @@ impl AmRmSession {
 
     /// Resets for a leader that holds no registration: response id 0, nothing in flight, and
     /// every outstanding ask, unconfirmed release and blacklisted node to be sent again.
-    pub(crate) fn resync(&mut self) {
+    pub fn resync(&mut self) {
         self.response_id = 0;
         self.in_flight = None;
         self.asks.resend_all();
@@ -211,17 +217,17 @@ impl AmRmSession {
     }
 
     /// The asks still wanted.
-    pub(crate) fn outstanding(&self) -> Vec<pb::ResourceRequestProto> {
+    pub fn outstanding(&self) -> Vec<pb::ResourceRequestProto> {
         self.asks.outstanding()
     }
 
     /// The last headroom the RM reported.
-    pub(crate) fn headroom(&self) -> Option<&pb::ResourceProto> {
+    pub fn headroom(&self) -> Option<&pb::ResourceProto> {
         self.headroom.as_ref()
     }
 
     /// The cluster size the RM last reported.
-    pub(crate) fn num_cluster_nodes(&self) -> i32 {
+    pub fn num_cluster_nodes(&self) -> i32 {
         self.num_cluster_nodes
     }
 }

@@ -83,6 +83,7 @@ mod yarn_client;
 pub use allocate_outcome::AllocateOutcome;
 pub use am_rm_client::{AmRmClient, DEFAULT_FINISH_ATTEMPTS, DEFAULT_FINISH_PAUSE};
 pub use am_rm_heartbeat::{AmRmEvent, AmRmHeartbeat};
+pub use am_rm_session::AmRmSession;
 pub use ask_key::AskKey;
 pub use container_key::{ContainerKey, describe_container_id};
 pub use credentials::{amrm_token_from_credentials, read_amrm_token_from_env};

@@ -77,4 +77,14 @@ pub enum CodecError {
         /// What protobuf decoding found.
         source: prost::DecodeError,
     },
+
+    /// Bytes follow the last message of a frame: Hadoop's client refuses a response with
+    /// anything after its answer.
+    #[error("{count} bytes follow {message} in the frame")]
+    TrailingBytes {
+        /// The last message read.
+        message: &'static str,
+        /// How many bytes follow it.
+        count: usize,
+    },
 }

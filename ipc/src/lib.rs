@@ -1,6 +1,8 @@
 //! Hadoop IPC for yarn-ha: the server side of Hadoop's own RPC (IPC version 9,
 //! `ProtobufRpcEngine2`), so that Hadoop's YarnClient, AMRMClient and NMClient, and Spark on
-//! YARN, can talk to yarn-ha unchanged.
+//! YARN, can talk to yarn-ha unchanged; and a minimal client ([`IpcClient`]: SIMPLE or SASL
+//! TOKEN, sequential calls) built from the same codec and digest, for yarn-ha's own tools and
+//! tests.
 //!
 //! This crate is the protocol core only. It knows framing, connection set-up and call routing,
 //! not YARN's operations: a daemon gives it a [`Dispatcher`] that decodes each call's request
@@ -60,6 +62,7 @@ mod call;
 mod call_error;
 mod call_tag;
 mod caller;
+mod client;
 mod codec_error;
 mod connection;
 mod connection_handler;
@@ -88,6 +91,7 @@ pub use call::Call;
 pub use call_error::CallError;
 pub use call_tag::CallTag;
 pub use caller::{Authentication, Caller};
+pub use client::{ClientAuth, ClientError, DigestResponse, IpcClient};
 pub use codec_error::CodecError;
 pub use connection::{CloseReason, ConnectionAction, IpcConnection, MAX_SETUP_FRAME_LENGTH};
 pub use delimited::{decode_delimited, put_delimited, put_delimited_bytes, take_delimited};

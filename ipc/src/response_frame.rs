@@ -2,7 +2,7 @@
 
 use bytes::{Bytes, BytesMut};
 
-use crate::delimited::{decode_delimited, put_delimited, put_delimited_bytes};
+use crate::delimited::{decode_delimited, put_delimited, put_delimited_bytes, take_delimited};
 use crate::frame::put_frame;
 use crate::pb::rpc_response_header_proto::RpcStatusProto;
 use crate::pb::{RpcResponseHeaderProto, RpcSaslProto};
@@ -55,6 +55,30 @@ impl ResponseFrame {
         let header = decode_delimited(&mut body, "RpcResponseHeaderProto")?;
         Ok((header, body))
     }
+
+    /// Reads a frame body (its length prefix already taken off) as a client does: the header,
+    /// and the answer message's bytes, present on SUCCESS only.
+    ///
+    /// # Errors
+    ///
+    /// As [`decode`](Self::decode); [`CodecError::TrailingBytes`] when anything follows the
+    /// answer, or the header of an answer without a body.
+    pub fn decode_answer(
+        body: Bytes,
+    ) -> Result<(RpcResponseHeaderProto, Option<Bytes>), CodecError> {
+        let (header, mut rest) = Self::decode(body)?;
+        if rest.is_empty() {
+            return Ok((header, None));
+        }
+        let answer = take_delimited(&mut rest, "the answer")?;
+        if !rest.is_empty() {
+            return Err(CodecError::TrailingBytes {
+                message: "the answer",
+                count: rest.len(),
+            });
+        }
+        Ok((header, Some(answer)))
+    }
 }
 
 fn header(tag: &CallTag, status: RpcStatusProto) -> RpcResponseHeaderProto {
@@ -79,7 +103,6 @@ fn framed(body: &[u8]) -> Bytes {
 mod tests {
     use super::*;
     use crate::ExceptionClass;
-    use crate::delimited::take_delimited;
     use crate::frame::FrameDecoder;
     use crate::pb::rpc_response_header_proto::RpcErrorCodeProto;
     use crate::pb::rpc_sasl_proto::SaslState;
@@ -114,6 +137,31 @@ mod tests {
         assert_eq!(header.exception_class_name, None);
         assert_eq!(take_delimited(&mut rest, "answer").unwrap(), &b"answer"[..]);
         assert!(rest.is_empty(), "Hadoop's client refuses trailing bytes");
+    }
+
+    #[test]
+    fn a_client_reads_the_answer_or_none_and_refuses_trailing_bytes() {
+        let (_, answer) =
+            ResponseFrame::decode_answer(body_of(ResponseFrame::success(&tag(), b"abc"))).unwrap();
+        assert_eq!(answer.as_deref(), Some(&b"abc"[..]));
+        let failure = RpcFailure::error(
+            RpcErrorCodeProto::ErrorApplication,
+            ExceptionClass::StandbyException,
+            "standby",
+        );
+        let (header, answer) =
+            ResponseFrame::decode_answer(body_of(ResponseFrame::failure(&tag(), &failure)))
+                .unwrap();
+        assert_eq!((header.status(), answer), (RpcStatusProto::Error, None));
+        let mut trailing = BytesMut::from(&body_of(ResponseFrame::success(&tag(), b"abc"))[..]);
+        trailing.extend_from_slice(b"xy");
+        assert_eq!(
+            ResponseFrame::decode_answer(trailing.freeze()).unwrap_err(),
+            CodecError::TrailingBytes {
+                message: "the answer",
+                count: 2
+            }
+        );
     }
 
     #[test]

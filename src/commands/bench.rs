@@ -82,6 +82,7 @@ fn allocate_am(conf_dir: Option<&Path>, args: BenchAllocateAmArgs) -> anyhow::Re
     let conf = Configuration::load_dir(dir)?;
     let options = AllocateAmOptions {
         execution_type: args.mode,
+        transport: args.transport,
         rounds: args.rounds,
         containers: args.containers,
         out: args.out,

@@ -1,5 +1,6 @@
-//! A Hadoop IPC client for tests, written from the crate's codec as Hadoop 3's `Client` frames
-//! its requests.
+//! A raw Hadoop IPC client for tests, written from the crate's codec as Hadoop 3's `Client`
+//! frames its requests: it sends whatever bytes a test wants, well-formed or not, and asserts
+//! on every header. Tests of well-behaved sessions use the crate's `IpcClient` instead.
 
 use std::time::Duration;
 
@@ -11,7 +12,7 @@ use yarn_ipc::pb::{
     IpcConnectionContextProto, RequestHeaderProto, RpcResponseHeaderProto, RpcSaslProto,
     UserInformationProto,
 };
-use yarn_ipc::{AuthProtocol, FrameDecoder, Preamble, RequestFrame, ResponseFrame, take_delimited};
+use yarn_ipc::{AuthProtocol, FrameDecoder, Preamble, RequestFrame, ResponseFrame};
 
 /// How long a test waits for the server before it fails.
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -90,14 +91,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> TestClient<S> {
                 .decode(&mut self.buffer)
                 .expect("the server frames well")
             {
-                let (header, mut rest) = ResponseFrame::decode(frame).expect("a response header");
-                let body = if rest.is_empty() {
-                    None
-                } else {
-                    let body = take_delimited(&mut rest, "answer").expect("a delimited answer");
-                    assert!(rest.is_empty(), "nothing after the answer");
-                    Some(body)
-                };
+                let (header, body) =
+                    ResponseFrame::decode_answer(frame).expect("a header and a delimited answer");
                 return Answer { header, body };
             }
             let read = tokio::time::timeout(PATIENCE, self.stream.read_buf(&mut self.buffer))

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use yarn_ipc::pb::rpc_response_header_proto::{RpcErrorCodeProto, RpcStatusProto};
@@ -38,6 +39,15 @@ impl RunningServer {
             shutdown,
             tasks,
         }
+    }
+
+    pub(crate) fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The permits `slow` calls wait for.
+    pub(crate) fn release(&self) -> &Semaphore {
+        &self.dispatcher.release
     }
 
     pub(crate) async fn client(&self) -> TestClient<TcpStream> {
