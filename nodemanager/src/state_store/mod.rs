@@ -25,10 +25,10 @@
 //! `sync_file_range` and would survive a crash of the process but not a loss of power or a
 //! kernel crash) followed by `fdatasync` of sled's files, group-committed so that concurrent
 //! writes share one sync (`yarn_sled_sync::DurableDb`). A record a method reported stored
-//! survives a SIGKILL of the NodeManager and a power loss. After a failed sync every later write
-//! fails too. A write whose future is dropped before it completes may or may not have reached the
-//! disk. Each record is one sled key, replaced whole, so a reader sees the record before or after
-//! a write, never a mix.
+//! survives a SIGKILL of the NodeManager and, on a disk that honours cache flushes, a power
+//! loss. After a failed sync every later write fails too. A write whose future is dropped
+//! before it completes may or may not have reached the disk. Each record is one sled key,
+//! replaced whole, so a reader sees the record before or after a write, never a mix.
 //!
 //! # On-disk format
 //!
