@@ -12,7 +12,7 @@
 //!   container scheduler ─ store_container_running ┤
 //!   executor exit ──────── store_container_completed
 //!   token check ────────── record_replay ─────────┼─> NmStateStore ──> sled trees, then
-//!   node status updater ── store_master_keys,     │                   flush_async()
+//!   node status updater ── store_master_keys,     │                   flush + fdatasync
 //!                          store_rm_epoch ... ────┘
 //!
 //!   NM start ──> load() ──> RecoveredState: queued (queue order), running (start order, pids),
@@ -21,12 +21,14 @@
 //!
 //! # Durability contract
 //!
-//! Every write returns only after sled's `flush_async()` has completed, so a record a method
-//! reported stored survives a SIGKILL of the NodeManager. sled's flush ends in
-//! `sync_file_range`, which survives a crash of the process but not a loss of power or a kernel
-//! crash. A write whose future is dropped before it completes may or may not have reached the
-//! disk. Each record is one sled key, replaced whole, so a reader sees the record before or after
-//! a write, never a mix.
+//! Every write returns only once it is on stable storage: sled's flush (which alone ends in
+//! `sync_file_range` and would survive a crash of the process but not a loss of power or a
+//! kernel crash) followed by `fdatasync` of sled's files, group-committed so that concurrent
+//! writes share one sync (`yarn_sled_sync::DurableDb`). A record a method reported stored
+//! survives a SIGKILL of the NodeManager and, on a disk that honours cache flushes, a power
+//! loss. After a failed sync every later write fails too. A write whose future is dropped
+//! before it completes may or may not have reached the disk. Each record is one sled key,
+//! replaced whole, so a reader sees the record before or after a write, never a mix.
 //!
 //! # On-disk format
 //!

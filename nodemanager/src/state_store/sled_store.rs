@@ -6,6 +6,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use yarn_proto::ids::ContainerId;
 use yarn_security::{MasterKey, TokenKind};
+use yarn_sled_sync::DurableDb;
 
 use crate::Error;
 use crate::container_scheduler::ContainerRequest;
@@ -23,11 +24,11 @@ const AMRM_PROXY_TREE: &str = "amrm_proxy";
 const RM_EPOCH_KEY: &[u8] = b"rm_epoch";
 const HEARTBEAT_RESPONSE_ID_KEY: &[u8] = b"heartbeat_response_id";
 
-/// The state store's sled database and its trees. Every write method returns after
-/// `flush_async()` completed. Clones share the database.
+/// The state store's sled database and its trees. Every write method returns once its write is
+/// on stable storage ([`DurableDb::flush`]). Clones share the database.
 #[derive(Debug, Clone)]
 pub(super) struct SledStore {
-    db: sled::Db,
+    db: DurableDb,
     containers: sled::Tree,
     replays: sled::Tree,
     master_keys: sled::Tree,
@@ -52,7 +53,7 @@ struct StoredMasterKeyPair {
 impl SledStore {
     /// Opens (creating if absent) the database under `dir`. Blocks while sled recovers it.
     pub(super) fn open(dir: &Path) -> Result<Self, Error> {
-        let db = sled::open(dir).map_err(|source| {
+        let db = DurableDb::open(dir, sled::Config::new()).map_err(|source| {
             if is_lock_held(&source) {
                 Error::StateStoreLocked {
                     path: dir.to_path_buf(),
@@ -65,10 +66,12 @@ impl SledStore {
             }
         })?;
         let open_tree = |name: &'static str| {
-            db.open_tree(name).map_err(|source| Error::StateStoreIo {
-                record: StoredRecord::Tree { name },
-                source: source.into(),
-            })
+            db.db()
+                .open_tree(name)
+                .map_err(|source| Error::StateStoreIo {
+                    record: StoredRecord::Tree { name },
+                    source: source.into(),
+                })
         };
         Ok(Self {
             containers: open_tree(CONTAINERS_TREE)?,
@@ -351,8 +354,8 @@ impl SledStore {
         value.map(|value| decode(&record, &value)).transpose()
     }
 
-    /// Stores the AMRMProxy's record `key` and flushes before returning. Synchronous: the
-    /// proxy's store calls are, and its records are small.
+    /// Stores the AMRMProxy's record `key` and returns once it is on stable storage.
+    /// Synchronous, blocking the thread: the proxy's store calls are, and its records are small.
     pub(super) fn put_proxy_record(&self, key: &str, value: Vec<u8>) -> Result<(), Error> {
         let record = StoredRecord::AmrmProxy {
             key: key.to_owned(),
@@ -361,12 +364,13 @@ impl SledStore {
             .insert(key, value)
             .map_err(|source| io_error(&record, source))?;
         self.db
-            .flush()
+            .flush_blocking()
             .map_err(|source| io_error(&record, source))?;
         Ok(())
     }
 
-    /// Removes the AMRMProxy's record `key`, if stored, and flushes before returning.
+    /// Removes the AMRMProxy's record `key`, if stored, and returns once that is on stable
+    /// storage; blocks the thread.
     pub(super) fn remove_proxy_record(&self, key: &str) -> Result<(), Error> {
         let record = StoredRecord::AmrmProxy {
             key: key.to_owned(),
@@ -375,7 +379,7 @@ impl SledStore {
             .remove(key)
             .map_err(|source| io_error(&record, source))?;
         self.db
-            .flush()
+            .flush_blocking()
             .map_err(|source| io_error(&record, source))?;
         Ok(())
     }
@@ -413,15 +417,16 @@ impl SledStore {
     /// a blocking flush; that is rare enough to do on the async caller's thread.
     fn next_sequence(&self) -> Result<u64, Error> {
         self.db
+            .db()
             .generate_id()
             .map_err(|source| io_error(&StoredRecord::Sequence, source))
     }
 
     async fn flush(&self, record: StoredRecord) -> Result<(), Error> {
-        match self.db.flush_async().await {
-            Ok(_) => Ok(()),
-            Err(source) => Err(io_error(&record, source)),
-        }
+        self.db
+            .flush()
+            .await
+            .map_err(|source| io_error(&record, source))
     }
 }
 

@@ -39,7 +39,7 @@ use crate::operations::{
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
 use crate::rest::{RestApi, StandbyRedirect};
 use crate::state_machine::StateView;
-use crate::storage::{Failpoints, RmStateMachineStore, SledLogStore, open_db};
+use crate::storage::{DurableDb, Failpoints, RmStateMachineStore, SledLogStore, open_db};
 use crate::telemetry::{RmMetrics, RpcMetricsLayer};
 use crate::{RaftGrpcNetworkFactory, RaftGrpcService, RmConfig};
 
@@ -120,7 +120,7 @@ pub struct ResourceManager {
     shutdown: CancellationToken,
     tasks: JoinSet<Result<(), Error>>,
     /// The replica's sled database, kept to be leaked if its disk fails (see `run_until`).
-    storage: sled::Db,
+    storage: DurableDb,
 }
 
 impl ResourceManager {
@@ -167,7 +167,7 @@ impl ResourceManager {
         let node_id = node_id_of(&config.rm_id);
         let failpoints = Failpoints::from_env()?;
         let db = open_db(&config.storage_dir, &failpoints)?;
-        let metrics = Arc::new(RmMetrics::new());
+        let metrics = Arc::new(RmMetrics::new().with_storage_counts(db.counts()));
         let log_store = SledLogStore::new(&db)?
             .with_failpoints(failpoints)
             .with_metrics(Arc::clone(&metrics));

@@ -11,7 +11,7 @@ use openraft::{
 };
 
 use super::codec::{decode, encode};
-use super::{Failpoints, open_tree, storage_error};
+use super::{DurableDb, Failpoints, open_tree, storage_error};
 use crate::error::{Error, Record};
 use crate::raft_types::{RmNodeId, RmTypeConfig};
 use crate::telemetry::RmMetrics;
@@ -22,7 +22,8 @@ const LAST_PURGED_KEY: &[u8] = b"last_purged";
 /// The Raft log and vote, kept in the sled trees `log` and `meta`.
 ///
 /// Guarantees, on top of openraft's `RaftLogStorage` contract:
-/// - a vote or an append is reported done only after `flush_async()` completed;
+/// - a vote, an append or a truncation is reported done only once it is on stable storage
+///   ([`DurableDb::flush`]);
 /// - the log has no holes: appends are contiguous (openraft's contract), truncation removes only
 ///   a suffix and purging only a prefix;
 /// - `purge` makes the new `last_purged` durable before deleting any entry, so after a crash
@@ -31,7 +32,7 @@ const LAST_PURGED_KEY: &[u8] = b"last_purged";
 /// Clones share the same database and metrics; openraft uses a clone as its log reader.
 #[derive(Debug, Clone)]
 pub struct SledLogStore {
-    db: sled::Db,
+    db: DurableDb,
     log: sled::Tree,
     meta: sled::Tree,
     failpoints: Failpoints,
@@ -45,11 +46,11 @@ impl SledLogStore {
     /// # Errors
     ///
     /// [`Error::OpenTree`] when sled cannot open a tree.
-    pub fn new(db: &sled::Db) -> Result<Self, Error> {
+    pub fn new(db: &DurableDb) -> Result<Self, Error> {
         Ok(Self {
             db: db.clone(),
-            log: open_tree(db, "log")?,
-            meta: open_tree(db, "meta")?,
+            log: open_tree(db.db(), "log")?,
+            meta: open_tree(db.db(), "meta")?,
             failpoints: Failpoints::default(),
             metrics: None,
         })
@@ -70,9 +71,8 @@ impl SledLogStore {
 
     async fn flush(&self, record: Record) -> Result<(), Error> {
         self.db
-            .flush_async()
+            .flush()
             .await
-            .map(drop)
             .map_err(|source| Error::Sled { record, source })
     }
 
@@ -249,7 +249,7 @@ impl RaftLogStorage<RmTypeConfig> for SledLogStore {
                     batch.insert(&key, bytes);
                 }
                 match self.log.apply_batch(batch) {
-                    Ok(()) => self.db.flush_async().await.map(drop),
+                    Ok(()) => self.db.flush().await,
                     Err(e) => Err(e),
                 }
             }
@@ -281,7 +281,7 @@ impl RaftLogStorage<RmTypeConfig> for SledLogStore {
     }
 
     async fn truncate(&mut self, log_id: LogId<RmNodeId>) -> Result<(), StorageError<RmNodeId>> {
-        // Flushed so that a crash cannot bring back entries that conflict with the leader's.
+        // Durable so that a crash cannot bring back entries that conflict with the leader's.
         let result = match self.remove_range(log_id.index, u64::MAX) {
             Ok(()) => {
                 self.flush(Record::LogEntry {
@@ -328,6 +328,31 @@ mod tests {
             inclusive_range(&(Bound::Excluded(u64::MAX), Bound::Unbounded)),
             None
         );
+    }
+
+    #[tokio::test]
+    async fn a_vote_an_append_a_truncation_and_a_purge_each_wait_for_a_sync() {
+        use openraft::storage::RaftLogStorageExt;
+        use openraft::{CommittedLeaderId, EntryPayload};
+
+        let dir = tempfile::tempdir().unwrap();
+        let db = super::super::open_db(dir.path(), &Failpoints::default()).unwrap();
+        let mut store = SledLogStore::new(&db).unwrap();
+        let entry = |index| Entry::<RmTypeConfig> {
+            log_id: LogId::new(CommittedLeaderId::new(1, 1), index),
+            payload: EntryPayload::Blank,
+        };
+        store.save_vote(&Vote::new(1, 1)).await.unwrap();
+        store
+            .blocking_append([entry(1), entry(2), entry(3)])
+            .await
+            .unwrap();
+        store.truncate(entry(3).log_id).await.unwrap();
+        store.purge(entry(1).log_id).await.unwrap();
+        let counts = db.counts();
+        assert_eq!((counts.requests(), counts.syncs()), (4, 4));
+        let state = store.get_log_state().await.unwrap();
+        assert_eq!(state.last_log_id, Some(entry(2).log_id));
     }
 
     #[cfg(feature = "failpoints")]

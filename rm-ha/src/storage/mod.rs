@@ -2,13 +2,18 @@
 //!
 //! # Durability contract
 //!
-//! A vote or a log append is acknowledged to openraft only after sled's `flush_async()` has
-//! completed, and `last_purged` is flushed before any entry is deleted. A snapshot is one sled
-//! key written and flushed as a unit: a reader sees the old snapshot or the new one, never a mix.
-//! sled's flush ends in `sync_file_range`, which survives a crash of the process but not a loss
-//! of power or a kernel crash; a replica that lost power must be treated as having lost its
-//! disk. Every storage failure is reported as an openraft `StorageError`, which stops the Raft
-//! node: a replica never runs on with storage it cannot trust.
+//! A vote, a log append or a truncation is acknowledged to openraft only once it is on stable
+//! storage: the database is a [`DurableDb`], whose flush is sled's flush (`pwrite` and
+//! `sync_file_range`, which alone would not survive a power loss) followed by `fdatasync` of
+//! sled's files, group-committed so that concurrent writers share one sync. `last_purged` is
+//! made durable before any entry is deleted. A snapshot, built or installed, is one sled key
+//! written and made durable as a unit before openraft learns of it: a reader sees the old
+//! snapshot or the new one, never a mix. The only durable writes still exposed to a power loss
+//! are those of a disk that lies about its cache flushes.
+//!
+//! Every storage failure is reported as an openraft `StorageError`, which stops the Raft node:
+//! a replica never runs on with storage it cannot trust. A failed sync fails every later one
+//! too, since the pages it could not write may be gone from the page cache.
 //!
 //! In test builds with the `failpoints` feature, [`Failpoints`] can stall or fail every log
 //! append and vote write, to play a stalled or full disk.
@@ -30,6 +35,7 @@ pub use failpoints::{FAILPOINTS_VARIABLE, Failpoints};
 pub use log_store::SledLogStore;
 pub use snapshot_builder::RmSnapshotBuilder;
 pub use state_machine_store::RmStateMachineStore;
+pub use yarn_sled_sync::DurableDb;
 
 use crate::error::Error;
 use crate::raft_types::RmNodeId;
@@ -38,16 +44,17 @@ use crate::raft_types::RmNodeId;
 const PLANTED_SEGMENT_BYTES: usize = 16 << 20;
 
 /// Opens (creating if absent) the sled database under `dir`, the replica's
-/// `yarn.resourcemanager.ha.raft.storage-dir`, with sled's background flush every 500 ms
-/// unless the planted `plant.unflushed-appends` bug of `failpoints` turns it off (and
+/// `yarn.resourcemanager.ha.raft.storage-dir`, for durable flushes, with sled's background
+/// flush every 500 ms (it only shortens what a crash of the process loses of writes nobody
+/// waited for) unless the planted `plant.unflushed-appends` bug of `failpoints` turns it off (and
 /// enlarges sled's write buffer).
 ///
 /// # Errors
 ///
 /// [`Error::OpenStorage`] naming `dir` when sled cannot open it (permissions, corruption, or
 /// another process holding it).
-pub fn open_db(dir: &Path, failpoints: &Failpoints) -> Result<sled::Db, Error> {
-    let config = sled::Config::new().path(dir);
+pub fn open_db(dir: &Path, failpoints: &Failpoints) -> Result<DurableDb, Error> {
+    let config = sled::Config::new();
     let config = if failpoints.flushes_appends() {
         config
     } else {
@@ -58,7 +65,7 @@ pub fn open_db(dir: &Path, failpoints: &Failpoints) -> Result<sled::Db, Error> {
             .flush_every_ms(None)
             .segment_size(PLANTED_SEGMENT_BYTES)
     };
-    config.open().map_err(|source| Error::OpenStorage {
+    DurableDb::open(dir, config).map_err(|source| Error::OpenStorage {
         path: dir.to_path_buf(),
         source,
     })

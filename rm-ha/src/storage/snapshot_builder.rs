@@ -10,7 +10,7 @@ use openraft::{
 use serde::{Deserialize, Serialize};
 
 use super::codec::{encode, encode_state};
-use super::storage_error;
+use super::{DurableDb, storage_error};
 use crate::error::{Error, Record};
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
 use crate::state_machine::RmState;
@@ -36,10 +36,10 @@ impl StoredSnapshot {
     }
 }
 
-/// Writes `snapshot` as the current snapshot and waits for sled's flush; then records its
+/// Writes `snapshot` as the current snapshot and waits until it is on stable storage; then records its
 /// size in `metrics`, if given. Every snapshot a replica builds or installs goes through here.
 pub(super) async fn store_snapshot(
-    db: &sled::Db,
+    db: &DurableDb,
     tree: &sled::Tree,
     snapshot: &StoredSnapshot,
     metrics: Option<&RmMetrics>,
@@ -51,7 +51,7 @@ pub(super) async fn store_snapshot(
     };
     tree.insert(CURRENT_SNAPSHOT_KEY, bytes)
         .map_err(sled_error)?;
-    db.flush_async().await.map_err(sled_error)?;
+    db.flush().await.map_err(sled_error)?;
     if let Some(metrics) = metrics {
         metrics.record_snapshot(snapshot.data.len());
     }
@@ -60,11 +60,11 @@ pub(super) async fn store_snapshot(
 
 /// Builds a snapshot of the state as it was when openraft asked for the builder.
 ///
-/// The snapshot is durable (flushed) before `build_snapshot` returns, so openraft may purge the
+/// The snapshot is on stable storage before `build_snapshot` returns, so openraft may purge the
 /// log it covers.
 #[derive(Debug)]
 pub struct RmSnapshotBuilder {
-    pub(super) db: sled::Db,
+    pub(super) db: DurableDb,
     pub(super) tree: sled::Tree,
     pub(super) last_applied: Option<LogId<RmNodeId>>,
     pub(super) membership: StoredMembership<RmNodeId, RmNode>,

@@ -12,7 +12,7 @@ use openraft::{
 
 use super::codec::{decode, decode_state};
 use super::snapshot_builder::{CURRENT_SNAPSHOT_KEY, StoredSnapshot, store_snapshot};
-use super::{Failpoints, RmSnapshotBuilder, open_tree, storage_error};
+use super::{DurableDb, Failpoints, RmSnapshotBuilder, open_tree, storage_error};
 use crate::error::{Error, Record};
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
 use crate::state_machine::{AppliedPosition, RmCommand, RmResponse, RmState, StateView};
@@ -22,10 +22,10 @@ use crate::telemetry::RmMetrics;
 ///
 /// On open it loads the stored snapshot, if any; openraft then re-applies the committed log
 /// entries after the snapshot's last log id. A snapshot, built or installed, is one sled key
-/// written and flushed before openraft is told it exists.
+/// written and made durable ([`DurableDb::flush`]) before openraft is told it exists.
 #[derive(Debug)]
 pub struct RmStateMachineStore {
-    db: sled::Db,
+    db: DurableDb,
     tree: sled::Tree,
     last_applied: Option<LogId<RmNodeId>>,
     membership: StoredMembership<RmNodeId, RmNode>,
@@ -44,8 +44,8 @@ impl RmStateMachineStore {
     /// [`Error::OpenTree`] or [`Error::Sled`] when sled fails, and [`Error::Decode`],
     /// [`Error::UnsupportedFormatVersion`] or [`Error::EmptyRecord`] when the stored snapshot
     /// cannot be read by this binary.
-    pub fn new(db: &sled::Db) -> Result<Self, Error> {
-        let tree = open_tree(db, "snapshot")?;
+    pub fn new(db: &DurableDb) -> Result<Self, Error> {
+        let tree = open_tree(db.db(), "snapshot")?;
         let mut store = Self {
             db: db.clone(),
             tree,

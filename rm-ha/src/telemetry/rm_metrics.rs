@@ -1,11 +1,14 @@
 //! [`RmMetrics`]: one replica's Prometheus metrics, rendered in the text format at `/metrics`.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use metrics::{counter, gauge, histogram};
 use metrics_exporter_prometheus::{
     Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
 };
+
+use yarn_sled_sync::SyncCounts;
 
 use super::QueueFigures;
 use crate::applications::ClusterOverview;
@@ -79,6 +82,9 @@ pub(crate) struct LeaderFigures {
 pub(crate) struct RmMetrics {
     recorder: PrometheusRecorder,
     handle: PrometheusHandle,
+    /// The Raft storage's flushes and syncs, rendered at scrape time; none for metrics of
+    /// their own.
+    storage: Option<Arc<SyncCounts>>,
 }
 
 impl std::fmt::Debug for RmMetrics {
@@ -114,7 +120,22 @@ impl RmMetrics {
             .unwrap_or_else(|_| PrometheusBuilder::new())
             .build_recorder();
         let handle = recorder.handle();
-        Self { recorder, handle }
+        Self {
+            recorder,
+            handle,
+            storage: None,
+        }
+    }
+
+    /// The same metrics rendering the Raft storage's `counts` as
+    /// `yarn_raft_storage_flushes_total` (waits for durability: appends, votes, truncations,
+    /// purges, snapshots) and `yarn_raft_storage_syncs_total` (fdatasync rounds that served
+    /// them; fewer than flushes when flushes shared a sync).
+    pub(crate) fn with_storage_counts(self, counts: Arc<SyncCounts>) -> Self {
+        Self {
+            storage: Some(counts),
+            ..self
+        }
     }
 
     /// One call of `method` of `protocol` that took `elapsed`.
@@ -190,6 +211,10 @@ impl RmMetrics {
             gauge!("yarn_raft_last_log_index").set(raft.last_log_index as f64);
             gauge!("yarn_raft_applied_index").set(raft.applied_index as f64);
             gauge!("yarn_raft_snapshot_index").set(raft.snapshot_index as f64);
+            if let Some(storage) = &self.storage {
+                counter!("yarn_raft_storage_flushes_total").absolute(storage.requests());
+                counter!("yarn_raft_storage_syncs_total").absolute(storage.syncs());
+            }
             if let Some(leader) = leader {
                 set_cluster(&leader.overview, leader.counts);
                 leader.queues.record();
@@ -362,6 +387,25 @@ mod tests {
         );
         assert_eq!(
             value(&page, "yarn_raft_leader_changes_total"),
+            Some(1.0),
+            "{page}"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_raft_storages_flushes_and_syncs_are_rendered() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = yarn_sled_sync::DurableDb::open(dir.path(), sled::Config::new()).unwrap();
+        let metrics = RmMetrics::new().with_storage_counts(db.counts());
+        db.flush().await.unwrap();
+        let page = metrics.render(RaftFigures::default(), None);
+        assert_eq!(
+            value(&page, "yarn_raft_storage_flushes_total"),
+            Some(1.0),
+            "{page}"
+        );
+        assert_eq!(
+            value(&page, "yarn_raft_storage_syncs_total"),
             Some(1.0),
             "{page}"
         );

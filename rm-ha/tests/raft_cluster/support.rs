@@ -12,7 +12,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use yarn_rm_ha::raft_network::ElectionHold;
 use yarn_rm_ha::state_machine::{RmCommand, RmResponse, RmState};
-use yarn_rm_ha::storage::{Failpoints, RmStateMachineStore, SledLogStore, open_db};
+use yarn_rm_ha::storage::{DurableDb, Failpoints, RmStateMachineStore, SledLogStore, open_db};
 use yarn_rm_ha::{RaftGrpcNetworkFactory, RaftGrpcService, RmNode, RmNodeId, RmTypeConfig};
 use yarn_security::pki::LeafSpec;
 use yarn_security::{Authorizer, ChannelOptions, Incoming, Role};
@@ -57,7 +57,7 @@ pub struct Replica {
     /// The replica's election hold, as its Raft service records leaders' requests.
     pub hold: ElectionHold,
     /// A second handle on the replica's sled database, to read its stored snapshot.
-    db: sled::Db,
+    db: DurableDb,
     shutdown: Option<oneshot::Sender<()>>,
     server: Option<JoinHandle<Result<(), tonic::transport::Error>>>,
     _storage: TempDir,
