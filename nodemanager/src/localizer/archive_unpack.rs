@@ -16,7 +16,8 @@ use super::entry_path::{contained_path, link_target_inside, names_root};
 /// Linux's PATH_MAX: the longest symbolic link target read from an archive.
 const MAX_LINK_TARGET: u64 = 4096;
 
-/// Unpacks the zip or jar `archive` into the existing directory `dest`: every entry, or with
+/// Unpacks the zip or jar `archive`, read from `file` (the source as it was opened and checked;
+/// `archive` names it in messages), into the existing directory `dest`: every entry, or with
 /// `only` the files and symbolic links whose whole name matches it (PATTERN, as Hadoop's
 /// `RunJar.unJar` filters entries; directories are then created only as needed).
 ///
@@ -28,12 +29,11 @@ const MAX_LINK_TARGET: u64 = 4096;
 pub(super) fn unzip(
     link: &str,
     archive: &Path,
+    file: File,
     dest: &Path,
     only: Option<&Regex>,
 ) -> Result<(), LocalizationError> {
     let unreadable = |err: zip::result::ZipError| corrupt(link, archive, &err);
-    let file = File::open(archive)
-        .map_err(|source| LocalizationError::unreadable(link, archive, source))?;
     let mut zip = ZipArchive::new(BufReader::new(file)).map_err(unreadable)?;
     let real_dest = real_path(link, dest)?;
     for index in 0..zip.len() {
@@ -78,8 +78,8 @@ pub(super) fn unzip(
     Ok(())
 }
 
-/// Unpacks the tar `archive` (gzip-compressed when `gzipped`) into the existing directory
-/// `dest`: directories, regular files, and symbolic and hard links that stay inside it.
+/// Unpacks the tar `archive` (gzip-compressed when `gzipped`), read from `file` as for
+/// [`unzip`], into the existing directory `dest`: directories, regular files, and symbolic and hard links that stay inside it.
 ///
 /// # Errors
 ///
@@ -90,11 +90,10 @@ pub(super) fn unzip(
 pub(super) fn untar(
     link: &str,
     archive: &Path,
+    file: File,
     dest: &Path,
     gzipped: bool,
 ) -> Result<(), LocalizationError> {
-    let file = File::open(archive)
-        .map_err(|source| LocalizationError::unreadable(link, archive, source))?;
     let reader: Box<dyn Read> = if gzipped {
         Box::new(GzDecoder::new(BufReader::new(file)))
     } else {

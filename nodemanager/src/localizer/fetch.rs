@@ -1,10 +1,10 @@
 //! Localizing one resource into its cache entry: the blocking half of the localizer, after
 //! Hadoop's `FSDownload`.
 
-use std::fs;
-use std::io;
+use std::fs::{self, File};
+use std::io::{self, Seek, SeekFrom};
 
-use super::local_tree::{copy_dir, copy_file, is_public, seal};
+use super::local_tree::{copy_dir, copy_from, is_public, seal};
 use super::unpacking::{ArchiveFormat, Unpacking};
 use super::{
     LocalResource, LocalizationError, ResourcePlan, ResourceVisibility, SourceStat, archive_unpack,
@@ -30,12 +30,19 @@ pub(super) fn fetch_once(
     }
     let link = plan.link.as_str();
     let source = &plan.source;
-    let metadata =
-        fs::metadata(source).map_err(|err| LocalizationError::unreadable(link, source, err))?;
+    // The source is opened once: what is checked (time, size, mode) is read from that handle,
+    // and a file is copied or unpacked from it, so swapping the path for another file after
+    // the checks changes nothing. A directory's entries are still read by path.
+    let opened =
+        File::open(source).map_err(|err| LocalizationError::unreadable(link, source, err))?;
+    let metadata = opened
+        .metadata()
+        .map_err(|err| LocalizationError::unreadable(link, source, err))?;
     let stat = SourceStat::of(&metadata);
     stat.check(link, source, resource)?;
     if resource.visibility == ResourceVisibility::Public
-        && !is_public(source).map_err(|err| LocalizationError::unreadable(link, source, err))?
+        && !is_public(source, &metadata)
+            .map_err(|err| LocalizationError::unreadable(link, source, err))?
     {
         return Err(LocalizationError::NotPublic {
             link: link.to_owned(),
@@ -57,7 +64,7 @@ pub(super) fn fetch_once(
         }
         _ => {}
     }
-    let made = make_copy(plan, resource, &unpacking, stat.is_dir);
+    let made = make_copy(plan, resource, &unpacking, opened, stat.is_dir);
     if made.is_err() {
         let _ = fs::remove_dir_all(&staging);
     }
@@ -68,6 +75,7 @@ fn make_copy(
     plan: &ResourcePlan,
     resource: &LocalResource,
     unpacking: &Unpacking,
+    mut opened: File,
     is_dir: bool,
 ) -> Result<(), LocalizationError> {
     let link = plan.link.as_str();
@@ -80,20 +88,23 @@ fn make_copy(
     };
     match unpacking {
         Unpacking::Copy if is_dir => copy_dir(link, source, &copy)?,
-        Unpacking::Copy => copy_file(link, source, &copy)?,
+        Unpacking::Copy => copy_from(link, &mut opened, &copy)?,
         Unpacking::Unpack(format) => {
             create_dir(&copy)?;
             match format {
-                ArchiveFormat::Zip => archive_unpack::unzip(link, source, &copy, None)?,
-                ArchiveFormat::Tar => archive_unpack::untar(link, source, &copy, false)?,
-                ArchiveFormat::TarGz => archive_unpack::untar(link, source, &copy, true)?,
+                ArchiveFormat::Zip => archive_unpack::unzip(link, source, opened, &copy, None)?,
+                ArchiveFormat::Tar => archive_unpack::untar(link, source, opened, &copy, false)?,
+                ArchiveFormat::TarGz => archive_unpack::untar(link, source, opened, &copy, true)?,
             }
         }
         // Hadoop's RunJar.unJarAndSave: the matching entries, and the jar itself beside them.
         Unpacking::UnpackMatching(regex) => {
             create_dir(&copy)?;
-            archive_unpack::unzip(link, source, &copy, Some(regex))?;
-            copy_file(link, source, &copy.join(&plan.file_name))?;
+            let unreadable = |err| LocalizationError::unreadable(link, source, err);
+            let for_unpacking = opened.try_clone().map_err(unreadable)?;
+            archive_unpack::unzip(link, source, for_unpacking, &copy, Some(regex))?;
+            opened.seek(SeekFrom::Start(0)).map_err(unreadable)?;
+            copy_from(link, &mut opened, &copy.join(&plan.file_name))?;
         }
     }
     let root = copy

@@ -49,8 +49,21 @@ pub(super) fn copy_dir(link: &str, source: &Path, dest: &Path) -> Result<(), Loc
 pub(super) fn copy_file(link: &str, source: &Path, dest: &Path) -> Result<(), LocalizationError> {
     let mut from =
         fs::File::open(source).map_err(|err| LocalizationError::unreadable(link, source, err))?;
+    copy_from(link, &mut from, dest)
+}
+
+/// Copies what `from` holds, from its current position, to a new file `dest`.
+///
+/// # Errors
+///
+/// A read or write error as [`LocalizationError::Write`].
+pub(super) fn copy_from(
+    link: &str,
+    from: &mut fs::File,
+    dest: &Path,
+) -> Result<(), LocalizationError> {
     let mut to = fs::File::create(dest).map_err(|err| LocalizationError::write(link, dest, err))?;
-    std::io::copy(&mut from, &mut to).map_err(|err| LocalizationError::write(link, dest, err))?;
+    std::io::copy(from, &mut to).map_err(|err| LocalizationError::write(link, dest, err))?;
     Ok(())
 }
 
@@ -117,8 +130,15 @@ pub(super) fn seal(
 /// # Errors
 ///
 /// The error reading a file's or a directory's status.
-pub(super) fn is_public(path: &Path) -> std::io::Result<bool> {
-    Ok(readable_by_others(path)? && ancestors_searchable_by_others(path)?)
+pub(super) fn is_public(path: &Path, metadata: &fs::Metadata) -> std::io::Result<bool> {
+    // A file's own mode is read from the handle it is copied from (`metadata`), not looked up
+    // again by path; a directory's entries are read by path.
+    let readable = if metadata.is_dir() {
+        readable_by_others(path)?
+    } else {
+        metadata.permissions().mode() & 0o004 != 0
+    };
+    Ok(readable && ancestors_searchable_by_others(path)?)
 }
 
 fn readable_by_others(path: &Path) -> std::io::Result<bool> {
