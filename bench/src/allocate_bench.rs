@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use tokio::time::Instant;
-use yarn_applications::dshell::CONF_DIR_ENV;
+use yarn_applications::dshell::{CONF_DIR_ENV, launch_word};
 use yarn_client::YarnClient;
 use yarn_conf::Configuration;
 use yarn_minicluster::{LayoutOptions, REPLICAS, RunningCluster};
@@ -359,7 +359,7 @@ impl AmRun<'_> {
             "{} 1><LOG_DIR>/AppMaster.stdout 2><LOG_DIR>/AppMaster.stderr",
             words
                 .iter()
-                .map(|word| shell_word(word))
+                .map(|word| launch_word(word))
                 .collect::<Vec<_>>()
                 .join(" ")
         );
@@ -381,22 +381,6 @@ impl AmRun<'_> {
             ..Default::default()
         })
     }
-}
-
-/// `word` single-quoted for the shell that runs the container's command line, each `'` in it
-/// written as `'\''`; then, since the NodeManager's launch script runs the command line inside
-/// the double quotes of `exec /bin/bash -c "..."` as Hadoop's does, each `\`, `"`, `$` and `` ` ``
-/// escaped with a `\` for those.
-fn shell_word(word: &str) -> String {
-    let quoted = format!("'{}'", word.replace('\'', r"'\''"));
-    let mut escaped = String::with_capacity(quoted.len());
-    for c in quoted.chars() {
-        if matches!(c, '\\' | '"' | '$' | '`') {
-            escaped.push('\\');
-        }
-        escaped.push(c);
-    }
-    escaped
 }
 
 /// The file the ApplicationMaster measuring `path` writes its samples to.
@@ -443,8 +427,6 @@ mod tests {
         assert_eq!(context.queue.as_deref(), Some("default"));
         let resource = context.resource.unwrap();
         assert_eq!((resource.memory, resource.virtual_cores), (1024, 1));
-        assert_eq!(shell_word("it's"), r"'it'\\''s'");
-        assert_eq!(shell_word("a\"$b`\\"), r#"'a\"\$b\`\\'"#);
         assert!(run.time_limit() > Duration::from_secs(3 * 61));
     }
 }

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use yarn_applications::dshell::{CONF_DIR_ENV, DSHELL_AM_SUBCOMMAND, DshellOptions};
+use yarn_applications::dshell::{CONF_DIR_ENV, DSHELL_AM_SUBCOMMAND, DshellOptions, launch_word};
 use yarn_minicluster::SplitMix64;
 use yarn_proto::ids::ApplicationId;
 use yarn_proto::pb;
@@ -81,7 +81,7 @@ impl DshellJob {
             "{} 1><LOG_DIR>/AppMaster.stdout 2><LOG_DIR>/AppMaster.stderr",
             words
                 .iter()
-                .map(|word| shell_quote(word))
+                .map(|word| launch_word(word))
                 .collect::<Vec<_>>()
                 .join(" ")
         );
@@ -109,22 +109,6 @@ impl DshellJob {
             ..Default::default()
         }
     }
-}
-
-/// `word` single-quoted for the shell that runs the container's command line, each `'` in it
-/// written as `'\''`; then, since the NodeManager's launch script runs the command line inside
-/// the double quotes of `exec /bin/bash -c "..."` as Hadoop's does, each `\`, `"`, `$` and `` ` ``
-/// escaped with a `\` for those.
-fn shell_quote(word: &str) -> String {
-    let quoted = format!("'{}'", word.replace('\'', r"'\''"));
-    let mut escaped = String::with_capacity(quoted.len());
-    for c in quoted.chars() {
-        if matches!(c, '\\' | '"' | '$' | '`') {
-            escaped.push('\\');
-        }
-        escaped.push(c);
-    }
-    escaped
 }
 
 #[cfg(test)]
@@ -177,7 +161,5 @@ mod tests {
         );
         assert_eq!(spec.environment[CONF_DIR_ENV], "/c/client conf");
         assert_eq!(context.resource.unwrap().memory, AM_MEMORY_MB);
-        assert_eq!(shell_quote("it's"), r"'it'\\''s'");
-        assert_eq!(shell_quote("a\"$b`\\"), r#"'a\"\$b\`\\'"#);
     }
 }

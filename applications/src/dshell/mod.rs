@@ -44,6 +44,7 @@ pub use client::{DSHELL_AM_SUBCOMMAND, DshellOutcome, run_client};
 pub use container_result::{
     ContainerResult, EXIT_STATUS_INVALID, final_status, format_diagnostics, parse_diagnostics,
 };
+pub use option_words::launch_word;
 pub use options::{DshellOptions, parse_execution_type, parse_shell_env};
 pub use task_runner::{AM_RUN_LIMIT, HEARTBEAT_INTERVAL};
 

@@ -201,6 +201,14 @@ pub(crate) fn escape_for_launch_script(command: &str) -> String {
     escaped
 }
 
+/// `word` as it must be written in a launch context's command line to reach the process
+/// unchanged: one quoted shell word ([`shell_word`]) escaped for the launch script
+/// ([`escape_for_launch_script`]). For every client that builds such command lines (dshell, the
+/// chaos harness's job, `bench allocate`).
+pub fn launch_word(word: &str) -> String {
+    escape_for_launch_script(&shell_word(word))
+}
+
 /// `path` as text for a command line.
 ///
 /// # Errors
@@ -217,6 +225,12 @@ pub(crate) fn path_text<'a>(what: &'static str, path: &'a Path) -> Result<&'a st
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_launch_word_is_quoted_for_the_shell_and_escaped_for_the_launch_script() {
+        assert_eq!(launch_word("it's"), r"'it'\\''s'");
+        assert_eq!(launch_word("a\"$b`\\"), r#"'a\"\$b\`\\'"#);
+    }
 
     fn words(text: &[&str]) -> Vec<String> {
         text.iter().map(|word| (*word).to_owned()).collect()
