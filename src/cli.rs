@@ -74,6 +74,10 @@ pub enum Command {
     /// Run seeded fault drills against a real cluster and check invariants.
     #[command(subcommand)]
     Chaos(ChaosCommand),
+    /// Run the deterministic simulation: a ResourceManager group's real Raft code on simulated
+    /// time, network and disks under seeded faults, checking invariants; exits 0 only if every
+    /// seed passed. A failing seed replays exactly with --seed.
+    Sim(SimArgs),
     /// Run benchmarks: Raft, the scheduler, allocation, the REST API.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -434,6 +438,31 @@ pub struct ChaosRunArgs {
     /// every connection between daemons, netem adds latency where the kernel has it.
     #[arg(long, value_name = "proxy|netns", default_value = "proxy")]
     pub network: NetworkMode,
+}
+
+/// Arguments of `yarn-ha sim`. The planted bugs of `YARN_HA_FAILPOINTS` apply to every
+/// simulated replica (test builds only).
+#[derive(Debug, Args)]
+pub struct SimArgs {
+    /// How many seeds to run, from --first-seed on.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub seeds: u64,
+    /// The first seed of the batch.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub first_seed: u64,
+    /// Run this one seed and print its whole trace, instead of a batch.
+    #[arg(long, value_name = "N", conflicts_with_all = ["seeds", "first_seed"])]
+    pub seed: Option<u64>,
+    /// ResourceManager replicas (3 or 5).
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub replicas: usize,
+    /// How long faults are injected in each run, in simulated time: a number with ms, s, m or
+    /// h (default 4s).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+    /// Threads running seeds side by side (default: the available cores).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
 }
 
 /// `yarn-ha bench ...`

@@ -19,7 +19,13 @@ fn main() -> ExitCode {
         // clap prints usage; it exits 2 for bad input and 0 for --help and --version.
         Err(err) => err.exit(),
     };
-    init_tracing();
+    // A simulation's output is its trace; the simulated replicas log only when asked to.
+    let default_log = if matches!(cli.command, cli::Command::Sim(_)) {
+        "off"
+    } else {
+        "info"
+    };
+    init_tracing(default_log);
     yarn_security::install_crypto_provider();
     match commands::run(cli) {
         Ok(code) => code,
@@ -30,10 +36,11 @@ fn main() -> ExitCode {
     }
 }
 
-/// Logs go to stderr, filtered by `YARN_HA_LOG` (tracing's env-filter syntax), `info` by default.
-fn init_tracing() {
+/// Logs go to stderr, filtered by `YARN_HA_LOG` (tracing's env-filter syntax), `default` when
+/// it is unset.
+fn init_tracing(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("YARN_HA_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

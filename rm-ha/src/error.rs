@@ -50,21 +50,21 @@ pub enum Error {
         /// sled's reason.
         source: sled::Error,
     },
-    /// A sled read, write or flush failed.
+    /// A read, write or flush of the Raft storage failed.
     #[error("Raft storage I/O failed on the {record}: {source}")]
-    Sled {
+    Storage {
         /// The record being read or written.
         record: Record,
-        /// sled's reason.
-        source: sled::Error,
+        /// The storage engine's reason.
+        source: std::io::Error,
     },
-    /// A sled tree could not be opened.
-    #[error("cannot open sled tree {tree:?}: {source}")]
+    /// A tree of the Raft storage could not be opened.
+    #[error("cannot open the Raft storage tree {tree:?}: {source}")]
     OpenTree {
         /// The tree's name.
         tree: &'static str,
-        /// sled's reason.
-        source: sled::Error,
+        /// The storage engine's reason.
+        source: std::io::Error,
     },
     /// A stored record carries a format version this binary does not read.
     #[error(

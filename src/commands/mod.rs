@@ -15,6 +15,7 @@ mod queue;
 mod resourcemanager;
 mod rmadmin;
 mod samples;
+mod sim;
 mod top;
 
 use std::path::Path;
@@ -51,6 +52,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::PiMap(args) => samples::pi_map(&args.args),
         Command::Chaos(command) => chaos::run(command),
         Command::Bench(command) => bench::run(conf_dir, command),
+        Command::Sim(args) => sim::run(&args),
     }
 }
 

@@ -10,10 +10,18 @@ use yarn_security::{ChannelOptions, TlsConfig, connect_lazy};
 use super::RaftGrpcNetwork;
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
 
+/// Builds a lazily connected channel to a peer's Raft address (`host:port`).
+///
+/// # Errors
+///
+/// [`yarn_security::Error::InvalidAddress`] when the address is not `host:port`.
+pub type RaftDialer = Arc<dyn Fn(&str) -> Result<Channel, yarn_security::Error> + Send + Sync>;
+
 /// Creates openraft's per-peer clients, sharing one lazily connected tonic channel per peer.
 ///
-/// A peer's channel is built on first use with [`connect_lazy`] and `options` (connect
-/// timeout, HTTP/2 keepalive while idle, default request deadline) and kept for the life of the
+/// A peer's channel is built on first use by the factory's [`RaftDialer`], in a replica
+/// [`connect_lazy`] with mutual TLS and `options` (connect timeout, HTTP/2 keepalive while
+/// idle, default request deadline), and kept for the life of the
 /// factory: tonic reconnects it after failures, so openraft's repeated `new_client` calls after
 /// errors never pile up connections. A peer whose Raft address changes (a membership change)
 /// gets a new channel. Clones share the cache.
@@ -26,8 +34,7 @@ use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
 #[derive(Clone)]
 pub struct RaftGrpcNetworkFactory {
     rm_id: String,
-    tls: TlsConfig,
-    options: ChannelOptions,
+    dialer: RaftDialer,
     address_book: Arc<BTreeMap<String, String>>,
     /// Channels by peer node id, with the address each was built for. A std mutex: it guards
     /// only map lookups and inserts and is never held across an `.await`.
@@ -38,8 +45,6 @@ impl std::fmt::Debug for RaftGrpcNetworkFactory {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RaftGrpcNetworkFactory")
             .field("rm_id", &self.rm_id)
-            .field("tls", &self.tls.is_enabled())
-            .field("options", &self.options)
             .finish_non_exhaustive()
     }
 }
@@ -48,10 +53,18 @@ impl RaftGrpcNetworkFactory {
     /// The factory of replica `rm_id`, which dials peers with `tls` (presenting this replica's
     /// own resourcemanager certificate, whose name must be `rm_id` for peers to accept it).
     pub fn new(rm_id: impl Into<String>, tls: TlsConfig, options: ChannelOptions) -> Self {
+        let client_config = tls.client_config();
+        Self::dialing_with(
+            rm_id,
+            Arc::new(move |address| connect_lazy(address, client_config.clone(), &options)),
+        )
+    }
+
+    /// The factory of replica `rm_id` dialing peers with `dialer`: the simulation's network.
+    pub fn dialing_with(rm_id: impl Into<String>, dialer: RaftDialer) -> Self {
         Self {
             rm_id: rm_id.into(),
-            tls,
-            options,
+            dialer,
             address_book: Arc::new(BTreeMap::new()),
             channels: Arc::new(Mutex::new(HashMap::new())),
         }
@@ -78,7 +91,7 @@ impl RaftGrpcNetworkFactory {
         {
             return Ok(channel.clone());
         }
-        let channel = connect_lazy(address, self.tls.client_config(), &self.options)?;
+        let channel = (self.dialer)(address)?;
         channels.insert(target, (address.to_owned(), channel.clone()));
         Ok(channel)
     }

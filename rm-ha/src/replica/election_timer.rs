@@ -7,6 +7,7 @@ use std::time::Duration;
 use openraft::network::RPCOption;
 use openraft::{Raft, RaftNetworkFactory, ServerState};
 use rand::Rng;
+use rand::rngs::StdRng;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -99,12 +100,16 @@ impl ElectionClock {
 /// keeps its term; the timer never starts an election while the replica leads, is a learner, or
 /// holds elections for a leadership transfer ([`ElectionHold`]); and it ends when `shutdown`
 /// is cancelled or the openraft core stops.
+///
+/// Its random timeouts come from `rng`, seeded from the operating system in a replica and from
+/// the seed in the simulation, so that a simulated run replays exactly.
 pub(crate) struct ElectionTimer {
     pub(crate) raft: Raft<RmTypeConfig>,
     pub(crate) network: RaftGrpcNetworkFactory,
     pub(crate) rm_id: String,
     pub(crate) settings: RaftSettings,
     pub(crate) hold: ElectionHold,
+    pub(crate) rng: StdRng,
 }
 
 impl ElectionTimer {
@@ -219,13 +224,13 @@ impl ElectionTimer {
             .collect()
     }
 
-    fn random_timeout(&self) -> Duration {
+    fn random_timeout(&mut self) -> Duration {
         let min = self.settings.election_timeout_min;
         let max = self.settings.election_timeout_max.max(min);
         if min == max {
             return min;
         }
-        rand::rng().random_range(min..max)
+        self.rng.random_range(min..max)
     }
 }
 

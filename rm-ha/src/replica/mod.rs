@@ -25,6 +25,7 @@ mod master_key_service;
 mod nm_liveness_monitor;
 mod proposer;
 mod queue_config_initializer;
+mod raft_core;
 mod raft_proposer;
 #[cfg(feature = "failpoints")]
 mod reissued_container_ids;
@@ -36,4 +37,5 @@ pub use leadership::Leadership;
 pub(crate) use leadership_monitor::leader_rm_id;
 pub(crate) use leadership_transfer::LeadershipTransfer;
 pub(crate) use proposer::Proposer;
+pub use raft_core::RaftCore;
 pub use resource_manager::{ResourceManager, RmListeners};

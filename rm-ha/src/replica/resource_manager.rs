@@ -5,8 +5,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use openraft::Raft;
 use openraft::error::Fatal;
-use openraft::{Config, Raft, SnapshotPolicy};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -22,13 +24,13 @@ use yarn_security::{Authorizer, BoundStatusMessages, ChannelOptions, Incoming, T
 use yarn_web::WebServer;
 
 use super::clock::now_ms;
-use super::election_timer::ElectionTimer;
 use super::leader_gate::{LeaderGate, Serving};
 use super::leader_services::LeaderServices;
 use super::leadership::Leadership;
 use super::leadership_monitor::LeadershipMonitor;
 use super::leadership_transfer::LeadershipTransfer;
 use super::proposer::Proposer;
+use super::raft_core::RaftCore;
 use super::raft_proposer::RaftProposer;
 use crate::error::Error;
 use crate::grpc::{AdminService, ApplicationMasterService, ClientService, ResourceTrackerService};
@@ -36,12 +38,12 @@ use crate::hadoop_ipc::{self, AmDispatcher, AmrmTokenSecrets, ClientDispatcher};
 use crate::operations::{
     AdminOperations, AmOperations, ClientOperations, ResourceTrackerOperations,
 };
-use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
+use crate::raft_types::{RmNodeId, RmTypeConfig, node_id_of};
 use crate::rest::{RestApi, StandbyRedirect};
 use crate::state_machine::StateView;
-use crate::storage::{DurableDb, Failpoints, RmStateMachineStore, SledLogStore, open_db};
+use crate::storage::{DurableDb, Failpoints, open_db};
 use crate::telemetry::{RmMetrics, RpcMetricsLayer};
-use crate::{RaftGrpcNetworkFactory, RaftGrpcService, RmConfig};
+use crate::{RaftGrpcNetworkFactory, RmConfig};
 
 /// How often the leader's master-key roller looks at its schedule.
 const KEY_CHECK_INTERVAL: Duration = Duration::from_secs(1);
@@ -168,13 +170,6 @@ impl ResourceManager {
         let failpoints = Failpoints::from_env()?;
         let db = open_db(&config.storage_dir, &failpoints)?;
         let metrics = Arc::new(RmMetrics::new().with_storage_counts(db.counts()));
-        let log_store = SledLogStore::new(&db)?
-            .with_failpoints(failpoints)
-            .with_metrics(Arc::clone(&metrics));
-        let state_machine = RmStateMachineStore::new(&db)?
-            .with_failpoints(failpoints)
-            .with_metrics(Arc::clone(&metrics));
-        let state = state_machine.state_view();
         let options = ChannelOptions {
             request_timeout: config.raft.rpc_timeout,
             ..ChannelOptions::default()
@@ -187,18 +182,19 @@ impl ResourceManager {
             .collect();
         let network = RaftGrpcNetworkFactory::new(config.rm_id.clone(), tls.clone(), options)
             .with_address_book(address_book);
-        let raft = Raft::new(
-            node_id,
-            openraft_config(&config)?,
-            network.clone(),
-            log_store,
-            state_machine,
+        let authorizer = Authorizer::for_tls(&tls);
+        let core = RaftCore::start_measured(
+            Arc::clone(&config),
+            &db,
+            network,
+            failpoints,
+            authorizer,
+            Arc::clone(&metrics),
         )
-        .await
-        .map_err(|source| Error::RaftStart {
-            source: Box::new(source),
-        })?;
-        bootstrap(&config, &raft).await?;
+        .await?;
+        let raft = core.raft.clone();
+        let state = core.state.clone();
+        let network = core.network.clone();
 
         let shutdown = CancellationToken::new();
         let (serving_tx, serving) = watch::channel(Serving::NotLeader { leader: None });
@@ -211,7 +207,6 @@ impl ResourceManager {
                 serving.clone(),
             )
         };
-        let authorizer = Authorizer::for_tls(&tls);
         let local_addresses = BTreeMap::from([
             ("raft", local_addr(&listeners.raft)?),
             ("admin", local_addr(&listeners.admin)?),
@@ -250,24 +245,12 @@ impl ResourceManager {
             Ok(())
         });
 
-        let raft_service = RaftGrpcService::new(
-            raft.clone(),
-            config.rm_id.clone(),
-            config.ha.members.iter().map(|m| m.rm_id.clone()),
-            authorizer,
-        );
-        let election_timer = ElectionTimer {
-            raft: raft.clone(),
-            network: network.clone(),
-            rm_id: config.rm_id.clone(),
-            settings: config.raft,
-            hold: raft_service.election_hold(),
-        };
-        let timer_shutdown = shutdown.clone();
+        let elections = core.run_elections(StdRng::from_os_rng(), shutdown.clone());
         tasks.spawn(async move {
-            election_timer.run(timer_shutdown).await;
+            elections.await;
             Ok(())
         });
+        let raft_service = core.service;
         let admin_service = AdminService {
             operations: AdminOperations {
                 rm_id: config.rm_id.clone(),
@@ -627,72 +610,4 @@ fn spawn_server(
             .await
             .map_err(|source| Error::Serve { service, source })
     });
-}
-
-/// openraft's configuration from the replica's settings.
-fn openraft_config(config: &RmConfig) -> Result<Arc<Config>, Error> {
-    let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
-    let raft = &config.raft;
-    let openraft = Config {
-        cluster_name: config.cluster_id.clone(),
-        heartbeat_interval: millis(raft.heartbeat_interval),
-        election_timeout_min: millis(raft.election_timeout_min),
-        election_timeout_max: millis(raft.election_timeout_max),
-        // The replica's ElectionTimer starts elections, after a pre-vote openraft 0.9 lacks.
-        enable_elect: false,
-        snapshot_policy: SnapshotPolicy::LogsSinceLast(raft.snapshot_log_entries),
-        // Keep a little log behind each snapshot so a briefly lagging follower catches up from
-        // the log instead of needing the whole snapshot.
-        max_in_snapshot_log_to_keep: raft.snapshot_log_entries.min(1_000),
-        ..Config::default()
-    };
-    openraft
-        .validate()
-        .map(Arc::new)
-        .map_err(|source| Error::RaftConfig {
-            source: Box::new(source),
-        })
-}
-
-/// Initializes the group exactly once: only the first configured rm-id does it, and only when
-/// its storage holds no Raft state at all. Every other replica, and this one on any later
-/// start, joins through replication from the leader.
-async fn bootstrap(config: &RmConfig, raft: &Raft<RmTypeConfig>) -> Result<(), Error> {
-    let first = &config.ha.members[0].rm_id;
-    let initialized = raft
-        .is_initialized()
-        .await
-        .map_err(|err| Error::RaftStopped {
-            reason: err.to_string(),
-        })?;
-    if initialized {
-        tracing::info!(rm_id = %config.rm_id, "found Raft state; rejoining the group");
-        return Ok(());
-    }
-    if config.rm_id != *first {
-        tracing::info!(
-            rm_id = %config.rm_id,
-            %first,
-            "no Raft state; waiting to be contacted by the group that {first} initializes"
-        );
-        return Ok(());
-    }
-    let members: BTreeMap<RmNodeId, RmNode> = config
-        .ha
-        .members
-        .iter()
-        .map(|member| {
-            let node = RmNode {
-                rm_id: member.rm_id.clone(),
-                raft_address: member.raft.to_string(),
-            };
-            (node_id_of(&member.rm_id), node)
-        })
-        .collect();
-    tracing::info!(rm_id = %config.rm_id, members = members.len(), "initializing a new Raft group");
-    raft.initialize(members)
-        .await
-        .map_err(|err| Error::Bootstrap {
-            reason: err.to_string(),
-        })
 }

@@ -166,18 +166,18 @@ impl Failpoints {
     ///
     /// # Errors
     ///
-    /// Under `storage.full`, sled's I/O error of kind `StorageFull`.
-    pub(crate) async fn before_write(&self) -> Result<(), sled::Error> {
+    /// Under `storage.full`, an I/O error of kind `StorageFull`.
+    pub(crate) async fn before_write(&self) -> std::io::Result<()> {
         #[cfg(feature = "failpoints")]
         {
             if let Some(stall) = self.stall {
                 tokio::time::sleep(stall).await;
             }
             if self.full {
-                return Err(sled::Error::Io(std::io::Error::new(
+                return Err(std::io::Error::new(
                     std::io::ErrorKind::StorageFull,
                     "no space left on device (failpoint storage.full)",
-                )));
+                ));
             }
         }
         Ok(())
@@ -265,7 +265,7 @@ mod tests {
     async fn a_full_disk_fails_every_write_with_storage_full() {
         let full = Failpoints::parse("storage.full").unwrap();
         match full.before_write().await {
-            Err(sled::Error::Io(err)) => assert_eq!(err.kind(), std::io::ErrorKind::StorageFull),
+            Err(err) => assert_eq!(err.kind(), std::io::ErrorKind::StorageFull),
             other => panic!("expected a StorageFull I/O error, got {other:?}"),
         }
         assert!(Failpoints::default().before_write().await.is_ok());

@@ -1,4 +1,4 @@
-//! The Raft log and vote on sled.
+//! The Raft log and vote, on a [`StorageEngine`].
 
 use std::fmt::Debug;
 use std::ops::{Bound, RangeBounds};
@@ -11,7 +11,7 @@ use openraft::{
 };
 
 use super::codec::{decode, encode};
-use super::{DurableDb, Failpoints, open_tree, storage_error};
+use super::{DurableDb, EngineTree, Failpoints, StorageEngine, open_tree, storage_error};
 use crate::error::{Error, Record};
 use crate::raft_types::{RmNodeId, RmTypeConfig};
 use crate::telemetry::RmMetrics;
@@ -19,11 +19,12 @@ use crate::telemetry::RmMetrics;
 const VOTE_KEY: &[u8] = b"vote";
 const LAST_PURGED_KEY: &[u8] = b"last_purged";
 
-/// The Raft log and vote, kept in the sled trees `log` and `meta`.
+/// The Raft log and vote, kept in the trees `log` and `meta` of a [`StorageEngine`]: sled's
+/// [`DurableDb`] in a replica, a simulated disk in the simulation.
 ///
 /// Guarantees, on top of openraft's `RaftLogStorage` contract:
 /// - a vote, an append or a truncation is reported done only once it is on stable storage
-///   ([`DurableDb::flush`]);
+///   ([`StorageEngine::flush`]);
 /// - the log has no holes: appends are contiguous (openraft's contract), truncation removes only
 ///   a suffix and purging only a prefix;
 /// - `purge` makes the new `last_purged` durable before deleting any entry, so after a crash
@@ -31,26 +32,26 @@ const LAST_PURGED_KEY: &[u8] = b"last_purged";
 ///
 /// Clones share the same database and metrics; openraft uses a clone as its log reader.
 #[derive(Debug, Clone)]
-pub struct SledLogStore {
-    db: DurableDb,
-    log: sled::Tree,
-    meta: sled::Tree,
+pub struct RmLogStore<E: StorageEngine = DurableDb> {
+    db: E,
+    log: E::Tree,
+    meta: E::Tree,
     failpoints: Failpoints,
     /// The replica's metrics, where append latencies go; none for a store of its own.
     metrics: Option<Arc<RmMetrics>>,
 }
 
-impl SledLogStore {
+impl<E: StorageEngine> RmLogStore<E> {
     /// Opens the log store inside `db`, creating its trees on first use.
     ///
     /// # Errors
     ///
-    /// [`Error::OpenTree`] when sled cannot open a tree.
-    pub fn new(db: &DurableDb) -> Result<Self, Error> {
+    /// [`Error::OpenTree`] when the engine cannot open a tree.
+    pub fn new(db: &E) -> Result<Self, Error> {
         Ok(Self {
             db: db.clone(),
-            log: open_tree(db.db(), "log")?,
-            meta: open_tree(db.db(), "meta")?,
+            log: open_tree(db, "log")?,
+            meta: open_tree(db, "meta")?,
             failpoints: Failpoints::default(),
             metrics: None,
         })
@@ -73,7 +74,7 @@ impl SledLogStore {
         self.db
             .flush()
             .await
-            .map_err(|source| Error::Sled { record, source })
+            .map_err(|source| Error::Storage { record, source })
     }
 
     fn read_meta<T: serde::de::DeserializeOwned>(
@@ -84,24 +85,24 @@ impl SledLogStore {
         let bytes = self
             .meta
             .get(key)
-            .map_err(|source| Error::Sled { record, source })?;
+            .map_err(|source| Error::Storage { record, source })?;
         bytes.map(|b| decode(record, &b)).transpose()
     }
 
     /// Deletes every entry whose index lies in `first..=last` in one batch.
     fn remove_range(&self, first: u64, last: u64) -> Result<(), Error> {
-        let mut batch = sled::Batch::default();
-        for key in self.log.range(first.to_be_bytes()..=last.to_be_bytes()) {
-            let (key, _) = key.map_err(|source| Error::Sled {
-                record: Record::LogEntry { index: first },
-                source,
-            })?;
-            batch.remove(key);
-        }
-        self.log.apply_batch(batch).map_err(|source| Error::Sled {
+        let storage_error = |source| Error::Storage {
             record: Record::LogEntry { index: first },
             source,
-        })
+        };
+        let removals = self
+            .log
+            .range(&first.to_be_bytes(), &last.to_be_bytes())
+            .map_err(storage_error)?
+            .into_iter()
+            .map(|(key, _)| (key, None))
+            .collect();
+        self.log.apply_batch(removals).map_err(storage_error)
     }
 }
 
@@ -120,7 +121,7 @@ fn inclusive_range<RB: RangeBounds<u64>>(range: &RB) -> Option<(u64, u64)> {
     (first <= last).then_some((first, last))
 }
 
-impl RaftLogReader<RmTypeConfig> for SledLogStore {
+impl<E: StorageEngine> RaftLogReader<RmTypeConfig> for RmLogStore<E> {
     async fn try_get_log_entries<RB: RangeBounds<u64> + Clone + Debug + Send>(
         &mut self,
         range: RB,
@@ -128,17 +129,20 @@ impl RaftLogReader<RmTypeConfig> for SledLogStore {
         let Some((first, last)) = inclusive_range(&range) else {
             return Ok(Vec::new());
         };
-        let mut entries = Vec::new();
-        for item in self.log.range(first.to_be_bytes()..=last.to_be_bytes()) {
-            let (key, value) = item.map_err(|source| {
-                let e = Error::Sled {
+        let stored = self
+            .log
+            .range(&first.to_be_bytes(), &last.to_be_bytes())
+            .map_err(|source| {
+                let e = Error::Storage {
                     record: Record::Log,
                     source,
                 };
                 storage_error(ErrorSubject::Logs, ErrorVerb::Read, &e)
             })?;
+        let mut entries = Vec::with_capacity(stored.len());
+        for (key, value) in &stored {
             entries.push(
-                decode_entry(&key, &value)
+                decode_entry(key, value)
                     .map_err(|e| storage_error(ErrorSubject::Logs, ErrorVerb::Read, &e))?,
             );
         }
@@ -164,7 +168,7 @@ fn index_of(key: &[u8]) -> u64 {
     u64::from_be_bytes(bytes)
 }
 
-impl RaftLogStorage<RmTypeConfig> for SledLogStore {
+impl<E: StorageEngine> RaftLogStorage<RmTypeConfig> for RmLogStore<E> {
     type LogReader = Self;
 
     async fn get_log_state(&mut self) -> Result<LogState<RmTypeConfig>, StorageError<RmNodeId>> {
@@ -172,7 +176,7 @@ impl RaftLogStorage<RmTypeConfig> for SledLogStore {
             .read_meta(LAST_PURGED_KEY, Record::LastPurgedLogId)
             .map_err(|e| storage_error(ErrorSubject::Store, ErrorVerb::Read, &e))?;
         let last = self.log.last().map_err(|source| {
-            let e = Error::Sled {
+            let e = Error::Storage {
                 record: Record::Log,
                 source,
             };
@@ -202,13 +206,13 @@ impl RaftLogStorage<RmTypeConfig> for SledLogStore {
             self.failpoints
                 .before_write()
                 .await
-                .map_err(|source| Error::Sled {
+                .map_err(|source| Error::Storage {
                     record: Record::Vote,
                     source,
                 })?;
             self.meta
                 .insert(VOTE_KEY, bytes)
-                .map_err(|source| Error::Sled {
+                .map_err(|source| Error::Storage {
                     record: Record::Vote,
                     source,
                 })?;
@@ -244,20 +248,20 @@ impl RaftLogStorage<RmTypeConfig> for SledLogStore {
         }
         let written = match self.failpoints.before_write().await {
             Ok(()) if self.failpoints.flushes_appends() => {
-                let mut batch = sled::Batch::default();
-                for (key, bytes) in records {
-                    batch.insert(&key, bytes);
-                }
+                let batch = records
+                    .into_iter()
+                    .map(|(key, bytes)| (key.to_vec(), Some(bytes)))
+                    .collect();
                 match self.log.apply_batch(batch) {
                     Ok(()) => self.db.flush().await,
                     Err(e) => Err(e),
                 }
             }
-            // PLANTED BUG (plant.unflushed-appends): acknowledged while only in sled's memory.
+            // PLANTED BUG (plant.unflushed-appends): acknowledged while only in memory.
             // Entry by entry, since a sled batch first writes out the buffer before it.
             Ok(()) => records
                 .into_iter()
-                .try_for_each(|(key, bytes)| self.log.insert(key, bytes).map(drop)),
+                .try_for_each(|(key, bytes)| self.log.insert(&key, bytes)),
             Err(e) => Err(e),
         };
         match written {
@@ -269,9 +273,9 @@ impl RaftLogStorage<RmTypeConfig> for SledLogStore {
                 Ok(())
             }
             Err(source) => {
-                let io = std::io::Error::other(source.to_string());
+                let io = std::io::Error::new(source.kind(), source.to_string());
                 callback.log_io_completed(Err(io));
-                let e = Error::Sled {
+                let e = Error::Storage {
                     record: Record::Log,
                     source,
                 };
@@ -299,7 +303,7 @@ impl RaftLogStorage<RmTypeConfig> for SledLogStore {
             let bytes = encode(Record::LastPurgedLogId, &log_id)?;
             self.meta
                 .insert(LAST_PURGED_KEY, bytes)
-                .map_err(|source| Error::Sled {
+                .map_err(|source| Error::Storage {
                     record: Record::LastPurgedLogId,
                     source,
                 })?;
@@ -337,7 +341,7 @@ mod tests {
 
         let dir = tempfile::tempdir().unwrap();
         let db = super::super::open_db(dir.path(), &Failpoints::default()).unwrap();
-        let mut store = SledLogStore::new(&db).unwrap();
+        let mut store = RmLogStore::new(&db).unwrap();
         let entry = |index| Entry::<RmTypeConfig> {
             log_id: LogId::new(CommittedLeaderId::new(1, 1), index),
             payload: EntryPayload::Blank,
@@ -364,7 +368,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = super::super::open_db(dir.path(), &Failpoints::default()).unwrap();
         let full = Failpoints::parse("storage.full").unwrap();
-        let mut store = SledLogStore::new(&db).unwrap().with_failpoints(full);
+        let mut store = RmLogStore::new(&db).unwrap().with_failpoints(full);
         let entry = Entry::<RmTypeConfig> {
             log_id: LogId::new(CommittedLeaderId::new(1, 1), 1),
             payload: EntryPayload::Blank,

@@ -1,11 +1,12 @@
-//! The replica's Raft storage on sled.
+//! The replica's Raft storage: sled in a replica, a simulated disk in the simulation.
 //!
 //! # Durability contract
 //!
 //! A vote, a log append or a truncation is acknowledged to openraft only once it is on stable
-//! storage: the database is a [`DurableDb`], whose flush is sled's flush (`pwrite` and
-//! `sync_file_range`, which alone would not survive a power loss) followed by `fdatasync` of
-//! sled's files, group-committed so that concurrent writers share one sync. `last_purged` is
+//! storage, which [`StorageEngine::flush`] promises. In a replica the engine is a
+//! [`DurableDb`], whose flush is sled's flush (`pwrite` and `sync_file_range`, which alone would
+//! not survive a power loss) followed by `fdatasync` of sled's files, group-committed so that
+//! concurrent writers share one sync. `last_purged` is
 //! made durable before any entry is deleted. A snapshot, built or installed, is one sled key
 //! written and made durable as a unit before openraft learns of it: a reader sees the old
 //! snapshot or the new one, never a mix. The only durable writes still exposed to a power loss
@@ -18,10 +19,13 @@
 //! In test builds with the `failpoints` feature, [`Failpoints`] can stall or fail every log
 //! append and vote write, to play a stalled or full disk.
 //!
-//! The sled trees are `log` (entries keyed by big-endian index), `meta` (vote and last purged
-//! log id) and `snapshot` (the current snapshot). Every value starts with a format version byte.
+//! The stores are generic over the [`StorageEngine`] so that the deterministic simulation runs
+//! them unchanged on a disk that keeps written and synced data apart. The trees are `log`
+//! (entries keyed by big-endian index), `meta` (vote and last purged log id) and `snapshot`
+//! (the current snapshot). Every value starts with a format version byte.
 
 mod codec;
+mod engine;
 mod failpoints;
 mod log_store;
 mod snapshot_builder;
@@ -31,8 +35,9 @@ use std::path::Path;
 
 use openraft::{AnyError, ErrorSubject, ErrorVerb, StorageError, StorageIOError};
 
+pub use engine::{BatchWrite, EngineTree, KeyValue, StorageEngine};
 pub use failpoints::{FAILPOINTS_VARIABLE, Failpoints};
-pub use log_store::SledLogStore;
+pub use log_store::RmLogStore;
 pub use snapshot_builder::RmSnapshotBuilder;
 pub use state_machine_store::RmStateMachineStore;
 pub use yarn_sled_sync::DurableDb;
@@ -71,7 +76,7 @@ pub fn open_db(dir: &Path, failpoints: &Failpoints) -> Result<DurableDb, Error> 
     })
 }
 
-fn open_tree(db: &sled::Db, tree: &'static str) -> Result<sled::Tree, Error> {
+fn open_tree<E: StorageEngine>(db: &E, tree: &'static str) -> Result<E::Tree, Error> {
     db.open_tree(tree)
         .map_err(|source| Error::OpenTree { tree, source })
 }

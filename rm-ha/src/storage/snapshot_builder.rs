@@ -1,4 +1,4 @@
-//! Building snapshots of the replicated state into sled.
+//! Building snapshots of the replicated state into a [`StorageEngine`].
 
 use std::io::Cursor;
 use std::sync::Arc;
@@ -10,7 +10,7 @@ use openraft::{
 use serde::{Deserialize, Serialize};
 
 use super::codec::{encode, encode_state};
-use super::{DurableDb, storage_error};
+use super::{DurableDb, EngineTree, StorageEngine, storage_error};
 use crate::error::{Error, Record};
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
 use crate::state_machine::RmState;
@@ -38,20 +38,20 @@ impl StoredSnapshot {
 
 /// Writes `snapshot` as the current snapshot and waits until it is on stable storage; then records its
 /// size in `metrics`, if given. Every snapshot a replica builds or installs goes through here.
-pub(super) async fn store_snapshot(
-    db: &DurableDb,
-    tree: &sled::Tree,
+pub(super) async fn store_snapshot<E: StorageEngine>(
+    db: &E,
+    tree: &E::Tree,
     snapshot: &StoredSnapshot,
     metrics: Option<&RmMetrics>,
 ) -> Result<(), Error> {
     let bytes = encode(Record::Snapshot, snapshot)?;
-    let sled_error = |source| Error::Sled {
+    let storage_error = |source| Error::Storage {
         record: Record::Snapshot,
         source,
     };
     tree.insert(CURRENT_SNAPSHOT_KEY, bytes)
-        .map_err(sled_error)?;
-    db.flush().await.map_err(sled_error)?;
+        .map_err(storage_error)?;
+    db.flush().await.map_err(storage_error)?;
     if let Some(metrics) = metrics {
         metrics.record_snapshot(snapshot.data.len());
     }
@@ -63,16 +63,16 @@ pub(super) async fn store_snapshot(
 /// The snapshot is on stable storage before `build_snapshot` returns, so openraft may purge the
 /// log it covers.
 #[derive(Debug)]
-pub struct RmSnapshotBuilder {
-    pub(super) db: DurableDb,
-    pub(super) tree: sled::Tree,
+pub struct RmSnapshotBuilder<E: StorageEngine = DurableDb> {
+    pub(super) db: E,
+    pub(super) tree: E::Tree,
     pub(super) last_applied: Option<LogId<RmNodeId>>,
     pub(super) membership: StoredMembership<RmNodeId, RmNode>,
     pub(super) state: RmState,
     pub(super) metrics: Option<Arc<RmMetrics>>,
 }
 
-impl RaftSnapshotBuilder<RmTypeConfig> for RmSnapshotBuilder {
+impl<E: StorageEngine> RaftSnapshotBuilder<RmTypeConfig> for RmSnapshotBuilder<E> {
     async fn build_snapshot(&mut self) -> Result<Snapshot<RmTypeConfig>, StorageError<RmNodeId>> {
         let fail = |e: &Error| storage_error(ErrorSubject::Snapshot(None), ErrorVerb::Write, e);
         let data = encode_state(&self.state).map_err(|e| fail(&e))?;

@@ -1,4 +1,4 @@
-//! The in-memory replicated state machine, snapshotted to sled.
+//! The in-memory replicated state machine, snapshotted to a [`StorageEngine`].
 
 use std::io::Cursor;
 use std::sync::Arc;
@@ -12,21 +12,24 @@ use openraft::{
 
 use super::codec::{decode, decode_state};
 use super::snapshot_builder::{CURRENT_SNAPSHOT_KEY, StoredSnapshot, store_snapshot};
-use super::{DurableDb, Failpoints, RmSnapshotBuilder, open_tree, storage_error};
+use super::{
+    DurableDb, EngineTree, Failpoints, RmSnapshotBuilder, StorageEngine, open_tree, storage_error,
+};
 use crate::error::{Error, Record};
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
 use crate::state_machine::{AppliedPosition, RmCommand, RmResponse, RmState, StateView};
 use crate::telemetry::RmMetrics;
 
-/// The replicated state machine: [`RmState`] in memory, snapshots in the sled tree `snapshot`.
+/// The replicated state machine: [`RmState`] in memory, snapshots in the tree `snapshot` of a
+/// [`StorageEngine`].
 ///
 /// On open it loads the stored snapshot, if any; openraft then re-applies the committed log
 /// entries after the snapshot's last log id. A snapshot, built or installed, is one sled key
-/// written and made durable ([`DurableDb::flush`]) before openraft is told it exists.
+/// written and made durable ([`StorageEngine::flush`]) before openraft is told it exists.
 #[derive(Debug)]
-pub struct RmStateMachineStore {
-    db: DurableDb,
-    tree: sled::Tree,
+pub struct RmStateMachineStore<E: StorageEngine = DurableDb> {
+    db: E,
+    tree: E::Tree,
     last_applied: Option<LogId<RmNodeId>>,
     membership: StoredMembership<RmNodeId, RmNode>,
     state: StateView,
@@ -36,16 +39,16 @@ pub struct RmStateMachineStore {
     metrics: Option<Arc<RmMetrics>>,
 }
 
-impl RmStateMachineStore {
+impl<E: StorageEngine> RmStateMachineStore<E> {
     /// Opens the state machine inside `db`, recovering the state from the stored snapshot.
     ///
     /// # Errors
     ///
-    /// [`Error::OpenTree`] or [`Error::Sled`] when sled fails, and [`Error::Decode`],
+    /// [`Error::OpenTree`] or [`Error::Storage`] when the engine fails, and [`Error::Decode`],
     /// [`Error::UnsupportedFormatVersion`] or [`Error::EmptyRecord`] when the stored snapshot
     /// cannot be read by this binary.
-    pub fn new(db: &DurableDb) -> Result<Self, Error> {
-        let tree = open_tree(db.db(), "snapshot")?;
+    pub fn new(db: &E) -> Result<Self, Error> {
+        let tree = open_tree(db, "snapshot")?;
         let mut store = Self {
             db: db.clone(),
             tree,
@@ -96,7 +99,7 @@ impl RmStateMachineStore {
         let bytes = self
             .tree
             .get(CURRENT_SNAPSHOT_KEY)
-            .map_err(|source| Error::Sled {
+            .map_err(|source| Error::Storage {
                 record: Record::Snapshot,
                 source,
             })?;
@@ -115,8 +118,8 @@ impl RmStateMachineStore {
     }
 }
 
-impl RaftStateMachine<RmTypeConfig> for RmStateMachineStore {
-    type SnapshotBuilder = RmSnapshotBuilder;
+impl<E: StorageEngine> RaftStateMachine<RmTypeConfig> for RmStateMachineStore<E> {
+    type SnapshotBuilder = RmSnapshotBuilder<E>;
 
     async fn applied_state(
         &mut self,

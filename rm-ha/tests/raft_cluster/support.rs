@@ -12,7 +12,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use yarn_rm_ha::raft_network::ElectionHold;
 use yarn_rm_ha::state_machine::{RmCommand, RmResponse, RmState};
-use yarn_rm_ha::storage::{DurableDb, Failpoints, RmStateMachineStore, SledLogStore, open_db};
+use yarn_rm_ha::storage::{DurableDb, Failpoints, RmLogStore, RmStateMachineStore, open_db};
 use yarn_rm_ha::{RaftGrpcNetworkFactory, RaftGrpcService, RmNode, RmNodeId, RmTypeConfig};
 use yarn_security::pki::LeafSpec;
 use yarn_security::{Authorizer, ChannelOptions, Incoming, Role};
@@ -71,7 +71,7 @@ impl Replica {
         let address = format!("127.0.0.1:{}", listener.local_addr().unwrap().port());
         let storage = tempfile::tempdir().expect("create the storage directory");
         let db = open_db(storage.path(), &Failpoints::default()).expect("open sled");
-        let log_store = SledLogStore::new(&db).expect("open the log store");
+        let log_store = RmLogStore::new(&db).expect("open the log store");
         let state_machine = RmStateMachineStore::new(&db).expect("open the state machine");
         let tls = pki.tls(Role::ResourceManager, rm_id);
         let network = RaftGrpcNetworkFactory::new(rm_id, tls.clone(), ChannelOptions::default());

@@ -8,17 +8,17 @@ use openraft::testing::{StoreBuilder, Suite, log_id};
 use openraft::{Entry, EntryPayload, Membership, RaftLogReader, RaftSnapshotBuilder, StorageError};
 use tempfile::TempDir;
 use yarn_rm_ha::state_machine::{AppliedPosition, CommandV1, RmCommand, RmResponse};
-use yarn_rm_ha::storage::{Failpoints, RmStateMachineStore, SledLogStore, open_db};
+use yarn_rm_ha::storage::{Failpoints, RmLogStore, RmStateMachineStore, open_db};
 use yarn_rm_ha::{RmNode, RmNodeId, RmTypeConfig};
 
 /// Opens both stores on a fresh sled database in a temporary directory that lives as long as
 /// the suite's guard value.
 struct SledStoreBuilder;
 
-impl StoreBuilder<RmTypeConfig, SledLogStore, RmStateMachineStore, TempDir> for SledStoreBuilder {
+impl StoreBuilder<RmTypeConfig, RmLogStore, RmStateMachineStore, TempDir> for SledStoreBuilder {
     async fn build(
         &self,
-    ) -> Result<(TempDir, SledLogStore, RmStateMachineStore), StorageError<RmNodeId>> {
+    ) -> Result<(TempDir, RmLogStore, RmStateMachineStore), StorageError<RmNodeId>> {
         let dir = tempfile::tempdir().expect("create temp dir");
         let (log, sm) = open(&dir);
         Ok((dir, log, sm))
@@ -29,7 +29,7 @@ impl StoreBuilder<RmTypeConfig, SledLogStore, RmStateMachineStore, TempDir> for 
 /// the directory lock for a moment after the last handle is dropped (a new process never sees
 /// this: the kernel releases the lock with the old one), so a held lock is retried until a
 /// deadline.
-fn open(dir: &TempDir) -> (SledLogStore, RmStateMachineStore) {
+fn open(dir: &TempDir) -> (RmLogStore, RmStateMachineStore) {
     let deadline = Instant::now() + Duration::from_secs(10);
     let db = loop {
         match open_db(dir.path(), &Failpoints::default()) {
@@ -40,7 +40,7 @@ fn open(dir: &TempDir) -> (SledLogStore, RmStateMachineStore) {
             Err(err) => panic!("open sled in {}: {err}", dir.path().display()),
         }
     };
-    let log = SledLogStore::new(&db).expect("open log store");
+    let log = RmLogStore::new(&db).expect("open log store");
     let sm = RmStateMachineStore::new(&db).expect("open state machine");
     (log, sm)
 }

@@ -1,0 +1,20 @@
+//! [`SimError`]: why a simulation could not run (as opposed to a run that found a violation).
+
+use yarn_conf::ConfError;
+
+/// Why a simulation could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// The replicas' configuration is invalid: a bug of the harness.
+    #[error("the simulated replicas' configuration is invalid: {source}")]
+    Config {
+        /// The configuration's complaint.
+        source: ConfError,
+    },
+    /// A thread running seeds panicked.
+    #[error("a simulation thread panicked: {reason}")]
+    Panicked {
+        /// The panic's message.
+        reason: String,
+    },
+}

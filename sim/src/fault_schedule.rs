@@ -1,0 +1,175 @@
+//! [`FaultSchedule`]: the faults of one run, drawn from its seed.
+
+use std::time::Duration;
+
+use rand::Rng;
+use rand::rngs::StdRng;
+
+/// A fault the harness injects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// The replica's process dies; its machine keeps what it wrote.
+    Crash {
+        /// The replica.
+        host: String,
+    },
+    /// The machines lose power at once, as a rack does: their processes die and their disks
+    /// keep only what was synced (and a seeded part of the rest).
+    PowerLoss {
+        /// The replicas.
+        hosts: Vec<String>,
+    },
+    /// Nothing passes between `a` and `b`, either way.
+    Partition {
+        /// One side.
+        a: String,
+        /// The other side.
+        b: String,
+    },
+    /// Nothing passes from `from` to `to`; the other way works.
+    OneWayPartition {
+        /// The sender cut off.
+        from: String,
+        /// The receiver.
+        to: String,
+    },
+    /// Messages between `a` and `b` are held, then delivered late and all at once.
+    Hold {
+        /// One side.
+        a: String,
+        /// The other side.
+        b: String,
+    },
+    /// Every link's latency rises to as much as the given bound.
+    SlowNetwork {
+        /// The new bound on one message's latency.
+        max_latency: Duration,
+    },
+    /// The replica's disk syncs slowly.
+    SlowDisk {
+        /// The replica.
+        host: String,
+    },
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fault::Crash { host } => write!(f, "crash {host}"),
+            Fault::PowerLoss { hosts } => write!(f, "power loss {}", hosts.join(",")),
+            Fault::Partition { a, b } => write!(f, "partition {a} <-> {b}"),
+            Fault::OneWayPartition { from, to } => write!(f, "partition {from} -> {to}"),
+            Fault::Hold { a, b } => write!(f, "hold {a} <-> {b}"),
+            Fault::SlowNetwork { max_latency } => write!(f, "slow network up to {max_latency:?}"),
+            Fault::SlowDisk { host } => write!(f, "slow disk {host}"),
+        }
+    }
+}
+
+/// A fault at a simulated time, undone after `lasting` (a crashed replica restarts, a
+/// partition heals, held messages are delivered, latencies return to normal).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScheduledFault {
+    /// When it strikes.
+    pub at: Duration,
+    /// What it is.
+    pub fault: Fault,
+    /// How long until it is undone.
+    pub lasting: Duration,
+}
+
+/// Every fault of a run, in time order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FaultSchedule {
+    /// The faults.
+    pub faults: Vec<ScheduledFault>,
+}
+
+impl FaultSchedule {
+    /// Draws faults for `hosts` from `rng`, one every 0.2 to 1.5 s from 0.5 s until `until`,
+    /// each lasting 0.1 to 2 s. A power loss takes out one machine or a majority at once.
+    pub fn draw(rng: &mut StdRng, hosts: &[String], until: Duration) -> Self {
+        let mut faults = Vec::new();
+        let mut at = Duration::from_millis(500);
+        loop {
+            at += Duration::from_millis(rng.random_range(200..1_500));
+            if at >= until {
+                return Self { faults };
+            }
+            let lasting = Duration::from_millis(rng.random_range(100..2_000));
+            let fault = draw_fault(rng, hosts);
+            faults.push(ScheduledFault { at, fault, lasting });
+        }
+    }
+}
+
+fn draw_fault(rng: &mut StdRng, hosts: &[String]) -> Fault {
+    let pick = |rng: &mut StdRng| hosts[rng.random_range(0..hosts.len())].clone();
+    let pair = |rng: &mut StdRng| {
+        let a = rng.random_range(0..hosts.len());
+        let b = (a + rng.random_range(1..hosts.len())) % hosts.len();
+        (hosts[a].clone(), hosts[b].clone())
+    };
+    match rng.random_range(0..7) {
+        0 => Fault::Crash { host: pick(rng) },
+        1 => {
+            let count = if rng.random_bool(0.5) {
+                1
+            } else {
+                hosts.len() / 2 + 1
+            };
+            let first = rng.random_range(0..hosts.len());
+            let hosts = (0..count)
+                .map(|i| hosts[(first + i) % hosts.len()].clone())
+                .collect();
+            Fault::PowerLoss { hosts }
+        }
+        2 => {
+            let (a, b) = pair(rng);
+            Fault::Partition { a, b }
+        }
+        3 => {
+            let (from, to) = pair(rng);
+            Fault::OneWayPartition { from, to }
+        }
+        4 => {
+            let (a, b) = pair(rng);
+            Fault::Hold { a, b }
+        }
+        5 => Fault::SlowNetwork {
+            max_latency: Duration::from_millis(rng.random_range(20..400)),
+        },
+        _ => Fault::SlowDisk { host: pick(rng) },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+
+    use super::*;
+
+    #[test]
+    fn one_seed_draws_one_schedule_and_every_kind_of_fault_occurs() {
+        let hosts: Vec<String> = ["rm1", "rm2", "rm3"].map(String::from).to_vec();
+        let until = Duration::from_secs(60);
+        let draw = |seed| FaultSchedule::draw(&mut StdRng::seed_from_u64(seed), &hosts, until);
+        assert_eq!(draw(11), draw(11));
+        assert_ne!(draw(11), draw(12));
+        let schedule = draw(11);
+        assert!(schedule.faults.windows(2).all(|w| w[0].at < w[1].at));
+        assert!(schedule.faults.iter().all(|f| f.at < until));
+        let kinds: std::collections::HashSet<_> = schedule
+            .faults
+            .iter()
+            .map(|f| std::mem::discriminant(&f.fault))
+            .collect();
+        assert_eq!(kinds.len(), 7, "{schedule:?}");
+        assert!(
+            schedule
+                .faults
+                .iter()
+                .any(|f| matches!(&f.fault, Fault::PowerLoss { hosts } if hosts.len() == 2))
+        );
+    }
+}

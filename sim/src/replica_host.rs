@@ -1,0 +1,154 @@
+//! [`ReplicaHost`]: the software of one simulated ResourceManager machine.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use openraft::{Raft, ServerState};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+use yarn_rm_ha::replica::RaftCore;
+use yarn_rm_ha::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
+use yarn_rm_ha::storage::Failpoints;
+use yarn_rm_ha::{RaftGrpcNetworkFactory, RmConfig, RmTypeConfig};
+use yarn_security::Authorizer;
+
+use crate::history::History;
+use crate::sim_disk::SimDisk;
+use crate::sim_network::{self, Cuts};
+
+/// The Raft port every simulated replica listens on.
+pub(crate) const RAFT_PORT: u16 = 8035;
+
+/// Concurrent writers on a leader, so that appends overlap and share syncs.
+const WRITERS: usize = 3;
+
+/// The pause between two writes of one writer.
+const WRITE_PAUSE: Duration = Duration::from_millis(25);
+
+/// Bound on one write; after it the outcome is unknown and the writer moves on.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// A running replica's handles, for the harness to observe between steps.
+#[derive(Clone)]
+pub(crate) struct Running {
+    pub(crate) raft: Raft<RmTypeConfig>,
+    pub(crate) state: StateView,
+}
+
+/// The replicas running now, by rm-id; a crashed replica's entry is removed by the harness.
+pub(crate) type Registry = Arc<Mutex<BTreeMap<String, Running>>>;
+
+/// One machine: its disk, which outlives crashes, and how to start its replica.
+///
+/// Each start opens the real Raft stores on the disk, starts the real openraft node, serves the
+/// real Raft gRPC service on the simulated network, runs the real election timer with a seeded
+/// random source, and, while it leads, writes: each writer proposes one
+/// `AllocateApplicationIds` at a time and records what was acknowledged.
+#[derive(Clone)]
+pub(crate) struct ReplicaHost {
+    pub(crate) config: Arc<RmConfig>,
+    pub(crate) disk: SimDisk,
+    pub(crate) failpoints: Failpoints,
+    pub(crate) seed: u64,
+    pub(crate) starts: Arc<AtomicU64>,
+    pub(crate) registry: Registry,
+    pub(crate) history: History,
+    pub(crate) cuts: Cuts,
+    /// Cleared by the harness once faults have healed and it waits for the replicas to agree.
+    pub(crate) writing: Arc<AtomicBool>,
+}
+
+impl ReplicaHost {
+    /// Runs the replica until the simulation crashes it.
+    pub(crate) async fn run(self) -> turmoil::Result {
+        let rm_id = self.config.rm_id.clone();
+        let start = self.starts.fetch_add(1, Ordering::Relaxed);
+        let network = RaftGrpcNetworkFactory::dialing_with(
+            rm_id.clone(),
+            sim_network::dialer(
+                rm_id.clone(),
+                self.cuts.clone(),
+                self.config.raft.rpc_timeout,
+            ),
+        );
+        let core = RaftCore::start(
+            Arc::clone(&self.config),
+            &self.disk,
+            network,
+            self.failpoints,
+            Authorizer::new(true),
+        )
+        .await?;
+        self.registry
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(
+                rm_id.clone(),
+                Running {
+                    raft: core.raft.clone(),
+                    state: core.state.clone(),
+                },
+            );
+        let hosts = self
+            .config
+            .ha
+            .members
+            .iter()
+            .map(|member| (turmoil::lookup(member.rm_id.as_str()), member.rm_id.clone()))
+            .collect();
+        let listener = turmoil::net::TcpListener::bind(("0.0.0.0", RAFT_PORT)).await?;
+        let shutdown = CancellationToken::new();
+        let mut tasks = JoinSet::new();
+        let elections = core.run_elections(
+            StdRng::seed_from_u64(self.seed.wrapping_add(start)),
+            shutdown.clone(),
+        );
+        tasks.spawn(elections);
+        for _ in 0..WRITERS {
+            tasks.spawn(write(
+                core.raft.clone(),
+                rm_id.clone(),
+                self.history.clone(),
+                Arc::clone(&self.writing),
+            ));
+        }
+        tonic::transport::Server::builder()
+            .add_service(core.service.into_server())
+            .serve_with_incoming(sim_network::incoming(
+                rm_id.clone(),
+                self.cuts.clone(),
+                listener,
+                hosts,
+            ))
+            .await?;
+        Ok(())
+    }
+}
+
+/// Proposes one write at a time while this replica leads and writing is on, recording each
+/// acknowledged one.
+async fn write(
+    raft: Raft<RmTypeConfig>,
+    rm_id: String,
+    history: History,
+    writing: Arc<AtomicBool>,
+) {
+    loop {
+        tokio::time::sleep(WRITE_PAUSE).await;
+        let leads = raft.metrics().borrow().state == ServerState::Leader;
+        if !leads || !writing.load(Ordering::Relaxed) {
+            continue;
+        }
+        let command = RmCommand::V1(CommandV1::AllocateApplicationIds { count: 1 });
+        let written = tokio::time::timeout(WRITE_TIMEOUT, raft.client_write(command)).await;
+        if let Ok(Ok(response)) = written
+            && let RmResponse::ApplicationIdsAllocated { first, .. } = response.data
+        {
+            history.acknowledged(turmoil::elapsed(), &rm_id, first);
+        }
+    }
+}

@@ -1,0 +1,490 @@
+//! [`Simulation`]: one seeded run of a replica group under faults, and its verdict.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError};
+use std::time::Duration;
+
+use openraft::ServerState;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use yarn_conf::Configuration;
+use yarn_rm_ha::RmConfig;
+use yarn_rm_ha::storage::Failpoints;
+
+use crate::error::SimError;
+use crate::fault_schedule::{Fault, FaultSchedule};
+use crate::history::History;
+use crate::replica_host::{RAFT_PORT, Registry, ReplicaHost};
+use crate::sim_disk::SimDisk;
+use crate::sim_network::Cuts;
+
+/// The simulated time one step advances.
+const TICK: Duration = Duration::from_millis(1);
+
+/// The normal bound on one message's latency.
+const NORMAL_LATENCY: Duration = Duration::from_millis(5);
+
+/// How often the harness looks at the replicas' roles.
+const OBSERVE_EVERY: Duration = Duration::from_millis(5);
+
+/// What a run looks like.
+#[derive(Debug, Clone)]
+pub struct SimOptions {
+    /// Replicas in the group (3 or 5).
+    pub replicas: usize,
+    /// How long faults are injected.
+    pub fault_time: Duration,
+    /// How long the group has, once every fault is undone, to commit a new write and agree.
+    pub heal_time: Duration,
+    /// Failpoints every replica runs with: the planted bugs the simulation must find.
+    pub failpoints: Failpoints,
+}
+
+impl Default for SimOptions {
+    /// Three replicas, 4 s of faults, 30 s to recover.
+    fn default() -> Self {
+        Self {
+            replicas: 3,
+            fault_time: Duration::from_secs(4),
+            heal_time: Duration::from_secs(30),
+            failpoints: Failpoints::default(),
+        }
+    }
+}
+
+/// The outcome of one seed.
+#[derive(Debug, Clone)]
+pub struct SimOutcome {
+    /// The seed.
+    pub seed: u64,
+    /// Faults, leaderships and acknowledged writes in simulated time order.
+    pub trace: Vec<String>,
+    /// Invariant violations; empty when the run passed.
+    pub violations: Vec<String>,
+    /// Writes the replicas acknowledged.
+    pub acknowledged: usize,
+    /// Simulated time the run took.
+    pub simulated: Duration,
+}
+
+impl SimOutcome {
+    /// Whether every invariant held.
+    pub fn passed(&self) -> bool {
+        self.violations.is_empty()
+    }
+}
+
+/// Something to undo when its time comes.
+#[derive(Debug, Clone)]
+enum Undo {
+    Restart(String),
+    Repair(String, String),
+    RepairOneWay(String, String),
+    Release(String, String),
+    NormalNetwork,
+    NormalDisk(String),
+}
+
+/// One seeded run: the replica group on turmoil's simulated network and [`SimDisk`]s, the
+/// faults of [`FaultSchedule::draw`], then every fault undone, and the checks.
+///
+/// Invariants, checked as the run goes and at its end:
+/// - at most one replica leads each term;
+/// - no acknowledged write is lost: no sequence number is acknowledged twice, and the final
+///   state's counter is past every acknowledged number;
+/// - once faults heal, the group elects a leader and commits a new write within `heal_time`;
+/// - then every replica applies the same log and reaches the same state digest.
+pub struct Simulation {
+    seed: u64,
+    options: SimOptions,
+}
+
+impl Simulation {
+    /// The run of `seed` with `options`.
+    pub fn new(seed: u64, options: SimOptions) -> Self {
+        Self { seed, options }
+    }
+
+    /// Runs it to the end; the same seed and options always give the same outcome.
+    ///
+    /// # Errors
+    ///
+    /// [`SimError::Config`] when the replicas' configuration is invalid (a harness bug).
+    pub fn run(self) -> Result<SimOutcome, SimError> {
+        let mut rng = StdRng::seed_from_u64(self.seed);
+        let hosts: Vec<String> = (1..=self.options.replicas)
+            .map(|i| format!("rm{i}"))
+            .collect();
+        let conf = group_conf(&hosts);
+        let mut sim = turmoil::Builder::new()
+            .rng_seed(self.seed)
+            .tick_duration(TICK)
+            .min_message_latency(Duration::from_micros(200))
+            .max_message_latency(NORMAL_LATENCY)
+            .simulation_duration(self.options.fault_time + self.options.heal_time * 2)
+            .build();
+        let history = History::default();
+        let registry = Registry::default();
+        let writing = Arc::new(AtomicBool::new(true));
+        let cuts = Cuts::default();
+        let mut disks = BTreeMap::new();
+        for host in &hosts {
+            let config = RmConfig::from_conf(&conf, Some(host))
+                .map_err(|source| SimError::Config { source })?;
+            let replica = ReplicaHost {
+                config: Arc::new(config),
+                disk: SimDisk::new(rng.random()),
+                failpoints: self.options.failpoints,
+                seed: rng.random(),
+                starts: Arc::new(AtomicU64::new(0)),
+                registry: Arc::clone(&registry),
+                history: history.clone(),
+                cuts: cuts.clone(),
+                writing: Arc::clone(&writing),
+            };
+            disks.insert(host.clone(), replica.disk.clone());
+            sim.host(host.as_str(), move || replica.clone().run());
+        }
+        let schedule = FaultSchedule::draw(&mut rng, &hosts, self.options.fault_time);
+        let mut harness = Harness {
+            sim,
+            history: history.clone(),
+            registry,
+            cuts,
+            disks,
+            down: BTreeSet::new(),
+            undo: BTreeMap::new(),
+            next_look: Duration::ZERO,
+        };
+        let mut faults = schedule.faults.into_iter().peekable();
+        while harness.sim.elapsed() < self.options.fault_time {
+            while let Some(next) = faults.next_if(|f| f.at <= harness.sim.elapsed()) {
+                harness.inject(&next.fault, next.lasting);
+            }
+            harness.undo_due();
+            if !harness.step() {
+                return Ok(harness.outcome(self.seed));
+            }
+        }
+        harness.heal_all();
+        let healed_at = harness.sim.elapsed();
+        let acknowledged_before = history.acknowledged_count();
+        let deadline = healed_at + self.options.heal_time;
+        // A new write must commit: the group recovered.
+        while history.acknowledged_count() == acknowledged_before {
+            if harness.sim.elapsed() >= deadline {
+                history.violation(
+                    harness.sim.elapsed(),
+                    format!(
+                        "no write committed within {:?} after every fault healed",
+                        self.options.heal_time
+                    ),
+                );
+                return Ok(harness.outcome(self.seed));
+            }
+            if !harness.step() {
+                return Ok(harness.outcome(self.seed));
+            }
+        }
+        writing.store(false, Ordering::Relaxed);
+        // Then every replica must apply the same log and agree.
+        loop {
+            if let Some(agreed) = harness.agreement(hosts.len()) {
+                harness.check_final(&agreed);
+                return Ok(harness.outcome(self.seed));
+            }
+            if harness.sim.elapsed() >= deadline {
+                let positions = harness.positions();
+                history.violation(
+                    harness.sim.elapsed(),
+                    format!(
+                        "replicas did not converge within {:?} after every fault healed: \
+                         applied {positions:?}",
+                        self.options.heal_time
+                    ),
+                );
+                return Ok(harness.outcome(self.seed));
+            }
+            if !harness.step() {
+                return Ok(harness.outcome(self.seed));
+            }
+        }
+    }
+}
+
+/// The configuration of a group of `hosts`, each reached by its simulated host name.
+fn group_conf(hosts: &[String]) -> Configuration {
+    let mut conf = Configuration::new();
+    conf.set("yarn.resourcemanager.ha.enabled", "true");
+    conf.set("yarn.resourcemanager.ha.rm-ids", &hosts.join(","));
+    conf.set("yarn.resourcemanager.cluster-id", "sim");
+    // Snapshots and purges every few hundred entries, so runs exercise them.
+    conf.set("yarn.resourcemanager.ha.raft.snapshot-log-entries", "200");
+    for host in hosts {
+        conf.set(&format!("yarn.resourcemanager.hostname.{host}"), host);
+        conf.set(
+            &format!("yarn.resourcemanager.ha.raft.address.{host}"),
+            &format!("{host}:{RAFT_PORT}"),
+        );
+    }
+    conf
+}
+
+/// The agreed end state: the position every replica applied and its digest.
+struct Agreement {
+    index: u64,
+    digest: String,
+    next_sequence: i32,
+}
+
+struct Harness<'a> {
+    sim: turmoil::Sim<'a>,
+    history: History,
+    registry: Registry,
+    cuts: Cuts,
+    disks: BTreeMap<String, SimDisk>,
+    down: BTreeSet<String>,
+    undo: BTreeMap<Duration, Vec<Undo>>,
+    next_look: Duration,
+}
+
+impl Harness<'_> {
+    /// One step of simulated time, then a look at the replicas' roles. False when a replica's
+    /// software failed, which is recorded as a violation.
+    fn step(&mut self) -> bool {
+        if let Err(err) = self.sim.step() {
+            self.history
+                .violation(self.sim.elapsed(), format!("a replica failed: {err}"));
+            return false;
+        }
+        let now = self.sim.elapsed();
+        if now >= self.next_look {
+            self.next_look = now + OBSERVE_EVERY;
+            let running = self
+                .registry
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone();
+            for (rm_id, replica) in running {
+                let metrics = replica.raft.metrics().borrow().clone();
+                if metrics.state == ServerState::Leader {
+                    self.history.leader_seen(now, &rm_id, metrics.current_term);
+                }
+            }
+        }
+        true
+    }
+
+    fn inject(&mut self, fault: &Fault, lasting: Duration) {
+        let now = self.sim.elapsed();
+        let mut detail = String::new();
+        let undo = match fault {
+            Fault::Crash { host } => {
+                if !self.take_down(host) {
+                    return;
+                }
+                vec![Undo::Restart(host.clone())]
+            }
+            Fault::PowerLoss { hosts } => {
+                let mut undo = Vec::new();
+                let mut lost = 0;
+                for host in hosts {
+                    if self.take_down(host) {
+                        lost += self.disks[host].power_loss();
+                        undo.push(Undo::Restart(host.clone()));
+                    }
+                }
+                if undo.is_empty() {
+                    return;
+                }
+                detail = format!(": {lost} unsynced writes lost");
+                undo
+            }
+            Fault::Partition { a, b } => {
+                self.cuts.cut(a, b);
+                self.cuts.cut(b, a);
+                vec![Undo::Repair(a.clone(), b.clone())]
+            }
+            Fault::OneWayPartition { from, to } => {
+                self.cuts.cut(from, to);
+                vec![Undo::RepairOneWay(from.clone(), to.clone())]
+            }
+            Fault::Hold { a, b } => {
+                self.sim.hold(a.as_str(), b.as_str());
+                vec![Undo::Release(a.clone(), b.clone())]
+            }
+            Fault::SlowNetwork { max_latency } => {
+                self.sim.set_max_message_latency(*max_latency);
+                vec![Undo::NormalNetwork]
+            }
+            Fault::SlowDisk { host } => {
+                self.disks[host]
+                    .set_sync_latency(Duration::from_millis(20), Duration::from_millis(300));
+                vec![Undo::NormalDisk(host.clone())]
+            }
+        };
+        self.history.record(now, format!("{fault}{detail}"));
+        self.undo.entry(now + lasting).or_default().extend(undo);
+    }
+
+    /// Crashes `host` unless it is down already; whether it was up.
+    fn take_down(&mut self, host: &str) -> bool {
+        if !self.down.insert(host.to_owned()) {
+            return false;
+        }
+        self.sim.crash(host);
+        self.registry
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(host);
+        true
+    }
+
+    fn undo_due(&mut self) {
+        let now = self.sim.elapsed();
+        while let Some(entry) = self.undo.first_entry() {
+            if *entry.key() > now {
+                return;
+            }
+            for undo in entry.remove() {
+                self.apply_undo(undo);
+            }
+        }
+    }
+
+    fn heal_all(&mut self) {
+        let pending = std::mem::take(&mut self.undo);
+        for undo in pending.into_values().flatten() {
+            self.apply_undo(undo);
+        }
+        self.history
+            .record(self.sim.elapsed(), "every fault healed");
+    }
+
+    fn apply_undo(&mut self, undo: Undo) {
+        let now = self.sim.elapsed();
+        let event = match undo {
+            Undo::Restart(host) => {
+                if !self.down.remove(&host) {
+                    return;
+                }
+                self.sim.bounce(host.as_str());
+                format!("restart {host}")
+            }
+            Undo::Repair(a, b) => {
+                self.cuts.repair(&a, &b);
+                self.cuts.repair(&b, &a);
+                format!("repair {a} <-> {b}")
+            }
+            Undo::RepairOneWay(from, to) => {
+                self.cuts.repair(&from, &to);
+                format!("repair {from} -> {to}")
+            }
+            Undo::Release(a, b) => {
+                self.sim.release(a.as_str(), b.as_str());
+                format!("release {a} <-> {b}")
+            }
+            Undo::NormalNetwork => {
+                self.sim.set_max_message_latency(NORMAL_LATENCY);
+                "network back to normal".to_owned()
+            }
+            Undo::NormalDisk(host) => {
+                self.disks[&host]
+                    .set_sync_latency(Duration::from_micros(100), Duration::from_millis(2));
+                format!("disk of {host} back to normal")
+            }
+        };
+        self.history.record(now, event);
+    }
+
+    /// Every replica's applied log index, by rm-id.
+    fn positions(&self) -> BTreeMap<String, Option<u64>> {
+        self.registry
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .map(|(rm_id, r)| (rm_id.clone(), r.state.applied().map(|p| p.index)))
+            .collect()
+    }
+
+    /// The common end state, once all `replicas` run, one leads, and every one applied the
+    /// leader's last log entry.
+    fn agreement(&self, replicas: usize) -> Option<Agreement> {
+        let running = self
+            .registry
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if running.len() != replicas {
+            return None;
+        }
+        let leader = running
+            .values()
+            .find(|r| r.raft.metrics().borrow().state == ServerState::Leader)?;
+        let last = leader.raft.metrics().borrow().last_log_index?;
+        let mut digests = BTreeSet::new();
+        let mut next_sequence = 0;
+        for replica in running.values() {
+            let digest = replica.state.digest().ok()?;
+            if digest.applied.map(|p| p.index) != Some(last) {
+                return None;
+            }
+            digests.insert(digest.hex());
+            next_sequence = replica.state.read(|s| s.next_application_seq);
+        }
+        match digests.len() {
+            1 => Some(Agreement {
+                index: last,
+                digest: digests.pop_first().unwrap_or_default(),
+                next_sequence,
+            }),
+            _ => {
+                self.history.violation(
+                    self.sim.elapsed(),
+                    format!(
+                        "replicas applied log index {last} and hold different states: {digests:?}"
+                    ),
+                );
+                Some(Agreement {
+                    index: last,
+                    digest: String::from("diverged"),
+                    next_sequence,
+                })
+            }
+        }
+    }
+
+    fn check_final(&self, agreed: &Agreement) {
+        let now = self.sim.elapsed();
+        self.history.record(
+            now,
+            format!(
+                "every replica applied log index {} with digest {}",
+                agreed.index, agreed.digest
+            ),
+        );
+        if let Some(greatest) = self.history.greatest_acknowledged()
+            && greatest >= agreed.next_sequence
+        {
+            self.history.violation(
+                now,
+                format!(
+                    "sequence number {greatest} was acknowledged but the replicas' counter is \
+                     at {}: an acknowledged write was lost",
+                    agreed.next_sequence
+                ),
+            );
+        }
+    }
+
+    fn outcome(&self, seed: u64) -> SimOutcome {
+        SimOutcome {
+            seed,
+            trace: self.history.trace(),
+            violations: self.history.violations(),
+            acknowledged: self.history.acknowledged_count(),
+            simulated: self.sim.elapsed(),
+        }
+    }
+}
