@@ -488,6 +488,27 @@ pub enum BenchCommand {
     /// (p50, p99, max, answer size), and a node's heartbeats on the leader meanwhile against
     /// an idle baseline. Prints a table, or JSON with --json.
     Rest(BenchRestArgs),
+    /// Write to a one-replica Raft group on sled (fdatasync'd, snapshots and purges as
+    /// shipped) for a while, sampling the storage directory's disk use against the live data
+    /// it holds: sled's known growth under steady log purging. Prints a table.
+    Storage(BenchStorageArgs),
+}
+
+/// Arguments of `yarn-ha bench storage`.
+#[derive(Debug, Args)]
+pub struct BenchStorageArgs {
+    /// Put the storage in this directory and keep it (default: a temporary directory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// How long to write: a number with ms, s, m or h.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "1h")]
+    pub duration: Duration,
+    /// Bytes of queue configuration each log entry carries.
+    #[arg(long, value_name = "BYTES", default_value_t = 1024)]
+    pub entry_bytes: usize,
+    /// How often to sample the disk use.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "60s")]
+    pub sample_every: Duration,
 }
 
 /// Arguments of `yarn-ha bench rest`.

@@ -80,6 +80,8 @@ mod rest_bench_report;
 mod rest_client;
 mod rest_endpoint;
 mod scheduler_bench;
+mod storage_soak;
+mod storage_soak_report;
 mod task_stream;
 mod task_stream_run;
 mod task_stream_sim;
@@ -123,6 +125,8 @@ pub use rest_bench_report::{
 pub use rest_client::REQUEST_TIMEOUT;
 pub use rest_endpoint::{LoadedState, RUNNING_LIMIT, RestEndpoint};
 pub use scheduler_bench::{SchedulerBenchRun, SchedulerBenchShape, scheduler_bench};
+pub use storage_soak::{StorageSoakOptions, storage_soak};
+pub use storage_soak_report::{BOUNDED_RATIO, StorageSample, StorageSoakReport};
 pub use task_stream::TaskStream;
 pub use task_stream_run::TaskStreamRun;
 pub use task_stream_sim::{

@@ -50,6 +50,17 @@ pub enum Fault {
         /// The replica.
         host: String,
     },
+    /// The operator asks the leader to hand leadership to `to`.
+    TransferLeadership {
+        /// The replica to lead.
+        to: String,
+    },
+    /// The operator removes `host` from the Raft group, and adds it back when the fault is
+    /// undone.
+    RemoveMember {
+        /// The replica.
+        host: String,
+    },
 }
 
 impl std::fmt::Display for Fault {
@@ -62,6 +73,8 @@ impl std::fmt::Display for Fault {
             Fault::Hold { a, b } => write!(f, "hold {a} <-> {b}"),
             Fault::SlowNetwork { max_latency } => write!(f, "slow network up to {max_latency:?}"),
             Fault::SlowDisk { host } => write!(f, "slow disk {host}"),
+            Fault::TransferLeadership { to } => write!(f, "ask for leadership to move to {to}"),
+            Fault::RemoveMember { host } => write!(f, "ask for {host} to leave the group"),
         }
     }
 }
@@ -87,7 +100,8 @@ pub struct FaultSchedule {
 
 impl FaultSchedule {
     /// Draws faults for `hosts` from `rng`, one every 0.2 to 1.5 s from 0.5 s until `until`,
-    /// each lasting 0.1 to 2 s. A power loss takes out one machine or a majority at once.
+    /// each lasting 0.1 to 2 s. A power loss takes out one machine or a majority at once; a
+    /// leadership transfer may name the leader itself.
     pub fn draw(rng: &mut StdRng, hosts: &[String], until: Duration) -> Self {
         let mut faults = Vec::new();
         let mut at = Duration::from_millis(500);
@@ -110,7 +124,7 @@ fn draw_fault(rng: &mut StdRng, hosts: &[String]) -> Fault {
         let b = (a + rng.random_range(1..hosts.len())) % hosts.len();
         (hosts[a].clone(), hosts[b].clone())
     };
-    match rng.random_range(0..7) {
+    match rng.random_range(0..9) {
         0 => Fault::Crash { host: pick(rng) },
         1 => {
             let count = if rng.random_bool(0.5) {
@@ -139,7 +153,9 @@ fn draw_fault(rng: &mut StdRng, hosts: &[String]) -> Fault {
         5 => Fault::SlowNetwork {
             max_latency: Duration::from_millis(rng.random_range(20..400)),
         },
-        _ => Fault::SlowDisk { host: pick(rng) },
+        6 => Fault::SlowDisk { host: pick(rng) },
+        7 => Fault::TransferLeadership { to: pick(rng) },
+        _ => Fault::RemoveMember { host: pick(rng) },
     }
 }
 
@@ -164,7 +180,7 @@ mod tests {
             .iter()
             .map(|f| std::mem::discriminant(&f.fault))
             .collect();
-        assert_eq!(kinds.len(), 7, "{schedule:?}");
+        assert_eq!(kinds.len(), 9, "{schedule:?}");
         assert!(
             schedule
                 .faults

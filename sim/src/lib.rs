@@ -5,15 +5,17 @@
 //! stores, openraft, the state machine, the Raft gRPC service and client, the election timer
 //! with pre-vote). A seed draws the faults ([`FaultSchedule`]: crashes, power losses of one
 //! machine or of a majority, partitions both ways and one way, held and slow messages, slow
-//! disks); leaders write while faults strike; then every fault is undone and the group must
+//! disks, leadership transfers, members removed and added back); leaders write while faults strike; then every fault is undone and the group must
 //! recover and agree ([`Simulation`] states the invariants). A run is a pure function of its
 //! seed, so any failure replays exactly with `yarn-ha sim --seed S`.
 //!
 //! What is simulated rather than real: TLS (see `sim_network`), the disk, and time. What does
-//! not run here yet: the leader services, NodeManagers, ApplicationMasters and clients.
+//! not run here yet: the leader services, NodeManagers, ApplicationMasters, clients and clock
+//! jumps.
 //!
 //! [`RaftCore`]: yarn_rm_ha::replica::RaftCore
 
+mod admin_queue;
 mod error;
 mod fault_schedule;
 mod history;

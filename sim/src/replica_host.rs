@@ -13,9 +13,10 @@ use tokio_util::sync::CancellationToken;
 use yarn_rm_ha::replica::RaftCore;
 use yarn_rm_ha::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
 use yarn_rm_ha::storage::Failpoints;
-use yarn_rm_ha::{RaftGrpcNetworkFactory, RmConfig, RmTypeConfig};
+use yarn_rm_ha::{RaftGrpcNetworkFactory, RmConfig, RmNode, RmTypeConfig};
 use yarn_security::Authorizer;
 
+use crate::admin_queue::{AdminQueue, serve_actions};
 use crate::history::History;
 use crate::sim_disk::SimDisk;
 use crate::sim_network::{self, Cuts};
@@ -58,6 +59,7 @@ pub(crate) struct ReplicaHost {
     pub(crate) registry: Registry,
     pub(crate) history: History,
     pub(crate) cuts: Cuts,
+    pub(crate) admin: AdminQueue,
     /// Cleared by the harness once faults have healed and it waits for the replicas to agree.
     pub(crate) writing: Arc<AtomicBool>,
 }
@@ -100,6 +102,19 @@ impl ReplicaHost {
             .iter()
             .map(|member| (turmoil::lookup(member.rm_id.as_str()), member.rm_id.clone()))
             .collect();
+        let members = self
+            .config
+            .ha
+            .members
+            .iter()
+            .map(|member| {
+                let node = RmNode {
+                    rm_id: member.rm_id.clone(),
+                    raft_address: member.raft.to_string(),
+                };
+                (member.rm_id.clone(), node)
+            })
+            .collect();
         let listener = turmoil::net::TcpListener::bind(("0.0.0.0", RAFT_PORT)).await?;
         let shutdown = CancellationToken::new();
         let mut tasks = JoinSet::new();
@@ -116,15 +131,36 @@ impl ReplicaHost {
                 Arc::clone(&self.writing),
             ));
         }
-        tonic::transport::Server::builder()
-            .add_service(core.service.into_server())
+        let service = core.service.clone();
+        let core = Arc::new(core);
+        tasks.spawn(serve_actions(
+            Arc::clone(&core),
+            rm_id.clone(),
+            self.admin.clone(),
+            members,
+            self.history.clone(),
+        ));
+        let server = tonic::transport::Server::builder()
+            .add_service(service.into_server())
             .serve_with_incoming(sim_network::incoming(
                 rm_id.clone(),
                 self.cuts.clone(),
                 listener,
                 hosts,
-            ))
-            .await?;
+            ));
+        // As the replica process does, stop when openraft stops: a simulated disk never fails,
+        // so a stopped core is a bug the run reports.
+        let mut metrics = core.raft.metrics();
+        tokio::select! {
+            served = server => served?,
+            stopped = metrics.wait_for(|m| m.running_state.is_err()) => {
+                let reason = stopped.map_or_else(
+                    |_| "its metrics channel closed".to_owned(),
+                    |m| format!("{:?}", m.running_state),
+                );
+                return Err(format!("{rm_id}'s Raft core stopped: {reason}").into());
+            }
+        }
         Ok(())
     }
 }

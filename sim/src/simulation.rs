@@ -9,9 +9,10 @@ use openraft::ServerState;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use yarn_conf::Configuration;
-use yarn_rm_ha::RmConfig;
 use yarn_rm_ha::storage::Failpoints;
+use yarn_rm_ha::{RmConfig, node_id_of};
 
+use crate::admin_queue::{AdminAction, AdminQueue};
 use crate::error::SimError;
 use crate::fault_schedule::{Fault, FaultSchedule};
 use crate::history::History;
@@ -27,6 +28,9 @@ const NORMAL_LATENCY: Duration = Duration::from_millis(5);
 
 /// How often the harness looks at the replicas' roles.
 const OBSERVE_EVERY: Duration = Duration::from_millis(5);
+
+/// How often, once faults healed, the harness asks the leader to add back removed members.
+const REJOIN_EVERY: Duration = Duration::from_secs(1);
 
 /// What a run looks like.
 #[derive(Debug, Clone)]
@@ -84,6 +88,7 @@ enum Undo {
     Release(String, String),
     NormalNetwork,
     NormalDisk(String),
+    AddMember(String),
 }
 
 /// One seeded run: the replica group on turmoil's simulated network and [`SimDisk`]s, the
@@ -128,6 +133,7 @@ impl Simulation {
         let registry = Registry::default();
         let writing = Arc::new(AtomicBool::new(true));
         let cuts = Cuts::default();
+        let admin = AdminQueue::default();
         let mut disks = BTreeMap::new();
         for host in &hosts {
             let config = RmConfig::from_conf(&conf, Some(host))
@@ -141,6 +147,7 @@ impl Simulation {
                 registry: Arc::clone(&registry),
                 history: history.clone(),
                 cuts: cuts.clone(),
+                admin: admin.clone(),
                 writing: Arc::clone(&writing),
             };
             disks.insert(host.clone(), replica.disk.clone());
@@ -152,10 +159,12 @@ impl Simulation {
             history: history.clone(),
             registry,
             cuts,
+            admin,
             disks,
             down: BTreeSet::new(),
             undo: BTreeMap::new(),
             next_look: Duration::ZERO,
+            next_rejoin: Duration::ZERO,
         };
         let mut faults = schedule.faults.into_iter().peekable();
         while harness.sim.elapsed() < self.options.fault_time {
@@ -173,6 +182,7 @@ impl Simulation {
         let deadline = healed_at + self.options.heal_time;
         // A new write must commit: the group recovered.
         while history.acknowledged_count() == acknowledged_before {
+            harness.rejoin_missing(&hosts);
             if harness.sim.elapsed() >= deadline {
                 history.violation(
                     harness.sim.elapsed(),
@@ -190,6 +200,7 @@ impl Simulation {
         writing.store(false, Ordering::Relaxed);
         // Then every replica must apply the same log and agree.
         loop {
+            harness.rejoin_missing(&hosts);
             if let Some(agreed) = harness.agreement(hosts.len()) {
                 harness.check_final(&agreed);
                 return Ok(harness.outcome(self.seed));
@@ -243,10 +254,12 @@ struct Harness<'a> {
     history: History,
     registry: Registry,
     cuts: Cuts,
+    admin: AdminQueue,
     disks: BTreeMap<String, SimDisk>,
     down: BTreeSet<String>,
     undo: BTreeMap<Duration, Vec<Undo>>,
     next_look: Duration,
+    next_rejoin: Duration,
 }
 
 impl Harness<'_> {
@@ -323,6 +336,29 @@ impl Harness<'_> {
                     .set_sync_latency(Duration::from_millis(20), Duration::from_millis(300));
                 vec![Undo::NormalDisk(host.clone())]
             }
+            Fault::TransferLeadership { to } => {
+                let Some(leader) = self.leader() else {
+                    return;
+                };
+                if leader == *to {
+                    // What `rmadmin -transferLeadership` answers at once.
+                    detail = format!(" ({leader} leads already)");
+                } else {
+                    self.admin
+                        .post(&leader, AdminAction::TransferTo(to.clone()));
+                    detail = format!(" (asked {leader})");
+                }
+                Vec::new()
+            }
+            Fault::RemoveMember { host } => {
+                let Some(leader) = self.leader() else {
+                    return;
+                };
+                self.admin
+                    .post(&leader, AdminAction::RemoveVoter(host.clone()));
+                detail = format!(" (asked {leader})");
+                vec![Undo::AddMember(host.clone())]
+            }
         };
         self.history.record(now, format!("{fault}{detail}"));
         self.undo.entry(now + lasting).or_default().extend(undo);
@@ -394,8 +430,61 @@ impl Harness<'_> {
                     .set_sync_latency(Duration::from_micros(100), Duration::from_millis(2));
                 format!("disk of {host} back to normal")
             }
+            Undo::AddMember(host) => {
+                let Some(leader) = self.leader() else {
+                    // No one to ask now; the end of the run asks again for every missing voter.
+                    return;
+                };
+                self.admin
+                    .post(&leader, AdminAction::AddVoter(host.clone()));
+                format!("ask for {host} to rejoin the group (asked {leader})")
+            }
         };
         self.history.record(now, event);
+    }
+
+    /// The replica leading the newest term among those running, if one does.
+    fn leader(&self) -> Option<String> {
+        self.registry
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter_map(|(rm_id, r)| {
+                let metrics = r.raft.metrics().borrow().clone();
+                (metrics.state == ServerState::Leader)
+                    .then(|| (metrics.current_term, rm_id.clone()))
+            })
+            .max()
+            .map(|(_, rm_id)| rm_id)
+    }
+
+    /// Asks the leader to add back every configured replica that is not a voter of the group,
+    /// at most once per `REJOIN_EVERY`: a member removed by a fault must rejoin before the
+    /// replicas can agree.
+    fn rejoin_missing(&mut self, hosts: &[String]) {
+        let now = self.sim.elapsed();
+        if now < self.next_rejoin {
+            return;
+        }
+        self.next_rejoin = now + REJOIN_EVERY;
+        let Some(leader) = self.leader() else {
+            return;
+        };
+        let voters: BTreeSet<u64> = {
+            let running = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
+            let metrics = running[&leader].raft.metrics().borrow().clone();
+            metrics.membership_config.membership().voter_ids().collect()
+        };
+        for host in hosts {
+            if !voters.contains(&node_id_of(host)) {
+                self.admin
+                    .post(&leader, AdminAction::AddVoter(host.clone()));
+                self.history.record(
+                    now,
+                    format!("ask for {host} to rejoin the group (asked {leader})"),
+                );
+            }
+        }
     }
 
     /// Every replica's applied log index, by rm-id.
@@ -408,8 +497,8 @@ impl Harness<'_> {
             .collect()
     }
 
-    /// The common end state, once all `replicas` run, one leads, and every one applied the
-    /// leader's last log entry.
+    /// The common end state, once all `replicas` run and vote, one leads, and every one
+    /// applied the leader's last log entry.
     fn agreement(&self, replicas: usize) -> Option<Agreement> {
         let running = self
             .registry
@@ -422,7 +511,12 @@ impl Harness<'_> {
         let leader = running
             .values()
             .find(|r| r.raft.metrics().borrow().state == ServerState::Leader)?;
-        let last = leader.raft.metrics().borrow().last_log_index?;
+        let metrics = leader.raft.metrics().borrow().clone();
+        let membership = metrics.membership_config.membership();
+        if membership.voter_ids().count() != replicas || membership.learner_ids().count() != 0 {
+            return None;
+        }
+        let last = metrics.last_log_index?;
         let mut digests = BTreeSet::new();
         let mut next_sequence = 0;
         for replica in running.values() {

@@ -13,13 +13,13 @@ use std::time::Duration;
 use anyhow::Context;
 use yarn_bench::{
     AllocateAmOptions, AllocateBenchOptions, AskPath, RaftBenchOptions, RestBenchOptions,
-    SchedulerBenchShape,
+    SchedulerBenchShape, StorageSoakOptions,
 };
 use yarn_conf::Configuration;
 
 use crate::cli::{
     BenchAllocateAmArgs, BenchAllocateArgs, BenchCommand, BenchRaftArgs, BenchRestArgs,
-    BenchSchedulerArgs,
+    BenchSchedulerArgs, BenchStorageArgs,
 };
 
 /// Runs one `bench` subcommand: the figures go to stdout (a table, or JSON with `--json`),
@@ -33,7 +33,19 @@ pub fn run(conf_dir: Option<&Path>, command: BenchCommand) -> anyhow::Result<Exi
         BenchCommand::Allocate(args) => allocate(args),
         BenchCommand::AllocateAm(args) => allocate_am(conf_dir, args),
         BenchCommand::Rest(args) => rest(args),
+        BenchCommand::Storage(args) => storage(args),
     }
+}
+
+fn storage(args: BenchStorageArgs) -> anyhow::Result<ExitCode> {
+    let report = yarn_bench::storage_soak(&StorageSoakOptions {
+        dir: args.dir,
+        duration: args.duration,
+        entry_bytes: args.entry_bytes,
+        sample_every: args.sample_every,
+    })?;
+    print!("{report}");
+    Ok(ExitCode::SUCCESS)
 }
 
 fn rest(args: BenchRestArgs) -> anyhow::Result<ExitCode> {

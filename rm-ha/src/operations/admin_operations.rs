@@ -3,10 +3,8 @@
 
 use std::collections::BTreeSet;
 use std::str::FromStr;
-use std::time::Duration;
 
-use openraft::error::{ClientWriteError, RaftError};
-use openraft::{ChangeMembers, Raft, RaftMetrics, ServerState};
+use openraft::{Raft, RaftMetrics, ServerState};
 use yarn_conf::HostPort;
 use yarn_proto::pb::{
     AddRaftMemberRequestProto, AddRaftMemberResponseProto, GetClusterMembershipResponseProto,
@@ -20,7 +18,10 @@ use yarn_security::Caller;
 use super::RmError;
 use super::admin_acl::check_admin;
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
-use crate::replica::{LeaderGate, LeadershipTransfer, Proposer, Serving, leader_rm_id};
+use crate::replica::{
+    LeaderGate, LeadershipTransfer, MemberChangeError, MemberChanges, Proposer, Serving,
+    leader_rm_id,
+};
 use crate::scheduling::{QueueConfigSource, QueueRefresh};
 use crate::state_machine::{RmCommand, RmResponse, StateView};
 
@@ -40,8 +41,7 @@ pub(crate) struct AdminOperations {
     pub(crate) raft: Raft<RmTypeConfig>,
     pub(crate) gate: LeaderGate,
     pub(crate) transfer: LeadershipTransfer,
-    /// Bound on a learner catching up before it is made a voter.
-    pub(crate) catch_up_timeout: Duration,
+    pub(crate) members: MemberChanges,
     /// Proposes queue refreshes.
     pub(crate) proposer: Proposer,
     /// The replicated state a refresh is checked against and the state digest is taken of.
@@ -86,23 +86,13 @@ impl AdminOperations {
     }
 
     /// Maps a failed membership change; a not-leader answer means nothing was appended.
-    fn change_failed(
-        &self,
-        what: &str,
-        err: RaftError<RmNodeId, ClientWriteError<RmNodeId, RmNode>>,
-    ) -> RmError {
+    /// The refusal of a membership change, as this front door's callers see it.
+    fn change_refusal(&self, err: MemberChangeError) -> RmError {
         match err {
-            RaftError::APIError(ClientWriteError::ForwardToLeader(forward)) => {
-                let leader = forward.leader_node.map(|node| node.rm_id);
-                self.gate.refusal(leader.as_deref()).into()
-            }
-            RaftError::APIError(ClientWriteError::ChangeMembershipError(err)) => {
-                RmError::precondition(format!("{what} refused: {err}"))
-            }
-            RaftError::Fatal(fatal) => RmError::internal(format!(
-                "{what} failed: Raft stopped on {}: {fatal}",
-                self.rm_id
-            )),
+            MemberChangeError::NotLeader { leader } => self.gate.refusal(leader.as_deref()).into(),
+            MemberChangeError::Refused(reason) => RmError::precondition(reason),
+            MemberChangeError::TimedOut(message) => RmError::TimedOut { message },
+            MemberChangeError::Stopped(reason) => RmError::internal(reason),
         }
     }
 }
@@ -293,45 +283,14 @@ impl AdminOperations {
                 ),
             )
         })?;
-        let node_id = node_id_of(rm_id);
         let node = RmNode {
             rm_id: rm_id.to_owned(),
             raft_address: member.raft_address.clone(),
         };
-        let metrics = self.metrics();
-        let membership = metrics.membership_config.membership();
-        if let Some(existing) = membership.get_node(&node_id) {
-            if existing.raft_address != node.raft_address {
-                return Err(RmError::precondition(format!(
-                    "{rm_id} is already a member at {}; remove it before adding it at {}",
-                    existing.raft_address, node.raft_address
-                )));
-            }
-            if membership.voter_ids().any(|id| id == node_id) {
-                return Ok(AddRaftMemberResponseProto {
-                    membership: Some(self.membership()),
-                });
-            }
-        }
-        tracing::info!(%rm_id, address = %node.raft_address, "adding a learner");
-        let learner = tokio::time::timeout(
-            self.catch_up_timeout,
-            self.raft.add_learner(node_id, node, true),
-        )
-        .await
-        .map_err(|_| RmError::TimedOut {
-            message: format!(
-                "{rm_id} was added as a learner but did not catch up within {:?}; it stays a \
-                 learner, retry -addToCluster once it runs",
-                self.catch_up_timeout
-            ),
-        })?;
-        learner.map_err(|err| self.change_failed("adding the learner", err))?;
-        tracing::info!(%rm_id, "promoting the learner to voter");
-        self.raft
-            .change_membership(ChangeMembers::AddVoterIds(BTreeSet::from([node_id])), false)
+        self.members
+            .add(node)
             .await
-            .map_err(|err| self.change_failed("promoting the learner", err))?;
+            .map_err(|err| self.change_refusal(err))?;
         Ok(AddRaftMemberResponseProto {
             membership: Some(self.membership()),
         })
@@ -347,29 +306,10 @@ impl AdminOperations {
         self.authorize(caller).await?;
         self.gate.require_leader()?;
         let rm_id = valid_rm_id("rm_id", &request.rm_id)?;
-        let node_id = node_id_of(rm_id);
-        let metrics = self.metrics();
-        let membership = metrics.membership_config.membership();
-        let voters: BTreeSet<RmNodeId> = membership.voter_ids().collect();
-        let change = if voters.contains(&node_id) {
-            if voters.len() == 1 {
-                return Err(RmError::precondition(format!(
-                    "{rm_id} is the only voter; the group cannot remove its last voter"
-                )));
-            }
-            ChangeMembers::RemoveVoters(BTreeSet::from([node_id]))
-        } else if membership.get_node(&node_id).is_some() {
-            ChangeMembers::RemoveNodes(BTreeSet::from([node_id]))
-        } else {
-            return Ok(RemoveRaftMemberResponseProto {
-                membership: Some(self.membership()),
-            });
-        };
-        tracing::info!(%rm_id, "removing a member");
-        self.raft
-            .change_membership(change, false)
+        self.members
+            .remove(rm_id)
             .await
-            .map_err(|err| self.change_failed("removing the member", err))?;
+            .map_err(|err| self.change_refusal(err))?;
         Ok(RemoveRaftMemberResponseProto {
             membership: Some(self.membership()),
         })

@@ -11,7 +11,10 @@ use tokio_util::sync::CancellationToken;
 use yarn_security::Authorizer;
 
 use super::election_timer::ElectionTimer;
+use super::leadership_transfer::LeadershipTransfer;
+use super::member_changes::MemberChanges;
 use crate::error::Error;
+use crate::operations::RmError;
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
 use crate::state_machine::StateView;
 use crate::storage::{Failpoints, RmLogStore, RmStateMachineStore, StorageEngine};
@@ -125,6 +128,39 @@ impl RaftCore {
             rng,
         };
         timer.run(shutdown)
+    }
+
+    /// Hands leadership from this replica, the leader, to the voter `target_rm_id`, as
+    /// `rmadmin -transferLeadership` does.
+    ///
+    /// # Errors
+    ///
+    /// As [`LeadershipTransfer::transfer_to`]: a failed precondition, or the target did not
+    /// become leader.
+    pub async fn transfer_leadership(&self, target_rm_id: &str) -> Result<(), RmError> {
+        self.leadership_transfer()
+            .transfer_to(node_id_of(target_rm_id), target_rm_id)
+            .await
+    }
+
+    /// This replica's membership changes, waiting at most `catch_up_timeout` for a learner.
+    pub fn member_changes(&self, catch_up_timeout: Duration) -> MemberChanges {
+        MemberChanges {
+            raft: self.raft.clone(),
+            rm_id: self.config.rm_id.clone(),
+            catch_up_timeout,
+        }
+    }
+
+    /// The transfer of leadership away from this replica.
+    pub(crate) fn leadership_transfer(&self) -> LeadershipTransfer {
+        LeadershipTransfer {
+            raft: self.raft.clone(),
+            network: self.network.clone(),
+            node_id: node_id_of(&self.config.rm_id),
+            settings: self.config.raft,
+            hold: self.service.election_hold(),
+        }
     }
 }
 

@@ -28,7 +28,6 @@ use super::leader_gate::{LeaderGate, Serving};
 use super::leader_services::LeaderServices;
 use super::leadership::Leadership;
 use super::leadership_monitor::LeadershipMonitor;
-use super::leadership_transfer::LeadershipTransfer;
 use super::proposer::Proposer;
 use super::raft_core::RaftCore;
 use super::raft_proposer::RaftProposer;
@@ -194,7 +193,6 @@ impl ResourceManager {
         .await?;
         let raft = core.raft.clone();
         let state = core.state.clone();
-        let network = core.network.clone();
 
         let shutdown = CancellationToken::new();
         let (serving_tx, serving) = watch::channel(Serving::NotLeader { leader: None });
@@ -250,6 +248,8 @@ impl ResourceManager {
             elections.await;
             Ok(())
         });
+        let transfer = core.leadership_transfer();
+        let members = core.member_changes(CATCH_UP_TIMEOUT);
         let raft_service = core.service;
         let admin_service = AdminService {
             operations: AdminOperations {
@@ -257,14 +257,8 @@ impl ResourceManager {
                 node_id,
                 raft: raft.clone(),
                 gate: gate("admin", |e| &e.admin),
-                transfer: LeadershipTransfer {
-                    raft: raft.clone(),
-                    network,
-                    node_id,
-                    settings: config.raft,
-                    hold: raft_service.election_hold(),
-                },
-                catch_up_timeout: CATCH_UP_TIMEOUT,
+                transfer,
+                members,
                 proposer: Proposer {
                     raft: proposer.clone(),
                     gate: gate("admin", |e| &e.admin),

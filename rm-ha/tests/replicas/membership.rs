@@ -84,6 +84,22 @@ async fn a_member_joins_as_learner_then_voter_and_leaves() {
         .expect_err("a malformed rm-id is refused");
     assert_eq!(bad.code(), tonic::Code::InvalidArgument);
 
+    // The leader does not remove itself: a leader outside its own group would lead on and
+    // refuse further changes (the simulation found openraft's core stopping on one).
+    let leader_id = cluster.slot(leader).rm_id.clone();
+    let itself = admin
+        .remove_raft_member(pb::RemoveRaftMemberRequestProto {
+            rm_id: leader_id.clone(),
+        })
+        .await
+        .expect_err("the leader removing itself is refused");
+    assert_eq!(itself.code(), tonic::Code::FailedPrecondition, "{itself:?}");
+    assert!(
+        itself.message().contains(&format!("{leader_id} leads the group"))
+            && itself.message().contains("-transferLeadership"),
+        "{itself:?}"
+    );
+
     for index in 0..4 {
         cluster.stop(index).await;
     }
