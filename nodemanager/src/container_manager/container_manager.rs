@@ -30,6 +30,7 @@ use crate::token_check::{
     ContainerStartRefusal, NmKeyKind, VerifiedContainer, check_container_start, check_nm_token,
 };
 use crate::{ContainerExecutor, Error, NmConfig, NmStateStore};
+use yarn_sled_sync::SyncCounts;
 
 /// The diagnostic of a container stopped by its application master (YARN's text); its exit
 /// status is `KILLED_BY_APPMASTER` (-105).
@@ -199,6 +200,11 @@ impl ContainerManager {
     pub fn opportunistic_status(&self) -> OpportunisticContainersStatus {
         self.core
             .read(|state| state.scheduler.opportunistic_status())
+    }
+
+    /// The durability waits and syncs of the recovery store so far; `None` with recovery off.
+    pub fn state_store_syncs(&self) -> Option<Arc<SyncCounts>> {
+        self.core.store.sync_counts()
     }
 
     /// Every container the node knows, in container id order, for the web view.

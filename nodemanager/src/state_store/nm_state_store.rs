@@ -1,6 +1,9 @@
 //! [`NmStateStore`]: the one state store type the NodeManager holds, enabled or not.
 
 use std::path::Path;
+use std::sync::Arc;
+
+use yarn_sled_sync::SyncCounts;
 
 use yarn_proto::ids::ContainerId;
 use yarn_security::TokenKind;
@@ -48,6 +51,15 @@ impl NmStateStore {
         Ok(Self {
             backend: Backend::Sled(SledStore::open(dir)?),
         })
+    }
+
+    /// How many writes waited for durability and how many syncs served them; `None` for a
+    /// disabled store.
+    pub fn sync_counts(&self) -> Option<Arc<SyncCounts>> {
+        match &self.backend {
+            Backend::Sled(store) => Some(store.sync_counts()),
+            Backend::Disabled(..) => None,
+        }
     }
 
     /// A store for a NodeManager with recovery disabled: it stores nothing on disk.

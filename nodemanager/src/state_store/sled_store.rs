@@ -2,11 +2,12 @@
 
 use std::io;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use yarn_proto::ids::ContainerId;
 use yarn_security::{MasterKey, TokenKind};
-use yarn_sled_sync::DurableDb;
+use yarn_sled_sync::{DurableDb, SyncCounts};
 
 use crate::Error;
 use crate::container_scheduler::ContainerRequest;
@@ -51,6 +52,11 @@ struct StoredMasterKeyPair {
 }
 
 impl SledStore {
+    /// The database's durability waits and syncs.
+    pub(super) fn sync_counts(&self) -> Arc<SyncCounts> {
+        self.db.counts()
+    }
+
     /// Opens (creating if absent) the database under `dir`. Blocks while sled recovers it.
     pub(super) fn open(dir: &Path) -> Result<Self, Error> {
         let db = DurableDb::open(dir, sled::Config::new()).map_err(|source| {

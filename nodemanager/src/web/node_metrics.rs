@@ -1,8 +1,9 @@
 //! [`NodeMetrics`]: the NodeManager's Prometheus page (`/metrics`), Hadoop's `NodeManagerMetrics`
 //! figures under Prometheus names.
 
-use metrics::gauge;
+use metrics::{counter, gauge};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
+use yarn_sled_sync::SyncCounts;
 
 use super::NodeDescription;
 use crate::container_manager::ContainerReport;
@@ -16,8 +17,9 @@ const STATES: [&str; 4] = ["NEW", "SCHEDULED", "RUNNING", "COMPLETE"];
 /// Every figure is set at scrape time from what the node holds then: its containers by state
 /// and execution type (SCHEDULED ones wait in the node's queue), what its running containers
 /// hold, its capacity and what of it they leave (Hadoop's `AvailableGB` and `AvailableVCores`),
-/// and its opportunistic queue. Each label combination is set on every scrape, so a state no container is in any more
-/// reads 0 rather than its last count.
+/// and its opportunistic queue, and, with recovery on, how many recovery-store writes waited for
+/// durability and how many fdatasync rounds served them. Each label combination is set on every
+/// scrape, so a state no container is in any more reads 0 rather than its last count.
 pub struct NodeMetrics {
     recorder: PrometheusRecorder,
     handle: PrometheusHandle,
@@ -39,12 +41,13 @@ impl Default for NodeMetrics {
 
 impl NodeMetrics {
     /// The text page for the node `node` describes, holding `containers`, with the
-    /// opportunistic queue as `status` reports it.
+    /// opportunistic queue as `status` reports it and the recovery store's `syncs`.
     pub fn render(
         &self,
         node: &NodeDescription,
         containers: &[ContainerReport],
         status: &OpportunisticContainersStatus,
+        syncs: Option<&SyncCounts>,
     ) -> String {
         metrics::with_local_recorder(&self.recorder, || {
             let (mut held_memory, mut held_vcores) = (0u64, 0u64);
@@ -81,6 +84,10 @@ impl NodeMetrics {
                 .set(f64::from(status.queued_opportunistic_containers));
             gauge!("yarn_nm_wait_queue_length").set(f64::from(status.wait_queue_length));
             gauge!("yarn_nm_opportunistic_queue_capacity").set(f64::from(status.queue_capacity));
+            if let Some(syncs) = syncs {
+                counter!("yarn_nm_state_store_flushes_total").absolute(syncs.requests());
+                counter!("yarn_nm_state_store_syncs_total").absolute(syncs.syncs());
+            }
         });
         self.handle.render()
     }
@@ -127,8 +134,8 @@ mod tests {
             .find_map(|line| line.strip_prefix(series)?.trim().parse().ok())
     }
 
-    #[test]
-    fn containers_by_state_and_type_what_they_hold_and_the_queue() {
+    #[tokio::test]
+    async fn containers_by_state_and_type_what_they_hold_the_queue_and_the_store_syncs() {
         let node = NodeDescription {
             node_id: NodeId::new("h1", 8041),
             memory_mb: 8192,
@@ -153,7 +160,22 @@ mod tests {
             ..OpportunisticContainersStatus::default()
         };
         let metrics = NodeMetrics::default();
-        let page = metrics.render(&node, &containers, &status);
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::NmStateStore::open(dir.path()).unwrap();
+        store.store_rm_epoch(3).await.unwrap();
+        store.store_heartbeat_response_id(9).await.unwrap();
+        let syncs = store.sync_counts().expect("a sled store counts its syncs");
+        let page = metrics.render(&node, &containers, &status, Some(&syncs));
+        assert_eq!(
+            value(&page, "yarn_nm_state_store_flushes_total"),
+            Some(2.0),
+            "{page}"
+        );
+        assert!(
+            value(&page, "yarn_nm_state_store_syncs_total")
+                .is_some_and(|n| (1.0..=2.0).contains(&n)),
+            "{page}"
+        );
         let series = |name: &str| value(&page, name);
         assert_eq!(
             series(r#"yarn_nm_containers{state="RUNNING",execution_type="guaranteed"}"#),
@@ -194,13 +216,21 @@ mod tests {
         assert_eq!(series("yarn_nm_available_vcores"), Some(6.0), "{page}");
 
         // A state no container is in any more reads 0 on the next scrape.
-        let page = metrics.render(&node, &[], &OpportunisticContainersStatus::default());
+        let page = metrics.render(&node, &[], &OpportunisticContainersStatus::default(), None);
         assert_eq!(
             value(
                 &page,
                 r#"yarn_nm_containers{state="RUNNING",execution_type="guaranteed"}"#
             ),
             Some(0.0),
+            "{page}"
+        );
+        // Without recovery there is no store to count.
+        let fresh = NodeMetrics::default();
+        let page = fresh.render(&node, &[], &OpportunisticContainersStatus::default(), None);
+        assert_eq!(
+            value(&page, "yarn_nm_state_store_syncs_total"),
+            None,
             "{page}"
         );
     }

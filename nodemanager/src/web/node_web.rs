@@ -67,6 +67,7 @@ async fn prometheus_metrics(State(web): State<NodeWeb>) -> impl axum::response::
         &web.node,
         &web.manager.container_reports(),
         &web.manager.opportunistic_status(),
+        web.manager.state_store_syncs().as_deref(),
     );
     (
         [(

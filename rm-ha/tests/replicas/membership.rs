@@ -95,7 +95,9 @@ async fn a_member_joins_as_learner_then_voter_and_leaves() {
         .expect_err("the leader removing itself is refused");
     assert_eq!(itself.code(), tonic::Code::FailedPrecondition, "{itself:?}");
     assert!(
-        itself.message().contains(&format!("{leader_id} leads the group"))
+        itself
+            .message()
+            .contains(&format!("{leader_id} leads the group"))
             && itself.message().contains("-transferLeadership"),
         "{itself:?}"
     );
