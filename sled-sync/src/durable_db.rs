@@ -2,8 +2,9 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use crate::{GroupCommit, SledFiles, SyncCounts};
+use crate::{GroupCommit, SledFiles, SyncCounts, is_lock_held};
 
 /// A sled database opened for stores that acknowledge only what is on stable storage.
 ///
@@ -29,6 +30,29 @@ impl DurableDb {
         Ok(Self {
             commit: Arc::new(GroupCommit::new(SledFiles::new(db, dir)?)),
         })
+    }
+
+    /// [`open`](Self::open) with the configuration `config` makes, retrying for up to `wait`
+    /// while another instance in this process, just dropped, still holds the database's lock
+    /// (sled's threads release it shortly after the drop).
+    ///
+    /// # Errors
+    ///
+    /// As [`open`](Self::open); the lock error once `wait` is over.
+    pub fn open_waiting(
+        dir: &Path,
+        config: impl Fn() -> sled::Config,
+        wait: Duration,
+    ) -> sled::Result<Self> {
+        let deadline = Instant::now() + wait;
+        loop {
+            match Self::open(dir, config()) {
+                Err(err) if is_lock_held(&err) && Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                opened => return opened,
+            }
+        }
     }
 
     /// The database, for reads and writes; flush through [`flush`](Self::flush) only, since

@@ -15,14 +15,17 @@
 //! concurrent writers pay one sync between them. [`SyncCounts`] counts both, for metrics.
 //!
 //! The ResourceManager's Raft storage and the NodeManager's state store both open their sled
-//! databases through [`DurableDb`].
+//! databases through [`DurableDb`]. sled's files grow well past the data under steady log
+//! purging; [`compact_if_grown`] rewrites a database that did before it is opened.
 
+mod compaction;
 mod durable_db;
 mod group_commit;
 mod sled_files;
 mod sync_counts;
 mod sync_target;
 
+pub use compaction::{Compaction, compact_if_grown, files_bytes, is_lock_held, live_bytes};
 pub use durable_db::DurableDb;
 pub use group_commit::GroupCommit;
 pub use sled_files::SledFiles;

@@ -32,6 +32,7 @@ mod snapshot_builder;
 mod state_machine_store;
 
 use std::path::Path;
+use std::time::Duration;
 
 use openraft::{AnyError, ErrorSubject, ErrorVerb, StorageError, StorageIOError};
 
@@ -41,6 +42,7 @@ pub use log_store::RmLogStore;
 pub use snapshot_builder::RmSnapshotBuilder;
 pub use state_machine_store::RmStateMachineStore;
 pub use yarn_sled_sync::DurableDb;
+use yarn_sled_sync::compact_if_grown;
 
 use crate::error::Error;
 use crate::raft_types::RmNodeId;
@@ -48,8 +50,19 @@ use crate::raft_types::RmNodeId;
 /// sled's largest segment, its write buffer, under the planted `plant.unflushed-appends` bug.
 const PLANTED_SEGMENT_BYTES: usize = 16 << 20;
 
+/// Storage whose files exceed this many times its data, and [`COMPACTION_MIN_BYTES`], is
+/// rewritten at start: sled's segments keep purged log entries' space (`bench storage`).
+const COMPACTION_RATIO: f64 = 2.0;
+
+/// Below this the files are left as they are whatever the ratio: small stores cost little.
+const COMPACTION_MIN_BYTES: u64 = 16 << 20;
+
+/// How long opening waits for an instance of this process, just stopped, to release the lock.
+const LOCK_WAIT: Duration = Duration::from_secs(10);
+
 /// Opens (creating if absent) the sled database under `dir`, the replica's
-/// `yarn.resourcemanager.ha.raft.storage-dir`, for durable flushes, with sled's background
+/// `yarn.resourcemanager.ha.raft.storage-dir`, for durable flushes, first rewriting it when its
+/// files have grown past [`COMPACTION_RATIO`] times its data ([`compact_if_grown`]); with sled's background
 /// flush every 500 ms (it only shortens what a crash of the process loses of writes nobody
 /// waited for) unless the planted `plant.unflushed-appends` bug of `failpoints` turns it off (and
 /// enlarges sled's write buffer).
@@ -59,18 +72,37 @@ const PLANTED_SEGMENT_BYTES: usize = 16 << 20;
 /// [`Error::OpenStorage`] naming `dir` when sled cannot open it (permissions, corruption, or
 /// another process holding it).
 pub fn open_db(dir: &Path, failpoints: &Failpoints) -> Result<DurableDb, Error> {
-    let config = sled::Config::new();
-    let config = if failpoints.flushes_appends() {
-        config
-    } else {
-        // PLANTED BUG (plant.unflushed-appends): nothing writes the acknowledged appends out
-        // in the background either, and sled's write buffer (one segment) is as large as
-        // sled allows, so a crash of every replica loses all appends since the last flush.
-        config
-            .flush_every_ms(None)
-            .segment_size(PLANTED_SEGMENT_BYTES)
+    match compact_if_grown(dir, COMPACTION_RATIO, COMPACTION_MIN_BYTES) {
+        Ok(Some(done)) => tracing::info!(
+            path = %dir.display(),
+            live_bytes = done.live_bytes,
+            files_before = done.files_before,
+            files_after = done.files_after,
+            "rewrote the Raft storage, whose files had grown past {COMPACTION_RATIO} times its data"
+        ),
+        Ok(None) => {}
+        // The original is intact whatever failed: run on it, and try again at the next start.
+        Err(err) => tracing::warn!(
+            path = %dir.display(),
+            %err,
+            "could not rewrite the grown Raft storage; opening it as it is"
+        ),
+    }
+    let config = || {
+        let config = sled::Config::new();
+        if failpoints.flushes_appends() {
+            config
+        } else {
+            // PLANTED BUG (plant.unflushed-appends): nothing writes the acknowledged appends
+            // out in the background either, and sled's write buffer (one segment) is as large
+            // as sled allows, so a crash of every replica loses all appends since the last
+            // flush.
+            config
+                .flush_every_ms(None)
+                .segment_size(PLANTED_SEGMENT_BYTES)
+        }
     };
-    DurableDb::open(dir, config).map_err(|source| Error::OpenStorage {
+    DurableDb::open_waiting(dir, config, LOCK_WAIT).map_err(|source| Error::OpenStorage {
         path: dir.to_path_buf(),
         source,
     })

@@ -1,7 +1,6 @@
 //! The Raft storage against openraft's conformance suite, plus restart recovery.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::{Duration, Instant};
 
 use openraft::storage::{RaftLogStorage, RaftLogStorageExt, RaftStateMachine};
 use openraft::testing::{StoreBuilder, Suite, log_id};
@@ -25,21 +24,11 @@ impl StoreBuilder<RmTypeConfig, RmLogStore, RmStateMachineStore, TempDir> for Sl
     }
 }
 
-/// Opens the stores in `dir`. After an in-process "restart" sled's background flusher may hold
-/// the directory lock for a moment after the last handle is dropped (a new process never sees
-/// this: the kernel releases the lock with the old one), so a held lock is retried until a
-/// deadline.
+/// Opens the stores in `dir` (`open_db` waits for a store of this process just dropped to
+/// release its lock).
 fn open(dir: &TempDir) -> (RmLogStore, RmStateMachineStore) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let db = loop {
-        match open_db(dir.path(), &Failpoints::default()) {
-            Ok(db) => break db,
-            Err(_) if Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            Err(err) => panic!("open sled in {}: {err}", dir.path().display()),
-        }
-    };
+    let db = open_db(dir.path(), &Failpoints::default())
+        .unwrap_or_else(|err| panic!("open sled in {}: {err}", dir.path().display()));
     let log = RmLogStore::new(&db).expect("open log store");
     let sm = RmStateMachineStore::new(&db).expect("open state machine");
     (log, sm)
@@ -241,4 +230,47 @@ async fn vote_survives_restart() {
     }
     let (mut log, _sm) = open(&dir);
     assert_eq!(log.read_vote().await.unwrap(), Some(vote));
+}
+
+#[tokio::test]
+async fn a_store_grown_by_purging_is_rewritten_when_opened_and_keeps_its_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let properties: BTreeMap<String, String> = (0..60)
+        .map(|q| {
+            (
+                format!("yarn.scheduler.capacity.root.q{q}.capacity"),
+                "2".to_owned(),
+            )
+        })
+        .collect();
+    let mut next = 1;
+    {
+        let (mut log, _sm) = open(&dir);
+        // About 90 MB through the log, a thousand entries kept: as a replica's purges leave it.
+        for _ in 0..30 {
+            let batch: Vec<_> = (next..next + 1_000)
+                .map(|index| {
+                    let cmd = CommandV1::SetQueueConfiguration {
+                        expected: index,
+                        properties: properties.clone(),
+                    };
+                    command(index, cmd)
+                })
+                .collect();
+            next += 1_000;
+            log.blocking_append(batch).await.unwrap();
+            log.purge(log_id(1, 1, next - 1_001)).await.unwrap();
+        }
+    }
+    let grown = yarn_sled_sync::files_bytes(dir.path()).unwrap();
+    assert!(grown > 16 << 20, "the store only took {grown} bytes");
+    let (mut log, _sm) = open(&dir);
+    let rewritten = yarn_sled_sync::files_bytes(dir.path()).unwrap();
+    assert!(rewritten * 2 < grown, "{grown} bytes became {rewritten}");
+    let state = log.get_log_state().await.unwrap();
+    assert_eq!(state.last_log_id, Some(log_id(1, 1, next - 1)));
+    assert_eq!(state.last_purged_log_id, Some(log_id(1, 1, next - 1_001)));
+    let kept = log.try_get_log_entries(0..next).await.unwrap();
+    assert_eq!(kept.len(), 1_000);
+    assert_eq!(kept[0].log_id.index, next - 1_000);
 }
