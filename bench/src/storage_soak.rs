@@ -18,6 +18,7 @@ use yarn_rm_ha::state_machine::{CommandV1, RmCommand};
 use yarn_rm_ha::storage::{DurableDb, Failpoints, open_db};
 use yarn_rm_ha::{RaftGrpcNetworkFactory, RmConfig};
 use yarn_security::Authorizer;
+use yarn_sled_sync::{disk_use, live_bytes};
 
 use crate::storage_soak_report::{StorageSample, StorageSoakReport};
 
@@ -164,45 +165,15 @@ fn sample(
     core: &RaftCore,
     at: Duration,
 ) -> anyhow::Result<StorageSample> {
-    let (apparent, allocated) = disk_bytes(dir)?;
-    let mut live = 0;
-    for name in db.db().tree_names() {
-        let tree = db.db().open_tree(&name)?;
-        for item in tree.iter() {
-            let (key, value) = item?;
-            live += (key.len() + value.len()) as u64;
-        }
-    }
+    let disk = disk_use(dir).with_context(|| format!("measuring {}", dir.display()))?;
+    let live = live_bytes(db.db())?;
     let metrics = core.raft.metrics().borrow().clone();
     Ok(StorageSample {
         at,
         last_log_index: metrics.last_log_index.unwrap_or(0),
         purged_index: metrics.purged.map_or(0, |id| id.index),
         live_bytes: live,
-        apparent_bytes: apparent,
-        allocated_bytes: allocated,
+        apparent_bytes: disk.apparent,
+        allocated_bytes: disk.allocated,
     })
-}
-
-/// The apparent and the allocated size of every file under `dir`.
-fn disk_bytes(dir: &Path) -> anyhow::Result<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    let mut apparent = 0;
-    let mut allocated = 0;
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in
-            std::fs::read_dir(&dir).with_context(|| format!("listing {}", dir.display()))?
-        {
-            let entry = entry?;
-            let metadata = entry.metadata()?;
-            if metadata.is_dir() {
-                pending.push(entry.path());
-            } else {
-                apparent += metadata.len();
-                allocated += metadata.blocks() * 512;
-            }
-        }
-    }
-    Ok((apparent, allocated))
 }

@@ -20,7 +20,7 @@ const ACTION_TIMEOUT: Duration = Duration::from_secs(5);
 /// An operator's request to the leader.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum AdminAction {
-    /// `rmadmin -transferLeadership`: hand leadership to this replica.
+    /// `rmadmin -transitionToActive --forcemanual`: hand leadership to this replica.
     TransferTo(String),
     /// `rmadmin -removeFromCluster`: remove this voter from the group.
     RemoveVoter(String),

@@ -341,7 +341,7 @@ impl Harness<'_> {
                     return;
                 };
                 if leader == *to {
-                    // What `rmadmin -transferLeadership` answers at once.
+                    // What `rmadmin -transitionToActive --forcemanual` answers at once.
                     detail = format!(" ({leader} leads already)");
                 } else {
                     self.admin

@@ -57,7 +57,7 @@ pub fn compact_if_grown(
     if !dir.exists() {
         return Ok(None);
     }
-    let files_before = files_bytes(dir)?;
+    let files_before = disk_use(dir)?.apparent;
     if files_before < min_bytes {
         return Ok(None);
     }
@@ -78,7 +78,7 @@ pub fn compact_if_grown(
     Ok(Some(Compaction {
         live_bytes,
         files_before,
-        files_after: files_bytes(dir)?,
+        files_after: disk_use(dir)?.apparent,
     }))
 }
 
@@ -114,9 +114,19 @@ pub fn live_bytes(db: &sled::Db) -> sled::Result<u64> {
     Ok(bytes)
 }
 
-/// The apparent size of every file under `dir`.
-pub fn files_bytes(dir: &Path) -> io::Result<u64> {
-    let mut bytes = 0;
+/// What the files under a directory take: their sizes, and the blocks they occupy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DiskUse {
+    /// The files' sizes.
+    pub apparent: u64,
+    /// The blocks allocated to them.
+    pub allocated: u64,
+}
+
+/// What every file under `dir` takes.
+pub fn disk_use(dir: &Path) -> io::Result<DiskUse> {
+    use std::os::unix::fs::MetadataExt;
+    let mut total = DiskUse::default();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(dir) = pending.pop() {
         for entry in fs::read_dir(&dir)? {
@@ -125,11 +135,12 @@ pub fn files_bytes(dir: &Path) -> io::Result<u64> {
             if metadata.is_dir() {
                 pending.push(entry.path());
             } else {
-                bytes += metadata.len();
+                total.apparent += metadata.len();
+                total.allocated += metadata.blocks() * 512;
             }
         }
     }
-    Ok(bytes)
+    Ok(total)
 }
 
 fn sibling(dir: &Path, suffix: &str) -> PathBuf {

@@ -25,7 +25,7 @@ mod sled_files;
 mod sync_counts;
 mod sync_target;
 
-pub use compaction::{Compaction, compact_if_grown, files_bytes, is_lock_held, live_bytes};
+pub use compaction::{Compaction, DiskUse, compact_if_grown, disk_use, is_lock_held, live_bytes};
 pub use durable_db::DurableDb;
 pub use group_commit::GroupCommit;
 pub use sled_files::SledFiles;

@@ -128,7 +128,8 @@ impl MemberChanges {
             if rm_id == self.rm_id {
                 return Err(MemberChangeError::Refused(format!(
                     "{rm_id} leads the group; move leadership to another replica first \
-                     (-transferLeadership) and remove {rm_id} from the new leader"
+                     (rmadmin -transitionToActive --forcemanual <rm-id>) and remove {rm_id} \
+                     from the new leader"
                 )));
             }
             ChangeMembers::RemoveVoters(BTreeSet::from([node_id]))

@@ -98,7 +98,9 @@ async fn a_member_joins_as_learner_then_voter_and_leaves() {
         itself
             .message()
             .contains(&format!("{leader_id} leads the group"))
-            && itself.message().contains("-transferLeadership"),
+            && itself
+                .message()
+                .contains("-transitionToActive --forcemanual"),
         "{itself:?}"
     );
 

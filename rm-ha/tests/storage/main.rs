@@ -262,10 +262,10 @@ async fn a_store_grown_by_purging_is_rewritten_when_opened_and_keeps_its_log() {
             log.purge(log_id(1, 1, next - 1_001)).await.unwrap();
         }
     }
-    let grown = yarn_sled_sync::files_bytes(dir.path()).unwrap();
+    let grown = yarn_sled_sync::disk_use(dir.path()).unwrap().apparent;
     assert!(grown > 16 << 20, "the store only took {grown} bytes");
     let (mut log, _sm) = open(&dir);
-    let rewritten = yarn_sled_sync::files_bytes(dir.path()).unwrap();
+    let rewritten = yarn_sled_sync::disk_use(dir.path()).unwrap().apparent;
     assert!(rewritten * 2 < grown, "{grown} bytes became {rewritten}");
     let state = log.get_log_state().await.unwrap();
     assert_eq!(state.last_log_id, Some(log_id(1, 1, next - 1)));
