@@ -61,6 +61,14 @@ pub enum Fault {
         /// The replica.
         host: String,
     },
+    /// The replica's clock jumps ahead at once, as when its virtual machine was frozen and
+    /// resumed: every timer due meanwhile fires together.
+    ClockJump {
+        /// The replica.
+        host: String,
+        /// By how much.
+        by: Duration,
+    },
 }
 
 impl std::fmt::Display for Fault {
@@ -75,6 +83,7 @@ impl std::fmt::Display for Fault {
             Fault::SlowDisk { host } => write!(f, "slow disk {host}"),
             Fault::TransferLeadership { to } => write!(f, "ask for leadership to move to {to}"),
             Fault::RemoveMember { host } => write!(f, "ask for {host} to leave the group"),
+            Fault::ClockJump { host, by } => write!(f, "clock of {host} jumps ahead {by:?}"),
         }
     }
 }
@@ -124,7 +133,7 @@ fn draw_fault(rng: &mut StdRng, hosts: &[String]) -> Fault {
         let b = (a + rng.random_range(1..hosts.len())) % hosts.len();
         (hosts[a].clone(), hosts[b].clone())
     };
-    match rng.random_range(0..9) {
+    match rng.random_range(0..10) {
         0 => Fault::Crash { host: pick(rng) },
         1 => {
             let count = if rng.random_bool(0.5) {
@@ -155,7 +164,11 @@ fn draw_fault(rng: &mut StdRng, hosts: &[String]) -> Fault {
         },
         6 => Fault::SlowDisk { host: pick(rng) },
         7 => Fault::TransferLeadership { to: pick(rng) },
-        _ => Fault::RemoveMember { host: pick(rng) },
+        8 => Fault::RemoveMember { host: pick(rng) },
+        _ => Fault::ClockJump {
+            host: pick(rng),
+            by: Duration::from_millis(rng.random_range(50..3_000)),
+        },
     }
 }
 
@@ -180,7 +193,7 @@ mod tests {
             .iter()
             .map(|f| std::mem::discriminant(&f.fault))
             .collect();
-        assert_eq!(kinds.len(), 9, "{schedule:?}");
+        assert_eq!(kinds.len(), 10, "{schedule:?}");
         assert!(
             schedule
                 .faults

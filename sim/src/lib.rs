@@ -15,10 +15,10 @@
 //!
 //! [`RaftCore`]: yarn_rm_ha::replica::RaftCore
 
-mod admin_queue;
 mod error;
 mod fault_schedule;
 mod history;
+mod host_actions;
 mod replica_host;
 mod seed_runs;
 mod sim_disk;

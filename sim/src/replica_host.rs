@@ -16,8 +16,8 @@ use yarn_rm_ha::storage::Failpoints;
 use yarn_rm_ha::{RaftGrpcNetworkFactory, RmConfig, RmNode, RmTypeConfig};
 use yarn_security::Authorizer;
 
-use crate::admin_queue::{AdminQueue, serve_actions};
 use crate::history::History;
+use crate::host_actions::{HostActions, serve_actions};
 use crate::sim_disk::SimDisk;
 use crate::sim_network::{self, Cuts};
 
@@ -59,7 +59,7 @@ pub(crate) struct ReplicaHost {
     pub(crate) registry: Registry,
     pub(crate) history: History,
     pub(crate) cuts: Cuts,
-    pub(crate) admin: AdminQueue,
+    pub(crate) actions: HostActions,
     /// Cleared by the harness once faults have healed and it waits for the replicas to agree.
     pub(crate) writing: Arc<AtomicBool>,
 }
@@ -136,7 +136,7 @@ impl ReplicaHost {
         tasks.spawn(serve_actions(
             Arc::clone(&core),
             rm_id.clone(),
-            self.admin.clone(),
+            self.actions.clone(),
             members,
             self.history.clone(),
         ));

@@ -13,12 +13,13 @@ type Trees = BTreeMap<&'static str, BTreeMap<Vec<u8>, Vec<u8>>>;
 
 /// One machine's disk, as the Raft stores see it through [`StorageEngine`].
 ///
-/// Every write is visible to reads at once (the page cache) and joins a queue of unsynced
-/// writes; [`flush`](StorageEngine::flush) waits a simulated sync latency and then makes every
-/// write queued before the call durable. A process crash loses nothing the process wrote (the
-/// kernel still holds it); a [`power_loss`](Self::power_loss) keeps what was synced plus a
-/// seeded prefix of the unsynced queue, as a disk that wrote some of its cache back before the
-/// power went, and loses the rest. An atomic batch is kept or lost whole.
+/// Every write is visible to reads at once and joins a queue of unsynced writes;
+/// [`flush`](StorageEngine::flush) waits a simulated sync latency and then makes every write
+/// queued before the call durable. A [`power_loss`](Self::power_loss) keeps what was synced
+/// plus a seeded prefix of the unsynced queue, as a disk that wrote some of its cache back
+/// before the power went, and loses the rest; the harness applies it to a crash of the process
+/// too, since sled holds writes it has not flushed in the process. An atomic batch is kept or
+/// lost whole.
 ///
 /// Clones share the disk; it outlives the processes that use it, as a real disk does.
 #[derive(Clone, Debug)]

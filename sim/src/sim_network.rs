@@ -11,7 +11,7 @@
 //! (it retransmits until the link heals). A cut link holds every write in its direction until
 //! it is repaired, as TCP's retransmissions do, so the byte streams stay whole.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::io;
 use std::net::IpAddr;
 use std::pin::Pin;
@@ -36,7 +36,8 @@ pub(crate) struct Cuts {
 
 #[derive(Debug, Default)]
 struct CutLinks {
-    cut: BTreeSet<(String, String)>,
+    /// How many faults in force cut each link: overlapping partitions end with the last.
+    cut: BTreeMap<(String, String), u32>,
     /// Writers held by a cut, woken at every repair.
     held: Vec<Waker>,
 }
@@ -47,16 +48,27 @@ impl Cuts {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Holds everything `from` sends to `to` until [`repair`](Self::repair).
+    /// Holds everything `from` sends to `to` until as many [`repair`](Self::repair)s.
     pub(crate) fn cut(&self, from: &str, to: &str) {
-        self.lock().cut.insert((from.to_owned(), to.to_owned()));
+        *self
+            .lock()
+            .cut
+            .entry((from.to_owned(), to.to_owned()))
+            .or_default() += 1;
     }
 
-    /// Lets what `from` sends to `to` flow again, held writes first.
+    /// Ends one cut of the link from `from` to `to`; when none is left, what it held flows.
     pub(crate) fn repair(&self, from: &str, to: &str) {
         let held = {
             let mut links = self.lock();
-            links.cut.remove(&(from.to_owned(), to.to_owned()));
+            let link = (from.to_owned(), to.to_owned());
+            match links.cut.get_mut(&link) {
+                Some(cuts) if *cuts > 1 => {
+                    *cuts -= 1;
+                    return;
+                }
+                _ => links.cut.remove(&link),
+            };
             std::mem::take(&mut links.held)
         };
         held.into_iter().for_each(Waker::wake);
@@ -65,7 +77,7 @@ impl Cuts {
     /// Ready when the link from `from` to `to` is whole.
     fn poll_open(&self, from: &str, to: &str, cx: &Context<'_>) -> Poll<()> {
         let mut links = self.lock();
-        if links.cut.contains(&(from.to_owned(), to.to_owned())) {
+        if links.cut.contains_key(&(from.to_owned(), to.to_owned())) {
             links.held.push(cx.waker().clone());
             Poll::Pending
         } else {

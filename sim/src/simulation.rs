@@ -12,10 +12,10 @@ use yarn_conf::Configuration;
 use yarn_rm_ha::storage::Failpoints;
 use yarn_rm_ha::{RmConfig, node_id_of};
 
-use crate::admin_queue::{AdminAction, AdminQueue};
 use crate::error::SimError;
 use crate::fault_schedule::{Fault, FaultSchedule};
 use crate::history::History;
+use crate::host_actions::{HostAction, HostActions};
 use crate::replica_host::{RAFT_PORT, Registry, ReplicaHost};
 use crate::sim_disk::SimDisk;
 use crate::sim_network::Cuts;
@@ -133,7 +133,7 @@ impl Simulation {
         let registry = Registry::default();
         let writing = Arc::new(AtomicBool::new(true));
         let cuts = Cuts::default();
-        let admin = AdminQueue::default();
+        let actions = HostActions::default();
         let mut disks = BTreeMap::new();
         for host in &hosts {
             let config = RmConfig::from_conf(&conf, Some(host))
@@ -147,7 +147,7 @@ impl Simulation {
                 registry: Arc::clone(&registry),
                 history: history.clone(),
                 cuts: cuts.clone(),
-                admin: admin.clone(),
+                actions: actions.clone(),
                 writing: Arc::clone(&writing),
             };
             disks.insert(host.clone(), replica.disk.clone());
@@ -159,10 +159,12 @@ impl Simulation {
             history: history.clone(),
             registry,
             cuts,
-            admin,
+            actions,
             disks,
             down: BTreeSet::new(),
             undo: BTreeMap::new(),
+            slow_networks: 0,
+            slow_disks: BTreeMap::new(),
             next_look: Duration::ZERO,
             next_rejoin: Duration::ZERO,
         };
@@ -254,10 +256,14 @@ struct Harness<'a> {
     history: History,
     registry: Registry,
     cuts: Cuts,
-    admin: AdminQueue,
+    actions: HostActions,
     disks: BTreeMap<String, SimDisk>,
     down: BTreeSet<String>,
     undo: BTreeMap<Duration, Vec<Undo>>,
+    /// Slow-network faults in force.
+    slow_networks: u32,
+    /// Slow-disk faults in force, by replica.
+    slow_disks: BTreeMap<String, u32>,
     next_look: Duration,
     next_rejoin: Duration,
 }
@@ -297,19 +303,20 @@ impl Harness<'_> {
                 if !self.take_down(host) {
                     return;
                 }
+                // sled keeps what it has not flushed in the process: a crash may lose any of
+                // the unsynced writes, as a power loss does.
+                detail = format!(": {} unsynced writes lost", self.disks[host].power_loss());
                 vec![Undo::Restart(host.clone())]
             }
             Fault::PowerLoss { hosts } => {
                 let mut undo = Vec::new();
                 let mut lost = 0;
                 for host in hosts {
+                    // A machine whose process is down loses its unsynced writes too.
+                    lost += self.disks[host].power_loss();
                     if self.take_down(host) {
-                        lost += self.disks[host].power_loss();
                         undo.push(Undo::Restart(host.clone()));
                     }
-                }
-                if undo.is_empty() {
-                    return;
                 }
                 detail = format!(": {lost} unsynced writes lost");
                 undo
@@ -329,12 +336,18 @@ impl Harness<'_> {
             }
             Fault::SlowNetwork { max_latency } => {
                 self.sim.set_max_message_latency(*max_latency);
+                self.slow_networks += 1;
                 vec![Undo::NormalNetwork]
             }
             Fault::SlowDisk { host } => {
                 self.disks[host]
                     .set_sync_latency(Duration::from_millis(20), Duration::from_millis(300));
+                *self.slow_disks.entry(host.clone()).or_default() += 1;
                 vec![Undo::NormalDisk(host.clone())]
+            }
+            Fault::ClockJump { host, by } => {
+                self.actions.post(host, HostAction::ClockJump(*by));
+                Vec::new()
             }
             Fault::TransferLeadership { to } => {
                 let Some(leader) = self.leader() else {
@@ -344,8 +357,8 @@ impl Harness<'_> {
                     // What `rmadmin -transitionToActive --forcemanual` answers at once.
                     detail = format!(" ({leader} leads already)");
                 } else {
-                    self.admin
-                        .post(&leader, AdminAction::TransferTo(to.clone()));
+                    self.actions
+                        .post(&leader, HostAction::TransferTo(to.clone()));
                     detail = format!(" (asked {leader})");
                 }
                 Vec::new()
@@ -354,8 +367,8 @@ impl Harness<'_> {
                 let Some(leader) = self.leader() else {
                     return;
                 };
-                self.admin
-                    .post(&leader, AdminAction::RemoveVoter(host.clone()));
+                self.actions
+                    .post(&leader, HostAction::RemoveVoter(host.clone()));
                 detail = format!(" (asked {leader})");
                 vec![Undo::AddMember(host.clone())]
             }
@@ -422,10 +435,20 @@ impl Harness<'_> {
                 format!("release {a} <-> {b}")
             }
             Undo::NormalNetwork => {
+                // Overlapping slow-network faults: the last one to end restores the latency.
+                self.slow_networks -= 1;
+                if self.slow_networks > 0 {
+                    return;
+                }
                 self.sim.set_max_message_latency(NORMAL_LATENCY);
                 "network back to normal".to_owned()
             }
             Undo::NormalDisk(host) => {
+                let slow = self.slow_disks.entry(host.clone()).or_default();
+                *slow -= 1;
+                if *slow > 0 {
+                    return;
+                }
                 self.disks[&host]
                     .set_sync_latency(Duration::from_micros(100), Duration::from_millis(2));
                 format!("disk of {host} back to normal")
@@ -435,8 +458,8 @@ impl Harness<'_> {
                     // No one to ask now; the end of the run asks again for every missing voter.
                     return;
                 };
-                self.admin
-                    .post(&leader, AdminAction::AddVoter(host.clone()));
+                self.actions
+                    .post(&leader, HostAction::AddVoter(host.clone()));
                 format!("ask for {host} to rejoin the group (asked {leader})")
             }
         };
@@ -477,8 +500,8 @@ impl Harness<'_> {
         };
         for host in hosts {
             if !voters.contains(&node_id_of(host)) {
-                self.admin
-                    .post(&leader, AdminAction::AddVoter(host.clone()));
+                self.actions
+                    .post(&leader, HostAction::AddVoter(host.clone()));
                 self.history.record(
                     now,
                     format!("ask for {host} to rejoin the group (asked {leader})"),

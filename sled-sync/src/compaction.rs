@@ -3,18 +3,25 @@
 //!
 //! Under steady log purging sled 0.34 keeps segments that are mostly garbage: `bench storage`
 //! measured its files at several times the live data (sled's own tests allow five times).
-//! sled cannot be compacted in place, so a database that grew past the bound is copied, key by
-//! key, into a fresh directory before it is opened, and the copy replaces it.
+//! sled cannot be compacted in place, so a database that grew past the bound is copied, record
+//! by record, into a fresh directory before it is opened, and the copy replaces it.
 
 use std::fs;
 use std::io;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use crate::DurableDb;
+use crate::{DurableDb, LOCK_WAIT, disk_use, live_bytes};
 
-/// How long opening waits for an instance just dropped in this process to release the lock.
-const LOCK_WAIT: Duration = Duration::from_secs(10);
+/// The file that marks a copy complete and durable, written before the copy may replace the
+/// original and removed once it has.
+const COMPLETE: &str = "yarn-ha-compaction-complete";
+
+/// Records copied per batch.
+const COPY_BATCH: usize = 1_000;
+
+/// sled's name for the default tree, which `tree_names` lists but `open_tree` does not open.
+const DEFAULT_TREE: &[u8] = b"__sled__default";
 
 /// What [`compact_if_grown`] found and did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,120 +34,136 @@ pub struct Compaction {
     pub files_after: u64,
 }
 
-/// Whether `error` is sled's refusal to open a database whose lock another instance holds.
-pub fn is_lock_held(error: &sled::Error) -> bool {
-    matches!(error, sled::Error::Io(e)
-        if e.kind() == io::ErrorKind::Other && e.to_string().contains("could not acquire lock"))
-}
-
-/// Rewrites the database in `dir` when its files exceed both `min_bytes` and `ratio` times the
-/// bytes of every key and value it holds; `None` when it did not (or there is no database).
-/// Must run before the database is opened, by its only user, who opens it with
+/// Rewrites the database in `dir`, opened with the configuration `config` makes, when its files
+/// exceed both `min_bytes` and `ratio` times the bytes of every key and value it holds; `None`
+/// when it did not (no database, a small one, or a directory that is a mount point and cannot
+/// be renamed). Must run before the database is opened, by its only user, who opens it with
 /// [`DurableDb::open_waiting`]: the rewrite's sled threads release their lock shortly after.
 ///
-/// The copy is made in `<dir>.compacting` and made durable before anything is renamed; then
-/// `dir` becomes `<dir>.retired`, the copy becomes `dir`, and the retired one is removed. A
-/// crash at any point leaves the original or the complete copy to be found by the next call,
-/// which finishes or undoes the interrupted rewrite first: data is never lost.
+/// The copy is made in `<dir>.compacting`, made durable and marked complete before anything
+/// is renamed; then `dir` becomes `<dir>.retired`, the copy becomes `dir`, and the retired one
+/// is removed. A crash at any point leaves the original, or the complete copy, for the next
+/// call, which finishes or undoes the interrupted rewrite first.
 ///
 /// # Errors
 ///
-/// sled's or the file system's error; the database is then left as it was.
+/// sled's or the file system's error. The original is then in `dir` again unless putting it
+/// back failed too; [`is_intact`] tells, and a caller must not open a store that is not.
 pub fn compact_if_grown(
     dir: &Path,
+    config: impl Fn() -> sled::Config,
     ratio: f64,
     min_bytes: u64,
 ) -> sled::Result<Option<Compaction>> {
-    let staging = sibling(dir, "compacting");
-    let retired = sibling(dir, "retired");
-    finish_interrupted(dir, &staging, &retired)?;
-    if !dir.exists() {
+    // Through a symbolic link the renames would move the link, not the data.
+    let dir = if dir.exists() {
+        fs::canonicalize(dir)?
+    } else {
+        dir.to_path_buf()
+    };
+    let staging = sibling(&dir, "compacting");
+    let retired = sibling(&dir, "retired");
+    finish_interrupted(&dir, &staging, &retired)?;
+    if !dir.exists() || is_mount_point(&dir)? {
         return Ok(None);
     }
-    let files_before = disk_use(dir)?.apparent;
+    let files_before = disk_use(&dir)?.apparent;
     if files_before < min_bytes {
         return Ok(None);
     }
-    let original = DurableDb::open_waiting(dir, sled::Config::new, LOCK_WAIT)?;
+    let original = DurableDb::open_waiting(&dir, &config, LOCK_WAIT)?;
     let live_bytes = live_bytes(original.db())?;
     if files_before as f64 <= ratio * live_bytes as f64 {
         return Ok(None);
     }
-    let copy = DurableDb::open(&staging, sled::Config::new())?;
-    copy.db().import(original.db().export());
+    let copy = DurableDb::open(&staging, config())?;
+    copy_records(original.db(), copy.db())?;
     copy.flush_blocking()?;
     drop(copy);
     drop(original);
-    fs::rename(dir, &retired)?;
-    fs::rename(&staging, dir)?;
-    sync_parent(dir)?;
+    write_synced(&staging.join(COMPLETE))?;
+    sync_dir(&staging)?;
+    fs::rename(&dir, &retired)?;
+    if let Err(err) = fs::rename(&staging, &dir) {
+        fs::rename(&retired, &dir)?;
+        return Err(err.into());
+    }
+    sync_parent(&dir)?;
     fs::remove_dir_all(&retired)?;
+    fs::remove_file(dir.join(COMPLETE))?;
+    sync_dir(&dir)?;
     Ok(Some(Compaction {
         live_bytes,
         files_before,
-        files_after: disk_use(dir)?.apparent,
+        files_after: disk_use(&dir)?.apparent,
     }))
 }
 
-/// Completes or undoes a rewrite a crash interrupted: a missing `dir` with a retired original
-/// means the copy was complete and durable (it is made so before the first rename), so it takes
-/// the original's place; any other leftover is removed.
+/// Whether `dir` holds the database with no rewrite pending: the only state it may be opened
+/// in.
+pub fn is_intact(dir: &Path) -> bool {
+    dir.exists() && !sibling(dir, "retired").exists() && !dir.join(COMPLETE).exists()
+}
+
+/// Finishes or undoes a rewrite a crash interrupted. A missing `dir` takes the copy when it
+/// was marked complete, the retired original otherwise; a `dir` holding the marked copy means
+/// the swap happened and only the cleanup is left; with the original in `dir`, an unfinished
+/// copy is dropped.
 fn finish_interrupted(dir: &Path, staging: &Path, retired: &Path) -> io::Result<()> {
-    if !dir.exists() && retired.exists() && staging.exists() {
-        fs::rename(staging, dir)?;
-        sync_parent(dir)?;
-    }
-    if !dir.exists() && retired.exists() {
-        fs::rename(retired, dir)?;
-        sync_parent(dir)?;
-    }
-    for leftover in [staging, retired] {
-        if leftover.exists() {
-            fs::remove_dir_all(leftover)?;
+    if !dir.exists() {
+        if staging.join(COMPLETE).exists() {
+            fs::rename(staging, dir)?;
+            sync_parent(dir)?;
+        } else if retired.exists() {
+            fs::rename(retired, dir)?;
+            sync_parent(dir)?;
+        } else {
+            return Ok(());
         }
+    }
+    if dir.join(COMPLETE).exists() {
+        if retired.exists() {
+            fs::remove_dir_all(retired)?;
+        }
+        fs::remove_file(dir.join(COMPLETE))?;
+        sync_dir(dir)?;
+    }
+    if staging.exists() {
+        fs::remove_dir_all(staging)?;
     }
     Ok(())
 }
 
-/// Bytes of every key and value in every tree of `db`.
-pub fn live_bytes(db: &sled::Db) -> sled::Result<u64> {
-    let mut bytes = 0;
-    for name in db.tree_names() {
-        for item in db.open_tree(&name)?.iter() {
+/// Copies every record of every tree of `from` into `to`, in batches.
+fn copy_records(from: &sled::Db, to: &sled::Db) -> sled::Result<()> {
+    for name in from.tree_names() {
+        let (source, target) = if name.as_ref() == DEFAULT_TREE {
+            (sled::Tree::clone(from), sled::Tree::clone(to))
+        } else {
+            (from.open_tree(&name)?, to.open_tree(&name)?)
+        };
+        let mut batch = sled::Batch::default();
+        let mut batched = 0;
+        for item in source.iter() {
             let (key, value) = item?;
-            bytes += (key.len() + value.len()) as u64;
-        }
-    }
-    Ok(bytes)
-}
-
-/// What the files under a directory take: their sizes, and the blocks they occupy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct DiskUse {
-    /// The files' sizes.
-    pub apparent: u64,
-    /// The blocks allocated to them.
-    pub allocated: u64,
-}
-
-/// What every file under `dir` takes.
-pub fn disk_use(dir: &Path) -> io::Result<DiskUse> {
-    use std::os::unix::fs::MetadataExt;
-    let mut total = DiskUse::default();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in fs::read_dir(&dir)? {
-            let entry = entry?;
-            let metadata = entry.metadata()?;
-            if metadata.is_dir() {
-                pending.push(entry.path());
-            } else {
-                total.apparent += metadata.len();
-                total.allocated += metadata.blocks() * 512;
+            batch.insert(key, value);
+            batched += 1;
+            if batched == COPY_BATCH {
+                target.apply_batch(std::mem::take(&mut batch))?;
+                batched = 0;
             }
         }
+        target.apply_batch(batch)?;
     }
-    Ok(total)
+    Ok(())
+}
+
+/// Whether `dir` is on another file system than its parent: a mount point cannot be renamed.
+fn is_mount_point(dir: &Path) -> io::Result<bool> {
+    let Some(parent) = dir.parent() else {
+        return Ok(true);
+    };
+    Ok(fs::metadata(dir)?.dev() != fs::metadata(parent)?.dev())
 }
 
 fn sibling(dir: &Path, suffix: &str) -> PathBuf {
@@ -149,9 +172,18 @@ fn sibling(dir: &Path, suffix: &str) -> PathBuf {
     dir.with_file_name(name)
 }
 
+fn write_synced(path: &Path) -> io::Result<()> {
+    let file = fs::File::create(path)?;
+    file.sync_all()
+}
+
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    fs::File::open(dir)?.sync_all()
+}
+
 fn sync_parent(dir: &Path) -> io::Result<()> {
     let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
-    fs::File::open(parent.unwrap_or(Path::new(".")))?.sync_all()
+    sync_dir(parent.unwrap_or(Path::new(".")))
 }
 
 #[cfg(test)]
@@ -192,7 +224,7 @@ mod tests {
         let parent = tempfile::tempdir().unwrap();
         let dir = parent.path().join("raft");
         let live = fill(&dir, 40);
-        let compaction = compact_if_grown(&dir, 2.0, 0)
+        let compaction = compact_if_grown(&dir, sled::Config::new, 2.0, 0)
             .unwrap()
             .expect("a database of mostly garbage is rewritten");
         assert_eq!(compaction.live_bytes, live);
@@ -212,11 +244,15 @@ mod tests {
         drop((tree, db));
         assert!(!sibling(&dir, "compacting").exists() && !sibling(&dir, "retired").exists());
         // Below the size floor nothing happens, whatever the ratio.
-        assert_eq!(compact_if_grown(&dir, 2.0, u64::MAX).unwrap(), None);
+        assert_eq!(
+            compact_if_grown(&dir, sled::Config::new, 2.0, u64::MAX).unwrap(),
+            None
+        );
+        assert!(is_intact(&dir));
     }
 
     #[test]
-    fn a_rewrite_interrupted_after_its_copy_was_complete_is_finished_and_one_before_is_undone() {
+    fn a_rewrite_interrupted_at_any_point_keeps_every_record() {
         let parent = tempfile::tempdir().unwrap();
         let dir = parent.path().join("raft");
         let live = fill(&dir, 2);
@@ -224,10 +260,17 @@ mod tests {
         fs::rename(&dir, sibling(&dir, "retired")).unwrap();
         let copy = DurableDb::open(&sibling(&dir, "compacting"), sled::Config::new()).unwrap();
         let original = open(&sibling(&dir, "retired"));
-        copy.db().import(original.export());
+        copy_records(&original, copy.db()).unwrap();
         copy.flush_blocking().unwrap();
         drop((copy, original));
-        assert_eq!(compact_if_grown(&dir, 1_000.0, 0).unwrap(), None);
+        write_synced(&sibling(&dir, "compacting").join(COMPLETE)).unwrap();
+        assert!(!is_intact(&dir));
+        assert_eq!(
+            compact_if_grown(&dir, sled::Config::new, 1_000.0, 0).unwrap(),
+            None
+        );
+        assert!(is_intact(&dir));
+        assert!(!sibling(&dir, "retired").exists());
         let db = open(&dir);
         assert_eq!(live_bytes(&db).unwrap(), live);
         drop(db);
@@ -235,8 +278,22 @@ mod tests {
         // Crashed while copying: the original is whole and the partial copy is dropped.
         fs::create_dir_all(sibling(&dir, "compacting")).unwrap();
         fs::write(sibling(&dir, "compacting").join("db"), b"partial").unwrap();
-        assert_eq!(compact_if_grown(&dir, 1_000.0, 0).unwrap(), None);
+        assert_eq!(
+            compact_if_grown(&dir, sled::Config::new, 1_000.0, 0).unwrap(),
+            None
+        );
         assert!(!sibling(&dir, "compacting").exists());
+        assert_eq!(live_bytes(&open(&dir)).unwrap(), live);
+
+        // Crashed after the original was retired but before its copy was marked complete: the
+        // original comes back.
+        fs::rename(&dir, sibling(&dir, "retired")).unwrap();
+        fs::create_dir_all(sibling(&dir, "compacting")).unwrap();
+        assert_eq!(
+            compact_if_grown(&dir, sled::Config::new, 1_000.0, 0).unwrap(),
+            None
+        );
+        assert!(is_intact(&dir) && !sibling(&dir, "compacting").exists());
         assert_eq!(live_bytes(&open(&dir)).unwrap(), live);
     }
 }

@@ -4,7 +4,21 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::{GroupCommit, SledFiles, SyncCounts, is_lock_held};
+use crate::{GroupCommit, SledFiles, SyncCounts};
+
+/// How long [`DurableDb::open_waiting`]'s callers in this crate and the daemons wait for an
+/// instance of their own process, just dropped, to release a database's lock.
+pub const LOCK_WAIT: Duration = Duration::from_secs(10);
+
+/// Whether sled failed to open because another holder has the database's file lock: another
+/// process on the same directory, or an instance in this process whose background threads have
+/// not yet released it. sled reports a failed `flock` only as an `Other` I/O error with this
+/// text, so the text is the one thing to recognise it by.
+pub fn is_lock_held(error: &sled::Error) -> bool {
+    matches!(error, sled::Error::Io(e)
+        if e.kind() == std::io::ErrorKind::Other
+            && e.to_string().contains("could not acquire lock"))
+}
 
 /// A sled database opened for stores that acknowledge only what is on stable storage.
 ///
@@ -89,6 +103,15 @@ impl DurableDb {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_sleds_lock_failure_counts_as_lock_held() {
+        let held = std::io::Error::other("could not acquire lock on \"/x/db\": Os { code: 11 }");
+        assert!(is_lock_held(&sled::Error::Io(held)));
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        assert!(!is_lock_held(&sled::Error::Io(denied)));
+        assert!(!is_lock_held(&sled::Error::Unsupported("x".to_owned())));
+    }
 
     #[tokio::test]
     async fn a_flush_is_a_sync_and_what_it_covered_is_there_after_reopening() {

@@ -22,12 +22,14 @@ mod compaction;
 mod durable_db;
 mod group_commit;
 mod sled_files;
+mod store_size;
 mod sync_counts;
 mod sync_target;
 
-pub use compaction::{Compaction, DiskUse, compact_if_grown, disk_use, is_lock_held, live_bytes};
-pub use durable_db::DurableDb;
+pub use compaction::{Compaction, compact_if_grown, is_intact};
+pub use durable_db::{DurableDb, LOCK_WAIT, is_lock_held};
 pub use group_commit::GroupCommit;
 pub use sled_files::SledFiles;
+pub use store_size::{DiskUse, disk_use, live_bytes};
 pub use sync_counts::SyncCounts;
 pub use sync_target::SyncTarget;

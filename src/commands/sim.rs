@@ -32,9 +32,19 @@ pub fn run(args: &SimArgs) -> anyhow::Result<ExitCode> {
     if let Some(duration) = args.duration {
         options.fault_time = duration;
     }
+    let planted = std::env::var(FAILPOINTS_VARIABLE)
+        .map(|failpoints| format!("{FAILPOINTS_VARIABLE}={failpoints} "))
+        .unwrap_or_default();
+    let replay_with = |seed: u64| {
+        format!(
+            "{planted}yarn-ha sim --seed {seed} --replicas {} --duration {}ms",
+            options.replicas,
+            options.fault_time.as_millis()
+        )
+    };
     let passed = match args.seed {
-        Some(seed) => replay(seed, options)?,
-        None => batch(args, &options)?,
+        Some(seed) => replay(seed, options.clone(), &replay_with)?,
+        None => batch(args, &options, &replay_with)?,
     };
     Ok(if passed {
         ExitCode::SUCCESS
@@ -43,16 +53,24 @@ pub fn run(args: &SimArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn replay(seed: u64, options: SimOptions) -> anyhow::Result<bool> {
+fn replay(
+    seed: u64,
+    options: SimOptions,
+    replay_with: &(dyn Fn(u64) -> String + Sync),
+) -> anyhow::Result<bool> {
     let outcome = Simulation::new(seed, options).run()?;
     for line in &outcome.trace {
         println!("{line}");
     }
-    report(&outcome);
+    report(&outcome, replay_with);
     Ok(outcome.passed())
 }
 
-fn batch(args: &SimArgs, options: &SimOptions) -> anyhow::Result<bool> {
+fn batch(
+    args: &SimArgs,
+    options: &SimOptions,
+    replay_with: &(dyn Fn(u64) -> String + Sync),
+) -> anyhow::Result<bool> {
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
@@ -64,7 +82,7 @@ fn batch(args: &SimArgs, options: &SimOptions) -> anyhow::Result<bool> {
     let started = Instant::now();
     let found = run_seeds(seeds, options, threads, &|outcome| {
         if !outcome.passed() {
-            report(outcome);
+            report(outcome, replay_with);
         }
     })?;
     println!(
@@ -77,9 +95,10 @@ fn batch(args: &SimArgs, options: &SimOptions) -> anyhow::Result<bool> {
     Ok(found.failures.is_empty())
 }
 
-/// Prints a run's verdict; a failure names its seed, what broke, and the faults and
-/// leaderships that led there (the acknowledged writes are left to the replay).
-fn report(outcome: &SimOutcome) {
+/// Prints a run's verdict; a failure names its seed, what broke, the faults and leaderships
+/// that led there (the acknowledged writes are left to the replay), and the command that
+/// replays it.
+fn report(outcome: &SimOutcome, replay_with: &dyn Fn(u64) -> String) {
     if outcome.passed() {
         println!(
             "seed {} passed: {} writes acknowledged in {:.1} s simulated",
@@ -100,5 +119,5 @@ fn report(outcome: &SimOutcome) {
     {
         println!("  {line}");
     }
-    println!("  replay with: yarn-ha sim --seed {}", outcome.seed);
+    println!("  replay with: {}", replay_with(outcome.seed));
 }

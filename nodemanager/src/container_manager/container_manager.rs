@@ -12,6 +12,7 @@ use yarn_proto::pb;
 use yarn_proto::pb::container_management_protocol_server::ContainerManagementProtocolServer;
 use yarn_proto::token_metadata::PresentedToken;
 use yarn_security::{Authorizer, MasterKey};
+use yarn_sled_sync::SyncCounts;
 
 use super::launch_context::{accepted_record, token_resources};
 use super::manager_core::now_ms;
@@ -30,7 +31,6 @@ use crate::token_check::{
     ContainerStartRefusal, NmKeyKind, VerifiedContainer, check_container_start, check_nm_token,
 };
 use crate::{ContainerExecutor, Error, NmConfig, NmStateStore};
-use yarn_sled_sync::SyncCounts;
 
 /// The diagnostic of a container stopped by its application master (YARN's text); its exit
 /// status is `KILLED_BY_APPMASTER` (-105).

@@ -1,13 +1,12 @@
 //! [`SledStore`]: the state store's records in a sled database.
 
-use std::io;
 use std::path::Path;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use yarn_proto::ids::ContainerId;
 use yarn_security::{MasterKey, TokenKind};
-use yarn_sled_sync::{DurableDb, SyncCounts};
+use yarn_sled_sync::{DurableDb, SyncCounts, is_lock_held};
 
 use crate::Error;
 use crate::container_scheduler::ContainerRequest;
@@ -436,15 +435,6 @@ impl SledStore {
     }
 }
 
-/// Whether sled failed to open because another holder has the database's file lock: a second
-/// NodeManager on the same directory, or a store in this process whose background threads have
-/// not yet released it. sled reports a failed `flock` only as an `Other` I/O error with this
-/// text, so the text is the one thing to recognise it by.
-fn is_lock_held(error: &sled::Error) -> bool {
-    matches!(error, sled::Error::Io(e)
-        if e.kind() == io::ErrorKind::Other && e.to_string().contains("could not acquire lock"))
-}
-
 fn container_record(container_id: ContainerId) -> StoredRecord {
     StoredRecord::Container {
         container_id: container_id.to_string(),
@@ -503,19 +493,5 @@ impl SledStore {
                 Err(e) => panic!("cannot open the state store at {}: {e}", dir.display()),
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_sleds_lock_failure_counts_as_lock_held() {
-        let held = io::Error::other("could not acquire lock on \"/x/db\": Os { code: 11 }");
-        assert!(is_lock_held(&sled::Error::Io(held)));
-        let denied = io::Error::from(io::ErrorKind::PermissionDenied);
-        assert!(!is_lock_held(&sled::Error::Io(denied)));
-        assert!(!is_lock_held(&sled::Error::Unsupported("x".to_owned())));
     }
 }

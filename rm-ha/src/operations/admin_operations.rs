@@ -85,8 +85,8 @@ impl AdminOperations {
         }
     }
 
-    /// Maps a failed membership change; a not-leader answer means nothing was appended.
-    /// The refusal of a membership change, as this front door's callers see it.
+    /// The refusal of a membership change, as this front door's callers see it; a not-leader
+    /// answer means nothing was appended.
     fn change_refusal(&self, err: MemberChangeError) -> RmError {
         match err {
             MemberChangeError::NotLeader { leader } => self.gate.refusal(leader.as_deref()).into(),

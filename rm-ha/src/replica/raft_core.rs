@@ -13,7 +13,7 @@ use yarn_security::Authorizer;
 use super::election_timer::ElectionTimer;
 use super::leadership_transfer::LeadershipTransfer;
 use super::member_changes::MemberChanges;
-use crate::error::Error;
+use crate::error::{Error, Record};
 use crate::operations::RmError;
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
 use crate::state_machine::StateView;
@@ -78,6 +78,13 @@ impl RaftCore {
         metrics: Arc<RmMetrics>,
     ) -> Result<Self, Error> {
         let node_id = node_id_of(&config.rm_id);
+        // Whatever an earlier run wrote and did not sync is made durable before Raft reads it:
+        // a vote or an entry found now is relied on as if acknowledged (sled's open syncs its
+        // files the same way).
+        engine.flush().await.map_err(|source| Error::Storage {
+            record: Record::Log,
+            source,
+        })?;
         let log_store = RmLogStore::new(engine)?
             .with_failpoints(failpoints)
             .with_metrics(Arc::clone(&metrics));

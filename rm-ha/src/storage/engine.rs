@@ -24,7 +24,8 @@ pub type BatchWrite = (Vec<u8>, Option<Vec<u8>>);
 /// - `flush` returns once every write completed before the call is on stable storage;
 /// - after a failed flush, every later flush fails too (the lost pages cannot be trusted);
 /// - a crash keeps every flushed write; of the writes since, it may keep any prefix in order
-///   and lose the rest, never a later write without the earlier ones.
+///   and lose the rest, never a later write without the earlier ones. Whoever opens the stores
+///   flushes first, so what a crash kept is durable before it is relied on.
 ///
 /// Clones share the database.
 pub trait StorageEngine: Clone + Debug + Send + Sync + 'static {

@@ -32,7 +32,6 @@ mod snapshot_builder;
 mod state_machine_store;
 
 use std::path::Path;
-use std::time::Duration;
 
 use openraft::{AnyError, ErrorSubject, ErrorVerb, StorageError, StorageIOError};
 
@@ -42,7 +41,7 @@ pub use log_store::RmLogStore;
 pub use snapshot_builder::RmSnapshotBuilder;
 pub use state_machine_store::RmStateMachineStore;
 pub use yarn_sled_sync::DurableDb;
-use yarn_sled_sync::compact_if_grown;
+use yarn_sled_sync::{LOCK_WAIT, compact_if_grown, is_intact};
 
 use crate::error::Error;
 use crate::raft_types::RmNodeId;
@@ -57,12 +56,10 @@ const COMPACTION_RATIO: f64 = 2.0;
 /// Below this the files are left as they are whatever the ratio: small stores cost little.
 const COMPACTION_MIN_BYTES: u64 = 16 << 20;
 
-/// How long opening waits for an instance of this process, just stopped, to release the lock.
-const LOCK_WAIT: Duration = Duration::from_secs(10);
-
 /// Opens (creating if absent) the sled database under `dir`, the replica's
-/// `yarn.resourcemanager.ha.raft.storage-dir`, for durable flushes, first rewriting it when its
-/// files have grown past [`COMPACTION_RATIO`] times its data ([`compact_if_grown`]); with sled's background
+/// `yarn.resourcemanager.ha.raft.storage-dir`, for durable flushes, first rewriting it when
+/// its files have grown past [`COMPACTION_RATIO`] times its data ([`compact_if_grown`]), with
+/// sled's background
 /// flush every 500 ms (it only shortens what a crash of the process loses of writes nobody
 /// waited for) unless the planted `plant.unflushed-appends` bug of `failpoints` turns it off (and
 /// enlarges sled's write buffer).
@@ -72,22 +69,6 @@ const LOCK_WAIT: Duration = Duration::from_secs(10);
 /// [`Error::OpenStorage`] naming `dir` when sled cannot open it (permissions, corruption, or
 /// another process holding it).
 pub fn open_db(dir: &Path, failpoints: &Failpoints) -> Result<DurableDb, Error> {
-    match compact_if_grown(dir, COMPACTION_RATIO, COMPACTION_MIN_BYTES) {
-        Ok(Some(done)) => tracing::info!(
-            path = %dir.display(),
-            live_bytes = done.live_bytes,
-            files_before = done.files_before,
-            files_after = done.files_after,
-            "rewrote the Raft storage, whose files had grown past {COMPACTION_RATIO} times its data"
-        ),
-        Ok(None) => {}
-        // The original is intact whatever failed: run on it, and try again at the next start.
-        Err(err) => tracing::warn!(
-            path = %dir.display(),
-            %err,
-            "could not rewrite the grown Raft storage; opening it as it is"
-        ),
-    }
     let config = || {
         let config = sled::Config::new();
         if failpoints.flushes_appends() {
@@ -102,10 +83,29 @@ pub fn open_db(dir: &Path, failpoints: &Failpoints) -> Result<DurableDb, Error> 
                 .segment_size(PLANTED_SEGMENT_BYTES)
         }
     };
-    DurableDb::open_waiting(dir, config, LOCK_WAIT).map_err(|source| Error::OpenStorage {
+    let open_storage_error = |source| Error::OpenStorage {
         path: dir.to_path_buf(),
         source,
-    })
+    };
+    match compact_if_grown(dir, config, COMPACTION_RATIO, COMPACTION_MIN_BYTES) {
+        Ok(Some(done)) => tracing::info!(
+            path = %dir.display(),
+            live_bytes = done.live_bytes,
+            files_before = done.files_before,
+            files_after = done.files_after,
+            "rewrote the Raft storage, whose files had grown past {COMPACTION_RATIO} times its data"
+        ),
+        Ok(None) => {}
+        // The original is back in place: run on it, and try again at the next start.
+        Err(err) if is_intact(dir) => tracing::warn!(
+            path = %dir.display(),
+            %err,
+            "could not rewrite the grown Raft storage; opening it as it is"
+        ),
+        // Never open a store whose rewrite is half done: sled would start an empty one.
+        Err(err) => return Err(open_storage_error(err)),
+    }
+    DurableDb::open_waiting(dir, config, LOCK_WAIT).map_err(open_storage_error)
 }
 
 fn open_tree<E: StorageEngine>(db: &E, tree: &'static str) -> Result<E::Tree, Error> {

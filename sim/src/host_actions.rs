@@ -1,5 +1,6 @@
-//! [`AdminQueue`]: what an operator asks of the group's leader during a simulated run, and the
-//! task on each replica that carries it out.
+//! [`HostActions`]: what the harness asks of one replica during a simulated run (an operator's
+//! request to the leader, a jump of the host's clock), and the task on each replica that
+//! carries it out.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -17,9 +18,9 @@ const POLL: Duration = Duration::from_millis(10);
 /// Bound on one action, and on a learner catching up (it stays a learner after it).
 const ACTION_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// An operator's request to the leader.
+/// A request to one replica.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum AdminAction {
+pub(crate) enum HostAction {
     /// `rmadmin -transitionToActive --forcemanual`: hand leadership to this replica.
     TransferTo(String),
     /// `rmadmin -removeFromCluster`: remove this voter from the group.
@@ -27,50 +28,57 @@ pub(crate) enum AdminAction {
     /// `rmadmin -addToCluster`: add this replica as a learner and, once it caught up, promote
     /// it to voter.
     AddVoter(String),
+    /// The host's monotonic clock jumps ahead by this much at once, as after the virtual
+    /// machine was frozen: every timer due meanwhile fires together (election timeouts, the
+    /// leader lease, RPC deadlines).
+    ClockJump(Duration),
 }
 
-impl std::fmt::Display for AdminAction {
+impl std::fmt::Display for HostAction {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            AdminAction::TransferTo(target) => write!(f, "transfer leadership to {target}"),
-            AdminAction::RemoveVoter(rm_id) => write!(f, "remove {rm_id} from the group"),
-            AdminAction::AddVoter(rm_id) => write!(f, "add {rm_id} to the group"),
+            HostAction::TransferTo(target) => write!(f, "transfer leadership to {target}"),
+            HostAction::RemoveVoter(rm_id) => write!(f, "remove {rm_id} from the group"),
+            HostAction::AddVoter(rm_id) => write!(f, "add {rm_id} to the group"),
+            HostAction::ClockJump(by) => write!(f, "clock jumps ahead {by:?}"),
         }
     }
 }
 
 /// Actions waiting for the replica they are addressed to, by rm-id. Shared by the harness,
-/// which posts to the replica it saw leading, and every replica, which takes its own.
+/// which posts operators' requests to the replica it saw leading, and every replica, which
+/// takes its own.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct AdminQueue {
-    inner: Arc<Mutex<BTreeMap<String, VecDeque<AdminAction>>>>,
+pub(crate) struct HostActions {
+    inner: Arc<Mutex<BTreeMap<String, VecDeque<HostAction>>>>,
 }
 
-impl AdminQueue {
-    fn lock(&self) -> MutexGuard<'_, BTreeMap<String, VecDeque<AdminAction>>> {
+impl HostActions {
+    fn lock(&self) -> MutexGuard<'_, BTreeMap<String, VecDeque<HostAction>>> {
         // Each update is one push or pop, so a poisoned queue is consistent.
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Asks `rm_id` to carry out `action`.
-    pub(crate) fn post(&self, rm_id: &str, action: AdminAction) {
+    pub(crate) fn post(&self, rm_id: &str, action: HostAction) {
         self.lock()
             .entry(rm_id.to_owned())
             .or_default()
             .push_back(action);
     }
 
-    fn take(&self, rm_id: &str) -> Option<AdminAction> {
+    fn take(&self, rm_id: &str) -> Option<HostAction> {
         self.lock().get_mut(rm_id).and_then(VecDeque::pop_front)
     }
 }
 
 /// Carries out, one at a time, the actions posted to this replica, recording each outcome. An
-/// action reaching a replica that no longer leads fails as it would for an operator.
+/// operator's request reaching a replica that no longer leads fails as it would for an
+/// operator.
 pub(crate) async fn serve_actions(
     core: Arc<RaftCore>,
     rm_id: String,
-    queue: AdminQueue,
+    queue: HostActions,
     members: BTreeMap<String, RmNode>,
     history: History,
 ) {
@@ -92,12 +100,12 @@ pub(crate) async fn serve_actions(
 
 async fn act(
     core: &RaftCore,
-    action: &AdminAction,
+    action: &HostAction,
     members: &BTreeMap<String, RmNode>,
 ) -> Result<(), String> {
     let changes = core.member_changes(ACTION_TIMEOUT);
     match action {
-        AdminAction::TransferTo(target) => {
+        HostAction::TransferTo(target) => {
             // The admin protocol transfers only while its leader gate says it leads, which
             // follows openraft's server state.
             if core.raft.metrics().borrow().state != ServerState::Leader {
@@ -107,13 +115,17 @@ async fn act(
                 .await
                 .map_err(|err| err.to_string())
         }
-        AdminAction::RemoveVoter(rm_id) => changes.remove(rm_id).await.map_err(|e| e.to_string()),
-        AdminAction::AddVoter(rm_id) => {
+        HostAction::RemoveVoter(rm_id) => changes.remove(rm_id).await.map_err(|e| e.to_string()),
+        HostAction::AddVoter(rm_id) => {
             let node = members
                 .get(rm_id)
                 .cloned()
                 .ok_or_else(|| format!("{rm_id} is not a configured replica"))?;
             changes.add(node).await.map_err(|err| err.to_string())
+        }
+        HostAction::ClockJump(by) => {
+            tokio::time::advance(*by).await;
+            Ok(())
         }
     }
 }
