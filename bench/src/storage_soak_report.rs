@@ -3,7 +3,8 @@
 use std::fmt;
 use std::time::Duration;
 
-/// How many times the live data the files may take for the storage to count as bounded.
+/// How many times the most data the store held its files may take for disk use to count as
+/// bounded.
 pub const BOUNDED_RATIO: f64 = 2.0;
 
 /// One sample of the storage.
@@ -24,7 +25,7 @@ pub struct StorageSample {
 }
 
 impl StorageSample {
-    /// Allocated bytes per live byte.
+    /// Allocated bytes per live byte at this sample.
     pub fn ratio(&self) -> f64 {
         self.allocated_bytes as f64 / self.live_bytes.max(1) as f64
     }
@@ -42,14 +43,35 @@ pub struct StorageSoakReport {
 }
 
 impl StorageSoakReport {
-    /// The largest ratio of allocated to live bytes once the log has been purged at least once
-    /// (before that the store holds no dead data to reclaim).
-    pub fn worst_ratio(&self) -> Option<f64> {
-        self.samples
-            .iter()
-            .filter(|s| s.purged_index > 0)
-            .map(StorageSample::ratio)
-            .reduce(f64::max)
+    /// The samples once the log has been purged at least once: before that the store holds no
+    /// dead data for sled to keep.
+    fn purged(&self) -> impl Iterator<Item = &StorageSample> {
+        self.samples.iter().filter(|s| s.purged_index > 0)
+    }
+
+    /// The most the files took against the most data the store held, after the first purge:
+    /// the bound on disk use in multiples of the live data's peak.
+    pub fn peak_ratio(&self) -> Option<f64> {
+        let files = self.purged().map(|s| s.allocated_bytes).max()?;
+        let live = self.purged().map(|s| s.live_bytes).max()?;
+        Some(files as f64 / live.max(1) as f64)
+    }
+
+    /// The most the files took in the first and in the last third of the samples after the
+    /// first purge: equal or shrinking when sled's growth stopped.
+    pub fn growth(&self) -> Option<(u64, u64)> {
+        let purged: Vec<_> = self.purged().collect();
+        let third = purged.len() / 3;
+        if third == 0 {
+            return None;
+        }
+        let most = |samples: &[&StorageSample]| {
+            samples.iter().map(|s| s.allocated_bytes).max().unwrap_or(0)
+        };
+        Some((
+            most(&purged[..third]),
+            most(&purged[purged.len() - third..]),
+        ))
     }
 }
 
@@ -80,19 +102,35 @@ impl fmt::Display for StorageSoakReport {
                 s.ratio()
             )?;
         }
-        match self.worst_ratio() {
-            Some(worst) if worst <= BOUNDED_RATIO => writeln!(
+        let (Some(ratio), Some((early, late))) = (self.peak_ratio(), self.growth()) else {
+            return writeln!(
                 f,
-                "bounded: the files never took more than {worst:.2}x the live data after the \
-                 first purge (limit {BOUNDED_RATIO}x)"
-            ),
-            Some(worst) => writeln!(
-                f,
-                "NOT bounded: the files took up to {worst:.2}x the live data after the first \
-                 purge (limit {BOUNDED_RATIO}x)"
-            ),
-            None => writeln!(f, "no purge happened: write longer to judge the growth"),
-        }
+                "too few samples after the first purge to judge the growth"
+            );
+        };
+        let grew = late as f64 > early as f64 * 1.1;
+        writeln!(
+            f,
+            "{}: at most {:.1} MiB of files in the first third after the first purge, {:.1} MiB \
+             in the last",
+            if grew {
+                "STILL GROWING"
+            } else {
+                "growth stopped"
+            },
+            mib(early),
+            mib(late)
+        )?;
+        writeln!(
+            f,
+            "{}: the files took at most {ratio:.2}x the most data the store held (limit \
+             {BOUNDED_RATIO}x)",
+            if ratio <= BOUNDED_RATIO {
+                "within the bound"
+            } else {
+                "OVER the bound"
+            }
+        )
     }
 }
 
@@ -112,31 +150,41 @@ mod tests {
     }
 
     #[test]
-    fn only_samples_after_a_purge_count_and_the_verdict_names_the_worst() {
+    fn growth_and_the_peak_ratio_count_only_samples_after_a_purge() {
         let report = StorageSoakReport {
             entry_bytes: 1024,
             duration: Duration::from_secs(120),
             samples: vec![
-                sample(0, 100, 900),
+                sample(0, 10, 900),
                 sample(9_000, 100, 150),
-                sample(19_000, 100, 180),
+                sample(19_000, 40, 180),
+                sample(29_000, 80, 160),
             ],
         };
-        assert_eq!(report.worst_ratio(), Some(1.8));
+        assert_eq!(report.peak_ratio(), Some(1.8));
+        assert_eq!(report.growth(), Some((150, 160)));
+        let text = report.to_string();
         assert!(
-            report
-                .to_string()
-                .contains("bounded: the files never took more than 1.80x")
+            text.contains("growth stopped") && text.contains("within the bound"),
+            "{text}"
         );
         let grown = StorageSoakReport {
-            samples: vec![sample(9_000, 100, 450)],
+            samples: vec![
+                sample(9_000, 100, 150),
+                sample(9_500, 100, 300),
+                sample(9_900, 100, 450),
+            ],
             ..report.clone()
         };
-        assert!(grown.to_string().contains("NOT bounded"));
+        let text = grown.to_string();
+        assert!(
+            text.contains("STILL GROWING") && text.contains("OVER the bound"),
+            "{text}"
+        );
         let early = StorageSoakReport {
             samples: vec![sample(0, 100, 900)],
             ..report
         };
-        assert!(early.to_string().contains("no purge happened"));
+        assert!(early.to_string().contains("too few samples"));
     }
 }
