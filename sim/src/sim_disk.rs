@@ -194,6 +194,17 @@ impl EngineTree for SimTree {
         }))
     }
 
+    fn range_keys(&self, first: &[u8], last: &[u8]) -> io::Result<Vec<Vec<u8>>> {
+        if first > last {
+            return Ok(Vec::new());
+        }
+        Ok(self.disk.read(self.name, |map| {
+            map.range(first.to_vec()..=last.to_vec())
+                .map(|(key, _)| key.clone())
+                .collect()
+        }))
+    }
+
     fn last(&self) -> io::Result<Option<KeyValue>> {
         Ok(self.disk.read(self.name, |map| {
             map.last_key_value()
@@ -225,6 +236,10 @@ mod tests {
             tree.insert(&key(n), b"unsynced".to_vec()).unwrap();
         }
         assert_eq!(tree.range(&key(0), &key(255)).unwrap().len(), 49);
+        assert_eq!(
+            tree.range_keys(&key(10), &key(12)).unwrap(),
+            [key(10), key(11), key(12)]
+        );
         let lost = disk.power_loss();
         let kept = tree.range(&key(0), &key(255)).unwrap();
         assert_eq!(kept.len() + lost, 49);

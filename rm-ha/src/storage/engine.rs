@@ -70,6 +70,13 @@ pub trait EngineTree: Clone + Debug + Send + Sync + 'static {
     /// The engine's I/O error.
     fn range(&self, first: &[u8], last: &[u8]) -> io::Result<Vec<KeyValue>>;
 
+    /// Every key from `first` to `last` inclusive, in order, without reading the values.
+    ///
+    /// # Errors
+    ///
+    /// The engine's I/O error.
+    fn range_keys(&self, first: &[u8], last: &[u8]) -> io::Result<Vec<Vec<u8>>>;
+
     /// The greatest key with its value, `None` when the tree is empty.
     ///
     /// # Errors
@@ -113,6 +120,13 @@ impl EngineTree for sled::Tree {
                 let (key, value) = item?;
                 Ok((key.to_vec(), value.to_vec()))
             })
+            .collect()
+    }
+
+    fn range_keys(&self, first: &[u8], last: &[u8]) -> io::Result<Vec<Vec<u8>>> {
+        sled::Tree::range(self, first..=last)
+            .keys()
+            .map(|key| Ok(key?.to_vec()))
             .collect()
     }
 

@@ -97,10 +97,10 @@ impl<E: StorageEngine> RmLogStore<E> {
         };
         let removals = self
             .log
-            .range(&first.to_be_bytes(), &last.to_be_bytes())
+            .range_keys(&first.to_be_bytes(), &last.to_be_bytes())
             .map_err(storage_error)?
             .into_iter()
-            .map(|(key, _)| (key, None))
+            .map(|key| (key, None))
             .collect();
         self.log.apply_batch(removals).map_err(storage_error)
     }
