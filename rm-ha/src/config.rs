@@ -9,6 +9,7 @@ use yarn_web::WebAccess;
 
 use yarn_scheduler::{SchedulerError, SchedulerSettings};
 
+use crate::RmNode;
 use crate::applications::{DiagnosticsLimit, MAX_CONTEXT_BYTES_LIMIT, SubmissionLimits};
 use crate::scheduling::{OpportunisticSettings, QueueConfigSource};
 use crate::state_machine::MasterKeyKind;
@@ -86,6 +87,14 @@ pub struct RaftSettings {
 }
 
 impl RmConfig {
+    /// Every configured replica as a Raft member: its rm-id and Raft address.
+    pub fn raft_members(&self) -> impl Iterator<Item = RmNode> + '_ {
+        self.ha.members.iter().map(|member| RmNode {
+            rm_id: member.rm_id.clone(),
+            raft_address: member.raft.to_string(),
+        })
+    }
+
     /// Builds the configuration of replica `rm_id` (or of `yarn.resourcemanager.ha.id` when
     /// `None`) and validates it.
     ///

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use yarn_rm_ha::replica::RaftCore;
 use yarn_rm_ha::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
 use yarn_rm_ha::storage::Failpoints;
-use yarn_rm_ha::{RaftGrpcNetworkFactory, RmConfig, RmNode, RmTypeConfig};
+use yarn_rm_ha::{RaftGrpcNetworkFactory, RmConfig, RmTypeConfig};
 use yarn_security::Authorizer;
 
 use crate::history::History;
@@ -104,16 +104,8 @@ impl ReplicaHost {
             .collect();
         let members = self
             .config
-            .ha
-            .members
-            .iter()
-            .map(|member| {
-                let node = RmNode {
-                    rm_id: member.rm_id.clone(),
-                    raft_address: member.raft.to_string(),
-                };
-                (member.rm_id.clone(), node)
-            })
+            .raft_members()
+            .map(|node| (node.rm_id.clone(), node))
             .collect();
         let listener = turmoil::net::TcpListener::bind(("0.0.0.0", RAFT_PORT)).await?;
         let shutdown = CancellationToken::new();

@@ -220,16 +220,8 @@ async fn bootstrap(config: &RmConfig, raft: &Raft<RmTypeConfig>) -> Result<(), E
         return Ok(());
     }
     let members: BTreeMap<RmNodeId, RmNode> = config
-        .ha
-        .members
-        .iter()
-        .map(|member| {
-            let node = RmNode {
-                rm_id: member.rm_id.clone(),
-                raft_address: member.raft.to_string(),
-            };
-            (node_id_of(&member.rm_id), node)
-        })
+        .raft_members()
+        .map(|node| (node_id_of(&node.rm_id), node))
         .collect();
     tracing::info!(rm_id = %config.rm_id, members = members.len(), "initializing a new Raft group");
     raft.initialize(members)

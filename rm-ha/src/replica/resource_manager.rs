@@ -174,10 +174,8 @@ impl ResourceManager {
             ..ChannelOptions::default()
         };
         let address_book = config
-            .ha
-            .members
-            .iter()
-            .map(|m| (m.rm_id.clone(), m.raft.to_string()))
+            .raft_members()
+            .map(|node| (node.rm_id, node.raft_address))
             .collect();
         let network = RaftGrpcNetworkFactory::new(config.rm_id.clone(), tls.clone(), options)
             .with_address_book(address_book);
