@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use yarn_chaos::{NetworkMode, Profile, parse_duration};
+use yarn_chaos::{DiskMode, NetworkMode, Profile, parse_duration};
 use yarn_client::application_cli::{ApplicationStateArg, NodeStateArg};
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, NodeId};
 
@@ -438,6 +438,12 @@ pub struct ChaosRunArgs {
     /// every connection between daemons, netem adds latency where the kernel has it.
     #[arg(long, value_name = "proxy|netns", default_value = "proxy")]
     pub network: NetworkMode,
+    /// What the ResourceManagers' Raft storage lies on. real: directories on the host's file
+    /// system. volatile (root with /dev/fuse): a FUSE file system per replica that holds what
+    /// was written in memory until it is fsync'd, so the power-loss faults (power-loss,
+    /// power-loss-all-rms) can drop every unsynced write; on real disks they are skipped.
+    #[arg(long, value_name = "real|volatile", default_value = "real")]
+    pub disks: DiskMode,
 }
 
 /// Arguments of `yarn-ha sim`. The planted bugs of `YARN_HA_FAILPOINTS` apply to every

@@ -346,3 +346,24 @@ fn pki_init_names_its_administrators_and_conf_check_warns_when_everyone_is_one()
 fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }
+
+#[test]
+fn sim_refuses_a_group_size_and_a_planted_bug_it_cannot_simulate() {
+    let out = yarn_ha(&["sim", "--replicas", "4", "--seed", "1"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--replicas 4"), "{}", stderr(&out));
+
+    // Test builds take failpoints; the simulation's disks have no sled flush to leave the
+    // fdatasync out of, so planting it there would test nothing.
+    let out = common::output(
+        common::yarn_ha_command()
+            .args(["sim", "--seed", "1"])
+            .env("YARN_HA_FAILPOINTS", "plant.unsynced-appends"),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains("plant.unsynced-appends") && said.contains("--disks volatile"),
+        "{said}"
+    );
+}

@@ -25,9 +25,11 @@ use yarn_proto::pb::{
     HaServiceStateProto, HaServiceStatusRequestProto, TransferLeadershipRequestProto,
 };
 use yarn_security::{ChannelOptions, TlsConfig, connect_lazy};
+use yarn_volatile_fs::LostWrites;
 
 use crate::cluster_view::ClusterView;
 use crate::connection_source::{DaemonPids, ProcSources};
+use crate::disk_mode::DiskMode;
 use crate::kernel_network::{KernelNetwork, KernelPeer};
 use crate::leftovers::kill_leftovers;
 use crate::membership_fault::{SpareReplica, retire_spare};
@@ -36,6 +38,10 @@ use crate::network_mode::{NetworkMode, OBSERVER_ADDRESS};
 use crate::network_rules::NetworkRules;
 use crate::observations::{NodeInfo, ReplicaAnswer, ReplicaStatus};
 use crate::proxy_fleet::ProxyFleet;
+use crate::volatile_disks::VolatileDisks;
+
+/// How long a power loss waits for the supervisor to see its killed replica exit.
+const EXIT_WAIT: Duration = Duration::from_secs(10);
 
 /// How long one status or admin call to a replica may take before it counts as unanswered.
 const CALL_DEADLINE: Duration = Duration::from_millis(700);
@@ -93,6 +99,7 @@ pub struct ChaosCluster {
     supervisor: JoinHandle<anyhow::Result<ClusterState>>,
     failpoints_missing: Option<String>,
     spare: SpareReplica,
+    disks: VolatileDisks,
     // Last, so that a cluster dropped without `stop` has its spare killed before the kernel
     // network's cgroups are emptied and removed.
     network: NetworkControl,
@@ -120,6 +127,7 @@ impl ChaosCluster {
         nms: usize,
         env: &BTreeMap<String, String>,
         network: NetworkMode,
+        disks: DiskMode,
     ) -> anyhow::Result<Self> {
         let failpoints_missing = failpoints_missing(exe).await;
         let mut site = site();
@@ -140,7 +148,11 @@ impl ChaosCluster {
             proxied: network == NetworkMode::Proxy,
             site,
         };
-        let (manifest, spare) = init_with_spare(dir, rms, nms, &options)?;
+        let (manifest, spare, storage_dirs) = init_with_spare(dir, rms, nms, &options)?;
+        let disks = match disks {
+            DiskMode::Real => VolatileDisks::default(),
+            DiskMode::Volatile => VolatileDisks::mount(&storage_dirs)?,
+        };
         let base = manifest.base_dir.clone();
         let conf = load(&manifest.client_conf_dir)?;
         let tls = TlsConfig::from_conf(&conf).with_context(|| {
@@ -246,6 +258,7 @@ impl ChaosCluster {
             supervisor,
             failpoints_missing,
             spare,
+            disks,
             network,
         })
     }
@@ -330,7 +343,29 @@ impl ChaosCluster {
                 .collect(),
             failpoints_missing: self.failpoints_missing.clone(),
             delay_missing: self.network.delay_missing().map(str::to_owned),
+            volatile_disks_missing: (!self.disks.is_volatile()).then(|| {
+                "the replicas' storage is on real disks (run with --disks volatile)".to_owned()
+            }),
         })
+    }
+
+    /// Cuts the power of ResourceManager `id`'s disk once its process is gone: every write it
+    /// had not fsync'd is dropped. Waits up to [`EXIT_WAIT`] for the supervisor to record the
+    /// process's exit, so that nothing it still had in flight lands after the cut.
+    ///
+    /// # Errors
+    ///
+    /// When the process still runs after the wait, or `id` has no volatile disk.
+    pub async fn power_loss(&self, id: &str) -> anyhow::Result<LostWrites> {
+        let deadline = tokio::time::Instant::now() + EXIT_WAIT;
+        while self.is_running(id)? {
+            anyhow::ensure!(
+                tokio::time::Instant::now() < deadline,
+                "{id} still runs {EXIT_WAIT:?} after it was killed; its disk keeps its power"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        self.disks.power_loss(id)
     }
 
     /// Sends `signal` to daemon `id`'s process.
@@ -539,6 +574,9 @@ impl ChaosCluster {
                 "killed container processes the stopped NodeManagers left running"
             );
         }
+        if let Err(err) = self.disks.unmount() {
+            tracing::warn!("{err:#}");
+        }
         // Last: the kernel's cgroups can only go once every process has left them.
         drop(self.network);
         state?
@@ -577,7 +615,7 @@ fn init_with_spare(
     rms: usize,
     nms: usize,
     options: &LayoutOptions,
-) -> anyhow::Result<(ClusterManifest, RmLayout)> {
+) -> anyhow::Result<(ClusterManifest, RmLayout, BTreeMap<String, PathBuf>)> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let base = dir
         .canonicalize()
@@ -600,7 +638,12 @@ fn init_with_spare(
     std::fs::create_dir_all(&manifest.logs_dir)
         .with_context(|| format!("creating {}", manifest.logs_dir.display()))?;
     manifest.write()?;
-    Ok((manifest, spare))
+    let storage_dirs = layout
+        .rms
+        .iter()
+        .map(|rm| (rm.rm_id.clone(), rm.storage_dir.clone()))
+        .collect();
+    Ok((manifest, spare, storage_dirs))
 }
 
 /// A proxy in front of every ResourceManager endpoint of `manifest`'s proxied layout, placing

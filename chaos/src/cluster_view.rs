@@ -20,6 +20,9 @@ pub struct ClusterView {
     /// Why links cannot be slowed (the netns mode on a kernel without netem), so the latency
     /// fault cannot be injected; `None` when they can.
     pub delay_missing: Option<String>,
+    /// Why a replica's disk cannot lose power (the run is on real disks), so the power-loss
+    /// faults cannot be injected; `None` when it can.
+    pub volatile_disks_missing: Option<String>,
 }
 
 impl ClusterView {
@@ -66,6 +69,7 @@ impl ClusterView {
             running: running.iter().map(|id| (*id).to_owned()).collect(),
             failpoints_missing: None,
             delay_missing: None,
+            volatile_disks_missing: None,
         }
     }
 }

@@ -1,11 +1,13 @@
-//! The group crash ([`Fault::KillAllRms`]): every ResourceManager is SIGKILLed at once, as in a
-//! power cut of the whole group, and all are started again on their storage when healed.
+//! Crashes of ResourceManager machines: every replica SIGKILLed at once ([`Fault::KillAllRms`]),
+//! and power losses ([`Fault::PowerLoss`] of one replica, [`Fault::PowerLossAllRms`] of the
+//! whole group) that also drop every write the replicas' volatile disks held unsynced. The
+//! replicas are started again on their storage when healed.
 //!
-//! Nothing but what each replica flushed survives, so this is the fault that shows whether an
-//! acknowledged write was really durable on a majority: a replica that acknowledged an append
-//! it had not flushed comes back without it. The crash waits for the workload to have a
-//! submission acknowledged since the previous fault healed, so that there is always something
-//! to lose.
+//! A group crash shows whether an acknowledged write was really durable on a majority: a
+//! replica that acknowledged an append it had not flushed comes back without it after a
+//! SIGKILL, and one that acknowledged an append it had not fsync'd comes back without it after
+//! a power loss. A group crash waits for the workload to have a submission acknowledged since
+//! the previous fault healed, so that there is always something to lose.
 
 use std::time::Duration;
 
@@ -14,7 +16,7 @@ use yarn_nodemanager::executor::Signal;
 
 use crate::chaos_cluster::ChaosCluster;
 use crate::cluster_view::ClusterView;
-use crate::fault::{Fault, FaultAction, FaultPlan};
+use crate::fault::{Fault, FaultAction, FaultPlan, choose};
 use crate::history::HistoryRecorder;
 
 /// How long a group crash waits for the workload to get a submission acknowledged first.
@@ -41,52 +43,84 @@ pub(crate) async fn await_acknowledged_write(recorder: &HistoryRecorder, since_m
     }
 }
 
-/// The group crash resolved to the replicas it kills.
+/// A crash resolved to the replicas it kills, and whether their disks lose power too.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CrashAction {
-    /// Every ResourceManager of the group, in `rm-ids` order.
+    /// The ResourceManagers killed, in `rm-ids` order.
     pub rms: Vec<String>,
+    /// Whether their machines lose power: once each process is gone, every write its disk
+    /// held unsynced is dropped (volatile disks only).
+    pub power_loss: bool,
 }
 
-/// Plans the crash of every ResourceManager.
+/// Plans a crash: of every ResourceManager ([`Fault::KillAllRms`], [`Fault::PowerLossAllRms`])
+/// or of one picked by `pick`, maybe the leader ([`Fault::PowerLoss`]).
 ///
 /// # Errors
 ///
-/// When a ResourceManager is already down: the crash is of a whole, running group.
-pub(crate) fn plan(view: &ClusterView) -> Result<FaultPlan, String> {
+/// When a ResourceManager is already down (a group crash is of a whole running group, and one
+/// more loss could cost the majority), or a power loss is drawn in a run on real disks.
+pub(crate) fn plan(fault: Fault, view: &ClusterView, pick: u64) -> Result<FaultPlan, String> {
+    let power_loss = fault.is_power_loss();
+    if let (true, Some(missing)) = (power_loss, &view.volatile_disks_missing) {
+        return Err(missing.clone());
+    }
     if !view.all_rms_running() {
         return Err(format!(
-            "only {} of {} ResourceManagers run; the crash takes down a whole running group",
+            "only {} of {} ResourceManagers run; a crash takes ResourceManagers from a whole \
+             running group",
             view.running_rms().len(),
             view.rms.len()
         ));
     }
+    let rms = if fault == Fault::PowerLoss {
+        let rms = view.running_rms();
+        vec![choose(&rms, pick, || "no ResourceManager runs".to_owned())?.to_owned()]
+    } else {
+        view.rms.clone()
+    };
+    let targets_leader = view
+        .leader
+        .as_ref()
+        .is_some_and(|leader| rms.contains(leader));
     Ok(FaultPlan {
-        fault: Fault::KillAllRms,
-        target: view.rms.join(", "),
+        fault,
+        target: rms.join(", "),
         leader: view.leader.clone(),
-        targets_leader: view.leader.is_some(),
+        targets_leader,
         nodes: Vec::new(),
-        action: FaultAction::Crash(CrashAction {
-            rms: view.rms.clone(),
-        }),
+        action: FaultAction::Crash(CrashAction { rms, power_loss }),
     })
 }
 
 impl CrashAction {
-    /// SIGKILLs every replica, one right after the other, before looking at any outcome.
+    /// SIGKILLs every replica, one right after the other, before looking at any outcome; for a
+    /// power loss then waits for each to be gone and drops what its disk held unsynced.
+    /// Returns, for a power loss, what each disk lost, for the timeline.
     ///
     /// # Errors
     ///
-    /// When a replica had no running process or the signal failed; the others were still
-    /// killed.
-    pub fn inject(&self, cluster: &ChaosCluster) -> anyhow::Result<()> {
+    /// When a replica had no running process, the signal failed, or a power loss could not be
+    /// made; the others were still killed.
+    pub async fn inject(&self, cluster: &ChaosCluster) -> anyhow::Result<Option<String>> {
         let outcomes: Vec<anyhow::Result<()>> = self
             .rms
             .iter()
             .map(|rm| cluster.signal(rm, Signal::Kill))
             .collect();
-        outcomes.into_iter().collect()
+        outcomes.into_iter().collect::<anyhow::Result<()>>()?;
+        if !self.power_loss {
+            return Ok(None);
+        }
+        let mut lost = Vec::new();
+        for rm in &self.rms {
+            let writes = cluster.power_loss(rm).await?;
+            lost.push(format!(
+                "{rm} lost {} unsynced bytes in {} files",
+                writes.bytes, writes.files
+            ));
+        }
+        Ok(Some(lost.join("; ")))
     }
 
     /// Starts every replica again on its own storage.
@@ -130,7 +164,8 @@ mod tests {
         assert_eq!(
             plan.action,
             FaultAction::Crash(CrashAction {
-                rms: vec!["rm1".into(), "rm2".into(), "rm3".into()]
+                rms: vec!["rm1".into(), "rm2".into(), "rm3".into()],
+                power_loss: false,
             })
         );
     }
@@ -141,5 +176,47 @@ mod tests {
             .plan(&view(&["rm1", "rm3", "nm1"], Some("rm1")), 0)
             .unwrap_err();
         assert!(err.contains("only 2 of 3"), "{err}");
+        let err = Fault::PowerLoss
+            .plan(&view(&["rm1", "rm3", "nm1"], Some("rm1")), 0)
+            .unwrap_err();
+        assert!(err.contains("only 2 of 3"), "{err}");
+    }
+
+    #[test]
+    fn a_power_loss_takes_one_replica_picked_by_the_seed_or_the_whole_group() {
+        let running = view(&["rm1", "rm2", "rm3", "nm1"], Some("rm2"));
+        let one = Fault::PowerLoss.plan(&running, 1).unwrap();
+        assert_eq!(one.target, "rm2");
+        assert!(one.targets_leader);
+        assert_eq!(
+            one.action,
+            FaultAction::Crash(CrashAction {
+                rms: vec!["rm2".into()],
+                power_loss: true,
+            })
+        );
+        let follower = Fault::PowerLoss.plan(&running, 2).unwrap();
+        assert_eq!(follower.target, "rm3");
+        assert!(!follower.targets_leader);
+        let all = Fault::PowerLossAllRms.plan(&running, 0).unwrap();
+        assert_eq!(all.target, "rm1, rm2, rm3");
+        assert!(matches!(
+            all.action,
+            FaultAction::Crash(CrashAction {
+                power_loss: true,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn a_power_loss_on_real_disks_is_refused_with_the_reason() {
+        let mut real = view(&["rm1", "rm2", "rm3", "nm1"], Some("rm2"));
+        real.volatile_disks_missing = Some("on real disks (run with --disks volatile)".into());
+        for fault in [Fault::PowerLoss, Fault::PowerLossAllRms] {
+            let err = fault.plan(&real, 0).unwrap_err();
+            assert!(err.contains("--disks volatile"), "{fault}: {err}");
+        }
+        assert!(Fault::KillAllRms.plan(&real, 0).is_ok());
     }
 }

@@ -139,6 +139,7 @@ mod tests {
             running: running.iter().map(|id| (*id).to_owned()).collect(),
             failpoints_missing: failpoints_missing.map(str::to_owned),
             delay_missing: None,
+            volatile_disks_missing: None,
         }
     }
 

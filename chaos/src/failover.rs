@@ -54,7 +54,7 @@ pub fn failovers(timeline: &[TimelineEntry], writes: &[WriteSample]) -> Vec<Fail
             // After a crash of the whole group the old leader may lead again, in its old term
             // (openraft resumes a leadership its committed vote records); its first commit ends
             // the outage as well as another replica's would.
-            let any_writer = entry.fault == Fault::KillAllRms;
+            let any_writer = entry.fault.is_group_crash();
             let first = after()
                 .filter(|write| any_writer || write.rm_id != old_leader)
                 .min_by_key(|write| write.at_ms)

@@ -26,7 +26,8 @@ use crate::{
 /// The families live in their own files: processes ([`process_fault`]), the network through
 /// the proxies ([`network_fault`]), leadership ([`leadership_fault`]), disks
 /// ([`disk_fault`], only with a binary built with failpoints), Raft membership
-/// ([`membership_fault`]) and the crash of the whole group ([`crash_fault`]).
+/// ([`membership_fault`]) and crashes of machines: of the whole group, and power losses
+/// ([`crash_fault`], power losses only with volatile disks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Fault {
@@ -69,11 +70,18 @@ pub enum Fault {
     AddRemoveRm,
     /// SIGKILL every ResourceManager at once; restart them all when healed.
     KillAllRms,
+    /// Cut the power of a ResourceManager's machine picked by the seed (maybe the leader's):
+    /// SIGKILL it, then drop every write its disk held unsynced; restart it when healed. Needs
+    /// volatile disks.
+    PowerLoss,
+    /// Cut the power of every ResourceManager's machine at once (a rack losing power); restart
+    /// them all when healed. Needs volatile disks.
+    PowerLossAllRms,
 }
 
 impl Fault {
     /// Every fault, in the order `chaos list` prints them.
-    pub const ALL: [Fault; 17] = [
+    pub const ALL: [Fault; 19] = [
         Fault::KillLeader,
         Fault::KillRm,
         Fault::KillNm,
@@ -91,6 +99,8 @@ impl Fault {
         Fault::FillDisk,
         Fault::AddRemoveRm,
         Fault::KillAllRms,
+        Fault::PowerLoss,
+        Fault::PowerLossAllRms,
     ];
 
     /// The fault's name, as `--faults` and the report spell it.
@@ -113,6 +123,8 @@ impl Fault {
             Fault::FillDisk => "fill-disk",
             Fault::AddRemoveRm => "add-remove-rm",
             Fault::KillAllRms => "kill-all-rms",
+            Fault::PowerLoss => "power-loss",
+            Fault::PowerLossAllRms => "power-loss-all-rms",
         }
     }
 
@@ -171,10 +183,31 @@ impl Fault {
                  voter; removed from the group and stopped when healed"
             }
             Fault::KillAllRms => {
-                "SIGKILL every ResourceManager at once (a power cut of the group); all restarted \
-                 on their storage when healed"
+                "SIGKILL every ResourceManager at once (their page cache is kept); all \
+                 restarted on their storage when healed"
+            }
+            Fault::PowerLoss => {
+                "cut the power of a ResourceManager's machine (maybe the active one's): SIGKILL \
+                 it and drop every write its disk held unsynced; restarted when healed (needs \
+                 --disks volatile)"
+            }
+            Fault::PowerLossAllRms => {
+                "cut the power of every ResourceManager's machine at once, dropping every write \
+                 their disks held unsynced; all restarted when healed (needs --disks volatile)"
             }
         }
+    }
+
+    /// Whether the fault takes down every ResourceManager at once: an outage until they
+    /// restart rather than a failover, and the fault that shows whether acknowledged writes
+    /// were durable on a majority.
+    pub fn is_group_crash(self) -> bool {
+        matches!(self, Fault::KillAllRms | Fault::PowerLossAllRms)
+    }
+
+    /// Whether the fault cuts the power of disks, which only volatile disks can lose.
+    pub fn is_power_loss(self) -> bool {
+        matches!(self, Fault::PowerLoss | Fault::PowerLossAllRms)
     }
 
     /// The shortest and longest time the fault is held before it is healed; the schedule
@@ -190,7 +223,8 @@ impl Fault {
             }
             // Clients and NodeManagers retry through a short outage; a long one only adds to
             // the wait, not to what the restart proves.
-            Fault::KillAllRms => (ms(500), ms(2_000)),
+            Fault::KillAllRms | Fault::PowerLossAllRms => (ms(500), ms(2_000)),
+            Fault::PowerLoss => (ms(1_000), ms(4_000)),
             Fault::IsolateLeader
             | Fault::IsolateFollower
             | Fault::CutNm
@@ -230,7 +264,9 @@ impl Fault {
             Fault::TransferLeadership => leadership_fault::plan(view, pick),
             Fault::StallDisk | Fault::FillDisk => disk_fault::plan(self, view, pick),
             Fault::AddRemoveRm => membership_fault::plan(view),
-            Fault::KillAllRms => crash_fault::plan(view),
+            Fault::KillAllRms | Fault::PowerLoss | Fault::PowerLossAllRms => {
+                crash_fault::plan(self, view, pick)
+            }
         }
     }
 }
@@ -284,7 +320,7 @@ pub enum FaultAction {
     Disk(DiskAction),
     /// A spare replica added to the Raft group, then removed.
     Membership(MembershipAction),
-    /// Every replica killed at once, then restarted.
+    /// Replicas killed at once, their disks maybe losing power, then restarted.
     Crash(CrashAction),
 }
 
@@ -308,7 +344,7 @@ impl FaultPlan {
             FaultAction::Leadership(action) => action.inject(cluster).await,
             FaultAction::Disk(action) => action.inject(cluster).await.map(|()| None),
             FaultAction::Membership(action) => action.inject(cluster, steps).await.map(|()| None),
-            FaultAction::Crash(action) => action.inject(cluster).map(|()| None),
+            FaultAction::Crash(action) => action.inject(cluster).await,
         }
     }
 

@@ -72,6 +72,7 @@ mod tests {
             running: ["rm1", "rm2"].into_iter().map(str::to_owned).collect(),
             failpoints_missing: None,
             delay_missing: None,
+            volatile_disks_missing: None,
         };
         let plan = Fault::TransferLeadership.plan(&view, 7).unwrap();
         assert_eq!(

@@ -33,6 +33,8 @@
 //! family: [`process_fault`], [`network_fault`], [`leadership_fault`], [`disk_fault`],
 //! [`membership_fault`] with its [`SpareReplica`]); [`NetworkRules`], made by a
 //! [`NetworkControl`]: [`TcpProxy`]s or the [`KernelNetwork`] of [`NetworkMode::Netns`];
+//! [`VolatileDisks`] under the replicas' Raft storage for the power losses of
+//! [`DiskMode::Volatile`];
 //! [`FaultSchedule`] over [`SplitMix64`](yarn_minicluster::SplitMix64); [`Workload`] recording
 //! a [`History`]; [`Observations`]; [`invariants`], one module per invariant; [`ChaosReport`];
 //! [`run`] and [`run_blocking`]; [`catalog`] for `chaos list`.
@@ -43,6 +45,7 @@ mod cluster_view;
 mod connection_source;
 mod crash_fault;
 pub mod disk_fault;
+mod disk_mode;
 mod dshell_job;
 mod failover;
 mod fault;
@@ -73,6 +76,7 @@ mod schedule;
 mod tcp_proxy;
 mod timeline;
 mod token_probe;
+mod volatile_disks;
 mod workload;
 mod write_prober;
 
@@ -80,6 +84,7 @@ pub use catalog::catalog;
 pub use chaos_cluster::{ChaosCluster, NODE_MEMORY_MB, NODE_VCORES, NodeEndpoint};
 pub use cluster_view::ClusterView;
 pub use connection_source::{DaemonPids, ProcSources, SourceResolver};
+pub use disk_mode::DiskMode;
 pub use dshell_job::DshellJob;
 pub use failover::{Failover, failovers};
 pub use fault::{Fault, FaultAction, FaultPlan};
@@ -115,5 +120,6 @@ pub use run_clock::RunClock;
 pub use schedule::{FaultSchedule, Pacing, ScheduledFault};
 pub use tcp_proxy::{MAX_CONNECTIONS, RulesReceiver, TcpProxy};
 pub use timeline::{FaultStatus, FaultStep, FaultSteps, TimelineEntry};
+pub use volatile_disks::VolatileDisks;
 pub use workload::Workload;
 pub use write_prober::probe_writes;

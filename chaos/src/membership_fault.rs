@@ -759,6 +759,7 @@ mod tests {
             running: running.iter().map(|id| (*id).to_owned()).collect(),
             failpoints_missing: None,
             delay_missing: None,
+            volatile_disks_missing: None,
         }
     }
 

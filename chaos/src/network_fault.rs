@@ -169,6 +169,7 @@ mod tests {
                 .collect(),
             failpoints_missing: None,
             delay_missing: None,
+            volatile_disks_missing: None,
         }
     }
 

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 use yarn_minicluster::SplitMix64;
 
+use crate::disk_mode::DiskMode;
 use crate::fault::Fault;
 use crate::network_mode::NetworkMode;
 use crate::profile::Profile;
@@ -51,6 +52,9 @@ pub struct ChaosOptions {
     /// How network faults are made: proxies (no privileges) or, as root, the kernel in a
     /// network namespace of the run's own.
     pub network: NetworkMode,
+    /// What the replicas' Raft storage lies on: real disks, or (root only) volatile file
+    /// systems that the power-loss faults cut the power of.
+    pub disks: DiskMode,
 }
 
 impl ChaosOptions {
@@ -70,6 +74,7 @@ impl ChaosOptions {
             daemon_env: BTreeMap::new(),
             drain_deadline: DEFAULT_DRAIN_DEADLINE,
             network: NetworkMode::Proxy,
+            disks: DiskMode::Real,
         }
     }
 

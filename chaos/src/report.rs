@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use yarn_minicluster::LatencySummary;
 use yarn_rm_ha::storage::FAILPOINTS_VARIABLE;
 
+use crate::disk_mode::DiskMode;
 use crate::failover::Failover;
 use crate::fault::Fault;
 use crate::invariants::{InvariantResult, seconds};
@@ -45,6 +46,10 @@ pub struct RunSettings {
     /// How network faults were made; the proxies in reports written before it was recorded.
     #[serde(default)]
     pub network: NetworkMode,
+    /// What the replicas' Raft storage lay on; real disks in reports written before it was
+    /// recorded.
+    #[serde(default)]
+    pub disks: DiskMode,
 }
 
 impl RunSettings {
@@ -73,6 +78,9 @@ impl RunSettings {
         }
         if self.network != NetworkMode::default() {
             command.push_str(&format!(" --network {}", self.network));
+        }
+        if self.disks != DiskMode::default() {
+            command.push_str(&format!(" --disks {}", self.disks));
         }
         command
     }
@@ -329,6 +337,7 @@ mod tests {
             drain_ms: 40_000,
             daemon_failpoints: Some("storage.stall=1ms".into()),
             network: NetworkMode::Netns,
+            disks: DiskMode::Volatile,
         }
     }
 
@@ -337,13 +346,16 @@ mod tests {
         assert_eq!(
             settings().rerun_command(),
             "YARN_HA_FAILPOINTS=storage.stall=1ms yarn-ha chaos run --profile ci --seed 7 --rms 3 \
-             --nms 2 --duration 20s --faults isolate-leader,cut-nm --drain 40000ms --network netns"
+             --nms 2 --duration 20s --faults isolate-leader,cut-nm --drain 40000ms --network netns \
+             --disks volatile"
         );
         let proxied = RunSettings {
             network: NetworkMode::Proxy,
             daemon_failpoints: None,
+            disks: DiskMode::Real,
             ..settings()
         };
         assert!(!proxied.rerun_command().contains("--network"));
+        assert!(!proxied.rerun_command().contains("--disks"));
     }
 }

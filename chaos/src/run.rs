@@ -30,6 +30,7 @@ use yarn_rm_ha::storage::FAILPOINTS_VARIABLE;
 
 use crate::chaos_cluster::ChaosCluster;
 use crate::crash_fault;
+use crate::disk_mode::DiskMode;
 use crate::failover::failovers;
 use crate::fault::Fault;
 use crate::history::{History, HistoryRecorder};
@@ -131,6 +132,7 @@ pub async fn run(
     let cluster = tokio::select! {
         started = ChaosCluster::start(
             &cluster_dir, &exe, options.rms, options.nms, &options.daemon_env, options.network,
+            options.disks,
         ) => {
             started.context("starting the chaos cluster")?
         }
@@ -152,6 +154,20 @@ pub async fn run(
             out,
             "{} unavailable, skipped whenever drawn: {missing}",
             Fault::SlowNetwork.name()
+        )?;
+    }
+    let power_losses: Vec<&str> = options
+        .faults
+        .iter()
+        .filter(|fault| fault.is_power_loss())
+        .map(|fault| fault.name())
+        .collect();
+    if options.disks == DiskMode::Real && !power_losses.is_empty() {
+        writeln!(
+            out,
+            "{} unavailable, skipped whenever drawn: the replicas' storage is on real disks \
+             (--disks volatile puts it on volatile ones, as root with /dev/fuse)",
+            power_losses.join(" and ")
         )?;
     }
     let daemon_failpoints = options
@@ -209,7 +225,7 @@ pub async fn run(
     // it is listed with the failovers but kept out of their percentiles.
     let mut unavailable: Vec<f64> = failovers
         .iter()
-        .filter(|failover| failover.fault != Fault::KillAllRms)
+        .filter(|failover| !failover.fault.is_group_crash())
         .filter_map(|failover| failover.unavailable_ms)
         .map(|ms| ms as f64)
         .collect();
@@ -257,6 +273,7 @@ pub async fn run(
             drain_ms: u64::try_from(options.drain_deadline.as_millis()).unwrap_or(u64::MAX),
             daemon_failpoints,
             network: options.network,
+            disks: options.disks,
         },
         passed: invariants.iter().all(|result| result.verdict.passed()),
         timeline: record.timeline.clone(),
@@ -354,7 +371,7 @@ async fn drive(
     let mut timeline: Vec<TimelineEntry> = Vec::new();
     for scheduled in &schedule.faults {
         sleep_until(clock.instant_at(scheduled.at_ms)).await;
-        if scheduled.fault == Fault::KillAllRms {
+        if scheduled.fault.is_group_crash() {
             let since = timeline
                 .iter()
                 .filter_map(|entry| entry.healed_at_ms)

@@ -94,6 +94,14 @@ impl DurableDb {
         self.commit.sync_blocking()
     }
 
+    /// PLANTED BUG (`plant.unsynced-appends`, `failpoints` feature only): from now on a flush
+    /// acknowledges after sled's own flush, without the fdatasync (see
+    /// [`SledFiles::plant_sled_flush_only`]).
+    #[cfg(feature = "failpoints")]
+    pub fn plant_sled_flush_only(&self) {
+        self.commit.target().plant_sled_flush_only();
+    }
+
     /// The flushes asked for and the syncs that served them, so far.
     pub fn counts(&self) -> Arc<SyncCounts> {
         self.commit.counts()

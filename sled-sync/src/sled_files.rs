@@ -31,6 +31,9 @@ pub struct SledFiles {
     data_file: File,
     /// For each of the two directories, the files last synced in it and their lengths then.
     synced: Mutex<HashMap<PathBuf, Listing>>,
+    /// The planted bug `plant.unsynced-appends`: syncs stop after sled's own flush.
+    #[cfg(feature = "failpoints")]
+    sled_flush_only: std::sync::atomic::AtomicBool,
 }
 
 /// Files in one directory, by name, with their lengths.
@@ -49,6 +52,8 @@ impl SledFiles {
             db,
             dir: dir.to_path_buf(),
             synced: Mutex::default(),
+            #[cfg(feature = "failpoints")]
+            sled_flush_only: std::sync::atomic::AtomicBool::new(false),
         };
         files.sync()?;
         if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -60,6 +65,14 @@ impl SledFiles {
     /// The database.
     pub fn db(&self) -> &sled::Db {
         &self.db
+    }
+
+    /// PLANTED BUG (`plant.unsynced-appends`, `failpoints` feature only): from now on a sync
+    /// is sled's own flush alone, which survives a crash of the process but not a power loss.
+    #[cfg(feature = "failpoints")]
+    pub fn plant_sled_flush_only(&self) {
+        self.sled_flush_only
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Syncs the files of `dir` other than the data file that differ from `last`, and `dir`
@@ -86,6 +99,13 @@ impl SledFiles {
 impl SyncTarget for SledFiles {
     fn sync(&self) -> sled::Result<()> {
         self.db.flush()?;
+        #[cfg(feature = "failpoints")]
+        if self
+            .sled_flush_only
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return Ok(());
+        }
         self.data_file.sync_data()?;
         // Only the group commit's leader syncs, so the lock is never contended.
         let mut synced = self.synced.lock().unwrap_or_else(PoisonError::into_inner);

@@ -58,6 +58,7 @@ fn run_drill(args: ChaosRunArgs) -> anyhow::Result<ExitCode> {
         options.drain_deadline = drain;
     }
     options.network = args.network;
+    options.disks = args.disks;
     let exe = std::env::current_exe().context("finding the yarn-ha executable to run daemons")?;
     let report = yarn_chaos::run_blocking(&options, &exe, &mut std::io::stdout())?;
     Ok(if report.passed {

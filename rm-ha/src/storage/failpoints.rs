@@ -29,8 +29,13 @@ pub const FAILPOINTS_VARIABLE: &str = "YARN_HA_FAILPOINTS";
 /// - `plant.unflushed-appends`: a deliberately planted bug for the harness to catch. Raft log
 ///   appends are acknowledged to openraft once sled holds them in memory, without waiting for
 ///   a flush, sled's background flush is off and its write buffer is 16 MB, so appends reach
-///   the disk only with the next vote, truncation, purge or snapshot. A crash of every replica at once loses entries a
-///   majority acknowledged.
+///   the disk only with the next vote, truncation, purge or snapshot. A crash of every replica
+///   at once loses entries a majority acknowledged.
+/// - `plant.unsynced-appends`: a deliberately planted bug for the harness to catch. Raft log
+///   appends and votes are acknowledged after sled's own flush, without the fdatasync that
+///   follows it, and sled's background fsync is off: what was acknowledged survives a crash of
+///   the process (the kernel holds it) but not a power loss. Caught by the chaos harness's
+///   `power-loss` faults on volatile disks, never by SIGKILL.
 ///
 /// Without the `failpoints` feature the type is empty, every hook does nothing, and a set
 /// variable is reported once as ignored.
@@ -44,6 +49,8 @@ pub struct Failpoints {
     reissue_container_id: bool,
     #[cfg(feature = "failpoints")]
     unflushed_appends: bool,
+    #[cfg(feature = "failpoints")]
+    unsynced_appends: bool,
 }
 
 impl Failpoints {
@@ -51,7 +58,7 @@ impl Failpoints {
     pub const COMPILED: bool = cfg!(feature = "failpoints");
 
     /// Every failpoint with what it does, for `yarn-ha chaos failpoints`.
-    pub const CATALOG: [(&'static str, &'static str); 4] = [
+    pub const CATALOG: [(&'static str, &'static str); 5] = [
         (
             "storage.stall=<duration>",
             "every Raft log append and vote write waits this long first (a stalled disk)",
@@ -67,6 +74,11 @@ impl Failpoints {
         (
             "plant.unflushed-appends",
             "planted bug: Raft log appends are acknowledged unflushed (every RM needs it)",
+        ),
+        (
+            "plant.unsynced-appends",
+            "planted bug: Raft writes are acknowledged after sled's flush, unsynced (every RM \
+             needs it; only a power loss shows it)",
         ),
     ];
 
@@ -135,7 +147,10 @@ impl Failpoints {
                     ));
                 }
                 (
-                    "storage.full" | "plant.reissue-container-id" | "plant.unflushed-appends",
+                    "storage.full"
+                    | "plant.reissue-container-id"
+                    | "plant.unflushed-appends"
+                    | "plant.unsynced-appends",
                     Some(_),
                 ) => {
                     return Err(invalid("this failpoint takes no value"));
@@ -147,10 +162,14 @@ impl Failpoints {
                 ("plant.unflushed-appends", None) => {
                     std::mem::replace(&mut failpoints.unflushed_appends, true)
                 }
+                ("plant.unsynced-appends", None) => {
+                    std::mem::replace(&mut failpoints.unsynced_appends, true)
+                }
                 _ => {
                     return Err(invalid(
                         "unknown failpoint; expected storage.stall=<duration>, storage.full, \
-                         plant.reissue-container-id or plant.unflushed-appends",
+                         plant.reissue-container-id, plant.unflushed-appends or \
+                         plant.unsynced-appends",
                     ));
                 }
             };
@@ -201,6 +220,19 @@ impl Failpoints {
             true
         }
     }
+
+    /// Whether a flush of the Raft storage must reach stable storage (fdatasync) before what it
+    /// covers is acknowledged: always, unless the planted `plant.unsynced-appends` bug is armed.
+    pub fn syncs_flushes(&self) -> bool {
+        #[cfg(feature = "failpoints")]
+        {
+            !self.unsynced_appends
+        }
+        #[cfg(not(feature = "failpoints"))]
+        {
+            true
+        }
+    }
 }
 
 /// A whole number followed by `ms` or `s`.
@@ -224,14 +256,16 @@ mod tests {
         assert_eq!(Failpoints::parse("").unwrap(), Failpoints::default());
         let all = Failpoints::parse(
             " storage.stall=800ms, storage.full,plant.reissue-container-id,\
-             plant.unflushed-appends",
+             plant.unflushed-appends, plant.unsynced-appends",
         )
         .unwrap();
+        assert!(!all.syncs_flushes());
         assert_eq!(all.stall, Some(Duration::from_millis(800)));
         assert!(all.full && all.reissues_container_ids() && !all.flushes_appends());
         let stall = Failpoints::parse("storage.stall=2s").unwrap();
         assert_eq!(stall.stall, Some(Duration::from_secs(2)));
         assert!(!stall.full && !stall.reissues_container_ids() && stall.flushes_appends());
+        assert!(stall.syncs_flushes());
     }
 
     #[test]

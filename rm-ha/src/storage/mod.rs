@@ -59,10 +59,10 @@ const COMPACTION_MIN_BYTES: u64 = 16 << 20;
 /// Opens (creating if absent) the sled database under `dir`, the replica's
 /// `yarn.resourcemanager.ha.raft.storage-dir`, for durable flushes, first rewriting it when
 /// its files have grown past [`COMPACTION_RATIO`] times its data ([`compact_if_grown`]), with
-/// sled's background
-/// flush every 500 ms (it only shortens what a crash of the process loses of writes nobody
-/// waited for) unless the planted `plant.unflushed-appends` bug of `failpoints` turns it off (and
-/// enlarges sled's write buffer).
+/// sled's background flush every 500 ms (it only shortens what a crash of the process loses of
+/// writes nobody waited for) unless a planted bug of `failpoints` turns it off:
+/// `plant.unflushed-appends` (which also enlarges sled's write buffer) or
+/// `plant.unsynced-appends` (which also leaves out the fdatasync of every flush).
 ///
 /// # Errors
 ///
@@ -71,7 +71,11 @@ const COMPACTION_MIN_BYTES: u64 = 16 << 20;
 pub fn open_db(dir: &Path, failpoints: &Failpoints) -> Result<DurableDb, Error> {
     let config = || {
         let config = sled::Config::new();
-        if failpoints.flushes_appends() {
+        if !failpoints.syncs_flushes() {
+            // PLANTED BUG (plant.unsynced-appends): sled's background fsync would make most
+            // acknowledged appends durable within 500 ms; without it, only snapshots are.
+            config.flush_every_ms(None)
+        } else if failpoints.flushes_appends() {
             config
         } else {
             // PLANTED BUG (plant.unflushed-appends): nothing writes the acknowledged appends
@@ -105,7 +109,13 @@ pub fn open_db(dir: &Path, failpoints: &Failpoints) -> Result<DurableDb, Error> 
         // Never open a store whose rewrite is half done: sled would start an empty one.
         Err(err) => return Err(open_storage_error(err)),
     }
-    DurableDb::open_waiting(dir, config, LOCK_WAIT).map_err(open_storage_error)
+    let db = DurableDb::open_waiting(dir, config, LOCK_WAIT).map_err(open_storage_error)?;
+    #[cfg(feature = "failpoints")]
+    if !failpoints.syncs_flushes() {
+        // PLANTED BUG (plant.unsynced-appends): acknowledged after sled's flush alone.
+        db.plant_sled_flush_only();
+    }
+    Ok(db)
 }
 
 fn open_tree<E: StorageEngine>(db: &E, tree: &'static str) -> Result<E::Tree, Error> {
