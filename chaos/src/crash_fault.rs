@@ -94,33 +94,36 @@ pub(crate) fn plan(fault: Fault, view: &ClusterView, pick: u64) -> Result<FaultP
 }
 
 impl CrashAction {
-    /// SIGKILLs every replica, one right after the other, before looking at any outcome; for a
-    /// power loss then waits for each to be gone and drops what its disk held unsynced.
-    /// Returns, for a power loss, what each disk lost, for the timeline.
+    /// SIGKILLs every replica, one right after the other; for a power loss then waits for each
+    /// killed one to be gone and drops what its disk held unsynced. Returns a note for the timeline: what each disk lost, and any replica that
+    /// could not be killed or kept its power. Once one replica is down the fault counts as
+    /// injected, so that healing restarts it.
     ///
     /// # Errors
     ///
-    /// When a replica had no running process, the signal failed, or a power loss could not be
-    /// made; the others were still killed.
+    /// When no replica could be killed; the message names each and why.
     pub async fn inject(&self, cluster: &ChaosCluster) -> anyhow::Result<Option<String>> {
-        let outcomes: Vec<anyhow::Result<()>> = self
-            .rms
-            .iter()
-            .map(|rm| cluster.signal(rm, Signal::Kill))
-            .collect();
-        outcomes.into_iter().collect::<anyhow::Result<()>>()?;
-        if !self.power_loss {
-            return Ok(None);
-        }
-        let mut lost = Vec::new();
+        let mut killed = Vec::new();
+        let mut notes = Vec::new();
         for rm in &self.rms {
-            let writes = cluster.power_loss(rm).await?;
-            lost.push(format!(
-                "{rm} lost {} unsynced bytes in {} files",
-                writes.bytes, writes.files
-            ));
+            match cluster.signal(rm, Signal::Kill) {
+                Ok(()) => killed.push(rm),
+                Err(err) => notes.push(format!("{rm} was not killed: {err:#}")),
+            }
         }
-        Ok(Some(lost.join("; ")))
+        anyhow::ensure!(!killed.is_empty(), "{}", notes.join("; "));
+        if self.power_loss {
+            for rm in killed {
+                notes.push(match cluster.power_loss(rm).await {
+                    Ok(lost) => format!(
+                        "{rm} lost {} unsynced bytes in {} files",
+                        lost.bytes, lost.files
+                    ),
+                    Err(err) => format!("{rm} kept its power: {err:#}"),
+                });
+            }
+        }
+        Ok((!notes.is_empty()).then(|| notes.join("; ")))
     }
 
     /// Starts every replica again on its own storage.

@@ -12,12 +12,14 @@
 //! its `power-loss` faults.
 //!
 //! The model is [`VolatileTree`], pure and tested apart from FUSE; `volatile_fs` is the FUSE
-//! shell over it. Mounting needs `/dev/fuse` and root (or CAP_SYS_ADMIN): the mount is made
-//! with mount(2) directly, as no fusermount helper is assumed.
+//! shell over it. Mounting needs root and `/dev/fuse`: the mount is made with mount(2)
+//! directly, never through a fusermount helper.
 
+mod file_data;
 mod volatile_fs;
 mod volatile_mount;
 mod volatile_tree;
 
-pub use volatile_mount::{MountError, VolatileMount};
+pub use file_data::MAX_FILE_BYTES;
+pub use volatile_mount::{MountError, VolatileMount, can_mount};
 pub use volatile_tree::{Attr, Kind, LostWrites, ROOT, TreeError, VolatileTree};

@@ -1,7 +1,7 @@
 //! [`VolatileFs`]: the FUSE shell over a [`VolatileTree`]; every request is one call on the
 //! tree, and every [`TreeError`] becomes an errno in [`errno`].
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime};
 
@@ -30,6 +30,14 @@ fn errno(error: TreeError) -> Errno {
         TreeError::IsDirectory => Errno::EISDIR,
         TreeError::NotEmpty => Errno::ENOTEMPTY,
         TreeError::Invalid => Errno::EINVAL,
+        TreeError::TooLarge => Errno::EFBIG,
+    }
+}
+
+fn file_type(kind: Kind) -> FileType {
+    match kind {
+        Kind::Directory => FileType::Directory,
+        Kind::File => FileType::RegularFile,
     }
 }
 
@@ -63,10 +71,7 @@ impl VolatileFs {
             mtime: attr.mtime,
             ctime: attr.mtime,
             crtime: attr.mtime,
-            kind: match attr.kind {
-                Kind::Directory => FileType::Directory,
-                Kind::File => FileType::RegularFile,
-            },
+            kind: file_type(attr.kind),
             perm: attr.perm,
             nlink: attr.nlink,
             uid: self.uid,
@@ -326,14 +331,24 @@ impl Filesystem for VolatileFs {
             Ok(listing) => listing,
             Err(e) => return reply.error(errno(e)),
         };
-        let skip = usize::try_from(offset).unwrap_or(usize::MAX);
-        for (index, (entry, kind, name)) in listing.iter().enumerate().skip(skip) {
-            let kind = match kind {
-                Kind::Directory => FileType::Directory,
-                Kind::File => FileType::RegularFile,
-            };
-            // The offset given back is where the next call resumes.
-            if reply.add(INodeNo(*entry), index as u64 + 1, kind, name) {
+        // An entry's offset is where the next call resumes. Inode numbers are never reused and
+        // grow with each creation, so offsets by inode stay valid while entries come and go
+        // between calls: none is skipped and none is returned twice. `.` and `..` come first.
+        let mut entries: Vec<(u64, u64, Kind, OsString)> = listing
+            .into_iter()
+            .enumerate()
+            .map(|(index, (entry, kind, name))| {
+                let position = if index < 2 {
+                    index as u64 + 1
+                } else {
+                    entry + 2
+                };
+                (position, entry, kind, name)
+            })
+            .collect();
+        entries.sort_by_key(|(position, ..)| *position);
+        for (position, entry, kind, name) in entries {
+            if position > offset && reply.add(INodeNo(entry), position, file_type(kind), &name) {
                 break;
             }
         }

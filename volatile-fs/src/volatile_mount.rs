@@ -25,8 +25,8 @@ pub enum MountError {
     },
     /// The kernel refused the mount.
     #[error(
-        "mounting a volatile FUSE file system on {path}: {source} (it needs /dev/fuse and root, \
-         or CAP_SYS_ADMIN, since no fusermount helper is used)"
+        "mounting a volatile FUSE file system on {path}: {source} (it needs root and /dev/fuse: \
+         it mounts with mount(2), not with a fusermount helper)"
     )]
     Mount {
         /// The directory.
@@ -34,6 +34,16 @@ pub enum MountError {
         /// The error of opening /dev/fuse or of mount(2).
         source: io::Error,
     },
+}
+
+/// Whether this process can mount a volatile file system: it runs as root and `/dev/fuse` is a
+/// character device.
+pub fn can_mount() -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    // SAFETY: geteuid(2) takes no arguments and cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let fuse = std::fs::metadata("/dev/fuse").is_ok_and(|m| m.file_type().is_char_device());
+    root && fuse
 }
 
 /// A directory whose file contents are held in memory, volatile until synced, as on a disk
@@ -70,14 +80,21 @@ impl VolatileMount {
                 "is not empty; a volatile file system is mounted on an empty directory".to_owned(),
             ));
         }
+        // fuser falls back to a setuid fusermount for other users, whose unmount is always lazy
+        // and would leave `unmount` waiting for the last open file; only root mounts here.
+        // SAFETY: geteuid(2) takes no arguments and cannot fail.
+        if unsafe { libc::geteuid() } != 0 {
+            return Err(MountError::Mount {
+                path: dir.to_path_buf(),
+                source: io::Error::new(io::ErrorKind::PermissionDenied, "not running as root"),
+            });
+        }
         let tree = Arc::new(Mutex::new(VolatileTree::new()));
         let mut config = Config::default();
         config.mount_options = vec![
             MountOption::FSName("yarn-ha-volatile".to_owned()),
             MountOption::Subtype("volatile".to_owned()),
             MountOption::RW,
-            MountOption::NoDev,
-            MountOption::NoSuid,
         ];
         let session = fuser::spawn_mount(VolatileFs::new(Arc::clone(&tree)), dir, &config)
             .map_err(|source| MountError::Mount {

@@ -5,6 +5,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::ffi::{OsStr, OsString};
 use std::time::SystemTime;
 
+use crate::file_data::{FileData, TooLarge};
+
 /// The inode of the tree's root directory (FUSE's root inode number).
 pub const ROOT: u64 = 1;
 
@@ -29,6 +31,15 @@ pub enum TreeError {
     /// A directory would be moved into itself, or the root removed.
     #[error("invalid argument")]
     Invalid,
+    /// A file would grow past [`MAX_FILE_BYTES`](crate::MAX_FILE_BYTES).
+    #[error("file too large")]
+    TooLarge,
+}
+
+impl From<TooLarge> for TreeError {
+    fn from(TooLarge: TooLarge) -> Self {
+        TreeError::TooLarge
+    }
 }
 
 /// What an inode is.
@@ -62,67 +73,9 @@ pub struct Attr {
 pub struct LostWrites {
     /// Files whose contents went back to what was last synced.
     pub files: usize,
-    /// Bytes written since each file's last sync, summed (overwrites and extensions alike).
+    /// Per file, the bytes changed since its last sync (written or zero-filled) or the change
+    /// in its length, whichever is more; summed over the files.
     pub bytes: u64,
-}
-
-/// The contents of a regular file: what readers see, and what survives a power loss.
-#[derive(Debug, Default)]
-struct FileData {
-    current: Vec<u8>,
-    durable: Vec<u8>,
-    /// Byte ranges written since the last sync, in write order; adjacent ranges are merged.
-    dirty: Vec<(u64, u64)>,
-}
-
-impl FileData {
-    fn write(&mut self, offset: u64, data: &[u8]) {
-        let start = usize::try_from(offset).unwrap_or(usize::MAX);
-        let end = start.saturating_add(data.len());
-        if self.current.len() < end {
-            self.current.resize(end, 0);
-        }
-        self.current[start..end].copy_from_slice(data);
-        let (start, end) = (offset, offset + data.len() as u64);
-        match self.dirty.last_mut() {
-            Some(last) if last.1 == start => last.1 = end,
-            _ => self.dirty.push((start, end)),
-        }
-    }
-
-    fn set_len(&mut self, len: u64) {
-        let old = self.current.len() as u64;
-        if len > old {
-            // The zeros are new contents: a sync must make them durable over older bytes.
-            self.dirty.push((old, len));
-        }
-        self.current
-            .resize(usize::try_from(len).unwrap_or(usize::MAX), 0);
-    }
-
-    fn is_synced(&self) -> bool {
-        self.dirty.is_empty() && self.current.len() == self.durable.len()
-    }
-
-    /// Makes what readers see durable, copying only the ranges written since the last sync.
-    fn sync(&mut self) {
-        self.durable.resize(self.current.len(), 0);
-        for &(start, end) in &self.dirty {
-            let len = self.current.len() as u64;
-            let (start, end) = (start.min(len) as usize, end.min(len) as usize);
-            self.durable[start..end].copy_from_slice(&self.current[start..end]);
-        }
-        self.dirty.clear();
-    }
-
-    /// Drops what was not synced; returns how many bytes that was.
-    fn lose_unsynced(&mut self) -> u64 {
-        let written: u64 = self.dirty.iter().map(|(start, end)| end - start).sum();
-        let resized = self.current.len().abs_diff(self.durable.len()) as u64;
-        self.current.clone_from(&self.durable);
-        self.dirty.clear();
-        written.max(resized)
-    }
 }
 
 #[derive(Debug)]
@@ -148,7 +101,7 @@ impl Inode {
     fn attr(&self, ino: u64) -> Attr {
         let (kind, size) = match &self.body {
             Body::Directory { .. } => (Kind::Directory, 0),
-            Body::File(data) => (Kind::File, data.current.len() as u64),
+            Body::File(data) => (Kind::File, data.len()),
         };
         Attr {
             ino,
@@ -388,9 +341,18 @@ impl VolatileTree {
     fn drop_link(&mut self, ino: u64) {
         if let Some(inode) = self.inodes.get_mut(&ino) {
             inode.nlink = inode.nlink.saturating_sub(1);
-            if inode.nlink == 0 && inode.open == 0 {
-                self.inodes.remove(&ino);
-            }
+        }
+        self.free_if_unused(ino);
+    }
+
+    /// Frees `ino` once no name refers to it and no handle holds it open.
+    fn free_if_unused(&mut self, ino: u64) {
+        if self
+            .inodes
+            .get(&ino)
+            .is_some_and(|inode| inode.nlink == 0 && inode.open == 0)
+        {
+            self.inodes.remove(&ino);
         }
     }
 
@@ -408,10 +370,8 @@ impl VolatileTree {
     pub fn release(&mut self, ino: u64) {
         if let Some(inode) = self.inodes.get_mut(&ino) {
             inode.open = inode.open.saturating_sub(1);
-            if inode.nlink == 0 && inode.open == 0 {
-                self.inodes.remove(&ino);
-            }
         }
+        self.free_if_unused(ino);
     }
 
     /// Up to `size` bytes of file `ino` from `offset` (fewer at its end).
@@ -422,10 +382,11 @@ impl VolatileTree {
     pub fn read(&self, ino: u64, offset: u64, size: u32) -> Result<&[u8], TreeError> {
         match &self.inode(ino)?.body {
             Body::File(data) => {
-                let len = data.current.len();
+                let contents = data.contents();
+                let len = contents.len();
                 let start = usize::try_from(offset).unwrap_or(usize::MAX).min(len);
                 let end = start.saturating_add(size as usize).min(len);
-                Ok(&data.current[start..end])
+                Ok(&contents[start..end])
             }
             Body::Directory { .. } => Err(TreeError::IsDirectory),
         }
@@ -436,20 +397,20 @@ impl VolatileTree {
     ///
     /// # Errors
     ///
-    /// [`TreeError::NotFound`] or [`TreeError::IsDirectory`].
+    /// [`TreeError::NotFound`], [`TreeError::IsDirectory`], or [`TreeError::TooLarge`] past
+    /// [`MAX_FILE_BYTES`](crate::MAX_FILE_BYTES).
     pub fn write(&mut self, ino: u64, offset: u64, data: &[u8]) -> Result<(), TreeError> {
-        self.file_mut(ino)?.write(offset, data);
-        Ok(())
+        Ok(self.file_mut(ino)?.write(offset, data)?)
     }
 
     /// Truncates or extends file `ino` to `len` bytes. Volatile until the file is synced.
     ///
     /// # Errors
     ///
-    /// [`TreeError::NotFound`] or [`TreeError::IsDirectory`].
+    /// [`TreeError::NotFound`], [`TreeError::IsDirectory`], or [`TreeError::TooLarge`] past
+    /// [`MAX_FILE_BYTES`](crate::MAX_FILE_BYTES).
     pub fn set_len(&mut self, ino: u64, len: u64) -> Result<(), TreeError> {
-        self.file_mut(ino)?.set_len(len);
-        Ok(())
+        Ok(self.file_mut(ino)?.set_len(len)?)
     }
 
     /// Sets the permission bits of `ino`.
@@ -475,7 +436,8 @@ impl VolatileTree {
         Ok(())
     }
 
-    /// The entries of directory `dir`, `.` and `..` first, with their inodes and kinds.
+    /// The entries of directory `dir`, `.` and `..` first, then by name, with their inodes and
+    /// kinds.
     ///
     /// # Errors
     ///
@@ -499,7 +461,7 @@ impl VolatileTree {
         self.inodes
             .values()
             .filter_map(|inode| match &inode.body {
-                Body::File(data) => Some(data.dirty.iter().map(|(s, e)| e - s).sum::<u64>()),
+                Body::File(data) => Some(data.unsynced_bytes()),
                 Body::Directory { .. } => None,
             })
             .sum()

@@ -176,6 +176,12 @@ impl Failpoints {
             if repeated {
                 return Err(invalid("this failpoint is given twice"));
             }
+            if failpoints.unflushed_appends && failpoints.unsynced_appends {
+                // Each sets up sled its own way; armed together one would silently lose.
+                return Err(invalid(
+                    "plant.unflushed-appends and plant.unsynced-appends are planted one at a time",
+                ));
+            }
         }
         Ok(failpoints)
     }
@@ -256,10 +262,11 @@ mod tests {
         assert_eq!(Failpoints::parse("").unwrap(), Failpoints::default());
         let all = Failpoints::parse(
             " storage.stall=800ms, storage.full,plant.reissue-container-id,\
-             plant.unflushed-appends, plant.unsynced-appends",
+             plant.unflushed-appends",
         )
         .unwrap();
-        assert!(!all.syncs_flushes());
+        let unsynced = Failpoints::parse("plant.unsynced-appends").unwrap();
+        assert!(!unsynced.syncs_flushes() && unsynced.flushes_appends());
         assert_eq!(all.stall, Some(Duration::from_millis(800)));
         assert!(all.full && all.reissues_container_ids() && !all.flushes_appends());
         let stall = Failpoints::parse("storage.stall=2s").unwrap();
@@ -277,6 +284,11 @@ mod tests {
             ("storage.stall=10m", "storage.stall=10m", "whole number"),
             ("storage.full=yes", "storage.full=yes", "takes no value"),
             ("storage.full,storage.full", "storage.full", "given twice"),
+            (
+                "plant.unflushed-appends,plant.unsynced-appends",
+                "plant.unsynced-appends",
+                "one at a time",
+            ),
         ] {
             let err = Failpoints::parse(text).unwrap_err();
             assert!(
