@@ -17,9 +17,11 @@ type Trees = BTreeMap<&'static str, BTreeMap<Vec<u8>, Vec<u8>>>;
 /// [`flush`](StorageEngine::flush) waits a simulated sync latency and then makes every write
 /// queued before the call durable. A [`power_loss`](Self::power_loss) keeps what was synced
 /// plus a seeded prefix of the unsynced queue, as a disk that wrote some of its cache back
-/// before the power went, and loses the rest; the harness applies it to a crash of the process
-/// too, since sled holds writes it has not flushed in the process. An atomic batch is kept or
-/// lost whole.
+/// before the power went, and loses the rest. A [`crash`](Self::crash) of the process keeps,
+/// besides, every write a flush handed to the kernel: under the planted
+/// `plant.unsynced-appends` ([`plant_flushes_without_sync`](Self::plant_flushes_without_sync))
+/// a flush stops there, as sled's own flush does, so what it covered survives a crash and not a
+/// power loss. An atomic batch is kept or lost whole.
 ///
 /// Clones share the disk; it outlives the processes that use it, as a real disk does.
 #[derive(Clone, Debug)]
@@ -36,6 +38,11 @@ struct Disk {
     /// Unsynced writes in order, each with its sequence number.
     unsynced: Vec<(u64, &'static str, Vec<BatchWrite>)>,
     next_seq: u64,
+    /// Writes numbered below this were handed to the kernel by a flush: a crash of the process
+    /// keeps them.
+    flushed_upto: u64,
+    /// The planted `plant.unsynced-appends`: a flush hands writes to the kernel, never syncs.
+    flush_without_sync: bool,
     /// Bounds of one sync's latency; a slow-disk fault raises them.
     sync_latency: (Duration, Duration),
     rng: StdRng,
@@ -51,6 +58,8 @@ impl SimDisk {
                 visible: Trees::new(),
                 unsynced: Vec::new(),
                 next_seq: 0,
+                flushed_upto: 0,
+                flush_without_sync: false,
                 sync_latency: (Duration::from_micros(100), Duration::from_millis(2)),
                 rng: StdRng::seed_from_u64(seed),
                 syncs: 0,
@@ -76,6 +85,35 @@ impl SimDisk {
         }
         disk.visible = disk.durable.clone();
         pending - kept
+    }
+
+    /// The process using the disk crashed: what a flush handed to the kernel survives, with a
+    /// seeded prefix of the writes after it (sled had written some of its buffers out); the
+    /// rest is gone. Returns how many writes were lost.
+    pub fn crash(&self) -> usize {
+        let mut disk = self.lock();
+        let upto = disk.flushed_upto;
+        let handed = disk
+            .unsynced
+            .iter()
+            .take_while(|(seq, ..)| *seq < upto)
+            .count();
+        let pending = disk.unsynced.len() - handed;
+        let kept = handed + disk.rng.random_range(0..=pending);
+        disk.unsynced.truncate(kept);
+        let mut visible = disk.durable.clone();
+        for (_, tree, writes) in disk.unsynced.clone() {
+            apply(&mut visible, tree, writes);
+        }
+        disk.visible = visible;
+        disk.flushed_upto = disk.next_seq;
+        pending - (kept - handed)
+    }
+
+    /// PLANTED BUG (`plant.unsynced-appends`): from now on a flush hands the writes before it
+    /// to the kernel and syncs nothing, as sled's own flush without the fdatasync after it.
+    pub fn plant_flushes_without_sync(&self) {
+        self.lock().flush_without_sync = true;
     }
 
     /// Makes every sync take between `min` and `max` (a slow or a healthy disk).
@@ -150,6 +188,10 @@ impl StorageEngine for SimDisk {
         async move {
             tokio::time::sleep(latency).await;
             let mut disk = this.lock();
+            disk.flushed_upto = disk.flushed_upto.max(upto);
+            if disk.flush_without_sync {
+                return Ok(());
+            }
             let synced = disk
                 .unsynced
                 .iter()
@@ -282,5 +324,33 @@ mod tests {
         let lost = disk.power_loss();
         assert_eq!(tree.get(&key(1)).unwrap(), Some(vec![1]));
         assert_eq!(tree.get(&key(2)).unwrap().is_none(), lost == 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_crash_keeps_what_a_flush_handed_over_and_a_power_loss_only_what_it_synced() {
+        for planted in [false, true] {
+            let mut lost = 0;
+            for seed in 0..32 {
+                let disk = SimDisk::new(seed);
+                if planted {
+                    disk.plant_flushes_without_sync();
+                }
+                let tree = disk.open_tree("t").unwrap();
+                tree.insert(&key(1), vec![1]).unwrap();
+                disk.flush().await.unwrap();
+                assert_eq!(disk.crash(), 0);
+                assert_eq!(
+                    tree.get(&key(1)).unwrap(),
+                    Some(vec![1]),
+                    "planted {planted}"
+                );
+                disk.power_loss();
+                lost += usize::from(tree.get(&key(1)).unwrap().is_none());
+                assert_eq!(disk.syncs(), u64::from(!planted));
+            }
+            // Synced, the write survives every power loss; only handed to the kernel, some
+            // power losses take it.
+            assert_eq!(lost > 0, planted, "planted {planted}: lost in {lost} of 32");
+        }
     }
 }

@@ -138,9 +138,13 @@ impl Simulation {
         for host in &hosts {
             let config = RmConfig::from_conf(&conf, Some(host))
                 .map_err(|source| SimError::Config { source })?;
+            let disk = SimDisk::new(rng.random());
+            if !self.options.failpoints.syncs_flushes() {
+                disk.plant_flushes_without_sync();
+            }
             let replica = ReplicaHost {
                 config: Arc::new(config),
-                disk: SimDisk::new(rng.random()),
+                disk,
                 failpoints: self.options.failpoints,
                 seed: rng.random(),
                 starts: Arc::new(AtomicU64::new(0)),
@@ -304,8 +308,8 @@ impl Harness<'_> {
                     return;
                 }
                 // sled keeps what it has not flushed in the process: a crash may lose any of
-                // the unsynced writes, as a power loss does.
-                detail = format!(": {} unsynced writes lost", self.disks[host].power_loss());
+                // the writes no flush covered; the kernel keeps the rest.
+                detail = format!(": {} unflushed writes lost", self.disks[host].crash());
                 vec![Undo::Restart(host.clone())]
             }
             Fault::PowerLoss { hosts } => {

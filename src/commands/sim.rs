@@ -29,14 +29,6 @@ pub fn run(args: &SimArgs) -> anyhow::Result<ExitCode> {
         failpoints: Failpoints::from_env().context("reading the planted bugs")?,
         ..SimOptions::default()
     };
-    if !options.failpoints.syncs_flushes() {
-        bail!(
-            "{FAILPOINTS_VARIABLE}: plant.unsynced-appends leaves out the fdatasync after sled's \
-             flush, and the simulation's disks have no sled: their flush is the sync. Plant \
-             plant.unflushed-appends here, or run plant.unsynced-appends under `yarn-ha chaos \
-             run --disks volatile --faults power-loss-all-rms`"
-        );
-    }
     if let Some(duration) = args.duration {
         options.fault_time = duration;
     }
