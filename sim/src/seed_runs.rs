@@ -54,11 +54,7 @@ pub fn run_seeds(
             .collect();
         for worker in workers {
             worker.join().map_err(|panic| SimError::Panicked {
-                reason: panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                    .unwrap_or_default(),
+                reason: crate::error::panic_message(panic.as_ref()),
             })??;
         }
         Ok(())
