@@ -493,3 +493,52 @@ async fn an_enabled_config_opens_the_recovery_directory() {
     let store = must_reopen(store, &recovery_dir);
     assert_eq!(store.load().unwrap().rm_epoch, Some(8));
 }
+
+#[tokio::test]
+async fn a_store_grown_past_its_data_is_rewritten_when_opened_and_keeps_every_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = must_open(dir.path());
+    for sequence in 1..=3 {
+        store
+            .store_container_queued(&record(sequence, ExecutionType::Guaranteed))
+            .await
+            .unwrap();
+    }
+    store
+        .store_container_running(container(2), 202, 10)
+        .await
+        .unwrap();
+    drop(store);
+    {
+        // About 90 MB through a window of the last 300 values (9 MB), as records come and go
+        // over a NodeManager's life: sled keeps the space the removed ones took.
+        let db = must_open_sled(dir.path());
+        let churn = db.open_tree("churn").unwrap();
+        for round in 0..3_000u32 {
+            churn
+                .insert(round.to_be_bytes(), vec![round as u8; 30 << 10])
+                .unwrap();
+            if let Some(gone) = round.checked_sub(300) {
+                churn.remove(gone.to_be_bytes()).unwrap();
+            }
+            if round % 50 == 0 {
+                db.flush().unwrap();
+            }
+        }
+        // Then most of the window goes too, leaving ten values.
+        for gone in 2_700..2_990u32 {
+            churn.remove(gone.to_be_bytes()).unwrap();
+        }
+        db.flush().unwrap();
+    }
+    let grown = yarn_sled_sync::disk_use(dir.path()).unwrap().apparent;
+    assert!(grown > 16 << 20, "the store only took {grown} bytes");
+
+    let store = must_open(dir.path());
+    let rewritten = yarn_sled_sync::disk_use(dir.path()).unwrap().apparent;
+    assert!(rewritten * 2 < grown, "{grown} bytes became {rewritten}");
+    let state = store.load().unwrap();
+    assert_eq!(ids(&state.queued), [container(1), container(3)]);
+    assert_eq!(ids(&state.running), [container(2)]);
+    assert_eq!(state.running[0].reacquire_spec().unwrap().pid, 202);
+}

@@ -16,19 +16,22 @@
 //!
 //! The ResourceManager's Raft storage and the NodeManager's state store both open their sled
 //! databases through [`DurableDb`]. sled's files grow well past the data under steady log
-//! purging; [`compact_if_grown`] rewrites a database that did before it is opened.
+//! purging; [`compact_if_grown`] rewrites a database that did before it is opened, and
+//! [`open_rewriting_if_grown`] is how both daemons open theirs.
 
 mod compaction;
 mod durable_db;
 mod group_commit;
+mod grown_store;
 mod sled_files;
 mod store_size;
 mod sync_counts;
 mod sync_target;
 
-pub use compaction::{Compaction, compact_if_grown, is_intact};
+pub use compaction::{Compaction, GrowthLimit, compact_if_grown, is_intact};
 pub use durable_db::{DurableDb, LOCK_WAIT, is_lock_held};
 pub use group_commit::GroupCommit;
+pub use grown_store::open_rewriting_if_grown;
 pub use sled_files::SledFiles;
 pub use store_size::{DiskUse, disk_use, live_bytes};
 pub use sync_counts::SyncCounts;

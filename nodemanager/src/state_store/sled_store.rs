@@ -2,11 +2,12 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use yarn_proto::ids::ContainerId;
 use yarn_security::{MasterKey, TokenKind};
-use yarn_sled_sync::{DurableDb, SyncCounts, is_lock_held};
+use yarn_sled_sync::{DurableDb, GrowthLimit, SyncCounts, is_lock_held, open_rewriting_if_grown};
 
 use crate::Error;
 use crate::container_scheduler::ContainerRequest;
@@ -56,9 +57,18 @@ impl SledStore {
         self.db.counts()
     }
 
-    /// Opens (creating if absent) the database under `dir`. Blocks while sled recovers it.
+    /// Opens (creating if absent) the database under `dir`, first rewriting it when its files
+    /// outgrew its data ([`open_rewriting_if_grown`]: container records come and go, and
+    /// sled keeps their space). Blocks while sled recovers it.
     pub(super) fn open(dir: &Path) -> Result<Self, Error> {
-        let db = DurableDb::open(dir, sled::Config::new()).map_err(|source| {
+        let db = open_rewriting_if_grown(
+            dir,
+            sled::Config::new,
+            GrowthLimit::DEFAULT,
+            Duration::ZERO,
+            "the NodeManager state store",
+        )
+        .map_err(|source| {
             if is_lock_held(&source) {
                 Error::StateStoreLocked {
                     path: dir.to_path_buf(),

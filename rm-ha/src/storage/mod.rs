@@ -41,7 +41,7 @@ pub use log_store::RmLogStore;
 pub use snapshot_builder::RmSnapshotBuilder;
 pub use state_machine_store::RmStateMachineStore;
 pub use yarn_sled_sync::DurableDb;
-use yarn_sled_sync::{LOCK_WAIT, compact_if_grown, is_intact};
+use yarn_sled_sync::{GrowthLimit, LOCK_WAIT, open_rewriting_if_grown};
 
 use crate::error::Error;
 use crate::raft_types::RmNodeId;
@@ -49,16 +49,10 @@ use crate::raft_types::RmNodeId;
 /// sled's largest segment, its write buffer, under the planted `plant.unflushed-appends` bug.
 const PLANTED_SEGMENT_BYTES: usize = 16 << 20;
 
-/// Storage whose files exceed this many times its data, and [`COMPACTION_MIN_BYTES`], is
-/// rewritten at start: sled's segments keep purged log entries' space (`bench storage`).
-const COMPACTION_RATIO: f64 = 2.0;
-
-/// Below this the files are left as they are whatever the ratio: small stores cost little.
-const COMPACTION_MIN_BYTES: u64 = 16 << 20;
-
 /// Opens (creating if absent) the sled database under `dir`, the replica's
 /// `yarn.resourcemanager.ha.raft.storage-dir`, for durable flushes, first rewriting it when
-/// its files have grown past [`COMPACTION_RATIO`] times its data ([`compact_if_grown`]), with
+/// its files have grown past [`GrowthLimit::DEFAULT`] (sled's segments keep purged log
+/// entries' space; see [`open_rewriting_if_grown`]), with
 /// sled's background flush every 500 ms (it only shortens what a crash of the process loses of
 /// writes nobody waited for) unless a planted bug of `failpoints` turns it off:
 /// `plant.unflushed-appends` (which also enlarges sled's write buffer) or
@@ -91,25 +85,14 @@ pub fn open_db(dir: &Path, failpoints: &Failpoints) -> Result<DurableDb, Error> 
         path: dir.to_path_buf(),
         source,
     };
-    match compact_if_grown(dir, config, COMPACTION_RATIO, COMPACTION_MIN_BYTES) {
-        Ok(Some(done)) => tracing::info!(
-            path = %dir.display(),
-            live_bytes = done.live_bytes,
-            files_before = done.files_before,
-            files_after = done.files_after,
-            "rewrote the Raft storage, whose files had grown past {COMPACTION_RATIO} times its data"
-        ),
-        Ok(None) => {}
-        // The original is back in place: run on it, and try again at the next start.
-        Err(err) if is_intact(dir) => tracing::warn!(
-            path = %dir.display(),
-            %err,
-            "could not rewrite the grown Raft storage; opening it as it is"
-        ),
-        // Never open a store whose rewrite is half done: sled would start an empty one.
-        Err(err) => return Err(open_storage_error(err)),
-    }
-    let db = DurableDb::open_waiting(dir, config, LOCK_WAIT).map_err(open_storage_error)?;
+    let db = open_rewriting_if_grown(
+        dir,
+        config,
+        GrowthLimit::DEFAULT,
+        LOCK_WAIT,
+        "the Raft storage",
+    )
+    .map_err(open_storage_error)?;
     #[cfg(feature = "failpoints")]
     if !failpoints.syncs_flushes() {
         // PLANTED BUG (plant.unsynced-appends): acknowledged after sled's flush alone.
