@@ -38,8 +38,8 @@ struct Disk {
     /// Unsynced writes in order, each with its sequence number.
     unsynced: Vec<(u64, &'static str, Vec<BatchWrite>)>,
     next_seq: u64,
-    /// Writes numbered below this were handed to the kernel by a flush: a crash of the process
-    /// keeps them.
+    /// Writes numbered below this are in the kernel: handed to it by a flush, or kept through
+    /// a crash. A crash of the process keeps them.
     flushed_upto: u64,
     /// The planted `plant.unsynced-appends`: a flush hands writes to the kernel, never syncs.
     flush_without_sync: bool,
@@ -89,9 +89,15 @@ impl SimDisk {
 
     /// The process using the disk crashed: what a flush handed to the kernel survives, with a
     /// seeded prefix of the writes after it (sled had written some of its buffers out); the
-    /// rest is gone. Returns how many writes were lost.
+    /// rest is gone. Returns how many writes were lost. Without the planted bug a flush also
+    /// syncs, and a crash is a [`power_loss`](Self::power_loss) exactly, as it always was, so
+    /// that seeds keep their schedules and outcomes.
     pub fn crash(&self) -> usize {
         let mut disk = self.lock();
+        if !disk.flush_without_sync {
+            drop(disk);
+            return self.power_loss();
+        }
         let upto = disk.flushed_upto;
         let handed = disk
             .unsynced

@@ -69,17 +69,27 @@ fn an_acknowledgement_before_the_fdatasync_is_found_by_power_losses() {
         ..options()
     };
     let found = run_seeds(0..60, &planted, 2, &|_| {}).unwrap();
-    let caught = found.failures.iter().find(|f| {
-        f.violations
-            .iter()
-            .any(|v| v.contains("acknowledged write was lost"))
-    });
-    let caught = caught
-        .unwrap_or_else(|| panic!("the planted bug went unnoticed over {} seeds", found.runs));
-    // Only a power loss takes what the kernel held: a crash keeps it.
+    let caught: Vec<_> = found
+        .failures
+        .iter()
+        .filter(|f| {
+            f.violations
+                .iter()
+                .any(|v| v.contains("acknowledged write was lost"))
+        })
+        .collect();
     assert!(
-        caught.trace.iter().any(|line| line.contains("power loss")),
-        "{:#?}",
-        caught.trace
+        !caught.is_empty(),
+        "the planted bug went unnoticed over {} seeds",
+        found.runs
     );
+    // Only a power loss takes what the kernel held: a crash keeps it.
+    for failure in caught {
+        assert!(
+            failure.trace.iter().any(|line| line.contains("power loss")),
+            "seed {} lost an acknowledged write without a power loss: {:#?}",
+            failure.seed,
+            failure.trace
+        );
+    }
 }

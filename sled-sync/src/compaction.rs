@@ -83,13 +83,9 @@ pub fn compact_if_grown(
     let staging = sibling(&dir, "compacting");
     let retired = sibling(&dir, "retired");
     finish_interrupted(&dir, &staging, &retired)?;
-    if !dir.exists() || is_mount_point(&dir)? {
+    let Some(files_before) = files_to_measure(&dir, limit)? else {
         return Ok(None);
-    }
-    let files_before = disk_use(&dir)?.apparent;
-    if files_before < limit.min_bytes {
-        return Ok(None);
-    }
+    };
     let original = DurableDb::open_waiting(&dir, &config, LOCK_WAIT)?;
     let live_bytes = live_bytes(original.db())?;
     if files_before as f64 <= limit.ratio * live_bytes as f64 {
@@ -116,6 +112,17 @@ pub fn compact_if_grown(
         files_before,
         files_after: disk_use(&dir)?.apparent,
     }))
+}
+
+/// The bytes of the files of the database in `dir` when [`compact_if_grown`] opens it to
+/// measure its data: it exists, is no mount point, and its files reach `limit.min_bytes`.
+/// `None` when it is left alone unopened.
+pub(crate) fn files_to_measure(dir: &Path, limit: GrowthLimit) -> io::Result<Option<u64>> {
+    if !dir.exists() || is_mount_point(dir)? {
+        return Ok(None);
+    }
+    let files = disk_use(dir)?.apparent;
+    Ok((files >= limit.min_bytes).then_some(files))
 }
 
 /// Whether `dir` holds the database with no rewrite pending: the only state it may be opened

@@ -4,22 +4,25 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::{DurableDb, GrowthLimit, LOCK_WAIT, compact_if_grown, is_intact};
+use crate::compaction::files_to_measure;
+use crate::{DurableDb, GrowthLimit, LOCK_WAIT, compact_if_grown, is_intact, is_lock_held};
 
 /// Opens (creating if absent) the store in `dir` with the configuration `config` makes, first
 /// rewriting it when its files outgrew `limit` ([`compact_if_grown`]), and logs a rewrite or
 /// its failure naming the store as `what` ("the Raft storage"). While another instance of this
-/// process still holds the store's lock, waits up to `wait` for it, and up to [`LOCK_WAIT`]
-/// after a rewrite attempt (the rewrite's own sled threads let go shortly after).
+/// process still holds the store's lock, waits up to `wait` for it; up to [`LOCK_WAIT`] when the
+/// store was opened to be measured or rewritten first, since sled's threads let go of the lock
+/// only shortly after.
 ///
 /// Guarantees: a store whose rewrite left it anything but intact ([`is_intact`]) is never
 /// opened, since sled would start an empty one; one whose rewrite failed with the original
-/// back in place is opened as it was, and the next start tries again.
+/// back in place is opened as it was, and the next start tries again. A store another holder
+/// keeps locked is refused with sled's lock error ([`is_lock_held`]), not rewritten.
 ///
 /// # Errors
 ///
-/// The rewrite's error when it left the store not intact; otherwise sled's error opening it
-/// (a lock another holder keeps past the wait included).
+/// The lock error; the rewrite's error when it left the store not intact; otherwise sled's
+/// error opening it.
 pub fn open_rewriting_if_grown(
     dir: &Path,
     config: impl Fn() -> sled::Config,
@@ -27,8 +30,8 @@ pub fn open_rewriting_if_grown(
     wait: Duration,
     what: &str,
 ) -> sled::Result<DurableDb> {
-    let wait = match compact_if_grown(dir, &config, limit) {
-        Ok(None) => wait,
+    let opened_first = match compact_if_grown(dir, &config, limit) {
+        Ok(None) => files_to_measure(dir, limit).map_or(true, |files| files.is_some()),
         Ok(Some(done)) => {
             tracing::info!(
                 path = %dir.display(),
@@ -38,18 +41,23 @@ pub fn open_rewriting_if_grown(
                 "rewrote {what}, whose files had grown past {} times its data",
                 limit.ratio
             );
-            wait.max(LOCK_WAIT)
+            true
         }
+        Err(err) if is_lock_held(&err) => return Err(err),
         Err(err) if is_intact(dir) => {
             tracing::warn!(
                 path = %dir.display(),
                 %err,
-                "could not rewrite {what}, grown past {} times its data; opening it as it is",
-                limit.ratio
+                "could not check or rewrite the size of {what}; opening it as it is"
             );
-            wait.max(LOCK_WAIT)
+            true
         }
         Err(err) => return Err(err),
+    };
+    let wait = if opened_first {
+        wait.max(LOCK_WAIT)
+    } else {
+        wait
     };
     DurableDb::open_waiting(dir, config, wait)
 }

@@ -18,14 +18,25 @@ pub struct DiskUse {
 ///
 /// # Errors
 ///
-/// The file system's error listing `dir` or reading a file's metadata.
+/// The file system's error listing `dir` or reading a file's metadata; files and directories
+/// removed while it looks are counted as taking nothing.
 pub fn disk_use(dir: &Path) -> io::Result<DiskUse> {
     let mut total = DiskUse::default();
+    let root = dir;
     let mut pending = vec![dir.to_path_buf()];
     while let Some(dir) = pending.pop() {
-        for entry in fs::read_dir(&dir)? {
+        // sled's threads of an instance just dropped may still remove files (old snapshots,
+        // collected blobs) while the walk runs: what vanished takes no space.
+        let entries = match fs::read_dir(&dir) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound && dir != root => continue,
+            entries => entries?,
+        };
+        for entry in entries {
             let entry = entry?;
-            let metadata = entry.metadata()?;
+            let metadata = match entry.metadata() {
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                metadata => metadata?,
+            };
             if metadata.is_dir() {
                 pending.push(entry.path());
             } else {
