@@ -42,7 +42,19 @@ impl GrowthLimit {
     };
 }
 
-/// What [`compact_if_grown`] found and did.
+/// What [`compact_if_grown`] did with a database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GrowthCheck {
+    /// Left alone unopened: no database, a small one, or a directory that is a mount point
+    /// and cannot be renamed.
+    Skipped,
+    /// Opened to measure its data, closed, and left as it is: its files are within the limit.
+    WithinLimit,
+    /// Rewritten.
+    Rewritten(Compaction),
+}
+
+/// What [`compact_if_grown`] found and did when it rewrote a database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Compaction {
     /// Bytes of every key and value in the database.
@@ -55,9 +67,7 @@ pub struct Compaction {
 
 /// Rewrites the database in `dir`, opened with the configuration `config` makes, when its files
 /// exceed both of `limit`'s bounds (its `min_bytes`, and its `ratio` times the bytes of every
-/// key and value it holds); `None`
-/// when it did not (no database, a small one, or a directory that is a mount point and cannot
-/// be renamed). Must run before the database is opened, by its only user, who opens it with
+/// key and value it holds), and says what it did ([`GrowthCheck`]). Must run before the database is opened, by its only user, who opens it with
 /// [`DurableDb::open_waiting`]: the rewrite's sled threads release their lock shortly after.
 ///
 /// The copy is made in `<dir>.compacting`, made durable and marked complete before anything
@@ -73,7 +83,7 @@ pub fn compact_if_grown(
     dir: &Path,
     config: impl Fn() -> sled::Config,
     limit: GrowthLimit,
-) -> sled::Result<Option<Compaction>> {
+) -> sled::Result<GrowthCheck> {
     // Through a symbolic link the renames would move the link, not the data.
     let dir = if dir.exists() {
         fs::canonicalize(dir)?
@@ -83,13 +93,17 @@ pub fn compact_if_grown(
     let staging = sibling(&dir, "compacting");
     let retired = sibling(&dir, "retired");
     finish_interrupted(&dir, &staging, &retired)?;
-    let Some(files_before) = files_to_measure(&dir, limit)? else {
-        return Ok(None);
-    };
+    if !dir.exists() || is_mount_point(&dir)? {
+        return Ok(GrowthCheck::Skipped);
+    }
+    let files_before = disk_use(&dir)?.apparent;
+    if files_before < limit.min_bytes {
+        return Ok(GrowthCheck::Skipped);
+    }
     let original = DurableDb::open_waiting(&dir, &config, LOCK_WAIT)?;
     let live_bytes = live_bytes(original.db())?;
     if files_before as f64 <= limit.ratio * live_bytes as f64 {
-        return Ok(None);
+        return Ok(GrowthCheck::WithinLimit);
     }
     let copy = DurableDb::open(&staging, config())?;
     copy_records(original.db(), copy.db())?;
@@ -107,22 +121,11 @@ pub fn compact_if_grown(
     fs::remove_dir_all(&retired)?;
     fs::remove_file(dir.join(COMPLETE))?;
     sync_dir(&dir)?;
-    Ok(Some(Compaction {
+    Ok(GrowthCheck::Rewritten(Compaction {
         live_bytes,
         files_before,
         files_after: disk_use(&dir)?.apparent,
     }))
-}
-
-/// The bytes of the files of the database in `dir` when [`compact_if_grown`] opens it to
-/// measure its data: it exists, is no mount point, and its files reach `limit.min_bytes`.
-/// `None` when it is left alone unopened.
-pub(crate) fn files_to_measure(dir: &Path, limit: GrowthLimit) -> io::Result<Option<u64>> {
-    if !dir.exists() || is_mount_point(dir)? {
-        return Ok(None);
-    }
-    let files = disk_use(dir)?.apparent;
-    Ok((files >= limit.min_bytes).then_some(files))
 }
 
 /// Whether `dir` holds the database with no rewrite pending: the only state it may be opened
@@ -254,9 +257,11 @@ mod tests {
         let parent = tempfile::tempdir().unwrap();
         let dir = parent.path().join("raft");
         let live = fill(&dir, 40);
-        let compaction = compact_if_grown(&dir, sled::Config::new, limit(2.0, 0))
-            .unwrap()
-            .expect("a database of mostly garbage is rewritten");
+        let GrowthCheck::Rewritten(compaction) =
+            compact_if_grown(&dir, sled::Config::new, limit(2.0, 0)).unwrap()
+        else {
+            panic!("a database of mostly garbage is rewritten");
+        };
         assert_eq!(compaction.live_bytes, live);
         assert!(compaction.files_before > 2 * live, "{compaction:?}");
         assert!(
@@ -276,7 +281,7 @@ mod tests {
         // Below the size floor nothing happens, whatever the ratio.
         assert_eq!(
             compact_if_grown(&dir, sled::Config::new, limit(2.0, u64::MAX)).unwrap(),
-            None
+            GrowthCheck::Skipped
         );
         assert!(is_intact(&dir));
     }
@@ -297,7 +302,7 @@ mod tests {
         assert!(!is_intact(&dir));
         assert_eq!(
             compact_if_grown(&dir, sled::Config::new, limit(1_000.0, 0)).unwrap(),
-            None
+            GrowthCheck::WithinLimit
         );
         assert!(is_intact(&dir));
         assert!(!sibling(&dir, "retired").exists());
@@ -310,7 +315,7 @@ mod tests {
         fs::write(sibling(&dir, "compacting").join("db"), b"partial").unwrap();
         assert_eq!(
             compact_if_grown(&dir, sled::Config::new, limit(1_000.0, 0)).unwrap(),
-            None
+            GrowthCheck::WithinLimit
         );
         assert!(!sibling(&dir, "compacting").exists());
         assert_eq!(live_bytes(&open(&dir)).unwrap(), live);
@@ -321,7 +326,7 @@ mod tests {
         fs::create_dir_all(sibling(&dir, "compacting")).unwrap();
         assert_eq!(
             compact_if_grown(&dir, sled::Config::new, limit(1_000.0, 0)).unwrap(),
-            None
+            GrowthCheck::WithinLimit
         );
         assert!(is_intact(&dir) && !sibling(&dir, "compacting").exists());
         assert_eq!(live_bytes(&open(&dir)).unwrap(), live);

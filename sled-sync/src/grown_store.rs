@@ -4,8 +4,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::compaction::files_to_measure;
-use crate::{DurableDb, GrowthLimit, LOCK_WAIT, compact_if_grown, is_intact, is_lock_held};
+use crate::{
+    DurableDb, GrowthCheck, GrowthLimit, LOCK_WAIT, compact_if_grown, is_intact, is_lock_held,
+};
 
 /// Opens (creating if absent) the store in `dir` with the configuration `config` makes, first
 /// rewriting it when its files outgrew `limit` ([`compact_if_grown`]), and logs a rewrite or
@@ -31,8 +32,9 @@ pub fn open_rewriting_if_grown(
     what: &str,
 ) -> sled::Result<DurableDb> {
     let opened_first = match compact_if_grown(dir, &config, limit) {
-        Ok(None) => files_to_measure(dir, limit).map_or(true, |files| files.is_some()),
-        Ok(Some(done)) => {
+        Ok(GrowthCheck::Skipped) => false,
+        Ok(GrowthCheck::WithinLimit) => true,
+        Ok(GrowthCheck::Rewritten(done)) => {
             tracing::info!(
                 path = %dir.display(),
                 live_bytes = done.live_bytes,

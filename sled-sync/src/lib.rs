@@ -28,7 +28,7 @@ mod store_size;
 mod sync_counts;
 mod sync_target;
 
-pub use compaction::{Compaction, GrowthLimit, compact_if_grown, is_intact};
+pub use compaction::{Compaction, GrowthCheck, GrowthLimit, compact_if_grown, is_intact};
 pub use durable_db::{DurableDb, LOCK_WAIT, is_lock_held};
 pub use group_commit::GroupCommit;
 pub use grown_store::open_rewriting_if_grown;

@@ -82,6 +82,13 @@ impl VolatileFs {
         }
     }
 
+    fn reply_attr(&self, result: Result<Attr, TreeError>, reply: ReplyAttr) {
+        match result {
+            Ok(attr) => reply.attr(&NO_CACHE, &self.file_attr(&attr)),
+            Err(e) => reply.error(errno(e)),
+        }
+    }
+
     fn reply_entry(&self, result: Result<Attr, TreeError>, reply: ReplyEntry) {
         match result {
             Ok(attr) => reply.entry(&NO_CACHE, &self.file_attr(&attr), Generation(0)),
@@ -109,10 +116,8 @@ impl Filesystem for VolatileFs {
     }
 
     fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
-        match self.tree().attr(ino.0) {
-            Ok(attr) => reply.attr(&NO_CACHE, &self.file_attr(&attr)),
-            Err(e) => reply.error(errno(e)),
-        }
+        let found = self.tree().attr(ino.0);
+        self.reply_attr(found, reply);
     }
 
     fn setattr(
@@ -139,10 +144,7 @@ impl Filesystem for VolatileFs {
             .and_then(|()| mode.map_or(Ok(()), |mode| tree.set_perm(ino.0, perm(mode, 0))))
             .and_then(|()| tree.attr(ino.0));
         drop(tree);
-        match changed {
-            Ok(attr) => reply.attr(&NO_CACHE, &self.file_attr(&attr)),
-            Err(e) => reply.error(errno(e)),
-        }
+        self.reply_attr(changed, reply);
     }
 
     fn mknod(
