@@ -3,7 +3,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -13,7 +13,7 @@ use yarn_client::{RmClient, RmClientConfig, RmService};
 use yarn_conf::HostPort;
 use yarn_proto::ids::NodeId;
 use yarn_proto::pb;
-use yarn_security::{Authorizer, HadoopIpcShare, Incoming, TlsConfig};
+use yarn_security::{Authorizer, HadoopIpcShare, Incoming, TlsConfig, now_ms};
 
 use yarn_amrmproxy::{AmrmProxy, AmrmProxyDispatcher, InterceptorPipeline, InterceptorRegistry};
 
@@ -346,15 +346,6 @@ async fn bind(key: &'static str, address: &HostPort) -> Result<TcpListener, Erro
             key,
             address: address.to_string(),
             source: IoCause::from(source),
-        })
-}
-
-/// Milliseconds since the Unix epoch; 0 if the clock is before it.
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
         })
 }
 

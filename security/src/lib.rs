@@ -35,6 +35,7 @@ mod authz;
 mod certificate_refusal;
 mod connection_limits;
 mod connector;
+mod dialer;
 mod hadoop_ipc_settings;
 mod hadoop_ipc_share;
 mod identity;
@@ -49,11 +50,13 @@ mod role;
 mod status_message_bound;
 pub mod tls;
 mod tls_config;
+mod wall_clock;
 
 pub use authz::{Authorizer, Caller, authorize, peer_identity, peer_info};
 pub use certificate_refusal::CertificateRefusal;
 pub use connection_limits::ConnectionLimits;
 pub use connector::{ChannelOptions, TlsConnector, connect, connect_lazy, dial};
+pub use dialer::{Dialer, tls_dialer};
 pub use hadoop_ipc_settings::HadoopIpcSettings;
 pub use hadoop_ipc_share::HadoopIpcShare;
 pub use identity::PeerIdentity;
@@ -65,6 +68,7 @@ pub use status_message_bound::{
 };
 pub use tls::{Credentials, install_crypto_provider};
 pub use tls_config::{TlsConfig, TlsFiles};
+pub use wall_clock::{SimulatedClock, now_ms};
 
 // The process's limits.
 mod open_files_limit;

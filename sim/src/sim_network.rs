@@ -24,8 +24,7 @@ use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tonic::transport::server::Connected;
 use tonic::transport::{Endpoint, Uri};
-use yarn_rm_ha::raft_network::RaftDialer;
-use yarn_security::{PeerIdentity, PeerInfo, Role};
+use yarn_security::{Dialer, PeerIdentity, PeerInfo, Role};
 
 /// The links the harness has cut, by sending and receiving host, shared by every host of a
 /// run.
@@ -88,7 +87,7 @@ impl Cuts {
 
 /// A dialer of Raft peers for host `local` over the simulated network, with `rpc_timeout` on
 /// each request and on connecting.
-pub(crate) fn dialer(local: String, cuts: Cuts, rpc_timeout: Duration) -> RaftDialer {
+pub(crate) fn dialer(local: String, cuts: Cuts, rpc_timeout: Duration) -> Dialer {
     Arc::new(move |address: &str| {
         let endpoint = Endpoint::from_shared(format!("http://{address}"))
             .map_err(|_| yarn_security::Error::InvalidAddress {

@@ -1,6 +1,6 @@
 //! [`TopSnapshot`]: the ResourceManager's figures behind one refresh of `yarn-ha top`.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use yarn_security::now_ms;
 
 use yarn_proto::pb;
 
@@ -56,12 +56,4 @@ impl TopSnapshot {
             applications,
         })
     }
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |since| {
-            i64::try_from(since.as_millis()).unwrap_or(i64::MAX)
-        })
 }

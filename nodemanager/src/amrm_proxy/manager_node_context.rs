@@ -2,7 +2,6 @@
 //! manager.
 
 use std::sync::{OnceLock, Weak};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use yarn_amrmproxy::NodeContext;
 use yarn_proto::ids::NodeId;
@@ -63,10 +62,6 @@ impl NodeContext for ManagerNodeContext {
     }
 
     fn now_ms(&self) -> i64 {
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |elapsed| {
-                i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
-            })
+        yarn_security::now_ms()
     }
 }

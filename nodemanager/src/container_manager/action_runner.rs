@@ -7,10 +7,10 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use yarn_proto::ids::{ApplicationId, ContainerId};
 
-use super::manager_core::now_ms;
 use super::{EntryState, ManagerCore, Work};
 use crate::executor::{ContainerExit, ContainerHandle};
 use crate::{ContainerExecutor, Error};
+use yarn_security::now_ms;
 
 /// The exit status of a container whose launch failed (its directories, files or shell could
 /// not be set up), as YARN reports a container whose launch threw.

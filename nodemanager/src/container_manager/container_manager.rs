@@ -15,7 +15,6 @@ use yarn_security::{Authorizer, MasterKey};
 use yarn_sled_sync::SyncCounts;
 
 use super::launch_context::{accepted_record, token_resources};
-use super::manager_core::now_ms;
 use super::recovery::restored_keys;
 use super::{
     ActionRunner, ContainerEntry, ContainerManagerService, ContainerRefusal, ContainerReport,
@@ -31,6 +30,7 @@ use crate::token_check::{
     ContainerStartRefusal, NmKeyKind, VerifiedContainer, check_container_start, check_nm_token,
 };
 use crate::{ContainerExecutor, Error, NmConfig, NmStateStore};
+use yarn_security::now_ms;
 
 /// The diagnostic of a container stopped by its application master (YARN's text); its exit
 /// status is `KILLED_BY_APPMASTER` (-105).

@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard, PoisonError};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use tokio::sync::{mpsc, watch};
 use yarn_proto::ids::NodeId;
@@ -114,13 +113,4 @@ impl ManagerCore {
     fn lock_state(&self) -> MutexGuard<'_, ManagerState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
-}
-
-/// This node's clock in milliseconds since the Unix epoch, as tokens and records carry times.
-pub(super) fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
-        })
 }

@@ -2,7 +2,7 @@
 //! its allocate calls. Soft state: a new leader starts with none, and the AM registers again.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::Instant;
+use tokio::time::Instant;
 
 use yarn_proto::pb;
 

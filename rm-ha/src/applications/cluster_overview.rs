@@ -102,7 +102,7 @@ impl ClusterOverview {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Instant;
+    use tokio::time::Instant;
 
     use yarn_proto::ids::NodeId;
     use yarn_proto::pb;

@@ -1,8 +1,9 @@
 //! The leader's soft state about NodeManagers: registrations, heartbeat sequence and liveness.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use tokio::time::Instant;
 use yarn_opportunistic::{NodeLoad, NodeQueueLoadMonitor, OpportunisticPlacement, RemoteNode};
 use yarn_proto::ids::NodeId;
 use yarn_proto::pb;

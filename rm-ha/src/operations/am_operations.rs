@@ -3,8 +3,9 @@
 //! `distributed_scheduling`.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use tokio::time::Instant;
 use yarn_proto::ids::{ApplicationAttemptId, ContainerId};
 use yarn_proto::pb;
 use yarn_proto::token_metadata::{AMRM_TOKEN_METADATA_KEY, PresentedToken};
@@ -16,12 +17,13 @@ use crate::applications::container_updates::{UpdateDecisions, decide_updates, re
 use crate::applications::{
     AmSession, DiagnosticsLimit, ResponseIdCheck, TokenIssuer, allocate_response,
 };
-use crate::replica::{Leadership, Proposer, now_ms};
+use crate::replica::{Leadership, Proposer};
 use crate::scheduling::{OpportunisticSettings, QueueConfigSource};
 use crate::state_machine::{
     ABORTED, CommandV1, ContainerCompletion, ContainerKey, ContainerUpdate, FinalStatus, RmCommand,
     RmResponse, RmState, StateView,
 };
+use yarn_security::now_ms;
 
 /// What the leader records for a container its AM released.
 const RELEASED_DIAGNOSTIC: &str = "Container released by the application";

@@ -16,12 +16,13 @@ use crate::applications::{
     DiagnosticsLimit, QueueApplications, SubmissionLimits, recorded_application_type,
     submitted_credentials,
 };
-use crate::replica::{Leadership, Proposer, now_ms};
+use crate::replica::{Leadership, Proposer};
 use crate::scheduling::{QueueConfigSource, queue_info_proto};
 use crate::state_machine::{
     ABORTED, ApplicationRecord, ApplicationState, CommandV1, RmCommand, RmResponse, StateView,
 };
 use crate::telemetry::{LeaderFigures, QueueFigures};
+use yarn_security::now_ms;
 
 /// The client operations of one replica: users create and submit applications, kill, move
 /// and reprioritize them, and read reports of applications, attempts, containers, nodes and

@@ -2,15 +2,15 @@
 //! ApplicationMasterProtocol's: what a NodeManager's AMRMProxy calls when it places
 //! OPPORTUNISTIC containers itself.
 
-use std::time::Instant;
+use tokio::time::Instant;
 
 use yarn_proto::pb;
 
 use super::RmError;
 use super::am_operations::{AmCaller, AmOperations, resource_proto};
 use crate::applications::remote_containers::{describe, remote_containers};
-use crate::replica::now_ms;
 use crate::state_machine::{CommandV1, RmCommand, RmResponse};
+use yarn_security::now_ms;
 
 impl AmOperations {
     /// Refuses the protocol when this RM runs no opportunistic allocator (neither

@@ -1,7 +1,8 @@
 //! [`ResourceTrackerOperations`]: NodeManager registration and heartbeats.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use tokio::time::Instant;
 use yarn_proto::ids::NodeId;
 use yarn_proto::pb::{self, NodeActionProto};
 use yarn_security::Caller;
@@ -9,8 +10,9 @@ use yarn_security::Caller;
 use super::RmError;
 use crate::applications::DiagnosticsLimit;
 use crate::nodes::{HeartbeatVerdict, cleanup, reported_completions};
-use crate::replica::{LeaderGate, Proposer, now_ms};
+use crate::replica::{LeaderGate, Proposer};
 use crate::state_machine::{CommandV1, MasterKeyKind, RmCommand, RmState, StateView};
+use yarn_security::now_ms;
 
 /// The leader's ResourceTracker operations.
 ///

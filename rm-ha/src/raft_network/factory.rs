@@ -5,22 +5,15 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use openraft::RaftNetworkFactory;
 use tonic::transport::Channel;
-use yarn_security::{ChannelOptions, TlsConfig, connect_lazy};
+use yarn_security::{ChannelOptions, Dialer, TlsConfig, tls_dialer};
 
 use super::RaftGrpcNetwork;
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
 
-/// Builds a lazily connected channel to a peer's Raft address (`host:port`).
-///
-/// # Errors
-///
-/// [`yarn_security::Error::InvalidAddress`] when the address is not `host:port`.
-pub type RaftDialer = Arc<dyn Fn(&str) -> Result<Channel, yarn_security::Error> + Send + Sync>;
-
 /// Creates openraft's per-peer clients, sharing one lazily connected tonic channel per peer.
 ///
-/// A peer's channel is built on first use by the factory's [`RaftDialer`], in a replica
-/// [`connect_lazy`] with mutual TLS and `options` (connect timeout, HTTP/2 keepalive while
+/// A peer's channel is built on first use by the factory's [`Dialer`], in a replica
+/// [`tls_dialer`] with mutual TLS and `options` (connect timeout, HTTP/2 keepalive while
 /// idle, default request deadline), and kept for the life of the
 /// factory: tonic reconnects it after failures, so openraft's repeated `new_client` calls after
 /// errors never pile up connections. A peer whose Raft address changes (a membership change)
@@ -34,7 +27,7 @@ pub type RaftDialer = Arc<dyn Fn(&str) -> Result<Channel, yarn_security::Error> 
 #[derive(Clone)]
 pub struct RaftGrpcNetworkFactory {
     rm_id: String,
-    dialer: RaftDialer,
+    dialer: Dialer,
     address_book: Arc<BTreeMap<String, String>>,
     /// Channels by peer node id, with the address each was built for. A std mutex: it guards
     /// only map lookups and inserts and is never held across an `.await`.
@@ -53,15 +46,11 @@ impl RaftGrpcNetworkFactory {
     /// The factory of replica `rm_id`, which dials peers with `tls` (presenting this replica's
     /// own resourcemanager certificate, whose name must be `rm_id` for peers to accept it).
     pub fn new(rm_id: impl Into<String>, tls: TlsConfig, options: ChannelOptions) -> Self {
-        let client_config = tls.client_config();
-        Self::dialing_with(
-            rm_id,
-            Arc::new(move |address| connect_lazy(address, client_config.clone(), &options)),
-        )
+        Self::dialing_with(rm_id, tls_dialer(&tls, options))
     }
 
     /// The factory of replica `rm_id` dialing peers with `dialer`: the simulation's network.
-    pub fn dialing_with(rm_id: impl Into<String>, dialer: RaftDialer) -> Self {
+    pub fn dialing_with(rm_id: impl Into<String>, dialer: Dialer) -> Self {
         Self {
             rm_id: rm_id.into(),
             dialer,

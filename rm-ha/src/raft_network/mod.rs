@@ -26,7 +26,7 @@ mod wire;
 pub use append_batch::MAX_APPEND_BYTES;
 pub use election_hold::ElectionHold;
 pub(crate) use election_state::{ElectionState, voter_view};
-pub use factory::{RaftDialer, RaftGrpcNetworkFactory};
+pub use factory::RaftGrpcNetworkFactory;
 pub use network::RaftGrpcNetwork;
 pub(crate) use pre_vote::grant;
 pub use pre_vote::{HoldElection, PreVoteRefusal, PreVoteRequest, PreVoteResponse};

@@ -11,13 +11,13 @@ use yarn_proto::ids::ContainerId;
 use yarn_proto::pb;
 use yarn_proto::pb::container_management_protocol_client::ContainerManagementProtocolClient;
 use yarn_proto::token_metadata::{NM_TOKEN_METADATA_KEY, insert_token};
-use yarn_security::{ChannelOptions, TlsConfig};
+use yarn_security::Dialer;
 
-use super::clock::now_ms;
 use super::leadership::Leadership;
 use super::raft_proposer::RaftProposer;
 use crate::applications::{AmLaunch, pending_launches};
 use crate::state_machine::{ABORTED, CommandV1, ContainerKey, RmCommand, StateView};
+use yarn_security::now_ms;
 
 /// YARN's exception class for a start the node cannot take yet (not registered with this
 /// leader's epoch); the launcher tries again.
@@ -36,11 +36,11 @@ pub(crate) struct AmLauncher {
     pub(crate) state: StateView,
     /// The leadership whose soft state the service works on.
     pub(crate) leadership: Arc<Leadership>,
-    /// The replica's TLS setting; its certificate is the launcher's client identity.
-    pub(crate) tls: TlsConfig,
+    /// Reaches NodeManagers: with the replica's certificate as the launcher's identity, each
+    /// call bounded by the launcher's call timeout.
+    pub(crate) dialer: Dialer,
     pub(crate) container_token_expiry: Duration,
     pub(crate) check_interval: Duration,
-    pub(crate) call_timeout: Duration,
 }
 
 impl AmLauncher {
@@ -95,11 +95,7 @@ impl AmLauncher {
         if let Some(channel) = channels.get(node) {
             return Some(channel.clone());
         }
-        let options = ChannelOptions {
-            request_timeout: self.call_timeout,
-            ..ChannelOptions::default()
-        };
-        match yarn_security::connect_lazy(node, self.tls.client_config(), &options) {
+        match (self.dialer)(node) {
             Ok(channel) => {
                 channels.insert(node.to_owned(), channel.clone());
                 Some(channel)

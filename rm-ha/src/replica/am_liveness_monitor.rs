@@ -2,12 +2,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 
-use super::clock::now_ms;
 use super::leadership::Leadership;
 use super::raft_proposer::RaftProposer;
 use crate::applications::AmSession;
@@ -15,6 +15,7 @@ use crate::state_machine::{
     ABORTED, ApplicationState, CommandV1, ContainerCompletion, ContainerKey, RmCommand, RmState,
     StateView,
 };
+use yarn_security::now_ms;
 
 /// Fails the attempts whose registered AM has not called allocate for
 /// `yarn.am.liveness-monitor.expiry-interval-ms`, and ends the AM containers of ended

@@ -1,16 +1,17 @@
 //! The leader's asynchronous scheduling loop.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::clock::now_ms;
 use super::leadership::Leadership;
 use super::raft_proposer::RaftProposer;
-use crate::scheduling::{PassOutcome, QueueConfigSource, RecoveryWait};
+use crate::scheduling::{LeaderScheduler, PassOutcome, QueueConfigSource, RecoveryWait};
 use crate::state_machine::{CommandV1, ExecutionType, RmCommand, RmResponse, StateView};
 use crate::telemetry::RmMetrics;
+use yarn_security::now_ms;
 
 /// The most allocations one Raft entry carries, about 600 KB encoded. A pass that fills an
 /// empty cluster of thousands of nodes can place hundreds of thousands of containers; as one
@@ -51,9 +52,24 @@ pub(crate) struct AsyncScheduler {
     pub(crate) nodes_used: usize,
     /// Where each pass's length and allocations are recorded.
     pub(crate) metrics: Arc<RmMetrics>,
+    /// Where the passes run.
+    pub(crate) passes: PassThreads,
     /// The replica's failpoints, for the planted `plant.reissue-container-id` bug.
     #[cfg(feature = "failpoints")]
     pub(crate) failpoints: crate::storage::Failpoints,
+}
+
+/// Where a leader's scheduling passes run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PassThreads {
+    /// On tokio's blocking threads: a pass over thousands of nodes takes hundreds of
+    /// milliseconds of CPU, which must not starve Raft's heartbeats and the RPCs on the async
+    /// workers. What a replica does.
+    #[default]
+    Blocking,
+    /// On the scheduling loop's own task: what the deterministic simulation does, since a
+    /// blocking thread runs on the host's clock and scheduler, outside the simulation's order.
+    Inline,
 }
 
 impl AsyncScheduler {
@@ -87,8 +103,7 @@ impl AsyncScheduler {
             let least_loaded = self
                 .leadership
                 .nodes(|tracker| tracker.least_loaded_nodes(Instant::now(), self.nodes_used));
-            // A pass over thousands of nodes takes hundreds of milliseconds of CPU: off the
-            // async workers, so that Raft heartbeats and RPCs are not starved meanwhile.
+            // Read before the pass, on this task: a blocking thread sees only the host's clock.
             let (leadership, state, source, nodes) = (
                 Arc::clone(&self.leadership),
                 self.state.clone(),
@@ -96,18 +111,28 @@ impl AsyncScheduler {
                 Arc::clone(&nodes),
             );
             let pass_started = Instant::now();
-            let pass = tokio::task::spawn_blocking(move || {
-                leadership
-                    .scheduler()
-                    .blocking_with_reconciled(&state, &source, &nodes, |leader| {
-                        if ready {
-                            leader.schedule(now_ms(), &least_loaded)
-                        } else {
-                            PassOutcome::default()
-                        }
+            let now = now_ms();
+            let schedule = move |leader: &mut LeaderScheduler| {
+                if ready {
+                    leader.schedule(now, &least_loaded)
+                } else {
+                    PassOutcome::default()
+                }
+            };
+            let pass = match self.passes {
+                PassThreads::Blocking => {
+                    tokio::task::spawn_blocking(move || {
+                        let cell = leadership.scheduler();
+                        cell.blocking_with_reconciled(&state, &source, &nodes, schedule)
                     })
-            });
-            let Ok(reconciled) = pass.await else {
+                    .await
+                }
+                PassThreads::Inline => Ok(leadership
+                    .scheduler()
+                    .inline_with_reconciled(&state, &source, &nodes, schedule)
+                    .await),
+            };
+            let Ok(reconciled) = pass else {
                 tracing::error!(
                     "a scheduling pass panicked; the scheduler is rebuilt from the state"
                 );

@@ -8,16 +8,14 @@ const QUEUE_CONFIG_RETRY_INTERVAL: Duration = Duration::from_secs(1);
 /// How often the AM launcher looks for AM containers to start: a tenth of the default NM
 /// heartbeat, so launching adds little to an application's start.
 const AM_LAUNCH_CHECK_INTERVAL: Duration = Duration::from_millis(100);
-/// Bound on one call from the AM launcher to a NodeManager.
-const AM_LAUNCH_CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
-use yarn_security::TlsConfig;
+use yarn_security::Dialer;
 
 use super::am_launcher::AmLauncher;
 use super::am_liveness_monitor::AmLivenessMonitor;
-use super::async_scheduler::AsyncScheduler;
+use super::async_scheduler::{AsyncScheduler, PassThreads};
 use super::leadership::Leadership;
 use super::master_key_service::MasterKeyService;
 use super::nm_liveness_monitor::NmLivenessMonitor;
@@ -46,8 +44,10 @@ pub(crate) struct LeaderServices {
     pub(crate) key_check_interval: Duration,
     /// Where the scheduling loop records its passes.
     pub(crate) metrics: Arc<RmMetrics>,
-    /// The replica's TLS setting, for calls to NodeManagers.
-    pub(crate) tls: TlsConfig,
+    /// How the AM launcher reaches NodeManagers.
+    pub(crate) dialer: Dialer,
+    /// Where scheduling passes run.
+    pub(crate) passes: PassThreads,
     /// The replica's failpoints, for the scheduler's planted bug.
     #[cfg(feature = "failpoints")]
     pub(crate) failpoints: crate::storage::Failpoints,
@@ -98,6 +98,7 @@ impl LeaderServices {
             scheduling_wait: self.config.scheduling_wait,
             nodes_used: self.config.opportunistic.nodes_used,
             metrics: Arc::clone(&self.metrics),
+            passes: self.passes,
             #[cfg(feature = "failpoints")]
             failpoints: self.failpoints,
         };
@@ -105,10 +106,9 @@ impl LeaderServices {
             proposer: self.proposer.clone(),
             state: self.state.clone(),
             leadership: Arc::clone(leadership),
-            tls: self.tls.clone(),
+            dialer: self.dialer.clone(),
             container_token_expiry: self.config.container_allocation_expiry,
             check_interval: AM_LAUNCH_CHECK_INTERVAL,
-            call_timeout: AM_LAUNCH_CALL_TIMEOUT,
         };
         let am_liveness = AmLivenessMonitor {
             proposer: self.proposer.clone(),

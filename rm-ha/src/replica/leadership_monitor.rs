@@ -8,13 +8,13 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use super::clock::now_ms;
 use super::leader_gate::Serving;
 use super::leader_services::LeaderServices;
 use super::leadership::Leadership;
 use super::raft_proposer::RaftProposer;
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
 use crate::state_machine::{CommandV1, RmCommand, RmResponse};
+use yarn_security::now_ms;
 
 /// How long a leadership that ended waits for its services to stop at their next await point
 /// before aborting them.
@@ -58,7 +58,7 @@ impl ActiveLeadership {
 ///   leadership owns, and are cancelled, and the role set back to [`Serving::NotLeader`], as
 ///   soon as the metrics show another state or another term; they are awaited (at most
 ///   [`SERVICES_STOP`], then aborted) before another leadership can start theirs.
-pub(crate) struct LeadershipMonitor {
+pub struct LeadershipMonitor {
     pub(crate) raft: Raft<RmTypeConfig>,
     /// Proposes this leadership's `BeginEpoch`.
     pub(crate) proposer: RaftProposer,
@@ -73,7 +73,7 @@ pub(crate) struct LeadershipMonitor {
 
 impl LeadershipMonitor {
     /// Runs until `shutdown` is cancelled or Raft stops.
-    pub(crate) async fn run(self) {
+    pub async fn run(self) {
         let mut metrics = self.raft.metrics();
         let mut leadership: Option<ActiveLeadership> = None;
         let mut seen_leader = None;

@@ -6,13 +6,13 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use yarn_security::{KeyAction, KeyRollingSchedule, MasterKey};
 
-use super::clock::now_ms;
 use super::raft_proposer::RaftProposer;
 use crate::RmConfig;
 use crate::state_machine::{
     CommandV1, MasterKeyChange, MasterKeyKind, MasterKeyPair, RmCommand, RmResponse, StateView,
     StoredMasterKey,
 };
+use yarn_security::now_ms;
 
 /// The id of the first key of every kind. Ids only need to differ between a key and its
 /// successor, which they do by construction.

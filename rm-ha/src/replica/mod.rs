@@ -14,7 +14,6 @@
 mod am_launcher;
 mod am_liveness_monitor;
 mod async_scheduler;
-mod clock;
 mod election_timer;
 mod leader_gate;
 mod leader_services;
@@ -30,14 +29,17 @@ mod raft_core;
 mod raft_proposer;
 #[cfg(feature = "failpoints")]
 mod reissued_container_ids;
+mod replica_services;
 mod resource_manager;
 
-pub(crate) use clock::now_ms;
+pub use async_scheduler::PassThreads;
 pub use leader_gate::{LeaderGate, Serving};
 pub use leadership::Leadership;
+pub use leadership_monitor::LeadershipMonitor;
 pub(crate) use leadership_monitor::leader_rm_id;
 pub(crate) use leadership_transfer::LeadershipTransfer;
 pub use member_changes::{MemberChangeError, MemberChanges};
 pub(crate) use proposer::Proposer;
 pub use raft_core::RaftCore;
+pub use replica_services::{ReplicaServices, ServiceWiring};
 pub use resource_manager::{ResourceManager, RmListeners};

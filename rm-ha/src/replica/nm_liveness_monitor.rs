@@ -2,14 +2,15 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::clock::now_ms;
 use super::leadership::Leadership;
 use super::raft_proposer::RaftProposer;
 use crate::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
+use yarn_security::now_ms;
 
 /// Declares LOST every node silent for longer than `yarn.nm.liveness-monitor.expiry-interval-ms`,
 /// checking every `check_interval` until `token` is cancelled, and completes the lost node's

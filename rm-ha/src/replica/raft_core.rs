@@ -38,6 +38,10 @@ pub struct RaftCore {
     /// The service its peers call.
     pub service: RaftGrpcService,
     config: Arc<RmConfig>,
+    metrics: Arc<RmMetrics>,
+    authorizer: Authorizer,
+    #[cfg(feature = "failpoints")]
+    failpoints: Failpoints,
 }
 
 impl RaftCore {
@@ -90,7 +94,7 @@ impl RaftCore {
             .with_metrics(Arc::clone(&metrics));
         let state_machine = RmStateMachineStore::new(engine)?
             .with_failpoints(failpoints)
-            .with_metrics(metrics);
+            .with_metrics(Arc::clone(&metrics));
         let state = state_machine.state_view();
         let raft = Raft::new(
             node_id,
@@ -116,7 +120,32 @@ impl RaftCore {
             network,
             service,
             config,
+            metrics,
+            authorizer,
+            #[cfg(feature = "failpoints")]
+            failpoints,
         })
+    }
+
+    /// The replica's configuration.
+    pub(crate) fn config(&self) -> &Arc<RmConfig> {
+        &self.config
+    }
+
+    /// Where the replica's figures are recorded.
+    pub(crate) fn metrics(&self) -> Arc<RmMetrics> {
+        Arc::clone(&self.metrics)
+    }
+
+    /// Who may call the replica's services.
+    pub(crate) fn authorizer(&self) -> Authorizer {
+        self.authorizer
+    }
+
+    /// The failpoints the replica runs with.
+    #[cfg(feature = "failpoints")]
+    pub(crate) fn failpoints(&self) -> Failpoints {
+        self.failpoints
     }
 
     /// Starts elections with pre-vote until `shutdown` is cancelled or openraft stops, drawing

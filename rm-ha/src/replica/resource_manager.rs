@@ -13,30 +13,20 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
+use tonic::transport::Server;
 use yarn_conf::{HostPort, RmEndpoints};
-use yarn_proto::pb::application_client_protocol_server::ApplicationClientProtocolServer;
-use yarn_proto::pb::application_master_protocol_server::ApplicationMasterProtocolServer;
-use yarn_proto::pb::distributed_scheduling_am_protocol_server::DistributedSchedulingAmProtocolServer;
-use yarn_proto::pb::resource_manager_administration_protocol_server::ResourceManagerAdministrationProtocolServer;
-use yarn_proto::pb::resource_tracker_server::ResourceTrackerServer;
-use yarn_security::{Authorizer, BoundStatusMessages, ChannelOptions, Incoming, TlsConfig};
-
+use yarn_security::{
+    Authorizer, BoundStatusMessages, ChannelOptions, Incoming, TlsConfig, tls_dialer,
+};
 use yarn_web::WebServer;
 
-use super::clock::now_ms;
+use super::async_scheduler::PassThreads;
 use super::leader_gate::{LeaderGate, Serving};
-use super::leader_services::LeaderServices;
 use super::leadership::Leadership;
-use super::leadership_monitor::LeadershipMonitor;
-use super::proposer::Proposer;
 use super::raft_core::RaftCore;
-use super::raft_proposer::RaftProposer;
+use super::replica_services::{ReplicaServices, ServiceWiring};
 use crate::error::Error;
-use crate::grpc::{AdminService, ApplicationMasterService, ClientService, ResourceTrackerService};
 use crate::hadoop_ipc::{self, AmDispatcher, AmrmTokenSecrets, ClientDispatcher};
-use crate::operations::{
-    AdminOperations, AmOperations, ClientOperations, ResourceTrackerOperations,
-};
 use crate::raft_types::{RmNodeId, RmTypeConfig, node_id_of};
 use crate::rest::{RestApi, StandbyRedirect};
 use crate::state_machine::StateView;
@@ -44,12 +34,6 @@ use crate::storage::{DurableDb, Failpoints, open_db};
 use crate::telemetry::{RmMetrics, RpcMetricsLayer};
 use crate::{RaftGrpcNetworkFactory, RmConfig};
 
-/// How often the leader's master-key roller looks at its schedule.
-const KEY_CHECK_INTERVAL: Duration = Duration::from_secs(1);
-/// Bound on a proposal made for a client or a leader service; after it the outcome is unknown.
-const PROPOSE_TIMEOUT: Duration = Duration::from_secs(10);
-/// Bound on a learner catching up before `-addToCluster` gives up.
-const CATCH_UP_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a stopping replica waits for its servers and tasks before aborting them: long
 /// enough for in-flight calls to be answered, short enough that a supervisor's SIGTERM (or a
 /// fatal storage error) ends the process promptly.
@@ -191,18 +175,7 @@ impl ResourceManager {
         .await?;
         let raft = core.raft.clone();
         let state = core.state.clone();
-
         let shutdown = CancellationToken::new();
-        let (serving_tx, serving) = watch::channel(Serving::NotLeader { leader: None });
-        let gate = |service, address| {
-            LeaderGate::new(
-                config.rm_id.clone(),
-                config.ha.clone(),
-                service,
-                address,
-                serving.clone(),
-            )
-        };
         let local_addresses = BTreeMap::from([
             ("raft", local_addr(&listeners.raft)?),
             ("admin", local_addr(&listeners.admin)?),
@@ -211,61 +184,37 @@ impl ResourceManager {
             ("scheduler", local_addr(&listeners.scheduler)?),
             ("webapp", local_addr(&listeners.webapp)?),
         ]);
-        let proposer = RaftProposer::new(
-            raft.clone(),
-            PROPOSE_TIMEOUT,
-            config.raft.election_timeout_max,
-        );
-        let mut tasks = JoinSet::new();
-        let monitor = LeadershipMonitor {
-            raft: raft.clone(),
-            proposer: proposer.clone(),
-            rm_id: config.rm_id.clone(),
-            node_id,
-            serving: serving_tx,
-            services: LeaderServices {
-                proposer: proposer.clone(),
-                state: state.clone(),
-                config: config.clone(),
-                key_check_interval: KEY_CHECK_INTERVAL,
-                metrics: Arc::clone(&metrics),
-                tls: tls.clone(),
-                #[cfg(feature = "failpoints")]
-                failpoints,
-            },
-            retry_interval: config.raft.heartbeat_interval,
-            shutdown: shutdown.clone(),
+        // Every daemon of a cluster shares `yarn.tls.enabled`: the NodeManagers' web pages use
+        // the scheme this replica's does.
+        let web_scheme = if tls.server_config().is_some() {
+            "https"
+        } else {
+            "http"
         };
+        let wiring = ServiceWiring {
+            nm_dialer: tls_dialer(
+                &tls,
+                ChannelOptions {
+                    request_timeout: ServiceWiring::NM_CALL_TIMEOUT,
+                    ..ChannelOptions::default()
+                },
+            ),
+            passes: PassThreads::Blocking,
+            web_scheme,
+        };
+        let services = ReplicaServices::new(&core, wiring, shutdown.clone());
+        let serving = services.serving.clone();
+        let mut tasks = JoinSet::new();
+        let monitor = services.leadership;
         tasks.spawn(async move {
             monitor.run().await;
             Ok(())
         });
-
         let elections = core.run_elections(StdRng::from_os_rng(), shutdown.clone());
         tasks.spawn(async move {
             elections.await;
             Ok(())
         });
-        let transfer = core.leadership_transfer();
-        let members = core.member_changes(CATCH_UP_TIMEOUT);
-        let raft_service = core.service;
-        let admin_service = AdminService {
-            operations: AdminOperations {
-                rm_id: config.rm_id.clone(),
-                node_id,
-                raft: raft.clone(),
-                gate: gate("admin", |e| &e.admin),
-                transfer,
-                members,
-                proposer: Proposer {
-                    raft: proposer.clone(),
-                    gate: gate("admin", |e| &e.admin),
-                },
-                state: state.clone(),
-                queues: config.queues.clone(),
-            },
-            authorizer,
-        };
         let upkeep = Arc::clone(&metrics);
         let upkeep_shutdown = shutdown.clone();
         tasks.spawn(async move {
@@ -275,42 +224,25 @@ impl ResourceManager {
         let rpc_metrics = RpcMetricsLayer {
             metrics: Arc::clone(&metrics),
         };
-        // Every daemon of a cluster shares `yarn.tls.enabled`: the NodeManagers' web pages use
-        // the scheme this replica's does.
-        let web_scheme = if tls.server_config().is_some() {
-            "https"
-        } else {
-            "http"
-        };
-        let client_operations = Arc::new(ClientOperations {
-            proposer: Proposer {
-                raft: proposer.clone(),
-                gate: gate("client", |e| &e.client),
-            },
-            state: state.clone(),
-            queues: config.queues.clone(),
-            max_attempts: config.am_max_attempts,
-            submission_limits: config.submission_limits,
-            diagnostics_limit: config.diagnostics_limit,
-            node_web_scheme: web_scheme,
-            started_on_ms: now_ms(),
-        });
-        let client_service = ClientService {
-            operations: Arc::clone(&client_operations),
-            authorizer,
-        };
         let client_incoming = hadoop_ipc::share_port(
             Incoming::new(listeners.client, &tls),
             &config.hadoop_ipc,
             hadoop_ipc::client_auth(&config.hadoop_ipc),
             ClientDispatcher {
-                operations: Arc::clone(&client_operations),
+                operations: Arc::clone(&services.client_operations),
             },
             &mut tasks,
             &shutdown,
         );
+        let gate = LeaderGate::new(
+            config.rm_id.clone(),
+            config.ha.clone(),
+            "web",
+            |e| &e.webapp,
+            serving.clone(),
+        );
         let rest = RestApi {
-            operations: client_operations,
+            operations: services.client_operations,
             raft: raft.clone(),
             state: state.clone(),
             rm_id: config.rm_id.clone(),
@@ -319,7 +251,7 @@ impl ResourceManager {
             ha: config.ha.clone(),
         }
         .router(StandbyRedirect {
-            gate: gate("web", |e| &e.webapp),
+            gate,
             scheme: web_scheme,
         });
         let webapp_address = local_addr(&listeners.webapp)?;
@@ -332,35 +264,7 @@ impl ResourceManager {
         );
         let web_shutdown = shutdown.clone();
         tasks.spawn(async move { web.run(web_shutdown).await.map_err(Error::WebServe) });
-        let resource_tracker_service = ResourceTrackerService {
-            operations: ResourceTrackerOperations {
-                gate: gate("resource tracker", |e| &e.resource_tracker),
-                proposer: Proposer {
-                    raft: proposer.clone(),
-                    gate: gate("resource tracker", |e| &e.resource_tracker),
-                },
-                state: state.clone(),
-                heartbeat_interval: config.nm_heartbeat_interval,
-                diagnostics_limit: config.diagnostics_limit,
-            },
-            authorizer,
-        };
-        let am_operations = Arc::new(AmOperations {
-            proposer: Proposer {
-                raft: proposer.clone(),
-                gate: gate("scheduler", |e| &e.scheduler),
-            },
-            state: state.clone(),
-            queues: config.queues.clone(),
-            container_token_expiry: config.container_allocation_expiry,
-            opportunistic: config.opportunistic.clone(),
-            max_asks_per_allocate: config.max_asks_per_allocate,
-            diagnostics_limit: config.diagnostics_limit,
-        });
-        let application_master_service = Arc::new(ApplicationMasterService {
-            operations: Arc::clone(&am_operations),
-            authorizer,
-        });
+        let am_operations = services.am_operations;
         let scheduler_incoming = hadoop_ipc::share_port(
             Incoming::new(listeners.scheduler, &tls),
             &config.hadoop_ipc,
@@ -373,14 +277,19 @@ impl ResourceManager {
             &mut tasks,
             &shutdown,
         );
-        use tonic::transport::Server;
+        let grpc = |routes| {
+            Server::builder()
+                .layer(BoundStatusMessages)
+                .layer(rpc_metrics.clone())
+                .add_routes(routes)
+        };
         spawn_server(
             &mut tasks,
             "Raft",
             Server::builder()
                 .layer(BoundStatusMessages)
                 .layer(rpc_metrics.clone())
-                .add_service(raft_service.into_server())
+                .add_service(core.service.into_server())
                 .serve_with_incoming_shutdown(
                     Incoming::new(listeners.raft, &tls),
                     shutdown.clone().cancelled_owned(),
@@ -389,55 +298,32 @@ impl ResourceManager {
         spawn_server(
             &mut tasks,
             "admin",
-            Server::builder()
-                .layer(BoundStatusMessages)
-                .layer(rpc_metrics.clone())
-                .add_service(ResourceManagerAdministrationProtocolServer::new(
-                    admin_service,
-                ))
-                .serve_with_incoming_shutdown(
-                    Incoming::new(listeners.admin, &tls),
-                    shutdown.clone().cancelled_owned(),
-                ),
+            grpc(services.admin).serve_with_incoming_shutdown(
+                Incoming::new(listeners.admin, &tls),
+                shutdown.clone().cancelled_owned(),
+            ),
         );
         spawn_server(
             &mut tasks,
             "client",
-            Server::builder()
-                .layer(BoundStatusMessages)
-                .layer(rpc_metrics.clone())
-                .add_service(ApplicationClientProtocolServer::new(client_service))
+            grpc(services.client)
                 .serve_with_incoming_shutdown(client_incoming, shutdown.clone().cancelled_owned()),
         );
         spawn_server(
             &mut tasks,
             "resource tracker",
-            Server::builder()
-                .layer(BoundStatusMessages)
-                .layer(rpc_metrics.clone())
-                .add_service(ResourceTrackerServer::new(resource_tracker_service))
-                .serve_with_incoming_shutdown(
-                    Incoming::new(listeners.resource_tracker, &tls),
-                    shutdown.clone().cancelled_owned(),
-                ),
+            grpc(services.resource_tracker).serve_with_incoming_shutdown(
+                Incoming::new(listeners.resource_tracker, &tls),
+                shutdown.clone().cancelled_owned(),
+            ),
         );
         spawn_server(
             &mut tasks,
             "scheduler",
-            // One port serves both scheduler protocols, as in YARN.
-            Server::builder()
-                .layer(BoundStatusMessages)
-                .layer(rpc_metrics.clone())
-                .add_service(ApplicationMasterProtocolServer::from_arc(
-                    application_master_service.clone(),
-                ))
-                .add_service(DistributedSchedulingAmProtocolServer::from_arc(
-                    application_master_service,
-                ))
-                .serve_with_incoming_shutdown(
-                    scheduler_incoming,
-                    shutdown.clone().cancelled_owned(),
-                ),
+            grpc(services.scheduler).serve_with_incoming_shutdown(
+                scheduler_incoming,
+                shutdown.clone().cancelled_owned(),
+            ),
         );
         tracing::info!(
             rm_id = %config.rm_id,

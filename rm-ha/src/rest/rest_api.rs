@@ -32,9 +32,10 @@ use super::submission_context_info::SubmissionContextInfo;
 use super::xml_negotiation::{XmlNegotiation, XmlRoot};
 use crate::operations::{ClientOperations, RmError};
 use crate::raft_types::RmTypeConfig;
-use crate::replica::{leader_rm_id, now_ms};
+use crate::replica::leader_rm_id;
 use crate::state_machine::StateView;
 use crate::telemetry::{RaftFigures, RmMetrics};
+use yarn_security::now_ms;
 
 /// How long `/metrics` waits for the leader's confirmation before rendering without the
 /// leader's figures (Prometheus's scrape timeout defaults to 10 s).

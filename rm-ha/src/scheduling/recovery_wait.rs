@@ -1,8 +1,9 @@
 //! [`RecoveryWait`]: when a new leader may start allocating.
 
 use std::collections::BTreeSet;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use tokio::time::Instant;
 use yarn_proto::ids::NodeId;
 
 use crate::state_machine::RmState;

@@ -78,10 +78,23 @@ impl SchedulerCell {
         nodes: &SchedulableNodes,
         f: impl FnOnce(&mut LeaderScheduler) -> R,
     ) -> Result<(R, Vec<Admission>), Error> {
-        let mut guard = self.inner.blocking_lock();
-        let held = reconciled(&mut guard, state, source, nodes)?;
-        let verdicts = std::mem::take(&mut held.verdicts).into_values().collect();
-        Ok((f(&mut held.scheduler), verdicts))
+        pass(&mut self.inner.blocking_lock(), state, source, nodes, f)
+    }
+
+    /// [`blocking_with_reconciled`](Self::blocking_with_reconciled) on the calling task, for
+    /// the deterministic simulation, whose passes are small and must not leave its one thread.
+    ///
+    /// # Errors
+    ///
+    /// As [`with_reconciled`](Self::with_reconciled).
+    pub async fn inline_with_reconciled<R>(
+        &self,
+        state: &StateView,
+        source: &QueueConfigSource,
+        nodes: &SchedulableNodes,
+        f: impl FnOnce(&mut LeaderScheduler) -> R,
+    ) -> Result<(R, Vec<Admission>), Error> {
+        pass(&mut *self.inner.lock().await, state, source, nodes, f)
     }
 
     /// Runs `f` on the scheduler as it stands, without reconciling; `None` when none was built
@@ -104,6 +117,20 @@ impl SchedulerCell {
     pub async fn clear(&self) {
         *self.inner.lock().await = None;
     }
+}
+
+/// A scheduling pass under the caller's lock: reconciles, takes every verdict not taken yet,
+/// and runs `f`.
+fn pass<R>(
+    slot: &mut Option<Held>,
+    state: &StateView,
+    source: &QueueConfigSource,
+    nodes: &SchedulableNodes,
+    f: impl FnOnce(&mut LeaderScheduler) -> R,
+) -> Result<(R, Vec<Admission>), Error> {
+    let held = reconciled(slot, state, source, nodes)?;
+    let verdicts = std::mem::take(&mut held.verdicts).into_values().collect();
+    Ok((f(&mut held.scheduler), verdicts))
 }
 
 /// Reconciles the held scheduler (or builds one) under the caller's lock, keeping

@@ -8,7 +8,6 @@ use yarn_proto::pb;
 use super::ui_refusal::UiRefusal;
 use super::{elapsed, render, timestamp};
 use crate::operations::RmError;
-use crate::replica::now_ms;
 use crate::rest::RestApi;
 use crate::rest::app_attempt_info::AppAttemptInfo;
 use crate::rest::app_info::AppInfo;
@@ -16,6 +15,7 @@ use crate::rest::container_info::ContainerInfo;
 use crate::rest::rest_api::{
     RestCaller, application_report, attempts_with_containers, parse_app_id,
 };
+use yarn_security::now_ms;
 
 pub(super) async fn app(
     State(api): State<RestApi>,
