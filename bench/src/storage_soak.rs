@@ -81,7 +81,7 @@ async fn soak(dir: &Path, options: &StorageSoakOptions) -> anyhow::Result<Storag
     // A group of one dials no one.
     let network = RaftGrpcNetworkFactory::dialing_with(
         "rm1",
-        Arc::new(|address: &str| {
+        yarn_security::Dialer::new(|address: &str| {
             Err(yarn_security::Error::InvalidAddress {
                 address: address.to_owned(),
                 reason: "a group of one has no peers",

@@ -12,7 +12,7 @@ use yarn_proto::ids::NodeId;
 use yarn_proto::pb;
 use yarn_proto::pb::container_management_protocol_client::ContainerManagementProtocolClient;
 use yarn_proto::token_metadata::{NM_TOKEN_METADATA_KEY, insert_token};
-use yarn_security::{ChannelOptions, TlsConfig};
+use yarn_security::{ChannelOptions, Dialer, TlsConfig};
 
 use crate::container_key::{ContainerKey, describe_container_id};
 use crate::failure::Failure;
@@ -53,8 +53,7 @@ const DEFAULT_NOT_READY_MAX_WAIT: Duration = Duration::from_secs(180);
 /// short sections, never across an `.await`. Dropping a call's future cancels the call.
 #[derive(Debug)]
 pub struct NmClient {
-    tls: TlsConfig,
-    options: ChannelOptions,
+    dialer: Dialer,
     call_timeout: Duration,
     not_ready_retry_interval: Duration,
     not_ready_max_wait: Duration,
@@ -65,20 +64,29 @@ pub struct NmClient {
 impl NmClient {
     /// A client with the TLS identity, call deadline and not-ready retry of `config`. No I/O.
     pub fn from_config(config: &RmClientConfig) -> Self {
-        Self::new(&config.tls, config.call_timeout)
-            .with_not_ready_retry(config.nm_connect_retry_interval, config.nm_connect_max_wait)
+        let client = match &config.dialer {
+            Some(dialer) => Self::dialing_with(dialer.clone(), config.call_timeout),
+            None => Self::new(&config.tls, config.call_timeout),
+        };
+        client.with_not_ready_retry(config.nm_connect_retry_interval, config.nm_connect_max_wait)
     }
 
     /// A client presenting the identity of `tls`, with `call_timeout` as the deadline of each
     /// call and Hadoop's default not-ready retry. No I/O.
     pub fn new(tls: &TlsConfig, call_timeout: Duration) -> Self {
+        let options = ChannelOptions {
+            connect_timeout: CONNECT_TIMEOUT.min(call_timeout),
+            request_timeout: call_timeout,
+            ..ChannelOptions::default()
+        };
+        Self::dialing_with(Dialer::tls(tls, options), call_timeout)
+    }
+
+    /// A client reaching nodes with `dialer` (the simulation's network), with `call_timeout` as
+    /// the deadline of each call and Hadoop's default not-ready retry. No I/O.
+    pub fn dialing_with(dialer: Dialer, call_timeout: Duration) -> Self {
         Self {
-            tls: tls.clone(),
-            options: ChannelOptions {
-                connect_timeout: CONNECT_TIMEOUT.min(call_timeout),
-                request_timeout: call_timeout,
-                ..ChannelOptions::default()
-            },
+            dialer,
             call_timeout,
             not_ready_retry_interval: DEFAULT_NOT_READY_RETRY_INTERVAL,
             not_ready_max_wait: DEFAULT_NOT_READY_MAX_WAIT,
@@ -356,7 +364,9 @@ impl NmClient {
         if let Some(channel) = channels.get(node) {
             return Ok(channel.clone());
         }
-        let channel = yarn_security::connect_lazy(node, self.tls.client_config(), &self.options)
+        let channel = self
+            .dialer
+            .dial(node)
             .map_err(|source| Error::InvalidNodeAddress {
                 node: node.to_owned(),
                 source: Box::new(source),

@@ -5,9 +5,11 @@ use std::future::Future;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use tonic::Status;
 use tonic::transport::Channel;
-use yarn_security::{ChannelOptions, TlsConfig};
+use yarn_security::Dialer;
 
 use crate::{
     CallHistory, Error, Failure, GiveUpReason, Idempotency, RetryDecision, RetryPolicy,
@@ -30,8 +32,7 @@ pub struct RmClient {
     service: RmService,
     policy: RetryPolicy,
     call_timeout: Duration,
-    tls: TlsConfig,
-    options: ChannelOptions,
+    dialer: Dialer,
     rm_ids: Vec<String>,
     /// Short sections only; never held across an `.await`.
     state: Mutex<State>,
@@ -41,6 +42,8 @@ pub struct RmClient {
 struct State {
     targets: RmFailoverTargets,
     channels: HashMap<String, Channel>,
+    /// Draws the jitter of failover pauses.
+    jitter: StdRng,
 }
 
 impl RmClient {
@@ -50,12 +53,14 @@ impl RmClient {
             service,
             policy: config.retry_policy(),
             call_timeout: config.call_timeout,
-            tls: config.tls.clone(),
-            options: config.channel_options(),
+            dialer: config.dialer(),
             rm_ids: config.rm_ids(),
             state: Mutex::new(State {
                 targets: RmFailoverTargets::new(&config.ha, service),
                 channels: HashMap::new(),
+                jitter: config
+                    .jitter_seed
+                    .map_or_else(StdRng::from_os_rng, StdRng::seed_from_u64),
             }),
         }
     }
@@ -163,13 +168,14 @@ impl RmClient {
             let failure = Failure::classify(&status);
             let decision = {
                 let mut state = self.lock();
+                let jitter = state.jitter.random::<f64>();
                 let targets = &state.targets;
                 let decision = self.policy.decide(
                     &history,
                     &failure,
                     idempotency,
                     &|id| targets.contains(id),
-                    rand::random::<f64>(),
+                    jitter,
                 );
                 // Move before pausing, so that concurrent calls already go to the new target.
                 match &decision {
@@ -256,7 +262,9 @@ impl RmClient {
         if let Some(channel) = state.channels.get(address) {
             return Ok(channel.clone());
         }
-        let channel = yarn_security::connect_lazy(address, self.tls.client_config(), &self.options)
+        let channel = self
+            .dialer
+            .dial(address)
             .map_err(|source| Error::InvalidAddress {
                 rm_id: rm_id.to_owned(),
                 address: address.to_owned(),

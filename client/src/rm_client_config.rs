@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use yarn_conf::{Configuration, HostPort, RmEndpoints, RmHaConfig, keys};
 use yarn_proto::token_metadata::AMRM_PROXY_ADDRESS_ENV;
-use yarn_security::{ChannelOptions, TlsConfig};
+use yarn_security::{ChannelOptions, Dialer, TlsConfig};
 
 use crate::{Error, RetryPolicy};
 
@@ -42,6 +42,13 @@ pub struct RmClientConfig {
     pub nm_connect_max_wait: Duration,
     /// The pause between those retries (`yarn.client.nodemanager-connect.retry-interval-ms`).
     pub nm_connect_retry_interval: Duration,
+    /// How clients of this configuration reach replicas and nodes; `None` (from a
+    /// configuration) dials with `tls` and [`channel_options`](Self::channel_options). The
+    /// deterministic simulation sets its network here.
+    pub dialer: Option<Dialer>,
+    /// The seed of the jitter of failover pauses; `None` (from a configuration) seeds from the
+    /// operating system. The simulation seeds it so that a run replays exactly.
+    pub jitter_seed: Option<u64>,
 }
 
 impl RmClientConfig {
@@ -68,6 +75,8 @@ impl RmClientConfig {
                 .get_duration(&keys::CLIENT_NODEMANAGER_CONNECT_MAX_WAIT_MS)?,
             nm_connect_retry_interval: conf
                 .get_duration(&keys::CLIENT_NODEMANAGER_CONNECT_RETRY_INTERVAL_MS)?,
+            dialer: None,
+            jitter_seed: None,
         };
         config.validate()?;
         Ok(config)
@@ -148,6 +157,14 @@ impl RmClientConfig {
             request_timeout: self.call_timeout,
             ..ChannelOptions::default()
         }
+    }
+
+    /// How clients of this configuration reach a replica: [`dialer`](Self::dialer) when set,
+    /// else mutual TLS per `tls` with [`channel_options`](Self::channel_options).
+    pub fn dialer(&self) -> Dialer {
+        self.dialer
+            .clone()
+            .unwrap_or_else(|| Dialer::tls(&self.tls, self.channel_options()))
     }
 
     /// The configured rm ids, in order.

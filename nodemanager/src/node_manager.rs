@@ -5,15 +5,18 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
+use tokio_stream::Stream;
 use tokio_util::sync::CancellationToken;
+use tonic::transport::server::Connected;
 use yarn_client::{RmClient, RmClientConfig, RmService};
 use yarn_conf::HostPort;
 use yarn_proto::ids::NodeId;
 use yarn_proto::pb;
-use yarn_security::{Authorizer, HadoopIpcShare, Incoming, TlsConfig, now_ms};
+use yarn_security::{Authorizer, HadoopIpcShare, Incoming, PeerInfo, TlsConfig, now_ms};
 
 use yarn_amrmproxy::{AmrmProxy, AmrmProxyDispatcher, InterceptorPipeline, InterceptorRegistry};
 
@@ -100,19 +103,12 @@ impl NodeManager {
             address: config.webapp_address.to_string(),
             source: IoCause::from(source),
         })?;
-        let store = NmStateStore::from_config(&config)?;
-        let proxy_records = store.proxy_records();
         let executor = ContainerExecutor::try_new(&config)?;
-        let (connection_tx, connection) = watch::channel(Connection::Disconnected);
-        let manager = ContainerManager::recover(
-            &config,
-            node_id.clone(),
-            web_address.port(),
-            store,
-            executor,
+        let Recovered {
+            manager,
+            proxy_records,
             connection,
-        )
-        .await?;
+        } = Recovered::recover(&config, &node_id, web_address.port(), executor).await?;
 
         let shutdown = CancellationToken::new();
         let mut tasks = JoinSet::new();
@@ -199,30 +195,113 @@ impl NodeManager {
             Ok(None)
         });
 
-        let updater = NodeStatusUpdater {
-            client: RmClient::new(&client, RmService::ResourceTracker),
-            node_id: node_id.clone(),
-            http_port: i32::from(web_address.port()),
-            resource: pb::ResourceProto {
-                memory: i64::try_from(config.memory_mb).unwrap_or(i64::MAX),
-                virtual_cores: i32::try_from(config.vcores).unwrap_or(i32::MAX),
-                ..Default::default()
-            },
-            source: manager.clone(),
-            connection: connection_tx,
-            default_interval: DEFAULT_HEARTBEAT_INTERVAL,
-        };
-        let updater_shutdown = shutdown.clone();
-        tasks.spawn(async move { Ok(updater.run(updater_shutdown).await) });
-        tracing::info!(node = %node_id, %local_address, %web_address, "NodeManager started");
-        Ok(Self {
+        let node = Self {
             node_id,
             manager,
             local_address,
             web_address,
             shutdown,
             tasks,
-        })
+        };
+        Ok(node.heartbeating(&config, &client, connection))
+    }
+
+    /// Starts the node of the deterministic simulation: the real container manager (with
+    /// `executor`, normally the simulated one) serving the container-management protocol on
+    /// `incoming`, and the real status updater heartbeating through `client`. The node id is
+    /// `address`'s host and port, and the node registers `http_port` as its web port.
+    ///
+    /// What it does not start: the web server, the AMRMProxy and the Hadoop IPC listener,
+    /// which need real sockets. A configuration enabling the AMRMProxy is refused.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::AmrmProxy`] when `yarn.nodemanager.amrmproxy.enabled` is true; state-store and
+    /// recovery errors.
+    pub async fn start_simulated<I, IO, IE>(
+        config: NmConfig,
+        client: RmClientConfig,
+        executor: ContainerExecutor,
+        address: SocketAddr,
+        http_port: u16,
+        incoming: I,
+    ) -> Result<Self, Error>
+    where
+        I: Stream<Item = Result<IO, IE>> + Send + 'static,
+        IO: AsyncRead + AsyncWrite + Connected<ConnectInfo = PeerInfo> + Unpin + Send + 'static,
+        IE: Into<Box<dyn std::error::Error + Send + Sync>> + 'static,
+    {
+        if config.amrm_proxy.enabled {
+            return Err(Error::AmrmProxy {
+                reason: "the simulation runs NodeManagers without an AMRMProxy; set \
+                         yarn.nodemanager.amrmproxy.enabled to false"
+                    .to_owned(),
+            });
+        }
+        let node_id = NodeId {
+            host: node_host(&config.address),
+            port: address.port(),
+        };
+        let Recovered {
+            manager,
+            connection,
+            ..
+        } = Recovered::recover(&config, &node_id, http_port, executor).await?;
+        let shutdown = CancellationToken::new();
+        let mut tasks = JoinSet::new();
+        let server = tonic::transport::Server::builder()
+            .layer(yarn_security::BoundStatusMessages)
+            .add_service(manager.service(Authorizer::new(false)))
+            .serve_with_incoming_shutdown(incoming, shutdown.clone().cancelled_owned());
+        let served = config.address.to_string();
+        tasks.spawn(async move {
+            server.await.map_err(|source| Error::Serve {
+                address: served,
+                reason: source.to_string(),
+            })?;
+            Ok(None)
+        });
+        let node = Self {
+            node_id,
+            manager,
+            local_address: address,
+            web_address: SocketAddr::new(address.ip(), http_port),
+            shutdown,
+            tasks,
+        };
+        Ok(node.heartbeating(&config, &client, connection))
+    }
+
+    /// Starts the status updater: the node registers and heartbeats through `client`.
+    fn heartbeating(
+        mut self,
+        config: &NmConfig,
+        client: &RmClientConfig,
+        connection: watch::Sender<Connection>,
+    ) -> Self {
+        let updater = NodeStatusUpdater {
+            client: RmClient::new(client, RmService::ResourceTracker),
+            node_id: self.node_id.clone(),
+            http_port: i32::from(self.web_address.port()),
+            resource: pb::ResourceProto {
+                memory: i64::try_from(config.memory_mb).unwrap_or(i64::MAX),
+                virtual_cores: i32::try_from(config.vcores).unwrap_or(i32::MAX),
+                ..Default::default()
+            },
+            source: self.manager.clone(),
+            connection,
+            default_interval: DEFAULT_HEARTBEAT_INTERVAL,
+        };
+        let updater_shutdown = self.shutdown.clone();
+        self.tasks
+            .spawn(async move { Ok(updater.run(updater_shutdown).await) });
+        tracing::info!(
+            node = %self.node_id,
+            local_address = %self.local_address,
+            web_address = %self.web_address,
+            "NodeManager started"
+        );
+        self
     }
 
     /// This node's id, as registered with the RM.
@@ -271,6 +350,42 @@ impl NodeManager {
         while self.tasks.join_next().await.is_some() {}
         tracing::info!(node = %self.node_id, "NodeManager stopped");
         outcome
+    }
+}
+
+/// What a starting node recovers before it serves: its container manager, with the containers
+/// its state store holds re-acquired, and the AMRMProxy's records.
+struct Recovered {
+    manager: Arc<ContainerManager>,
+    proxy_records: ProxyRecords,
+    /// Tells the container manager whether the node is registered.
+    connection: watch::Sender<Connection>,
+}
+
+impl Recovered {
+    async fn recover(
+        config: &NmConfig,
+        node_id: &NodeId,
+        http_port: u16,
+        executor: ContainerExecutor,
+    ) -> Result<Self, Error> {
+        let store = NmStateStore::from_config(config)?;
+        let proxy_records = store.proxy_records();
+        let (connection, connected) = watch::channel(Connection::Disconnected);
+        let manager = ContainerManager::recover(
+            config,
+            node_id.clone(),
+            http_port,
+            store,
+            executor,
+            connected,
+        )
+        .await?;
+        Ok(Self {
+            manager,
+            proxy_records,
+            connection,
+        })
     }
 }
 

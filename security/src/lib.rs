@@ -56,7 +56,7 @@ pub use authz::{Authorizer, Caller, authorize, peer_identity, peer_info};
 pub use certificate_refusal::CertificateRefusal;
 pub use connection_limits::ConnectionLimits;
 pub use connector::{ChannelOptions, TlsConnector, connect, connect_lazy, dial};
-pub use dialer::{Dialer, tls_dialer};
+pub use dialer::Dialer;
 pub use hadoop_ipc_settings::HadoopIpcSettings;
 pub use hadoop_ipc_share::HadoopIpcShare;
 pub use identity::PeerIdentity;

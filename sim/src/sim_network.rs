@@ -88,7 +88,7 @@ impl Cuts {
 /// A dialer of Raft peers for host `local` over the simulated network, with `rpc_timeout` on
 /// each request and on connecting.
 pub(crate) fn dialer(local: String, cuts: Cuts, rpc_timeout: Duration) -> Dialer {
-    Arc::new(move |address: &str| {
+    Dialer::new(move |address: &str| {
         let endpoint = Endpoint::from_shared(format!("http://{address}"))
             .map_err(|_| yarn_security::Error::InvalidAddress {
                 address: address.to_owned(),

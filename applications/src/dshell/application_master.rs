@@ -1,6 +1,7 @@
 //! The distributed shell's ApplicationMaster: runs the shell command in `num_containers`
 //! containers and reports how each ended.
 
+use yarn_client::RmClientConfig;
 use yarn_conf::Configuration;
 use yarn_proto::pb;
 
@@ -41,27 +42,50 @@ pub(crate) const ANY_NODE: &str = "*";
 pub fn run_application_master(conf: &Configuration, options: &DshellOptions) -> Result<(), Error> {
     options.validate()?;
     current_thread_runtime()?.block_on(async {
-        let mut registered = RegisteredAm::register(conf)
-            .await?
-            .promote_opportunistic_after_start(options.promote_opportunistic_after_start);
-        let context = container_launch_context(options);
-        let end = registered
-            .run_tasks(vec![container_ask(options)], |_| context.clone())
-            .await?;
-        let promoted = registered.promoted();
-        let promote = options.promote_opportunistic_after_start;
-        registered
-            .finish(end, |results, wanted| {
-                let mut diagnostics = format_diagnostics(results, wanted);
-                if promote {
-                    diagnostics.push_str(&format!(
-                        "\n{promoted} OPPORTUNISTIC containers promoted to GUARANTEED"
-                    ));
-                }
-                (final_status(results, wanted), diagnostics)
-            })
-            .await
+        let registered = RegisteredAm::register(conf).await?;
+        run_registered(registered, options).await
     })
+}
+
+/// The distributed shell's ApplicationMaster on the caller's runtime, as
+/// [`run_application_master`] runs it, holding `amrm_token` and reaching the RM group and the
+/// NodeManagers as `config` says, registered from `nm_host`: what the deterministic simulation
+/// runs inside a simulated container.
+///
+/// # Errors
+///
+/// As [`run_application_master`], except for reading the configuration and the token file.
+pub async fn serve_application_master(
+    config: &RmClientConfig,
+    amrm_token: pb::TokenProto,
+    nm_host: &str,
+    options: &DshellOptions,
+) -> Result<(), Error> {
+    options.validate()?;
+    let registered = RegisteredAm::register_with(config, amrm_token, nm_host).await?;
+    run_registered(registered, options).await
+}
+
+async fn run_registered(registered: RegisteredAm, options: &DshellOptions) -> Result<(), Error> {
+    let mut registered =
+        registered.promote_opportunistic_after_start(options.promote_opportunistic_after_start);
+    let context = container_launch_context(options);
+    let end = registered
+        .run_tasks(vec![container_ask(options)], |_| context.clone())
+        .await?;
+    let promoted = registered.promoted();
+    let promote = options.promote_opportunistic_after_start;
+    registered
+        .finish(end, |results, wanted| {
+            let mut diagnostics = format_diagnostics(results, wanted);
+            if promote {
+                diagnostics.push_str(&format!(
+                    "\n{promoted} OPPORTUNISTIC containers promoted to GUARANTEED"
+                ));
+            }
+            (final_status(results, wanted), diagnostics)
+        })
+        .await
 }
 
 /// The one ask for every container of the run.

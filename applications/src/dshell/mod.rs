@@ -39,7 +39,7 @@ mod task_ledger;
 mod task_runner;
 
 pub use am_submission::CONF_DIR_ENV;
-pub use application_master::run_application_master;
+pub use application_master::{run_application_master, serve_application_master};
 pub use client::{DSHELL_AM_SUBCOMMAND, DshellOutcome, run_client};
 pub use container_result::{
     ContainerResult, EXIT_STATUS_INVALID, final_status, format_diagnostics, parse_diagnostics,

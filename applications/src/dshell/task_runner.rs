@@ -81,10 +81,23 @@ impl RegisteredAm {
     pub(crate) async fn register(conf: &Configuration) -> Result<Self, Error> {
         let config = RmClientConfig::for_application_master(conf)?;
         let token = read_amrm_token_from_env()?;
-        let mut am = AmRmClient::new(&config, token);
         let host = std::env::var(NM_HOST_ENV).unwrap_or_default();
-        am.register(&host, 0, "").await?;
-        let nm = Arc::new(NmClient::from_config(&config));
+        Self::register_with(&config, token, &host).await
+    }
+
+    /// Registers with `amrm_token` on the replicas of `config`, from `host`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`AmRmClient::register`].
+    pub(crate) async fn register_with(
+        config: &RmClientConfig,
+        amrm_token: pb::TokenProto,
+        host: &str,
+    ) -> Result<Self, Error> {
+        let mut am = AmRmClient::new(config, amrm_token);
+        am.register(host, 0, "").await?;
+        let nm = Arc::new(NmClient::from_config(config));
         Ok(Self {
             am,
             nm,

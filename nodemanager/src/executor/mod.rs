@@ -97,4 +97,4 @@ pub use process_executor::ProcessExecutor;
 pub use process_supervisor::REACQUIRED_POLL_INTERVAL;
 pub use reacquire_spec::ReacquireSpec;
 pub use signal::{Signal, process_exists};
-pub use simulated_executor::SimulatedExecutor;
+pub use simulated_executor::{SimulatedExecutor, SimulatedPrograms, SimulatedRun};

@@ -1,30 +1,39 @@
-//! [`SimulatedContainer`]: the timer task standing in for one simulated container.
+//! [`SimulatedContainer`]: the task standing in for one simulated container.
 
 use std::time::Duration;
 
-use super::{ContainerControl, ContainerExit};
+use super::{ContainerControl, ContainerExit, SimulatedRun};
 
-/// One simulated container: it "runs" for `duration`, or until a kill request arrives.
-#[derive(Debug)]
+/// One simulated container: it "runs" its program, or until a kill request arrives.
 pub(crate) struct SimulatedContainer {
-    duration: Duration,
+    run: SimulatedRun,
     control: ContainerControl,
 }
 
 impl SimulatedContainer {
-    pub(crate) fn new(duration: Duration, control: ContainerControl) -> Self {
-        Self { duration, control }
-    }
-
-    /// Runs the container and reports its exit: 0 with no diagnostics after `duration`, or the
-    /// kill request's status and diagnostics if one comes first. Aborting the task leaves the
-    /// exit unreported.
-    pub(crate) async fn run(mut self) {
-        let exit = tokio::select! {
-            () = tokio::time::sleep(self.duration) => ContainerExit {
+    /// A container that waits out `duration` and exits with 0.
+    pub(crate) fn timer(duration: Duration, control: ContainerControl) -> Self {
+        let run = Box::pin(async move {
+            tokio::time::sleep(duration).await;
+            ContainerExit {
                 exit_code: 0,
                 diagnostics: String::new(),
-            },
+            }
+        });
+        Self { run, control }
+    }
+
+    /// A container that runs `run` and exits as it ends.
+    pub(crate) fn program(run: SimulatedRun, control: ContainerControl) -> Self {
+        Self { run, control }
+    }
+
+    /// Runs the container and reports its exit: the program's, or the kill request's status
+    /// and diagnostics if one comes first (the program is then dropped where it stands, as a
+    /// killed process stops). Aborting the task leaves the exit unreported.
+    pub(crate) async fn run(mut self) {
+        let exit = tokio::select! {
+            exit = &mut self.run => exit,
             kill = self.control.kill_requested() => ContainerExit {
                 exit_code: kill.exit_status,
                 diagnostics: kill.diagnostics,

@@ -1,11 +1,23 @@
 //! [`SimulatedExecutor`]: containers that only pretend to run, for load and scale tests.
 
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::{
     ContainerExit, ContainerHandle, LaunchSpec, ReacquireSpec, SimulatedContainer, TaskSet,
 };
 use crate::Error;
+
+/// What one simulated container runs: a future ending with the container's exit.
+pub type SimulatedRun = Pin<Box<dyn Future<Output = ContainerExit> + Send>>;
+
+/// Chooses, for a launch, a program a simulated container runs instead of its timer; `None`
+/// keeps the timer. The deterministic simulation runs its ApplicationMasters this way, inside
+/// the containers the ResourceManager launched for them.
+pub type SimulatedPrograms = Arc<dyn Fn(&LaunchSpec) -> Option<SimulatedRun> + Send + Sync>;
 
 /// Runs each container as a timer: no process, no files, so that one process can host many
 /// NodeManagers (`yarn-ha nodemanager --simulate-nodes N`).
@@ -14,10 +26,21 @@ use crate::Error;
 /// [`SIMULATED_DURATION_ENV`](Self::SIMULATED_DURATION_ENV) variable, or
 /// [`DEFAULT_SIMULATED_DURATION`](Self::DEFAULT_SIMULATED_DURATION), then exits with 0. A stop
 /// ends it at once with the stop's status and diagnostics. Nothing survives the executor:
-/// re-acquired simulated containers are reported lost.
-#[derive(Debug, Default)]
+/// re-acquired simulated containers are reported lost. With [`programs`](Self::with_programs),
+/// a container the programs choose runs its program instead of the timer.
+#[derive(Default)]
 pub struct SimulatedExecutor {
     tasks: TaskSet,
+    programs: Option<SimulatedPrograms>,
+}
+
+impl fmt::Debug for SimulatedExecutor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SimulatedExecutor")
+            .field("tasks", &self.tasks)
+            .field("programs", &self.programs.is_some())
+            .finish()
+    }
 }
 
 impl SimulatedExecutor {
@@ -33,6 +56,14 @@ impl SimulatedExecutor {
         Self::default()
     }
 
+    /// An executor whose containers run what `programs` chooses for them.
+    pub fn with_programs(programs: SimulatedPrograms) -> Self {
+        Self {
+            tasks: TaskSet::default(),
+            programs: Some(programs),
+        }
+    }
+
     /// Starts the container's timer. Must be called within a Tokio runtime.
     ///
     /// # Errors
@@ -41,6 +72,12 @@ impl SimulatedExecutor {
     /// milliseconds.
     pub fn launch(&self, spec: &LaunchSpec) -> Result<ContainerHandle, Error> {
         let container_id = spec.container_id;
+        if let Some(run) = self.programs.as_ref().and_then(|choose| choose(spec)) {
+            let (handle, control) = ContainerHandle::new(container_id, None);
+            self.tasks
+                .spawn(SimulatedContainer::program(run, control).run());
+            return Ok(handle);
+        }
         let duration = match spec.environment.get(Self::SIMULATED_DURATION_ENV) {
             None => Self::DEFAULT_SIMULATED_DURATION,
             Some(value) => value
@@ -55,7 +92,7 @@ impl SimulatedExecutor {
         };
         let (handle, control) = ContainerHandle::new(container_id, None);
         self.tasks
-            .spawn(SimulatedContainer::new(duration, control).run());
+            .spawn(SimulatedContainer::timer(duration, control).run());
         Ok(handle)
     }
 

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use openraft::RaftNetworkFactory;
 use tonic::transport::Channel;
-use yarn_security::{ChannelOptions, Dialer, TlsConfig, tls_dialer};
+use yarn_security::{ChannelOptions, Dialer, TlsConfig};
 
 use super::RaftGrpcNetwork;
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
@@ -13,7 +13,7 @@ use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
 /// Creates openraft's per-peer clients, sharing one lazily connected tonic channel per peer.
 ///
 /// A peer's channel is built on first use by the factory's [`Dialer`], in a replica
-/// [`tls_dialer`] with mutual TLS and `options` (connect timeout, HTTP/2 keepalive while
+/// [`Dialer::tls`] with mutual TLS and `options` (connect timeout, HTTP/2 keepalive while
 /// idle, default request deadline), and kept for the life of the
 /// factory: tonic reconnects it after failures, so openraft's repeated `new_client` calls after
 /// errors never pile up connections. A peer whose Raft address changes (a membership change)
@@ -46,7 +46,7 @@ impl RaftGrpcNetworkFactory {
     /// The factory of replica `rm_id`, which dials peers with `tls` (presenting this replica's
     /// own resourcemanager certificate, whose name must be `rm_id` for peers to accept it).
     pub fn new(rm_id: impl Into<String>, tls: TlsConfig, options: ChannelOptions) -> Self {
-        Self::dialing_with(rm_id, tls_dialer(&tls, options))
+        Self::dialing_with(rm_id, Dialer::tls(&tls, options))
     }
 
     /// The factory of replica `rm_id` dialing peers with `dialer`: the simulation's network.
@@ -80,7 +80,7 @@ impl RaftGrpcNetworkFactory {
         {
             return Ok(channel.clone());
         }
-        let channel = (self.dialer)(address)?;
+        let channel = self.dialer.dial(address)?;
         channels.insert(target, (address.to_owned(), channel.clone()));
         Ok(channel)
     }

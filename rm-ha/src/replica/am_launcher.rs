@@ -95,7 +95,7 @@ impl AmLauncher {
         if let Some(channel) = channels.get(node) {
             return Some(channel.clone());
         }
-        match (self.dialer)(node) {
+        match self.dialer.dial(node) {
             Ok(channel) => {
                 channels.insert(node.to_owned(), channel.clone());
                 Some(channel)

@@ -15,9 +15,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tonic::transport::Server;
 use yarn_conf::{HostPort, RmEndpoints};
-use yarn_security::{
-    Authorizer, BoundStatusMessages, ChannelOptions, Incoming, TlsConfig, tls_dialer,
-};
+use yarn_security::{Authorizer, BoundStatusMessages, ChannelOptions, Dialer, Incoming, TlsConfig};
 use yarn_web::WebServer;
 
 use super::async_scheduler::PassThreads;
@@ -192,7 +190,7 @@ impl ResourceManager {
             "http"
         };
         let wiring = ServiceWiring {
-            nm_dialer: tls_dialer(
+            nm_dialer: Dialer::tls(
                 &tls,
                 ChannelOptions {
                     request_timeout: ServiceWiring::NM_CALL_TIMEOUT,
