@@ -466,6 +466,13 @@ pub struct SimArgs {
     /// h (default 4s).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub duration: Option<Duration>,
+    /// NodeManagers in each simulated cluster (0 runs the replica group alone).
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub nodes: usize,
+    /// Distributed shell applications submitted in each run, one a second; they need
+    /// NodeManagers.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub applications: usize,
     /// Threads running seeds side by side (default: the available cores).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,

@@ -94,6 +94,20 @@ impl Groups {
         )
     }
 
+    /// [`groups_of`](Self::groups_of) for async callers: on a blocking thread when the mapping
+    /// must be asked (the host's name service may block), at once when the answer is fixed (an
+    /// overridden user, or the null mapping), which keeps a deterministic simulation on its one
+    /// thread. A lookup that panicked counts as no groups, so ACLs fail closed.
+    pub async fn lookup(&self, user: &str) -> Vec<String> {
+        if self.overrides.contains_key(user) || self.mapping == GroupMapping::Null {
+            return self.groups_of(user);
+        }
+        let (groups, user) = (self.clone(), user.to_owned());
+        tokio::task::spawn_blocking(move || groups.groups_of(&user))
+            .await
+            .unwrap_or_default()
+    }
+
     /// The groups of `user`, primary group first. Asking the mapping may block on the host's
     /// name service when the answer is not cached.
     pub fn groups_of(&self, user: &str) -> Vec<String> {

@@ -11,6 +11,13 @@ pub enum SimError {
         /// The configuration's complaint.
         source: ConfError,
     },
+    /// The configuration of the cluster's clients or NodeManagers is invalid: a bug of the
+    /// harness.
+    #[error("the simulated cluster's configuration is invalid: {reason}")]
+    Client {
+        /// The configuration's complaint.
+        reason: String,
+    },
     /// A thread running seeds panicked.
     #[error("a simulation thread panicked: {reason}")]
     Panicked {

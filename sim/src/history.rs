@@ -25,6 +25,20 @@ struct Recorded {
     acknowledged: BTreeMap<i32, String>,
     /// Every replica seen leading each term.
     leaders: BTreeMap<u64, BTreeSet<String>>,
+    /// Every replica seen serving as leader in each term.
+    serving: BTreeMap<u64, BTreeSet<String>>,
+    /// Where and at what size each container id was launched.
+    launched: BTreeMap<String, (String, u64)>,
+    /// Each ended application's final state and status, and its diagnostics.
+    ended: BTreeMap<String, Ended>,
+}
+
+/// How an application ended, as its final report said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Ended {
+    pub(crate) state: String,
+    pub(crate) status: String,
+    pub(crate) diagnostics: String,
 }
 
 impl History {
@@ -72,6 +86,84 @@ impl History {
             let violation = format!("{rm_id} and {} both led term {term}", others.join(", "));
             recorded.violations.push(line(at, &violation));
         }
+    }
+
+    /// Records that replica `rm_id` was seen serving as leader of `term` (its leader gate open,
+    /// its leader services running). Violation: another replica served the same term.
+    pub(crate) fn serving_seen(&self, at: Duration, rm_id: &str, term: u64) {
+        let mut recorded = self.lock();
+        let serving = recorded.serving.entry(term).or_default();
+        if !serving.insert(rm_id.to_owned()) {
+            return;
+        }
+        let others: Vec<String> = serving.iter().filter(|l| *l != rm_id).cloned().collect();
+        recorded.trace.push(line(
+            at,
+            &format!("{rm_id} serves as leader of term {term}"),
+        ));
+        if !others.is_empty() {
+            let violation = format!(
+                "{rm_id} and {} both served as leader of term {term}",
+                others.join(", ")
+            );
+            recorded.violations.push(line(at, &violation));
+        }
+    }
+
+    /// Records that a NodeManager launched container `container_id` on `node` with
+    /// `memory_mb`. Violation: the id was launched before on another node or at another size,
+    /// so it was issued twice (a node refuses a second start of an id it runs).
+    pub(crate) fn launched(&self, container_id: &str, node: &str, memory_mb: u64) {
+        let at = turmoil::sim_elapsed().unwrap_or_default();
+        let mut recorded = self.lock();
+        recorded.trace.push(line(
+            at,
+            &format!("{node} launched {container_id} ({memory_mb} MB)"),
+        ));
+        let this = (node.to_owned(), memory_mb);
+        match recorded.launched.get(container_id) {
+            Some(first) if *first != this => {
+                let violation = format!(
+                    "container id {container_id} was issued twice: launched on {} with {} MB, \
+                     then on {node} with {memory_mb} MB",
+                    first.0, first.1
+                );
+                recorded.violations.push(line(at, &violation));
+            }
+            Some(_) => {}
+            None => {
+                recorded.launched.insert(container_id.to_owned(), this);
+            }
+        }
+    }
+
+    /// Records the final report of `application`.
+    pub(crate) fn application_ended(
+        &self,
+        at: Duration,
+        application: &str,
+        state: &str,
+        status: &str,
+        diagnostics: &str,
+    ) {
+        let mut recorded = self.lock();
+        recorded.trace.push(line(
+            at,
+            &format!("{application} ended {state} with final status {status}"),
+        ));
+        recorded.ended.insert(
+            application.to_owned(),
+            Ended {
+                state: state.to_owned(),
+                status: status.to_owned(),
+                diagnostics: diagnostics.to_owned(),
+            },
+        );
+    }
+
+    /// The applications that ended, with how.
+    pub(crate) fn ended(&self) -> BTreeMap<String, Ended> {
+        self.lock().ended.clone()
     }
 
     /// Records a violation found by the harness at `at`.

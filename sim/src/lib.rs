@@ -15,10 +15,13 @@
 //!
 //! [`RaftCore`]: yarn_rm_ha::replica::RaftCore
 
+mod application_masters;
+mod client_host;
 mod error;
 mod fault_schedule;
 mod history;
 mod host_actions;
+mod node_host;
 mod replica_host;
 mod seed_runs;
 mod sim_disk;

@@ -8,9 +8,11 @@ use std::time::Duration;
 use openraft::{Raft, ServerState};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
+use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
-use yarn_rm_ha::replica::RaftCore;
+use yarn_rm_ha::Serving;
+use yarn_rm_ha::replica::{PassThreads, RaftCore, ReplicaServices, SecretSource, ServiceWiring};
 use yarn_rm_ha::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
 use yarn_rm_ha::storage::Failpoints;
 use yarn_rm_ha::{RaftGrpcNetworkFactory, RmConfig, RmTypeConfig};
@@ -19,10 +21,16 @@ use yarn_security::Authorizer;
 use crate::history::History;
 use crate::host_actions::{HostActions, serve_actions};
 use crate::sim_disk::SimDisk;
-use crate::sim_network::{self, Cuts};
+use crate::sim_network::{self, Cuts, Hosts};
 
 /// The Raft port every simulated replica listens on.
 pub(crate) const RAFT_PORT: u16 = 8035;
+
+/// The ports of the replicas' front doors: YARN's defaults, which the simulated cluster's
+/// configuration leaves in place.
+const CLIENT_PORT: u16 = 8032;
+const SCHEDULER_PORT: u16 = 8030;
+const RESOURCE_TRACKER_PORT: u16 = 8031;
 
 /// Concurrent writers on a leader, so that appends overlap and share syncs.
 const WRITERS: usize = 3;
@@ -38,6 +46,7 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
 pub(crate) struct Running {
     pub(crate) raft: Raft<RmTypeConfig>,
     pub(crate) state: StateView,
+    pub(crate) serving: watch::Receiver<Serving>,
 }
 
 /// The replicas running now, by rm-id; a crashed replica's entry is removed by the harness.
@@ -46,9 +55,11 @@ pub(crate) type Registry = Arc<Mutex<BTreeMap<String, Running>>>;
 /// One machine: its disk, which outlives crashes, and how to start its replica.
 ///
 /// Each start opens the real Raft stores on the disk, starts the real openraft node, serves the
-/// real Raft gRPC service on the simulated network, runs the real election timer with a seeded
-/// random source, and, while it leads, writes: each writer proposes one
-/// `AllocateApplicationIds` at a time and records what was acknowledged.
+/// real Raft gRPC service and the replica's client, scheduler and resource-tracker front doors
+/// ([`ReplicaServices`]) on the simulated network, follows leadership with the real leader
+/// services (scheduling passes inline), runs the real election timer with a seeded random
+/// source, and, while it leads, writes: each writer proposes one `AllocateApplicationIds` at a
+/// time and records what was acknowledged.
 #[derive(Clone)]
 pub(crate) struct ReplicaHost {
     pub(crate) config: Arc<RmConfig>,
@@ -59,6 +70,7 @@ pub(crate) struct ReplicaHost {
     pub(crate) registry: Registry,
     pub(crate) history: History,
     pub(crate) cuts: Cuts,
+    pub(crate) hosts: Hosts,
     pub(crate) actions: HostActions,
     /// Cleared by the harness once faults have healed and it waits for the replicas to agree.
     pub(crate) writing: Arc<AtomicBool>,
@@ -77,14 +89,27 @@ impl ReplicaHost {
                 self.config.raft.rpc_timeout,
             ),
         );
+        // Replicas prove who they are; other hosts connect anonymously (see `sim_network`).
         let core = RaftCore::start(
             Arc::clone(&self.config),
             &self.disk,
             network,
             self.failpoints,
-            Authorizer::new(true),
+            Authorizer::new(false),
         )
         .await?;
+        let shutdown = CancellationToken::new();
+        let wiring = ServiceWiring {
+            nm_dialer: sim_network::dialer(
+                rm_id.clone(),
+                self.cuts.clone(),
+                ServiceWiring::NM_CALL_TIMEOUT,
+            ),
+            passes: PassThreads::Inline,
+            secrets: SecretSource::Seeded(self.seed),
+            web_scheme: "http",
+        };
+        let services = ReplicaServices::new(&core, wiring, shutdown.clone());
         self.registry
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -93,23 +118,36 @@ impl ReplicaHost {
                 Running {
                     raft: core.raft.clone(),
                     state: core.state.clone(),
+                    serving: services.serving.clone(),
                 },
             );
-        let hosts = self
-            .config
-            .ha
-            .members
-            .iter()
-            .map(|member| (turmoil::lookup(member.rm_id.as_str()), member.rm_id.clone()))
-            .collect();
         let members = self
             .config
             .raft_members()
             .map(|node| (node.rm_id.clone(), node))
             .collect();
+        let mut servers = JoinSet::new();
+        for (port, routes) in [
+            (CLIENT_PORT, services.client),
+            (SCHEDULER_PORT, services.scheduler),
+            (RESOURCE_TRACKER_PORT, services.resource_tracker),
+        ] {
+            let listener = turmoil::net::TcpListener::bind(("0.0.0.0", port)).await?;
+            let incoming = sim_network::incoming(
+                rm_id.clone(),
+                self.cuts.clone(),
+                listener,
+                self.hosts.clone(),
+            );
+            servers.spawn(
+                tonic::transport::Server::builder()
+                    .add_routes(routes)
+                    .serve_with_incoming(incoming),
+            );
+        }
         let listener = turmoil::net::TcpListener::bind(("0.0.0.0", RAFT_PORT)).await?;
-        let shutdown = CancellationToken::new();
         let mut tasks = JoinSet::new();
+        tasks.spawn(services.leadership.run());
         let elections = core.run_elections(
             StdRng::seed_from_u64(self.seed.wrapping_add(start)),
             shutdown.clone(),
@@ -138,13 +176,14 @@ impl ReplicaHost {
                 rm_id.clone(),
                 self.cuts.clone(),
                 listener,
-                hosts,
+                self.hosts.clone(),
             ));
         // As the replica process does, stop when openraft stops: a simulated disk never fails,
         // so a stopped core is a bug the run reports.
         let mut metrics = core.raft.metrics();
         tokio::select! {
             served = server => served?,
+            Some(served) = servers.join_next() => served??,
             stopped = metrics.wait_for(|m| m.running_state.is_err()) => {
                 let reason = stopped.map_or_else(
                     |_| "its metrics channel closed".to_owned(),

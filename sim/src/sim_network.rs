@@ -1,17 +1,20 @@
-//! The Raft transport on turmoil's simulated TCP: the real gRPC stack, without TLS.
+//! Every connection of a simulated run on turmoil's simulated TCP: the real gRPC stack, without
+//! TLS.
 //!
 //! What is bypassed: the TLS handshake and record layer. In a replica a caller's identity is
-//! the verified name of its certificate; here it is the name of the simulated host whose
-//! address the connection comes from, which the simulated network cannot forge. Every check
-//! made on that identity (the caller is a current member, the ids in the payload are the
-//! caller's own) runs unchanged.
+//! the verified name of its certificate; here a replica's is the name of the simulated host
+//! whose address the connection comes from, which the simulated network cannot forge, so every
+//! check the Raft service makes on it (the caller is a current member, the ids in the payload
+//! are the caller's own) runs unchanged. NodeManagers, ApplicationMasters and clients connect
+//! without an identity, as with `yarn.tls.enabled` false: the checks that compare a caller's
+//! name with its request (a NodeManager reporting only for itself) have nothing to compare.
 //!
 //! Partitions are [`Cuts`], not turmoil's own: turmoil drops the bytes a partition catches in
 //! the middle of a TCP stream and delivers the later ones, which no real TCP connection does
 //! (it retransmits until the link heals). A cut link holds every write in its direction until
 //! it is repaired, as TCP's retransmissions do, so the byte streams stay whole.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::net::IpAddr;
 use std::pin::Pin;
@@ -85,8 +88,8 @@ impl Cuts {
     }
 }
 
-/// A dialer of Raft peers for host `local` over the simulated network, with `rpc_timeout` on
-/// each request and on connecting.
+/// A dialer for host `local` over the simulated network, with `rpc_timeout` on each request
+/// and on connecting.
 pub(crate) fn dialer(local: String, cuts: Cuts, rpc_timeout: Duration) -> Dialer {
     Dialer::new(move |address: &str| {
         let endpoint = Endpoint::from_shared(format!("http://{address}"))
@@ -113,22 +116,48 @@ pub(crate) fn dialer(local: String, cuts: Cuts, rpc_timeout: Duration) -> Dialer
     })
 }
 
-/// The connections host `local` accepts on a simulated listener, each carrying the identity
-/// of the host that dialed it as a certificate would.
+/// The simulated hosts, and which of them are replicas.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Hosts {
+    /// Every host's name.
+    pub(crate) all: Arc<Vec<String>>,
+    /// The replicas' names: the hosts with a resourcemanager certificate.
+    pub(crate) replicas: Arc<BTreeSet<String>>,
+}
+
+impl Hosts {
+    /// Every host's name by its address; only within the simulation.
+    fn by_address(&self) -> BTreeMap<IpAddr, String> {
+        self.all
+            .iter()
+            .map(|name| (turmoil::lookup(name.as_str()), name.clone()))
+            .collect()
+    }
+}
+
+/// The connections host `local` accepts on a simulated listener, each from a replica carrying
+/// its identity as a certificate would.
 pub(crate) fn incoming(
     local: String,
     cuts: Cuts,
     listener: turmoil::net::TcpListener,
-    hosts: BTreeMap<IpAddr, String>,
+    hosts: Hosts,
 ) -> impl Stream<Item = io::Result<SimStream>> {
-    let state = (local, cuts, listener, hosts);
-    futures_util::stream::unfold(state, |(local, cuts, listener, hosts)| async move {
-        let accepted = listener.accept().await.map(|(stream, remote_addr)| {
-            let peer = hosts.get(&remote_addr.ip()).cloned().unwrap_or_default();
-            SimStream::new(stream, local.clone(), peer, cuts.clone())
-        });
-        Some((accepted, (local, cuts, listener, hosts)))
-    })
+    let state = (local, cuts, listener, hosts.by_address(), hosts.replicas);
+    futures_util::stream::unfold(
+        state,
+        |(local, cuts, listener, names, replicas)| async move {
+            let accepted = listener.accept().await.map(|(stream, remote_addr)| {
+                let peer = names.get(&remote_addr.ip()).cloned().unwrap_or_default();
+                let identity = replicas.contains(&peer).then(|| PeerIdentity {
+                    role: Role::ResourceManager,
+                    name: peer.clone(),
+                });
+                SimStream::new(stream, local.clone(), peer, cuts.clone()).with_identity(identity)
+            });
+            Some((accepted, (local, cuts, listener, names, replicas)))
+        },
+    )
 }
 
 /// One end of a simulated TCP connection from host `local` to host `peer`, whose writes wait
@@ -138,7 +167,7 @@ pub(crate) struct SimStream {
     local: String,
     peer: String,
     cuts: Cuts,
-    /// The other end as a server sees it: its address, and its host name as the identity its
+    /// The other end as a server sees it: its address, and for a replica the identity its
     /// certificate would prove.
     info: PeerInfo,
 }
@@ -150,10 +179,7 @@ impl SimStream {
             .unwrap_or_else(|_| (std::net::Ipv4Addr::UNSPECIFIED, 0).into());
         let info = PeerInfo {
             remote_addr,
-            identity: Some(PeerIdentity {
-                role: Role::ResourceManager,
-                name: peer.clone(),
-            }),
+            identity: None,
         };
         Self {
             stream,
@@ -162,6 +188,14 @@ impl SimStream {
             cuts,
             info,
         }
+    }
+}
+
+impl SimStream {
+    /// The stream, as a server sees it, from a caller proving `identity`.
+    fn with_identity(mut self, identity: Option<PeerIdentity>) -> Self {
+        self.info.identity = identity;
+        self
     }
 }
 

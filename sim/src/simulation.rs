@@ -8,17 +8,23 @@ use std::time::Duration;
 use openraft::ServerState;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use yarn_client::RmClientConfig;
 use yarn_conf::Configuration;
+use yarn_nodemanager::NmConfig;
 use yarn_rm_ha::storage::Failpoints;
-use yarn_rm_ha::{RmConfig, node_id_of};
+use yarn_rm_ha::{RmConfig, Serving, node_id_of};
+use yarn_security::SimulatedClock;
 
+use crate::application_masters;
+use crate::client_host::ClientHost;
 use crate::error::SimError;
 use crate::fault_schedule::{Fault, FaultSchedule};
 use crate::history::History;
 use crate::host_actions::{HostAction, HostActions};
+use crate::node_host::{NM_PORT, NodeHost};
 use crate::replica_host::{RAFT_PORT, Registry, ReplicaHost};
 use crate::sim_disk::SimDisk;
-use crate::sim_network::Cuts;
+use crate::sim_network::{self, Cuts, Hosts};
 
 /// The simulated time one step advances.
 const TICK: Duration = Duration::from_millis(1);
@@ -32,6 +38,18 @@ const OBSERVE_EVERY: Duration = Duration::from_millis(5);
 /// How often, once faults healed, the harness asks the leader to add back removed members.
 const REJOIN_EVERY: Duration = Duration::from_secs(1);
 
+/// The wall clock at the start of every run, in milliseconds since the Unix epoch
+/// (2027-01-15): fixed, so that the times leaders write into commands, and the token expiries
+/// derived from them, replay exactly.
+const SIMULATED_EPOCH_MS: i64 = 1_800_000_000_000;
+
+/// The client's simulated host.
+const CLIENT_HOST: &str = "client";
+
+/// Each simulated NodeManager's resources.
+const NODE_MEMORY_MB: &str = "2048";
+const NODE_VCORES: &str = "4";
+
 /// What a run looks like.
 #[derive(Debug, Clone)]
 pub struct SimOptions {
@@ -43,16 +61,26 @@ pub struct SimOptions {
     pub heal_time: Duration,
     /// Failpoints every replica runs with: the planted bugs the simulation must find.
     pub failpoints: Failpoints,
+    /// NodeManagers in the cluster.
+    pub nodes: usize,
+    /// Distributed shell applications the client submits, from the start of the run.
+    pub applications: usize,
+    /// The pause between two submissions.
+    pub submit_every: Duration,
 }
 
 impl Default for SimOptions {
-    /// Three replicas, 4 s of faults, 30 s to recover.
+    /// Three replicas, three NodeManagers, two applications submitted a second apart, 4 s
+    /// of faults, 30 s to recover.
     fn default() -> Self {
         Self {
             replicas: 3,
             fault_time: Duration::from_secs(4),
             heal_time: Duration::from_secs(30),
             failpoints: Failpoints::default(),
+            nodes: 3,
+            applications: 4,
+            submit_every: Duration::from_secs(1),
         }
     }
 }
@@ -117,11 +145,28 @@ impl Simulation {
     ///
     /// [`SimError::Config`] when the replicas' configuration is invalid (a harness bug).
     pub fn run(self) -> Result<SimOutcome, SimError> {
+        // Every host runs on this thread: their wall clock is the simulation's.
+        let _clock = SimulatedClock::install(|| {
+            let elapsed = turmoil::sim_elapsed().unwrap_or_default().as_millis();
+            SIMULATED_EPOCH_MS.saturating_add(i64::try_from(elapsed).unwrap_or(i64::MAX))
+        });
         let mut rng = StdRng::seed_from_u64(self.seed);
         let hosts: Vec<String> = (1..=self.options.replicas)
             .map(|i| format!("rm{i}"))
             .collect();
+        let nodes: Vec<String> = (1..=self.options.nodes).map(|i| format!("nm{i}")).collect();
         let conf = group_conf(&hosts);
+        let every_host = Hosts {
+            all: Arc::new(
+                hosts
+                    .iter()
+                    .chain(&nodes)
+                    .cloned()
+                    .chain([CLIENT_HOST.to_owned()])
+                    .collect(),
+            ),
+            replicas: Arc::new(hosts.iter().cloned().collect()),
+        };
         let mut sim = turmoil::Builder::new()
             .rng_seed(self.seed)
             .tick_duration(TICK)
@@ -151,6 +196,7 @@ impl Simulation {
                 registry: Arc::clone(&registry),
                 history: history.clone(),
                 cuts: cuts.clone(),
+                hosts: every_host.clone(),
                 actions: actions.clone(),
                 writing: Arc::clone(&writing),
             };
@@ -158,6 +204,52 @@ impl Simulation {
             sim.host(host.as_str(), move || replica.clone().run());
         }
         let schedule = FaultSchedule::draw(&mut rng, &hosts, self.options.fault_time);
+        // Drawn after the schedule, so that seeds kept their faults when the cluster joined.
+        let client_config = |host: &str, rng: &mut StdRng| {
+            let mut client = RmClientConfig::from_conf(&conf).map_err(|err| SimError::Client {
+                reason: err.to_string(),
+            })?;
+            client.dialer = Some(sim_network::dialer(
+                host.to_owned(),
+                cuts.clone(),
+                client.call_timeout,
+            ));
+            client.jitter_seed = Some(rng.random());
+            Ok::<_, SimError>(client)
+        };
+        for node in &nodes {
+            let mut node_conf = conf.clone();
+            node_conf.set("yarn.nodemanager.address", &format!("{node}:{NM_PORT}"));
+            node_conf.set("yarn.nodemanager.resource.memory-mb", NODE_MEMORY_MB);
+            node_conf.set("yarn.nodemanager.resource.cpu-vcores", NODE_VCORES);
+            let mut config = NmConfig::from_conf(&node_conf).map_err(|err| SimError::Client {
+                reason: err.to_string(),
+            })?;
+            // No files: the simulated executor and a disabled store need none.
+            config.local_dirs.clear();
+            config.log_dirs.clear();
+            let client = client_config(node, &mut rng)?;
+            let host = NodeHost {
+                name: node.clone(),
+                config,
+                programs: application_masters::programs(
+                    node.clone(),
+                    client.clone(),
+                    history.clone(),
+                ),
+                client,
+                cuts: cuts.clone(),
+                hosts: every_host.clone(),
+            };
+            sim.host(node.as_str(), move || host.clone().run());
+        }
+        let client = ClientHost {
+            client: client_config(CLIENT_HOST, &mut rng)?,
+            history: history.clone(),
+            applications: self.options.applications,
+            submit_every: self.options.submit_every,
+        };
+        sim.client(CLIENT_HOST, client.run());
         let mut harness = Harness {
             sim,
             history: history.clone(),
@@ -203,7 +295,28 @@ impl Simulation {
                 return Ok(harness.outcome(self.seed));
             }
         }
+        // The group recovered; the writers' load only slows what follows.
         writing.store(false, Ordering::Relaxed);
+        // Every application must end, and succeed: every simulated task exits with 0.
+        while harness.history.ended().len() < self.options.applications {
+            harness.rejoin_missing(&hosts);
+            if harness.sim.elapsed() >= deadline {
+                history.violation(
+                    harness.sim.elapsed(),
+                    format!(
+                        "{} of {} applications ended within {:?} after every fault healed",
+                        harness.history.ended().len(),
+                        self.options.applications,
+                        self.options.heal_time
+                    ),
+                );
+                return Ok(harness.outcome(self.seed));
+            }
+            if !harness.step() {
+                return Ok(harness.outcome(self.seed));
+            }
+        }
+        harness.check_applications();
         // Then every replica must apply the same log and agree.
         loop {
             harness.rejoin_missing(&hosts);
@@ -230,9 +343,21 @@ impl Simulation {
     }
 }
 
-/// The configuration of a group of `hosts`, each reached by its simulated host name.
+/// The configuration of a cluster of replicas `hosts`, each reached by its simulated host name,
+/// without TLS (see `sim_network`) and with NodeManager recovery off (a simulated container
+/// ends with its node).
 fn group_conf(hosts: &[String]) -> Configuration {
     let mut conf = Configuration::new();
+    conf.set("yarn.tls.enabled", "false");
+    conf.set("yarn.nodemanager.recovery.enabled", "false");
+    // Users belong to no group: the host's name service is outside the simulation.
+    conf.set(
+        "hadoop.security.group.mapping",
+        "org.apache.hadoop.security.NullGroupsMapping",
+    );
+    // Below the task containers' size, so an AM container's id issued again for a task shows
+    // in the sizes launched.
+    conf.set("yarn.scheduler.minimum-allocation-mb", "128");
     conf.set("yarn.resourcemanager.ha.enabled", "true");
     conf.set("yarn.resourcemanager.ha.rm-ids", &hosts.join(","));
     conf.set("yarn.resourcemanager.cluster-id", "sim");
@@ -293,6 +418,9 @@ impl Harness<'_> {
                 let metrics = replica.raft.metrics().borrow().clone();
                 if metrics.state == ServerState::Leader {
                     self.history.leader_seen(now, &rm_id, metrics.current_term);
+                }
+                if let Serving::Leader(leadership) = &*replica.serving.borrow() {
+                    self.history.serving_seen(now, &rm_id, leadership.term());
                 }
             }
         }
@@ -596,6 +724,23 @@ impl Harness<'_> {
                     agreed.next_sequence
                 ),
             );
+        }
+    }
+
+    /// Every application ended FINISHED and succeeded.
+    fn check_applications(&self) {
+        let now = self.sim.elapsed();
+        for (application, ended) in self.history.ended() {
+            if ended.state != "FINISHED" || ended.status != "APP_SUCCEEDED" {
+                self.history.violation(
+                    now,
+                    format!(
+                        "{application} ended {} with final status {}, though every task \
+                         succeeds: {}",
+                        ended.state, ended.status, ended.diagnostics
+                    ),
+                );
+            }
         }
     }
 

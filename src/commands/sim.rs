@@ -24,8 +24,16 @@ pub fn run(args: &SimArgs) -> anyhow::Result<ExitCode> {
              builds have them): the planted bugs would not be planted"
         );
     }
+    if args.applications > 0 && args.nodes == 0 {
+        bail!(
+            "--applications {}: applications need NodeManagers (--nodes 1 or more)",
+            args.applications
+        );
+    }
     let mut options = SimOptions {
         replicas: args.replicas,
+        nodes: args.nodes,
+        applications: args.applications,
         failpoints: Failpoints::from_env().context("reading the planted bugs")?,
         ..SimOptions::default()
     };
@@ -37,8 +45,11 @@ pub fn run(args: &SimArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_default();
     let replay_with = |seed: u64| {
         format!(
-            "{planted}yarn-ha sim --seed {seed} --replicas {} --duration {}ms",
+            "{planted}yarn-ha sim --seed {seed} --replicas {} --nodes {} --applications {} \
+             --duration {}ms",
             options.replicas,
+            options.nodes,
+            options.applications,
             options.fault_time.as_millis()
         )
     };

@@ -123,6 +123,11 @@ impl Localizer {
     /// and returns the directories removed. A directory that cannot be removed is logged and
     /// left.
     pub async fn remove_application_cache(&self, application_id: ApplicationId) -> Vec<PathBuf> {
+        if self.local_dirs.is_empty() {
+            // A node with no local directory (the simulation's) has nothing to remove, and
+            // must not leave its thread for a blocking one to find that out.
+            return Vec::new();
+        }
         let local_dirs = self.local_dirs.clone();
         let removed = tokio::task::spawn_blocking(move || {
             local_dirs

@@ -70,7 +70,11 @@ impl ClientOperations {
 
     /// `user`'s rights outside any queue: its groups and whether it administers the cluster.
     async fn caller_rights(&self, user: &str) -> CallerRights {
-        CallerRights::new(user, self.groups_of(user).await, &self.queues.settings)
+        CallerRights::new(
+            user,
+            self.queues.groups.lookup(user).await,
+            &self.queues.settings,
+        )
     }
 
     /// `rights` with the queues the caller administers, from the leader's scheduler.
@@ -158,7 +162,7 @@ impl ClientOperations {
         if self.application(id, |_| ()).is_ok() {
             return Ok(());
         }
-        let groups = self.groups_of(&record.user).await;
+        let groups = self.queues.groups.lookup(&record.user).await;
         let leadership = self.proposer.gate.require_leader()?;
         let nodes = leadership.nodes(|tracker| tracker.schedulable());
         let checked = leadership
@@ -182,16 +186,6 @@ impl ClientOperations {
             )),
             _ => Ok(()),
         }
-    }
-
-    /// The groups of `user` for ACL checks, looked up off the async workers because the host's
-    /// name service may block. A lookup that panicked counts as no groups: ACLs fail closed.
-    async fn groups_of(&self, user: &str) -> Vec<String> {
-        let groups = self.queues.groups.clone();
-        let user = user.to_owned();
-        tokio::task::spawn_blocking(move || groups.groups_of(&user))
-            .await
-            .unwrap_or_default()
     }
 }
 
@@ -609,7 +603,7 @@ impl ClientOperations {
     ) -> Result<pb::GetQueueUserAclsInfoResponseProto, RmError> {
         let user = user_name(caller);
         let leadership = self.proposer.read_barrier().await?;
-        let groups = self.groups_of(&user).await;
+        let groups = self.queues.groups.lookup(&user).await;
 
         let nodes = leadership.nodes(|tracker| tracker.schedulable());
         let queue_user_acls = leadership
@@ -648,7 +642,7 @@ impl ClientOperations {
         }
         self.check_modify_access(&user, "MOVE_APPLICATION_ACROSS_QUEUES", id)
             .await?;
-        let groups = self.groups_of(&user).await;
+        let groups = self.queues.groups.lookup(&user).await;
         let leadership = self.proposer.gate.require_leader()?;
         let nodes = leadership.nodes(|tracker| tracker.schedulable());
         let checked = leadership

@@ -17,7 +17,7 @@ use super::am_launcher::AmLauncher;
 use super::am_liveness_monitor::AmLivenessMonitor;
 use super::async_scheduler::{AsyncScheduler, PassThreads};
 use super::leadership::Leadership;
-use super::master_key_service::MasterKeyService;
+use super::master_key_service::{MasterKeyService, SecretSource};
 use super::nm_liveness_monitor::NmLivenessMonitor;
 use super::queue_config_initializer::QueueConfigInitializer;
 use super::raft_proposer::RaftProposer;
@@ -48,6 +48,8 @@ pub(crate) struct LeaderServices {
     pub(crate) dialer: Dialer,
     /// Where scheduling passes run.
     pub(crate) passes: PassThreads,
+    /// Where new master keys' secrets come from.
+    pub(crate) secrets: SecretSource,
     /// The replica's failpoints, for the scheduler's planted bug.
     #[cfg(feature = "failpoints")]
     pub(crate) failpoints: crate::storage::Failpoints,
@@ -74,6 +76,7 @@ impl LeaderServices {
             state: self.state.clone(),
             config: self.config.clone(),
             check_interval: self.key_check_interval,
+            secrets: self.secrets.generator(epoch),
         };
         let liveness = NmLivenessMonitor {
             proposer: self.proposer.clone(),

@@ -3,6 +3,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use tokio_util::sync::CancellationToken;
 use yarn_security::{KeyAction, KeyRollingSchedule, MasterKey};
 
@@ -57,11 +59,35 @@ pub(crate) struct MasterKeyService {
     pub(crate) state: StateView,
     pub(crate) config: Arc<RmConfig>,
     pub(crate) check_interval: Duration,
+    /// Draws the secrets; `None` for the operating system's generator.
+    pub(crate) secrets: Option<StdRng>,
+}
+
+/// Where leaders draw the secrets of new master keys.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SecretSource {
+    /// The operating system's cryptographically secure generator: what a replica does.
+    #[default]
+    OperatingSystem,
+    /// A generator seeded with this value and the leadership's epoch: the deterministic
+    /// simulation's, so that a seed replays its keys. Never for a real cluster, whose keys
+    /// anyone knowing the seed would know.
+    Seeded(u64),
+}
+
+impl SecretSource {
+    /// The generator of the leadership of `epoch`; `None` for the operating system's.
+    pub(crate) fn generator(self, epoch: u64) -> Option<StdRng> {
+        match self {
+            Self::OperatingSystem => None,
+            Self::Seeded(seed) => Some(StdRng::seed_from_u64(seed ^ epoch)),
+        }
+    }
 }
 
 impl MasterKeyService {
     /// Runs until `token` is cancelled.
-    pub(crate) async fn run(self, token: CancellationToken) {
+    pub(crate) async fn run(mut self, token: CancellationToken) {
         loop {
             for kind in MasterKeyKind::ALL {
                 if token.is_cancelled() {
@@ -76,7 +102,7 @@ impl MasterKeyService {
         }
     }
 
-    async fn step(&self, kind: MasterKeyKind) {
+    async fn step(&mut self, kind: MasterKeyKind) {
         let now = now_ms();
         let keys = self
             .state
@@ -88,11 +114,11 @@ impl MasterKeyService {
         let change = match planned {
             Ok(None) => return,
             Ok(Some(KeyPlan::Initialize)) => MasterKeyChange::Initialize {
-                key: generate(FIRST_KEY_ID, now),
+                key: self.generate(FIRST_KEY_ID, now),
             },
             Ok(Some(KeyPlan::Roll(KeyAction::CreateNext { key_id }))) => {
                 MasterKeyChange::CreateNext {
-                    key: generate(key_id, now),
+                    key: self.generate(key_id, now),
                 }
             }
             Ok(Some(KeyPlan::Roll(KeyAction::ActivateNext { key_id }))) => {
@@ -115,12 +141,21 @@ impl MasterKeyService {
     }
 }
 
-fn generate(key_id: i32, now_ms: i64) -> StoredMasterKey {
-    let key = MasterKey::generate(key_id);
-    StoredMasterKey {
-        key_id,
-        secret: *key.bytes(),
-        since_ms: now_ms,
+impl MasterKeyService {
+    fn generate(&mut self, key_id: i32, now_ms: i64) -> StoredMasterKey {
+        let key = match &mut self.secrets {
+            None => MasterKey::generate(key_id),
+            Some(rng) => {
+                let mut secret = [0_u8; MasterKey::LEN];
+                rng.fill(&mut secret);
+                MasterKey::new(key_id, secret)
+            }
+        };
+        StoredMasterKey {
+            key_id,
+            secret: *key.bytes(),
+            since_ms: now_ms,
+        }
     }
 }
 

@@ -38,6 +38,7 @@ pub use leadership::Leadership;
 pub use leadership_monitor::LeadershipMonitor;
 pub(crate) use leadership_monitor::leader_rm_id;
 pub(crate) use leadership_transfer::LeadershipTransfer;
+pub use master_key_service::SecretSource;
 pub use member_changes::{MemberChangeError, MemberChanges};
 pub(crate) use proposer::Proposer;
 pub use raft_core::RaftCore;

@@ -18,6 +18,7 @@ use super::async_scheduler::PassThreads;
 use super::leader_gate::{LeaderGate, ServiceAddress, Serving};
 use super::leader_services::LeaderServices;
 use super::leadership_monitor::LeadershipMonitor;
+use super::master_key_service::SecretSource;
 use super::proposer::Proposer;
 use super::raft_core::RaftCore;
 use super::raft_proposer::RaftProposer;
@@ -43,6 +44,8 @@ pub struct ServiceWiring {
     pub nm_dialer: Dialer,
     /// Where the leader's scheduling passes run.
     pub passes: PassThreads,
+    /// Where leaders draw the secrets of new master keys.
+    pub secrets: SecretSource,
     /// The scheme of the NodeManagers' web pages in reports (`https` when TLS is on: every
     /// daemon of a cluster shares `yarn.tls.enabled`).
     pub web_scheme: &'static str,
@@ -119,6 +122,7 @@ impl ReplicaServices {
                 metrics: Arc::clone(&metrics),
                 dialer: wiring.nm_dialer,
                 passes: wiring.passes,
+                secrets: wiring.secrets,
                 #[cfg(feature = "failpoints")]
                 failpoints: core.failpoints(),
             },

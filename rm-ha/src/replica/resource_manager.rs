@@ -21,6 +21,7 @@ use yarn_web::WebServer;
 use super::async_scheduler::PassThreads;
 use super::leader_gate::{LeaderGate, Serving};
 use super::leadership::Leadership;
+use super::master_key_service::SecretSource;
 use super::raft_core::RaftCore;
 use super::replica_services::{ReplicaServices, ServiceWiring};
 use crate::error::Error;
@@ -198,6 +199,7 @@ impl ResourceManager {
                 },
             ),
             passes: PassThreads::Blocking,
+            secrets: SecretSource::OperatingSystem,
             web_scheme,
         };
         let services = ReplicaServices::new(&core, wiring, shutdown.clone());

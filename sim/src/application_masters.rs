@@ -1,0 +1,90 @@
+//! The ApplicationMasters of a simulated cluster: the real distributed shell ApplicationMaster,
+//! run inside the AM containers the replicas launch on the simulated NodeManagers.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use yarn_applications::dshell::{DshellOptions, serve_application_master};
+use yarn_client::{RmClientConfig, amrm_token_from_credentials};
+use yarn_nodemanager::executor::{
+    ContainerExit, LaunchSpec, SimulatedExecutor, SimulatedPrograms, SimulatedRun,
+};
+
+use crate::history::History;
+
+/// The launch-context variable that marks an AM container of the simulation.
+pub(crate) const PROGRAM_ENV: &str = "YARN_HA_SIMULATED_PROGRAM";
+
+/// Its value for the distributed shell ApplicationMaster.
+pub(crate) const DSHELL_AM: &str = "dshell-am";
+
+/// The tasks each ApplicationMaster runs.
+const TASKS: u32 = 12;
+
+/// How long each task runs.
+const TASK_DURATION: Duration = Duration::from_millis(500);
+
+/// The size of each task container, below the AM's so that an AM container's id issued again
+/// for a task shows in the sizes launched.
+pub(crate) const TASK_MEMORY_MB: i64 = 512;
+
+/// What node `node`'s simulated containers run: every launch is recorded in `history` (the
+/// evidence that no container id is issued twice), and an AM container of the simulation runs
+/// the distributed shell ApplicationMaster with the AMRMToken the replica put in its launch
+/// context, reaching the replicas and the nodes as `client` says. Other containers keep their
+/// timers.
+pub(crate) fn programs(
+    node: String,
+    client: RmClientConfig,
+    history: History,
+) -> SimulatedPrograms {
+    Arc::new(move |spec: &LaunchSpec| {
+        history.launched(&spec.container_id.to_string(), &node, spec.memory_mb);
+        if spec.environment.get(PROGRAM_ENV).map(String::as_str) != Some(DSHELL_AM) {
+            return None;
+        }
+        let run: SimulatedRun = match amrm_token_from_credentials(&spec.tokens, Path::new("tokens"))
+        {
+            Ok(token) => {
+                let (client, node) = (client.clone(), node.clone());
+                Box::pin(async move {
+                    let outcome = serve_application_master(&client, token, &node, &options()).await;
+                    match outcome {
+                        Ok(()) => ContainerExit {
+                            exit_code: 0,
+                            diagnostics: String::new(),
+                        },
+                        Err(err) => ContainerExit {
+                            exit_code: 1,
+                            diagnostics: format!("the ApplicationMaster failed: {err}"),
+                        },
+                    }
+                })
+            }
+            Err(err) => {
+                let diagnostics = format!("no AMRMToken in the launch context: {err}");
+                Box::pin(async move {
+                    ContainerExit {
+                        exit_code: 1,
+                        diagnostics,
+                    }
+                })
+            }
+        };
+        Some(run)
+    })
+}
+
+/// The distributed shell every simulated application runs: [`TASKS`] containers of
+/// [`TASK_MEMORY_MB`], each lasting [`TASK_DURATION`] on the simulated executor.
+fn options() -> DshellOptions {
+    let mut options = DshellOptions::new("simulated");
+    options.num_containers = TASKS;
+    options.container_memory_mb = TASK_MEMORY_MB;
+    options.shell_env = vec![(
+        SimulatedExecutor::SIMULATED_DURATION_ENV.to_owned(),
+        TASK_DURATION.as_millis().to_string(),
+    )];
+    options
+}
