@@ -16,6 +16,11 @@ use crate::{
 /// How many times [`AmRmClient::finish`] asks by default before giving up on a confirmation.
 pub const DEFAULT_FINISH_ATTEMPTS: u32 = 50;
 
+/// How many times one allocate registers again after a refusal as not registered before it
+/// gives up: each is a leader that lost the registration, so more than a few in one call means
+/// a group that cannot keep a leader, which the caller should hear about.
+const MAX_RESYNCS: u32 = 5;
+
 /// The pause between two finish calls by default, YARN's 100 ms.
 pub const DEFAULT_FINISH_PAUSE: Duration = Duration::from_millis(100);
 
@@ -143,8 +148,9 @@ impl AmRmClient {
     /// Each container and each completion is returned once over the life of the client, and
     /// every newly allocated container is charged to the outstanding asks it satisfies. On the
     /// leader's "not registered" refusal the client registers again, re-sends all outstanding
-    /// asks, unconfirmed releases and the blacklist from response id 0, and retries once; the
-    /// outcome then has `resynced` set.
+    /// asks, unconfirmed releases and the blacklist from response id 0, and tries again, as
+    /// often as leaders lose the registration during the call, up to five times; the outcome
+    /// then has `resynced` set.
     ///
     /// # Errors
     ///
@@ -158,27 +164,28 @@ impl AmRmClient {
                 operation: "allocate",
             });
         }
-        let request = self.session.next_request(progress);
-        match self.call_allocate(request).await {
-            Ok(response) => return Ok(self.session.on_response(response)),
-            Err(err) if refused_as_not_registered(&err) => {
-                tracing::info!(
-                    "the RM holds no registration for this attempt (failover); registering again \
-                     and re-sending every outstanding ask"
-                );
+        let mut resyncs = 0;
+        loop {
+            let request = self.session.next_request(progress);
+            match self.call_allocate(request).await {
+                Ok(response) => {
+                    let mut outcome = self.session.on_response(response);
+                    outcome.resynced = resyncs > 0;
+                    return Ok(outcome);
+                }
+                // Leadership may move again between registering and the allocate that follows
+                // (the deterministic simulation found it): each new leader is registered with.
+                Err(err) if refused_as_not_registered(&err) && resyncs < MAX_RESYNCS => {
+                    tracing::info!(
+                        "the RM holds no registration for this attempt (failover); registering \
+                         again and re-sending every outstanding ask"
+                    );
+                }
+                Err(err) => return Err(self.after_failure(err)),
             }
-            Err(err) => return Err(self.after_failure(err)),
-        }
-        self.register_again("allocate").await?;
-        self.session.resync();
-        let request = self.session.next_request(progress);
-        match self.call_allocate(request).await {
-            Ok(response) => {
-                let mut outcome = self.session.on_response(response);
-                outcome.resynced = true;
-                Ok(outcome)
-            }
-            Err(err) => Err(self.after_failure(err)),
+            self.register_again("allocate").await?;
+            self.session.resync();
+            resyncs += 1;
         }
     }
 

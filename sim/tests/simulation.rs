@@ -68,7 +68,10 @@ fn every_application_runs_to_its_end_under_faults() {
             .iter()
             .filter(|line| line.contains("launched") && line.contains("(512 MB)"))
             .count();
-        assert!(tasks >= 12 * options().applications, "{tasks} tasks launched");
+        assert!(
+            tasks >= 12 * options().applications,
+            "{tasks} tasks launched"
+        );
     }
 }
 

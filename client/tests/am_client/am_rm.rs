@@ -27,6 +27,43 @@ fn ids(containers: &[pb::ContainerProto]) -> Vec<i64> {
         .collect()
 }
 
+/// Leadership may move again between registering anew and the allocate that follows: the AM
+/// registers with each leader that lost it, within one allocate.
+#[tokio::test]
+async fn a_registration_lost_again_after_a_resync_is_made_again() {
+    let pki = must_make_pki();
+    let rm1 = Scheduler::start(&pki, "rm1", true).await;
+    let config = must_client_config(&pki, &[("rm1", rm1.address.as_str())]);
+    let mut am = AmRmClient::new(&config, token(AMRM, 1));
+    am.register("am-host", 4321, "").await.unwrap();
+    am.add_container_request(ask("*", 2));
+    am.allocate(0.1).await.unwrap();
+    {
+        let mut rm1 = rm1.state();
+        rm1.registered = false;
+        rm1.lost_registrations = 2;
+        rm1.to_allocate = vec![container(1, "h1")];
+    }
+    let outcome = am.allocate(0.2).await.unwrap();
+    assert!(outcome.resynced);
+    assert_eq!(ids(&outcome.allocated), [1]);
+    let rm1 = rm1.state();
+    assert_eq!(
+        rm1.not_registered_refusals, 3,
+        "refused after each lost registration"
+    );
+    assert_eq!(
+        rm1.registrations.len(),
+        4,
+        "the first, then one per refusal"
+    );
+    assert_eq!(
+        counts(&rm1.allocates[1].ask),
+        [("*".to_owned(), 2)],
+        "everything re-sent"
+    );
+}
+
 #[tokio::test]
 async fn after_a_failover_the_am_registers_again_and_resends_all_it_still_wants() {
     let pki = must_make_pki();

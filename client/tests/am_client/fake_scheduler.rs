@@ -37,6 +37,9 @@ pub struct SchedulerState {
     pub new_amrm_token: Option<pb::TokenProto>,
     /// Finish calls answered `is_unregistered = false` before one is confirmed.
     pub unconfirmed_finishes: u32,
+    /// Registrations lost right after they are served, as when leadership moves on between an
+    /// AM's register and its next allocate.
+    pub lost_registrations: u32,
 
     /// Registrations served.
     pub registrations: Vec<pb::RegisterApplicationMasterRequestProto>,
@@ -119,7 +122,8 @@ impl ApplicationMasterProtocol for FakeScheduler {
         request: Request<pb::RegisterApplicationMasterRequestProto>,
     ) -> Result<Response<pb::RegisterApplicationMasterResponseProto>, Status> {
         let mut state = self.serve(&request)?;
-        state.registered = true;
+        state.registered = state.lost_registrations == 0;
+        state.lost_registrations = state.lost_registrations.saturating_sub(1);
         state.last_response_id = 0;
         state.registrations.push(request.into_inner());
         Ok(Response::new(pb::RegisterApplicationMasterResponseProto {
