@@ -103,12 +103,14 @@ impl NodeManager {
             address: config.webapp_address.to_string(),
             source: IoCause::from(source),
         })?;
-        let executor = ContainerExecutor::try_new(&config)?;
         let Recovered {
             manager,
             proxy_records,
             connection,
-        } = Recovered::recover(&config, &node_id, web_address.port(), executor).await?;
+        } = Recovered::recover(&config, &node_id, web_address.port(), || {
+            ContainerExecutor::try_new(&config)
+        })
+        .await?;
 
         let shutdown = CancellationToken::new();
         let mut tasks = JoinSet::new();
@@ -246,7 +248,7 @@ impl NodeManager {
             manager,
             connection,
             ..
-        } = Recovered::recover(&config, &node_id, http_port, executor).await?;
+        } = Recovered::recover(&config, &node_id, http_port, || Ok(executor)).await?;
         let shutdown = CancellationToken::new();
         let mut tasks = JoinSet::new();
         let server = tonic::transport::Server::builder()
@@ -363,14 +365,17 @@ struct Recovered {
 }
 
 impl Recovered {
+    /// Opens the state store first, so that a store another NodeManager holds is the error
+    /// reported, then makes the executor with `executor`.
     async fn recover(
         config: &NmConfig,
         node_id: &NodeId,
         http_port: u16,
-        executor: ContainerExecutor,
+        executor: impl FnOnce() -> Result<ContainerExecutor, Error>,
     ) -> Result<Self, Error> {
         let store = NmStateStore::from_config(config)?;
         let proxy_records = store.proxy_records();
+        let executor = executor()?;
         let (connection, connected) = watch::channel(Connection::Disconnected);
         let manager = ContainerManager::recover(
             config,

@@ -15,7 +15,12 @@ thread_local! {
 /// this thread, if one is). ResourceManager replicas read it only as leaders, to put the value
 /// into a command: they never read clocks while applying.
 pub fn now_ms() -> i64 {
-    if let Some(simulated) = SIMULATED.with_borrow(|clock| clock.as_ref().map(|now| now())) {
+    // `try_with`: a thread-local destructor (a runtime being dropped) may still ask the time.
+    let simulated = SIMULATED
+        .try_with(|clock| clock.borrow().as_ref().map(|now| now()))
+        .ok()
+        .flatten();
+    if let Some(simulated) = simulated {
         return simulated;
     }
     // A clock before 1970 is a broken host; 0 keeps times ordered rather than panicking.

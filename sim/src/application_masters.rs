@@ -3,6 +3,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use yarn_applications::dshell::{DshellOptions, serve_application_master};
@@ -39,6 +40,8 @@ pub(crate) fn programs(
     client: RmClientConfig,
     history: History,
 ) -> SimulatedPrograms {
+    // Each ApplicationMaster draws its own failover jitter, as separate processes would.
+    let started = AtomicU64::new(0);
     Arc::new(move |spec: &LaunchSpec| {
         history.launched(&spec.container_id.to_string(), &node, spec.memory_mb);
         if spec.environment.get(PROGRAM_ENV).map(String::as_str) != Some(DSHELL_AM) {
@@ -47,7 +50,11 @@ pub(crate) fn programs(
         let run: SimulatedRun = match amrm_token_from_credentials(&spec.tokens, Path::new("tokens"))
         {
             Ok(token) => {
-                let (client, node) = (client.clone(), node.clone());
+                let (mut client, node) = (client.clone(), node.clone());
+                let nth = started.fetch_add(1, Ordering::Relaxed);
+                client.jitter_seed = client
+                    .jitter_seed
+                    .map(|seed| seed ^ (nth + 1).rotate_left(32));
                 Box::pin(async move {
                     let outcome = serve_application_master(&client, token, &node, &options()).await;
                     match outcome {

@@ -14,7 +14,7 @@ pub enum SimError {
     /// The configuration of the cluster's clients or NodeManagers is invalid: a bug of the
     /// harness.
     #[error("the simulated cluster's configuration is invalid: {reason}")]
-    Client {
+    ClusterConfig {
         /// The configuration's complaint.
         reason: String,
     },

@@ -33,6 +33,15 @@ struct Recorded {
     ended: BTreeMap<String, Ended>,
 }
 
+/// What a replica was seen doing in a term.
+#[derive(Debug, Clone, Copy)]
+enum Role {
+    /// openraft's leader.
+    Leading,
+    /// Serving as leader: leader gate open, leader services running.
+    Serving,
+}
+
 /// How an application ended, as its final report said.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Ended {
@@ -73,39 +82,36 @@ impl History {
     /// Records that `rm_id` was seen leading `term`. Violation: another replica was seen
     /// leading the same term.
     pub(crate) fn leader_seen(&self, at: Duration, rm_id: &str, term: u64) {
-        let mut recorded = self.lock();
-        let leaders = recorded.leaders.entry(term).or_default();
-        if !leaders.insert(rm_id.to_owned()) {
-            return;
-        }
-        let others: Vec<String> = leaders.iter().filter(|l| *l != rm_id).cloned().collect();
-        recorded
-            .trace
-            .push(line(at, &format!("{rm_id} leads term {term}")));
-        if !others.is_empty() {
-            let violation = format!("{rm_id} and {} both led term {term}", others.join(", "));
-            recorded.violations.push(line(at, &violation));
-        }
+        self.seen_in_term(at, rm_id, term, Role::Leading);
     }
 
     /// Records that replica `rm_id` was seen serving as leader of `term` (its leader gate open,
     /// its leader services running). Violation: another replica served the same term.
     pub(crate) fn serving_seen(&self, at: Duration, rm_id: &str, term: u64) {
+        self.seen_in_term(at, rm_id, term, Role::Serving);
+    }
+
+    fn seen_in_term(&self, at: Duration, rm_id: &str, term: u64, role: Role) {
         let mut recorded = self.lock();
-        let serving = recorded.serving.entry(term).or_default();
-        if !serving.insert(rm_id.to_owned()) {
+        let seen = match role {
+            Role::Leading => &mut recorded.leaders,
+            Role::Serving => &mut recorded.serving,
+        }
+        .entry(term)
+        .or_default();
+        if !seen.insert(rm_id.to_owned()) {
             return;
         }
-        let others: Vec<String> = serving.iter().filter(|l| *l != rm_id).cloned().collect();
-        recorded.trace.push(line(
-            at,
-            &format!("{rm_id} serves as leader of term {term}"),
-        ));
+        let others: Vec<String> = seen.iter().filter(|l| *l != rm_id).cloned().collect();
+        let (doing, did) = match role {
+            Role::Leading => ("leads", "led"),
+            Role::Serving => ("serves as leader of", "served as leader of"),
+        };
+        recorded
+            .trace
+            .push(line(at, &format!("{rm_id} {doing} term {term}")));
         if !others.is_empty() {
-            let violation = format!(
-                "{rm_id} and {} both served as leader of term {term}",
-                others.join(", ")
-            );
+            let violation = format!("{rm_id} and {} both {did} term {term}", others.join(", "));
             recorded.violations.push(line(at, &violation));
         }
     }

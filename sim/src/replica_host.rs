@@ -16,7 +16,7 @@ use yarn_rm_ha::replica::{PassThreads, RaftCore, ReplicaServices, SecretSource, 
 use yarn_rm_ha::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
 use yarn_rm_ha::storage::Failpoints;
 use yarn_rm_ha::{RaftGrpcNetworkFactory, RmConfig, RmTypeConfig};
-use yarn_security::Authorizer;
+use yarn_security::{Authorizer, BoundStatusMessages};
 
 use crate::history::History;
 use crate::host_actions::{HostActions, serve_actions};
@@ -31,6 +31,7 @@ pub(crate) const RAFT_PORT: u16 = 8035;
 const CLIENT_PORT: u16 = 8032;
 const SCHEDULER_PORT: u16 = 8030;
 const RESOURCE_TRACKER_PORT: u16 = 8031;
+const ADMIN_PORT: u16 = 8033;
 
 /// Concurrent writers on a leader, so that appends overlap and share syncs.
 const WRITERS: usize = 3;
@@ -131,6 +132,7 @@ impl ReplicaHost {
             (CLIENT_PORT, services.client),
             (SCHEDULER_PORT, services.scheduler),
             (RESOURCE_TRACKER_PORT, services.resource_tracker),
+            (ADMIN_PORT, services.admin),
         ] {
             let listener = turmoil::net::TcpListener::bind(("0.0.0.0", port)).await?;
             let incoming = sim_network::incoming(
@@ -141,6 +143,7 @@ impl ReplicaHost {
             );
             servers.spawn(
                 tonic::transport::Server::builder()
+                    .layer(BoundStatusMessages)
                     .add_routes(routes)
                     .serve_with_incoming(incoming),
             );
@@ -171,6 +174,7 @@ impl ReplicaHost {
             self.history.clone(),
         ));
         let server = tonic::transport::Server::builder()
+            .layer(BoundStatusMessages)
             .add_service(service.into_server())
             .serve_with_incoming(sim_network::incoming(
                 rm_id.clone(),
@@ -179,17 +183,23 @@ impl ReplicaHost {
                 self.hosts.clone(),
             ));
         // As the replica process does, stop when openraft stops: a simulated disk never fails,
-        // so a stopped core is a bug the run reports.
+        // so a stopped core is a bug the run reports. Looked at first: the replica's tasks end
+        // with the core, and the core's reason is the one worth reporting.
         let mut metrics = core.raft.metrics();
         tokio::select! {
-            served = server => served?,
-            Some(served) = servers.join_next() => served??,
+            biased;
             stopped = metrics.wait_for(|m| m.running_state.is_err()) => {
                 let reason = stopped.map_or_else(
                     |_| "its metrics channel closed".to_owned(),
                     |m| format!("{:?}", m.running_state),
                 );
                 return Err(format!("{rm_id}'s Raft core stopped: {reason}").into());
+            }
+            served = server => served?,
+            Some(served) = servers.join_next() => served??,
+            Some(ended) = tasks.join_next() => {
+                ended?;
+                return Err(format!("a task of {rm_id} ended while it ran").into());
             }
         }
         Ok(())

@@ -3,11 +3,12 @@
 //!
 //! What is bypassed: the TLS handshake and record layer. In a replica a caller's identity is
 //! the verified name of its certificate; here a replica's is the name of the simulated host
-//! whose address the connection comes from, which the simulated network cannot forge, so every
-//! check the Raft service makes on it (the caller is a current member, the ids in the payload
-//! are the caller's own) runs unchanged. NodeManagers, ApplicationMasters and clients connect
+//! whose address the connection comes from, which the simulated network cannot forge, so the
+//! checks the Raft service makes on it (the caller is a current member, the ids in the payload
+//! are the caller's own) run unchanged. NodeManagers, ApplicationMasters and clients connect
 //! without an identity, as with `yarn.tls.enabled` false: the checks that compare a caller's
-//! name with its request (a NodeManager reporting only for itself) have nothing to compare.
+//! name with its request (a NodeManager reporting only for itself) have nothing to compare, and
+//! the replicas' services accept anonymous callers, where a replica with TLS refuses them.
 //!
 //! Partitions are [`Cuts`], not turmoil's own: turmoil drops the bytes a partition catches in
 //! the middle of a TCP stream and delivers the later ones, which no real TCP connection does

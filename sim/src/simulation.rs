@@ -1,5 +1,6 @@
 //! [`Simulation`]: one seeded run of a replica group under faults, and its verdict.
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError};
@@ -70,7 +71,7 @@ pub struct SimOptions {
 }
 
 impl Default for SimOptions {
-    /// Three replicas, three NodeManagers, two applications submitted a second apart, 4 s
+    /// Three replicas, three NodeManagers, four applications submitted a second apart, 4 s
     /// of faults, 30 s to recover.
     fn default() -> Self {
         Self {
@@ -145,10 +146,15 @@ impl Simulation {
     ///
     /// [`SimError::Config`] when the replicas' configuration is invalid (a harness bug).
     pub fn run(self) -> Result<SimOutcome, SimError> {
-        // Every host runs on this thread: their wall clock is the simulation's.
-        let _clock = SimulatedClock::install(|| {
-            let elapsed = turmoil::sim_elapsed().unwrap_or_default().as_millis();
-            SIMULATED_EPOCH_MS.saturating_add(i64::try_from(elapsed).unwrap_or(i64::MAX))
+        // Every host runs on this thread: their wall clock is the simulation's. Read outside a
+        // host (a crashed host's tasks dropping), it keeps the last time a host saw.
+        let last = Cell::new(SIMULATED_EPOCH_MS);
+        let _clock = SimulatedClock::install(move || {
+            if let Some(elapsed) = turmoil::sim_elapsed() {
+                let elapsed = i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX);
+                last.set(SIMULATED_EPOCH_MS.saturating_add(elapsed));
+            }
+            last.get()
         });
         let mut rng = StdRng::seed_from_u64(self.seed);
         let hosts: Vec<String> = (1..=self.options.replicas)
@@ -206,9 +212,10 @@ impl Simulation {
         let schedule = FaultSchedule::draw(&mut rng, &hosts, self.options.fault_time);
         // Drawn after the schedule, so that seeds kept their faults when the cluster joined.
         let client_config = |host: &str, rng: &mut StdRng| {
-            let mut client = RmClientConfig::from_conf(&conf).map_err(|err| SimError::Client {
-                reason: err.to_string(),
-            })?;
+            let mut client =
+                RmClientConfig::from_conf(&conf).map_err(|err| SimError::ClusterConfig {
+                    reason: err.to_string(),
+                })?;
             client.dialer = Some(sim_network::dialer(
                 host.to_owned(),
                 cuts.clone(),
@@ -222,9 +229,10 @@ impl Simulation {
             node_conf.set("yarn.nodemanager.address", &format!("{node}:{NM_PORT}"));
             node_conf.set("yarn.nodemanager.resource.memory-mb", NODE_MEMORY_MB);
             node_conf.set("yarn.nodemanager.resource.cpu-vcores", NODE_VCORES);
-            let mut config = NmConfig::from_conf(&node_conf).map_err(|err| SimError::Client {
-                reason: err.to_string(),
-            })?;
+            let mut config =
+                NmConfig::from_conf(&node_conf).map_err(|err| SimError::ClusterConfig {
+                    reason: err.to_string(),
+                })?;
             // No files: the simulated executor and a disabled store need none.
             config.local_dirs.clear();
             config.log_dirs.clear();
@@ -310,6 +318,7 @@ impl Simulation {
                         self.options.heal_time
                     ),
                 );
+                harness.check_applications();
                 return Ok(harness.outcome(self.seed));
             }
             if !harness.step() {
@@ -403,7 +412,7 @@ impl Harness<'_> {
     fn step(&mut self) -> bool {
         if let Err(err) = self.sim.step() {
             self.history
-                .violation(self.sim.elapsed(), format!("a replica failed: {err}"));
+                .violation(self.sim.elapsed(), format!("a host failed: {err}"));
             return false;
         }
         let now = self.sim.elapsed();

@@ -1,7 +1,10 @@
 //! The leader's asynchronous scheduling loop.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
+
+use futures_util::FutureExt;
 
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -110,7 +113,8 @@ impl AsyncScheduler {
                 self.source.clone(),
                 Arc::clone(&nodes),
             );
-            let pass_started = Instant::now();
+            // Real time, not tokio's: the figure is how long the CPU work took.
+            let pass_started = std::time::Instant::now();
             let now = now_ms();
             let schedule = move |leader: &mut LeaderScheduler| {
                 if ready {
@@ -119,18 +123,22 @@ impl AsyncScheduler {
                     PassOutcome::default()
                 }
             };
+            // A pass that panicked is an `Err` either way, and the scheduler is rebuilt.
             let pass = match self.passes {
-                PassThreads::Blocking => {
-                    tokio::task::spawn_blocking(move || {
-                        let cell = leadership.scheduler();
-                        cell.blocking_with_reconciled(&state, &source, &nodes, schedule)
-                    })
-                    .await
-                }
-                PassThreads::Inline => Ok(leadership
-                    .scheduler()
-                    .inline_with_reconciled(&state, &source, &nodes, schedule)
-                    .await),
+                PassThreads::Blocking => tokio::task::spawn_blocking(move || {
+                    let cell = leadership.scheduler();
+                    cell.blocking_with_reconciled(&state, &source, &nodes, schedule)
+                })
+                .await
+                .map_err(drop),
+                PassThreads::Inline => AssertUnwindSafe(
+                    leadership
+                        .scheduler()
+                        .inline_with_reconciled(&state, &source, &nodes, schedule),
+                )
+                .catch_unwind()
+                .await
+                .map_err(drop),
             };
             let Ok(reconciled) = pass else {
                 tracing::error!(

@@ -60,8 +60,10 @@ impl ServiceWiring {
 /// operations behind them, and the [`LeadershipMonitor`] that turns Raft's leadership into the
 /// [`Serving`] role they are gated on and runs the leader services of each leadership.
 ///
-/// Guarantees: the replica process and the simulation serve exactly these services with
-/// exactly these operations; only the transports around them and [`ServiceWiring`] differ.
+/// Guarantees: the replica process and the simulation serve these services with these
+/// operations; what differs is [`ServiceWiring`] and what surrounds them: the replica serves
+/// them over mutual TLS with RPC metrics and also behind its REST and Hadoop IPC doors, the
+/// simulation over its simulated network.
 pub struct ReplicaServices {
     /// `ResourceManagerAdministrationProtocol`.
     pub admin: Routes,
