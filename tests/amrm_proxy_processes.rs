@@ -112,6 +112,22 @@ fn nodemanager_at(base: &Path, proxy: &str) -> (String, u32) {
         })
 }
 
+/// How many `sleep` processes run in containers of `application`.
+fn running_tasks(application: &str) -> usize {
+    let ids = application.trim_start_matches("application_");
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|cmd| cmd.starts_with(b"sleep\0"))
+        })
+        .filter(|pid| environment_of(*pid, "CONTAINER_ID").is_some_and(|id| id.contains(ids)))
+        .count()
+}
+
 fn opportunistic_successes(out: &std::process::Output) -> usize {
     stdout(out)
         .lines()
@@ -247,8 +263,13 @@ fn distributed_scheduling_through_the_amrm_proxy() {
     );
 
     // The AM's node dies and comes back: its proxy recovers the chain and the AM goes on in the
-    // application's only attempt (a relaunch would be a second one).
+    // application's only attempt (a relaunch would be a second one). Killed once every task
+    // runs: a start cut off by the kill is refused when sent again (its token was used), which
+    // fails that task, and is not what this test is about.
     let application = cluster.running_application();
+    eventually("the job's four tasks running", || {
+        (running_tasks(&application) == 4).then_some(())
+    });
     let (nm_id, nm_pid) = nodemanager_at(cluster.base_dir(), &proxy);
     Signal::Kill
         .send(nm_pid)
