@@ -18,6 +18,9 @@ use crate::container_key::{ContainerKey, describe_container_id};
 use crate::failure::Failure;
 use crate::{Error, RmClientConfig};
 
+/// How much later than a call's deadline the channel's own request timeout falls.
+const TRANSPORT_TIMEOUT_MARGIN: Duration = Duration::from_millis(250);
+
 /// The longest time dialing plus the TLS handshake may take, within the call deadline.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -76,7 +79,9 @@ impl NmClient {
     pub fn new(tls: &TlsConfig, call_timeout: Duration) -> Self {
         let options = ChannelOptions {
             connect_timeout: CONNECT_TIMEOUT.min(call_timeout),
-            request_timeout: call_timeout,
+            // A little after the call's own deadline, so that a call running out ends on the
+            // client's timer (DEADLINE_EXCEEDED) instead of racing the transport's (CANCELLED).
+            request_timeout: call_timeout + TRANSPORT_TIMEOUT_MARGIN,
             ..ChannelOptions::default()
         };
         Self::dialing_with(Dialer::tls(tls, options), call_timeout)
