@@ -1,19 +1,25 @@
-//! Deterministic simulation of a yarn-ha ResourceManager group.
+//! Deterministic simulation of a yarn-ha cluster.
 //!
-//! One process runs three or five replicas on simulated time, a simulated network (turmoil
-//! 0.7) and simulated disks ([`SimDisk`]), over the real replica code ([`RaftCore`]: the Raft
-//! stores, openraft, the state machine, the Raft gRPC service and client, the election timer
-//! with pre-vote). A seed draws the faults ([`FaultSchedule`]: crashes, power losses of one
-//! machine or of a majority, partitions both ways and one way, held and slow messages, slow
-//! disks, leadership transfers, members removed and added back); leaders write while faults strike; then every fault is undone and the group must
-//! recover and agree ([`Simulation`] states the invariants). A run is a pure function of its
-//! seed, so any failure replays exactly with `yarn-ha sim --seed S`.
+//! One process runs three or five ResourceManager replicas, NodeManagers, ApplicationMasters
+//! and a client on simulated time, a simulated network (turmoil 0.7) and simulated disks
+//! ([`SimDisk`]), over the real code: each replica's [`RaftCore`] (the Raft stores, openraft,
+//! the state machine, the Raft gRPC service and client, the election timer with pre-vote) and
+//! its [`ReplicaServices`] (front doors, leader services), the real NodeManager with the
+//! simulated executor, the distributed shell ApplicationMaster and `YarnClient`. A seed draws
+//! the faults ([`FaultSchedule`]: crashes, power losses of one machine or of a majority,
+//! partitions both ways and one way, held and slow messages, slow disks, leadership transfers,
+//! members removed and added back); leaders write and applications run while faults strike;
+//! then every fault is undone, and the applications must finish and the group recover and agree
+//! ([`Simulation`] states the invariants). A failure prints its seed, and
+//! `yarn-ha sim --seed S` replays it (exactly for the replica group alone; see
+//! `docs/simulation.md` for the whole cluster).
 //!
-//! What is simulated rather than real: TLS (see `sim_network`), the disk, and time. What does
-//! not run here yet: the leader services, NodeManagers, ApplicationMasters, clients and clock
-//! jumps.
+//! What is simulated rather than real: TLS (see `sim_network`), the disk, time and the wall
+//! clock. What does not run here yet: faults of NodeManager machines, NodeManager recovery, the
+//! AMRMProxy, wall-clock jumps, and the REST and Hadoop IPC front doors.
 //!
 //! [`RaftCore`]: yarn_rm_ha::replica::RaftCore
+//! [`ReplicaServices`]: yarn_rm_ha::replica::ReplicaServices
 
 mod application_masters;
 mod client_host;

@@ -124,10 +124,12 @@ enum Undo {
 /// faults of [`FaultSchedule::draw`], then every fault undone, and the checks.
 ///
 /// Invariants, checked as the run goes and at its end:
-/// - at most one replica leads each term;
+/// - at most one replica leads each term, and at most one serves as leader in each term;
+/// - no container id is issued twice: none is launched on two nodes or at two sizes;
 /// - no acknowledged write is lost: no sequence number is acknowledged twice, and the final
 ///   state's counter is past every acknowledged number;
-/// - once faults heal, the group elects a leader and commits a new write within `heal_time`;
+/// - once faults heal, the group elects a leader and commits a new write within `heal_time`,
+///   and within the same `heal_time` every application ends FINISHED with SUCCEEDED;
 /// - then every replica applies the same log and reaches the same state digest.
 pub struct Simulation {
     seed: u64,
