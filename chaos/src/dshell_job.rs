@@ -1,6 +1,6 @@
 //! [`DshellJob`]: one distributed-shell application of the workload, as a submission context.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use yarn_applications::dshell::{CONF_DIR_ENV, DSHELL_AM_SUBCOMMAND, DshellOptions, launch_word};
@@ -93,7 +93,7 @@ impl DshellJob {
                 priority: self.options.priority,
             }),
             am_container_spec: Some(pb::ContainerLaunchContextProto {
-                environment: HashMap::from([(
+                environment: BTreeMap::from([(
                     CONF_DIR_ENV.to_owned(),
                     conf_dir.to_string_lossy().into_owned(),
                 )]),

@@ -1,7 +1,7 @@
 //! YARN's `NMClient`: how an ApplicationMaster starts, stops and watches its containers on the
 //! NodeManagers.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -60,8 +60,9 @@ pub struct NmClient {
     call_timeout: Duration,
     not_ready_retry_interval: Duration,
     not_ready_max_wait: Duration,
-    /// Short sections only; never held across an `.await`.
-    channels: Mutex<HashMap<String, Channel>>,
+    /// Short sections only; never held across an `.await`. Ordered, so that dropping the
+    /// client closes its connections in one order: a simulated seed then replays exactly.
+    channels: Mutex<BTreeMap<String, Channel>>,
 }
 
 impl NmClient {
@@ -95,7 +96,7 @@ impl NmClient {
             call_timeout,
             not_ready_retry_interval: DEFAULT_NOT_READY_RETRY_INTERVAL,
             not_ready_max_wait: DEFAULT_NOT_READY_MAX_WAIT,
-            channels: Mutex::new(HashMap::new()),
+            channels: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -381,7 +382,7 @@ impl NmClient {
     }
 
     /// The cache survives a panic elsewhere: every section leaves it consistent.
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Channel>> {
+    fn lock(&self) -> MutexGuard<'_, BTreeMap<String, Channel>> {
         self.channels.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

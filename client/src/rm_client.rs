@@ -1,6 +1,6 @@
 //! The failover-aware caller of one RM service.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -41,7 +41,9 @@ pub struct RmClient {
 #[derive(Debug)]
 struct State {
     targets: RmFailoverTargets,
-    channels: HashMap<String, Channel>,
+    /// Ordered, so that dropping the client closes its connections in one order: a simulated
+    /// seed then replays exactly.
+    channels: BTreeMap<String, Channel>,
     /// Draws the jitter of failover pauses.
     jitter: StdRng,
 }
@@ -57,7 +59,7 @@ impl RmClient {
             rm_ids: config.rm_ids(),
             state: Mutex::new(State {
                 targets: RmFailoverTargets::new(&config.ha, service),
-                channels: HashMap::new(),
+                channels: BTreeMap::new(),
                 jitter: config
                     .jitter_seed
                     .map_or_else(StdRng::from_os_rng, StdRng::seed_from_u64),

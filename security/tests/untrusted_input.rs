@@ -6,7 +6,7 @@
 use std::fmt::Debug;
 use std::sync::LazyLock;
 
-use proptest::collection::{hash_map, vec};
+use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
 use prost::Message;
 use rcgen::{CertificateParams, DnType, KeyPair};
@@ -92,7 +92,7 @@ fn container_identifier() -> impl Strategy<Value = pb::ContainerTokenIdentifierP
     let resource = (
         any_i64(),
         any_i32(),
-        hash_map("[a-z./]{0,8}", any_i64(), 0..3),
+        btree_map("[a-z./]{0,8}", any_i64(), 0..3),
     )
         .prop_map(
             |(memory, virtual_cores, resource_value_map)| pb::ResourceProto {

@@ -1,7 +1,7 @@
 //! [`ClientHost`]: the user of a simulated cluster, submitting applications and waiting for
 //! them with the real YARN client.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -116,7 +116,7 @@ fn context(id: ApplicationId) -> pb::ApplicationSubmissionContextProto {
         application_name: Some("simulated dshell".to_owned()),
         queue: Some("default".to_owned()),
         am_container_spec: Some(pb::ContainerLaunchContextProto {
-            environment: HashMap::from([(PROGRAM_ENV.to_owned(), DSHELL_AM.to_owned())]),
+            environment: BTreeMap::from([(PROGRAM_ENV.to_owned(), DSHELL_AM.to_owned())]),
             commands: vec!["simulated ApplicationMaster".to_owned()],
             tokens: Credentials::new().encode(),
             ..Default::default()

@@ -69,6 +69,12 @@ pub enum Fault {
         /// By how much.
         by: Duration,
     },
+    /// The NodeManager's machine loses power and boots again: its NodeManager and every
+    /// container on it are gone, and it registers again empty.
+    NodeReboot {
+        /// The node.
+        host: String,
+    },
 }
 
 impl std::fmt::Display for Fault {
@@ -84,6 +90,7 @@ impl std::fmt::Display for Fault {
             Fault::TransferLeadership { to } => write!(f, "ask for leadership to move to {to}"),
             Fault::RemoveMember { host } => write!(f, "ask for {host} to leave the group"),
             Fault::ClockJump { host, by } => write!(f, "clock of {host} jumps ahead {by:?}"),
+            Fault::NodeReboot { host } => write!(f, "reboot node {host}"),
         }
     }
 }
@@ -123,6 +130,63 @@ impl FaultSchedule {
             let fault = draw_fault(rng, hosts);
             faults.push(ScheduledFault { at, fault, lasting });
         }
+    }
+}
+
+impl FaultSchedule {
+    /// Draws the faults of the NodeManagers `nodes` and of the `client` from `rng` and merges
+    /// them in time order: one every 0.5 to 2.5 s until `until`, each lasting 0.1 to 2 s. A
+    /// node reboots (when `reboots` allows it, else its link is cut instead), or a node or the
+    /// client loses its link to one of the `replicas` (both ways, one way, or held).
+    pub fn with_cluster_faults(
+        mut self,
+        rng: &mut StdRng,
+        nodes: &[String],
+        client: &str,
+        replicas: &[String],
+        until: Duration,
+        reboots: bool,
+    ) -> Self {
+        if nodes.is_empty() {
+            return self;
+        }
+        let mut at = Duration::ZERO;
+        loop {
+            at += Duration::from_millis(rng.random_range(500..2_500));
+            if at >= until {
+                break;
+            }
+            let lasting = Duration::from_millis(rng.random_range(100..2_000));
+            let node = nodes[rng.random_range(0..nodes.len())].clone();
+            let replica = replicas[rng.random_range(0..replicas.len())].clone();
+            let fault = match rng.random_range(0..8) {
+                0..=2 if reboots => Fault::NodeReboot { host: node },
+                0..=3 => Fault::Partition {
+                    a: node,
+                    b: replica,
+                },
+                4 => Fault::OneWayPartition {
+                    from: node,
+                    to: replica,
+                },
+                5 => Fault::OneWayPartition {
+                    from: replica,
+                    to: node,
+                },
+                6 => Fault::Hold {
+                    a: node,
+                    b: replica,
+                },
+                _ => Fault::Partition {
+                    a: client.to_owned(),
+                    b: replica,
+                },
+            };
+            self.faults.push(ScheduledFault { at, fault, lasting });
+        }
+        // Stable: a replica fault keeps its place before a cluster fault at the same time.
+        self.faults.sort_by_key(|fault| fault.at);
+        self
     }
 }
 

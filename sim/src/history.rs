@@ -31,6 +31,9 @@ struct Recorded {
     launched: BTreeMap<String, (String, u64)>,
     /// Each ended application's final state and status, and its diagnostics.
     ended: BTreeMap<String, Ended>,
+    /// Applications that had a container live on a node when it rebooted or came back from
+    /// its reboot: they may fail, as a task whose container is lost is not run again.
+    struck: BTreeSet<String>,
 }
 
 /// What a replica was seen doing in a term.
@@ -141,6 +144,34 @@ impl History {
                 recorded.launched.insert(container_id.to_owned(), this);
             }
         }
+    }
+
+    /// Records that `applications` may lose containers on `node` as it reboots: they had
+    /// containers live there by some replica's state. Returns how many were not marked before.
+    pub(crate) fn struck_by_reboot(
+        &self,
+        at: Duration,
+        node: &str,
+        applications: BTreeSet<String>,
+    ) -> usize {
+        let mut recorded = self.lock();
+        let mut count = 0;
+        for application in applications {
+            if recorded.ended.contains_key(&application) {
+                continue;
+            }
+            recorded.trace.push(line(
+                at,
+                &format!("{application} may lose containers on {node}"),
+            ));
+            count += usize::from(recorded.struck.insert(application));
+        }
+        count
+    }
+
+    /// Whether a node reboot may have cost `application` a container.
+    pub(crate) fn struck(&self, application: &str) -> bool {
+        self.lock().struck.contains(application)
     }
 
     /// Records the final report of `application`.

@@ -4,7 +4,7 @@ use yarn_client::RmClientConfig;
 use yarn_nodemanager::executor::{SimulatedExecutor, SimulatedPrograms};
 use yarn_nodemanager::{ContainerExecutor, NmConfig, NodeManager};
 
-use crate::sim_network::{self, Cuts, Hosts};
+use crate::sim_network::{self, Hosts, Links};
 
 /// The container-management port every simulated NodeManager listens on (YARN's default).
 pub(crate) const NM_PORT: u16 = 8041;
@@ -22,7 +22,7 @@ pub(crate) struct NodeHost {
     pub(crate) config: NmConfig,
     /// The replicas, dialed over the simulated network.
     pub(crate) client: RmClientConfig,
-    pub(crate) cuts: Cuts,
+    pub(crate) links: Links,
     pub(crate) hosts: Hosts,
     pub(crate) programs: SimulatedPrograms,
 }
@@ -32,7 +32,7 @@ impl NodeHost {
     pub(crate) async fn run(self) -> turmoil::Result {
         let listener = turmoil::net::TcpListener::bind(("0.0.0.0", NM_PORT)).await?;
         let address = listener.local_addr()?;
-        let incoming = sim_network::incoming(self.name, self.cuts, listener, self.hosts);
+        let incoming = sim_network::incoming(self.name, self.links, listener, self.hosts);
         let executor =
             ContainerExecutor::Simulated(SimulatedExecutor::with_programs(self.programs));
         let node = NodeManager::start_simulated(

@@ -21,7 +21,7 @@ use yarn_security::{Authorizer, BoundStatusMessages};
 use crate::history::History;
 use crate::host_actions::{HostActions, serve_actions};
 use crate::sim_disk::SimDisk;
-use crate::sim_network::{self, Cuts, Hosts};
+use crate::sim_network::{self, Hosts, Links};
 
 /// The Raft port every simulated replica listens on.
 pub(crate) const RAFT_PORT: u16 = 8035;
@@ -70,7 +70,7 @@ pub(crate) struct ReplicaHost {
     pub(crate) starts: Arc<AtomicU64>,
     pub(crate) registry: Registry,
     pub(crate) history: History,
-    pub(crate) cuts: Cuts,
+    pub(crate) links: Links,
     pub(crate) hosts: Hosts,
     pub(crate) actions: HostActions,
     /// Cleared by the harness once faults have healed and it waits for the replicas to agree.
@@ -86,7 +86,7 @@ impl ReplicaHost {
             rm_id.clone(),
             sim_network::dialer(
                 rm_id.clone(),
-                self.cuts.clone(),
+                self.links.clone(),
                 self.config.raft.rpc_timeout,
             ),
         );
@@ -103,7 +103,7 @@ impl ReplicaHost {
         let wiring = ServiceWiring {
             nm_dialer: sim_network::dialer(
                 rm_id.clone(),
-                self.cuts.clone(),
+                self.links.clone(),
                 ServiceWiring::NM_CALL_TIMEOUT,
             ),
             passes: PassThreads::Inline,
@@ -137,7 +137,7 @@ impl ReplicaHost {
             let listener = turmoil::net::TcpListener::bind(("0.0.0.0", port)).await?;
             let incoming = sim_network::incoming(
                 rm_id.clone(),
-                self.cuts.clone(),
+                self.links.clone(),
                 listener,
                 self.hosts.clone(),
             );
@@ -178,7 +178,7 @@ impl ReplicaHost {
             .add_service(service.into_server())
             .serve_with_incoming(sim_network::incoming(
                 rm_id.clone(),
-                self.cuts.clone(),
+                self.links.clone(),
                 listener,
                 self.hosts.clone(),
             ));

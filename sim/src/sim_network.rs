@@ -10,7 +10,7 @@
 //! name with its request (a NodeManager reporting only for itself) have nothing to compare, and
 //! the replicas' services accept anonymous callers, where a replica with TLS refuses them.
 //!
-//! Partitions are [`Cuts`], not turmoil's own: turmoil drops the bytes a partition catches in
+//! Partitions are [`Links`], not turmoil's own: turmoil drops the bytes a partition catches in
 //! the middle of a TCP stream and delivers the later ones, which no real TCP connection does
 //! (it retransmits until the link heals). A cut link holds every write in its direction until
 //! it is repaired, as TCP's retransmissions do, so the byte streams stay whole.
@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::net::IpAddr;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
@@ -28,12 +28,14 @@ use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tonic::transport::server::Connected;
 use tonic::transport::{Endpoint, Uri};
+use turmoil::net::TcpStream;
 use yarn_security::{Dialer, PeerIdentity, PeerInfo, Role};
 
-/// The links the harness has cut, by sending and receiving host, shared by every host of a
-/// run.
+/// The harness's hold on the network of a run, shared by every host: the links it has cut,
+/// by sending and receiving host, and every host's open connections, which a crash of the host
+/// closes without a word.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Cuts {
+pub(crate) struct Links {
     inner: Arc<Mutex<CutLinks>>,
 }
 
@@ -43,9 +45,11 @@ struct CutLinks {
     cut: BTreeMap<(String, String), u32>,
     /// Writers held by a cut, woken at every repair.
     held: Vec<Waker>,
+    /// Each host's connection ends, for [`Links::silence`].
+    open: BTreeMap<String, Vec<Weak<Mutex<Option<TcpStream>>>>>,
 }
 
-impl Cuts {
+impl Links {
     fn lock(&self) -> MutexGuard<'_, CutLinks> {
         // Every update is one insert or removal, so a poisoned set is consistent.
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
@@ -66,8 +70,8 @@ impl Cuts {
             let mut links = self.lock();
             let link = (from.to_owned(), to.to_owned());
             match links.cut.get_mut(&link) {
-                Some(cuts) if *cuts > 1 => {
-                    *cuts -= 1;
+                Some(count) if *count > 1 => {
+                    *count -= 1;
                     return;
                 }
                 _ => links.cut.remove(&link),
@@ -75,6 +79,31 @@ impl Cuts {
             std::mem::take(&mut links.held)
         };
         held.into_iter().for_each(Waker::wake);
+    }
+
+    /// Keeps `stream`, a connection end of `host`, where [`silence`](Self::silence) can close
+    /// it.
+    fn open(&self, host: &str, stream: TcpStream) -> Arc<Mutex<Option<TcpStream>>> {
+        let cell = Arc::new(Mutex::new(Some(stream)));
+        let mut links = self.lock();
+        let open = links.open.entry(host.to_owned()).or_default();
+        open.retain(|end| end.strong_count() > 0);
+        open.push(Arc::downgrade(&cell));
+        cell
+    }
+
+    /// Drops every connection end of `host` from outside the simulation, where turmoil sends
+    /// nothing for them: no FIN, no RST. Called just before the host crashes, so that it dies
+    /// as a machine losing power does, its peers learning of it from a timeout or from the RST
+    /// its next incarnation answers. It also keeps replays exact: dropped by the crash, the
+    /// ends would send their FINs in the order tokio drops a runtime's tasks, which hangs on
+    /// task ids counted across the whole process, and each FIN draws its latency from the
+    /// run's seeded generator.
+    pub(crate) fn silence(&self, host: &str) {
+        let ends = self.lock().open.remove(host).unwrap_or_default();
+        for end in ends.iter().filter_map(Weak::upgrade) {
+            drop(end.lock().unwrap_or_else(PoisonError::into_inner).take());
+        }
     }
 
     /// Ready when the link from `from` to `to` is whole.
@@ -91,7 +120,7 @@ impl Cuts {
 
 /// A dialer for host `local` over the simulated network, with `rpc_timeout` on each request
 /// and on connecting.
-pub(crate) fn dialer(local: String, cuts: Cuts, rpc_timeout: Duration) -> Dialer {
+pub(crate) fn dialer(local: String, links: Links, rpc_timeout: Duration) -> Dialer {
     Dialer::new(move |address: &str| {
         let endpoint = Endpoint::from_shared(format!("http://{address}"))
             .map_err(|_| yarn_security::Error::InvalidAddress {
@@ -101,16 +130,16 @@ pub(crate) fn dialer(local: String, cuts: Cuts, rpc_timeout: Duration) -> Dialer
             .connect_timeout(rpc_timeout)
             .timeout(rpc_timeout);
         let local = local.clone();
-        let cuts = cuts.clone();
+        let links = links.clone();
         Ok(
             endpoint.connect_with_connector_lazy(tower::service_fn(move |uri: Uri| {
                 let local = local.clone();
-                let cuts = cuts.clone();
+                let links = links.clone();
                 async move {
                     let authority = uri.authority().map(ToString::to_string).unwrap_or_default();
                     let peer = uri.host().unwrap_or_default().to_owned();
-                    let stream = turmoil::net::TcpStream::connect(authority).await?;
-                    Ok::<_, io::Error>(TokioIo::new(SimStream::new(stream, local, peer, cuts)))
+                    let stream = TcpStream::connect(authority).await?;
+                    Ok::<_, io::Error>(TokioIo::new(SimStream::new(stream, local, peer, links)))
                 }
             })),
         )
@@ -140,41 +169,42 @@ impl Hosts {
 /// its identity as a certificate would.
 pub(crate) fn incoming(
     local: String,
-    cuts: Cuts,
+    links: Links,
     listener: turmoil::net::TcpListener,
     hosts: Hosts,
 ) -> impl Stream<Item = io::Result<SimStream>> {
-    let state = (local, cuts, listener, hosts.by_address(), hosts.replicas);
+    let state = (local, links, listener, hosts.by_address(), hosts.replicas);
     futures_util::stream::unfold(
         state,
-        |(local, cuts, listener, names, replicas)| async move {
+        |(local, links, listener, names, replicas)| async move {
             let accepted = listener.accept().await.map(|(stream, remote_addr)| {
                 let peer = names.get(&remote_addr.ip()).cloned().unwrap_or_default();
                 let identity = replicas.contains(&peer).then(|| PeerIdentity {
                     role: Role::ResourceManager,
                     name: peer.clone(),
                 });
-                SimStream::new(stream, local.clone(), peer, cuts.clone()).with_identity(identity)
+                SimStream::new(stream, local.clone(), peer, links.clone()).with_identity(identity)
             });
-            Some((accepted, (local, cuts, listener, names, replicas)))
+            Some((accepted, (local, links, listener, names, replicas)))
         },
     )
 }
 
 /// One end of a simulated TCP connection from host `local` to host `peer`, whose writes wait
-/// while the link from `local` to `peer` is cut.
+/// while the link from `local` to `peer` is cut. Once [`Links::silence`] closed it, every call
+/// fails with `NotConnected`; the host crashes before it could make one.
 pub(crate) struct SimStream {
-    stream: turmoil::net::TcpStream,
+    stream: Arc<Mutex<Option<TcpStream>>>,
     local: String,
     peer: String,
-    cuts: Cuts,
+    links: Links,
     /// The other end as a server sees it: its address, and for a replica the identity its
     /// certificate would prove.
     info: PeerInfo,
 }
 
 impl SimStream {
-    fn new(stream: turmoil::net::TcpStream, local: String, peer: String, cuts: Cuts) -> Self {
+    fn new(stream: TcpStream, local: String, peer: String, links: Links) -> Self {
         let remote_addr = stream
             .peer_addr()
             .unwrap_or_else(|_| (std::net::Ipv4Addr::UNSPECIFIED, 0).into());
@@ -183,20 +213,33 @@ impl SimStream {
             identity: None,
         };
         Self {
-            stream,
+            stream: links.open(&local, stream),
             local,
             peer,
-            cuts,
+            links,
             info,
         }
     }
-}
 
-impl SimStream {
     /// The stream, as a server sees it, from a caller proving `identity`.
     fn with_identity(mut self, identity: Option<PeerIdentity>) -> Self {
         self.info.identity = identity;
         self
+    }
+
+    /// Runs `poll` on the open stream.
+    fn with_stream<T>(
+        &self,
+        poll: impl FnOnce(Pin<&mut TcpStream>) -> Poll<io::Result<T>>,
+    ) -> Poll<io::Result<T>> {
+        let mut stream = self.stream.lock().unwrap_or_else(PoisonError::into_inner);
+        match stream.as_mut() {
+            Some(stream) => poll(Pin::new(stream)),
+            None => Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::NotConnected,
+                "the host crashed",
+            ))),
+        }
     }
 }
 
@@ -210,35 +253,35 @@ impl Connected for SimStream {
 
 impl AsyncRead for SimStream {
     fn poll_read(
-        mut self: Pin<&mut Self>,
+        self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_read(cx, buf)
+        self.with_stream(|stream| stream.poll_read(cx, buf))
     }
 }
 
 impl AsyncWrite for SimStream {
     fn poll_write(
-        mut self: Pin<&mut Self>,
+        self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         if self
-            .cuts
+            .links
             .poll_open(&self.local, &self.peer, cx)
             .is_pending()
         {
             return Poll::Pending;
         }
-        Pin::new(&mut self.stream).poll_write(cx, buf)
+        self.with_stream(|stream| stream.poll_write(cx, buf))
     }
 
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.with_stream(|stream| stream.poll_flush(cx))
     }
 
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_shutdown(cx)
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.with_stream(|stream| stream.poll_shutdown(cx))
     }
 }

@@ -12,6 +12,7 @@ use rand::{Rng, SeedableRng};
 use yarn_client::RmClientConfig;
 use yarn_conf::Configuration;
 use yarn_nodemanager::NmConfig;
+use yarn_proto::ids::ApplicationId;
 use yarn_rm_ha::storage::Failpoints;
 use yarn_rm_ha::{RmConfig, Serving, node_id_of};
 use yarn_security::SimulatedClock;
@@ -25,7 +26,7 @@ use crate::host_actions::{HostAction, HostActions};
 use crate::node_host::{NM_PORT, NodeHost};
 use crate::replica_host::{RAFT_PORT, Registry, ReplicaHost};
 use crate::sim_disk::SimDisk;
-use crate::sim_network::{self, Cuts, Hosts};
+use crate::sim_network::{self, Hosts, Links};
 
 /// The simulated time one step advances.
 const TICK: Duration = Duration::from_millis(1);
@@ -68,20 +69,24 @@ pub struct SimOptions {
     pub applications: usize,
     /// The pause between two submissions.
     pub submit_every: Duration,
+    /// Whether NodeManager machines reboot among the faults; the nodes' and the client's links
+    /// to the replicas fail either way.
+    pub node_reboots: bool,
 }
 
 impl Default for SimOptions {
     /// Three replicas, three NodeManagers, four applications submitted a second apart, 4 s
-    /// of faults, 30 s to recover.
+    /// of faults, 45 s to recover.
     fn default() -> Self {
         Self {
             replicas: 3,
             fault_time: Duration::from_secs(4),
-            heal_time: Duration::from_secs(30),
+            heal_time: Duration::from_secs(45),
             failpoints: Failpoints::default(),
             nodes: 3,
             applications: 4,
             submit_every: Duration::from_secs(1),
+            node_reboots: false,
         }
     }
 }
@@ -185,7 +190,7 @@ impl Simulation {
         let history = History::default();
         let registry = Registry::default();
         let writing = Arc::new(AtomicBool::new(true));
-        let cuts = Cuts::default();
+        let links = Links::default();
         let actions = HostActions::default();
         let mut disks = BTreeMap::new();
         for host in &hosts {
@@ -203,7 +208,7 @@ impl Simulation {
                 starts: Arc::new(AtomicU64::new(0)),
                 registry: Arc::clone(&registry),
                 history: history.clone(),
-                cuts: cuts.clone(),
+                links: links.clone(),
                 hosts: every_host.clone(),
                 actions: actions.clone(),
                 writing: Arc::clone(&writing),
@@ -220,7 +225,7 @@ impl Simulation {
                 })?;
             client.dialer = Some(sim_network::dialer(
                 host.to_owned(),
-                cuts.clone(),
+                links.clone(),
                 client.call_timeout,
             ));
             client.jitter_seed = Some(rng.random());
@@ -248,7 +253,7 @@ impl Simulation {
                     history.clone(),
                 ),
                 client,
-                cuts: cuts.clone(),
+                links: links.clone(),
                 hosts: every_host.clone(),
             };
             sim.host(node.as_str(), move || host.clone().run());
@@ -260,11 +265,20 @@ impl Simulation {
             submit_every: self.options.submit_every,
         };
         sim.client(CLIENT_HOST, client.run());
+        // Drawn last, so that a seed keeps its replica faults and its cluster's draws.
+        let schedule = schedule.with_cluster_faults(
+            &mut rng,
+            &nodes,
+            CLIENT_HOST,
+            &hosts,
+            self.options.fault_time,
+            self.options.node_reboots,
+        );
         let mut harness = Harness {
             sim,
             history: history.clone(),
             registry,
-            cuts,
+            links,
             actions,
             disks,
             down: BTreeSet::new(),
@@ -372,6 +386,14 @@ fn group_conf(hosts: &[String]) -> Configuration {
     conf.set("yarn.resourcemanager.ha.enabled", "true");
     conf.set("yarn.resourcemanager.ha.rm-ids", &hosts.join(","));
     conf.set("yarn.resourcemanager.cluster-id", "sim");
+    // An unstarted allocation's token expires after 15 s (beyond the 10 s an AM may wait on a
+    // start to a dead node before it starts the next container), so a container lost with a
+    // rebooted node that registers with another leader completes 30 s on, within the healing
+    // time.
+    conf.set(
+        "yarn.resourcemanager.rm.container-allocation.expiry-interval-ms",
+        "15000",
+    );
     // Snapshots and purges every few hundred entries, so runs exercise them.
     conf.set("yarn.resourcemanager.ha.raft.snapshot-log-entries", "200");
     for host in hosts {
@@ -395,7 +417,7 @@ struct Harness<'a> {
     sim: turmoil::Sim<'a>,
     history: History,
     registry: Registry,
-    cuts: Cuts,
+    links: Links,
     actions: HostActions,
     disks: BTreeMap<String, SimDisk>,
     down: BTreeSet<String>,
@@ -451,6 +473,13 @@ impl Harness<'_> {
                 detail = format!(": {} unflushed writes lost", self.disks[host].crash());
                 vec![Undo::Restart(host.clone())]
             }
+            Fault::NodeReboot { host } => {
+                if !self.take_down(host) {
+                    return;
+                }
+                self.strike_applications_on(host);
+                vec![Undo::Restart(host.clone())]
+            }
             Fault::PowerLoss { hosts } => {
                 let mut undo = Vec::new();
                 let mut lost = 0;
@@ -465,12 +494,12 @@ impl Harness<'_> {
                 undo
             }
             Fault::Partition { a, b } => {
-                self.cuts.cut(a, b);
-                self.cuts.cut(b, a);
+                self.links.cut(a, b);
+                self.links.cut(b, a);
                 vec![Undo::Repair(a.clone(), b.clone())]
             }
             Fault::OneWayPartition { from, to } => {
-                self.cuts.cut(from, to);
+                self.links.cut(from, to);
                 vec![Undo::RepairOneWay(from.clone(), to.clone())]
             }
             Fault::Hold { a, b } => {
@@ -520,11 +549,13 @@ impl Harness<'_> {
         self.undo.entry(now + lasting).or_default().extend(undo);
     }
 
-    /// Crashes `host` unless it is down already; whether it was up.
+    /// Crashes `host` unless it is down already; whether it was up. The host dies silently
+    /// (see [`Links::silence`]).
     fn take_down(&mut self, host: &str) -> bool {
         if !self.down.insert(host.to_owned()) {
             return false;
         }
+        self.links.silence(host);
         self.sim.crash(host);
         self.registry
             .lock()
@@ -561,16 +592,21 @@ impl Harness<'_> {
                 if !self.down.remove(&host) {
                     return;
                 }
+                // A node (replicas have disks) registers again empty: what the scheduler
+                // placed on it while it was down is lost too.
+                if !self.disks.contains_key(&host) {
+                    self.strike_applications_on(&host);
+                }
                 self.sim.bounce(host.as_str());
                 format!("restart {host}")
             }
             Undo::Repair(a, b) => {
-                self.cuts.repair(&a, &b);
-                self.cuts.repair(&b, &a);
+                self.links.repair(&a, &b);
+                self.links.repair(&b, &a);
                 format!("repair {a} <-> {b}")
             }
             Undo::RepairOneWay(from, to) => {
-                self.cuts.repair(&from, &to);
+                self.links.repair(&from, &to);
                 format!("repair {from} -> {to}")
             }
             Undo::Release(a, b) => {
@@ -607,6 +643,29 @@ impl Harness<'_> {
             }
         };
         self.history.record(now, event);
+    }
+
+    /// Marks the applications with a container live on `node` in any running replica's state
+    /// as struck by its reboot.
+    fn strike_applications_on(&self, node: &str) {
+        let node_id = format!("{node}:{NM_PORT}");
+        let running = self
+            .registry
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let mut applications = BTreeSet::new();
+        for replica in running.values() {
+            replica.state.read(|state| {
+                for record in state.containers.live_on(&node_id) {
+                    let id =
+                        ApplicationId::new(state.cluster_timestamp_ms, record.key.application_seq);
+                    applications.insert(id.to_string());
+                }
+            });
+        }
+        self.history
+            .struck_by_reboot(self.sim.elapsed(), node, applications);
     }
 
     /// The replica leading the newest term among those running, if one does.
@@ -738,10 +797,14 @@ impl Harness<'_> {
         }
     }
 
-    /// Every application ended FINISHED and succeeded.
+    /// Every application ended FINISHED and succeeded, except that one struck by a node reboot
+    /// may have failed.
     fn check_applications(&self) {
         let now = self.sim.elapsed();
         for (application, ended) in self.history.ended() {
+            if self.history.struck(&application) {
+                continue;
+            }
             if ended.state != "FINISHED" || ended.status != "APP_SUCCEEDED" {
                 self.history.violation(
                     now,

@@ -31,24 +31,58 @@ fn every_invariant_holds_over_the_seeds() {
     );
 }
 
-/// The replica group alone replays exactly. With NodeManagers, ApplicationMasters and clients
-/// a replay can drift by a millisecond once in a while: tokio picks among `select!` branches
-/// ready at once with an unseeded generator (see docs/simulation.md).
+/// A seed of the whole cluster, nodes rebooting among its faults, replays to the same trace;
+/// so does the replica group alone.
 #[test]
 fn a_seed_replays_to_the_same_trace() {
+    let cluster = SimOptions {
+        node_reboots: true,
+        ..options()
+    };
     let group = SimOptions {
         nodes: 0,
         applications: 0,
         ..options()
     };
-    for seed in [3, 1_000_003] {
-        let first = Simulation::new(seed, group.clone()).run().unwrap();
-        let second = Simulation::new(seed, group.clone()).run().unwrap();
+    for (options, seed) in [(&cluster, 3), (&cluster, 1_000_003), (&group, 3)] {
+        let first = Simulation::new(seed, options.clone()).run().unwrap();
+        let second = Simulation::new(seed, options.clone()).run().unwrap();
         assert!(first.trace.iter().any(|line| line.contains("power loss")
             || line.contains("crash")
             || line.contains("partition")));
         assert_eq!(first.trace, second.trace, "seed {seed} did not replay");
     }
+}
+
+/// Nodes reboot and come back empty: every container the RM had on one completes (at its
+/// re-registration, or by the allocation expiry when it registered with another leader), so
+/// every application still ends, and those that lost nothing succeed.
+#[test]
+fn applications_end_when_their_nodes_reboot() {
+    const REBOOT_SEEDS: u64 = 40;
+    let reboots = SimOptions {
+        node_reboots: true,
+        ..options()
+    };
+    let mut struck = 0;
+    for seed in 0..REBOOT_SEEDS {
+        let outcome = Simulation::new(seed, reboots.clone()).run().unwrap();
+        assert!(
+            outcome.passed(),
+            "seed {seed}: {:#?}\n{}",
+            outcome.violations,
+            outcome.trace.join("\n")
+        );
+        struck += outcome
+            .trace
+            .iter()
+            .filter(|line| line.contains("may lose containers on nm"))
+            .count();
+    }
+    assert!(
+        struck >= REBOOT_SEEDS as usize / 2,
+        "too few reboots struck a running application: {struck}"
+    );
 }
 
 /// Every application of a run ends, each having run its tasks, whatever the faults.

@@ -34,6 +34,7 @@ pub fn run(args: &SimArgs) -> anyhow::Result<ExitCode> {
         replicas: args.replicas,
         nodes: args.nodes,
         applications: args.applications,
+        node_reboots: args.node_reboots,
         failpoints: Failpoints::from_env().context("reading the planted bugs")?,
         ..SimOptions::default()
     };
@@ -43,10 +44,15 @@ pub fn run(args: &SimArgs) -> anyhow::Result<ExitCode> {
     let planted = std::env::var(FAILPOINTS_VARIABLE)
         .map(|failpoints| format!("{FAILPOINTS_VARIABLE}={failpoints} "))
         .unwrap_or_default();
+    let reboots = if options.node_reboots {
+        " --node-reboots"
+    } else {
+        ""
+    };
     let replay_with = |seed: u64| {
         format!(
             "{planted}yarn-ha sim --seed {seed} --replicas {} --nodes {} --applications {} \
-             --duration {}ms",
+             --duration {}ms{reboots}",
             options.replicas,
             options.nodes,
             options.applications,

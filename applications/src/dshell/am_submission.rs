@@ -1,7 +1,7 @@
 //! [`AmSubmission`]: how a sample application's client submits its ApplicationMaster (the
 //! `yarn-ha` binary itself, run with an AM subcommand) and waits for the application to end.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
@@ -76,8 +76,8 @@ impl AmSubmission {
     }
 
     /// The environment of the AM and its tasks: `YARN_CONF_DIR`.
-    pub(crate) fn environment(&self) -> HashMap<String, String> {
-        HashMap::from([(CONF_DIR_ENV.to_owned(), self.conf_dir.clone())])
+    pub(crate) fn environment(&self) -> BTreeMap<String, String> {
+        BTreeMap::from([(CONF_DIR_ENV.to_owned(), self.conf_dir.clone())])
     }
 
     /// The submission of application `id` whose AM runs `subcommand` with `args`.

@@ -34,7 +34,7 @@ pub(super) fn accepted_record(
         container_id,
         user: identifier.app_submitter.clone(),
         commands: context.commands.clone(),
-        environment: context.environment.clone(),
+        environment: context.environment.clone().into_iter().collect(),
         resources: token_resources(container_id, identifier)?,
         execution_type: ExecutionType::from(identifier.execution_type()),
         token_version: identifier.version,
@@ -104,9 +104,9 @@ mod tests {
     fn the_record_takes_the_launch_context_as_given_and_the_rest_from_the_token() {
         let context = pb::ContainerLaunchContextProto {
             commands: vec!["echo".to_owned(), "hi".to_owned()],
-            environment: HashMap::from([("A".to_owned(), "1".to_owned())]),
+            environment: BTreeMap::from([("A".to_owned(), "1".to_owned())]),
             tokens: vec![0x0A, 0x02, 0x01, 0x02],
-            local_resources: HashMap::from([(
+            local_resources: BTreeMap::from([(
                 "__app__.jar".to_owned(),
                 pb::LocalResourceProto {
                     resource: "file:/s/__app__.jar".to_owned(),

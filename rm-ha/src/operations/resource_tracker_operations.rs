@@ -9,7 +9,7 @@ use yarn_security::Caller;
 
 use super::RmError;
 use crate::applications::DiagnosticsLimit;
-use crate::nodes::{HeartbeatVerdict, cleanup, reported_completions};
+use crate::nodes::{HeartbeatVerdict, cleanup, expired_allocations, reported_completions};
 use crate::replica::{LeaderGate, Proposer};
 use crate::state_machine::{CommandV1, MasterKeyKind, RmCommand, RmState, StateView};
 use yarn_security::now_ms;
@@ -21,7 +21,9 @@ use yarn_security::now_ms;
 /// in response bodies; a duplicate heartbeat gets the previous response again and changes
 /// nothing; master keys are sent only when the node's last known key id differs; a completed
 /// container the node reports is committed before the response lets the node forget it, so no
-/// completion is lost to a failover.
+/// completion is lost to a failover; a live container its node no longer has (a node that
+/// restarted without its containers) is completed, at its re-registration when this leader knew
+/// the node, and otherwise by the allocation expiry.
 pub(crate) struct ResourceTrackerOperations {
     pub(crate) gate: LeaderGate,
     /// Commits the completions nodes report.
@@ -30,6 +32,9 @@ pub(crate) struct ResourceTrackerOperations {
     pub(crate) heartbeat_interval: Duration,
     /// How much of a container's exit diagnostics is kept.
     pub(crate) diagnostics_limit: DiagnosticsLimit,
+    /// `yarn.resourcemanager.rm.container-allocation.expiry-interval-ms`: see
+    /// [`expired_allocations`].
+    pub(crate) allocation_expiry: Duration,
 }
 
 /// Checks `caller` may speak for `node`: a NodeManager certificate is named by its host.
@@ -125,6 +130,12 @@ impl ResourceTrackerOperations {
             containers = registration.container_statuses.len(),
             "NodeManager registered"
         );
+        let came_back_empty = registration.container_statuses.is_empty()
+            && registration.running_applications.is_empty()
+            && leadership.nodes(|tracker| tracker.get(&node).is_some());
+        if came_back_empty {
+            self.forget_containers_of_restarted(&node).await?;
+        }
         let http_port = registration.http_port;
         leadership.nodes(|tracker| {
             tracker.register(node, resource, http_port, Instant::now());
@@ -184,9 +195,18 @@ impl ResourceTrackerOperations {
             }
             HeartbeatVerdict::Accept { response_id } => response_id,
         };
-        let mut completions = self
-            .state
-            .read(|state| reported_completions(state, &node, &status.containers_statuses));
+        let now = now_ms();
+        let mut completions = self.state.read(|state| {
+            let mut completions = reported_completions(state, &node, &status.containers_statuses);
+            completions.extend(expired_allocations(
+                state,
+                &node,
+                &status.containers_statuses,
+                now,
+                self.allocation_expiry,
+            ));
+            completions
+        });
         for completion in &mut completions {
             completion.diagnostics = self
                 .diagnostics_limit
@@ -198,7 +218,7 @@ impl ResourceTrackerOperations {
             self.proposer
                 .propose(RmCommand::V1(CommandV1::CompleteContainers {
                     completions,
-                    now_ms: now_ms(),
+                    now_ms: now,
                 }))
                 .await?;
         }
@@ -246,6 +266,43 @@ impl ResourceTrackerOperations {
             }
         });
         Ok(response)
+    }
+
+    /// Completes as lost every container still live on `node`, which registered with this
+    /// leadership before and now registers again with no container and no running application:
+    /// it restarted without them (its machine rebooted, or its NodeManager runs without
+    /// recovery). This is Hadoop's reconnect of a node without running applications, which
+    /// removes the node and its containers before adding it again: without it the RM would wait
+    /// for containers that no longer exist, and an AM that ran there would get its next attempt
+    /// only after the AM expiry interval.
+    ///
+    /// A node registering with a new leader after a failover is not a reconnect: the containers
+    /// allocated there may not have been started yet, and the new leader's node expiry decides
+    /// about them.
+    ///
+    /// # Errors
+    ///
+    /// When the loss cannot be committed; the node registers again.
+    async fn forget_containers_of_restarted(&self, node: &NodeId) -> Result<(), RmError> {
+        let node = node.to_string();
+        let live = self
+            .state
+            .read(|state| state.containers.live_on(&node).count());
+        if live == 0 {
+            return Ok(());
+        }
+        tracing::warn!(
+            %node,
+            containers = live,
+            "NodeManager registered again without its containers; completing them as lost"
+        );
+        self.proposer
+            .propose(RmCommand::V1(CommandV1::NodeLost {
+                node,
+                now_ms: now_ms(),
+            }))
+            .await?;
+        Ok(())
     }
 
     /// Forgets `caller`'s node, which is shutting down (YARN's `unRegisterNodeManager`).

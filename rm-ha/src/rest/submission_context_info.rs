@@ -1,7 +1,7 @@
 //! [`SubmissionContextInfo`]: the body of `POST /ws/v1/cluster/apps`, Hadoop's
 //! `application-submission-context` in its JSON form, turned into the client protocol's record.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use serde::Deserialize;
 use yarn_proto::ids::ApplicationId;
@@ -181,7 +181,7 @@ impl ContainerLaunchContextInfo {
             .unwrap_or_default()
             .into_iter()
             .map(|entry| Ok((entry.key.clone(), entry.value.into_proto(&entry.key)?)))
-            .collect::<Result<HashMap<_, _>, RmError>>()?;
+            .collect::<Result<BTreeMap<_, _>, RmError>>()?;
         Ok(pb::ContainerLaunchContextProto {
             local_resources,
             environment: self

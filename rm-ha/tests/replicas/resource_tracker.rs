@@ -2,8 +2,9 @@
 
 use tonic::Code;
 use yarn_proto::pb::{self, NodeActionProto};
+use yarn_rm_ha::state_machine::{ContainerState, LOST_NODE_DIAGNOSTIC};
 
-use crate::support::{NM_HOST, eventually, new_cluster, on_leader};
+use crate::support::{NM_HOST, eventually, new_cluster, on_leader, register_node, submit};
 
 fn node_id(host: &str) -> Option<pb::NodeIdProto> {
     Some(pb::NodeIdProto {
@@ -129,6 +130,48 @@ async fn nodes_register_heartbeat_in_sequence_and_resync_after_a_failover() {
         NodeActionProto::Resync,
         "a new leader holds no heartbeat state and asks the node to re-register"
     );
+
+    for index in 0..3 {
+        cluster.stop(index).await;
+    }
+}
+
+/// A node that registers with the same leader again, reporting no container and no running
+/// application, restarted without its containers (Hadoop's reconnect of a node without running
+/// applications): the AM container the RM placed there completes as lost at once, rather than
+/// after the AM expiry.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_registering_again_empty_loses_the_containers_it_had() {
+    let mut cluster = new_cluster(3, 0, &[]).await;
+    cluster.start_members().await;
+    register_node(&cluster, 8192, 8).await;
+    let application = submit(&cluster, "on a node that reboots").await;
+    let leader = cluster.serving_leader(None).await;
+    let am = eventually("the AM container on the node", || async {
+        cluster.replica(leader).state().read(|state| {
+            state
+                .containers
+                .of_application(application.id)
+                .find(|record| record.is_am)
+                .cloned()
+        })
+    })
+    .await;
+    assert_eq!(am.node, format!("{NM_HOST}:45454"));
+
+    register_node(&cluster, 8192, 8).await;
+    let completed = eventually("the AM container to complete as lost", || async {
+        let record = cluster
+            .replica(leader)
+            .state()
+            .read(|state| state.containers.get(&am.key).cloned())?;
+        match record.state {
+            ContainerState::Completed { diagnostics, .. } => Some(diagnostics),
+            ContainerState::Allocated => None,
+        }
+    })
+    .await;
+    assert_eq!(completed, LOST_NODE_DIAGNOSTIC);
 
     for index in 0..3 {
         cluster.stop(index).await;
