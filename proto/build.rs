@@ -17,8 +17,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let descriptors = protox::compile(&files, [&dir])?;
     tonic_prost_build::configure()
         // Maps encode in key order, so one message always encodes to the same bytes: a
-        // launch context's environment replicated in the RM's state hashes alike on every
-        // replica and in every replay of a simulated seed.
+        // simulated seed replays to the same state digests, and anything hashed or compared
+        // as bytes does not depend on a process's hash seed.
         .btree_map(".")
         .build_server(true)
         .build_client(true)

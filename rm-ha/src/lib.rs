@@ -35,6 +35,7 @@ mod hadoop_ipc;
 pub mod nodes;
 pub mod operations;
 pub mod raft_network;
+mod raft_runtime;
 mod raft_types;
 pub mod replica;
 mod rest;

@@ -19,6 +19,7 @@ openraft::declare_raft_types!(
         NodeId = RmNodeId,
         Node = RmNode,
         SnapshotData = Cursor<Vec<u8>>,
+        AsyncRuntime = crate::raft_runtime::RmRuntime,
 );
 
 /// A member of the group as Raft membership records it.

@@ -131,9 +131,7 @@ impl FaultSchedule {
             faults.push(ScheduledFault { at, fault, lasting });
         }
     }
-}
 
-impl FaultSchedule {
     /// Draws the faults of the NodeManagers `nodes` and of the `client` from `rng` and merges
     /// them in time order: one every 0.5 to 2.5 s until `until`, each lasting 0.1 to 2 s. A
     /// node reboots (when `reboots` allows it, else its link is cut instead), or a node or the

@@ -147,15 +147,14 @@ impl History {
     }
 
     /// Records that `applications` may lose containers on `node` as it reboots: they had
-    /// containers live there by some replica's state. Returns how many were not marked before.
+    /// containers live there by some replica's state.
     pub(crate) fn struck_by_reboot(
         &self,
         at: Duration,
         node: &str,
         applications: BTreeSet<String>,
-    ) -> usize {
+    ) {
         let mut recorded = self.lock();
-        let mut count = 0;
         for application in applications {
             if recorded.ended.contains_key(&application) {
                 continue;
@@ -164,9 +163,8 @@ impl History {
                 at,
                 &format!("{application} may lose containers on {node}"),
             ));
-            count += usize::from(recorded.struck.insert(application));
+            recorded.struck.insert(application);
         }
-        count
     }
 
     /// Whether a node reboot may have cost `application` a container.

@@ -8,15 +8,16 @@
 //! simulated executor, the distributed shell ApplicationMaster and `YarnClient`. A seed draws
 //! the faults ([`FaultSchedule`]: crashes, power losses of one machine or of a majority,
 //! partitions both ways and one way, held and slow messages, slow disks, leadership transfers,
-//! members removed and added back); leaders write and applications run while faults strike;
-//! then every fault is undone, and the applications must finish and the group recover and agree
-//! ([`Simulation`] states the invariants). A failure prints its seed, and
-//! `yarn-ha sim --seed S` replays it (exactly for the replica group alone; see
-//! `docs/simulation.md` for the whole cluster).
+//! members removed and added back, the links of NodeManagers and the client failing, and with
+//! `node_reboots` NodeManager machines rebooting); leaders write and applications run while
+//! faults strike; then every fault is undone, and the applications must finish and the group
+//! recover and agree ([`Simulation`] states the invariants). A failure prints its seed, and
+//! `yarn-ha sim --seed S` replays it event for event (`docs/simulation.md` says what that rests
+//! on).
 //!
 //! What is simulated rather than real: TLS (see `sim_network`), the disk, time and the wall
-//! clock. What does not run here yet: faults of NodeManager machines, NodeManager recovery, the
-//! AMRMProxy, wall-clock jumps, and the REST and Hadoop IPC front doors.
+//! clock. What does not run here yet: NodeManager recovery, the AMRMProxy, wall-clock jumps, and
+//! the REST and Hadoop IPC front doors.
 //!
 //! [`RaftCore`]: yarn_rm_ha::replica::RaftCore
 //! [`ReplicaServices`]: yarn_rm_ha::replica::ReplicaServices

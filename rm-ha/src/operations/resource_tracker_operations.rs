@@ -9,7 +9,7 @@ use yarn_security::Caller;
 
 use super::RmError;
 use crate::applications::DiagnosticsLimit;
-use crate::nodes::{HeartbeatVerdict, cleanup, expired_allocations, reported_completions};
+use crate::nodes::{HeartbeatVerdict, TrackedNode, cleanup, reported_completions};
 use crate::replica::{LeaderGate, Proposer};
 use crate::state_machine::{CommandV1, MasterKeyKind, RmCommand, RmState, StateView};
 use yarn_security::now_ms;
@@ -21,9 +21,9 @@ use yarn_security::now_ms;
 /// in response bodies; a duplicate heartbeat gets the previous response again and changes
 /// nothing; master keys are sent only when the node's last known key id differs; a completed
 /// container the node reports is committed before the response lets the node forget it, so no
-/// completion is lost to a failover; a live container its node no longer has (a node that
-/// restarted without its containers) is completed, at its re-registration when this leader knew
-/// the node, and otherwise by the allocation expiry.
+/// completion is lost to a failover; a node that registers with this leader again, after
+/// heartbeating, without any container or running application, restarted without them, and
+/// every container live on it completes as lost.
 pub(crate) struct ResourceTrackerOperations {
     pub(crate) gate: LeaderGate,
     /// Commits the completions nodes report.
@@ -32,9 +32,14 @@ pub(crate) struct ResourceTrackerOperations {
     pub(crate) heartbeat_interval: Duration,
     /// How much of a container's exit diagnostics is kept.
     pub(crate) diagnostics_limit: DiagnosticsLimit,
-    /// `yarn.resourcemanager.rm.container-allocation.expiry-interval-ms`: see
-    /// [`expired_allocations`].
-    pub(crate) allocation_expiry: Duration,
+}
+
+/// Whether a node registering again without any container or running application restarted
+/// since `tracked`, its registration with this leadership: it heartbeated since. A registration
+/// resent before the node's first heartbeat (its answer was lost) is the same node process
+/// registering once, and changes nothing.
+fn restarted(tracked: Option<&TrackedNode>) -> bool {
+    tracked.is_some_and(|node| node.last_response.response_id > 0)
 }
 
 /// Checks `caller` may speak for `node`: a NodeManager certificate is named by its host.
@@ -130,9 +135,10 @@ impl ResourceTrackerOperations {
             containers = registration.container_statuses.len(),
             "NodeManager registered"
         );
-        let came_back_empty = registration.container_statuses.is_empty()
-            && registration.running_applications.is_empty()
-            && leadership.nodes(|tracker| tracker.get(&node).is_some());
+        let reported_nothing = registration.container_statuses.is_empty()
+            && registration.running_applications.is_empty();
+        let came_back_empty =
+            reported_nothing && leadership.nodes(|tracker| restarted(tracker.get(&node)));
         if came_back_empty {
             self.forget_containers_of_restarted(&node).await?;
         }
@@ -195,18 +201,9 @@ impl ResourceTrackerOperations {
             }
             HeartbeatVerdict::Accept { response_id } => response_id,
         };
-        let now = now_ms();
-        let mut completions = self.state.read(|state| {
-            let mut completions = reported_completions(state, &node, &status.containers_statuses);
-            completions.extend(expired_allocations(
-                state,
-                &node,
-                &status.containers_statuses,
-                now,
-                self.allocation_expiry,
-            ));
-            completions
-        });
+        let mut completions = self
+            .state
+            .read(|state| reported_completions(state, &node, &status.containers_statuses));
         for completion in &mut completions {
             completion.diagnostics = self
                 .diagnostics_limit
@@ -218,7 +215,7 @@ impl ResourceTrackerOperations {
             self.proposer
                 .propose(RmCommand::V1(CommandV1::CompleteContainers {
                     completions,
-                    now_ms: now,
+                    now_ms: now_ms(),
                 }))
                 .await?;
         }
@@ -277,8 +274,8 @@ impl ResourceTrackerOperations {
     /// only after the AM expiry interval.
     ///
     /// A node registering with a new leader after a failover is not a reconnect: the containers
-    /// allocated there may not have been started yet, and the new leader's node expiry decides
-    /// about them.
+    /// allocated there may not have been started yet. What a node lost in a reboot that spans a
+    /// failover is not completed yet (see docs/simulation.md).
     ///
     /// # Errors
     ///

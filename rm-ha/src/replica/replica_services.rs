@@ -166,7 +166,6 @@ impl ReplicaServices {
                 state: state.clone(),
                 heartbeat_interval: config.nm_heartbeat_interval,
                 diagnostics_limit: config.diagnostics_limit,
-                allocation_expiry: config.container_allocation_expiry,
             },
             authorizer,
         };

@@ -102,7 +102,8 @@ pub enum CommandV1 {
         /// The leader's clock: when the containers completed, and the times of failed attempts.
         now_ms: i64,
     },
-    /// A NodeManager was declared LOST: every live container on it completes as lost.
+    /// A NodeManager was declared LOST, or registered again after restarting without its
+    /// containers: every live container on it completes as lost.
     NodeLost {
         /// The node's id, `host:port`.
         node: String,

@@ -136,10 +136,11 @@ async fn nodes_register_heartbeat_in_sequence_and_resync_after_a_failover() {
     }
 }
 
-/// A node that registers with the same leader again, reporting no container and no running
-/// application, restarted without its containers (Hadoop's reconnect of a node without running
-/// applications): the AM container the RM placed there completes as lost at once, rather than
-/// after the AM expiry.
+/// A node that registers with the same leader again after heartbeating, reporting no container
+/// and no running application, restarted without its containers (Hadoop's reconnect of a node
+/// without running applications): the AM container the RM placed there completes as lost at
+/// once, rather than after the AM expiry. A registration resent before the first heartbeat (its
+/// answer was lost) changes nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_registering_again_empty_loses_the_containers_it_had() {
     let mut cluster = new_cluster(3, 0, &[]).await;
@@ -158,14 +159,43 @@ async fn a_node_registering_again_empty_loses_the_containers_it_had() {
     })
     .await;
     assert_eq!(am.node, format!("{NM_HOST}:45454"));
+    let am_state = || {
+        cluster.replica(leader).state().read(|state| {
+            state
+                .containers
+                .get(&am.key)
+                .map(|record| record.state.clone())
+        })
+    };
+
+    register_node(&cluster, 8192, 8).await;
+    assert_eq!(
+        am_state(),
+        Some(ContainerState::Allocated),
+        "a registration resent before any heartbeat is the same node"
+    );
+
+    let mut tracker = cluster.resource_tracker(leader, NM_HOST).await;
+    let answered = tracker
+        .node_heartbeat(pb::NodeHeartbeatRequestProto {
+            node_status: Some(pb::NodeStatusProto {
+                node_id: Some(pb::NodeIdProto {
+                    host: NM_HOST.to_owned(),
+                    port: 45454,
+                }),
+                response_id: 0,
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .await
+        .expect("a heartbeat")
+        .into_inner();
+    assert_eq!(answered.response_id, 1);
 
     register_node(&cluster, 8192, 8).await;
     let completed = eventually("the AM container to complete as lost", || async {
-        let record = cluster
-            .replica(leader)
-            .state()
-            .read(|state| state.containers.get(&am.key).cloned())?;
-        match record.state {
+        match am_state()? {
             ContainerState::Completed { diagnostics, .. } => Some(diagnostics),
             ContainerState::Allocated => None,
         }
