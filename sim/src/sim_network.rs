@@ -32,8 +32,8 @@ use turmoil::net::TcpStream;
 use yarn_security::{Dialer, PeerIdentity, PeerInfo, Role};
 
 /// The harness's hold on the network of a run, shared by every host: the links it has cut,
-/// by sending and receiving host, and every host's open connections, which a crash of the host
-/// closes without a word.
+/// by sending and receiving host, and every open connection end, which the crash of its host
+/// closes without a word and the crash of its peer's process resets.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Links {
     inner: Arc<Mutex<CutLinks>>,
@@ -43,10 +43,23 @@ pub(crate) struct Links {
 struct CutLinks {
     /// How many faults in force cut each link: overlapping partitions end with the last.
     cut: BTreeMap<(String, String), u32>,
-    /// Writers held by a cut, woken at every repair.
+    /// Writers held by a cut, woken at every repair and every reset.
     held: Vec<Waker>,
-    /// Each host's connection ends, for [`Links::silence`].
-    open: BTreeMap<String, Vec<Weak<Mutex<Option<TcpStream>>>>>,
+    /// Every open connection end, by the order it opened in.
+    ends: BTreeMap<u64, End>,
+    next_end: u64,
+}
+
+/// One connection end of host `host` to host `peer`.
+#[derive(Debug)]
+struct End {
+    host: String,
+    peer: String,
+    stream: Weak<Mutex<Option<TcpStream>>>,
+    /// Set when the peer's process crashed: every later call fails as a reset would.
+    reset: bool,
+    /// The reader waiting on it, woken by a reset.
+    reader: Option<Waker>,
 }
 
 impl Links {
@@ -81,29 +94,100 @@ impl Links {
         held.into_iter().for_each(Waker::wake);
     }
 
-    /// Keeps `stream`, a connection end of `host`, where [`silence`](Self::silence) can close
-    /// it.
-    fn open(&self, host: &str, stream: TcpStream) -> Arc<Mutex<Option<TcpStream>>> {
+    /// Keeps `stream`, a connection end of `host` to `peer`, where [`silence`](Self::silence)
+    /// and [`reset_peers_of`](Self::reset_peers_of) can reach it; returns its number and the
+    /// stream's cell.
+    fn open(
+        &self,
+        host: &str,
+        peer: &str,
+        stream: TcpStream,
+    ) -> (u64, Arc<Mutex<Option<TcpStream>>>) {
         let cell = Arc::new(Mutex::new(Some(stream)));
         let mut links = self.lock();
-        let open = links.open.entry(host.to_owned()).or_default();
-        open.retain(|end| end.strong_count() > 0);
-        open.push(Arc::downgrade(&cell));
-        cell
+        let id = links.next_end;
+        links.next_end += 1;
+        links.ends.insert(
+            id,
+            End {
+                host: host.to_owned(),
+                peer: peer.to_owned(),
+                stream: Arc::downgrade(&cell),
+                reset: false,
+                reader: None,
+            },
+        );
+        (id, cell)
+    }
+
+    /// Forgets end `id`, dropped by its host.
+    fn close(&self, id: u64) {
+        self.lock().ends.remove(&id);
     }
 
     /// Drops every connection end of `host` from outside the simulation, where turmoil sends
-    /// nothing for them: no FIN, no RST. Called just before the host crashes, so that it dies
-    /// as a machine losing power does, its peers learning of it from a timeout or from the RST
-    /// its next incarnation answers. It also keeps replays exact: dropped by the crash, the
-    /// ends would send their FINs in the order tokio drops a runtime's tasks, which hangs on
-    /// task ids counted across the whole process, and each FIN draws its latency from the
-    /// run's seeded generator.
+    /// nothing for them: no FIN, no RST. Called just before the host crashes, so that its own
+    /// sockets vanish with it. It keeps replays exact: dropped by the crash, the ends would send
+    /// their FINs in the order tokio drops a runtime's tasks, which hangs on task ids counted
+    /// across the whole process, and each FIN draws its latency from the run's seeded
+    /// generator.
     pub(crate) fn silence(&self, host: &str) {
-        let ends = self.lock().open.remove(host).unwrap_or_default();
-        for end in ends.iter().filter_map(Weak::upgrade) {
-            drop(end.lock().unwrap_or_else(PoisonError::into_inner).take());
+        let streams: Vec<_> = {
+            let mut links = self.lock();
+            let ids: Vec<u64> = links
+                .ends
+                .iter()
+                .filter(|(_, end)| end.host == host)
+                .map(|(id, _)| *id)
+                .collect();
+            ids.iter()
+                .filter_map(|id| links.ends.remove(id))
+                .filter_map(|end| end.stream.upgrade())
+                .collect()
+        };
+        for stream in streams {
+            drop(stream.lock().unwrap_or_else(PoisonError::into_inner).take());
         }
+    }
+
+    /// Resets every connection end whose peer is `host`, whose process just crashed while its
+    /// machine lives on: the machine's kernel answers for the dead process's sockets, so its
+    /// peers see their connections reset at once, in the order the ends opened in.
+    pub(crate) fn reset_peers_of(&self, host: &str) {
+        let wakers: Vec<Waker> = {
+            let mut links = self.lock();
+            let mut wakers: Vec<Waker> = links
+                .ends
+                .values_mut()
+                .filter(|end| end.peer == host)
+                .filter_map(|end| {
+                    end.reset = true;
+                    end.reader.take()
+                })
+                .collect();
+            wakers.append(&mut links.held);
+            wakers
+        };
+        wakers.into_iter().for_each(Waker::wake);
+    }
+
+    /// An error when end `id` was reset; otherwise none, after keeping `reader` (when given)
+    /// to be woken by a reset.
+    fn check_reset(&self, id: u64, reader: Option<&Waker>) -> io::Result<()> {
+        let mut links = self.lock();
+        let Some(end) = links.ends.get_mut(&id) else {
+            return Ok(());
+        };
+        if end.reset {
+            return Err(io::Error::new(
+                io::ErrorKind::ConnectionReset,
+                format!("{} crashed", end.peer),
+            ));
+        }
+        if let Some(reader) = reader {
+            end.reader = Some(reader.clone());
+        }
+        Ok(())
     }
 
     /// Ready when the link from `from` to `to` is whole.
@@ -192,8 +276,10 @@ pub(crate) fn incoming(
 
 /// One end of a simulated TCP connection from host `local` to host `peer`, whose writes wait
 /// while the link from `local` to `peer` is cut. Once [`Links::silence`] closed it, every call
-/// fails with `NotConnected`; the host crashes before it could make one.
+/// fails with `NotConnected` (its host crashes before it could make one); once
+/// [`Links::reset_peers_of`] reset it, with `ConnectionReset`.
 pub(crate) struct SimStream {
+    id: u64,
     stream: Arc<Mutex<Option<TcpStream>>>,
     local: String,
     peer: String,
@@ -212,8 +298,10 @@ impl SimStream {
             remote_addr,
             identity: None,
         };
+        let (id, stream) = links.open(&local, &peer, stream);
         Self {
-            stream: links.open(&local, stream),
+            id,
+            stream,
             local,
             peer,
             links,
@@ -227,11 +315,14 @@ impl SimStream {
         self
     }
 
-    /// Runs `poll` on the open stream.
+    /// Runs `poll` on the open stream, unless it was reset or closed.
     fn with_stream<T>(
         &self,
         poll: impl FnOnce(Pin<&mut TcpStream>) -> Poll<io::Result<T>>,
     ) -> Poll<io::Result<T>> {
+        if let Err(reset) = self.links.check_reset(self.id, None) {
+            return Poll::Ready(Err(reset));
+        }
         let mut stream = self.stream.lock().unwrap_or_else(PoisonError::into_inner);
         match stream.as_mut() {
             Some(stream) => poll(Pin::new(stream)),
@@ -240,6 +331,12 @@ impl SimStream {
                 "the host crashed",
             ))),
         }
+    }
+}
+
+impl Drop for SimStream {
+    fn drop(&mut self) {
+        self.links.close(self.id);
     }
 }
 
@@ -257,7 +354,15 @@ impl AsyncRead for SimStream {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        self.with_stream(|stream| stream.poll_read(cx, buf))
+        let polled = self.with_stream(|stream| stream.poll_read(cx, buf));
+        if polled.is_pending() {
+            // A reset wakes the reader; checked again, it cannot have slipped in between, as
+            // the harness resets only between simulation steps.
+            if let Err(reset) = self.links.check_reset(self.id, Some(cx.waker())) {
+                return Poll::Ready(Err(reset));
+            }
+        }
+        polled
     }
 }
 
@@ -283,5 +388,61 @@ impl AsyncWrite for SimStream {
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         self.with_stream(|stream| stream.poll_shutdown(cx))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tokio::io::AsyncReadExt;
+
+    use super::*;
+
+    /// A process crash on a machine that lives on resets its peers' connections at once; the
+    /// crashed host's own ends vanish without a word.
+    #[test]
+    fn a_crashed_processs_peers_see_their_connections_reset() {
+        let links = Links::default();
+        let mut sim = turmoil::Builder::new()
+            .simulation_duration(Duration::from_secs(5))
+            .build();
+        let server_links = links.clone();
+        sim.host("server", move || {
+            let links = server_links.clone();
+            async move {
+                let listener = turmoil::net::TcpListener::bind(("0.0.0.0", 9000)).await?;
+                let (stream, _) = listener.accept().await?;
+                let _end = SimStream::new(stream, "server".into(), "client".into(), links);
+                std::future::pending::<()>().await;
+                Ok(())
+            }
+        });
+        let client_links = links.clone();
+        sim.client("client", async move {
+            let stream = TcpStream::connect(("server", 9000)).await?;
+            let mut end = SimStream::new(stream, "client".into(), "server".into(), client_links);
+            let mut byte = [0u8; 1];
+            let err = end.read(&mut byte).await.expect_err("a reset");
+            assert_eq!(err.kind(), io::ErrorKind::ConnectionReset, "{err}");
+            Ok(())
+        });
+        while links.lock().ends.len() < 2 {
+            sim.step().unwrap();
+        }
+        links.silence("server");
+        sim.crash("server");
+        links.reset_peers_of("server");
+        assert_eq!(
+            links
+                .lock()
+                .ends
+                .values()
+                .map(|end| end.host.as_str())
+                .collect::<Vec<_>>(),
+            ["client"],
+            "the crashed host's own end is gone"
+        );
+        sim.run().unwrap();
     }
 }

@@ -462,6 +462,8 @@ impl Harness<'_> {
                 if !self.take_down(host) {
                     return;
                 }
+                // The machine lives on: its kernel resets the dead process's connections.
+                self.links.reset_peers_of(host);
                 // sled keeps what it has not flushed in the process: a crash may lose any of
                 // the writes no flush covered; the kernel keeps the rest.
                 detail = format!(": {} unflushed writes lost", self.disks[host].crash());
@@ -543,8 +545,9 @@ impl Harness<'_> {
         self.undo.entry(now + lasting).or_default().extend(undo);
     }
 
-    /// Crashes `host` unless it is down already; whether it was up. The host dies silently
-    /// (see [`Links::silence`]).
+    /// Crashes `host` unless it is down already; whether it was up. Its own connection ends
+    /// vanish without a word (see [`Links::silence`]); whether its peers hear of it is the
+    /// fault's to say.
     fn take_down(&mut self, host: &str) -> bool {
         if !self.down.insert(host.to_owned()) {
             return false;
