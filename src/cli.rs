@@ -474,7 +474,7 @@ pub struct SimArgs {
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub applications: usize,
     /// Let NodeManager machines reboot (losing their containers) among the faults. Off by
-    /// default while the hangs it finds are open (see docs/simulation.md).
+    /// default while a hang it finds is open (see docs/simulation.md).
     #[arg(long)]
     pub node_reboots: bool,
     /// Threads running seeds side by side (default: the available cores).

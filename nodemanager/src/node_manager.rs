@@ -293,6 +293,7 @@ impl NodeManager {
             source: self.manager.clone(),
             connection,
             default_interval: DEFAULT_HEARTBEAT_INTERVAL,
+            incarnation: now_ms(),
         };
         let updater_shutdown = self.shutdown.clone();
         self.tasks

@@ -54,19 +54,18 @@ fn a_seed_replays_to_the_same_trace() {
     }
 }
 
-/// Nodes reboot and come back empty under one leader: every container the RM had on one
-/// completes as lost when it registers again, an application whose AM was there gets its next
-/// attempt, and every application ends. The seeds are ones whose reboots strike running
-/// applications without a failover in between: a reboot that spans a failover can still leave
-/// an application waiting for containers the node lost (docs/simulation.md), which is why
-/// `--node-reboots` is off by default.
+/// Nodes reboot and come back empty: every container the RM had on one completes as lost when
+/// it registers with its new incarnation, whichever leader it knew before, an application
+/// whose AM was there gets its next attempt, and every application ends.
 #[test]
 fn applications_end_when_their_nodes_reboot() {
+    const REBOOT_SEEDS: u64 = 40;
     let reboots = SimOptions {
         node_reboots: true,
         ..options()
     };
-    for seed in [1, 3, 9, 10] {
+    let mut struck = 0;
+    for seed in 0..REBOOT_SEEDS {
         let outcome = Simulation::new(seed, reboots.clone()).run().unwrap();
         assert!(
             outcome.passed(),
@@ -74,14 +73,16 @@ fn applications_end_when_their_nodes_reboot() {
             outcome.violations,
             outcome.trace.join("\n")
         );
-        assert!(
-            outcome
-                .trace
-                .iter()
-                .any(|line| line.contains("may lose containers on nm")),
-            "seed {seed}: no reboot struck a running application"
-        );
+        struck += outcome
+            .trace
+            .iter()
+            .filter(|line| line.contains("may lose containers on nm"))
+            .count();
     }
+    assert!(
+        struck >= REBOOT_SEEDS as usize / 2,
+        "too few reboots struck a running application: {struck}"
+    );
 }
 
 /// Every application of a run ends, each having run its tasks, whatever the faults.

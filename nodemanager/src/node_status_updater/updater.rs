@@ -35,6 +35,10 @@ pub struct NodeStatusUpdater {
     pub connection: watch::Sender<Connection>,
     /// The interval used before the RM has dictated one.
     pub default_interval: Duration,
+    /// When this NodeManager process started, in milliseconds since the Unix epoch: sent with
+    /// every registration, so that the RM tells a restart (after which an empty report means
+    /// the containers are gone) from a resent registration.
+    pub incarnation: i64,
 }
 
 impl NodeStatusUpdater {
@@ -129,6 +133,7 @@ impl NodeStatusUpdater {
             resource: Some(self.resource.clone()),
             physical_resource: Some(self.resource.clone()),
             container_statuses: self.source.nm_container_statuses(),
+            incarnation: self.incarnation,
             ..Default::default()
         };
         self.client

@@ -9,9 +9,9 @@ use yarn_security::Caller;
 
 use super::RmError;
 use crate::applications::DiagnosticsLimit;
-use crate::nodes::{HeartbeatVerdict, TrackedNode, cleanup, reported_completions};
+use crate::nodes::{HeartbeatVerdict, cleanup, reported_completions};
 use crate::replica::{LeaderGate, Proposer};
-use crate::state_machine::{CommandV1, MasterKeyKind, RmCommand, RmState, StateView};
+use crate::state_machine::{CommandV1, MasterKeyKind, RmCommand, RmResponse, RmState, StateView};
 use yarn_security::now_ms;
 
 /// The leader's ResourceTracker operations.
@@ -21,9 +21,8 @@ use yarn_security::now_ms;
 /// in response bodies; a duplicate heartbeat gets the previous response again and changes
 /// nothing; master keys are sent only when the node's last known key id differs; a completed
 /// container the node reports is committed before the response lets the node forget it, so no
-/// completion is lost to a failover; a node that registers with this leader again, after
-/// heartbeating, without any container or running application, restarted without them, and
-/// every container live on it completes as lost.
+/// completion is lost to a failover; a node that registers with a newer incarnation and
+/// reports nothing restarted without its containers, and they complete as lost.
 pub(crate) struct ResourceTrackerOperations {
     pub(crate) gate: LeaderGate,
     /// Commits the completions nodes report.
@@ -32,14 +31,6 @@ pub(crate) struct ResourceTrackerOperations {
     pub(crate) heartbeat_interval: Duration,
     /// How much of a container's exit diagnostics is kept.
     pub(crate) diagnostics_limit: DiagnosticsLimit,
-}
-
-/// Whether a node registering again without any container or running application restarted
-/// since `tracked`, its registration with this leadership: it heartbeated since. A registration
-/// resent before the node's first heartbeat (its answer was lost) is the same node process
-/// registering once, and changes nothing.
-fn restarted(tracked: Option<&TrackedNode>) -> bool {
-    tracked.is_some_and(|node| node.last_response.response_id > 0)
 }
 
 /// Checks `caller` may speak for `node`: a NodeManager certificate is named by its host.
@@ -95,7 +86,7 @@ impl ResourceTrackerOperations {
         let leadership = self.gate.require_leader()?;
         let node = node_id(registration.node_id.clone(), "node_id")?;
         authorize_node(caller, &node)?;
-        let resource = registration.resource.unwrap_or_default();
+        let resource = registration.resource.clone().unwrap_or_default();
         let (keys, decommissioned) = self.state.read(|state| {
             let keys = current_key(state, MasterKeyKind::Container)
                 .zip(current_key(state, MasterKeyKind::Nm));
@@ -135,13 +126,7 @@ impl ResourceTrackerOperations {
             containers = registration.container_statuses.len(),
             "NodeManager registered"
         );
-        let reported_nothing = registration.container_statuses.is_empty()
-            && registration.running_applications.is_empty();
-        let came_back_empty =
-            reported_nothing && leadership.nodes(|tracker| restarted(tracker.get(&node)));
-        if came_back_empty {
-            self.forget_containers_of_restarted(&node).await?;
-        }
+        self.register_incarnation(&node, &registration).await?;
         let http_port = registration.http_port;
         leadership.nodes(|tracker| {
             tracker.register(node, resource, http_port, Instant::now());
@@ -265,40 +250,49 @@ impl ResourceTrackerOperations {
         Ok(response)
     }
 
-    /// Completes as lost every container still live on `node`, which registered with this
-    /// leadership before and now registers again with no container and no running application:
-    /// it restarted without them (its machine rebooted, or its NodeManager runs without
-    /// recovery). This is Hadoop's reconnect of a node without running applications, which
-    /// removes the node and its containers before adding it again: without it the RM would wait
-    /// for containers that no longer exist, and an AM that ran there would get its next attempt
-    /// only after the AM expiry interval.
-    ///
-    /// A node registering with a new leader after a failover is not a reconnect: the containers
-    /// allocated there may not have been started yet. What a node lost in a reboot that spans a
-    /// failover is not completed yet (see docs/simulation.md).
+    /// Commits `registration`'s incarnation for `node` when it is newer than the recorded one
+    /// ([`CommandV1::RegisterNodeIncarnation`]): a NodeManager that restarted and reports no
+    /// container and no running application has its live containers completed as lost, whichever
+    /// leader it registered with before, and an AM that ran there gets its next attempt at once
+    /// instead of after the AM expiry. A resent registration, one after a failover, or a late
+    /// one from a dead process writes nothing; a NodeManager that recovered its containers keeps
+    /// them. A NodeManager that sends no incarnation (0) is taken at its word, as before.
     ///
     /// # Errors
     ///
-    /// When the loss cannot be committed; the node registers again.
-    async fn forget_containers_of_restarted(&self, node: &NodeId) -> Result<(), RmError> {
+    /// When the incarnation cannot be committed; the node registers again.
+    async fn register_incarnation(
+        &self,
+        node: &NodeId,
+        registration: &pb::RegisterNodeManagerRequestProto,
+    ) -> Result<(), RmError> {
+        let incarnation = registration.incarnation;
         let node = node.to_string();
-        let live = self
+        let recorded = self
             .state
-            .read(|state| state.containers.live_on(&node).count());
-        if live == 0 {
+            .read(|state| state.node_incarnations.get(&node).copied());
+        if incarnation <= 0 || recorded.is_some_and(|recorded| recorded >= incarnation) {
             return Ok(());
         }
-        tracing::warn!(
-            %node,
-            containers = live,
-            "NodeManager registered again without its containers; completing them as lost"
-        );
-        self.proposer
-            .propose(RmCommand::V1(CommandV1::NodeLost {
-                node,
+        let response = self
+            .proposer
+            .propose(RmCommand::V1(CommandV1::RegisterNodeIncarnation {
+                node: node.clone(),
+                incarnation,
+                reported_nothing: registration.container_statuses.is_empty()
+                    && registration.running_applications.is_empty(),
                 now_ms: now_ms(),
             }))
             .await?;
+        if let RmResponse::NodeIncarnationRegistered { completed } = response
+            && !completed.is_empty()
+        {
+            tracing::warn!(
+                %node,
+                containers = completed.len(),
+                "NodeManager restarted without its containers; completed them as lost"
+            );
+        }
         Ok(())
     }
 

@@ -205,6 +205,38 @@ impl RmState {
 
     /// Completes a lost node's live containers and fails the attempts whose AM ran there.
     pub(super) fn node_lost(&mut self, node: &str, now_ms: i64) -> RmResponse {
+        let completed = self.lose_containers(node, now_ms);
+        RmResponse::NodeLostRecorded { completed }
+    }
+
+    /// Records `incarnation` for `node` when it is newer than the recorded one; when the node
+    /// had one recorded and `reported_nothing`, it restarted without its containers, and they
+    /// complete as lost.
+    pub(super) fn register_node_incarnation(
+        &mut self,
+        node: &str,
+        incarnation: i64,
+        reported_nothing: bool,
+        now_ms: i64,
+    ) -> RmResponse {
+        let recorded = self.node_incarnations.get(node).copied();
+        if recorded.is_some_and(|recorded| recorded >= incarnation) {
+            return RmResponse::NodeIncarnationRegistered {
+                completed: Vec::new(),
+            };
+        }
+        self.node_incarnations.insert(node.to_owned(), incarnation);
+        let completed = if recorded.is_some() && reported_nothing {
+            self.lose_containers(node, now_ms)
+        } else {
+            Vec::new()
+        };
+        RmResponse::NodeIncarnationRegistered { completed }
+    }
+
+    /// Completes the live containers on `node` as lost and fails the attempts whose AM was
+    /// among them; returns the containers completed.
+    fn lose_containers(&mut self, node: &str, now_ms: i64) -> Vec<ContainerKey> {
         let completed = self.containers.complete_lost_node(node, now_ms);
         for key in &completed {
             let completion = ContainerCompletion {
@@ -214,7 +246,7 @@ impl RmState {
             };
             self.after_completion(&completion, now_ms);
         }
-        RmResponse::NodeLostRecorded { completed }
+        completed
     }
 
     /// When `completion` ended the AM container of a live application's current attempt, that
@@ -644,5 +676,49 @@ mod tests {
         assert_eq!(exit_status(&state, 3), Some(ABORTED));
         assert_eq!(state.containers.completed_at_ms(&key(3)), Some(70));
         assert_eq!(state.applications[&1].current_attempt, 2);
+    }
+
+    #[test]
+    fn a_newer_incarnation_reporting_nothing_loses_the_nodes_containers() {
+        // Containers 1 and 2 live on nm1, 3 on nm2.
+        let mut state = running_application(&[(1, "nm1:1"), (2, "nm1:1"), (3, "nm2:1")], &[]);
+        let mut register = |incarnation: i64, reported_nothing: bool| {
+            let response = state.apply(&RmCommand::V1(CommandV1::RegisterNodeIncarnation {
+                node: "nm1:1".to_owned(),
+                incarnation,
+                reported_nothing,
+                now_ms: 50,
+            }));
+            match response {
+                RmResponse::NodeIncarnationRegistered { completed } => completed,
+                other => panic!("unexpected {other:?}"),
+            }
+        };
+        assert!(
+            register(100, true).is_empty(),
+            "the first one is only recorded"
+        );
+        assert!(register(100, true).is_empty(), "a resend");
+        assert!(register(90, true).is_empty(), "a dead process's, late");
+        assert!(
+            register(200, false).is_empty(),
+            "a restart that recovered its containers"
+        );
+        assert_eq!(
+            register(300, true),
+            [key(1), key(2)],
+            "a restart without them"
+        );
+        assert_eq!(state.node_incarnations["nm1:1"], 300);
+        assert!(
+            state.containers.get(&key(3)).unwrap().is_live(),
+            "another node's"
+        );
+        let lost = state.containers.get(&key(1)).unwrap();
+        assert!(matches!(
+            &lost.state,
+            ContainerState::Completed { exit_status: ABORTED, diagnostics }
+                if diagnostics == crate::state_machine::LOST_NODE_DIAGNOSTIC
+        ));
     }
 }

@@ -102,8 +102,7 @@ pub enum CommandV1 {
         /// The leader's clock: when the containers completed, and the times of failed attempts.
         now_ms: i64,
     },
-    /// A NodeManager was declared LOST, or registered again after restarting without its
-    /// containers: every live container on it completes as lost.
+    /// A NodeManager was declared LOST: every live container on it completes as lost.
     NodeLost {
         /// The node's id, `host:port`.
         node: String,
@@ -204,5 +203,22 @@ pub enum CommandV1 {
     UpdateContainers {
         /// The updates.
         updates: Vec<ContainerUpdate>,
+    },
+    /// A NodeManager registered with `incarnation` (its process start time). Newer than the
+    /// node's recorded one, it replaces it, and if the registration reported no container and
+    /// no running application, every container live on the node completes as lost: the node
+    /// restarted without them (Hadoop's reconnect of a node without running applications). The
+    /// first one recorded for a node, the same one again, or an older one (a registration of a
+    /// dead process, delivered late) completes nothing.
+    RegisterNodeIncarnation {
+        /// The node's id, `host:port`.
+        node: String,
+        /// When its NodeManager process started, in milliseconds since the Unix epoch.
+        incarnation: i64,
+        /// Whether the registration reported no container and no running application.
+        reported_nothing: bool,
+        /// The leader's clock: when the lost containers completed, and the times of attempts
+        /// whose AM was among them.
+        now_ms: i64,
     },
 }

@@ -155,4 +155,9 @@ pub enum RmResponse {
         /// The updates refused, with why; each left the state unchanged.
         rejected: Vec<ContainerUpdateRejection>,
     },
+    /// A NodeManager's registration was applied to the recorded incarnations.
+    NodeIncarnationRegistered {
+        /// The containers it no longer had, completed as lost (none unless it restarted).
+        completed: Vec<ContainerKey>,
+    },
 }

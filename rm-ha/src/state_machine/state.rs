@@ -37,6 +37,9 @@ pub struct RmState {
     pub applications: BTreeMap<i32, ApplicationRecord>,
     /// Every allocated container until its application is forgotten.
     pub containers: ContainerTable,
+    /// The newest incarnation (process start time, ms) each NodeManager registered with, by
+    /// node id. Last, so that state format 2 reads as format 3 with an empty map.
+    pub node_incarnations: BTreeMap<String, i64>,
 }
 
 impl Default for RmState {
@@ -51,6 +54,7 @@ impl Default for RmState {
             master_keys: MasterKeys::default(),
             applications: BTreeMap::new(),
             containers: ContainerTable::default(),
+            node_incarnations: BTreeMap::new(),
         }
     }
 }
@@ -124,6 +128,12 @@ impl RmState {
                 now_ms,
             } => self.complete_containers(completions, *now_ms),
             CommandV1::NodeLost { node, now_ms } => self.node_lost(node, *now_ms),
+            CommandV1::RegisterNodeIncarnation {
+                node,
+                incarnation,
+                reported_nothing,
+                now_ms,
+            } => self.register_node_incarnation(node, *incarnation, *reported_nothing, *now_ms),
             CommandV1::RegisterApplicationMaster {
                 application_seq,
                 attempt_id,

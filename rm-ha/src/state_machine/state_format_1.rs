@@ -59,6 +59,7 @@ impl From<RmStateFormat1> for RmState {
                 table.remotely_allocated,
                 table.versions,
             ),
+            node_incarnations: BTreeMap::new(),
         }
     }
 }
@@ -99,11 +100,12 @@ mod tests {
         assert_eq!(restored.containers.completed_at_ms(&key(3)), None);
 
         // Format 2 is format 1 with the completion times appended, which is what format 1
-        // leaves out: so the frozen layout is the one format 1 was written in.
-        let format_2 = postcard::to_allocvec(&restored).unwrap();
+        // leaves out: so the frozen layout is the one format 1 was written in. Format 3 then
+        // appends the (here empty) NodeManager incarnations.
+        let format_3 = postcard::to_allocvec(&restored).unwrap();
         assert_eq!(
-            format_2,
-            [bytes.as_slice(), &[0]].concat(),
+            format_3,
+            [bytes.as_slice(), &[0, 0]].concat(),
             "an empty map is one byte"
         );
         assert_eq!(

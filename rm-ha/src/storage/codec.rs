@@ -11,8 +11,12 @@ use crate::state_machine::{RmState, RmStateFormat1};
 pub(crate) const FORMAT_VERSION: u8 = 1;
 
 /// The format version of the replicated state inside snapshots that this binary writes: 2 since
-/// containers keep their completion times. [`decode_state`] reads format 1 as well.
-pub(crate) const STATE_FORMAT_VERSION: u8 = 2;
+/// containers keep their completion times, 3 since the state keeps each NodeManager's
+/// incarnation. [`decode_state`] reads formats 1 and 2 as well.
+pub(crate) const STATE_FORMAT_VERSION: u8 = 3;
+
+/// How postcard encodes an empty map: its length, zero, in one byte.
+const EMPTY_MAP: [u8; 1] = [0];
 
 /// Encodes `value` as `[FORMAT_VERSION, postcard bytes...]`.
 pub(crate) fn encode<T: Serialize>(record: Record, value: &T) -> Result<Vec<u8>, Error> {
@@ -36,12 +40,15 @@ pub(crate) fn encode_state(state: &RmState) -> Result<Vec<u8>, Error> {
     encode_as(Record::State, STATE_FORMAT_VERSION, state)
 }
 
-/// Decodes the replicated state of a snapshot of state format 2, or of format 1, whose
-/// completed containers then have no completion time; refuses any other format version.
+/// Decodes the replicated state of a snapshot of state format 3; of format 2, which is format
+/// 3 without its last field, the NodeManagers' incarnations (none are then known); or of
+/// format 1, whose completed containers also have no completion time. Refuses any other
+/// format version.
 pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
     let record = Record::State;
     match split_version(record, bytes)? {
         (STATE_FORMAT_VERSION, body) => decode_body(record, body),
+        (2, body) => decode_body(record, &[body, &EMPTY_MAP].concat()),
         (1, body) => decode_body::<RmStateFormat1>(record, body).map(RmState::from),
         (found, _) => Err(Error::UnsupportedFormatVersion {
             record,
@@ -92,27 +99,34 @@ mod tests {
     }
 
     #[test]
-    fn the_state_is_written_in_format_2_and_read_in_formats_2_and_1() {
+    fn the_state_is_written_in_format_3_and_read_in_formats_3_2_and_1() {
         let mut state = running_application(&[(2, "n1:1"), (3, "n1:1")], &[3]);
+        state
+            .node_incarnations
+            .insert("n1:1".to_owned(), 1_700_000_000_000);
         let bytes = encode_state(&state).unwrap();
         assert_eq!(bytes[0], STATE_FORMAT_VERSION);
         assert_eq!(decode_state(&bytes).unwrap(), state);
 
-        // Without completion times, format 2 ends in their empty map (one byte), after exactly
+        // Without incarnations, format 3 ends in their empty map (one byte), after exactly the
+        // bytes format 2 held; without completion times, format 2 ends in theirs, after exactly
         // the bytes format 1 held.
         state = running_application(&[(2, "n1:1")], &[]);
-        let format_2 = encode_state(&state).unwrap();
+        let format_3 = encode_state(&state).unwrap();
+        let mut format_2 = format_3[..format_3.len() - 1].to_vec();
+        format_2[0] = 2;
+        assert_eq!(decode_state(&format_2).unwrap(), state);
         let mut format_1 = format_2[..format_2.len() - 1].to_vec();
         format_1[0] = 1;
         assert_eq!(decode_state(&format_1).unwrap(), state);
 
-        let mut newer = format_2;
+        let mut newer = format_3;
         newer[0] = STATE_FORMAT_VERSION + 1;
         assert!(matches!(
             decode_state(&newer),
             Err(Error::UnsupportedFormatVersion {
                 record: Record::State,
-                found: 3,
+                found: 4,
                 expected: STATE_FORMAT_VERSION,
             })
         ));

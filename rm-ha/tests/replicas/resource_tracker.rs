@@ -2,9 +2,12 @@
 
 use tonic::Code;
 use yarn_proto::pb::{self, NodeActionProto};
-use yarn_rm_ha::state_machine::{ContainerState, LOST_NODE_DIAGNOSTIC};
+use yarn_rm_ha::state_machine::{
+    ContainerKey, ContainerRecord, ContainerState, LOST_NODE_DIAGNOSTIC,
+};
+use yarn_test_support::rm_cluster::{RmCluster, node_registration};
 
-use crate::support::{NM_HOST, eventually, new_cluster, on_leader, register_node, submit};
+use crate::support::{NM_HOST, eventually, new_cluster, on_leader, submit};
 
 fn node_id(host: &str) -> Option<pb::NodeIdProto> {
     Some(pb::NodeIdProto {
@@ -136,72 +139,104 @@ async fn nodes_register_heartbeat_in_sequence_and_resync_after_a_failover() {
     }
 }
 
-/// A node that registers with the same leader again after heartbeating, reporting no container
-/// and no running application, restarted without its containers (Hadoop's reconnect of a node
-/// without running applications): the AM container the RM placed there completes as lost at
-/// once, rather than after the AM expiry. A registration resent before the first heartbeat (its
-/// answer was lost) changes nothing.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_node_registering_again_empty_loses_the_containers_it_had() {
-    let mut cluster = new_cluster(3, 0, &[]).await;
-    cluster.start_members().await;
-    register_node(&cluster, 8192, 8).await;
-    let application = submit(&cluster, "on a node that reboots").await;
-    let leader = cluster.serving_leader(None).await;
-    let am = eventually("the AM container on the node", || async {
-        cluster.replica(leader).state().read(|state| {
+/// Registers [`NM_HOST`] as the NodeManager process started at `incarnation` with the
+/// serving leader, reporting no container.
+async fn register_incarnation(cluster: &RmCluster, incarnation: i64) {
+    let registration = &pb::RegisterNodeManagerRequestProto {
+        incarnation,
+        ..node_registration(NM_HOST, 8192, 8)
+    };
+    on_leader(cluster, "RegisterNodeManager", |leader| async move {
+        cluster
+            .resource_tracker(leader, NM_HOST)
+            .await
+            .register_node_manager(registration.clone())
+            .await
+    })
+    .await;
+}
+
+/// The state of container `key` on replica `index`.
+fn state_of(cluster: &RmCluster, index: usize, key: ContainerKey) -> Option<ContainerState> {
+    cluster.replica(index).state().read(|state| {
+        state
+            .containers
+            .get(&key)
+            .map(|record| record.state.clone())
+    })
+}
+
+/// The AM container of `application`'s newest attempt, once replica `index` holds it.
+async fn am_container(
+    cluster: &RmCluster,
+    index: usize,
+    application: yarn_proto::ids::ApplicationId,
+) -> ContainerRecord {
+    eventually("the AM container on the node", || async {
+        cluster.replica(index).state().read(|state| {
             state
                 .containers
                 .of_application(application.id)
-                .find(|record| record.is_am)
+                .filter(|record| record.is_am && record.is_live())
+                .last()
                 .cloned()
         })
     })
-    .await;
-    assert_eq!(am.node, format!("{NM_HOST}:45454"));
-    let am_state = || {
-        cluster.replica(leader).state().read(|state| {
-            state
-                .containers
-                .get(&am.key)
-                .map(|record| record.state.clone())
-        })
-    };
+    .await
+}
 
-    register_node(&cluster, 8192, 8).await;
+/// A NodeManager that registers with a newer incarnation and reports nothing restarted without
+/// its containers: the AM container the RM placed there completes as lost at once, rather than
+/// after the AM expiry, whichever leader the node registered with before. The same incarnation
+/// again (a resend, or a registration with a new leader after a failover) changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_restarting_without_its_containers_loses_them_whichever_leader_it_knew() {
+    let mut cluster = new_cluster(3, 0, &[]).await;
+    cluster.start_members().await;
+    register_incarnation(&cluster, 1_000).await;
+    let application = submit(&cluster, "on a node that reboots").await;
+    let leader = cluster.serving_leader(None).await;
+    let first = am_container(&cluster, leader, application).await;
+    assert_eq!(first.node, format!("{NM_HOST}:45454"));
+
+    register_incarnation(&cluster, 1_000).await;
     assert_eq!(
-        am_state(),
+        state_of(&cluster, leader, first.key),
         Some(ContainerState::Allocated),
-        "a registration resent before any heartbeat is the same node"
+        "a resent registration is the same process"
     );
 
-    let mut tracker = cluster.resource_tracker(leader, NM_HOST).await;
-    let answered = tracker
-        .node_heartbeat(pb::NodeHeartbeatRequestProto {
-            node_status: Some(pb::NodeStatusProto {
-                node_id: Some(pb::NodeIdProto {
-                    host: NM_HOST.to_owned(),
-                    port: 45454,
-                }),
-                response_id: 0,
-                ..Default::default()
-            }),
-            ..Default::default()
-        })
-        .await
-        .expect("a heartbeat")
-        .into_inner();
-    assert_eq!(answered.response_id, 1);
-
-    register_node(&cluster, 8192, 8).await;
-    let completed = eventually("the AM container to complete as lost", || async {
-        match am_state()? {
+    register_incarnation(&cluster, 2_000).await;
+    let lost = eventually("the AM container to complete as lost", || async {
+        match state_of(&cluster, leader, first.key)? {
             ContainerState::Completed { diagnostics, .. } => Some(diagnostics),
             ContainerState::Allocated => None,
         }
     })
     .await;
-    assert_eq!(completed, LOST_NODE_DIAGNOSTIC);
+    assert_eq!(lost, LOST_NODE_DIAGNOSTIC);
+
+    // The next attempt's AM lands on the node again; a new leader then hears the same
+    // process register, and later a restarted one.
+    let second = am_container(&cluster, leader, application).await;
+    assert_ne!(second.key, first.key);
+    cluster.stop(leader).await;
+    let successor = cluster.serving_leader(Some(leader)).await;
+    register_incarnation(&cluster, 2_000).await;
+    assert_eq!(
+        state_of(&cluster, successor, second.key),
+        Some(ContainerState::Allocated),
+        "a new leader hearing the same process changes nothing"
+    );
+    register_incarnation(&cluster, 3_000).await;
+    let lost = eventually("the second AM container to complete as lost", || async {
+        match state_of(&cluster, successor, second.key)? {
+            ContainerState::Completed { diagnostics, .. } => Some(diagnostics),
+            ContainerState::Allocated => None,
+        }
+    })
+    .await;
+    assert_eq!(lost, LOST_NODE_DIAGNOSTIC);
 
     for index in 0..3 {
         cluster.stop(index).await;
