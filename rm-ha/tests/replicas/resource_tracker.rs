@@ -7,7 +7,7 @@ use yarn_rm_ha::state_machine::{
 };
 use yarn_test_support::rm_cluster::{RmCluster, node_registration};
 
-use crate::support::{NM_HOST, eventually, new_cluster, on_leader, submit};
+use crate::support::{NM_HOST, eventually, new_cluster, on_leader, register_node_with, submit};
 
 fn node_id(host: &str) -> Option<pb::NodeIdProto> {
     Some(pb::NodeIdProto {
@@ -142,18 +142,11 @@ async fn nodes_register_heartbeat_in_sequence_and_resync_after_a_failover() {
 /// Registers [`NM_HOST`] as the NodeManager process started at `incarnation` with the
 /// serving leader, reporting no container.
 async fn register_incarnation(cluster: &RmCluster, incarnation: i64) {
-    let registration = &pb::RegisterNodeManagerRequestProto {
+    let registration = pb::RegisterNodeManagerRequestProto {
         incarnation,
         ..node_registration(NM_HOST, 8192, 8)
     };
-    on_leader(cluster, "RegisterNodeManager", |leader| async move {
-        cluster
-            .resource_tracker(leader, NM_HOST)
-            .await
-            .register_node_manager(registration.clone())
-            .await
-    })
-    .await;
+    register_node_with(cluster, registration).await;
 }
 
 /// The state of container `key` on replica `index`.

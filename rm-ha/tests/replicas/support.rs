@@ -115,7 +115,15 @@ pub async fn set_queue_configuration(cluster: &RmCluster, properties: BTreeMap<S
 /// Registers NodeManager `NM_HOST:45454` offering `memory_mb` and `vcores` with the serving
 /// leader.
 pub async fn register_node(cluster: &RmCluster, memory_mb: i64, vcores: i32) {
-    let registration = &node_registration(NM_HOST, memory_mb, vcores);
+    register_node_with(cluster, node_registration(NM_HOST, memory_mb, vcores)).await;
+}
+
+/// Sends `registration`, for NodeManager `NM_HOST`, to the serving leader.
+pub async fn register_node_with(
+    cluster: &RmCluster,
+    registration: pb::RegisterNodeManagerRequestProto,
+) {
+    let registration = &registration;
     on_leader(cluster, "RegisterNodeManager", |leader| async move {
         cluster
             .resource_tracker(leader, NM_HOST)
