@@ -6,6 +6,8 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use yarn_rm_ha::node_id_of;
+
 /// The trace of one run (faults, leaderships, acknowledged writes, at simulated times) and the
 /// invariant violations found so far.
 ///
@@ -82,14 +84,15 @@ impl History {
         }
     }
 
-    /// Records that `rm_id` was seen leading `term`. Violation: another replica was seen
-    /// leading the same term.
+    /// Records that `rm_id` was seen leading `term`. Violation: a replica with a greater node
+    /// id was seen leading the same term before, so a leader id went backwards (openraft's
+    /// leader ids are (term, node id), and several replicas may lead one term in turn).
     pub(crate) fn leader_seen(&self, at: Duration, rm_id: &str, term: u64) {
         self.seen_in_term(at, rm_id, term, Role::Leading);
     }
 
     /// Records that replica `rm_id` was seen serving as leader of `term` (its leader gate open,
-    /// its leader services running). Violation: another replica served the same term.
+    /// its leader services running). Violation: as for [`leader_seen`](Self::leader_seen).
     pub(crate) fn serving_seen(&self, at: Duration, rm_id: &str, term: u64) {
         self.seen_in_term(at, rm_id, term, Role::Serving);
     }
@@ -105,7 +108,13 @@ impl History {
         if !seen.insert(rm_id.to_owned()) {
             return;
         }
-        let others: Vec<String> = seen.iter().filter(|l| *l != rm_id).cloned().collect();
+        // openraft's leader ids are (term, node id): within a term, a candidate with a greater
+        // node id may win after another led, never one with a smaller id.
+        let overtaken: Vec<String> = seen
+            .iter()
+            .filter(|other| *other != rm_id && node_id_of(other) > node_id_of(rm_id))
+            .cloned()
+            .collect();
         let (doing, did) = match role {
             Role::Leading => ("leads", "led"),
             Role::Serving => ("serves as leader of", "served as leader of"),
@@ -113,8 +122,12 @@ impl History {
         recorded
             .trace
             .push(line(at, &format!("{rm_id} {doing} term {term}")));
-        if !others.is_empty() {
-            let violation = format!("{rm_id} and {} both {did} term {term}", others.join(", "));
+        if !overtaken.is_empty() {
+            let violation = format!(
+                "{rm_id} {did} term {term} after {}, whose node ids are greater: a leader id \
+                 went backwards",
+                overtaken.join(", ")
+            );
             recorded.violations.push(line(at, &violation));
         }
     }
@@ -247,12 +260,20 @@ mod tests {
         history.acknowledged(at, "rm1", 1);
         history.acknowledged(at, "rm1", 2);
         assert!(history.violations().is_empty());
+        // rm3's node id is greater than rm2's: rm3 may follow rm2 within a term, not precede it.
+        assert!(node_id_of("rm3") > node_id_of("rm2"));
         history.leader_seen(at, "rm2", 3);
         history.leader_seen(at, "rm3", 3);
+        assert!(history.violations().is_empty());
+        history.leader_seen(at, "rm3", 4);
+        history.leader_seen(at, "rm2", 4);
         history.acknowledged(at, "rm2", 2);
         let violations = history.violations();
         assert_eq!(violations.len(), 2, "{violations:?}");
-        assert!(violations[0].contains("rm3 and rm2 both led term 3"));
+        assert!(
+            violations[0].contains("rm2 led term 4 after rm3"),
+            "{violations:?}"
+        );
         assert!(violations[1].contains("sequence number 2 acknowledged twice"));
         assert_eq!(history.greatest_acknowledged(), Some(2));
         assert_eq!(history.trace()[0], "    1.500s  rm1 leads term 2");

@@ -130,7 +130,8 @@ enum Undo {
 /// and the checks.
 ///
 /// Invariants, checked as the run goes and at its end:
-/// - at most one replica leads each term, and at most one serves as leader in each term;
+/// - leader ids never go backwards: within a term, a replica leads or serves only after those
+///   with smaller node ids (openraft's leader ids are (term, node id));
 /// - no container id is issued twice: none is launched on two nodes or at two sizes;
 /// - no acknowledged write is lost: no sequence number is acknowledged twice, and the final
 ///   state's counter is past every acknowledged number;
