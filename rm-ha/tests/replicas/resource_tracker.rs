@@ -159,6 +159,17 @@ fn state_of(cluster: &RmCluster, index: usize, key: ContainerKey) -> Option<Cont
     })
 }
 
+/// The diagnostics of container `key`, once replica `index` holds it completed.
+async fn completion_diagnostics(cluster: &RmCluster, index: usize, key: ContainerKey) -> String {
+    eventually("the container to complete", || async {
+        match state_of(cluster, index, key)? {
+            ContainerState::Completed { diagnostics, .. } => Some(diagnostics),
+            ContainerState::Allocated => None,
+        }
+    })
+    .await
+}
+
 /// The AM container of `application`'s newest attempt, once replica `index` holds it.
 async fn am_container(
     cluster: &RmCluster,
@@ -200,13 +211,7 @@ async fn a_node_restarting_without_its_containers_loses_them_whichever_leader_it
     );
 
     register_incarnation(&cluster, 2_000).await;
-    let lost = eventually("the AM container to complete as lost", || async {
-        match state_of(&cluster, leader, first.key)? {
-            ContainerState::Completed { diagnostics, .. } => Some(diagnostics),
-            ContainerState::Allocated => None,
-        }
-    })
-    .await;
+    let lost = completion_diagnostics(&cluster, leader, first.key).await;
     assert_eq!(lost, LOST_NODE_DIAGNOSTIC);
 
     // The next attempt's AM lands on the node again; a new leader then hears the same
@@ -222,13 +227,7 @@ async fn a_node_restarting_without_its_containers_loses_them_whichever_leader_it
         "a new leader hearing the same process changes nothing"
     );
     register_incarnation(&cluster, 3_000).await;
-    let lost = eventually("the second AM container to complete as lost", || async {
-        match state_of(&cluster, successor, second.key)? {
-            ContainerState::Completed { diagnostics, .. } => Some(diagnostics),
-            ContainerState::Allocated => None,
-        }
-    })
-    .await;
+    let lost = completion_diagnostics(&cluster, successor, second.key).await;
     assert_eq!(lost, LOST_NODE_DIAGNOSTIC);
 
     for index in 0..3 {
