@@ -9,6 +9,7 @@ use crate::Resource;
 use crate::allocation::Allocation;
 use crate::ask_table::AskTable;
 use crate::pending_reason::PendingReason;
+use crate::resource_request::ResourceRequest;
 
 /// The order applications are served in within a leaf queue: higher application priority
 /// first, then submission order (FIFO).
@@ -51,6 +52,9 @@ pub(crate) struct Attempt {
     pub(crate) blacklist: BTreeSet<String>,
     /// Running OPPORTUNISTIC containers waiting to become GUARANTEED, each pinned to its node.
     pub(crate) promotions: BTreeMap<ContainerId, Allocation>,
+    /// Containers allocated to the attempt that its AM has not acquired, with the asks each
+    /// was taken from (one container each).
+    pub(crate) unacquired: BTreeMap<ContainerId, Vec<ResourceRequest>>,
 }
 
 impl SchedulerApplication {

@@ -63,10 +63,35 @@ impl AskTable {
             .map(|(key, asks)| (*key, asks))
     }
 
-    /// Records a container placed on `host` for `key`.
-    pub(crate) fn record_allocation(&mut self, key: AskKey, host: &str) {
-        if let Some(asks) = self.keys.get_mut(&key) {
-            asks.record_allocation(host);
+    /// Records a container placed on `host` for `key`, and returns the asks it was taken from,
+    /// each for one container, for [`restore`](Self::restore).
+    pub(crate) fn record_allocation(&mut self, key: AskKey, host: &str) -> Vec<ResourceRequest> {
+        self.keys
+            .get_mut(&key)
+            .map_or_else(Vec::new, |asks| asks.record_allocation(host))
+    }
+
+    /// Gives back one container to `ask`'s ask (same key and resource name), or holds `ask`
+    /// again when that ask is gone (met or cancelled since): YARN's recovery of the requests
+    /// of a container its AM never acquired, which adds to whatever the AM asks now.
+    pub(crate) fn restore(&mut self, ask: ResourceRequest) {
+        let entry = self
+            .keys
+            .entry((ask.priority, ask.allocation_request_id))
+            .or_default();
+        let held = if ask.is_any() {
+            entry.any.as_mut()
+        } else {
+            entry.hosts.get_mut(&ask.resource_name)
+        };
+        match held {
+            Some(held) => {
+                held.num_containers = held.num_containers.saturating_add(ask.num_containers)
+            }
+            None if ask.is_any() => entry.any = Some(ask),
+            None => {
+                entry.hosts.insert(ask.resource_name.clone(), ask);
+            }
         }
     }
 }
@@ -115,35 +140,43 @@ impl KeyAsks {
         }
     }
 
-    fn record_allocation(&mut self, host: &str) {
+    fn record_allocation(&mut self, host: &str) -> Vec<ResourceRequest> {
         let local = self.take_one(host);
+        let mut taken: Vec<ResourceRequest> = local.iter().cloned().collect();
         match &mut self.any {
-            Some(any) => any.num_containers = any.num_containers.saturating_sub(1),
-            None if local => {}
+            Some(any) => {
+                any.num_containers = any.num_containers.saturating_sub(1);
+                taken.push(ResourceRequest {
+                    num_containers: 1,
+                    ..any.clone()
+                });
+            }
+            None if local.is_some() => {}
             None => {
                 let relaxed = self
                     .hosts
                     .values()
                     .find(|ask| ask.relax_locality)
                     .map(|ask| ask.resource_name.clone());
-                if let Some(relaxed) = relaxed {
-                    self.take_one(&relaxed);
-                }
+                taken.extend(relaxed.and_then(|relaxed| self.take_one(&relaxed)));
             }
         }
+        taken
     }
 
-    /// Takes one container off `host`'s ask, dropping the ask once it wants none; whether the
-    /// host had one to take.
-    fn take_one(&mut self, host: &str) -> bool {
-        let Some(ask) = self.hosts.get_mut(host) else {
-            return false;
-        };
+    /// Takes one container off `host`'s ask, dropping the ask once it wants none; returns
+    /// what was taken (the ask, for one container), if the host had an ask.
+    fn take_one(&mut self, host: &str) -> Option<ResourceRequest> {
+        let ask = self.hosts.get_mut(host)?;
         ask.num_containers = ask.num_containers.saturating_sub(1);
+        let taken = ResourceRequest {
+            num_containers: 1,
+            ..ask.clone()
+        };
         if ask.num_containers == 0 {
             self.hosts.remove(host);
         }
-        true
+        Some(taken)
     }
 }
 

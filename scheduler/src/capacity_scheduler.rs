@@ -13,7 +13,9 @@
 //! - [`containers`]: container ids, charging and releasing containers, and recovery;
 //! - [`scheduling_pass`]: [`schedule`](CapacityScheduler::schedule) and what it uses;
 //! - [`queue_reports`]: application status, headroom and queue reports;
-//! - [`promotions`]: OPPORTUNISTIC containers promoted to GUARANTEED.
+//! - [`promotions`]: OPPORTUNISTIC containers promoted to GUARANTEED;
+//! - [`acquisitions`]: containers their AM has not acquired yet, and the asks they give back
+//!   if they complete first.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -33,6 +35,7 @@ use crate::refresh::validate_refresh;
 use applications::{Accounting, account_application};
 use nodes::FreeKey;
 
+mod acquisitions;
 mod activation;
 mod applications;
 mod containers;

@@ -74,8 +74,9 @@ impl AmSession {
     /// A session, begun at `now`, whose AM already holds the containers `held` (or must be
     /// taken to): they are never handed out in it. For Hadoop's AMRMClient, which passes on
     /// every container it is given and forgets what it had when it registers again after a
-    /// failover; as with Hadoop's work-preserving restart, an allocation such an AM never heard
-    /// of is made good by the asks it re-sends and by the allocation expiry.
+    /// failover; as with Hadoop's work-preserving restart, the asks such an AM re-sends make up
+    /// for an allocation it never heard of. yarn-ha has no allocation expiry, so that
+    /// allocation stays charged until it completes or its application ends.
     pub fn holding(now: Instant, held: impl IntoIterator<Item = i64>) -> Self {
         Self {
             delivered: held.into_iter().collect(),
@@ -156,15 +157,21 @@ impl AmSession {
                     news.allocated.push(record);
                 }
             } else if self.reported.insert(id) {
+                // A container that completed before it was ever handed out is reported too,
+                // as YARN reports it; its asks are given back (see `handed_out`).
                 self.versions.remove(&id);
                 self.resent_updates.remove(&id);
-                // A container that completed before it was ever handed out is reported too,
-                // so the AM's count of outstanding work stays right.
-                self.delivered.insert(id);
                 news.completed.push(record);
             }
         }
         news
+    }
+
+    /// Whether the AM was handed container `container_id` live in this session, or held it
+    /// when the session began: YARN's "acquired". A container that completed before that was
+    /// only ever reported completed.
+    pub fn handed_out(&self, container_id: i64) -> bool {
+        self.delivered.contains(&container_id)
     }
 
     /// Remembers `response` as the last one, for resends.

@@ -2,6 +2,7 @@
 //! ApplicationMasterProtocol; DistributedSchedulingAMProtocol's part is in
 //! `distributed_scheduling`.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,7 +19,7 @@ use crate::applications::{
     AmSession, DiagnosticsLimit, ResponseIdCheck, TokenIssuer, allocate_response,
 };
 use crate::replica::{Leadership, Proposer};
-use crate::scheduling::{OpportunisticSettings, QueueConfigSource};
+use crate::scheduling::{LeaderScheduler, OpportunisticSettings, QueueConfigSource};
 use crate::state_machine::{
     ABORTED, CommandV1, ContainerCompletion, ContainerKey, ContainerUpdate, FinalStatus, RmCommand,
     RmResponse, RmState, StateView,
@@ -197,6 +198,7 @@ impl AmOperations {
             .leadership
             .scheduler()
             .with_reconciled(&self.state, &self.queues, &nodes, |leader| {
+                self.settle_acquisitions(caller, leader);
                 let scheduler = leader.scheduler_mut();
                 let refused = |field| move |err| scheduler_refusal(caller.attempt, field, &err);
                 scheduler
@@ -247,6 +249,36 @@ impl AmOperations {
             });
         }
         Ok((headroom, decisions))
+    }
+
+    /// Tells the leader's scheduler which of the attempt's unacquired containers its AM has
+    /// been handed, so that those that completed before that give their asks back (YARN's
+    /// `recoverResourceRequestForContainer`). Runs before the AM's asks are applied, so an ask
+    /// it sends now replaces what was given back. Locks the sessions, then reads the state,
+    /// one after the other.
+    fn settle_acquisitions(&self, caller: &AmCaller, leader: &mut LeaderScheduler) {
+        let attempt = caller.attempt;
+        let unacquired = leader.scheduler().unacquired(attempt);
+        if unacquired.is_empty() {
+            return;
+        }
+        let handed_out: BTreeSet<ContainerId> = caller.leadership.sessions(|sessions| {
+            let session = sessions.get(&attempt);
+            unacquired
+                .into_iter()
+                .filter(|id| session.is_some_and(|s| s.handed_out(id.container_id())))
+                .collect()
+        });
+        let recovered = self
+            .state
+            .read(|state| leader.settle_acquisitions(state, attempt, &handed_out));
+        if !recovered.is_empty() {
+            tracing::info!(
+                %attempt,
+                containers = ?recovered,
+                "containers completed before the AM acquired them; their asks are given back"
+            );
+        }
     }
 
     /// Commits demotions at once (they need no room) and returns the errors for those the

@@ -1,6 +1,6 @@
 //! [`LeaderScheduler`]: the leader's CapacityScheduler, kept equal to the replicated state.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use prost::Message;
 use yarn_opportunistic::{OpportunisticAsk, OpportunisticPlacement, RemoteNode};
@@ -304,6 +304,38 @@ impl LeaderScheduler {
             placements,
             promotions,
         }
+    }
+
+    /// Settles `attempt`'s containers that this leadership allocated and its AM has not
+    /// acquired yet: those in `handed_out` the AM now holds, and they are forgotten; those
+    /// `state` holds completed never reached the AM, and their asks are given back (see
+    /// [`CapacityScheduler::recover_asks`]); the rest (not handed out yet, or whose commit is
+    /// not seen yet) wait. Returns the containers whose asks were given back.
+    pub fn settle_acquisitions(
+        &mut self,
+        state: &RmState,
+        attempt: ApplicationAttemptId,
+        handed_out: &BTreeSet<ContainerId>,
+    ) -> Vec<ContainerId> {
+        let mut recovered = Vec::new();
+        for container in self.scheduler.unacquired(attempt) {
+            if handed_out.contains(&container) {
+                self.scheduler.container_acquired(&container);
+                continue;
+            }
+            let key = ContainerKey {
+                application_seq: attempt.application_id.id,
+                container_id: container.container_id(),
+            };
+            let completed = state
+                .containers
+                .get(&key)
+                .is_some_and(|record| !record.is_live());
+            if completed && self.scheduler.recover_asks(&container) {
+                recovered.push(container);
+            }
+        }
+        recovered
     }
 
     /// Containers the attempt still wants as OPPORTUNISTIC ones.
@@ -935,6 +967,50 @@ mod tests {
                 .application_status(ApplicationId::new(NOW, other))
                 .is_none()
         );
+    }
+
+    #[test]
+    fn a_task_completed_before_its_am_was_handed_it_is_asked_for_again_once() {
+        let mut state = state(two_queues("RUNNING"));
+        let app = submit(&mut state, "alice", "a", 1024);
+        let (mut leader, _) = LeaderScheduler::rebuild(&state, &source(), &nodes(1)).unwrap();
+        assert_eq!(pass(&mut leader, &mut state, &nodes(1)).len(), 1, "the AM");
+        let attempt = ApplicationAttemptId::new(ApplicationId::new(NOW, app), 1);
+        let ask = ResourceRequest::any(1, Resource::new(1024, 1), 3);
+        leader
+            .scheduler_mut()
+            .update_asks(attempt, &[ask], &[])
+            .unwrap();
+        let tasks = pass(&mut leader, &mut state, &nodes(1));
+        assert_eq!(tasks.len(), 3);
+        let id = |record: &ContainerRecord| {
+            ContainerId::from_raw(attempt, record.key.container_id).unwrap()
+        };
+        let (handed, lost, waiting) = (id(&tasks[0]), &tasks[1], id(&tasks[2]));
+        apply(
+            &mut state,
+            CommandV1::CompleteContainers {
+                now_ms: 1,
+                completions: vec![ContainerCompletion {
+                    key: lost.key,
+                    exit_status: -100,
+                    diagnostics: "lost".to_owned(),
+                }],
+            },
+        );
+        leader.reconcile(&state, &source(), &nodes(1));
+        let recovered = leader.settle_acquisitions(&state, attempt, &BTreeSet::from([handed]));
+        assert_eq!(recovered, [id(lost)]);
+        assert_eq!(leader.scheduler().unacquired(attempt), [waiting]);
+        assert!(
+            leader
+                .settle_acquisitions(&state, attempt, &BTreeSet::new())
+                .is_empty(),
+            "given back once; the waiting one is live"
+        );
+        let again = pass(&mut leader, &mut state, &nodes(1));
+        assert_eq!(again.len(), 1, "{again:?}");
+        assert!((again[0].priority, again[0].memory_mb) == (1, 1024) && !again[0].is_am);
     }
 
     /// A live 1 GiB OPPORTUNISTIC task of `app`'s first attempt on `nm1:8041`, numbered `raw`.

@@ -1,13 +1,18 @@
 //! NodeManager registration and heartbeats against the leader, and RESYNC after a failover.
 
 use tonic::Code;
+use yarn_proto::ids::ContainerId;
 use yarn_proto::pb::{self, NodeActionProto};
 use yarn_rm_ha::state_machine::{
     ContainerKey, ContainerRecord, ContainerState, LOST_NODE_DIAGNOSTIC,
 };
 use yarn_test_support::rm_cluster::{RmCluster, node_registration};
 
-use crate::support::{NM_HOST, eventually, new_cluster, on_leader, register_node_with, submit};
+use crate::applications;
+use crate::support::{
+    NM_HOST, USER, eventually, new_cluster, on_leader, register_node_with, set_queue_configuration,
+    submit,
+};
 
 fn node_id(host: &str) -> Option<pb::NodeIdProto> {
     Some(pb::NodeIdProto {
@@ -142,10 +147,19 @@ async fn nodes_register_heartbeat_in_sequence_and_resync_after_a_failover() {
 /// Registers [`NM_HOST`] as the NodeManager process started at `incarnation` with the
 /// serving leader, reporting no container.
 async fn register_incarnation(cluster: &RmCluster, incarnation: i64) {
-    let registration = pb::RegisterNodeManagerRequestProto {
+    register_incarnation_on(cluster, 45454, 8192, incarnation).await;
+}
+
+/// Registers node `NM_HOST:port` offering `memory_mb` as the NodeManager process started at
+/// `incarnation`, reporting no container.
+async fn register_incarnation_on(cluster: &RmCluster, port: i32, memory_mb: i64, incarnation: i64) {
+    let mut registration = pb::RegisterNodeManagerRequestProto {
         incarnation,
-        ..node_registration(NM_HOST, 8192, 8)
+        ..node_registration(NM_HOST, memory_mb, 8)
     };
+    if let Some(node) = registration.node_id.as_mut() {
+        node.port = port;
+    }
     register_node_with(cluster, registration).await;
 }
 
@@ -230,6 +244,79 @@ async fn a_node_restarting_without_its_containers_loses_them_whichever_leader_it
     let lost = completion_diagnostics(&cluster, successor, second.key).await;
     assert_eq!(lost, LOST_NODE_DIAGNOSTIC);
 
+    for index in 0..3 {
+        cluster.stop(index).await;
+    }
+}
+
+/// Task containers the leader placed on a node that then restarted without them, before the AM
+/// was handed them, are allocated again without the AM asking again (YARN's
+/// `recoverResourceRequestForContainer`): the AM hears of the lost ones' completion and gets as
+/// many new containers as it asked for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_lost_before_their_am_acquired_them_are_allocated_again() {
+    let mut cluster = new_cluster(3, 0, &[]).await;
+    cluster.start_members().await;
+    let queues = [
+        ("root.queues", "default"),
+        ("root.default.capacity", "100"),
+        ("maximum-am-resource-percent", "1.0"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (format!("yarn.scheduler.capacity.{k}"), v.to_owned()))
+    .collect();
+    set_queue_configuration(&cluster, queues).await;
+    // A node with room for the AM only; the tasks can go only to the second one.
+    register_incarnation_on(&cluster, 45454, 1024, 1_000).await;
+    let application = applications::submit(&cluster, "tasks on a node that reboots").await;
+    let token = applications::amrm_token(&cluster, application).await;
+    let leader = applications::register_am(&cluster, &token).await;
+    let asked = cluster
+        .scheduler(leader, USER)
+        .await
+        .allocate(applications::with_token(
+            pb::AllocateRequestProto {
+                ask: vec![applications::ask(2)],
+                response_id: 0,
+                ..Default::default()
+            },
+            &token,
+        ))
+        .await
+        .expect("allocate")
+        .into_inner();
+    assert!(asked.allocated_containers.is_empty(), "no room yet");
+    register_incarnation_on(&cluster, 45455, 8192, 1_000).await;
+    let tasks_node = format!("{NM_HOST}:45455");
+    let placed: Vec<ContainerKey> = eventually("two tasks on the second node", || async {
+        let tasks: Vec<ContainerKey> = cluster.replica(leader).state().read(|state| {
+            state
+                .containers
+                .of_application(application.id)
+                .filter(|record| !record.is_am && record.is_live() && record.node == tasks_node)
+                .map(|record| record.key)
+                .collect()
+        });
+        (tasks.len() == 2).then_some(tasks)
+    })
+    .await;
+
+    // The node restarts empty before the AM heartbeats again.
+    register_incarnation_on(&cluster, 45455, 8192, 2_000).await;
+    for key in &placed {
+        assert_eq!(
+            completion_diagnostics(&cluster, leader, *key).await,
+            LOST_NODE_DIAGNOSTIC
+        );
+    }
+    let (again, _, _) =
+        applications::allocate_until(&cluster, leader, &token, asked.response_id, vec![], 2).await;
+    let lost: Vec<i64> = placed.iter().map(|key| key.container_id).collect();
+    for container in &again {
+        let id = ContainerId::try_from(container.id.expect("an id")).expect("a valid id");
+        assert!(!lost.contains(&id.container_id()), "{id} was lost");
+        assert_eq!(container.node_id.as_ref().map(|n| n.port), Some(45455));
+    }
     for index in 0..3 {
         cluster.stop(index).await;
     }

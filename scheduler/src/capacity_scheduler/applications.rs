@@ -307,6 +307,7 @@ impl CapacityScheduler {
                 asks: Default::default(),
                 blacklist: BTreeSet::new(),
                 promotions: BTreeMap::new(),
+                unacquired: BTreeMap::new(),
             });
             self.not_runnable
                 .insert((app.submission_order, application_id));

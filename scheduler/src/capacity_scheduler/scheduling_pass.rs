@@ -229,7 +229,8 @@ impl CapacityScheduler {
         app.next_sequence += 1;
         let (priority, allocation_request_id) = match key {
             Some(key) => {
-                attempt.asks.record_allocation(key, &node_id.host);
+                let taken = attempt.asks.record_allocation(key, &node_id.host);
+                attempt.unacquired.insert(container_id, taken);
                 key
             }
             None => {

@@ -1,6 +1,7 @@
 //! Scenario tests of the CapacityScheduler, in the style of YARN's TestLeafQueue,
 //! TestParentQueue and TestCapacityScheduler: feed events, run passes, assert the decisions.
 
+mod acquisitions;
 mod application_limits;
 mod applications;
 mod configuration;
