@@ -12,6 +12,7 @@ use clap::{Args, Parser, Subcommand};
 use yarn_chaos::{DiskMode, NetworkMode, Profile, parse_duration};
 use yarn_client::application_cli::{ApplicationStateArg, NodeStateArg};
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, NodeId};
+use yarn_sim::AmrmProxies;
 
 /// yarn-ha: a highly available, YARN-compatible ResourceManager with Raft, mutual TLS and a chaos
 /// harness.
@@ -473,10 +474,14 @@ pub struct SimArgs {
     /// NodeManagers.
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub applications: usize,
-    /// Let NodeManager machines reboot (losing their containers) among the faults. Off by
-    /// default while a hang it finds is open (see docs/simulation.md).
+    /// Keep NodeManager machines from rebooting (losing their containers) among the faults;
+    /// their links and the client's still fail.
     #[arg(long)]
-    pub node_reboots: bool,
+    pub no_node_reboots: bool,
+    /// Which runs put their ApplicationMasters behind their nodes' AMRMProxies: drawn (each
+    /// seed draws, so a batch covers both), always or never.
+    #[arg(long, value_name = "drawn|always|never", default_value = "drawn")]
+    pub amrm_proxies: AmrmProxies,
     /// Threads running seeds side by side (default: the available cores).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,

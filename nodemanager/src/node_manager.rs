@@ -115,21 +115,21 @@ impl NodeManager {
         let shutdown = CancellationToken::new();
         let mut tasks = JoinSet::new();
         if config.amrm_proxy.enabled {
-            let context = Arc::new(ManagerNodeContext::new(
-                node_id.clone(),
-                format!("{}:{}", node_id.host, web_address.port()),
-            ));
-            context.attach(Arc::downgrade(&manager));
             let proxy_listener = bind(AMRM_PROXY_ADDRESS_KEY, &config.amrm_proxy.address).await?;
+            let bound = proxy_listener.local_addr().map_err(|source| Error::Bind {
+                key: AMRM_PROXY_ADDRESS_KEY,
+                address: config.amrm_proxy.address.to_string(),
+                source: IoCause::from(source),
+            })?;
             let host = start_amrm_proxy(
                 &config,
                 &client,
                 &node_id,
-                context,
+                &manager,
+                web_address.port(),
                 proxy_records,
-                &proxy_listener,
+                bound,
             )?;
-            manager.attach_amrm_proxy(Arc::clone(&host));
             let (incoming, hadoop_ipc) = HadoopIpcShare::share(
                 Incoming::new(proxy_listener, &tls),
                 &config.hadoop_ipc,
@@ -139,23 +139,7 @@ impl NodeManager {
             if let Some(hadoop_ipc) = hadoop_ipc {
                 hadoop_ipc.serve_in(&mut tasks, &shutdown, Ok(None));
             }
-            let server = tonic::transport::Server::builder()
-                .layer(yarn_security::BoundStatusMessages)
-                .add_service(host.proxy().service())
-                .serve_with_incoming_shutdown(incoming, shutdown.clone().cancelled_owned());
-            let address = host.advertised().to_string();
-            tasks.spawn(async move {
-                server.await.map_err(|source| Error::Serve {
-                    address,
-                    reason: source.to_string(),
-                })?;
-                Ok(None)
-            });
-            let (tick_manager, tick_shutdown) = (Arc::clone(&manager), shutdown.clone());
-            tasks.spawn(async move {
-                tend_amrm_proxy(&host, &tick_manager, tick_shutdown).await;
-                Ok(None)
-            });
+            serve_amrm_proxy(host, &manager, incoming, &mut tasks, &shutdown);
         }
         let (incoming, hadoop_ipc) = HadoopIpcShare::share(
             Incoming::new(listener, &tls),
@@ -170,14 +154,7 @@ impl NodeManager {
             .layer(yarn_security::BoundStatusMessages)
             .add_service(manager.service(Authorizer::for_tls(&tls)))
             .serve_with_incoming_shutdown(incoming, shutdown.clone().cancelled_owned());
-        let address = config.address.to_string();
-        tasks.spawn(async move {
-            server.await.map_err(|source| Error::Serve {
-                address,
-                reason: source.to_string(),
-            })?;
-            Ok(None)
-        });
+        spawn_server(&mut tasks, config.address.to_string(), server);
         let web = WebServer::new(
             web_listener,
             web_address,
@@ -213,13 +190,14 @@ impl NodeManager {
     /// `incoming`, and the real status updater heartbeating through `client`. The node id is
     /// `address`'s host and port, and the node registers `http_port` as its web port.
     ///
-    /// What it does not start: the web server, the AMRMProxy and the Hadoop IPC listener,
-    /// which need real sockets. A configuration enabling the AMRMProxy is refused.
+    /// With `yarn.nodemanager.amrmproxy.enabled`, the node's real AMRMProxy serves on
+    /// `amrm_proxy`'s stream, advertised at the node's host and that address's port; it is
+    /// ignored otherwise. What it does not start: the web server and the Hadoop IPC listeners.
     ///
     /// # Errors
     ///
-    /// [`Error::AmrmProxy`] when `yarn.nodemanager.amrmproxy.enabled` is true; state-store and
-    /// recovery errors.
+    /// [`Error::AmrmProxy`] when the AMRMProxy is enabled and `amrm_proxy` is `None`, or it
+    /// cannot start; state-store and recovery errors.
     pub async fn start_simulated<I, IO, IE>(
         config: NmConfig,
         client: RmClientConfig,
@@ -227,42 +205,52 @@ impl NodeManager {
         address: SocketAddr,
         http_port: u16,
         incoming: I,
+        amrm_proxy: Option<(SocketAddr, I)>,
     ) -> Result<Self, Error>
     where
         I: Stream<Item = Result<IO, IE>> + Send + 'static,
         IO: AsyncRead + AsyncWrite + Connected<ConnectInfo = PeerInfo> + Unpin + Send + 'static,
         IE: Into<Box<dyn std::error::Error + Send + Sync>> + 'static,
     {
-        if config.amrm_proxy.enabled {
-            return Err(Error::AmrmProxy {
-                reason: "the simulation runs NodeManagers without an AMRMProxy; set \
-                         yarn.nodemanager.amrmproxy.enabled to false"
-                    .to_owned(),
-            });
-        }
         let node_id = NodeId {
             host: node_host(&config.address),
             port: address.port(),
         };
+        let proxy = match (config.amrm_proxy.enabled, amrm_proxy) {
+            (false, _) => None,
+            (true, Some(proxy)) => Some(proxy),
+            (true, None) => {
+                return Err(Error::AmrmProxy {
+                    reason: "yarn.nodemanager.amrmproxy.enabled is true but the simulated node \
+                             was given no AMRMProxy listener"
+                        .to_owned(),
+                });
+            }
+        };
         let Recovered {
             manager,
+            proxy_records,
             connection,
-            ..
         } = Recovered::recover(&config, &node_id, http_port, || Ok(executor)).await?;
         let shutdown = CancellationToken::new();
         let mut tasks = JoinSet::new();
+        if let Some((bound, incoming)) = proxy {
+            let host = start_amrm_proxy(
+                &config,
+                &client,
+                &node_id,
+                &manager,
+                http_port,
+                proxy_records,
+                bound,
+            )?;
+            serve_amrm_proxy(host, &manager, incoming, &mut tasks, &shutdown);
+        }
         let server = tonic::transport::Server::builder()
             .layer(yarn_security::BoundStatusMessages)
             .add_service(manager.service(Authorizer::new(false)))
             .serve_with_incoming_shutdown(incoming, shutdown.clone().cancelled_owned());
-        let served = config.address.to_string();
-        tasks.spawn(async move {
-            server.await.map_err(|source| Error::Serve {
-                address: served,
-                reason: source.to_string(),
-            })?;
-            Ok(None)
-        });
+        spawn_server(&mut tasks, config.address.to_string(), server);
         let node = Self {
             node_id,
             manager,
@@ -395,8 +383,9 @@ impl Recovered {
     }
 }
 
-/// Builds this node's AMRMProxy on `listener` (bound to `yarn.nodemanager.amrmproxy.address`)
-/// and recovers the chains of the applications it served before a restart.
+/// Builds the AMRMProxy of node `node_id`, bound at `bound`, for the containers of `manager`
+/// (the node serves HTTP on `http_port`), recovers the chains of the applications it served before
+/// a restart, and attaches it to `manager` so that AM containers start behind it.
 ///
 /// The proxy is advertised to AMs under the node's host name and the bound port, which is
 /// what the node's TLS certificate names.
@@ -404,15 +393,16 @@ fn start_amrm_proxy(
     config: &NmConfig,
     client: &RmClientConfig,
     node_id: &NodeId,
-    context: Arc<ManagerNodeContext>,
+    manager: &Arc<ContainerManager>,
+    http_port: u16,
     records: ProxyRecords,
-    listener: &TcpListener,
+    bound: SocketAddr,
 ) -> Result<Arc<AmrmProxyHost>, Error> {
-    let bound = listener.local_addr().map_err(|source| Error::Bind {
-        key: AMRM_PROXY_ADDRESS_KEY,
-        address: config.amrm_proxy.address.to_string(),
-        source: IoCause::from(source),
-    })?;
+    let context = Arc::new(ManagerNodeContext::new(
+        node_id.clone(),
+        format!("{}:{http_port}", node_id.host),
+    ));
+    context.attach(Arc::downgrade(manager));
     let advertised = HostPort {
         host: node_id.host.clone(),
         port: bound.port(),
@@ -437,7 +427,34 @@ fn start_amrm_proxy(
         unrecoverable = recovered.failed.len(),
         "AMRMProxy started"
     );
-    Ok(Arc::new(AmrmProxyHost::new(proxy, advertised)))
+    let host = Arc::new(AmrmProxyHost::new(proxy, advertised));
+    manager.attach_amrm_proxy(Arc::clone(&host));
+    Ok(host)
+}
+
+/// Serves the AMRMProxy of `host` on `incoming` and tends it (see [`tend_amrm_proxy`]), both
+/// in `tasks` until `shutdown`.
+fn serve_amrm_proxy<I, IO, IE>(
+    host: Arc<AmrmProxyHost>,
+    manager: &Arc<ContainerManager>,
+    incoming: I,
+    tasks: &mut JoinSet<Result<Option<String>, Error>>,
+    shutdown: &CancellationToken,
+) where
+    I: Stream<Item = Result<IO, IE>> + Send + 'static,
+    IO: AsyncRead + AsyncWrite + Connected<ConnectInfo = PeerInfo> + Unpin + Send + 'static,
+    IE: Into<Box<dyn std::error::Error + Send + Sync>> + 'static,
+{
+    let server = tonic::transport::Server::builder()
+        .layer(yarn_security::BoundStatusMessages)
+        .add_service(host.proxy().service())
+        .serve_with_incoming_shutdown(incoming, shutdown.clone().cancelled_owned());
+    spawn_server(tasks, host.advertised().to_string(), server);
+    let (manager, shutdown) = (Arc::clone(manager), shutdown.clone());
+    tasks.spawn(async move {
+        tend_amrm_proxy(&host, &manager, shutdown).await;
+        Ok(None)
+    });
 }
 
 /// Rolls the AMRMProxy's local key when due and forgets attempts whose AM is gone, every
@@ -458,6 +475,22 @@ async fn tend_amrm_proxy(
         }
         host.stop_finished(manager).await;
     }
+}
+
+/// Runs `server`, which serves `address`, in `tasks`; if it fails, the node stops with
+/// [`Error::Serve`] naming the address.
+fn spawn_server(
+    tasks: &mut JoinSet<Result<Option<String>, Error>>,
+    address: String,
+    server: impl std::future::Future<Output = Result<(), tonic::transport::Error>> + Send + 'static,
+) {
+    tasks.spawn(async move {
+        server.await.map_err(|source| Error::Serve {
+            address,
+            reason: source.to_string(),
+        })?;
+        Ok(None)
+    });
 }
 
 async fn bind(key: &'static str, address: &HostPort) -> Result<TcpListener, Error> {

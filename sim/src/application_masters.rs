@@ -8,10 +8,14 @@ use std::time::Duration;
 
 use yarn_applications::dshell::{DshellOptions, serve_application_master};
 use yarn_client::{RmClientConfig, amrm_token_from_credentials};
+use yarn_conf::HostPort;
 use yarn_nodemanager::executor::{
     ContainerExit, LaunchSpec, SimulatedExecutor, SimulatedPrograms, SimulatedRun,
 };
 
+use yarn_proto::token_metadata::AMRM_PROXY_ADDRESS_ENV;
+
+use crate::am_processes::AmProcesses;
 use crate::history::History;
 
 /// The launch-context variable that marks an AM container of the simulation.
@@ -33,12 +37,14 @@ pub(crate) const TASK_MEMORY_MB: i64 = 512;
 /// What node `node`'s simulated containers run: every launch is recorded in `history` (the
 /// evidence that no container id is issued twice), and an AM container of the simulation runs
 /// the distributed shell ApplicationMaster with the AMRMToken the replica put in its launch
-/// context, reaching the replicas and the nodes as `client` says. Other containers keep their
-/// timers.
+/// context, reaching the replicas (or its node's AMRMProxy, when the node put the AM behind
+/// one) and the nodes as `client` says, as a process `processes` can kill. Other containers
+/// keep their timers.
 pub(crate) fn programs(
     node: String,
     client: RmClientConfig,
     history: History,
+    processes: AmProcesses,
 ) -> SimulatedPrograms {
     // Each ApplicationMaster draws its own failover jitter, as separate processes would.
     let started = AtomicU64::new(0);
@@ -47,16 +53,20 @@ pub(crate) fn programs(
         if spec.environment.get(PROGRAM_ENV).map(String::as_str) != Some(DSHELL_AM) {
             return None;
         }
-        let run: SimulatedRun = match amrm_token_from_credentials(&spec.tokens, Path::new("tokens"))
-        {
-            Ok(token) => {
-                let (mut client, node) = (client.clone(), node.clone());
+        let am = amrm_token_from_credentials(&spec.tokens, Path::new("tokens"))
+            .map_err(|err| format!("no AMRMToken in the launch context: {err}"))
+            .and_then(|token| Ok((token, am_client(&client, spec)?)));
+        let run: SimulatedRun = match am {
+            Ok((token, mut client)) => {
                 let nth = started.fetch_add(1, Ordering::Relaxed);
                 client.jitter_seed = client
                     .jitter_seed
                     .map(|seed| seed ^ (nth + 1).rotate_left(32));
-                Box::pin(async move {
-                    let outcome = serve_application_master(&client, token, &node, &options()).await;
+                let container_id = spec.container_id.to_string();
+                let am_node = node.clone();
+                let am = async move {
+                    let outcome =
+                        serve_application_master(&client, token, &am_node, &options()).await;
                     match outcome {
                         Ok(()) => ContainerExit {
                             exit_code: 0,
@@ -67,20 +77,31 @@ pub(crate) fn programs(
                             diagnostics: format!("the ApplicationMaster failed: {err}"),
                         },
                     }
-                })
+                };
+                Box::pin(processes.run(&node, &container_id, am))
             }
-            Err(err) => {
-                let diagnostics = format!("no AMRMToken in the launch context: {err}");
-                Box::pin(async move {
-                    ContainerExit {
-                        exit_code: 1,
-                        diagnostics,
-                    }
-                })
-            }
+            Err(diagnostics) => Box::pin(async move {
+                ContainerExit {
+                    exit_code: 1,
+                    diagnostics,
+                }
+            }),
         };
         Some(run)
     })
+}
+
+/// How the AM of `spec` reaches the ResourceManager: through its node's AMRMProxy when the
+/// node put it behind one (as `RmClientConfig::for_application_master` reads the environment
+/// of a real AM), else as `client` says.
+fn am_client(client: &RmClientConfig, spec: &LaunchSpec) -> Result<RmClientConfig, String> {
+    match spec.environment.get(AMRM_PROXY_ADDRESS_ENV) {
+        None => Ok(client.clone()),
+        Some(proxy) => proxy
+            .parse::<HostPort>()
+            .map(|address| client.clone().through_amrm_proxy(address))
+            .map_err(|err| format!("{AMRM_PROXY_ADDRESS_ENV} {proxy:?}: {err}")),
+    }
 }
 
 /// The distributed shell every simulated application runs: [`TASKS`] containers of

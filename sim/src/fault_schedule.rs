@@ -75,6 +75,13 @@ pub enum Fault {
         /// The node.
         host: String,
     },
+    /// An ApplicationMaster process is killed: the one with the lowest container id on the
+    /// node or, if none runs there, on the next node that runs one. Its node and its
+    /// NodeManager live on.
+    AmCrash {
+        /// The node looked at first.
+        host: String,
+    },
 }
 
 impl std::fmt::Display for Fault {
@@ -91,6 +98,7 @@ impl std::fmt::Display for Fault {
             Fault::RemoveMember { host } => write!(f, "ask for {host} to leave the group"),
             Fault::ClockJump { host, by } => write!(f, "clock of {host} jumps ahead {by:?}"),
             Fault::NodeReboot { host } => write!(f, "reboot node {host}"),
+            Fault::AmCrash { host } => write!(f, "kill an ApplicationMaster, from {host} on"),
         }
     }
 }
@@ -135,7 +143,8 @@ impl FaultSchedule {
     /// Draws the faults of the NodeManagers `nodes` and of the `client` from `rng` and merges
     /// them in time order: one every 0.5 to 2.5 s until `until`, each lasting 0.1 to 2 s. A
     /// node reboots (when `reboots` allows it, else its link is cut instead), or a node or the
-    /// client loses its link to one of the `replicas` (both ways, one way, or held).
+    /// client loses its link to one of the `replicas` (both ways, one way, or held). Half the
+    /// runs also kill one ApplicationMaster, at a time drawn from 0.5 s to `until`.
     pub fn with_cluster_faults(
         mut self,
         rng: &mut StdRng,
@@ -181,6 +190,17 @@ impl FaultSchedule {
                 },
             };
             self.faults.push(ScheduledFault { at, fault, lasting });
+        }
+        // Half the runs kill an ApplicationMaster once, drawn last to keep the faults above.
+        let until_ms = u64::try_from(until.as_millis()).unwrap_or(u64::MAX);
+        if until_ms > 500 && rng.random_bool(0.5) {
+            let at = Duration::from_millis(rng.random_range(500..until_ms));
+            let host = nodes[rng.random_range(0..nodes.len())].clone();
+            self.faults.push(ScheduledFault {
+                at,
+                fault: Fault::AmCrash { host },
+                lasting: Duration::ZERO,
+            });
         }
         // Stable: a replica fault keeps its place before a cluster fault at the same time.
         self.faults.sort_by_key(|fault| fault.at);

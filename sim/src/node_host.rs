@@ -13,7 +13,8 @@ pub(crate) const NM_PORT: u16 = 8041;
 const NM_HTTP_PORT: u16 = 8042;
 
 /// One NodeManager machine: the real [`NodeManager`] (container manager, container scheduler,
-/// status updater, with the simulated executor) serving on the simulated network and
+/// status updater, with the simulated executor, and the AMRMProxy when its configuration
+/// enables it) serving on the simulated network and
 /// heartbeating to the replicas through the real RM client with failover. Its containers run
 /// as timers, except those `programs` run: the ApplicationMasters.
 #[derive(Clone)]
@@ -32,6 +33,20 @@ impl NodeHost {
     pub(crate) async fn run(self) -> turmoil::Result {
         let listener = turmoil::net::TcpListener::bind(("0.0.0.0", NM_PORT)).await?;
         let address = listener.local_addr()?;
+        let amrm_proxy = if self.config.amrm_proxy.enabled {
+            let port = self.config.amrm_proxy.address.port;
+            let listener = turmoil::net::TcpListener::bind(("0.0.0.0", port)).await?;
+            let bound = listener.local_addr()?;
+            let incoming = sim_network::incoming(
+                self.name.clone(),
+                self.links.clone(),
+                listener,
+                self.hosts.clone(),
+            );
+            Some((bound, incoming))
+        } else {
+            None
+        };
         let incoming = sim_network::incoming(self.name, self.links, listener, self.hosts);
         let executor =
             ContainerExecutor::Simulated(SimulatedExecutor::with_programs(self.programs));
@@ -42,6 +57,7 @@ impl NodeHost {
             address,
             NM_HTTP_PORT,
             incoming,
+            amrm_proxy,
         )
         .await?;
         node.run_until(std::future::pending()).await?;

@@ -12,11 +12,13 @@ use rand::{Rng, SeedableRng};
 use yarn_client::RmClientConfig;
 use yarn_conf::Configuration;
 use yarn_nodemanager::NmConfig;
-use yarn_proto::ids::ApplicationId;
+use yarn_proto::ids::{ApplicationId, ContainerId};
 use yarn_rm_ha::storage::Failpoints;
 use yarn_rm_ha::{RmConfig, Serving, node_id_of};
 use yarn_security::SimulatedClock;
 
+use crate::am_processes::AmProcesses;
+use crate::amrm_proxies::AmrmProxies;
 use crate::application_masters;
 use crate::client_host::ClientHost;
 use crate::error::SimError;
@@ -48,6 +50,10 @@ const SIMULATED_EPOCH_MS: i64 = 1_800_000_000_000;
 /// The client's simulated host.
 const CLIENT_HOST: &str = "client";
 
+/// Attempts an application gets (YARN's default): the ApplicationMaster a run kills is made
+/// good by the next attempt.
+const AM_MAX_ATTEMPTS: u32 = 2;
+
 /// Each simulated NodeManager's resources.
 const NODE_MEMORY_MB: &str = "2048";
 const NODE_VCORES: &str = "4";
@@ -72,11 +78,13 @@ pub struct SimOptions {
     /// Whether NodeManager machines reboot among the faults; the nodes' and the client's links
     /// to the replicas fail either way.
     pub node_reboots: bool,
+    /// Which runs put their ApplicationMasters behind their nodes' AMRMProxies.
+    pub amrm_proxies: AmrmProxies,
 }
 
 impl Default for SimOptions {
-    /// Three replicas, three NodeManagers, four applications submitted a second apart, 4 s
-    /// of faults, 30 s to recover.
+    /// Three replicas, three NodeManagers (which may reboot), four applications submitted a
+    /// second apart (behind AMRMProxies in half the seeds), 4 s of faults, 30 s to recover.
     fn default() -> Self {
         Self {
             replicas: 3,
@@ -86,7 +94,8 @@ impl Default for SimOptions {
             nodes: 3,
             applications: 4,
             submit_every: Duration::from_secs(1),
-            node_reboots: false,
+            node_reboots: true,
+            amrm_proxies: AmrmProxies::Drawn,
         }
     }
 }
@@ -137,7 +146,8 @@ enum Undo {
 ///   state's counter is past every acknowledged number;
 /// - once faults heal, the group elects a leader and commits a new write within `heal_time`,
 ///   and within the same `heal_time` every application ends, FINISHED with SUCCEEDED unless
-///   it had a container on a node that rebooted;
+///   it had a container on a node that rebooted (one whose ApplicationMaster was killed must
+///   succeed in its next attempt);
 /// - then every replica applies the same log and reaches the same state digest.
 pub struct Simulation {
     seed: u64,
@@ -234,8 +244,20 @@ impl Simulation {
             client.jitter_seed = Some(rng.random());
             Ok::<_, SimError>(client)
         };
+        let amrm_proxies = self.options.amrm_proxies.decide(&mut rng);
+        let am_processes = AmProcesses::default();
+        if amrm_proxies {
+            history.record(
+                Duration::ZERO,
+                "every node runs its AMRMProxy; AMs call through it",
+            );
+        }
         for node in &nodes {
             let mut node_conf = conf.clone();
+            node_conf.set(
+                "yarn.nodemanager.amrmproxy.enabled",
+                if amrm_proxies { "true" } else { "false" },
+            );
             node_conf.set("yarn.nodemanager.address", &format!("{node}:{NM_PORT}"));
             node_conf.set("yarn.nodemanager.resource.memory-mb", NODE_MEMORY_MB);
             node_conf.set("yarn.nodemanager.resource.cpu-vcores", NODE_VCORES);
@@ -254,6 +276,7 @@ impl Simulation {
                     node.clone(),
                     client.clone(),
                     history.clone(),
+                    am_processes.clone(),
                 ),
                 client,
                 links: links.clone(),
@@ -283,6 +306,7 @@ impl Simulation {
             registry,
             links,
             actions,
+            am_processes,
             disks,
             down: BTreeSet::new(),
             undo: BTreeMap::new(),
@@ -376,6 +400,10 @@ impl Simulation {
 /// ends with its node).
 fn group_conf(hosts: &[String]) -> Configuration {
     let mut conf = Configuration::new();
+    conf.set(
+        "yarn.resourcemanager.am.max-attempts",
+        &AM_MAX_ATTEMPTS.to_string(),
+    );
     conf.set("yarn.tls.enabled", "false");
     conf.set("yarn.nodemanager.recovery.enabled", "false");
     // Users belong to no group: the host's name service is outside the simulation.
@@ -414,6 +442,7 @@ struct Harness<'a> {
     registry: Registry,
     links: Links,
     actions: HostActions,
+    am_processes: AmProcesses,
     disks: BTreeMap<String, SimDisk>,
     down: BTreeSet<String>,
     undo: BTreeMap<Duration, Vec<Undo>>,
@@ -474,8 +503,21 @@ impl Harness<'_> {
                 if !self.take_down(host) {
                     return;
                 }
+                self.am_processes.forget_node(host);
                 self.strike_applications_on(host);
                 vec![Undo::Restart(host.clone())]
+            }
+            Fault::AmCrash { host } => {
+                let Some((node, container)) = self.am_processes.kill_one(host) else {
+                    return;
+                };
+                // Ids come from the launch spec, so they parse.
+                let application = container
+                    .parse::<ContainerId>()
+                    .map(|id| id.application_id().to_string())
+                    .unwrap_or_default();
+                detail = format!(": {container} on {node}, the AM of {application}");
+                Vec::new()
             }
             Fault::PowerLoss { hosts } => {
                 let mut undo = Vec::new();
@@ -800,6 +842,8 @@ impl Harness<'_> {
     fn check_applications(&self) {
         let now = self.sim.elapsed();
         for (application, ended) in self.history.ended() {
+            // A killed ApplicationMaster is no excuse: a run kills one at most, and the next
+            // attempt runs the application again from the start.
             if self.history.struck(&application) {
                 continue;
             }

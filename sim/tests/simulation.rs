@@ -2,7 +2,7 @@
 //! bugs (acknowledgements before the sync, a container id issued twice) are found.
 
 use yarn_rm_ha::storage::Failpoints;
-use yarn_sim::{SimOptions, Simulation, run_seeds};
+use yarn_sim::{AmrmProxies, SimOptions, Simulation, run_seeds};
 
 /// Seeds `cargo test` runs; `.ci/run` runs thousands more through `yarn-ha sim`.
 const SEEDS: u64 = 200;
@@ -31,12 +31,16 @@ fn every_invariant_holds_over_the_seeds() {
     );
 }
 
-/// A seed of the whole cluster, nodes rebooting among its faults, replays to the same trace;
-/// so does the replica group alone.
+/// A seed of the whole cluster, nodes rebooting among its faults, replays to the same trace,
+/// with and without AMRMProxies; so does the replica group alone.
 #[test]
 fn a_seed_replays_to_the_same_trace() {
     let cluster = SimOptions {
-        node_reboots: true,
+        amrm_proxies: AmrmProxies::Never,
+        ..options()
+    };
+    let proxied = SimOptions {
+        amrm_proxies: AmrmProxies::Always,
         ..options()
     };
     let group = SimOptions {
@@ -44,7 +48,7 @@ fn a_seed_replays_to_the_same_trace() {
         applications: 0,
         ..options()
     };
-    for (options, seed) in [(&cluster, 3), (&cluster, 1_000_003), (&group, 3)] {
+    for (options, seed) in [(&cluster, 3), (&proxied, 1_000_003), (&group, 3)] {
         let first = Simulation::new(seed, options.clone()).run().unwrap();
         let second = Simulation::new(seed, options.clone()).run().unwrap();
         assert!(first.trace.iter().any(|line| line.contains("power loss")
@@ -60,13 +64,9 @@ fn a_seed_replays_to_the_same_trace() {
 #[test]
 fn applications_end_when_their_nodes_reboot() {
     const REBOOT_SEEDS: u64 = 40;
-    let reboots = SimOptions {
-        node_reboots: true,
-        ..options()
-    };
     let mut struck = 0;
     for seed in 0..REBOOT_SEEDS {
-        let outcome = Simulation::new(seed, reboots.clone()).run().unwrap();
+        let outcome = Simulation::new(seed, options()).run().unwrap();
         assert!(
             outcome.passed(),
             "seed {seed}: {:#?}\n{}",
@@ -85,12 +85,74 @@ fn applications_end_when_their_nodes_reboot() {
     );
 }
 
-/// Every application of a run ends, each having run its tasks, whatever the faults.
+/// An ApplicationMaster killed mid-run costs its application one attempt: the replicas start the
+/// next attempt, which runs every task again, and the application succeeds.
+#[test]
+fn an_application_whose_am_is_killed_succeeds_in_its_next_attempt() {
+    let options = SimOptions {
+        node_reboots: false,
+        ..options()
+    };
+    let mut rescued = 0;
+    for seed in 0..20 {
+        let outcome = Simulation::new(seed, options.clone()).run().unwrap();
+        assert!(
+            outcome.passed(),
+            "seed {seed}: {:#?}\n{}",
+            outcome.violations,
+            outcome.trace.join("\n")
+        );
+        let killed_once = outcome.trace.iter().filter_map(|line| {
+            let (_, rest) = line.split_once("kill an ApplicationMaster")?;
+            let (_, id) = rest.split_once("the AM of application_")?;
+            Some(id.to_owned())
+        });
+        for id in killed_once.collect::<Vec<_>>() {
+            // Whatever leader's epoch the container id carries.
+            let second_attempt = format!("_{id}_02_");
+            let ran_again = outcome.trace.iter().any(|line| {
+                line.contains(" launched container_e") && line.contains(&second_attempt)
+            });
+            let succeeded = outcome.trace.iter().any(|line| {
+                line.contains(&format!(
+                    "application_{id} ended FINISHED with final status APP_SUCCEEDED"
+                ))
+            });
+            assert!(
+                ran_again && succeeded,
+                "seed {seed}: application_{id}\n{}",
+                outcome.trace.join("\n")
+            );
+            rescued += 1;
+        }
+    }
+    assert!(rescued >= 5, "too few ApplicationMasters killed: {rescued}");
+}
+
+/// Every application of a run ends, each having run its tasks, whatever the faults of the
+/// replicas and the links; with its AM behind its node's AMRMProxy too (whose local AMRMToken
+/// the replicas would refuse, so an AM that went round the proxy fails). Nodes do not reboot
+/// here: a reboot may fail an application.
 #[test]
 fn every_application_runs_to_its_end_under_faults() {
-    for seed in [3, 1_000_003] {
-        let outcome = Simulation::new(seed, options()).run().unwrap();
+    let runs = [
+        (3, AmrmProxies::Never),
+        (1_000_003, AmrmProxies::Never),
+        (3, AmrmProxies::Always),
+        (1_000_004, AmrmProxies::Always),
+    ];
+    for (seed, amrm_proxies) in runs {
+        let run = SimOptions {
+            node_reboots: false,
+            amrm_proxies,
+            ..options()
+        };
+        let outcome = Simulation::new(seed, run).run().unwrap();
         assert!(outcome.passed(), "{:#?}", outcome.violations);
+        assert_eq!(
+            outcome.trace.iter().any(|line| line.contains("AMRMProxy")),
+            amrm_proxies == AmrmProxies::Always
+        );
         let finished = outcome
             .trace
             .iter()

@@ -34,7 +34,8 @@ pub fn run(args: &SimArgs) -> anyhow::Result<ExitCode> {
         replicas: args.replicas,
         nodes: args.nodes,
         applications: args.applications,
-        node_reboots: args.node_reboots,
+        node_reboots: !args.no_node_reboots,
+        amrm_proxies: args.amrm_proxies,
         failpoints: Failpoints::from_env().context("reading the planted bugs")?,
         ..SimOptions::default()
     };
@@ -45,18 +46,19 @@ pub fn run(args: &SimArgs) -> anyhow::Result<ExitCode> {
         .map(|failpoints| format!("{FAILPOINTS_VARIABLE}={failpoints} "))
         .unwrap_or_default();
     let reboots = if options.node_reboots {
-        " --node-reboots"
-    } else {
         ""
+    } else {
+        " --no-node-reboots"
     };
     let replay_with = |seed: u64| {
         format!(
             "{planted}yarn-ha sim --seed {seed} --replicas {} --nodes {} --applications {} \
-             --duration {}ms{reboots}",
+             --duration {}ms --amrm-proxies {}{reboots}",
             options.replicas,
             options.nodes,
             options.applications,
-            options.fault_time.as_millis()
+            options.fault_time.as_millis(),
+            options.amrm_proxies
         )
     };
     let passed = match args.seed {

@@ -252,16 +252,27 @@ impl AmOperations {
     }
 
     /// Tells the leader's scheduler which of the attempt's unacquired containers its AM has
-    /// been handed, so that those that completed before that give their asks back (YARN's
+    /// been handed, and which will never reach it, so that those give their asks back (YARN's
     /// `recoverResourceRequestForContainer`). Runs before the AM's asks are applied, so an ask
-    /// it sends now replaces what was given back. Locks the sessions, then reads the state,
-    /// one after the other.
+    /// it sends now replaces what was given back.
+    ///
+    /// The state is read before the sessions: a container seen completed can no longer be
+    /// handed out, and a response that handed it out live while it ran has finished doing so
+    /// once the sessions' lock is ours (responses are built under it), so no container counts
+    /// as both.
     fn settle_acquisitions(&self, caller: &AmCaller, leader: &mut LeaderScheduler) {
         let attempt = caller.attempt;
         let unacquired = leader.scheduler().unacquired(attempt);
         if unacquired.is_empty() {
             return;
         }
+        let gone: BTreeSet<ContainerId> = self.state.read(|state| {
+            unacquired
+                .iter()
+                .filter(|id| never_reaches_the_am(state, id))
+                .copied()
+                .collect()
+        });
         let handed_out: BTreeSet<ContainerId> = caller.leadership.sessions(|sessions| {
             let session = sessions.get(&attempt);
             unacquired
@@ -269,14 +280,12 @@ impl AmOperations {
                 .filter(|id| session.is_some_and(|s| s.handed_out(id.container_id())))
                 .collect()
         });
-        let recovered = self
-            .state
-            .read(|state| leader.settle_acquisitions(state, attempt, &handed_out));
+        let recovered = leader.settle_acquisitions(&handed_out, &gone);
         if !recovered.is_empty() {
             tracing::info!(
                 %attempt,
                 containers = ?recovered,
-                "containers completed before the AM acquired them; their asks are given back"
+                "containers ended before the AM acquired them; their asks are given back"
             );
         }
     }
@@ -671,6 +680,24 @@ fn refusal(attempt: ApplicationAttemptId, response: RmResponse) -> RmError {
 }
 
 /// The ids of `attempt`'s live containers, its AM container aside.
+/// Whether container `id`, allocated by a scheduling pass, can no longer reach its AM: the state
+/// holds it completed, or holds none of that id though a later container of its application is
+/// recorded (its allocation's commit failed or was refused; entries apply in log order, so it
+/// can never be recorded now).
+fn never_reaches_the_am(state: &RmState, id: &ContainerId) -> bool {
+    let key = ContainerKey {
+        application_seq: id.application_id().id,
+        container_id: id.container_id(),
+    };
+    match state.containers.get(&key) {
+        Some(record) => !record.is_live(),
+        None => state
+            .containers
+            .last_issued(key.application_seq)
+            .is_some_and(|last| last >= key.container_id),
+    }
+}
+
 fn live_containers(state: &RmState, attempt: ApplicationAttemptId) -> Vec<i64> {
     state
         .containers
@@ -708,6 +735,25 @@ mod tests {
     use yarn_proto::ids::ApplicationId;
 
     use super::*;
+
+    /// A container a pass allocated cannot reach its AM once the state holds it completed, or
+    /// holds a later container of its application but not it; a live one, or one whose
+    /// commit may still come, can.
+    #[test]
+    fn a_completed_or_never_recorded_allocation_never_reaches_the_am() {
+        use crate::state_machine::test_fixtures::{container, running_application};
+        let state = running_application(&[(2, "n1:1"), (4, "n1:1"), (5, "n1:1")], &[5]);
+        assert!(!never_reaches_the_am(&state, &container(2)), "live");
+        assert!(never_reaches_the_am(&state, &container(5)), "completed");
+        assert!(
+            never_reaches_the_am(&state, &container(3)),
+            "4 and 5 are recorded after it"
+        );
+        assert!(
+            !never_reaches_the_am(&state, &container(6)),
+            "its commit may still apply"
+        );
+    }
 
     /// A scheduler that has not recovered the attempt yet asks the AM to retry; a request it
     /// cannot take is invalid, naming the field.

@@ -306,36 +306,22 @@ impl LeaderScheduler {
         }
     }
 
-    /// Settles `attempt`'s containers that this leadership allocated and its AM has not
-    /// acquired yet: those in `handed_out` the AM now holds, and they are forgotten; those
-    /// `state` holds completed never reached the AM, and their asks are given back (see
-    /// [`CapacityScheduler::recover_asks`]); the rest (not handed out yet, or whose commit is
-    /// not seen yet) wait. Returns the containers whose asks were given back.
+    /// Settles containers this leadership allocated that their AM had not acquired: those in
+    /// `handed_out` the AM now holds, and they are forgotten; the others in `gone` (completed,
+    /// or never to be recorded) will never reach it, and their asks are given back (see
+    /// [`CapacityScheduler::recover_asks`]). Returns the containers whose asks were given back.
     pub fn settle_acquisitions(
         &mut self,
-        state: &RmState,
-        attempt: ApplicationAttemptId,
         handed_out: &BTreeSet<ContainerId>,
+        gone: &BTreeSet<ContainerId>,
     ) -> Vec<ContainerId> {
-        let mut recovered = Vec::new();
-        for container in self.scheduler.unacquired(attempt) {
-            if handed_out.contains(&container) {
-                self.scheduler.container_acquired(&container);
-                continue;
-            }
-            let key = ContainerKey {
-                application_seq: attempt.application_id.id,
-                container_id: container.container_id(),
-            };
-            let completed = state
-                .containers
-                .get(&key)
-                .is_some_and(|record| !record.is_live());
-            if completed && self.scheduler.recover_asks(&container) {
-                recovered.push(container);
-            }
+        for container in handed_out {
+            self.scheduler.container_acquired(container);
         }
-        recovered
+        gone.difference(handed_out)
+            .filter(|container| self.scheduler.recover_asks(container))
+            .copied()
+            .collect()
     }
 
     /// Containers the attempt still wants as OPPORTUNISTIC ones.
@@ -999,14 +985,15 @@ mod tests {
             },
         );
         leader.reconcile(&state, &source(), &nodes(1));
-        let recovered = leader.settle_acquisitions(&state, attempt, &BTreeSet::from([handed]));
+        let gone = BTreeSet::from([id(lost)]);
+        let recovered = leader.settle_acquisitions(&BTreeSet::from([handed]), &gone);
         assert_eq!(recovered, [id(lost)]);
         assert_eq!(leader.scheduler().unacquired(attempt), [waiting]);
         assert!(
             leader
-                .settle_acquisitions(&state, attempt, &BTreeSet::new())
+                .settle_acquisitions(&BTreeSet::new(), &gone)
                 .is_empty(),
-            "given back once; the waiting one is live"
+            "given back once"
         );
         let again = pass(&mut leader, &mut state, &nodes(1));
         assert_eq!(again.len(), 1, "{again:?}");

@@ -1,6 +1,6 @@
 //! Containers the scheduler allocated that their ApplicationMaster has not acquired yet.
 //!
-//! An AM is handed its new containers on its next heartbeat after the pass that placed them.
+//! An AM is handed its new containers on its first heartbeat after the allocation is committed.
 //! Until then a container remembers the asks it was taken from. If it completes before the AM
 //! acquires it (its node is lost or restarts without it, or it is killed), the AM never heard
 //! of it and goes on waiting for what it asked, so those asks are given back, as YARN's

@@ -12,7 +12,10 @@ fn running() -> yarn_scheduler::CapacityScheduler {
     must_start(&mut scheduler, 1, "default", "alice", 0);
     let placed = scheduler.schedule();
     assert!(placed.len() == 1 && placed[0].is_am);
-    scheduler.container_acquired(&placed[0].container_id);
+    assert!(
+        scheduler.unacquired(attempt(1)).is_empty(),
+        "an AM container satisfies no ask"
+    );
     scheduler
 }
 
