@@ -358,9 +358,10 @@ impl std::fmt::Display for JavaRun {
         };
         write!(
             f,
-            "{}: {status}\n--- stdout\n{}\n--- stderr\n{}",
+            "{}: {status}\n--- stdout\n{}\n--- errors in stderr\n{}\n--- stderr\n{}",
             self.what,
             self.stdout,
+            error_lines(&self.stderr, 40),
             tail(&self.stderr, 12_000)
         )
     }
@@ -572,6 +573,21 @@ fn join_paths(paths: &[PathBuf]) -> String {
         .map(|path| path.display().to_string())
         .collect::<Vec<_>>()
         .join(":")
+}
+
+/// The first `max` lines of `text` that report an error or its cause: a run's first failure is
+/// often far above the tail of its stderr, behind repeated warnings.
+fn error_lines(text: &str, max: usize) -> String {
+    text.lines()
+        .filter(|line| {
+            line.contains(" ERROR ")
+                || line.contains("Exception:")
+                || line.starts_with("Caused by:")
+                || line.starts_with("Exception in thread")
+        })
+        .take(max)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn tail(text: &str, max: usize) -> &str {
