@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use yarn_applications::dshell::{ContainerResult, parse_diagnostics};
 use yarn_rm_ha::node_id_of;
 
 /// The trace of one run (faults, leaderships, acknowledged writes, at simulated times) and the
@@ -33,9 +34,8 @@ struct Recorded {
     launched: BTreeMap<String, (String, u64)>,
     /// Each ended application's final state and status, and its diagnostics.
     ended: BTreeMap<String, Ended>,
-    /// Applications that had a container live on a node when it rebooted or came back from
-    /// its reboot: they may fail, as a task whose container is lost is not run again.
-    struck: BTreeSet<String>,
+    /// The NodeManager hosts that rebooted.
+    rebooted: BTreeSet<String>,
 }
 
 /// What a replica was seen doing in a term.
@@ -159,30 +159,25 @@ impl History {
         }
     }
 
-    /// Records that `applications` may lose containers on `node` as it reboots: they had
-    /// containers live there by some replica's state.
-    pub(crate) fn struck_by_reboot(
-        &self,
-        at: Duration,
-        node: &str,
-        applications: BTreeSet<String>,
-    ) {
-        let mut recorded = self.lock();
-        for application in applications {
-            if recorded.ended.contains_key(&application) {
-                continue;
-            }
-            recorded.trace.push(line(
-                at,
-                &format!("{application} may lose containers on {node}"),
-            ));
-            recorded.struck.insert(application);
-        }
+    /// Records that NodeManager host `node` rebooted.
+    pub(crate) fn node_rebooted(&self, node: &str) {
+        self.lock().rebooted.insert(node.to_owned());
     }
 
-    /// Whether a node reboot may have cost `application` a container.
-    pub(crate) fn struck(&self, application: &str) -> bool {
-        self.lock().struck.contains(application)
+    /// Whether a failed run is explained by reboots: its `diagnostics` list a failed task,
+    /// and every failed task was on a node that rebooted (a start refused by a node that was
+    /// down, say). A task whose container was lost with its node ran again, so it is not one.
+    pub(crate) fn failed_only_on_rebooted_nodes(&self, diagnostics: &str) -> bool {
+        let recorded = self.lock();
+        let failed: Vec<ContainerResult> = parse_diagnostics(diagnostics)
+            .into_iter()
+            .filter(|result| !result.succeeded())
+            .collect();
+        !failed.is_empty()
+            && failed.iter().all(|result| {
+                let host = result.node.split(':').next().unwrap_or_default();
+                recorded.rebooted.contains(host)
+            })
     }
 
     /// Records the final report of `application`.

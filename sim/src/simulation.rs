@@ -12,7 +12,7 @@ use rand::{Rng, SeedableRng};
 use yarn_client::RmClientConfig;
 use yarn_conf::Configuration;
 use yarn_nodemanager::NmConfig;
-use yarn_proto::ids::{ApplicationId, ContainerId};
+use yarn_proto::ids::ContainerId;
 use yarn_rm_ha::storage::Failpoints;
 use yarn_rm_ha::{RmConfig, Serving, node_id_of};
 use yarn_security::SimulatedClock;
@@ -146,8 +146,9 @@ enum Undo {
 ///   state's counter is past every acknowledged number;
 /// - once faults heal, the group elects a leader and commits a new write within `heal_time`,
 ///   and within the same `heal_time` every application ends, FINISHED with SUCCEEDED unless
-///   it had a container on a node that rebooted (one whose ApplicationMaster was killed must
-///   succeed in its next attempt);
+///   each of its failed tasks was on a node that rebooted (a start the node refused while it
+///   was down); one whose ApplicationMaster was killed or lost must succeed in another
+///   attempt;
 /// - then every replica applies the same log and reaches the same state digest.
 pub struct Simulation {
     seed: u64,
@@ -504,7 +505,7 @@ impl Harness<'_> {
                     return;
                 }
                 self.am_processes.forget_node(host);
-                self.strike_applications_on(host);
+                self.history.node_rebooted(host);
                 vec![Undo::Restart(host.clone())]
             }
             Fault::AmCrash { host } => {
@@ -632,11 +633,6 @@ impl Harness<'_> {
                 if !self.down.remove(&host) {
                     return;
                 }
-                // A node (replicas have disks) registers again empty: what the scheduler
-                // placed on it while it was down is lost too.
-                if !self.disks.contains_key(&host) {
-                    self.strike_applications_on(&host);
-                }
                 self.sim.bounce(host.as_str());
                 format!("restart {host}")
             }
@@ -683,29 +679,6 @@ impl Harness<'_> {
             }
         };
         self.history.record(now, event);
-    }
-
-    /// Marks the applications with a container live on `node` in any running replica's state
-    /// as struck by its reboot.
-    fn strike_applications_on(&self, node: &str) {
-        let node_id = format!("{node}:{NM_PORT}");
-        let running = self
-            .registry
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        let mut applications = BTreeSet::new();
-        for replica in running.values() {
-            replica.state.read(|state| {
-                for record in state.containers.live_on(&node_id) {
-                    let id =
-                        ApplicationId::new(state.cluster_timestamp_ms, record.key.application_seq);
-                    applications.insert(id.to_string());
-                }
-            });
-        }
-        self.history
-            .struck_by_reboot(self.sim.elapsed(), node, applications);
     }
 
     /// The replica leading the newest term among those running, if one does.
@@ -837,14 +810,19 @@ impl Harness<'_> {
         }
     }
 
-    /// Every application ended FINISHED and succeeded, except that one struck by a node reboot
-    /// may have failed.
+    /// Every application ended FINISHED and succeeded, except that one whose failed tasks were
+    /// all on nodes that rebooted may have failed.
     fn check_applications(&self) {
         let now = self.sim.elapsed();
         for (application, ended) in self.history.ended() {
             // A killed ApplicationMaster is no excuse: a run kills one at most, and the next
-            // attempt runs the application again from the start.
-            if self.history.struck(&application) {
+            // attempt runs the application again from the start. Nor is one lost with its
+            // node, whose attempt does not count; nor a task container lost with its node,
+            // which the ApplicationMaster runs again.
+            if self
+                .history
+                .failed_only_on_rebooted_nodes(&ended.diagnostics)
+            {
                 continue;
             }
             if ended.state != "FINISHED" || ended.status != "APP_SUCCEEDED" {

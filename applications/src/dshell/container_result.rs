@@ -83,7 +83,7 @@ impl fmt::Display for ContainerResult {
 
 /// The final status of a run that wanted `wanted` containers: SUCCEEDED when every one of them
 /// has a result and every result succeeded, FAILED otherwise (Hadoop's distributed shell does
-/// not run failed containers again).
+/// not run failed containers again, only aborted ones).
 pub fn final_status(results: &[ContainerResult], wanted: usize) -> pb::FinalApplicationStatusProto {
     if results.len() == wanted && results.iter().all(ContainerResult::succeeded) {
         pb::FinalApplicationStatusProto::AppSucceeded

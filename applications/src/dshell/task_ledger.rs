@@ -2,7 +2,7 @@
 //! ended. Pure: the ApplicationMaster's loop feeds it what the RM and the NodeManagers said and
 //! carries out its decisions.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use yarn_client::{ContainerKey, describe_container_id};
 use yarn_proto::pb;
@@ -20,6 +20,10 @@ pub(crate) enum Placement {
     Release,
 }
 
+/// YARN's `ContainerExitStatus.ABORTED`: the framework ended the container (its node was
+/// lost, or it was released), not its command.
+const ABORTED: i32 = -100;
+
 /// One task's container, from its placement until its result.
 #[derive(Debug, Clone)]
 struct Placed {
@@ -27,18 +31,23 @@ struct Placed {
     container_id: String,
     node: String,
     execution_type: pb::ExecutionTypeProto,
+    /// The priority it was allocated at, which a replacement is asked for at.
+    priority: i32,
 }
 
-/// The tasks of one run, each given to one container, in allocation order.
+/// The tasks of one run, each given to containers in allocation order.
 ///
-/// A task gets exactly one container and one result: a container that fails is not replaced
-/// (as in Hadoop's distributed shell), a container beyond the last task is released, and
-/// whatever arrives about a container after its result (the completion of a container whose
-/// start failed, a duplicate completion) changes nothing.
+/// A task gets one result. As in Hadoop's distributed shell, a container that fails is not
+/// replaced, but one the framework aborted (lost with its node) is: its task is placed again
+/// in the next container allocated. A container beyond the tasks waiting is released, and
+/// whatever arrives about a container after its task left it (the completion of a container
+/// whose start failed, a duplicate completion) changes nothing.
 #[derive(Debug)]
 pub(crate) struct TaskLedger {
     wanted: usize,
     next_task: usize,
+    /// Tasks whose container was aborted, to place again before any new one.
+    lost: VecDeque<usize>,
     /// Containers running a task that has no result yet.
     running: HashMap<ContainerKey, Placed>,
     results: BTreeMap<usize, ContainerResult>,
@@ -50,6 +59,7 @@ impl TaskLedger {
         Self {
             wanted,
             next_task: 0,
+            lost: VecDeque::new(),
             running: HashMap::new(),
             results: BTreeMap::new(),
         }
@@ -57,16 +67,19 @@ impl TaskLedger {
 
     /// Decides what `container`, newly allocated, is for.
     pub(crate) fn place(&mut self, container: &pb::ContainerProto) -> Placement {
-        if self.next_task >= self.wanted {
-            return Placement::Release;
-        }
         let Some(id) = &container.id else {
             // Unreachable through AmRmClient, which drops containers without ids; nothing can
             // be started or released without one.
             return Placement::Release;
         };
-        let task = self.next_task;
-        self.next_task += 1;
+        let task = if let Some(task) = self.lost.pop_front() {
+            task
+        } else if self.next_task < self.wanted {
+            self.next_task += 1;
+            self.next_task - 1
+        } else {
+            return Placement::Release;
+        };
         let execution_type = match container.execution_type() {
             pb::ExecutionTypeProto::ExecutionTypeUnspecified => pb::ExecutionTypeProto::Guaranteed,
             other => other,
@@ -78,6 +91,7 @@ impl TaskLedger {
                 container_id: describe_container_id(id),
                 node: node_text(container.node_id.as_ref()),
                 execution_type,
+                priority: container.priority.as_ref().map_or(0, |p| p.priority),
             },
         );
         Placement::Run(task)
@@ -90,12 +104,16 @@ impl TaskLedger {
     }
 
     /// Records a container's completion; completions of containers without a running task are
-    /// ignored.
-    pub(crate) fn completed(&mut self, status: &pb::ContainerStatusProto) {
-        let Some(id) = &status.container_id else {
-            return;
-        };
+    /// ignored. An aborted container's task waits for another container instead of ending:
+    /// the priority returned is the one to ask for it at.
+    pub(crate) fn completed(&mut self, status: &pb::ContainerStatusProto) -> Option<i32> {
+        let id = status.container_id.as_ref()?;
         let exit_status = status.exit_status.unwrap_or(EXIT_STATUS_INVALID);
+        if exit_status == ABORTED {
+            let placed = self.running.remove(&ContainerKey::of(id))?;
+            self.lost.push_back(placed.task);
+            return Some(placed.priority);
+        }
         // A success needs no explanation; the NodeManager's text matters only for failures.
         let diagnostics = if exit_status == 0 {
             String::new()
@@ -103,6 +121,7 @@ impl TaskLedger {
             status.diagnostics.clone()
         };
         self.finish(id, exit_status, diagnostics);
+        None
     }
 
     /// Whether every task has a result.
@@ -229,6 +248,41 @@ mod tests {
         let [result] = ledger.results().try_into().unwrap();
         assert_eq!(result.exit_status, EXIT_STATUS_INVALID);
         assert_eq!(result.diagnostics, "refused: bad token");
+    }
+
+    /// Hadoop's distributed shell runs the task of a container lost with its node again, and
+    /// only that: a failure of the command stands.
+    #[test]
+    fn an_aborted_containers_task_runs_again_in_the_next_container() {
+        let mut ledger = TaskLedger::new(2);
+        let guaranteed = pb::ExecutionTypeProto::Guaranteed;
+        let mut prioritized = container(2, guaranteed);
+        prioritized.priority = Some(pb::PriorityProto { priority: 5 });
+        assert_eq!(ledger.place(&prioritized), Placement::Run(0));
+        assert_eq!(ledger.place(&container(3, guaranteed)), Placement::Run(1));
+        assert_eq!(
+            ledger.completed(&completion(2, -100, "Container released on a *lost* node")),
+            Some(5),
+            "ask again at the lost container's priority"
+        );
+        assert_eq!(ledger.completed(&completion(2, -100, "again")), None);
+        assert!(!ledger.is_done());
+        assert_eq!(ledger.completed(&completion(3, 1, "Exited with 1")), None);
+        assert_eq!(ledger.place(&container(4, guaranteed)), Placement::Run(0));
+        assert_eq!(ledger.place(&container(5, guaranteed)), Placement::Release);
+        ledger.completed(&completion(4, 0, ""));
+        assert!(ledger.is_done());
+        let results = ledger.results();
+        assert_eq!(
+            results
+                .iter()
+                .map(|r| r.container_id.as_str())
+                .collect::<Vec<_>>(),
+            [
+                "container_1700000000000_0001_01_000004",
+                "container_1700000000000_0001_01_000003"
+            ]
+        );
     }
 
     #[test]

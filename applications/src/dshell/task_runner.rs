@@ -127,7 +127,8 @@ impl RegisteredAm {
     ///
     /// Heartbeats every [`HEARTBEAT_INTERVAL`] with the share of ended tasks as progress.
     /// Containers start concurrently; a start that fails ends its task with the NodeManager's
-    /// message and gives the container back. Surplus containers are given back unused. An
+    /// message and gives the container back. A task whose container is aborted (lost with its
+    /// node) runs again in a container asked for anew. Surplus containers are given back unused. An
     /// allocate the RM refused ([`CallFailed`](yarn_client::Error::CallFailed)) ends the run as
     /// [`RunEnd::Refused`].
     ///
@@ -144,8 +145,8 @@ impl RegisteredAm {
             .iter()
             .map(|ask| usize::try_from(ask.num_containers).unwrap_or(0))
             .sum();
-        for ask in asks {
-            self.am.add_container_request(ask);
+        for ask in &asks {
+            self.am.add_container_request(ask.clone());
         }
         let mut ledger = TaskLedger::new(wanted);
         let mut starts = JoinSet::new();
@@ -188,7 +189,9 @@ impl RegisteredAm {
                 if let Some(id) = &status.container_id {
                     self.promotable.remove(&ContainerKey::of(id));
                 }
-                ledger.completed(status);
+                if let Some(priority) = ledger.completed(status) {
+                    self.ask_again(&asks, priority);
+                }
             }
             for updated in outcome.updated {
                 self.apply_update(&mut updates, updated);
@@ -236,6 +239,21 @@ impl RegisteredAm {
                 });
             }
             tokio::time::sleep(HEARTBEAT_INTERVAL).await;
+        }
+    }
+
+    /// Asks for one more container like the ask of `priority` (the first ask when none has
+    /// it), for a task whose container was aborted.
+    fn ask_again(&mut self, asks: &[pb::ResourceRequestProto], priority: i32) {
+        let at_priority = asks
+            .iter()
+            .find(|ask| ask.priority.as_ref().map_or(0, |p| p.priority) == priority);
+        if let Some(ask) = at_priority.or(asks.first()) {
+            tracing::info!(priority, "asking again for an aborted container's task");
+            self.am.add_container_request(pb::ResourceRequestProto {
+                num_containers: 1,
+                ..ask.clone()
+            });
         }
     }
 

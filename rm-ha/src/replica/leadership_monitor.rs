@@ -13,7 +13,7 @@ use super::leader_services::LeaderServices;
 use super::leadership::Leadership;
 use super::raft_proposer::RaftProposer;
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig};
-use crate::state_machine::{CommandV1, RmCommand, RmResponse};
+use crate::state_machine::{APPLY_RULES, CommandV1, RmCommand, RmResponse};
 use yarn_security::now_ms;
 
 /// How long a leadership that ended waits for its services to stop at their next await point
@@ -148,15 +148,18 @@ impl LeadershipMonitor {
         leads.then_some(metrics.current_term)
     }
 
-    /// Proposes this leadership's `BeginEpoch` and returns the new epoch once it is applied and
-    /// this replica still leads `term`; `None` when it failed (logged) or leadership moved on.
+    /// Proposes this leadership's `BeginEpoch`, then `AdoptApplyRules` when the state's apply
+    /// rules are older than this binary's, and returns the new epoch once both are applied and
+    /// this replica still leads `term`; `None` when either failed (logged) or leadership moved
+    /// on. Serving only after the rules are raised keeps every command this leader proposes
+    /// under the rules its own services expect.
     async fn begin_epoch(&self, term: u64) -> Option<u64> {
         let command = RmCommand::V1(CommandV1::BeginEpoch {
             leader_rm_id: self.rm_id.clone(),
             now_ms: now_ms(),
         });
-        let epoch = match self.proposer.propose(command).await {
-            Ok(RmResponse::EpochBegun { epoch }) => epoch,
+        let (epoch, apply_rules) = match self.proposer.propose(command).await {
+            Ok(RmResponse::EpochBegun { epoch, apply_rules }) => (epoch, apply_rules),
             Ok(other) => {
                 tracing::error!(?other, "BeginEpoch applied with an unexpected result");
                 return None;
@@ -166,6 +169,13 @@ impl LeadershipMonitor {
                 return None;
             }
         };
+        if apply_rules < APPLY_RULES {
+            let command = RmCommand::V1(CommandV1::AdoptApplyRules { rules: APPLY_RULES });
+            if let Err(err) = self.proposer.propose(command).await {
+                tracing::warn!(rm_id = %self.rm_id, term, %err, "cannot adopt apply rules");
+                return None;
+            }
+        }
         let still_leading = self.leading_term(&self.raft.metrics().borrow()) == Some(term);
         still_leading.then_some(epoch)
     }

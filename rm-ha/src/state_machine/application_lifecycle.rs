@@ -7,7 +7,7 @@ use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 
 use super::{
     ABORTED, ApplicationRecord, ApplicationState, AttemptRecord, AttemptState, ContainerCompletion,
-    ContainerKey, FinalStatus, RmResponse, RmState,
+    ContainerKey, FinalStatus, RmResponse, RmState, am_exit_counts,
 };
 
 /// YARN's `ContainerExitStatus.KILLED_BY_RESOURCEMANAGER`.
@@ -176,12 +176,15 @@ impl RmState {
             diagnostics,
             now_ms,
         );
+        // A user's failing of the attempt, a refused AM launch and an AM that stopped
+        // heartbeating count, as in Hadoop, whatever status the AM container completed with.
         let application_state = self.fail_current_attempt(
             application_seq,
             &format!(
                 "Attempt {} failed: {diagnostics}",
                 self.attempt_name(application_seq, attempt_id)
             ),
+            true,
             now_ms,
         );
         RmResponse::AttemptFailed { application_state }
@@ -274,16 +277,19 @@ impl RmState {
             completion.exit_status,
             completion.diagnostics
         );
-        self.fail_current_attempt(key.application_seq, &diagnostics, now_ms);
+        let counts = am_exit_counts(self.apply_rules, completion.exit_status);
+        self.fail_current_attempt(key.application_seq, &diagnostics, counts, now_ms);
     }
 
     /// Ends the current attempt as failed, then starts the next one, or fails the application
-    /// when it has made all its attempts. Either way the failed attempt's live containers
-    /// complete: containers are not kept across attempts.
+    /// when it has made all its attempts, not counting those whose failure does not `count`.
+    /// Either way the failed attempt's live containers complete: containers are not kept
+    /// across attempts.
     fn fail_current_attempt(
         &mut self,
         application_seq: i32,
         diagnostics: &str,
+        counts: bool,
         now_ms: i64,
     ) -> ApplicationState {
         let application_id = ApplicationId::new(self.cluster_timestamp_ms, application_seq);
@@ -292,7 +298,18 @@ impl RmState {
         };
         let failed_attempt = application.current_attempt;
         end_current_attempt(application, AttemptState::Failed, diagnostics, now_ms);
-        let attempts_made = i32::try_from(application.attempts.len()).unwrap_or(i32::MAX);
+        if !counts {
+            *self
+                .uncounted_attempt_failures
+                .entry(application_seq)
+                .or_default() += 1;
+        }
+        let uncounted = self
+            .uncounted_attempt_failures
+            .get(&application_seq)
+            .map_or(0, |uncounted| *uncounted as usize);
+        let made = application.attempts.len().saturating_sub(uncounted);
+        let attempts_made = i32::try_from(made).unwrap_or(i32::MAX);
         if attempts_made < application.max_attempts {
             application.current_attempt += 1;
             application.state = ApplicationState::Accepted;
@@ -388,6 +405,7 @@ fn end_current_attempt(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state_machine::attempt_failures::{DISKS_FAILED, PREEMPTED};
     use crate::state_machine::test_fixtures::{am_container, key, running_application};
     use crate::state_machine::{CommandV1, ContainerState, RmCommand};
 
@@ -546,6 +564,75 @@ mod tests {
         );
     }
 
+    /// Allocates the AM container `sequence` of `attempt_id` on n1.
+    fn allocate_am(state: &mut RmState, sequence: i64, attempt_id: i32) {
+        let mut am = am_container(sequence, "n1:1");
+        am.attempt_id = attempt_id;
+        apply(
+            state,
+            CommandV1::AllocateContainers {
+                allocations: vec![am],
+            },
+        );
+    }
+
+    /// Hadoop's `shouldCountTowardsMaxAttemptRetry`: AMs lost with their node, preempted, on
+    /// failed disks or killed by the RM do not use up the application's two attempts; an AM
+    /// of the application's own failing does, before and after them.
+    #[test]
+    fn an_am_that_ends_through_no_fault_of_its_application_does_not_use_up_an_attempt() {
+        let mut state = with_am();
+        let lost = apply(
+            &mut state,
+            CommandV1::NodeLost {
+                node: "n1:1".to_owned(),
+                now_ms: 50,
+            },
+        );
+        assert_eq!(
+            lost,
+            RmResponse::NodeLostRecorded {
+                completed: vec![key(3)]
+            }
+        );
+        for (sequence, exit) in (4..).zip([DISKS_FAILED, PREEMPTED, KILLED_BY_RESOURCEMANAGER]) {
+            let attempt_id = state.applications[&1].current_attempt;
+            allocate_am(&mut state, sequence, attempt_id);
+            complete_am(&mut state, sequence, exit);
+        }
+        let app = &state.applications[&1];
+        assert_eq!(app.state, ApplicationState::Accepted, "{}", app.diagnostics);
+        assert_eq!(app.current_attempt, 5);
+        assert_eq!(state.uncounted_attempt_failures[&1], 4);
+
+        allocate_am(&mut state, 7, 5);
+        complete_am(&mut state, 7, 137);
+        assert_eq!(state.applications[&1].state, ApplicationState::Accepted);
+        allocate_am(&mut state, 8, 6);
+        complete_am(&mut state, 8, 1);
+        let app = &state.applications[&1];
+        assert_eq!(app.state, ApplicationState::Failed);
+        assert!(
+            app.diagnostics.contains("failed 2 times"),
+            "{}",
+            app.diagnostics
+        );
+        assert_eq!(app.attempts.len(), 6);
+    }
+
+    /// A log written before the rules were versioned replays with the meaning it was written
+    /// with: every failed attempt counts.
+    #[test]
+    fn under_apply_rules_0_every_failed_attempt_counts() {
+        let mut state = with_am();
+        state.apply_rules = 0;
+        complete_am(&mut state, 3, ABORTED);
+        allocate_am(&mut state, 4, 2);
+        complete_am(&mut state, 4, ABORTED);
+        assert_eq!(state.applications[&1].state, ApplicationState::Failed);
+        assert!(state.uncounted_attempt_failures.is_empty());
+    }
+
     #[test]
     fn allocations_for_a_superseded_attempt_are_refused() {
         let mut state = with_am();
@@ -676,6 +763,10 @@ mod tests {
         assert_eq!(exit_status(&state, 3), Some(ABORTED));
         assert_eq!(state.containers.completed_at_ms(&key(3)), Some(70));
         assert_eq!(state.applications[&1].current_attempt, 2);
+        assert!(
+            state.uncounted_attempt_failures.is_empty(),
+            "an expiry counts, though its AM container is aborted"
+        );
     }
 
     #[test]

@@ -37,6 +37,14 @@ pub enum CommandV1 {
         /// The leader's wall clock, in milliseconds since the Unix epoch.
         now_ms: i64,
     },
+    /// Raises the rules by which later commands are applied to `rules`, unless those in force
+    /// are newer already. A leader whose binary follows newer rules than the state's proposes
+    /// it after its `BeginEpoch`, so entries before it keep the meaning they were written with.
+    /// A replica of an older binary cannot decode it and stops, as the policy above says.
+    AdoptApplyRules {
+        /// The rules version to adopt ([`APPLY_RULES`](super::APPLY_RULES) of the proposer).
+        rules: u32,
+    },
     /// Reserves `count` consecutive application sequence numbers.
     AllocateApplicationIds {
         /// How many ids to reserve.

@@ -3,6 +3,7 @@
 mod admission;
 mod application;
 mod application_lifecycle;
+mod attempt_failures;
 mod command;
 mod container;
 mod container_table;
@@ -23,6 +24,7 @@ pub use application::{
     ApplicationRecord, ApplicationState, AttemptRecord, AttemptState, FinalStatus,
 };
 pub use application_lifecycle::{KILLED_AFTER_APP_COMPLETION, KILLED_BY_RESOURCEMANAGER};
+pub use attempt_failures::{APPLY_RULES, am_exit_counts};
 pub use command::{CommandV1, RmCommand};
 pub use container::{
     ContainerCompletion, ContainerKey, ContainerRecord, ContainerState, ExecutionType,

@@ -17,6 +17,13 @@ pub enum RmResponse {
     EpochBegun {
         /// The epoch now in force.
         epoch: u64,
+        /// The apply rules in force, which the new leader raises when its own are newer.
+        apply_rules: u32,
+    },
+    /// The apply rules were raised, or already at least as new.
+    ApplyRulesAdopted {
+        /// The rules now in force.
+        rules: u32,
     },
     /// Application sequence numbers `first .. first + count` are reserved for the proposer.
     ApplicationIdsAllocated {

@@ -38,8 +38,18 @@ pub struct RmState {
     /// Every allocated container until its application is forgotten.
     pub containers: ContainerTable,
     /// The newest incarnation (process start time, ms) each NodeManager registered with, by
-    /// node id. Last, so that state format 2 reads as format 3 with an empty map.
+    /// node id. After the fields of format 2, so that format 2 reads as format 3 with an
+    /// empty map.
     pub node_incarnations: BTreeMap<String, i64>,
+    /// The rules by which commands are applied, raised by [`CommandV1::AdoptApplyRules`]: a
+    /// command is applied by the rules in force when it is, so a log replays the same however
+    /// new the binary replaying it. 0 in states written before rules were versioned.
+    pub apply_rules: u32,
+    /// How many failed attempts of each application, by sequence number, did not count toward
+    /// its max attempts (see [`am_exit_counts`](super::am_exit_counts)). With `apply_rules`,
+    /// after the fields of format 3, so that format 3 reads as format 4 with rules 0 and an
+    /// empty map.
+    pub uncounted_attempt_failures: BTreeMap<i32, u32>,
 }
 
 impl Default for RmState {
@@ -55,6 +65,8 @@ impl Default for RmState {
             applications: BTreeMap::new(),
             containers: ContainerTable::default(),
             node_incarnations: BTreeMap::new(),
+            apply_rules: 0,
+            uncounted_attempt_failures: BTreeMap::new(),
         }
     }
 }
@@ -78,7 +90,16 @@ impl RmState {
                     self.cluster_timestamp_ms = *now_ms;
                 }
                 self.epoch += 1;
-                RmResponse::EpochBegun { epoch: self.epoch }
+                RmResponse::EpochBegun {
+                    epoch: self.epoch,
+                    apply_rules: self.apply_rules,
+                }
+            }
+            CommandV1::AdoptApplyRules { rules } => {
+                self.apply_rules = self.apply_rules.max(*rules);
+                RmResponse::ApplyRulesAdopted {
+                    rules: self.apply_rules,
+                }
             }
             CommandV1::AllocateApplicationIds { count } => self.allocate_application_ids(*count),
             CommandV1::SetQueueConfiguration {
@@ -385,14 +406,44 @@ mod tests {
         let mut state = RmState::default();
         assert_eq!(
             state.apply(&begin(1_000)),
-            RmResponse::EpochBegun { epoch: 1 }
+            RmResponse::EpochBegun {
+                epoch: 1,
+                apply_rules: 0
+            }
         );
         assert_eq!(
             state.apply(&begin(2_000)),
-            RmResponse::EpochBegun { epoch: 2 }
+            RmResponse::EpochBegun {
+                epoch: 2,
+                apply_rules: 0
+            }
         );
         assert_eq!(state.epoch, 2);
         assert_eq!(state.cluster_timestamp_ms, 1_000);
+    }
+
+    /// A leader of an older binary proposing its rules after a newer one did cannot take the
+    /// state back to rules the newer leader's commands were not written for.
+    #[test]
+    fn apply_rules_only_rise_and_each_epoch_reports_them() {
+        let mut state = RmState::default();
+        let adopt = |rules| v1(CommandV1::AdoptApplyRules { rules });
+        assert_eq!(
+            state.apply(&adopt(2)),
+            RmResponse::ApplyRulesAdopted { rules: 2 }
+        );
+        assert_eq!(
+            state.apply(&adopt(1)),
+            RmResponse::ApplyRulesAdopted { rules: 2 }
+        );
+        assert_eq!(state.apply_rules, 2);
+        assert_eq!(
+            state.apply(&begin(1_000)),
+            RmResponse::EpochBegun {
+                epoch: 1,
+                apply_rules: 2
+            }
+        );
     }
 
     #[test]

@@ -60,6 +60,8 @@ impl From<RmStateFormat1> for RmState {
                 table.versions,
             ),
             node_incarnations: BTreeMap::new(),
+            apply_rules: 0,
+            uncounted_attempt_failures: BTreeMap::new(),
         }
     }
 }
@@ -101,12 +103,13 @@ mod tests {
 
         // Format 2 is format 1 with the completion times appended, which is what format 1
         // leaves out: so the frozen layout is the one format 1 was written in. Format 3 then
-        // appends the (here empty) NodeManager incarnations.
-        let format_3 = postcard::to_allocvec(&restored).unwrap();
+        // appends the (here empty) NodeManager incarnations, and format 4 apply rules 0 and no
+        // uncounted attempt failure.
+        let format_4 = postcard::to_allocvec(&restored).unwrap();
         assert_eq!(
-            format_3,
-            [bytes.as_slice(), &[0, 0]].concat(),
-            "an empty map is one byte"
+            format_4,
+            [bytes.as_slice(), &[0, 0, 0, 0]].concat(),
+            "an empty map and rules 0 are one byte each"
         );
         assert_eq!(
             restored.containers.get(&key(3)),

@@ -5,7 +5,7 @@ use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId};
 use yarn_security::MasterKey;
 
 use super::{
-    ApplicationRecord, ApplicationState, AttemptRecord, AttemptState, CommandV1,
+    APPLY_RULES, ApplicationRecord, ApplicationState, AttemptRecord, AttemptState, CommandV1,
     ContainerCompletion, ContainerKey, ContainerRecord, ContainerState, ExecutionType,
     MasterKeyChange, MasterKeyKind, RmCommand, RmState, StoredMasterKey,
 };
@@ -27,7 +27,7 @@ pub(crate) fn key(sequence: i64) -> ContainerKey {
     }
 }
 
-/// Epoch 1 with alice's application 1 RUNNING in attempt 1, holding a 1 GB guaranteed
+/// Epoch 1, under this binary's apply rules, with alice's application 1 RUNNING in attempt 1, holding a 1 GB guaranteed
 /// container per `(sequence, node)` in `containers`, of which those in `completed` completed
 /// with exit status 0.
 pub(crate) fn running_application(containers: &[(i64, &str)], completed: &[i64]) -> RmState {
@@ -37,6 +37,7 @@ pub(crate) fn running_application(containers: &[(i64, &str)], completed: &[i64])
         leader_rm_id: "rm1".to_owned(),
         now_ms: TIMESTAMP,
     });
+    apply(CommandV1::AdoptApplyRules { rules: APPLY_RULES });
     apply(CommandV1::AllocateApplicationIds { count: 1 });
     apply(CommandV1::SubmitApplication {
         cluster_timestamp_ms: TIMESTAMP,

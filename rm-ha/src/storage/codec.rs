@@ -12,11 +12,14 @@ pub(crate) const FORMAT_VERSION: u8 = 1;
 
 /// The format version of the replicated state inside snapshots that this binary writes: 2 since
 /// containers keep their completion times, 3 since the state keeps each NodeManager's
-/// incarnation. [`decode_state`] reads formats 1 and 2 as well.
-pub(crate) const STATE_FORMAT_VERSION: u8 = 3;
+/// incarnation, 4 since it keeps its apply rules and the attempt failures that did not count.
+/// [`decode_state`] reads formats 1 to 3 as well.
+pub(crate) const STATE_FORMAT_VERSION: u8 = 4;
 
 /// How postcard encodes an empty map: its length, zero, in one byte.
 const EMPTY_MAP: [u8; 1] = [0];
+/// How postcard encodes apply rules 0 (a varint, one byte) and no uncounted attempt failures.
+const RULES_0_NOTHING_UNCOUNTED: [u8; 2] = [0, 0];
 
 /// Encodes `value` as `[FORMAT_VERSION, postcard bytes...]`.
 pub(crate) fn encode<T: Serialize>(record: Record, value: &T) -> Result<Vec<u8>, Error> {
@@ -40,15 +43,19 @@ pub(crate) fn encode_state(state: &RmState) -> Result<Vec<u8>, Error> {
     encode_as(Record::State, STATE_FORMAT_VERSION, state)
 }
 
-/// Decodes the replicated state of a snapshot of state format 3; of format 2, which is format
-/// 3 without its last field, the NodeManagers' incarnations (none are then known); or of
-/// format 1, whose completed containers also have no completion time. Refuses any other
-/// format version.
+/// Decodes the replicated state of a snapshot of state format 4; of format 3, which is format
+/// 4 without its last two fields (apply rules 0 and no uncounted failure then); of format 2,
+/// which also lacks the NodeManagers' incarnations (none are then known); or of format 1,
+/// whose completed containers also have no completion time. Refuses any other format version.
 pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
     let record = Record::State;
     match split_version(record, bytes)? {
         (STATE_FORMAT_VERSION, body) => decode_body(record, body),
-        (2, body) => decode_body(record, &[body, &EMPTY_MAP].concat()),
+        (3, body) => decode_body(record, &[body, &RULES_0_NOTHING_UNCOUNTED].concat()),
+        (2, body) => decode_body(
+            record,
+            &[body, &EMPTY_MAP, &RULES_0_NOTHING_UNCOUNTED].concat(),
+        ),
         (1, body) => decode_body::<RmStateFormat1>(record, body).map(RmState::from),
         (found, _) => Err(Error::UnsupportedFormatVersion {
             record,
@@ -99,20 +106,27 @@ mod tests {
     }
 
     #[test]
-    fn the_state_is_written_in_format_3_and_read_in_formats_3_2_and_1() {
+    fn the_state_is_written_in_format_4_and_read_in_formats_4_to_1() {
         let mut state = running_application(&[(2, "n1:1"), (3, "n1:1")], &[3]);
         state
             .node_incarnations
             .insert("n1:1".to_owned(), 1_700_000_000_000);
+        state.apply_rules = 1;
+        state.uncounted_attempt_failures.insert(1, 2);
         let bytes = encode_state(&state).unwrap();
         assert_eq!(bytes[0], STATE_FORMAT_VERSION);
         assert_eq!(decode_state(&bytes).unwrap(), state);
 
-        // Without incarnations, format 3 ends in their empty map (one byte), after exactly the
-        // bytes format 2 held; without completion times, format 2 ends in theirs, after exactly
-        // the bytes format 1 held.
+        // With rules 0 and nothing uncounted, format 4 ends in those two bytes, after exactly
+        // the bytes format 3 held; without incarnations, format 3 ends in their empty map (one
+        // byte), after exactly the bytes format 2 held; without completion times, format 2 ends
+        // in theirs, after exactly the bytes format 1 held.
         state = running_application(&[(2, "n1:1")], &[]);
-        let format_3 = encode_state(&state).unwrap();
+        state.apply_rules = 0;
+        let format_4 = encode_state(&state).unwrap();
+        let mut format_3 = format_4[..format_4.len() - 2].to_vec();
+        format_3[0] = 3;
+        assert_eq!(decode_state(&format_3).unwrap(), state);
         let mut format_2 = format_3[..format_3.len() - 1].to_vec();
         format_2[0] = 2;
         assert_eq!(decode_state(&format_2).unwrap(), state);
@@ -120,13 +134,13 @@ mod tests {
         format_1[0] = 1;
         assert_eq!(decode_state(&format_1).unwrap(), state);
 
-        let mut newer = format_3;
+        let mut newer = format_4;
         newer[0] = STATE_FORMAT_VERSION + 1;
         assert!(matches!(
             decode_state(&newer),
             Err(Error::UnsupportedFormatVersion {
                 record: Record::State,
-                found: 4,
+                found: 5,
                 expected: STATE_FORMAT_VERSION,
             })
         ));

@@ -44,7 +44,13 @@ async fn writes_reach_every_replica_and_survive_the_leaders_loss() {
 
     let leader = by_id(&replicas, leader_id);
     let (begun, _) = leader.write(begin_epoch(leader, 1_000)).await;
-    assert_eq!(begun, RmResponse::EpochBegun { epoch: 1 });
+    assert_eq!(
+        begun,
+        RmResponse::EpochBegun {
+            epoch: 1,
+            apply_rules: 0
+        }
+    );
     let (allocated, index) = leader.write(allocate(5)).await;
     assert_eq!(
         allocated,
@@ -87,7 +93,13 @@ async fn writes_reach_every_replica_and_survive_the_leaders_loss() {
 
     let new_leader = by_id(&replicas, new_leader_id);
     let (begun, _) = new_leader.write(begin_epoch(new_leader, 2_000)).await;
-    assert_eq!(begun, RmResponse::EpochBegun { epoch: 2 });
+    assert_eq!(
+        begun,
+        RmResponse::EpochBegun {
+            epoch: 2,
+            apply_rules: 0
+        }
+    );
     // Sequence numbers continue after the ones committed under the old leader.
     let (allocated, index) = new_leader.write(allocate(1)).await;
     assert_eq!(

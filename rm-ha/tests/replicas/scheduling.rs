@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use yarn_proto::ids::ApplicationId;
 use yarn_proto::pb::{self, YarnApplicationStateProto};
-use yarn_rm_ha::state_machine::ContainerRecord;
+use yarn_rm_ha::state_machine::{APPLY_RULES, ContainerRecord};
 use yarn_test_support::rm_cluster::RmCluster;
 
 use crate::support::{
@@ -165,6 +165,13 @@ async fn submissions_are_admitted_their_am_committed_and_kept_across_a_failover(
         assert!(!stored, "a refused submission {refused} is not stored");
     }
     assert!(containers_of(&cluster, leader, stopped).is_empty());
+
+    // The leader raised the state's apply rules to its own before serving.
+    let rules = cluster
+        .replica(leader)
+        .state()
+        .read(|state| state.apply_rules);
+    assert_eq!(rules, APPLY_RULES);
 
     // The leader goes; its successor must keep the AM container and issue no second one.
     let old_epoch = cluster.replica(leader).state().read(|state| state.epoch);
