@@ -159,9 +159,26 @@ impl History {
         }
     }
 
-    /// Records that NodeManager host `node` rebooted.
-    pub(crate) fn node_rebooted(&self, node: &str) {
-        self.lock().rebooted.insert(node.to_owned());
+    /// Records that NodeManager host `node` rebooted (or came back from its reboot), and that
+    /// `applications` may lose containers there: they had containers live on it by some
+    /// replica's state.
+    pub(crate) fn struck_by_reboot(
+        &self,
+        at: Duration,
+        node: &str,
+        applications: BTreeSet<String>,
+    ) {
+        let mut recorded = self.lock();
+        recorded.rebooted.insert(node.to_owned());
+        for application in applications {
+            if recorded.ended.contains_key(&application) {
+                continue;
+            }
+            recorded.trace.push(line(
+                at,
+                &format!("{application} may lose containers on {node}"),
+            ));
+        }
     }
 
     /// Whether a failed run is explained by reboots: its `diagnostics` list a failed task,

@@ -12,7 +12,7 @@ use rand::{Rng, SeedableRng};
 use yarn_client::RmClientConfig;
 use yarn_conf::Configuration;
 use yarn_nodemanager::NmConfig;
-use yarn_proto::ids::ContainerId;
+use yarn_proto::ids::{ApplicationId, ContainerId};
 use yarn_rm_ha::storage::Failpoints;
 use yarn_rm_ha::{RmConfig, Serving, node_id_of};
 use yarn_security::SimulatedClock;
@@ -505,7 +505,7 @@ impl Harness<'_> {
                     return;
                 }
                 self.am_processes.forget_node(host);
-                self.history.node_rebooted(host);
+                self.strike_applications_on(host);
                 vec![Undo::Restart(host.clone())]
             }
             Fault::AmCrash { host } => {
@@ -633,6 +633,11 @@ impl Harness<'_> {
                 if !self.down.remove(&host) {
                     return;
                 }
+                // A node (replicas have disks) registers again empty: what the scheduler
+                // placed on it while it was down is lost too.
+                if !self.disks.contains_key(&host) {
+                    self.strike_applications_on(&host);
+                }
                 self.sim.bounce(host.as_str());
                 format!("restart {host}")
             }
@@ -679,6 +684,29 @@ impl Harness<'_> {
             }
         };
         self.history.record(now, event);
+    }
+
+    /// Records that `node` rebooted, naming the applications with a container live on it in
+    /// any running replica's state: those containers are lost, and their tasks run again.
+    fn strike_applications_on(&self, node: &str) {
+        let node_id = format!("{node}:{NM_PORT}");
+        let running = self
+            .registry
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let mut applications = BTreeSet::new();
+        for replica in running.values() {
+            replica.state.read(|state| {
+                for record in state.containers.live_on(&node_id) {
+                    let id =
+                        ApplicationId::new(state.cluster_timestamp_ms, record.key.application_seq);
+                    applications.insert(id.to_string());
+                }
+            });
+        }
+        self.history
+            .struck_by_reboot(self.sim.elapsed(), node, applications);
     }
 
     /// The replica leading the newest term among those running, if one does.
