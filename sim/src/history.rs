@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use yarn_applications::dshell::{ContainerResult, parse_diagnostics};
+use yarn_applications::dshell::{ContainerResult, EXIT_STATUS_INVALID, parse_diagnostics};
 use yarn_rm_ha::node_id_of;
 
 /// The trace of one run (faults, leaderships, acknowledged writes, at simulated times) and the
@@ -182,8 +182,9 @@ impl History {
     }
 
     /// Whether a failed run is explained by reboots: its `diagnostics` list a failed task,
-    /// and every failed task was on a node that rebooted (a start refused by a node that was
-    /// down, say). A task whose container was lost with its node ran again, so it is not one.
+    /// and every failed task is a start that failed on a node that rebooted (it was down). A
+    /// task whose container was lost with its node ran again, so it is not one; nor is any
+    /// task whose command ran and failed.
     pub(crate) fn failed_only_on_rebooted_nodes(&self, diagnostics: &str) -> bool {
         let recorded = self.lock();
         let failed: Vec<ContainerResult> = parse_diagnostics(diagnostics)
@@ -193,7 +194,7 @@ impl History {
         !failed.is_empty()
             && failed.iter().all(|result| {
                 let host = result.node.split(':').next().unwrap_or_default();
-                recorded.rebooted.contains(host)
+                result.exit_status == EXIT_STATUS_INVALID && recorded.rebooted.contains(host)
             })
     }
 

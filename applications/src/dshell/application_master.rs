@@ -24,9 +24,9 @@ pub(crate) const ANY_NODE: &str = "*";
 /// listing each container (see [`format_diagnostics`]), and with
 /// `--promote_opportunistic_after_start` how many containers were promoted. Failed containers
 /// are not run again; the command of a container aborted (lost with its node) is, in a new
-/// container, as in Hadoop's distributed shell. When the RM refuses an allocate (an ask above the maximum allocation),
-/// it unregisters with FAILED and the refusal, which carries the RM's message, as the first
-/// line of the diagnostics.
+/// container, as in Hadoop's distributed shell. When the RM refuses an allocate (an ask above
+/// the maximum allocation), it unregisters with FAILED and the refusal, which carries the RM's
+/// message, as the first line of the diagnostics.
 /// `conf` gives the RM addresses and the TLS identity (the client's conf dir, named in
 /// `YARN_CONF_DIR`).
 ///

@@ -51,16 +51,17 @@ impl ActiveLeadership {
 ///
 /// Guarantees:
 /// - [`Serving::Leader`] is published only after this replica, as leader of the current term,
-///   has committed and applied its `BeginEpoch` entry; since a leader's entry commits only after
-///   everything before it, the applied state then holds every entry committed by any earlier
-///   leader.
+///   has committed and applied its `BeginEpoch` entry (and its `AdoptApplyRules`, when the
+///   state's apply rules were older than this binary's); since a leader's entry commits only
+///   after everything before it, the applied state then holds every entry committed by any
+///   earlier leader, and commands this leader proposes apply by its binary's rules.
 /// - Leader-only services run under one cancellation token per leadership, in a task set the
 ///   leadership owns, and are cancelled, and the role set back to [`Serving::NotLeader`], as
 ///   soon as the metrics show another state or another term; they are awaited (at most
 ///   [`SERVICES_STOP`], then aborted) before another leadership can start theirs.
 pub struct LeadershipMonitor {
     pub(crate) raft: Raft<RmTypeConfig>,
-    /// Proposes this leadership's `BeginEpoch`.
+    /// Proposes this leadership's `BeginEpoch` and `AdoptApplyRules`.
     pub(crate) proposer: RaftProposer,
     pub(crate) rm_id: String,
     pub(crate) node_id: RmNodeId,
@@ -169,15 +170,29 @@ impl LeadershipMonitor {
                 return None;
             }
         };
-        if apply_rules < APPLY_RULES {
-            let command = RmCommand::V1(CommandV1::AdoptApplyRules { rules: APPLY_RULES });
-            if let Err(err) = self.proposer.propose(command).await {
-                tracing::warn!(rm_id = %self.rm_id, term, %err, "cannot adopt apply rules");
-                return None;
-            }
+        if apply_rules < APPLY_RULES && !self.adopt_apply_rules(term).await {
+            return None;
         }
         let still_leading = self.leading_term(&self.raft.metrics().borrow()) == Some(term);
         still_leading.then_some(epoch)
+    }
+
+    /// Proposes `AdoptApplyRules` with this binary's rules; false when it failed (logged). The
+    /// caller then begins another epoch, which costs an epoch number and nothing else: the
+    /// adoption is idempotent, and nothing is served until it is applied.
+    async fn adopt_apply_rules(&self, term: u64) -> bool {
+        let command = RmCommand::V1(CommandV1::AdoptApplyRules { rules: APPLY_RULES });
+        match self.proposer.propose(command).await {
+            Ok(RmResponse::ApplyRulesAdopted { .. }) => true,
+            Ok(other) => {
+                tracing::error!(?other, "AdoptApplyRules applied with an unexpected result");
+                false
+            }
+            Err(err) => {
+                tracing::warn!(rm_id = %self.rm_id, term, %err, "cannot adopt apply rules");
+                false
+            }
+        }
     }
 }
 

@@ -37,14 +37,6 @@ pub enum CommandV1 {
         /// The leader's wall clock, in milliseconds since the Unix epoch.
         now_ms: i64,
     },
-    /// Raises the rules by which later commands are applied to `rules`, unless those in force
-    /// are newer already. A leader whose binary follows newer rules than the state's proposes
-    /// it after its `BeginEpoch`, so entries before it keep the meaning they were written with.
-    /// A replica of an older binary cannot decode it and stops, as the policy above says.
-    AdoptApplyRules {
-        /// The rules version to adopt ([`APPLY_RULES`](super::APPLY_RULES) of the proposer).
-        rules: u32,
-    },
     /// Reserves `count` consecutive application sequence numbers.
     AllocateApplicationIds {
         /// How many ids to reserve.
@@ -229,4 +221,71 @@ pub enum CommandV1 {
         /// whose AM was among them.
         now_ms: i64,
     },
+    /// Raises the rules by which later commands are applied to `rules`, unless those in force
+    /// are newer already. A leader whose binary follows newer rules than the state's proposes
+    /// it after its `BeginEpoch`, so entries before it keep the meaning they were written with.
+    /// A replica of an older binary cannot decode it and stops, as the policy above says.
+    AdoptApplyRules {
+        /// The rules version to adopt ([`APPLY_RULES`](super::APPLY_RULES) of the proposer).
+        rules: u32,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Postcard stores a variant by its position, so a variant added anywhere but at the end
+    /// would make every stored entry after it decode as its neighbour. The positions of the
+    /// first variants and of the last ones are pinned: a variant inserted before any of them, or
+    /// a reordering among them, fails here.
+    #[test]
+    fn variants_keep_the_positions_stored_entries_were_written_with() {
+        let pinned = [
+            (
+                CommandV1::BeginEpoch {
+                    leader_rm_id: String::new(),
+                    now_ms: 0,
+                },
+                0,
+            ),
+            (CommandV1::AllocateApplicationIds { count: 7 }, 1),
+            (
+                CommandV1::SetNodeDecommissioned {
+                    node: String::new(),
+                    decommissioned: true,
+                },
+                3,
+            ),
+            (
+                CommandV1::NodeLost {
+                    node: String::new(),
+                    now_ms: 0,
+                },
+                9,
+            ),
+            (
+                CommandV1::KillApplication {
+                    application_seq: 1,
+                    diagnostics: String::new(),
+                    now_ms: 0,
+                },
+                12,
+            ),
+            (
+                CommandV1::RegisterNodeIncarnation {
+                    node: String::new(),
+                    incarnation: 0,
+                    reported_nothing: true,
+                    now_ms: 0,
+                },
+                18,
+            ),
+            (CommandV1::AdoptApplyRules { rules: 1 }, 19),
+        ];
+        for (command, position) in pinned {
+            let bytes = postcard::to_allocvec(&RmCommand::V1(command.clone())).unwrap();
+            assert_eq!(bytes[..2], [0, position], "{command:?}");
+        }
+    }
 }

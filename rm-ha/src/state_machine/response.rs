@@ -20,11 +20,6 @@ pub enum RmResponse {
         /// The apply rules in force, which the new leader raises when its own are newer.
         apply_rules: u32,
     },
-    /// The apply rules were raised, or already at least as new.
-    ApplyRulesAdopted {
-        /// The rules now in force.
-        rules: u32,
-    },
     /// Application sequence numbers `first .. first + count` are reserved for the proposer.
     ApplicationIdsAllocated {
         /// The first reserved sequence number.
@@ -166,5 +161,10 @@ pub enum RmResponse {
     NodeIncarnationRegistered {
         /// The containers it no longer had, completed as lost (none unless it restarted).
         completed: Vec<ContainerKey>,
+    },
+    /// The apply rules were raised, or already at least as new.
+    ApplyRulesAdopted {
+        /// The rules now in force.
+        rules: u32,
     },
 }

@@ -27,9 +27,9 @@ pub(crate) fn key(sequence: i64) -> ContainerKey {
     }
 }
 
-/// Epoch 1, under this binary's apply rules, with alice's application 1 RUNNING in attempt 1, holding a 1 GB guaranteed
-/// container per `(sequence, node)` in `containers`, of which those in `completed` completed
-/// with exit status 0.
+/// Epoch 1, under this binary's apply rules, with alice's application 1 RUNNING in attempt 1,
+/// holding a 1 GB guaranteed container per `(sequence, node)` in `containers`, of which those
+/// in `completed` completed with exit status 0.
 pub(crate) fn running_application(containers: &[(i64, &str)], completed: &[i64]) -> RmState {
     let mut state = RmState::default();
     let mut apply = |command| state.apply(&RmCommand::V1(command));
