@@ -545,14 +545,7 @@ mod tests {
         );
 
         // Attempt 2's AM on n1 dies too: max_attempts is 2, so the application fails.
-        let mut second = am_container(4, "n1:1");
-        second.attempt_id = 2;
-        apply(
-            &mut state,
-            CommandV1::AllocateContainers {
-                allocations: vec![second],
-            },
-        );
+        allocate_am(&mut state, 4, 2);
         complete_am(&mut state, 4, 1);
         let app = &state.applications[&1];
         assert_eq!(app.state, ApplicationState::Failed);
