@@ -24,6 +24,9 @@
 //!   [`QueueLimits`] (user limit, AM limit and headroom arithmetic).
 //! - [`AccessControlList`] and [`QueueAcl`] for queue ACLs.
 //! - [`SchedulerError`]: every refusal, structured.
+//! - [`preemption`]: the decisions of Hadoop's proportional preemption policy, from a snapshot
+//!   of the queues (what each queue should hold, and what each leaf gives back). Nothing acts on
+//!   them yet: the leader does not run the policy.
 //!
 //! # Flow of a pass
 //!
@@ -42,7 +45,7 @@
 //!
 //! Percentages only (weight, absolute and vector capacities are refused, see
 //! [`QueueCapacity`]), no node labels, no
-//! reservations or preemption, no delay scheduling (a relaxable host ask falls back to any
+//! reservations, no preemption (only its policy's arithmetic, above), no delay scheduling (a relaxable host ask falls back to any
 //! node at once), no racks, and no queue placement rules.
 
 mod access_control_list;
@@ -55,6 +58,7 @@ mod capacity_scheduler_configuration;
 mod error;
 mod node;
 mod pending_reason;
+pub mod preemption;
 mod property_reader;
 mod queue;
 mod queue_acl;

@@ -1,0 +1,33 @@
+//! Container preemption: the decisions of Hadoop's `ProportionalCapacityPreemptionPolicy`, as
+//! pure functions of a snapshot of the queues.
+//!
+//! A round takes the queue tree with each queue's guarantee, maximum, usage and demand
+//! ([`PreemptionQueue`]) and computes, level by level, the share of its parent's resources each
+//! queue would hold if the cluster were divided fairly now ([`IdealAssignment`]): every queue
+//! gets what it uses up to its guarantee, and what is left is offered to the queues that still
+//! ask for more, most underserved (lowest share of its guarantee) first, in proportion to their
+//! guarantees and never beyond a queue's maximum capacity. A leaf that uses more than its ideal
+//! share is over-served by the difference; the round reclaims at most
+//! `total_preemption_per_round` of the cluster per level, ignores a leaf within
+//! `max_ignored_over_capacity` of its guarantee (the dead zone that keeps queues from
+//! oscillating around the balance), and asks only `natural_termination_factor` of the rest,
+//! since containers also end on their own ([`PreemptionSettings`]).
+//!
+//! Nothing here reads a clock, draws random numbers or does I/O: the same snapshot always gives
+//! the same targets, which is what lets a leader's decisions be replayed and checked.
+//!
+//! Differences from Hadoop: one partition (yarn-ha has no node labels), no queue priorities in
+//! the ordering of underserved queues (ties go to the queue whose path sorts first, where
+//! Hadoop's heap order is arbitrary), and the resource calculator compares against the whole
+//! cluster at every level, where Hadoop passes the parent's ideal share as the "cluster" of its
+//! comparisons (the two agree for the memory-only calculator).
+
+mod ideal_assignment;
+#[cfg(test)]
+mod ideal_assignment_tests;
+mod preemption_queue;
+mod preemption_settings;
+
+pub use ideal_assignment::{IdealAssignment, QueueTarget};
+pub use preemption_queue::PreemptionQueue;
+pub use preemption_settings::PreemptionSettings;
