@@ -13,6 +13,12 @@
 //! oscillating around the balance), and asks only `natural_termination_factor` of the rest,
 //! since containers also end on their own ([`PreemptionSettings`]).
 //!
+//! [`select_candidates`] then picks the containers that give it back from each such leaf, least
+//! important applications and containers first, ApplicationMasters last, and
+//! [`PreemptionWaits`] keeps when each was first chosen: a container is announced to its
+//! ApplicationMaster when first chosen and killed when still chosen `max_wait_before_kill`
+//! later.
+//!
 //! Nothing here reads a clock, draws random numbers or does I/O: the same snapshot always gives
 //! the same targets, which is what lets a leader's decisions be replayed and checked.
 //!
@@ -22,12 +28,18 @@
 //! cluster at every level, where Hadoop passes the parent's ideal share as the "cluster" of its
 //! comparisons (the two agree for the memory-only calculator).
 
+mod candidate_selection;
 mod ideal_assignment;
 #[cfg(test)]
 mod ideal_assignment_tests;
 mod preemption_queue;
 mod preemption_settings;
+mod preemption_waits;
 
+pub use candidate_selection::{
+    LeafContainers, RunningApplication, RunningContainer, select_candidates,
+};
 pub use ideal_assignment::{IdealAssignment, QueueTarget};
 pub use preemption_queue::PreemptionQueue;
 pub use preemption_settings::PreemptionSettings;
+pub use preemption_waits::{PreemptionWaits, WaitVerdicts};
