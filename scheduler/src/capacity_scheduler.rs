@@ -14,6 +14,7 @@
 //! - [`scheduling_pass`]: [`schedule`](CapacityScheduler::schedule) and what it uses;
 //! - [`queue_reports`]: application status, headroom and queue reports;
 //! - [`promotions`]: OPPORTUNISTIC containers promoted to GUARANTEED;
+//! - [`preemption_snapshot`]: the queues and containers as a preemption round sees them;
 //! - [`acquisitions`]: containers their AM has not acquired yet, and the asks they give back
 //!   if they complete first.
 
@@ -40,6 +41,7 @@ mod activation;
 mod applications;
 mod containers;
 mod nodes;
+mod preemption_snapshot;
 mod promotions;
 mod queue_reports;
 mod scheduling_pass;

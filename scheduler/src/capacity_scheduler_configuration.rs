@@ -461,6 +461,15 @@ impl TreeBuilder<'_> {
             )?
             .unwrap_or(0);
 
+        let disable_preemption_key = QueueProperty::DisablePreemption.key(path);
+        let disable_preemption = match reader.get(&disable_preemption_key) {
+            // Hadoop reads booleans regardless of case.
+            Some(value) if value.eq_ignore_ascii_case("true") => true,
+            Some(value) if value.eq_ignore_ascii_case("false") => false,
+            Some(value) => return Err(invalid(&disable_preemption_key, value, "true or false")),
+            None => parent_conf.is_some_and(|p| p.disable_preemption),
+        };
+
         Ok(QueueConf {
             path: path.to_string(),
             name,
@@ -482,6 +491,7 @@ impl TreeBuilder<'_> {
             maximum_am_resource_percent,
             maximum_allocation: Resource::new(memory, vcores),
             default_application_priority,
+            disable_preemption,
         })
     }
 

@@ -34,6 +34,7 @@ mod ideal_assignment;
 mod ideal_assignment_tests;
 mod preemption_queue;
 mod preemption_settings;
+mod preemption_snapshot;
 mod preemption_waits;
 
 pub use candidate_selection::{
@@ -42,4 +43,5 @@ pub use candidate_selection::{
 pub use ideal_assignment::{IdealAssignment, QueueTarget};
 pub use preemption_queue::PreemptionQueue;
 pub use preemption_settings::PreemptionSettings;
+pub use preemption_snapshot::{PreemptionDecision, PreemptionSnapshot};
 pub use preemption_waits::{PreemptionWaits, WaitVerdicts};

@@ -68,6 +68,10 @@ pub struct QueueConf {
     pub maximum_allocation: Resource,
     /// `default-application-priority`: priority of applications submitted without one.
     pub default_application_priority: i32,
+    /// `disable_preemption`, inherited from the parent when unset (false at the root): no
+    /// container is taken back from the queue, and what it uses above its guarantee is left to
+    /// it when the cluster is divided.
+    pub disable_preemption: bool,
 }
 
 impl QueueConf {

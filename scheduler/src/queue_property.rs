@@ -41,11 +41,12 @@ pub(crate) enum QueueProperty {
     MaximumAllocationMb,
     MaximumAllocationVcores,
     DefaultApplicationPriority,
+    DisablePreemption,
 }
 
 impl QueueProperty {
     /// Every property, each once.
-    pub(crate) const ALL: [Self; 14] = [
+    pub(crate) const ALL: [Self; 15] = [
         Self::Queues,
         Self::Capacity,
         Self::MaximumCapacity,
@@ -60,6 +61,7 @@ impl QueueProperty {
         Self::MaximumAllocationMb,
         Self::MaximumAllocationVcores,
         Self::DefaultApplicationPriority,
+        Self::DisablePreemption,
     ];
 
     /// The last component of the key.
@@ -78,6 +80,7 @@ impl QueueProperty {
             Self::MaximumAllocationMb => "maximum-allocation-mb",
             Self::MaximumAllocationVcores => "maximum-allocation-vcores",
             Self::DefaultApplicationPriority => "default-application-priority",
+            Self::DisablePreemption => "disable_preemption",
         }
     }
 

@@ -206,7 +206,7 @@ impl CapacityScheduler {
     }
 
     /// The [`Demand`] of each user's applications in leaf `index`.
-    fn user_demands(&self, leaf: usize) -> BTreeMap<&str, Demand> {
+    pub(super) fn user_demands(&self, leaf: usize) -> BTreeMap<&str, Demand> {
         let mut demands: BTreeMap<&str, Demand> = BTreeMap::new();
         for (_, _, application_id) in &self.queues[leaf].apps {
             if let Some(app) = self.applications.get(application_id) {
@@ -222,9 +222,9 @@ impl CapacityScheduler {
 /// GUARANTEED containers, and the containers their current attempts still ask for with the
 /// resources those take.
 #[derive(Debug, Clone, Copy, Default)]
-struct Demand {
+pub(super) struct Demand {
     containers: usize,
-    pending: Resource,
+    pub(super) pending: Resource,
     pending_containers: u64,
 }
 

@@ -57,8 +57,7 @@ impl IdealAssignment {
         };
         let root_index = round.add(root);
         round.nodes[root_index].ideal = root.guaranteed;
-        let allowed = cluster.multiply_and_round_down(settings.total_preemption_per_round);
-        round.distribute_below(root_index, allowed);
+        round.distribute_below(root_index, settings.allowance(cluster));
         round.into_assignment(settings)
     }
 

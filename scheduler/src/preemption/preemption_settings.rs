@@ -1,5 +1,6 @@
 //! [`PreemptionSettings`]: how hard one preemption round pushes towards the ideal assignment.
 
+use crate::Resource;
 use crate::error::SchedulerError;
 
 /// `yarn.resourcemanager.monitor.capacity.preemption.total_preemption_per_round`.
@@ -42,6 +43,12 @@ impl Default for PreemptionSettings {
 }
 
 impl PreemptionSettings {
+    /// The most one round takes back at one level of the queue tree:
+    /// `total_preemption_per_round` of `cluster`, rounded down.
+    pub fn allowance(&self, cluster: Resource) -> Resource {
+        cluster.multiply_and_round_down(self.total_preemption_per_round)
+    }
+
     /// Checks the invariant.
     ///
     /// # Errors

@@ -8,6 +8,7 @@ mod configuration;
 mod invariants;
 mod mock;
 mod moves;
+mod preemption;
 mod promotions;
 mod queues;
 mod recovery;

@@ -1,0 +1,112 @@
+//! The queues and running containers as a preemption round sees them.
+
+use super::CapacityScheduler;
+use crate::Resource;
+use crate::preemption::{
+    LeafContainers, PreemptionQueue, PreemptionSnapshot, RunningApplication, RunningContainer,
+};
+
+impl CapacityScheduler {
+    /// The queue tree with every queue's guarantee, maximum, usage and demand, and each leaf's
+    /// applications with their GUARANTEED containers, for one preemption round.
+    ///
+    /// A leaf's demand is what its applications ask for and do not hold yet (an attempt's AM
+    /// container included until it is placed), each user's only up to the room left under its
+    /// user limit, as Hadoop's `getTotalPendingResourcesConsideringUserLimit` counts it; a
+    /// leaf's AM limit is the one its attempts are activated under.
+    pub fn preemption_snapshot(&self) -> PreemptionSnapshot {
+        // The queue table starts with the root (`build_queues` puts parents first).
+        let root = self.preemption_queue(0);
+        let leaves = (0..self.queues.len())
+            .filter(|&index| self.queues[index].is_leaf())
+            .map(|leaf| {
+                (
+                    self.queues[leaf].conf.path.clone(),
+                    self.leaf_containers(leaf),
+                )
+            })
+            .collect();
+        PreemptionSnapshot {
+            root,
+            leaves,
+            cluster: self.cluster_resource,
+            calculator: self.conf.resource_calculator(),
+        }
+    }
+
+    fn preemption_queue(&self, index: usize) -> PreemptionQueue {
+        let queue = &self.queues[index];
+        let conf = &queue.conf;
+        if queue.is_leaf() {
+            PreemptionQueue::leaf(
+                conf.path.clone(),
+                queue.guaranteed,
+                queue.maximum,
+                queue.used,
+                self.pending_within_user_limits(index),
+                conf.disable_preemption,
+            )
+        } else {
+            let children = queue
+                .children
+                .iter()
+                .map(|&child| self.preemption_queue(child))
+                .collect();
+            PreemptionQueue::parent(
+                conf.path.clone(),
+                queue.guaranteed,
+                queue.maximum,
+                conf.disable_preemption,
+                children,
+            )
+        }
+    }
+
+    /// What the users of `leaf` ask for, each up to the room left under their user limit.
+    fn pending_within_user_limits(&self, leaf: usize) -> Resource {
+        let calculator = self.conf.resource_calculator();
+        let queue = &self.queues[leaf];
+        let limits = self.queue_limits(leaf);
+        let weights: f64 = queue
+            .users
+            .keys()
+            .map(|user| queue.conf.user_weight(user))
+            .sum();
+        let shared = limits.user_limit(None, weights);
+        self.user_demands(leaf)
+            .into_iter()
+            .fold(Resource::ZERO, |total, (user, demand)| {
+                let limit = limits.weighted_user_limit(shared, queue.conf.user_weight(user));
+                let used = queue.users.get(user).map_or(Resource::ZERO, |u| u.used);
+                let room = limit.saturating_sub(used);
+                total.saturating_add(calculator.min(self.cluster_resource, demand.pending, room))
+            })
+    }
+
+    fn leaf_containers(&self, leaf: usize) -> LeafContainers {
+        let applications = self.queues[leaf]
+            .apps
+            .iter()
+            .filter_map(|(_, _, application_id)| self.applications.get(application_id))
+            .map(|app| RunningApplication {
+                id: app.id,
+                priority: app.priority,
+                containers: app
+                    .containers
+                    .iter()
+                    .filter_map(|id| self.containers.get(id))
+                    .map(|allocation| RunningContainer {
+                        id: allocation.container_id,
+                        priority: allocation.priority,
+                        resource: allocation.resource,
+                        is_am: allocation.is_am,
+                    })
+                    .collect(),
+            })
+            .collect();
+        LeafContainers {
+            applications,
+            am_limit: self.queue_limits(leaf).am_limit(),
+        }
+    }
+}
