@@ -377,6 +377,55 @@ pub const RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED: Key = Key::new(
     "false",
     KeyKind::Bool,
 );
+/// Whether the RM runs the scheduling edit policies of [`RM_SCHEDULER_MONITOR_POLICIES`]
+/// (container preemption).
+pub const RM_SCHEDULER_ENABLE_MONITORS: Key = Key::new(
+    "yarn.resourcemanager.scheduler.monitor.enable",
+    "false",
+    KeyKind::Bool,
+);
+/// The scheduling edit policies the RM runs, by Hadoop class name.
+pub const RM_SCHEDULER_MONITOR_POLICIES: Key = Key::new(
+    "yarn.resourcemanager.scheduler.monitor.policies",
+    "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.ProportionalCapacityPreemptionPolicy",
+    KeyKind::List,
+);
+/// Milliseconds between two rounds of the proportional preemption policy.
+pub const PREEMPTION_MONITORING_INTERVAL: Key = Key::new(
+    "yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval",
+    "3000",
+    KeyKind::Long,
+);
+/// Milliseconds between asking an application to give a container back and killing it.
+pub const PREEMPTION_WAIT_TIME_BEFORE_KILL: Key = Key::new(
+    "yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill",
+    "15000",
+    KeyKind::Long,
+);
+/// The most one round preempts, as a fraction of the cluster.
+pub const PREEMPTION_TOTAL_PREEMPTION_PER_ROUND: Key = Key::new(
+    "yarn.resourcemanager.monitor.capacity.preemption.total_preemption_per_round",
+    "0.1",
+    KeyKind::Float,
+);
+/// How far above its guarantee a queue may be before anything is taken from it.
+pub const PREEMPTION_MAX_IGNORED_OVER_CAPACITY: Key = Key::new(
+    "yarn.resourcemanager.monitor.capacity.preemption.max_ignored_over_capacity",
+    "0.1",
+    KeyKind::Float,
+);
+/// The fraction of what a queue is over-served by that one round takes back.
+pub const PREEMPTION_NATURAL_TERMINATION_FACTOR: Key = Key::new(
+    "yarn.resourcemanager.monitor.capacity.preemption.natural_termination_factor",
+    "0.2",
+    KeyKind::Float,
+);
+/// Whether the preemption policy only computes, without asking for or killing containers.
+pub const PREEMPTION_OBSERVE_ONLY: Key = Key::new(
+    "yarn.resourcemanager.monitor.capacity.preemption.observe_only",
+    "false",
+    KeyKind::Bool,
+);
 /// How many least-loaded nodes the opportunistic allocator uses (and sends to NMs).
 pub const RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_NODES_USED: Key = Key::new(
     "yarn.resourcemanager.opportunistic-container-allocation.nodes-used",
@@ -593,6 +642,14 @@ pub const ALL: &[Key] = &[
     RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED,
     RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_NODES_USED,
     RM_OPPORTUNISTIC_MAX_ALLOCATION_PER_AM_HEARTBEAT,
+    RM_SCHEDULER_ENABLE_MONITORS,
+    RM_SCHEDULER_MONITOR_POLICIES,
+    PREEMPTION_MONITORING_INTERVAL,
+    PREEMPTION_WAIT_TIME_BEFORE_KILL,
+    PREEMPTION_TOTAL_PREEMPTION_PER_ROUND,
+    PREEMPTION_MAX_IGNORED_OVER_CAPACITY,
+    PREEMPTION_NATURAL_TERMINATION_FACTOR,
+    PREEMPTION_OBSERVE_ONLY,
     NM_CONTAINER_QUEUING_SORTING_NODES_INTERVAL_MS,
     NM_CONTAINER_QUEUING_LOAD_COMPARATOR,
     NM_CONTAINER_QUEUING_LIMIT_STDEV,

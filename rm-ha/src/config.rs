@@ -11,7 +11,7 @@ use yarn_scheduler::{SchedulerError, SchedulerSettings};
 
 use crate::RmNode;
 use crate::applications::{DiagnosticsLimit, MAX_CONTEXT_BYTES_LIMIT, SubmissionLimits};
-use crate::scheduling::{OpportunisticSettings, QueueConfigSource};
+use crate::scheduling::{OpportunisticSettings, QueueConfigSource, check_preemption_keys};
 use crate::state_machine::MasterKeyKind;
 
 /// Everything a replica reads from `yarn-site.xml`, read once at start-up and validated.
@@ -174,6 +174,7 @@ impl RmConfig {
             ha,
         };
         config.validate(conf)?;
+        check_preemption_keys(conf)?;
         Ok(config)
     }
 
