@@ -44,9 +44,9 @@
 //! # Differences from YARN
 //!
 //! Percentages only (weight, absolute and vector capacities are refused, see
-//! [`QueueCapacity`]), no node labels, no
-//! reservations, no preemption (only its policy's arithmetic, above), no delay scheduling (a relaxable host ask falls back to any
-//! node at once), no racks, and no queue placement rules.
+//! [`QueueCapacity`]), no node labels, no reservations, no preemption (only its policy's
+//! arithmetic, above), no delay scheduling (a relaxable host ask falls back to any node at
+//! once), no racks, and no queue placement rules.
 
 mod access_control_list;
 mod allocation;

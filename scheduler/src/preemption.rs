@@ -32,15 +32,15 @@ mod candidate_selection;
 mod ideal_assignment;
 #[cfg(test)]
 mod ideal_assignment_tests;
+mod leaf_containers;
 mod preemption_queue;
 mod preemption_settings;
 mod preemption_snapshot;
 mod preemption_waits;
 
-pub use candidate_selection::{
-    LeafContainers, RunningApplication, RunningContainer, select_candidates,
-};
+pub use candidate_selection::select_candidates;
 pub use ideal_assignment::{IdealAssignment, QueueTarget};
+pub use leaf_containers::{LeafContainers, RunningApplication, RunningContainer};
 pub use preemption_queue::PreemptionQueue;
 pub use preemption_settings::PreemptionSettings;
 pub use preemption_snapshot::{PreemptionDecision, PreemptionSnapshot};

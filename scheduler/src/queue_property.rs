@@ -11,14 +11,17 @@ const USER_SETTINGS_INFIX: &str = ".user-settings.";
 pub(crate) const USER_WEIGHT_SUFFIX: &str = ".weight";
 
 /// Path components under which Hadoop nests further keys of a queue (node-label capacities,
-/// templates of auto-created queues, user settings). Such keys end in the same suffixes as a
-/// queue's own (`...accessible-node-labels.gpu.capacity`) but configure no queue of their own,
-/// and the scheduler does not implement them, so they are ignored rather than refused.
-const NESTED: [&str; 4] = [
+/// templates of auto-created queues, user settings, intra-queue preemption). Such keys end in
+/// the same suffixes as a queue's own (`...accessible-node-labels.gpu.capacity`) but configure
+/// no queue of their own, and the scheduler does not implement them, so they are ignored rather
+/// than refused.
+const NESTED: [&str; 5] = [
     "accessible-node-labels",
     "leaf-queue-template",
     "auto-queue-creation-v2",
     "user-settings",
+    // `<queue-path>.intra-queue-preemption.disable_preemption` ends like `disable_preemption`.
+    "intra-queue-preemption",
 ];
 
 /// A property the scheduler reads for each queue, as
@@ -164,6 +167,7 @@ mod tests {
             "root.a.leaf-queue-template.capacity",
             "root.a.auto-queue-creation-v2.template.maximum-applications",
             "root.a.user-settings.alice.max-parallel-apps",
+            "root.a.intra-queue-preemption.disable_preemption",
             "root.a.ordering-policy",
             "root.a.maximum-application-lifetime",
         ] {

@@ -8,17 +8,21 @@ use yarn_scheduler::preemption::PreemptionSettings;
 /// yarn-ha knows.
 pub(crate) const PROPORTIONAL_POLICY_CLASS: &str = "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.ProportionalCapacityPreemptionPolicy";
 
-/// Checks every preemption key and refuses `yarn.resourcemanager.scheduler.monitor.enable`:
-/// the leader does not run the policy yet, and a Hadoop operator who enabled it must not
-/// believe queue guarantees are enforced when they are not. The other keys are checked even
-/// so, as `yarn-ha conf check` reports them.
+/// Refuses `yarn.resourcemanager.scheduler.monitor.enable=true`, so that enabling preemption
+/// is not silently ignored: the leader does not run the policy yet, and a Hadoop operator who
+/// enabled it must not believe queue guarantees are enforced when they are not. With the
+/// monitor enabled, the other keys are checked first, so their mistakes are named before the
+/// refusal; with it off, they are not read, as in Hadoop.
 ///
 /// # Errors
 ///
-/// A [`ConfError`] naming the key, its value and where it was set: a policy class other than
-/// the proportional policy, an interval or wait that is not positive, a factor out of its range
-/// (see [`PreemptionSettings::validate`]), or the monitor enabled.
+/// With the monitor enabled, a [`ConfError`] naming the key, its value and where it was set: a
+/// policy class other than the proportional policy, an interval or wait that is not positive,
+/// a factor out of its range (see [`PreemptionSettings::validate`]), or else the monitor key.
 pub(crate) fn check_preemption_keys(conf: &Configuration) -> Result<(), ConfError> {
+    if !conf.get_bool(&keys::RM_SCHEDULER_ENABLE_MONITORS)? {
+        return Ok(());
+    }
     let policies = &keys::RM_SCHEDULER_MONITOR_POLICIES;
     if let Some(other) = conf
         .get_list(policies)?
@@ -59,16 +63,14 @@ pub(crate) fn check_preemption_keys(conf: &Configuration) -> Result<(), ConfErro
             expected: expected.to_owned(),
         });
     }
-    conf.get_bool(&keys::PREEMPTION_OBSERVE_ONLY)?;
-    if conf.get_bool(&keys::RM_SCHEDULER_ENABLE_MONITORS)? {
-        return Err(conf.invalid_value(
-            &keys::RM_SCHEDULER_ENABLE_MONITORS,
-            true,
-            "false: yarn-ha does not run the preemption policy yet, so queue guarantees are not \
-             enforced by preemption",
-        ));
-    }
-    Ok(())
+    let observe_only = conf.get_bool(&keys::PREEMPTION_OBSERVE_ONLY)?;
+    let expected = if observe_only {
+        "false: yarn-ha does not run the preemption policy yet, not even to observe it"
+    } else {
+        "false: yarn-ha does not run the preemption policy yet, so queue guarantees are not \
+         enforced by preemption"
+    };
+    Err(conf.invalid_value(&keys::RM_SCHEDULER_ENABLE_MONITORS, true, expected))
 }
 
 #[cfg(test)]
@@ -91,10 +93,10 @@ mod tests {
     }
 
     #[test]
-    fn hadoops_defaults_pass_and_each_bad_value_is_refused_by_name() {
-        check_preemption_keys(&Configuration::new()).expect("the defaults");
+    fn with_the_monitor_off_nothing_is_read_and_on_each_bad_value_is_named_first() {
+        let enable = "yarn.resourcemanager.scheduler.monitor.enable";
+        check_preemption_keys(&Configuration::new()).expect("off by default");
         let cases = [
-            ("yarn.resourcemanager.scheduler.monitor.enable", "true"),
             (
                 "yarn.resourcemanager.scheduler.monitor.policies",
                 "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueueManagementDynamicEditPolicy",
@@ -125,14 +127,26 @@ mod tests {
             ),
         ];
         for (key, value) in cases {
-            let err = refusal(&[(key, value)]);
+            let mut off = Configuration::new();
+            off.set(key, value);
+            check_preemption_keys(&off).expect("not read while the monitor is off, as in Hadoop");
+            let err = refusal(&[(enable, "true"), (key, value)]);
             assert_eq!(named(&err), key, "{err}");
         }
-        let err = refusal(&[("yarn.resourcemanager.scheduler.monitor.enable", "true")]);
+        let err = refusal(&[(enable, "true")]);
+        assert_eq!(named(&err), enable);
         assert!(
             err.to_string()
                 .contains("does not run the preemption policy"),
             "{err}"
         );
+        let err = refusal(&[
+            (enable, "true"),
+            (
+                "yarn.resourcemanager.monitor.capacity.preemption.observe_only",
+                "true",
+            ),
+        ]);
+        assert!(err.to_string().contains("not even to observe"), "{err}");
     }
 }

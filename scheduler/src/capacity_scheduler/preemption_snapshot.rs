@@ -1,6 +1,9 @@
 //! The queues and running containers as a preemption round sees them.
 
+use std::collections::BTreeMap;
+
 use super::CapacityScheduler;
+use super::queue_reports::Demand;
 use crate::Resource;
 use crate::preemption::{
     LeafContainers, PreemptionQueue, PreemptionSnapshot, RunningApplication, RunningContainer,
@@ -10,10 +13,12 @@ impl CapacityScheduler {
     /// The queue tree with every queue's guarantee, maximum, usage and demand, and each leaf's
     /// applications with their GUARANTEED containers, for one preemption round.
     ///
-    /// A leaf's demand is what its applications ask for and do not hold yet (an attempt's AM
-    /// container included until it is placed), each user's only up to the room left under its
-    /// user limit, as Hadoop's `getTotalPendingResourcesConsideringUserLimit` counts it; a
-    /// leaf's AM limit is the one its attempts are activated under.
+    /// A leaf's demand is what its active applications ask for and do not hold yet (an
+    /// attempt's AM container included until it is placed), each user's only up to the room
+    /// left under its user limit, as Hadoop's `getTotalPendingResourcesConsideringUserLimit`
+    /// counts it (the user limit here is the one `queue -status` reports, shared by all the
+    /// leaf's users); a leaf's AM limit for preemption is its guarantee times
+    /// `maximum-am-resource-percent`, as Hadoop's selector takes it.
     pub fn preemption_snapshot(&self) -> PreemptionSnapshot {
         // The queue table starts with the root (`build_queues` puts parents first).
         let root = self.preemption_queue(0);
@@ -62,10 +67,22 @@ impl CapacityScheduler {
         }
     }
 
-    /// What the users of `leaf` ask for, each up to the room left under their user limit.
+    /// What the active applications of `leaf` ask for, each user's only up to the room left
+    /// under its user limit. Attempts still waiting for activation (AM limits,
+    /// `max-parallel-apps`) are left out, as in Hadoop: taking containers from other queues
+    /// would not let them start.
     fn pending_within_user_limits(&self, leaf: usize) -> Resource {
-        let calculator = self.conf.resource_calculator();
         let queue = &self.queues[leaf];
+        let mut by_user: BTreeMap<&str, Resource> = BTreeMap::new();
+        for (_, _, application_id) in &queue.apps {
+            let Some(app) = self.applications.get(application_id) else {
+                continue;
+            };
+            if app.attempt.as_ref().is_some_and(|attempt| attempt.active) {
+                let pending = by_user.entry(app.user.as_str()).or_default();
+                *pending = pending.saturating_add(Demand::of(app).pending);
+            }
+        }
         let limits = self.queue_limits(leaf);
         let weights: f64 = queue
             .users
@@ -73,13 +90,12 @@ impl CapacityScheduler {
             .map(|user| queue.conf.user_weight(user))
             .sum();
         let shared = limits.user_limit(None, weights);
-        self.user_demands(leaf)
+        by_user
             .into_iter()
-            .fold(Resource::ZERO, |total, (user, demand)| {
+            .fold(Resource::ZERO, |total, (user, pending)| {
                 let limit = limits.weighted_user_limit(shared, queue.conf.user_weight(user));
                 let used = queue.users.get(user).map_or(Resource::ZERO, |u| u.used);
-                let room = limit.saturating_sub(used);
-                total.saturating_add(calculator.min(self.cluster_resource, demand.pending, room))
+                total.saturating_add(pending.component_min(limit.saturating_sub(used)))
             })
     }
 
@@ -104,9 +120,14 @@ impl CapacityScheduler {
                     .collect(),
             })
             .collect();
+        // Hadoop's selector spares AMs up to the guarantee's AM share, not the AM limit that
+        // activation uses (which grows with the queue's current limit).
+        let queue = &self.queues[leaf];
         LeafContainers {
             applications,
-            am_limit: self.queue_limits(leaf).am_limit(),
+            am_limit: queue
+                .guaranteed
+                .multiply_and_round_down(queue.conf.maximum_am_resource_percent),
         }
     }
 }

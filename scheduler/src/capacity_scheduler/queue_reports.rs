@@ -206,7 +206,7 @@ impl CapacityScheduler {
     }
 
     /// The [`Demand`] of each user's applications in leaf `index`.
-    pub(super) fn user_demands(&self, leaf: usize) -> BTreeMap<&str, Demand> {
+    fn user_demands(&self, leaf: usize) -> BTreeMap<&str, Demand> {
         let mut demands: BTreeMap<&str, Demand> = BTreeMap::new();
         for (_, _, application_id) in &self.queues[leaf].apps {
             if let Some(app) = self.applications.get(application_id) {
@@ -231,7 +231,7 @@ pub(super) struct Demand {
 impl Demand {
     /// What `app` holds and its current attempt still wants, the AM container if not yet
     /// allocated included.
-    fn of(app: &SchedulerApplication) -> Self {
+    pub(super) fn of(app: &SchedulerApplication) -> Self {
         let mut demand = Self {
             containers: app.containers.len(),
             ..Self::default()

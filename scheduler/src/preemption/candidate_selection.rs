@@ -3,48 +3,10 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::BTreeMap;
 
-use yarn_proto::ids::{ApplicationId, ContainerId};
+use yarn_proto::ids::ContainerId;
 
-use crate::preemption::IdealAssignment;
+use crate::preemption::{IdealAssignment, LeafContainers, RunningApplication, RunningContainer};
 use crate::{Resource, ResourceCalculator};
-
-/// A GUARANTEED container running in a leaf, as a preemption round sees it.
-///
-/// OPPORTUNISTIC containers are not candidates: they are not charged to their queue, so taking
-/// one back gives no queue anything, and a NodeManager already stops them itself to start a
-/// GUARANTEED container that needs their room.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunningContainer {
-    /// The container.
-    pub id: ContainerId,
-    /// The priority it was asked for at; a greater number is less important.
-    pub priority: i32,
-    /// What it holds.
-    pub resource: Resource,
-    /// Whether it runs its application's ApplicationMaster.
-    pub is_am: bool,
-}
-
-/// An application of a leaf with its running GUARANTEED containers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunningApplication {
-    /// The application.
-    pub id: ApplicationId,
-    /// Its priority; a greater number is more important.
-    pub priority: i32,
-    /// Its running containers.
-    pub containers: Vec<RunningContainer>,
-}
-
-/// A leaf's applications and the AM limit its ApplicationMasters are kept under.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct LeafContainers {
-    /// The running applications.
-    pub applications: Vec<RunningApplication>,
-    /// What the leaf's ApplicationMasters may hold together (the queue's AM resource limit):
-    /// ApplicationMasters are taken back only while those the round passed over hold more.
-    pub am_limit: Resource,
-}
 
 /// Chooses, for every leaf `assignment` takes resources back from, the containers that give
 /// them, as Hadoop's FIFO candidates selector does; returns them by leaf path, each leaf's in
@@ -155,7 +117,7 @@ impl Budget {
 
 #[cfg(test)]
 mod tests {
-    use yarn_proto::ids::ApplicationAttemptId;
+    use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 
     use super::*;
     use crate::preemption::{PreemptionQueue, PreemptionSettings};

@@ -20,8 +20,9 @@ pub struct QueueTarget {
     /// whole is over-served by more than `total_preemption_per_round`.
     pub to_preempt: Resource,
     /// What this round takes back from the queue: a leaf above its dead zone asks back
-    /// `natural_termination_factor` of [`to_preempt`](Self::to_preempt), rounded up; zero for
-    /// parents, for leaves within the dead zone and for leaves with preemption disabled.
+    /// `natural_termination_factor` of [`to_preempt`](Self::to_preempt), rounded as the
+    /// calculator rounds (to the nearest unit for memory only, up for DRF); zero for parents,
+    /// for leaves within the dead zone and for leaves with preemption disabled.
     pub to_obtain: Resource,
 }
 
@@ -325,6 +326,9 @@ impl<'a> Round<'a> {
                 .saturating_sub(node.ideal);
             accepted = self.calculator.min(self.cluster, accepted, cap);
         }
+        // The whole-resource minimums above may pick a value larger than the offer in one
+        // dimension; a queue never takes more than it was offered.
+        let accepted = accepted.component_min(available);
         self.nodes[q].ideal = self.nodes[q].ideal.saturating_add(accepted);
         available.saturating_sub(accepted)
     }

