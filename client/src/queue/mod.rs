@@ -74,6 +74,15 @@ pub fn format_queue_status(info: &pb::QueueInfoProto) -> String {
             "Default Application Priority",
             info.default_application_priority.to_string(),
         ),
+        (
+            "Preemption",
+            if info.preemption_disabled {
+                "disabled"
+            } else {
+                "enabled"
+            }
+            .to_owned(),
+        ),
         ("Applications", statistics.num_apps_submitted.to_string()),
         (
             "Running Applications",
@@ -179,6 +188,7 @@ mod tests {
             "\tPending Applications : 1\n",
             "\tSubmit Applications ACL : alice\n",
             "\tAdminister Queue ACL : (nobody)\n",
+            "\tPreemption : enabled\n",
         ] {
             assert!(text.contains(line), "missing {line:?} in\n{text}");
         }

@@ -75,10 +75,38 @@ fn to_proto(info: &QueueInfo) -> pb::QueueInfoProto {
             .max_parallel_apps
             .map(|limit| i32::try_from(limit).unwrap_or(i32::MAX)),
         default_application_priority: info.default_application_priority,
+        // The leader runs no preemption policy, so no queue's containers are ever preempted:
+        // Hadoop reports every queue so when its preemption monitor is off.
+        preemption_disabled: true,
         ..Default::default()
     }
 }
 
 fn count(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use yarn_scheduler::{CapacitySchedulerConfiguration, SchedulerSettings};
+
+    use super::*;
+    use crate::scheduling::capacity_properties;
+
+    #[test]
+    fn every_queue_reports_preemption_disabled_while_no_policy_runs() {
+        let conf = CapacitySchedulerConfiguration::new(
+            capacity_properties(&[
+                ("root.queues", "a"),
+                ("root.a.capacity", "100"),
+                ("root.a.disable_preemption", "false"),
+            ]),
+            SchedulerSettings::default(),
+        )
+        .expect("valid");
+        let scheduler = CapacityScheduler::new(conf);
+        let root = queue_info_proto(&scheduler, "root", true, true).expect("root");
+        assert!(root.preemption_disabled);
+        assert!(root.child_queues.iter().all(|a| a.preemption_disabled));
+    }
 }
