@@ -157,10 +157,6 @@ async fn a_restarted_replica_and_one_built_from_a_snapshot_report_the_same_diges
         },
     )
     .await;
-    assert!(
-        installed.index >= purged.index,
-        "{installed} covers {purged}"
-    );
     assert_one_digest(&at_one_index(&cluster, &[0, 1, 2, 3]).await);
 
     tracing::info!("--- a follower stops, the others go on, and it restarts from its storage");
