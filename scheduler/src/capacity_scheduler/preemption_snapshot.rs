@@ -83,17 +83,11 @@ impl CapacityScheduler {
                 *pending = pending.saturating_add(Demand::of(app).pending);
             }
         }
-        let limits = self.queue_limits(leaf);
-        let weights: f64 = queue
-            .users
-            .keys()
-            .map(|user| queue.conf.user_weight(user))
-            .sum();
-        let shared = limits.user_limit(None, weights);
+        let user_limit = self.reported_user_limit(leaf);
         by_user
             .into_iter()
             .fold(Resource::ZERO, |total, (user, pending)| {
-                let limit = limits.weighted_user_limit(shared, queue.conf.user_weight(user));
+                let limit = user_limit(user);
                 let used = queue.users.get(user).map_or(Resource::ZERO, |u| u.used);
                 total.saturating_add(pending.component_min(limit.saturating_sub(used)))
             })

@@ -120,8 +120,7 @@ impl CapacityScheduler {
         };
         let (am_resource_limit, users, demand) = if queue.is_leaf() {
             let limits = self.queue_limits(index);
-            let weights: f64 = queue.users.keys().map(|user| conf.user_weight(user)).sum();
-            let shared = limits.user_limit(None, weights);
+            let user_limit = self.reported_user_limit(index);
             let demands = self.user_demands(index);
             let users = queue
                 .users
@@ -137,7 +136,7 @@ impl CapacityScheduler {
                         num_containers: demand.containers,
                         pending_resource: demand.pending,
                         pending_containers: demand.pending_containers,
-                        user_limit: limits.weighted_user_limit(shared, conf.user_weight(user)),
+                        user_limit: user_limit(user),
                         weight: conf.user_weight(user),
                     }
                 })
@@ -203,6 +202,20 @@ impl CapacityScheduler {
                 .map(|child| self.demand(*child))
                 .fold(Demand::default(), Demand::add)
         }
+    }
+
+    /// A user's limit in `leaf` as `queue -status` reports it: the limit all the leaf's users
+    /// share, times the user's weight.
+    pub(super) fn reported_user_limit(&self, leaf: usize) -> impl Fn(&str) -> Resource + '_ {
+        let queue = &self.queues[leaf];
+        let limits = self.queue_limits(leaf);
+        let weights: f64 = queue
+            .users
+            .keys()
+            .map(|user| queue.conf.user_weight(user))
+            .sum();
+        let shared = limits.user_limit(None, weights);
+        move |user| limits.weighted_user_limit(shared, queue.conf.user_weight(user))
     }
 
     /// The [`Demand`] of each user's applications in leaf `index`.
