@@ -426,6 +426,13 @@ pub const PREEMPTION_OBSERVE_ONLY: Key = Key::new(
     "false",
     KeyKind::Bool,
 );
+/// Whether the preemption policy also preempts within a queue, by application priority and
+/// user limit.
+pub const PREEMPTION_INTRA_QUEUE_ENABLED: Key = Key::new(
+    "yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.enabled",
+    "false",
+    KeyKind::Bool,
+);
 /// How many least-loaded nodes the opportunistic allocator uses (and sends to NMs).
 pub const RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_NODES_USED: Key = Key::new(
     "yarn.resourcemanager.opportunistic-container-allocation.nodes-used",
@@ -650,6 +657,7 @@ pub const ALL: &[Key] = &[
     PREEMPTION_MAX_IGNORED_OVER_CAPACITY,
     PREEMPTION_NATURAL_TERMINATION_FACTOR,
     PREEMPTION_OBSERVE_ONLY,
+    PREEMPTION_INTRA_QUEUE_ENABLED,
     NM_CONTAINER_QUEUING_SORTING_NODES_INTERVAL_MS,
     NM_CONTAINER_QUEUING_LOAD_COMPARATOR,
     NM_CONTAINER_QUEUING_LIMIT_STDEV,

@@ -11,7 +11,7 @@ use yarn_scheduler::{SchedulerError, SchedulerSettings};
 
 use crate::RmNode;
 use crate::applications::{DiagnosticsLimit, MAX_CONTEXT_BYTES_LIMIT, SubmissionLimits};
-use crate::scheduling::{OpportunisticSettings, QueueConfigSource, check_preemption_keys};
+use crate::scheduling::{OpportunisticSettings, PreemptionConfig, QueueConfigSource};
 use crate::state_machine::MasterKeyKind;
 
 /// Everything a replica reads from `yarn-site.xml`, read once at start-up and validated.
@@ -65,6 +65,9 @@ pub struct RmConfig {
     /// How OPPORTUNISTIC asks are placed (`yarn.resourcemanager.opportunistic-*`,
     /// `yarn.resourcemanager.nm-container-queuing.*`).
     pub opportunistic: OpportunisticSettings,
+    /// Whether and how the leader preempts containers (`yarn.resourcemanager.scheduler.monitor.*`,
+    /// `yarn.resourcemanager.monitor.capacity.preemption.*`).
+    pub preemption: PreemptionConfig,
     /// Who the web address serves without a name (`hadoop.http.authentication.*`).
     pub web_access: WebAccess,
     /// Whether the client and scheduler ports also speak Hadoop IPC, and to whom.
@@ -168,13 +171,13 @@ impl RmConfig {
                 groups: Groups::from_conf(conf)?,
             },
             opportunistic: OpportunisticSettings::from_conf(conf)?,
+            preemption: PreemptionConfig::from_conf(conf)?,
             web_access: WebAccess::from_conf(conf)?,
             hadoop_ipc: HadoopIpcSettings::from_conf(conf)?,
             rm_id,
             ha,
         };
         config.validate(conf)?;
-        check_preemption_keys(conf)?;
         Ok(config)
     }
 

@@ -59,6 +59,8 @@ pub struct QueueInfo {
     pub acl_administer_queue: Option<String>,
     /// Priority given to applications submitted without one.
     pub default_application_priority: i32,
+    /// `disable_preemption`, as inherited: the queue's containers are never preempted.
+    pub disable_preemption: bool,
     /// `minimum-user-limit-percent`.
     pub minimum_user_limit_percent: f64,
     /// `user-limit-factor`.

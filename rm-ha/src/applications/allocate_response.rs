@@ -246,7 +246,59 @@ pub fn build(
             priority: application.priority,
         }),
         updated_containers,
+        preempt: preemption_message(state, attempt),
         ..Default::default()
+    })
+}
+
+/// What `attempt`'s AM is told of its containers waiting to be preempted, `None` when none is.
+///
+/// The strict contract lists them: each will be killed once its wait is over, whatever the AM
+/// does, unless it gives it back first (its release counts towards the preemption). The
+/// contract lists them again, with one request for the resources they hold together, for AMs
+/// written against Hadoop's CapacityScheduler, which only fills the contract: such an AM may
+/// give back any containers adding up to that instead, and the next round then chooses fewer.
+fn preemption_message(
+    state: &RmState,
+    attempt: ApplicationAttemptId,
+) -> Option<pb::PreemptionMessageProto> {
+    let mut containers = Vec::new();
+    let mut total = Resource::default();
+    for (key, _) in state.preemption_waiting_of(attempt.application_id.id) {
+        let Some(record) = state.containers.get(&key) else {
+            continue;
+        };
+        if record.attempt_id != attempt.attempt_id {
+            continue;
+        }
+        let Ok(id) = ContainerId::from_raw(attempt, key.container_id) else {
+            continue;
+        };
+        containers.push(pb::ContainerIdProto::from(id));
+        total = total.saturating_add(Resource::new(record.memory_mb, record.vcores));
+    }
+    if containers.is_empty() {
+        return None;
+    }
+    let give_back = pb::ResourceRequestProto {
+        priority: Some(pb::PriorityProto { priority: -1 }),
+        resource_name: yarn_proto::ANY.to_owned(),
+        capability: Some(pb::ResourceProto {
+            memory: i64::try_from(total.memory_mb).unwrap_or(i64::MAX),
+            virtual_cores: i32::try_from(total.vcores).unwrap_or(i32::MAX),
+            ..Default::default()
+        }),
+        num_containers: 1,
+        ..Default::default()
+    };
+    Some(pb::PreemptionMessageProto {
+        strict_contract: Some(pb::StrictPreemptionContractProto {
+            containers: containers.clone(),
+        }),
+        contract: Some(pb::PreemptionContractProto {
+            resources: vec![give_back],
+            containers,
+        }),
     })
 }
 

@@ -48,6 +48,8 @@ pub(crate) struct ClientOperations {
     pub(crate) node_web_scheme: &'static str,
     /// When this replica started, in ms since the epoch (Hadoop's `startedOn`).
     pub(crate) started_on_ms: i64,
+    /// `yarn.resourcemanager.scheduler.monitor.enable`: whether leaders preempt containers.
+    pub(crate) preemption_enabled: bool,
 }
 
 impl ClientOperations {
@@ -566,6 +568,7 @@ impl ClientOperations {
                     &request.queue_name,
                     request.include_child_queues,
                     request.recursive,
+                    self.preemption_enabled,
                 )
             })
             .await

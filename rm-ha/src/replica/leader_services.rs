@@ -19,6 +19,7 @@ use super::async_scheduler::{AsyncScheduler, PassThreads};
 use super::leadership::Leadership;
 use super::master_key_service::{MasterKeyService, SecretSource};
 use super::nm_liveness_monitor::NmLivenessMonitor;
+use super::preemption_monitor::PreemptionMonitor;
 use super::queue_config_initializer::QueueConfigInitializer;
 use super::raft_proposer::RaftProposer;
 use crate::RmConfig;
@@ -30,7 +31,8 @@ use crate::telemetry::RmMetrics;
 /// one [`JoinSet`] the leadership owns (no service outlives it detached).
 ///
 /// These are the token master-key roller, the NodeManager liveness monitor, the initial commit
-/// of the queue configuration, the asynchronous scheduler, the AM launcher and the AM liveness
+/// of the queue configuration, the asynchronous scheduler, the AM launcher, the AM liveness
+/// monitor and, when `yarn.resourcemanager.scheduler.monitor.enable` is set, the preemption
 /// monitor. Every service stops at its next
 /// await point once the token is cancelled, and each only ever changes state through Raft
 /// proposals, which a deposed leader cannot commit.
@@ -121,6 +123,17 @@ impl LeaderServices {
             check_interval: (self.config.am_expiry_interval / 10).max(Duration::from_millis(100)),
         };
         let mut services = JoinSet::new();
+        if self.config.preemption.enabled {
+            let preemption = PreemptionMonitor {
+                proposer: self.proposer.clone(),
+                state: self.state.clone(),
+                leadership: Arc::clone(leadership),
+                source: self.config.queues.clone(),
+                config: self.config.preemption,
+            };
+            let preemption_token = token.clone();
+            services.spawn(async move { preemption.run(preemption_token).await });
+        }
         let launcher_token = token.clone();
         services.spawn(async move { launcher.run(launcher_token).await });
         let am_liveness_token = token.clone();

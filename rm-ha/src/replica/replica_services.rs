@@ -154,6 +154,7 @@ impl ReplicaServices {
             diagnostics_limit: config.diagnostics_limit,
             node_web_scheme: wiring.web_scheme,
             started_on_ms: now_ms(),
+            preemption_enabled: config.preemption.enabled,
         });
         let client = ClientService {
             operations: Arc::clone(&client_operations),

@@ -6,7 +6,9 @@ use yarn_scheduler::{CapacityScheduler, QueueInfo, QueueState};
 /// `queue` (a leaf name or full path) in YARN's `QueueInfoProto` shape, with its children when
 /// asked (all descendants with `recursive`). Capacities of the parent are fractions (0 to 1),
 /// as in YARN; the yarn-ha `absolute_*` fields are percentages of the cluster, as
-/// `queue -status` prints them.
+/// `queue -status` prints them. With `preemption_enabled` false (the leader runs no
+/// preemption monitor) every queue reports preemption disabled, as Hadoop's do when its
+/// monitor is off.
 ///
 /// # Errors
 ///
@@ -16,21 +18,26 @@ pub fn queue_info_proto(
     queue: &str,
     include_child_queues: bool,
     recursive: bool,
+    preemption_enabled: bool,
 ) -> Result<pb::QueueInfoProto, yarn_scheduler::SchedulerError> {
     let info = scheduler.queue_info(queue)?;
-    let mut proto = to_proto(&info);
+    let mut proto = to_proto(&info, preemption_enabled);
     if include_child_queues {
         for child in &info.child_queues {
             let path = format!("{}.{child}", info.queue_path);
-            proto
-                .child_queues
-                .push(queue_info_proto(scheduler, &path, recursive, recursive)?);
+            proto.child_queues.push(queue_info_proto(
+                scheduler,
+                &path,
+                recursive,
+                recursive,
+                preemption_enabled,
+            )?);
         }
     }
     Ok(proto)
 }
 
-fn to_proto(info: &QueueInfo) -> pb::QueueInfoProto {
+fn to_proto(info: &QueueInfo, preemption_enabled: bool) -> pb::QueueInfoProto {
     let state = match info.state {
         QueueState::Running => pb::QueueStateProto::QRunning,
         QueueState::Stopped => pb::QueueStateProto::QStopped,
@@ -75,9 +82,7 @@ fn to_proto(info: &QueueInfo) -> pb::QueueInfoProto {
             .max_parallel_apps
             .map(|limit| i32::try_from(limit).unwrap_or(i32::MAX)),
         default_application_priority: info.default_application_priority,
-        // The leader runs no preemption policy, so no queue's containers are ever preempted:
-        // Hadoop reports every queue so when its preemption monitor is off.
-        preemption_disabled: true,
+        preemption_disabled: !preemption_enabled || info.disable_preemption,
         ..Default::default()
     }
 }
@@ -94,19 +99,32 @@ mod tests {
     use crate::scheduling::capacity_properties;
 
     #[test]
-    fn every_queue_reports_preemption_disabled_while_no_policy_runs() {
+    fn queues_report_preemption_disabled_unless_the_monitor_runs_and_they_allow_it() {
         let conf = CapacitySchedulerConfiguration::new(
             capacity_properties(&[
-                ("root.queues", "a"),
-                ("root.a.capacity", "100"),
-                ("root.a.disable_preemption", "false"),
+                ("root.queues", "a,b"),
+                ("root.a.capacity", "50"),
+                ("root.b.capacity", "50"),
+                ("root.b.disable_preemption", "true"),
             ]),
             SchedulerSettings::default(),
         )
         .expect("valid");
         let scheduler = CapacityScheduler::new(conf);
-        let root = queue_info_proto(&scheduler, "root", true, true).expect("root");
-        assert!(root.preemption_disabled);
-        assert!(root.child_queues.iter().all(|a| a.preemption_disabled));
+        let off = queue_info_proto(&scheduler, "root", true, true, false).expect("root");
+        assert!(off.preemption_disabled);
+        assert!(
+            off.child_queues
+                .iter()
+                .all(|child| child.preemption_disabled)
+        );
+        let on = queue_info_proto(&scheduler, "root", true, true, true).expect("root");
+        let disabled: Vec<_> = on
+            .child_queues
+            .iter()
+            .map(|child| (child.queue_name.as_str(), child.preemption_disabled))
+            .collect();
+        assert_eq!(disabled, [("a", false), ("b", true)]);
+        assert!(!on.preemption_disabled);
     }
 }

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Admission, ApplicationRecord, ContainerCompletion, ContainerRecord, ContainerUpdate,
-    FinalStatus, MasterKeyChange, MasterKeyKind,
+    Admission, ApplicationRecord, ContainerCompletion, ContainerKey, ContainerRecord,
+    ContainerUpdate, FinalStatus, MasterKeyChange, MasterKeyKind,
 };
 
 /// One replicated mutation, as stored in a Raft log entry.
@@ -229,6 +229,23 @@ pub enum CommandV1 {
         /// The rules version to adopt ([`APPLY_RULES`](super::APPLY_RULES) of the proposer).
         rules: u32,
     },
+    /// One round of the leader's preemption policy (Hadoop's
+    /// `ProportionalCapacityPreemptionPolicy`) at `now_ms`: `chosen` are the containers it
+    /// picked to give back what over-served queues owe. Each live one chosen for the first time
+    /// starts waiting and its ApplicationMaster is told; each chosen again at least
+    /// `max_wait_before_kill_ms` after its first time completes as `PREEMPTED` (-102), once.
+    /// Waits of containers that ended are forgotten. The waits are replicated, so a new
+    /// leader's rounds carry on from the old one's.
+    PreemptionRound {
+        /// The chosen containers.
+        chosen: Vec<ContainerKey>,
+        /// The queues the round reclaims resources for, named in the kills' diagnostics.
+        for_queues: Vec<String>,
+        /// `yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill`.
+        max_wait_before_kill_ms: i64,
+        /// The leader's clock.
+        now_ms: i64,
+    },
 }
 
 #[cfg(test)]
@@ -282,6 +299,15 @@ mod tests {
                 18,
             ),
             (CommandV1::AdoptApplyRules { rules: 1 }, 19),
+            (
+                CommandV1::PreemptionRound {
+                    chosen: Vec::new(),
+                    for_queues: Vec::new(),
+                    max_wait_before_kill_ms: 0,
+                    now_ms: 0,
+                },
+                20,
+            ),
         ];
         for (command, position) in pinned {
             let bytes = postcard::to_allocvec(&RmCommand::V1(command.clone())).unwrap();

@@ -10,6 +10,7 @@ mod container_table;
 mod container_update;
 mod container_updates;
 mod master_keys;
+mod preemption_round;
 mod remote_allocation;
 mod response;
 mod state;
@@ -24,7 +25,7 @@ pub use application::{
     ApplicationRecord, ApplicationState, AttemptRecord, AttemptState, FinalStatus,
 };
 pub use application_lifecycle::{KILLED_AFTER_APP_COMPLETION, KILLED_BY_RESOURCEMANAGER};
-pub use attempt_failures::{APPLY_RULES, am_exit_counts};
+pub use attempt_failures::{APPLY_RULES, PREEMPTED, am_exit_counts};
 pub use command::{CommandV1, RmCommand};
 pub use container::{
     ContainerCompletion, ContainerKey, ContainerRecord, ContainerState, ExecutionType,
@@ -36,6 +37,7 @@ pub use container_update::{ContainerUpdate, ContainerUpdateRejection};
 pub use master_keys::{
     MasterKeyChange, MasterKeyKind, MasterKeyPair, MasterKeyRejection, MasterKeys, StoredMasterKey,
 };
+pub use preemption_round::ContainerWaits;
 pub use remote_allocation::RemoteAllocationRejection;
 pub use response::RmResponse;
 pub use state::RmState;

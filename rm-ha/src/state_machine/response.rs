@@ -167,4 +167,11 @@ pub enum RmResponse {
         /// The rules now in force.
         rules: u32,
     },
+    /// A preemption round was applied.
+    PreemptionRoundApplied {
+        /// The containers chosen for the first time, whose ApplicationMasters are now told.
+        announced: Vec<ContainerKey>,
+        /// The containers killed, completed as `PREEMPTED`.
+        killed: Vec<ContainerKey>,
+    },
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::state_digest::sha256_of_postcard;
 use super::{
     Admission, ApplicationRecord, ApplicationState, AttemptRecord, CommandV1, ContainerRecord,
-    ContainerTable, FinalStatus, MasterKeys, RmCommand, RmResponse,
+    ContainerTable, ContainerWaits, FinalStatus, MasterKeys, RmCommand, RmResponse,
 };
 use crate::error::{Error, Record};
 
@@ -50,6 +50,10 @@ pub struct RmState {
     /// after the fields of format 3, so that format 3 reads as format 4 with rules 0 and an
     /// empty map.
     pub uncounted_attempt_failures: BTreeMap<i32, u32>,
+    /// The containers preemption rounds chose, each with when it was first chosen (see
+    /// [`CommandV1::PreemptionRound`]). After the fields of format 4, so that format 4 reads as
+    /// format 5 with no container chosen.
+    pub preemption_waits: ContainerWaits,
 }
 
 impl Default for RmState {
@@ -67,6 +71,7 @@ impl Default for RmState {
             node_incarnations: BTreeMap::new(),
             apply_rules: 0,
             uncounted_attempt_failures: BTreeMap::new(),
+            preemption_waits: ContainerWaits::default(),
         }
     }
 }
@@ -213,6 +218,12 @@ impl RmState {
                 self.record_remote_containers(containers)
             }
             CommandV1::UpdateContainers { updates } => self.update_containers(updates),
+            CommandV1::PreemptionRound {
+                chosen,
+                for_queues,
+                max_wait_before_kill_ms,
+                now_ms,
+            } => self.preemption_round(chosen, for_queues, *max_wait_before_kill_ms, *now_ms),
         }
     }
 

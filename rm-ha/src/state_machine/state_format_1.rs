@@ -11,7 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 
 use super::{
-    ApplicationRecord, ContainerKey, ContainerRecord, ContainerTable, MasterKeys, RmState,
+    ApplicationRecord, ContainerKey, ContainerRecord, ContainerTable, ContainerWaits, MasterKeys,
+    RmState,
 };
 
 /// [`RmState`] in state format 1: the same fields, with a container table that has no
@@ -62,6 +63,7 @@ impl From<RmStateFormat1> for RmState {
             node_incarnations: BTreeMap::new(),
             apply_rules: 0,
             uncounted_attempt_failures: BTreeMap::new(),
+            preemption_waits: ContainerWaits::default(),
         }
     }
 }
@@ -103,12 +105,12 @@ mod tests {
 
         // Format 2 is format 1 with the completion times appended, which is what format 1
         // leaves out: so the frozen layout is the one format 1 was written in. Format 3 then
-        // appends the (here empty) NodeManager incarnations, and format 4 apply rules 0 and no
-        // uncounted attempt failure.
-        let format_4 = postcard::to_allocvec(&restored).unwrap();
+        // appends the (here empty) NodeManager incarnations, format 4 apply rules 0 and no
+        // uncounted attempt failure, and format 5 no preemption wait.
+        let format_5 = postcard::to_allocvec(&restored).unwrap();
         assert_eq!(
-            format_4,
-            [bytes.as_slice(), &[0, 0, 0, 0]].concat(),
+            format_5,
+            [bytes.as_slice(), &[0, 0, 0, 0, 0]].concat(),
             "an empty map and rules 0 are one byte each"
         );
         assert_eq!(

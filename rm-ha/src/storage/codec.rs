@@ -12,9 +12,9 @@ pub(crate) const FORMAT_VERSION: u8 = 1;
 
 /// The format version of the replicated state inside snapshots that this binary writes: 2 since
 /// containers keep their completion times, 3 since the state keeps each NodeManager's
-/// incarnation, 4 since it keeps its apply rules and the attempt failures that did not count.
-/// [`decode_state`] reads formats 1 to 3 as well.
-pub(crate) const STATE_FORMAT_VERSION: u8 = 4;
+/// incarnation, 4 since it keeps its apply rules and the attempt failures that did not count, 5
+/// since it keeps the preemption waits. [`decode_state`] reads formats 1 to 4 as well.
+pub(crate) const STATE_FORMAT_VERSION: u8 = 5;
 
 /// How postcard encodes an empty map: its length, zero, in one byte.
 const EMPTY_MAP: [u8; 1] = [0];
@@ -43,18 +43,23 @@ pub(crate) fn encode_state(state: &RmState) -> Result<Vec<u8>, Error> {
     encode_as(Record::State, STATE_FORMAT_VERSION, state)
 }
 
-/// Decodes the replicated state of a snapshot of state format 4; of format 3, which is format
-/// 4 without its last two fields (apply rules 0 and no uncounted failure then); of format 2,
+/// Decodes the replicated state of a snapshot of state format 5; of format 4, which is format 5
+/// without its last field (no preemption wait then); of format 3, which also lacks the two
+/// before it (apply rules 0 and no uncounted failure then); of format 2,
 /// which also lacks the NodeManagers' incarnations (none are then known); or of format 1,
 /// whose completed containers also have no completion time. Refuses any other format version.
 pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
     let record = Record::State;
     match split_version(record, bytes)? {
         (STATE_FORMAT_VERSION, body) => decode_body(record, body),
-        (3, body) => decode_body(record, &[body, &RULES_0_NOTHING_UNCOUNTED].concat()),
+        (4, body) => decode_body(record, &[body, &EMPTY_MAP].concat()),
+        (3, body) => decode_body(
+            record,
+            &[body, &RULES_0_NOTHING_UNCOUNTED, &EMPTY_MAP].concat(),
+        ),
         (2, body) => decode_body(
             record,
-            &[body, &EMPTY_MAP, &RULES_0_NOTHING_UNCOUNTED].concat(),
+            &[body, &EMPTY_MAP, &RULES_0_NOTHING_UNCOUNTED, &EMPTY_MAP].concat(),
         ),
         (1, body) => decode_body::<RmStateFormat1>(record, body).map(RmState::from),
         (found, _) => Err(Error::UnsupportedFormatVersion {
@@ -81,7 +86,7 @@ fn decode_body<T: DeserializeOwned>(record: Record, body: &[u8]) -> Result<T, Er
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state_machine::test_fixtures::running_application;
+    use crate::state_machine::test_fixtures::{key, running_application};
 
     #[test]
     fn round_trips_and_rejects_other_versions() {
@@ -106,24 +111,29 @@ mod tests {
     }
 
     #[test]
-    fn the_state_is_written_in_format_4_and_read_in_formats_4_to_1() {
+    fn the_state_is_written_in_format_5_and_read_in_formats_5_to_1() {
         let mut state = running_application(&[(2, "n1:1"), (3, "n1:1")], &[3]);
         state
             .node_incarnations
             .insert("n1:1".to_owned(), 1_700_000_000_000);
         state.apply_rules = 1;
         state.uncounted_attempt_failures.insert(1, 2);
+        state.preemption_waits.round([key(2)], 1_000, 15_000);
         let bytes = encode_state(&state).unwrap();
         assert_eq!(bytes[0], STATE_FORMAT_VERSION);
         assert_eq!(decode_state(&bytes).unwrap(), state);
 
-        // With rules 0 and nothing uncounted, format 4 ends in those two bytes, after exactly
-        // the bytes format 3 held; without incarnations, format 3 ends in their empty map (one
+        // With no preemption wait, format 5 ends in their empty map, after exactly the bytes
+        // format 4 held; with rules 0 and nothing uncounted, format 4 ends in those two bytes,
+        // after exactly the bytes format 3 held; without incarnations, format 3 ends in their empty map (one
         // byte), after exactly the bytes format 2 held; without completion times, format 2 ends
         // in theirs, after exactly the bytes format 1 held.
         state = running_application(&[(2, "n1:1")], &[]);
         state.apply_rules = 0;
-        let format_4 = encode_state(&state).unwrap();
+        let format_5 = encode_state(&state).unwrap();
+        let mut format_4 = format_5[..format_5.len() - 1].to_vec();
+        format_4[0] = 4;
+        assert_eq!(decode_state(&format_4).unwrap(), state);
         let mut format_3 = format_4[..format_4.len() - 2].to_vec();
         format_3[0] = 3;
         assert_eq!(decode_state(&format_3).unwrap(), state);
@@ -134,13 +144,13 @@ mod tests {
         format_1[0] = 1;
         assert_eq!(decode_state(&format_1).unwrap(), state);
 
-        let mut newer = format_4;
+        let mut newer = format_5;
         newer[0] = STATE_FORMAT_VERSION + 1;
         assert!(matches!(
             decode_state(&newer),
             Err(Error::UnsupportedFormatVersion {
                 record: Record::State,
-                found: 5,
+                found: 6,
                 expected: STATE_FORMAT_VERSION,
             })
         ));

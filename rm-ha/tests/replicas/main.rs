@@ -8,6 +8,7 @@ mod distributed_scheduling;
 mod failover;
 mod membership;
 mod pre_vote;
+mod preemption;
 mod promotion;
 mod resource_tracker;
 mod restart;

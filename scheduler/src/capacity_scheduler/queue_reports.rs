@@ -171,6 +171,7 @@ impl CapacityScheduler {
                 .map(ToString::to_string),
             acl_administer_queue: conf.acl_administer_queue.as_ref().map(ToString::to_string),
             default_application_priority: conf.default_application_priority,
+            disable_preemption: conf.disable_preemption,
             minimum_user_limit_percent: conf.minimum_user_limit_percent,
             user_limit_factor: conf.user_limit_factor,
             maximum_applications: conf.maximum_applications,

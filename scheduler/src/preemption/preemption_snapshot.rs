@@ -31,6 +31,9 @@ pub struct PreemptionDecision {
     pub assignment: IdealAssignment,
     /// The containers chosen to give it back, by leaf path.
     pub chosen: BTreeMap<String, Vec<ContainerId>>,
+    /// The leaves below their ideal share that still ask for more, in path order: the queues
+    /// the round reclaims resources for.
+    pub for_queues: Vec<String>,
 }
 
 impl PreemptionSnapshot {
@@ -46,6 +49,33 @@ impl PreemptionSnapshot {
             self.cluster,
             self.calculator,
         );
-        PreemptionDecision { assignment, chosen }
+        let mut for_queues = Vec::new();
+        underserved_leaves(&self.root, &assignment, &mut for_queues);
+        PreemptionDecision {
+            assignment,
+            chosen,
+            for_queues,
+        }
+    }
+}
+
+/// Pushes the leaves under `queue` whose ideal share exceeds their usage in some dimension and
+/// that have pending demand.
+fn underserved_leaves(
+    queue: &PreemptionQueue,
+    assignment: &IdealAssignment,
+    out: &mut Vec<String>,
+) {
+    if !queue.is_leaf() {
+        for child in &queue.children {
+            underserved_leaves(child, assignment, out);
+        }
+        return;
+    }
+    let below_ideal = assignment
+        .target(&queue.path)
+        .is_some_and(|target| !target.ideal_assigned.saturating_sub(queue.used).is_zero());
+    if below_ideal && !queue.pending.is_zero() {
+        out.push(queue.path.clone());
     }
 }

@@ -90,6 +90,7 @@ fn a_queue_grown_into_an_idle_guarantee_gives_its_newest_tasks_back_and_keeps_it
         "application 1's eight newest tasks"
     );
     assert!(!decision.chosen.contains_key("root.b"));
+    assert_eq!(decision.for_queues, ["root.b"], "reclaimed for b");
 
     // Hadoop's defaults go slowly: a tenth of the cluster per round (1.6 GiB of the 8 owed),
     // of which a fifth is asked for (328 MB), which the newest task alone covers.

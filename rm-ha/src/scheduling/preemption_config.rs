@@ -1,0 +1,224 @@
+//! [`PreemptionConfig`]: whether and how the leader preempts containers, from the
+//! `yarn-site.xml` keys of Hadoop's scheduling monitor.
+
+use std::time::Duration;
+
+use yarn_conf::{ConfError, Configuration, Key, KeyKind, keys};
+use yarn_scheduler::SchedulerError;
+use yarn_scheduler::preemption::PreemptionSettings;
+
+/// Hadoop's class of the proportional preemption policy, the only scheduling edit policy
+/// yarn-ha knows.
+pub(crate) const PROPORTIONAL_POLICY_CLASS: &str = "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.ProportionalCapacityPreemptionPolicy";
+
+/// The proportional preemption policy as the leader runs it.
+///
+/// Invariant: when `enabled`, the interval and the wait are positive and `settings` is valid.
+/// With the monitor off, the other keys are not read, as in Hadoop, and hold their defaults.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PreemptionConfig {
+    /// `yarn.resourcemanager.scheduler.monitor.enable`: whether the leader runs rounds.
+    pub enabled: bool,
+    /// `...preemption.monitoring_interval`: between two rounds.
+    pub monitoring_interval: Duration,
+    /// `...preemption.max_wait_before_kill`: between telling an ApplicationMaster a container
+    /// will be preempted and killing it.
+    pub max_wait_before_kill: Duration,
+    /// `...preemption.observe_only`: rounds are computed and logged, nothing is committed.
+    pub observe_only: bool,
+    /// The factors of each round.
+    pub settings: PreemptionSettings,
+}
+
+impl Default for PreemptionConfig {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            monitoring_interval: Duration::from_millis(3_000),
+            max_wait_before_kill: Duration::from_millis(15_000),
+            observe_only: false,
+            settings: PreemptionSettings::default(),
+        }
+    }
+}
+
+impl PreemptionConfig {
+    /// Reads and checks the keys; with the monitor off, only the monitor key is read.
+    ///
+    /// # Errors
+    ///
+    /// With the monitor enabled, a [`ConfError`] naming the key, its value and where it was
+    /// set: a policy class other than the proportional policy, an interval or wait that is not
+    /// positive, a factor out of its range (see [`PreemptionSettings::validate`]), or
+    /// intra-queue preemption, which yarn-ha does not do.
+    pub fn from_conf(conf: &Configuration) -> Result<Self, ConfError> {
+        if !conf.get_bool(&keys::RM_SCHEDULER_ENABLE_MONITORS)? {
+            return Ok(Self::default());
+        }
+        let policies = &keys::RM_SCHEDULER_MONITOR_POLICIES;
+        if let Some(other) = conf
+            .get_list(policies)?
+            .into_iter()
+            .find(|class| class != PROPORTIONAL_POLICY_CLASS)
+        {
+            return Err(conf.invalid_value(
+                policies,
+                other,
+                format!("{PROPORTIONAL_POLICY_CLASS}, the only scheduling edit policy yarn-ha has"),
+            ));
+        }
+        let positive_millis = |key: &Key| {
+            let millis = conf.get_i64(key)?;
+            match u64::try_from(millis) {
+                Ok(millis) if millis > 0 => Ok(Duration::from_millis(millis)),
+                _ => Err(conf.invalid_value(key, millis, "a positive number of milliseconds")),
+            }
+        };
+        let monitoring_interval = positive_millis(&keys::PREEMPTION_MONITORING_INTERVAL)?;
+        let max_wait_before_kill = positive_millis(&keys::PREEMPTION_WAIT_TIME_BEFORE_KILL)?;
+        let settings = PreemptionSettings {
+            total_preemption_per_round: conf
+                .get_f64(&keys::PREEMPTION_TOTAL_PREEMPTION_PER_ROUND)?,
+            max_ignored_over_capacity: conf.get_f64(&keys::PREEMPTION_MAX_IGNORED_OVER_CAPACITY)?,
+            natural_termination_factor: conf
+                .get_f64(&keys::PREEMPTION_NATURAL_TERMINATION_FACTOR)?,
+        };
+        if let Err(SchedulerError::InvalidValue {
+            key,
+            value,
+            expected,
+        }) = settings.validate()
+        {
+            return Err(ConfError::InvalidValue {
+                location: conf.source(&key).cloned(),
+                key,
+                value,
+                kind: KeyKind::Float,
+                expected: expected.to_owned(),
+            });
+        }
+        let observe_only = conf.get_bool(&keys::PREEMPTION_OBSERVE_ONLY)?;
+        let intra_queue = &keys::PREEMPTION_INTRA_QUEUE_ENABLED;
+        if conf.get_bool(intra_queue)? {
+            return Err(conf.invalid_value(
+                intra_queue,
+                true,
+                "false: yarn-ha preempts across queues only, not within a queue by priority or \
+                 user limit",
+            ));
+        }
+        Ok(Self {
+            enabled: true,
+            monitoring_interval,
+            max_wait_before_kill,
+            observe_only,
+            settings,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ENABLE: &str = "yarn.resourcemanager.scheduler.monitor.enable";
+
+    fn read(pairs: &[(&str, &str)]) -> Result<PreemptionConfig, ConfError> {
+        let mut conf = Configuration::new();
+        for (key, value) in pairs {
+            conf.set(key, value);
+        }
+        PreemptionConfig::from_conf(&conf)
+    }
+
+    fn named(err: &ConfError) -> &str {
+        match err {
+            ConfError::InvalidValue { key, .. } => key,
+            other => panic!("expected a named value, got {other}"),
+        }
+    }
+
+    #[test]
+    fn off_by_default_and_on_with_hadoops_defaults_and_the_values_set() {
+        assert_eq!(read(&[]).unwrap(), PreemptionConfig::default());
+        assert!(!PreemptionConfig::default().enabled);
+        let on = read(&[(ENABLE, "true")]).unwrap();
+        assert_eq!(
+            on,
+            PreemptionConfig {
+                enabled: true,
+                ..PreemptionConfig::default()
+            }
+        );
+        let tuned = read(&[
+            (ENABLE, "true"),
+            (
+                "yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval",
+                "500",
+            ),
+            (
+                "yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill",
+                "2000",
+            ),
+            (
+                "yarn.resourcemanager.monitor.capacity.preemption.observe_only",
+                "true",
+            ),
+            (
+                "yarn.resourcemanager.monitor.capacity.preemption.natural_termination_factor",
+                "1",
+            ),
+        ])
+        .unwrap();
+        assert_eq!(tuned.monitoring_interval, Duration::from_millis(500));
+        assert_eq!(tuned.max_wait_before_kill, Duration::from_secs(2));
+        assert!(tuned.observe_only);
+        assert!((tuned.settings.natural_termination_factor - 1.0).abs() < f64::EPSILON);
+    }
+
+    #[test]
+    fn with_the_monitor_off_nothing_is_read_and_on_each_bad_value_is_named() {
+        let cases = [
+            (
+                "yarn.resourcemanager.scheduler.monitor.policies",
+                "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueueManagementDynamicEditPolicy",
+            ),
+            (
+                "yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval",
+                "0",
+            ),
+            (
+                "yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill",
+                "-5",
+            ),
+            (
+                "yarn.resourcemanager.monitor.capacity.preemption.total_preemption_per_round",
+                "1.5",
+            ),
+            (
+                "yarn.resourcemanager.monitor.capacity.preemption.max_ignored_over_capacity",
+                "-0.1",
+            ),
+            (
+                "yarn.resourcemanager.monitor.capacity.preemption.natural_termination_factor",
+                "0",
+            ),
+            (
+                "yarn.resourcemanager.monitor.capacity.preemption.observe_only",
+                "sometimes",
+            ),
+            (
+                "yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.enabled",
+                "true",
+            ),
+        ];
+        for (key, value) in cases {
+            let off = read(&[(key, value)]).expect("not read while the monitor is off");
+            assert_eq!(off, PreemptionConfig::default(), "as in Hadoop");
+            let err = read(&[(ENABLE, "true"), (key, value)]).expect_err(key);
+            assert_eq!(named(&err), key, "{err}");
+        }
+        let err = read(&[(ENABLE, "maybe")]).expect_err("not a boolean");
+        assert!(err.to_string().contains(ENABLE), "{err}");
+    }
+}

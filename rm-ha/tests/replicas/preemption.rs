@@ -1,0 +1,352 @@
+//! Container preemption on three replicas: queue `a` fills the cluster, an application of
+//! queue `b` asks for its guarantee, and the leader's preemption monitor tells `a`'s AM which
+//! containers it will lose, then kills them as PREEMPTED once `max_wait_before_kill` is over;
+//! across a leader failover between the two, without killing anything twice.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use tokio::time::Instant;
+use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId};
+use yarn_proto::pb;
+use yarn_proto::token_metadata::is_not_registered;
+use yarn_rm_ha::state_machine::ContainerKey;
+use yarn_test_support::rm_cluster::RmCluster;
+
+use crate::applications::{ask, register_am, with_token};
+use crate::support::{
+    USER, new_cluster, not_leader, register_node, set_queue_configuration, submit_with,
+};
+use crate::unmanaged_am::token_from_report;
+
+/// Between telling an AM and killing its container: long enough that the test sees the
+/// message, and a failover fits in between, before the kill.
+const WAIT_BEFORE_KILL_MS: u64 = 4_000;
+/// YARN's `ContainerExitStatus.PREEMPTED`.
+const PREEMPTED: i32 = -102;
+
+/// Preemption on, at a round every 200 ms, taking back everything owed in one round (Hadoop's
+/// defaults take a tenth of the cluster per round, then a fifth of that).
+fn preemption_on() -> Vec<(&'static str, String)> {
+    let key = |name| format!("yarn.resourcemanager.monitor.capacity.preemption.{name}");
+    vec![
+        (
+            "yarn.resourcemanager.scheduler.monitor.enable",
+            "true".to_owned(),
+        ),
+        (key("monitoring_interval").leak(), "200".to_owned()),
+        (
+            key("max_wait_before_kill").leak(),
+            WAIT_BEFORE_KILL_MS.to_string(),
+        ),
+        (key("total_preemption_per_round").leak(), "1.0".to_owned()),
+        (key("natural_termination_factor").leak(), "1.0".to_owned()),
+        (key("max_ignored_over_capacity").leak(), "0".to_owned()),
+    ]
+}
+
+/// `root.a` and `root.b`, half the cluster each, either growing into all of it.
+fn queues() -> BTreeMap<String, String> {
+    [
+        ("root.queues", "a,b"),
+        ("root.acl_submit_applications", "*"),
+        ("root.a.capacity", "50"),
+        ("root.a.maximum-capacity", "100"),
+        ("root.a.user-limit-factor", "2"),
+        ("root.b.capacity", "50"),
+        ("root.b.maximum-capacity", "100"),
+        ("root.b.user-limit-factor", "2"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (format!("yarn.scheduler.capacity.{k}"), v.to_owned()))
+    .collect()
+}
+
+/// An unmanaged ApplicationMaster the test runs: it follows the leader, registering again and
+/// re-sending its outstanding ask when a new leader does not know it, as Hadoop's AMRMClient
+/// does.
+struct TestAm {
+    token: pb::TokenProto,
+    response_id: i32,
+    /// What it still asks for: re-sent after re-registering.
+    outstanding: i32,
+    held: BTreeSet<ContainerId>,
+    /// The exit statuses of its completed containers.
+    completed: BTreeMap<ContainerId, (i32, String)>,
+    /// The containers the leader said it will preempt, from the latest message.
+    to_be_preempted: BTreeSet<ContainerId>,
+}
+
+impl TestAm {
+    async fn submit(cluster: &RmCluster, queue: &str) -> (ApplicationId, Self) {
+        let id = submit_with(
+            cluster,
+            pb::ApplicationSubmissionContextProto {
+                application_name: Some(format!("in {queue}")),
+                queue: Some(queue.to_owned()),
+                unmanaged_am: true,
+                ..Default::default()
+            },
+        )
+        .await;
+        let (token, _) = token_from_report(cluster, id).await;
+        register_am(cluster, &token).await;
+        let am = Self {
+            token,
+            response_id: 0,
+            outstanding: 0,
+            held: BTreeSet::new(),
+            completed: BTreeMap::new(),
+            to_be_preempted: BTreeSet::new(),
+        };
+        (id, am)
+    }
+
+    /// One allocate on the serving leader, asking for `more` 1 GB containers on top of what
+    /// is outstanding.
+    async fn heartbeat(&mut self, cluster: &RmCluster, more: i32) {
+        self.outstanding += more;
+        let mut fresh_ask = more > 0;
+        loop {
+            let leader = cluster.serving_leader(None).await;
+            let request = pb::AllocateRequestProto {
+                ask: if fresh_ask {
+                    vec![ask(self.outstanding)]
+                } else {
+                    Vec::new()
+                },
+                response_id: self.response_id,
+                ..Default::default()
+            };
+            let result = cluster
+                .scheduler(leader, USER)
+                .await
+                .allocate(with_token(request, &self.token))
+                .await;
+            match result {
+                Ok(response) => {
+                    self.absorb(response.into_inner());
+                    return;
+                }
+                Err(status) if is_not_registered(&status) => {
+                    register_am(cluster, &self.token).await;
+                    self.response_id = 0;
+                    fresh_ask = self.outstanding > 0;
+                }
+                Err(status) if not_leader(&status) || status.code() == tonic::Code::Unavailable => {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                Err(status) => panic!("allocate failed: {status}"),
+            }
+        }
+    }
+
+    fn absorb(&mut self, response: pb::AllocateResponseProto) {
+        self.response_id = response.response_id;
+        for container in response.allocated_containers {
+            let id = ContainerId::try_from(container.id.expect("an id")).expect("a valid id");
+            if self.held.insert(id) {
+                self.outstanding -= 1;
+            }
+        }
+        for status in response.completed_container_statuses {
+            let id = ContainerId::try_from(status.container_id.expect("an id")).expect("an id");
+            self.held.remove(&id);
+            self.completed.insert(
+                id,
+                (status.exit_status.unwrap_or_default(), status.diagnostics),
+            );
+        }
+        self.to_be_preempted = response
+            .preempt
+            .map(|message| {
+                let strict = message.strict_contract.unwrap_or_default().containers;
+                let contract = message.contract.unwrap_or_default();
+                assert_eq!(
+                    contract.containers, strict,
+                    "the contract names the strict contract's containers"
+                );
+                assert_eq!(contract.resources.len(), 1, "one request to give back");
+                strict
+                    .into_iter()
+                    .map(|id| ContainerId::try_from(id).expect("a valid id"))
+                    .collect()
+            })
+            .unwrap_or_default();
+    }
+
+    /// Heartbeats every 50 ms until `done` holds, within the tests' deadline.
+    async fn until(&mut self, cluster: &RmCluster, what: &str, done: impl Fn(&Self) -> bool) {
+        let deadline = Instant::now() + yarn_test_support::rm_cluster::DEADLINE;
+        while !done(self) {
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            self.heartbeat(cluster, 0).await;
+        }
+    }
+}
+
+/// Queue `a` holds the whole 8 GB node with eight 1 GB containers, then `b` asks for four:
+/// returns the cluster, `a`'s AM and `b`'s.
+async fn a_fills_the_cluster_then_b_asks() -> (RmCluster, TestAm, TestAm) {
+    let extra = preemption_on();
+    let extra: Vec<(&str, &str)> = extra.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut cluster = new_cluster(3, 0, &extra).await;
+    cluster.start_members().await;
+    register_node(&cluster, 8192, 8).await;
+    set_queue_configuration(&cluster, queues()).await;
+
+    let (_, mut a) = TestAm::submit(&cluster, "a").await;
+    a.heartbeat(&cluster, 8).await;
+    a.until(&cluster, "a to hold the whole node", |am| {
+        am.held.len() == 8
+    })
+    .await;
+    let (_, mut b) = TestAm::submit(&cluster, "b").await;
+    b.heartbeat(&cluster, 4).await;
+    (cluster, a, b)
+}
+
+/// The table key of `id`.
+fn key(id: &ContainerId) -> ContainerKey {
+    ContainerKey {
+        application_seq: id.application_attempt_id().application_id.id,
+        container_id: id.container_id(),
+    }
+}
+
+/// When replica `index`'s replicated state says each waiting container was first chosen.
+fn first_chosen(cluster: &RmCluster, index: usize) -> BTreeMap<ContainerKey, i64> {
+    cluster
+        .replica(index)
+        .state()
+        .read(|state| state.preemption_waits.waiting().collect())
+}
+
+/// Asserts that each of `doomed` completed as PREEMPTED, for `b`, no sooner than
+/// `max_wait_before_kill` after its first choice in `first`, by replica `index`'s state.
+fn assert_killed_after_the_wait(
+    cluster: &RmCluster,
+    index: usize,
+    a: &TestAm,
+    doomed: &BTreeSet<ContainerId>,
+    first: &BTreeMap<ContainerKey, i64>,
+) {
+    for id in doomed {
+        let (exit, diagnostics) = &a.completed[id];
+        assert_eq!(*exit, PREEMPTED, "{id}");
+        assert!(
+            diagnostics.contains("preempted by scheduler from queue root.a for queue root.b"),
+            "{diagnostics}"
+        );
+        let completed_at = cluster
+            .replica(index)
+            .state()
+            .read(|state| state.containers.completed_at_ms(&key(id)))
+            .expect("a completion time");
+        let wait = i64::try_from(WAIT_BEFORE_KILL_MS).expect("small");
+        assert!(
+            completed_at >= first[&key(id)] + wait,
+            "{id} killed at {completed_at}, before its wait from {} was over",
+            first[&key(id)]
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_queue_over_its_guarantee_is_told_then_loses_what_another_queue_is_owed() {
+    let (cluster, mut a, mut b) = a_fills_the_cluster_then_b_asks().await;
+
+    tracing::info!("--- a's AM hears which four containers it will lose");
+    a.until(&cluster, "a preemption message", |am| {
+        am.to_be_preempted.len() == 4
+    })
+    .await;
+    let leader = cluster.serving_leader(None).await;
+    let first = first_chosen(&cluster, leader);
+    let doomed = a.to_be_preempted.clone();
+    assert!(doomed.is_subset(&a.held), "containers a holds");
+    assert!(doomed.iter().all(|id| first.contains_key(&key(id))));
+    assert!(b.held.is_empty(), "b waits while a is told");
+
+    tracing::info!("--- after the wait they complete as PREEMPTED, and b gets its guarantee");
+    a.until(&cluster, "a's preempted containers to complete", |am| {
+        doomed.iter().all(|id| am.completed.contains_key(id))
+    })
+    .await;
+    assert_killed_after_the_wait(&cluster, leader, &a, &doomed, &first);
+    assert_eq!(a.held.len(), 4, "a keeps its guarantee");
+    b.until(&cluster, "b to run at its guarantee", |am| {
+        am.held.len() == 4
+    })
+    .await;
+    a.until(&cluster, "no message once nothing is owed", |am| {
+        am.to_be_preempted.is_empty()
+    })
+    .await;
+    assert_eq!(a.held.len(), 4, "nothing more is taken");
+    cluster.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_leader_kills_what_the_old_one_announced_once_and_after_the_same_wait() {
+    let (mut cluster, mut a, mut b) = a_fills_the_cluster_then_b_asks().await;
+    a.until(&cluster, "a preemption message", |am| {
+        am.to_be_preempted.len() == 4
+    })
+    .await;
+    let doomed = a.to_be_preempted.clone();
+    let old = cluster.serving_leader(None).await;
+    let first = first_chosen(&cluster, old);
+
+    tracing::info!("--- the leader goes between the message and the kill");
+    cluster.stop(old).await;
+    let new = cluster.serving_leader(Some(old)).await;
+    assert_ne!(new, old);
+    // The node re-registers with the new leader, as a NodeManager does when told to resync;
+    // until then the leader knows no cluster resource to divide.
+    register_node(&cluster, 8192, 8).await;
+    // Asks are the leader's soft state: b's AM registers again and re-sends its ask.
+    b.heartbeat(&cluster, 0).await;
+    // The new leader's waits are the old one's: each doomed container still waits from its
+    // first choice, or the new leader has killed it already, after that wait.
+    let carried_on = first_chosen(&cluster, new);
+    for id in &doomed {
+        let killed = cluster
+            .replica(new)
+            .state()
+            .read(|state| state.containers.completed_at_ms(&key(id)).is_some());
+        assert!(
+            killed || carried_on.get(&key(id)) == Some(&first[&key(id)]),
+            "{id}'s wait was neither carried on nor over: {carried_on:?}"
+        );
+    }
+
+    tracing::info!("--- the new leader kills the same containers, once");
+    a.until(&cluster, "a's preempted containers to complete", |am| {
+        doomed.iter().all(|id| am.completed.contains_key(id))
+    })
+    .await;
+    assert_killed_after_the_wait(&cluster, new, &a, &doomed, &first);
+    b.until(&cluster, "b to run at its guarantee", |am| {
+        am.held.len() == 4
+    })
+    .await;
+    assert_eq!(a.held.len(), 4, "no other container of a was killed");
+    let attempt = ApplicationAttemptId::new(
+        doomed
+            .first()
+            .expect("four")
+            .application_attempt_id()
+            .application_id,
+        1,
+    );
+    let reports = crate::applications::containers(&cluster, attempt).await;
+    let preempted: BTreeSet<ContainerId> = reports
+        .iter()
+        .filter(|report| report.container_exit_status == Some(PREEMPTED))
+        .map(|report| ContainerId::try_from(report.container_id.expect("an id")).expect("an id"))
+        .collect();
+    assert_eq!(preempted, doomed, "exactly the announced containers");
+    cluster.shutdown().await;
+}
