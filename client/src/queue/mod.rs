@@ -100,6 +100,24 @@ pub fn format_queue_status(info: &pb::QueueInfoProto) -> String {
             ),
         ),
         (
+            "Resources To Preempt",
+            format!(
+                "<memory:{}, vCores:{}> in {} containers",
+                statistics.to_preempt_memory_mb,
+                statistics.to_preempt_vcores,
+                statistics.to_preempt_containers
+            ),
+        ),
+        (
+            "Preempted Resources",
+            format!(
+                "<memory:{}, vCores:{}> in {} containers",
+                statistics.preempted_memory_mb,
+                statistics.preempted_vcores,
+                statistics.preempted_containers
+            ),
+        ),
+        (
             "Submit Applications ACL",
             format_acl(&info.acl_submit_applications),
         ),
@@ -173,6 +191,12 @@ mod tests {
                 num_apps_submitted: 3,
                 num_apps_running: 2,
                 num_apps_pending: 1,
+                to_preempt_memory_mb: 2048,
+                to_preempt_vcores: 2,
+                to_preempt_containers: 2,
+                preempted_memory_mb: 1024,
+                preempted_vcores: 1,
+                preempted_containers: 1,
                 ..Default::default()
             }),
             ..Default::default()
@@ -189,6 +213,8 @@ mod tests {
             "\tSubmit Applications ACL : alice\n",
             "\tAdminister Queue ACL : (nobody)\n",
             "\tPreemption : enabled\n",
+            "\tResources To Preempt : <memory:2048, vCores:2> in 2 containers\n",
+            "\tPreempted Resources : <memory:1024, vCores:1> in 1 containers\n",
         ] {
             assert!(text.contains(line), "missing {line:?} in\n{text}");
         }

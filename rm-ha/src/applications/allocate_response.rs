@@ -27,6 +27,9 @@ pub struct Context {
     pub now_ms: i64,
     /// Until when new container tokens are valid.
     pub expiry_ms: i64,
+    /// Whether leaders commit preemption rounds: without, no waits recorded earlier are
+    /// announced, since no round will ever kill them.
+    pub preemption_messages: bool,
 }
 
 /// The AM's asks in the scheduler's terms.
@@ -246,25 +249,29 @@ pub fn build(
             priority: application.priority,
         }),
         updated_containers,
-        preempt: preemption_message(state, attempt),
+        preempt: context
+            .preemption_messages
+            .then(|| preemption_message(state, attempt))
+            .flatten(),
         ..Default::default()
     })
 }
 
-/// What `attempt`'s AM is told of its containers waiting to be preempted, `None` when none is.
+/// What `attempt`'s AM is told of its containers the latest preemption round chose, `None`
+/// when it chose none.
 ///
-/// The strict contract lists them: each will be killed once its wait is over, whatever the AM
-/// does, unless it gives it back first (its release counts towards the preemption). The
-/// contract lists them again, with one request for the resources they hold together, for AMs
-/// written against Hadoop's CapacityScheduler, which only fills the contract: such an AM may
-/// give back any containers adding up to that instead, and the next round then chooses fewer.
+/// The strict contract lists them: each is killed once its wait is over if rounds still choose
+/// it. The contract asks for what they hold together, as one request: the AM may instead give
+/// back any containers adding up to that, and rounds then choose fewer or none of the listed
+/// ones (releases count towards what the queue owes). The two describe the same amount, once:
+/// an AM gives back the listed containers or others, not both.
 fn preemption_message(
     state: &RmState,
     attempt: ApplicationAttemptId,
 ) -> Option<pb::PreemptionMessageProto> {
     let mut containers = Vec::new();
     let mut total = Resource::default();
-    for (key, _) in state.preemption_waiting_of(attempt.application_id.id) {
+    for (key, _) in state.preemption_announced_to(attempt.application_id.id) {
         let Some(record) = state.containers.get(&key) else {
             continue;
         };
@@ -292,12 +299,10 @@ fn preemption_message(
         ..Default::default()
     };
     Some(pb::PreemptionMessageProto {
-        strict_contract: Some(pb::StrictPreemptionContractProto {
-            containers: containers.clone(),
-        }),
+        strict_contract: Some(pb::StrictPreemptionContractProto { containers }),
         contract: Some(pb::PreemptionContractProto {
             resources: vec![give_back],
-            containers,
+            containers: Vec::new(),
         }),
     })
 }

@@ -20,6 +20,7 @@ mod cluster_overview;
 pub mod container_updates;
 pub mod diagnostics_limit;
 mod queue_applications;
+mod queue_preemptions;
 pub mod remote_containers;
 pub mod reports;
 mod submission_limits;
@@ -34,6 +35,7 @@ pub use caller_rights::CallerRights;
 pub use cluster_overview::ClusterOverview;
 pub use diagnostics_limit::DiagnosticsLimit;
 pub use queue_applications::QueueApplications;
+pub use queue_preemptions::{PreemptionFigures, QueuePreemptions};
 pub use submission_limits::{
     APPLICATION_TYPE_LENGTH, MAX_CONTEXT_BYTES_LIMIT, MAX_NAME_BYTES, SubmissionLimits,
     SubmissionRefusal, recorded_application_type,

@@ -71,7 +71,7 @@ impl QueueApplications {
 }
 
 /// Whether the queue path `queue` is `path` or a queue below it.
-fn is_at_or_below(queue: &str, path: &str) -> bool {
+pub(super) fn is_at_or_below(queue: &str, path: &str) -> bool {
     queue
         .strip_prefix(path)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))

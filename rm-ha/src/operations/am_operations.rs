@@ -59,6 +59,8 @@ pub(crate) struct AmOperations {
     pub(crate) max_asks_per_allocate: usize,
     /// How much of an AM's diagnostics is kept.
     pub(crate) diagnostics_limit: DiagnosticsLimit,
+    /// Whether leaders commit preemption rounds, so AMs are told of the latest one's choices.
+    pub(crate) preemption_messages: bool,
 }
 
 /// The authenticated caller of one call: the attempt its AMRMToken names.
@@ -576,6 +578,7 @@ impl AmOperations {
                         num_cluster_nodes,
                         now_ms,
                         expiry_ms,
+                        preemption_messages: self.preemption_messages,
                     },
                 )
             })?;

@@ -13,11 +13,11 @@ use super::am_operations::resource_proto;
 use crate::applications::reports::{self, application_report, application_state};
 use crate::applications::{
     AM_TOKENS_FIELD, ApplicationAccess, ApplicationAccessType, CallerRights, ClusterOverview,
-    DiagnosticsLimit, QueueApplications, SubmissionLimits, recorded_application_type,
-    submitted_credentials,
+    DiagnosticsLimit, QueueApplications, QueuePreemptions, SubmissionLimits,
+    recorded_application_type, submitted_credentials,
 };
 use crate::replica::{Leadership, Proposer};
-use crate::scheduling::{QueueConfigSource, queue_info_proto};
+use crate::scheduling::{PreemptionReport, QueueConfigSource, queue_info_proto};
 use crate::state_machine::{
     ABORTED, ApplicationRecord, ApplicationState, CommandV1, RmCommand, RmResponse, StateView,
 };
@@ -528,6 +528,7 @@ impl ClientOperations {
             queues: QueueFigures {
                 queues,
                 applications: self.state.read(QueueApplications::of),
+                preemptions: self.state.read(QueuePreemptions::of),
             },
         })
     }
@@ -559,6 +560,11 @@ impl ClientOperations {
         let leadership = self.proposer.read_barrier().await?;
 
         let nodes = leadership.nodes(|tracker| tracker.schedulable());
+        let figures = self.state.read(QueuePreemptions::of);
+        let preemption = PreemptionReport {
+            enabled: self.preemption_enabled,
+            figures: &figures,
+        };
         // Verdicts found here stay in the cell until the scheduling loop commits them.
         let info = leadership
             .scheduler()
@@ -568,7 +574,7 @@ impl ClientOperations {
                     &request.queue_name,
                     request.include_child_queues,
                     request.recursive,
-                    self.preemption_enabled,
+                    preemption,
                 )
             })
             .await
@@ -586,6 +592,16 @@ impl ClientOperations {
     pub(crate) async fn queue_infos(&self) -> Result<Vec<QueueInfo>, RmError> {
         let leadership = self.proposer.read_barrier().await?;
         self.all_queue_infos(&leadership).await
+    }
+
+    /// What preemption is taking and has taken from each queue, read from the state this
+    /// replica applied (after a [`queue_infos`](Self::queue_infos), the leader's), and whether
+    /// leaders preempt at all.
+    pub(crate) fn queue_preemptions(&self) -> (bool, QueuePreemptions) {
+        (
+            self.preemption_enabled,
+            self.state.read(QueuePreemptions::of),
+        )
     }
 
     async fn all_queue_infos(&self, leadership: &Leadership) -> Result<Vec<QueueInfo>, RmError> {

@@ -130,6 +130,8 @@ impl LeaderServices {
                 leadership: Arc::clone(leadership),
                 source: self.config.queues.clone(),
                 config: self.config.preemption,
+                scheduling_wait: self.config.scheduling_wait,
+                passes: self.passes,
             };
             let preemption_token = token.clone();
             services.spawn(async move { preemption.run(preemption_token).await });

@@ -4,24 +4,37 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
-use yarn_scheduler::preemption::{PreemptionDecision, PreemptionSettings};
+use yarn_scheduler::preemption::PreemptionDecision;
 use yarn_security::now_ms;
 
+use super::async_scheduler::PassThreads;
 use super::leadership::Leadership;
 use super::raft_proposer::RaftProposer;
-use crate::scheduling::{PreemptionConfig, QueueConfigSource};
+use crate::nodes::SchedulableNodes;
+use crate::scheduling::{PreemptionConfig, QueueConfigSource, RecoveryWait};
 use crate::state_machine::{CommandV1, ContainerKey, RmCommand, RmResponse, StateView};
 
 /// Runs one preemption round every `monitoring_interval` and commits it: the containers it
 /// chose start waiting, and those still chosen `max_wait_before_kill` after they were first
 /// are killed (see [`CommandV1::PreemptionRound`]).
 ///
-/// Guarantees: every decision that changes anything goes through Raft, so a deposed leader
-/// kills nothing, and a new leader carries on the waits of the old one's rounds. The scheduler
-/// lock is held only to take the round's snapshot; the policy itself runs on a blocking thread
-/// with the lock released, so allocation goes on meanwhile. Under `observe_only` rounds are
-/// logged and nothing is committed.
+/// Guarantees:
+/// - every decision goes through Raft, so a deposed leader kills nothing, and a new leader
+///   carries on the waits of the old one's rounds;
+/// - a new leader runs no round before its work-preserving recovery wait is over (the nodes
+///   holding live containers re-registered, or
+///   `yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms` passed): until then it
+///   sees only part of the queues' usage, and would take from queues that owe nothing;
+/// - a round is committed only when it changes the replicated waits (announces, kills, forgets
+///   or stops choosing a container), so a stable cluster adds nothing to the log;
+/// - the scheduler lock is held only to take the round's snapshot; the policy runs with the
+///   lock released, on a blocking thread (inline under the simulation), so allocation goes on;
+/// - under `observe_only` rounds are logged and nothing is committed.
+///
+/// Waits are measured on the leaders' wall clocks (the times rounds carry), so replicas'
+/// clocks must agree, as NTP keeps them, for a failover not to shorten or lengthen a wait.
 pub(crate) struct PreemptionMonitor {
     /// Every Raft write of the service goes through it.
     pub(crate) proposer: RaftProposer,
@@ -31,49 +44,57 @@ pub(crate) struct PreemptionMonitor {
     /// The queue configuration the scheduler is built from.
     pub(crate) source: QueueConfigSource,
     pub(crate) config: PreemptionConfig,
+    /// `yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms`.
+    pub(crate) scheduling_wait: Duration,
+    /// Where the policy runs, as the scheduling passes do.
+    pub(crate) passes: PassThreads,
 }
 
 impl PreemptionMonitor {
     /// Runs until `token` is cancelled.
     pub(crate) async fn run(self, token: CancellationToken) {
+        let mut recovery = self
+            .state
+            .read(|state| RecoveryWait::new(state, Instant::now(), self.scheduling_wait));
         let mut ticker = tokio::time::interval(self.config.monitoring_interval);
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        // The first tick completes at once; a new leader lets its scheduler settle one
-        // interval before judging queues by it.
-        ticker.tick().await;
         loop {
             tokio::select! {
                 () = token.cancelled() => return,
                 _ = ticker.tick() => {}
             }
-            let Some(decision) = self.decide().await else {
+            let nodes = self.leadership.nodes(|tracker| tracker.schedulable());
+            if !recovery.is_over(Instant::now(), nodes.nodes.iter().map(|(node, _)| node)) {
+                continue;
+            }
+            let Some(decision) = self.decide(&nodes).await else {
                 continue;
             };
-            let waiting = self
-                .state
-                .read(|state| state.preemption_waits.waiting().next().is_some());
-            let Some(command) = round_command(
-                &decision,
-                waiting,
-                self.config.max_wait_before_kill,
-                now_ms(),
-            ) else {
+            let now_ms = now_ms();
+            let command = round_command(&decision, self.config.max_wait_before_kill, now_ms);
+            let changes = self.state.read(|state| {
+                let CommandV1::PreemptionRound { chosen, .. } = &command else {
+                    return false;
+                };
+                let wait = max_wait_ms(self.config.max_wait_before_kill);
+                let (waits, _) = state.preview_preemption_round(chosen, wait, now_ms);
+                waits != state.preemption_waits
+            });
+            if !changes {
                 continue;
-            };
+            }
             if self.config.observe_only {
                 tracing::info!(?command, "preemption round observed, not committed");
                 continue;
             }
             match self.proposer.propose(RmCommand::V1(command)).await {
                 Ok(RmResponse::PreemptionRoundApplied { announced, killed }) => {
-                    if !announced.is_empty() || !killed.is_empty() {
-                        tracing::info!(
-                            ?announced,
-                            ?killed,
-                            for_queues = ?decision.for_queues,
-                            "preemption round committed"
-                        );
-                    }
+                    tracing::info!(
+                        ?announced,
+                        ?killed,
+                        for_queues = ?decision.for_queues,
+                        "preemption round committed"
+                    );
                 }
                 // The next round chooses again from what is then committed.
                 Ok(other) => tracing::warn!(?other, "unexpected preemption round response"),
@@ -85,33 +106,39 @@ impl PreemptionMonitor {
     /// One round's decision: the snapshot under the scheduler lock, the policy off it. `None`
     /// when the scheduler cannot be built (a configuration that does not parse, logged where
     /// it is built) or the policy's thread failed.
-    async fn decide(&self) -> Option<PreemptionDecision> {
-        let nodes = self.leadership.nodes(|tracker| tracker.schedulable());
+    async fn decide(&self, nodes: &SchedulableNodes) -> Option<PreemptionDecision> {
         let snapshot = self
             .leadership
             .scheduler()
-            .with_reconciled(&self.state, &self.source, &nodes, |leader| {
+            .with_reconciled(&self.state, &self.source, nodes, |leader| {
                 leader.scheduler().preemption_snapshot()
             })
             .await
             .ok()?;
-        let settings: PreemptionSettings = self.config.settings;
-        tokio::task::spawn_blocking(move || snapshot.decide(&settings))
-            .await
-            .inspect_err(|err| tracing::error!(%err, "preemption round failed"))
-            .ok()
+        let settings = self.config.settings;
+        match self.passes {
+            PassThreads::Blocking => {
+                tokio::task::spawn_blocking(move || snapshot.decide(&settings))
+                    .await
+                    .inspect_err(|err| tracing::error!(%err, "preemption round failed"))
+                    .ok()
+            }
+            PassThreads::Inline => Some(snapshot.decide(&settings)),
+        }
     }
 }
 
-/// The command committing `decision` at `now_ms`, or `None` when it would change nothing: no
-/// container chosen and none `waiting` to be forgotten.
+fn max_wait_ms(max_wait_before_kill: Duration) -> i64 {
+    i64::try_from(max_wait_before_kill.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// The command committing `decision` at `now_ms`.
 fn round_command(
     decision: &PreemptionDecision,
-    waiting: bool,
     max_wait_before_kill: Duration,
     now_ms: i64,
-) -> Option<CommandV1> {
-    let chosen: Vec<ContainerKey> = decision
+) -> CommandV1 {
+    let chosen = decision
         .chosen
         .values()
         .flatten()
@@ -120,16 +147,12 @@ fn round_command(
             container_id: id.container_id(),
         })
         .collect();
-    if chosen.is_empty() && !waiting {
-        return None;
-    }
-    Some(CommandV1::PreemptionRound {
+    CommandV1::PreemptionRound {
         chosen,
         for_queues: decision.for_queues.clone(),
-        max_wait_before_kill_ms: i64::try_from(max_wait_before_kill.as_millis())
-            .unwrap_or(i64::MAX),
+        max_wait_before_kill_ms: max_wait_ms(max_wait_before_kill),
         now_ms,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -153,20 +176,13 @@ mod tests {
     }
 
     #[test]
-    fn a_round_that_chooses_nothing_is_committed_only_while_containers_wait() {
-        let wait = Duration::from_secs(15);
-        assert_eq!(round_command(&decision(&[]), false, wait, 1), None);
-        let forget = round_command(&decision(&[]), true, wait, 1).expect("ages the waits");
-        assert!(matches!(
-            forget,
-            CommandV1::PreemptionRound { ref chosen, .. } if chosen.is_empty()
-        ));
-
+    fn a_round_commits_the_chosen_containers_by_their_table_keys() {
         let attempt = ApplicationAttemptId::new(ApplicationId::new(7, 3), 2);
         let id = ContainerId::new(attempt, 4, 9).unwrap();
+        let wait = Duration::from_secs(15);
         assert_eq!(
-            round_command(&decision(&[("root.a", id)]), false, wait, 1_000),
-            Some(CommandV1::PreemptionRound {
+            round_command(&decision(&[("root.a", id)]), wait, 1_000),
+            CommandV1::PreemptionRound {
                 chosen: vec![ContainerKey {
                     application_seq: 3,
                     container_id: id.container_id(),
@@ -174,7 +190,7 @@ mod tests {
                 for_queues: vec!["root.b".to_owned()],
                 max_wait_before_kill_ms: 15_000,
                 now_ms: 1_000,
-            })
+            }
         );
     }
 }

@@ -178,6 +178,7 @@ impl ReplicaServices {
             opportunistic: config.opportunistic.clone(),
             max_asks_per_allocate: config.max_asks_per_allocate,
             diagnostics_limit: config.diagnostics_limit,
+            preemption_messages: config.preemption.enabled && !config.preemption.observe_only,
         });
         let application_master = Arc::new(ApplicationMasterService {
             operations: Arc::clone(&am_operations),

@@ -37,7 +37,9 @@ pub(crate) struct AppResponse {
 /// Times are ms since the epoch (0 while unset), `elapsedTime` runs to the finish time or, for
 /// a running application, to when the report was made; `progress` is a percentage. The
 /// resource figures are the application's live containers, -1 once it has ended, as Hadoop
-/// reports them; yarn-ha has no reservations or preemption, so those figures are none.
+/// reports them; yarn-ha has no reservations, so those figures are none, and keeps what
+/// preemption took per queue rather than per application (the scheduler page and the queue
+/// metrics), so the application's preempted figures are none too.
 /// `trackingUrl` is left out while `trackingUI` is `UNASSIGNED`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

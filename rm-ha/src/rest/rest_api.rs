@@ -33,6 +33,7 @@ use super::xml_negotiation::{XmlNegotiation, XmlRoot};
 use crate::operations::{ClientOperations, RmError};
 use crate::raft_types::RmTypeConfig;
 use crate::replica::leader_rm_id;
+use crate::scheduling::PreemptionReport;
 use crate::state_machine::StateView;
 use crate::telemetry::{RaftFigures, RmMetrics};
 use yarn_security::now_ms;
@@ -207,7 +208,12 @@ async fn scheduler(
     _caller: RestCaller,
 ) -> Result<Response, RestRefusal> {
     let queues = api.operations.queue_infos().await?;
-    Ok(axum::Json(SchedulerResponse::of(&queues)).into_response())
+    let (enabled, figures) = api.operations.queue_preemptions();
+    let preemption = PreemptionReport {
+        enabled,
+        figures: &figures,
+    };
+    Ok(axum::Json(SchedulerResponse::of(&queues, preemption)).into_response())
 }
 
 /// Hadoop's `GET /scheduler-conf` for administrators: `{"property": [{"name", "value"}]}`,

@@ -7,6 +7,8 @@ use serde::Serialize;
 use yarn_proto::Resource;
 use yarn_scheduler::{QueueInfo, UserInfo};
 
+use crate::scheduling::PreemptionReport;
+
 /// `{"scheduler": {"schedulerInfo": {...}}}`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct SchedulerResponse {
@@ -56,6 +58,14 @@ struct QueueEntry {
     queue_path: String,
     state: String,
     resources_used: ResourceInfo,
+    /// Hadoop's: whether the queue's containers are never preempted (every queue's while the
+    /// monitor is off).
+    preemption_disabled: bool,
+    /// yarn-ha's: what its containers chosen by preemption and not yet killed hold.
+    resources_to_preempt: ResourceInfo,
+    /// yarn-ha's: what its containers killed by preemption held, and how many they were.
+    resources_preempted: ResourceInfo,
+    num_containers_preempted: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     queues: Option<QueueList>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -117,8 +127,9 @@ impl From<Resource> for ResourceInfo {
 
 impl SchedulerResponse {
     /// The tree of `queues`, every queue of the scheduler, found from `root` by their child
-    /// names; children in the order their parent lists them.
-    pub(crate) fn of(queues: &[QueueInfo]) -> Self {
+    /// names; children in the order their parent lists them; each with its `preemption`
+    /// figures.
+    pub(crate) fn of(queues: &[QueueInfo], preemption: PreemptionReport<'_>) -> Self {
         let by_path: BTreeMap<&str, &QueueInfo> = queues
             .iter()
             .map(|queue| (queue.queue_path.as_str(), queue))
@@ -133,7 +144,8 @@ impl SchedulerResponse {
                     max_capacity: root.map_or(100.0, |root| root.maximum_capacity),
                     queue_name: "root".to_owned(),
                     queues: QueueList {
-                        queue: root.map_or_else(Vec::new, |root| children(root, &by_path)),
+                        queue: root
+                            .map_or_else(Vec::new, |root| children(root, &by_path, preemption)),
                     },
                 },
             },
@@ -141,18 +153,27 @@ impl SchedulerResponse {
     }
 }
 
-fn children(parent: &QueueInfo, by_path: &BTreeMap<&str, &QueueInfo>) -> Vec<QueueEntry> {
+fn children(
+    parent: &QueueInfo,
+    by_path: &BTreeMap<&str, &QueueInfo>,
+    preemption: PreemptionReport<'_>,
+) -> Vec<QueueEntry> {
     parent
         .child_queues
         .iter()
         .filter_map(|name| by_path.get(format!("{}.{name}", parent.queue_path).as_str()))
-        .map(|queue| entry(queue, by_path))
+        .map(|queue| entry(queue, by_path, preemption))
         .collect()
 }
 
-fn entry(queue: &QueueInfo, by_path: &BTreeMap<&str, &QueueInfo>) -> QueueEntry {
+fn entry(
+    queue: &QueueInfo,
+    by_path: &BTreeMap<&str, &QueueInfo>,
+    preemption: PreemptionReport<'_>,
+) -> QueueEntry {
     let is_leaf = queue.child_queues.is_empty();
     let used = queue.resources_used;
+    let figures = preemption.figures.of_queue(&queue.queue_path);
     QueueEntry {
         queue_type: is_leaf.then_some("capacitySchedulerLeafQueueInfo"),
         capacity: queue.capacity,
@@ -167,8 +188,12 @@ fn entry(queue: &QueueInfo, by_path: &BTreeMap<&str, &QueueInfo>) -> QueueEntry 
         queue_path: queue.queue_path.clone(),
         state: queue.state.to_string(),
         resources_used: used.into(),
+        preemption_disabled: !preemption.enabled || queue.disable_preemption,
+        resources_to_preempt: figures.to_preempt.into(),
+        resources_preempted: figures.preempted.into(),
+        num_containers_preempted: figures.preempted_containers,
         queues: (!is_leaf).then(|| QueueList {
-            queue: children(queue, by_path),
+            queue: children(queue, by_path, preemption),
         }),
         leaf: is_leaf.then(|| LeafFigures {
             num_active_applications: queue.num_active_applications,
@@ -201,6 +226,7 @@ fn user(info: &UserInfo) -> UserEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::applications::QueuePreemptions;
     use crate::scheduling::LeaderScheduler;
     use crate::scheduling::capacity_properties as properties;
     use crate::scheduling::test_fixtures::{nodes, source, state, submit};
@@ -216,8 +242,13 @@ mod tests {
         ]));
         submit(&mut state, "alice", "b", 1024);
         let (leader, _) = LeaderScheduler::rebuild(&state, &source(), &nodes(2)).unwrap();
-        let body =
-            serde_json::to_value(SchedulerResponse::of(&leader.scheduler().queue_infos())).unwrap();
+        let figures = QueuePreemptions::of(&state);
+        let report = |enabled| PreemptionReport {
+            enabled,
+            figures: &figures,
+        };
+        let infos = leader.scheduler().queue_infos();
+        let body = serde_json::to_value(SchedulerResponse::of(&infos, report(true))).unwrap();
         let root = &body["scheduler"]["schedulerInfo"];
         assert_eq!(root["type"], "capacityScheduler", "{body}");
         assert_eq!(root["queueName"], "root", "{body}");
@@ -250,5 +281,14 @@ mod tests {
         ] {
             assert!(b.get(field).is_some(), "{field} missing in {b}");
         }
+        assert_eq!(b["preemptionDisabled"], false, "{b}");
+        assert_eq!(b["resourcesToPreempt"]["memory"], 0, "{b}");
+        assert_eq!(b["numContainersPreempted"], 0, "{b}");
+        let off = serde_json::to_value(SchedulerResponse::of(&infos, report(false))).unwrap();
+        let off_b = &off["scheduler"]["schedulerInfo"]["queues"]["queue"][1];
+        assert_eq!(
+            off_b["preemptionDisabled"], true,
+            "the monitor is off: {off_b}"
+        );
     }
 }

@@ -21,7 +21,7 @@ pub use opportunistic_scheduling::OpportunisticScheduling;
 pub use opportunistic_settings::OpportunisticSettings;
 pub use preemption_config::PreemptionConfig;
 pub use queue_config_source::{CAPACITY_SCHEDULER_XML, QueueConfigSource};
-pub use queue_info_proto::queue_info_proto;
+pub use queue_info_proto::{PreemptionReport, queue_info_proto};
 pub use queue_refresh::QueueRefresh;
 pub use recovery_wait::RecoveryWait;
 pub use scheduler_cell::SchedulerCell;

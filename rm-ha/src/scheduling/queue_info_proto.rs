@@ -3,10 +3,22 @@
 use yarn_proto::pb;
 use yarn_scheduler::{CapacityScheduler, QueueInfo, QueueState};
 
+use crate::applications::QueuePreemptions;
+
+/// What queue reports say of preemption.
+#[derive(Debug, Clone, Copy)]
+pub struct PreemptionReport<'a> {
+    /// Whether the leader runs the preemption monitor
+    /// (`yarn.resourcemanager.scheduler.monitor.enable`).
+    pub enabled: bool,
+    /// What preemption is taking and has taken from each queue.
+    pub figures: &'a QueuePreemptions,
+}
+
 /// `queue` (a leaf name or full path) in YARN's `QueueInfoProto` shape, with its children when
 /// asked (all descendants with `recursive`). Capacities of the parent are fractions (0 to 1),
 /// as in YARN; the yarn-ha `absolute_*` fields are percentages of the cluster, as
-/// `queue -status` prints them. With `preemption_enabled` false (the leader runs no
+/// `queue -status` prints them. With `preemption.enabled` false (the leader runs no
 /// preemption monitor) every queue reports preemption disabled, as Hadoop's do when its
 /// monitor is off.
 ///
@@ -18,32 +30,30 @@ pub fn queue_info_proto(
     queue: &str,
     include_child_queues: bool,
     recursive: bool,
-    preemption_enabled: bool,
+    preemption: PreemptionReport<'_>,
 ) -> Result<pb::QueueInfoProto, yarn_scheduler::SchedulerError> {
     let info = scheduler.queue_info(queue)?;
-    let mut proto = to_proto(&info, preemption_enabled);
+    let mut proto = to_proto(&info, preemption);
     if include_child_queues {
         for child in &info.child_queues {
             let path = format!("{}.{child}", info.queue_path);
             proto.child_queues.push(queue_info_proto(
-                scheduler,
-                &path,
-                recursive,
-                recursive,
-                preemption_enabled,
+                scheduler, &path, recursive, recursive, preemption,
             )?);
         }
     }
     Ok(proto)
 }
 
-fn to_proto(info: &QueueInfo, preemption_enabled: bool) -> pb::QueueInfoProto {
+fn to_proto(info: &QueueInfo, preemption: PreemptionReport<'_>) -> pb::QueueInfoProto {
     let state = match info.state {
         QueueState::Running => pb::QueueStateProto::QRunning,
         QueueState::Stopped => pb::QueueStateProto::QStopped,
         QueueState::Draining => pb::QueueStateProto::QDraining,
     };
     let fraction = |percent: f64| (percent / 100.0) as f32;
+    let preempting = preemption.figures.of_queue(&info.queue_path);
+    let signed = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
     let statistics = pb::QueueStatisticsProto {
         num_apps_submitted: count(info.num_applications),
         num_apps_running: count(info.num_active_applications),
@@ -62,6 +72,12 @@ fn to_proto(info: &QueueInfo, preemption_enabled: bool) -> pb::QueueInfoProto {
                 .vcores
                 .saturating_sub(info.resources_used.vcores),
         ),
+        to_preempt_memory_mb: signed(preempting.to_preempt.memory_mb),
+        to_preempt_vcores: i64::from(preempting.to_preempt.vcores),
+        to_preempt_containers: signed(preempting.to_preempt_containers),
+        preempted_memory_mb: signed(preempting.preempted.memory_mb),
+        preempted_vcores: i64::from(preempting.preempted.vcores),
+        preempted_containers: signed(preempting.preempted_containers),
         ..Default::default()
     };
     pb::QueueInfoProto {
@@ -82,7 +98,7 @@ fn to_proto(info: &QueueInfo, preemption_enabled: bool) -> pb::QueueInfoProto {
             .max_parallel_apps
             .map(|limit| i32::try_from(limit).unwrap_or(i32::MAX)),
         default_application_priority: info.default_application_priority,
-        preemption_disabled: !preemption_enabled || info.disable_preemption,
+        preemption_disabled: !preemption.enabled || info.disable_preemption,
         ..Default::default()
     }
 }
@@ -111,14 +127,19 @@ mod tests {
         )
         .expect("valid");
         let scheduler = CapacityScheduler::new(conf);
-        let off = queue_info_proto(&scheduler, "root", true, true, false).expect("root");
+        let figures = QueuePreemptions::default();
+        let report = |enabled| PreemptionReport {
+            enabled,
+            figures: &figures,
+        };
+        let off = queue_info_proto(&scheduler, "root", true, true, report(false)).expect("root");
         assert!(off.preemption_disabled);
         assert!(
             off.child_queues
                 .iter()
                 .all(|child| child.preemption_disabled)
         );
-        let on = queue_info_proto(&scheduler, "root", true, true, true).expect("root");
+        let on = queue_info_proto(&scheduler, "root", true, true, report(true)).expect("root");
         let disabled: Vec<_> = on
             .child_queues
             .iter()

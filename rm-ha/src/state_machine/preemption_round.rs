@@ -6,7 +6,7 @@
 //! announced and which are killed. A new leader therefore finds every wait where the old one
 //! left it: nothing is killed twice, and no wait starts again from zero.
 
-use yarn_scheduler::preemption::PreemptionWaits;
+use yarn_scheduler::preemption::{PreemptionWaits, WaitVerdicts};
 
 use super::{ContainerCompletion, ContainerKey, ContainerState, PREEMPTED, RmResponse, RmState};
 
@@ -14,11 +14,39 @@ use super::{ContainerCompletion, ContainerKey, ContainerState, PREEMPTED, RmResp
 pub type ContainerWaits = PreemptionWaits<ContainerKey>;
 
 impl RmState {
-    /// Applies one preemption round at `now_ms`: containers that ended are forgotten, those
-    /// chosen for the first time start waiting (their ApplicationMasters hear of them on their
-    /// next allocate), and those chosen again `max_wait_before_kill_ms` after their first time
-    /// complete as `PREEMPTED`, with a diagnostic naming the queues the round reclaims for.
-    /// A chosen container that is no longer live is ignored.
+    /// What applying a [`PreemptionRound`](super::CommandV1::PreemptionRound) choosing `chosen`
+    /// at `now_ms` would do, without doing it: the waits afterwards, and the round's verdicts.
+    /// Waits of containers that ended are forgotten first, and chosen containers that are no
+    /// longer live are ignored. The leader compares the waits with the committed ones to commit
+    /// only rounds that change something.
+    pub fn preview_preemption_round(
+        &self,
+        chosen: &[ContainerKey],
+        max_wait_before_kill_ms: i64,
+        now_ms: i64,
+    ) -> (ContainerWaits, WaitVerdicts<ContainerKey>) {
+        let mut waits = self.preemption_waits.clone();
+        let ended: Vec<ContainerKey> = waits
+            .waiting()
+            .map(|(key, _)| key)
+            .filter(|key| !self.is_live_container(key))
+            .collect();
+        for key in &ended {
+            waits.forget(key);
+        }
+        let live = chosen
+            .iter()
+            .copied()
+            .filter(|key| self.is_live_container(key));
+        let verdicts = waits.round(live, now_ms, max_wait_before_kill_ms);
+        (waits, verdicts)
+    }
+
+    /// Applies one preemption round at `now_ms` (see
+    /// [`preview_preemption_round`](Self::preview_preemption_round)): containers chosen for the
+    /// first time start waiting (their ApplicationMasters hear of them on their next allocate),
+    /// and those chosen again `max_wait_before_kill_ms` after their first time complete as
+    /// `PREEMPTED`, with a diagnostic naming the queues the round reclaims for.
     pub(super) fn preemption_round(
         &mut self,
         chosen: &[ContainerKey],
@@ -26,23 +54,9 @@ impl RmState {
         max_wait_before_kill_ms: i64,
         now_ms: i64,
     ) -> RmResponse {
-        let ended: Vec<ContainerKey> = self
-            .preemption_waits
-            .waiting()
-            .map(|(key, _)| key)
-            .filter(|key| !self.is_live_container(key))
-            .collect();
-        for key in &ended {
-            self.preemption_waits.forget(key);
-        }
-        let live = chosen
-            .iter()
-            .copied()
-            .filter(|key| self.is_live_container(key))
-            .collect::<Vec<_>>();
-        let verdicts = self
-            .preemption_waits
-            .round(live, now_ms, max_wait_before_kill_ms);
+        let (waits, verdicts) =
+            self.preview_preemption_round(chosen, max_wait_before_kill_ms, now_ms);
+        self.preemption_waits = waits;
         let completions: Vec<ContainerCompletion> = verdicts
             .to_kill
             .iter()
@@ -59,13 +73,13 @@ impl RmState {
         }
     }
 
-    /// The live containers of the application `application_seq` waiting to be preempted, each
-    /// with when it was first chosen: what its ApplicationMaster is told.
-    pub fn preemption_waiting_of(
+    /// The live containers of the application `application_seq` that the latest preemption
+    /// round chose, each with when it was first chosen: what its ApplicationMaster is told.
+    pub fn preemption_announced_to(
         &self,
         application_seq: i32,
     ) -> impl Iterator<Item = (ContainerKey, i64)> + '_ {
-        self.preemption_waits.waiting().filter(move |(key, _)| {
+        self.preemption_waits.announced().filter(move |(key, _)| {
             key.application_seq == application_seq && self.is_live_container(key)
         })
     }
@@ -143,13 +157,24 @@ mod tests {
             "4 has completed already"
         );
         assert_eq!(
-            state.preemption_waiting_of(1).collect::<Vec<_>>(),
+            state.preemption_announced_to(1).collect::<Vec<_>>(),
             [(key(2), 1_000), (key(3), 1_000)]
         );
         assert_eq!(round(&mut state, &[2, 3], 10_000), (vec![], vec![]));
         assert_eq!(exit_of(&state, 2), None, "not due yet");
-        // Only 2 is still chosen once due: the AM gave 3 back meanwhile by its own choice.
+        // Only 2 is still chosen once due: the AM gave back other containers meanwhile, so the
+        // queue owes less. A preview tells what the round will do, and changes nothing.
+        let before = state.clone();
+        let (waits, verdicts) = state.preview_preemption_round(&keys(&[2]), WAIT, 16_000);
+        assert_eq!(state, before);
+        assert_eq!(verdicts.to_kill, keys(&[2]));
         assert_eq!(round(&mut state, &[2], 16_000), (vec![], keys(&[2])));
+        assert_eq!(state.preemption_waits, waits);
+        assert_eq!(
+            state.preemption_announced_to(1).count(),
+            0,
+            "2 is killed, and 3, no longer chosen, is no longer announced"
+        );
         let (exit, diagnostics) = exit_of(&state, 2).expect("killed");
         assert_eq!(exit, PREEMPTED);
         assert_eq!(
@@ -177,7 +202,7 @@ mod tests {
             now_ms: 2_000,
         }));
         assert_eq!(
-            state.preemption_waiting_of(1).collect::<Vec<_>>(),
+            state.preemption_announced_to(1).collect::<Vec<_>>(),
             [(key(2), 1_000)],
             "the AM is not told of a container that ended"
         );

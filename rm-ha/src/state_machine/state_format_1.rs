@@ -110,8 +110,8 @@ mod tests {
         let format_5 = postcard::to_allocvec(&restored).unwrap();
         assert_eq!(
             format_5,
-            [bytes.as_slice(), &[0, 0, 0, 0, 0]].concat(),
-            "an empty map and rules 0 are one byte each"
+            [bytes.as_slice(), &[0, 0, 0, 0, 0, 0]].concat(),
+            "an empty map or set and rules 0 are one byte each"
         );
         assert_eq!(
             restored.containers.get(&key(3)),

@@ -20,6 +20,9 @@ pub(crate) const STATE_FORMAT_VERSION: u8 = 5;
 const EMPTY_MAP: [u8; 1] = [0];
 /// How postcard encodes apply rules 0 (a varint, one byte) and no uncounted attempt failures.
 const RULES_0_NOTHING_UNCOUNTED: [u8; 2] = [0, 0];
+/// How postcard encodes preemption waits with no container chosen: the empty map of first
+/// choices and the empty set of the latest round's choices.
+const NO_PREEMPTION_WAIT: [u8; 2] = [0, 0];
 
 /// Encodes `value` as `[FORMAT_VERSION, postcard bytes...]`.
 pub(crate) fn encode<T: Serialize>(record: Record, value: &T) -> Result<Vec<u8>, Error> {
@@ -44,7 +47,7 @@ pub(crate) fn encode_state(state: &RmState) -> Result<Vec<u8>, Error> {
 }
 
 /// Decodes the replicated state of a snapshot of state format 5; of format 4, which is format 5
-/// without its last field (no preemption wait then); of format 3, which also lacks the two
+/// without its last field (no preemption wait then, two bytes); of format 3, which also lacks the two
 /// before it (apply rules 0 and no uncounted failure then); of format 2,
 /// which also lacks the NodeManagers' incarnations (none are then known); or of format 1,
 /// whose completed containers also have no completion time. Refuses any other format version.
@@ -52,14 +55,20 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
     let record = Record::State;
     match split_version(record, bytes)? {
         (STATE_FORMAT_VERSION, body) => decode_body(record, body),
-        (4, body) => decode_body(record, &[body, &EMPTY_MAP].concat()),
+        (4, body) => decode_body(record, &[body, &NO_PREEMPTION_WAIT].concat()),
         (3, body) => decode_body(
             record,
-            &[body, &RULES_0_NOTHING_UNCOUNTED, &EMPTY_MAP].concat(),
+            &[body, &RULES_0_NOTHING_UNCOUNTED, &NO_PREEMPTION_WAIT].concat(),
         ),
         (2, body) => decode_body(
             record,
-            &[body, &EMPTY_MAP, &RULES_0_NOTHING_UNCOUNTED, &EMPTY_MAP].concat(),
+            &[
+                body,
+                &EMPTY_MAP,
+                &RULES_0_NOTHING_UNCOUNTED,
+                &NO_PREEMPTION_WAIT,
+            ]
+            .concat(),
         ),
         (1, body) => decode_body::<RmStateFormat1>(record, body).map(RmState::from),
         (found, _) => Err(Error::UnsupportedFormatVersion {
@@ -123,15 +132,15 @@ mod tests {
         assert_eq!(bytes[0], STATE_FORMAT_VERSION);
         assert_eq!(decode_state(&bytes).unwrap(), state);
 
-        // With no preemption wait, format 5 ends in their empty map, after exactly the bytes
-        // format 4 held; with rules 0 and nothing uncounted, format 4 ends in those two bytes,
+        // With no preemption wait, format 5 ends in its empty map and set, after exactly the
+        // bytes format 4 held; with rules 0 and nothing uncounted, format 4 ends in those two bytes,
         // after exactly the bytes format 3 held; without incarnations, format 3 ends in their empty map (one
         // byte), after exactly the bytes format 2 held; without completion times, format 2 ends
         // in theirs, after exactly the bytes format 1 held.
         state = running_application(&[(2, "n1:1")], &[]);
         state.apply_rules = 0;
         let format_5 = encode_state(&state).unwrap();
-        let mut format_4 = format_5[..format_5.len() - 1].to_vec();
+        let mut format_4 = format_5[..format_5.len() - 2].to_vec();
         format_4[0] = 4;
         assert_eq!(decode_state(&format_4).unwrap(), state);
         let mut format_3 = format_4[..format_4.len() - 2].to_vec();

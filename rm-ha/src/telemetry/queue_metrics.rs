@@ -5,7 +5,7 @@ use metrics::{counter, gauge};
 use yarn_proto::Resource;
 use yarn_scheduler::{QueueInfo, UserInfo};
 
-use crate::applications::{ApplicationCounts, QueueApplications};
+use crate::applications::{ApplicationCounts, QueueApplications, QueuePreemptions};
 
 /// What the leader knows of its queues at one scrape: every queue of its scheduler with its
 /// users, as the REST scheduler page shows them, and the applications the replicated state
@@ -20,13 +20,16 @@ pub(crate) struct QueueFigures {
     pub(crate) queues: Vec<QueueInfo>,
     /// The applications each leaf queue accepted, per user.
     pub(crate) applications: QueueApplications,
+    /// What preemption is taking and has taken from each leaf queue.
+    pub(crate) preemptions: QueuePreemptions,
 }
 
 impl QueueFigures {
     /// Sets every figure in the current recorder: for each queue, applications by how they
     /// stand (submitted, completed, failed and killed counted from the replicated state; running
     /// and pending as the scheduler counts them, running being activated, Hadoop's meaning),
-    /// allocated, available and pending resources and containers, and for leaves their AM
+    /// allocated, available and pending resources and containers, what preemption is taking
+    /// (chosen containers not yet killed) and has taken, and for leaves their AM
     /// limit and use; the same for each user of a leaf, but for available resources and the AM
     /// limit, which are the queue's.
     pub(crate) fn record(&self) {
@@ -51,6 +54,17 @@ impl QueueFigures {
             );
             series.resource("pending", queue.pending_resource);
             series.gauge("pending_containers", queue.pending_containers as f64);
+            let preemption = self.preemptions.of_queue(path);
+            series.resource("to_preempt", preemption.to_preempt);
+            series.gauge(
+                "to_preempt_containers",
+                preemption.to_preempt_containers as f64,
+            );
+            series.resource("aggregate_preempted", preemption.preempted);
+            series.gauge(
+                "aggregate_containers_preempted",
+                preemption.preempted_containers as f64,
+            );
             if queue.child_queues.is_empty() {
                 series.resource("am_resource_limit", queue.am_resource_limit);
                 series.resource("used_am_resource", queue.am_resource_used);
@@ -180,6 +194,7 @@ mod tests {
         let figures = QueueFigures {
             queues,
             applications: QueueApplications::of(&state),
+            preemptions: QueuePreemptions::of(&state),
         };
         (figures, b)
     }
@@ -222,6 +237,14 @@ mod tests {
             Some(2.0),
             "{page}"
         );
+        for nothing_preempted in [
+            "yarn_queue_to_preempt_megabytes",
+            "yarn_queue_to_preempt_containers",
+            "yarn_queue_aggregate_preempted_vcores",
+            "yarn_queue_aggregate_containers_preempted",
+        ] {
+            assert_eq!(b_series(nothing_preempted), Some(0.0), "{page}");
+        }
         let available = b.guaranteed_resource.memory_mb - 2048;
         assert_eq!(
             b_series("yarn_queue_available_megabytes"),

@@ -15,7 +15,7 @@ use yarn_test_support::rm_cluster::RmCluster;
 
 use crate::applications::{ask, register_am, with_token};
 use crate::support::{
-    USER, new_cluster, not_leader, register_node, set_queue_configuration, submit_with,
+    USER, new_cluster, not_leader, on_leader, register_node, set_queue_configuration, submit_with,
 };
 use crate::unmanaged_am::token_from_report;
 
@@ -162,11 +162,19 @@ impl TestAm {
             .map(|message| {
                 let strict = message.strict_contract.unwrap_or_default().containers;
                 let contract = message.contract.unwrap_or_default();
-                assert_eq!(
-                    contract.containers, strict,
-                    "the contract names the strict contract's containers"
+                assert!(
+                    contract.containers.is_empty(),
+                    "listed once, in the strict one"
                 );
-                assert_eq!(contract.resources.len(), 1, "one request to give back");
+                let [give_back] = contract.resources.as_slice() else {
+                    panic!("one request to give back: {contract:?}");
+                };
+                let capability = give_back.capability.as_ref().expect("a capability");
+                assert_eq!(
+                    capability.memory,
+                    1024 * i64::try_from(strict.len()).expect("few"),
+                    "what the listed 1 GB containers hold"
+                );
                 strict
                     .into_iter()
                     .map(|id| ContainerId::try_from(id).expect("a valid id"))
@@ -285,6 +293,31 @@ async fn a_queue_over_its_guarantee_is_told_then_loses_what_another_queue_is_owe
     })
     .await;
     assert_eq!(a.held.len(), 4, "nothing more is taken");
+
+    tracing::info!("--- GetQueueInfo tells what preemption took from a, and that a allows it");
+    let cluster_ref = &cluster;
+    let (_, info) = on_leader(cluster_ref, "GetQueueInfo", |leader| async move {
+        let reply = cluster_ref
+            .client(leader, USER)
+            .await
+            .get_queue_info(pb::GetQueueInfoRequestProto {
+                queue_name: "a".to_owned(),
+                ..Default::default()
+            })
+            .await?;
+        Ok(reply.into_inner().queue_info.expect("a queue"))
+    })
+    .await;
+    assert!(!info.preemption_disabled);
+    let statistics = info.queue_statistics.expect("statistics");
+    assert_eq!(
+        (
+            statistics.preempted_containers,
+            statistics.preempted_memory_mb,
+            statistics.to_preempt_containers
+        ),
+        (4, 4096, 0)
+    );
     cluster.shutdown().await;
 }
 

@@ -1,7 +1,7 @@
 //! [`PreemptionWaits`]: how long each chosen container has been waiting for its application to
 //! give it up.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -39,12 +39,15 @@ impl<K> Default for WaitVerdicts<K> {
 #[serde(bound(serialize = "K: Serialize", deserialize = "K: Deserialize<'de> + Ord"))]
 pub struct PreemptionWaits<K> {
     first_chosen_ms: BTreeMap<K, i64>,
+    /// The containers the latest round chose that still wait.
+    latest: BTreeSet<K>,
 }
 
 impl<K> Default for PreemptionWaits<K> {
     fn default() -> Self {
         Self {
             first_chosen_ms: BTreeMap::new(),
+            latest: BTreeSet::new(),
         }
     }
 }
@@ -61,19 +64,25 @@ impl<K: Ord + Copy> PreemptionWaits<K> {
     ) -> WaitVerdicts<K> {
         let max_wait_before_kill_ms = max_wait_before_kill_ms.max(1);
         let mut verdicts = WaitVerdicts::default();
+        let mut latest = BTreeSet::new();
         for container in chosen {
             match self.first_chosen_ms.get(&container) {
                 None => {
                     self.first_chosen_ms.insert(container, now_ms);
                     verdicts.to_announce.push(container);
+                    latest.insert(container);
                 }
                 Some(&first) if first.saturating_add(max_wait_before_kill_ms) <= now_ms => {
                     self.first_chosen_ms.remove(&container);
                     verdicts.to_kill.push(container);
+                    latest.remove(&container);
                 }
-                Some(_) => {}
+                Some(_) => {
+                    latest.insert(container);
+                }
             }
         }
+        self.latest = latest;
         let forget_before = now_ms.saturating_sub(max_wait_before_kill_ms.saturating_mul(2));
         self.first_chosen_ms
             .retain(|_, &mut first| first >= forget_before);
@@ -83,10 +92,20 @@ impl<K: Ord + Copy> PreemptionWaits<K> {
     /// Forgets `container`, which ended.
     pub fn forget(&mut self, container: &K) {
         self.first_chosen_ms.remove(container);
+        self.latest.remove(container);
     }
 
-    /// The containers waiting, with when each was first chosen, in id order: what the
-    /// ApplicationMasters' preemption messages list.
+    /// The containers the latest round chose that still wait, with when each was first chosen,
+    /// in id order: what the ApplicationMasters' preemption messages list. A container rounds
+    /// stopped choosing is no longer among them, though its first time is kept.
+    pub fn announced(&self) -> impl Iterator<Item = (K, i64)> + '_ {
+        self.latest
+            .iter()
+            .filter_map(|container| Some((*container, *self.first_chosen_ms.get(container)?)))
+    }
+
+    /// Every container waiting, with when each was first chosen, in id order, those rounds
+    /// stopped choosing included.
     pub fn waiting(&self) -> impl Iterator<Item = (K, i64)> + '_ {
         self.first_chosen_ms
             .iter()
@@ -116,10 +135,12 @@ mod tests {
             WaitVerdicts::default(),
             "announced already, not due"
         );
+        assert_eq!(waits.announced().count(), 10, "still told");
         let due = waits.round(chosen.clone(), 10_000, 10_000);
         assert_eq!(due.to_kill, chosen, "due once the whole wait has passed");
         assert!(due.to_announce.is_empty());
         assert_eq!(waits.waiting().count(), 0, "forgotten with the kill");
+        assert_eq!(waits.announced().count(), 0);
     }
 
     #[test]
@@ -131,8 +152,10 @@ mod tests {
         assert_eq!(waits.round([], 3_000, 10_000), WaitVerdicts::default());
         let again = waits.round([chosen[0]], 12_000, 10_000);
         assert_eq!(again.to_kill, vec![chosen[0]]);
-        // The other is kept for two waits, then forgotten, and a new choice waits anew.
+        // The other is kept for two waits, then forgotten, and a new choice waits anew; no
+        // longer chosen, it is no longer announced.
         assert_eq!(waits.waiting().count(), 1);
+        assert_eq!(waits.announced().count(), 0);
         waits.round([], 20_000, 10_000);
         assert_eq!(waits.waiting().count(), 1, "kept for two waits");
         waits.round([], 20_001, 10_000);
