@@ -497,6 +497,10 @@ pub enum BenchCommand {
     /// Allocation decisions per second of the CapacityScheduler core (no Raft, no I/O) on
     /// clusters of the given node counts with 100 queues and 1,000 applications.
     Scheduler(BenchSchedulerArgs),
+    /// One round of the proportional preemption policy on a full cluster (default 10,000
+    /// nodes, 1,000 queues, 100,000 running containers): the snapshot that holds the
+    /// scheduler, and the policy that runs without it. Prints one line.
+    Preemption(BenchPreemptionArgs),
     /// Time from an ApplicationMaster's allocate call to its containers in hand for
     /// GUARANTEED (via the AMRMProxy, direct over gRPC, direct over Hadoop IPC), distributed
     /// OPPORTUNISTIC and centralized OPPORTUNISTIC containers on real clusters; then task throughput and utilization of 1-second tasks at 0, 50 and 100%
@@ -514,6 +518,23 @@ pub enum BenchCommand {
     /// shipped) for a while, sampling the storage directory's disk use against the live data
     /// it holds: sled's known growth under steady log purging. Prints a table.
     Storage(BenchStorageArgs),
+}
+
+/// Arguments of `yarn-ha bench preemption`.
+#[derive(Debug, Args)]
+pub struct BenchPreemptionArgs {
+    /// Nodes; together they hold exactly the running containers.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub nodes: usize,
+    /// Leaf queues under root with equal guarantees: half fill the cluster, half ask.
+    #[arg(long, value_name = "N", default_value_t = 1_000)]
+    pub queues: usize,
+    /// Running containers of 1 GB once the cluster is full.
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    pub containers: usize,
+    /// Rounds timed.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub rounds: usize,
 }
 
 /// Arguments of `yarn-ha bench storage`.

@@ -70,6 +70,7 @@ mod leader_probes;
 mod leader_scheduler_bench;
 mod machine;
 mod node_registration;
+mod preemption_bench;
 mod probe;
 mod raft_bench;
 mod raft_bench_options;
@@ -107,6 +108,7 @@ pub use failover_trial::STABLE_FOR;
 pub use leader_probes::ProbeTallies;
 pub use leader_scheduler_bench::{AskPath, LeaderSchedulerBenchRun, leader_scheduler_bench};
 pub use machine::Machine;
+pub use preemption_bench::{PreemptionBenchRun, PreemptionBenchShape, preemption_bench};
 pub use probe::{PROBE_PAUSE, ProbeTally};
 pub use raft_bench::{WARMUP, raft_bench};
 pub use raft_bench_options::{

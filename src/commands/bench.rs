@@ -1,7 +1,8 @@
 //! `yarn-ha bench raft`: Raft commit latency and failover time on a local cluster of real
 //! ResourceManager processes; `yarn-ha bench scheduler`: the allocation rate of the
 //! CapacityScheduler core and through the leader's Raft-committed scheduling loop;
-//! `yarn-ha bench allocate`: allocation latency per execution type and path, and simulated
+//! `yarn-ha bench preemption`: one preemption round on a full cluster, what holds the
+//! scheduler and what does not; `yarn-ha bench allocate`: allocation latency per execution type and path, and simulated
 //! short-task throughput per OPPORTUNISTIC share (with `bench allocate-am`, its
 //! ApplicationMaster); `yarn-ha bench rest`: the REST API's latency over a large state and
 //! what it costs the leader's node heartbeats. All measured by `yarn_bench`.
@@ -12,14 +13,14 @@ use std::time::Duration;
 
 use anyhow::Context;
 use yarn_bench::{
-    AllocateAmOptions, AllocateBenchOptions, AskPath, RaftBenchOptions, RestBenchOptions,
-    SchedulerBenchShape, StorageSoakOptions,
+    AllocateAmOptions, AllocateBenchOptions, AskPath, PreemptionBenchShape, RaftBenchOptions,
+    RestBenchOptions, SchedulerBenchShape, StorageSoakOptions,
 };
 use yarn_conf::Configuration;
 
 use crate::cli::{
-    BenchAllocateAmArgs, BenchAllocateArgs, BenchCommand, BenchRaftArgs, BenchRestArgs,
-    BenchSchedulerArgs, BenchStorageArgs,
+    BenchAllocateAmArgs, BenchAllocateArgs, BenchCommand, BenchPreemptionArgs, BenchRaftArgs,
+    BenchRestArgs, BenchSchedulerArgs, BenchStorageArgs,
 };
 
 /// Runs one `bench` subcommand: the figures go to stdout (a table, or JSON with `--json`),
@@ -30,6 +31,7 @@ pub fn run(conf_dir: Option<&Path>, command: BenchCommand) -> anyhow::Result<Exi
     match command {
         BenchCommand::Raft(args) => raft(args),
         BenchCommand::Scheduler(args) => scheduler(args),
+        BenchCommand::Preemption(args) => preemption(args),
         BenchCommand::Allocate(args) => allocate(args),
         BenchCommand::AllocateAm(args) => allocate_am(conf_dir, args),
         BenchCommand::Rest(args) => rest(args),
@@ -125,6 +127,17 @@ fn scheduler(args: BenchSchedulerArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn preemption(args: BenchPreemptionArgs) -> anyhow::Result<ExitCode> {
+    let shape = PreemptionBenchShape {
+        nodes: args.nodes,
+        queues: args.queues,
+        containers: args.containers,
+        rounds: args.rounds,
+    };
+    println!("{}", yarn_bench::preemption_bench(shape)?);
     Ok(ExitCode::SUCCESS)
 }
 
