@@ -266,24 +266,13 @@ fn new_user(cluster: &ProcessCluster, name: &str) -> Credentials {
 }
 
 /// Makes `root.default` the only queue and lets nobody but the cluster administrators
-/// administer it (Hadoop's unset root ACL lets everyone administer every queue), written on
-/// every replica's host and committed with `rmadmin -refreshQueues`.
-fn restrict_queue_administration(cluster: &ProcessCluster, web: &[(String, String)]) {
-    let xml = yarn_conf::writer::site_xml([
+/// administer it (Hadoop's unset root ACL lets everyone administer every queue).
+fn restrict_queue_administration(cluster: &ProcessCluster) {
+    cluster.refresh_queues(&[
         ("yarn.scheduler.capacity.root.queues", "default"),
         ("yarn.scheduler.capacity.root.default.capacity", "100"),
         ("yarn.scheduler.capacity.root.acl_administer_queue", " "),
     ]);
-    for (rm_id, _) in web {
-        let file = cluster
-            .base_dir()
-            .join(rm_id)
-            .join("conf")
-            .join("capacity-scheduler.xml");
-        std::fs::write(file, &xml).unwrap();
-    }
-    let out = cluster.yarn(&["rmadmin", "-refreshQueues"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
 #[test]
@@ -745,7 +734,7 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
 
     // Someone else's application: a user without VIEW_APP access sees where it stands, not
     // its details, and is refused its attempts.
-    restrict_queue_administration(&cluster, &web);
+    restrict_queue_administration(&cluster);
     let bob = new_user(&cluster, "bob");
     let owners = curl(
         Some(&credentials),

@@ -136,6 +136,22 @@ impl ProcessCluster {
         })
     }
 
+    /// Writes `properties` as `capacity-scheduler.xml` on every ResourceManager's host and
+    /// commits them with `rmadmin -refreshQueues`.
+    pub fn refresh_queues(&self, properties: &[(&str, &str)]) {
+        let xml = yarn_conf::writer::site_xml(properties.iter().copied());
+        let replicas = std::fs::read_dir(self.base_dir()).expect("the cluster's directory");
+        for replica in replicas.flatten() {
+            let is_rm = replica.file_name().to_string_lossy().starts_with("rm");
+            let conf = replica.path().join("conf");
+            if is_rm && conf.is_dir() {
+                std::fs::write(conf.join("capacity-scheduler.xml"), &xml).unwrap();
+            }
+        }
+        let out = self.yarn(&["rmadmin", "-refreshQueues"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+
     /// Has the supervisor start daemon `id` (a ResourceManager or a NodeManager) again after
     /// it was killed.
     pub fn restart(&self, id: &str) {

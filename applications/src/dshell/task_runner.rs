@@ -149,6 +149,8 @@ impl RegisteredAm {
             self.am.add_container_request(ask.clone());
         }
         let mut ledger = TaskLedger::new(wanted);
+        // The containers the RM last said it will preempt; a change is logged once.
+        let mut to_be_preempted = Vec::new();
         let mut starts = JoinSet::new();
         let mut updates = JoinSet::new();
         let deadline = Instant::now() + AM_RUN_LIMIT;
@@ -169,6 +171,7 @@ impl RegisteredAm {
             if outcome.shutdown_requested {
                 return Ok(RunEnd::ShutdownRequested);
             }
+            log_preemption(&mut to_be_preempted, outcome.preemption.as_ref());
             for container in outcome.allocated {
                 match ledger.place(&container) {
                     Placement::Run(task) => {
@@ -410,6 +413,29 @@ fn joined_task(
         Ok(outcome) => outcome,
         // Never aborted while the loop runs, so the only other end is a panic.
         Err(err) => std::panic::resume_unwind(err.into_panic()),
+    }
+}
+
+/// Logs the containers the RM says it will preempt when they differ from `told` (what it said
+/// last), and remembers them. The distributed shell gives nothing back of its own: its tasks
+/// are plain commands, so a preempted one ends with the RM's PREEMPTED status.
+fn log_preemption(
+    told: &mut Vec<pb::ContainerIdProto>,
+    message: Option<&pb::PreemptionMessageProto>,
+) {
+    let doomed = message
+        .and_then(|message| message.strict_contract.as_ref())
+        .map(|strict| strict.containers.clone())
+        .unwrap_or_default();
+    if doomed != *told {
+        if !doomed.is_empty() {
+            let containers: Vec<String> = doomed.iter().map(describe_container_id).collect();
+            tracing::info!(
+                ?containers,
+                "the ResourceManager will preempt these containers unless its queues rebalance first"
+            );
+        }
+        *told = doomed;
     }
 }
 
