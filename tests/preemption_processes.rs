@@ -88,6 +88,57 @@ fn queue_status(cluster: &ProcessCluster, queue: &str, label: &str) -> String {
         .to_owned()
 }
 
+/// Kills the child when dropped, so a failed assertion leaves no job behind.
+struct Job(std::process::Child);
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `text` without ANSI colour sequences, as the daemons' logs may carry them.
+fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for end in chars.by_ref() {
+                if end.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The raw container ids a replica's log lists under `field` (`announced` or `killed`) in its
+/// "preemption round committed" lines.
+fn round_containers(cluster: &ProcessCluster, rm_id: &str, field: &str) -> Vec<String> {
+    let log = std::fs::read_to_string(cluster.base_dir().join("logs").join(format!("{rm_id}.log")))
+        .unwrap_or_default();
+    let prefix = format!("{field}=[");
+    plain(&log)
+        .lines()
+        .filter(|line| line.contains("preemption round committed"))
+        .filter_map(|line| {
+            let list = &line[line.find(&prefix)? + prefix.len()..];
+            Some(list[..list.find(']')?].to_owned())
+        })
+        .flat_map(|list| {
+            list.split("container_id: ")
+                .skip(1)
+                .filter_map(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// Fills the node from queue `a`, then submits a job to `b` that needs two containers (its AM
 /// and one task), waits until `a` is told it will lose one, and, with `kill_leader`, SIGKILLs
 /// the active ResourceManager then. Returns when `b`'s job succeeded.
@@ -99,13 +150,15 @@ fn b_gets_its_guarantee(kill_leader: bool) {
 
     let a_args = job("a", "3", "sleep 600");
     let a_args: Vec<&str> = a_args.iter().map(String::as_str).collect();
-    let mut a_job = cluster.spawn_dshell(&a_args);
+    let _a_job = Job(cluster.spawn_dshell(&a_args));
     let a_app = cluster.running_application();
     eventually("a to hold the whole node", || {
         (queue_status(&cluster, "a", "Used Resources") == "<memory:4096, vCores:4>").then_some(())
     });
 
-    let b_args = job("b", "1", "true");
+    // Bounded, so that preemption failing ends b's job, and the test, within the deadline.
+    let mut b_args = job("b", "1", "true");
+    b_args.extend(["--timeout".to_owned(), "90000".to_owned()]);
     let b_args: Vec<&str> = b_args.iter().map(String::as_str).collect();
     let b_job = cluster.spawn_dshell(&b_args);
     let told = eventually("a to have a container to preempt", || {
@@ -113,10 +166,11 @@ fn b_gets_its_guarantee(kill_leader: bool) {
         (!figure.ends_with(" in 0 containers")).then_some(figure)
     });
     assert_eq!(told, "<memory:1024, vCores:1> in 1 containers");
-    if kill_leader {
+    let killed = kill_leader.then(|| {
         let killed = cluster.kill_leader();
         eprintln!("SIGKILLed {killed} between the announcement and the kill");
-    }
+        killed
+    });
 
     let out = wait_exit(b_job, "b's dshell client");
     assert_eq!(
@@ -134,8 +188,25 @@ fn b_gets_its_guarantee(kill_leader: bool) {
         logs.contains("the ResourceManager will preempt these containers"),
         "a's AM was told:\n{logs}"
     );
-    let _ = a_job.kill();
-    let _ = a_job.wait();
+    if let Some(old) = killed {
+        // The old leader announced the container and died before its wait was over; a new
+        // leader killed it.
+        let announced = round_containers(&cluster, &old, "announced");
+        assert!(!announced.is_empty(), "{old} announced a container");
+        assert!(
+            round_containers(&cluster, &old, "killed").is_empty(),
+            "{old} was SIGKILLed before any kill"
+        );
+        let killed_by_others: Vec<String> = ["rm1", "rm2", "rm3"]
+            .into_iter()
+            .filter(|rm_id| *rm_id != old)
+            .flat_map(|rm_id| round_containers(&cluster, rm_id, "killed"))
+            .collect();
+        assert!(
+            killed_by_others.contains(&announced[0]),
+            "the new leader killed {announced:?}: it killed {killed_by_others:?}"
+        );
+    }
 }
 
 #[test]

@@ -55,8 +55,9 @@
 //! - ResourceInformationProto.attributes, ResourceInformationProto.tags,
 //!   ResourceInformationProto.type, ResourceInformationProto.units
 //!
-//! yarn-ha's own additions (NodeReportProto 100 to 103, YarnClusterMetricsProto 100 to 103, and
-//! QueueInfoProto's ACLs, default priority and absolute used capacity) are not sent.
+//! yarn-ha's own additions (NodeReportProto 100 to 103, YarnClusterMetricsProto 100 to 103,
+//! QueueStatisticsProto's preemption figures 101 to 106, and QueueInfoProto's ACLs, default
+//! priority and absolute used capacity) are not sent.
 //!
 //! # What re-encoding does not fix
 //!

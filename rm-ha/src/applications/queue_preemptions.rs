@@ -11,8 +11,8 @@ use crate::state_machine::{ContainerRecord, ContainerState, PREEMPTED, RmState};
 /// One queue's preemption figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct PreemptionFigures {
-    /// What the queue's live containers chosen by preemption rounds hold: their ApplicationMasters
-    /// have been told, and they are killed unless given back or no longer owed.
+    /// What the queue's live containers the latest preemption round chose hold: their
+    /// ApplicationMasters are told, and they are killed unless given back or no longer owed.
     pub to_preempt: Resource,
     /// How many containers that is.
     pub to_preempt_containers: u64,
@@ -37,15 +37,18 @@ impl PreemptionFigures {
 ///
 /// Counted from the replicated state, so every replica and every leader agrees on them and they
 /// survive a failover; a container counts in the queue its application is in when counted (a
-/// moved application takes its preempted containers with it, as its usage).
+/// moved application takes its preempted containers with it, as its usage), so unlike Hadoop's
+/// counters a queue's preempted figures can go down.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct QueuePreemptions {
     leaves: BTreeMap<String, PreemptionFigures>,
 }
 
 impl QueuePreemptions {
-    /// The figures of `state`: one pass over its containers and preemption waits.
-    pub fn of(state: &RmState) -> Self {
+    /// The figures of `state`: one pass over its containers and the latest round's choices.
+    /// Without `announcing` (the monitor is off, so no round will kill what an earlier one
+    /// chose), nothing counts as to be preempted.
+    pub fn of(state: &RmState, announcing: bool) -> Self {
         let mut leaves: BTreeMap<String, PreemptionFigures> = BTreeMap::new();
         let mut count = |record: &ContainerRecord, figures: PreemptionFigures| {
             if let Some(application) = state.applications.get(&record.key.application_seq) {
@@ -71,7 +74,8 @@ impl QueuePreemptions {
         }
         for record in state
             .preemption_waits
-            .waiting()
+            .announced()
+            .filter(|_| announcing)
             .filter_map(|(key, _)| state.containers.get(&key))
             .filter(|record| record.state == ContainerState::Allocated)
         {
@@ -127,7 +131,12 @@ mod tests {
             }],
             now_ms: 105,
         });
-        let waiting = QueuePreemptions::of(&state).of_queue("root.a.a1");
+        assert_eq!(
+            QueuePreemptions::of(&state, false).of_queue("root.a.a1"),
+            PreemptionFigures::default(),
+            "no round will kill what waits while the monitor is off"
+        );
+        let waiting = QueuePreemptions::of(&state, true).of_queue("root.a.a1");
         assert_eq!(
             (waiting.to_preempt.memory_mb, waiting.to_preempt_containers),
             (1024, 1),
@@ -136,7 +145,7 @@ mod tests {
         assert_eq!(waiting.preempted_containers, 0);
 
         state.apply(&RmCommand::V1(round(110)));
-        let figures = QueuePreemptions::of(&state);
+        let figures = QueuePreemptions::of(&state, true);
         let a = figures.of_queue("root.a");
         assert_eq!(
             a,

@@ -528,7 +528,9 @@ impl ClientOperations {
             queues: QueueFigures {
                 queues,
                 applications: self.state.read(QueueApplications::of),
-                preemptions: self.state.read(QueuePreemptions::of),
+                preemptions: self
+                    .state
+                    .read(|state| QueuePreemptions::of(state, self.preemption_enabled)),
             },
         })
     }
@@ -560,7 +562,9 @@ impl ClientOperations {
         let leadership = self.proposer.read_barrier().await?;
 
         let nodes = leadership.nodes(|tracker| tracker.schedulable());
-        let figures = self.state.read(QueuePreemptions::of);
+        let figures = self
+            .state
+            .read(|state| QueuePreemptions::of(state, self.preemption_enabled));
         let preemption = PreemptionReport {
             enabled: self.preemption_enabled,
             figures: &figures,
@@ -600,7 +604,8 @@ impl ClientOperations {
     pub(crate) fn queue_preemptions(&self) -> (bool, QueuePreemptions) {
         (
             self.preemption_enabled,
-            self.state.read(QueuePreemptions::of),
+            self.state
+                .read(|state| QueuePreemptions::of(state, self.preemption_enabled)),
         )
     }
 

@@ -242,7 +242,7 @@ mod tests {
         ]));
         submit(&mut state, "alice", "b", 1024);
         let (leader, _) = LeaderScheduler::rebuild(&state, &source(), &nodes(2)).unwrap();
-        let figures = QueuePreemptions::of(&state);
+        let figures = QueuePreemptions::of(&state, true);
         let report = |enabled| PreemptionReport {
             enabled,
             figures: &figures,

@@ -194,7 +194,7 @@ mod tests {
         let figures = QueueFigures {
             queues,
             applications: QueueApplications::of(&state),
-            preemptions: QueuePreemptions::of(&state),
+            preemptions: QueuePreemptions::of(&state, true),
         };
         (figures, b)
     }
