@@ -72,13 +72,18 @@ impl PreemptionMonitor {
             };
             let now_ms = now_ms();
             let command = round_command(&decision, self.config.max_wait_before_kill, now_ms);
-            let changes = self.state.read(|state| {
-                let CommandV1::PreemptionRound { chosen, .. } = &command else {
-                    return false;
-                };
-                let wait = max_wait_ms(self.config.max_wait_before_kill);
-                let (waits, _) = state.preview_preemption_round(chosen, wait, now_ms);
-                waits != state.preemption_waits
+            // The same preview as applying the command makes, on the committed state.
+            let changes = self.state.read(|state| match &command {
+                CommandV1::PreemptionRound {
+                    chosen,
+                    max_wait_before_kill_ms,
+                    ..
+                } => {
+                    let (waits, _) =
+                        state.preview_preemption_round(chosen, *max_wait_before_kill_ms, now_ms);
+                    waits != state.preemption_waits
+                }
+                _ => false,
             });
             if !changes {
                 continue;
@@ -128,10 +133,6 @@ impl PreemptionMonitor {
     }
 }
 
-fn max_wait_ms(max_wait_before_kill: Duration) -> i64 {
-    i64::try_from(max_wait_before_kill.as_millis()).unwrap_or(i64::MAX)
-}
-
 /// The command committing `decision` at `now_ms`.
 fn round_command(
     decision: &PreemptionDecision,
@@ -150,7 +151,8 @@ fn round_command(
     CommandV1::PreemptionRound {
         chosen,
         for_queues: decision.for_queues.clone(),
-        max_wait_before_kill_ms: max_wait_ms(max_wait_before_kill),
+        max_wait_before_kill_ms: i64::try_from(max_wait_before_kill.as_millis())
+            .unwrap_or(i64::MAX),
         now_ms,
     }
 }
