@@ -33,7 +33,8 @@ use yarn_security::{Dialer, PeerIdentity, PeerInfo, Role};
 
 /// The harness's hold on the network of a run, shared by every host: the links it has cut,
 /// by sending and receiving host, and every open connection end, which the crash of its host
-/// closes without a word and the crash of its peer's process resets.
+/// closes without a word, and which the crash of its peer's process, or the return of its
+/// peer's machine, resets.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Links {
     inner: Arc<Mutex<CutLinks>>,
@@ -150,9 +151,10 @@ impl Links {
         }
     }
 
-    /// Resets every connection end whose peer is `host`, whose process just crashed while its
-    /// machine lives on: the machine's kernel answers for the dead process's sockets, so its
-    /// peers see their connections reset at once, in the order the ends opened in.
+    /// Resets every connection end whose peer is `host`, in the order the ends opened in: its
+    /// process just crashed while its machine lives on (the kernel answers for the dead
+    /// process's sockets), or its machine is back from a power loss or a reboot (the new kernel
+    /// answers the old connections' next segment).
     pub(crate) fn reset_peers_of(&self, host: &str) {
         let wakers: Vec<Waker> = {
             let mut links = self.lock();

@@ -638,6 +638,12 @@ impl Harness<'_> {
                 if !self.disks.contains_key(&host) {
                     self.strike_applications_on(&host);
                 }
+                // A machine back from a power loss or a reboot has no record of the
+                // connections it had: its kernel answers their peers' next segment (a
+                // retransmission, a window probe, a keepalive) with a reset. Without it a peer
+                // whose writes wait on a full window never learns, and never dials again. (A
+                // crashed process's connections were reset when it died.)
+                self.links.reset_peers_of(&host);
                 self.sim.bounce(host.as_str());
                 format!("restart {host}")
             }
