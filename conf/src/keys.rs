@@ -433,6 +433,33 @@ pub const PREEMPTION_INTRA_QUEUE_ENABLED: Key = Key::new(
     "false",
     KeyKind::Bool,
 );
+/// The fraction of its guarantee a queue must use before it preempts among its own
+/// applications.
+pub const PREEMPTION_INTRA_QUEUE_MINIMUM_THRESHOLD: Key = Key::new(
+    "yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.minimum-threshold",
+    "0.5",
+    KeyKind::Float,
+);
+/// The most a queue takes back from its own applications in one round, as a fraction of its
+/// guarantee.
+pub const PREEMPTION_INTRA_QUEUE_MAX_ALLOWABLE_LIMIT: Key = Key::new(
+    "yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.max-allowable-limit",
+    "0.2",
+    KeyKind::Float,
+);
+/// Who gives first within a queue: `userlimit_first` or `priority_first`.
+pub const PREEMPTION_INTRA_QUEUE_ORDER_POLICY: Key = Key::new(
+    "yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.preemption-order-policy",
+    "userlimit_first",
+    KeyKind::String,
+);
+/// Whether preemption also frees nodes for reserved containers; yarn-ha's scheduler reserves
+/// none, so only false is accepted.
+pub const PREEMPTION_SELECT_BASED_ON_RESERVED_CONTAINERS: Key = Key::new(
+    "yarn.resourcemanager.monitor.capacity.preemption.select_based_on_reserved_containers",
+    "false",
+    KeyKind::Bool,
+);
 /// How many least-loaded nodes the opportunistic allocator uses (and sends to NMs).
 pub const RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_NODES_USED: Key = Key::new(
     "yarn.resourcemanager.opportunistic-container-allocation.nodes-used",
@@ -658,6 +685,10 @@ pub const ALL: &[Key] = &[
     PREEMPTION_NATURAL_TERMINATION_FACTOR,
     PREEMPTION_OBSERVE_ONLY,
     PREEMPTION_INTRA_QUEUE_ENABLED,
+    PREEMPTION_INTRA_QUEUE_MINIMUM_THRESHOLD,
+    PREEMPTION_INTRA_QUEUE_MAX_ALLOWABLE_LIMIT,
+    PREEMPTION_INTRA_QUEUE_ORDER_POLICY,
+    PREEMPTION_SELECT_BASED_ON_RESERVED_CONTAINERS,
     NM_CONTAINER_QUEUING_SORTING_NODES_INTERVAL_MS,
     NM_CONTAINER_QUEUING_LOAD_COMPARATOR,
     NM_CONTAINER_QUEUING_LIMIT_STDEV,

@@ -461,14 +461,22 @@ impl TreeBuilder<'_> {
             )?
             .unwrap_or(0);
 
-        let disable_preemption_key = QueueProperty::DisablePreemption.key(path);
-        let disable_preemption = match reader.get(&disable_preemption_key) {
-            // Hadoop reads booleans regardless of case.
-            Some(value) if value.eq_ignore_ascii_case("true") => true,
-            Some(value) if value.eq_ignore_ascii_case("false") => false,
-            Some(value) => return Err(invalid(&disable_preemption_key, value, "true or false")),
-            None => parent_conf.is_some_and(|p| p.disable_preemption),
+        // Both inherited from the parent when unset; Hadoop reads booleans regardless of case.
+        let inherited_flag = |property: QueueProperty, of_parent: fn(&QueueConf) -> bool| {
+            let key = property.key(path);
+            match reader.get(&key) {
+                Some(value) if value.eq_ignore_ascii_case("true") => Ok(true),
+                Some(value) if value.eq_ignore_ascii_case("false") => Ok(false),
+                Some(value) => Err(invalid(&key, value, "true or false")),
+                None => Ok(parent_conf.is_some_and(of_parent)),
+            }
         };
+        let disable_preemption =
+            inherited_flag(QueueProperty::DisablePreemption, |p| p.disable_preemption)?;
+        let intra_queue_disable_preemption =
+            inherited_flag(QueueProperty::IntraQueueDisablePreemption, |p| {
+                p.intra_queue_disable_preemption
+            })?;
 
         Ok(QueueConf {
             path: path.to_string(),
@@ -492,6 +500,7 @@ impl TreeBuilder<'_> {
             maximum_allocation: Resource::new(memory, vcores),
             default_application_priority,
             disable_preemption,
+            intra_queue_disable_preemption,
         })
     }
 

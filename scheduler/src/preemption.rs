@@ -19,6 +19,10 @@
 //! ApplicationMaster when first chosen and killed when still chosen `max_wait_before_kill`
 //! later.
 //!
+//! With intra-queue preemption on, [`select_within_leaf`] then has each leaf take back from
+//! its own applications for its more important ones, or for users above their user limit
+//! for those below it ([`IntraQueueSettings`]).
+//!
 //! Nothing here reads a clock, draws random numbers or does I/O: the same snapshot always gives
 //! the same targets, which is what lets a leader's decisions be replayed and checked.
 //!
@@ -32,6 +36,10 @@ mod candidate_selection;
 mod ideal_assignment;
 #[cfg(test)]
 mod ideal_assignment_tests;
+mod intra_queue_selection;
+mod intra_queue_settings;
+#[cfg(test)]
+mod intra_queue_tests;
 mod leaf_containers;
 mod preemption_queue;
 mod preemption_settings;
@@ -40,6 +48,11 @@ mod preemption_waits;
 
 pub use candidate_selection::select_candidates;
 pub use ideal_assignment::{IdealAssignment, QueueTarget};
+pub use intra_queue_selection::select_within_leaf;
+pub use intra_queue_settings::{
+    IntraQueueOrder, IntraQueueSettings, MAX_ALLOWABLE_LIMIT_KEY, MINIMUM_THRESHOLD_KEY,
+    PREEMPTION_ORDER_POLICY_KEY,
+};
 pub use leaf_containers::{LeafContainers, RunningApplication, RunningContainer};
 pub use preemption_queue::PreemptionQueue;
 pub use preemption_settings::PreemptionSettings;

@@ -72,6 +72,10 @@ pub struct QueueConf {
     /// container is taken back from the queue, and what it uses above its guarantee is left to
     /// it when the cluster is divided.
     pub disable_preemption: bool,
+    /// `intra-queue-preemption.disable_preemption`, inherited from the parent when unset
+    /// (false at the root): the queue never preempts among its own applications. A queue with
+    /// `disable_preemption` does not either.
+    pub intra_queue_disable_preemption: bool,
 }
 
 impl QueueConf {

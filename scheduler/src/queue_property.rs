@@ -11,17 +11,14 @@ const USER_SETTINGS_INFIX: &str = ".user-settings.";
 pub(crate) const USER_WEIGHT_SUFFIX: &str = ".weight";
 
 /// Path components under which Hadoop nests further keys of a queue (node-label capacities,
-/// templates of auto-created queues, user settings, intra-queue preemption). Such keys end in
-/// the same suffixes as a queue's own (`...accessible-node-labels.gpu.capacity`) but configure
-/// no queue of their own, and the scheduler does not implement them, so they are ignored rather
-/// than refused.
-const NESTED: [&str; 5] = [
+/// templates of auto-created queues, user settings). Such keys end in the same suffixes as a
+/// queue's own (`...accessible-node-labels.gpu.capacity`) but configure no queue of their own,
+/// and the scheduler does not implement them, so they are ignored rather than refused.
+const NESTED: [&str; 4] = [
     "accessible-node-labels",
     "leaf-queue-template",
     "auto-queue-creation-v2",
     "user-settings",
-    // `<queue-path>.intra-queue-preemption.disable_preemption` ends like `disable_preemption`.
-    "intra-queue-preemption",
 ];
 
 /// A property the scheduler reads for each queue, as
@@ -45,11 +42,12 @@ pub(crate) enum QueueProperty {
     MaximumAllocationVcores,
     DefaultApplicationPriority,
     DisablePreemption,
+    IntraQueueDisablePreemption,
 }
 
 impl QueueProperty {
     /// Every property, each once.
-    pub(crate) const ALL: [Self; 15] = [
+    pub(crate) const ALL: [Self; 16] = [
         Self::Queues,
         Self::Capacity,
         Self::MaximumCapacity,
@@ -65,9 +63,11 @@ impl QueueProperty {
         Self::MaximumAllocationVcores,
         Self::DefaultApplicationPriority,
         Self::DisablePreemption,
+        Self::IntraQueueDisablePreemption,
     ];
 
-    /// The last component of the key.
+    /// What follows the queue path in the key: its last component, or its last two for
+    /// `intra-queue-preemption.disable_preemption`.
     pub(crate) const fn suffix(self) -> &'static str {
         match self {
             Self::Queues => "queues",
@@ -84,6 +84,7 @@ impl QueueProperty {
             Self::MaximumAllocationVcores => "maximum-allocation-vcores",
             Self::DefaultApplicationPriority => "default-application-priority",
             Self::DisablePreemption => "disable_preemption",
+            Self::IntraQueueDisablePreemption => "intra-queue-preemption.disable_preemption",
         }
     }
 
@@ -113,9 +114,14 @@ pub(crate) fn user_settings_prefix(path: &str) -> String {
 /// keys the scheduler does not read. The path is not checked against any hierarchy.
 pub(crate) fn configured_queue(key: &str) -> Option<&str> {
     let rest = key.strip_prefix(PREFIX)?;
-    let (head, last) = rest.rsplit_once('.')?;
-    let path = if QueueProperty::ALL.iter().any(|p| p.suffix() == last) {
-        head
+    // The longest suffix wins: `...intra-queue-preemption.disable_preemption` also ends in
+    // `disable_preemption`.
+    let property_path = QueueProperty::ALL
+        .iter()
+        .filter_map(|p| rest.strip_suffix(p.suffix())?.strip_suffix('.'))
+        .min_by_key(|path| path.len());
+    let path = if let Some(path) = property_path {
+        path
     } else {
         // The scheduler reads weights only for users without dots (see the reader).
         let (path, user) = rest
@@ -167,7 +173,6 @@ mod tests {
             "root.a.leaf-queue-template.capacity",
             "root.a.auto-queue-creation-v2.template.maximum-applications",
             "root.a.user-settings.alice.max-parallel-apps",
-            "root.a.intra-queue-preemption.disable_preemption",
             "root.a.ordering-policy",
             "root.a.maximum-application-lifetime",
         ] {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use yarn_conf::{ConfError, Configuration, Key, KeyKind, keys};
 use yarn_scheduler::SchedulerError;
-use yarn_scheduler::preemption::PreemptionSettings;
+use yarn_scheduler::preemption::{IntraQueueOrder, IntraQueueSettings, PreemptionSettings};
 
 /// Hadoop's class of the proportional preemption policy, the only scheduling edit policy
 /// yarn-ha knows.
@@ -49,8 +49,9 @@ impl PreemptionConfig {
     ///
     /// With the monitor enabled, a [`ConfError`] naming the key, its value and where it was
     /// set: a policy class other than the proportional policy, an interval or wait that is not
-    /// positive, a factor out of its range (see [`PreemptionSettings::validate`]), or
-    /// intra-queue preemption, which yarn-ha does not do.
+    /// positive, a factor out of its range (see [`PreemptionSettings::validate`]), an
+    /// intra-queue order policy other than Hadoop's two, or `select_based_on_reserved_containers`,
+    /// as yarn-ha's scheduler reserves no containers on nodes.
     pub fn from_conf(conf: &Configuration) -> Result<Self, ConfError> {
         if !conf.get_bool(&keys::RM_SCHEDULER_ENABLE_MONITORS)? {
             return Ok(Self::default());
@@ -82,29 +83,16 @@ impl PreemptionConfig {
             max_ignored_over_capacity: conf.get_f64(&keys::PREEMPTION_MAX_IGNORED_OVER_CAPACITY)?,
             natural_termination_factor: conf
                 .get_f64(&keys::PREEMPTION_NATURAL_TERMINATION_FACTOR)?,
+            intra_queue: intra_queue_settings(conf)?,
         };
-        if let Err(SchedulerError::InvalidValue {
-            key,
-            value,
-            expected,
-        }) = settings.validate()
-        {
-            return Err(ConfError::InvalidValue {
-                location: conf.source(&key).cloned(),
-                key,
-                value,
-                kind: KeyKind::Float,
-                expected: expected.to_owned(),
-            });
-        }
+        settings.validate().map_err(|err| refused(conf, err))?;
         let observe_only = conf.get_bool(&keys::PREEMPTION_OBSERVE_ONLY)?;
-        let intra_queue = &keys::PREEMPTION_INTRA_QUEUE_ENABLED;
-        if conf.get_bool(intra_queue)? {
+        let reserved = &keys::PREEMPTION_SELECT_BASED_ON_RESERVED_CONTAINERS;
+        if conf.get_bool(reserved)? {
             return Err(conf.invalid_value(
-                intra_queue,
+                reserved,
                 true,
-                "false: yarn-ha preempts across queues only, not within a queue by priority or \
-                 user limit",
+                "false: yarn-ha's scheduler reserves no containers on nodes",
             ));
         }
         Ok(Self {
@@ -114,6 +102,48 @@ impl PreemptionConfig {
             observe_only,
             settings,
         })
+    }
+}
+
+/// How leaves preempt among their own applications, when
+/// `intra-queue-preemption.enabled` says they do; its other keys are read only then.
+fn intra_queue_settings(conf: &Configuration) -> Result<Option<IntraQueueSettings>, ConfError> {
+    if !conf.get_bool(&keys::PREEMPTION_INTRA_QUEUE_ENABLED)? {
+        return Ok(None);
+    }
+    let order = conf.get_string(&keys::PREEMPTION_INTRA_QUEUE_ORDER_POLICY)?;
+    Ok(Some(IntraQueueSettings {
+        minimum_threshold: conf.get_f64(&keys::PREEMPTION_INTRA_QUEUE_MINIMUM_THRESHOLD)?,
+        max_allowable_limit: conf.get_f64(&keys::PREEMPTION_INTRA_QUEUE_MAX_ALLOWABLE_LIMIT)?,
+        order: IntraQueueOrder::parse(&order).map_err(|err| refused(conf, err))?,
+    }))
+}
+
+/// The [`ConfError`] for a value the scheduler refused, naming its key and where it was set.
+fn refused(conf: &Configuration, err: SchedulerError) -> ConfError {
+    match err {
+        SchedulerError::InvalidValue {
+            key,
+            value,
+            expected,
+        } => ConfError::InvalidValue {
+            location: conf.source(&key).cloned(),
+            kind: keys::find(&key).map_or(KeyKind::String, |declared| declared.kind),
+            key,
+            value,
+            expected: expected.to_owned(),
+        },
+        // The settings refuse values only as above; anything else is still reported, against
+        // the key that turned the policy on.
+        other => ConfError::InvalidValue {
+            key: keys::RM_SCHEDULER_ENABLE_MONITORS.name.to_string(),
+            value: "true".to_owned(),
+            kind: KeyKind::Bool,
+            expected: other.to_string(),
+            location: conf
+                .source(&keys::RM_SCHEDULER_ENABLE_MONITORS.name)
+                .cloned(),
+        },
     }
 }
 
@@ -209,6 +239,10 @@ mod tests {
             ),
             (
                 "yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.enabled",
+                "yes",
+            ),
+            (
+                "yarn.resourcemanager.monitor.capacity.preemption.select_based_on_reserved_containers",
                 "true",
             ),
         ];
@@ -220,5 +254,44 @@ mod tests {
         }
         let err = read(&[(ENABLE, "maybe")]).expect_err("not a boolean");
         assert!(err.to_string().contains(ENABLE), "{err}");
+    }
+
+    #[test]
+    fn intra_queue_keys_are_read_only_when_it_is_enabled_and_each_bad_value_is_named() {
+        const INTRA: &str =
+            "yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.enabled";
+        const THRESHOLD: &str = "yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.minimum-threshold";
+        const LIMIT: &str = "yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.max-allowable-limit";
+        const ORDER: &str = "yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.preemption-order-policy";
+        let on = read(&[(ENABLE, "true"), (INTRA, "true")]).unwrap();
+        assert_eq!(on.settings.intra_queue, Some(IntraQueueSettings::default()));
+        let tuned = read(&[
+            (ENABLE, "true"),
+            (INTRA, "true"),
+            (THRESHOLD, "0"),
+            (LIMIT, "1"),
+            (ORDER, "priority_first"),
+        ])
+        .unwrap();
+        assert_eq!(
+            tuned.settings.intra_queue,
+            Some(IntraQueueSettings {
+                minimum_threshold: 0.0,
+                max_allowable_limit: 1.0,
+                order: IntraQueueOrder::PriorityFirst,
+            })
+        );
+        for (key, value) in [
+            (THRESHOLD, "1.5"),
+            (LIMIT, "0"),
+            (ORDER, "fifo"),
+            (LIMIT, "lots"),
+        ] {
+            let off = read(&[(ENABLE, "true"), (key, value)]).expect("not read while off");
+            assert_eq!(off.settings.intra_queue, None);
+            let err = read(&[(ENABLE, "true"), (INTRA, "true"), (key, value)]).expect_err(key);
+            assert_eq!(named(&err), key, "{err}");
+            assert!(err.to_string().contains(value), "{err}");
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! Container preemption on three replicas: queue `a` fills the cluster, an application of
 //! queue `b` asks for its guarantee, and the leader's preemption monitor tells `a`'s AM which
 //! containers it will lose, then kills them as PREEMPTED once `max_wait_before_kill` is over;
-//! across a leader failover between the two, without killing anything twice.
+//! across a leader failover between the two, without killing anything twice; and within `a`,
+//! for a more important application of its own.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -79,12 +80,22 @@ struct TestAm {
 
 impl TestAm {
     async fn submit(cluster: &RmCluster, queue: &str) -> (ApplicationId, Self) {
+        Self::submit_at(cluster, queue, None).await
+    }
+
+    /// Submits to `queue` at `priority` (the queue's default when none).
+    async fn submit_at(
+        cluster: &RmCluster,
+        queue: &str,
+        priority: Option<i32>,
+    ) -> (ApplicationId, Self) {
         let id = submit_with(
             cluster,
             pb::ApplicationSubmissionContextProto {
                 application_name: Some(format!("in {queue}")),
                 queue: Some(queue.to_owned()),
                 unmanaged_am: true,
+                priority: priority.map(|priority| pb::PriorityProto { priority }),
                 ..Default::default()
             },
         )
@@ -231,22 +242,20 @@ fn first_chosen(cluster: &RmCluster, index: usize) -> BTreeMap<ContainerKey, i64
         .read(|state| state.preemption_waits.waiting().collect())
 }
 
-/// Asserts that each of `doomed` completed as PREEMPTED, for `b`, no sooner than
+/// Asserts that each of `doomed` completed as PREEMPTED, for `for_queue`, no sooner than
 /// `max_wait_before_kill` after its first choice in `first`, by replica `index`'s state.
 fn assert_killed_after_the_wait(
     cluster: &RmCluster,
     index: usize,
-    a: &TestAm,
+    (a, for_queue): (&TestAm, &str),
     doomed: &BTreeSet<ContainerId>,
     first: &BTreeMap<ContainerKey, i64>,
 ) {
     for id in doomed {
         let (exit, diagnostics) = &a.completed[id];
         assert_eq!(*exit, PREEMPTED, "{id}");
-        assert!(
-            diagnostics.contains("preempted by scheduler from queue root.a for queue root.b"),
-            "{diagnostics}"
-        );
+        let reason = format!("preempted by scheduler from queue root.a for queue {for_queue}");
+        assert!(diagnostics.contains(&reason), "{diagnostics}");
         let completed_at = cluster
             .replica(index)
             .state()
@@ -282,7 +291,7 @@ async fn a_queue_over_its_guarantee_is_told_then_loses_what_another_queue_is_owe
         doomed.iter().all(|id| am.completed.contains_key(id))
     })
     .await;
-    assert_killed_after_the_wait(&cluster, leader, &a, &doomed, &first);
+    assert_killed_after_the_wait(&cluster, leader, (&a, "root.b"), &doomed, &first);
     assert_eq!(a.held.len(), 4, "a keeps its guarantee");
     b.until(&cluster, "b to run at its guarantee", |am| {
         am.held.len() == 4
@@ -360,7 +369,7 @@ async fn a_new_leader_kills_what_the_old_one_announced_once_and_after_the_same_w
         doomed.iter().all(|id| am.completed.contains_key(id))
     })
     .await;
-    assert_killed_after_the_wait(&cluster, new, &a, &doomed, &first);
+    assert_killed_after_the_wait(&cluster, new, (&a, "root.b"), &doomed, &first);
     b.until(&cluster, "b to run at its guarantee", |am| {
         am.held.len() == 4
     })
@@ -381,5 +390,63 @@ async fn a_new_leader_kills_what_the_old_one_announced_once_and_after_the_same_w
         .map(|report| ContainerId::try_from(report.container_id.expect("an id")).expect("an id"))
         .collect();
     assert_eq!(preempted, doomed, "exactly the announced containers");
+    cluster.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn within_a_queue_a_more_important_application_takes_from_a_less_important_one() {
+    let key = |name| format!("yarn.resourcemanager.monitor.capacity.preemption.{name}");
+    let mut extra = preemption_on();
+    extra.extend([
+        (
+            key("intra-queue-preemption.enabled").leak() as &str,
+            "true".to_owned(),
+        ),
+        (
+            key("intra-queue-preemption.preemption-order-policy").leak(),
+            "priority_first".to_owned(),
+        ),
+        (
+            key("intra-queue-preemption.max-allowable-limit").leak(),
+            "1.0".to_owned(),
+        ),
+        ("yarn.cluster.max-application-priority", "10".to_owned()),
+    ]);
+    let extra: Vec<(&str, &str)> = extra.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut cluster = new_cluster(3, 0, &extra).await;
+    cluster.start_members().await;
+    register_node(&cluster, 8192, 8).await;
+    set_queue_configuration(&cluster, queues()).await;
+
+    tracing::info!("--- an application at the default priority fills the node from queue a");
+    let (_, mut low) = TestAm::submit(&cluster, "a").await;
+    low.heartbeat(&cluster, 8).await;
+    low.until(&cluster, "the node to be full", |am| am.held.len() == 8)
+        .await;
+    tracing::info!("--- one at priority 5 in the same queue asks for four containers");
+    let (_, mut high) = TestAm::submit_at(&cluster, "a", Some(5)).await;
+    high.heartbeat(&cluster, 4).await;
+
+    low.until(&cluster, "a preemption message", |am| {
+        am.to_be_preempted.len() == 4
+    })
+    .await;
+    let leader = cluster.serving_leader(None).await;
+    let first = first_chosen(&cluster, leader);
+    let doomed = low.to_be_preempted.clone();
+    low.until(&cluster, "the preempted containers to complete", |am| {
+        doomed.iter().all(|id| am.completed.contains_key(id))
+    })
+    .await;
+    assert_killed_after_the_wait(&cluster, leader, (&low, "root.a"), &doomed, &first);
+    high.until(&cluster, "the important application to run", |am| {
+        am.held.len() == 4
+    })
+    .await;
+    low.until(&cluster, "no message once nothing is owed", |am| {
+        am.to_be_preempted.is_empty()
+    })
+    .await;
+    assert_eq!(low.held.len(), 4, "nothing more is taken");
     cluster.shutdown().await;
 }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use super::CapacityScheduler;
 use super::queue_reports::Demand;
 use crate::Resource;
+use crate::application::SchedulerApplication;
 use crate::preemption::{
     LeafContainers, PreemptionQueue, PreemptionSnapshot, RunningApplication, RunningContainer,
 };
@@ -78,10 +79,8 @@ impl CapacityScheduler {
             let Some(app) = self.applications.get(application_id) else {
                 continue;
             };
-            if app.attempt.as_ref().is_some_and(|attempt| attempt.active) {
-                let pending = by_user.entry(app.user.as_str()).or_default();
-                *pending = pending.saturating_add(Demand::of(app).pending);
-            }
+            let pending = by_user.entry(app.user.as_str()).or_default();
+            *pending = pending.saturating_add(active_pending(app));
         }
         let user_limit = self.reported_user_limit(leaf);
         by_user
@@ -94,13 +93,15 @@ impl CapacityScheduler {
     }
 
     fn leaf_containers(&self, leaf: usize) -> LeafContainers {
-        let applications = self.queues[leaf]
+        let applications: Vec<RunningApplication> = self.queues[leaf]
             .apps
             .iter()
             .filter_map(|(_, _, application_id)| self.applications.get(application_id))
             .map(|app| RunningApplication {
                 id: app.id,
                 priority: app.priority,
+                user: app.user.clone(),
+                pending: active_pending(app),
                 containers: app
                     .containers
                     .iter()
@@ -117,11 +118,29 @@ impl CapacityScheduler {
         // Hadoop's selector spares AMs up to the guarantee's AM share, not the AM limit that
         // activation uses (which grows with the queue's current limit).
         let queue = &self.queues[leaf];
+        let user_limit = self.reported_user_limit(leaf);
+        let user_limits = applications
+            .iter()
+            .map(|app| (app.user.clone(), user_limit(&app.user)))
+            .collect();
         LeafContainers {
             applications,
             am_limit: queue
                 .guaranteed
                 .multiply_and_round_down(queue.conf.maximum_am_resource_percent),
+            user_limits,
+            intra_queue_preemption_disabled: queue.conf.disable_preemption
+                || queue.conf.intra_queue_disable_preemption,
         }
+    }
+}
+
+/// What `app` asks for and does not hold yet, when its attempt is active; nothing while the
+/// attempt waits for activation.
+fn active_pending(app: &SchedulerApplication) -> Resource {
+    if app.attempt.as_ref().is_some_and(|attempt| attempt.active) {
+        Demand::of(app).pending
+    } else {
+        Resource::ZERO
     }
 }

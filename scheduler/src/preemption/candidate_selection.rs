@@ -146,6 +146,8 @@ mod tests {
                 RunningApplication {
                     id,
                     priority: 0,
+                    user: "user".to_owned(),
+                    pending: Resource::ZERO,
                     containers,
                 }
             })
@@ -158,6 +160,7 @@ mod tests {
             total_preemption_per_round: 1.0,
             max_ignored_over_capacity: 0.1,
             natural_termination_factor: 1.0,
+            intra_queue: None,
         }
     }
 
@@ -233,6 +236,7 @@ mod tests {
         let leaf = LeafContainers {
             applications: applications(4, 100, 1),
             am_limit: Resource::ZERO,
+            ..LeafContainers::default()
         };
         assert_eq!(preempt_from_a(50, 50, leaf, 100), (vec![0, 2, 24, 24], 0));
     }
@@ -244,6 +248,7 @@ mod tests {
         let leaf = LeafContainers {
             applications: applications(4, 100, 5),
             am_limit: Resource::ZERO,
+            ..LeafContainers::default()
         };
         assert_eq!(preempt_from_a(10, 90, leaf, 100), (vec![4, 4, 5, 5], 2));
         // testAMResourcePercentForSkippedAMContainers: an AM limit of 5 still lets 10 of the
@@ -251,11 +256,13 @@ mod tests {
         let limited = LeafContainers {
             applications: applications(4, 100, 5),
             am_limit: units(5),
+            ..LeafContainers::default()
         };
         assert_eq!(preempt_from_a(10, 90, limited, 100), (vec![4, 4, 5, 5], 2));
         let generous = LeafContainers {
             applications: applications(4, 100, 5),
             am_limit: units(15),
+            ..LeafContainers::default()
         };
         assert_eq!(preempt_from_a(10, 90, generous, 100), (vec![4, 4, 4, 5], 1));
     }
@@ -266,6 +273,7 @@ mod tests {
         let leaf = LeafContainers {
             applications: applications(4, 100, 1),
             am_limit: Resource::ZERO,
+            ..LeafContainers::default()
         };
         assert_eq!(preempt_from_a(50, 50, leaf, 30), (vec![0, 0, 6, 24], 0));
         // A more important application gives last, whatever its age; within an application
@@ -276,6 +284,7 @@ mod tests {
         let leaf = LeafContainers {
             applications,
             am_limit: Resource::ZERO,
+            ..LeafContainers::default()
         };
         // a holds 40 against a guarantee of 30, and b asks for its own back: a owes 10.
         let cluster = units(100);

@@ -83,6 +83,7 @@ fn eager() -> PreemptionSettings {
         total_preemption_per_round: 1.0,
         max_ignored_over_capacity: 0.1,
         natural_termination_factor: 1.0,
+        intra_queue: None,
     }
 }
 

@@ -1,6 +1,8 @@
 //! [`LeafContainers`]: a leaf's running applications and containers, as a preemption round
 //! chooses among them.
 
+use std::collections::BTreeMap;
+
 use yarn_proto::ids::{ApplicationId, ContainerId};
 
 use crate::Resource;
@@ -29,11 +31,17 @@ pub struct RunningApplication {
     pub id: ApplicationId,
     /// Its priority; a greater number is more important.
     pub priority: i32,
+    /// The user it runs as.
+    pub user: String,
+    /// What its current attempt still asks for; nothing while the attempt waits to be
+    /// activated.
+    pub pending: Resource,
     /// Its running containers.
     pub containers: Vec<RunningContainer>,
 }
 
-/// A leaf's applications and the AM limit its ApplicationMasters are kept under.
+/// A leaf's applications, the AM limit its ApplicationMasters are kept under and what its
+/// users may hold.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct LeafContainers {
     /// The running applications.
@@ -41,4 +49,9 @@ pub struct LeafContainers {
     /// What the leaf's ApplicationMasters may hold together (the queue's AM resource limit):
     /// ApplicationMasters are taken back only while those the round passed over hold more.
     pub am_limit: Resource,
+    /// Each user's user limit in the leaf, for every user with an application in it.
+    pub user_limits: BTreeMap<String, Resource>,
+    /// `yarn.scheduler.capacity.<queue-path>.intra-queue-preemption.disable_preemption`, as
+    /// inherited: the leaf never preempts for its own applications.
+    pub intra_queue_preemption_disabled: bool,
 }

@@ -2,6 +2,7 @@
 
 use crate::Resource;
 use crate::error::SchedulerError;
+use crate::preemption::IntraQueueSettings;
 
 /// `yarn.resourcemanager.monitor.capacity.preemption.total_preemption_per_round`.
 pub const TOTAL_PREEMPTION_PER_ROUND_KEY: &str =
@@ -17,7 +18,7 @@ pub const NATURAL_TERMINATION_FACTOR_KEY: &str =
 ///
 /// Invariant after [`validate`](Self::validate): every factor is finite,
 /// `total_preemption_per_round` and `natural_termination_factor` lie in `(0, 1]` and
-/// `max_ignored_over_capacity` is at least 0.
+/// `max_ignored_over_capacity` is at least 0, and the intra-queue settings, if any, are valid.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PreemptionSettings {
     /// The most a round reclaims at one level of the queue tree, as a fraction of the cluster:
@@ -30,6 +31,9 @@ pub struct PreemptionSettings {
     /// The fraction of a leaf's over-served amount one round asks back, the rest being left to
     /// containers that end on their own. Hadoop's default 0.2.
     pub natural_termination_factor: f64,
+    /// How leaves preempt among their own applications, when they do
+    /// (`intra-queue-preemption.enabled`; off by default, as in Hadoop).
+    pub intra_queue: Option<IntraQueueSettings>,
 }
 
 impl Default for PreemptionSettings {
@@ -38,6 +42,7 @@ impl Default for PreemptionSettings {
             total_preemption_per_round: 0.1,
             max_ignored_over_capacity: 0.1,
             natural_termination_factor: 0.2,
+            intra_queue: None,
         }
     }
 }
@@ -82,7 +87,10 @@ impl PreemptionSettings {
                 value: value.to_string(),
                 expected,
             }),
-            None => Ok(()),
+            None => self
+                .intra_queue
+                .as_ref()
+                .map_or(Ok(()), IntraQueueSettings::validate),
         }
     }
 }

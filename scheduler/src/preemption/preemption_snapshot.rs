@@ -1,11 +1,12 @@
 //! [`PreemptionSnapshot`]: everything one preemption round decides from, and the round itself.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use yarn_proto::ids::ContainerId;
 
 use crate::preemption::{
-    IdealAssignment, LeafContainers, PreemptionQueue, PreemptionSettings, select_candidates,
+    IdealAssignment, IntraQueueSettings, LeafContainers, PreemptionQueue, PreemptionSettings,
+    select_candidates, select_within_leaf,
 };
 use crate::{Resource, ResourceCalculator};
 
@@ -31,31 +32,100 @@ pub struct PreemptionDecision {
     pub assignment: IdealAssignment,
     /// The containers chosen to give it back, by leaf path.
     pub chosen: BTreeMap<String, Vec<ContainerId>>,
-    /// The leaves below their ideal share that still ask for more, in path order: the queues
-    /// the round reclaims resources for.
+    /// The leaves below their ideal share that still ask for more, and the leaves that take
+    /// back from their own applications, in path order: the queues the round reclaims
+    /// resources for.
     pub for_queues: Vec<String>,
 }
 
 impl PreemptionSnapshot {
     /// Runs one round of the proportional policy: the ideal assignment, then the containers
-    /// that give back what the leaves owe, at most `total_preemption_per_round` of the cluster.
+    /// that give back what the leaves owe, and with intra-queue preemption on those each leaf
+    /// takes back from its own applications; at most `total_preemption_per_round` of the
+    /// cluster in all.
     pub fn decide(&self, settings: &PreemptionSettings) -> PreemptionDecision {
         let assignment =
             IdealAssignment::compute(&self.root, self.cluster, self.calculator, settings);
-        let chosen = select_candidates(
+        let allowed = settings.allowance(self.cluster);
+        let mut chosen = select_candidates(
             &assignment,
             &self.leaves,
-            settings.allowance(self.cluster),
+            allowed,
             self.cluster,
             self.calculator,
         );
         let mut for_queues = Vec::new();
         underserved_leaves(&self.root, &assignment, &mut for_queues);
+        if let Some(intra_queue) = &settings.intra_queue {
+            let within = self.select_within_leaves(intra_queue, allowed, &chosen);
+            for (path, containers) in within {
+                chosen.entry(path.clone()).or_default().extend(containers);
+                for_queues.push(path);
+            }
+            for_queues.sort();
+            for_queues.dedup();
+        }
         PreemptionDecision {
             assignment,
             chosen,
             for_queues,
         }
+    }
+
+    /// What every leaf takes back from its own applications, by leaf path, with what is left
+    /// of `allowed` once the containers `across` (chosen for other queues) are taken; leaves
+    /// go in path order and share what is left.
+    fn select_within_leaves(
+        &self,
+        settings: &IntraQueueSettings,
+        allowed: Resource,
+        across: &BTreeMap<String, Vec<ContainerId>>,
+    ) -> BTreeMap<String, Vec<ContainerId>> {
+        let taken: BTreeSet<ContainerId> = across.values().flatten().copied().collect();
+        let sizes: BTreeMap<ContainerId, Resource> = self
+            .leaves
+            .values()
+            .flat_map(|leaf| &leaf.applications)
+            .flat_map(|application| &application.containers)
+            .map(|container| (container.id, container.resource))
+            .collect();
+        let size_of = |ids: &mut dyn Iterator<Item = &ContainerId>| {
+            ids.filter_map(|id| sizes.get(id))
+                .fold(Resource::ZERO, |sum, r| sum.saturating_add(*r))
+        };
+        let mut left = allowed.saturating_sub(size_of(&mut taken.iter()));
+        let mut guarantees = BTreeMap::new();
+        leaf_guarantees(&self.root, &mut guarantees);
+        let mut within = BTreeMap::new();
+        for (path, leaf) in &self.leaves {
+            let Some(&guaranteed) = guarantees.get(path.as_str()) else {
+                continue;
+            };
+            let chosen = select_within_leaf(
+                leaf,
+                guaranteed,
+                &taken,
+                left,
+                self.cluster,
+                self.calculator,
+                settings,
+            );
+            if !chosen.is_empty() {
+                left = left.saturating_sub(size_of(&mut chosen.iter()));
+                within.insert(path.clone(), chosen);
+            }
+        }
+        within
+    }
+}
+
+/// Puts every leaf under `queue` with its guarantee into `out`.
+fn leaf_guarantees<'a>(queue: &'a PreemptionQueue, out: &mut BTreeMap<&'a str, Resource>) {
+    if queue.is_leaf() {
+        out.insert(&queue.path, queue.guaranteed);
+    }
+    for child in &queue.children {
+        leaf_guarantees(child, out);
     }
 }
 
