@@ -47,8 +47,7 @@
 //!   QueueInfoProto.maxRunningApp, QueueInfoProto.reservedResourceMemory,
 //!   QueueInfoProto.reservedResourceVCore, QueueInfoProto.steadyFairShareMemory,
 //!   QueueInfoProto.steadyFairShareVCore, QueueInfoProto.subClusterId (and, converted by hand
-//!   to nothing, intraQueuePreemptionDisabled, weight, schedulerType, minResourceVCore,
-//!   minResourceMemory)
+//!   to nothing, weight, schedulerType, minResourceVCore, minResourceMemory)
 //! - RegisterApplicationMasterRequestProto.placement_constraints,
 //!   RegisterApplicationMasterResponseProto.resource_profiles,
 //!   RegisterApplicationMasterResponseProto.resource_types
@@ -56,8 +55,9 @@
 //!   ResourceInformationProto.type, ResourceInformationProto.units
 //!
 //! yarn-ha's own additions (NodeReportProto 100 to 103, YarnClusterMetricsProto 100 to 103,
-//! QueueStatisticsProto's preemption figures 101 to 106, and QueueInfoProto's ACLs, default
-//! priority and absolute used capacity) are not sent.
+//! QueueStatisticsProto's preemption figures 101 to 106, ApplicationResourceUsageReportProto's
+//! 101 to 104, and QueueInfoProto's ACLs, default priority and absolute used capacity) are not
+//! sent; QueueInfoProto's 101 goes out as Hadoop's `intraQueuePreemptionDisabled`.
 //!
 //! # What re-encoding does not fix
 //!

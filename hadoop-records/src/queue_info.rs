@@ -7,6 +7,7 @@
 //! | 18 `max_parallel_apps`        | 16 `maxParallelApps`                                     |
 //! | 13 `absolute_capacity`        | 12 `queueConfigurationsMap[""].absoluteCapacity`         |
 //! | 14 `absolute_maximum_capacity`| 12 `queueConfigurationsMap[""].absoluteMaxCapacity`      |
+//! | 101 `intra_queue_preemption_disabled` | 13 `intraQueuePreemptionDisabled`                |
 //! | 15, 16, 17, 19                | none: not sent                                           |
 //!
 //! Hadoop's 13, 14 and 17 to 27 (FairScheduler and federation details) are dropped.
@@ -42,6 +43,8 @@ impl Convert for pb::QueueInfoProto {
         record.applications = Nested::from_hadoop(hadoop.applications)?;
         record.queue_path = hadoop.queue_path.unwrap_or_default();
         record.max_parallel_apps = hadoop.max_parallel_apps;
+        record.intra_queue_preemption_disabled =
+            hadoop.intra_queue_preemption_disabled.unwrap_or_default();
         if let Some(configured) = hadoop
             .queue_configurations_map
             .into_iter()
@@ -72,6 +75,7 @@ impl Convert for pb::QueueInfoProto {
         hadoop.applications = Nested::to_hadoop(&self.applications);
         hadoop.queue_path = (!self.queue_path.is_empty()).then(|| self.queue_path.clone());
         hadoop.max_parallel_apps = self.max_parallel_apps;
+        hadoop.intra_queue_preemption_disabled = Some(self.intra_queue_preemption_disabled);
         hadoop.queue_configurations_map = vec![hadoop::QueueConfigurationsMapProto {
             partition_name: DEFAULT_PARTITION.to_owned(),
             queue_configurations: Some(hadoop::QueueConfigurationsProto {

@@ -61,6 +61,9 @@ pub struct QueueInfo {
     pub default_application_priority: i32,
     /// `disable_preemption`, as inherited: the queue's containers are never preempted.
     pub disable_preemption: bool,
+    /// `intra-queue-preemption.disable_preemption`, as inherited, or `disable_preemption`: the
+    /// queue never preempts among its own applications.
+    pub intra_queue_disable_preemption: bool,
     /// `minimum-user-limit-percent`.
     pub minimum_user_limit_percent: f64,
     /// `user-limit-factor`.

@@ -57,7 +57,8 @@ struct End {
     host: String,
     peer: String,
     stream: Weak<Mutex<Option<TcpStream>>>,
-    /// Set when the peer's process crashed: every later call fails as a reset would.
+    /// Set when the peer's process crashed or its machine came back: every later call fails
+    /// as a reset would.
     reset: bool,
     /// The reader waiting on it, woken by a reset.
     reader: Option<Waker>,
@@ -183,7 +184,7 @@ impl Links {
         if end.reset {
             return Err(io::Error::new(
                 io::ErrorKind::ConnectionReset,
-                format!("{} crashed", end.peer),
+                format!("connection reset by {}", end.peer),
             ));
         }
         if let Some(reader) = reader {

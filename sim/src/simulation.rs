@@ -642,7 +642,9 @@ impl Harness<'_> {
                 // connections it had: its kernel answers their peers' next segment (a
                 // retransmission, a window probe, a keepalive) with a reset. Without it a peer
                 // whose writes wait on a full window never learns, and never dials again. (A
-                // crashed process's connections were reset when it died.)
+                // crashed process's connections were reset when it died.) The reset reaches a
+                // peer even across a cut still in force, where a real one waits for a segment
+                // to get through: harmless, as the peer's new connection is held by the cut.
                 self.links.reset_peers_of(&host);
                 self.sim.bounce(host.as_str());
                 format!("restart {host}")

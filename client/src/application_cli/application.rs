@@ -105,10 +105,8 @@ pub fn format_application_list(
 /// stay on their line). Start and finish times are ms since the Unix epoch, as Hadoop prints
 /// them (the finish time is 0 while the application runs).
 pub fn format_application_report(report: &pb::ApplicationReportProto) -> String {
-    let (memory_seconds, vcore_seconds) = report
-        .app_resource_usage
-        .as_ref()
-        .map_or((0, 0), |usage| (usage.memory_seconds, usage.vcore_seconds));
+    let usage = report.app_resource_usage.clone().unwrap_or_default();
+    let seconds = |memory: i64, vcores: i64| format!("{memory} MB-seconds, {vcores} vcore-seconds");
     let priority = report
         .priority
         .map_or_else(|| NOT_AVAILABLE.to_owned(), |p| p.priority.to_string());
@@ -138,7 +136,14 @@ pub fn format_application_report(report: &pb::ApplicationReportProto) -> String 
         ("AM Host", report.host.clone()),
         (
             "Aggregate Resource Allocation",
-            format!("{memory_seconds} MB-seconds, {vcore_seconds} vcore-seconds"),
+            seconds(usage.memory_seconds, usage.vcore_seconds),
+        ),
+        (
+            "Aggregate Resource Preempted",
+            seconds(
+                usage.preempted_memory_seconds,
+                usage.preempted_vcore_seconds,
+            ),
         ),
         ("Diagnostics", report.diagnostics.clone()),
         (
@@ -203,6 +208,8 @@ mod tests {
             app_resource_usage: Some(pb::ApplicationResourceUsageReportProto {
                 memory_seconds: 20_480,
                 vcore_seconds: 10,
+                preempted_memory_seconds: 4_096,
+                preempted_vcore_seconds: 2,
                 ..Default::default()
             }),
             progress: 0.425,
@@ -346,6 +353,7 @@ mod tests {
              \tRPC Port : 41234\n\
              \tAM Host : nm1.example.com\n\
              \tAggregate Resource Allocation : 20480 MB-seconds, 10 vcore-seconds\n\
+             \tAggregate Resource Preempted : 4096 MB-seconds, 2 vcore-seconds\n\
              \tDiagnostics : AM container launched\n\
              \tUnmanaged Application : false\n"
         );
@@ -358,7 +366,7 @@ mod tests {
         hostile.host = "nm\x08\x08".to_owned();
         let text = format_application_report(&hostile);
         assert!(!text.contains(['\x1b', '\x07', '\x08']), "{text:?}");
-        assert_eq!(text.lines().count(), 18, "{text}");
+        assert_eq!(text.lines().count(), 19, "{text}");
         assert!(
             text.contains("\tApplication-Name : \\e]0;pwned\\aevil\n"),
             "{text}"

@@ -74,14 +74,10 @@ pub fn format_queue_status(info: &pb::QueueInfoProto) -> String {
             "Default Application Priority",
             info.default_application_priority.to_string(),
         ),
+        ("Preemption", switch(!info.preemption_disabled).to_owned()),
         (
-            "Preemption",
-            if info.preemption_disabled {
-                "disabled"
-            } else {
-                "enabled"
-            }
-            .to_owned(),
+            "Intra-queue Preemption",
+            switch(!info.intra_queue_preemption_disabled).to_owned(),
         ),
         ("Applications", statistics.num_apps_submitted.to_string()),
         (
@@ -141,6 +137,11 @@ pub fn format_queue_status(info: &pb::QueueInfoProto) -> String {
     out
 }
 
+/// How Hadoop's queue CLI prints a preemption switch.
+fn switch(enabled: bool) -> &'static str {
+    if enabled { "enabled" } else { "disabled" }
+}
+
 /// Renders one queue ACL of a `QueueInfoProto`. The RM sends an empty string when the queue
 /// has no list of its own, so its ancestors' lists decide (`(inherited)`); otherwise Hadoop's
 /// form, users before the first space and groups after it: `*`, `(nobody)` when it names no
@@ -187,6 +188,7 @@ mod tests {
             absolute_used_capacity: 60.0,
             acl_submit_applications: "alice ".to_owned(),
             acl_administer_queue: " ".to_owned(),
+            intra_queue_preemption_disabled: true,
             queue_statistics: Some(pb::QueueStatisticsProto {
                 num_apps_submitted: 3,
                 num_apps_running: 2,
@@ -213,6 +215,7 @@ mod tests {
             "\tSubmit Applications ACL : alice\n",
             "\tAdminister Queue ACL : (nobody)\n",
             "\tPreemption : enabled\n",
+            "\tIntra-queue Preemption : disabled\n",
             "\tResources To Preempt : <memory:2048, vCores:2> in 2 containers\n",
             "\tPreempted Resources : <memory:1024, vCores:1> in 1 containers\n",
         ] {

@@ -255,7 +255,7 @@ fn preemption_wraps_each_container_and_request() {
 }
 
 #[test]
-fn queue_fields_yarn_ha_numbered_12_to_19_go_where_hadoop_reads_them() {
+fn queue_fields_yarn_ha_numbered_12_and_up_go_where_hadoop_reads_them() {
     let response = pb::GetQueueInfoResponseProto {
         queue_info: Some(pb::QueueInfoProto {
             queue_name: "a".into(),
@@ -269,6 +269,7 @@ fn queue_fields_yarn_ha_numbered_12_to_19_go_where_hadoop_reads_them() {
             acl_administer_queue: "bob".into(),
             max_parallel_apps: Some(3),
             default_application_priority: 9,
+            intra_queue_preemption_disabled: true,
             ..Default::default()
         }),
     };
@@ -283,7 +284,7 @@ fn queue_fields_yarn_ha_numbered_12_to_19_go_where_hadoop_reads_them() {
     );
     assert_eq!(queue.min_resource_v_core, None);
     assert_eq!(queue.min_resource_memory, None);
-    assert_eq!(queue.intra_queue_preemption_disabled, None);
+    assert_eq!(queue.intra_queue_preemption_disabled, Some(true));
     let configured = queue.queue_configurations_map[0]
         .queue_configurations
         .clone()

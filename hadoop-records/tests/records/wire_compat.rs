@@ -121,10 +121,15 @@ const DROPPED: &[&str] = &[
 /// QueueInfoProto fields 12 to 19 are not here: their numbers are Hadoop's too, and the
 /// queue_info conversion says which go out.)
 const YARN_ONLY: &[&str] = &[
+    "ApplicationResourceUsageReportProto.num_am_containers_preempted",
+    "ApplicationResourceUsageReportProto.num_non_am_containers_preempted",
+    "ApplicationResourceUsageReportProto.preempted_memory_mb",
+    "ApplicationResourceUsageReportProto.preempted_vcores",
     "NodeReportProto.num_queued_opportunistic_containers",
     "NodeReportProto.num_running_opportunistic_containers",
     "NodeReportProto.opportunistic_memory_used",
     "NodeReportProto.opportunistic_vcores_used",
+    "QueueInfoProto.intra_queue_preemption_disabled",
     "QueueStatisticsProto.preempted_containers",
     "QueueStatisticsProto.preempted_memory_mb",
     "QueueStatisticsProto.preempted_vcores",

@@ -10,7 +10,7 @@ use crate::nodes::{NodeState, NodeTracker};
 use crate::scheduling::OpportunisticCounts;
 use crate::state_machine::{
     ApplicationRecord, ApplicationState, AttemptRecord, AttemptState, ContainerRecord,
-    ContainerState, ExecutionType, FinalStatus, RmState,
+    ContainerState, ExecutionType, FinalStatus, PREEMPTED, RmState,
 };
 
 /// What Hadoop reports in place of a detail the caller may not see.
@@ -22,8 +22,9 @@ pub const UNAVAILABLE: &str = "N/A";
 /// name, type, tags, priority, state, final status and times. With `view_access` (YARN's
 /// VIEW_APP, decided by the caller) the report also carries the current attempt with its AM
 /// address and tracking URL, the diagnostics and the resource usage: its live containers and
-/// what they hold, and the MB-seconds and vcore-seconds its containers have held so far (a live
-/// container counts up to `now_ms`). Without it, as in YARN, those are [`UNAVAILABLE`], the
+/// what they hold, the MB-seconds and vcore-seconds its containers have held so far (a live
+/// container counts up to `now_ms`), and what its containers killed as PREEMPTED held, how
+/// long, and how many of them were ApplicationMasters. Without it, as in YARN, those are [`UNAVAILABLE`], the
 /// RPC port -1, the usage Hadoop's stand-in of -1 figures, the progress 0, and no attempt is
 /// named.
 ///
@@ -112,19 +113,22 @@ fn unavailable_resource_usage() -> pb::ApplicationResourceUsageReportProto {
     }
 }
 
-/// What application `application_seq`'s containers hold now and have held until `now_ms`.
+/// What application `application_seq`'s containers hold now and have held until `now_ms`,
+/// and what those killed as PREEMPTED held, and for how long.
 fn resource_usage(
     state: &RmState,
     application_seq: i32,
     now_ms: i64,
 ) -> pb::ApplicationResourceUsageReportProto {
-    let (mut containers, mut memory, mut vcores) = (0i32, 0i64, 0i32);
-    let (mut memory_seconds, mut vcore_seconds) = (0i64, 0i64);
+    let mut usage = pb::ApplicationResourceUsageReportProto::default();
+    let (mut memory, mut vcores) = (0i64, 0i32);
     for record in state.containers.of_application(application_seq) {
+        let record_memory = i64::try_from(record.memory_mb).unwrap_or(i64::MAX);
+        let record_vcores = i32::try_from(record.vcores).unwrap_or(i32::MAX);
         let end_ms = if record.is_live() {
-            containers = containers.saturating_add(1);
-            memory = memory.saturating_add(i64::try_from(record.memory_mb).unwrap_or(i64::MAX));
-            vcores = vcores.saturating_add(i32::try_from(record.vcores).unwrap_or(i32::MAX));
+            usage.num_used_containers = usage.num_used_containers.saturating_add(1);
+            memory = memory.saturating_add(record_memory);
+            vcores = vcores.saturating_add(record_vcores);
             now_ms
         } else {
             state
@@ -133,23 +137,35 @@ fn resource_usage(
                 .unwrap_or(record.allocated_at_ms)
         };
         let seconds = end_ms.saturating_sub(record.allocated_at_ms).max(0) / 1000;
-        memory_seconds = memory_seconds.saturating_add(
-            seconds.saturating_mul(i64::try_from(record.memory_mb).unwrap_or(i64::MAX)),
-        );
-        vcore_seconds =
-            vcore_seconds.saturating_add(seconds.saturating_mul(i64::from(record.vcores)));
+        let memory_seconds = seconds.saturating_mul(record_memory);
+        let vcore_seconds = seconds.saturating_mul(i64::from(record.vcores));
+        usage.memory_seconds = usage.memory_seconds.saturating_add(memory_seconds);
+        usage.vcore_seconds = usage.vcore_seconds.saturating_add(vcore_seconds);
+        if matches!(record.state, ContainerState::Completed { exit_status, .. } if exit_status == PREEMPTED)
+        {
+            usage.preempted_memory_mb = usage.preempted_memory_mb.saturating_add(record_memory);
+            usage.preempted_vcores = usage
+                .preempted_vcores
+                .saturating_add(i64::from(record.vcores));
+            usage.preempted_memory_seconds = usage
+                .preempted_memory_seconds
+                .saturating_add(memory_seconds);
+            usage.preempted_vcore_seconds =
+                usage.preempted_vcore_seconds.saturating_add(vcore_seconds);
+            let count = if record.is_am {
+                &mut usage.num_am_containers_preempted
+            } else {
+                &mut usage.num_non_am_containers_preempted
+            };
+            *count = count.saturating_add(1);
+        }
     }
-    pb::ApplicationResourceUsageReportProto {
-        num_used_containers: containers,
-        used_resources: Some(pb::ResourceProto {
-            memory,
-            virtual_cores: vcores,
-            ..Default::default()
-        }),
-        memory_seconds,
-        vcore_seconds,
+    usage.used_resources = Some(pb::ResourceProto {
+        memory,
+        virtual_cores: vcores,
         ..Default::default()
-    }
+    });
+    usage
 }
 
 /// Whether `app` was submitted with an unmanaged AM, which the RM neither allocates nor
@@ -582,5 +598,13 @@ mod tests {
         assert_eq!((used.memory, used.virtual_cores), (2048, 2));
         assert_eq!(usage.memory_seconds, 2 * 1024 * 10);
         assert_eq!(usage.vcore_seconds, 2 * 10);
+        assert_eq!(
+            (
+                usage.preempted_memory_mb,
+                usage.num_non_am_containers_preempted
+            ),
+            (0, 0),
+            "none preempted"
+        );
     }
 }

@@ -50,6 +50,9 @@ pub(crate) struct ClientOperations {
     pub(crate) started_on_ms: i64,
     /// `yarn.resourcemanager.scheduler.monitor.enable`: whether leaders preempt containers.
     pub(crate) preemption_enabled: bool,
+    /// `...preemption.intra-queue-preemption.enabled` with the monitor on: whether they also
+    /// preempt within queues.
+    pub(crate) intra_queue_preemption_enabled: bool,
 }
 
 impl ClientOperations {
@@ -528,9 +531,7 @@ impl ClientOperations {
             queues: QueueFigures {
                 queues,
                 applications: self.state.read(QueueApplications::of),
-                preemptions: self
-                    .state
-                    .read(|state| QueuePreemptions::of(state, self.preemption_enabled)),
+                preemptions: self.queue_preemptions(),
             },
         })
     }
@@ -562,13 +563,8 @@ impl ClientOperations {
         let leadership = self.proposer.read_barrier().await?;
 
         let nodes = leadership.nodes(|tracker| tracker.schedulable());
-        let figures = self
-            .state
-            .read(|state| QueuePreemptions::of(state, self.preemption_enabled));
-        let preemption = PreemptionReport {
-            enabled: self.preemption_enabled,
-            figures: &figures,
-        };
+        let figures = self.queue_preemptions();
+        let preemption = self.preemption_report(&figures);
         // Verdicts found here stay in the cell until the scheduling loop commits them.
         let info = leadership
             .scheduler()
@@ -599,14 +595,23 @@ impl ClientOperations {
     }
 
     /// What preemption is taking and has taken from each queue, read from the state this
-    /// replica applied (after a [`queue_infos`](Self::queue_infos), the leader's), and whether
-    /// leaders preempt at all.
-    pub(crate) fn queue_preemptions(&self) -> (bool, QueuePreemptions) {
-        (
-            self.preemption_enabled,
-            self.state
-                .read(|state| QueuePreemptions::of(state, self.preemption_enabled)),
-        )
+    /// replica applied (after a [`queue_infos`](Self::queue_infos), the leader's).
+    pub(crate) fn queue_preemptions(&self) -> QueuePreemptions {
+        self.state
+            .read(|state| QueuePreemptions::of(state, self.preemption_enabled))
+    }
+
+    /// What queue reports say of preemption: whether leaders preempt, across and within
+    /// queues, and `figures`.
+    pub(crate) fn preemption_report<'a>(
+        &self,
+        figures: &'a QueuePreemptions,
+    ) -> PreemptionReport<'a> {
+        PreemptionReport {
+            enabled: self.preemption_enabled,
+            intra_queue_enabled: self.intra_queue_preemption_enabled,
+            figures,
+        }
     }
 
     async fn all_queue_infos(&self, leadership: &Leadership) -> Result<Vec<QueueInfo>, RmError> {

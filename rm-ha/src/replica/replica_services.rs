@@ -155,6 +155,7 @@ impl ReplicaServices {
             node_web_scheme: wiring.web_scheme,
             started_on_ms: now_ms(),
             preemption_enabled: config.preemption.enabled,
+            intra_queue_preemption_enabled: config.preemption.settings.intra_queue.is_some(),
         });
         let client = ClientService {
             operations: Arc::clone(&client_operations),

@@ -37,9 +37,8 @@ pub(crate) struct AppResponse {
 /// Times are ms since the epoch (0 while unset), `elapsedTime` runs to the finish time or, for
 /// a running application, to when the report was made; `progress` is a percentage. The
 /// resource figures are the application's live containers, -1 once it has ended, as Hadoop
-/// reports them; yarn-ha has no reservations, so those figures are none, and keeps what
-/// preemption took per queue rather than per application (the scheduler page and the queue
-/// metrics), so the application's preempted figures are none too.
+/// reports them; yarn-ha has no reservations, so those figures are none. The preempted figures
+/// are what the application's containers killed as PREEMPTED held, and for how long.
 /// `trackingUrl` is left out while `trackingUI` is `UNASSIGNED`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -81,6 +80,8 @@ pub(crate) struct AppInfo {
     pub(super) preempted_resource_v_cores: i32,
     pub(super) num_non_a_m_container_preempted: i32,
     pub(super) num_a_m_container_preempted: i32,
+    pub(super) preempted_memory_seconds: i64,
+    pub(super) preempted_vcore_seconds: i64,
     pub(super) unmanaged_application: bool,
 }
 
@@ -138,10 +139,12 @@ impl AppInfo {
             running_containers: held(i64::from(usage.num_used_containers)),
             memory_seconds: usage.memory_seconds,
             vcore_seconds: usage.vcore_seconds,
-            preempted_resource_mb: 0,
-            preempted_resource_v_cores: 0,
-            num_non_a_m_container_preempted: 0,
-            num_a_m_container_preempted: 0,
+            preempted_resource_mb: usage.preempted_memory_mb,
+            preempted_resource_v_cores: i32::try_from(usage.preempted_vcores).unwrap_or(i32::MAX),
+            num_non_a_m_container_preempted: usage.num_non_am_containers_preempted,
+            num_a_m_container_preempted: usage.num_am_containers_preempted,
+            preempted_memory_seconds: usage.preempted_memory_seconds,
+            preempted_vcore_seconds: usage.preempted_vcore_seconds,
             unmanaged_application: report.unmanaged_application,
         }
     }
@@ -273,6 +276,12 @@ mod tests {
                 }),
                 memory_seconds: 900,
                 vcore_seconds: 9,
+                preempted_memory_mb: 2048,
+                preempted_vcores: 2,
+                preempted_memory_seconds: 300,
+                preempted_vcore_seconds: 3,
+                num_non_am_containers_preempted: 1,
+                num_am_containers_preempted: 1,
                 ..Default::default()
             }),
             ..Default::default()
@@ -308,10 +317,12 @@ mod tests {
             "runningContainers": 3,
             "memorySeconds": 900,
             "vcoreSeconds": 9,
-            "preemptedResourceMB": 0,
-            "preemptedResourceVCores": 0,
-            "numNonAMContainerPreempted": 0,
-            "numAMContainerPreempted": 0,
+            "preemptedResourceMB": 2048,
+            "preemptedResourceVCores": 2,
+            "numNonAMContainerPreempted": 1,
+            "numAMContainerPreempted": 1,
+            "preemptedMemorySeconds": 300,
+            "preemptedVcoreSeconds": 3,
             "unmanagedApplication": false,
         });
         assert_eq!(app, expected);

@@ -33,7 +33,6 @@ use super::xml_negotiation::{XmlNegotiation, XmlRoot};
 use crate::operations::{ClientOperations, RmError};
 use crate::raft_types::RmTypeConfig;
 use crate::replica::leader_rm_id;
-use crate::scheduling::PreemptionReport;
 use crate::state_machine::StateView;
 use crate::telemetry::{RaftFigures, RmMetrics};
 use yarn_security::now_ms;
@@ -208,11 +207,8 @@ async fn scheduler(
     _caller: RestCaller,
 ) -> Result<Response, RestRefusal> {
     let queues = api.operations.queue_infos().await?;
-    let (enabled, figures) = api.operations.queue_preemptions();
-    let preemption = PreemptionReport {
-        enabled,
-        figures: &figures,
-    };
+    let figures = api.operations.queue_preemptions();
+    let preemption = api.operations.preemption_report(&figures);
     Ok(axum::Json(SchedulerResponse::of(&queues, preemption)).into_response())
 }
 

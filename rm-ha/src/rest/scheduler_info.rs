@@ -61,6 +61,9 @@ struct QueueEntry {
     /// Hadoop's: whether the queue's containers are never preempted (every queue's while the
     /// monitor is off).
     preemption_disabled: bool,
+    /// Hadoop's: whether the queue never preempts among its own applications (every queue's
+    /// while the monitor or intra-queue preemption is off).
+    intra_queue_preemption_disabled: bool,
     /// yarn-ha's: what its containers chosen by preemption and not yet killed hold.
     resources_to_preempt: ResourceInfo,
     /// yarn-ha's: what its containers killed by preemption held, and how many they were.
@@ -188,7 +191,8 @@ fn entry(
         queue_path: queue.queue_path.clone(),
         state: queue.state.to_string(),
         resources_used: used.into(),
-        preemption_disabled: !preemption.enabled || queue.disable_preemption,
+        preemption_disabled: preemption.disabled(queue),
+        intra_queue_preemption_disabled: preemption.intra_queue_disabled(queue),
         resources_to_preempt: figures.to_preempt.into(),
         resources_preempted: figures.preempted.into(),
         num_containers_preempted: figures.preempted_containers,
@@ -245,6 +249,7 @@ mod tests {
         let figures = QueuePreemptions::of(&state, true);
         let report = |enabled| PreemptionReport {
             enabled,
+            intra_queue_enabled: enabled,
             figures: &figures,
         };
         let infos = leader.scheduler().queue_infos();
@@ -282,6 +287,7 @@ mod tests {
             assert!(b.get(field).is_some(), "{field} missing in {b}");
         }
         assert_eq!(b["preemptionDisabled"], false, "{b}");
+        assert_eq!(b["intraQueuePreemptionDisabled"], false, "{b}");
         assert_eq!(b["resourcesToPreempt"]["memory"], 0, "{b}");
         assert_eq!(b["numContainersPreempted"], 0, "{b}");
         let off = serde_json::to_value(SchedulerResponse::of(&infos, report(false))).unwrap();
@@ -290,5 +296,6 @@ mod tests {
             off_b["preemptionDisabled"], true,
             "the monitor is off: {off_b}"
         );
+        assert_eq!(off_b["intraQueuePreemptionDisabled"], true, "{off_b}");
     }
 }

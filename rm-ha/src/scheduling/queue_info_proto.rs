@@ -11,8 +11,25 @@ pub struct PreemptionReport<'a> {
     /// Whether the leader runs the preemption monitor
     /// (`yarn.resourcemanager.scheduler.monitor.enable`).
     pub enabled: bool,
+    /// Whether its rounds also preempt within queues
+    /// (`...preemption.intra-queue-preemption.enabled`).
+    pub intra_queue_enabled: bool,
     /// What preemption is taking and has taken from each queue.
     pub figures: &'a QueuePreemptions,
+}
+
+impl PreemptionReport<'_> {
+    /// Whether `queue`'s containers are never preempted: every queue's while the monitor is
+    /// off, as Hadoop reports it.
+    pub fn disabled(&self, queue: &QueueInfo) -> bool {
+        !self.enabled || queue.disable_preemption
+    }
+
+    /// Whether `queue` never preempts among its own applications: every queue's while the
+    /// monitor or intra-queue preemption is off.
+    pub fn intra_queue_disabled(&self, queue: &QueueInfo) -> bool {
+        !self.enabled || !self.intra_queue_enabled || queue.intra_queue_disable_preemption
+    }
 }
 
 /// `queue` (a leaf name or full path) in YARN's `QueueInfoProto` shape, with its children when
@@ -98,7 +115,8 @@ fn to_proto(info: &QueueInfo, preemption: PreemptionReport<'_>) -> pb::QueueInfo
             .max_parallel_apps
             .map(|limit| i32::try_from(limit).unwrap_or(i32::MAX)),
         default_application_priority: info.default_application_priority,
-        preemption_disabled: !preemption.enabled || info.disable_preemption,
+        preemption_disabled: preemption.disabled(info),
+        intra_queue_preemption_disabled: preemption.intra_queue_disabled(info),
         ..Default::default()
     }
 }
@@ -122,6 +140,7 @@ mod tests {
                 ("root.a.capacity", "50"),
                 ("root.b.capacity", "50"),
                 ("root.b.disable_preemption", "true"),
+                ("root.a.intra-queue-preemption.disable_preemption", "true"),
             ]),
             SchedulerSettings::default(),
         )
@@ -130,6 +149,7 @@ mod tests {
         let figures = QueuePreemptions::default();
         let report = |enabled| PreemptionReport {
             enabled,
+            intra_queue_enabled: true,
             figures: &figures,
         };
         let off = queue_info_proto(&scheduler, "root", true, true, report(false)).expect("root");
@@ -147,5 +167,26 @@ mod tests {
             .collect();
         assert_eq!(disabled, [("a", false), ("b", true)]);
         assert!(!on.preemption_disabled);
+        // Within a queue: off for a by its own key, for b by disable_preemption, and for
+        // every queue while the monitor is off.
+        let within: Vec<_> = on
+            .child_queues
+            .iter()
+            .map(|child| {
+                (
+                    child.queue_name.as_str(),
+                    child.intra_queue_preemption_disabled,
+                )
+            })
+            .collect();
+        assert_eq!(within, [("a", true), ("b", true)]);
+        assert!(!on.intra_queue_preemption_disabled);
+        assert!(off.intra_queue_preemption_disabled);
+        let no_intra = PreemptionReport {
+            intra_queue_enabled: false,
+            ..report(true)
+        };
+        let root = queue_info_proto(&scheduler, "root", false, false, no_intra).expect("root");
+        assert!(root.intra_queue_preemption_disabled && !root.preemption_disabled);
     }
 }

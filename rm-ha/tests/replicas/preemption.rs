@@ -23,6 +23,8 @@ use crate::unmanaged_am::token_from_report;
 /// Between telling an AM and killing its container: long enough that the test sees the
 /// message, and a failover fits in between, before the kill.
 const WAIT_BEFORE_KILL_MS: u64 = 4_000;
+/// Between two preemption rounds.
+const MONITORING_INTERVAL_MS: u64 = 200;
 /// YARN's `ContainerExitStatus.PREEMPTED`.
 const PREEMPTED: i32 = -102;
 
@@ -35,7 +37,10 @@ fn preemption_on() -> Vec<(&'static str, String)> {
             "yarn.resourcemanager.scheduler.monitor.enable",
             "true".to_owned(),
         ),
-        (key("monitoring_interval").leak(), "200".to_owned()),
+        (
+            key("monitoring_interval").leak(),
+            MONITORING_INTERVAL_MS.to_string(),
+        ),
         (
             key("max_wait_before_kill").leak(),
             WAIT_BEFORE_KILL_MS.to_string(),
@@ -303,6 +308,26 @@ async fn a_queue_over_its_guarantee_is_told_then_loses_what_another_queue_is_owe
     .await;
     assert_eq!(a.held.len(), 4, "nothing more is taken");
 
+    tracing::info!("--- once settled, round after round adds nothing to the log");
+    let leader = cluster.serving_leader(None).await;
+    let deadline = Instant::now() + yarn_test_support::rm_cluster::DEADLINE;
+    while !first_chosen(&cluster, leader).is_empty() {
+        assert!(Instant::now() < deadline, "the waits were never forgotten");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let last_log_index = || {
+        cluster
+            .replica(leader)
+            .raft()
+            .metrics()
+            .borrow()
+            .last_log_index
+    };
+    let settled = last_log_index();
+    // Ten monitoring intervals, with no AM or node calling in.
+    tokio::time::sleep(Duration::from_millis(10 * MONITORING_INTERVAL_MS)).await;
+    assert_eq!(last_log_index(), settled, "idle rounds appended entries");
+
     tracing::info!("--- GetQueueInfo tells what preemption took from a, and that a allows it");
     let cluster_ref = &cluster;
     let (_, info) = on_leader(cluster_ref, "GetQueueInfo", |leader| async move {
@@ -327,6 +352,27 @@ async fn a_queue_over_its_guarantee_is_told_then_loses_what_another_queue_is_owe
         ),
         (4, 4096, 0)
     );
+
+    tracing::info!("--- so does a's application report (an unmanaged AM: no AM container)");
+    let application = doomed
+        .first()
+        .expect("four")
+        .application_attempt_id()
+        .application_id;
+    let usage = crate::applications::report(&cluster, application)
+        .await
+        .app_resource_usage
+        .expect("usage");
+    assert_eq!(
+        (
+            usage.preempted_memory_mb,
+            usage.preempted_vcores,
+            usage.num_non_am_containers_preempted,
+            usage.num_am_containers_preempted
+        ),
+        (4096, 4, 4, 0)
+    );
+    assert!(usage.preempted_memory_seconds <= usage.memory_seconds);
     cluster.shutdown().await;
 }
 

@@ -172,6 +172,8 @@ impl CapacityScheduler {
             acl_administer_queue: conf.acl_administer_queue.as_ref().map(ToString::to_string),
             default_application_priority: conf.default_application_priority,
             disable_preemption: conf.disable_preemption,
+            intra_queue_disable_preemption: conf.disable_preemption
+                || conf.intra_queue_disable_preemption,
             minimum_user_limit_percent: conf.minimum_user_limit_percent,
             user_limit_factor: conf.user_limit_factor,
             maximum_applications: conf.maximum_applications,

@@ -24,7 +24,7 @@ use crate::{Resource, ResourceCalculator};
 ///
 /// Guarantees:
 /// - nothing is taken from a leaf with intra-queue preemption disabled, or using less than
-///   `minimum_threshold` of its guarantee;
+///   `minimum_threshold` of its guarantee (counting what it gives other queues this round);
 /// - ApplicationMasters are never taken;
 /// - givers go least important first (lowest priority, latest submitted); under
 ///   [`IntraQueueOrder::UserLimitFirst`] the applications of users above their user limit go
@@ -32,8 +32,9 @@ use crate::{Resource, ResourceCalculator};
 ///   user within its limit gives nothing, even to its own more important applications);
 ///   within a giver, the least important and most recently allocated containers go first;
 /// - a giver stops once it is down to its share (the last container may overshoot), and the
-///   leaf gives at most `max_allowable_limit` of its guarantee and at most `allowed`: a
-///   container that does not fit in what is left of either is passed over;
+///   leaf gives at most `max_allowable_limit` of its guarantee less what it gives other queues
+///   this round, and at most `allowed`: a container that does not fit in what is left of
+///   either is passed over;
 /// - the same inputs give the same choice.
 pub fn select_within_leaf(
     leaf: &LeafContainers,
@@ -59,8 +60,14 @@ pub fn select_within_leaf(
     let used = shares
         .iter()
         .fold(Resource::ZERO, |sum, share| sum.saturating_add(share.used));
+    let given_across = leaf
+        .applications
+        .iter()
+        .flat_map(|application| &application.containers)
+        .filter(|c| taken.contains(&c.id))
+        .fold(Resource::ZERO, |sum, c| sum.saturating_add(c.resource));
     let threshold = guaranteed.multiply_and_round_down(settings.minimum_threshold);
-    if sizes.less(used, threshold) || !sizes.positive(used) {
+    if sizes.less(used.saturating_add(given_across), threshold) || !sizes.positive(used) {
         return Vec::new();
     }
     // Most important first; reversed, least important first.
@@ -95,6 +102,7 @@ pub fn select_within_leaf(
     }
     let mut budget = guaranteed
         .multiply_and_round_down(settings.max_allowable_limit)
+        .saturating_sub(given_across)
         .component_min(allowed);
     let mut chosen = Vec::new();
     for giver in givers {

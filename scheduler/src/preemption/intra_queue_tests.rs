@@ -284,12 +284,17 @@ fn limits_of_a_round() {
         ..full.clone()
     };
     assert_eq!(given(&disabled, 60, 100, &settings), vec![0, 0]);
-    // Containers already taken for another queue count as gone: only what the starving
-    // application still lacks is taken.
-    let taken: BTreeSet<ContainerId> = full.applications[0].containers[30..]
+    // Containers already taken for another queue count as gone from the division, and as
+    // given: the leaf gives at most max-allowable-limit of its guarantee less them (half of
+    // 40 less the 10 taken), and never one of them again.
+    let taken: BTreeSet<ContainerId> = full.applications[0].containers[40..]
         .iter()
         .map(|c| c.id)
         .collect();
+    let half = IntraQueueSettings {
+        max_allowable_limit: 0.5,
+        ..settings
+    };
     let chosen = select_within_leaf(
         &full,
         units(40),
@@ -297,10 +302,31 @@ fn limits_of_a_round() {
         units(100),
         units(100),
         ResourceCalculator::Default,
-        &settings,
+        &half,
     );
     assert!(chosen.iter().all(|id| !taken.contains(id)));
-    assert_eq!(per_row(&full, &chosen), vec![29, 0]);
+    assert_eq!(per_row(&full, &chosen), vec![10, 0]);
+    // The threshold counts what the leaf gives other queues: 22 of a guarantee of 40 is over
+    // half, though 19 are left once 3 go elsewhere.
+    let small = leaf(&[row("u", 1, 12, 0), row("u", 3, 10, 10)], 100);
+    let taken: BTreeSet<ContainerId> = small.applications[0].containers[9..]
+        .iter()
+        .map(|c| c.id)
+        .collect();
+    let chosen = select_within_leaf(
+        &small,
+        units(40),
+        &taken,
+        units(100),
+        units(100),
+        ResourceCalculator::Default,
+        &settings,
+    );
+    assert_eq!(
+        per_row(&small, &chosen),
+        vec![8, 0],
+        "all but the AM and the taken"
+    );
 }
 
 #[test]

@@ -97,8 +97,9 @@ impl PreemptionSnapshot {
         let mut guarantees = BTreeMap::new();
         leaf_guarantees(&self.root, &mut guarantees);
         let mut within = BTreeMap::new();
-        for (path, leaf) in &self.leaves {
-            let Some(&guaranteed) = guarantees.get(path.as_str()) else {
+        for (path, guaranteed) in guarantees {
+            // A leaf the snapshot has no applications for has nothing to give.
+            let Some(leaf) = self.leaves.get(path) else {
                 continue;
             };
             let chosen = select_within_leaf(
@@ -112,7 +113,7 @@ impl PreemptionSnapshot {
             );
             if !chosen.is_empty() {
                 left = left.saturating_sub(size_of(&mut chosen.iter()));
-                within.insert(path.clone(), chosen);
+                within.insert(path.to_owned(), chosen);
             }
         }
         within

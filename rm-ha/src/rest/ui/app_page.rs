@@ -60,6 +60,20 @@ pub(super) async fn app(
             tr { th { "Aggregate Resource Allocation" } td {
                 (app.memory_seconds) " MB-seconds, " (app.vcore_seconds) " vcore-seconds"
             } }
+            tr { th { "Total Resource Preempted" } td {
+                "<memory:" (app.preempted_resource_mb) ", vCores:"
+                (app.preempted_resource_v_cores) ">"
+            } }
+            tr { th { "Total Number of Non-AM Containers Preempted" } td {
+                (app.num_non_a_m_container_preempted)
+            } }
+            tr { th { "Total Number of AM Containers Preempted" } td {
+                (app.num_a_m_container_preempted)
+            } }
+            tr { th { "Aggregate Preempted Resource Allocation" } td {
+                (app.preempted_memory_seconds) " MB-seconds, " (app.preempted_vcore_seconds)
+                " vcore-seconds"
+            } }
         }
         @if let Some(reason) = &withheld {
             p.refusal { (reason) }
