@@ -535,6 +535,10 @@ pub struct BenchPreemptionArgs {
     /// Rounds timed.
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub rounds: usize,
+    /// Also preempt within queues: each busy queue gets an application at priority 1 asking
+    /// for a tenth of its guarantee.
+    #[arg(long)]
+    pub intra_queue: bool,
 }
 
 /// Arguments of `yarn-ha bench storage`.

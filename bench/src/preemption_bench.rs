@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use serde::Serialize;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, NodeId};
-use yarn_scheduler::preemption::PreemptionSettings;
+use yarn_scheduler::preemption::{IntraQueueOrder, IntraQueueSettings, PreemptionSettings};
 use yarn_scheduler::{
     CapacityScheduler, CapacitySchedulerConfiguration, Resource, SchedulerSettings,
 };
@@ -18,6 +18,8 @@ use crate::scheduler_bench::{bench_ask, queue_properties};
 /// 1 GB and 1 vcore, and `queues` leaf queues with equal guarantees. The even-numbered half of
 /// the queues fill the whole cluster (one application each, AM included), so each runs at twice
 /// its guarantee; then each odd-numbered queue gets an application asking for its guarantee.
+/// With `intra_queue`, each busy queue also gets a second application, at priority 1, asking
+/// for a tenth of its guarantee, and rounds preempt within queues too (`priority_first`).
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct PreemptionBenchShape {
     /// Nodes in the cluster.
@@ -28,6 +30,8 @@ pub struct PreemptionBenchShape {
     pub containers: usize,
     /// Rounds timed.
     pub rounds: usize,
+    /// Whether rounds also preempt within queues, for more important applications.
+    pub intra_queue: bool,
 }
 
 /// What one run measured.
@@ -73,7 +77,11 @@ pub fn preemption_bench(shape: PreemptionBenchShape) -> anyhow::Result<Preemptio
         "bench preemption needs at least as many containers as nodes and queues"
     );
     let (names, properties) = queue_properties(shape.queues);
-    let config = CapacitySchedulerConfiguration::new(properties, SchedulerSettings::default())
+    let settings = SchedulerSettings {
+        max_application_priority: 1,
+        ..SchedulerSettings::default()
+    };
+    let config = CapacitySchedulerConfiguration::new(properties, settings)
         .context("the generated queue configuration")?;
     let mut scheduler = CapacityScheduler::new(config);
     let per_node = u64::try_from(shape.containers.div_ceil(shape.nodes))?;
@@ -85,11 +93,11 @@ pub fn preemption_bench(shape: PreemptionBenchShape) -> anyhow::Result<Preemptio
     }
     let busy: Vec<&String> = names.iter().step_by(2).collect();
     let mut sequence = 0;
-    let mut submit = |scheduler: &mut CapacityScheduler, queue: &str| {
+    let mut submit = |scheduler: &mut CapacityScheduler, queue: &str, priority: Option<i32>| {
         sequence += 1;
         let application = ApplicationId::new(1, sequence);
         scheduler
-            .submit_application(application, queue, "bench", &[], None)
+            .submit_application(application, queue, "bench", &[], priority)
             .with_context(|| format!("submitting {application}"))?;
         anyhow::Ok(ApplicationAttemptId::new(application, 1))
     };
@@ -97,7 +105,7 @@ pub fn preemption_bench(shape: PreemptionBenchShape) -> anyhow::Result<Preemptio
     for (index, queue) in busy.iter().enumerate() {
         let share =
             shape.containers / busy.len() + usize::from(index < shape.containers % busy.len());
-        let attempt = submit(&mut scheduler, queue)?;
+        let attempt = submit(&mut scheduler, queue, None)?;
         scheduler
             .add_attempt(attempt, Resource::new(1024, 1))
             .context("adding an attempt")?;
@@ -122,19 +130,34 @@ pub fn preemption_bench(shape: PreemptionBenchShape) -> anyhow::Result<Preemptio
         shape.containers
     );
     let guarantee = u32::try_from(shape.containers / shape.queues)?;
-    for queue in names.iter().skip(1).step_by(2) {
-        let attempt = submit(&mut scheduler, queue)?;
+    let idle = names
+        .iter()
+        .skip(1)
+        .step_by(2)
+        .map(|queue| (queue, None, guarantee));
+    let important = busy
+        .iter()
+        .filter(|_| shape.intra_queue)
+        .map(|queue| (*queue, Some(1), guarantee.div_ceil(10)));
+    for (queue, priority, wanted) in idle.chain(important) {
+        let attempt = submit(&mut scheduler, queue, priority)?;
         scheduler
             .add_attempt_without_am(attempt)
             .context("adding an attempt")?;
         scheduler
-            .update_asks(attempt, &[bench_ask(guarantee)], &[])
+            .update_asks(attempt, &[bench_ask(wanted)], &[])
             .context("asking for containers")?;
     }
     // Activates the new applications; the cluster is full, so nothing is allocated.
     scheduler.schedule();
 
-    let settings = PreemptionSettings::default();
+    let settings = PreemptionSettings {
+        intra_queue: shape.intra_queue.then_some(IntraQueueSettings {
+            order: IntraQueueOrder::PriorityFirst,
+            ..IntraQueueSettings::default()
+        }),
+        ..PreemptionSettings::default()
+    };
     let mut snapshots = Vec::with_capacity(shape.rounds);
     let mut decisions = Vec::with_capacity(shape.rounds);
     let mut chosen = 0;
@@ -174,12 +197,17 @@ impl fmt::Display for PreemptionBenchRun {
         let ms = |time: Duration| time.as_secs_f64() * 1e3;
         write!(
             f,
-            "{:>6} nodes {:>5} queues {:>7} containers: {:>6} chosen; snapshot (scheduler held) \
-             median {:.1} ms, max {:.1} ms; policy (scheduler free) median {:.1} ms, max {:.1} \
-             ms; over {} rounds (filling took {:.0} ms)",
+            "{:>6} nodes {:>5} queues {:>7} containers{}: {:>6} chosen; snapshot (scheduler \
+             held) median {:.1} ms, max {:.1} ms; policy (scheduler free) median {:.1} ms, max \
+             {:.1} ms; over {} rounds (filling took {:.0} ms)",
             self.shape.nodes,
             self.shape.queues,
             self.running,
+            if self.shape.intra_queue {
+                ", intra-queue"
+            } else {
+                ""
+            },
             self.chosen,
             ms(self.snapshot_median),
             ms(self.snapshot_max),
@@ -197,18 +225,31 @@ mod tests {
 
     #[test]
     fn a_small_full_cluster_gives_back_to_the_idle_queues() {
-        let run = preemption_bench(PreemptionBenchShape {
+        let shape = PreemptionBenchShape {
             nodes: 10,
             queues: 4,
             containers: 100,
             rounds: 3,
-        })
-        .unwrap();
+            intra_queue: false,
+        };
+        let run = preemption_bench(shape).unwrap();
         assert_eq!(run.running, 100);
         // A tenth of the cluster per round (10 GB), a fifth of that asked for: two containers
         // at least, from the two busy queues.
         assert!(run.chosen >= 2, "{run:?}");
         assert!(run.chosen <= 10, "at most the round's allowance: {run:?}");
+        // Within the busy queues too, for their important applications, within the same
+        // allowance.
+        let within = preemption_bench(PreemptionBenchShape {
+            intra_queue: true,
+            ..shape
+        })
+        .unwrap();
+        assert!(within.chosen > run.chosen, "{within:?} against {run:?}");
+        assert!(
+            within.chosen <= 10,
+            "at most the round's allowance: {within:?}"
+        );
     }
 
     #[test]
@@ -218,6 +259,7 @@ mod tests {
             queues: 1,
             containers: 10,
             rounds: 1,
+            intra_queue: false,
         };
         let err = preemption_bench(shape).unwrap_err();
         assert!(err.to_string().contains("two queues"), "{err}");

@@ -136,6 +136,7 @@ fn preemption(args: BenchPreemptionArgs) -> anyhow::Result<ExitCode> {
         queues: args.queues,
         containers: args.containers,
         rounds: args.rounds,
+        intra_queue: args.intra_queue,
     };
     println!("{}", yarn_bench::preemption_bench(shape)?);
     Ok(ExitCode::SUCCESS)

@@ -60,12 +60,7 @@ pub fn select_within_leaf(
     let used = shares
         .iter()
         .fold(Resource::ZERO, |sum, share| sum.saturating_add(share.used));
-    let given_across = leaf
-        .applications
-        .iter()
-        .flat_map(|application| &application.containers)
-        .filter(|c| taken.contains(&c.id))
-        .fold(Resource::ZERO, |sum, c| sum.saturating_add(c.resource));
+    let given_across = leaf.held_by(taken);
     let threshold = guaranteed.multiply_and_round_down(settings.minimum_threshold);
     if sizes.less(used.saturating_add(given_across), threshold) || !sizes.positive(used) {
         return Vec::new();

@@ -1,7 +1,7 @@
 //! [`LeafContainers`]: a leaf's running applications and containers, as a preemption round
 //! chooses among them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use yarn_proto::ids::{ApplicationId, ContainerId};
 
@@ -54,4 +54,17 @@ pub struct LeafContainers {
     /// `yarn.scheduler.capacity.<queue-path>.intra-queue-preemption.disable_preemption`, as
     /// inherited: the leaf never preempts for its own applications.
     pub intra_queue_preemption_disabled: bool,
+}
+
+impl LeafContainers {
+    /// What the leaf's containers among `ids` hold together.
+    pub fn held_by(&self, ids: &BTreeSet<ContainerId>) -> Resource {
+        self.applications
+            .iter()
+            .flat_map(|application| &application.containers)
+            .filter(|container| ids.contains(&container.id))
+            .fold(Resource::ZERO, |sum, container| {
+                sum.saturating_add(container.resource)
+            })
+    }
 }

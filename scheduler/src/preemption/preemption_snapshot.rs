@@ -82,18 +82,12 @@ impl PreemptionSnapshot {
         across: &BTreeMap<String, Vec<ContainerId>>,
     ) -> BTreeMap<String, Vec<ContainerId>> {
         let taken: BTreeSet<ContainerId> = across.values().flatten().copied().collect();
-        let sizes: BTreeMap<ContainerId, Resource> = self
-            .leaves
-            .values()
-            .flat_map(|leaf| &leaf.applications)
-            .flat_map(|application| &application.containers)
-            .map(|container| (container.id, container.resource))
-            .collect();
-        let size_of = |ids: &mut dyn Iterator<Item = &ContainerId>| {
-            ids.filter_map(|id| sizes.get(id))
-                .fold(Resource::ZERO, |sum, r| sum.saturating_add(*r))
-        };
-        let mut left = allowed.saturating_sub(size_of(&mut taken.iter()));
+        let mut left = across
+            .keys()
+            .filter_map(|path| self.leaves.get(path))
+            .fold(allowed, |left, leaf| {
+                left.saturating_sub(leaf.held_by(&taken))
+            });
         let mut guarantees = BTreeMap::new();
         leaf_guarantees(&self.root, &mut guarantees);
         let mut within = BTreeMap::new();
@@ -112,7 +106,7 @@ impl PreemptionSnapshot {
                 settings,
             );
             if !chosen.is_empty() {
-                left = left.saturating_sub(size_of(&mut chosen.iter()));
+                left = left.saturating_sub(leaf.held_by(&chosen.iter().copied().collect()));
                 within.insert(path.to_owned(), chosen);
             }
         }
