@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use yarn_scheduler::Resource;
 
 use super::queue_applications::is_at_or_below;
-use crate::state_machine::{ContainerRecord, ContainerState, PREEMPTED, RmState};
+use crate::state_machine::{ContainerRecord, ContainerState, RmState};
 
 /// One queue's preemption figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -60,8 +60,7 @@ impl QueuePreemptions {
         };
         let held = |record: &ContainerRecord| Resource::new(record.memory_mb, record.vcores);
         for record in state.containers.iter() {
-            if matches!(record.state, ContainerState::Completed { exit_status, .. } if exit_status == PREEMPTED)
-            {
+            if record.was_preempted() {
                 count(
                     record,
                     PreemptionFigures {

@@ -10,7 +10,7 @@ use crate::nodes::{NodeState, NodeTracker};
 use crate::scheduling::OpportunisticCounts;
 use crate::state_machine::{
     ApplicationRecord, ApplicationState, AttemptRecord, AttemptState, ContainerRecord,
-    ContainerState, ExecutionType, FinalStatus, PREEMPTED, RmState,
+    ContainerState, ExecutionType, FinalStatus, RmState,
 };
 
 /// What Hadoop reports in place of a detail the caller may not see.
@@ -24,9 +24,9 @@ pub const UNAVAILABLE: &str = "N/A";
 /// address and tracking URL, the diagnostics and the resource usage: its live containers and
 /// what they hold, the MB-seconds and vcore-seconds its containers have held so far (a live
 /// container counts up to `now_ms`), and what its containers killed as PREEMPTED held, how
-/// long, and how many of them were ApplicationMasters. Without it, as in YARN, those are [`UNAVAILABLE`], the
-/// RPC port -1, the usage Hadoop's stand-in of -1 figures, the progress 0, and no attempt is
-/// named.
+/// long, and how many of them were ApplicationMasters. Without it, as in YARN, those are
+/// [`UNAVAILABLE`], the RPC port -1, the usage Hadoop's stand-in of -1 figures, the progress 0,
+/// and no attempt is named.
 ///
 /// For an unmanaged application (`unmanaged_am` in its submission) whose current attempt waits
 /// for its AM to register, the report carries the attempt's AMRMToken, signed with the current
@@ -141,8 +141,7 @@ fn resource_usage(
         let vcore_seconds = seconds.saturating_mul(i64::from(record.vcores));
         usage.memory_seconds = usage.memory_seconds.saturating_add(memory_seconds);
         usage.vcore_seconds = usage.vcore_seconds.saturating_add(vcore_seconds);
-        if matches!(record.state, ContainerState::Completed { exit_status, .. } if exit_status == PREEMPTED)
-        {
+        if record.was_preempted() {
             usage.preempted_memory_mb = usage.preempted_memory_mb.saturating_add(record_memory);
             usage.preempted_vcores = usage
                 .preempted_vcores

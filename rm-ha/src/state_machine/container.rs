@@ -67,6 +67,11 @@ impl ContainerRecord {
     pub fn is_live(&self) -> bool {
         matches!(self.state, ContainerState::Allocated)
     }
+
+    /// Whether preemption killed it: it completed with exit status `PREEMPTED`.
+    pub fn was_preempted(&self) -> bool {
+        matches!(self.state, ContainerState::Completed { exit_status, .. } if exit_status == super::PREEMPTED)
+    }
 }
 
 /// A completion reported for one container (by its NodeManager, its AM or the RM itself).

@@ -210,15 +210,20 @@ impl TestAm {
     }
 }
 
-/// Queue `a` holds the whole 8 GB node with eight 1 GB containers, then `b` asks for four:
-/// returns the cluster, `a`'s AM and `b`'s.
-async fn a_fills_the_cluster_then_b_asks() -> (RmCluster, TestAm, TestAm) {
-    let extra = preemption_on();
+/// Three replicas with `extra` settings, one 8 GB node and `queues()`.
+async fn cluster_with(extra: &[(&'static str, String)]) -> RmCluster {
     let extra: Vec<(&str, &str)> = extra.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let mut cluster = new_cluster(3, 0, &extra).await;
     cluster.start_members().await;
     register_node(&cluster, 8192, 8).await;
     set_queue_configuration(&cluster, queues()).await;
+    cluster
+}
+
+/// Queue `a` holds the whole 8 GB node with eight 1 GB containers, then `b` asks for four:
+/// returns the cluster, `a`'s AM and `b`'s.
+async fn a_fills_the_cluster_then_b_asks() -> (RmCluster, TestAm, TestAm) {
+    let cluster = cluster_with(&preemption_on()).await;
 
     let (_, mut a) = TestAm::submit(&cluster, "a").await;
     a.heartbeat(&cluster, 8).await;
@@ -458,11 +463,7 @@ async fn within_a_queue_a_more_important_application_takes_from_a_less_important
         ),
         ("yarn.cluster.max-application-priority", "10".to_owned()),
     ]);
-    let extra: Vec<(&str, &str)> = extra.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let mut cluster = new_cluster(3, 0, &extra).await;
-    cluster.start_members().await;
-    register_node(&cluster, 8192, 8).await;
-    set_queue_configuration(&cluster, queues()).await;
+    let cluster = cluster_with(&extra).await;
 
     tracing::info!("--- an application at the default priority fills the node from queue a");
     let (_, mut low) = TestAm::submit(&cluster, "a").await;
