@@ -69,6 +69,7 @@ mod queue_limits;
 mod queue_property;
 mod queue_state;
 mod refresh;
+pub mod reservation;
 
 mod resource_calculator;
 mod resource_request;
