@@ -13,6 +13,7 @@ use crate::queue_property::{
     QueueProperty, USER_WEIGHT_SUFFIX, configured_queue, user_settings_prefix,
 };
 use crate::queue_state::QueueState;
+use crate::reservation::ReservationQueueConf;
 use crate::resource_calculator::{RESOURCE_CALCULATOR_KEY, ResourceCalculator};
 use crate::scheduler_settings::{
     MAXIMUM_ALLOCATION_MB_KEY, MAXIMUM_ALLOCATION_VCORES_KEY, SchedulerSettings,
@@ -478,6 +479,8 @@ impl TreeBuilder<'_> {
                 p.intra_queue_disable_preemption
             })?;
 
+        let reservation = ReservationQueueConf::read(reader, path, children.is_empty())?;
+
         Ok(QueueConf {
             path: path.to_string(),
             name,
@@ -501,6 +504,7 @@ impl TreeBuilder<'_> {
             default_application_priority,
             disable_preemption,
             intra_queue_disable_preemption,
+            reservation,
         })
     }
 

@@ -47,6 +47,31 @@ pub enum SchedulerError {
         mode: &'static str,
     },
 
+    /// A reservation class key names a class yarn-ha does not implement.
+    #[error(
+        "key {key}: value {value:?} is not a reservation class yarn-ha implements (it places \
+         reservations with Hadoop's greedy agent, checks them with CapacityOverTimePolicy or \
+         NoOverCommitPolicy, and knows the replanner SimpleCapacityReplanner)"
+    )]
+    UnsupportedReservationClass {
+        /// The property name.
+        key: String,
+        /// The class named.
+        value: String,
+    },
+
+    /// A queue with children is `reservable`: only a leaf can hold a plan.
+    #[error(
+        "key {key}: queue {queue} has child queues, and only a leaf queue can be reservable \
+         (its reservations' queues are created under it)"
+    )]
+    ReservableParent {
+        /// The queue's path.
+        queue: String,
+        /// The `reservable` key.
+        key: String,
+    },
+
     /// A per-queue key names a queue that is not part of the hierarchy: no `queues` list
     /// leads to it from `root`.
     #[error(

@@ -9,6 +9,7 @@ use crate::access_control_list::AccessControlList;
 use crate::queue_acl::QueueAcl;
 use crate::queue_capacity::QueueCapacity;
 use crate::queue_state::QueueState;
+use crate::reservation::ReservationQueueConf;
 
 /// The resolved configuration of one queue, built by
 /// [`CapacitySchedulerConfiguration::new`](crate::CapacitySchedulerConfiguration::new).
@@ -76,6 +77,8 @@ pub struct QueueConf {
     /// (false at the root): the queue never preempts among its own applications. A queue with
     /// `disable_preemption` does not either.
     pub intra_queue_disable_preemption: bool,
+    /// How the queue runs its plan when it is `reservable` (a leaf); `None` otherwise.
+    pub reservation: Option<ReservationQueueConf>,
 }
 
 impl QueueConf {

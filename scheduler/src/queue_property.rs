@@ -4,6 +4,7 @@
 use crate::capacity_scheduler_configuration::ROOT;
 use crate::property_reader::PREFIX;
 use crate::queue_acl::QueueAcl;
+use crate::reservation::ReservationProperty;
 
 /// What stands between the queue path and the user in `<queue-path>.user-settings.<user>.weight`.
 const USER_SETTINGS_INFIX: &str = ".user-settings.";
@@ -43,11 +44,12 @@ pub(crate) enum QueueProperty {
     DefaultApplicationPriority,
     DisablePreemption,
     IntraQueueDisablePreemption,
+    Reservation(ReservationProperty),
 }
 
 impl QueueProperty {
     /// Every property, each once.
-    pub(crate) const ALL: [Self; 16] = [
+    pub(crate) const ALL: [Self; 26] = [
         Self::Queues,
         Self::Capacity,
         Self::MaximumCapacity,
@@ -64,6 +66,16 @@ impl QueueProperty {
         Self::DefaultApplicationPriority,
         Self::DisablePreemption,
         Self::IntraQueueDisablePreemption,
+        Self::Reservation(ReservationProperty::Reservable),
+        Self::Reservation(ReservationProperty::Agent),
+        Self::Reservation(ReservationProperty::Planner),
+        Self::Reservation(ReservationProperty::Policy),
+        Self::Reservation(ReservationProperty::Window),
+        Self::Reservation(ReservationProperty::AverageCapacity),
+        Self::Reservation(ReservationProperty::InstantaneousMaxCapacity),
+        Self::Reservation(ReservationProperty::EnforcementWindow),
+        Self::Reservation(ReservationProperty::ShowReservationsAsQueues),
+        Self::Reservation(ReservationProperty::MoveOnExpiry),
     ];
 
     /// What follows the queue path in the key: its last component, or its last two for
@@ -85,6 +97,7 @@ impl QueueProperty {
             Self::DefaultApplicationPriority => "default-application-priority",
             Self::DisablePreemption => "disable_preemption",
             Self::IntraQueueDisablePreemption => "intra-queue-preemption.disable_preemption",
+            Self::Reservation(property) => property.suffix(),
         }
     }
 

@@ -13,6 +13,7 @@
 mod greedy_agent;
 mod plan;
 mod reservation_definition;
+mod reservation_queue_conf;
 mod resource_timeline;
 mod sharing_policy;
 
@@ -21,5 +22,7 @@ pub use plan::{AdmissionRefusal, Booking, Plan};
 pub use reservation_definition::{
     DefinitionRefusal, RequestInterpreter, ReservationDefinition, ReservationStage,
 };
+pub(crate) use reservation_queue_conf::ReservationProperty;
+pub use reservation_queue_conf::ReservationQueueConf;
 pub use resource_timeline::{ResourceArea, ResourceTimeline};
 pub use sharing_policy::{PolicyRefusal, SharingPolicy};
