@@ -460,6 +460,46 @@ pub const PREEMPTION_SELECT_BASED_ON_RESERVED_CONTAINERS: Key = Key::new(
     "false",
     KeyKind::Bool,
 );
+/// Whether the RM runs the ReservationSystem: users reserve capacity of reservable queues ahead
+/// of time.
+pub const RM_RESERVATION_SYSTEM_ENABLE: Key = Key::new(
+    "yarn.resourcemanager.reservation-system.enable",
+    "false",
+    KeyKind::Bool,
+);
+/// The ReservationSystem's class; for the CapacityScheduler, Hadoop's (and the only one yarn-ha
+/// has) is `CapacityReservationSystem`.
+pub const RM_RESERVATION_SYSTEM_CLASS: Key = Key::new(
+    "yarn.resourcemanager.reservation-system.class",
+    "org.apache.hadoop.yarn.server.resourcemanager.reservation.CapacityReservationSystem",
+    KeyKind::String,
+);
+/// The plan follower's class; for the CapacityScheduler, `CapacitySchedulerPlanFollower`.
+pub const RM_RESERVATION_SYSTEM_PLAN_FOLLOWER: Key = Key::new(
+    "yarn.resourcemanager.reservation-system.plan.follower",
+    "org.apache.hadoop.yarn.server.resourcemanager.reservation.CapacitySchedulerPlanFollower",
+    KeyKind::String,
+);
+/// Milliseconds between two runs of the plan follower, and the time step of every plan.
+pub const RM_RESERVATION_SYSTEM_PLAN_FOLLOWER_TIME_STEP: Key = Key::new(
+    "yarn.resourcemanager.reservation-system.planfollower.time-step",
+    "1000",
+    KeyKind::Long,
+);
+/// Whether reservations are placed as early as their arrival allows (true) or as late as their
+/// deadline allows.
+pub const RM_RESERVATION_SYSTEM_FAVOR_EARLY_ALLOCATION: Key = Key::new(
+    "yarn.resourcemanager.reservation-system.favor-early-allocation",
+    "true",
+    KeyKind::Bool,
+);
+/// Whether the per-queue reservation ACLs apply (with `yarn.acl.enable`); yarn-ha does not
+/// enforce them yet, so only false is accepted.
+pub const YARN_ACL_RESERVATION_ENABLE: Key = Key::new(
+    "yarn.acl.reservation-enable",
+    "false",
+    KeyKind::Bool,
+);
 /// How many least-loaded nodes the opportunistic allocator uses (and sends to NMs).
 pub const RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_NODES_USED: Key = Key::new(
     "yarn.resourcemanager.opportunistic-container-allocation.nodes-used",
@@ -689,6 +729,12 @@ pub const ALL: &[Key] = &[
     PREEMPTION_INTRA_QUEUE_MAX_ALLOWABLE_LIMIT,
     PREEMPTION_INTRA_QUEUE_ORDER_POLICY,
     PREEMPTION_SELECT_BASED_ON_RESERVED_CONTAINERS,
+    RM_RESERVATION_SYSTEM_ENABLE,
+    RM_RESERVATION_SYSTEM_CLASS,
+    RM_RESERVATION_SYSTEM_PLAN_FOLLOWER,
+    RM_RESERVATION_SYSTEM_PLAN_FOLLOWER_TIME_STEP,
+    RM_RESERVATION_SYSTEM_FAVOR_EARLY_ALLOCATION,
+    YARN_ACL_RESERVATION_ENABLE,
     NM_CONTAINER_QUEUING_SORTING_NODES_INTERVAL_MS,
     NM_CONTAINER_QUEUING_LOAD_COMPARATOR,
     NM_CONTAINER_QUEUING_LIMIT_STDEV,

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     Admission, ApplicationRecord, ContainerCompletion, ContainerKey, ContainerRecord,
-    ContainerUpdate, FinalStatus, MasterKeyChange, MasterKeyKind,
+    ContainerUpdate, FinalStatus, MasterKeyChange, MasterKeyKind, ReservationChange,
 };
 
 /// One replicated mutation, as stored in a Raft log entry.
@@ -246,6 +246,28 @@ pub enum CommandV1 {
         /// The leader's clock.
         now_ms: i64,
     },
+    /// Hands out `count` reservation sequence numbers (YARN's `getNewReservation`).
+    AllocateReservationIds {
+        /// How many.
+        count: u32,
+    },
+    /// Books a reservation under a handed-out sequence number, or changes a booked one, if the
+    /// plan is still at `expected_plan_version` (see
+    /// [`ReservationTable`](super::ReservationTable)). A submission under a number already
+    /// stored changes nothing and says whether it was the same definition.
+    ChangeReservation {
+        /// The reservation's sequence number.
+        sequence: i64,
+        /// The plan version the leader placed it against.
+        expected_plan_version: u64,
+        /// What to store.
+        change: ReservationChange,
+    },
+    /// Deletes a reservation.
+    DeleteReservation {
+        /// The reservation's sequence number.
+        sequence: i64,
+    },
 }
 
 #[cfg(test)]
@@ -308,6 +330,8 @@ mod tests {
                 },
                 20,
             ),
+            (CommandV1::AllocateReservationIds { count: 1 }, 21),
+            (CommandV1::DeleteReservation { sequence: 1 }, 23),
         ];
         for (command, position) in pinned {
             let bytes = postcard::to_allocvec(&RmCommand::V1(command.clone())).unwrap();

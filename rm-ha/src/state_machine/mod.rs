@@ -12,6 +12,7 @@ mod container_updates;
 mod master_keys;
 mod preemption_round;
 mod remote_allocation;
+mod reservation_table;
 mod response;
 mod state;
 mod state_digest;
@@ -39,6 +40,7 @@ pub use master_keys::{
 };
 pub use preemption_round::ContainerWaits;
 pub use remote_allocation::RemoteAllocationRejection;
+pub use reservation_table::{ReservationChange, ReservationRecord, ReservationTable};
 pub use response::RmResponse;
 pub use state::RmState;
 pub use state_digest::{AppliedPosition, StateDigest};

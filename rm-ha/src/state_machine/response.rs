@@ -174,4 +174,31 @@ pub enum RmResponse {
         /// The containers killed, completed as `PREEMPTED`.
         killed: Vec<ContainerKey>,
     },
+    /// Reservation sequence numbers from `first` on are handed out to the proposer.
+    ReservationIdsAllocated {
+        /// The first one.
+        first: i64,
+    },
+    /// The plan changed as the command asked; it is now at `version`.
+    PlanVersionSet {
+        /// The plan's new version.
+        version: u64,
+    },
+    /// The plan changed since the proposer placed the reservation; nothing changed.
+    PlanChanged {
+        /// The version the proposer placed it against.
+        expected: u64,
+        /// The version in force.
+        actual: u64,
+    },
+    /// A reservation is stored under the id already; nothing changed.
+    ReservationExists {
+        /// Whether it has the definition and queue submitted (a retry).
+        same_definition: bool,
+    },
+    /// No reservation is stored under the id (or the id was never handed out).
+    UnknownReservation {
+        /// The sequence number named.
+        sequence: i64,
+    },
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::state_digest::sha256_of_postcard;
 use super::{
     Admission, ApplicationRecord, ApplicationState, AttemptRecord, CommandV1, ContainerRecord,
-    ContainerTable, ContainerWaits, FinalStatus, MasterKeys, RmCommand, RmResponse,
+    ContainerTable, ContainerWaits, FinalStatus, MasterKeys, ReservationTable, RmCommand, RmResponse,
 };
 use crate::error::{Error, Record};
 
@@ -54,6 +54,9 @@ pub struct RmState {
     /// [`CommandV1::PreemptionRound`]). After the fields of format 4, so that format 4 reads as
     /// format 5 with no container chosen.
     pub preemption_waits: ContainerWaits,
+    /// The ReservationSystem's plan: every accepted reservation. After the fields of format 5,
+    /// so that format 5 reads as format 6 with no reservation.
+    pub reservations: ReservationTable,
 }
 
 impl Default for RmState {
@@ -72,6 +75,7 @@ impl Default for RmState {
             apply_rules: 0,
             uncounted_attempt_failures: BTreeMap::new(),
             preemption_waits: ContainerWaits::default(),
+            reservations: ReservationTable::default(),
         }
     }
 }
@@ -224,6 +228,15 @@ impl RmState {
                 max_wait_before_kill_ms,
                 now_ms,
             } => self.preemption_round(chosen, for_queues, *max_wait_before_kill_ms, *now_ms),
+            CommandV1::AllocateReservationIds { count } => self.reservations.allocate_ids(*count),
+            CommandV1::ChangeReservation {
+                sequence,
+                expected_plan_version,
+                change,
+            } => self
+                .reservations
+                .change(*sequence, *expected_plan_version, change),
+            CommandV1::DeleteReservation { sequence } => self.reservations.delete(*sequence),
         }
     }
 

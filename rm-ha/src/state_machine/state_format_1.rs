@@ -12,6 +12,7 @@ use serde::Deserialize;
 
 use super::{
     ApplicationRecord, ContainerKey, ContainerRecord, ContainerTable, ContainerWaits, MasterKeys,
+    ReservationTable,
     RmState,
 };
 
@@ -64,6 +65,7 @@ impl From<RmStateFormat1> for RmState {
             apply_rules: 0,
             uncounted_attempt_failures: BTreeMap::new(),
             preemption_waits: ContainerWaits::default(),
+            reservations: ReservationTable::default(),
         }
     }
 }
@@ -106,11 +108,12 @@ mod tests {
         // Format 2 is format 1 with the completion times appended, which is what format 1
         // leaves out: so the frozen layout is the one format 1 was written in. Format 3 then
         // appends the (here empty) NodeManager incarnations, format 4 apply rules 0 and no
-        // uncounted attempt failure, and format 5 no preemption wait.
-        let format_5 = postcard::to_allocvec(&restored).unwrap();
+        // uncounted attempt failure, format 5 no preemption wait, and format 6 no reservation
+        // (its next sequence number 1, zigzag-encoded as 2).
+        let format_6 = postcard::to_allocvec(&restored).unwrap();
         assert_eq!(
-            format_5,
-            [bytes.as_slice(), &[0, 0, 0, 0, 0, 0]].concat(),
+            format_6,
+            [bytes.as_slice(), &[0, 0, 0, 0, 0, 0, 2, 0, 0]].concat(),
             "an empty map or set and rules 0 are one byte each"
         );
         assert_eq!(

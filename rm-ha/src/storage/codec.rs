@@ -13,8 +13,9 @@ pub(crate) const FORMAT_VERSION: u8 = 1;
 /// The format version of the replicated state inside snapshots that this binary writes: 2 since
 /// containers keep their completion times, 3 since the state keeps each NodeManager's
 /// incarnation, 4 since it keeps its apply rules and the attempt failures that did not count, 5
-/// since it keeps the preemption waits. [`decode_state`] reads formats 1 to 4 as well.
-pub(crate) const STATE_FORMAT_VERSION: u8 = 5;
+/// since it keeps the preemption waits, 6 since it keeps the reservations. [`decode_state`]
+/// reads formats 1 to 5 as well.
+pub(crate) const STATE_FORMAT_VERSION: u8 = 6;
 
 /// How postcard encodes an empty map: its length, zero, in one byte.
 const EMPTY_MAP: [u8; 1] = [0];
@@ -23,6 +24,9 @@ const RULES_0_NOTHING_UNCOUNTED: [u8; 2] = [0, 0];
 /// How postcard encodes preemption waits with no container chosen: the empty map of first
 /// choices and the empty set of the latest round's choices.
 const NO_PREEMPTION_WAIT: [u8; 2] = [0, 0];
+/// How postcard encodes an empty reservation table: the next sequence number 1 (zigzag, 2),
+/// plan version 0 and the empty map.
+const NO_RESERVATION: [u8; 3] = [2, 0, 0];
 
 /// Encodes `value` as `[FORMAT_VERSION, postcard bytes...]`.
 pub(crate) fn encode<T: Serialize>(record: Record, value: &T) -> Result<Vec<u8>, Error> {
@@ -46,8 +50,9 @@ pub(crate) fn encode_state(state: &RmState) -> Result<Vec<u8>, Error> {
     encode_as(Record::State, STATE_FORMAT_VERSION, state)
 }
 
-/// Decodes the replicated state of a snapshot of state format 5; of format 4, which is format 5
-/// without its last field (no preemption wait then, two bytes); of format 3, which also lacks the two
+/// Decodes the replicated state of a snapshot of state format 6; of format 5, which is format 6
+/// without its last field (no reservation then, three bytes); of format 4, which also lacks the
+/// preemption waits (none then, two bytes); of format 3, which also lacks the two
 /// before it (apply rules 0 and no uncounted failure then); of format 2,
 /// which also lacks the NodeManagers' incarnations (none are then known); or of format 1,
 /// whose completed containers also have no completion time. Refuses any other format version.
@@ -55,10 +60,17 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
     let record = Record::State;
     match split_version(record, bytes)? {
         (STATE_FORMAT_VERSION, body) => decode_body(record, body),
-        (4, body) => decode_body(record, &[body, &NO_PREEMPTION_WAIT].concat()),
+        (5, body) => decode_body(record, &[body, &NO_RESERVATION].concat()),
+        (4, body) => decode_body(record, &[body, &NO_PREEMPTION_WAIT, &NO_RESERVATION].concat()),
         (3, body) => decode_body(
             record,
-            &[body, &RULES_0_NOTHING_UNCOUNTED, &NO_PREEMPTION_WAIT].concat(),
+            &[
+                body,
+                &RULES_0_NOTHING_UNCOUNTED,
+                &NO_PREEMPTION_WAIT,
+                &NO_RESERVATION,
+            ]
+            .concat(),
         ),
         (2, body) => decode_body(
             record,
@@ -67,6 +79,7 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
                 &EMPTY_MAP,
                 &RULES_0_NOTHING_UNCOUNTED,
                 &NO_PREEMPTION_WAIT,
+                &NO_RESERVATION,
             ]
             .concat(),
         ),
@@ -96,6 +109,7 @@ fn decode_body<T: DeserializeOwned>(record: Record, body: &[u8]) -> Result<T, Er
 mod tests {
     use super::*;
     use crate::state_machine::test_fixtures::{key, running_application};
+    use crate::state_machine::{CommandV1, ReservationTable, RmCommand};
 
     #[test]
     fn round_trips_and_rejects_other_versions() {
@@ -120,7 +134,7 @@ mod tests {
     }
 
     #[test]
-    fn the_state_is_written_in_format_5_and_read_in_formats_5_to_1() {
+    fn the_state_is_written_in_format_6_and_read_in_formats_6_to_1() {
         let mut state = running_application(&[(2, "n1:1"), (3, "n1:1")], &[3]);
         state
             .node_incarnations
@@ -128,18 +142,27 @@ mod tests {
         state.apply_rules = 1;
         state.uncounted_attempt_failures.insert(1, 2);
         state.preemption_waits.round([key(2)], 1_000, 15_000);
+        state.apply(&RmCommand::V1(CommandV1::AllocateReservationIds { count: 3 }));
         let bytes = encode_state(&state).unwrap();
         assert_eq!(bytes[0], STATE_FORMAT_VERSION);
         assert_eq!(decode_state(&bytes).unwrap(), state);
 
-        // With no preemption wait, format 5 ends in its empty map and set, after exactly the
+        // With no reservation, format 6 ends in its empty table (three bytes), after exactly
+        // the bytes format 5 held. With no preemption wait, format 5 ends in its empty map and set, after exactly the
         // bytes format 4 held; with rules 0 and nothing uncounted, format 4 ends in those two bytes,
         // after exactly the bytes format 3 held; without incarnations, format 3 ends in their empty map (one
         // byte), after exactly the bytes format 2 held; without completion times, format 2 ends
         // in theirs, after exactly the bytes format 1 held.
         state = running_application(&[(2, "n1:1")], &[]);
         state.apply_rules = 0;
-        let format_5 = encode_state(&state).unwrap();
+        let format_6 = encode_state(&state).unwrap();
+        assert_eq!(
+            postcard::to_allocvec(&ReservationTable::default()).unwrap(),
+            NO_RESERVATION
+        );
+        let mut format_5 = format_6[..format_6.len() - 3].to_vec();
+        format_5[0] = 5;
+        assert_eq!(decode_state(&format_5).unwrap(), state);
         let mut format_4 = format_5[..format_5.len() - 2].to_vec();
         format_4[0] = 4;
         assert_eq!(decode_state(&format_4).unwrap(), state);
@@ -153,13 +176,13 @@ mod tests {
         format_1[0] = 1;
         assert_eq!(decode_state(&format_1).unwrap(), state);
 
-        let mut newer = format_5;
+        let mut newer = format_6;
         newer[0] = STATE_FORMAT_VERSION + 1;
         assert!(matches!(
             decode_state(&newer),
             Err(Error::UnsupportedFormatVersion {
                 record: Record::State,
-                found: 6,
+                found: 7,
                 expected: STATE_FORMAT_VERSION,
             })
         ));
