@@ -495,11 +495,8 @@ pub const RM_RESERVATION_SYSTEM_FAVOR_EARLY_ALLOCATION: Key = Key::new(
 );
 /// Whether the per-queue reservation ACLs apply (with `yarn.acl.enable`); yarn-ha does not
 /// enforce them yet, so only false is accepted.
-pub const YARN_ACL_RESERVATION_ENABLE: Key = Key::new(
-    "yarn.acl.reservation-enable",
-    "false",
-    KeyKind::Bool,
-);
+pub const YARN_ACL_RESERVATION_ENABLE: Key =
+    Key::new("yarn.acl.reservation-enable", "false", KeyKind::Bool);
 /// How many least-loaded nodes the opportunistic allocator uses (and sends to NMs).
 pub const RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_NODES_USED: Key = Key::new(
     "yarn.resourcemanager.opportunistic-container-allocation.nodes-used",

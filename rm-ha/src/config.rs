@@ -11,7 +11,9 @@ use yarn_scheduler::{SchedulerError, SchedulerSettings};
 
 use crate::RmNode;
 use crate::applications::{DiagnosticsLimit, MAX_CONTEXT_BYTES_LIMIT, SubmissionLimits};
-use crate::scheduling::{OpportunisticSettings, PreemptionConfig, QueueConfigSource};
+use crate::scheduling::{
+    OpportunisticSettings, PreemptionConfig, QueueConfigSource, ReservationConfig,
+};
 use crate::state_machine::MasterKeyKind;
 
 /// Everything a replica reads from `yarn-site.xml`, read once at start-up and validated.
@@ -68,6 +70,9 @@ pub struct RmConfig {
     /// Whether and how the leader preempts containers (`yarn.resourcemanager.scheduler.monitor.*`,
     /// `yarn.resourcemanager.monitor.capacity.preemption.*`).
     pub preemption: PreemptionConfig,
+    /// Whether and how the leader runs the ReservationSystem
+    /// (`yarn.resourcemanager.reservation-system.*`).
+    pub reservations: ReservationConfig,
     /// Who the web address serves without a name (`hadoop.http.authentication.*`).
     pub web_access: WebAccess,
     /// Whether the client and scheduler ports also speak Hadoop IPC, and to whom.
@@ -172,6 +177,7 @@ impl RmConfig {
             },
             opportunistic: OpportunisticSettings::from_conf(conf)?,
             preemption: PreemptionConfig::from_conf(conf)?,
+            reservations: ReservationConfig::from_conf(conf)?,
             web_access: WebAccess::from_conf(conf)?,
             hadoop_ipc: HadoopIpcSettings::from_conf(conf)?,
             rm_id,

@@ -25,8 +25,9 @@
 //! - [`AccessControlList`] and [`QueueAcl`] for queue ACLs.
 //! - [`SchedulerError`]: every refusal, structured.
 //! - [`preemption`]: the decisions of Hadoop's proportional preemption policy, from a snapshot
-//!   of the queues (what each queue should hold, and what each leaf gives back). Nothing acts on
-//!   them yet: the leader does not run the policy.
+//!   of the queues (what each queue should hold, and what each leaf gives back).
+//! - [`reservation`]: the ReservationSystem's admission: where a reservation goes in a
+//!   reservable queue's plan, and whether its user stays within the queue's sharing policy.
 //!
 //! # Flow of a pass
 //!
@@ -44,8 +45,8 @@
 //! # Differences from YARN
 //!
 //! Percentages only (weight, absolute and vector capacities are refused, see
-//! [`QueueCapacity`]), no node labels, no reservations, no preemption (only its policy's
-//! arithmetic, above), no delay scheduling (a relaxable host ask falls back to any node at
+//! [`QueueCapacity`]), no node labels, no reservation queues yet (only admission, above), no
+//! delay scheduling (a relaxable host ask falls back to any node at
 //! once), no racks, and no queue placement rules.
 
 mod access_control_list;

@@ -11,6 +11,7 @@ mod queue_config_source;
 mod queue_info_proto;
 mod queue_refresh;
 mod recovery_wait;
+mod reservation_config;
 mod scheduler_cell;
 #[cfg(test)]
 pub(crate) mod test_fixtures;
@@ -24,6 +25,7 @@ pub use queue_config_source::{CAPACITY_SCHEDULER_XML, QueueConfigSource};
 pub use queue_info_proto::{PreemptionReport, queue_info_proto};
 pub use queue_refresh::QueueRefresh;
 pub use recovery_wait::RecoveryWait;
+pub use reservation_config::ReservationConfig;
 pub use scheduler_cell::SchedulerCell;
 
 /// `capacity-scheduler.xml` properties from `(name under yarn.scheduler.capacity., value)`

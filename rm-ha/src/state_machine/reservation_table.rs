@@ -137,10 +137,7 @@ impl ReservationTable {
                 allocation,
                 acceptance_ms,
             } => {
-                let stored = self
-                    .reservations
-                    .get_mut(&sequence)
-                    .expect("checked above");
+                let stored = self.reservations.get_mut(&sequence).expect("checked above");
                 stored.definition = definition.clone();
                 stored.allocation = allocation.clone();
                 stored.acceptance_ms = *acceptance_ms;
@@ -259,7 +256,10 @@ mod tests {
             table.change(1, 0, &update),
             RmResponse::UnknownReservation { sequence: 1 }
         );
-        assert_eq!(table.delete(1), RmResponse::UnknownReservation { sequence: 1 });
+        assert_eq!(
+            table.delete(1),
+            RmResponse::UnknownReservation { sequence: 1 }
+        );
         table.change(1, 0, &ReservationChange::Submit(record("root.a", 1)));
         assert_eq!(
             table.change(1, 1, &update),

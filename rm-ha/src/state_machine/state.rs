@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use super::state_digest::sha256_of_postcard;
 use super::{
     Admission, ApplicationRecord, ApplicationState, AttemptRecord, CommandV1, ContainerRecord,
-    ContainerTable, ContainerWaits, FinalStatus, MasterKeys, ReservationTable, RmCommand, RmResponse,
+    ContainerTable, ContainerWaits, FinalStatus, MasterKeys, ReservationTable, RmCommand,
+    RmResponse,
 };
 use crate::error::{Error, Record};
 

@@ -12,8 +12,7 @@ use serde::Deserialize;
 
 use super::{
     ApplicationRecord, ContainerKey, ContainerRecord, ContainerTable, ContainerWaits, MasterKeys,
-    ReservationTable,
-    RmState,
+    ReservationTable, RmState,
 };
 
 /// [`RmState`] in state format 1: the same fields, with a container table that has no

@@ -61,7 +61,10 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
     match split_version(record, bytes)? {
         (STATE_FORMAT_VERSION, body) => decode_body(record, body),
         (5, body) => decode_body(record, &[body, &NO_RESERVATION].concat()),
-        (4, body) => decode_body(record, &[body, &NO_PREEMPTION_WAIT, &NO_RESERVATION].concat()),
+        (4, body) => decode_body(
+            record,
+            &[body, &NO_PREEMPTION_WAIT, &NO_RESERVATION].concat(),
+        ),
         (3, body) => decode_body(
             record,
             &[
@@ -142,7 +145,9 @@ mod tests {
         state.apply_rules = 1;
         state.uncounted_attempt_failures.insert(1, 2);
         state.preemption_waits.round([key(2)], 1_000, 15_000);
-        state.apply(&RmCommand::V1(CommandV1::AllocateReservationIds { count: 3 }));
+        state.apply(&RmCommand::V1(CommandV1::AllocateReservationIds {
+            count: 3,
+        }));
         let bytes = encode_state(&state).unwrap();
         assert_eq!(bytes[0], STATE_FORMAT_VERSION);
         assert_eq!(decode_state(&bytes).unwrap(), state);
