@@ -52,6 +52,8 @@ pub enum IdKind {
     ContainerId,
     /// `<host>:<port>`.
     NodeId,
+    /// `reservation_<clusterTimestamp>_<id>`.
+    ReservationId,
 }
 
 impl IdKind {
@@ -64,6 +66,7 @@ impl IdKind {
                 "container_[e<epoch>_]<clusterTimestamp>_<appId>_<attemptId>_<containerId>"
             }
             Self::NodeId => "<host>:<port>",
+            Self::ReservationId => "reservation_<clusterTimestamp>_<id>",
         }
     }
 }
@@ -75,6 +78,7 @@ impl fmt::Display for IdKind {
             Self::ApplicationAttemptId => "application attempt id",
             Self::ContainerId => "container id",
             Self::NodeId => "node id",
+            Self::ReservationId => "reservation id",
         })
     }
 }

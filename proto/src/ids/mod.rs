@@ -7,8 +7,10 @@ mod application_id;
 mod container_id;
 mod node_id;
 mod reader;
+mod reservation_id;
 
 pub use application_attempt_id::ApplicationAttemptId;
 pub use application_id::ApplicationId;
 pub use container_id::ContainerId;
 pub use node_id::NodeId;
+pub use reservation_id::ReservationId;

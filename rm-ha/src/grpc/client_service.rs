@@ -184,4 +184,61 @@ impl ApplicationClientProtocol for ClientService {
             .await?;
         Ok(Response::new(response))
     }
+
+    async fn get_new_reservation(
+        &self,
+        request: Request<pb::GetNewReservationRequestProto>,
+    ) -> Result<Response<pb::GetNewReservationResponseProto>, Status> {
+        self.caller(&request)?;
+        let response = self.operations.get_new_reservation().await?;
+        Ok(Response::new(response))
+    }
+
+    async fn submit_reservation(
+        &self,
+        request: Request<pb::ReservationSubmissionRequestProto>,
+    ) -> Result<Response<pb::ReservationSubmissionResponseProto>, Status> {
+        let caller = self.caller(&request)?;
+        let response = self
+            .operations
+            .submit_reservation(&caller, request.into_inner())
+            .await?;
+        Ok(Response::new(response))
+    }
+
+    async fn update_reservation(
+        &self,
+        request: Request<pb::ReservationUpdateRequestProto>,
+    ) -> Result<Response<pb::ReservationUpdateResponseProto>, Status> {
+        let caller = self.caller(&request)?;
+        let response = self
+            .operations
+            .update_reservation(&caller, request.into_inner())
+            .await?;
+        Ok(Response::new(response))
+    }
+
+    async fn delete_reservation(
+        &self,
+        request: Request<pb::ReservationDeleteRequestProto>,
+    ) -> Result<Response<pb::ReservationDeleteResponseProto>, Status> {
+        let caller = self.caller(&request)?;
+        let response = self
+            .operations
+            .delete_reservation(&caller, request.into_inner())
+            .await?;
+        Ok(Response::new(response))
+    }
+
+    async fn list_reservations(
+        &self,
+        request: Request<pb::ReservationListRequestProto>,
+    ) -> Result<Response<pb::ReservationListResponseProto>, Status> {
+        let caller = self.caller(&request)?;
+        let response = self
+            .operations
+            .list_reservations(&caller, request.into_inner())
+            .await?;
+        Ok(Response::new(response))
+    }
 }

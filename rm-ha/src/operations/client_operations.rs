@@ -53,6 +53,8 @@ pub(crate) struct ClientOperations {
     /// `...preemption.intra-queue-preemption.enabled` with the monitor on: whether they also
     /// preempt within queues.
     pub(crate) intra_queue_preemption_enabled: bool,
+    /// The ReservationSystem's settings and admission lock.
+    pub(crate) reservations: super::ReservationDesk,
 }
 
 impl ClientOperations {
@@ -195,7 +197,7 @@ impl ClientOperations {
 }
 
 /// The calling user's name; `dr.who` over plaintext, Hadoop's name for an anonymous user.
-fn user_name(caller: &Caller) -> String {
+pub(super) fn user_name(caller: &Caller) -> String {
     match caller {
         Caller::Peer(identity) => identity.name.clone(),
         Caller::Anonymous => "dr.who".to_owned(),

@@ -17,14 +17,17 @@ mod admin_acl;
 mod admin_operations;
 mod am_operations;
 mod client_operations;
+mod client_reservations;
 mod distributed_scheduling;
 mod not_leader;
+mod reservation_records;
 mod resource_tracker_operations;
 mod rm_error;
 
 pub(crate) use admin_operations::AdminOperations;
 pub(crate) use am_operations::{AmCaller, AmOperations};
 pub(crate) use client_operations::ClientOperations;
+pub(crate) use client_reservations::ReservationDesk;
 pub use not_leader::NotLeader;
 pub(crate) use resource_tracker_operations::ResourceTrackerOperations;
 pub use rm_error::RmError;

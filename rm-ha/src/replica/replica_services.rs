@@ -24,7 +24,7 @@ use super::raft_core::RaftCore;
 use super::raft_proposer::RaftProposer;
 use crate::grpc::{AdminService, ApplicationMasterService, ClientService, ResourceTrackerService};
 use crate::operations::{
-    AdminOperations, AmOperations, ClientOperations, ResourceTrackerOperations,
+    AdminOperations, AmOperations, ClientOperations, ReservationDesk, ResourceTrackerOperations,
 };
 use crate::raft_types::node_id_of;
 use yarn_security::now_ms;
@@ -156,6 +156,7 @@ impl ReplicaServices {
             started_on_ms: now_ms(),
             preemption_enabled: config.preemption.enabled,
             intra_queue_preemption_enabled: config.preemption.settings.intra_queue.is_some(),
+            reservations: ReservationDesk::new(config.reservations),
         });
         let client = ClientService {
             operations: Arc::clone(&client_operations),

@@ -38,8 +38,7 @@ impl ReservationConfig {
     /// A [`ConfError`] naming the key, its value and where it was set:
     /// `yarn.acl.reservation-enable=true` (the per-queue reservation ACLs are not enforced),
     /// and, with the system enabled, a reservation-system or plan-follower class other than the
-    /// CapacityScheduler's, a time step that is not positive, and the system itself, whose
-    /// client protocol yarn-ha does not serve yet.
+    /// CapacityScheduler's, or a time step that is not positive.
     pub fn from_conf(conf: &Configuration) -> Result<Self, ConfError> {
         let acls = &keys::YARN_ACL_RESERVATION_ENABLE;
         if conf.get_bool(acls)? {
@@ -64,18 +63,11 @@ impl ReservationConfig {
             Ok(millis) if millis > 0 => Duration::from_millis(millis),
             _ => return Err(conf.invalid_value(step, millis, "a positive number of milliseconds")),
         };
-        let config = Self {
+        Ok(Self {
             enabled: true,
             time_step,
             favor_early: conf.get_bool(&keys::RM_RESERVATION_SYSTEM_FAVOR_EARLY_ALLOCATION)?,
-        };
-        // The plan, its admission and its replicated table exist; clients cannot reach them
-        // yet, so turning the system on would promise what no door serves.
-        Err(conf.invalid_value(
-            &keys::RM_RESERVATION_SYSTEM_ENABLE,
-            config.enabled,
-            "false: yarn-ha does not serve the reservation client protocol yet",
-        ))
+        })
     }
 }
 
@@ -143,6 +135,20 @@ mod tests {
             ]),
             "yarn.resourcemanager.reservation-system.planfollower.time-step"
         );
-        assert_eq!(refused_key(&[(ENABLE, "true")]), ENABLE);
+        assert_eq!(
+            read(&[
+                (ENABLE, "true"),
+                (
+                    "yarn.resourcemanager.reservation-system.favor-early-allocation",
+                    "false"
+                ),
+            ])
+            .unwrap(),
+            ReservationConfig {
+                enabled: true,
+                time_step: Duration::from_millis(1_000),
+                favor_early: false,
+            }
+        );
     }
 }

@@ -10,6 +10,7 @@ mod membership;
 mod pre_vote;
 mod preemption;
 mod promotion;
+mod reservations;
 mod resource_tracker;
 mod restart;
 mod scheduling;

@@ -1,0 +1,263 @@
+//! The ReservationSystem on three replicas: reservations are placed in a reservable queue's
+//! plan, refused with the reason when they do not fit or break the queue's sharing policy or
+//! are malformed, and survive the leader's loss with nothing lost or booked twice.
+
+use std::collections::BTreeMap;
+
+use tonic::Code;
+use yarn_proto::pb;
+use yarn_security::now_ms;
+use yarn_test_support::rm_cluster::RmCluster;
+
+use crate::support::{USER, new_cluster, on_leader, register_node, set_queue_configuration};
+
+const MINUTE_MS: i64 = 60_000;
+
+/// `root.a` (half the cluster, reservable, one user may hold at most half of its plan at once)
+/// and `root.b`.
+fn queues() -> BTreeMap<String, String> {
+    [
+        ("root.queues", "a,b"),
+        ("root.acl_submit_applications", "*"),
+        ("root.a.capacity", "50"),
+        ("root.a.reservable", "true"),
+        ("root.a.instantaneous-max-capacity", "50"),
+        ("root.b.capacity", "50"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (format!("yarn.scheduler.capacity.{k}"), v.to_owned()))
+    .collect()
+}
+
+/// Three replicas with the ReservationSystem on, one 8 GB node (so `a`'s plan holds 4 GB) and
+/// `queues()`.
+async fn cluster() -> RmCluster {
+    let extra = [("yarn.resourcemanager.reservation-system.enable", "true")];
+    let mut cluster = new_cluster(3, 0, &extra).await;
+    cluster.start_members().await;
+    register_node(&cluster, 8192, 8).await;
+    set_queue_configuration(&cluster, queues()).await;
+    cluster
+}
+
+/// `gangs` gangs of `gang` 1 GB containers for ten minutes, between `arrival` and an hour later.
+fn definition(arrival: i64, gang: i32, gangs: i32) -> pb::ReservationDefinitionProto {
+    pb::ReservationDefinitionProto {
+        reservation_requests: Some(pb::ReservationRequestsProto {
+            reservation_resources: vec![pb::ReservationRequestProto {
+                capability: Some(pb::ResourceProto {
+                    memory: 1024,
+                    virtual_cores: 1,
+                    ..Default::default()
+                }),
+                num_containers: Some(gang * gangs),
+                concurrency: Some(gang),
+                duration: Some(10 * MINUTE_MS),
+            }],
+            interpreter: Some(pb::ReservationRequestInterpreterProto::RAll.into()),
+        }),
+        arrival,
+        deadline: arrival + 60 * MINUTE_MS,
+        reservation_name: "nightly".to_owned(),
+        ..Default::default()
+    }
+}
+
+async fn new_reservation(cluster: &RmCluster) -> pb::ReservationIdProto {
+    let (_, reply) = on_leader(cluster, "GetNewReservation", |leader| async move {
+        let mut client = cluster.client(leader, USER).await;
+        client
+            .get_new_reservation(pb::GetNewReservationRequestProto {})
+            .await
+    })
+    .await;
+    reply.into_inner().reservation_id.expect("an id")
+}
+
+/// Submits as `user` on the serving leader: the status of a refusal.
+async fn submit(
+    cluster: &RmCluster,
+    user: &str,
+    id: &pb::ReservationIdProto,
+    queue: &str,
+    definition: pb::ReservationDefinitionProto,
+) -> Result<(), tonic::Status> {
+    let request = pb::ReservationSubmissionRequestProto {
+        queue: queue.to_owned(),
+        reservation_definition: Some(definition),
+        reservation_id: Some(*id),
+    };
+    let request = &request;
+    let outcome = on_leader(cluster, "SubmitReservation", |leader| async move {
+        let mut client = cluster.client(leader, user).await;
+        // A refusal is an answer, not a reason to resend.
+        Ok(client.submit_reservation(request.clone()).await)
+    })
+    .await
+    .1;
+    outcome.map(drop)
+}
+
+async fn list(cluster: &RmCluster) -> Vec<pb::ReservationAllocationStateProto> {
+    let (_, reply) = on_leader(cluster, "ListReservations", |leader| async move {
+        let mut client = cluster.client(leader, USER).await;
+        client
+            .list_reservations(pb::ReservationListRequestProto {
+                queue: "a".to_owned(),
+                end_time: -1,
+                include_resource_allocations: true,
+                ..Default::default()
+            })
+            .await
+    })
+    .await;
+    reply.into_inner().reservations
+}
+
+/// The pieces of one listed reservation: (start, end, memory).
+fn pieces(reservation: &pb::ReservationAllocationStateProto) -> Vec<(i64, i64, i64)> {
+    reservation
+        .allocation_requests
+        .iter()
+        .map(|piece| {
+            let memory = piece.resource.as_ref().map_or(0, |r| r.memory);
+            (piece.start_time, piece.end_time, memory)
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reservations_are_placed_refused_with_reasons_and_survive_the_leader() {
+    let mut cluster = cluster().await;
+    // An hour from now, on a whole second (the plan's step).
+    let arrival = (now_ms() / 1_000 + 3_600) * 1_000;
+
+    tracing::info!("--- alice reserves two 1 GB containers together, placed as early as allowed");
+    let first = new_reservation(&cluster).await;
+    submit(&cluster, USER, &first, "a", definition(arrival, 2, 1))
+        .await
+        .expect("accepted");
+    let listed = list(&cluster).await;
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].user, USER);
+    assert_eq!(
+        pieces(&listed[0]),
+        [(arrival, arrival + 10 * MINUTE_MS, 2048)]
+    );
+    submit(&cluster, USER, &first, "a", definition(arrival, 2, 1))
+        .await
+        .expect("the same submission again is acknowledged as is");
+    let refusal = submit(&cluster, USER, &first, "a", definition(arrival, 1, 1))
+        .await
+        .unwrap_err();
+    assert_eq!(refusal.code(), Code::Aborted, "{refusal:?}");
+    assert!(
+        refusal
+            .message()
+            .contains("different reservation definition")
+    );
+
+    tracing::info!("--- what breaks the sharing policy or does not fit is refused with why");
+    let second = new_reservation(&cluster).await;
+    let refusal = submit(&cluster, USER, &second, "a", definition(arrival, 1, 1))
+        .await
+        .unwrap_err();
+    assert_eq!(refusal.code(), Code::FailedPrecondition, "{refusal:?}");
+    assert!(
+        refusal.message().contains("instantaneous-max-capacity"),
+        "alice would hold 3 of the plan's 4 GB at once: {}",
+        refusal.message()
+    );
+    let mut whole_hour = definition(arrival, 3, 1);
+    whole_hour
+        .reservation_requests
+        .as_mut()
+        .unwrap()
+        .reservation_resources[0]
+        .duration = Some(60 * MINUTE_MS);
+    let refusal = submit(&cluster, "bob", &second, "a", whole_hour)
+        .await
+        .unwrap_err();
+    assert_eq!(refusal.code(), Code::FailedPrecondition, "{refusal:?}");
+    assert!(
+        refusal.message().contains("does not fit"),
+        "{}",
+        refusal.message()
+    );
+
+    tracing::info!("--- malformed reservations are refused naming the field");
+    let mut backwards = definition(arrival, 1, 1);
+    backwards.deadline = arrival - MINUTE_MS;
+    let refusal = submit(&cluster, "bob", &second, "a", backwards)
+        .await
+        .unwrap_err();
+    assert_eq!(refusal.code(), Code::InvalidArgument);
+    assert!(
+        refusal.message().contains("deadline"),
+        "{}",
+        refusal.message()
+    );
+    let mut empty = definition(arrival, 1, 1);
+    empty
+        .reservation_requests
+        .as_mut()
+        .unwrap()
+        .reservation_resources[0]
+        .capability = Some(pb::ResourceProto::default());
+    let refusal = submit(&cluster, "bob", &second, "a", empty)
+        .await
+        .unwrap_err();
+    assert!(
+        refusal.message().contains("capability"),
+        "{}",
+        refusal.message()
+    );
+    let refusal = submit(&cluster, "bob", &second, "b", definition(arrival, 1, 1))
+        .await
+        .unwrap_err();
+    assert_eq!(refusal.code(), Code::InvalidArgument);
+    assert!(
+        refusal
+            .message()
+            .contains("not managed by reservation system")
+    );
+    let never_handed_out = pb::ReservationIdProto { id: 999, ..second };
+    let refusal = submit(
+        &cluster,
+        "bob",
+        &never_handed_out,
+        "a",
+        definition(arrival, 1, 1),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(refusal.code(), Code::NotFound, "{refusal:?}");
+
+    tracing::info!("--- a new leader keeps the plan and books around it");
+    let leader = cluster.serving_leader(None).await;
+    cluster.stop(leader).await;
+    // The NodeManager registers with the new leader, as it does after a failover.
+    register_node(&cluster, 8192, 8).await;
+    let listed = list(&cluster).await;
+    assert_eq!(listed.len(), 1, "the accepted reservation survived");
+    assert_eq!(
+        pieces(&listed[0]),
+        [(arrival, arrival + 10 * MINUTE_MS, 2048)]
+    );
+    let third = new_reservation(&cluster).await;
+    assert!(third.id > second.id, "ids are never handed out twice");
+    submit(&cluster, "bob", &third, "a", definition(arrival, 2, 2))
+        .await
+        .expect("bob's two gangs fit beside alice's");
+    let listed = list(&cluster).await;
+    let bobs = listed
+        .iter()
+        .find(|r| r.user == "bob")
+        .expect("bob's reservation");
+    assert_eq!(
+        pieces(bobs),
+        [(arrival, arrival + 20 * MINUTE_MS, 2048)],
+        "one gang beside alice's, the other right after: bob may hold half the plan at once"
+    );
+    cluster.shutdown().await;
+}
