@@ -11,7 +11,8 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use yarn_chaos::{DiskMode, NetworkMode, Profile, parse_duration};
 use yarn_client::application_cli::{ApplicationStateArg, NodeStateArg};
-use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, NodeId};
+use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, NodeId, ReservationId};
+use yarn_proto::pb;
 use yarn_sim::AmrmProxies;
 
 /// yarn-ha: a highly available, YARN-compatible ResourceManager with Raft, mutual TLS and a chaos
@@ -46,6 +47,10 @@ pub enum Command {
     Container(ContainerArgs),
     /// Show queue status.
     Queue(QueueArgs),
+    /// Reserve capacity of a reservable queue ahead of time: create, submit, update, delete and
+    /// list reservations (the ReservationSystem).
+    #[command(subcommand)]
+    Reservation(ReservationCommand),
     /// Watch the cluster: node and queue figures and the busiest applications, refreshed every
     /// few seconds (Hadoop's `yarn top`; press h for its keys, q to quit).
     Top(TopArgs),
@@ -252,6 +257,83 @@ pub struct ContainerArgs {
     /// List the containers of one application attempt: id, times, state, host, log URL.
     #[arg(long, value_name = "APPLICATION_ATTEMPT_ID")]
     pub list: ApplicationAttemptId,
+}
+
+/// `yarn-ha reservation`.
+#[derive(Debug, Subcommand)]
+pub enum ReservationCommand {
+    /// Print a new reservation id.
+    Create,
+    /// Submit a reservation to a reservable queue (under a new id unless --id is given).
+    Submit {
+        /// The reservable queue (a leaf name or a full path).
+        #[arg(long, value_name = "QUEUE")]
+        queue: String,
+        /// The id from `reservation create`.
+        #[arg(long, value_name = "RESERVATION_ID")]
+        id: Option<ReservationId>,
+        #[command(flatten)]
+        definition: ReservationDefinitionArgs,
+    },
+    /// Replace a reservation's definition.
+    Update {
+        /// The reservation.
+        #[arg(long, value_name = "RESERVATION_ID")]
+        id: ReservationId,
+        #[command(flatten)]
+        definition: ReservationDefinitionArgs,
+    },
+    /// Delete a reservation.
+    Delete {
+        /// The reservation.
+        #[arg(long, value_name = "RESERVATION_ID")]
+        id: ReservationId,
+    },
+    /// List the reservations of a reservable queue.
+    List {
+        /// The reservable queue (a leaf name or a full path).
+        #[arg(long, value_name = "QUEUE")]
+        queue: String,
+        /// Only this reservation.
+        #[arg(long, value_name = "RESERVATION_ID")]
+        id: Option<ReservationId>,
+        /// Only reservations whose window ends after this (ms since the Unix epoch, or +DURATION).
+        #[arg(long, value_name = "TIME")]
+        start: Option<String>,
+        /// Only reservations whose window starts by this (ms since the Unix epoch, or +DURATION).
+        #[arg(long, value_name = "TIME")]
+        end: Option<String>,
+        /// Also print what the plan gives each reservation over time.
+        #[arg(long)]
+        allocations: bool,
+    },
+}
+
+/// What to reserve: stages between an arrival and a deadline.
+#[derive(Debug, Args)]
+pub struct ReservationDefinitionArgs {
+    /// The earliest any stage may start: ms since the Unix epoch, or +DURATION from now (+10m).
+    #[arg(long, value_name = "TIME")]
+    pub arrival: String,
+    /// When every stage must have ended: ms since the Unix epoch, or +DURATION from now.
+    #[arg(long, value_name = "TIME")]
+    pub deadline: String,
+    /// One stage, repeatable: memory=<MB>,vcores=<n>,containers=<n>,gang=<n>,duration=<10m>
+    /// (vcores, containers and gang default to 1).
+    #[arg(long = "request", value_name = "STAGE", required = true, value_parser = yarn_client::reservation::parse_request)]
+    pub requests: Vec<pb::ReservationRequestProto>,
+    /// How the stages combine: R_ALL, R_ANY, R_ORDER or R_ORDER_NO_GAP.
+    #[arg(long, value_name = "INTERPRETER", default_value = "R_ALL", value_parser = parse_interpreter)]
+    pub interpreter: pb::ReservationRequestInterpreterProto,
+    /// The reservation's name.
+    #[arg(long, value_name = "NAME", default_value = "")]
+    pub name: String,
+}
+
+fn parse_interpreter(text: &str) -> Result<pb::ReservationRequestInterpreterProto, String> {
+    pb::ReservationRequestInterpreterProto::from_str_name(text.trim()).ok_or_else(|| {
+        format!("{text:?} is not one of R_ALL, R_ANY, R_ORDER and R_ORDER_NO_GAP")
+    })
 }
 
 /// Arguments of `yarn-ha queue`.

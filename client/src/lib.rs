@@ -70,6 +70,7 @@ mod outstanding_asks;
 mod pending_releases;
 mod pending_updates;
 pub mod queue;
+pub mod reservation;
 mod retry_policy;
 mod rm_client;
 mod rm_client_config;

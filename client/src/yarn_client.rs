@@ -13,6 +13,8 @@ use yarn_proto::pb::application_client_protocol_client::ApplicationClientProtoco
 
 use crate::{Error, Idempotency, RmClient, RmClientConfig, RmService};
 
+mod reservations;
+
 /// How often [`YarnClient::kill_application`] asks again while a kill is in progress, by
 /// default: Hadoop's `yarn.client.application-client-protocol.poll-interval-ms` default.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(200);

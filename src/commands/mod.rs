@@ -12,6 +12,7 @@ mod node;
 mod nodemanager;
 mod pki;
 mod queue;
+mod reservation;
 mod resourcemanager;
 mod rmadmin;
 mod samples;
@@ -44,6 +45,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Applicationattempt(args) => applicationattempt::run(conf_dir, args),
         Command::Container(args) => container::run(conf_dir, args),
         Command::Queue(args) => queue::run(conf_dir, args),
+        Command::Reservation(command) => reservation::run(conf_dir, command),
         Command::Top(args) => top::run(conf_dir, args),
         Command::Dshell(args) => samples::dshell(conf_dir, &args.args),
         Command::Pi(args) => samples::pi(conf_dir, &args.args),

@@ -221,11 +221,31 @@ pub(crate) struct NewApplication {
 }
 
 /// Hadoop's `resource` object: `{"memory": MB, "vCores": n}`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct ResourceInfo {
     memory: i64,
     #[serde(rename = "vCores")]
     v_cores: i32,
+}
+
+impl From<&pb::ResourceProto> for ResourceInfo {
+    fn from(proto: &pb::ResourceProto) -> Self {
+        Self {
+            memory: proto.memory,
+            v_cores: proto.virtual_cores,
+        }
+    }
+}
+
+impl From<ResourceInfo> for pb::ResourceProto {
+    fn from(info: ResourceInfo) -> Self {
+        Self {
+            memory: info.memory,
+            virtual_cores: info.v_cores,
+            ..Default::default()
+        }
+    }
 }
 
 impl NewApplication {
@@ -238,10 +258,7 @@ impl NewApplication {
                 .and_then(|id| ApplicationId::try_from(id).ok())
                 .map(|id| id.to_string())
                 .unwrap_or_default(),
-            maximum_resource_capability: ResourceInfo {
-                memory: capability.memory,
-                v_cores: capability.virtual_cores,
-            },
+            maximum_resource_capability: ResourceInfo::from(&capability),
         }
     }
 }

@@ -26,6 +26,8 @@ mod cluster_info;
 mod cluster_metrics_info;
 mod container_info;
 mod node_info;
+mod reservation_api;
+mod reservation_info;
 mod rest_api;
 mod rest_refusal;
 mod scheduler_info;

@@ -103,6 +103,7 @@ impl RestApi {
             .route("/ws/v1/cluster/appstatistics", get(app_statistics))
             .route("/ws/v1/cluster/nodes", get(nodes))
             .route("/ws/v1/cluster/nodes/{node_id}", get(node))
+            .merge(super::reservation_api::routes())
             .merge(super::ui::routes())
             .fallback(no_such_resource)
             .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -711,7 +712,11 @@ fn request_url(api: &RestApi, uri: &axum::http::Uri, headers: &axum::http::Heade
 
 /// `value` as the JSON answer of Hadoop's root-unwrapped kinds (`{"state": ...}`), which in
 /// XML sit under their own root element, `root`.
-fn unwrapped<T: serde::Serialize>(status: StatusCode, root: &'static str, value: &T) -> Response {
+pub(super) fn unwrapped<T: serde::Serialize>(
+    status: StatusCode,
+    root: &'static str,
+    value: &T,
+) -> Response {
     let mut response = (status, axum::Json(value)).into_response();
     response.extensions_mut().insert(XmlRoot(root));
     response
