@@ -331,9 +331,8 @@ pub struct ReservationDefinitionArgs {
 }
 
 fn parse_interpreter(text: &str) -> Result<pb::ReservationRequestInterpreterProto, String> {
-    pb::ReservationRequestInterpreterProto::from_str_name(text.trim()).ok_or_else(|| {
-        format!("{text:?} is not one of R_ALL, R_ANY, R_ORDER and R_ORDER_NO_GAP")
-    })
+    pb::ReservationRequestInterpreterProto::from_str_name(text.trim())
+        .ok_or_else(|| format!("{text:?} is not one of R_ALL, R_ANY, R_ORDER and R_ORDER_NO_GAP"))
 }
 
 /// Arguments of `yarn-ha queue`.

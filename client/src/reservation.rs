@@ -91,9 +91,9 @@ async fn run(client: &YarnClient, command: ReservationCommand) -> Result<String,
             client.delete_reservation(id).await?;
             Ok(format!("Deleted {id}\n"))
         }
-        ReservationCommand::List(request) => {
-            Ok(format_reservations(&client.list_reservations(request).await?))
-        }
+        ReservationCommand::List(request) => Ok(format_reservations(
+            &client.list_reservations(request).await?,
+        )),
     }
 }
 
@@ -118,7 +118,9 @@ pub fn parse_time(text: &str, now_ms: i64) -> Result<i64, String> {
 }
 
 fn parse_duration_ms(text: &str) -> Option<i64> {
-    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
     let value: i64 = number.parse().ok()?;
     let scale = match unit {
@@ -144,7 +146,11 @@ pub fn parse_request(text: &str) -> Result<pb::ReservationRequestProto, String> 
     let mut containers = 1;
     let mut gang = 1;
     let mut duration = None;
-    for part in text.split(',').map(str::trim).filter(|part| !part.is_empty()) {
+    for part in text
+        .split(',')
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+    {
         let (name, value) = part
             .split_once('=')
             .ok_or_else(|| format!("{part:?} is not name=value"))?;
@@ -194,7 +200,10 @@ pub fn format_reservations(reservations: &[pb::ReservationAllocationStateProto])
             .and_then(|id| ReservationId::try_from(id).ok())
             .map(|id| id.to_string())
             .unwrap_or_default();
-        let definition = reservation.reservation_definition.clone().unwrap_or_default();
+        let definition = reservation
+            .reservation_definition
+            .clone()
+            .unwrap_or_default();
         out.push_str(&format!(
             "{id}\tuser={}\tname={}\tarrival={}\tdeadline={}\taccepted={}\n",
             escape_for_terminal(&reservation.user),
@@ -230,16 +239,36 @@ mod tests {
     #[test]
     fn a_request_reads_its_parts_with_defaults() {
         let request = parse_request("memory=1024, containers=4, gang=2, duration=10m").unwrap();
-        assert_eq!(request.capability.unwrap().memory, 1024);
-        assert_eq!(request.capability.unwrap().virtual_cores, 1);
+        let capability = request.capability.clone().unwrap();
+        assert_eq!((capability.memory, capability.virtual_cores), (1024, 1));
         assert_eq!(
-            (request.num_containers, request.concurrency, request.duration),
+            (
+                request.num_containers,
+                request.concurrency,
+                request.duration
+            ),
             (Some(4), Some(2), Some(600_000))
         );
-        assert!(parse_request("containers=4,duration=1m").unwrap_err().contains("memory"));
-        assert!(parse_request("memory=1024").unwrap_err().contains("duration"));
-        assert!(parse_request("memory=1024,duration=1m,colour=red").unwrap_err().contains("colour"));
-        assert!(parse_request("memory=lots,duration=1m").unwrap_err().contains("memory"));
+        assert!(
+            parse_request("containers=4,duration=1m")
+                .unwrap_err()
+                .contains("memory")
+        );
+        assert!(
+            parse_request("memory=1024")
+                .unwrap_err()
+                .contains("duration")
+        );
+        assert!(
+            parse_request("memory=1024,duration=1m,colour=red")
+                .unwrap_err()
+                .contains("colour")
+        );
+        assert!(
+            parse_request("memory=lots,duration=1m")
+                .unwrap_err()
+                .contains("memory")
+        );
     }
 
     #[test]
@@ -266,9 +295,15 @@ mod tests {
             ..Default::default()
         };
         let text = format_reservations(&[reservation]);
-        assert!(text.starts_with("Total number of reservations:1\n"), "{text}");
+        assert!(
+            text.starts_with("Total number of reservations:1\n"),
+            "{text}"
+        );
         assert!(text.contains("reservation_7_0001\tuser=alice"), "{text}");
-        assert!(text.contains("1000-2000: <memory:2048, vCores:2>"), "{text}");
+        assert!(
+            text.contains("1000-2000: <memory:2048, vCores:2>"),
+            "{text}"
+        );
         assert!(!text.contains('\u{1b}'), "names are escaped: {text:?}");
     }
 }

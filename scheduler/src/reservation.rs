@@ -20,7 +20,8 @@ mod sharing_policy;
 pub use greedy_agent::{PlacementRefusal, PlanCapacity, place};
 pub use plan::{AdmissionRefusal, Booking, Plan};
 pub use reservation_definition::{
-    DefinitionRefusal, RequestInterpreter, ReservationDefinition, ReservationStage,
+    DefinitionRefusal, MAX_HORIZON_MS, MAX_STAGES, RequestInterpreter, ReservationDefinition,
+    ReservationStage,
 };
 pub(crate) use reservation_queue_conf::ReservationProperty;
 pub use reservation_queue_conf::ReservationQueueConf;

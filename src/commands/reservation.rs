@@ -63,7 +63,8 @@ fn definition_proto(
             reservation_resources: args.requests,
             interpreter: Some(args.interpreter.into()),
         }),
-        arrival: parse_time(&args.arrival, now).map_err(|err| anyhow::anyhow!("--arrival: {err}"))?,
+        arrival: parse_time(&args.arrival, now)
+            .map_err(|err| anyhow::anyhow!("--arrival: {err}"))?,
         deadline: parse_time(&args.deadline, now)
             .map_err(|err| anyhow::anyhow!("--deadline: {err}"))?,
         reservation_name: args.name,

@@ -10,7 +10,9 @@ use yarn_proto::Resource;
 use yarn_proto::ids::ReservationId;
 use yarn_proto::pb;
 use yarn_scheduler::ResourceCalculator;
-use yarn_scheduler::reservation::{Booking, Plan, ReservationDefinition, ReservationQueueConf};
+use yarn_scheduler::reservation::{
+    Booking, Plan, ReservationDefinition, ReservationQueueConf, ResourceTimeline,
+};
 use yarn_security::{Caller, now_ms};
 
 use super::RmError;
@@ -295,36 +297,36 @@ impl ClientOperations {
         definition: &ReservationDefinition,
         replacing: Option<i64>,
         id: ReservationId,
-    ) -> Result<yarn_scheduler::reservation::ResourceTimeline, RmError> {
+    ) -> Result<ResourceTimeline, RmError> {
         let config = self.reservations.config;
-        self.state
-            .read(|state| {
-                let bookings = state
-                    .reservations
-                    .in_queue(&plan.path)
-                    .filter(|(sequence, _)| Some(*sequence) != replacing)
-                    .map(|(_, record)| Booking {
-                        user: &record.user,
-                        allocation: &record.allocation,
-                    })
-                    .collect();
-                Plan {
-                    capacity: plan.capacity,
-                    policy: plan.conf.sharing_policy(),
-                    calculator: plan.calculator,
-                    step_ms: i64::try_from(config.time_step.as_millis()).unwrap_or(i64::MAX),
-                    favor_early: config.favor_early,
-                    bookings,
-                }
-                .admit(user, definition)
-            })
-            .map_err(|refusal| {
-                RmError::precondition(format!(
-                    "The request cannot be satisfied: {id} does not fit the plan of queue {}: \
+        // Copied out, so that placing does not hold the state that Raft applies to.
+        let bookings: Vec<(String, ResourceTimeline)> = self.state.read(|state| {
+            state
+                .reservations
+                .in_queue(&plan.path)
+                .filter(|(sequence, _)| Some(*sequence) != replacing)
+                .map(|(_, record)| (record.user.clone(), record.allocation.clone()))
+                .collect()
+        });
+        Plan {
+            capacity: plan.capacity,
+            policy: plan.conf.sharing_policy(),
+            calculator: plan.calculator,
+            step_ms: i64::try_from(config.time_step.as_millis()).unwrap_or(i64::MAX),
+            favor_early: config.favor_early,
+            bookings: bookings
+                .iter()
+                .map(|(user, allocation)| Booking { user, allocation })
+                .collect(),
+        }
+        .admit(user, definition)
+        .map_err(|refusal| {
+            RmError::precondition(format!(
+                "The request cannot be satisfied: {id} does not fit the plan of queue {}: \
                      {refusal}",
-                    plan.path
-                ))
-            })
+                plan.path
+            ))
+        })
     }
 
     /// Commits `change` to reservation `id` against plan `version`: `false` when the plan

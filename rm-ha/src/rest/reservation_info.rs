@@ -123,9 +123,8 @@ pub(super) fn parse<T: serde::de::DeserializeOwned>(
     body: &[u8],
     field: &'static str,
 ) -> Result<T, RmError> {
-    serde_json::from_slice(body).map_err(|err| {
-        RmError::invalid(field, format!("the body is not a valid {field}: {err}"))
-    })
+    serde_json::from_slice(body)
+        .map_err(|err| RmError::invalid(field, format!("the body is not a valid {field}: {err}")))
 }
 
 fn reservation_id(text: &str) -> Result<pb::ReservationIdProto, RmError> {
@@ -323,7 +322,8 @@ mod tests {
     #[test]
     fn bad_bodies_are_refused_naming_what_is_wrong() {
         let unknown = br#"{"reservation-id": "reservation_1_0001", "surprise": 1}"#;
-        let err = parse::<ReservationDeleteInfo>(unknown, "reservation-delete-context").unwrap_err();
+        let err =
+            parse::<ReservationDeleteInfo>(unknown, "reservation-delete-context").unwrap_err();
         assert!(err.to_string().contains("surprise"), "{err}");
         let bad_id = br#"{"reservation-id": "application_1_0001"}"#;
         let err = parse::<ReservationDeleteInfo>(bad_id, "reservation-delete-context")
@@ -332,10 +332,11 @@ mod tests {
             .unwrap_err();
         assert!(err.to_string().contains("reservation_"), "{err}");
         let no_definition = br#"{"queue": "a", "reservation-id": "reservation_1_0001"}"#;
-        let err = parse::<ReservationSubmissionInfo>(no_definition, "reservation-submission-context")
-            .unwrap()
-            .into_proto()
-            .unwrap_err();
+        let err =
+            parse::<ReservationSubmissionInfo>(no_definition, "reservation-submission-context")
+                .unwrap()
+                .into_proto()
+                .unwrap_err();
         assert!(err.to_string().contains("ReservationDefinition"), "{err}");
     }
 }

@@ -69,7 +69,9 @@ pub enum ReservationChange {
 }
 
 impl ReservationTable {
-    /// The version of the plan: bumped by every accepted, updated or deleted reservation.
+    /// The version of the plan: bumped by every accepted or updated reservation. A deletion
+    /// only frees capacity, so a placement made before it is still sound and it leaves the
+    /// version alone.
     pub fn plan_version(&self) -> u64 {
         self.plan_version
     }
@@ -154,7 +156,6 @@ impl ReservationTable {
         if self.reservations.remove(&sequence).is_none() {
             return RmResponse::UnknownReservation { sequence };
         }
-        self.plan_version += 1;
         RmResponse::PlanVersionSet {
             version: self.plan_version,
         }
@@ -267,7 +268,11 @@ mod tests {
         );
         let stored = table.get(1).unwrap();
         assert_eq!((stored.acceptance_ms, stored.queue.as_str()), (9, "root.a"));
-        assert_eq!(table.delete(1), RmResponse::PlanVersionSet { version: 3 });
+        assert_eq!(
+            table.delete(1),
+            RmResponse::PlanVersionSet { version: 2 },
+            "a deletion leaves placements made before it sound"
+        );
         assert_eq!(table.in_queue("root.a").count(), 0);
     }
 }

@@ -56,17 +56,30 @@ pub enum PlacementRefusal {
         /// How many found room.
         placed: u64,
     },
-    /// Under `R_ORDER_NO_GAP`, a stage could not be placed right next to its neighbour.
+    /// One gang of a stage is larger than the whole plan.
     #[error(
-        "reservation request {stage} cannot be placed right next to request {neighbour} (at \
-         {at_ms}), as R_ORDER_NO_GAP requires"
+        "the gang of reservation request {stage} ({gang}) is larger than the capacity of the \
+         plan ({capacity})"
+    )]
+    GangTooLarge {
+        /// The stage's index.
+        stage: usize,
+        /// What one gang holds.
+        gang: Resource,
+        /// The plan's capacity.
+        capacity: Resource,
+    },
+    /// Under `R_ORDER_NO_GAP`, a stage could not be placed in one block right next to its
+    /// neighbour.
+    #[error(
+        "reservation request {stage} cannot be placed as one block meeting the requests next \
+         to it at {at_ms}, as R_ORDER_NO_GAP requires"
     )]
     Gap {
         /// The stage's index.
         stage: usize,
-        /// The stage placed before it, next in order when placing late, previous when early.
-        neighbour: usize,
-        /// Where the two should have met.
+        /// Where it should have met the stage placed before it (the next one in order when
+        /// placing late, the previous one when early), or the end of the window.
         at_ms: i64,
     },
 }
@@ -121,14 +134,18 @@ pub fn place(
             latest_ms: -earliest_ms,
             placed,
         }),
-        Err(PlacementRefusal::Gap {
-            stage,
-            neighbour,
-            at_ms,
-        }) => Err(PlacementRefusal::Gap {
+        Err(PlacementRefusal::Gap { stage, at_ms }) => Err(PlacementRefusal::Gap {
             stage: last - stage,
-            neighbour: last - neighbour,
             at_ms: -at_ms,
+        }),
+        Err(PlacementRefusal::GangTooLarge {
+            stage,
+            gang,
+            capacity,
+        }) => Err(PlacementRefusal::GangTooLarge {
+            stage: last - stage,
+            gang,
+            capacity,
         }),
     }
 }
@@ -165,22 +182,27 @@ fn place_late(
         }
         RequestInterpreter::Order | RequestInterpreter::OrderNoGap => {
             let no_gap = definition.interpreter == RequestInterpreter::OrderNoGap;
+            // before[i]: the room the stages ahead of stage i need, left free before it.
+            let before: Vec<i64> = definition
+                .stages
+                .iter()
+                .scan(0, |sum, stage| {
+                    let ahead = *sum;
+                    *sum += round_up(stage.duration_ms, step);
+                    Some(ahead)
+                })
+                .collect();
             let mut stage_deadline = latest;
             for (index, stage) in stages.rev() {
-                // Leave room before this stage for the ones that must come before it.
-                let before: i64 = definition.stages[..index]
-                    .iter()
-                    .map(|s| round_up(s.duration_ms, step))
-                    .sum();
                 let mut placer = StagePlacer::new(plan, &mut booked, index, stage, step);
-                let stage_placed = placer.place(earliest + before, stage_deadline)?;
+                let stage_placed = placer.place(earliest + before[index], stage_deadline)?;
                 let (start, end) = stage_placed
                     .span()
                     .unwrap_or((stage_deadline, stage_deadline));
-                if no_gap && index + 1 < definition.stages.len() && end != stage_deadline {
+                let touches = index + 1 == definition.stages.len() || end == stage_deadline;
+                if no_gap && (!touches || stage_placed.pieces().count() > 1) {
                     return Err(PlacementRefusal::Gap {
                         stage: index,
-                        neighbour: index + 1,
                         at_ms: stage_deadline,
                     });
                 }
@@ -228,6 +250,14 @@ impl<'p, 'b> StagePlacer<'p, 'b> {
     /// The stage's allocation with every piece inside `[earliest, latest)`; on refusal,
     /// `booked` is as it was.
     fn place(&mut self, earliest: i64, latest: i64) -> Result<ResourceTimeline, PlacementRefusal> {
+        if self.how_many_fit(self.plan.capacity) == 0 {
+            // No window could ever hold it: refused before walking the plan.
+            return Err(PlacementRefusal::GangTooLarge {
+                stage: self.index,
+                gang: self.gang,
+                capacity: self.plan.capacity,
+            });
+        }
         let mut placed = ResourceTimeline::default();
         let mut left = self.gangs;
         let mut end = latest;
@@ -434,10 +464,29 @@ mod tests {
             refusal,
             PlacementRefusal::Gap {
                 stage: 0,
-                neighbour: 1,
                 at_ms: 7_000
             }
         );
+    }
+
+    #[test]
+    fn under_no_gap_a_stage_split_in_blocks_is_refused() {
+        // The last stage's three gangs of 2 GiB find room for two in [7 s, 10 s) and the third
+        // only in [1 s, 4 s): two blocks with a hole, which R_ORDER_NO_GAP refuses.
+        let mut booked = ResourceTimeline::of(7_000, 10_000, gb(6));
+        booked.add(4_000, 7_000, gb(10));
+        let stages = vec![stage(1, 1, 1_000), stage(6, 2, 3_000)];
+        let refusal = place_in(
+            &definition(RequestInterpreter::OrderNoGap, stages.clone()),
+            10,
+            &booked,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(refusal, PlacementRefusal::Gap { stage: 1, .. }),
+            "{refusal:?}"
+        );
+        assert!(place_in(&definition(RequestInterpreter::Order, stages), 10, &booked).is_ok());
     }
 
     #[test]
@@ -498,7 +547,6 @@ mod tests {
             refusal,
             PlacementRefusal::Gap {
                 stage: 1,
-                neighbour: 0,
                 at_ms: 1_000
             }
         );

@@ -62,14 +62,9 @@ impl Plan<'_> {
         user: &str,
         definition: &ReservationDefinition,
     ) -> Result<ResourceTimeline, AdmissionRefusal> {
-        let mut booked = ResourceTimeline::default();
-        let mut user_total = ResourceTimeline::default();
-        for booking in &self.bookings {
-            booked.add_timeline(booking.allocation);
-            if booking.user == user {
-                user_total.add_timeline(booking.allocation);
-            }
-        }
+        let booked = self.booked();
+        let users = self.bookings.iter().filter(|booking| booking.user == user);
+        let mut user_total = ResourceTimeline::sum(users.map(|booking| booking.allocation));
         let allocation = place(
             definition,
             PlanCapacity {
@@ -89,11 +84,7 @@ impl Plan<'_> {
 
     /// Everything booked, over time.
     pub fn booked(&self) -> ResourceTimeline {
-        let mut booked = ResourceTimeline::default();
-        for booking in &self.bookings {
-            booked.add_timeline(booking.allocation);
-        }
-        booked
+        ResourceTimeline::sum(self.bookings.iter().map(|booking| booking.allocation))
     }
 }
 

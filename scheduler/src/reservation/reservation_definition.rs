@@ -69,6 +69,14 @@ pub struct ReservationDefinition {
     pub priority: i32,
 }
 
+/// The most stages one definition may have: placing a stage walks the plan, and the leader
+/// admits one reservation at a time.
+pub const MAX_STAGES: usize = 1_000;
+
+/// How far ahead a deadline may be: ten years. It keeps every instant the agent computes, and
+/// a plan's sliding windows, far from the limits of the millisecond arithmetic.
+pub const MAX_HORIZON_MS: i64 = 10 * 366 * 24 * 3_600_000;
+
 /// A definition that cannot be placed whatever the plan holds: the field at fault (as Hadoop's
 /// protocol names it) and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -108,8 +116,11 @@ impl ReservationDefinition {
     /// Checks the definition as Hadoop's `ReservationInputValidator` does: a deadline after
     /// the arrival and not already past at `now_ms`, at least one stage, and stages whose
     /// containers, gangs, sizes and durations are positive, no larger than `maximum_allocation`
-    /// per container, and whose durations fit between arrival and deadline (all of them in a
-    /// row for `R_ORDER` and `R_ORDER_NO_GAP`).
+    /// per container, and whose durations fit between arrival and deadline (each of them, and
+    /// all of them in a row for `R_ORDER` and `R_ORDER_NO_GAP`). Beyond Hadoop, so that no
+    /// definition makes the leader's arithmetic overflow or its placement run long: a
+    /// non-negative arrival, a deadline at most [`MAX_HORIZON_MS`] after `now_ms`, and at most
+    /// [`MAX_STAGES`] stages.
     ///
     /// # Errors
     ///
@@ -128,6 +139,21 @@ impl ReservationDefinition {
                 ),
             ));
         }
+        if self.deadline_ms > now_ms.saturating_add(MAX_HORIZON_MS) {
+            return Err(DefinitionRefusal::new(
+                "deadline",
+                format!(
+                    "the deadline {} is more than ten years ahead (now is {now_ms})",
+                    self.deadline_ms
+                ),
+            ));
+        }
+        if self.arrival_ms < 0 {
+            return Err(DefinitionRefusal::new(
+                "arrival",
+                format!("the arrival {} is before the Unix epoch", self.arrival_ms),
+            ));
+        }
         if self.arrival_ms >= self.deadline_ms {
             return Err(DefinitionRefusal::new(
                 "deadline",
@@ -143,26 +169,45 @@ impl ReservationDefinition {
                 "a reservation needs at least one reservation request",
             ));
         }
-        for (index, stage) in self.stages.iter().enumerate() {
-            check_stage(index, stage, maximum_allocation)?;
-        }
-        let window = self.deadline_ms - self.arrival_ms;
-        let (needed, how) = match self.interpreter {
-            RequestInterpreter::Any => (self.shortest_duration(), "the shortest request's"),
-            RequestInterpreter::All => (self.longest_duration(), "the longest request's"),
-            RequestInterpreter::Order | RequestInterpreter::OrderNoGap => (
-                self.stages
-                    .iter()
-                    .fold(0i64, |sum, stage| sum.saturating_add(stage.duration_ms)),
-                "the sum of the requests'",
-            ),
-        };
-        if needed > window {
+        if self.stages.len() > MAX_STAGES {
             return Err(DefinitionRefusal::new(
                 "reservation_requests",
                 format!(
-                    "{how} duration ({needed} ms) does not fit between the arrival {} and the \
-                     deadline {} ({window} ms) under {}",
+                    "a reservation has at most {MAX_STAGES} reservation requests, and this one \
+                     has {}",
+                    self.stages.len()
+                ),
+            ));
+        }
+        // Both bounded above, so the difference cannot overflow.
+        let window = self.deadline_ms - self.arrival_ms;
+        for (index, stage) in self.stages.iter().enumerate() {
+            check_stage(index, stage, maximum_allocation)?;
+            if stage.duration_ms > window {
+                return Err(DefinitionRefusal::new(
+                    format!("reservation_requests[{index}].duration"),
+                    format!(
+                        "{} ms does not fit between the arrival {} and the deadline {} ({window} \
+                         ms)",
+                        stage.duration_ms, self.arrival_ms, self.deadline_ms
+                    ),
+                ));
+            }
+        }
+        let in_a_row = matches!(
+            self.interpreter,
+            RequestInterpreter::Order | RequestInterpreter::OrderNoGap
+        );
+        let needed = self
+            .stages
+            .iter()
+            .fold(0i64, |sum, stage| sum.saturating_add(stage.duration_ms));
+        if in_a_row && needed > window {
+            return Err(DefinitionRefusal::new(
+                "reservation_requests",
+                format!(
+                    "the sum of the requests' durations ({needed} ms) does not fit between the \
+                     arrival {} and the deadline {} ({window} ms) under {}",
                     self.arrival_ms,
                     self.deadline_ms,
                     self.interpreter.hadoop_name()
@@ -170,14 +215,6 @@ impl ReservationDefinition {
             ));
         }
         Ok(())
-    }
-
-    fn shortest_duration(&self) -> i64 {
-        self.stages.iter().map(|s| s.duration_ms).min().unwrap_or(0)
-    }
-
-    fn longest_duration(&self) -> i64 {
-        self.stages.iter().map(|s| s.duration_ms).max().unwrap_or(0)
     }
 }
 
@@ -313,10 +350,24 @@ mod tests {
         let refusal = all.check(0, MAX).unwrap_err();
         assert!(refusal.message.contains("12000 ms"), "{refusal}");
         all.interpreter = RequestInterpreter::Any;
-        all.stages[0].duration_ms = 20_000;
-        assert_eq!(all.check(0, MAX), Ok(()), "the second fits");
-        all.stages[1].duration_ms = 20_000;
-        assert_eq!(refused_field(&all), "reservation_requests");
+        all.stages[1].duration_ms = i64::MAX;
+        assert_eq!(
+            refused_field(&all),
+            "reservation_requests[1].duration",
+            "under R_ANY too, every stage must fit the window"
+        );
+    }
+
+    #[test]
+    fn what_would_overflow_or_run_long_is_refused() {
+        let mut far = definition(vec![stage(1, 1, 1_000)]);
+        far.deadline_ms = i64::MAX;
+        assert_eq!(refused_field(&far), "deadline");
+        let mut before_epoch = definition(vec![stage(1, 1, 1_000)]);
+        before_epoch.arrival_ms = i64::MIN;
+        assert_eq!(refused_field(&before_epoch), "arrival");
+        let many = definition(vec![stage(1, 1, 1); MAX_STAGES + 1]);
+        assert_eq!(refused_field(&many), "reservation_requests");
     }
 
     #[test]

@@ -7,6 +7,7 @@ use crate::error::SchedulerError;
 use crate::property_reader::{PropertyReader, invalid};
 use crate::queue_property::QueueProperty;
 
+use super::reservation_definition::MAX_HORIZON_MS;
 use super::sharing_policy::SharingPolicy;
 
 /// The per-queue reservation keys (`yarn.scheduler.capacity.<queue-path>.<suffix>`).
@@ -45,7 +46,7 @@ impl ReservationProperty {
     }
 }
 
-const POSITIVE_MS: &str = "a positive number of milliseconds";
+const POSITIVE_MS: &str = "a positive number of milliseconds, at most ten years";
 
 const PACKAGE: &str = "org.apache.hadoop.yarn.server.resourcemanager.reservation";
 
@@ -118,7 +119,7 @@ impl ReservationQueueConf {
             let key = property.key(path);
             match reader.parse::<i64>(&key, POSITIVE_MS)? {
                 None => Ok(default),
-                Some(ms) if ms > 0 => Ok(ms),
+                Some(ms) if ms > 0 && ms <= MAX_HORIZON_MS => Ok(ms),
                 Some(_) => Err(invalid(
                     &key,
                     reader.get(&key).unwrap_or_default(),

@@ -92,6 +92,42 @@ impl ResourceTimeline {
         self.change(start_ms, end_ms, |value| value.saturating_sub(resource));
     }
 
+    /// The sum of `timelines`, in one sweep over their steps (adding them one by one would
+    /// rewrite the overlapping stretch of the sum each time).
+    pub fn sum<'a>(timelines: impl IntoIterator<Item = &'a ResourceTimeline>) -> Self {
+        // Each piece adds its value at its start and takes it back at its end.
+        let mut deltas: Vec<(i64, i128, i64)> = Vec::new();
+        for timeline in timelines {
+            for (start, end, value) in timeline.pieces() {
+                let (memory, vcores) = (i128::from(value.memory_mb), i64::from(value.vcores));
+                deltas.push((start, memory, vcores));
+                deltas.push((end, -memory, -vcores));
+            }
+        }
+        deltas.sort_unstable_by_key(|&(t, _, _)| t);
+        let mut sum = Self::default();
+        let (mut memory, mut vcores) = (0i128, 0i64);
+        let mut previous = Resource::ZERO;
+        let mut index = 0;
+        while index < deltas.len() {
+            let t = deltas[index].0;
+            while index < deltas.len() && deltas[index].0 == t {
+                memory += deltas[index].1;
+                vcores += deltas[index].2;
+                index += 1;
+            }
+            let value = Resource::new(
+                u64::try_from(memory).unwrap_or(u64::MAX),
+                u32::try_from(vcores).unwrap_or(u32::MAX),
+            );
+            if value != previous {
+                sum.steps.insert(t, value);
+                previous = value;
+            }
+        }
+        sum
+    }
+
     /// Adds every step of `other`.
     pub fn add_timeline(&mut self, other: &ResourceTimeline) {
         for (start, end, value) in other.pieces() {
@@ -245,6 +281,22 @@ mod tests {
         assert_eq!(mirror.at(-35), gb(3));
         assert_eq!(mirror.at(-10), Resource::ZERO, "the end is exclusive");
         assert_eq!(mirror.mirrored(), timeline);
+    }
+
+    #[test]
+    fn a_sum_in_one_sweep_equals_adding_one_by_one() {
+        let parts = [
+            ResourceTimeline::of(10, 30, gb(2)),
+            ResourceTimeline::of(20, 40, gb(3)),
+            ResourceTimeline::of(30, 50, gb(2)),
+            ResourceTimeline::of(0, 10, gb(2)),
+        ];
+        let mut one_by_one = ResourceTimeline::default();
+        for part in &parts {
+            one_by_one.add_timeline(part);
+        }
+        assert_eq!(ResourceTimeline::sum(&parts), one_by_one);
+        assert!(ResourceTimeline::sum(&[]).is_empty());
     }
 
     #[test]

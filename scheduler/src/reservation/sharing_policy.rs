@@ -87,9 +87,13 @@ impl SharingPolicy {
         let average_limit = capacity.multiply_and_round_down(self.average);
         let limit_area = ResourceArea::of(average_limit, window);
         // The area of a step function over a sliding window is largest with one of the
-        // window's ends on a step; only windows that overlap the new reservation can change.
+        // window's ends on a step; only windows that overlap the new reservation can change,
+        // and their ends lie within a window of it.
         let mut starts: Vec<i64> = user_total
-            .steps_between_rev(start_ms - window - 1, end_ms + 1)
+            .steps_between_rev(
+                start_ms.saturating_sub(window).saturating_sub(1),
+                end_ms.saturating_add(window).saturating_add(1),
+            )
             .flat_map(|(t, _)| [t, t - window])
             .filter(|&from| from + window > start_ms && from < end_ms)
             .collect();
@@ -182,6 +186,19 @@ mod tests {
         let mut apart = ResourceTimeline::of(0, 4_000, gb(50));
         apart.add(14_000, 17_000, gb(50));
         assert_eq!(check(&apart, (14_000, 17_000)), Ok(()));
+    }
+
+    #[test]
+    fn the_worst_window_may_end_on_a_step_after_the_new_reservation() {
+        // 31 GiB held over [5 s, 12 s), then 20 GiB asked for over [0 s, 4 s): the window
+        // [2 s, 12 s) holds 40 + 217 GiB·s, above the 250 allowed, and it starts on no step.
+        let mut total = ResourceTimeline::of(5_000, 12_000, gb(31));
+        total.add(0, 4_000, gb(20));
+        let refusal = check(&total, (0, 4_000)).unwrap_err();
+        assert!(
+            matches!(refusal, PolicyRefusal::Average { from_ms: 2_000, .. }),
+            "{refusal:?}"
+        );
     }
 
     #[test]
