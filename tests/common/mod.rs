@@ -7,6 +7,7 @@
 
 pub mod hadoop_clients;
 pub mod process_cluster;
+pub mod rest_client;
 
 use std::process::{Command, Output};
 

@@ -268,7 +268,7 @@ impl ClientOperations {
             })
             .await
             .map_err(|err| RmError::unavailable(err.to_string()))?;
-        let plan = found.ok_or_else(|| {
+        found.ok_or_else(|| {
             RmError::invalid(
                 "queue",
                 format!(
@@ -276,17 +276,7 @@ impl ClientOperations {
                      try again with a valid reservable queue."
                 ),
             )
-        })?;
-        if plan.capacity.is_zero() {
-            // A new leader before any NodeManager registered with it: refusing for want of
-            // room would be wrong a few heartbeats later.
-            return Err(RmError::unavailable(format!(
-                "the plan of queue {} has no capacity: no NodeManager has registered with this \
-                 leader yet; try again",
-                plan.path
-            )));
-        }
-        Ok(plan)
+        })
     }
 
     /// Places `definition` for `user` in `plan`, without the reservation it replaces.
@@ -298,6 +288,15 @@ impl ClientOperations {
         replacing: Option<i64>,
         id: ReservationId,
     ) -> Result<ResourceTimeline, RmError> {
+        if plan.capacity.is_zero() {
+            // A new leader before any NodeManager registered with it: refusing for want of
+            // room would be wrong a few heartbeats later.
+            return Err(RmError::unavailable(format!(
+                "the plan of queue {} has no capacity: no NodeManager has registered with this \
+                 leader yet; try again",
+                plan.path
+            )));
+        }
         let config = self.reservations.config;
         // Copied out, so that placing does not hold the state that Raft applies to.
         let bookings: Vec<(String, ResourceTimeline)> = self.state.read(|state| {
