@@ -85,8 +85,11 @@ fn definition(arrival: i64, gang: i32) -> Value {
     })
 }
 
-/// The reservations of queue `a` over REST, by id: (user, allocations as (start, end, memory)).
-fn listed(credentials: &Credentials, base: &str) -> Vec<(String, String, Vec<(i64, i64, i64)>)> {
+/// One listed reservation: its id, its user and its allocation as (start, end, memory).
+type Listed = (String, String, Vec<(i64, i64, i64)>);
+
+/// The reservations of queue `a` over REST, by id.
+fn listed(credentials: &Credentials, base: &str) -> Vec<Listed> {
     let answer = curl(
         Some(credentials),
         "GET",
