@@ -582,6 +582,10 @@ pub enum BenchCommand {
     /// nodes, 1,000 queues, 100,000 running containers): the snapshot that holds the
     /// scheduler, and the policy that runs without it. Prints one line.
     Preemption(BenchPreemptionArgs),
+    /// Admission of a reservation into a plan that holds many (default 10,000): the copy of
+    /// the bookings that holds the replicated state, and the placement and policy check that
+    /// do not. Prints one line.
+    Reservation(BenchReservationArgs),
     /// Time from an ApplicationMaster's allocate call to its containers in hand for
     /// GUARANTEED (via the AMRMProxy, direct over gRPC, direct over Hadoop IPC), distributed
     /// OPPORTUNISTIC and centralized OPPORTUNISTIC containers on real clusters; then task throughput and utilization of 1-second tasks at 0, 50 and 100%
@@ -620,6 +624,23 @@ pub struct BenchPreemptionArgs {
     /// for a tenth of its guarantee.
     #[arg(long)]
     pub intra_queue: bool,
+}
+
+/// Arguments of `yarn-ha bench reservation`.
+#[derive(Debug, Args)]
+pub struct BenchReservationArgs {
+    /// Reservations in the plan before the timed admissions.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub reservations: usize,
+    /// Admissions timed.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub admissions: usize,
+    /// The plan's capacity in GB.
+    #[arg(long, value_name = "GB", default_value_t = 10_000)]
+    pub capacity_gb: u64,
+    /// Users the reservations belong to.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub users: usize,
 }
 
 /// Arguments of `yarn-ha bench storage`.

@@ -75,6 +75,7 @@ mod probe;
 mod raft_bench;
 mod raft_bench_options;
 mod raft_bench_report;
+mod reservation_bench;
 mod rest_bench;
 mod rest_bench_options;
 mod rest_bench_report;
@@ -117,6 +118,7 @@ pub use raft_bench_options::{
 pub use raft_bench_report::{
     CommitRun, FAILOVER_TARGET, FailoverResult, FailoverTrial, RaftBenchReport,
 };
+pub use reservation_bench::{ReservationBenchRun, ReservationBenchShape, reservation_bench};
 pub use rest_bench::{IDLE_PROBE, SUBMITTER, rest_bench};
 pub use rest_bench_options::{
     FIRST_NODE_PORT, MAX_APPS, MAX_CONCURRENCY, MAX_REQUESTS, MAX_REST_NODES, RestBenchOptions,

@@ -20,7 +20,7 @@ use yarn_conf::Configuration;
 
 use crate::cli::{
     BenchAllocateAmArgs, BenchAllocateArgs, BenchCommand, BenchPreemptionArgs, BenchRaftArgs,
-    BenchRestArgs, BenchSchedulerArgs, BenchStorageArgs,
+    BenchReservationArgs, BenchRestArgs, BenchSchedulerArgs, BenchStorageArgs,
 };
 
 /// Runs one `bench` subcommand: the figures go to stdout (a table, or JSON with `--json`),
@@ -32,6 +32,7 @@ pub fn run(conf_dir: Option<&Path>, command: BenchCommand) -> anyhow::Result<Exi
         BenchCommand::Raft(args) => raft(args),
         BenchCommand::Scheduler(args) => scheduler(args),
         BenchCommand::Preemption(args) => preemption(args),
+        BenchCommand::Reservation(args) => reservation(args),
         BenchCommand::Allocate(args) => allocate(args),
         BenchCommand::AllocateAm(args) => allocate_am(conf_dir, args),
         BenchCommand::Rest(args) => rest(args),
@@ -139,6 +140,17 @@ fn preemption(args: BenchPreemptionArgs) -> anyhow::Result<ExitCode> {
         intra_queue: args.intra_queue,
     };
     println!("{}", yarn_bench::preemption_bench(shape)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn reservation(args: BenchReservationArgs) -> anyhow::Result<ExitCode> {
+    let shape = yarn_bench::ReservationBenchShape {
+        reservations: args.reservations,
+        admissions: args.admissions,
+        capacity_gb: args.capacity_gb,
+        users: args.users,
+    };
+    println!("{}", yarn_bench::reservation_bench(shape)?);
     Ok(ExitCode::SUCCESS)
 }
 
