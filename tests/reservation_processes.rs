@@ -170,54 +170,36 @@ fn reservations_from_the_command_line_and_rest_survive_the_leader() {
 
     // The sharing policy, a queue that is not reservable and a malformed stage, refused with
     // why, from the command line.
-    let (code, _, err) = reservation(
-        &cluster,
-        &[
-            "submit",
-            "--queue",
+    for (queue, request, why) in [
+        (
             "a",
-            "--arrival",
-            "+1h",
-            "--deadline",
-            "+2h",
-            "--request",
             "memory=1024,duration=10m",
-        ],
-    );
-    assert_eq!(code, Some(1));
-    assert!(err.contains("instantaneous-max-capacity"), "{err}");
-    let (code, _, err) = reservation(
-        &cluster,
-        &[
-            "submit",
-            "--queue",
-            "default",
-            "--arrival",
-            "+1h",
-            "--deadline",
-            "+2h",
-            "--request",
-            stage,
-        ],
-    );
-    assert_eq!(code, Some(1));
-    assert!(err.contains("not managed by reservation system"), "{err}");
-    let (code, _, err) = reservation(
-        &cluster,
-        &[
-            "submit",
-            "--queue",
+            "instantaneous-max-capacity",
+        ),
+        ("default", stage, "not managed by reservation system"),
+        (
             "a",
-            "--arrival",
-            "+1h",
-            "--deadline",
-            "+2h",
-            "--request",
             "memory=1024,containers=3,gang=2,duration=10m",
-        ],
-    );
-    assert_eq!(code, Some(1));
-    assert!(err.contains("reservation_requests[0].concurrency"), "{err}");
+            "reservation_requests[0].concurrency",
+        ),
+    ] {
+        let (code, _, err) = reservation(
+            &cluster,
+            &[
+                "submit",
+                "--queue",
+                queue,
+                "--arrival",
+                "+1h",
+                "--deadline",
+                "+2h",
+                "--request",
+                request,
+            ],
+        );
+        assert_eq!(code, Some(1), "{queue} {request}");
+        assert!(err.contains(why), "{err}");
+    }
 
     // Over REST, in Hadoop's JSON: a new id (200), a submission (202), the list.
     let (status, body) = post(&credentials, &base, "new-reservation", None);
