@@ -36,6 +36,16 @@ impl HadoopCluster {
     /// With `amrmproxy`, AMs talk to the AMRMProxy of the first NodeManager (so the cluster
     /// should have one), which holds their token; else to the ResourceManagers directly.
     fn start(nodes: usize, node_mb: u32, amrmproxy: bool) -> HadoopCluster {
+        Self::start_with(nodes, node_mb, amrmproxy, &[])
+    }
+
+    /// As [`start`](Self::start), with `extra` `yarn-site.xml` properties.
+    fn start_with(
+        nodes: usize,
+        node_mb: u32,
+        amrmproxy: bool,
+        extra: &[(&yarn_conf::Key, &str)],
+    ) -> HadoopCluster {
         let site = |key: &yarn_conf::Key, value: &str| (key.name.to_string(), value.to_owned());
         let mut options = LayoutOptions {
             site: vec![
@@ -46,6 +56,9 @@ impl HadoopCluster {
             ..LayoutOptions::default()
         };
         options.site.extend(ipc_site(amrmproxy));
+        options
+            .site
+            .extend(extra.iter().map(|(key, value)| site(key, value)));
         let cluster = ProcessCluster::start_with(nodes, &options);
         let proxy = amrmproxy.then(|| {
             let output = common::yarn_ha_command()
@@ -254,6 +267,57 @@ fn hadoop_clients_submit_query_kill_and_a_forged_token_is_refused() {
         assert!(logs.contains("\nREFUSED "), "{forge}: {logs}");
         assert!(!logs.contains("\nACCEPTED"), "{forge} was accepted: {logs}");
     }
+}
+
+/// Hadoop's YarnClient, unmodified, reserves capacity of a reservable queue over Hadoop IPC:
+/// createReservation, submitReservation, listReservations with the allocation, a refused
+/// definition with the reason, and deleteReservation.
+#[test]
+fn hadoop_clients_reserve_list_and_delete() {
+    let Some(clients) = HadoopClients::find(JarSet::Hadoop35) else {
+        return;
+    };
+    let _turn = one_cluster_at_a_time();
+    let cluster = HadoopCluster::start_with(
+        1,
+        8192,
+        false,
+        &[(&keys::RM_RESERVATION_SYSTEM_ENABLE, "true")],
+    );
+    cluster.cluster.refresh_queues(&[
+        ("yarn.scheduler.capacity.root.queues", "default,a"),
+        ("yarn.scheduler.capacity.root.default.capacity", "50"),
+        ("yarn.scheduler.capacity.root.a.capacity", "50"),
+        ("yarn.scheduler.capacity.root.a.reservable", "true"),
+    ]);
+    let run = clients.run_java(cluster.conf(), "Reservations", &["a"], APP_DEADLINE);
+    run.assert_success();
+    let id = run.value("RESERVATION_ID").expect("an id").to_owned();
+    assert!(id.starts_with("reservation_"), "{run}");
+    let arrival: i64 = run
+        .value("SUBMITTED")
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|arrival| arrival.parse().ok())
+        .expect("the submitted arrival");
+    assert_eq!(
+        run.values("LISTED").collect::<Vec<_>>(),
+        ["1", "0"],
+        "listed before and after the delete: {run}"
+    );
+    let listed: Vec<&str> = run
+        .value("RESERVATION")
+        .expect("the reservation")
+        .split_whitespace()
+        .collect();
+    assert_eq!(listed[0], id, "{run}");
+    assert_eq!(
+        listed[2..],
+        [format!("{arrival}-{}:2048", arrival + 600_000)],
+        "both 1 GB containers together for ten minutes from the arrival: {run}"
+    );
+    let refused = run.value("BACKWARDS_REFUSED").expect("a refusal");
+    assert!(refused.contains("deadline"), "{run}");
+    assert_eq!(run.value("DELETED"), Some(id.as_str()), "{run}");
 }
 
 /// Behind the AMRMProxy: the NodeManager hands the AM a proxy-signed AMRMToken in its Hadoop

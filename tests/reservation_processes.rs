@@ -173,7 +173,7 @@ fn reservations_from_the_command_line_and_rest_survive_the_leader() {
     for (queue, request, why) in [
         (
             "a",
-            "memory=1024,duration=10m",
+            "memory=1024,containers=3,gang=3,duration=10m",
             "instantaneous-max-capacity",
         ),
         ("default", stage, "not managed by reservation system"),
@@ -229,7 +229,18 @@ fn reservations_from_the_command_line_and_rest_survive_the_leader() {
         "delete",
         Some(&json!({"reservation-id": "reservation_1_9999"})),
     );
-    assert_eq!(status, 404, "an unknown id: {body}");
+    assert_eq!(status, 400, "an unknown id, as Hadoop answers it: {body}");
+    assert!(body.contains("is unknown"), "{body}");
+    let (status, body) = post(
+        &credentials,
+        &base,
+        "delete",
+        Some(&json!({"reservation-id": "application_1_0001"})),
+    );
+    assert_eq!(
+        status, 404,
+        "an id that does not parse, as Hadoop answers it: {body}"
+    );
     let before = listed(&credentials, &base);
     assert_eq!(before.len(), 2, "{before:?}");
     let rest = before

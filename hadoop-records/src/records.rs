@@ -4,6 +4,14 @@
 use crate::convert::{nested, transcoded};
 
 transcoded!(
+    // The ReservationSystem's records without resources.
+    GetNewReservationRequestProto,
+    GetNewReservationResponseProto,
+    ReservationSubmissionResponseProto,
+    ReservationUpdateResponseProto,
+    ReservationDeleteRequestProto,
+    ReservationDeleteResponseProto,
+    ReservationListRequestProto,
     // Identifiers, reached on their own by the report helpers and the preemption message.
     ApplicationAttemptIdProto,
     ContainerIdProto,
@@ -60,6 +68,15 @@ nested! {
     UpdateContainerRequestProto { capability => capability }
     UpdateContainerErrorProto { update_request => update_request }
     StartContainerRequestProto { container_launch_context => container_launch_context }
+    // The ReservationSystem's records, which hold resources.
+    ReservationRequestProto { capability => capability }
+    ReservationRequestsProto { reservation_resources => reservation_resources }
+    ReservationDefinitionProto { reservation_requests => reservation_requests }
+    ResourceAllocationRequestProto { resource => resource }
+    ReservationAllocationStateProto {
+        reservation_definition => reservation_definition,
+        allocation_requests => allocation_requests,
+    }
     // ApplicationClientProtocol
     GetNewApplicationResponseProto { maximum_capability => maximum_capability }
     SubmitApplicationRequestProto {
@@ -70,6 +87,9 @@ nested! {
     GetClusterNodesResponseProto { node_reports => node_reports }
     GetQueueInfoResponseProto { queue_info => queue_info }
     GetContainersResponseProto { containers => containers }
+    ReservationSubmissionRequestProto { reservation_definition => reservation_definition }
+    ReservationUpdateRequestProto { reservation_definition => reservation_definition }
+    ReservationListResponseProto { reservations => reservations }
     // ApplicationMasterProtocol
     RegisterApplicationMasterResponseProto {
         maximum_capability => maximum_capability,

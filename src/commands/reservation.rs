@@ -47,7 +47,7 @@ pub fn run(conf_dir: Option<&Path>, command: ReservationCommand) -> anyhow::Resu
             queue,
             reservation_id: id.map(|id| id.to_string()).unwrap_or_default(),
             start_time: start.as_deref().map_or(Ok(0), |t| time(t, "start"))?,
-            end_time: end.as_deref().map_or(Ok(-1), |t| time(t, "end"))?,
+            end_time: end.as_deref().map(|t| time(t, "end")).transpose()?,
             include_resource_allocations: allocations,
         }),
     };

@@ -622,8 +622,14 @@ fn compile(set: JarSet, jars: &Path) -> HadoopClients {
         )
     })
     .collect();
-    let hadoop_sources = ["Args", "SubmitShellApp", "ShellAm", "ForgedTokenAm"]
-        .map(|name| sources.join(format!("{name}.java")));
+    let hadoop_sources = [
+        "Args",
+        "SubmitShellApp",
+        "ShellAm",
+        "ForgedTokenAm",
+        "Reservations",
+    ]
+    .map(|name| sources.join(format!("{name}.java")));
     javac(&classes, &join_paths(&client_jars), &hadoop_sources);
     let spark_classpath = format!("{}:{}/*", classes.display(), jars.display());
     javac(&classes, &spark_classpath, &[sources.join("SparkPi.java")]);

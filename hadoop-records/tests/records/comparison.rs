@@ -48,6 +48,11 @@ pub fn roots() -> Vec<(String, String)> {
         "StartContainers",
         "StopContainers",
         "GetContainerStatuses",
+        "GetNewReservation",
+        "ReservationSubmission",
+        "ReservationUpdate",
+        "ReservationDelete",
+        "ReservationList",
     ] {
         names.push(method);
     }

@@ -16,6 +16,16 @@ macro_rules! never_panic {
 }
 
 never_panic!(
+    GetNewReservationRequestProto,
+    GetNewReservationResponseProto,
+    ReservationSubmissionRequestProto,
+    ReservationSubmissionResponseProto,
+    ReservationUpdateRequestProto,
+    ReservationUpdateResponseProto,
+    ReservationDeleteRequestProto,
+    ReservationDeleteResponseProto,
+    ReservationListRequestProto,
+    ReservationListResponseProto,
     GetNewApplicationRequestProto,
     GetNewApplicationResponseProto,
     SubmitApplicationRequestProto,

@@ -115,6 +115,28 @@ impl Dispatcher for ClientDispatcher {
                     .update_application_priority(&caller, request(&call)?)
                     .await,
             ),
+            "getNewReservation" => {
+                request::<yarn_proto::pb::GetNewReservationRequestProto>(&call)?;
+                answer(operations.get_new_reservation().await)
+            }
+            "submitReservation" => answer(
+                operations
+                    .submit_reservation(&caller, request(&call)?)
+                    .await,
+            ),
+            "updateReservation" => answer(
+                operations
+                    .update_reservation(&caller, request(&call)?)
+                    .await,
+            ),
+            "deleteReservation" => answer(
+                operations
+                    .delete_reservation(&caller, request(&call)?)
+                    .await,
+            ),
+            "listReservations" => {
+                answer(operations.list_reservations(&caller, request(&call)?).await)
+            }
             _ => Err(CallError::NoSuchMethod {
                 protocol: call.protocol,
                 method: call.method,

@@ -57,11 +57,10 @@ impl ClientOperations {
         if self.reservations.config.enabled {
             return Ok(&self.reservations);
         }
-        Err(RmError::Unsupported {
-            message: "Reservation is not enabled. Please enable & try again \
-                      (yarn.resourcemanager.reservation-system.enable)"
-                .to_owned(),
-        })
+        Err(RmError::precondition(
+            "Reservation is not enabled. Please enable & try again \
+             (yarn.resourcemanager.reservation-system.enable)",
+        ))
     }
 
     /// Hands out a new reservation id, a Raft write so that no id is handed out twice.
@@ -104,10 +103,14 @@ impl ClientOperations {
             self.proposer.read_barrier().await?;
             let plan = self.queue_plan(request.queue.trim()).await?;
             check_definition(&definition, &plan, id)?;
-            let (version, stored) = self.state.read(|state| {
+            let (version, handed_out, stored) = self.state.read(|state| {
                 let table = &state.reservations;
-                (table.plan_version(), table.get(id.id).cloned())
+                let handed_out = table.was_handed_out(id.id);
+                (table.plan_version(), handed_out, table.get(id.id).cloned())
             });
+            if !handed_out {
+                return Err(unknown_reservation(id));
+            }
             if let Some(stored) = stored {
                 return already_stored(id, &stored, &plan.path, &definition);
             }
@@ -185,11 +188,16 @@ impl ClientOperations {
         request: pb::ReservationListRequestProto,
     ) -> Result<pb::ReservationListResponseProto, RmError> {
         self.reservation_desk()?;
+        if request.queue.trim().is_empty() {
+            return Err(RmError::invalid(
+                "queue",
+                "The queue is not specified. Please try again with a valid reservable queue.",
+            ));
+        }
         let start = request.start_time.max(0);
-        let end = if request.end_time < 0 {
-            i64::MAX
-        } else {
-            request.end_time
+        let end = match request.end_time {
+            Some(end) if end >= 0 => end,
+            _ => i64::MAX,
         };
         if end < start {
             return Err(RmError::invalid(
@@ -420,13 +428,16 @@ fn different_definition(id: ReservationId) -> RmError {
     }
 }
 
+/// Hadoop's refusal of an id it holds no reservation for: a bad request (400 over REST, as
+/// Hadoop answers), not a missing resource.
 fn unknown_reservation(id: ReservationId) -> RmError {
-    RmError::NotFound {
-        message: format!(
+    RmError::invalid(
+        "reservation_id",
+        format!(
             "The specified reservation with ID: {id} is unknown. Please try again with a valid \
              reservation."
         ),
-    }
+    )
 }
 
 fn plan_kept_changing(id: ReservationId) -> RmError {

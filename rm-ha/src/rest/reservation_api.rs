@@ -92,7 +92,6 @@ async fn list(
 ) -> Result<Response, RestRefusal> {
     let mut request = pb::ReservationListRequestProto {
         queue: "default".to_owned(),
-        end_time: -1,
         ..Default::default()
     };
     for (name, value) in query {
@@ -105,7 +104,9 @@ async fn list(
             "queue" => request.queue = value.clone(),
             "reservation-id" => request.reservation_id = value.clone(),
             "start-time" => request.start_time = number("start-time")?,
-            "end-time" => request.end_time = number("end-time")?,
+            "end-time" => request.end_time = Some(number("end-time")?),
+            // Hadoop's pseudo authentication, read by the web server.
+            "user.name" => {}
             "include-resource-allocations" => {
                 request.include_resource_allocations = match value.trim() {
                     v if v.eq_ignore_ascii_case("true") => true,

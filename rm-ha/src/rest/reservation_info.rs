@@ -28,6 +28,8 @@ pub(super) struct ReservationDefinitionInfo {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct ReservationRequestsInfo {
+    /// Omitted, Hadoop's JSON reader gives 0 (`R_ANY`).
+    #[serde(default)]
     reservation_request_interpreter: i32,
     #[serde(default)]
     reservation_request: OneOrMany<ReservationRequestInfo>,
@@ -36,19 +38,43 @@ struct ReservationRequestsInfo {
 /// `reservation-request`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
+/// Numbers left out read as 0, as Hadoop's JSON reader gives them, and are then refused naming
+/// the field.
 struct ReservationRequestInfo {
     capability: ResourceInfo,
+    #[serde(default)]
     num_containers: i32,
+    #[serde(default)]
     min_concurrency: i32,
+    #[serde(default)]
     duration: i64,
 }
 
 /// A list that JAXB's JSON writes as a bare value when it has one element.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
 enum OneOrMany<T> {
     Many(Vec<T>),
     One(T),
+}
+
+/// Read by the JSON's shape, so that an element's own error (a field missing or unknown) is
+/// the one reported.
+impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for OneOrMany<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        match serde_json::Value::deserialize(deserializer)? {
+            serde_json::Value::Array(items) => items
+                .into_iter()
+                .map(serde_json::from_value)
+                .collect::<Result<Vec<T>, _>>()
+                .map(Self::Many)
+                .map_err(D::Error::custom),
+            one => serde_json::from_value(one)
+                .map(Self::One)
+                .map_err(D::Error::custom),
+        }
+    }
 }
 
 impl<T> Default for OneOrMany<T> {
@@ -127,10 +153,14 @@ pub(super) fn parse<T: serde::de::DeserializeOwned>(
         .map_err(|err| RmError::invalid(field, format!("the body is not a valid {field}: {err}")))
 }
 
+/// A reservation id in its string form; one that does not parse is Hadoop's 404 ("The
+/// specified reservation id is invalid").
 fn reservation_id(text: &str) -> Result<pb::ReservationIdProto, RmError> {
     text.parse::<ReservationId>()
         .map(Into::into)
-        .map_err(|err| RmError::invalid("reservation-id", err.to_string()))
+        .map_err(|err| RmError::NotFound {
+            message: format!("The specified reservation id is invalid: {text} ({err})"),
+        })
 }
 
 impl ReservationDefinitionInfo {
@@ -173,7 +203,9 @@ impl ReservationDefinitionInfo {
             deadline: proto.deadline,
             reservation_name: proto.reservation_name.clone(),
             reservation_requests: Some(ReservationRequestsInfo {
-                reservation_request_interpreter: requests.interpreter.unwrap_or_default(),
+                reservation_request_interpreter: requests
+                    .interpreter
+                    .unwrap_or(pb::ReservationRequestInterpreterProto::RAll as i32),
                 reservation_request: OneOrMany::Many(
                     requests
                         .reservation_resources
@@ -338,5 +370,17 @@ mod tests {
                 .into_proto()
                 .unwrap_err();
         assert!(err.to_string().contains("ReservationDefinition"), "{err}");
+        let stage_without_capability = br#"{"queue": "a", "reservation-id": "reservation_1_0001",
+            "reservation-definition": {"arrival": 1, "deadline": 2, "reservation-requests": {
+                "reservation-request": {"num-containers": 1}}}}"#;
+        let err = parse::<ReservationSubmissionInfo>(
+            stage_without_capability,
+            "reservation-submission-context",
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("capability"),
+            "the stage's own error: {err}"
+        );
     }
 }

@@ -76,6 +76,11 @@ impl ReservationTable {
         self.plan_version
     }
 
+    /// Whether `sequence` was handed out by [`AllocateReservationIds`](super::CommandV1).
+    pub fn was_handed_out(&self, sequence: i64) -> bool {
+        (1..self.next_sequence).contains(&sequence)
+    }
+
     /// The reservation `sequence`.
     pub fn get(&self, sequence: i64) -> Option<&ReservationRecord> {
         self.reservations.get(&sequence)
@@ -108,7 +113,7 @@ impl ReservationTable {
         expected_version: u64,
         change: &ReservationChange,
     ) -> RmResponse {
-        if !(1..self.next_sequence).contains(&sequence) {
+        if !self.was_handed_out(sequence) {
             return RmResponse::UnknownReservation { sequence };
         }
         match (change, self.reservations.get(&sequence)) {

@@ -104,7 +104,6 @@ async fn list(cluster: &RmCluster) -> Vec<pb::ReservationAllocationStateProto> {
         client
             .list_reservations(pb::ReservationListRequestProto {
                 queue: "a".to_owned(),
-                end_time: -1,
                 include_resource_allocations: true,
                 ..Default::default()
             })
@@ -157,38 +156,58 @@ async fn reservations_are_placed_refused_with_reasons_and_survive_the_leader() {
             .contains("different reservation definition")
     );
 
-    tracing::info!("--- what breaks the sharing policy or does not fit is refused with why");
+    tracing::info!("--- alice's next goes where she may hold it; what cannot is refused with why");
     let second = new_reservation(&cluster).await;
-    let refusal = submit(&cluster, USER, &second, "a", definition(arrival, 1, 1))
+    submit(&cluster, USER, &second, "a", definition(arrival, 1, 1))
+        .await
+        .expect("placed after her first");
+    let alices_second = list(&cluster)
+        .await
+        .into_iter()
+        .find(|r| r.reservation_id.map(|id| id.id) == Some(second.id));
+    assert_eq!(
+        pieces(&alices_second.expect("listed")),
+        [(arrival + 10 * MINUTE_MS, arrival + 20 * MINUTE_MS, 1024)],
+        "the plan has room from the arrival, but alice may hold half of it at once"
+    );
+    let spare = new_reservation(&cluster).await;
+    let refusal = submit(&cluster, USER, &spare, "a", definition(arrival, 3, 1))
         .await
         .unwrap_err();
     assert_eq!(refusal.code(), Code::FailedPrecondition, "{refusal:?}");
     assert!(
         refusal.message().contains("instantaneous-max-capacity"),
-        "alice would hold 3 of the plan's 4 GB at once: {}",
+        "a gang of 3 GB is more than alice may hold at once: {}",
         refusal.message()
     );
-    let mut whole_hour = definition(arrival, 3, 1);
-    whole_hour
-        .reservation_requests
-        .as_mut()
-        .unwrap()
-        .reservation_resources[0]
-        .duration = Some(60 * MINUTE_MS);
-    let refusal = submit(&cluster, "bob", &second, "a", whole_hour)
+    let whole_hour = |gang: i32| {
+        let mut definition = definition(arrival, gang, 1);
+        definition
+            .reservation_requests
+            .as_mut()
+            .unwrap()
+            .reservation_resources[0]
+            .duration = Some(60 * MINUTE_MS);
+        definition
+    };
+    let bobs = new_reservation(&cluster).await;
+    submit(&cluster, "bob", &bobs, "a", whole_hour(2))
+        .await
+        .expect("bob's 2 GB for the whole hour fit beside alice's");
+    let refusal = submit(&cluster, "mallory", &spare, "a", whole_hour(1))
         .await
         .unwrap_err();
     assert_eq!(refusal.code(), Code::FailedPrecondition, "{refusal:?}");
     assert!(
         refusal.message().contains("does not fit"),
-        "{}",
+        "the plan is full for the first ten minutes: {}",
         refusal.message()
     );
 
     tracing::info!("--- malformed reservations are refused naming the field");
     let mut backwards = definition(arrival, 1, 1);
     backwards.deadline = arrival - MINUTE_MS;
-    let refusal = submit(&cluster, "bob", &second, "a", backwards)
+    let refusal = submit(&cluster, "bob", &spare, "a", backwards)
         .await
         .unwrap_err();
     assert_eq!(refusal.code(), Code::InvalidArgument);
@@ -204,7 +223,7 @@ async fn reservations_are_placed_refused_with_reasons_and_survive_the_leader() {
         .unwrap()
         .reservation_resources[0]
         .capability = Some(pb::ResourceProto::default());
-    let refusal = submit(&cluster, "bob", &second, "a", empty)
+    let refusal = submit(&cluster, "bob", &spare, "a", empty)
         .await
         .unwrap_err();
     assert!(
@@ -212,7 +231,7 @@ async fn reservations_are_placed_refused_with_reasons_and_survive_the_leader() {
         "{}",
         refusal.message()
     );
-    let refusal = submit(&cluster, "bob", &second, "b", definition(arrival, 1, 1))
+    let refusal = submit(&cluster, "bob", &spare, "b", definition(arrival, 1, 1))
         .await
         .unwrap_err();
     assert_eq!(refusal.code(), Code::InvalidArgument);
@@ -221,7 +240,7 @@ async fn reservations_are_placed_refused_with_reasons_and_survive_the_leader() {
             .message()
             .contains("not managed by reservation system")
     );
-    let never_handed_out = pb::ReservationIdProto { id: 999, ..second };
+    let never_handed_out = pb::ReservationIdProto { id: 999, ..spare };
     let refusal = submit(
         &cluster,
         "bob",
@@ -231,33 +250,39 @@ async fn reservations_are_placed_refused_with_reasons_and_survive_the_leader() {
     )
     .await
     .unwrap_err();
-    assert_eq!(refusal.code(), Code::NotFound, "{refusal:?}");
+    assert_eq!(refusal.code(), Code::InvalidArgument, "{refusal:?}");
+    assert!(
+        refusal.message().contains("is unknown"),
+        "{}",
+        refusal.message()
+    );
 
     tracing::info!("--- a new leader keeps the plan and books around it");
+    let listed_before = list(&cluster).await;
+    assert_eq!(listed_before.len(), 3, "alice's two and bob's");
     let leader = cluster.serving_leader(None).await;
     cluster.stop(leader).await;
     // The NodeManager registers with the new leader, as it does after a failover.
     register_node(&cluster, 8192, 8).await;
-    let listed = list(&cluster).await;
-    assert_eq!(listed.len(), 1, "the accepted reservation survived");
     assert_eq!(
-        pieces(&listed[0]),
-        [(arrival, arrival + 10 * MINUTE_MS, 2048)]
+        list(&cluster).await,
+        listed_before,
+        "every reservation survived, placed as before"
     );
-    let third = new_reservation(&cluster).await;
-    assert!(third.id > second.id, "ids are never handed out twice");
-    submit(&cluster, "bob", &third, "a", definition(arrival, 2, 2))
+    let fifth = new_reservation(&cluster).await;
+    assert!(fifth.id > spare.id, "ids are never handed out twice");
+    submit(&cluster, "mallory", &fifth, "a", definition(arrival, 1, 1))
         .await
-        .expect("bob's two gangs fit beside alice's");
+        .expect("mallory's fits where the plan still has room");
     let listed = list(&cluster).await;
-    let bobs = listed
+    let mallorys = listed
         .iter()
-        .find(|r| r.user == "bob")
-        .expect("bob's reservation");
+        .find(|r| r.user == "mallory")
+        .expect("mallory's reservation");
     assert_eq!(
-        pieces(bobs),
-        [(arrival, arrival + 20 * MINUTE_MS, 2048)],
-        "one gang beside alice's, the other right after: bob may hold half the plan at once"
+        pieces(mallorys),
+        [(arrival + 10 * MINUTE_MS, arrival + 20 * MINUTE_MS, 1024)],
+        "the first ten minutes are full, the next have 1 GB left"
     );
     cluster.shutdown().await;
 }

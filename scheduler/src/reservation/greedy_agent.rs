@@ -15,14 +15,19 @@ use crate::ResourceCalculator;
 use super::reservation_definition::{RequestInterpreter, ReservationDefinition, ReservationStage};
 use super::resource_timeline::ResourceTimeline;
 
-/// The plan a definition is placed in: its capacity, what is booked already, the calculator
-/// that says what fits, and the plan's time step (every instant placed is a multiple of it).
+/// The plan a definition is placed in: its capacity, what is booked already, what the
+/// submitting user may hold at once, the calculator that says what fits, and the plan's time
+/// step (every instant placed is a multiple of it).
 #[derive(Debug, Clone, Copy)]
 pub struct PlanCapacity<'a> {
     /// What the plan may hand out at any instant.
     pub capacity: Resource,
     /// What other reservations hold.
     pub booked: &'a ResourceTimeline,
+    /// The sharing policy's instantaneous limit on the user, with what the user's other
+    /// reservations hold: counted as unavailable while placing, as Hadoop's
+    /// `CapacityOverTimePolicy` makes it, so a stage goes where the user may hold it.
+    pub user: Option<(Resource, &'a ResourceTimeline)>,
     /// Memory only, or dominant resource fairness.
     pub calculator: ResourceCalculator,
     /// `yarn.resourcemanager.reservation-system.planfollower.time-step`, in milliseconds.
@@ -56,17 +61,17 @@ pub enum PlacementRefusal {
         /// How many found room.
         placed: u64,
     },
-    /// One gang of a stage is larger than the whole plan.
+    /// One gang of a stage is larger than the plan, or than the user may hold at once.
     #[error(
-        "the gang of reservation request {stage} ({gang}) is larger than the capacity of the \
-         plan ({capacity})"
+        "the gang of reservation request {stage} ({gang}) is larger than the plan gives at once \
+         ({capacity}: its capacity, or the user's instantaneous-max-capacity)"
     )]
     GangTooLarge {
         /// The stage's index.
         stage: usize,
         /// What one gang holds.
         gang: Resource,
-        /// The plan's capacity.
+        /// The smaller of the plan's capacity and the user's limit.
         capacity: Resource,
     },
     /// Under `R_ORDER_NO_GAP`, a stage could not be placed in one block right next to its
@@ -108,10 +113,12 @@ pub fn place(
         ..definition.clone()
     };
     let booked = plan.booked.mirrored();
+    let user = plan.user.map(|(limit, held)| (limit, held.mirrored()));
     let placed = place_late(
         &mirror,
         PlanCapacity {
             booked: &booked,
+            user: user.as_ref().map(|(limit, held)| (*limit, held)),
             ..plan
         },
     );
@@ -158,7 +165,13 @@ fn place_late(
     let step = plan.step_ms.max(1);
     let earliest = round_up(definition.arrival_ms, step);
     let latest = definition.deadline_ms.div_euclid(step) * step;
-    let mut booked = plan.booked.clone();
+    let mut booked: Vec<Ceiling> = std::iter::once((plan.capacity, plan.booked))
+        .chain(plan.user)
+        .map(|(limit, held)| Ceiling {
+            limit,
+            held: held.clone(),
+        })
+        .collect();
     let mut placed = ResourceTimeline::default();
     let stages = definition.stages.iter().enumerate();
     match definition.interpreter {
@@ -219,10 +232,17 @@ fn round_up(t_ms: i64, step: i64) -> i64 {
     -((-t_ms).div_euclid(step) * step)
 }
 
-/// Places one stage's gangs against what is booked, booking them as it goes.
+/// One bound on what a placement may hold at each instant: `limit` less what `held` holds.
+struct Ceiling {
+    limit: Resource,
+    held: ResourceTimeline,
+}
+
+/// Places one stage's gangs under every ceiling (the plan's, and the user's), booking them in
+/// each as it goes.
 struct StagePlacer<'p, 'b> {
     plan: PlanCapacity<'p>,
-    booked: &'b mut ResourceTimeline,
+    booked: &'b mut [Ceiling],
     index: usize,
     gang: Resource,
     gangs: u64,
@@ -232,7 +252,7 @@ struct StagePlacer<'p, 'b> {
 impl<'p, 'b> StagePlacer<'p, 'b> {
     fn new(
         plan: PlanCapacity<'p>,
-        booked: &'b mut ResourceTimeline,
+        booked: &'b mut [Ceiling],
         index: usize,
         stage: &ReservationStage,
         step: i64,
@@ -250,12 +270,16 @@ impl<'p, 'b> StagePlacer<'p, 'b> {
     /// The stage's allocation with every piece inside `[earliest, latest)`; on refusal,
     /// `booked` is as it was.
     fn place(&mut self, earliest: i64, latest: i64) -> Result<ResourceTimeline, PlacementRefusal> {
-        if self.how_many_fit(self.plan.capacity) == 0 {
+        if let Some(ceiling) = self
+            .booked
+            .iter()
+            .find(|ceiling| self.how_many_fit(ceiling.limit) == 0)
+        {
             // No window could ever hold it: refused before walking the plan.
             return Err(PlacementRefusal::GangTooLarge {
                 stage: self.index,
                 gang: self.gang,
-                capacity: self.plan.capacity,
+                capacity: ceiling.limit,
             });
         }
         let mut placed = ResourceTimeline::default();
@@ -263,17 +287,26 @@ impl<'p, 'b> StagePlacer<'p, 'b> {
         let mut end = latest;
         while left > 0 && end - self.duration >= earliest {
             let start = end - self.duration;
-            let free = self
-                .plan
-                .capacity
-                .saturating_sub(self.booked.max_over(start, end));
-            let count = self.how_many_fit(free).min(left);
+            let count = self
+                .booked
+                .iter()
+                .map(|ceiling| {
+                    let free = ceiling
+                        .limit
+                        .saturating_sub(ceiling.held.max_over(start, end));
+                    self.how_many_fit(free)
+                })
+                .min()
+                .unwrap_or(0)
+                .min(left);
             if count > 0 {
                 let resource = self
                     .gang
                     .saturating_mul(u32::try_from(count).unwrap_or(u32::MAX));
                 placed.add(start, end, resource);
-                self.booked.add(start, end, resource);
+                for ceiling in self.booked.iter_mut() {
+                    ceiling.held.add(start, end, resource);
+                }
                 left -= count;
             }
             // Every window ending after the bottleneck's start overlaps it.
@@ -284,7 +317,9 @@ impl<'p, 'b> StagePlacer<'p, 'b> {
             end = end.div_euclid(self.plan.step_ms.max(1)) * self.plan.step_ms.max(1);
         }
         if left > 0 {
-            self.booked.subtract_timeline(&placed);
+            for ceiling in self.booked.iter_mut() {
+                ceiling.held.subtract_timeline(&placed);
+            }
             return Err(PlacementRefusal::NoRoom {
                 stage: self.index,
                 gangs: self.gangs,
@@ -309,18 +344,35 @@ impl<'p, 'b> StagePlacer<'p, 'b> {
         }
     }
 
-    /// The start of the latest piece of `[start, end)` where no further gang fits.
+    /// Where the search goes next from the window `[start, end)`: the start of the piece that
+    /// holds the window's latest instant where no further gang fits under some ceiling. Every
+    /// window ending after that start holds a full instant of that piece.
     fn latest_bottleneck(&self, start: i64, end: i64) -> Option<i64> {
-        let full =
-            |value: Resource| self.how_many_fit(self.plan.capacity.saturating_sub(value)) == 0;
-        let inside = self
-            .booked
-            .steps_between_rev(start, end)
-            .find(|&(_, value)| full(value))
-            .map(|(t, _)| t);
-        inside.or_else(|| {
-            full(self.booked.at(start))
-                .then(|| self.booked.last_change_at_or_before(start).unwrap_or(start))
+        self.booked
+            .iter()
+            .filter_map(|ceiling| self.latest_full_piece(ceiling, start, end))
+            // The latest full instant first, then the earliest start of a piece holding it.
+            .max_by_key(|&(instant, piece_start)| (instant, std::cmp::Reverse(piece_start)))
+            .map(|(_, piece_start)| piece_start)
+    }
+
+    /// Under one ceiling, the latest instant of `[start, end)` where no gang fits, and the
+    /// start of the piece holding it.
+    fn latest_full_piece(&self, ceiling: &Ceiling, start: i64, end: i64) -> Option<(i64, i64)> {
+        let full = |value: Resource| self.how_many_fit(ceiling.limit.saturating_sub(value)) == 0;
+        let mut piece_end = end;
+        for (t, value) in ceiling.held.steps_between_rev(start, end) {
+            if full(value) {
+                return Some((piece_end - 1, t));
+            }
+            piece_end = t;
+        }
+        full(ceiling.held.at(start)).then(|| {
+            let piece_start = ceiling
+                .held
+                .last_change_at_or_before(start)
+                .unwrap_or(start);
+            (piece_end - 1, piece_start)
         })
     }
 }
@@ -369,6 +421,7 @@ mod tests {
             PlanCapacity {
                 capacity: gb(capacity_gb),
                 booked,
+                user: None,
                 calculator: ResourceCalculator::Default,
                 step_ms: STEP,
                 favor_early: false,
@@ -516,6 +569,7 @@ mod tests {
             PlanCapacity {
                 capacity: gb(10),
                 booked: &booked,
+                user: None,
                 calculator: ResourceCalculator::Default,
                 step_ms: STEP,
                 favor_early: true,
@@ -537,6 +591,7 @@ mod tests {
             PlanCapacity {
                 capacity: gb(10),
                 booked: &ResourceTimeline::of(1_000, 2_000, gb(1)),
+                user: None,
                 calculator: ResourceCalculator::Default,
                 step_ms: STEP,
                 favor_early: true,
@@ -549,6 +604,47 @@ mod tests {
                 stage: 1,
                 at_ms: 1_000
             }
+        );
+    }
+
+    #[test]
+    fn a_stage_goes_where_the_user_may_hold_it() {
+        // The user holds 4 of its 5 GiB in [7 s, 10 s): a 2 GiB gang goes before, though the
+        // plan has room there.
+        let user_held = ResourceTimeline::of(7_000, 10_000, gb(4));
+        let placed = place(
+            &definition(RequestInterpreter::All, vec![stage(2, 2, 3_000)]),
+            PlanCapacity {
+                capacity: gb(10),
+                booked: &user_held,
+                user: Some((gb(5), &user_held)),
+                calculator: ResourceCalculator::Default,
+                step_ms: STEP,
+                favor_early: false,
+            },
+        )
+        .unwrap();
+        assert_eq!(placed, ResourceTimeline::of(4_000, 7_000, gb(2)));
+        let refusal = place(
+            &definition(RequestInterpreter::All, vec![stage(6, 6, 1_000)]),
+            PlanCapacity {
+                capacity: gb(10),
+                booked: &user_held,
+                user: Some((gb(5), &user_held)),
+                calculator: ResourceCalculator::Default,
+                step_ms: STEP,
+                favor_early: false,
+            },
+        )
+        .unwrap_err();
+        assert_eq!(
+            refusal,
+            PlacementRefusal::GangTooLarge {
+                stage: 0,
+                gang: gb(6),
+                capacity: gb(5)
+            },
+            "a gang above the user's limit never fits"
         );
     }
 
@@ -575,6 +671,7 @@ mod tests {
             PlanCapacity {
                 capacity: gb(10),
                 booked: &booked,
+                user: None,
                 calculator: ResourceCalculator::DominantResource,
                 step_ms: STEP,
                 favor_early: false,

@@ -65,11 +65,15 @@ impl Plan<'_> {
         let booked = self.booked();
         let users = self.bookings.iter().filter(|booking| booking.user == user);
         let mut user_total = ResourceTimeline::sum(users.map(|booking| booking.allocation));
+        let instantaneous = self
+            .capacity
+            .multiply_and_round_down(self.policy.instantaneous_max);
         let allocation = place(
             definition,
             PlanCapacity {
                 capacity: self.capacity,
                 booked: &booked,
+                user: Some((instantaneous, &user_total)),
                 calculator: self.calculator,
                 step_ms: self.step_ms,
                 favor_early: self.favor_early,
@@ -143,24 +147,42 @@ mod tests {
     }
 
     #[test]
-    fn the_same_user_is_held_to_the_policy_where_another_is_not() {
+    fn a_user_is_placed_where_the_policy_lets_them_and_refused_past_it() {
+        // alice holds 5 of her 6 GiB at once over [5 s, 10 s): her next 5 GiB go before it,
+        // where bob's go beside it.
         let first = plan(vec![]).admit("alice", &definition(5, 5_000)).unwrap();
         let bookings = vec![Booking {
             user: "alice",
             allocation: &first,
         }];
-        let refusal = plan(bookings.clone())
+        let alices = plan(bookings.clone())
             .admit("alice", &definition(5, 4_000))
+            .unwrap();
+        assert_eq!(alices, ResourceTimeline::of(1_000, 5_000, gb(5)));
+        let bobs = plan(bookings).admit("bob", &definition(5, 4_000)).unwrap();
+        assert_eq!(bobs, ResourceTimeline::of(6_000, 10_000, gb(5)));
+        // With both, alice holds 45 of the 50 GiB·s she may over the 10 s window: 6 more
+        // break the average.
+        let bookings = vec![
+            Booking {
+                user: "alice",
+                allocation: &first,
+            },
+            Booking {
+                user: "alice",
+                allocation: &alices,
+            },
+        ];
+        let refusal = plan(bookings)
+            .admit("alice", &definition(1, 6_000))
             .unwrap_err();
-        // Placed over the first, alice would hold 10 GiB at once, above 60 % of 10.
         assert!(
             matches!(
                 refusal,
-                AdmissionRefusal::Policy(PolicyRefusal::Instantaneous { .. })
+                AdmissionRefusal::Policy(PolicyRefusal::Average { .. })
             ),
             "{refusal}"
         );
-        assert!(plan(bookings).admit("bob", &definition(5, 4_000)).is_ok());
     }
 
     #[test]
