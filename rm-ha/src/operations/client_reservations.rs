@@ -344,10 +344,6 @@ impl ClientOperations {
         version: u64,
         change: ReservationChange,
     ) -> Result<bool, RmError> {
-        let definition = match &change {
-            ReservationChange::Submit(record) => record.definition.clone(),
-            ReservationChange::Update { definition, .. } => definition.clone(),
-        };
         let command = RmCommand::V1(CommandV1::ChangeReservation {
             sequence: id.id,
             expected_plan_version: version,
@@ -364,8 +360,7 @@ impl ClientOperations {
             } => Err(different_definition(id)),
             RmResponse::UnknownReservation { .. } => Err(unknown_reservation(id)),
             other => Err(RmError::internal(format!(
-                "booking {id} ({} stage(s)) produced {other:?}",
-                definition.stages.len()
+                "booking {id} produced {other:?}"
             ))),
         }
     }

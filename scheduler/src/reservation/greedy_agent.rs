@@ -411,6 +411,23 @@ mod tests {
         }
     }
 
+    fn plan_of<'a>(
+        capacity: Resource,
+        booked: &'a ResourceTimeline,
+        user: Option<(Resource, &'a ResourceTimeline)>,
+        calculator: ResourceCalculator,
+        favor_early: bool,
+    ) -> PlanCapacity<'a> {
+        PlanCapacity {
+            capacity,
+            booked,
+            user,
+            calculator,
+            step_ms: STEP,
+            favor_early,
+        }
+    }
+
     fn place_in(
         definition: &ReservationDefinition,
         capacity_gb: u64,
@@ -566,14 +583,7 @@ mod tests {
         );
         let placed = place(
             &ordered,
-            PlanCapacity {
-                capacity: gb(10),
-                booked: &booked,
-                user: None,
-                calculator: ResourceCalculator::Default,
-                step_ms: STEP,
-                favor_early: true,
-            },
+            plan_of(gb(10), &booked, None, ResourceCalculator::Default, true),
         )
         .unwrap();
         let mut expected = ResourceTimeline::of(0, 3_000, gb(4));
@@ -614,27 +624,25 @@ mod tests {
         let user_held = ResourceTimeline::of(7_000, 10_000, gb(4));
         let placed = place(
             &definition(RequestInterpreter::All, vec![stage(2, 2, 3_000)]),
-            PlanCapacity {
-                capacity: gb(10),
-                booked: &user_held,
-                user: Some((gb(5), &user_held)),
-                calculator: ResourceCalculator::Default,
-                step_ms: STEP,
-                favor_early: false,
-            },
+            plan_of(
+                gb(10),
+                &user_held,
+                Some((gb(5), &user_held)),
+                ResourceCalculator::Default,
+                false,
+            ),
         )
         .unwrap();
         assert_eq!(placed, ResourceTimeline::of(4_000, 7_000, gb(2)));
         let refusal = place(
             &definition(RequestInterpreter::All, vec![stage(6, 6, 1_000)]),
-            PlanCapacity {
-                capacity: gb(10),
-                booked: &user_held,
-                user: Some((gb(5), &user_held)),
-                calculator: ResourceCalculator::Default,
-                step_ms: STEP,
-                favor_early: false,
-            },
+            plan_of(
+                gb(10),
+                &user_held,
+                Some((gb(5), &user_held)),
+                ResourceCalculator::Default,
+                false,
+            ),
         )
         .unwrap_err();
         assert_eq!(
@@ -668,14 +676,13 @@ mod tests {
         assert!(memory_only.is_ok());
         let drf = place(
             &definition(RequestInterpreter::All, vec![stage(2, 2, 1_000)]),
-            PlanCapacity {
-                capacity: gb(10),
-                booked: &booked,
-                user: None,
-                calculator: ResourceCalculator::DominantResource,
-                step_ms: STEP,
-                favor_early: false,
-            },
+            plan_of(
+                gb(10),
+                &booked,
+                None,
+                ResourceCalculator::DominantResource,
+                false,
+            ),
         );
         assert!(drf.is_err(), "one vcore is free: {drf:?}");
     }
