@@ -32,6 +32,7 @@ use crate::queue::Queue;
 use crate::queue_acl::QueueAcl;
 use crate::queue_limits::QueueLimits;
 use crate::refresh::validate_refresh;
+use crate::reservation::{ReservationQueueSize, default_queue_name};
 
 use applications::{Accounting, account_application};
 use nodes::FreeKey;
@@ -78,6 +79,8 @@ pub struct CapacityScheduler {
     cluster_used: Resource,
     applications: BTreeMap<ApplicationId, SchedulerApplication>,
     containers: BTreeMap<ContainerId, Allocation>,
+    /// The reservation queues of each plan queue, as the plan follower last sized them.
+    reservation_queues: BTreeMap<String, Vec<ReservationQueueSize>>,
     /// Runnable attempts per user, across queues (`max-parallel-apps` is per user overall).
     user_runnable: BTreeMap<String, usize>,
     /// Attempts held back by `max-parallel-apps`, in submission order.
@@ -103,6 +106,7 @@ impl CapacityScheduler {
             cluster_used: Resource::ZERO,
             applications: BTreeMap::new(),
             containers: BTreeMap::new(),
+            reservation_queues: BTreeMap::new(),
             user_runnable: BTreeMap::new(),
             not_runnable: BTreeSet::new(),
             awaiting_activation: BTreeSet::new(),
@@ -229,14 +233,97 @@ impl CapacityScheduler {
         &mut self,
         conf: CapacitySchedulerConfiguration,
     ) -> Result<(), SchedulerError> {
-        let counts: BTreeMap<String, usize> =
-            self.applications
-                .values()
-                .fold(BTreeMap::new(), |mut counts, app| {
-                    *counts.entry(app.queue.clone()).or_insert(0) += 1;
-                    counts
-                });
-        validate_refresh(&self.conf, &conf, &counts)?;
+        let conf = conf.with_reservation_queues(&self.reservation_queues);
+        validate_refresh(&self.conf, &conf, &self.applications_per_queue())?;
+        self.rebuild_queues(conf)
+    }
+
+    /// Sets the reservation queues of every plan queue to `plans` (by plan queue path; see
+    /// [`CapacitySchedulerConfiguration::with_reservation_queues`]), keeping every application,
+    /// container and usage: the plan follower's step. A reservation queue that is not listed
+    /// goes; one that still holds applications must stay listed (at 0 percent) until they
+    /// have moved or ended.
+    ///
+    /// # Errors
+    ///
+    /// [`SchedulerError::RemovedQueueHasApplications`] when a queue that goes still holds
+    /// applications; nothing changes then.
+    pub fn set_reservation_queues(
+        &mut self,
+        plans: BTreeMap<String, Vec<ReservationQueueSize>>,
+    ) -> Result<(), SchedulerError> {
+        if plans == self.reservation_queues {
+            return Ok(());
+        }
+        let conf = self.conf.with_reservation_queues(&plans);
+        self.rebuild_queues(conf)?;
+        self.reservation_queues = plans;
+        Ok(())
+    }
+
+    /// The leaf an application submitted to `queue` (a path or unique name) runs in: `queue`
+    /// itself, except under a plan queue (a `reservable` one), where it runs in the queue of
+    /// `reservation` when given and in the plan's default reservation queue otherwise, as
+    /// Hadoop's CapacityScheduler places it.
+    ///
+    /// # Errors
+    ///
+    /// Those of queue resolution ([`SchedulerError::UnknownQueue`],
+    /// [`SchedulerError::AmbiguousQueue`]), and [`SchedulerError::ReservationNotActive`] when
+    /// the reservation has no queue under the plan now (before its window, after it, or a
+    /// reservation of another queue), [`SchedulerError::QueueNotReservable`] when a
+    /// reservation is given for a queue that is not reservable.
+    pub fn placement_queue(
+        &self,
+        application_id: ApplicationId,
+        queue: &str,
+        user: &str,
+        reservation: Option<&str>,
+    ) -> Result<String, SchedulerError> {
+        let index = self.resolve_queue(application_id, queue, user)?;
+        let conf = &self.queues[index].conf;
+        if conf.reservation.is_none() {
+            return match reservation {
+                None => Ok(conf.path.clone()),
+                Some(reservation) => Err(SchedulerError::QueueNotReservable {
+                    application: application_id,
+                    queue: conf.path.clone(),
+                    reservation: reservation.to_string(),
+                }),
+            };
+        }
+        let name = match reservation {
+            None => default_queue_name(&conf.name),
+            Some(reservation) => reservation.to_string(),
+        };
+        let path = format!("{}.{name}", conf.path);
+        match self.queue_index.get(&path) {
+            Some(_) => Ok(path),
+            None => Err(SchedulerError::ReservationNotActive {
+                application: application_id,
+                queue: conf.path.clone(),
+                reservation: name,
+            }),
+        }
+    }
+
+    fn applications_per_queue(&self) -> BTreeMap<String, usize> {
+        self.applications
+            .values()
+            .fold(BTreeMap::new(), |mut counts, app| {
+                *counts.entry(app.queue.clone()).or_insert(0) += 1;
+                counts
+            })
+    }
+
+    /// Switches to `conf` (already checked, for a refresh), keeping every application,
+    /// container and usage; refuses, changing nothing, when a queue holding applications would
+    /// be gone or no longer a leaf.
+    fn rebuild_queues(
+        &mut self,
+        conf: CapacitySchedulerConfiguration,
+    ) -> Result<(), SchedulerError> {
+        let counts = self.applications_per_queue();
         let (mut queues, queue_index) = build_queues(&conf);
         for (queue, count) in &counts {
             match queue_index.get(queue) {
@@ -290,6 +377,23 @@ impl CapacityScheduler {
         queue: &str,
         user: &str,
     ) -> Result<usize, SchedulerError> {
+        let index = self.resolve_queue(application_id, queue, user)?;
+        if !self.queues[index].is_leaf() {
+            return Err(SchedulerError::NotLeafQueue {
+                application: application_id,
+                user: user.to_string(),
+                queue: self.queues[index].conf.path.clone(),
+            });
+        }
+        Ok(index)
+    }
+
+    fn resolve_queue(
+        &self,
+        application_id: ApplicationId,
+        queue: &str,
+        user: &str,
+    ) -> Result<usize, SchedulerError> {
         let conf = self.conf.resolve(queue).map_err(|candidates| {
             if candidates.is_empty() {
                 SchedulerError::UnknownQueue {
@@ -305,21 +409,14 @@ impl CapacityScheduler {
                 }
             }
         })?;
-        let index = self.queue_index.get(&conf.path).copied().ok_or_else(|| {
-            SchedulerError::UnknownQueue {
+        self.queue_index
+            .get(&conf.path)
+            .copied()
+            .ok_or_else(|| SchedulerError::UnknownQueue {
                 application: application_id,
                 user: user.to_string(),
                 queue: queue.to_string(),
-            }
-        })?;
-        if !self.queues[index].is_leaf() {
-            return Err(SchedulerError::NotLeafQueue {
-                application: application_id,
-                user: user.to_string(),
-                queue: conf.path.clone(),
-            });
-        }
-        Ok(index)
+            })
     }
 
     fn application(

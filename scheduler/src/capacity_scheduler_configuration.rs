@@ -13,7 +13,10 @@ use crate::queue_property::{
     QueueProperty, USER_WEIGHT_SUFFIX, configured_queue, user_settings_prefix,
 };
 use crate::queue_state::QueueState;
-use crate::reservation::ReservationQueueConf;
+use crate::reservation::{
+    ReservationQueueConf, ReservationQueueSize, default_queue_capacity, default_queue_name,
+    reservation_queue_conf,
+};
 use crate::resource_calculator::{RESOURCE_CALCULATOR_KEY, ResourceCalculator};
 use crate::scheduler_settings::{
     MAXIMUM_ALLOCATION_MB_KEY, MAXIMUM_ALLOCATION_VCORES_KEY, SchedulerSettings,
@@ -130,14 +133,7 @@ impl CapacitySchedulerConfiguration {
         };
         builder.build()?;
         let queues = builder.queues;
-        let mut paths_by_name: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for queue in queues.values() {
-            paths_by_name
-                .entry(queue.name.clone())
-                .or_default()
-                .push(queue.path.clone());
-        }
-        Ok(Self {
+        let mut conf = Self {
             properties,
             settings,
             resource_calculator,
@@ -146,8 +142,78 @@ impl CapacitySchedulerConfiguration {
             user_max_parallel_apps_default,
             user_max_parallel_apps,
             queues,
-            paths_by_name,
-        })
+            paths_by_name: BTreeMap::new(),
+        };
+        conf.place_reservation_queues(&BTreeMap::new());
+        Ok(conf)
+    }
+
+    /// This configuration with the reservation queues of each plan queue set to `plans` (by
+    /// plan queue path).
+    ///
+    /// Every `reservable` leaf of the configured tree runs as a plan queue: a parent of its
+    /// default reservation queue ([`default_queue_name`]) and of one queue per reservation
+    /// listed for it, in the order listed; the default queue takes what they leave
+    /// ([`default_queue_capacity`]). A plan queue not listed has only its default queue, at
+    /// 100 percent. A listed path that is not a plan queue, and a reservation queue named as
+    /// the default queue or listed twice, are left out: the sizes come from the replicated
+    /// plan, which a configuration refresh may have left behind.
+    pub fn with_reservation_queues(
+        &self,
+        plans: &BTreeMap<String, Vec<ReservationQueueSize>>,
+    ) -> Self {
+        let mut conf = self.clone();
+        conf.place_reservation_queues(plans);
+        conf
+    }
+
+    fn place_reservation_queues(&mut self, plans: &BTreeMap<String, Vec<ReservationQueueSize>>) {
+        let plan_paths: Vec<String> = self
+            .queues
+            .values()
+            .filter(|queue| queue.reservation.is_some())
+            .map(|queue| queue.path.clone())
+            .collect();
+        for path in plan_paths {
+            let Some(plan) = self.queues.get(&path).cloned() else {
+                continue;
+            };
+            for child in &plan.children {
+                self.queues.remove(child);
+            }
+            let default_name = default_queue_name(&plan.name);
+            let mut seen = BTreeSet::from([default_name.clone()]);
+            let sizes: Vec<&ReservationQueueSize> = plans
+                .get(&path)
+                .into_iter()
+                .flatten()
+                .filter(|size| seen.insert(size.name.clone()))
+                .collect();
+            let default_capacity = default_queue_capacity(sizes.iter().copied());
+            let children: Vec<QueueConf> = std::iter::once(reservation_queue_conf(
+                &plan,
+                &default_name,
+                default_capacity,
+                100.0,
+            ))
+            .chain(sizes.iter().map(|size| {
+                reservation_queue_conf(&plan, &size.name, size.capacity, size.maximum_capacity)
+            }))
+            .collect();
+            if let Some(plan) = self.queues.get_mut(&path) {
+                plan.children = children.iter().map(|child| child.path.clone()).collect();
+            }
+            for child in children {
+                self.queues.insert(child.path.clone(), child);
+            }
+        }
+        self.paths_by_name.clear();
+        for queue in self.queues.values() {
+            self.paths_by_name
+                .entry(queue.name.clone())
+                .or_default()
+                .push(queue.path.clone());
+        }
     }
 
     /// The properties this configuration was built from.

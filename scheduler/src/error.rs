@@ -288,6 +288,35 @@ pub enum SchedulerError {
         queue: String,
     },
 
+    /// An application names a reservation that has no queue under its plan queue now: its
+    /// window has not begun or has ended, or it belongs to another queue.
+    #[error(
+        "application {application} is submitted to reservation {reservation}, which is not \
+         currently active in queue {queue}"
+    )]
+    ReservationNotActive {
+        /// The application.
+        application: ApplicationId,
+        /// The plan queue's path.
+        queue: String,
+        /// The reservation id.
+        reservation: String,
+    },
+
+    /// An application names a reservation but its queue is not reservable.
+    #[error(
+        "application {application} names reservation {reservation}, but queue {queue} is not \
+         reservable (yarn.scheduler.capacity.{queue}.reservable is not true)"
+    )]
+    QueueNotReservable {
+        /// The application.
+        application: ApplicationId,
+        /// The queue's path.
+        queue: String,
+        /// The reservation id.
+        reservation: String,
+    },
+
     /// The queue or an ancestor is not RUNNING.
     #[error(
         "queue {queue} is {state} (because of {stopped_queue}): cannot accept submission of application {application}"

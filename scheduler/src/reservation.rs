@@ -14,6 +14,7 @@ mod greedy_agent;
 mod plan;
 mod reservation_definition;
 mod reservation_queue_conf;
+mod reservation_queues;
 mod resource_timeline;
 mod sharing_policy;
 
@@ -25,5 +26,10 @@ pub use reservation_definition::{
 };
 pub(crate) use reservation_queue_conf::ReservationProperty;
 pub use reservation_queue_conf::ReservationQueueConf;
+pub(crate) use reservation_queues::reservation_queue_conf;
+pub use reservation_queues::{
+    DEFAULT_QUEUE_SUFFIX, FollowedReservation, ReservationQueueSize, default_queue_capacity,
+    default_queue_name, size_reservation_queues,
+};
 pub use resource_timeline::{ResourceArea, ResourceTimeline};
 pub use sharing_policy::{PolicyRefusal, SharingPolicy};

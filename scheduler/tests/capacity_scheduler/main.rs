@@ -13,5 +13,6 @@ mod promotions;
 mod queues;
 mod recovery;
 mod refresh;
+mod reservation_queues;
 mod resources;
 mod users;
