@@ -33,8 +33,7 @@
 //!   ApplicationResourceUsageReportProto.application_resource_usage_map
 //! - ApplicationSubmissionContextProto.application_scheduling_properties,
 //!   ApplicationSubmissionContextProto.application_timeouts,
-//!   ApplicationSubmissionContextProto.log_aggregation_context,
-//!   ApplicationSubmissionContextProto.reservation_id
+//!   ApplicationSubmissionContextProto.log_aggregation_context
 //! - ContainerLaunchContextProto.container_retry_context, ContainerLaunchContextProto.tokens_conf
 //! - ContainerProto.allocation_tags, ContainerProto.exposed_ports,
 //!   ContainerReportProto.exposed_ports

@@ -86,7 +86,6 @@ const DROPPED: &[&str] = &[
     "ApplicationSubmissionContextProto.application_scheduling_properties",
     "ApplicationSubmissionContextProto.application_timeouts",
     "ApplicationSubmissionContextProto.log_aggregation_context",
-    "ApplicationSubmissionContextProto.reservation_id",
     "ContainerLaunchContextProto.container_retry_context",
     "ContainerLaunchContextProto.tokens_conf",
     "ContainerProto.allocation_tags",

@@ -19,6 +19,7 @@ use super::async_scheduler::{AsyncScheduler, PassThreads};
 use super::leadership::Leadership;
 use super::master_key_service::{MasterKeyService, SecretSource};
 use super::nm_liveness_monitor::NmLivenessMonitor;
+use super::plan_follower::PlanFollower;
 use super::preemption_monitor::PreemptionMonitor;
 use super::queue_config_initializer::QueueConfigInitializer;
 use super::raft_proposer::RaftProposer;
@@ -32,8 +33,9 @@ use crate::telemetry::RmMetrics;
 ///
 /// These are the token master-key roller, the NodeManager liveness monitor, the initial commit
 /// of the queue configuration, the asynchronous scheduler, the AM launcher, the AM liveness
-/// monitor and, when `yarn.resourcemanager.scheduler.monitor.enable` is set, the preemption
-/// monitor. Every service stops at its next
+/// monitor, when `yarn.resourcemanager.scheduler.monitor.enable` is set the preemption monitor,
+/// and when `yarn.resourcemanager.reservation-system.enable` is set the plan follower. Every
+/// service stops at its next
 /// await point once the token is cancelled, and each only ever changes state through Raft
 /// proposals, which a deposed leader cannot commit.
 #[derive(Clone)]
@@ -135,6 +137,18 @@ impl LeaderServices {
             };
             let preemption_token = token.clone();
             services.spawn(async move { preemption.run(preemption_token).await });
+        }
+        if self.config.reservations.enabled {
+            let follower = PlanFollower {
+                proposer: self.proposer.clone(),
+                state: self.state.clone(),
+                leadership: Arc::clone(leadership),
+                source: self.config.queues.clone(),
+                time_step: self.config.reservations.time_step,
+                scheduling_wait: self.config.scheduling_wait,
+            };
+            let follower_token = token.clone();
+            services.spawn(async move { follower.run(follower_token).await });
         }
         let launcher_token = token.clone();
         services.spawn(async move { launcher.run(launcher_token).await });

@@ -23,6 +23,7 @@ mod leadership_transfer;
 mod master_key_service;
 mod member_changes;
 mod nm_liveness_monitor;
+mod plan_follower;
 mod preemption_monitor;
 mod proposer;
 mod queue_config_initializer;

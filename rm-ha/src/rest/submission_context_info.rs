@@ -4,14 +4,14 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
-use yarn_proto::ids::ApplicationId;
+use yarn_proto::ids::{ApplicationId, ReservationId};
 use yarn_proto::pb;
 
 use crate::operations::RmError;
 
 /// Hadoop's JSON submission, the fields yarn-ha honours.
 ///
-/// Every other field of Hadoop's form (`reservation-id`, `log-aggregation-context`,
+/// Every other field of Hadoop's form (`log-aggregation-context`,
 /// `am-black-listing-requests`, node-label expressions, `credentials`, ...) is refused by name
 /// rather than ignored, since an application that asked for it would run without it.
 #[derive(Debug, Clone, Deserialize)]
@@ -31,6 +31,7 @@ pub(crate) struct SubmissionContextInfo {
     keep_containers_across_application_attempts: Option<bool>,
     application_tags: Option<Tags>,
     attempt_failures_validity_interval: Option<i64>,
+    reservation_id: Option<String>,
 }
 
 /// `am-container-spec`.
@@ -141,6 +142,17 @@ impl SubmissionContextInfo {
                 ),
             )
         })?;
+        let reservation_id = self
+            .reservation_id
+            .map(|id| {
+                id.parse::<ReservationId>().map_err(|err| {
+                    RmError::invalid(
+                        "reservation-id",
+                        format!("Could not parse reservation id {id}: {err}"),
+                    )
+                })
+            })
+            .transpose()?;
         let am_container_spec = self
             .am_container_spec
             .map(ContainerLaunchContextInfo::into_proto)
@@ -168,6 +180,7 @@ impl SubmissionContextInfo {
                 .map(|tags| tags.tag.into_vec())
                 .unwrap_or_default(),
             attempt_failures_validity_interval: self.attempt_failures_validity_interval,
+            reservation_id: reservation_id.map(Into::into),
             ..Default::default()
         })
     }
@@ -303,9 +316,33 @@ mod tests {
 
     #[test]
     fn a_field_yarn_ha_does_not_honour_is_refused_by_name() {
-        let body = r#"{"application-id": "application_1_0001", "reservation-id": "r1"}"#;
+        let body = r#"{"application-id": "application_1_0001", "log-aggregation-context": {}}"#;
         let err = SubmissionContextInfo::parse(body.as_bytes()).unwrap_err();
-        assert!(err.to_string().contains("reservation-id"), "{err}");
+        assert!(err.to_string().contains("log-aggregation-context"), "{err}");
+    }
+
+    #[test]
+    fn a_reservation_id_is_carried_and_a_bad_one_named() {
+        let body = r#"{"application-id": "application_1_0001",
+                       "reservation-id": "reservation_1_0007"}"#;
+        let context = SubmissionContextInfo::parse(body.as_bytes())
+            .unwrap()
+            .into_proto()
+            .unwrap();
+        assert_eq!(
+            context.reservation_id,
+            Some(ReservationId::new(1, 7).into())
+        );
+        let bad = r#"{"application-id": "application_1_0001", "reservation-id": "r1"}"#;
+        let err = SubmissionContextInfo::parse(bad.as_bytes())
+            .unwrap()
+            .into_proto()
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("Could not parse reservation id r1"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ use yarn_proto::pb;
 use yarn_scheduler::{Allocation, CapacityScheduler, Resource, ResourceRequest, SchedulerError};
 use yarn_security::Groups;
 
+use super::reservation_queues::{reservation_queue_name, reservation_queue_sizes};
 use super::{OpportunisticScheduling, QueueConfigSource};
 use crate::Error;
 use crate::state_machine::{
@@ -137,6 +138,7 @@ impl LeaderScheduler {
         nodes: &[(NodeId, Resource)],
     ) -> Vec<Admission> {
         self.reconcile_configuration(state, source);
+        self.reconcile_reservation_queues(state);
         self.reconcile_nodes(nodes);
         let admissions = self.reconcile_applications(state, &source.groups);
         self.reconcile_containers(state);
@@ -163,12 +165,24 @@ impl LeaderScheduler {
     ) -> Result<(), SchedulerError> {
         let context = submission_context(application);
         let am_resource = (!context.unmanaged_am).then(|| am_resource(&context));
-        self.scheduler.check_submission(
+        let queue = self.placement_queue(id, application, &context)?;
+        self.scheduler
+            .check_submission(id, &queue, &application.user, groups, am_resource)
+    }
+
+    /// The leaf `application` runs in: its queue, or under a plan queue its reservation's
+    /// queue or the plan's default reservation queue.
+    fn placement_queue(
+        &self,
+        id: ApplicationId,
+        application: &ApplicationRecord,
+        context: &pb::ApplicationSubmissionContextProto,
+    ) -> Result<String, SchedulerError> {
+        self.scheduler.placement_queue(
             id,
             &application.queue,
             &application.user,
-            groups,
-            am_resource,
+            reservation_queue_name(context).as_deref(),
         )
     }
 
@@ -357,6 +371,15 @@ impl LeaderScheduler {
         self.config_version = version;
     }
 
+    /// Gives the plan queues the reservation queues of `state` (see
+    /// [`reservation_queue_sizes`]).
+    fn reconcile_reservation_queues(&mut self, state: &RmState) {
+        let plans = reservation_queue_sizes(state, self.scheduler.configuration());
+        if let Err(err) = self.scheduler.set_reservation_queues(plans) {
+            tracing::warn!(%err, "reservation queues not resized");
+        }
+    }
+
     fn reconcile_nodes(&mut self, nodes: &[(NodeId, Resource)]) {
         let wanted: BTreeMap<&NodeId, Resource> = nodes
             .iter()
@@ -435,13 +458,17 @@ impl LeaderScheduler {
         let application_seq = application.sequence;
         let context = submission_context(application);
         let requested_priority = context.priority.map(|priority| priority.priority);
-        let accepted = match self.scheduler.submit_application(
-            id,
-            &application.queue,
-            &application.user,
-            &groups.groups_of(&application.user),
-            requested_priority,
-        ) {
+        let accepted = match self
+            .placement_queue(id, application, &context)
+            .and_then(|queue| {
+                self.scheduler.submit_application(
+                    id,
+                    &queue,
+                    &application.user,
+                    &groups.groups_of(&application.user),
+                    requested_priority,
+                )
+            }) {
             Ok(accepted) => accepted,
             Err(err) => {
                 return Admission::Rejected {

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use yarn_scheduler::{CapacitySchedulerConfiguration, validate_refresh};
 
 use super::QueueConfigSource;
+use super::reservation_queues::reservation_queue_sizes;
 use crate::Error;
 use crate::state_machine::{ApplicationState, CommandV1, RmState};
 
@@ -42,6 +43,9 @@ impl QueueRefresh {
             // The configuration in force was valid when committed; if the local yarn-site.xml
             // changed since so that it no longer is, only the new one can be checked.
             if let Ok(old) = source.parse(state.queue_config.clone()) {
+                // Both with the reservation queues of the state, which a refresh keeps.
+                let old = old.with_reservation_queues(&reservation_queue_sizes(state, &old));
+                let new = new.with_reservation_queues(&reservation_queue_sizes(state, &new));
                 let applications = applications_per_leaf(state, &old);
                 validate_refresh(&old, &new, &applications).map_err(|source_err| {
                     Error::InvalidQueueConfiguration {
@@ -172,6 +176,26 @@ mod tests {
 
         let idle = state_with(two_queues("STOPPED"), None);
         assert!(QueueRefresh::plan(&idle, &source(), only_a).is_ok());
+    }
+
+    #[test]
+    fn an_application_in_a_reservation_queue_keeps_it_across_a_refresh() {
+        let reservable = |a_capacity: &str, b_capacity: &str| {
+            properties(&[
+                ("root.queues", "a,b"),
+                ("root.a.capacity", a_capacity),
+                ("root.b.capacity", b_capacity),
+                ("root.a.reservable", "true"),
+            ])
+        };
+        // The reservation has ended: the application is still in its queue, about to move.
+        let state = state_with(reservable("50", "50"), Some("root.a.reservation_0_0001"));
+        assert!(QueueRefresh::plan(&state, &source(), reservable("60", "40")).is_ok());
+        let not_reservable = two_queues("RUNNING");
+        let message = QueueRefresh::plan(&state, &source(), not_reservable)
+            .unwrap_err()
+            .to_string();
+        assert!(message.contains("root.a"), "{message}");
     }
 
     #[test]

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::{
     Admission, ApplicationRecord, ContainerCompletion, ContainerKey, ContainerRecord,
     ContainerUpdate, FinalStatus, MasterKeyChange, MasterKeyKind, ReservationChange,
+    ReservationQueueShare,
 };
 
 /// One replicated mutation, as stored in a Raft log entry.
@@ -267,6 +268,12 @@ pub enum CommandV1 {
     DeleteReservation {
         /// The reservation's sequence number.
         sequence: i64,
+    },
+    /// The plan follower's step: the queues of the reservations active now, under each plan
+    /// queue, with their sizes (see [`ReservationTable::queues`](super::ReservationTable)).
+    SizeReservationQueues {
+        /// By plan queue path.
+        queues: BTreeMap<String, Vec<ReservationQueueShare>>,
     },
 }
 

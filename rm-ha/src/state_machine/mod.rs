@@ -40,7 +40,9 @@ pub use master_keys::{
 };
 pub use preemption_round::ContainerWaits;
 pub use remote_allocation::RemoteAllocationRejection;
-pub use reservation_table::{ReservationChange, ReservationRecord, ReservationTable};
+pub use reservation_table::{
+    ReservationChange, ReservationQueueShare, ReservationRecord, ReservationTable,
+};
 pub use response::RmResponse;
 pub use state::RmState;
 pub use state_digest::{AppliedPosition, StateDigest};

@@ -30,8 +30,21 @@ pub struct ReservationRecord {
     pub acceptance_ms: i64,
 }
 
+/// A reservation queue's size as the plan follower committed it: shares of its plan queue in
+/// millionths, whole numbers so that replicas compare states exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReservationQueueShare {
+    /// The reservation's sequence number, which names its queue.
+    pub sequence: i64,
+    /// Its guaranteed share of the plan queue, in millionths.
+    pub capacity_millionths: u32,
+    /// Its hard limit as a share of the plan queue, in millionths.
+    pub maximum_capacity_millionths: u32,
+}
+
 /// Every accepted reservation by sequence number (the id of `reservation_<ts>_<seq>`), the next
-/// sequence number to hand out, and the version of the plan.
+/// sequence number to hand out, the version of the plan, and the reservation queues the plan
+/// follower sized.
 ///
 /// Guarantees: a sequence number is handed out once; a reservation is stored only under a
 /// handed-out number, and only by a commit based on the plan version in force.
@@ -40,6 +53,9 @@ pub struct ReservationTable {
     next_sequence: i64,
     plan_version: u64,
     reservations: BTreeMap<i64, ReservationRecord>,
+    /// The active reservations' queues under each plan queue, by the plan queue's path. Last,
+    /// so that state format 6 reads as format 7 with none.
+    queues: BTreeMap<String, Vec<ReservationQueueShare>>,
 }
 
 impl Default for ReservationTable {
@@ -48,6 +64,7 @@ impl Default for ReservationTable {
             next_sequence: 1,
             plan_version: 0,
             reservations: BTreeMap::new(),
+            queues: BTreeMap::new(),
         }
     }
 }
@@ -97,6 +114,21 @@ impl ReservationTable {
         queue: &'a str,
     ) -> impl Iterator<Item = (i64, &'a ReservationRecord)> + 'a {
         self.iter().filter(move |(_, record)| record.queue == queue)
+    }
+
+    /// The active reservations' queues under each plan queue, as the plan follower last sized
+    /// them.
+    pub fn queues(&self) -> &BTreeMap<String, Vec<ReservationQueueShare>> {
+        &self.queues
+    }
+
+    /// Replaces the reservation queues with `queues`, the plan follower's step.
+    pub(super) fn size_queues(
+        &mut self,
+        queues: &BTreeMap<String, Vec<ReservationQueueShare>>,
+    ) -> RmResponse {
+        self.queues.clone_from(queues);
+        RmResponse::ReservationQueuesSized
     }
 
     /// Hands out `count` sequence numbers from the first returned.

@@ -201,4 +201,6 @@ pub enum RmResponse {
         /// The sequence number named.
         sequence: i64,
     },
+    /// The plan follower's sizes of the reservation queues are in force.
+    ReservationQueuesSized,
 }

@@ -238,6 +238,7 @@ impl RmState {
                 .reservations
                 .change(*sequence, *expected_plan_version, change),
             CommandV1::DeleteReservation { sequence } => self.reservations.delete(*sequence),
+            CommandV1::SizeReservationQueues { queues } => self.reservations.size_queues(queues),
         }
     }
 

@@ -13,9 +13,9 @@ pub(crate) const FORMAT_VERSION: u8 = 1;
 /// The format version of the replicated state inside snapshots that this binary writes: 2 since
 /// containers keep their completion times, 3 since the state keeps each NodeManager's
 /// incarnation, 4 since it keeps its apply rules and the attempt failures that did not count, 5
-/// since it keeps the preemption waits, 6 since it keeps the reservations. [`decode_state`]
-/// reads formats 1 to 5 as well.
-pub(crate) const STATE_FORMAT_VERSION: u8 = 6;
+/// since it keeps the preemption waits, 6 since it keeps the reservations, 7 since it keeps the
+/// reservation queues. [`decode_state`] reads formats 1 to 6 as well.
+pub(crate) const STATE_FORMAT_VERSION: u8 = 7;
 
 /// How postcard encodes an empty map: its length, zero, in one byte.
 const EMPTY_MAP: [u8; 1] = [0];
@@ -24,9 +24,11 @@ const RULES_0_NOTHING_UNCOUNTED: [u8; 2] = [0, 0];
 /// How postcard encodes preemption waits with no container chosen: the empty map of first
 /// choices and the empty set of the latest round's choices.
 const NO_PREEMPTION_WAIT: [u8; 2] = [0, 0];
-/// How postcard encodes an empty reservation table: the next sequence number 1 (zigzag, 2),
-/// plan version 0 and the empty map.
+/// How postcard encodes an empty reservation table of format 6: the next sequence number 1
+/// (zigzag, 2), plan version 0 and the empty map.
 const NO_RESERVATION: [u8; 3] = [2, 0, 0];
+/// How postcard encodes no reservation queue: the empty map.
+const NO_RESERVATION_QUEUE: [u8; 1] = [0];
 
 /// Encodes `value` as `[FORMAT_VERSION, postcard bytes...]`.
 pub(crate) fn encode<T: Serialize>(record: Record, value: &T) -> Result<Vec<u8>, Error> {
@@ -50,8 +52,9 @@ pub(crate) fn encode_state(state: &RmState) -> Result<Vec<u8>, Error> {
     encode_as(Record::State, STATE_FORMAT_VERSION, state)
 }
 
-/// Decodes the replicated state of a snapshot of state format 6; of format 5, which is format 6
-/// without its last field (no reservation then, three bytes); of format 4, which also lacks the
+/// Decodes the replicated state of a snapshot of state format 7; of format 6, which is format 7
+/// without its last field (no reservation queue then, one byte); of format 5, which also lacks
+/// the reservations (none then, three bytes); of format 4, which also lacks the
 /// preemption waits (none then, two bytes); of format 3, which also lacks the two
 /// before it (apply rules 0 and no uncounted failure then); of format 2,
 /// which also lacks the NodeManagers' incarnations (none are then known); or of format 1,
@@ -60,10 +63,20 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
     let record = Record::State;
     match split_version(record, bytes)? {
         (STATE_FORMAT_VERSION, body) => decode_body(record, body),
-        (5, body) => decode_body(record, &[body, &NO_RESERVATION].concat()),
+        (6, body) => decode_body(record, &[body, &NO_RESERVATION_QUEUE].concat()),
+        (5, body) => decode_body(
+            record,
+            &[body, &NO_RESERVATION, &NO_RESERVATION_QUEUE].concat(),
+        ),
         (4, body) => decode_body(
             record,
-            &[body, &NO_PREEMPTION_WAIT, &NO_RESERVATION].concat(),
+            &[
+                body,
+                &NO_PREEMPTION_WAIT,
+                &NO_RESERVATION,
+                &NO_RESERVATION_QUEUE,
+            ]
+            .concat(),
         ),
         (3, body) => decode_body(
             record,
@@ -72,6 +85,7 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
                 &RULES_0_NOTHING_UNCOUNTED,
                 &NO_PREEMPTION_WAIT,
                 &NO_RESERVATION,
+                &NO_RESERVATION_QUEUE,
             ]
             .concat(),
         ),
@@ -83,6 +97,7 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
                 &RULES_0_NOTHING_UNCOUNTED,
                 &NO_PREEMPTION_WAIT,
                 &NO_RESERVATION,
+                &NO_RESERVATION_QUEUE,
             ]
             .concat(),
         ),
@@ -110,9 +125,11 @@ fn decode_body<T: DeserializeOwned>(record: Record, body: &[u8]) -> Result<T, Er
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
     use crate::state_machine::test_fixtures::{key, running_application};
-    use crate::state_machine::{CommandV1, ReservationTable, RmCommand};
+    use crate::state_machine::{CommandV1, ReservationQueueShare, ReservationTable, RmCommand};
 
     #[test]
     fn round_trips_and_rejects_other_versions() {
@@ -137,7 +154,7 @@ mod tests {
     }
 
     #[test]
-    fn the_state_is_written_in_format_6_and_read_in_formats_6_to_1() {
+    fn the_state_is_written_in_format_7_and_read_in_formats_7_to_1() {
         let mut state = running_application(&[(2, "n1:1"), (3, "n1:1")], &[3]);
         state
             .node_incarnations
@@ -148,23 +165,37 @@ mod tests {
         state.apply(&RmCommand::V1(CommandV1::AllocateReservationIds {
             count: 3,
         }));
+        state.apply(&RmCommand::V1(CommandV1::SizeReservationQueues {
+            queues: BTreeMap::from([(
+                "root.a".to_owned(),
+                vec![ReservationQueueShare {
+                    sequence: 2,
+                    capacity_millionths: 250_000,
+                    maximum_capacity_millionths: 1_000_000,
+                }],
+            )]),
+        }));
         let bytes = encode_state(&state).unwrap();
         assert_eq!(bytes[0], STATE_FORMAT_VERSION);
         assert_eq!(decode_state(&bytes).unwrap(), state);
 
-        // With no reservation, format 6 ends in its empty table (three bytes), after exactly
-        // the bytes format 5 held. With no preemption wait, format 5 ends in its empty map and set, after exactly the
+        // With no reservation queue, format 7 ends in its empty map (one byte), after exactly
+        // the bytes format 6 held. With no reservation, format 6 ends in its empty table (three
+        // bytes), after exactly the bytes format 5 held. With no preemption wait, format 5 ends in its empty map and set, after exactly the
         // bytes format 4 held; with rules 0 and nothing uncounted, format 4 ends in those two bytes,
         // after exactly the bytes format 3 held; without incarnations, format 3 ends in their empty map (one
         // byte), after exactly the bytes format 2 held; without completion times, format 2 ends
         // in theirs, after exactly the bytes format 1 held.
         state = running_application(&[(2, "n1:1")], &[]);
         state.apply_rules = 0;
-        let format_6 = encode_state(&state).unwrap();
+        let format_7 = encode_state(&state).unwrap();
         assert_eq!(
             postcard::to_allocvec(&ReservationTable::default()).unwrap(),
-            NO_RESERVATION
+            [NO_RESERVATION.as_slice(), &NO_RESERVATION_QUEUE].concat()
         );
+        let mut format_6 = format_7[..format_7.len() - 1].to_vec();
+        format_6[0] = 6;
+        assert_eq!(decode_state(&format_6).unwrap(), state);
         let mut format_5 = format_6[..format_6.len() - 3].to_vec();
         format_5[0] = 5;
         assert_eq!(decode_state(&format_5).unwrap(), state);
@@ -181,13 +212,13 @@ mod tests {
         format_1[0] = 1;
         assert_eq!(decode_state(&format_1).unwrap(), state);
 
-        let mut newer = format_6;
+        let mut newer = format_7;
         newer[0] = STATE_FORMAT_VERSION + 1;
         assert!(matches!(
             decode_state(&newer),
             Err(Error::UnsupportedFormatVersion {
                 record: Record::State,
-                found: 7,
+                found: 8,
                 expected: STATE_FORMAT_VERSION,
             })
         ));

@@ -1,0 +1,159 @@
+//! The leader's plan follower (Hadoop's `CapacitySchedulerPlanFollower`): at every time step it
+//! brings the reservation queues in line with the plan.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use yarn_security::now_ms;
+
+use super::leadership::Leadership;
+use super::raft_proposer::RaftProposer;
+use crate::nodes::SchedulableNodes;
+use crate::scheduling::{PlanQueue, PlanStep, QueueConfigSource, RecoveryWait, plan_step};
+use crate::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
+
+/// Every `time_step` (`yarn.resourcemanager.reservation-system.planfollower.time-step`), sizes
+/// the queue of each active reservation from what the plan holds for it now, moves the
+/// applications of reservations that ended to their plan's default reservation queue or kills
+/// them (`reservation-move-on-expiry`), and archives reservations that ended a whole
+/// `reservation-window` ago.
+///
+/// Guarantees:
+/// - every decision goes through Raft (see [`CommandV1::SizeReservationQueues`]), so every
+///   replica's scheduler holds the same reservation queues and a new leader carries on from
+///   them; a deposed leader changes nothing;
+/// - sizes are committed only when they change, so a plan between two steps of its
+///   allocations adds nothing to the log;
+/// - a new leader takes no step before its work-preserving recovery wait is over: until then
+///   it knows only part of the cluster and would shrink every reservation;
+/// - a reservation queue is taken from the scheduler only once its applications have moved
+///   or ended, so no application is ever left in a queue that does not exist.
+pub(crate) struct PlanFollower {
+    /// Every Raft write of the service goes through it.
+    pub(crate) proposer: RaftProposer,
+    pub(crate) state: StateView,
+    /// The leadership whose scheduler holds the queues.
+    pub(crate) leadership: Arc<Leadership>,
+    /// The queue configuration the scheduler is built from.
+    pub(crate) source: QueueConfigSource,
+    pub(crate) time_step: Duration,
+    /// `yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms`.
+    pub(crate) scheduling_wait: Duration,
+}
+
+impl PlanFollower {
+    /// Runs until `token` is cancelled.
+    pub(crate) async fn run(self, token: CancellationToken) {
+        let mut recovery = self
+            .state
+            .read(|state| RecoveryWait::new(state, Instant::now(), self.scheduling_wait));
+        let mut ticker = tokio::time::interval(self.time_step);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                () = token.cancelled() => return,
+                _ = ticker.tick() => {}
+            }
+            let nodes = self.leadership.nodes(|tracker| tracker.schedulable());
+            if !recovery.is_over(Instant::now(), nodes.nodes.iter().map(|(node, _)| node)) {
+                continue;
+            }
+            if let Some(step) = self.decide(&nodes).await {
+                self.commit(step).await;
+            }
+        }
+    }
+
+    /// The step at the leader's clock, from the plan queues as its scheduler holds them; `None`
+    /// when the scheduler cannot be built (logged where it is built).
+    async fn decide(&self, nodes: &SchedulableNodes) -> Option<PlanStep> {
+        let step_ms = i64::try_from(self.time_step.as_millis()).unwrap_or(i64::MAX);
+        let state = &self.state;
+        self.leadership
+            .scheduler()
+            .with_reconciled(state, &self.source, nodes, |leader| {
+                let scheduler = leader.scheduler();
+                let conf = scheduler.configuration();
+                let plans: Vec<PlanQueue> = conf
+                    .queues()
+                    .filter_map(|queue| {
+                        let resources = scheduler.queue_info(&queue.path).ok()?.guaranteed_resource;
+                        Some(PlanQueue {
+                            path: queue.path.clone(),
+                            name: queue.name.clone(),
+                            resources,
+                            conf: queue.reservation?,
+                        })
+                    })
+                    .collect();
+                state.read(|state| {
+                    plan_step(
+                        state,
+                        &plans,
+                        scheduler.cluster_resource(),
+                        conf.resource_calculator(),
+                        now_ms(),
+                        step_ms,
+                    )
+                })
+            })
+            .await
+            .ok()
+    }
+
+    /// Commits what `step` changes, sizes first: an expired reservation's queue stays (empty)
+    /// until its applications' moves and kills are committed.
+    async fn commit(&self, step: PlanStep) {
+        let resized = self
+            .state
+            .read(|state| state.reservations.queues() != &step.queues);
+        let mut commands = Vec::new();
+        if resized {
+            commands.push(CommandV1::SizeReservationQueues {
+                queues: step.queues,
+            });
+        }
+        commands.extend(step.moves.into_iter().map(|(application_seq, queue)| {
+            CommandV1::MoveApplication {
+                application_seq,
+                queue,
+            }
+        }));
+        let now_ms = now_ms();
+        commands.extend(
+            step.kills
+                .into_iter()
+                .map(
+                    |(application_seq, diagnostics)| CommandV1::KillApplication {
+                        application_seq,
+                        diagnostics,
+                        now_ms,
+                    },
+                ),
+        );
+        commands.extend(
+            step.archive
+                .into_iter()
+                .map(|sequence| CommandV1::DeleteReservation { sequence }),
+        );
+        for command in commands {
+            tracing::info!(?command, "plan follower");
+            match self.proposer.propose(RmCommand::V1(command)).await {
+                Ok(
+                    RmResponse::ReservationQueuesSized
+                    | RmResponse::ApplicationMoved
+                    | RmResponse::ApplicationKilled
+                    | RmResponse::PlanVersionSet { .. },
+                ) => {}
+                // The next step decides again from what is then committed.
+                Ok(other) => tracing::debug!(?other, "plan follower change not applied"),
+                Err(err) => {
+                    tracing::debug!(%err, "plan follower change not committed");
+                    return;
+                }
+            }
+        }
+    }
+}
