@@ -69,7 +69,6 @@ impl PlanFollower {
     /// The step at the leader's clock, from the plan queues as its scheduler holds them; `None`
     /// when the scheduler cannot be built (logged where it is built).
     async fn decide(&self, nodes: &SchedulableNodes) -> Option<PlanStep> {
-        let step_ms = i64::try_from(self.time_step.as_millis()).unwrap_or(i64::MAX);
         let state = &self.state;
         self.leadership
             .scheduler()
@@ -95,7 +94,6 @@ impl PlanFollower {
                         scheduler.cluster_resource(),
                         conf.resource_calculator(),
                         now_ms(),
-                        step_ms,
                     )
                 })
             })

@@ -107,12 +107,12 @@ mod tests {
         // Format 2 is format 1 with the completion times appended, which is what format 1
         // leaves out: so the frozen layout is the one format 1 was written in. Format 3 then
         // appends the (here empty) NodeManager incarnations, format 4 apply rules 0 and no
-        // uncounted attempt failure, format 5 no preemption wait, and format 6 no reservation
-        // (its next sequence number 1, zigzag-encoded as 2).
-        let format_6 = postcard::to_allocvec(&restored).unwrap();
+        // uncounted attempt failure, format 5 no preemption wait, format 6 no reservation (its
+        // next sequence number 1, zigzag-encoded as 2) and format 7 no reservation queue.
+        let format_7 = postcard::to_allocvec(&restored).unwrap();
         assert_eq!(
-            format_6,
-            [bytes.as_slice(), &[0, 0, 0, 0, 0, 0, 2, 0, 0]].concat(),
+            format_7,
+            [bytes.as_slice(), &[0, 0, 0, 0, 0, 0, 2, 0, 0, 0]].concat(),
             "an empty map or set and rules 0 are one byte each"
         );
         assert_eq!(

@@ -17,5 +17,6 @@ mod scheduling;
 mod state_digest;
 mod submission_limits;
 mod support;
+mod test_am;
 mod unmanaged_am;
 mod view_access;

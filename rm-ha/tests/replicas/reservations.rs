@@ -5,21 +5,30 @@
 use std::collections::BTreeMap;
 
 use tonic::Code;
+use yarn_proto::ids::{ApplicationId, ReservationId};
 use yarn_proto::pb;
 use yarn_security::now_ms;
 use yarn_test_support::rm_cluster::RmCluster;
 
-use crate::support::{USER, new_cluster, on_leader, register_node, set_queue_configuration};
+use crate::applications::{queue_used_mb, report};
+use crate::support::{
+    USER, eventually, new_cluster, on_leader, register_node, set_queue_configuration,
+    try_submit_with,
+};
+use crate::test_am::TestAm;
 
 const MINUTE_MS: i64 = 60_000;
 
-/// `root.a` (half the cluster, reservable, one user may hold at most half of its plan at once)
-/// and `root.b`.
+/// `root.a` (half the cluster at most, reservable, one user may hold at most half of its plan
+/// at once) and `root.b`.
 fn queues() -> BTreeMap<String, String> {
     [
         ("root.queues", "a,b"),
         ("root.acl_submit_applications", "*"),
         ("root.a.capacity", "50"),
+        // A gang reservation's queue may use the same share of the plan queue's maximum as of
+        // its capacity, as in Hadoop: with both equal it holds exactly its reservation.
+        ("root.a.maximum-capacity", "50"),
         ("root.a.reservable", "true"),
         ("root.a.instantaneous-max-capacity", "50"),
         ("root.b.capacity", "50"),
@@ -284,5 +293,111 @@ async fn reservations_are_placed_refused_with_reasons_and_survive_the_leader() {
         [(arrival + 10 * MINUTE_MS, arrival + 20 * MINUTE_MS, 1024)],
         "the first ten minutes are full, the next have 1 GB left"
     );
+    cluster.shutdown().await;
+}
+
+/// The serving leader's report of `id`: (state, queue, diagnostics).
+async fn placement(cluster: &RmCluster, id: ApplicationId) -> (i32, String, String) {
+    let report = report(cluster, id).await;
+    (
+        report.yarn_application_state,
+        report.queue,
+        report.diagnostics,
+    )
+}
+
+/// An unmanaged application submitted to `a`, in reservation `id` when given.
+fn in_a(reservation: Option<pb::ReservationIdProto>) -> pb::ApplicationSubmissionContextProto {
+    pb::ApplicationSubmissionContextProto {
+        queue: Some("a".to_owned()),
+        unmanaged_am: true,
+        reservation_id: reservation,
+        ..Default::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_application_runs_in_its_reservation_inside_the_window_and_not_before() {
+    let mut cluster = cluster().await;
+    // Six seconds from now, on a whole second (the plan's step), for ten seconds: one gang of
+    // two 1 GB containers, half of `a`'s plan.
+    let arrival = (now_ms() / 1_000 + 6) * 1_000;
+    let mut gang = definition(arrival, 2, 1);
+    gang.deadline = arrival + 12_000;
+    gang.reservation_requests
+        .as_mut()
+        .expect("stages")
+        .reservation_resources[0]
+        .duration = Some(10_000);
+    let reservation = new_reservation(&cluster).await;
+    submit(&cluster, USER, &reservation, "a", gang)
+        .await
+        .expect("accepted");
+    let name = ReservationId::try_from(reservation)
+        .expect("a valid id")
+        .to_string();
+    let queue = format!("root.a.{name}");
+
+    tracing::info!("--- before the window, an application in the reservation is rejected");
+    let (early, _) = try_submit_with(&cluster, in_a(Some(reservation))).await;
+    let (state, _, diagnostics) = eventually("the early application's verdict", || async {
+        let placed = placement(&cluster, early).await;
+        (placed.0 != pb::YarnApplicationStateProto::Submitted as i32
+            && placed.0 != pb::YarnApplicationStateProto::New as i32)
+            .then_some(placed)
+    })
+    .await;
+    assert_eq!(state, pb::YarnApplicationStateProto::Failed as i32);
+    assert!(
+        diagnostics.contains(&format!(
+            "reservation {name}, which is not currently active"
+        )),
+        "{diagnostics}"
+    );
+    assert!(now_ms() < arrival, "the verdict came before the window");
+
+    tracing::info!("--- without a reservation, an application runs in a's default queue");
+    let (plain, _) = TestAm::submit_with(&cluster, in_a(None)).await;
+    assert_eq!(placement(&cluster, plain).await.1, "root.a.a-default");
+
+    tracing::info!("--- inside the window, it runs in the reservation's queue, at its size");
+    eventually("the reservation's queue", || async {
+        let leader = cluster.serving_leader(None).await;
+        let mut client = cluster.client(leader, USER).await;
+        let request = pb::GetQueueInfoRequestProto {
+            queue_name: name.clone(),
+            ..Default::default()
+        };
+        client.get_queue_info(request).await.ok().map(drop)
+    })
+    .await;
+    assert!(now_ms() >= arrival, "no queue before the window");
+    let (inside, mut am) = TestAm::submit_with(&cluster, in_a(Some(reservation))).await;
+    assert_eq!(placement(&cluster, inside).await.1, queue);
+    am.heartbeat(&cluster, 4).await;
+    am.until(&cluster, "the reserved gang", |am| am.held.len() == 2)
+        .await;
+    for _ in 0..10 {
+        am.heartbeat(&cluster, 0).await;
+    }
+    assert_eq!(am.held.len(), 2, "a gang reservation is held to its size");
+    assert_eq!(queue_used_mb(&cluster, &name).await, 2048);
+
+    tracing::info!("--- a new leader keeps the reservation's queue and its application");
+    let leader = cluster.serving_leader(None).await;
+    cluster.stop(leader).await;
+    register_node(&cluster, 8192, 8).await;
+    assert_eq!(placement(&cluster, inside).await.1, queue);
+    am.heartbeat(&cluster, 0).await;
+    assert_eq!(am.held.len(), 2, "its containers survived the failover");
+
+    tracing::info!("--- when the window ends, the application moves to the default queue");
+    let moved = eventually("the move on expiry", || async {
+        let (state, placed, _) = placement(&cluster, inside).await;
+        (placed == "root.a.a-default").then_some(state)
+    })
+    .await;
+    assert_eq!(moved, pb::YarnApplicationStateProto::Running as i32);
+    assert!(now_ms() >= arrival + 10_000, "not before the window's end");
     cluster.shutdown().await;
 }
