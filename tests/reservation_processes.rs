@@ -5,15 +5,17 @@
 //! What this file proves: reservations are created, submitted, listed and deleted from the
 //! command line and over REST in Hadoop's JSON; an overlapping one that breaks the queue's
 //! sharing policy, a malformed one and one for a queue that is not reservable are refused with
-//! the reason; and every accepted reservation is still there, placed as before, after the
-//! active ResourceManager is SIGKILLed.
+//! the reason; every accepted reservation is still there, placed as before, after the active
+//! ResourceManager is SIGKILLed; and an application submitted into a reservation is rejected
+//! before its window, runs its AM container in the reservation's queue inside it, and moves to
+//! the plan's default queue when it ends.
 
 mod common;
 
 use serde_json::{Value, json};
 use yarn_minicluster::LayoutOptions;
 
-use common::process_cluster::{ProcessCluster, one_cluster_at_a_time};
+use common::process_cluster::{ProcessCluster, eventually, one_cluster_at_a_time};
 use common::rest_client::{Credentials, active, curl, setup};
 use common::{stderr, stdout};
 
@@ -69,9 +71,14 @@ fn post(credentials: &Credentials, base: &str, verb: &str, body: Option<&Value>)
 /// Hadoop's `reservation-definition`: `gang` 1 GB containers together for ten minutes between
 /// `arrival` and an hour later.
 fn definition(arrival: i64, gang: i32) -> Value {
+    definition_for(arrival, gang, 600_000, 3_600_000)
+}
+
+/// `gang` 1 GB containers together for `duration_ms`, within `window_ms` of `arrival`.
+fn definition_for(arrival: i64, gang: i32, duration_ms: i64, window_ms: i64) -> Value {
     json!({
         "arrival": arrival,
-        "deadline": arrival + 3_600_000,
+        "deadline": arrival + window_ms,
         "reservation-name": "rest",
         "reservation-requests": {
             "reservation-request-interpreter": 1,
@@ -79,7 +86,7 @@ fn definition(arrival: i64, gang: i32) -> Value {
                 "capability": {"memory": 1024, "vCores": 1},
                 "num-containers": gang,
                 "min-concurrency": gang,
-                "duration": 600_000
+                "duration": duration_ms
             }
         }
     })
@@ -273,4 +280,135 @@ fn reservations_from_the_command_line_and_rest_survive_the_leader() {
         out.contains("Total number of reservations:1") && !out.contains(&cli_id),
         "{out}"
     );
+}
+
+/// Submits over REST, in Hadoop's JSON, an application of queue `a` in `reservation` whose AM
+/// container sleeps; returns its id.
+fn submit_in_reservation(credentials: &Credentials, base: &str, reservation: &str) -> String {
+    let new = curl(
+        Some(credentials),
+        "POST",
+        &format!("{base}/ws/v1/cluster/apps/new-application"),
+        None,
+        true,
+    )
+    .expect("curl reaches the active");
+    assert_eq!(new.status, 200, "{new:?}");
+    let id = new.json()["application-id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let context = json!({
+        "application-id": id,
+        "application-name": "reserved",
+        "queue": "a",
+        "reservation-id": reservation,
+        "am-container-spec": {"commands": {"command": "sleep 120"}},
+        "max-app-attempts": 1,
+        "resource": {"memory": 1024, "vCores": 1},
+    });
+    let submitted = curl(
+        Some(credentials),
+        "POST",
+        &format!("{base}/ws/v1/cluster/apps"),
+        Some(&context.to_string()),
+        true,
+    )
+    .expect("curl reaches the active");
+    assert_eq!(submitted.status, 202, "{submitted:?}");
+    id
+}
+
+/// The REST report of application `id`, once it is past SUBMITTED.
+fn decided(credentials: &Credentials, base: &str, id: &str) -> Value {
+    eventually("the application's admission", || {
+        let answer = curl(
+            Some(credentials),
+            "GET",
+            &format!("{base}/ws/v1/cluster/apps/{id}"),
+            None,
+            true,
+        )
+        .ok()?;
+        let app = answer.json()["app"].clone();
+        (answer.status == 200 && !matches!(app["state"].as_str(), Some("NEW" | "SUBMITTED")))
+            .then_some(app)
+    })
+}
+
+#[test]
+fn an_application_runs_in_its_reservation_inside_the_window_and_not_before() {
+    let _turn = one_cluster_at_a_time();
+    let cluster = ProcessCluster::start_with(1, &layout());
+    queues(&cluster);
+    let (credentials, web) = setup(&cluster);
+    let (_, base) = active(&credentials, &web);
+
+    // A window from ten seconds on, on a whole second (the plan's step), of twenty seconds:
+    // one 1 GB container, what the application's AM needs.
+    let (status, body) = post(&credentials, &base, "new-reservation", None);
+    assert_eq!(status, 200, "{body}");
+    let reservation = serde_json::from_str::<Value>(&body).unwrap()["reservation-id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let arrival = (yarn_security::now_ms() / 1_000 + 10) * 1_000;
+    let submission = json!({
+        "queue": "a",
+        "reservation-id": reservation,
+        "reservation-definition": definition_for(arrival, 1, 20_000, 25_000),
+    });
+    let (status, body) = post(&credentials, &base, "submit", Some(&submission));
+    assert_eq!(status, 202, "{body}");
+
+    // Before the window: rejected, with the reason.
+    let early = submit_in_reservation(&credentials, &base, &reservation);
+    let early = decided(&credentials, &base, &early);
+    assert_eq!(early["state"], "FAILED", "{early}");
+    let diagnostics = early["diagnostics"].as_str().unwrap_or_default();
+    assert!(
+        diagnostics.contains("not currently active"),
+        "{diagnostics}"
+    );
+    assert!(
+        yarn_security::now_ms() < arrival,
+        "rejected before the window"
+    );
+
+    // Inside it: in the reservation's queue, its AM container running on the NodeManager.
+    let inside = eventually("an application accepted into the reservation", || {
+        let id = submit_in_reservation(&credentials, &base, &reservation);
+        let app = decided(&credentials, &base, &id);
+        (app["state"] != "FAILED").then_some(id)
+    });
+    assert!(
+        yarn_security::now_ms() >= arrival,
+        "never before the window"
+    );
+    let app = decided(&credentials, &base, &inside);
+    assert_eq!(app["queue"], format!("root.a.{reservation}"), "{app}");
+    eventually("the AM container in the reservation's queue", || {
+        let app = decided(&credentials, &base, &inside);
+        (app["allocatedMB"].as_i64() >= Some(1024)).then_some(())
+    });
+
+    // When the window ends it moves on, to the plan's default queue, still running.
+    let moved = eventually("the move on expiry", || {
+        let app = decided(&credentials, &base, &inside);
+        (app["queue"] == "root.a.a-default").then_some(app)
+    });
+    assert!(
+        yarn_security::now_ms() >= arrival + 20_000,
+        "not before the window's end"
+    );
+    assert_eq!(moved["allocatedMB"].as_i64(), Some(1024), "{moved}");
+    let killed = curl(
+        Some(&credentials),
+        "PUT",
+        &format!("{base}/ws/v1/cluster/apps/{inside}/state"),
+        Some(r#"{"state":"KILLED"}"#),
+        true,
+    )
+    .expect("curl reaches the active");
+    assert!(matches!(killed.status, 200 | 202), "{killed:?}");
 }

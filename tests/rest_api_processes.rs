@@ -550,13 +550,13 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
         Some(&credentials),
         "POST",
         &format!("{base}/ws/v1/cluster/apps"),
-        Some(r#"{"application-id": "application_1_0001", "reservation-id": "r"}"#),
+        Some(r#"{"application-id": "application_1_0001", "log-aggregation-context": {}}"#),
         false,
     )
     .unwrap();
     assert_eq!(refused_submission.status, 400, "{refused_submission:?}");
     assert!(
-        refused_submission.body.contains("reservation-id"),
+        refused_submission.body.contains("log-aggregation-context"),
         "{refused_submission:?}"
     );
 
