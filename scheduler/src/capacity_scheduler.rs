@@ -32,7 +32,7 @@ use crate::queue::Queue;
 use crate::queue_acl::QueueAcl;
 use crate::queue_limits::QueueLimits;
 use crate::refresh::validate_refresh;
-use crate::reservation::{ReservationQueueSize, default_queue_name};
+use crate::reservation::{ReservationQueueSize, default_queue_name, retain_queues_in_use};
 
 use applications::{Accounting, account_application};
 use nodes::FreeKey;
@@ -241,17 +241,19 @@ impl CapacityScheduler {
     /// Sets the reservation queues of every plan queue to `plans` (by plan queue path; see
     /// [`CapacitySchedulerConfiguration::with_reservation_queues`]), keeping every application,
     /// container and usage: the plan follower's step. A reservation queue that is not listed
-    /// goes; one that still holds applications must stay listed (at 0 percent) until they
-    /// have moved or ended.
+    /// goes once it is empty: one that still holds applications stays,
+    /// [retained](ReservationQueueSize::retained), until they have moved or ended.
     ///
     /// # Errors
     ///
-    /// [`SchedulerError::RemovedQueueHasApplications`] when a queue that goes still holds
-    /// applications; nothing changes then.
+    /// [`SchedulerError::RemovedQueueHasApplications`] should a queue that goes still hold
+    /// applications, which retention rules out; nothing changes then.
     pub fn set_reservation_queues(
         &mut self,
-        plans: BTreeMap<String, Vec<ReservationQueueSize>>,
+        mut plans: BTreeMap<String, Vec<ReservationQueueSize>>,
     ) -> Result<(), SchedulerError> {
+        let in_use = self.applications_per_queue();
+        retain_queues_in_use(&mut plans, &self.conf, in_use.keys().map(String::as_str));
         if plans == self.reservation_queues {
             return Ok(());
         }
@@ -292,18 +294,23 @@ impl CapacityScheduler {
                 }),
             };
         }
-        let name = match reservation {
-            None => default_queue_name(&conf.name),
-            Some(reservation) => reservation.to_string(),
+        let Some(reservation) = reservation else {
+            return Ok(format!("{}.{}", conf.path, default_queue_name(&conf.name)));
         };
-        let path = format!("{}.{name}", conf.path);
-        match self.queue_index.get(&path) {
-            Some(_) => Ok(path),
-            None => Err(SchedulerError::ReservationNotActive {
+        let active = self
+            .reservation_queues
+            .get(&conf.path)
+            .into_iter()
+            .flatten()
+            .any(|size| size.name == reservation && size.active);
+        if active {
+            Ok(format!("{}.{reservation}", conf.path))
+        } else {
+            Err(SchedulerError::ReservationNotActive {
                 application: application_id,
                 queue: conf.path.clone(),
-                reservation: name,
-            }),
+                reservation: reservation.to_string(),
+            })
         }
     }
 

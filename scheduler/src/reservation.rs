@@ -29,7 +29,7 @@ pub use reservation_queue_conf::ReservationQueueConf;
 pub(crate) use reservation_queues::reservation_queue_conf;
 pub use reservation_queues::{
     DEFAULT_QUEUE_SUFFIX, FollowedReservation, ReservationQueueSize, default_queue_capacity,
-    default_queue_name, size_reservation_queues,
+    default_queue_name, retain_queues_in_use, size_reservation_queues,
 };
 pub use resource_timeline::{ResourceArea, ResourceTimeline};
 pub use sharing_policy::{PolicyRefusal, SharingPolicy};

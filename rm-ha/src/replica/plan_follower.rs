@@ -28,8 +28,17 @@ use crate::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
 ///   allocations adds nothing to the log;
 /// - a new leader takes no step before its work-preserving recovery wait is over: until then
 ///   it knows only part of the cluster and would shrink every reservation;
-/// - a reservation queue is taken from the scheduler only once its applications have moved
-///   or ended, so no application is ever left in a queue that does not exist.
+/// - a reservation queue stays in every replica's scheduler while it holds applications
+///   (retained, taking no new one), so an application of an ended reservation runs on until
+///   its move or kill is committed; one found in a plan queue itself (placed there before the
+///   queue was reservable) is moved to the plan's default queue;
+/// - a move or kill applies only if the application is still in the queue it was decided for
+///   ([`CommandV1::ExpireReservationApplication`]), so a client's move in between wins.
+///
+/// Windows are measured on the leaders' wall clocks, so replicas' clocks must agree, as NTP
+/// keeps them, for a new leader not to open or close a reservation's queue early. A step
+/// decided just before a client deletes a reservation may size its queue once more; the next
+/// step removes it.
 pub(crate) struct PlanFollower {
     /// Every Raft write of the service goes through it.
     pub(crate) proposer: RaftProposer,
@@ -113,24 +122,16 @@ impl PlanFollower {
                 queues: step.queues,
             });
         }
-        commands.extend(step.moves.into_iter().map(|(application_seq, queue)| {
-            CommandV1::MoveApplication {
-                application_seq,
-                queue,
+        let now_ms = now_ms();
+        commands.extend(step.expired.into_iter().map(|expired| {
+            CommandV1::ExpireReservationApplication {
+                application_seq: expired.application_seq,
+                queue: expired.queue,
+                move_to: expired.move_to,
+                diagnostics: expired.diagnostics,
+                now_ms,
             }
         }));
-        let now_ms = now_ms();
-        commands.extend(
-            step.kills
-                .into_iter()
-                .map(
-                    |(application_seq, diagnostics)| CommandV1::KillApplication {
-                        application_seq,
-                        diagnostics,
-                        now_ms,
-                    },
-                ),
-        );
         commands.extend(
             step.archive
                 .into_iter()

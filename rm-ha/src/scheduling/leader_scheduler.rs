@@ -141,6 +141,8 @@ impl LeaderScheduler {
         self.reconcile_reservation_queues(state);
         self.reconcile_nodes(nodes);
         let admissions = self.reconcile_applications(state, &source.groups);
+        // Again, now that moves and ends are applied: a reservation queue they emptied goes.
+        self.reconcile_reservation_queues(state);
         self.reconcile_containers(state);
         self.reconcile_promotions(state);
         let scheduler = &self.scheduler;

@@ -22,7 +22,7 @@ pub use leader_scheduler::{LeaderScheduler, PassOutcome};
 pub use opportunistic_counts::OpportunisticCounts;
 pub use opportunistic_scheduling::OpportunisticScheduling;
 pub use opportunistic_settings::OpportunisticSettings;
-pub use plan_step::{PlanQueue, PlanStep, plan_step};
+pub use plan_step::{ExpiredApplication, PlanQueue, PlanStep, plan_step};
 pub use preemption_config::PreemptionConfig;
 pub use queue_config_source::{CAPACITY_SCHEDULER_XML, QueueConfigSource};
 pub use queue_info_proto::{PreemptionReport, queue_info_proto};

@@ -24,18 +24,29 @@ pub struct PlanQueue {
     pub conf: ReservationQueueConf,
 }
 
+/// An application whose reservation ended: moved to its plan's default reservation queue or
+/// killed, as `reservation-move-on-expiry` says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExpiredApplication {
+    /// Its sequence number.
+    pub application_seq: i32,
+    /// The queue it is in.
+    pub queue: String,
+    /// Where it moves; `None` to kill it.
+    pub move_to: Option<String>,
+    /// Why it is killed.
+    pub diagnostics: String,
+}
+
 /// What one step changes: the sizes of the active reservations' queues, the applications of
-/// reservations that ended (moved to their plan's default reservation queue or killed, as
-/// `reservation-move-on-expiry` says), and the reservations old enough to archive.
+/// reservations that ended, and the reservations old enough to archive.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PlanStep {
     /// The reservation queues from this step on, by plan queue path.
     pub queues: BTreeMap<String, Vec<ReservationQueueShare>>,
-    /// Applications, by sequence number, to move to the default reservation queue (the
-    /// path).
-    pub moves: Vec<(i32, String)>,
-    /// Applications to kill, by sequence number, with why.
-    pub kills: Vec<(i32, String)>,
+    /// The applications of reservations that ended, and of plan queues themselves (placed
+    /// there before the queue ran as a plan queue), which move to the default queue.
+    pub expired: Vec<ExpiredApplication>,
     /// Reservations, by sequence number, that ended a whole `reservation-window` ago: the
     /// sharing policy no longer weighs them.
     pub archive: Vec<i64>,
@@ -48,10 +59,11 @@ pub struct PlanStep {
 /// reservation before its window (it may instead end up to a step after it, as the window's
 /// start may be a step late).
 ///
-/// Guarantees: a reservation has a queue exactly while its allocation's window holds the
-/// instant (see [`size_reservation_queues`]); an application outside the default queue whose
-/// reservation queue is not among those is moved or killed, once for each step that finds it
-/// there; nothing is decided for a queue that is no longer a plan queue.
+/// Guarantees: a reservation is sized exactly while its allocation's window holds `now_ms`
+/// (see [`size_reservation_queues`]); an application under the plan queue outside its default
+/// queue whose reservation is not sized is moved or killed, and one in the plan queue itself
+/// moved, by each step that finds it there; nothing is decided for a queue that is no longer a
+/// plan queue.
 pub fn plan_step(
     state: &RmState,
     plans: &[PlanQueue],
@@ -109,7 +121,8 @@ pub fn plan_step(
     step
 }
 
-/// Moves or kills the live applications of `plan` whose reservation has no queue in `shares`.
+/// Moves or kills the live applications of `plan` whose reservation has no queue in `shares`,
+/// and moves those in the plan queue itself.
 fn expire(
     state: &RmState,
     plan: &PlanQueue,
@@ -118,11 +131,23 @@ fn expire(
     step: &mut PlanStep,
 ) {
     let default_name = default_queue_name(&plan.name);
+    let default_queue = format!("{}.{default_name}", plan.path);
     for application in state.applications.values() {
         if !matches!(
             application.state,
             ApplicationState::Accepted | ApplicationState::Running
         ) {
+            continue;
+        }
+        let expired = |move_to: Option<String>, diagnostics: String| ExpiredApplication {
+            application_seq: application.sequence,
+            queue: application.queue.clone(),
+            move_to,
+            diagnostics,
+        };
+        if application.queue == plan.path {
+            step.expired
+                .push(expired(Some(default_queue.clone()), String::new()));
             continue;
         }
         let Some((queue_plan, name)) = application.queue.rsplit_once('.') else {
@@ -137,24 +162,189 @@ fn expire(
         if active {
             continue;
         }
-        if plan.conf.move_on_expiry {
-            step.moves.push((
-                application.sequence,
-                format!("{}.{default_name}", plan.path),
-            ));
+        step.expired.push(if plan.conf.move_on_expiry {
+            expired(Some(default_queue.clone()), String::new())
         } else {
-            step.kills.push((
-                application.sequence,
+            expired(
+                None,
                 format!(
                     "Application killed: reservation {name} of queue {} has ended \
                      (reservation-move-on-expiry is false)",
                     plan.path
                 ),
-            ));
-        }
+            )
+        });
     }
 }
 
 fn reservation_name(state: &RmState, sequence: i64) -> String {
     yarn_proto::ids::ReservationId::new(state.cluster_timestamp_ms, sequence).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use yarn_scheduler::reservation::{
+        RequestInterpreter, ReservationDefinition, ReservationStage, ResourceTimeline,
+    };
+
+    use super::*;
+    use crate::state_machine::{ApplicationRecord, CommandV1, ReservationChange, RmCommand};
+
+    const GIB: u64 = 1024;
+    const HOUR_MS: i64 = 3_600_000;
+
+    fn conf(move_on_expiry: bool) -> ReservationQueueConf {
+        ReservationQueueConf {
+            window_ms: 24 * HOUR_MS,
+            average_capacity_percent: 100.0,
+            instantaneous_max_capacity_percent: 100.0,
+            no_over_commit_only: false,
+            enforcement_window_ms: HOUR_MS,
+            show_reservations_as_queues: false,
+            move_on_expiry,
+        }
+    }
+
+    fn plan(move_on_expiry: bool) -> PlanQueue {
+        PlanQueue {
+            path: "root.a".to_owned(),
+            name: "a".to_owned(),
+            resources: Resource::new(8 * GIB, 8),
+            conf: conf(move_on_expiry),
+        }
+    }
+
+    /// Reservation 1 holds 2 GiB over [1000, 5000); reservation 2, a gang of two 1 GiB
+    /// containers, 4 GiB over [3000, 4000). An application runs in each, one in the default
+    /// queue and one in the plan queue itself.
+    fn state() -> RmState {
+        let mut state = RmState {
+            cluster_timestamp_ms: 7,
+            ..RmState::default()
+        };
+        state.apply(&RmCommand::V1(CommandV1::AllocateReservationIds {
+            count: 2,
+        }));
+        for (sequence, start, end, gib, concurrency) in
+            [(1, 1_000, 5_000, 2, 1), (2, 3_000, 4_000, 4, 2)]
+        {
+            let definition = ReservationDefinition {
+                arrival_ms: start,
+                deadline_ms: end,
+                stages: vec![ReservationStage {
+                    capability: Resource::new(GIB, 1),
+                    num_containers: 4,
+                    concurrency,
+                    duration_ms: end - start,
+                }],
+                interpreter: RequestInterpreter::All,
+                name: String::new(),
+                priority: 0,
+            };
+            let record = ReservationRecord {
+                queue: "root.a".to_owned(),
+                user: "alice".to_owned(),
+                definition,
+                allocation: ResourceTimeline::of(start, end, Resource::new(gib * GIB, gib as u32)),
+                acceptance_ms: 0,
+            };
+            let version = state.reservations.plan_version();
+            state.apply(&RmCommand::V1(CommandV1::ChangeReservation {
+                sequence,
+                expected_plan_version: version,
+                change: ReservationChange::Submit(record),
+            }));
+        }
+        for (sequence, queue) in [
+            (1, "root.a.reservation_7_0001"),
+            (2, "root.a.reservation_7_0002"),
+            (3, "root.a.a-default"),
+            // Placed before `a` ran as a plan queue.
+            (4, "root.a"),
+        ] {
+            state.applications.insert(
+                sequence,
+                ApplicationRecord {
+                    sequence,
+                    queue: queue.to_owned(),
+                    state: ApplicationState::Running,
+                    ..ApplicationRecord::default()
+                },
+            );
+        }
+        state
+    }
+
+    fn step_at(state: &RmState, move_on_expiry: bool, now_ms: i64) -> PlanStep {
+        plan_step(
+            state,
+            &[plan(move_on_expiry)],
+            Resource::new(16 * GIB, 16),
+            ResourceCalculator::Default,
+            now_ms,
+        )
+    }
+
+    fn share(sequence: i64, capacity: u32, maximum: u32) -> ReservationQueueShare {
+        ReservationQueueShare {
+            sequence,
+            capacity_millionths: capacity,
+            maximum_capacity_millionths: maximum,
+        }
+    }
+
+    #[test]
+    fn each_active_reservation_gets_its_share_of_the_plan_and_the_others_lose_their_applications() {
+        let state = state();
+        // At 4000 reservation 2 has ended.
+        let step = step_at(&state, true, 4_000);
+        assert_eq!(step.queues["root.a"], vec![share(1, 250_000, 1_000_000)]);
+        let moved = |application_seq, queue: &str| ExpiredApplication {
+            application_seq,
+            queue: queue.to_owned(),
+            move_to: Some("root.a.a-default".to_owned()),
+            diagnostics: String::new(),
+        };
+        assert_eq!(
+            step.expired,
+            vec![moved(2, "root.a.reservation_7_0002"), moved(4, "root.a")]
+        );
+        assert!(step.archive.is_empty());
+
+        // At 3999 both hold their window; the gang keeps to its capacity.
+        let step = step_at(&state, true, 3_999);
+        assert_eq!(
+            step.queues["root.a"],
+            vec![share(1, 250_000, 1_000_000), share(2, 500_000, 500_000)]
+        );
+        assert_eq!(step.expired, vec![moved(4, "root.a")]);
+        // Not before its window: at 999 reservation 1 has no queue yet.
+        assert!(step_at(&state, true, 999).queues["root.a"].is_empty());
+    }
+
+    #[test]
+    fn without_move_on_expiry_the_applications_of_an_ended_reservation_are_killed() {
+        let state = state();
+        let step = step_at(&state, false, 5_000);
+        assert!(step.queues["root.a"].is_empty());
+        let verdicts: Vec<(i32, bool)> = step
+            .expired
+            .iter()
+            .map(|expired| (expired.application_seq, expired.move_to.is_none()))
+            .collect();
+        assert_eq!(verdicts, vec![(1, true), (2, true), (4, false)]);
+        let diagnostics = &step.expired[0].diagnostics;
+        assert!(diagnostics.contains("reservation_7_0001"), "{diagnostics}");
+    }
+
+    #[test]
+    fn reservations_that_ended_a_whole_window_ago_are_archived() {
+        let state = state();
+        assert!(step_at(&state, true, 24 * HOUR_MS).archive.is_empty());
+        assert_eq!(step_at(&state, true, 24 * HOUR_MS + 4_000).archive, vec![2]);
+        assert_eq!(
+            step_at(&state, true, 24 * HOUR_MS + 5_000).archive,
+            vec![1, 2]
+        );
+    }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use yarn_proto::ids::ReservationId;
 use yarn_proto::pb;
 use yarn_scheduler::CapacitySchedulerConfiguration;
-use yarn_scheduler::reservation::{ReservationQueueSize, default_queue_name};
+use yarn_scheduler::reservation::{ReservationQueueSize, retain_queues_in_use};
 
 use crate::state_machine::{ReservationQueueShare, RmState};
 
@@ -13,9 +13,9 @@ use crate::state_machine::{ReservationQueueShare, RmState};
 const MILLIONTHS_PER_PERCENT: f64 = 10_000.0;
 
 /// The reservation queues of every plan queue of `conf`: those the plan follower last sized in
-/// `state`, then, at 0 percent, the queue of any reservation that is no longer active but still
-/// holds an application that has not ended, so that the scheduler keeps that queue until the
-/// follower's move or kill of the application is committed.
+/// `state`, then, [retained](ReservationQueueSize::retained), the queue of any reservation that
+/// is no longer active but still holds an application that has not ended in `state`, so that a
+/// new leader's scheduler recovers it there until the follower's move or kill is committed.
 pub(crate) fn reservation_queue_sizes(
     state: &RmState,
     conf: &CapacitySchedulerConfiguration,
@@ -32,28 +32,12 @@ pub(crate) fn reservation_queue_sizes(
             (plan.clone(), sizes)
         })
         .collect();
-    for application in state.applications.values() {
-        if application.state.is_final() {
-            continue;
-        }
-        let Some((plan, name)) = application.queue.rsplit_once('.') else {
-            continue;
-        };
-        let Some(plan_conf) = conf.queue(plan) else {
-            continue;
-        };
-        if plan_conf.reservation.is_none() || name == default_queue_name(&plan_conf.name) {
-            continue;
-        }
-        let sizes = plans.entry(plan.to_owned()).or_default();
-        if !sizes.iter().any(|size| size.name == name) {
-            sizes.push(ReservationQueueSize {
-                name: name.to_owned(),
-                capacity: 0.0,
-                maximum_capacity: 0.0,
-            });
-        }
-    }
+    let in_use = state
+        .applications
+        .values()
+        .filter(|application| !application.state.is_final())
+        .map(|application| application.queue.as_str());
+    retain_queues_in_use(&mut plans, conf, in_use);
     plans
 }
 
@@ -65,10 +49,11 @@ pub(crate) fn reservation_queue_name(
     Some(ReservationId::new(id.cluster_timestamp, id.id).to_string())
 }
 
-/// A percentage as the state keeps it.
+/// A percentage as the state keeps it, rounded down so that shares summing to at most 100
+/// percent still do.
 pub(crate) fn millionths(percent: f64) -> u32 {
     // A share is within 0 to 100 percent, so the product fits.
-    (percent.clamp(0.0, 100.0) * MILLIONTHS_PER_PERCENT).round() as u32
+    (percent.clamp(0.0, 100.0) * MILLIONTHS_PER_PERCENT).floor() as u32
 }
 
 fn size(cluster_timestamp_ms: i64, share: &ReservationQueueShare) -> ReservationQueueSize {
@@ -76,5 +61,6 @@ fn size(cluster_timestamp_ms: i64, share: &ReservationQueueShare) -> Reservation
         name: ReservationId::new(cluster_timestamp_ms, share.sequence).to_string(),
         capacity: f64::from(share.capacity_millionths) / MILLIONTHS_PER_PERCENT,
         maximum_capacity: f64::from(share.maximum_capacity_millionths) / MILLIONTHS_PER_PERCENT,
+        active: true,
     }
 }

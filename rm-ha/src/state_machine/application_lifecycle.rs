@@ -122,6 +122,31 @@ impl RmState {
         }
     }
 
+    /// Moves an application that is not final and still in `queue` to `move_to`, or kills it
+    /// with `diagnostics` without one.
+    pub(super) fn expire_reservation_application(
+        &mut self,
+        application_seq: i32,
+        queue: &str,
+        move_to: Option<&str>,
+        diagnostics: &str,
+        now_ms: i64,
+    ) -> RmResponse {
+        match self.live_application(application_seq) {
+            Ok(application) if application.queue != queue => {
+                return RmResponse::ApplicationNotInQueue {
+                    queue: application.queue.clone(),
+                };
+            }
+            Ok(_) => {}
+            Err(response) => return response,
+        }
+        match move_to {
+            Some(target) => self.move_application(application_seq, target),
+            None => self.kill_application(application_seq, diagnostics, now_ms),
+        }
+    }
+
     /// Gives an application that is not final the priority `priority`.
     pub(super) fn update_application_priority(
         &mut self,
@@ -732,6 +757,37 @@ mod tests {
             ),
             RmResponse::UnknownApplication { sequence: 9 }
         );
+    }
+
+    #[test]
+    fn a_reservation_verdict_applies_only_while_the_application_is_where_it_was_reached() {
+        let mut state = with_am();
+        let expire = |queue: &str, move_to: Option<&str>| CommandV1::ExpireReservationApplication {
+            application_seq: 1,
+            queue: queue.to_owned(),
+            move_to: move_to.map(str::to_owned),
+            diagnostics: "reservation ended".to_owned(),
+            now_ms: 80,
+        };
+        let queue = state.applications[&1].queue.clone();
+        // Reached for another queue (a client moved it meanwhile): nothing changes.
+        assert_eq!(
+            apply(&mut state, expire("root.elsewhere", None)),
+            RmResponse::ApplicationNotInQueue {
+                queue: queue.clone()
+            }
+        );
+        assert_eq!(state.applications[&1].state, ApplicationState::Running);
+        assert_eq!(
+            apply(&mut state, expire(&queue, Some("root.a.a-default"))),
+            RmResponse::ApplicationMoved
+        );
+        assert_eq!(state.applications[&1].queue, "root.a.a-default");
+        assert_eq!(
+            apply(&mut state, expire("root.a.a-default", None)),
+            RmResponse::ApplicationKilled
+        );
+        assert_eq!(state.applications[&1].diagnostics, "reservation ended");
     }
 
     #[test]

@@ -275,6 +275,22 @@ pub enum CommandV1 {
         /// By plan queue path.
         queues: BTreeMap<String, Vec<ReservationQueueShare>>,
     },
+    /// The plan follower's verdict on an application whose reservation ended: if it is still
+    /// live in `queue`, it moves to `move_to` or, without one, is killed with `diagnostics`;
+    /// otherwise (a client moved it meanwhile, or it ended) nothing changes, so a verdict
+    /// reached on an older state never overrides a newer decision.
+    ExpireReservationApplication {
+        /// The application's sequence number.
+        application_seq: i32,
+        /// The queue the verdict was reached for.
+        queue: String,
+        /// The plan's default reservation queue, under `reservation-move-on-expiry`.
+        move_to: Option<String>,
+        /// Why it is killed, without `move_to`.
+        diagnostics: String,
+        /// The leader's clock.
+        now_ms: i64,
+    },
 }
 
 #[cfg(test)]
@@ -339,6 +355,22 @@ mod tests {
             ),
             (CommandV1::AllocateReservationIds { count: 1 }, 21),
             (CommandV1::DeleteReservation { sequence: 1 }, 23),
+            (
+                CommandV1::SizeReservationQueues {
+                    queues: BTreeMap::new(),
+                },
+                24,
+            ),
+            (
+                CommandV1::ExpireReservationApplication {
+                    application_seq: 1,
+                    queue: String::new(),
+                    move_to: None,
+                    diagnostics: String::new(),
+                    now_ms: 0,
+                },
+                25,
+            ),
         ];
         for (command, position) in pinned {
             let bytes = postcard::to_allocvec(&RmCommand::V1(command.clone())).unwrap();

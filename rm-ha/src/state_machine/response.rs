@@ -203,4 +203,9 @@ pub enum RmResponse {
     },
     /// The plan follower's sizes of the reservation queues are in force.
     ReservationQueuesSized,
+    /// The application is no longer in the queue a verdict was reached for.
+    ApplicationNotInQueue {
+        /// The queue it is in.
+        queue: String,
+    },
 }

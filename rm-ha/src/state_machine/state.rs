@@ -239,6 +239,19 @@ impl RmState {
                 .change(*sequence, *expected_plan_version, change),
             CommandV1::DeleteReservation { sequence } => self.reservations.delete(*sequence),
             CommandV1::SizeReservationQueues { queues } => self.reservations.size_queues(queues),
+            CommandV1::ExpireReservationApplication {
+                application_seq,
+                queue,
+                move_to,
+                diagnostics,
+                now_ms,
+            } => self.expire_reservation_application(
+                *application_seq,
+                queue,
+                move_to.as_deref(),
+                diagnostics,
+                *now_ms,
+            ),
         }
     }
 

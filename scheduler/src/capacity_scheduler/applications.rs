@@ -64,7 +64,8 @@ impl CapacityScheduler {
     }
 
     /// Checks that the accepted application could move to `queue` (a path or unique name): a
-    /// leaf whose path is RUNNING, below its application limits for the application's user.
+    /// leaf whose path is RUNNING, below its application limits for the application's user; a
+    /// plan queue stands for its default reservation queue, as in Hadoop.
     /// Returns the target's path; moving to the queue the application is in passes. Changes
     /// nothing: the caller commits the move, then applies it with
     /// [`move_application`](Self::move_application). Rights on the target queue are the
@@ -83,7 +84,8 @@ impl CapacityScheduler {
         queue: &str,
     ) -> Result<String, SchedulerError> {
         let app = self.application(application_id)?;
-        let leaf = self.resolve_leaf(application_id, queue, &app.user)?;
+        let target = self.placement_queue(application_id, queue, &app.user, None)?;
+        let leaf = self.resolve_leaf(application_id, &target, &app.user)?;
         if leaf != app.leaf {
             self.check_queue_running(application_id, leaf)?;
             self.check_application_limits(application_id, leaf, &app.user)?;

@@ -8,8 +8,11 @@
 //! the plan follower gives each reservation's queue what the plan holds for it at that
 //! instant, and the default queue what is left.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
+use crate::capacity_scheduler_configuration::CapacitySchedulerConfiguration;
 use crate::queue_capacity::QueueCapacity;
 use crate::queue_conf::QueueConf;
 use crate::{Resource, ResourceCalculator};
@@ -35,6 +38,47 @@ pub struct ReservationQueueSize {
     pub capacity: f64,
     /// Its hard limit as a share of the plan queue, percent (`capacity` to 100).
     pub maximum_capacity: f64,
+    /// Whether its reservation is active, so that applications may be submitted into it; a
+    /// queue kept only for the applications still in it after its reservation ended is not.
+    pub active: bool,
+}
+
+impl ReservationQueueSize {
+    /// The queue of a reservation that is no longer active, kept at nothing until the
+    /// applications still in it have moved or ended.
+    pub fn retained(name: &str) -> Self {
+        Self {
+            name: name.to_string(),
+            capacity: 0.0,
+            maximum_capacity: 0.0,
+            active: false,
+        }
+    }
+}
+
+/// Adds to `plans`, as [retained](ReservationQueueSize::retained), the queue of every
+/// reservation in `queues_in_use` (full paths of queues holding applications) that `plans` does
+/// not list under its plan queue of `conf`: a reservation queue goes only once it is empty.
+pub fn retain_queues_in_use<'a>(
+    plans: &mut BTreeMap<String, Vec<ReservationQueueSize>>,
+    conf: &CapacitySchedulerConfiguration,
+    queues_in_use: impl IntoIterator<Item = &'a str>,
+) {
+    for queue in queues_in_use {
+        let Some((plan, name)) = queue.rsplit_once('.') else {
+            continue;
+        };
+        let Some(plan_conf) = conf.queue(plan) else {
+            continue;
+        };
+        if plan_conf.reservation.is_none() || name == default_queue_name(&plan_conf.name) {
+            continue;
+        }
+        let sizes = plans.entry(plan.to_string()).or_default();
+        if !sizes.iter().any(|size| size.name == name) {
+            sizes.push(ReservationQueueSize::retained(name));
+        }
+    }
 }
 
 /// One reservation of a plan, as the plan follower weighs it.
@@ -64,9 +108,11 @@ impl FollowedReservation<'_> {
 /// Each gets what the plan holds for it at `now_ms` over `plan_resources` (the plan queue's
 /// guaranteed resources), as `calculator` divides within `cluster`. Its maximum capacity is
 /// 100 percent, so it may borrow idle capacity, unless it runs gangs: a gang started before
-/// all of it fits only holds resources idle, so it keeps to its capacity. When the plan holds
-/// more than `plan_resources` (the cluster shrank), every reservation is scaled down alike so
-/// the shares sum to 100. A plan with no resources gives every reservation 0.
+/// all of it fits only holds resources idle, so it keeps to its capacity. When the shares sum
+/// above 100 (the plan holds more than `plan_resources` because the cluster shrank, or, under
+/// dominant resource fairness, reservations dominant in different resources add up past the
+/// plan's percentage), every reservation is scaled down alike so they sum to 100. A plan with no
+/// resources gives every reservation 0.
 pub fn size_reservation_queues<'a>(
     reservations: impl IntoIterator<Item = FollowedReservation<'a>>,
     now_ms: i64,
@@ -89,6 +135,7 @@ pub fn size_reservation_queues<'a>(
                 name: reservation.name.to_string(),
                 capacity: share,
                 maximum_capacity: 100.0,
+                active: true,
             };
             (size, reservation.has_gangs)
         })

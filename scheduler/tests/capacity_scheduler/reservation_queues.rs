@@ -34,6 +34,7 @@ fn sized(capacity: f64, maximum_capacity: f64) -> BTreeMap<String, Vec<Reservati
             name: RESERVATION.to_string(),
             capacity,
             maximum_capacity,
+            active: true,
         }],
     )])
 }
@@ -102,24 +103,27 @@ fn an_active_reservation_runs_its_applications_at_its_share_of_the_plan() {
 }
 
 #[test]
-fn a_reservation_queue_holding_applications_cannot_go() {
+fn an_ended_reservation_keeps_its_queue_for_its_applications_but_takes_no_new_one() {
     let mut scheduler = plan_queue_a();
     scheduler
         .set_reservation_queues(sized(50.0, 100.0))
         .expect("sized");
     let path = format!("root.a.{RESERVATION}");
     must_start(&mut scheduler, 1, &path, "alice", 0);
+    // The reservation ended: its queue stays, empty-handed, while application 1 is in it.
+    scheduler
+        .set_reservation_queues(BTreeMap::new())
+        .expect("retained");
+    let kept = scheduler.queue_info(&path).expect("kept");
+    assert_eq!((kept.capacity, kept.maximum_capacity), (0.0, 0.0));
     assert!(matches!(
-        scheduler.set_reservation_queues(BTreeMap::new()),
-        Err(SchedulerError::RemovedQueueHasApplications { .. })
+        scheduler.placement_queue(app(2), "a", "alice", Some(RESERVATION)),
+        Err(SchedulerError::ReservationNotActive { .. })
     ));
-    // Expired, it is kept at nothing until its application has moved.
-    scheduler
-        .set_reservation_queues(sized(0.0, 0.0))
-        .expect("emptied");
-    scheduler
-        .move_application(app(1), "a-default")
-        .expect("moved");
+    // Moved to the plan queue, it lands in the default reservation queue; its old queue goes.
+    let target = scheduler.check_move(app(1), "a").expect("movable");
+    assert_eq!(target, "root.a.a-default");
+    scheduler.move_application(app(1), &target).expect("moved");
     scheduler
         .set_reservation_queues(BTreeMap::new())
         .expect("gone");
