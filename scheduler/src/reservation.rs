@@ -12,6 +12,7 @@
 
 mod greedy_agent;
 mod plan;
+mod replanner;
 mod reservation_definition;
 mod reservation_queue_conf;
 mod reservation_queues;
@@ -20,6 +21,7 @@ mod sharing_policy;
 
 pub use greedy_agent::{PlacementRefusal, PlanCapacity, place};
 pub use plan::{AdmissionRefusal, Booking, Plan};
+pub use replanner::{ReplannedReservation, replan};
 pub use reservation_definition::{
     DefinitionRefusal, MAX_HORIZON_MS, MAX_STAGES, RequestInterpreter, ReservationDefinition,
     ReservationStage,

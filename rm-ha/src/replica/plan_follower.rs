@@ -17,7 +17,9 @@ use crate::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
 /// Every `time_step` (`yarn.resourcemanager.reservation-system.planfollower.time-step`), sizes
 /// the queue of each active reservation from what the plan holds for it now, moves the
 /// applications of reservations that ended to their plan's default reservation queue or kills
-/// them (`reservation-move-on-expiry`), and archives reservations that ended a whole
+/// them (`reservation-move-on-expiry`), deletes the reservations accepted last when the plan no
+/// longer has the resources it promised within `reservation-enforcement-window` (Hadoop's
+/// `SimpleCapacityReplanner`), and archives reservations that ended a whole
 /// `reservation-window` ago.
 ///
 /// Guarantees:
@@ -133,8 +135,9 @@ impl PlanFollower {
             }
         }));
         commands.extend(
-            step.archive
+            step.replanned
                 .into_iter()
+                .chain(step.archive)
                 .map(|sequence| CommandV1::DeleteReservation { sequence }),
         );
         for command in commands {

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use yarn_scheduler::reservation::{
-    FollowedReservation, ReservationQueueConf, default_queue_name, size_reservation_queues,
+    FollowedReservation, ReplannedReservation, ReservationQueueConf, default_queue_name, replan,
+    size_reservation_queues,
 };
 use yarn_scheduler::{Resource, ResourceCalculator};
 
@@ -50,6 +51,10 @@ pub struct PlanStep {
     /// Reservations, by sequence number, that ended a whole `reservation-window` ago: the
     /// sharing policy no longer weighs them.
     pub archive: Vec<i64>,
+    /// Reservations, by sequence number, the plan can no longer keep within its
+    /// `reservation-enforcement-window` (see [`replan`]): they are deleted, and their
+    /// applications leave their queues as on expiry.
+    pub replanned: Vec<i64>,
 }
 
 /// The step at `now_ms` for the plan queues `plans` of a cluster of `cluster` resources.
@@ -73,11 +78,33 @@ pub fn plan_step(
 ) -> PlanStep {
     let mut step = PlanStep::default();
     for plan in plans {
-        let reservations: Vec<(String, i64, &ReservationRecord)> = state
+        let mut reservations: Vec<(String, i64, &ReservationRecord)> = state
             .reservations
             .in_queue(&plan.path)
             .map(|(sequence, record)| (reservation_name(state, sequence), sequence, record))
             .collect();
+        // A cluster with no running node is more likely out of reach than gone: nothing is
+        // replanned on it.
+        if !cluster.is_zero() {
+            let weighed: Vec<ReplannedReservation<'_>> = reservations
+                .iter()
+                .map(|(_, sequence, record)| ReplannedReservation {
+                    sequence: *sequence,
+                    acceptance_ms: record.acceptance_ms,
+                    allocation: &record.allocation,
+                })
+                .collect();
+            let dropped = replan(
+                &weighed,
+                plan.resources,
+                cluster,
+                calculator,
+                now_ms,
+                plan.conf.enforcement_window_ms,
+            );
+            reservations.retain(|(_, sequence, _)| !dropped.contains(sequence));
+            step.replanned.extend(dropped);
+        }
         let names: BTreeMap<&str, i64> = reservations
             .iter()
             .map(|(name, sequence, _)| (name.as_str(), *sequence))
@@ -335,6 +362,33 @@ mod tests {
         assert_eq!(verdicts, vec![(1, true), (2, true), (4, false)]);
         let diagnostics = &step.expired[0].diagnostics;
         assert!(diagnostics.contains("reservation_7_0001"), "{diagnostics}");
+    }
+
+    #[test]
+    fn a_plan_that_lost_resources_drops_the_reservations_accepted_last_within_the_window() {
+        let state = state();
+        let mut small = plan(true);
+        // 5 GiB: at 3000 the two hold 6; reservation 2 was accepted last (by sequence).
+        small.resources = Resource::new(5 * GIB, 8);
+        let step = plan_step(
+            &state,
+            &[small.clone()],
+            Resource::new(16 * GIB, 16),
+            ResourceCalculator::Default,
+            0,
+        );
+        assert_eq!(step.replanned, vec![2]);
+        assert!(step.queues["root.a"].is_empty(), "nothing active at 0");
+        // With an enforcement window ending before 3000, nothing goes yet.
+        small.conf.enforcement_window_ms = 3_000;
+        let step = plan_step(
+            &state,
+            &[small],
+            Resource::new(16 * GIB, 16),
+            ResourceCalculator::Default,
+            0,
+        );
+        assert!(step.replanned.is_empty());
     }
 
     #[test]
