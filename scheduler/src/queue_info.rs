@@ -64,6 +64,9 @@ pub struct QueueInfo {
     /// `intra-queue-preemption.disable_preemption`, as inherited, or `disable_preemption`: the
     /// queue never preempts among its own applications.
     pub intra_queue_disable_preemption: bool,
+    /// False for a plan queue whose reservation queues the scheduler's web pages hide
+    /// (`show-reservations-as-queues`, false by default); true for every other queue.
+    pub shows_reservation_queues: bool,
     /// `minimum-user-limit-percent`.
     pub minimum_user_limit_percent: f64,
     /// `user-limit-factor`.

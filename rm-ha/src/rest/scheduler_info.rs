@@ -156,11 +156,15 @@ impl SchedulerResponse {
     }
 }
 
+/// The children of `parent`, none for a plan queue that hides its reservation queues.
 fn children(
     parent: &QueueInfo,
     by_path: &BTreeMap<&str, &QueueInfo>,
     preemption: PreemptionReport<'_>,
 ) -> Vec<QueueEntry> {
+    if !parent.shows_reservation_queues {
+        return Vec::new();
+    }
     parent
         .child_queues
         .iter()
@@ -196,7 +200,7 @@ fn entry(
         resources_to_preempt: figures.to_preempt.into(),
         resources_preempted: figures.preempted.into(),
         num_containers_preempted: figures.preempted_containers,
-        queues: (!is_leaf).then(|| QueueList {
+        queues: (!is_leaf && queue.shows_reservation_queues).then(|| QueueList {
             queue: children(queue, by_path, preemption),
         }),
         leaf: is_leaf.then(|| LeafFigures {
@@ -234,6 +238,38 @@ mod tests {
     use crate::scheduling::LeaderScheduler;
     use crate::scheduling::capacity_properties as properties;
     use crate::scheduling::test_fixtures::{nodes, source, state, submit};
+
+    #[test]
+    fn a_plan_queue_shows_its_reservation_queues_only_when_configured_to() {
+        let report_of = |show: &str| {
+            let state = state(properties(&[
+                ("root.queues", "a,b"),
+                ("root.a.capacity", "50"),
+                ("root.a.reservable", "true"),
+                ("root.a.show-reservations-as-queues", show),
+                ("root.b.capacity", "50"),
+            ]));
+            let (leader, _) = LeaderScheduler::rebuild(&state, &source(), &nodes(2)).unwrap();
+            let figures = QueuePreemptions::of(&state, true);
+            let report = PreemptionReport {
+                enabled: true,
+                intra_queue_enabled: true,
+                figures: &figures,
+            };
+            let infos = leader.scheduler().queue_infos();
+            serde_json::to_value(SchedulerResponse::of(&infos, report)).unwrap()
+        };
+        let hidden = report_of("false");
+        let a = &hidden["scheduler"]["schedulerInfo"]["queues"]["queue"][0];
+        assert_eq!(a["queueName"], "a", "{a}");
+        assert!(a.get("queues").is_none(), "{a}");
+        let shown = report_of("true");
+        let a = &shown["scheduler"]["schedulerInfo"]["queues"]["queue"][0];
+        assert_eq!(
+            a["queues"]["queue"][0]["queuePath"], "root.a.a-default",
+            "{a}"
+        );
+    }
 
     #[test]
     fn the_queue_tree_in_hadoops_capacity_scheduler_shape() {

@@ -174,6 +174,9 @@ impl CapacityScheduler {
             disable_preemption: conf.disable_preemption,
             intra_queue_disable_preemption: conf.disable_preemption
                 || conf.intra_queue_disable_preemption,
+            shows_reservation_queues: conf
+                .reservation
+                .is_none_or(|reservation| reservation.show_reservations_as_queues),
             minimum_user_limit_percent: conf.minimum_user_limit_percent,
             user_limit_factor: conf.user_limit_factor,
             maximum_applications: conf.maximum_applications,

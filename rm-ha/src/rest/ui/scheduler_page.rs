@@ -14,7 +14,8 @@ use crate::rest::RestApi;
 use crate::rest::rest_api::RestCaller;
 
 /// `queues` in the order the tree is drawn: each queue followed by its children in the order
-/// their parent lists them, with its depth below `root`.
+/// their parent lists them, with its depth below `root`; a plan queue that hides its
+/// reservation queues (`show-reservations-as-queues`) is drawn without them.
 pub(super) fn tree_order(queues: &[QueueInfo]) -> Vec<(usize, &QueueInfo)> {
     let by_path: BTreeMap<&str, &QueueInfo> = queues
         .iter()
@@ -28,6 +29,9 @@ pub(super) fn tree_order(queues: &[QueueInfo]) -> Vec<(usize, &QueueInfo)> {
         .collect();
     while let Some((depth, queue)) = pending.pop() {
         ordered.push((depth, queue));
+        if !queue.shows_reservation_queues {
+            continue;
+        }
         // Pushed in reverse so that the first child is drawn first.
         for child in queue.child_queues.iter().rev() {
             if let Some(child) = by_path.get(format!("{}.{child}", queue.queue_path).as_str()) {
