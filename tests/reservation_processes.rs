@@ -7,8 +7,8 @@
 //! sharing policy, a malformed one and one for a queue that is not reservable are refused with
 //! the reason; every accepted reservation is still there, placed as before, after the active
 //! ResourceManager is SIGKILLed; and an application submitted into a reservation is rejected
-//! before its window, runs its AM container in the reservation's queue inside it, and moves to
-//! the plan's default queue when it ends.
+//! before its window, runs its AM container in the reservation's queue inside it, stays there
+//! through the active's SIGKILL, and moves to the plan's default queue when it ends.
 
 mod common;
 
@@ -339,12 +339,12 @@ fn decided(credentials: &Credentials, base: &str, id: &str) -> Value {
 #[test]
 fn an_application_runs_in_its_reservation_inside_the_window_and_not_before() {
     let _turn = one_cluster_at_a_time();
-    let cluster = ProcessCluster::start_with(1, &layout());
+    let mut cluster = ProcessCluster::start_with(1, &layout());
     queues(&cluster);
     let (credentials, web) = setup(&cluster);
     let (_, base) = active(&credentials, &web);
 
-    // A window from ten seconds on, on a whole second (the plan's step), of twenty seconds:
+    // A window from ten seconds on, on a whole second (the plan's step), of thirty seconds:
     // one 1 GB container, what the application's AM needs.
     let (status, body) = post(&credentials, &base, "new-reservation", None);
     assert_eq!(status, 200, "{body}");
@@ -356,7 +356,7 @@ fn an_application_runs_in_its_reservation_inside_the_window_and_not_before() {
     let submission = json!({
         "queue": "a",
         "reservation-id": reservation,
-        "reservation-definition": definition_for(arrival, 1, 20_000, 25_000),
+        "reservation-definition": definition_for(arrival, 1, 30_000, 35_000),
     });
     let (status, body) = post(&credentials, &base, "submit", Some(&submission));
     assert_eq!(status, 202, "{body}");
@@ -392,13 +392,28 @@ fn an_application_runs_in_its_reservation_inside_the_window_and_not_before() {
         (app["allocatedMB"].as_i64() >= Some(1024)).then_some(())
     });
 
+    // The active's SIGKILL changes nothing: the new one holds it in the reservation.
+    let killed = cluster.kill_leader();
+    let survivors: Vec<(String, String)> = web
+        .iter()
+        .filter(|(rm_id, _)| *rm_id != killed)
+        .cloned()
+        .collect();
+    let (_, base) = active(&credentials, &survivors);
+    let app = decided(&credentials, &base, &inside);
+    assert_eq!(app["queue"], format!("root.a.{reservation}"), "{app}");
+    assert!(
+        yarn_security::now_ms() < arrival + 30_000,
+        "checked inside the window"
+    );
+
     // When the window ends it moves on, to the plan's default queue, still running.
     let moved = eventually("the move on expiry", || {
         let app = decided(&credentials, &base, &inside);
         (app["queue"] == "root.a.a-default").then_some(app)
     });
     assert!(
-        yarn_security::now_ms() >= arrival + 20_000,
+        yarn_security::now_ms() >= arrival + 30_000,
         "not before the window's end"
     );
     assert_eq!(moved["allocatedMB"].as_i64(), Some(1024), "{moved}");
