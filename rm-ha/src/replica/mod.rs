@@ -29,6 +29,7 @@ mod proposer;
 mod queue_config_initializer;
 mod raft_core;
 mod raft_proposer;
+mod recovered_ticker;
 #[cfg(feature = "failpoints")]
 mod reissued_container_ids;
 mod replica_services;

@@ -4,14 +4,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use yarn_security::now_ms;
 
 use super::leadership::Leadership;
 use super::raft_proposer::RaftProposer;
+use super::recovered_ticker::RecoveredTicker;
 use crate::nodes::SchedulableNodes;
-use crate::scheduling::{PlanQueue, PlanStep, QueueConfigSource, RecoveryWait, plan_step};
+use crate::scheduling::{PlanQueue, PlanStep, QueueConfigSource, plan_step};
 use crate::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
 
 /// Every `time_step` (`yarn.resourcemanager.reservation-system.planfollower.time-step`), sizes
@@ -57,20 +57,13 @@ pub(crate) struct PlanFollower {
 impl PlanFollower {
     /// Runs until `token` is cancelled.
     pub(crate) async fn run(self, token: CancellationToken) {
-        let mut recovery = self
-            .state
-            .read(|state| RecoveryWait::new(state, Instant::now(), self.scheduling_wait));
-        let mut ticker = tokio::time::interval(self.time_step);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                () = token.cancelled() => return,
-                _ = ticker.tick() => {}
-            }
-            let nodes = self.leadership.nodes(|tracker| tracker.schedulable());
-            if !recovery.is_over(Instant::now(), nodes.nodes.iter().map(|(node, _)| node)) {
-                continue;
-            }
+        let mut ticks = RecoveredTicker::new(
+            &self.state,
+            Arc::clone(&self.leadership),
+            self.time_step,
+            self.scheduling_wait,
+        );
+        while let Some(nodes) = ticks.next(&token).await {
             if let Some(step) = self.decide(&nodes).await {
                 self.commit(step).await;
             }

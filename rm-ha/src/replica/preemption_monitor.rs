@@ -4,7 +4,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use yarn_scheduler::preemption::PreemptionDecision;
 use yarn_security::now_ms;
@@ -12,8 +11,9 @@ use yarn_security::now_ms;
 use super::async_scheduler::PassThreads;
 use super::leadership::Leadership;
 use super::raft_proposer::RaftProposer;
+use super::recovered_ticker::RecoveredTicker;
 use crate::nodes::SchedulableNodes;
-use crate::scheduling::{PreemptionConfig, QueueConfigSource, RecoveryWait};
+use crate::scheduling::{PreemptionConfig, QueueConfigSource};
 use crate::state_machine::{CommandV1, ContainerKey, RmCommand, RmResponse, StateView};
 
 /// Runs one preemption round every `monitoring_interval` and commits it: the containers it
@@ -53,20 +53,13 @@ pub(crate) struct PreemptionMonitor {
 impl PreemptionMonitor {
     /// Runs until `token` is cancelled.
     pub(crate) async fn run(self, token: CancellationToken) {
-        let mut recovery = self
-            .state
-            .read(|state| RecoveryWait::new(state, Instant::now(), self.scheduling_wait));
-        let mut ticker = tokio::time::interval(self.config.monitoring_interval);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                () = token.cancelled() => return,
-                _ = ticker.tick() => {}
-            }
-            let nodes = self.leadership.nodes(|tracker| tracker.schedulable());
-            if !recovery.is_over(Instant::now(), nodes.nodes.iter().map(|(node, _)| node)) {
-                continue;
-            }
+        let mut ticks = RecoveredTicker::new(
+            &self.state,
+            Arc::clone(&self.leadership),
+            self.config.monitoring_interval,
+            self.scheduling_wait,
+        );
+        while let Some(nodes) = ticks.next(&token).await {
             let Some(decision) = self.decide(&nodes).await else {
                 continue;
             };
