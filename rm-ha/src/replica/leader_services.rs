@@ -146,6 +146,7 @@ impl LeaderServices {
                 source: self.config.queues.clone(),
                 time_step: self.config.reservations.time_step,
                 scheduling_wait: self.config.scheduling_wait,
+                nm_expiry: self.config.nm_expiry_interval,
             };
             let follower_token = token.clone();
             services.spawn(async move { follower.run(follower_token).await });

@@ -1,9 +1,11 @@
 //! The leader's plan follower (Hadoop's `CapacitySchedulerPlanFollower`): at every time step it
 //! brings the reservation queues in line with the plan.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use yarn_security::now_ms;
 
@@ -12,7 +14,7 @@ use super::raft_proposer::RaftProposer;
 use super::recovered_ticker::RecoveredTicker;
 use crate::nodes::SchedulableNodes;
 use crate::scheduling::{PlanQueue, PlanStep, QueueConfigSource, plan_step};
-use crate::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
+use crate::state_machine::{CommandV1, RmCommand, RmResponse, RmState, StateView};
 
 /// Every `time_step` (`yarn.resourcemanager.reservation-system.planfollower.time-step`), sizes
 /// the queue of each active reservation from what the plan holds for it now, moves the
@@ -28,14 +30,18 @@ use crate::state_machine::{CommandV1, RmCommand, RmResponse, StateView};
 ///   them; a deposed leader changes nothing;
 /// - sizes are committed only when they change, so a plan between two steps of its
 ///   allocations adds nothing to the log;
-/// - a new leader takes no step before its work-preserving recovery wait is over: until then
-///   it knows only part of the cluster and would shrink every reservation;
+/// - a new leader takes no step before its work-preserving recovery wait is over, nor while no
+///   NodeManager runs: until then it knows only part of the cluster and would shrink every
+///   reservation; and it drops no reservation for want of resources before every NodeManager
+///   it knows of has registered again, or the NodeManager expiry interval has passed (a node
+///   missing then is lost), so a failover never costs a reservation;
 /// - a reservation queue stays in every replica's scheduler while it holds applications
 ///   (retained, taking no new one), so an application of an ended reservation runs on until
 ///   its move or kill is committed; one found in a plan queue itself (placed there before the
 ///   queue was reservable) is moved to the plan's default queue;
 /// - a move or kill applies only if the application is still in the queue it was decided for
-///   ([`CommandV1::ExpireReservationApplication`]), so a client's move in between wins.
+///   ([`CommandV1::ExpireReservationApplication`]), and a reservation is dropped only if it was
+///   not updated since ([`CommandV1::DropReservation`]), so a client's change in between wins.
 ///
 /// Windows are measured on the leaders' wall clocks, so replicas' clocks must agree, as NTP
 /// keeps them, for a new leader not to open or close a reservation's queue early. A step
@@ -52,11 +58,15 @@ pub(crate) struct PlanFollower {
     pub(crate) time_step: Duration,
     /// `yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms`.
     pub(crate) scheduling_wait: Duration,
+    /// `yarn.nm.liveness-monitor.expiry-interval-ms`: after it, a NodeManager that has not
+    /// registered with this leader counts as lost.
+    pub(crate) nm_expiry: Duration,
 }
 
 impl PlanFollower {
     /// Runs until `token` is cancelled.
     pub(crate) async fn run(self, token: CancellationToken) {
+        let started = Instant::now();
         let mut ticks = RecoveredTicker::new(
             &self.state,
             Arc::clone(&self.leadership),
@@ -64,7 +74,15 @@ impl PlanFollower {
             self.scheduling_wait,
         );
         while let Some(nodes) = ticks.next(&token).await {
-            if let Some(step) = self.decide(&nodes).await {
+            // With no NodeManager running the plan's resources are unknown, not zero.
+            if nodes.nodes.is_empty() {
+                continue;
+            }
+            let replan = started.elapsed() >= self.nm_expiry
+                || self
+                    .state
+                    .read(|state| every_known_node_runs(state, &nodes));
+            if let Some(step) = self.decide(&nodes, replan).await {
                 self.commit(step).await;
             }
         }
@@ -72,7 +90,7 @@ impl PlanFollower {
 
     /// The step at the leader's clock, from the plan queues as its scheduler holds them; `None`
     /// when the scheduler cannot be built (logged where it is built).
-    async fn decide(&self, nodes: &SchedulableNodes) -> Option<PlanStep> {
+    async fn decide(&self, nodes: &SchedulableNodes, replan: bool) -> Option<PlanStep> {
         let state = &self.state;
         self.leadership
             .scheduler()
@@ -82,12 +100,12 @@ impl PlanFollower {
                 let plans: Vec<PlanQueue> = conf
                     .queues()
                     .filter_map(|queue| {
-                        let resources = scheduler.queue_info(&queue.path).ok()?.guaranteed_resource;
+                        let reservation = queue.reservation?;
                         Some(PlanQueue {
                             path: queue.path.clone(),
                             name: queue.name.clone(),
-                            resources,
-                            conf: queue.reservation?,
+                            resources: scheduler.queue_info(&queue.path).ok()?.guaranteed_resource,
+                            conf: reservation,
                         })
                     })
                     .collect();
@@ -98,6 +116,7 @@ impl PlanFollower {
                         scheduler.cluster_resource(),
                         conf.resource_calculator(),
                         now_ms(),
+                        replan,
                     )
                 })
             })
@@ -127,12 +146,12 @@ impl PlanFollower {
                 now_ms,
             }
         }));
-        commands.extend(
-            step.replanned
-                .into_iter()
-                .chain(step.archive)
-                .map(|sequence| CommandV1::DeleteReservation { sequence }),
-        );
+        commands.extend(step.replanned.into_iter().chain(step.archive).map(
+            |(sequence, acceptance_ms)| CommandV1::DropReservation {
+                sequence,
+                acceptance_ms,
+            },
+        ));
         for command in commands {
             tracing::info!(?command, "plan follower");
             match self.proposer.propose(RmCommand::V1(command)).await {
@@ -151,4 +170,19 @@ impl PlanFollower {
             }
         }
     }
+}
+
+/// Whether every NodeManager `state` knows of (registered once and not decommissioned) runs
+/// among `nodes`.
+fn every_known_node_runs(state: &RmState, nodes: &SchedulableNodes) -> bool {
+    let running: BTreeSet<String> = nodes
+        .nodes
+        .iter()
+        .map(|(node, _)| node.to_string())
+        .collect();
+    state
+        .node_incarnations
+        .keys()
+        .filter(|node| !state.decommissioned_nodes.contains(*node))
+        .all(|node| running.contains(node))
 }

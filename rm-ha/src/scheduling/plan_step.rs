@@ -48,21 +48,24 @@ pub struct PlanStep {
     /// The applications of reservations that ended, and of plan queues themselves (placed
     /// there before the queue ran as a plan queue), which move to the default queue.
     pub expired: Vec<ExpiredApplication>,
-    /// Reservations, by sequence number, that ended a whole `reservation-window` ago: the
-    /// sharing policy no longer weighs them.
-    pub archive: Vec<i64>,
-    /// Reservations, by sequence number, the plan can no longer keep within its
-    /// `reservation-enforcement-window` (see [`replan`]): they are deleted, and their
-    /// applications leave their queues as on expiry.
-    pub replanned: Vec<i64>,
+    /// Reservations, by sequence number with the acceptance time they were decided on, that
+    /// ended a whole `reservation-window` ago: the sharing policy no longer weighs them.
+    pub archive: Vec<(i64, i64)>,
+    /// Reservations, by sequence number with the acceptance time they were decided on, the
+    /// plan can no longer keep within its `reservation-enforcement-window` (see [`replan`]):
+    /// they are deleted, and their applications leave their queues as on expiry.
+    pub replanned: Vec<(i64, i64)>,
 }
 
-/// The step at `now_ms` for the plan queues `plans` of a cluster of `cluster` resources.
+/// The step at `now_ms` for the plan queues `plans` of a cluster of `cluster` resources;
+/// reservations the plan can no longer keep are dropped only when `replan` is set, which the
+/// caller sets only once it knows the whole cluster (a leader that has not yet heard from
+/// every NodeManager would take the plan for smaller than it is, and drop for good what a
+/// moment later fits).
 ///
 /// Hadoop's follower rounds its clock up to the next time step, which opens a reservation's
-/// queue up to a step before its window; this one does not, so no application ever runs in a
-/// reservation before its window (it may instead end up to a step after it, as the window's
-/// start may be a step late).
+/// queue up to a step before its window; this one does not, so no application is admitted into
+/// a reservation before its window (by the leader's clock).
 ///
 /// Guarantees: a reservation is sized exactly while its allocation's window holds `now_ms`
 /// (see [`size_reservation_queues`]); an application under the plan queue outside its default
@@ -75,6 +78,7 @@ pub fn plan_step(
     cluster: Resource,
     calculator: ResourceCalculator,
     now_ms: i64,
+    replan: bool,
 ) -> PlanStep {
     let mut step = PlanStep::default();
     for plan in plans {
@@ -83,28 +87,13 @@ pub fn plan_step(
             .in_queue(&plan.path)
             .map(|(sequence, record)| (reservation_name(state, sequence), sequence, record))
             .collect();
-        // A cluster with no running node is more likely out of reach than gone: nothing is
-        // replanned on it.
-        if !cluster.is_zero() {
-            let weighed: Vec<ReplannedReservation<'_>> = reservations
-                .iter()
-                .map(|(_, sequence, record)| ReplannedReservation {
-                    sequence: *sequence,
-                    acceptance_ms: record.acceptance_ms,
-                    allocation: &record.allocation,
-                })
-                .collect();
-            let dropped = replan(
-                &weighed,
-                plan.resources,
-                cluster,
-                calculator,
-                now_ms,
-                plan.conf.enforcement_window_ms,
-            );
-            reservations.retain(|(_, sequence, _)| !dropped.contains(sequence));
-            step.replanned.extend(dropped);
-        }
+        let dropped = if replan {
+            drop_what_no_longer_fits(&reservations, plan, cluster, calculator, now_ms)
+        } else {
+            Vec::new()
+        };
+        reservations
+            .retain(|(_, sequence, _)| !dropped.iter().any(|(dropped, _)| dropped == sequence));
         let names: BTreeMap<&str, i64> = reservations
             .iter()
             .map(|(name, sequence, _)| (name.as_str(), *sequence))
@@ -129,7 +118,12 @@ pub fn plan_step(
                     maximum_capacity_millionths: millionths(size.maximum_capacity),
                 })
                 .collect();
-        expire(state, plan, &names, &shares, &mut step);
+        let dropped_names: Vec<String> = dropped
+            .iter()
+            .map(|(sequence, _)| reservation_name(state, *sequence))
+            .collect();
+        expire(state, plan, &names, &dropped_names, &shares, &mut step);
+        step.replanned.extend(dropped);
         let archival_ms = now_ms.saturating_sub(plan.conf.window_ms);
         step.archive.extend(
             state
@@ -141,7 +135,7 @@ pub fn plan_step(
                         .span()
                         .is_some_and(|(_, end)| end <= archival_ms)
                 })
-                .map(|(sequence, _)| sequence),
+                .map(|(sequence, record)| (sequence, record.acceptance_ms)),
         );
         step.queues.insert(plan.path.clone(), shares);
     }
@@ -154,6 +148,7 @@ fn expire(
     state: &RmState,
     plan: &PlanQueue,
     names: &BTreeMap<&str, i64>,
+    dropped: &[String],
     shares: &[ReservationQueueShare],
     step: &mut PlanStep,
 ) {
@@ -192,16 +187,64 @@ fn expire(
         step.expired.push(if plan.conf.move_on_expiry {
             expired(Some(default_queue.clone()), String::new())
         } else {
+            let why = if dropped.iter().any(|dropped| dropped == name) {
+                "was dropped: the plan no longer has the resources it promised"
+            } else {
+                "has ended"
+            };
             expired(
                 None,
                 format!(
-                    "Application killed: reservation {name} of queue {} has ended \
+                    "Application killed: reservation {name} of queue {} {why} \
                      (reservation-move-on-expiry is false)",
                     plan.path
                 ),
             )
         });
     }
+}
+
+/// What [`replan`] drops of `reservations` (those that hold anything within the enforcement
+/// window from `now_ms`; the others cannot be over), with their acceptance times.
+fn drop_what_no_longer_fits(
+    reservations: &[(String, i64, &ReservationRecord)],
+    plan: &PlanQueue,
+    cluster: Resource,
+    calculator: ResourceCalculator,
+    now_ms: i64,
+) -> Vec<(i64, i64)> {
+    let end_ms = now_ms.saturating_add(plan.conf.enforcement_window_ms);
+    let weighed: Vec<ReplannedReservation<'_>> = reservations
+        .iter()
+        .filter(|(_, _, record)| {
+            record
+                .allocation
+                .span()
+                .is_some_and(|(start, end)| end > now_ms && start < end_ms)
+        })
+        .map(|(_, sequence, record)| ReplannedReservation {
+            sequence: *sequence,
+            acceptance_ms: record.acceptance_ms,
+            allocation: &record.allocation,
+        })
+        .collect();
+    replan(
+        &weighed,
+        plan.resources,
+        cluster,
+        calculator,
+        now_ms,
+        plan.conf.enforcement_window_ms,
+    )
+    .into_iter()
+    .map(|sequence| {
+        let acceptance_ms = weighed
+            .iter()
+            .find(|weighed| weighed.sequence == sequence)
+            .map_or(0, |weighed| weighed.acceptance_ms);
+        (sequence, acceptance_ms)
+    })
+    .collect()
 }
 
 fn reservation_name(state: &RmState, sequence: i64) -> String {
@@ -309,6 +352,7 @@ mod tests {
             Resource::new(16 * GIB, 16),
             ResourceCalculator::Default,
             now_ms,
+            true,
         )
     }
 
@@ -376,9 +420,37 @@ mod tests {
             Resource::new(16 * GIB, 16),
             ResourceCalculator::Default,
             0,
+            true,
         );
-        assert_eq!(step.replanned, vec![2]);
+        assert_eq!(step.replanned, vec![(2, 0)]);
         assert!(step.queues["root.a"].is_empty(), "nothing active at 0");
+        // Killed instead of moved, its application is told why.
+        let mut killing = plan(false);
+        killing.resources = Resource::new(5 * GIB, 8);
+        let step = plan_step(
+            &state,
+            &[killing],
+            Resource::new(16 * GIB, 16),
+            ResourceCalculator::Default,
+            3_000,
+            true,
+        );
+        let killed = step
+            .expired
+            .iter()
+            .find(|expired| expired.application_seq == 2)
+            .expect("application 2 leaves");
+        assert!(killed.diagnostics.contains("was dropped"), "{killed:?}");
+        // Not before the leader knows the whole cluster.
+        let step = plan_step(
+            &state,
+            &[small.clone()],
+            Resource::new(16 * GIB, 16),
+            ResourceCalculator::Default,
+            0,
+            false,
+        );
+        assert!(step.replanned.is_empty());
         // With an enforcement window ending before 3000, nothing goes yet.
         small.conf.enforcement_window_ms = 3_000;
         let step = plan_step(
@@ -387,6 +459,7 @@ mod tests {
             Resource::new(16 * GIB, 16),
             ResourceCalculator::Default,
             0,
+            true,
         );
         assert!(step.replanned.is_empty());
     }
@@ -395,10 +468,13 @@ mod tests {
     fn reservations_that_ended_a_whole_window_ago_are_archived() {
         let state = state();
         assert!(step_at(&state, true, 24 * HOUR_MS).archive.is_empty());
-        assert_eq!(step_at(&state, true, 24 * HOUR_MS + 4_000).archive, vec![2]);
+        assert_eq!(
+            step_at(&state, true, 24 * HOUR_MS + 4_000).archive,
+            vec![(2, 0)]
+        );
         assert_eq!(
             step_at(&state, true, 24 * HOUR_MS + 5_000).archive,
-            vec![1, 2]
+            vec![(1, 0), (2, 0)]
         );
     }
 }

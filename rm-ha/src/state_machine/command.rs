@@ -291,6 +291,15 @@ pub enum CommandV1 {
         /// The leader's clock.
         now_ms: i64,
     },
+    /// The plan follower drops a reservation (archived, or no longer kept by the plan), if it
+    /// is still the one the decision was reached on: a client's update in between, which
+    /// changes its acceptance time, wins.
+    DropReservation {
+        /// The reservation's sequence number.
+        sequence: i64,
+        /// Its acceptance time when the decision was reached.
+        acceptance_ms: i64,
+    },
 }
 
 #[cfg(test)]
@@ -370,6 +379,13 @@ mod tests {
                     now_ms: 0,
                 },
                 25,
+            ),
+            (
+                CommandV1::DropReservation {
+                    sequence: 1,
+                    acceptance_ms: 0,
+                },
+                26,
             ),
         ];
         for (command, position) in pinned {

@@ -188,6 +188,18 @@ impl ReservationTable {
         }
     }
 
+    /// Forgets reservation `sequence` if it was accepted (or last updated) at `acceptance_ms`.
+    pub(super) fn drop_if_unchanged(&mut self, sequence: i64, acceptance_ms: i64) -> RmResponse {
+        match self.reservations.get(&sequence) {
+            Some(stored) if stored.acceptance_ms != acceptance_ms => {
+                RmResponse::ReservationChanged {
+                    acceptance_ms: stored.acceptance_ms,
+                }
+            }
+            _ => self.delete(sequence),
+        }
+    }
+
     /// Forgets reservation `sequence`; deleting frees capacity, so it needs no plan version.
     pub(super) fn delete(&mut self, sequence: i64) -> RmResponse {
         if self.reservations.remove(&sequence).is_none() {
@@ -226,6 +238,33 @@ mod tests {
             allocation: ResourceTimeline::of(0, 1_000, Resource::new(1024, 1)),
             acceptance_ms: 5,
         }
+    }
+
+    #[test]
+    fn a_drop_decided_before_an_update_leaves_the_update() {
+        let mut table = ReservationTable::default();
+        table.allocate_ids(1);
+        table.change(1, 0, &ReservationChange::Submit(record("root.a", 1)));
+        let stored = table.get(1).unwrap().clone();
+        table.change(
+            1,
+            1,
+            &ReservationChange::Update {
+                definition: stored.definition,
+                allocation: stored.allocation,
+                acceptance_ms: 9,
+            },
+        );
+        assert_eq!(
+            table.drop_if_unchanged(1, 5),
+            RmResponse::ReservationChanged { acceptance_ms: 9 }
+        );
+        assert!(table.get(1).is_some());
+        assert!(matches!(
+            table.drop_if_unchanged(1, 9),
+            RmResponse::PlanVersionSet { .. }
+        ));
+        assert!(table.get(1).is_none());
     }
 
     #[test]

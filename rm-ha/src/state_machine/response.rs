@@ -203,6 +203,11 @@ pub enum RmResponse {
     },
     /// The plan follower's sizes of the reservation queues are in force.
     ReservationQueuesSized,
+    /// The reservation changed since a decision to drop it was reached.
+    ReservationChanged {
+        /// Its acceptance time now.
+        acceptance_ms: i64,
+    },
     /// The application is no longer in the queue a verdict was reached for.
     ApplicationNotInQueue {
         /// The queue it is in.

@@ -239,6 +239,12 @@ impl RmState {
                 .change(*sequence, *expected_plan_version, change),
             CommandV1::DeleteReservation { sequence } => self.reservations.delete(*sequence),
             CommandV1::SizeReservationQueues { queues } => self.reservations.size_queues(queues),
+            CommandV1::DropReservation {
+                sequence,
+                acceptance_ms,
+            } => self
+                .reservations
+                .drop_if_unchanged(*sequence, *acceptance_ms),
             CommandV1::ExpireReservationApplication {
                 application_seq,
                 queue,
