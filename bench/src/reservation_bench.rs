@@ -1,14 +1,19 @@
 //! `yarn-ha bench reservation`: admission of a reservation into a plan that already holds
 //! many, split into what the leader does while holding the replicated state (copying the
-//! queue's bookings out) and what it does without (placing and checking the policy).
+//! queue's bookings out) and what it does without (placing and checking the policy); and one
+//! step of the plan follower over that plan, which holds the scheduler and the state.
 
 use std::fmt;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
+use yarn_rm_ha::scheduling::{PlanQueue, plan_step};
+use yarn_rm_ha::state_machine::{
+    CommandV1, ReservationChange, ReservationRecord, RmCommand, RmState,
+};
 use yarn_scheduler::reservation::{
-    Booking, Plan, RequestInterpreter, ReservationDefinition, ReservationStage, ResourceTimeline,
-    SharingPolicy,
+    Booking, Plan, RequestInterpreter, ReservationDefinition, ReservationQueueConf,
+    ReservationStage, ResourceTimeline, SharingPolicy,
 };
 use yarn_scheduler::{Resource, ResourceCalculator};
 
@@ -45,7 +50,15 @@ pub struct ReservationBenchRun {
     pub admit_max: Duration,
     /// Time to fill the plan, admission by admission, for scale.
     pub fill: Duration,
+    /// One plan-follower step over the filled plan (sizing, expiry, replanning over its
+    /// enforcement window, archiving), at instants spread over the week: median.
+    pub follow_median: Duration,
+    /// The same, slowest step.
+    pub follow_max: Duration,
 }
+
+/// Instants of the week at which a plan-follower step is timed.
+const FOLLOWER_STEPS: i64 = 21;
 
 /// A deterministic stream of numbers (SplitMix64), so every run books the same plan.
 struct Numbers(u64);
@@ -148,6 +161,38 @@ pub fn reservation_bench(shape: ReservationBenchShape) -> anyhow::Result<Reserva
     }
     copies.sort_unstable();
     admissions.sort_unstable();
+    let state = replicated(&booked);
+    let plan = PlanQueue {
+        path: "root.a".to_owned(),
+        name: "a".to_owned(),
+        resources: capacity,
+        conf: ReservationQueueConf {
+            window_ms: 24 * HOUR_MS,
+            average_capacity_percent: 100.0,
+            instantaneous_max_capacity_percent: 100.0,
+            no_over_commit_only: false,
+            enforcement_window_ms: HOUR_MS,
+            show_reservations_as_queues: false,
+            move_on_expiry: true,
+        },
+    };
+    let cluster = Resource::new(capacity.memory_mb * 2, capacity.vcores.saturating_mul(2));
+    let mut steps: Vec<Duration> = (0..FOLLOWER_STEPS)
+        .map(|index| {
+            let now_ms = index * 7 * 24 * HOUR_MS / FOLLOWER_STEPS;
+            let started = Instant::now();
+            std::hint::black_box(plan_step(
+                &state,
+                std::slice::from_ref(&plan),
+                cluster,
+                ResourceCalculator::Default,
+                now_ms,
+                true,
+            ));
+            started.elapsed()
+        })
+        .collect();
+    steps.sort_unstable();
     Ok(ReservationBenchRun {
         shape,
         booked: booked.len(),
@@ -157,7 +202,34 @@ pub fn reservation_bench(shape: ReservationBenchShape) -> anyhow::Result<Reserva
         admit_median: admissions[admissions.len() / 2],
         admit_max: admissions[admissions.len() - 1],
         fill,
+        follow_median: steps[steps.len() / 2],
+        follow_max: steps[steps.len() - 1],
     })
+}
+
+/// The replicated state holding `booked` as reservations of `root.a`, as the leader commits
+/// them.
+fn replicated(booked: &[(String, ResourceTimeline)]) -> RmState {
+    let mut state = RmState::default();
+    let count = u32::try_from(booked.len()).unwrap_or(u32::MAX);
+    state.apply(&RmCommand::V1(CommandV1::AllocateReservationIds { count }));
+    let mut numbers = Numbers(7);
+    for (sequence, (user, allocation)) in (1..).zip(booked) {
+        let record = ReservationRecord {
+            queue: "root.a".to_owned(),
+            user: user.clone(),
+            definition: definition(&mut numbers),
+            allocation: allocation.clone(),
+            acceptance_ms: sequence,
+        };
+        let expected_plan_version = state.reservations.plan_version();
+        state.apply(&RmCommand::V1(CommandV1::ChangeReservation {
+            sequence,
+            expected_plan_version,
+            change: ReservationChange::Submit(record),
+        }));
+    }
+    state
 }
 
 impl fmt::Display for ReservationBenchRun {
@@ -167,7 +239,8 @@ impl fmt::Display for ReservationBenchRun {
             f,
             "{:>6} reservations booked ({} GB plan, {} users): {}/{} admissions accepted; copy \
              (holds the state) median {:.2} ms max {:.2} ms; admit (placement and policy, \
-             without it) median {:.2} ms max {:.2} ms; fill {:.1} s",
+             without it) median {:.2} ms max {:.2} ms; plan-follower step (holds the \
+             scheduler and the state) median {:.2} ms max {:.2} ms; fill {:.1} s",
             self.booked,
             self.shape.capacity_gb,
             self.shape.users,
@@ -177,6 +250,8 @@ impl fmt::Display for ReservationBenchRun {
             ms(self.copy_max),
             ms(self.admit_median),
             ms(self.admit_max),
+            ms(self.follow_median),
+            ms(self.follow_max),
             self.fill.as_secs_f64()
         )
     }
