@@ -376,6 +376,12 @@ impl LeaderScheduler {
     /// Gives the plan queues the reservation queues of `state` (see
     /// [`reservation_queue_sizes`]).
     fn reconcile_reservation_queues(&mut self, state: &RmState) {
+        // Reconciling follows every commit: without a plan queue there is nothing to size or
+        // retain, and no pass over the applications is needed.
+        let conf = self.scheduler.configuration();
+        if !conf.queues().any(|queue| queue.reservation.is_some()) {
+            return;
+        }
         let plans = reservation_queue_sizes(state, self.scheduler.configuration());
         if let Err(err) = self.scheduler.set_reservation_queues(plans) {
             tracing::warn!(%err, "reservation queues not resized");

@@ -622,27 +622,24 @@ mod tests {
         // The user holds 4 of its 5 GiB in [7 s, 10 s): a 2 GiB gang goes before, though the
         // plan has room there.
         let user_held = ResourceTimeline::of(7_000, 10_000, gb(4));
-        let placed = place(
-            &definition(RequestInterpreter::All, vec![stage(2, 2, 3_000)]),
+        let plan = || {
             plan_of(
                 gb(10),
                 &user_held,
                 Some((gb(5), &user_held)),
                 ResourceCalculator::Default,
                 false,
-            ),
+            )
+        };
+        let placed = place(
+            &definition(RequestInterpreter::All, vec![stage(2, 2, 3_000)]),
+            plan(),
         )
         .unwrap();
         assert_eq!(placed, ResourceTimeline::of(4_000, 7_000, gb(2)));
         let refusal = place(
             &definition(RequestInterpreter::All, vec![stage(6, 6, 1_000)]),
-            plan_of(
-                gb(10),
-                &user_held,
-                Some((gb(5), &user_held)),
-                ResourceCalculator::Default,
-                false,
-            ),
+            plan(),
         )
         .unwrap_err();
         assert_eq!(
