@@ -360,3 +360,226 @@ fn sim_refuses_a_group_size_it_cannot_simulate_and_a_bad_planted_bug() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("one at a time"), "{}", stderr(&out));
 }
+
+/// `yarn-site.xml` text setting `pairs`, one property per line.
+fn site(pairs: &[(&str, &str)]) -> String {
+    let mut xml = String::from("<configuration>\n");
+    for (name, value) in pairs {
+        xml.push_str(&format!(
+            "  <property><name>{name}</name><value>{value}</value></property>\n"
+        ));
+    }
+    xml.push_str("</configuration>\n");
+    xml
+}
+
+#[test]
+fn conf_check_lists_every_key_honoured_refused_or_warned() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("yarn-site.xml"),
+        &site(&[
+            ("yarn.resourcemanager.am.max-attempts", "3"),
+            ("yarn.resourcemanager.scheduler.class", CAPACITY_SCHEDULER),
+            ("yarn.node-labels.enabled", "true"),
+            ("yarn.resourcemanager.zk-address", "zk1:2181"),
+            ("yarn.timeline-service.enabled", "true"),
+            ("yarn.nodemanager.aux-services", "mapreduce_shuffle"),
+            ("yarn.resourcemanager.am.max-atempts", "3"),
+        ]),
+    );
+    write(
+        &dir.path().join("capacity-scheduler.xml"),
+        &site(&[
+            ("yarn.scheduler.capacity.root.queues", "a,b"),
+            ("yarn.scheduler.capacity.root.a.capacity", "50"),
+            ("yarn.scheduler.capacity.root.b.capacity", "50"),
+            ("yarn.scheduler.capacity.root.a.ordering-policy", "fair"),
+            (
+                "yarn.scheduler.capacity.root.b.maximum-application-lifetime",
+                "-1",
+            ),
+            ("yarn.scheduler.capacity.node-locality-delay", "40"),
+            (
+                "yarn.scheduler.capacity.root.a.accessible-node-labels",
+                "gpu",
+            ),
+        ]),
+    );
+    let out = yarn_ha(&[
+        "--conf-dir",
+        dir.path().to_str().unwrap(),
+        "conf",
+        "check",
+        "--no-files",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let listing = stdout(&out);
+    let line_of = |key: &str| {
+        listing
+            .lines()
+            .find(|line| {
+                line.match_indices(key).any(|(at, _)| {
+                    matches!(
+                        line[at + key.len()..].chars().next(),
+                        None | Some(' ' | ':')
+                    )
+                })
+            })
+            .unwrap_or_else(|| panic!("{key} is not listed:\n{listing}"))
+            .to_owned()
+    };
+    for key in [
+        "yarn.resourcemanager.am.max-attempts",
+        "yarn.resourcemanager.scheduler.class",
+        "yarn.scheduler.capacity.root.queues",
+        "yarn.scheduler.capacity.root.a.capacity",
+        "yarn.scheduler.capacity.root.b.maximum-application-lifetime",
+    ] {
+        assert!(line_of(key).starts_with("honoured  "), "{listing}");
+    }
+    for (key, says) in [
+        ("yarn.resourcemanager.zk-address", "not ZooKeeper"),
+        ("yarn.timeline-service.enabled", "no timeline service"),
+        (
+            "yarn.resourcemanager.am.max-atempts",
+            "not a key yarn-ha knows",
+        ),
+        (
+            "yarn.scheduler.capacity.node-locality-delay",
+            "first node with room",
+        ),
+        (
+            "yarn.scheduler.capacity.root.a.accessible-node-labels",
+            "node labels",
+        ),
+    ] {
+        let line = line_of(key);
+        assert!(
+            line.starts_with("warned    ") && line.contains(says),
+            "{line}"
+        );
+    }
+    // Refusals name the file, the line of the value, the key and why.
+    for (file, line, key, says) in [
+        (
+            "yarn-site.xml",
+            4,
+            "yarn.node-labels.enabled",
+            "node labels",
+        ),
+        (
+            "yarn-site.xml",
+            7,
+            "yarn.nodemanager.aux-services",
+            "no auxiliary services",
+        ),
+        (
+            "capacity-scheduler.xml",
+            5,
+            "yarn.scheduler.capacity.root.a.ordering-policy",
+            "fair and priority-utilization are not implemented",
+        ),
+    ] {
+        let listed = line_of(key);
+        let at = format!("{file}:{line}:");
+        assert!(
+            listed.starts_with("refused   ") && listed.contains(&at) && listed.contains(says),
+            "{listed}"
+        );
+        assert!(stderr(&out).contains(&at), "{}", stderr(&out));
+    }
+    assert!(stderr(&out).contains("3 problem(s)"), "{}", stderr(&out));
+}
+
+const CAPACITY_SCHEDULER: &str =
+    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler";
+
+/// Runs a daemon that is expected to refuse to start; kills it if it is still running after
+/// 60 s, so a daemon that starts after all fails the test instead of hanging it.
+fn refused_start(conf_dir: &Path, daemon: &str) -> std::process::Output {
+    let mut child = common::yarn_ha_command()
+        .args(["--conf-dir", conf_dir.to_str().unwrap(), daemon])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the yarn-ha binary runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().expect("wait").is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    child.wait_with_output().expect("the daemon's output")
+}
+
+#[test]
+fn daemons_refuse_to_start_on_a_key_whose_promise_they_cannot_keep() {
+    let dir = tempfile::tempdir().unwrap();
+    let storage = dir.path().join("raft");
+    let local = [
+        ("yarn.resourcemanager.hostname", "127.0.0.1"),
+        ("yarn.nodemanager.hostname", "127.0.0.1"),
+        (
+            "yarn.resourcemanager.ha.raft.storage-dir",
+            storage.to_str().unwrap(),
+        ),
+        ("yarn.tls.enabled", "false"),
+    ];
+    let with = |extra: (&'static str, &'static str)| {
+        let mut pairs = local.to_vec();
+        pairs.push(extra);
+        site(&pairs)
+    };
+    let site_file = dir.path().join("yarn-site.xml");
+    let queues_file = dir.path().join("capacity-scheduler.xml");
+    for (daemon, extra, says) in [
+        (
+            "resourcemanager",
+            ("yarn.node-labels.enabled", "true"),
+            "node labels are not implemented",
+        ),
+        (
+            "nodemanager",
+            ("yarn.nodemanager.aux-services", "spark_shuffle"),
+            "no auxiliary services",
+        ),
+    ] {
+        write(&site_file, &with(extra));
+        let out = refused_start(dir.path(), daemon);
+        assert_eq!(out.status.code(), Some(1), "{daemon}: {}", stderr(&out));
+        let message = stderr(&out);
+        assert!(
+            message.contains(&format!("yarn-site.xml:{}:", local.len() + 2))
+                && message.contains(&format!("key {}: value {:?} is refused", extra.0, extra.1))
+                && message.contains(says),
+            "{daemon}: {message}"
+        );
+    }
+    write(&site_file, &site(&local));
+    write(
+        &queues_file,
+        &site(&[
+            ("yarn.scheduler.capacity.root.queues", "default"),
+            ("yarn.scheduler.capacity.root.default.capacity", "100"),
+            (
+                "yarn.scheduler.capacity.root.default.maximum-application-lifetime",
+                "3600",
+            ),
+        ]),
+    );
+    let out = refused_start(dir.path(), "resourcemanager");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let message = stderr(&out);
+    assert!(
+        message.contains("capacity-scheduler.xml:4:")
+            && message.contains(
+                "key yarn.scheduler.capacity.root.default.maximum-application-lifetime: value \
+                 \"3600\" is refused: application lifetimes are not enforced"
+            ),
+        "{message}"
+    );
+    assert!(
+        !storage.exists(),
+        "a refused ResourceManager touched its storage"
+    );
+}

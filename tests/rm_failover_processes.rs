@@ -778,8 +778,30 @@ async fn refresh_queues_is_validated_committed_and_survives_a_failover() {
     );
     let (ok, _, err) = yarn_ha_as_user(&cluster, &["queue", "-status", "b"]).await;
     assert!(!ok && err.contains('b'), "{err}");
+    // So is a file with a key whose promise the scheduler cannot keep, at the key's line.
+    write_queues(
+        &cluster,
+        &[
+            ("yarn.scheduler.capacity.root.queues", "default"),
+            ("yarn.scheduler.capacity.root.default.capacity", "100"),
+            (
+                "yarn.scheduler.capacity.root.default.ordering-policy",
+                "fair",
+            ),
+        ],
+    );
+    let (ok, _, err) = yarn_ha_as_user(&cluster, &["rmadmin", "-refreshQueues"]).await;
+    assert!(!ok, "a refresh with a refused key must fail");
+    assert!(
+        err.contains("capacity-scheduler.xml:13:")
+            && err.contains(
+                "key yarn.scheduler.capacity.root.default.ordering-policy: value \"fair\" is \
+                 refused"
+            ),
+        "{err}"
+    );
 
-    // A valid one is committed through Raft.
+    // A valid one is committed through Raft, and the keys it ignores are named.
     write_queues(
         &cluster,
         &[
@@ -791,6 +813,7 @@ async fn refresh_queues_is_validated_committed_and_survives_a_failover() {
                 "yarn.scheduler.capacity.root.b.acl_submit_applications",
                 "alice",
             ),
+            ("yarn.scheduler.capacity.node-locality-delay", "40"),
         ],
     );
     let (ok, out, err) = yarn_ha_as_user(&cluster, &["rmadmin", "-refreshQueues"]).await;
@@ -799,6 +822,10 @@ async fn refresh_queues_is_validated_committed_and_survives_a_failover() {
         out.starts_with("committed queue configuration version ")
             && out.contains("capacity-scheduler.xml"),
         "the refresh says what it committed and from which replica's file: {out}"
+    );
+    assert!(
+        out.contains("\nwarning: yarn.scheduler.capacity.node-locality-delay is not honoured"),
+        "{out}"
     );
     // Again with the same files: nothing new, and it says so.
     let (ok, again, err) = yarn_ha_as_user(&cluster, &["rmadmin", "-refreshQueues"]).await;

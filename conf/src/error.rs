@@ -53,6 +53,20 @@ pub enum ConfError {
         problem: StructureProblem,
     },
 
+    /// A Hadoop key yarn-ha does not honour, set to a value that would need it to (see
+    /// [`crate::unhonoured`]).
+    #[error("{}key {key}: value {value:?} is refused: {reason}", origin(.location))]
+    Unhonoured {
+        /// The property name.
+        key: String,
+        /// The value after substitution and trimming.
+        value: String,
+        /// What yarn-ha does instead, and the values it accepts.
+        reason: String,
+        /// The `<value>` element the value came from.
+        location: Option<Location>,
+    },
+
     /// A value does not parse as the type its getter reads.
     #[error(
         "{}key {key}: value {value:?} is not a valid {kind} (expected {expected})",
@@ -141,6 +155,7 @@ impl ConfError {
                 Some(location)
             }
             ConfError::InvalidValue { location, .. }
+            | ConfError::Unhonoured { location, .. }
             | ConfError::Substitution { location, .. }
             | ConfError::ExpansionTooLarge { location, .. } => location.as_ref(),
             ConfError::Io { .. }

@@ -58,6 +58,7 @@ pub mod keys;
 pub mod loader;
 pub mod location;
 pub mod substitution;
+pub mod unhonoured;
 mod value;
 pub mod writer;
 
@@ -67,3 +68,4 @@ pub use ha::{RmEndpoints, RmHaConfig};
 pub use host_port::{HostPort, HostPortError};
 pub use key::{Key, KeyKind};
 pub use location::Location;
+pub use unhonoured::{SiteReport, Verdict};

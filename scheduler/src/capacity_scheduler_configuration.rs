@@ -2,6 +2,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use yarn_conf::Verdict;
+
 use crate::Resource;
 use crate::access_control_list::AccessControlList;
 use crate::error::SchedulerError;
@@ -10,7 +12,8 @@ use crate::queue_acl::QueueAcl;
 use crate::queue_capacity::QueueCapacity;
 use crate::queue_conf::QueueConf;
 use crate::queue_property::{
-    QueueProperty, USER_WEIGHT_SUFFIX, configured_queue, user_settings_prefix,
+    QueueProperty, USER_LIMIT_PREFIXES, USER_MAX_PARALLEL_APPS, USER_MAX_PARALLEL_APPS_SUFFIX,
+    USER_WEIGHT_SUFFIX, configured_queue, key_verdict, user_settings_prefix,
 };
 use crate::queue_state::QueueState;
 use crate::reservation::{
@@ -40,8 +43,9 @@ const COUNT: &str = "a non-negative 32-bit integer";
 /// usable hierarchy: `root` exists, every listed queue has a valid capacity, children sum to
 /// 100, capacities never exceed maximum capacities, per-queue maximum allocations stay within
 /// the cluster maximum, every number parsed, and every per-queue key names a queue of the
-/// hierarchy. Properties the scheduler does not implement are ignored, as Hadoop ignores
-/// unknown keys.
+/// hierarchy. A Hadoop key the scheduler does not honour is refused when its value asks for what
+/// the scheduler does not do, and is otherwise kept as a [`warnings`](Self::warnings) line, as is
+/// every key the scheduler does not know: none is ignored silently.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CapacitySchedulerConfiguration {
     properties: BTreeMap<String, String>,
@@ -53,6 +57,7 @@ pub struct CapacitySchedulerConfiguration {
     user_max_parallel_apps: BTreeMap<String, u32>,
     queues: BTreeMap<String, QueueConf>,
     paths_by_name: BTreeMap<String, Vec<String>>,
+    warnings: Vec<String>,
 }
 
 impl CapacitySchedulerConfiguration {
@@ -72,16 +77,16 @@ impl CapacitySchedulerConfiguration {
     /// A key `yarn.scheduler.capacity.root[.<queue>...].<suffix>` with one of those per-queue
     /// suffixes must name a queue that the `queues` lists lead to from `root`, whatever its
     /// value: a key for a queue that is not listed (a typo, or a queue removed from its
-    /// parent's list but not from the file) is refused rather than silently ignored. Global
-    /// keys, keys whose path does not start at `root`, and keys Hadoop nests under a queue
-    /// (`accessible-node-labels.*`, `leaf-queue-template.*`, `auto-queue-creation-v2.*`) are
-    /// not checked.
+    /// parent's list but not from the file) is refused rather than silently ignored. Every other
+    /// key is judged by `yarn_conf::unhonoured`: refused (an `ordering-policy` of `fair`, a
+    /// `maximum-application-lifetime`, `queue-mappings`), or kept as a warning.
     ///
     /// # Errors
     ///
     /// The first problem found, each naming the key or queue and the numbers involved:
     /// [`SchedulerError::UnknownResourceCalculator`], [`SchedulerError::InvalidValue`] (bad
     /// number, percentage outside 0..=100, bad state),
+    /// [`SchedulerError::UnhonouredKey`],
     /// [`SchedulerError::UnsupportedCapacityMode`] (a weight, absolute or vector capacity),
     /// [`SchedulerError::QueueNotInHierarchy`],
     /// [`SchedulerError::InvalidAllocationRange`], [`SchedulerError::InvalidQueueName`],
@@ -95,6 +100,7 @@ impl CapacitySchedulerConfiguration {
     ) -> Result<Self, SchedulerError> {
         settings.validate()?;
         let reader = PropertyReader::new(&properties);
+        let warnings = judge_unread_keys(&reader)?;
         let resource_calculator = match reader.get(RESOURCE_CALCULATOR_KEY) {
             None => ResourceCalculator::Default,
             Some(value) => ResourceCalculator::from_class_name(value)?,
@@ -110,14 +116,13 @@ impl CapacitySchedulerConfiguration {
             )?
             .unwrap_or(DEFAULT_MAXIMUM_AM_RESOURCE_PERCENT);
         let user_max_parallel_apps_default =
-            reader.parse::<u32>(&format!("{PREFIX}user.max-parallel-apps"), COUNT)?;
+            reader.parse::<u32>(&format!("{PREFIX}{USER_MAX_PARALLEL_APPS}"), COUNT)?;
         let mut user_max_parallel_apps = BTreeMap::new();
-        // Hadoop's documentation names `user.<user>.max-parallel-apps`; the code reads
-        // `user-settings.<user>.max-parallel-apps`. Both are accepted; the latter wins.
-        for prefix in ["user.", "user-settings."] {
+        // Both spellings are accepted; the latter wins.
+        for prefix in USER_LIMIT_PREFIXES {
             let prefix = format!("{PREFIX}{prefix}");
-            for (user, _) in reader.with_prefix_and_suffix(&prefix, ".max-parallel-apps") {
-                let key = format!("{prefix}{user}.max-parallel-apps");
+            for (user, _) in reader.with_prefix_and_suffix(&prefix, USER_MAX_PARALLEL_APPS_SUFFIX) {
+                let key = format!("{prefix}{user}{USER_MAX_PARALLEL_APPS_SUFFIX}");
                 if let Some(limit) = reader.parse::<u32>(&key, COUNT)? {
                     user_max_parallel_apps.insert(user.to_string(), limit);
                 }
@@ -143,6 +148,7 @@ impl CapacitySchedulerConfiguration {
             user_max_parallel_apps,
             queues,
             paths_by_name: BTreeMap::new(),
+            warnings,
         };
         conf.place_reservation_queues(&BTreeMap::new());
         Ok(conf)
@@ -219,6 +225,12 @@ impl CapacitySchedulerConfiguration {
     /// The properties this configuration was built from.
     pub fn properties(&self) -> &BTreeMap<String, String> {
         &self.properties
+    }
+
+    /// One line per key the scheduler accepted and ignores: Hadoop keys it does not honour
+    /// whose values it need not refuse, and keys it does not know, each named.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// The `yarn-site.xml` settings.
@@ -304,6 +316,30 @@ impl CapacitySchedulerConfiguration {
         };
         granted(acl) || (acl == QueueAcl::SubmitApplications && granted(QueueAcl::AdministerQueue))
     }
+}
+
+/// The warnings for every key the scheduler does not read, by [`key_verdict`].
+///
+/// # Errors
+///
+/// [`SchedulerError::UnhonouredKey`] for the first key (in key order) that is refused.
+fn judge_unread_keys(reader: &PropertyReader<'_>) -> Result<Vec<String>, SchedulerError> {
+    let mut warnings = Vec::new();
+    for key in reader.keys() {
+        let value = reader.get(key).unwrap_or_default();
+        match key_verdict(key, value) {
+            Verdict::Honoured => {}
+            Verdict::Warned(warning) => warnings.push(warning),
+            Verdict::Refused(reason) => {
+                return Err(SchedulerError::UnhonouredKey {
+                    key: key.to_owned(),
+                    value: value.to_owned(),
+                    reason,
+                });
+            }
+        }
+    }
+    Ok(warnings)
 }
 
 /// Walks the hierarchy from `root`, parsing and validating each queue.

@@ -3,6 +3,7 @@
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 
 use crate::Resource;
+use crate::property_reader::PREFIX;
 use crate::queue_acl::QueueAcl;
 use crate::queue_state::QueueState;
 
@@ -45,6 +46,18 @@ pub enum SchedulerError {
         value: String,
         /// The mode recognised: `weight`, `absolute resource` or `capacity vector`.
         mode: &'static str,
+    },
+
+    /// A Hadoop key the scheduler does not honour, set to a value that would need it to (see
+    /// `yarn_conf::unhonoured`).
+    #[error("key {key}: value {value:?} is refused: {reason}")]
+    UnhonouredKey {
+        /// The property name.
+        key: String,
+        /// The value, trimmed.
+        value: String,
+        /// What yarn-ha does instead, and the values it accepts.
+        reason: String,
     },
 
     /// A reservation class key names a class yarn-ha does not implement.
@@ -468,6 +481,32 @@ pub enum SchedulerError {
 }
 
 /// The component of `queue` right below `parent`, its deepest configured ancestor.
+impl SchedulerError {
+    /// The `capacity-scheduler.xml` key a configuration error is about, so that a caller holding
+    /// the file can point at its line: the key named, or for an error about a queue, the key that
+    /// sets what is wrong with it (`<parent>.queues` for its children, `<queue>.capacity`,
+    /// `<queue>.state`). `None` for errors that are not about one key.
+    pub fn key(&self) -> Option<String> {
+        let queue_key = |queue: &str, suffix: &str| Some(format!("{PREFIX}{queue}.{suffix}"));
+        match self {
+            Self::InvalidValue { key, .. }
+            | Self::UnsupportedCapacityMode { key, .. }
+            | Self::UnsupportedReservationClass { key, .. }
+            | Self::ReservableParent { key, .. }
+            | Self::QueueNotInHierarchy { key, .. }
+            | Self::UnhonouredKey { key, .. }
+            | Self::MaximumAllocationAboveCluster { key, .. } => Some(key.clone()),
+            Self::UnknownResourceCalculator { key, .. } => Some((*key).to_owned()),
+            Self::InvalidQueueName { parent, .. }
+            | Self::DuplicateQueue { parent, .. }
+            | Self::ChildCapacitySum { parent, .. } => queue_key(parent, "queues"),
+            Self::CapacityAboveMaximum { queue, .. } => queue_key(queue, "capacity"),
+            Self::RunningChildOfStoppedParent { queue, .. } => queue_key(queue, "state"),
+            _ => None,
+        }
+    }
+}
+
 fn first_unlisted<'a>(queue: &'a str, parent: &str) -> &'a str {
     queue
         .get(parent.len() + 1..)

@@ -91,6 +91,7 @@ pub use queue_capacity::QueueCapacity;
 pub use queue_conf::QueueConf;
 pub use queue_info::{QueueInfo, UserInfo};
 pub use queue_limits::QueueLimits;
+pub use queue_property::key_verdict;
 pub use queue_state::QueueState;
 pub use refresh::validate_refresh;
 pub use resource_calculator::{RESOURCE_CALCULATOR_KEY, ResourceCalculator};

@@ -1,20 +1,31 @@
 //! [`QueueProperty`]: the per-queue keys of `capacity-scheduler.xml` the scheduler reads, and
 //! [`configured_queue`], which tells which queue a key configures.
 
+use yarn_conf::{Verdict, unhonoured};
+
 use crate::capacity_scheduler_configuration::ROOT;
 use crate::property_reader::PREFIX;
 use crate::queue_acl::QueueAcl;
 use crate::reservation::ReservationProperty;
+use crate::resource_calculator::RESOURCE_CALCULATOR_KEY;
 
 /// What stands between the queue path and the user in `<queue-path>.user-settings.<user>.weight`.
 const USER_SETTINGS_INFIX: &str = ".user-settings.";
 /// What ends a user weight key, after the user.
 pub(crate) const USER_WEIGHT_SUFFIX: &str = ".weight";
+/// The global default of every user's application limit, after the prefix.
+pub(crate) const USER_MAX_PARALLEL_APPS: &str = "user.max-parallel-apps";
+/// What ends a user's own application limit, after the user.
+pub(crate) const USER_MAX_PARALLEL_APPS_SUFFIX: &str = ".max-parallel-apps";
+/// What precedes the user in a user's own application limit, after the prefix: Hadoop's
+/// documentation names `user.<user>.max-parallel-apps` and its code reads
+/// `user-settings.<user>.max-parallel-apps`.
+pub(crate) const USER_LIMIT_PREFIXES: [&str; 2] = ["user.", "user-settings."];
 
 /// Path components under which Hadoop nests further keys of a queue (node-label capacities,
 /// templates of auto-created queues, user settings). Such keys end in the same suffixes as a
-/// queue's own (`...accessible-node-labels.gpu.capacity`) but configure no queue of their own,
-/// and the scheduler does not implement them, so they are ignored rather than refused.
+/// queue's own (`...accessible-node-labels.gpu.capacity`) but configure no queue of their own;
+/// the scheduler does not read them, so `yarn_conf::unhonoured` judges them.
 const NESTED: [&str; 4] = [
     "accessible-node-labels",
     "leaf-queue-template",
@@ -150,6 +161,47 @@ pub(crate) fn configured_queue(key: &str) -> Option<&str> {
     (rooted && !components.any(|component| NESTED.contains(&component))).then_some(path)
 }
 
+/// The properties whose [`global_key`](QueueProperty::global_key) the scheduler reads as the
+/// default of every queue.
+const GLOBAL_DEFAULTS: [QueueProperty; 5] = [
+    QueueProperty::MaximumApplications,
+    QueueProperty::MaximumAmResourcePercent,
+    QueueProperty::MaxParallelApps,
+    QueueProperty::MinimumUserLimitPercent,
+    QueueProperty::UserLimitFactor,
+];
+
+/// The verdict on `key = value` in `capacity-scheduler.xml`: honoured when the scheduler reads
+/// the key ([`is_read`]), otherwise as `yarn_conf::unhonoured` judges it.
+pub fn key_verdict(key: &str, value: &str) -> Verdict {
+    if is_read(key) {
+        Verdict::Honoured
+    } else {
+        unhonoured::judge_unread(key, value)
+    }
+}
+
+/// Whether the scheduler reads `key`: a per-queue key ([`configured_queue`]), a global default
+/// of a queue property, the resource calculator, or a user's application limit
+/// (`user.max-parallel-apps`, `user.<user>.max-parallel-apps`,
+/// `user-settings.<user>.max-parallel-apps`).
+fn is_read(key: &str) -> bool {
+    if configured_queue(key).is_some() || key == RESOURCE_CALCULATOR_KEY {
+        return true;
+    }
+    let Some(rest) = key.strip_prefix(PREFIX) else {
+        return false;
+    };
+    if rest == USER_MAX_PARALLEL_APPS || GLOBAL_DEFAULTS.iter().any(|p| p.suffix() == rest) {
+        return true;
+    }
+    USER_LIMIT_PREFIXES.iter().any(|prefix| {
+        rest.strip_prefix(prefix)
+            .and_then(|user| user.strip_suffix(USER_MAX_PARALLEL_APPS_SUFFIX))
+            .is_some_and(|user| !user.is_empty() && !user.contains('.'))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,5 +244,36 @@ mod tests {
             assert_eq!(configured_queue(&full(rest)), None, "{rest}");
         }
         assert_eq!(configured_queue("yarn.acl.enable"), None);
+    }
+
+    #[test]
+    fn the_keys_read_are_the_queue_keys_and_the_global_defaults() {
+        for rest in [
+            "root.a.capacity",
+            "root.a.user-settings.alice.weight",
+            "resource-calculator",
+            "maximum-applications",
+            "maximum-am-resource-percent",
+            "max-parallel-apps",
+            "minimum-user-limit-percent",
+            "user-limit-factor",
+            "user.max-parallel-apps",
+            "user.bob.max-parallel-apps",
+            "user-settings.carol.max-parallel-apps",
+        ] {
+            assert!(is_read(&full(rest)), "{rest}");
+        }
+        for rest in [
+            "root.a.ordering-policy",
+            "root.a.accessible-node-labels.gpu.capacity",
+            "node-locality-delay",
+            "queue-mappings",
+            "user.b.o.b.max-parallel-apps",
+            "capacity",
+            "state",
+        ] {
+            assert!(!is_read(&full(rest)), "{rest}");
+        }
+        assert!(!is_read("yarn.acl.enable"));
     }
 }

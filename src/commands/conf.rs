@@ -5,15 +5,15 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use yarn_amrmproxy::ProxyConfig;
-use yarn_conf::{ConfError, Configuration, Key, RmHaConfig, keys};
+use yarn_conf::unhonoured::site_verdict;
+use yarn_conf::{ConfError, Configuration, Key, RmHaConfig, SiteReport, Verdict, keys};
 use yarn_nodemanager::NmConfig;
 use yarn_rm_ha::RmConfig;
-use yarn_security::{ConnectionLimits, TlsConfig};
+use yarn_rm_ha::scheduling::{CAPACITY_SCHEDULER_XML, QueueConfigSource};
+use yarn_scheduler::{SchedulerError, SchedulerSettings, key_verdict};
+use yarn_security::{ConnectionLimits, Groups, TlsConfig};
 
 use crate::cli::{ConfCheckArgs, ConfCommand};
-
-/// The scheduler's own file, read beside yarn-site.xml as Hadoop's CapacityScheduler does.
-const CAPACITY_SCHEDULER_XML: &str = "capacity-scheduler.xml";
 
 /// Runs `conf get` or `conf check` against `conf_dir`, or the built-in defaults when none.
 pub fn run(conf_dir: Option<&Path>, command: ConfCommand) -> anyhow::Result<ExitCode> {
@@ -68,7 +68,8 @@ fn declared_key(name: &str) -> Option<Key> {
         .map(|key| key.for_id(id))
 }
 
-/// Collects every problem in both files instead of stopping at the first, prints them on
+/// Lists every key both files set on stdout, each `honoured`, `warned` or `refused` with why;
+/// collects every problem in both files instead of stopping at the first, prints them on
 /// stderr and exits 1 when there is any.
 fn check(dir: &Path, args: &ConfCheckArgs) -> anyhow::Result<ExitCode> {
     let mut problems: Vec<String> = Vec::new();
@@ -76,8 +77,12 @@ fn check(dir: &Path, args: &ConfCheckArgs) -> anyhow::Result<ExitCode> {
     if !site.is_file() {
         push_once(&mut problems, format!("{}: not found", site.display()));
     }
+    let mut queues = None;
     match Configuration::load_dir(dir) {
-        Ok(conf) => check_yarn_site(&conf, args, &mut problems),
+        Ok(conf) => {
+            list_site_keys(&conf, &mut problems);
+            queues = check_yarn_site(&conf, args, &mut problems);
+        }
         Err(err) => push_once(&mut problems, err.to_string()),
     }
     let scheduler = dir.join(CAPACITY_SCHEDULER_XML);
@@ -87,6 +92,13 @@ fn check(dir: &Path, args: &ConfCheckArgs) -> anyhow::Result<ExitCode> {
             Ok(()) => check_references(&conf, &mut problems),
             Err(err) => push_once(&mut problems, err.to_string()),
         }
+        // With yarn-site.xml's scheduler settings when it has them, so that per-queue limits are
+        // checked against the cluster's; Hadoop's defaults otherwise.
+        let source = QueueConfigSource {
+            file: Some(scheduler.clone()),
+            ..queues.unwrap_or_else(default_queue_source)
+        };
+        check_queue_keys(&source, &mut problems);
     } else {
         push_once(&mut problems, format!("{}: not found", scheduler.display()));
     }
@@ -101,7 +113,84 @@ fn check(dir: &Path, args: &ConfCheckArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::FAILURE)
 }
 
-fn check_yarn_site(conf: &Configuration, args: &ConfCheckArgs, problems: &mut Vec<String>) {
+/// Prints the verdict on every key `yarn-site.xml` sets (not the built-in defaults) and records
+/// each refusal as a problem.
+fn list_site_keys(conf: &Configuration, problems: &mut Vec<String>) {
+    let report = SiteReport::of(conf);
+    for name in conf.names() {
+        let from_site = conf
+            .source(name)
+            .is_some_and(|location| location.file != yarn_conf::DEFAULT_RESOURCE);
+        if from_site
+            && site_verdict(name, conf.get_raw(name).unwrap_or_default()) == Verdict::Honoured
+        {
+            println!("honoured  {name}");
+        }
+    }
+    for warning in &report.warnings {
+        println!("warned    {warning}");
+    }
+    for refusal in report.refused {
+        println!("refused   {refusal}");
+        push_once(problems, refusal.to_string());
+    }
+}
+
+/// Prints the verdict on every key `capacity-scheduler.xml` sets and records each refusal, then
+/// any other problem of the queues the rest describes, as problems.
+fn check_queue_keys(source: &QueueConfigSource, problems: &mut Vec<String>) {
+    let file = match source.read() {
+        Ok(file) => file,
+        Err(err) => return push_once(problems, err.to_string()),
+    };
+    for warning in &file.warnings {
+        println!("warned    {warning}");
+    }
+    let mut rest = file.properties.clone();
+    for (key, value) in &file.properties {
+        match key_verdict(key, value) {
+            Verdict::Honoured => println!("honoured  {key}"),
+            Verdict::Warned(warning) => println!("warned    {warning}"),
+            Verdict::Refused(reason) => {
+                // Worded and located as the ResourceManager refuses it.
+                let refusal = file.locate(yarn_rm_ha::Error::InvalidQueueConfiguration {
+                    file: source.describe(),
+                    source: Box::new(SchedulerError::UnhonouredKey {
+                        key: key.clone(),
+                        value: value.trim().to_owned(),
+                        reason,
+                    }),
+                });
+                println!("refused   {refusal}");
+                push_once(problems, refusal.to_string());
+                rest.remove(key);
+            }
+        }
+    }
+    if let Err(err) = source.parse(rest) {
+        push_once(problems, file.locate(err).to_string());
+    }
+}
+
+/// A queue source with Hadoop's scheduler settings, for a `yarn-site.xml` that does not give
+/// any.
+fn default_queue_source() -> QueueConfigSource {
+    QueueConfigSource {
+        file: None,
+        settings: SchedulerSettings::default(),
+        groups: Groups::fixed(Default::default()),
+    }
+}
+
+/// Checks every declared key and each daemon's typed config; returns the first
+/// ResourceManager's queue source, whose scheduler settings `capacity-scheduler.xml` is checked
+/// with.
+fn check_yarn_site(
+    conf: &Configuration,
+    args: &ConfCheckArgs,
+    problems: &mut Vec<String>,
+) -> Option<QueueConfigSource> {
+    let mut queues = None;
     for warning in conf.warnings() {
         eprintln!("warning: {warning}");
     }
@@ -122,12 +211,15 @@ fn check_yarn_site(conf: &Configuration, args: &ConfCheckArgs, problems: &mut Ve
             }
             if let Some(first) = ha.members.first()
                 && let Ok(rm) = RmConfig::from_conf(conf, Some(&first.rm_id))
-                && let Some(reason) = rm.queues.settings.open_admin_rights()
             {
-                eprintln!(
-                    "warning: {reason}: any user can remove ResourceManagers from the Raft \
-                     group; set yarn.acl.enable to true and yarn.admin.acl to the administrators"
-                );
+                if let Some(reason) = rm.queues.settings.open_admin_rights() {
+                    eprintln!(
+                        "warning: {reason}: any user can remove ResourceManagers from the Raft \
+                         group; set yarn.acl.enable to true and yarn.admin.acl to the \
+                         administrators"
+                    );
+                }
+                queues = Some(rm.queues);
             }
         }
         Err(err) => record::<()>(problems, Err(err)),
@@ -140,6 +232,7 @@ fn check_yarn_site(conf: &Configuration, args: &ConfCheckArgs, problems: &mut Ve
             push_once(problems, err.to_string());
         }
     }
+    queues
 }
 
 /// Every property set in the file must substitute cleanly, declared or not.

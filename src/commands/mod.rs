@@ -24,7 +24,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use yarn_client::application_cli::{self, UserCommand};
-use yarn_conf::Configuration;
+use yarn_conf::{Configuration, SiteReport};
 
 use crate::cli::{Cli, Command};
 
@@ -101,6 +101,16 @@ fn run_user_command(
 /// How long a daemon's runtime may take to wind down once the daemon has stopped, before the
 /// process exits anyway.
 const RUNTIME_STOP: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Refuses to start a daemon on a `yarn-site.xml` key it does not honour set to a value that
+/// would need it to, and logs a warning for every other `yarn.*` key it ignores
+/// (`yarn_conf::unhonoured`).
+fn check_site_keys(conf: &Configuration) -> anyhow::Result<()> {
+    for warning in SiteReport::of(conf).into_result()? {
+        tracing::warn!("{warning}");
+    }
+    Ok(())
+}
 
 /// Runs a daemon's `main` on a multi-threaded runtime and returns what it returned. Dropping the
 /// runtime would wait for every worker, and one may never return (sled flushes when its last

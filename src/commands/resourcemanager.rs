@@ -19,10 +19,14 @@ pub fn run(conf_dir: Option<&Path>, args: ResourceManagerArgs) -> anyhow::Result
         Some(dir) => Configuration::load_dir(dir)?,
         None => Configuration::with_defaults()?,
     };
+    super::check_site_keys(&conf)?;
     let mut config = RmConfig::from_conf(&conf, args.rm_id.as_deref())?;
     config.queues.file = conf_dir.map(|dir| dir.join(CAPACITY_SCHEDULER_XML));
     // A replica that could lead must not start on queues it cannot schedule with.
-    config.queues.load()?;
+    let queues = config.queues.load()?;
+    for warning in queues.warnings() {
+        tracing::warn!(file = %config.queues.describe(), "{warning}");
+    }
     let tls = TlsConfig::from_conf(&conf)?;
     super::run_daemon(async move {
         let rm_id = config.rm_id.clone();

@@ -65,9 +65,10 @@ pub fn state_digest(reply: &GetStateDigestResponseProto) -> String {
 /// The `-refreshQueues` report, one line naming the leader whose file was applied and the
 /// version in force: `committed queue configuration version <v> from <rm id>'s <file>`, or
 /// `<rm id>'s <file> holds queue configuration version <v>, already in force; nothing
-/// committed` when the file changed nothing (a retry on a new leader reads that leader's file).
+/// committed` when the file changed nothing (a retry on a new leader reads that leader's file);
+/// then one `warning: ` line per key of the file the scheduler ignores.
 pub fn refreshed_queues(reply: &RefreshQueuesResponseProto) -> String {
-    if reply.committed {
+    let mut out = if reply.committed {
         format!(
             "committed queue configuration version {} from {}'s {}\n",
             reply.queue_config_version, reply.rm_id, reply.file
@@ -77,7 +78,12 @@ pub fn refreshed_queues(reply: &RefreshQueuesResponseProto) -> String {
             "{}'s {} holds queue configuration version {}, already in force; nothing committed\n",
             reply.rm_id, reply.file, reply.queue_config_version
         )
+    };
+    for warning in &reply.warnings {
+        // Writing to a String cannot fail.
+        let _ = writeln!(out, "warning: {warning}");
     }
+    out
 }
 
 fn column_width(
@@ -103,6 +109,7 @@ mod tests {
             rm_id: "rm2".to_owned(),
             file: "/etc/yarn-ha/capacity-scheduler.xml".to_owned(),
             committed: true,
+            warnings: Vec::new(),
         };
         assert_eq!(
             refreshed_queues(&reply),
@@ -115,6 +122,11 @@ mod tests {
             "rm2's /etc/yarn-ha/capacity-scheduler.xml holds queue configuration version 4, \
              already in force; nothing committed\n"
         );
+        reply.warnings = vec!["yarn.scheduler.capacity.node-locality-delay is not honoured".into()];
+        assert!(refreshed_queues(&reply).ends_with(
+            "nothing committed\nwarning: yarn.scheduler.capacity.node-locality-delay is not \
+                 honoured\n"
+        ));
     }
 
     #[test]

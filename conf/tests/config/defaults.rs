@@ -84,3 +84,25 @@ fn every_default_parses_with_the_getter_of_its_kind() {
         }
     }
 }
+
+#[test]
+fn default_file_documents_every_key_yarn_ha_does_not_honour() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/yarn-default.xml");
+    let xml = std::fs::read_to_string(path).expect("yarn-default.xml is readable");
+    let (_, rest) = xml
+        .split_once("UNHONOURED BEGIN\n")
+        .expect("yarn-default.xml has the UNHONOURED block");
+    let (block, _) = rest.split_once("UNHONOURED END").expect("the block ends");
+    assert_eq!(
+        block,
+        yarn_conf::unhonoured::documentation(),
+        "yarn-default.xml and unhonoured::UNHONOURED disagree; paste documentation()'s text"
+    );
+    assert_eq!(
+        block
+            .lines()
+            .filter(|line| !line.starts_with("    "))
+            .count(),
+        yarn_conf::unhonoured::UNHONOURED.len()
+    );
+}

@@ -187,21 +187,25 @@ impl AdminOperations {
         // Reading and parsing a file of up to 16 MiB is blocking work; off the async workers,
         // so that Raft heartbeats keep flowing meanwhile.
         let queues = self.queues.clone();
-        let properties = tokio::task::spawn_blocking(move || queues.read_properties())
+        let file = tokio::task::spawn_blocking(move || queues.read())
             .await
             .map_err(|err| RmError::internal(format!("reading the queue configuration: {err}")))?
             .map_err(|err| RmError::precondition(err.to_string()))?;
         let plan = self
             .state
-            .read(|state| QueueRefresh::plan(state, &self.queues, properties))
+            .read(|state| QueueRefresh::plan(state, &self.queues, &file))
             .map_err(|err| RmError::invalid("capacity-scheduler.xml", err.to_string()))?;
+        for warning in &plan.warnings {
+            tracing::warn!(file = %self.queues.describe(), "{warning}");
+        }
         let applied = |queue_config_version, committed| RefreshQueuesResponseProto {
             queue_config_version,
             rm_id: self.rm_id.clone(),
             file: self.queues.describe(),
             committed,
+            warnings: plan.warnings.clone(),
         };
-        let Some(refresh) = plan else {
+        let Some(refresh) = plan.refresh.clone() else {
             let version = self.state.read(|state| state.queue_config_version);
             return Ok(applied(version, false));
         };

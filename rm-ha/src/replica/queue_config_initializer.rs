@@ -40,12 +40,15 @@ impl QueueConfigInitializer {
     }
 
     async fn commit_once(&self) -> Result<(), String> {
-        let properties = self.source.read_properties().map_err(|e| e.to_string())?;
+        let file = self.source.read().map_err(|e| e.to_string())?;
         let plan = self
             .state
-            .read(|state| QueueRefresh::plan(state, &self.source, properties))
+            .read(|state| QueueRefresh::plan(state, &self.source, &file))
             .map_err(|e| e.to_string())?;
-        let Some(refresh) = plan else {
+        for warning in &plan.warnings {
+            tracing::warn!(file = %self.source.describe(), "{warning}");
+        }
+        let Some(refresh) = plan.refresh else {
             return Ok(());
         };
         let command = RmCommand::V1(refresh.command());

@@ -77,7 +77,7 @@ impl LeaderScheduler {
         nodes: &[(NodeId, Resource)],
     ) -> Result<(Self, Vec<Admission>), Error> {
         let config = if state.queue_config_version == 0 {
-            source.load()?
+            source.load()?.config
         } else {
             source.parse(state.queue_config.clone())?
         };

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use yarn_conf::Configuration;
+use yarn_conf::{Configuration, Location};
 use yarn_scheduler::{CapacitySchedulerConfiguration, SchedulerSettings};
 use yarn_security::Groups;
 
@@ -33,33 +33,39 @@ pub struct QueueConfigSource {
 }
 
 impl QueueConfigSource {
-    /// Reads the file's `yarn.scheduler.capacity.*` properties, `${...}` references resolved.
+    /// Reads the file's `yarn.scheduler.capacity.*` properties, `${...}` references resolved,
+    /// with where each was set, and a warning for every other key of the file.
     ///
     /// # Errors
     ///
     /// [`Error::ReadQueueConfiguration`] naming the file and what is wrong with it.
-    pub fn read_properties(&self) -> Result<BTreeMap<String, String>, Error> {
+    pub fn read(&self) -> Result<QueueFile, Error> {
         let Some(file) = self.file.as_ref().filter(|file| file.exists()) else {
-            return Ok(default_properties());
+            return Ok(QueueFile::from(default_properties()));
         };
         let mut conf = Configuration::new();
         conf.add_resource_file(file)
             .map_err(|source| Error::ReadQueueConfiguration { source })?;
-        let mut properties = BTreeMap::new();
-        let names: Vec<String> = conf
-            .names()
-            .filter(|name| name.starts_with(PREFIX))
-            .map(str::to_owned)
-            .collect();
-        for name in names {
+        let mut read = QueueFile::default();
+        for name in conf.names() {
+            if !name.starts_with(PREFIX) {
+                read.warnings.push(format!(
+                    "{name} is set in {CAPACITY_SCHEDULER_XML}, from which yarn-ha reads only \
+                     {PREFIX}* keys, and is ignored"
+                ));
+                continue;
+            }
             let value = conf
-                .get(&name)
+                .get(name)
                 .map_err(|source| Error::ReadQueueConfiguration { source })?;
             if let Some(value) = value {
-                properties.insert(name, value);
+                read.properties.insert(name.to_owned(), value);
+                if let Some(location) = conf.source(name) {
+                    read.locations.insert(name.to_owned(), location.clone());
+                }
             }
         }
-        Ok(properties)
+        Ok(read)
     }
 
     /// Builds and validates the configuration `properties` describe.
@@ -79,13 +85,20 @@ impl QueueConfigSource {
         })
     }
 
-    /// Reads and validates the file.
+    /// Reads and validates the file, each error located at the key it names.
     ///
     /// # Errors
     ///
-    /// Those of [`read_properties`](Self::read_properties) and [`parse`](Self::parse).
-    pub fn load(&self) -> Result<CapacitySchedulerConfiguration, Error> {
-        self.parse(self.read_properties()?)
+    /// Those of [`read`](Self::read) and [`parse`](Self::parse).
+    pub fn load(&self) -> Result<LoadedQueues, Error> {
+        let file = self.read()?;
+        let config = self
+            .parse(file.properties.clone())
+            .map_err(|err| file.locate(err))?;
+        Ok(LoadedQueues {
+            config,
+            warnings: file.warnings,
+        })
     }
 
     /// The file's path, or a note that the built-in default is in use.
@@ -95,6 +108,65 @@ impl QueueConfigSource {
             Some(file) => format!("{} (absent: built-in default)", file.display()),
             None => format!("{CAPACITY_SCHEDULER_XML} (none configured: built-in default)"),
         }
+    }
+}
+
+/// What [`QueueConfigSource::read`] found in the file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QueueFile {
+    /// The `yarn.scheduler.capacity.*` properties, references resolved.
+    pub properties: BTreeMap<String, String>,
+    /// Where each property was set; none for the built-in default.
+    pub locations: BTreeMap<String, Location>,
+    /// One line per key of the file outside `yarn.scheduler.capacity.*`, which is ignored.
+    pub warnings: Vec<String>,
+}
+
+impl QueueFile {
+    /// `err` pointing at the line of the key it names, when it names one set in this file:
+    /// [`Error::InvalidQueueConfiguration`]'s file becomes `file:line:column`.
+    pub fn locate(&self, err: Error) -> Error {
+        match err {
+            Error::InvalidQueueConfiguration { file, source } => {
+                let located = source
+                    .key()
+                    .and_then(|key| self.locations.get(&key))
+                    .map_or(file, ToString::to_string);
+                Error::InvalidQueueConfiguration {
+                    file: located,
+                    source,
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+impl From<BTreeMap<String, String>> for QueueFile {
+    fn from(properties: BTreeMap<String, String>) -> Self {
+        Self {
+            properties,
+            ..Self::default()
+        }
+    }
+}
+
+/// A validated queue configuration as loaded from the file, with what was ignored.
+#[derive(Debug, Clone)]
+pub struct LoadedQueues {
+    /// The configuration.
+    pub config: CapacitySchedulerConfiguration,
+    /// Keys of the file outside `yarn.scheduler.capacity.*`.
+    pub warnings: Vec<String>,
+}
+
+impl LoadedQueues {
+    /// Every warning: the file's keys outside the scheduler's prefix, then the scheduler's own.
+    pub fn warnings(&self) -> impl Iterator<Item = &str> {
+        self.warnings
+            .iter()
+            .chain(self.config.warnings())
+            .map(String::as_str)
     }
 }
 
@@ -134,7 +206,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let config = source(Some(dir.path().join(CAPACITY_SCHEDULER_XML)))
             .load()
-            .unwrap();
+            .unwrap()
+            .config;
         let default = config.queue("root.default").expect("root.default");
         assert!((default.capacity.percent() - 100.0).abs() < 1e-9);
     }
@@ -144,7 +217,9 @@ mod tests {
         let sample = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("../conf/etc")
             .join(CAPACITY_SCHEDULER_XML);
-        let config = source(Some(sample)).load().unwrap();
+        let loaded = source(Some(sample)).load().unwrap();
+        assert_eq!(loaded.warnings().count(), 0, "{:?}", loaded.warnings);
+        let config = loaded.config;
         let analytics = config.queue("root.analytics").expect("root.analytics");
         assert!((analytics.absolute_maximum_capacity - 50.0).abs() < 1e-9);
     }
@@ -161,7 +236,8 @@ mod tests {
                 ("yarn.scheduler.capacity.root.b.capacity", "50"),
             ],
         );
-        let properties = source(Some(file)).read_properties().unwrap();
+        let read = source(Some(file)).read().unwrap();
+        let properties = &read.properties;
         assert_eq!(
             properties.keys().map(String::as_str).collect::<Vec<_>>(),
             [
@@ -171,6 +247,18 @@ mod tests {
             ]
         );
         assert_eq!(properties["yarn.scheduler.capacity.root.a.capacity"], "50");
+        assert_eq!(
+            read.warnings,
+            [format!(
+                "half is set in {CAPACITY_SCHEDULER_XML}, from which yarn-ha reads only \
+                 yarn.scheduler.capacity.* keys, and is ignored"
+            )]
+        );
+        // The third property's <value>, four lines to a property after two of preamble.
+        assert_eq!(
+            read.locations["yarn.scheduler.capacity.root.a.capacity"].line,
+            13
+        );
     }
 
     #[test]
@@ -187,5 +275,27 @@ mod tests {
         let message = source(Some(file.clone())).load().unwrap_err().to_string();
         assert!(message.contains(&file.display().to_string()), "{message}");
         assert!(message.contains("root"), "{message}");
+    }
+
+    #[test]
+    fn a_bad_value_is_located_at_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = write_file(
+            &dir,
+            &[
+                ("yarn.scheduler.capacity.root.queues", "a,b"),
+                ("yarn.scheduler.capacity.root.a.capacity", "50"),
+                ("yarn.scheduler.capacity.root.b.capacity", "12x"),
+            ],
+        );
+        let message = source(Some(file.clone())).load().unwrap_err().to_string();
+        assert!(
+            message.starts_with(&format!(
+                "{}:13:5: invalid queue configuration: key \
+                 yarn.scheduler.capacity.root.b.capacity: value \"12x\"",
+                file.display()
+            )),
+            "{message}"
+        );
     }
 }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use yarn_scheduler::{CapacitySchedulerConfiguration, validate_refresh};
 
 use super::QueueConfigSource;
+use super::queue_config_source::{LoadedQueues, QueueFile};
 use super::reservation_queues::reservation_queue_sizes;
 use crate::Error;
 use crate::state_machine::{ApplicationState, CommandV1, RmState};
@@ -19,26 +20,48 @@ pub struct QueueRefresh {
     pub properties: BTreeMap<String, String>,
 }
 
+/// What a refresh found: the change to propose, if any, and the keys the new configuration
+/// ignores.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RefreshPlan {
+    /// `None` when the file holds the configuration in force, so a repeated refresh proposes
+    /// nothing.
+    pub refresh: Option<QueueRefresh>,
+    /// The file's ignored keys, each named, as [`LoadedQueues::warnings`] lists them.
+    pub warnings: Vec<String>,
+}
+
 impl QueueRefresh {
-    /// Decides whether `properties` (freshly read by the leader) may replace the configuration
-    /// in `state`. `None` when they equal it, so a repeated refresh proposes nothing.
+    /// Decides whether the properties of `file` (freshly read by the leader) may replace the
+    /// configuration in `state`.
     ///
     /// The new configuration is validated in full, then against the one in force and the
     /// applications not yet finished, counted under the leaf queue each was submitted to.
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidQueueConfiguration`] with the scheduler's precise reason; nothing is
-    /// proposed and the configuration in force keeps running.
+    /// [`Error::InvalidQueueConfiguration`] with the scheduler's precise reason, located at the
+    /// line of the key it names; nothing is proposed and the configuration in force keeps
+    /// running.
     pub fn plan(
         state: &RmState,
         source: &QueueConfigSource,
-        properties: BTreeMap<String, String>,
-    ) -> Result<Option<Self>, Error> {
-        if state.queue_config_version > 0 && properties == state.queue_config {
-            return Ok(None);
+        file: &QueueFile,
+    ) -> Result<RefreshPlan, Error> {
+        let new = LoadedQueues {
+            config: source
+                .parse(file.properties.clone())
+                .map_err(|err| file.locate(err))?,
+            warnings: file.warnings.clone(),
+        };
+        let warnings = new.warnings().map(str::to_owned).collect();
+        let new = new.config;
+        if state.queue_config_version > 0 && file.properties == state.queue_config {
+            return Ok(RefreshPlan {
+                refresh: None,
+                warnings,
+            });
         }
-        let new = source.parse(properties)?;
         if state.queue_config_version > 0 {
             // The configuration in force was valid when committed; if the local yarn-site.xml
             // changed since so that it no longer is, only the new one can be checked.
@@ -55,10 +78,13 @@ impl QueueRefresh {
                 })?;
             }
         }
-        Ok(Some(Self {
-            expected: state.queue_config_version,
-            properties: new.properties().clone(),
-        }))
+        Ok(RefreshPlan {
+            refresh: Some(Self {
+                expected: state.queue_config_version,
+                properties: new.properties().clone(),
+            }),
+            warnings,
+        })
     }
 
     /// The command that commits this refresh.
@@ -102,6 +128,10 @@ mod tests {
             settings: SchedulerSettings::default(),
             groups: yarn_security::Groups::fixed(Default::default()),
         }
+    }
+
+    fn plan(state: &RmState, properties: BTreeMap<String, String>) -> Result<RefreshPlan, Error> {
+        QueueRefresh::plan(state, &source(), &QueueFile::from(properties))
     }
 
     fn two_queues(b_state: &str) -> BTreeMap<String, String> {
@@ -148,34 +178,25 @@ mod tests {
             ("root.a.capacity", "70"),
             ("root.b.capacity", "30"),
         ]);
-        let refresh = QueueRefresh::plan(&state, &source(), change.clone())
-            .unwrap()
-            .unwrap();
+        let refresh = plan(&state, change.clone()).unwrap().refresh.unwrap();
         assert_eq!(refresh.expected, 4);
         assert_eq!(refresh.properties, change);
-        assert_eq!(
-            QueueRefresh::plan(&state, &source(), two_queues("RUNNING")).unwrap(),
-            None
-        );
+        assert_eq!(plan(&state, two_queues("RUNNING")).unwrap().refresh, None);
     }
 
     #[test]
     fn removing_a_running_queue_or_one_with_applications_is_refused() {
         let only_a = properties(&[("root.queues", "a"), ("root.a.capacity", "100")]);
         let running = state_with(two_queues("RUNNING"), None);
-        let message = QueueRefresh::plan(&running, &source(), only_a.clone())
-            .unwrap_err()
-            .to_string();
+        let message = plan(&running, only_a.clone()).unwrap_err().to_string();
         assert!(message.contains("root.b"), "{message}");
 
         let busy = state_with(two_queues("STOPPED"), Some("b"));
-        let message = QueueRefresh::plan(&busy, &source(), only_a.clone())
-            .unwrap_err()
-            .to_string();
+        let message = plan(&busy, only_a.clone()).unwrap_err().to_string();
         assert!(message.contains("root.b"), "{message}");
 
         let idle = state_with(two_queues("STOPPED"), None);
-        assert!(QueueRefresh::plan(&idle, &source(), only_a).is_ok());
+        assert!(plan(&idle, only_a).is_ok());
     }
 
     #[test]
@@ -190,11 +211,9 @@ mod tests {
         };
         // The reservation has ended: the application is still in its queue, about to move.
         let state = state_with(reservable("50", "50"), Some("root.a.reservation_0_0001"));
-        assert!(QueueRefresh::plan(&state, &source(), reservable("60", "40")).is_ok());
+        assert!(plan(&state, reservable("60", "40")).is_ok());
         let not_reservable = two_queues("RUNNING");
-        let message = QueueRefresh::plan(&state, &source(), not_reservable)
-            .unwrap_err()
-            .to_string();
+        let message = plan(&state, not_reservable).unwrap_err().to_string();
         assert!(message.contains("root.a"), "{message}");
     }
 
@@ -206,9 +225,31 @@ mod tests {
             ("root.a.capacity", "60"),
             ("root.b.capacity", "50"),
         ]);
-        let message = QueueRefresh::plan(&state, &source(), bad)
-            .unwrap_err()
-            .to_string();
+        let message = plan(&state, bad).unwrap_err().to_string();
         assert!(message.contains("invalid queue configuration"), "{message}");
+    }
+
+    #[test]
+    fn a_refresh_reports_the_keys_it_ignores_even_when_nothing_changed() {
+        let state = state_with(two_queues("RUNNING"), None);
+        let mut file = QueueFile::from(two_queues("RUNNING"));
+        file.properties.insert(
+            "yarn.scheduler.capacity.node-locality-delay".to_owned(),
+            "40".to_owned(),
+        );
+        file.warnings
+            .push("stray is set in capacity-scheduler.xml".to_owned());
+        let plan = QueueRefresh::plan(&state, &source(), &file).unwrap();
+        assert!(plan.refresh.is_some());
+        assert_eq!(plan.warnings.len(), 2, "{:?}", plan.warnings);
+        assert!(plan.warnings[1].starts_with("yarn.scheduler.capacity.node-locality-delay "));
+
+        let unchanged = QueueFile {
+            warnings: vec!["stray is set in capacity-scheduler.xml".to_owned()],
+            ..QueueFile::from(two_queues("RUNNING"))
+        };
+        let plan = QueueRefresh::plan(&state, &source(), &unchanged).unwrap();
+        assert_eq!(plan.refresh, None);
+        assert_eq!(plan.warnings, unchanged.warnings);
     }
 }

@@ -103,7 +103,7 @@ fn a_key_for_a_queue_its_parent_does_not_list_is_refused() {
 }
 
 #[test]
-fn global_keys_and_keys_nested_under_a_queue_are_still_accepted() {
+fn global_keys_are_read_and_keys_not_honoured_are_warned_about_by_name() {
     let conf = must_build(&[
         ("maximum-applications", "500"),
         ("maximum-am-resource-percent", "0.2"),
@@ -117,22 +117,87 @@ fn global_keys_and_keys_nested_under_a_queue_are_still_accepted() {
         ("user-settings.carol.max-parallel-apps", "1"),
         ("minimum-user-limit-percent", "50"),
         ("user-limit-factor", "2"),
+        // Hadoop keys the scheduler does not honour, set to values it need not refuse.
         ("node-locality-delay", "40"),
-        ("queue-mappings", "u:alice:a1"),
-        // Hadoop keys the scheduler does not implement, nested under existing queues.
         ("root.accessible-node-labels.gpu.capacity", "100"),
-        ("root.a.accessible-node-labels.gpu.maximum-capacity", "50"),
         ("root.a.leaf-queue-template.capacity", "10"),
-        (
-            "root.a.auto-queue-creation-v2.template.maximum-applications",
-            "10",
-        ),
-        ("root.a.ordering-policy", "fair"),
-        ("root.b.maximum-application-lifetime", "3600"),
+        ("root.a.ordering-policy", "fifo"),
+        ("root.b.maximum-application-lifetime", "-1"),
+        // A typo.
+        ("root.a.capcity", "10"),
     ]);
     assert_eq!(conf.maximum_applications(), 500);
     assert_eq!(conf.user_max_parallel_apps("bob"), Some(2));
     assert_eq!(conf.queues().count(), 4);
+    let warnings = conf.warnings();
+    assert_eq!(warnings.len(), 4, "{warnings:#?}");
+    for (key, says) in [
+        (
+            "yarn.scheduler.capacity.node-locality-delay",
+            "is not honoured",
+        ),
+        (
+            "yarn.scheduler.capacity.root.accessible-node-labels.gpu.capacity",
+            "node labels are not implemented",
+        ),
+        (
+            "yarn.scheduler.capacity.root.a.leaf-queue-template.capacity",
+            "auto-creation",
+        ),
+        (
+            "yarn.scheduler.capacity.root.a.capcity",
+            "not a key yarn-ha knows",
+        ),
+    ] {
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.starts_with(&format!("{key} ")) && w.contains(says)),
+            "{key}: {warnings:#?}"
+        );
+    }
+}
+
+#[test]
+fn keys_whose_promise_the_scheduler_cannot_keep_are_refused_by_name() {
+    for (key, value, says) in [
+        (
+            "root.a.ordering-policy",
+            "fair",
+            "fair and priority-utilization",
+        ),
+        (
+            "root.b.maximum-application-lifetime",
+            "3600",
+            "lifetimes are not enforced",
+        ),
+        ("root.a.priority", "2", "queue priorities"),
+        ("queue-mappings", "u:alice:a1", "placement rules"),
+        (
+            "root.auto-queue-creation-v2.enabled",
+            "true",
+            "not created on submission",
+        ),
+        (
+            "legacy-queue-mode.enabled",
+            "false",
+            "only legacy queue mode",
+        ),
+    ] {
+        let err = build(&[(key, value)]).unwrap_err();
+        let message = err.to_string();
+        assert!(
+            matches!(&err, SchedulerError::UnhonouredKey { key: k, .. }
+                if *k == format!("yarn.scheduler.capacity.{key}")),
+            "{message}"
+        );
+        assert!(
+            message.starts_with(&format!(
+                "key yarn.scheduler.capacity.{key}: value {value:?} is refused: "
+            )) && message.contains(says),
+            "{message}"
+        );
+    }
 }
 
 #[test]

@@ -1,0 +1,774 @@
+//! [`UNHONOURED`]: the Hadoop keys yarn-ha knows and does not honour, each refused or warned
+//! about by name, and [`Verdict`], what becomes of any key an operator sets.
+//!
+//! This is the one list of such keys, for both `yarn-site.xml` and `capacity-scheduler.xml`;
+//! `conf/yarn-default.xml` prints it ([`documentation`]) and a test keeps the two equal. A key is
+//! *refused* when running without it would break a promise the operator's file makes (a
+//! scheduler, a partition, a lifetime, a placement rule): the daemon does not start and
+//! `-refreshQueues` does not apply, naming the key, its value, where it was set and why. A key is
+//! *warned* about when it only tunes a part of Hadoop yarn-ha does not have (ZooKeeper, the
+//! timeline service, a thread pool): it is accepted and logged by name. A key neither declared
+//! in [`crate::keys`] (or read by the CapacityScheduler) nor listed here is warned about as
+//! unknown, so no key is ignored silently.
+
+use std::fmt;
+
+use crate::error::ConfError;
+use crate::{Configuration, keys};
+
+/// The placeholder in a [`Unhonoured::pattern`] for a queue path (`root` and any descendants).
+const QUEUE_PATH: &str = "<queue-path>";
+/// The placeholder for one dot-free component (a user, a label, a service name).
+const ONE: &str = "<name>";
+/// A pattern's last component when it matches every key under its prefix.
+const ANY: &str = "*";
+/// The prefix of every key of `capacity-scheduler.xml`.
+const CAPACITY_SCHEDULER_PREFIX: &str = "yarn.scheduler.capacity.";
+
+/// The values of a refused key that keep Hadoop's behaviour as yarn-ha implements it; an unset
+/// or blank value is always accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Accepted {
+    /// Only unset or blank.
+    Unset,
+    /// One of these, compared case-insensitively after trimming.
+    OneOf(&'static [&'static str]),
+    /// A number no greater than zero, which Hadoop reads as "off".
+    NotPositive,
+}
+
+impl Accepted {
+    /// Whether `value` (trimmed) keeps the key harmless.
+    pub fn accepts(self, value: &str) -> bool {
+        let value = value.trim();
+        if value.is_empty() {
+            return true;
+        }
+        match self {
+            Self::Unset => false,
+            Self::OneOf(values) => values.iter().any(|v| v.eq_ignore_ascii_case(value)),
+            Self::NotPositive => value.parse::<f64>().is_ok_and(|number| number <= 0.0),
+        }
+    }
+}
+
+impl fmt::Display for Accepted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Unset => f.write_str("unset"),
+            Self::OneOf(values) => write!(f, "unset or {}", values.join(" or ")),
+            Self::NotPositive => f.write_str("unset or a number no greater than 0"),
+        }
+    }
+}
+
+/// What yarn-ha does with a key of [`UNHONOURED`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Treatment {
+    /// Refused at start-up and at `-refreshQueues` unless its value is [`Accepted`].
+    Refused(Accepted),
+    /// Accepted, ignored and logged by name.
+    Warned,
+}
+
+/// A Hadoop key, or family of keys, that yarn-ha does not honour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unhonoured {
+    /// The key, where `<queue-path>` stands for `root` and any queue below it, `<name>` for one
+    /// dot-free component, and a last component `*` for one or more components.
+    pub pattern: &'static str,
+    /// Refused or warned.
+    pub treatment: Treatment,
+    /// Why, in the operator's terms: what yarn-ha does instead.
+    pub reason: &'static str,
+}
+
+const fn refused(pattern: &'static str, accepted: Accepted, reason: &'static str) -> Unhonoured {
+    Unhonoured {
+        pattern,
+        treatment: Treatment::Refused(accepted),
+        reason,
+    }
+}
+
+const fn warned(pattern: &'static str, reason: &'static str) -> Unhonoured {
+    Unhonoured {
+        pattern,
+        treatment: Treatment::Warned,
+        reason,
+    }
+}
+
+const CAPACITY_SCHEDULER: &str =
+    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler";
+const NO_LOCALITY: &str = "yarn-ha places an ask on the first node with room, whatever its \
+                           locality, without waiting for a node-local one";
+const ONE_PER_HEARTBEAT: &str =
+    "yarn-ha's scheduling pass assigns as many containers to a node as fit";
+const NO_LABELS: &str = "node labels are not implemented: every node is in the default partition";
+const NO_ZOOKEEPER: &str =
+    "yarn-ha replicates its state with Raft (yarn.resourcemanager.ha.raft.*), not ZooKeeper";
+const ALWAYS_RECOVERS: &str =
+    "yarn-ha always recovers its state, work-preserving, from its Raft log";
+
+/// Every key yarn-ha knows and does not honour, in the order `yarn-default.xml` prints them.
+pub const UNHONOURED: &[Unhonoured] = &[
+    // capacity-scheduler.xml: per queue.
+    refused(
+        "yarn.scheduler.capacity.<queue-path>.ordering-policy",
+        Accepted::OneOf(&["fifo", "utilization"]),
+        "a leaf orders its applications by priority, then submission (fifo), and a parent its \
+         children by used capacity (utilization); fair and priority-utilization are not \
+         implemented",
+    ),
+    warned(
+        "yarn.scheduler.capacity.<queue-path>.ordering-policy.*",
+        "tunes an ordering policy yarn-ha does not have",
+    ),
+    refused(
+        "yarn.scheduler.capacity.<queue-path>.priority",
+        Accepted::OneOf(&["0"]),
+        "queue priorities are not implemented: siblings are offered resources by used capacity",
+    ),
+    refused(
+        "yarn.scheduler.capacity.<queue-path>.maximum-application-lifetime",
+        Accepted::NotPositive,
+        "application lifetimes are not enforced: an application runs until it ends or is killed",
+    ),
+    refused(
+        "yarn.scheduler.capacity.<queue-path>.default-application-lifetime",
+        Accepted::NotPositive,
+        "application lifetimes are not enforced: an application runs until it ends or is killed",
+    ),
+    refused(
+        "yarn.scheduler.capacity.<queue-path>.auto-create-child-queue.enabled",
+        Accepted::OneOf(&["false"]),
+        "queues are not created on submission: an application must name a configured leaf",
+    ),
+    refused(
+        "yarn.scheduler.capacity.<queue-path>.auto-queue-creation-v2.enabled",
+        Accepted::OneOf(&["false"]),
+        "queues are not created on submission: an application must name a configured leaf",
+    ),
+    warned(
+        "yarn.scheduler.capacity.<queue-path>.auto-create-child-queue.*",
+        "configures queue auto-creation, which yarn-ha does not do",
+    ),
+    warned(
+        "yarn.scheduler.capacity.<queue-path>.auto-queue-creation-v2.*",
+        "configures queue auto-creation, which yarn-ha does not do",
+    ),
+    warned(
+        "yarn.scheduler.capacity.<queue-path>.leaf-queue-template.*",
+        "configures queue auto-creation, which yarn-ha does not do",
+    ),
+    refused(
+        "yarn.scheduler.capacity.<queue-path>.maximum-allocation",
+        Accepted::Unset,
+        "a queue's largest container is read from maximum-allocation-mb and \
+         maximum-allocation-vcores only",
+    ),
+    refused(
+        "yarn.scheduler.capacity.<queue-path>.allow-zero-capacity-sum",
+        Accepted::OneOf(&["false"]),
+        "a parent's children must sum to 100 percent (or 0 under a parent of capacity 0)",
+    ),
+    warned(
+        "yarn.scheduler.capacity.<queue-path>.accessible-node-labels",
+        NO_LABELS,
+    ),
+    warned(
+        "yarn.scheduler.capacity.<queue-path>.accessible-node-labels.*",
+        NO_LABELS,
+    ),
+    warned(
+        "yarn.scheduler.capacity.<queue-path>.default-node-label-expression",
+        NO_LABELS,
+    ),
+    warned(
+        "yarn.scheduler.capacity.<queue-path>.acl_submit_reservations",
+        "reservation ACLs are not enforced (yarn.acl.reservation-enable must be false)",
+    ),
+    warned(
+        "yarn.scheduler.capacity.<queue-path>.acl_administer_reservations",
+        "reservation ACLs are not enforced (yarn.acl.reservation-enable must be false)",
+    ),
+    warned(
+        "yarn.scheduler.capacity.<queue-path>.acl_list_reservations",
+        "reservation ACLs are not enforced (yarn.acl.reservation-enable must be false)",
+    ),
+    // capacity-scheduler.xml: global.
+    refused(
+        "yarn.scheduler.capacity.legacy-queue-mode.enabled",
+        Accepted::OneOf(&["true"]),
+        "only legacy queue mode is implemented: capacities are percentages and siblings sum to \
+         100",
+    ),
+    refused(
+        "yarn.scheduler.capacity.queue-mappings",
+        Accepted::Unset,
+        "placement rules are not implemented: an application runs in the queue it names",
+    ),
+    refused(
+        "yarn.scheduler.capacity.mapping-rule-json",
+        Accepted::Unset,
+        "placement rules are not implemented: an application runs in the queue it names",
+    ),
+    refused(
+        "yarn.scheduler.capacity.mapping-rule-json-file",
+        Accepted::Unset,
+        "placement rules are not implemented: an application runs in the queue it names",
+    ),
+    refused(
+        "yarn.scheduler.capacity.mapping-rule-format",
+        Accepted::OneOf(&["legacy"]),
+        "placement rules are not implemented: an application runs in the queue it names",
+    ),
+    warned(
+        "yarn.scheduler.capacity.queue-mappings-override.enable",
+        "placement rules are not implemented: an application runs in the queue it names",
+    ),
+    refused(
+        "yarn.scheduler.capacity.workflow-priority-mappings",
+        Accepted::Unset,
+        "workflow priority mappings are not implemented: an application keeps the priority it \
+         asks for, or its queue's default",
+    ),
+    warned(
+        "yarn.scheduler.capacity.workflow-priority-mappings-override.enable",
+        "workflow priority mappings are not implemented",
+    ),
+    refused(
+        "yarn.scheduler.capacity.lazy-preemption-enabled",
+        Accepted::OneOf(&["false"]),
+        "preemption kills the containers it selects; lazy preemption is not implemented",
+    ),
+    warned("yarn.scheduler.capacity.node-locality-delay", NO_LOCALITY),
+    warned(
+        "yarn.scheduler.capacity.rack-locality-additional-delay",
+        NO_LOCALITY,
+    ),
+    warned(
+        "yarn.scheduler.capacity.per-node-heartbeat.*",
+        ONE_PER_HEARTBEAT,
+    ),
+    warned(
+        "yarn.scheduler.capacity.schedule-asynchronously.*",
+        "the leader always schedules on its own loop, every \
+         yarn.scheduler.capacity.schedule-asynchronously.scheduling-interval-ms as set in \
+         yarn-site.xml",
+    ),
+    warned(
+        "yarn.scheduler.capacity.multi-node-placement-enabled",
+        "nodes are offered to the scheduler one at a time",
+    ),
+    warned(
+        "yarn.scheduler.capacity.multi-node-sorting.*",
+        "nodes are offered to the scheduler one at a time",
+    ),
+    warned(
+        "yarn.scheduler.capacity.reservations-continue-look-all-nodes",
+        "tunes the CapacityScheduler's container reservations, which yarn-ha does not make",
+    ),
+    warned(
+        "yarn.scheduler.capacity.skip-allocate-on-nodes-with-reserved-containers",
+        "tunes the CapacityScheduler's container reservations, which yarn-ha does not make",
+    ),
+    warned(
+        "yarn.scheduler.capacity.application.fail-fast",
+        "an application for a queue that no longer exists after a restart fails in any case",
+    ),
+    // yarn-site.xml: the ResourceManager.
+    refused(
+        "yarn.resourcemanager.scheduler.class",
+        Accepted::OneOf(&[CAPACITY_SCHEDULER]),
+        "the CapacityScheduler is the only scheduler yarn-ha has",
+    ),
+    refused(
+        "yarn.node-labels.enabled",
+        Accepted::OneOf(&["false"]),
+        NO_LABELS,
+    ),
+    warned("yarn.node-labels.*", NO_LABELS),
+    refused(
+        "yarn.resourcemanager.nodes.include-path",
+        Accepted::Unset,
+        "every NodeManager that presents a valid certificate may register; include and exclude \
+         files are not read",
+    ),
+    refused(
+        "yarn.resourcemanager.nodes.exclude-path",
+        Accepted::Unset,
+        "every NodeManager that presents a valid certificate may register; include and exclude \
+         files are not read",
+    ),
+    refused(
+        "yarn.resourcemanager.placement-constraints.handler",
+        Accepted::OneOf(&["disabled"]),
+        "placement constraints (SchedulingRequests) are not implemented",
+    ),
+    refused(
+        "yarn.resource-types",
+        Accepted::Unset,
+        "yarn-ha schedules memory and vcores only",
+    ),
+    warned(
+        "yarn.resource-types.*",
+        "yarn-ha schedules memory and vcores only",
+    ),
+    warned("yarn.resourcemanager.recovery.enabled", ALWAYS_RECOVERS),
+    warned(
+        "yarn.resourcemanager.work-preserving-recovery.enabled",
+        ALWAYS_RECOVERS,
+    ),
+    warned("yarn.resourcemanager.store.class", ALWAYS_RECOVERS),
+    warned("yarn.resourcemanager.zk-*", NO_ZOOKEEPER),
+    warned("yarn.resourcemanager.zk-address", NO_ZOOKEEPER),
+    warned(
+        "yarn.resourcemanager.ha.automatic-failover.embedded",
+        NO_ZOOKEEPER,
+    ),
+    warned(
+        "yarn.resourcemanager.ha.automatic-failover.zk-base-path",
+        NO_ZOOKEEPER,
+    ),
+    warned(
+        "yarn.resourcemanager.leveldb-state-store.*",
+        ALWAYS_RECOVERS,
+    ),
+    warned("yarn.resourcemanager.fs.state-store.*", ALWAYS_RECOVERS),
+    warned("yarn.timeline-service.*", "yarn-ha has no timeline service"),
+    warned(
+        "yarn.webapp.ui2.enable",
+        "yarn-ha serves its own web UI at the webapp address",
+    ),
+    warned(
+        "yarn.http.policy",
+        "yarn-ha's web endpoint follows yarn.tls.enabled: HTTPS with client certificates when on",
+    ),
+    // yarn-site.xml: the NodeManager.
+    refused(
+        "yarn.nodemanager.aux-services",
+        Accepted::Unset,
+        "the NodeManager runs no auxiliary services (MapReduce's shuffle, Spark's external \
+         shuffle service)",
+    ),
+    warned(
+        "yarn.nodemanager.aux-services.*",
+        "the NodeManager runs no auxiliary services",
+    ),
+    refused(
+        "yarn.nodemanager.resource.detect-hardware-capabilities",
+        Accepted::OneOf(&["false"]),
+        "a NodeManager offers yarn.nodemanager.resource.memory-mb and .cpu-vcores as set",
+    ),
+    refused(
+        "yarn.nodemanager.resource-plugins",
+        Accepted::Unset,
+        "GPUs, FPGAs and other devices are not scheduled",
+    ),
+    warned(
+        "yarn.nodemanager.resource-plugins.*",
+        "GPUs, FPGAs and other devices are not scheduled",
+    ),
+    refused(
+        "yarn.nodemanager.health-checker.script.path",
+        Accepted::Unset,
+        "the NodeManager runs no health script, so a node that would fail it keeps taking \
+         containers",
+    ),
+    warned(
+        "yarn.nodemanager.health-checker.*",
+        "the NodeManager runs no health checker",
+    ),
+    warned(
+        "yarn.nodemanager.disk-health-checker.*",
+        "the NodeManager does not check its disks",
+    ),
+    warned(
+        "yarn.nodemanager.vmem-check-enabled",
+        "containers are limited by physical memory only (yarn.nodemanager.pmem-check-enabled)",
+    ),
+    warned(
+        "yarn.nodemanager.vmem-pmem-ratio",
+        "containers are limited by physical memory only (yarn.nodemanager.pmem-check-enabled)",
+    ),
+    warned(
+        "yarn.log-aggregation-enable",
+        "container logs stay in yarn.nodemanager.log-dirs; they are not aggregated",
+    ),
+    warned(
+        "yarn.log-aggregation.*",
+        "container logs stay in yarn.nodemanager.log-dirs; they are not aggregated",
+    ),
+    warned(
+        "yarn.nodemanager.remote-app-log-dir",
+        "container logs stay in yarn.nodemanager.log-dirs; they are not aggregated",
+    ),
+    warned(
+        "yarn.nodemanager.remote-app-log-dir-suffix",
+        "container logs stay in yarn.nodemanager.log-dirs; they are not aggregated",
+    ),
+    warned("yarn.log.server.url", "yarn-ha has no log server"),
+    warned(
+        "yarn.nodemanager.linux-container-executor.*",
+        "the NodeManager starts containers as its own user; only the cgroups mount-path and \
+         hierarchy keys are read",
+    ),
+];
+
+/// What becomes of one key set in a configuration file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// yarn-ha reads it and does what Hadoop does with it; also a refused key set to a value
+    /// yarn-ha accepts, since yarn-ha then behaves as the value says.
+    Honoured,
+    /// Not started with, or not applied: why, with what yarn-ha accepts.
+    Refused(String),
+    /// Accepted and ignored: the warning to log.
+    Warned(String),
+}
+
+/// The entry of [`UNHONOURED`] that `name` falls under; an exact pattern wins over a family.
+pub fn find(name: &str) -> Option<&'static Unhonoured> {
+    let matching = || {
+        UNHONOURED
+            .iter()
+            .filter(|entry| matches(entry.pattern, name))
+    };
+    matching()
+        .find(|entry| !entry.pattern.ends_with(ANY))
+        .or_else(|| matching().next())
+}
+
+/// The verdict on `name = value` for a key yarn-ha does not read: by its entry in
+/// [`UNHONOURED`], or a warning that the key is unknown.
+pub fn judge_unread(name: &str, value: &str) -> Verdict {
+    match find(name) {
+        Some(entry) => entry.judge(name, value),
+        None => Verdict::Warned(unknown_warning(name)),
+    }
+}
+
+/// The verdict on `name = value` as set in `yarn-site.xml`: declared keys (and their
+/// `.<rm-id>` forms) are honoured; CapacityScheduler keys are warned about, since yarn-ha reads
+/// them from `capacity-scheduler.xml` only; other keys are judged by [`judge_unread`].
+pub fn site_verdict(name: &str, value: &str) -> Verdict {
+    if declared(name) {
+        Verdict::Honoured
+    } else if name.starts_with(CAPACITY_SCHEDULER_PREFIX) {
+        Verdict::Warned(format!(
+            "{name} is set in yarn-site.xml and is ignored: yarn-ha reads \
+             {CAPACITY_SCHEDULER_PREFIX}* keys from capacity-scheduler.xml only"
+        ))
+    } else {
+        judge_unread(name, value)
+    }
+}
+
+fn declared(name: &str) -> bool {
+    keys::find(name).is_some()
+        || name
+            .rsplit_once('.')
+            .and_then(|(base, _)| keys::find(base))
+            .is_some_and(|key| key.per_id)
+}
+
+/// The `yarn-site.xml` keys a configuration sets that yarn-ha does not honour, as a daemon
+/// reports them at start-up.
+#[derive(Debug, Default)]
+pub struct SiteReport {
+    /// Refused keys with values that are not accepted, each naming where it was set.
+    pub refused: Vec<ConfError>,
+    /// One line per key accepted and ignored.
+    pub warnings: Vec<String>,
+}
+
+impl SiteReport {
+    /// Judges every key set in `conf`.
+    pub fn of(conf: &Configuration) -> Self {
+        let mut report = Self::default();
+        for name in conf.names() {
+            // A value whose references do not resolve is judged as written; reading it reports
+            // the reference.
+            let value = match conf.get(name) {
+                Ok(Some(value)) => value,
+                _ => conf.get_raw(name).unwrap_or_default().to_owned(),
+            };
+            match site_verdict(name, &value) {
+                Verdict::Honoured => {}
+                Verdict::Warned(warning) => report.warnings.push(warning),
+                Verdict::Refused(reason) => report.refused.push(ConfError::Unhonoured {
+                    key: name.to_owned(),
+                    value: value.trim().to_owned(),
+                    reason,
+                    location: conf.source(name).cloned(),
+                }),
+            }
+        }
+        report
+    }
+
+    /// The warnings, or the first refusal for daemons that stop at it.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfError::Unhonoured`] when any key is refused.
+    pub fn into_result(self) -> Result<Vec<String>, ConfError> {
+        match self.refused.into_iter().next() {
+            Some(refusal) => Err(refusal),
+            None => Ok(self.warnings),
+        }
+    }
+}
+
+impl Unhonoured {
+    /// The verdict on `name = value` for a key under this entry.
+    pub fn judge(&self, name: &str, value: &str) -> Verdict {
+        match self.treatment {
+            Treatment::Refused(accepted) if accepted.accepts(value) => Verdict::Honoured,
+            Treatment::Refused(accepted) => Verdict::Refused(format!(
+                "{}; yarn-ha accepts {name} only {accepted}",
+                self.reason
+            )),
+            Treatment::Warned => Verdict::Warned(format!(
+                "{name} is not honoured and is ignored: {}",
+                self.reason
+            )),
+        }
+    }
+}
+
+/// The warning for a `yarn.*` key yarn-ha neither reads nor lists.
+pub fn unknown_warning(name: &str) -> String {
+    format!(
+        "{name} is not a key yarn-ha knows and is ignored (see conf/yarn-default.xml for the keys \
+         it reads and those it does not honour)"
+    )
+}
+
+/// The list as `conf/yarn-default.xml` documents it, one key per line.
+pub fn documentation() -> String {
+    let mut text = String::new();
+    for entry in UNHONOURED {
+        let treatment = match entry.treatment {
+            Treatment::Refused(accepted) => format!("refused unless {accepted}"),
+            Treatment::Warned => "warned".to_owned(),
+        };
+        text.push_str(&format!(
+            "  {}\n    {treatment}: {}\n",
+            entry.pattern, entry.reason
+        ));
+    }
+    text
+}
+
+/// Whether `name` matches `pattern` (see [`Unhonoured::pattern`]).
+fn matches(pattern: &str, name: &str) -> bool {
+    let pattern: Vec<&str> = pattern.split('.').collect();
+    let name: Vec<&str> = name.split('.').collect();
+    matches_components(&pattern, &name)
+}
+
+fn matches_components(pattern: &[&str], name: &[&str]) -> bool {
+    match (pattern.split_first(), name.split_first()) {
+        (None, None) => true,
+        (Some((&ANY, [])), Some(_)) => true,
+        (Some((&QUEUE_PATH, rest)), Some((&"root", mut tail))) => loop {
+            if matches_components(rest, tail) {
+                break true;
+            }
+            match tail.split_first() {
+                Some((_, shorter)) => tail = shorter,
+                None => break false,
+            }
+        },
+        (Some((&ONE, rest)), Some((_, tail))) => matches_components(rest, tail),
+        (Some((component, rest)), Some((name, tail))) => {
+            (component == name || prefix_family(component, name)) && matches_components(rest, tail)
+        }
+        _ => false,
+    }
+}
+
+/// `zk-*` as a component matches every component that starts with `zk-`.
+fn prefix_family(component: &str, name: &str) -> bool {
+    component
+        .strip_suffix(ANY)
+        .is_some_and(|prefix| !prefix.is_empty() && name.starts_with(prefix))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(name: &str) -> &'static Unhonoured {
+        find(name).unwrap_or_else(|| panic!("{name} is not listed"))
+    }
+
+    #[test]
+    fn queue_path_patterns_match_any_queue_below_root_and_nothing_else() {
+        let pattern = "yarn.scheduler.capacity.<queue-path>.ordering-policy";
+        for name in [
+            "yarn.scheduler.capacity.root.ordering-policy",
+            "yarn.scheduler.capacity.root.a.ordering-policy",
+            "yarn.scheduler.capacity.root.a.b.c.ordering-policy",
+        ] {
+            assert_eq!(entry(name).pattern, pattern, "{name}");
+        }
+        assert!(find("yarn.scheduler.capacity.default.ordering-policy").is_none());
+        assert_eq!(
+            entry("yarn.scheduler.capacity.root.a.ordering-policy.fair.enable-size-based-weight")
+                .pattern,
+            "yarn.scheduler.capacity.<queue-path>.ordering-policy.*"
+        );
+        assert_eq!(
+            entry("yarn.scheduler.capacity.root.a.accessible-node-labels.gpu.capacity").pattern,
+            "yarn.scheduler.capacity.<queue-path>.accessible-node-labels.*"
+        );
+    }
+
+    #[test]
+    fn an_exact_entry_wins_over_a_family_and_prefixed_components_match() {
+        assert_eq!(
+            entry("yarn.resourcemanager.zk-address").pattern,
+            "yarn.resourcemanager.zk-address"
+        );
+        assert_eq!(
+            entry("yarn.resourcemanager.zk-timeout-ms").pattern,
+            "yarn.resourcemanager.zk-*"
+        );
+        assert!(find("yarn.resourcemanager.zk").is_none());
+        assert_eq!(
+            entry("yarn.node-labels.enabled").treatment,
+            Treatment::Refused(Accepted::OneOf(&["false"]))
+        );
+    }
+
+    fn refusal(verdict: Verdict) -> String {
+        match verdict {
+            Verdict::Refused(reason) => reason,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn refusals_accept_hadoops_off_values_and_name_what_else_would_do() {
+        let lifetime = entry("yarn.scheduler.capacity.root.a.maximum-application-lifetime");
+        for off in ["", " ", "-1", "0"] {
+            assert_eq!(lifetime.judge("k", off), Verdict::Honoured, "{off:?}");
+        }
+        let reason = refusal(lifetime.judge("k", "3600"));
+        assert!(
+            reason.contains("lifetimes are not enforced")
+                && reason.ends_with("accepts k only unset or a number no greater than 0"),
+            "{reason}"
+        );
+        let policy = entry("yarn.scheduler.capacity.root.a.ordering-policy");
+        assert_eq!(policy.judge("k", " FIFO "), Verdict::Honoured);
+        refusal(policy.judge("k", "fair"));
+        refusal(judge_unread(
+            "yarn.scheduler.capacity.queue-mappings",
+            "u:alice:a1",
+        ));
+        assert_eq!(
+            judge_unread("yarn.timeline-service.enabled", "true"),
+            Verdict::Warned(
+                "yarn.timeline-service.enabled is not honoured and is ignored: yarn-ha has no \
+                 timeline service"
+                    .to_owned()
+            )
+        );
+        assert!(matches!(
+            judge_unread("yarn.scheduler.capacity.root.a.capcity", "10"),
+            Verdict::Warned(warning) if warning.contains("not a key yarn-ha knows")
+        ));
+    }
+
+    #[test]
+    fn declared_keys_are_honoured_even_inside_a_listed_family() {
+        let listed: Vec<&str> = keys::ALL
+            .iter()
+            .filter(|key| find(&key.name).is_some_and(|entry| !entry.pattern.ends_with(ANY)))
+            .map(|key| key.name.as_ref())
+            .collect();
+        assert_eq!(listed, Vec::<&str>::new());
+        for key in keys::ALL {
+            assert_eq!(site_verdict(&key.name, "x"), Verdict::Honoured, "{key}");
+        }
+        assert!(find(&keys::NM_LINUX_CONTAINER_CGROUPS_MOUNT_PATH.name).is_some());
+        for (i, entry) in UNHONOURED.iter().enumerate() {
+            assert!(
+                !UNHONOURED[..i].iter().any(|e| e.pattern == entry.pattern),
+                "{} is listed twice",
+                entry.pattern
+            );
+        }
+    }
+
+    #[test]
+    fn site_keys_are_honoured_listed_unknown_or_not_judged() {
+        assert_eq!(
+            site_verdict("yarn.resourcemanager.am.max-attempts", "9"),
+            Verdict::Honoured
+        );
+        assert_eq!(
+            site_verdict("yarn.resourcemanager.address.rm2", "h:1"),
+            Verdict::Honoured
+        );
+        assert_eq!(
+            site_verdict("yarn.resourcemanager.scheduler.class", CAPACITY_SCHEDULER),
+            Verdict::Honoured
+        );
+        assert!(matches!(
+            site_verdict("yarn.resourcemanager.scheduler.class", "FairScheduler"),
+            Verdict::Refused(_)
+        ));
+        for (name, says) in [
+            (
+                "yarn.resourcemanager.am.max-atempts",
+                "not a key yarn-ha knows",
+            ),
+            ("fs.defaultFS", "not a key yarn-ha knows"),
+            (
+                "yarn.scheduler.capacity.root.a.ordering-policy",
+                "from capacity-scheduler.xml only",
+            ),
+        ] {
+            assert!(
+                matches!(site_verdict(name, "fair"), Verdict::Warned(w) if w.contains(says)),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_site_report_refuses_by_name_and_place_and_warns_the_rest() {
+        let mut conf = Configuration::new();
+        conf.set("yarn.node-labels.enabled", "true");
+        conf.set("yarn.timeline-service.enabled", "true");
+        conf.set("yarn.resourcemanager.scheduler.class", CAPACITY_SCHEDULER);
+        conf.set("yarn.resourcemanager.am.max-atempts", "3");
+        conf.set("yarn.resourcemanager.am.max-attempts", "3");
+        let report = SiteReport::of(&conf);
+        let refused: Vec<String> = report.refused.iter().map(ToString::to_string).collect();
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert!(
+            refused[0].contains("yarn.node-labels.enabled")
+                && refused[0].contains("\"true\"")
+                && refused[0].contains(NO_LABELS),
+            "{}",
+            refused[0]
+        );
+        assert_eq!(report.warnings.len(), 2, "{:?}", report.warnings);
+        assert!(
+            report
+                .warnings
+                .iter()
+                .any(|w| w.starts_with("yarn.resourcemanager.am.max-atempts is not a key")),
+            "{:?}",
+            report.warnings
+        );
+        assert!(report.into_result().is_err());
+    }
+}
