@@ -199,12 +199,6 @@ pub const UNHONOURED: &[Unhonoured] = &[
     ),
     // capacity-scheduler.xml: global.
     refused(
-        "yarn.scheduler.capacity.legacy-queue-mode.enabled",
-        Accepted::OneOf(&["true"]),
-        "only legacy queue mode is implemented: capacities are percentages and siblings sum to \
-         100",
-    ),
-    refused(
         "yarn.scheduler.capacity.queue-mappings",
         Accepted::Unset,
         "placement rules are not implemented: an application runs in the queue it names",

@@ -8,7 +8,10 @@
 //! | 13 `absolute_capacity`        | 12 `queueConfigurationsMap[""].absoluteCapacity`         |
 //! | 14 `absolute_maximum_capacity`| 12 `queueConfigurationsMap[""].absoluteMaxCapacity`      |
 //! | 101 `intra_queue_preemption_disabled` | 13 `intraQueuePreemptionDisabled`                |
-//! | 15, 16, 17, 19                | none: not sent                                           |
+//! | 104 `effective_min_resource`  | 12 `queueConfigurationsMap[""].effectiveMinCapacity`     |
+//! | 105 `effective_max_resource`  | 12 `queueConfigurationsMap[""].effectiveMaxCapacity`     |
+//! | 106 `weight`                  | 14 `weight` (-1, Hadoop's "not a weight", when absent)   |
+//! | 15, 16, 17, 19, 102, 103      | none: not sent                                           |
 //!
 //! Hadoop's 13, 14 and 17 to 27 (FairScheduler and federation details) are dropped.
 
@@ -21,6 +24,8 @@ use crate::transcode::{to_hadoop, transcode};
 
 /// The partition Hadoop's CapacityScheduler reports a queue's unlabelled capacities under.
 const DEFAULT_PARTITION: &str = "";
+/// Hadoop's weight of a queue whose capacity is not one.
+const NOT_A_WEIGHT: f32 = -1.0;
 
 impl Convert for pb::QueueInfoProto {
     type Hadoop = hadoop::QueueInfoProto;
@@ -53,7 +58,16 @@ impl Convert for pb::QueueInfoProto {
         {
             record.absolute_capacity = configured.absolute_capacity();
             record.absolute_maximum_capacity = configured.absolute_max_capacity();
+            record.effective_min_resource = configured
+                .effective_min_capacity
+                .map(Convert::from_hadoop)
+                .transpose()?;
+            record.effective_max_resource = configured
+                .effective_max_capacity
+                .map(Convert::from_hadoop)
+                .transpose()?;
         }
+        record.weight = hadoop.weight.filter(|weight| *weight >= 0.0);
         Ok(record)
     }
 
@@ -76,6 +90,7 @@ impl Convert for pb::QueueInfoProto {
         hadoop.queue_path = (!self.queue_path.is_empty()).then(|| self.queue_path.clone());
         hadoop.max_parallel_apps = self.max_parallel_apps;
         hadoop.intra_queue_preemption_disabled = Some(self.intra_queue_preemption_disabled);
+        hadoop.weight = Some(self.weight.unwrap_or(NOT_A_WEIGHT));
         hadoop.queue_configurations_map = vec![hadoop::QueueConfigurationsMapProto {
             partition_name: DEFAULT_PARTITION.to_owned(),
             queue_configurations: Some(hadoop::QueueConfigurationsProto {
@@ -83,6 +98,14 @@ impl Convert for pb::QueueInfoProto {
                 absolute_capacity: Some(self.absolute_capacity),
                 max_capacity: Some(self.maximum_capacity),
                 absolute_max_capacity: Some(self.absolute_maximum_capacity),
+                effective_min_capacity: self
+                    .effective_min_resource
+                    .as_ref()
+                    .map(Convert::to_hadoop),
+                effective_max_capacity: self
+                    .effective_max_resource
+                    .as_ref()
+                    .map(Convert::to_hadoop),
                 ..Default::default()
             }),
         }];

@@ -125,6 +125,17 @@ impl From<&pb::ResourceProto> for Resource {
     }
 }
 
+/// The wire form: memory and vcores in fields 1 and 2, no other type.
+impl From<Resource> for pb::ResourceProto {
+    fn from(resource: Resource) -> Self {
+        Self {
+            memory: i64::try_from(resource.memory_mb).unwrap_or(i64::MAX),
+            virtual_cores: i32::try_from(resource.vcores).unwrap_or(i32::MAX),
+            ..Self::default()
+        }
+    }
+}
+
 impl fmt::Display for Resource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "<memory:{}, vCores:{}>", self.memory_mb, self.vcores)

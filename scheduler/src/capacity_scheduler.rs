@@ -95,7 +95,7 @@ impl CapacityScheduler {
     /// A scheduler with no nodes and no applications, at epoch 0.
     pub fn new(conf: CapacitySchedulerConfiguration) -> Self {
         let (queues, queue_index) = build_queues(&conf);
-        Self {
+        let mut scheduler = Self {
             conf,
             queues,
             queue_index,
@@ -112,7 +112,9 @@ impl CapacityScheduler {
             awaiting_activation: BTreeSet::new(),
             epoch: 0,
             next_submission_order: 0,
-        }
+        };
+        scheduler.update_queue_resources();
+        scheduler
     }
 
     // ------------------------------------------------------------------ accessors
@@ -450,13 +452,26 @@ impl CapacityScheduler {
         }
     }
 
+    /// Resolves every queue's capacities against the cluster as it is now, and the application
+    /// limits that follow from them: on every change of the cluster or the configuration.
     fn update_queue_resources(&mut self) {
         let cluster = self.cluster_resource;
+        let mut capacities = self.conf.effective_capacities(cluster);
+        // Without a cluster, a share that depends on absolute amounts is unknown: as Hadoop
+        // does, such a queue then takes the configured global limit.
+        let sized_by_amounts = self
+            .conf
+            .queues()
+            .any(|queue| queue.capacity.has_absolute());
+        let global = self.conf.maximum_applications();
         for queue in &mut self.queues {
-            queue.guaranteed =
-                cluster.multiply_and_round_down(queue.conf.absolute_capacity / 100.0);
-            queue.maximum =
-                cluster.multiply_and_round_down(queue.conf.absolute_maximum_capacity / 100.0);
+            queue.effective = capacities.remove(&queue.conf.path).unwrap_or_default();
+            let share = if sized_by_amounts && cluster == Resource::ZERO {
+                100.0
+            } else {
+                queue.effective.absolute_capacity
+            };
+            queue.application_limits = queue.conf.application_limits(global, share);
         }
     }
 
@@ -469,11 +484,11 @@ impl CapacityScheduler {
             path.push(parent);
         }
         path.reverse();
-        let mut limit = self.queues[path[0]].maximum;
+        let mut limit = self.queues[path[0]].effective.maximum;
         for pair in path.windows(2) {
             let (parent, child) = (&self.queues[pair[0]], &self.queues[pair[1]]);
             let available = limit.saturating_sub(parent.used).saturating_add(child.used);
-            limit = calculator.min(self.cluster_resource, available, child.maximum);
+            limit = calculator.min(self.cluster_resource, available, child.effective.maximum);
         }
         calculator.round_down(limit, self.conf.settings().minimum_allocation)
     }
@@ -483,8 +498,8 @@ impl CapacityScheduler {
         QueueLimits {
             calculator: self.conf.resource_calculator(),
             cluster: self.cluster_resource,
-            guaranteed: queue.guaranteed,
-            maximum: queue.maximum,
+            guaranteed: queue.effective.guaranteed,
+            maximum: queue.effective.maximum,
             current_limit: self.current_limit(leaf),
             used: queue.used,
             minimum_allocation: self.conf.settings().minimum_allocation,

@@ -6,10 +6,11 @@ use yarn_conf::Verdict;
 
 use crate::Resource;
 use crate::access_control_list::AccessControlList;
+use crate::effective_capacity::nominal_shares;
 use crate::error::SchedulerError;
 use crate::property_reader::{PREFIX, PropertyReader, invalid};
 use crate::queue_acl::QueueAcl;
-use crate::queue_capacity::QueueCapacity;
+use crate::queue_capacity::{CapacityEntry, QueueCapacity, ResourceType};
 use crate::queue_conf::QueueConf;
 use crate::queue_property::{
     QueueProperty, USER_LIMIT_PREFIXES, USER_MAX_PARALLEL_APPS, USER_MAX_PARALLEL_APPS_SUFFIX,
@@ -27,6 +28,8 @@ use crate::scheduler_settings::{
 
 /// The path of the root queue.
 pub const ROOT: &str = "root";
+/// `yarn.scheduler.capacity.legacy-queue-mode.enabled`.
+pub const LEGACY_QUEUE_MODE_KEY: &str = "yarn.scheduler.capacity.legacy-queue-mode.enabled";
 /// How far children's capacities may stray from 100 before the hierarchy is rejected.
 pub const CAPACITY_EPSILON: f64 = 1e-6;
 
@@ -55,6 +58,7 @@ pub struct CapacitySchedulerConfiguration {
     maximum_am_resource_percent: f64,
     user_max_parallel_apps_default: Option<u32>,
     user_max_parallel_apps: BTreeMap<String, u32>,
+    legacy: bool,
     queues: BTreeMap<String, QueueConf>,
     paths_by_name: BTreeMap<String, Vec<String>>,
     warnings: Vec<String>,
@@ -98,9 +102,32 @@ impl CapacitySchedulerConfiguration {
         properties: BTreeMap<String, String>,
         settings: SchedulerSettings,
     ) -> Result<Self, SchedulerError> {
+        Self::build(properties, settings, Unhonoured::Refuse)
+    }
+
+    /// Builds the configuration already committed to the replicated state, as
+    /// [`new`](Self::new) does but keeping a key that is refused now as a warning: an earlier
+    /// version may have committed it, and the queues in force must keep scheduling until
+    /// `-refreshQueues` commits a file without it.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`new`](Self::new) but [`SchedulerError::UnhonouredKey`].
+    pub fn committed(
+        properties: BTreeMap<String, String>,
+        settings: SchedulerSettings,
+    ) -> Result<Self, SchedulerError> {
+        Self::build(properties, settings, Unhonoured::Warn)
+    }
+
+    fn build(
+        properties: BTreeMap<String, String>,
+        settings: SchedulerSettings,
+        unhonoured: Unhonoured,
+    ) -> Result<Self, SchedulerError> {
         settings.validate()?;
         let reader = PropertyReader::new(&properties);
-        let warnings = judge_unread_keys(&reader)?;
+        let warnings = judge_unread_keys(&reader, unhonoured)?;
         let resource_calculator = match reader.get(RESOURCE_CALCULATOR_KEY) {
             None => ResourceCalculator::Default,
             Some(value) => ResourceCalculator::from_class_name(value)?,
@@ -129,14 +156,27 @@ impl CapacitySchedulerConfiguration {
             }
         }
 
+        let legacy = match reader.get(LEGACY_QUEUE_MODE_KEY) {
+            None => true,
+            Some(value) if value.eq_ignore_ascii_case("true") => true,
+            Some(value) if value.eq_ignore_ascii_case("false") => false,
+            Some(value) => return Err(invalid(LEGACY_QUEUE_MODE_KEY, value, "true or false")),
+        };
         let mut builder = TreeBuilder {
             reader: &reader,
             settings: &settings,
-            maximum_applications,
+            legacy,
             maximum_am_resource_percent,
             queues: BTreeMap::new(),
         };
         builder.build()?;
+        let nominal = nominal_shares(&builder.queues, resource_calculator);
+        for (path, (capacity, maximum)) in nominal {
+            if let Some(queue) = builder.queues.get_mut(&path) {
+                queue.absolute_capacity = capacity;
+                queue.absolute_maximum_capacity = maximum;
+            }
+        }
         let queues = builder.queues;
         let mut conf = Self {
             properties,
@@ -146,6 +186,7 @@ impl CapacitySchedulerConfiguration {
             maximum_am_resource_percent,
             user_max_parallel_apps_default,
             user_max_parallel_apps,
+            legacy,
             queues,
             paths_by_name: BTreeMap::new(),
             warnings,
@@ -248,6 +289,17 @@ impl CapacitySchedulerConfiguration {
         self.maximum_applications
     }
 
+    /// `yarn.scheduler.capacity.legacy-queue-mode.enabled` (true): siblings share one capacity
+    /// mode, percentages sum to 100, and capacity vectors are refused.
+    pub fn legacy_queue_mode(&self) -> bool {
+        self.legacy
+    }
+
+    /// Every queue by path, a parent before its children.
+    pub(crate) fn queue_map(&self) -> &BTreeMap<String, QueueConf> {
+        &self.queues
+    }
+
     /// `yarn.scheduler.capacity.maximum-am-resource-percent`, as a fraction.
     pub fn maximum_am_resource_percent(&self) -> f64 {
         self.maximum_am_resource_percent
@@ -318,18 +370,35 @@ impl CapacitySchedulerConfiguration {
     }
 }
 
+/// What becomes of a key the scheduler refuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unhonoured {
+    /// The configuration is refused: a file an operator is about to put in force.
+    Refuse,
+    /// The key is kept as a warning: a configuration already in force.
+    Warn,
+}
+
 /// The warnings for every key the scheduler does not read, by [`key_verdict`].
 ///
 /// # Errors
 ///
-/// [`SchedulerError::UnhonouredKey`] for the first key (in key order) that is refused.
-fn judge_unread_keys(reader: &PropertyReader<'_>) -> Result<Vec<String>, SchedulerError> {
+/// [`SchedulerError::UnhonouredKey`] for the first key (in key order) that is refused, when
+/// `unhonoured` says so.
+fn judge_unread_keys(
+    reader: &PropertyReader<'_>,
+    unhonoured: Unhonoured,
+) -> Result<Vec<String>, SchedulerError> {
     let mut warnings = Vec::new();
     for key in reader.keys() {
         let value = reader.get(key).unwrap_or_default();
         match key_verdict(key, value) {
             Verdict::Honoured => {}
             Verdict::Warned(warning) => warnings.push(warning),
+            Verdict::Refused(reason) if unhonoured == Unhonoured::Warn => warnings.push(format!(
+                "{key} = {value:?} is in force from an earlier commit but ignored: {reason}; \
+                 run -refreshQueues with a file without it"
+            )),
             Verdict::Refused(reason) => {
                 return Err(SchedulerError::UnhonouredKey {
                     key: key.to_owned(),
@@ -346,7 +415,7 @@ fn judge_unread_keys(reader: &PropertyReader<'_>) -> Result<Vec<String>, Schedul
 struct TreeBuilder<'a> {
     reader: &'a PropertyReader<'a>,
     settings: &'a SchedulerSettings,
-    maximum_applications: u32,
+    legacy: bool,
     maximum_am_resource_percent: f64,
     queues: BTreeMap<String, QueueConf>,
 }
@@ -413,37 +482,8 @@ impl TreeBuilder<'_> {
 
         let (capacity, maximum_capacity) = match parent_conf {
             None => (QueueCapacity::FULL, QueueCapacity::FULL),
-            Some(_) => {
-                let capacity_key = QueueProperty::Capacity.key(path);
-                let capacity = match reader.get(&capacity_key) {
-                    Some(value) => QueueCapacity::parse(&capacity_key, value)?,
-                    None => {
-                        return Err(SchedulerError::MissingCapacity {
-                            queue: path.to_string(),
-                            key: capacity_key,
-                        });
-                    }
-                };
-                let maximum_key = QueueProperty::MaximumCapacity.key(path);
-                let maximum_capacity = match reader.get(&maximum_key) {
-                    Some(value) => QueueCapacity::parse_maximum(&maximum_key, value)?,
-                    None => QueueCapacity::FULL,
-                };
-                if capacity.percent() > maximum_capacity.percent() {
-                    return Err(SchedulerError::CapacityAboveMaximum {
-                        queue: path.to_string(),
-                        capacity: capacity.percent(),
-                        maximum_capacity: maximum_capacity.percent(),
-                    });
-                }
-                (capacity, maximum_capacity)
-            }
+            Some(_) => self.parse_capacities(path)?,
         };
-        let (parent_absolute, parent_absolute_maximum) = parent_conf
-            .map(|p| (p.absolute_capacity, p.absolute_maximum_capacity))
-            .unwrap_or((100.0, 100.0));
-        let absolute_capacity = capacity.absolute(parent_absolute);
-        let absolute_maximum_capacity = maximum_capacity.absolute(parent_absolute_maximum);
 
         let state_key = QueueProperty::State.key(path);
         let state = match reader.get(&state_key) {
@@ -495,17 +535,7 @@ impl TreeBuilder<'_> {
         }
 
         let maximum_applications =
-            match reader.parse::<u32>(&QueueProperty::MaximumApplications.key(path), COUNT)? {
-                Some(limit) => limit,
-                None => (f64::from(self.maximum_applications) * absolute_capacity / 100.0) as u32,
-            };
-        let maximum_applications_per_user = if user_limit_factor == -1.0 {
-            maximum_applications
-        } else {
-            let scaled = f64::from(maximum_applications) * minimum_user_limit_percent / 100.0
-                * user_limit_factor;
-            maximum_applications.min(scaled.min(f64::from(u32::MAX)) as u32)
-        };
+            reader.parse::<u32>(&QueueProperty::MaximumApplications.key(path), COUNT)?;
 
         let max_parallel_apps =
             match reader.parse::<u32>(&QueueProperty::MaxParallelApps.key(path), COUNT)? {
@@ -590,8 +620,9 @@ impl TreeBuilder<'_> {
             children,
             capacity,
             maximum_capacity,
-            absolute_capacity,
-            absolute_maximum_capacity,
+            // The nominal shares need every sibling: set once the tree is built.
+            absolute_capacity: 0.0,
+            absolute_maximum_capacity: 0.0,
             state,
             acl_submit_applications: acl(QueueAcl::SubmitApplications),
             acl_administer_queue: acl(QueueAcl::AdministerQueue),
@@ -599,7 +630,6 @@ impl TreeBuilder<'_> {
             user_limit_factor,
             user_weights,
             maximum_applications,
-            maximum_applications_per_user,
             max_parallel_apps,
             maximum_am_resource_percent,
             maximum_allocation: Resource::new(memory, vcores),
@@ -655,32 +685,206 @@ impl TreeBuilder<'_> {
         }
     }
 
-    /// Children of a parent must sum to 100 percent (or to 0 under a parent of capacity 0).
+    /// The queue's `capacity` (required) and `maximum-capacity` (all of the parent when unset
+    /// or `-1`). In legacy queue mode both use one mode: an absolute capacity takes an absolute
+    /// maximum, a percentage or weight a percentage. A maximum below the capacity is refused
+    /// where the two compare without a cluster (two percentages, or two absolute resources).
+    fn parse_capacities(
+        &self,
+        path: &str,
+    ) -> Result<(QueueCapacity, QueueCapacity), SchedulerError> {
+        let reader = self.reader;
+        let capacity_key = QueueProperty::Capacity.key(path);
+        let capacity = match reader.get(&capacity_key) {
+            Some(value) => QueueCapacity::parse(&capacity_key, value, self.legacy)?,
+            None => {
+                return Err(SchedulerError::MissingCapacity {
+                    queue: path.to_string(),
+                    key: capacity_key,
+                });
+            }
+        };
+        let maximum_key = QueueProperty::MaximumCapacity.key(path);
+        let Some(maximum_value) = reader.get(&maximum_key) else {
+            return Ok((capacity, QueueCapacity::FULL));
+        };
+        let maximum = QueueCapacity::parse_maximum(&maximum_key, maximum_value, self.legacy)?;
+        let absolute = |capacity: &QueueCapacity| matches!(capacity, QueueCapacity::Absolute(_));
+        if self.legacy
+            && maximum != QueueCapacity::FULL
+            && absolute(&capacity) != absolute(&maximum)
+        {
+            return Err(SchedulerError::CapacityModeRule {
+                key: maximum_key,
+                rule: format!(
+                    "in legacy queue mode a queue's capacity and maximum-capacity use one mode, \
+                     but capacity is {} ({capacity}) and maximum-capacity {} ({maximum})",
+                    capacity.mode(),
+                    maximum.mode()
+                ),
+            });
+        }
+        let above = match (capacity, maximum) {
+            (QueueCapacity::Percentage(min), QueueCapacity::Percentage(max)) => min > max,
+            (QueueCapacity::Absolute(min), QueueCapacity::Absolute(max)) => {
+                min.memory_mb > max.memory_mb || min.vcores > max.vcores
+            }
+            _ => false,
+        };
+        if above {
+            return Err(SchedulerError::CapacityAboveMaximum {
+                queue: path.to_string(),
+                capacity: capacity.to_string(),
+                maximum_capacity: maximum.to_string(),
+            });
+        }
+        Ok((capacity, maximum))
+    }
+
+    /// The rules on a parent's children's capacities. In legacy queue mode the children use
+    /// one mode, the same kind as the parent (absolute under an absolute parent, percentages or
+    /// weights under any other but `root`), percentages sum to 100 (or to 0 under a parent of
+    /// capacity 0) and absolute resources fit in an absolute parent's. Outside it, modes mix
+    /// freely and, per resource type, percentages sum to at most 100.
     fn check_children(&self, queue: &QueueConf) -> Result<(), SchedulerError> {
         if queue.is_leaf() {
             return Ok(());
         }
-        let sum: f64 = queue
+        let children: Vec<&QueueConf> = queue
             .children
             .iter()
             .filter_map(|child| self.queues.get(child))
-            .map(|child| child.capacity.percent())
-            .sum();
-        let zero_allowed = queue.capacity.percent() == 0.0 && sum.abs() <= CAPACITY_EPSILON;
-        if (sum - 100.0).abs() > CAPACITY_EPSILON && !zero_allowed {
-            return Err(SchedulerError::ChildCapacitySum {
-                parent: queue.path.clone(),
-                sum,
-                children: queue.children.join(","),
+            .collect();
+        let Some(first) = children.first() else {
+            return Ok(());
+        };
+        let capacity_key = |child: &QueueConf| QueueProperty::Capacity.key(&child.path);
+        if !self.legacy {
+            for resource in ResourceType::ALL {
+                let percentages: f64 = children
+                    .iter()
+                    .filter_map(|child| match child.capacity.entry(resource) {
+                        CapacityEntry::Percentage(percent) => Some(percent),
+                        _ => None,
+                    })
+                    .sum();
+                if percentages > 100.0 + CAPACITY_EPSILON {
+                    return Err(SchedulerError::CapacityModeRule {
+                        key: capacity_key(first),
+                        rule: format!(
+                            "the children of {} ({}) give {percentages} percent of its {} in \
+                             percentages, more than 100",
+                            queue.path,
+                            queue.children.join(","),
+                            resource.name()
+                        ),
+                    });
+                }
+            }
+            return Ok(());
+        }
+        if let Some(other) = children
+            .iter()
+            .find(|child| child.capacity.mode() != first.capacity.mode())
+        {
+            return Err(SchedulerError::CapacityModeRule {
+                key: capacity_key(other),
+                rule: format!(
+                    "in legacy queue mode the children of {} use one capacity mode, but {} is \
+                     {} ({}) and {} {} ({}); set yarn.scheduler.capacity.legacy-queue-mode.\
+                     enabled=false to mix modes",
+                    queue.path,
+                    first.path,
+                    article(first.capacity.mode()),
+                    first.capacity,
+                    other.path,
+                    article(other.capacity.mode()),
+                    other.capacity
+                ),
             });
+        }
+        let parent_absolute = matches!(queue.capacity, QueueCapacity::Absolute(_));
+        let children_absolute = matches!(first.capacity, QueueCapacity::Absolute(_));
+        if queue.parent.is_some() && parent_absolute != children_absolute {
+            return Err(SchedulerError::CapacityModeRule {
+                key: capacity_key(first),
+                rule: format!(
+                    "in legacy queue mode a queue and its children both use absolute resources \
+                     or neither does, but {} is {} ({}) and its child {} {} ({})",
+                    queue.path,
+                    article(queue.capacity.mode()),
+                    queue.capacity,
+                    first.path,
+                    article(first.capacity.mode()),
+                    first.capacity
+                ),
+            });
+        }
+        match (queue.capacity, first.capacity) {
+            (QueueCapacity::Absolute(parent), QueueCapacity::Absolute(_)) => {
+                let sum = children
+                    .iter()
+                    .fold(Resource::ZERO, |sum, child| match child.capacity {
+                        QueueCapacity::Absolute(amount) => sum.saturating_add(amount),
+                        _ => sum,
+                    });
+                if sum.memory_mb > parent.memory_mb || sum.vcores > parent.vcores {
+                    return Err(SchedulerError::CapacityModeRule {
+                        key: capacity_key(first),
+                        rule: format!(
+                            "the children of {} ({}) are guaranteed [memory={},vcores={}] \
+                             together, more than its capacity {}",
+                            queue.path,
+                            queue.children.join(","),
+                            sum.memory_mb,
+                            sum.vcores,
+                            queue.capacity
+                        ),
+                    });
+                }
+            }
+            (_, QueueCapacity::Percentage(_)) => {
+                let sum: f64 = children
+                    .iter()
+                    .filter_map(|child| match child.capacity {
+                        QueueCapacity::Percentage(percent) => Some(percent),
+                        _ => None,
+                    })
+                    .sum();
+                // As in Hadoop: under a parent of capacity 0, or one given a weight.
+                let zero_parent = matches!(
+                    queue.capacity,
+                    QueueCapacity::Percentage(0.0) | QueueCapacity::Weight(_)
+                );
+                let zero_allowed = zero_parent && sum.abs() <= CAPACITY_EPSILON;
+                if (sum - 100.0).abs() > CAPACITY_EPSILON && !zero_allowed {
+                    return Err(SchedulerError::ChildCapacitySum {
+                        parent: queue.path.clone(),
+                        sum,
+                        children: queue.children.join(","),
+                    });
+                }
+            }
+            _ => {}
         }
         Ok(())
     }
 }
 
+/// "a weight", "an absolute", for messages.
+fn article(mode: &str) -> String {
+    let article = if mode.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {mode}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::queue_conf::ApplicationLimits;
 
     pub(crate) fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs
@@ -731,9 +935,17 @@ mod tests {
         assert!(close(a2.absolute_maximum_capacity, 48.0));
         assert!(close(b.absolute_maximum_capacity, 100.0));
         // Scaled maximum-applications and the per-user share follow YARN's formula.
-        assert_eq!(a1.maximum_applications, 1000);
-        assert_eq!(a1.maximum_applications_per_user, 1000);
-        assert_eq!(b.maximum_applications, 6000);
+        let limits = |queue: &QueueConf| {
+            queue.application_limits(conf.maximum_applications(), queue.absolute_capacity)
+        };
+        assert_eq!(
+            limits(a1),
+            ApplicationLimits {
+                queue: 1000,
+                per_user: 1000
+            }
+        );
+        assert_eq!(limits(b).queue, 6000);
     }
 
     #[test]
@@ -796,10 +1008,11 @@ mod tests {
         let mut p = three_level();
         p.insert(format!("{PREFIX}root.a.a1.capacity"), "2w".into());
         let message = must_fail(p);
+        // A weight beside a percentage: legacy queue mode does not mix modes under one parent.
         assert!(
-            message.contains("root.a.a1.capacity")
-                && message.contains("weight")
-                && message.contains("only percentages (0 to 100) are supported yet"),
+            message.contains("root.a.a2.capacity")
+                && message.contains("root.a.a1 is a weight (2w)")
+                && message.contains("legacy-queue-mode.enabled=false"),
             "{message}"
         );
     }

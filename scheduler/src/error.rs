@@ -34,18 +34,26 @@ pub enum SchedulerError {
         expected: &'static str,
     },
 
-    /// A `capacity` or `maximum-capacity` is written in a YARN capacity mode the scheduler does
-    /// not implement yet.
+    /// A capacity vector in legacy queue mode.
     #[error(
-        "key {key}: value {value:?} uses the {mode} capacity mode, but only percentages (0 to 100) are supported yet"
+        "key {key}: value {value:?} is a capacity vector, which needs \
+         yarn.scheduler.capacity.legacy-queue-mode.enabled=false"
     )]
-    UnsupportedCapacityMode {
+    CapacityVectorInLegacyMode {
         /// The property name.
         key: String,
         /// The value, trimmed.
         value: String,
-        /// The mode recognised: `weight`, `absolute resource` or `capacity vector`.
-        mode: &'static str,
+    },
+
+    /// Capacities that break a rule of their queue mode: modes mixed where legacy queue mode
+    /// forbids it, or children given more than their parent has.
+    #[error("key {key}: {rule}")]
+    CapacityModeRule {
+        /// The key that breaks the rule (the first, when several do together).
+        key: String,
+        /// The rule and the values that break it.
+        rule: String,
     },
 
     /// A Hadoop key the scheduler does not honour, set to a value that would need it to (see
@@ -166,10 +174,10 @@ pub enum SchedulerError {
     CapacityAboveMaximum {
         /// The queue's path.
         queue: String,
-        /// Its capacity, percent.
-        capacity: f64,
-        /// Its maximum capacity, percent.
-        maximum_capacity: f64,
+        /// Its capacity, as configured.
+        capacity: String,
+        /// Its maximum capacity, as configured.
+        maximum_capacity: String,
     },
 
     /// The capacities of a parent's children do not add up to 100.
@@ -490,11 +498,12 @@ impl SchedulerError {
         let queue_key = |queue: &str, suffix: &str| Some(format!("{PREFIX}{queue}.{suffix}"));
         match self {
             Self::InvalidValue { key, .. }
-            | Self::UnsupportedCapacityMode { key, .. }
             | Self::UnsupportedReservationClass { key, .. }
             | Self::ReservableParent { key, .. }
             | Self::QueueNotInHierarchy { key, .. }
             | Self::UnhonouredKey { key, .. }
+            | Self::CapacityVectorInLegacyMode { key, .. }
+            | Self::CapacityModeRule { key, .. }
             | Self::MaximumAllocationAboveCluster { key, .. } => Some(key.clone()),
             Self::UnknownResourceCalculator { key, .. } => Some((*key).to_owned()),
             Self::InvalidQueueName { parent, .. }

@@ -56,6 +56,7 @@ mod application_status;
 mod ask_table;
 mod capacity_scheduler;
 mod capacity_scheduler_configuration;
+mod effective_capacity;
 mod error;
 mod node;
 mod pending_reason;
@@ -83,12 +84,13 @@ pub use capacity_scheduler::CapacityScheduler;
 pub use capacity_scheduler_configuration::{
     CAPACITY_EPSILON, CapacitySchedulerConfiguration, ROOT,
 };
+pub use effective_capacity::EffectiveCapacity;
 pub use error::SchedulerError;
 pub use node::SchedulerNode;
 pub use pending_reason::PendingReason;
 pub use queue_acl::QueueAcl;
-pub use queue_capacity::QueueCapacity;
-pub use queue_conf::QueueConf;
+pub use queue_capacity::{CapacityEntry, QueueCapacity, ResourceType};
+pub use queue_conf::{ApplicationLimits, QueueConf};
 pub use queue_info::{QueueInfo, UserInfo};
 pub use queue_limits::QueueLimits;
 pub use queue_property::key_verdict;

@@ -4,7 +4,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::Resource;
 use crate::application::AppOrder;
-use crate::queue_conf::QueueConf;
+use crate::effective_capacity::EffectiveCapacity;
+use crate::queue_conf::{ApplicationLimits, QueueConf};
 
 /// One queue of the scheduler's tree. Parents aggregate their descendants' usage and counts;
 /// only leaves hold applications and users.
@@ -13,10 +14,10 @@ pub(crate) struct Queue {
     pub(crate) conf: QueueConf,
     pub(crate) parent: Option<usize>,
     pub(crate) children: Vec<usize>,
-    /// Absolute capacity times the cluster.
-    pub(crate) guaranteed: Resource,
-    /// Absolute maximum capacity times the cluster.
-    pub(crate) maximum: Resource,
+    /// The capacities in force for the cluster as it is.
+    pub(crate) effective: EffectiveCapacity,
+    /// The application limits for that share of the cluster.
+    pub(crate) application_limits: ApplicationLimits,
     /// Resources of the containers in this queue and its descendants.
     pub(crate) used: Resource,
     /// Accepted applications (pending and active) here and below.
@@ -48,8 +49,8 @@ impl Queue {
             conf,
             parent,
             children: Vec::new(),
-            guaranteed: Resource::ZERO,
-            maximum: Resource::ZERO,
+            effective: EffectiveCapacity::default(),
+            application_limits: ApplicationLimits::default(),
             used: Resource::ZERO,
             num_applications: 0,
             num_runnable: 0,

@@ -14,11 +14,13 @@ use crate::reservation::ReservationQueueConf;
 /// The resolved configuration of one queue, built by
 /// [`CapacitySchedulerConfiguration::new`](crate::CapacitySchedulerConfiguration::new).
 ///
-/// `capacity` and `maximum_capacity` are configured relative to the parent ([`QueueCapacity`]);
-/// the `absolute_*` values are percentages (0 to 100) of the whole cluster (products down the
-/// tree). Invariants: `capacity.percent() <= maximum_capacity.percent()`, `absolute_capacity <=
-/// absolute_maximum_capacity`, and the capacities of a parent's children sum to 100 percent (or
-/// to 0 under a parent of capacity 0).
+/// `capacity` and `maximum_capacity` are as configured, in their mode ([`QueueCapacity`]); the
+/// `absolute_*` values are the nominal shares of the whole cluster, percent, that the
+/// percentages and weights give with absolute amounts counting as nothing. What a queue has in
+/// force depends on the cluster: [`EffectiveCapacity`](crate::EffectiveCapacity). Invariants:
+/// the capacity rules of the queue mode hold (see
+/// [`CapacitySchedulerConfiguration::new`](crate::CapacitySchedulerConfiguration::new)), and
+/// `absolute_capacity <= absolute_maximum_capacity`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QueueConf {
     /// Full path, `root.a.a1`.
@@ -34,9 +36,9 @@ pub struct QueueConf {
     /// `maximum-capacity`: hard limit as a share of the parent (`-1` or unset =
     /// [`QueueCapacity::FULL`]).
     pub maximum_capacity: QueueCapacity,
-    /// Guaranteed share of the cluster, percent.
+    /// Nominal guaranteed share of the cluster, percent.
     pub absolute_capacity: f64,
-    /// Hard limit as a share of the cluster, percent.
+    /// Nominal hard limit as a share of the cluster, percent.
     pub absolute_maximum_capacity: f64,
     /// `state`, inherited from the parent when unset: RUNNING or STOPPED.
     pub state: QueueState,
@@ -53,12 +55,9 @@ pub struct QueueConf {
     pub user_limit_factor: f64,
     /// `user-settings.<user>.weight` entries (1.0 for users not listed).
     pub user_weights: BTreeMap<String, f64>,
-    /// Applications (pending and running) the queue accepts: `maximum-applications`, or the
-    /// global value scaled by the absolute capacity.
-    pub maximum_applications: u32,
-    /// Applications one user may have in the queue, derived from `maximum_applications`, the
-    /// user limit and the user-limit factor.
-    pub maximum_applications_per_user: u32,
+    /// `maximum-applications` as configured on the queue; when unset the limit follows the
+    /// queue's share of the cluster ([`application_limits`](Self::application_limits)).
+    pub maximum_applications: Option<u32>,
     /// `max-parallel-apps` of this queue (or the global default); `None` = unlimited. Ancestors'
     /// limits also apply.
     pub max_parallel_apps: Option<u32>,
@@ -81,6 +80,15 @@ pub struct QueueConf {
     pub reservation: Option<ReservationQueueConf>,
 }
 
+/// How many applications a queue takes: [`QueueConf::application_limits`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ApplicationLimits {
+    /// Pending and running applications in the queue.
+    pub queue: u32,
+    /// Pending and running applications of one user in the queue.
+    pub per_user: u32,
+}
+
 impl QueueConf {
     /// Whether the queue has no children and so takes applications.
     pub fn is_leaf(&self) -> bool {
@@ -94,6 +102,24 @@ impl QueueConf {
             QueueAcl::SubmitApplications => self.acl_submit_applications.as_ref(),
             QueueAcl::AdministerQueue => self.acl_administer_queue.as_ref(),
         }
+    }
+
+    /// The applications (pending and running) the queue accepts, and those one user may have in
+    /// it, for a queue holding `absolute_capacity` percent of the cluster: `maximum-applications`,
+    /// or `global` (`yarn.scheduler.capacity.maximum-applications`) scaled by that share; per
+    /// user, scaled by the user limit and the user-limit factor.
+    pub fn application_limits(&self, global: u32, absolute_capacity: f64) -> ApplicationLimits {
+        let queue = self
+            .maximum_applications
+            .unwrap_or((f64::from(global) * absolute_capacity / 100.0) as u32);
+        let per_user = if self.user_limit_factor == -1.0 {
+            queue
+        } else {
+            let scaled =
+                f64::from(queue) * self.minimum_user_limit_percent / 100.0 * self.user_limit_factor;
+            queue.min(scaled.min(f64::from(u32::MAX)) as u32)
+        };
+        ApplicationLimits { queue, per_user }
     }
 
     /// The weight of `user` in user-limit computations.

@@ -3,13 +3,15 @@
 use serde::{Deserialize, Serialize};
 
 use crate::Resource;
+use crate::queue_capacity::QueueCapacity;
 use crate::queue_state::QueueState;
 
 /// A snapshot of one queue, as YARN's `QueueInfo` plus the user-limit figures of a leaf.
 ///
-/// Capacities are percentages: `capacity` and `maximum_capacity` of the parent,
-/// `absolute_*` of the cluster, `used_capacity` of the queue's own guarantee (so it exceeds 100
-/// when the queue uses idle capacity of others), `absolute_used_capacity` of the cluster.
+/// Capacities are the effective ones, for the cluster as it is, as percentages: `capacity` and
+/// `maximum_capacity` of the parent's, `absolute_*` of the cluster, `used_capacity` of the
+/// queue's own guarantee (so it exceeds 100 when the queue uses idle capacity of others),
+/// `absolute_used_capacity` of the cluster; the configured ones are beside them, as written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QueueInfo {
     /// Last path component.
@@ -26,6 +28,10 @@ pub struct QueueInfo {
     pub absolute_capacity: f64,
     /// Hard limit as a share of the cluster, percent.
     pub absolute_maximum_capacity: f64,
+    /// `capacity` as configured, in its mode (`40`, `3w`, `[memory=10240,vcores=12]`).
+    pub configured_capacity: QueueCapacity,
+    /// `maximum-capacity` as configured, in its mode.
+    pub configured_maximum_capacity: QueueCapacity,
     /// Usage relative to the guarantee, percent.
     pub used_capacity: f64,
     /// Usage relative to the cluster, percent.

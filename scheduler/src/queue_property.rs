@@ -3,7 +3,7 @@
 
 use yarn_conf::{Verdict, unhonoured};
 
-use crate::capacity_scheduler_configuration::ROOT;
+use crate::capacity_scheduler_configuration::{LEGACY_QUEUE_MODE_KEY, ROOT};
 use crate::property_reader::PREFIX;
 use crate::queue_acl::QueueAcl;
 use crate::reservation::ReservationProperty;
@@ -186,7 +186,10 @@ pub fn key_verdict(key: &str, value: &str) -> Verdict {
 /// (`user.max-parallel-apps`, `user.<user>.max-parallel-apps`,
 /// `user-settings.<user>.max-parallel-apps`).
 fn is_read(key: &str) -> bool {
-    if configured_queue(key).is_some() || key == RESOURCE_CALCULATOR_KEY {
+    if configured_queue(key).is_some()
+        || key == RESOURCE_CALCULATOR_KEY
+        || key == LEGACY_QUEUE_MODE_KEY
+    {
         return true;
     }
     let Some(rest) = key.strip_prefix(PREFIX) else {
@@ -252,6 +255,7 @@ mod tests {
             "root.a.capacity",
             "root.a.user-settings.alice.weight",
             "resource-calculator",
+            "legacy-queue-mode.enabled",
             "maximum-applications",
             "maximum-am-resource-percent",
             "max-parallel-apps",

@@ -65,6 +65,24 @@ pub fn format_queue_status(info: &pb::QueueInfoProto) -> String {
             "Absolute Maximum Capacity",
             absolute(info.absolute_maximum_capacity),
         ),
+        ("Configured Capacity", info.configured_capacity.clone()),
+        (
+            "Configured Maximum Capacity",
+            info.configured_maximum_capacity.clone(),
+        ),
+        (
+            "Effective Capacity",
+            resource(info.effective_min_resource.as_ref()),
+        ),
+        (
+            "Effective Maximum Capacity",
+            resource(info.effective_max_resource.as_ref()),
+        ),
+        (
+            "Weight",
+            info.weight
+                .map_or_else(|| "-1".to_owned(), |weight| weight.to_string()),
+        ),
         (
             "Maximum Parallel Apps",
             info.max_parallel_apps
@@ -137,6 +155,15 @@ pub fn format_queue_status(info: &pb::QueueInfoProto) -> String {
     out
 }
 
+/// `<memory:M, vCores:V>` of a resource the RM sent; all zero when it sent none.
+fn resource(resource: Option<&pb::ResourceProto>) -> String {
+    let resource = resource.cloned().unwrap_or_default();
+    format!(
+        "<memory:{}, vCores:{}>",
+        resource.memory, resource.virtual_cores
+    )
+}
+
 /// How Hadoop's queue CLI prints a preemption switch.
 fn switch(enabled: bool) -> &'static str {
     if enabled { "enabled" } else { "disabled" }
@@ -189,6 +216,13 @@ mod tests {
             acl_submit_applications: "alice ".to_owned(),
             acl_administer_queue: " ".to_owned(),
             intra_queue_preemption_disabled: true,
+            configured_capacity: "[memory=4096,vcores=4]".to_owned(),
+            configured_maximum_capacity: "100".to_owned(),
+            effective_min_resource: Some(pb::ResourceProto {
+                memory: 4096,
+                virtual_cores: 4,
+                ..Default::default()
+            }),
             queue_statistics: Some(pb::QueueStatisticsProto {
                 num_apps_submitted: 3,
                 num_apps_running: 2,
@@ -218,6 +252,11 @@ mod tests {
             "\tIntra-queue Preemption : disabled\n",
             "\tResources To Preempt : <memory:2048, vCores:2> in 2 containers\n",
             "\tPreempted Resources : <memory:1024, vCores:1> in 1 containers\n",
+            "\tConfigured Capacity : [memory=4096,vcores=4]\n",
+            "\tConfigured Maximum Capacity : 100\n",
+            "\tEffective Capacity : <memory:4096, vCores:4>\n",
+            "\tEffective Maximum Capacity : <memory:0, vCores:0>\n",
+            "\tWeight : -1\n",
         ] {
             assert!(text.contains(line), "missing {line:?} in\n{text}");
         }

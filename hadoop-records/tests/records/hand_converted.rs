@@ -270,6 +270,11 @@ fn queue_fields_yarn_ha_numbered_12_and_up_go_where_hadoop_reads_them() {
             max_parallel_apps: Some(3),
             default_application_priority: 9,
             intra_queue_preemption_disabled: true,
+            effective_min_resource: Some(pb::ResourceProto {
+                memory: 4096,
+                virtual_cores: 4,
+                ..Default::default()
+            }),
             ..Default::default()
         }),
     };
@@ -279,8 +284,9 @@ fn queue_fields_yarn_ha_numbered_12_and_up_go_where_hadoop_reads_them() {
     assert_eq!(queue.max_parallel_apps, Some(3));
     assert_eq!(queue.scheduler_type, None, "not yarn-ha's administer ACL");
     assert_eq!(
-        queue.weight, None,
-        "not yarn-ha's absolute maximum capacity"
+        queue.weight,
+        Some(-1.0),
+        "Hadoop's \"not a weight\", not yarn-ha's absolute maximum capacity"
     );
     assert_eq!(queue.min_resource_v_core, None);
     assert_eq!(queue.min_resource_memory, None);
@@ -292,6 +298,19 @@ fn queue_fields_yarn_ha_numbered_12_and_up_go_where_hadoop_reads_them() {
     assert_eq!(queue.queue_configurations_map[0].partition_name, "");
     assert_eq!(configured.absolute_capacity, Some(0.25));
     assert_eq!(configured.absolute_max_capacity, Some(0.75));
+    let effective = configured.effective_min_capacity.unwrap();
+    assert_eq!(
+        (effective.memory, effective.virtual_cores),
+        (Some(4096), Some(4))
+    );
+    assert_eq!(
+        pb::GetQueueInfoResponseProto::from_hadoop(&response.to_hadoop())
+            .unwrap()
+            .queue_info
+            .unwrap()
+            .effective_min_resource,
+        response.queue_info.as_ref().unwrap().effective_min_resource
+    );
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use yarn_proto::Resource;
-use yarn_scheduler::{QueueInfo, UserInfo};
+use yarn_scheduler::{QueueCapacity, QueueInfo, ResourceType, UserInfo};
 
 use crate::scheduling::PreemptionReport;
 
@@ -58,6 +58,19 @@ struct QueueEntry {
     queue_path: String,
     state: String,
     resources_used: ResourceInfo,
+    /// Hadoop's capacity mode of the queue: `percentage`, `weight`, `absolute`, or `mixed` for
+    /// a capacity vector.
+    mode: &'static str,
+    /// The configured weight; -1 when the capacity is not a weight.
+    weight: f64,
+    /// The weight over the weights of the queue and its siblings; 0 when not a weight.
+    normalized_weight: f64,
+    is_absolute_resource: bool,
+    /// What the capacity and maximum capacity resolve to for the cluster as it is.
+    min_effective_capacity: ResourceInfo,
+    max_effective_capacity: ResourceInfo,
+    queue_capacity_vector_info: CapacityVectorInfo,
+    maximum_queue_capacity_vector_info: CapacityVectorInfo,
     /// Hadoop's: whether the queue's containers are never preempted (every queue's while the
     /// monitor is off).
     preemption_disabled: bool,
@@ -73,6 +86,74 @@ struct QueueEntry {
     queues: Option<QueueList>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     leaf: Option<LeafFigures>,
+}
+
+/// A capacity as configured, and its entry for each resource type.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CapacityVectorInfo {
+    /// The value as written (`40`, `3w`, `[memory=10240,vcores=12]`).
+    configured_capacity_vector: String,
+    capacity_vector_entries: Vec<CapacityVectorEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CapacityVectorEntry {
+    /// Hadoop's resource names: `memory-mb`, `vcores`.
+    resource_name: &'static str,
+    /// `50%`, `2w` or an amount.
+    resource_value: String,
+}
+
+impl From<QueueCapacity> for CapacityVectorInfo {
+    fn from(capacity: QueueCapacity) -> Self {
+        Self {
+            configured_capacity_vector: capacity.to_string(),
+            capacity_vector_entries: ResourceType::ALL
+                .into_iter()
+                .map(|resource| CapacityVectorEntry {
+                    resource_name: match resource {
+                        ResourceType::Memory => "memory-mb",
+                        ResourceType::Vcores => "vcores",
+                    },
+                    resource_value: capacity.entry(resource).to_string(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Hadoop's name for the mode of `capacity`.
+fn mode(capacity: QueueCapacity) -> &'static str {
+    match capacity {
+        QueueCapacity::Vector { .. } => "mixed",
+        other => other.mode(),
+    }
+}
+
+/// `queue`'s weight over its own and its siblings' weights, as Hadoop normalizes them.
+fn normalized_weight(queue: &QueueInfo, by_path: &BTreeMap<&str, &QueueInfo>) -> f64 {
+    let Some(weight) = queue.configured_capacity.weight() else {
+        return 0.0;
+    };
+    let parent = queue.queue_path.rsplit_once('.').map(|(parent, _)| parent);
+    let siblings: f64 = parent
+        .and_then(|parent| by_path.get(parent))
+        .map(|parent| {
+            parent
+                .child_queues
+                .iter()
+                .filter_map(|name| by_path.get(format!("{}.{name}", parent.queue_path).as_str()))
+                .filter_map(|sibling| sibling.configured_capacity.weight())
+                .sum()
+        })
+        .unwrap_or(weight);
+    if siblings > 0.0 {
+        weight / siblings
+    } else {
+        0.0
+    }
 }
 
 /// What only a leaf reports.
@@ -195,6 +276,14 @@ fn entry(
         queue_path: queue.queue_path.clone(),
         state: queue.state.to_string(),
         resources_used: used.into(),
+        mode: mode(queue.configured_capacity),
+        weight: queue.configured_capacity.weight().unwrap_or(-1.0),
+        normalized_weight: normalized_weight(queue, by_path),
+        is_absolute_resource: matches!(queue.configured_capacity, QueueCapacity::Absolute(_)),
+        min_effective_capacity: queue.guaranteed_resource.into(),
+        max_effective_capacity: queue.maximum_resource.into(),
+        queue_capacity_vector_info: queue.configured_capacity.into(),
+        maximum_queue_capacity_vector_info: queue.configured_maximum_capacity.into(),
         preemption_disabled: preemption.disabled(queue),
         intra_queue_preemption_disabled: preemption.intra_queue_disabled(queue),
         resources_to_preempt: figures.to_preempt.into(),

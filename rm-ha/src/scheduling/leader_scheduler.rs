@@ -79,7 +79,7 @@ impl LeaderScheduler {
         let config = if state.queue_config_version == 0 {
             source.load()?.config
         } else {
-            source.parse(state.queue_config.clone())?
+            source.parse_committed(state.queue_config.clone())?
         };
         let mut scheduler = CapacityScheduler::new(config);
         // Epochs beyond the id range cannot be reached: a leader cannot begin one.
@@ -350,7 +350,7 @@ impl LeaderScheduler {
         if version == self.config_version || self.unusable_config_version == Some(version) {
             return;
         }
-        let config = match source.parse(state.queue_config.clone()) {
+        let config = match source.parse_committed(state.queue_config.clone()) {
             Ok(config) => config,
             Err(err) => {
                 tracing::error!(

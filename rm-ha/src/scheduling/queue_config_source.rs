@@ -85,6 +85,25 @@ impl QueueConfigSource {
         })
     }
 
+    /// Builds the configuration committed to the replicated state: as [`parse`](Self::parse),
+    /// but a key refused by this version is kept as a warning (an earlier version may have
+    /// committed it).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidQueueConfiguration`] with the scheduler's precise reason.
+    pub fn parse_committed(
+        &self,
+        properties: BTreeMap<String, String>,
+    ) -> Result<CapacitySchedulerConfiguration, Error> {
+        CapacitySchedulerConfiguration::committed(properties, self.settings.clone()).map_err(
+            |source| Error::InvalidQueueConfiguration {
+                file: "the committed queue configuration".to_owned(),
+                source: Box::new(source),
+            },
+        )
+    }
+
     /// Reads and validates the file, each error located at the key it names.
     ///
     /// # Errors
@@ -209,7 +228,10 @@ mod tests {
             .unwrap()
             .config;
         let default = config.queue("root.default").expect("root.default");
-        assert!((default.capacity.percent() - 100.0).abs() < 1e-9);
+        assert_eq!(
+            default.capacity,
+            yarn_scheduler::QueueCapacity::Percentage(100.0)
+        );
     }
 
     #[test]

@@ -117,6 +117,14 @@ fn to_proto(info: &QueueInfo, preemption: PreemptionReport<'_>) -> pb::QueueInfo
         default_application_priority: info.default_application_priority,
         preemption_disabled: preemption.disabled(info),
         intra_queue_preemption_disabled: preemption.intra_queue_disabled(info),
+        configured_capacity: info.configured_capacity.to_string(),
+        configured_maximum_capacity: info.configured_maximum_capacity.to_string(),
+        effective_min_resource: Some(info.guaranteed_resource.into()),
+        effective_max_resource: Some(info.maximum_resource.into()),
+        weight: info
+            .configured_capacity
+            .weight()
+            .map(|weight| weight as f32),
         ..Default::default()
     }
 }

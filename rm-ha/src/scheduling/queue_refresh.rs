@@ -65,7 +65,7 @@ impl QueueRefresh {
         if state.queue_config_version > 0 {
             // The configuration in force was valid when committed; if the local yarn-site.xml
             // changed since so that it no longer is, only the new one can be checked.
-            if let Ok(old) = source.parse(state.queue_config.clone()) {
+            if let Ok(old) = source.parse_committed(state.queue_config.clone()) {
                 // Both with the reservation queues of the state, which a refresh keeps.
                 let old = old.with_reservation_queues(&reservation_queue_sizes(state, &old));
                 let new = new.with_reservation_queues(&reservation_queue_sizes(state, &new));

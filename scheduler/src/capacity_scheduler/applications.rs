@@ -435,22 +435,22 @@ impl CapacityScheduler {
     ) -> Result<(), SchedulerError> {
         let leaf_queue = &self.queues[leaf];
         let path = &leaf_queue.conf.path;
-        if leaf_queue.num_applications >= leaf_queue.conf.maximum_applications as usize {
+        if leaf_queue.num_applications >= leaf_queue.application_limits.queue as usize {
             return Err(SchedulerError::QueueApplicationLimit {
                 application: application_id,
                 queue: path.clone(),
                 current: leaf_queue.num_applications,
-                limit: leaf_queue.conf.maximum_applications,
+                limit: leaf_queue.application_limits.queue,
             });
         }
         let user_applications = leaf_queue.users.get(user).map_or(0, |u| u.num_applications);
-        if user_applications >= leaf_queue.conf.maximum_applications_per_user as usize {
+        if user_applications >= leaf_queue.application_limits.per_user as usize {
             return Err(SchedulerError::UserApplicationLimit {
                 application: application_id,
                 queue: path.clone(),
                 user: user.to_string(),
                 current: user_applications,
-                limit: leaf_queue.conf.maximum_applications_per_user,
+                limit: leaf_queue.application_limits.per_user,
             });
         }
         Ok(())

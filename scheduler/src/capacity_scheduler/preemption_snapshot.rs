@@ -46,8 +46,8 @@ impl CapacityScheduler {
         if queue.is_leaf() {
             PreemptionQueue::leaf(
                 conf.path.clone(),
-                queue.guaranteed,
-                queue.maximum,
+                queue.effective.guaranteed,
+                queue.effective.maximum,
                 queue.used,
                 self.pending_within_user_limits(index),
                 conf.disable_preemption,
@@ -60,8 +60,8 @@ impl CapacityScheduler {
                 .collect();
             PreemptionQueue::parent(
                 conf.path.clone(),
-                queue.guaranteed,
-                queue.maximum,
+                queue.effective.guaranteed,
+                queue.effective.maximum,
                 conf.disable_preemption,
                 children,
             )
@@ -126,6 +126,7 @@ impl CapacityScheduler {
         LeafContainers {
             applications,
             am_limit: queue
+                .effective
                 .guaranteed
                 .multiply_and_round_down(queue.conf.maximum_am_resource_percent),
             user_limits,

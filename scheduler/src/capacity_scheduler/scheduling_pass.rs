@@ -86,7 +86,8 @@ impl CapacityScheduler {
             if queue.is_leaf() {
                 return Some(index);
             }
-            let utilization = |q: &Queue| calculator.divide(cluster, q.used, q.guaranteed);
+            let utilization =
+                |q: &Queue| calculator.divide(cluster, q.used, q.effective.guaranteed);
             index = queue
                 .children
                 .iter()
@@ -204,7 +205,7 @@ impl CapacityScheduler {
         let mut next = Some(leaf);
         while let Some(index) = next {
             let queue = &self.queues[index];
-            if !calculator.fits_in(queue.used.saturating_add(resource), queue.maximum) {
+            if !calculator.fits_in(queue.used.saturating_add(resource), queue.effective.maximum) {
                 return false;
             }
             next = queue.parent;

@@ -169,6 +169,7 @@ pub(crate) fn reservation_queue_conf(
     capacity: f64,
     maximum_capacity: f64,
 ) -> QueueConf {
+    let (capacity_percent, maximum_percent) = (capacity, maximum_capacity);
     let capacity = QueueCapacity::Percentage(capacity);
     let maximum_capacity = QueueCapacity::Percentage(maximum_capacity);
     QueueConf {
@@ -178,8 +179,8 @@ pub(crate) fn reservation_queue_conf(
         children: Vec::new(),
         capacity,
         maximum_capacity,
-        absolute_capacity: capacity.absolute(plan.absolute_capacity),
-        absolute_maximum_capacity: maximum_capacity.absolute(plan.absolute_maximum_capacity),
+        absolute_capacity: plan.absolute_capacity * capacity_percent / 100.0,
+        absolute_maximum_capacity: plan.absolute_maximum_capacity * maximum_percent / 100.0,
         acl_submit_applications: None,
         acl_administer_queue: None,
         reservation: None,

@@ -178,11 +178,6 @@ fn keys_whose_promise_the_scheduler_cannot_keep_are_refused_by_name() {
             "true",
             "not created on submission",
         ),
-        (
-            "legacy-queue-mode.enabled",
-            "false",
-            "only legacy queue mode",
-        ),
     ] {
         let err = build(&[(key, value)]).unwrap_err();
         let message = err.to_string();
@@ -201,46 +196,13 @@ fn keys_whose_promise_the_scheduler_cannot_keep_are_refused_by_name() {
 }
 
 #[test]
-fn capacities_are_percentages_and_other_modes_are_refused_naming_the_key() {
+fn percentages_keep_their_configured_form() {
     let conf = must_build(&[("root.a.maximum-capacity", "60.5")]);
     let a = conf.queue("root.a").unwrap();
     assert_eq!(a.capacity, QueueCapacity::Percentage(40.0));
     assert_eq!(a.maximum_capacity, QueueCapacity::Percentage(60.5));
-    assert!(close(a.capacity.percent(), 40.0));
+    assert!(close(a.absolute_capacity, 40.0));
     assert_eq!(conf.queue("root").unwrap().capacity, QueueCapacity::FULL);
-
-    for (key, value, mode) in [
-        ("root.a.capacity", "2w", "weight"),
-        (
-            "root.a.capacity",
-            "[memory=1024,vcores=1]",
-            "absolute resource",
-        ),
-        (
-            "root.a.capacity",
-            "[memory=50%,vcores=2w]",
-            "capacity vector",
-        ),
-        (
-            "root.a.maximum-capacity",
-            "[memory=2048,vcores=2]",
-            "absolute resource",
-        ),
-    ] {
-        let err = build(&[(key, value)]).unwrap_err();
-        let message = err.to_string();
-        assert!(
-            matches!(&err, SchedulerError::UnsupportedCapacityMode { mode: m, .. } if *m == mode),
-            "{message}"
-        );
-        assert_eq!(
-            message,
-            format!(
-                "key yarn.scheduler.capacity.{key}: value {value:?} uses the {mode} capacity \
-                 mode, but only percentages (0 to 100) are supported yet"
-            )
-        );
-    }
 }
 
 #[test]
@@ -417,4 +379,27 @@ fn a_queue_maximum_am_resource_percent_overrides_the_global_one() {
     }
     let active = |queue: &str| scheduler.queue_info(queue).unwrap().num_active_applications;
     assert_eq!((active("a"), active("b")), (1, 3));
+}
+
+/// A key refused now may have been committed by an earlier version: the queues in force keep
+/// scheduling, with the key named as ignored.
+#[test]
+fn a_committed_configuration_keeps_a_refused_key_as_a_warning() {
+    let mut pairs = TWO_QUEUES.to_vec();
+    pairs.push(("root.a.ordering-policy", "fair"));
+    assert!(
+        CapacitySchedulerConfiguration::new(props(&pairs), SchedulerSettings::default()).is_err()
+    );
+    let conf =
+        CapacitySchedulerConfiguration::committed(props(&pairs), SchedulerSettings::default())
+            .expect("a committed configuration is built");
+    assert_eq!(conf.warnings().len(), 1, "{:?}", conf.warnings());
+    assert!(
+        conf.warnings()[0].starts_with(
+            "yarn.scheduler.capacity.root.a.ordering-policy = \"fair\" is in force from an \
+             earlier commit but ignored: "
+        ),
+        "{:?}",
+        conf.warnings()
+    );
 }

@@ -4,6 +4,7 @@
 mod acquisitions;
 mod application_limits;
 mod applications;
+mod capacity_modes;
 mod configuration;
 mod invariants;
 mod mock;

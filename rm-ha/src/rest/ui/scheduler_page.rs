@@ -54,7 +54,8 @@ pub(super) async fn scheduler(
         }
         table #queues {
             tr {
-                th { "Queue" } th { "State" } th { "Used / Capacity" } th { "Capacity" }
+                th { "Queue" } th { "State" } th { "Used / Capacity" } th { "Configured" }
+                th { "Effective" } th { "Capacity" }
                 th { "Used Capacity" } th { "Max Capacity" } th { "Absolute Capacity" }
                 th { "Absolute Used Capacity" } th { "Absolute Max Capacity" }
                 th { "Used Resources" } th { "Num Active Applications" }
@@ -67,6 +68,12 @@ pub(super) async fn scheduler(
                     }
                     td { (queue.state) }
                     td { (usage_bar(queue.absolute_used_capacity, queue.absolute_capacity)) }
+                    td.configured {
+                        (queue.configured_capacity) " / max " (queue.configured_maximum_capacity)
+                    }
+                    td.effective {
+                        (queue.guaranteed_resource) " / max " (queue.maximum_resource)
+                    }
                     td.num { (format!("{:.1}%", queue.capacity)) }
                     td.num { (format!("{:.1}%", queue.used_capacity)) }
                     td.num { (format!("{:.1}%", queue.maximum_capacity)) }
