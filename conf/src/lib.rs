@@ -68,4 +68,4 @@ pub use ha::{RmEndpoints, RmHaConfig};
 pub use host_port::{HostPort, HostPortError};
 pub use key::{Key, KeyKind};
 pub use location::Location;
-pub use unhonoured::{SiteReport, Verdict};
+pub use unhonoured::{Daemon, SiteReport, Verdict};

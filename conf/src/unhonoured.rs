@@ -14,6 +14,7 @@
 use std::fmt;
 
 use crate::error::ConfError;
+use crate::location::Location;
 use crate::{Configuration, keys};
 
 /// The placeholder in a [`Unhonoured::pattern`] for a queue path (`root` and any descendants).
@@ -22,6 +23,16 @@ const QUEUE_PATH: &str = "<queue-path>";
 const ONE: &str = "<name>";
 /// A pattern's last component when it matches every key under its prefix.
 const ANY: &str = "*";
+/// Components under which Hadoop nests keys of a queue that configure something else (labels,
+/// templates, policies, users), which a `<queue-path>` never runs through.
+const NESTED: [&str; 6] = [
+    "accessible-node-labels",
+    "leaf-queue-template",
+    "auto-queue-creation-v2",
+    "auto-create-child-queue",
+    "ordering-policy",
+    "user-settings",
+];
 /// The prefix of every key of `capacity-scheduler.xml`.
 const CAPACITY_SCHEDULER_PREFIX: &str = "yarn.scheduler.capacity.";
 
@@ -108,6 +119,8 @@ const ONE_PER_HEARTBEAT: &str =
 const NO_LABELS: &str = "node labels are not implemented: every node is in the default partition";
 const NO_ZOOKEEPER: &str =
     "yarn-ha replicates its state with Raft (yarn.resourcemanager.ha.raft.*), not ZooKeeper";
+const NO_KERBEROS: &str = "yarn-ha's daemons authenticate with certificates (yarn.tls.*), not \
+                           Kerberos";
 const ALWAYS_RECOVERS: &str =
     "yarn-ha always recovers its state, work-preserving, from its Raft log";
 
@@ -116,7 +129,7 @@ pub const UNHONOURED: &[Unhonoured] = &[
     // capacity-scheduler.xml: per queue.
     refused(
         "yarn.scheduler.capacity.<queue-path>.ordering-policy",
-        Accepted::OneOf(&["fifo", "utilization"]),
+        Accepted::OneOf(&["fifo", "fifo-with-partitions", "utilization"]),
         "a leaf orders its applications by priority, then submission (fifo), and a parent its \
          children by used capacity (utilization); fair and priority-utilization are not \
          implemented",
@@ -125,10 +138,16 @@ pub const UNHONOURED: &[Unhonoured] = &[
         "yarn.scheduler.capacity.<queue-path>.ordering-policy.*",
         "tunes an ordering policy yarn-ha does not have",
     ),
-    refused(
+    warned(
         "yarn.scheduler.capacity.<queue-path>.priority",
-        Accepted::OneOf(&["0"]),
-        "queue priorities are not implemented: siblings are offered resources by used capacity",
+        "queue priorities take effect only under the priority-utilization ordering policy, \
+         which yarn-ha does not have: siblings are offered resources by used capacity",
+    ),
+    refused(
+        "yarn.scheduler.capacity.<queue-path>.acl_application_max_priority",
+        Accepted::OneOf(&["*"]),
+        "per-user limits on application priorities are not enforced: any user may ask for any \
+         priority up to yarn.cluster.max-application-priority",
     ),
     refused(
         "yarn.scheduler.capacity.<queue-path>.maximum-application-lifetime",
@@ -233,6 +252,25 @@ pub const UNHONOURED: &[Unhonoured] = &[
         "workflow priority mappings are not implemented",
     ),
     refused(
+        "yarn.scheduler.queue-placement-rules.app-name",
+        Accepted::Unset,
+        "placement rules are not implemented: an application runs in the queue it names",
+    ),
+    refused(
+        "yarn.scheduler.capacity.global-queue-max-application",
+        Accepted::NotPositive,
+        "a queue without maximum-applications takes yarn.scheduler.capacity.maximum-applications \
+         scaled by its share of the cluster",
+    ),
+    warned(
+        "yarn.scheduler.capacity.ordering-policy.*",
+        "tunes the priority-utilization ordering policy, which yarn-ha does not have",
+    ),
+    warned(
+        "yarn.scheduler.capacity.user-metrics.enable",
+        "yarn-ha publishes queue metrics, not per-user ones",
+    ),
+    refused(
         "yarn.scheduler.capacity.lazy-preemption-enabled",
         Accepted::OneOf(&["false"]),
         "preemption kills the containers it selects; lazy preemption is not implemented",
@@ -240,6 +278,10 @@ pub const UNHONOURED: &[Unhonoured] = &[
     warned("yarn.scheduler.capacity.node-locality-delay", NO_LOCALITY),
     warned(
         "yarn.scheduler.capacity.rack-locality-additional-delay",
+        NO_LOCALITY,
+    ),
+    warned(
+        "yarn.scheduler.capacity.rack-locality-full-reset",
         NO_LOCALITY,
     ),
     warned(
@@ -336,6 +378,10 @@ pub const UNHONOURED: &[Unhonoured] = &[
         "yarn.webapp.ui2.enable",
         "yarn-ha serves its own web UI at the webapp address",
     ),
+    warned("yarn.resourcemanager.principal", NO_KERBEROS),
+    warned("yarn.resourcemanager.keytab", NO_KERBEROS),
+    warned("yarn.nodemanager.principal", NO_KERBEROS),
+    warned("yarn.nodemanager.keytab", NO_KERBEROS),
     warned(
         "yarn.http.policy",
         "yarn-ha's web endpoint follows yarn.tls.enabled: HTTPS with client certificates when on",
@@ -344,6 +390,18 @@ pub const UNHONOURED: &[Unhonoured] = &[
     refused(
         "yarn.nodemanager.aux-services",
         Accepted::Unset,
+        "the NodeManager runs no auxiliary services (MapReduce's shuffle, Spark's external \
+         shuffle service)",
+    ),
+    refused(
+        "yarn.nodemanager.aux-services.manifest",
+        Accepted::Unset,
+        "the NodeManager runs no auxiliary services (MapReduce's shuffle, Spark's external \
+         shuffle service)",
+    ),
+    refused(
+        "yarn.nodemanager.aux-services.manifest.enabled",
+        Accepted::OneOf(&["false"]),
         "the NodeManager runs no auxiliary services (MapReduce's shuffle, Spark's external \
          shuffle service)",
     ),
@@ -366,7 +424,13 @@ pub const UNHONOURED: &[Unhonoured] = &[
         "GPUs, FPGAs and other devices are not scheduled",
     ),
     refused(
-        "yarn.nodemanager.health-checker.script.path",
+        "yarn.nodemanager.health-checker.scripts",
+        Accepted::Unset,
+        "the NodeManager runs no health script, so a node that would fail it keeps taking \
+         containers",
+    ),
+    refused(
+        "yarn.nodemanager.health-checker.<name>.path",
         Accepted::Unset,
         "the NodeManager runs no health script, so a node that would fail it keeps taking \
          containers",
@@ -444,63 +508,148 @@ pub fn judge_unread(name: &str, value: &str) -> Verdict {
     }
 }
 
-/// The verdict on `name = value` as set in `yarn-site.xml`: declared keys (and their
-/// `.<rm-id>` forms) are honoured; CapacityScheduler keys are warned about, since yarn-ha reads
-/// them from `capacity-scheduler.xml` only; other keys are judged by [`judge_unread`].
-pub fn site_verdict(name: &str, value: &str) -> Verdict {
-    if declared(name) {
-        Verdict::Honoured
-    } else if name.starts_with(CAPACITY_SCHEDULER_PREFIX) {
-        Verdict::Warned(format!(
-            "{name} is set in yarn-site.xml and is ignored: yarn-ha reads \
-             {CAPACITY_SCHEDULER_PREFIX}* keys from capacity-scheduler.xml only"
-        ))
-    } else {
-        judge_unread(name, value)
+/// Which daemon judges a `yarn-site.xml` shared by every host: each refuses and warns about the
+/// keys that concern it, so that a NodeManager key does not stop a ResourceManager.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Daemon {
+    /// Every key but the NodeManager's own (`yarn.nodemanager.*`).
+    ResourceManager,
+    /// The NodeManager's own keys and the resource types it offers.
+    NodeManager,
+    /// Every key: `yarn-ha conf check`.
+    Both,
+}
+
+impl Daemon {
+    /// Whether this daemon judges `name`.
+    pub fn concerns(self, name: &str) -> bool {
+        let node_manager = name.starts_with("yarn.nodemanager.");
+        match self {
+            Self::Both => true,
+            Self::ResourceManager => !node_manager,
+            Self::NodeManager => node_manager || name.starts_with("yarn.resource-types"),
+        }
     }
 }
 
-fn declared(name: &str) -> bool {
-    keys::find(name).is_some()
-        || name
-            .rsplit_once('.')
-            .and_then(|(base, _)| keys::find(base))
-            .is_some_and(|key| key.per_id)
+/// The verdict on `name = value` as set in `yarn-site.xml`: declared keys are honoured, and
+/// their `.<rm-id>` forms for the ids of `rm_ids`; CapacityScheduler keys, which yarn-ha reads
+/// from `capacity-scheduler.xml` only, are refused when `scheduler` (the scheduler's verdict)
+/// would honour or refuse them there, since Hadoop would act on them; other keys are judged by
+/// [`judge_unread`].
+pub fn site_verdict(
+    name: &str,
+    value: &str,
+    rm_ids: &[String],
+    scheduler: &dyn Fn(&str, &str) -> Verdict,
+) -> Verdict {
+    if keys::find(name).is_some() {
+        return Verdict::Honoured;
+    }
+    if let Some((base, id)) = name.rsplit_once('.')
+        && keys::find(base).is_some_and(|key| key.per_id)
+    {
+        return if rm_ids.iter().any(|listed| listed == id) {
+            Verdict::Honoured
+        } else {
+            Verdict::Warned(format!(
+                "{name} is for ResourceManager {id}, which yarn.resourcemanager.ha.rm-ids does \
+                 not list, and is ignored"
+            ))
+        };
+    }
+    if name.starts_with(CAPACITY_SCHEDULER_PREFIX) {
+        return match scheduler(name, value) {
+            Verdict::Warned(warning) => Verdict::Warned(warning),
+            Verdict::Honoured | Verdict::Refused(_) => Verdict::Refused(format!(
+                "yarn-ha reads {CAPACITY_SCHEDULER_PREFIX}* keys from capacity-scheduler.xml \
+                 only, where Hadoop reads them from yarn-site.xml too: move it there"
+            )),
+        };
+    }
+    judge_unread(name, value)
 }
 
-/// The `yarn-site.xml` keys a configuration sets that yarn-ha does not honour, as a daemon
-/// reports them at start-up.
+/// One key a configuration file sets, and what becomes of it.
+#[derive(Debug, Clone)]
+pub struct JudgedKey {
+    /// The property name.
+    pub name: String,
+    /// Its value, references resolved when they resolve, trimmed.
+    pub value: String,
+    /// Where it was set.
+    pub location: Option<Location>,
+    /// Honoured, refused or warned.
+    pub verdict: Verdict,
+}
+
+impl JudgedKey {
+    /// The error a refused key stops a daemon with; `None` when it is not refused.
+    pub fn refusal(&self) -> Option<ConfError> {
+        match &self.verdict {
+            Verdict::Refused(reason) => Some(ConfError::Unhonoured {
+                key: self.name.clone(),
+                value: self.value.clone(),
+                reason: reason.clone(),
+                location: self.location.clone(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// The verdict on every key a configuration sets outside the built-in defaults, as a daemon
+/// reports them at start-up and `conf check` lists them.
 #[derive(Debug, Default)]
 pub struct SiteReport {
-    /// Refused keys with values that are not accepted, each naming where it was set.
-    pub refused: Vec<ConfError>,
-    /// One line per key accepted and ignored.
-    pub warnings: Vec<String>,
+    /// Every key the daemon judges, in name order.
+    pub keys: Vec<JudgedKey>,
 }
 
 impl SiteReport {
-    /// Judges every key set in `conf`.
-    pub fn of(conf: &Configuration) -> Self {
+    /// Judges every key set in `conf` that concerns `daemon`, CapacityScheduler keys through
+    /// `scheduler` (the scheduler crate's verdict, which this crate cannot depend on).
+    pub fn of(
+        conf: &Configuration,
+        daemon: Daemon,
+        scheduler: &dyn Fn(&str, &str) -> Verdict,
+    ) -> Self {
+        let rm_ids = conf.get_list(&keys::RM_HA_IDS).unwrap_or_default();
         let mut report = Self::default();
         for name in conf.names() {
+            let location = conf.source(name);
+            if location.is_some_and(|location| location.file == crate::DEFAULT_RESOURCE)
+                || !daemon.concerns(name)
+            {
+                continue;
+            }
             // A value whose references do not resolve is judged as written; reading it reports
             // the reference.
             let value = match conf.get(name) {
                 Ok(Some(value)) => value,
                 _ => conf.get_raw(name).unwrap_or_default().to_owned(),
             };
-            match site_verdict(name, &value) {
-                Verdict::Honoured => {}
-                Verdict::Warned(warning) => report.warnings.push(warning),
-                Verdict::Refused(reason) => report.refused.push(ConfError::Unhonoured {
-                    key: name.to_owned(),
-                    value: value.trim().to_owned(),
-                    reason,
-                    location: conf.source(name).cloned(),
-                }),
-            }
+            report.keys.push(JudgedKey {
+                verdict: site_verdict(name, &value, &rm_ids, scheduler),
+                name: name.to_owned(),
+                value: value.trim().to_owned(),
+                location: location.cloned(),
+            });
         }
         report
+    }
+
+    /// Every refusal, each naming the key, its value, where it was set and why.
+    pub fn refusals(&self) -> impl Iterator<Item = ConfError> + '_ {
+        self.keys.iter().filter_map(JudgedKey::refusal)
+    }
+
+    /// Every warning, one line per key.
+    pub fn warnings(&self) -> impl Iterator<Item = &str> {
+        self.keys.iter().filter_map(|key| match &key.verdict {
+            Verdict::Warned(warning) => Some(warning.as_str()),
+            _ => None,
+        })
     }
 
     /// The warnings, or the first refusal for daemons that stop at it.
@@ -509,9 +658,9 @@ impl SiteReport {
     ///
     /// [`ConfError::Unhonoured`] when any key is refused.
     pub fn into_result(self) -> Result<Vec<String>, ConfError> {
-        match self.refused.into_iter().next() {
+        match self.refusals().next() {
             Some(refusal) => Err(refusal),
-            None => Ok(self.warnings),
+            None => Ok(self.warnings().map(str::to_owned).collect()),
         }
     }
 }
@@ -568,24 +717,28 @@ fn matches_components(pattern: &[&str], name: &[&str]) -> bool {
     match (pattern.split_first(), name.split_first()) {
         (None, None) => true,
         (Some((&ANY, [])), Some(_)) => true,
+        // A queue path never runs through a component Hadoop nests keys under, so that
+        // `root.p.leaf-queue-template.ordering-policy` is a template key, not `p`'s own.
         (Some((&QUEUE_PATH, rest)), Some((&"root", mut tail))) => loop {
             if matches_components(rest, tail) {
                 break true;
             }
             match tail.split_first() {
-                Some((_, shorter)) => tail = shorter,
-                None => break false,
+                Some((next, shorter)) if !NESTED.contains(next) => tail = shorter,
+                _ => break false,
             }
         },
         (Some((&ONE, rest)), Some((_, tail))) => matches_components(rest, tail),
+        // `zk-*` last matches every key whose component there starts with `zk-`.
+        (Some((component, [])), Some((name, _))) if prefix_family(component, name) => true,
         (Some((component, rest)), Some((name, tail))) => {
-            (component == name || prefix_family(component, name)) && matches_components(rest, tail)
+            component == name && matches_components(rest, tail)
         }
         _ => false,
     }
 }
 
-/// `zk-*` as a component matches every component that starts with `zk-`.
+/// Whether `component` is a family such as `zk-*` that `name` belongs to.
 fn prefix_family(component: &str, name: &str) -> bool {
     component
         .strip_suffix(ANY)
@@ -634,6 +787,24 @@ mod tests {
         );
         assert!(find("yarn.resourcemanager.zk").is_none());
         assert_eq!(
+            entry("yarn.resourcemanager.zk-state-store.parent-path").pattern,
+            "yarn.resourcemanager.zk-*"
+        );
+        // A template's keys are the template's, not the queue's own.
+        assert_eq!(
+            entry("yarn.scheduler.capacity.root.p.leaf-queue-template.ordering-policy").pattern,
+            "yarn.scheduler.capacity.<queue-path>.leaf-queue-template.*"
+        );
+        assert_eq!(
+            entry("yarn.scheduler.capacity.root.p.auto-queue-creation-v2.template.priority")
+                .pattern,
+            "yarn.scheduler.capacity.<queue-path>.auto-queue-creation-v2.*"
+        );
+        assert_eq!(
+            entry("yarn.nodemanager.health-checker.script.path").treatment,
+            Treatment::Refused(Accepted::Unset)
+        );
+        assert_eq!(
             entry("yarn.node-labels.enabled").treatment,
             Treatment::Refused(Accepted::OneOf(&["false"]))
         );
@@ -679,6 +850,24 @@ mod tests {
         ));
     }
 
+    /// A scheduler that reads `root.queues` only and warns about the rest.
+    fn scheduler(name: &str, _: &str) -> Verdict {
+        if name == "yarn.scheduler.capacity.root.queues" {
+            Verdict::Honoured
+        } else {
+            Verdict::Warned(format!("{name} is warned about by the scheduler"))
+        }
+    }
+
+    fn site(name: &str, value: &str) -> Verdict {
+        site_verdict(
+            name,
+            value,
+            &["rm1".to_owned(), "rm2".to_owned()],
+            &scheduler,
+        )
+    }
+
     #[test]
     fn declared_keys_are_honoured_even_inside_a_listed_family() {
         let listed: Vec<&str> = keys::ALL
@@ -688,7 +877,7 @@ mod tests {
             .collect();
         assert_eq!(listed, Vec::<&str>::new());
         for key in keys::ALL {
-            assert_eq!(site_verdict(&key.name, "x"), Verdict::Honoured, "{key}");
+            assert_eq!(site(&key.name, "x"), Verdict::Honoured, "{key}");
         }
         assert!(find(&keys::NM_LINUX_CONTAINER_CGROUPS_MOUNT_PATH.name).is_some());
         for (i, entry) in UNHONOURED.iter().enumerate() {
@@ -701,36 +890,43 @@ mod tests {
     }
 
     #[test]
-    fn site_keys_are_honoured_listed_unknown_or_not_judged() {
+    fn site_keys_are_honoured_refused_or_warned() {
+        for name in [
+            "yarn.resourcemanager.am.max-attempts",
+            "yarn.resourcemanager.address.rm2",
+        ] {
+            assert_eq!(site(name, "h:1"), Verdict::Honoured, "{name}");
+        }
         assert_eq!(
-            site_verdict("yarn.resourcemanager.am.max-attempts", "9"),
+            site("yarn.resourcemanager.scheduler.class", CAPACITY_SCHEDULER),
             Verdict::Honoured
         );
-        assert_eq!(
-            site_verdict("yarn.resourcemanager.address.rm2", "h:1"),
-            Verdict::Honoured
-        );
-        assert_eq!(
-            site_verdict("yarn.resourcemanager.scheduler.class", CAPACITY_SCHEDULER),
-            Verdict::Honoured
-        );
-        assert!(matches!(
-            site_verdict("yarn.resourcemanager.scheduler.class", "FairScheduler"),
-            Verdict::Refused(_)
-        ));
+        for (name, says) in [
+            ("yarn.resourcemanager.scheduler.class", "the only scheduler"),
+            (
+                "yarn.scheduler.capacity.root.queues",
+                "capacity-scheduler.xml only, where Hadoop reads them from yarn-site.xml too",
+            ),
+        ] {
+            assert!(
+                matches!(site(name, "x"), Verdict::Refused(reason) if reason.contains(says)),
+                "{name}"
+            );
+        }
         for (name, says) in [
             (
                 "yarn.resourcemanager.am.max-atempts",
                 "not a key yarn-ha knows",
             ),
             ("fs.defaultFS", "not a key yarn-ha knows"),
+            ("yarn.resourcemanager.address.rm3", "rm-ids does not list"),
             (
-                "yarn.scheduler.capacity.root.a.ordering-policy",
-                "from capacity-scheduler.xml only",
+                "yarn.scheduler.capacity.node-locality-delay",
+                "warned about by the scheduler",
             ),
         ] {
             assert!(
-                matches!(site_verdict(name, "fair"), Verdict::Warned(w) if w.contains(says)),
+                matches!(site(name, "x"), Verdict::Warned(w) if w.contains(says)),
                 "{name}"
             );
         }
@@ -744,9 +940,14 @@ mod tests {
         conf.set("yarn.resourcemanager.scheduler.class", CAPACITY_SCHEDULER);
         conf.set("yarn.resourcemanager.am.max-atempts", "3");
         conf.set("yarn.resourcemanager.am.max-attempts", "3");
-        let report = SiteReport::of(&conf);
-        let refused: Vec<String> = report.refused.iter().map(ToString::to_string).collect();
-        assert_eq!(refused.len(), 1, "{refused:?}");
+        conf.set("yarn.nodemanager.aux-services", "mapreduce_shuffle");
+        let report = SiteReport::of(&conf, Daemon::ResourceManager, &scheduler);
+        let refused: Vec<String> = report.refusals().map(|err| err.to_string()).collect();
+        assert_eq!(
+            refused.len(),
+            1,
+            "the NodeManager's key is not the RM's: {refused:?}"
+        );
         assert!(
             refused[0].contains("yarn.node-labels.enabled")
                 && refused[0].contains("\"true\"")
@@ -754,15 +955,34 @@ mod tests {
             "{}",
             refused[0]
         );
-        assert_eq!(report.warnings.len(), 2, "{:?}", report.warnings);
+        let warnings: Vec<&str> = report.warnings().collect();
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(
-            report
-                .warnings
+            warnings
                 .iter()
                 .any(|w| w.starts_with("yarn.resourcemanager.am.max-atempts is not a key")),
-            "{:?}",
-            report.warnings
+            "{warnings:?}"
         );
         assert!(report.into_result().is_err());
+
+        let node_manager = SiteReport::of(&conf, Daemon::NodeManager, &scheduler);
+        let refused: Vec<String> = node_manager.refusals().map(|err| err.to_string()).collect();
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert!(
+            refused[0].contains("yarn.nodemanager.aux-services"),
+            "{}",
+            refused[0]
+        );
+        assert_eq!(
+            node_manager.warnings().count(),
+            0,
+            "the RM's keys are not the NM's"
+        );
+        assert_eq!(
+            SiteReport::of(&conf, Daemon::Both, &scheduler)
+                .refusals()
+                .count(),
+            2
+        );
     }
 }

@@ -457,16 +457,13 @@ impl CapacityScheduler {
     fn update_queue_resources(&mut self) {
         let cluster = self.cluster_resource;
         let mut capacities = self.conf.effective_capacities(cluster);
-        // Without a cluster, a share that depends on absolute amounts is unknown: as Hadoop
-        // does, such a queue then takes the configured global limit.
-        let sized_by_amounts = self
-            .conf
-            .queues()
-            .any(|queue| queue.capacity.has_absolute());
+        // Without every resource type in the cluster, a share that depends on absolute amounts
+        // is unknown: as Hadoop does, such a queue then takes the configured global limit.
+        let incomplete = cluster.memory_mb == 0 || cluster.vcores == 0;
         let global = self.conf.maximum_applications();
         for queue in &mut self.queues {
             queue.effective = capacities.remove(&queue.conf.path).unwrap_or_default();
-            let share = if sized_by_amounts && cluster == Resource::ZERO {
+            let share = if incomplete && self.conf.depends_on_amounts(&queue.conf.path) {
                 100.0
             } else {
                 queue.effective.absolute_capacity

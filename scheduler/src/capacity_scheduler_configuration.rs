@@ -759,6 +759,23 @@ impl TreeBuilder<'_> {
             return Ok(());
         };
         let capacity_key = |child: &QueueConf| QueueProperty::Capacity.key(&child.path);
+        // In either mode, as Hadoop: an absolute maximum within the parent's absolute maximum.
+        if let QueueCapacity::Absolute(parent_maximum) = queue.maximum_capacity {
+            for child in &children {
+                if let QueueCapacity::Absolute(maximum) = child.maximum_capacity
+                    && (maximum.memory_mb > parent_maximum.memory_mb
+                        || maximum.vcores > parent_maximum.vcores)
+                {
+                    return Err(SchedulerError::CapacityModeRule {
+                        key: QueueProperty::MaximumCapacity.key(&child.path),
+                        rule: format!(
+                            "{} may use at most {}, more than its parent {} may ({})",
+                            child.path, child.maximum_capacity, queue.path, queue.maximum_capacity
+                        ),
+                    });
+                }
+            }
+        }
         if !self.legacy {
             for resource in ResourceType::ALL {
                 let percentages: f64 = children
@@ -783,9 +800,19 @@ impl TreeBuilder<'_> {
             }
             return Ok(());
         }
-        if let Some(other) = children
+        // Hadoop's classification: a child of 0 percent has no mode, so it may sit beside
+        // weights or absolute resources.
+        let kind = |capacity: &QueueCapacity| match capacity {
+            QueueCapacity::Percentage(percent) if *percent > 0.0 => Some("percentage"),
+            QueueCapacity::Percentage(_) => None,
+            other => Some(other.mode()),
+        };
+        let classified: Vec<(&QueueConf, &str)> = children
             .iter()
-            .find(|child| child.capacity.mode() != first.capacity.mode())
+            .filter_map(|child| kind(&child.capacity).map(|kind| (*child, kind)))
+            .collect();
+        if let Some(&(first, first_kind)) = classified.first()
+            && let Some(&(other, _)) = classified.iter().find(|(_, kind)| *kind != first_kind)
         {
             return Err(SchedulerError::CapacityModeRule {
                 key: capacity_key(other),
@@ -803,25 +830,25 @@ impl TreeBuilder<'_> {
                 ),
             });
         }
+        let (named, children_kind) = classified.first().copied().unwrap_or((first, "percentage"));
         let parent_absolute = matches!(queue.capacity, QueueCapacity::Absolute(_));
-        let children_absolute = matches!(first.capacity, QueueCapacity::Absolute(_));
-        if queue.parent.is_some() && parent_absolute != children_absolute {
+        if queue.parent.is_some() && parent_absolute != (children_kind == "absolute") {
             return Err(SchedulerError::CapacityModeRule {
-                key: capacity_key(first),
+                key: capacity_key(named),
                 rule: format!(
                     "in legacy queue mode a queue and its children both use absolute resources \
                      or neither does, but {} is {} ({}) and its child {} {} ({})",
                     queue.path,
                     article(queue.capacity.mode()),
                     queue.capacity,
-                    first.path,
-                    article(first.capacity.mode()),
-                    first.capacity
+                    named.path,
+                    article(named.capacity.mode()),
+                    named.capacity
                 ),
             });
         }
-        match (queue.capacity, first.capacity) {
-            (QueueCapacity::Absolute(parent), QueueCapacity::Absolute(_)) => {
+        match (queue.capacity, children_kind) {
+            (QueueCapacity::Absolute(parent), "absolute") => {
                 let sum = children
                     .iter()
                     .fold(Resource::ZERO, |sum, child| match child.capacity {
@@ -830,7 +857,7 @@ impl TreeBuilder<'_> {
                     });
                 if sum.memory_mb > parent.memory_mb || sum.vcores > parent.vcores {
                     return Err(SchedulerError::CapacityModeRule {
-                        key: capacity_key(first),
+                        key: capacity_key(named),
                         rule: format!(
                             "the children of {} ({}) are guaranteed [memory={},vcores={}] \
                              together, more than its capacity {}",
@@ -843,7 +870,7 @@ impl TreeBuilder<'_> {
                     });
                 }
             }
-            (_, QueueCapacity::Percentage(_)) => {
+            (_, "percentage") => {
                 let sum: f64 = children
                     .iter()
                     .filter_map(|child| match child.capacity {

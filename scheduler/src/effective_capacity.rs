@@ -43,18 +43,17 @@ type Amounts = [f64; 2];
 impl CapacitySchedulerConfiguration {
     /// Every queue's [`EffectiveCapacity`] for a cluster of `cluster`, by path.
     ///
-    /// Shares come from the resolved amounts through the resource calculator (memory for the
-    /// default calculator, the dominant share for DRF). When no queue has an absolute amount,
-    /// or the cluster is empty, they are the nominal shares of [`QueueConf`] (the configured
-    /// percentages and weights alone, absolute amounts counting as nothing), so that an idle
-    /// cluster still shows them, and the resources are those shares of the cluster.
+    /// When [`sized_by_amounts`](Self::sized_by_amounts) and every resource type of the cluster
+    /// is present, each type is divided on its own and the shares come from the resolved
+    /// amounts through the resource calculator (memory for the default calculator, the dominant
+    /// share for DRF). Otherwise they are the nominal shares of [`QueueConf`] (percentages and
+    /// weights alike for every type, absolute amounts counting as nothing), exact and shown even
+    /// on an idle cluster, and the resources are those shares of the cluster.
     pub fn effective_capacities(&self, cluster: Resource) -> BTreeMap<String, EffectiveCapacity> {
         let calculator = self.resource_calculator();
         let cluster_amounts = amounts(cluster);
-        let by_amounts = cluster_amounts.iter().all(|&amount| amount > 0.0)
-            && self.queues().any(|queue| {
-                queue.capacity.has_absolute() || queue.maximum_capacity.has_absolute()
-            });
+        let by_amounts =
+            self.sized_by_amounts() && cluster_amounts.iter().all(|&amount| amount > 0.0);
         // Amounts: (guaranteed, maximum) per queue in cluster units.
         let resolved = by_amounts.then(|| resolve(self.queue_map(), cluster_amounts, true));
         let mut capacities = BTreeMap::new();
@@ -90,6 +89,29 @@ impl CapacitySchedulerConfiguration {
             capacities.insert(queue.path.clone(), effective);
         }
         capacities
+    }
+}
+
+impl CapacitySchedulerConfiguration {
+    /// Whether some capacity or maximum names an absolute amount or differs between resource
+    /// types (a capacity vector), so that the queues' shares must be resolved type by type
+    /// against the cluster's amounts.
+    pub fn sized_by_amounts(&self) -> bool {
+        self.queues().any(|queue| {
+            [queue.capacity, queue.maximum_capacity]
+                .iter()
+                .any(|capacity| {
+                    capacity.has_absolute() || matches!(capacity, QueueCapacity::Vector { .. })
+                })
+        })
+    }
+
+    /// Whether the guarantee of the queue at `path` depends on an absolute amount: its own
+    /// capacity or an ancestor's names one.
+    pub fn depends_on_amounts(&self, path: &str) -> bool {
+        self.ancestry(path)
+            .iter()
+            .any(|queue| queue.capacity.has_absolute())
     }
 }
 

@@ -227,7 +227,10 @@ fn parse_any(
             .ok_or_else(bad);
     }
     match value.parse::<f64>() {
-        Ok(percent) if (0.0..=100.0).contains(&percent) => Ok(QueueCapacity::Percentage(percent)),
+        // `+ 0.0` turns a written `-0` into 0, which prints as such.
+        Ok(percent) if (0.0..=100.0).contains(&percent) => {
+            Ok(QueueCapacity::Percentage(percent + 0.0))
+        }
         _ => Err(bad()),
     }
 }
@@ -237,7 +240,8 @@ fn parse_any(
 fn parse_entries(key: &str, value: &str, entries: &str) -> Result<QueueCapacity, SchedulerError> {
     let mut memory = None;
     let mut vcores = None;
-    for entry in entries.split(',') {
+    // Hadoop drops empty entries, as a trailing comma leaves.
+    for entry in entries.split(',').filter(|entry| !entry.trim().is_empty()) {
         let (name, amount) = entry
             .split_once('=')
             .ok_or_else(|| invalid(key, value, ENTRIES))?;
@@ -287,7 +291,7 @@ fn parse_entry(
     if let Some(percent) = amount.strip_suffix('%') {
         return match percent.trim().parse::<f64>() {
             Ok(percent) if (0.0..=100.0).contains(&percent) => {
-                Ok(CapacityEntry::Percentage(percent))
+                Ok(CapacityEntry::Percentage(percent + 0.0))
             }
             _ => Err(bad()),
         };
@@ -309,6 +313,7 @@ fn parse_weight(weight: &str) -> Option<f64> {
         .parse::<f64>()
         .ok()
         .filter(|weight| (0.0..=MAXIMUM_WEIGHT).contains(weight))
+        .map(|weight| weight + 0.0)
 }
 
 /// A whole amount; memory in MB, or with Hadoop's binary units `Mi`, `Gi` or `Ti`.
@@ -320,7 +325,9 @@ fn parse_amount(amount: &str, resource: ResourceType) -> Option<u64> {
             .unwrap_or((amount, 1)),
         ResourceType::Vcores => (amount, 1),
     };
-    number.parse::<u64>().ok()?.checked_mul(unit)
+    let amount = number.parse::<u64>().ok()?.checked_mul(unit)?;
+    // Vcores are counted in 32 bits.
+    (resource == ResourceType::Memory || u32::try_from(amount).is_ok()).then_some(amount)
 }
 
 #[cfg(test)]
@@ -354,6 +361,13 @@ mod tests {
                 QueueCapacity::Absolute(Resource::new(10240, 12)),
                 "[memory=10240,vcores=12]",
             ),
+            (
+                "[memory=1024,]",
+                QueueCapacity::Absolute(Resource::new(1024, 0)),
+                "[memory=1024,vcores=0]",
+            ),
+            ("-0", QueueCapacity::Percentage(0.0), "0"),
+            ("-0w", QueueCapacity::Weight(0.0), "0w"),
             (
                 "[memory=50%, vcores=2w]",
                 QueueCapacity::Vector {
@@ -402,6 +416,7 @@ mod tests {
             "[memory=150%,vcores=1w]",
             "[memory 1024]",
             "[vcores=99999999999]",
+            "[memory=50%,vcores=99999999999]",
         ] {
             let err = parse(value).unwrap_err();
             let message = err.to_string();

@@ -5,8 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use yarn_amrmproxy::ProxyConfig;
-use yarn_conf::unhonoured::site_verdict;
-use yarn_conf::{ConfError, Configuration, Key, RmHaConfig, SiteReport, Verdict, keys};
+use yarn_conf::{ConfError, Configuration, Daemon, Key, RmHaConfig, SiteReport, Verdict, keys};
 use yarn_nodemanager::NmConfig;
 use yarn_rm_ha::RmConfig;
 use yarn_rm_ha::scheduling::{CAPACITY_SCHEDULER_XML, QueueConfigSource};
@@ -113,26 +112,19 @@ fn check(dir: &Path, args: &ConfCheckArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::FAILURE)
 }
 
-/// Prints the verdict on every key `yarn-site.xml` sets (not the built-in defaults) and records
-/// each refusal as a problem.
+/// Prints the verdict on every key `yarn-site.xml` sets (not the built-in defaults), as any
+/// daemon would judge it, and records each refusal as a problem.
 fn list_site_keys(conf: &Configuration, problems: &mut Vec<String>) {
-    let report = SiteReport::of(conf);
-    for name in conf.names() {
-        let from_site = conf
-            .source(name)
-            .is_some_and(|location| location.file != yarn_conf::DEFAULT_RESOURCE);
-        if from_site
-            && site_verdict(name, conf.get_raw(name).unwrap_or_default()) == Verdict::Honoured
-        {
-            println!("honoured  {name}");
+    for key in SiteReport::of(conf, Daemon::Both, &key_verdict).keys {
+        match &key.verdict {
+            Verdict::Honoured => println!("honoured  {}", key.name),
+            Verdict::Warned(warning) => println!("warned    {warning}"),
+            Verdict::Refused(_) => {
+                let refusal = key.refusal().map(|err| err.to_string()).unwrap_or_default();
+                println!("refused   {refusal}");
+                push_once(problems, refusal);
+            }
         }
-    }
-    for warning in &report.warnings {
-        println!("warned    {warning}");
-    }
-    for refusal in report.refused {
-        println!("refused   {refusal}");
-        push_once(problems, refusal.to_string());
     }
 }
 

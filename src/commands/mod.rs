@@ -24,7 +24,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use yarn_client::application_cli::{self, UserCommand};
-use yarn_conf::{Configuration, SiteReport};
+use yarn_conf::{Configuration, Daemon, SiteReport};
 
 use crate::cli::{Cli, Command};
 
@@ -102,11 +102,11 @@ fn run_user_command(
 /// process exits anyway.
 const RUNTIME_STOP: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Refuses to start a daemon on a `yarn-site.xml` key it does not honour set to a value that
-/// would need it to, and logs a warning for every other `yarn.*` key it ignores
-/// (`yarn_conf::unhonoured`).
-fn check_site_keys(conf: &Configuration) -> anyhow::Result<()> {
-    for warning in SiteReport::of(conf).into_result()? {
+/// Refuses to start `daemon` on a `yarn-site.xml` key that concerns it and that it does not
+/// honour, set to a value that would need it to, and logs a warning for every other key of its
+/// it ignores (`yarn_conf::unhonoured`).
+fn check_site_keys(conf: &Configuration, daemon: Daemon) -> anyhow::Result<()> {
+    for warning in SiteReport::of(conf, daemon, &yarn_scheduler::key_verdict).into_result()? {
         tracing::warn!("{warning}");
     }
     Ok(())

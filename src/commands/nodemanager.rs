@@ -21,7 +21,7 @@ pub fn run(conf_dir: Option<&Path>, args: NodeManagerArgs) -> anyhow::Result<Exi
         Some(dir) => Configuration::load_dir(dir)?,
         None => Configuration::with_defaults()?,
     };
-    super::check_site_keys(&conf)?;
+    super::check_site_keys(&conf, yarn_conf::Daemon::NodeManager)?;
     let config = NmConfig::from_conf(&conf)?;
     let client = RmClientConfig::from_conf(&conf)?;
     let tls = TlsConfig::from_conf(&conf)?;

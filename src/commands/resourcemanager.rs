@@ -19,7 +19,7 @@ pub fn run(conf_dir: Option<&Path>, args: ResourceManagerArgs) -> anyhow::Result
         Some(dir) => Configuration::load_dir(dir)?,
         None => Configuration::with_defaults()?,
     };
-    super::check_site_keys(&conf)?;
+    super::check_site_keys(&conf, yarn_conf::Daemon::ResourceManager)?;
     let mut config = RmConfig::from_conf(&conf, args.rm_id.as_deref())?;
     config.queues.file = conf_dir.map(|dir| dir.join(CAPACITY_SCHEDULER_XML));
     // A replica that could lead must not start on queues it cannot schedule with.

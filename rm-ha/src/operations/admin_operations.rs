@@ -203,7 +203,7 @@ impl AdminOperations {
             rm_id: self.rm_id.clone(),
             file: self.queues.describe(),
             committed,
-            warnings: plan.warnings.clone(),
+            warnings: reported_warnings(&plan.warnings),
         };
         let Some(refresh) = plan.refresh.clone() else {
             let version = self.state.read(|state| state.queue_config_version);
@@ -354,5 +354,45 @@ fn valid_rm_id<'a>(field: &'static str, rm_id: &'a str) -> Result<&'a str, RmErr
             field,
             format!("{rm_id:?} is not a valid rm-id: use letters, digits, '-' and '_'"),
         ))
+    }
+}
+
+/// At most this many warnings travel back to `rmadmin`, so that a file full of ignored keys
+/// cannot make the reply too large to read; every one is logged.
+const MAX_REPORTED_WARNINGS: usize = 100;
+
+/// The warnings `rmadmin -refreshQueues` prints: the first [`MAX_REPORTED_WARNINGS`], and a
+/// count of the rest.
+fn reported_warnings(warnings: &[String]) -> Vec<String> {
+    let mut reported: Vec<String> = warnings
+        .iter()
+        .take(MAX_REPORTED_WARNINGS)
+        .cloned()
+        .collect();
+    if warnings.len() > MAX_REPORTED_WARNINGS {
+        reported.push(format!(
+            "{} more keys are ignored; the leader's log names each",
+            warnings.len() - MAX_REPORTED_WARNINGS
+        ));
+    }
+    reported
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refresh_reports_at_most_a_hundred_warnings_and_counts_the_rest() {
+        let few: Vec<String> = (0..3).map(|i| format!("key{i}")).collect();
+        assert_eq!(reported_warnings(&few), few);
+        let many: Vec<String> = (0..250).map(|i| format!("key{i}")).collect();
+        let reported = reported_warnings(&many);
+        assert_eq!(reported.len(), MAX_REPORTED_WARNINGS + 1);
+        assert_eq!(reported[99], "key99");
+        assert_eq!(
+            reported[100],
+            "150 more keys are ignored; the leader's log names each"
+        );
     }
 }

@@ -267,9 +267,12 @@ impl ClientOperations {
                 Some(QueuePlan {
                     path: queue_conf.path.clone(),
                     conf: queue_conf.reservation?,
+                    // What the plan queue is guaranteed for the cluster as it is, as the plan
+                    // follower sizes it.
                     capacity: scheduler
-                        .cluster_resource()
-                        .multiply_and_round_down(queue_conf.absolute_capacity / 100.0),
+                        .queue_info(&queue_conf.path)
+                        .ok()?
+                        .guaranteed_resource,
                     calculator: conf.resource_calculator(),
                     maximum_allocation: queue_conf.maximum_allocation,
                 })

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use yarn_proto::Resource;
-use yarn_scheduler::{QueueCapacity, QueueInfo, ResourceType, UserInfo};
+use yarn_scheduler::{CapacityEntry, QueueCapacity, QueueInfo, ResourceType, UserInfo};
 
 use crate::scheduling::PreemptionReport;
 
@@ -124,11 +124,17 @@ impl From<QueueCapacity> for CapacityVectorInfo {
     }
 }
 
-/// Hadoop's name for the mode of `capacity`.
+/// Hadoop's name for the mode of `capacity`: a vector whose entries share one mode is in that
+/// mode, any other `mixed`.
 fn mode(capacity: QueueCapacity) -> &'static str {
-    match capacity {
-        QueueCapacity::Vector { .. } => "mixed",
-        other => other.mode(),
+    let QueueCapacity::Vector { memory, vcores } = capacity else {
+        return capacity.mode();
+    };
+    match (memory, vcores) {
+        (CapacityEntry::Percentage(_), CapacityEntry::Percentage(_)) => "percentage",
+        (CapacityEntry::Weight(_), CapacityEntry::Weight(_)) => "weight",
+        (CapacityEntry::Absolute(_), CapacityEntry::Absolute(_)) => "absolute",
+        _ => "mixed",
     }
 }
 

@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use yarn_conf::{Configuration, Location};
+use yarn_conf::unhonoured;
+use yarn_conf::{ConfError, Configuration, Location, Verdict, keys};
 use yarn_scheduler::{CapacitySchedulerConfiguration, SchedulerSettings};
 use yarn_security::Groups;
 
@@ -49,10 +50,9 @@ impl QueueConfigSource {
         let mut read = QueueFile::default();
         for name in conf.names() {
             if !name.starts_with(PREFIX) {
-                read.warnings.push(format!(
-                    "{name} is set in {CAPACITY_SCHEDULER_XML}, from which yarn-ha reads only \
-                     {PREFIX}* keys, and is ignored"
-                ));
+                if let Some(warning) = judge_foreign_key(&conf, name)? {
+                    read.warnings.push(warning);
+                }
                 continue;
             }
             let value = conf
@@ -127,6 +127,38 @@ impl QueueConfigSource {
             Some(file) => format!("{} (absent: built-in default)", file.display()),
             None => format!("{CAPACITY_SCHEDULER_XML} (none configured: built-in default)"),
         }
+    }
+}
+
+/// The verdict on a key of `capacity-scheduler.xml` outside `yarn.scheduler.capacity.*`: a key
+/// yarn-ha reads from `yarn-site.xml` is refused (Hadoop's CapacityScheduler would read it
+/// here), a key yarn-ha does not honour is judged as anywhere, and any other is warned about.
+fn judge_foreign_key(conf: &Configuration, name: &str) -> Result<Option<String>, Error> {
+    let value = conf.get_raw(name).unwrap_or_default().trim().to_owned();
+    let refuse = |reason: String| {
+        Err(Error::ReadQueueConfiguration {
+            source: ConfError::Unhonoured {
+                key: name.to_owned(),
+                value: value.clone(),
+                reason,
+                location: conf.source(name).cloned(),
+            },
+        })
+    };
+    if keys::find(name).is_some() {
+        return refuse(format!(
+            "yarn-ha reads it from yarn-site.xml only, where Hadoop reads it from \
+             {CAPACITY_SCHEDULER_XML} too: move it there"
+        ));
+    }
+    match unhonoured::find(name).map(|entry| entry.judge(name, &value)) {
+        Some(Verdict::Refused(reason)) => refuse(reason),
+        Some(Verdict::Warned(warning)) => Ok(Some(warning)),
+        Some(Verdict::Honoured) => Ok(None),
+        None => Ok(Some(format!(
+            "{name} is set in {CAPACITY_SCHEDULER_XML}, from which yarn-ha reads only {PREFIX}* \
+             keys, and is ignored"
+        ))),
     }
 }
 
@@ -319,5 +351,32 @@ mod tests {
             )),
             "{message}"
         );
+    }
+
+    #[test]
+    fn a_yarn_site_key_or_a_refused_key_in_the_file_is_refused_at_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        for (key, value, says) in [
+            (
+                "yarn.scheduler.maximum-allocation-mb",
+                "16384",
+                "reads it from yarn-site.xml only",
+            ),
+            ("yarn.node-labels.enabled", "true", "node labels"),
+        ] {
+            let file = write_file(
+                &dir,
+                &[
+                    ("yarn.scheduler.capacity.root.queues", "default"),
+                    (key, value),
+                ],
+            );
+            let message = source(Some(file.clone())).read().unwrap_err().to_string();
+            assert!(
+                message.contains(&format!("{}:9:5: key {key}", file.display()))
+                    && message.contains(says),
+                "{message}"
+            );
+        }
     }
 }

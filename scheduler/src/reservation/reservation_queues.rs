@@ -111,8 +111,10 @@ impl FollowedReservation<'_> {
 /// all of it fits only holds resources idle, so it keeps to its capacity. When the shares sum
 /// above 100 (the plan holds more than `plan_resources` because the cluster shrank, or, under
 /// dominant resource fairness, reservations dominant in different resources add up past the
-/// plan's percentage), every reservation is scaled down alike so they sum to 100. A plan with no
-/// resources gives every reservation 0.
+/// plan's percentage), every reservation is scaled down alike so they sum to 100. A plan with
+/// nothing the calculator counts (no memory for the default one; no share of any type for DRF,
+/// so that an absolute plan of memory alone still sizes its reservations) gives every
+/// reservation 0.
 pub fn size_reservation_queues<'a>(
     reservations: impl IntoIterator<Item = FollowedReservation<'a>>,
     now_ms: i64,
@@ -120,7 +122,7 @@ pub fn size_reservation_queues<'a>(
     cluster: Resource,
     calculator: ResourceCalculator,
 ) -> Vec<ReservationQueueSize> {
-    let has_resources = plan_resources.memory_mb > 0 && plan_resources.vcores > 0;
+    let has_resources = calculator.dominant_share(cluster, plan_resources) > 0.0;
     let mut sizes: Vec<(ReservationQueueSize, bool)> = reservations
         .into_iter()
         .filter(|reservation| reservation.is_active_at(now_ms))
@@ -305,5 +307,23 @@ mod tests {
             sizes(&[("a", &a, true)], 0, 0),
             vec![("a".to_string(), 0.0, 0.0)]
         );
+    }
+
+    /// An absolute plan of memory alone still sizes its reservations by memory.
+    #[test]
+    fn a_plan_of_memory_alone_sizes_by_memory() {
+        let allocation = window(0, 10, 4);
+        let sizes = size_reservation_queues(
+            [FollowedReservation {
+                name: "r",
+                allocation: &allocation,
+                has_gangs: false,
+            }],
+            5,
+            Resource::new(16 * 1024, 0),
+            CLUSTER,
+            ResourceCalculator::Default,
+        );
+        assert!((sizes[0].capacity - 25.0).abs() < 1e-9, "{sizes:?}");
     }
 }

@@ -361,3 +361,49 @@ fn bad_capacities_are_refused_naming_key_and_value() {
         QueueCapacity::Weight(3.0)
     );
 }
+
+/// A vector divides each resource type on its own, even with no absolute amount anywhere.
+#[test]
+fn a_vector_of_percentages_and_weights_divides_each_type_on_its_own() {
+    let conf = must_conf(&[
+        FLEXIBLE,
+        ("root.queues", "a,b"),
+        ("root.a.capacity", "[memory=50%,vcores=2w]"),
+        ("root.b.capacity", "[memory=50%,vcores=1w]"),
+        ("root.b.maximum-capacity", "[memory=50%,vcores=100%]"),
+    ]);
+    let cluster = Resource::new(10240, 30);
+    assert_eq!(
+        effective(&conf, cluster, "root.a").guaranteed,
+        Resource::new(5120, 20)
+    );
+    let b = effective(&conf, cluster, "root.b");
+    assert_eq!(b.guaranteed, Resource::new(5120, 10));
+    assert_eq!(b.maximum, Resource::new(5120, 30));
+}
+
+/// As in Hadoop, a child of 0 percent has no mode and may sit beside weights; an absolute
+/// maximum may not exceed the parent's.
+#[test]
+fn a_zero_percent_child_sits_beside_weights_and_maximums_stay_within_the_parent() {
+    let conf = must_conf(&[
+        ("root.queues", "a,b"),
+        ("root.a.capacity", "0"),
+        ("root.b.capacity", "2w"),
+    ]);
+    let b = effective(&conf, Resource::new(8192, 8), "root.b");
+    assert_eq!(b.guaranteed, Resource::new(8192, 8));
+    let message = refusal(&[
+        ("root.queues", "a"),
+        ("root.a.capacity", "[memory=4096,vcores=4]"),
+        ("root.a.maximum-capacity", "[memory=4096,vcores=4]"),
+        ("root.a.queues", "a1"),
+        ("root.a.a1.capacity", "[memory=2048,vcores=2]"),
+        ("root.a.a1.maximum-capacity", "[memory=8192,vcores=2]"),
+    ]);
+    assert_eq!(
+        message,
+        "key yarn.scheduler.capacity.root.a.a1.maximum-capacity: root.a.a1 may use at most \
+         [memory=8192,vcores=2], more than its parent root.a may ([memory=4096,vcores=4])"
+    );
+}

@@ -171,7 +171,11 @@ fn keys_whose_promise_the_scheduler_cannot_keep_are_refused_by_name() {
             "3600",
             "lifetimes are not enforced",
         ),
-        ("root.a.priority", "2", "queue priorities"),
+        (
+            "root.a.acl_application_max_priority",
+            "[user=alice max_priority=5]",
+            "limits on application priorities",
+        ),
         ("queue-mappings", "u:alice:a1", "placement rules"),
         (
             "root.auto-queue-creation-v2.enabled",
