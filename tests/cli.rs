@@ -394,7 +394,10 @@ fn conf_check_lists_every_key_honoured_refused_or_warned() {
             ("yarn.scheduler.capacity.root.queues", "a,b"),
             ("yarn.scheduler.capacity.root.a.capacity", "50"),
             ("yarn.scheduler.capacity.root.b.capacity", "50"),
-            ("yarn.scheduler.capacity.root.a.ordering-policy", "fair"),
+            (
+                "yarn.scheduler.capacity.root.a.auto-create-child-queue.enabled",
+                "true",
+            ),
             (
                 "yarn.scheduler.capacity.root.b.maximum-application-lifetime",
                 "-1",
@@ -477,8 +480,8 @@ fn conf_check_lists_every_key_honoured_refused_or_warned() {
         (
             "capacity-scheduler.xml",
             5,
-            "yarn.scheduler.capacity.root.a.ordering-policy",
-            "fair and priority-utilization are not implemented",
+            "yarn.scheduler.capacity.root.a.auto-create-child-queue.enabled",
+            "queues are not created on submission",
         ),
     ] {
         let listed = line_of(key);

@@ -127,16 +127,9 @@ const ALWAYS_RECOVERS: &str =
 /// Every key yarn-ha knows and does not honour, in the order `yarn-default.xml` prints them.
 pub const UNHONOURED: &[Unhonoured] = &[
     // capacity-scheduler.xml: per queue.
-    refused(
-        "yarn.scheduler.capacity.<queue-path>.ordering-policy",
-        Accepted::OneOf(&["fifo", "fifo-with-partitions", "utilization"]),
-        "a leaf orders its applications by priority, then submission (fifo), and a parent its \
-         children by used capacity (utilization); fair and priority-utilization are not \
-         implemented",
-    ),
     warned(
         "yarn.scheduler.capacity.<queue-path>.ordering-policy.*",
-        "tunes an ordering policy yarn-ha does not have",
+        "tunes an ordering policy yarn-ha does not have (priority-utilization)",
     ),
     warned(
         "yarn.scheduler.capacity.<queue-path>.priority",
@@ -755,18 +748,21 @@ mod tests {
 
     #[test]
     fn queue_path_patterns_match_any_queue_below_root_and_nothing_else() {
-        let pattern = "yarn.scheduler.capacity.<queue-path>.ordering-policy";
+        let pattern = "yarn.scheduler.capacity.<queue-path>.maximum-application-lifetime";
         for name in [
-            "yarn.scheduler.capacity.root.ordering-policy",
-            "yarn.scheduler.capacity.root.a.ordering-policy",
-            "yarn.scheduler.capacity.root.a.b.c.ordering-policy",
+            "yarn.scheduler.capacity.root.maximum-application-lifetime",
+            "yarn.scheduler.capacity.root.a.maximum-application-lifetime",
+            "yarn.scheduler.capacity.root.a.b.c.maximum-application-lifetime",
         ] {
             assert_eq!(entry(name).pattern, pattern, "{name}");
         }
-        assert!(find("yarn.scheduler.capacity.default.ordering-policy").is_none());
+        assert!(find("yarn.scheduler.capacity.default.maximum-application-lifetime").is_none());
         assert_eq!(
-            entry("yarn.scheduler.capacity.root.a.ordering-policy.fair.enable-size-based-weight")
-                .pattern,
+            entry(
+                "yarn.scheduler.capacity.root.a.ordering-policy.priority-utilization.\
+                 underutilized-preemption.enabled"
+            )
+            .pattern,
             "yarn.scheduler.capacity.<queue-path>.ordering-policy.*"
         );
         assert_eq!(
@@ -829,9 +825,9 @@ mod tests {
                 && reason.ends_with("accepts k only unset or a number no greater than 0"),
             "{reason}"
         );
-        let policy = entry("yarn.scheduler.capacity.root.a.ordering-policy");
-        assert_eq!(policy.judge("k", " FIFO "), Verdict::Honoured);
-        refusal(policy.judge("k", "fair"));
+        let creation = entry("yarn.scheduler.capacity.root.a.auto-create-child-queue.enabled");
+        assert_eq!(creation.judge("k", " FALSE "), Verdict::Honoured);
+        refusal(creation.judge("k", "true"));
         refusal(judge_unread(
             "yarn.scheduler.capacity.queue-mappings",
             "u:alice:a1",

@@ -8,6 +8,7 @@ use crate::Resource;
 use crate::access_control_list::AccessControlList;
 use crate::effective_capacity::nominal_shares;
 use crate::error::SchedulerError;
+use crate::ordering_policy::OrderingPolicy;
 use crate::property_reader::{PREFIX, PropertyReader, invalid};
 use crate::queue_acl::QueueAcl;
 use crate::queue_capacity::{CapacityEntry, QueueCapacity, ResourceType};
@@ -611,6 +612,7 @@ impl TreeBuilder<'_> {
                 p.intra_queue_disable_preemption
             })?;
 
+        let ordering_policy = self.parse_ordering_policy(path, children.is_empty())?;
         let reservation = ReservationQueueConf::read(reader, path, children.is_empty())?;
 
         Ok(QueueConf {
@@ -636,6 +638,7 @@ impl TreeBuilder<'_> {
             default_application_priority,
             disable_preemption,
             intra_queue_disable_preemption,
+            ordering_policy,
             reservation,
         })
     }
@@ -685,6 +688,45 @@ impl TreeBuilder<'_> {
         }
     }
 
+    /// The `ordering-policy` of the queue at `path`: one of Hadoop's leaf policies on a leaf,
+    /// `utilization` on a parent; `fair.enable-size-based-weight` only with `fair`, where it
+    /// means something.
+    fn parse_ordering_policy(
+        &self,
+        path: &str,
+        leaf: bool,
+    ) -> Result<OrderingPolicy, SchedulerError> {
+        let reader = self.reader;
+        let key = QueueProperty::OrderingPolicy.key(path);
+        let weight_key = QueueProperty::FairSizeBasedWeight.key(path);
+        let size_based_weight = match reader.get(&weight_key) {
+            None => None,
+            Some(value) if value.eq_ignore_ascii_case("true") => Some(true),
+            Some(value) if value.eq_ignore_ascii_case("false") => Some(false),
+            Some(value) => return Err(invalid(&weight_key, value, "true or false")),
+        };
+        let policy = match (reader.get(&key), leaf) {
+            (None, _) => OrderingPolicy::Fifo,
+            (Some(value), true) => {
+                OrderingPolicy::parse_leaf(&key, value, size_based_weight.unwrap_or(false))?
+            }
+            (Some(value), false) => {
+                OrderingPolicy::check_parent(&key, value)?;
+                OrderingPolicy::Fifo
+            }
+        };
+        if size_based_weight.is_some() && !matches!(policy, OrderingPolicy::Fair { .. }) {
+            return Err(SchedulerError::QueueRule {
+                key: weight_key,
+                rule: format!(
+                    "applies to the fair ordering policy only, and {path} does not order its \
+                     applications fairly"
+                ),
+            });
+        }
+        Ok(policy)
+    }
+
     /// The queue's `capacity` (required) and `maximum-capacity` (all of the parent when unset
     /// or `-1`). In legacy queue mode both use one mode: an absolute capacity takes an absolute
     /// maximum, a percentage or weight a percentage. A maximum below the capacity is refused
@@ -714,7 +756,7 @@ impl TreeBuilder<'_> {
             && maximum != QueueCapacity::FULL
             && absolute(&capacity) != absolute(&maximum)
         {
-            return Err(SchedulerError::CapacityModeRule {
+            return Err(SchedulerError::QueueRule {
                 key: maximum_key,
                 rule: format!(
                     "in legacy queue mode a queue's capacity and maximum-capacity use one mode, \
@@ -766,7 +808,7 @@ impl TreeBuilder<'_> {
                     && (maximum.memory_mb > parent_maximum.memory_mb
                         || maximum.vcores > parent_maximum.vcores)
                 {
-                    return Err(SchedulerError::CapacityModeRule {
+                    return Err(SchedulerError::QueueRule {
                         key: QueueProperty::MaximumCapacity.key(&child.path),
                         rule: format!(
                             "{} may use at most {}, more than its parent {} may ({})",
@@ -786,7 +828,7 @@ impl TreeBuilder<'_> {
                     })
                     .sum();
                 if percentages > 100.0 + CAPACITY_EPSILON {
-                    return Err(SchedulerError::CapacityModeRule {
+                    return Err(SchedulerError::QueueRule {
                         key: capacity_key(first),
                         rule: format!(
                             "the children of {} ({}) give {percentages} percent of its {} in \
@@ -814,7 +856,7 @@ impl TreeBuilder<'_> {
         if let Some(&(first, first_kind)) = classified.first()
             && let Some(&(other, _)) = classified.iter().find(|(_, kind)| *kind != first_kind)
         {
-            return Err(SchedulerError::CapacityModeRule {
+            return Err(SchedulerError::QueueRule {
                 key: capacity_key(other),
                 rule: format!(
                     "in legacy queue mode the children of {} use one capacity mode, but {} is \
@@ -833,7 +875,7 @@ impl TreeBuilder<'_> {
         let (named, children_kind) = classified.first().copied().unwrap_or((first, "percentage"));
         let parent_absolute = matches!(queue.capacity, QueueCapacity::Absolute(_));
         if queue.parent.is_some() && parent_absolute != (children_kind == "absolute") {
-            return Err(SchedulerError::CapacityModeRule {
+            return Err(SchedulerError::QueueRule {
                 key: capacity_key(named),
                 rule: format!(
                     "in legacy queue mode a queue and its children both use absolute resources \
@@ -856,7 +898,7 @@ impl TreeBuilder<'_> {
                         _ => sum,
                     });
                 if sum.memory_mb > parent.memory_mb || sum.vcores > parent.vcores {
-                    return Err(SchedulerError::CapacityModeRule {
+                    return Err(SchedulerError::QueueRule {
                         key: capacity_key(named),
                         rule: format!(
                             "the children of {} ({}) are guaranteed [memory={},vcores={}] \

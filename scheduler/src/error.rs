@@ -46,10 +46,11 @@ pub enum SchedulerError {
         value: String,
     },
 
-    /// Capacities that break a rule of their queue mode: modes mixed where legacy queue mode
-    /// forbids it, or children given more than their parent has.
+    /// Keys of a queue that break a rule between them: capacity modes mixed where legacy queue
+    /// mode forbids it, children given more than their parent has, a policy setting for a
+    /// policy the queue does not use.
     #[error("key {key}: {rule}")]
-    CapacityModeRule {
+    QueueRule {
         /// The key that breaks the rule (the first, when several do together).
         key: String,
         /// The rule and the values that break it.
@@ -503,7 +504,7 @@ impl SchedulerError {
             | Self::QueueNotInHierarchy { key, .. }
             | Self::UnhonouredKey { key, .. }
             | Self::CapacityVectorInLegacyMode { key, .. }
-            | Self::CapacityModeRule { key, .. }
+            | Self::QueueRule { key, .. }
             | Self::MaximumAllocationAboveCluster { key, .. } => Some(key.clone()),
             Self::UnknownResourceCalculator { key, .. } => Some((*key).to_owned()),
             Self::InvalidQueueName { parent, .. }

@@ -59,6 +59,7 @@ mod capacity_scheduler_configuration;
 mod effective_capacity;
 mod error;
 mod node;
+mod ordering_policy;
 mod pending_reason;
 pub mod preemption;
 mod property_reader;
@@ -87,6 +88,7 @@ pub use capacity_scheduler_configuration::{
 pub use effective_capacity::EffectiveCapacity;
 pub use error::SchedulerError;
 pub use node::SchedulerNode;
+pub use ordering_policy::OrderingPolicy;
 pub use pending_reason::PendingReason;
 pub use queue_acl::QueueAcl;
 pub use queue_capacity::{CapacityEntry, QueueCapacity, ResourceType};

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Resource;
 use crate::access_control_list::AccessControlList;
+use crate::ordering_policy::OrderingPolicy;
 use crate::queue_acl::QueueAcl;
 use crate::queue_capacity::QueueCapacity;
 use crate::queue_state::QueueState;
@@ -76,6 +77,8 @@ pub struct QueueConf {
     /// (false at the root): the queue never preempts among its own applications. A queue with
     /// `disable_preemption` does not either.
     pub intra_queue_disable_preemption: bool,
+    /// `ordering-policy` of a leaf: how it orders its applications (fifo for a parent).
+    pub ordering_policy: OrderingPolicy,
     /// How the queue runs its plan when it is `reservable` (a leaf); `None` otherwise.
     pub reservation: Option<ReservationQueueConf>,
 }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::Resource;
+use crate::ordering_policy::OrderingPolicy;
 use crate::queue_capacity::QueueCapacity;
 use crate::queue_state::QueueState;
 
@@ -32,6 +33,8 @@ pub struct QueueInfo {
     pub configured_capacity: QueueCapacity,
     /// `maximum-capacity` as configured, in its mode.
     pub configured_maximum_capacity: QueueCapacity,
+    /// How a leaf orders its applications (`fifo` for a parent).
+    pub ordering_policy: OrderingPolicy,
     /// Usage relative to the guarantee, percent.
     pub used_capacity: f64,
     /// Usage relative to the cluster, percent.

@@ -55,12 +55,14 @@ pub(crate) enum QueueProperty {
     DefaultApplicationPriority,
     DisablePreemption,
     IntraQueueDisablePreemption,
+    OrderingPolicy,
+    FairSizeBasedWeight,
     Reservation(ReservationProperty),
 }
 
 impl QueueProperty {
     /// Every property, each once.
-    pub(crate) const ALL: [Self; 26] = [
+    pub(crate) const ALL: [Self; 28] = [
         Self::Queues,
         Self::Capacity,
         Self::MaximumCapacity,
@@ -77,6 +79,8 @@ impl QueueProperty {
         Self::DefaultApplicationPriority,
         Self::DisablePreemption,
         Self::IntraQueueDisablePreemption,
+        Self::OrderingPolicy,
+        Self::FairSizeBasedWeight,
         Self::Reservation(ReservationProperty::Reservable),
         Self::Reservation(ReservationProperty::Agent),
         Self::Reservation(ReservationProperty::Planner),
@@ -89,8 +93,9 @@ impl QueueProperty {
         Self::Reservation(ReservationProperty::MoveOnExpiry),
     ];
 
-    /// What follows the queue path in the key: its last component, or its last two for
-    /// `intra-queue-preemption.disable_preemption`.
+    /// What follows the queue path in the key: its last component, or its last two or three for
+    /// `intra-queue-preemption.disable_preemption` and
+    /// `ordering-policy.fair.enable-size-based-weight`.
     pub(crate) const fn suffix(self) -> &'static str {
         match self {
             Self::Queues => "queues",
@@ -108,6 +113,8 @@ impl QueueProperty {
             Self::DefaultApplicationPriority => "default-application-priority",
             Self::DisablePreemption => "disable_preemption",
             Self::IntraQueueDisablePreemption => "intra-queue-preemption.disable_preemption",
+            Self::OrderingPolicy => "ordering-policy",
+            Self::FairSizeBasedWeight => "ordering-policy.fair.enable-size-based-weight",
             Self::Reservation(property) => property.suffix(),
         }
     }
@@ -241,7 +248,6 @@ mod tests {
             "root.a.leaf-queue-template.capacity",
             "root.a.auto-queue-creation-v2.template.maximum-applications",
             "root.a.user-settings.alice.max-parallel-apps",
-            "root.a.ordering-policy",
             "root.a.maximum-application-lifetime",
         ] {
             assert_eq!(configured_queue(&full(rest)), None, "{rest}");
@@ -268,7 +274,7 @@ mod tests {
             assert!(is_read(&full(rest)), "{rest}");
         }
         for rest in [
-            "root.a.ordering-policy",
+            "root.a.ordering-policy.priority-utilization.underutilized-preemption.enabled",
             "root.a.accessible-node-labels.gpu.capacity",
             "node-locality-delay",
             "queue-mappings",

@@ -170,6 +170,8 @@ struct LeafFigures {
     num_pending_applications: usize,
     max_applications: u32,
     max_applications_per_user: u32,
+    /// Hadoop's name of the leaf's ordering policy: `fifo` or `fair`.
+    ordering_policy_info: &'static str,
     user_limit: f64,
     user_limit_factor: f64,
     #[serde(rename = "AMResourceLimit")]
@@ -303,6 +305,7 @@ fn entry(
             num_pending_applications: queue.num_pending_applications,
             max_applications: queue.maximum_applications,
             max_applications_per_user: queue.maximum_applications_per_user,
+            ordering_policy_info: queue.ordering_policy.name(),
             user_limit: queue.minimum_user_limit_percent,
             user_limit_factor: queue.user_limit_factor,
             am_resource_limit: queue.am_resource_limit.into(),

@@ -156,6 +156,7 @@ impl CapacityScheduler {
             absolute_maximum_capacity: queue.effective.absolute_maximum_capacity,
             configured_capacity: conf.capacity,
             configured_maximum_capacity: conf.maximum_capacity,
+            ordering_policy: conf.ordering_policy,
             used_capacity: percent_of(queue.effective.guaranteed),
             absolute_used_capacity: percent_of(cluster),
             resources_used: queue.used,

@@ -12,10 +12,12 @@ use yarn_proto::ids::{ApplicationId, ContainerId, NodeId};
 
 use super::CapacityScheduler;
 use super::nodes::is_blacklisted;
+use super::queue_reports::Demand;
 use crate::Resource;
 use crate::allocation::Allocation;
 use crate::application::SchedulerApplication;
 use crate::ask_table::AskKey;
+use crate::ordering_policy::OrderingPolicy;
 use crate::queue::Queue;
 
 impl CapacityScheduler {
@@ -25,7 +27,8 @@ impl CapacityScheduler {
     /// Waiting applications are re-evaluated first. Then, one container at a time: from
     /// `root`, descend to the child furthest below its guarantee (lowest used/guaranteed, ties
     /// by name) that still has demand; in the leaf, offer to active applications by
-    /// application priority (higher first), then submission order; in an application, the AM
+    /// application priority (higher first), then submission order, or under the `fair`
+    /// ordering policy the least memory used (see [`OrderingPolicy`]); in an application, the AM
     /// container first, then asks by container priority (lower first) and allocation request
     /// id. A container is placed only if its user is not over the user limit (a user may go
     /// one container past it: the check uses usage before the container), it fits within the
@@ -110,7 +113,15 @@ impl CapacityScheduler {
             ..
         } = pass;
         let state = leaves.get_mut(&leaf)?;
-        while let Some(&application_id) = state.apps.get(state.cursor) {
+        let policy = self.queues[leaf].conf.ordering_policy;
+        while state.cursor < state.apps.len() {
+            if policy != OrderingPolicy::Fifo {
+                // The applications before the cursor are done for this pass; the one the policy
+                // serves next among the rest moves to it (usage changes with every container).
+                let next = self.next_in_order(&state.apps[state.cursor..], policy);
+                state.apps.swap(state.cursor, state.cursor + next);
+            }
+            let application_id = state.apps[state.cursor];
             if let Some(allocation) = self.allocate_for_application(
                 leaf,
                 application_id,
@@ -125,6 +136,35 @@ impl CapacityScheduler {
             state.cursor += 1;
         }
         None
+    }
+
+    /// The position in `apps` of the application `policy` serves next: the highest application
+    /// priority, then the policy's order.
+    fn next_in_order(&self, apps: &[ApplicationId], policy: OrderingPolicy) -> usize {
+        let size_based = matches!(
+            policy,
+            OrderingPolicy::Fair {
+                size_based_weight: true
+            }
+        );
+        let key = |id: &ApplicationId| {
+            let app = self.applications.get(id)?;
+            let demand = if size_based {
+                app.used.saturating_add(Demand::of(app).pending)
+            } else {
+                Resource::ZERO
+            };
+            Some((app.priority, (app.used, demand, app.submission_order)))
+        };
+        let keys: Vec<_> = apps.iter().map(key).collect();
+        (0..apps.len())
+            .min_by(|&a, &b| match (&keys[a], &keys[b]) {
+                (Some((priority_a, a)), Some((priority_b, b))) => priority_b
+                    .cmp(priority_a)
+                    .then_with(|| policy.compare(*a, *b)),
+                (a, b) => b.is_some().cmp(&a.is_some()),
+            })
+            .unwrap_or_default()
     }
 
     /// Places one container for the application, or `None` when it is over its user limit or

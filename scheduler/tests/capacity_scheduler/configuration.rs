@@ -121,7 +121,7 @@ fn global_keys_are_read_and_keys_not_honoured_are_warned_about_by_name() {
         ("node-locality-delay", "40"),
         ("root.accessible-node-labels.gpu.capacity", "100"),
         ("root.a.leaf-queue-template.capacity", "10"),
-        ("root.a.ordering-policy", "fifo"),
+        ("root.b.ordering-policy", "fifo"),
         ("root.b.maximum-application-lifetime", "-1"),
         // A typo.
         ("root.a.capcity", "10"),
@@ -162,9 +162,9 @@ fn global_keys_are_read_and_keys_not_honoured_are_warned_about_by_name() {
 fn keys_whose_promise_the_scheduler_cannot_keep_are_refused_by_name() {
     for (key, value, says) in [
         (
-            "root.a.ordering-policy",
-            "fair",
-            "fair and priority-utilization",
+            "root.a.auto-create-child-queue.enabled",
+            "true",
+            "not created on submission",
         ),
         (
             "root.b.maximum-application-lifetime",
@@ -390,7 +390,7 @@ fn a_queue_maximum_am_resource_percent_overrides_the_global_one() {
 #[test]
 fn a_committed_configuration_keeps_a_refused_key_as_a_warning() {
     let mut pairs = TWO_QUEUES.to_vec();
-    pairs.push(("root.a.ordering-policy", "fair"));
+    pairs.push(("root.a.maximum-application-lifetime", "60"));
     assert!(
         CapacitySchedulerConfiguration::new(props(&pairs), SchedulerSettings::default()).is_err()
     );
@@ -400,7 +400,8 @@ fn a_committed_configuration_keeps_a_refused_key_as_a_warning() {
     assert_eq!(conf.warnings().len(), 1, "{:?}", conf.warnings());
     assert!(
         conf.warnings()[0].starts_with(
-            "yarn.scheduler.capacity.root.a.ordering-policy = \"fair\" is in force from an \
+            "yarn.scheduler.capacity.root.a.maximum-application-lifetime = \"60\" is in force \
+             from an \
              earlier commit but ignored: "
         ),
         "{:?}",

@@ -9,6 +9,7 @@ mod configuration;
 mod invariants;
 mod mock;
 mod moves;
+mod ordering;
 mod preemption;
 mod promotions;
 mod queues;
