@@ -1,0 +1,246 @@
+//! A production-style `capacity-scheduler.xml` on real processes: three ResourceManagers, two
+//! NodeManagers of 4 GB and 4 cores, and distributed-shell jobs.
+//!
+//! What this file proves: a file with an absolute parent, weighted children, a fair leaf and
+//! Hadoop keys yarn-ha does not honour is committed by `-refreshQueues`, which names the keys it
+//! ignores; `queue -status` and the REST API show each queue's configured capacity beside the
+//! resources it resolves to on this cluster; and jobs in each queue run and keep to the
+//! maximums the file gives (how a fair leaf splits itself is shown, deterministically, by the
+//! scheduler's own tests).
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use yarn_minicluster::LayoutOptions;
+
+use common::process_cluster::{ProcessCluster, eventually, one_cluster_at_a_time, wait_exit};
+use common::rest_client::{active, curl, setup};
+use common::{stderr, stdout};
+
+/// The file an operator might run: `prod` holds 4 GB and 4 cores whatever the cluster's size
+/// and may grow to 6 GB; its `etl` and `adhoc` share it three to one; `dev` takes the rest.
+const QUEUES: &[(&str, &str)] = &[
+    ("yarn.scheduler.capacity.legacy-queue-mode.enabled", "false"),
+    ("yarn.scheduler.capacity.maximum-am-resource-percent", "1.0"),
+    ("yarn.scheduler.capacity.node-locality-delay", "40"),
+    ("yarn.scheduler.capacity.root.queues", "default,prod,dev"),
+    // `default` stays, emptied: a RUNNING queue cannot be removed.
+    ("yarn.scheduler.capacity.root.default.capacity", "0"),
+    (
+        "yarn.scheduler.capacity.root.prod.capacity",
+        "[memory=4096,vcores=4]",
+    ),
+    (
+        "yarn.scheduler.capacity.root.prod.maximum-capacity",
+        "[memory=6144,vcores=6]",
+    ),
+    ("yarn.scheduler.capacity.root.prod.queues", "etl,adhoc"),
+    ("yarn.scheduler.capacity.root.prod.etl.capacity", "3w"),
+    (
+        "yarn.scheduler.capacity.root.prod.etl.ordering-policy",
+        "fair",
+    ),
+    (
+        "yarn.scheduler.capacity.root.prod.etl.user-limit-factor",
+        "-1",
+    ),
+    ("yarn.scheduler.capacity.root.prod.adhoc.capacity", "1w"),
+    ("yarn.scheduler.capacity.root.dev.capacity", "1w"),
+    ("yarn.scheduler.capacity.root.dev.maximum-capacity", "50"),
+];
+
+/// `queue -status <queue>`'s lines as label to value.
+fn queue_status(cluster: &ProcessCluster, queue: &str) -> BTreeMap<String, String> {
+    let out = cluster.yarn(&["queue", "-status", queue]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    stdout(&out)
+        .lines()
+        .filter_map(|line| line.trim().split_once(" : "))
+        .map(|(label, value)| (label.to_owned(), value.to_owned()))
+        .collect()
+}
+
+/// `dshell` arguments for `containers` tasks of 1 GB sleeping `seconds` in `queue`.
+fn job(queue: &str, containers: &str, seconds: &str) -> Vec<String> {
+    [
+        "--queue",
+        queue,
+        "--shell_command",
+        &format!("sleep {seconds}"),
+        "--num_containers",
+        containers,
+        "--container_memory",
+        "1024",
+        "--master_memory",
+        "1024",
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
+/// Kills the child when dropped, so a failed assertion leaves no job behind.
+struct Job(Option<std::process::Child>);
+
+impl Job {
+    fn start(cluster: &ProcessCluster, args: &[String]) -> Self {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        Self(Some(cluster.spawn_dshell(&args)))
+    }
+
+    fn wait(mut self, what: &str) -> std::process::Output {
+        wait_exit(self.0.take().expect("a running job"), what)
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        if let Some(child) = self.0.as_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+#[test]
+fn a_production_style_file_resolves_its_modes_and_its_queues_keep_to_their_shares() {
+    let _serial = one_cluster_at_a_time();
+    let layout = LayoutOptions {
+        site: [
+            ("yarn.nodemanager.resource.memory-mb", "4096"),
+            ("yarn.nodemanager.resource.cpu-vcores", "4"),
+        ]
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value.to_owned()))
+        .collect(),
+        ..LayoutOptions::default()
+    };
+    let cluster = ProcessCluster::start_with(2, &layout);
+
+    // The refresh commits the file and names the key it ignores.
+    let xml = yarn_conf::writer::site_xml(QUEUES.iter().copied());
+    for replica in std::fs::read_dir(cluster.base_dir()).unwrap().flatten() {
+        let conf = replica.path().join("conf");
+        if replica.file_name().to_string_lossy().starts_with("rm") && conf.is_dir() {
+            std::fs::write(conf.join("capacity-scheduler.xml"), &xml).unwrap();
+        }
+    }
+    let out = cluster.yarn(&["rmadmin", "-refreshQueues"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out)
+            .contains("warning: yarn.scheduler.capacity.node-locality-delay is not honoured"),
+        "{}",
+        stdout(&out)
+    );
+
+    // Configured beside effective, on 8 GB and 8 cores.
+    for (queue, configured, effective, effective_maximum, absolute) in [
+        (
+            "prod",
+            "[memory=4096,vcores=4]",
+            "<memory:4096, vCores:4>",
+            "<memory:6144, vCores:6>",
+            "50.0%",
+        ),
+        (
+            "etl",
+            "3w",
+            "<memory:3072, vCores:3>",
+            "<memory:6144, vCores:6>",
+            "37.5%",
+        ),
+        (
+            "adhoc",
+            "1w",
+            "<memory:1024, vCores:1>",
+            "<memory:6144, vCores:6>",
+            "12.5%",
+        ),
+        (
+            "dev",
+            "1w",
+            "<memory:4096, vCores:4>",
+            "<memory:4096, vCores:4>",
+            "50.0%",
+        ),
+    ] {
+        let status = queue_status(&cluster, queue);
+        assert_eq!(
+            status["Configured Capacity"], configured,
+            "{queue}: {status:?}"
+        );
+        assert_eq!(
+            status["Effective Capacity"], effective,
+            "{queue}: {status:?}"
+        );
+        assert_eq!(
+            status["Effective Maximum Capacity"], effective_maximum,
+            "{queue}: {status:?}"
+        );
+        assert_eq!(status["Absolute Capacity"], absolute, "{queue}: {status:?}");
+    }
+
+    // The REST API says the same in Hadoop's fields.
+    let (credentials, web) = setup(&cluster);
+    let (_, base) = active(&credentials, &web);
+    let scheduler = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{base}/ws/v1/cluster/scheduler"),
+        None,
+        true,
+    )
+    .expect("the scheduler page")
+    .json();
+    let queues = &scheduler["scheduler"]["schedulerInfo"]["queues"]["queue"];
+    let prod = find(queues, "prod");
+    assert_eq!(prod["mode"], "absolute", "{prod}");
+    assert_eq!(prod["minEffectiveCapacity"]["memory"], 4096, "{prod}");
+    let etl = find(&prod["queues"]["queue"], "etl");
+    assert_eq!(etl["mode"], "weight", "{etl}");
+    assert_eq!(etl["weight"], 3.0, "{etl}");
+    assert_eq!(etl["normalizedWeight"], 0.75, "{etl}");
+    assert_eq!(etl["orderingPolicyInfo"], "fair", "{etl}");
+
+    // Jobs in each queue keep to the shares: dev to its maximum of half the cluster, prod to
+    // its absolute maximum of 6 GB, however much more they ask for.
+    let memory_used = |queue: &str| {
+        let used = &queue_status(&cluster, queue)["Used Resources"];
+        used.trim_start_matches("<memory:")
+            .split(',')
+            .next()
+            .and_then(|memory| memory.parse::<u64>().ok())
+            .unwrap_or_else(|| panic!("{queue}: {used}"))
+    };
+    let dev = Job::start(&cluster, &job("dev", "8", "4"));
+    let mut most = 0;
+    eventually("dev to reach its maximum", || {
+        most = most.max(memory_used("dev"));
+        (most == 4096).then_some(())
+    });
+    let out = dev.wait("the dev job");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let etl = Job::start(&cluster, &job("root.prod.etl", "8", "4"));
+    let adhoc = Job::start(&cluster, &job("adhoc", "2", "4"));
+    let mut prod_most = 0;
+    eventually("prod to reach its maximum", || {
+        most = most.max(memory_used("dev"));
+        prod_most = prod_most.max(memory_used("prod"));
+        (prod_most == 6144).then_some(())
+    });
+    for (job, what) in [(etl, "the etl job"), (adhoc, "the adhoc job")] {
+        let out = job.wait(what);
+        assert_eq!(out.status.code(), Some(0), "{what}: {}", stderr(&out));
+    }
+    assert_eq!((most, prod_most), (4096, 6144), "never above a maximum");
+}
+
+/// The queue named `name` in a REST queue list.
+fn find<'a>(queues: &'a Value, name: &str) -> &'a Value {
+    queues
+        .as_array()
+        .and_then(|queues| queues.iter().find(|queue| queue["queueName"] == name))
+        .unwrap_or_else(|| panic!("no queue {name} in {queues}"))
+}
