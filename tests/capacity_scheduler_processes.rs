@@ -15,7 +15,9 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use yarn_minicluster::LayoutOptions;
 
-use common::process_cluster::{ProcessCluster, eventually, one_cluster_at_a_time, wait_exit};
+use common::process_cluster::{
+    DshellJob, ProcessCluster, dshell_job, eventually, one_cluster_at_a_time,
+};
 use common::rest_client::{active, curl, setup};
 use common::{stderr, stdout};
 
@@ -64,43 +66,7 @@ fn queue_status(cluster: &ProcessCluster, queue: &str) -> BTreeMap<String, Strin
 
 /// `dshell` arguments for `containers` tasks of 1 GB sleeping `seconds` in `queue`.
 fn job(queue: &str, containers: &str, seconds: &str) -> Vec<String> {
-    [
-        "--queue",
-        queue,
-        "--shell_command",
-        &format!("sleep {seconds}"),
-        "--num_containers",
-        containers,
-        "--container_memory",
-        "1024",
-        "--master_memory",
-        "1024",
-    ]
-    .map(str::to_owned)
-    .to_vec()
-}
-
-/// Kills the child when dropped, so a failed assertion leaves no job behind.
-struct Job(Option<std::process::Child>);
-
-impl Job {
-    fn start(cluster: &ProcessCluster, args: &[String]) -> Self {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        Self(Some(cluster.spawn_dshell(&args)))
-    }
-
-    fn wait(mut self, what: &str) -> std::process::Output {
-        wait_exit(self.0.take().expect("a running job"), what)
-    }
-}
-
-impl Drop for Job {
-    fn drop(&mut self) {
-        if let Some(child) = self.0.as_mut() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
+    dshell_job(queue, containers, &format!("sleep {seconds}"))
 }
 
 #[test]
@@ -214,7 +180,7 @@ fn a_production_style_file_resolves_its_modes_and_its_queues_keep_to_their_share
             .and_then(|memory| memory.parse::<u64>().ok())
             .unwrap_or_else(|| panic!("{queue}: {used}"))
     };
-    let dev = Job::start(&cluster, &job("dev", "8", "4"));
+    let dev = DshellJob::start(&cluster, &job("dev", "8", "4"));
     let mut most = 0;
     eventually("dev to reach its maximum", || {
         most = most.max(memory_used("dev"));
@@ -222,8 +188,8 @@ fn a_production_style_file_resolves_its_modes_and_its_queues_keep_to_their_share
     });
     let out = dev.wait("the dev job");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let etl = Job::start(&cluster, &job("root.prod.etl", "8", "4"));
-    let adhoc = Job::start(&cluster, &job("adhoc", "2", "4"));
+    let etl = DshellJob::start(&cluster, &job("root.prod.etl", "8", "4"));
+    let adhoc = DshellJob::start(&cluster, &job("adhoc", "2", "4"));
     let mut prod_most = 0;
     eventually("prod to reach its maximum", || {
         most = most.max(memory_used("dev"));

@@ -12,7 +12,9 @@ mod common;
 use yarn_minicluster::LayoutOptions;
 
 use common::hadoop_clients::container_logs;
-use common::process_cluster::{ProcessCluster, eventually, one_cluster_at_a_time, wait_exit};
+use common::process_cluster::{
+    DshellJob, ProcessCluster, dshell_job, eventually, one_cluster_at_a_time, wait_exit,
+};
 use common::{stderr, stdout};
 
 /// Between telling an ApplicationMaster and killing its container: long enough for the test to
@@ -60,24 +62,6 @@ fn two_queues(cluster: &ProcessCluster) {
     ]);
 }
 
-/// `dshell` arguments for `containers` tasks of 1 GB running `command` in `queue`.
-fn job(queue: &str, containers: &str, command: &str) -> Vec<String> {
-    [
-        "--queue",
-        queue,
-        "--shell_command",
-        command,
-        "--num_containers",
-        containers,
-        "--container_memory",
-        "1024",
-        "--master_memory",
-        "1024",
-    ]
-    .map(str::to_owned)
-    .to_vec()
-}
-
 /// `queue -status <queue>`'s value of `label`.
 fn queue_status(cluster: &ProcessCluster, queue: &str, label: &str) -> String {
     let out = cluster.yarn(&["queue", "-status", queue]);
@@ -86,16 +70,6 @@ fn queue_status(cluster: &ProcessCluster, queue: &str, label: &str) -> String {
         .find_map(|line| line.trim().strip_prefix(&format!("{label} : ")))
         .unwrap_or_else(|| panic!("no {label} in\n{text}\n{}", stderr(&out)))
         .to_owned()
-}
-
-/// Kills the child when dropped, so a failed assertion leaves no job behind.
-struct Job(std::process::Child);
-
-impl Drop for Job {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 /// `text` without ANSI colour sequences, as the daemons' logs may carry them.
@@ -148,16 +122,14 @@ fn b_gets_its_guarantee(kill_leader: bool) {
     two_queues(&cluster);
     assert_eq!(queue_status(&cluster, "a", "Preemption"), "enabled");
 
-    let a_args = job("a", "3", "sleep 600");
-    let a_args: Vec<&str> = a_args.iter().map(String::as_str).collect();
-    let _a_job = Job(cluster.spawn_dshell(&a_args));
+    let _a_job = DshellJob::start(&cluster, &dshell_job("a", "3", "sleep 600"));
     let a_app = cluster.running_application();
     eventually("a to hold the whole node", || {
         (queue_status(&cluster, "a", "Used Resources") == "<memory:4096, vCores:4>").then_some(())
     });
 
     // Bounded, so that preemption failing ends b's job, and the test, within the deadline.
-    let mut b_args = job("b", "1", "true");
+    let mut b_args = dshell_job("b", "1", "true");
     b_args.extend(["--timeout".to_owned(), "90000".to_owned()]);
     let b_args: Vec<&str> = b_args.iter().map(String::as_str).collect();
     let b_job = cluster.spawn_dshell(&b_args);

@@ -207,3 +207,48 @@ pub fn wait_exit(child: Child, what: &str) -> std::process::Output {
     );
     out
 }
+
+/// `dshell` arguments for `containers` tasks of 1 GB running `command` in `queue`, with an AM of
+/// 1 GB.
+pub fn dshell_job(queue: &str, containers: &str, command: &str) -> Vec<String> {
+    [
+        "--queue",
+        queue,
+        "--shell_command",
+        command,
+        "--num_containers",
+        containers,
+        "--container_memory",
+        "1024",
+        "--master_memory",
+        "1024",
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
+/// A `dshell` client running in the background, killed when dropped so that a failed assertion
+/// leaves no job behind.
+pub struct DshellJob(Option<Child>);
+
+impl DshellJob {
+    /// Starts `yarn-ha dshell args...` against `cluster`.
+    pub fn start(cluster: &ProcessCluster, args: &[String]) -> Self {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        Self(Some(cluster.spawn_dshell(&args)))
+    }
+
+    /// Waits for the client to end, as [`wait_exit`] does.
+    pub fn wait(mut self, what: &str) -> std::process::Output {
+        wait_exit(self.0.take().expect("a running job"), what)
+    }
+}
+
+impl Drop for DshellJob {
+    fn drop(&mut self) {
+        if let Some(child) = self.0.as_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
