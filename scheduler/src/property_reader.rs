@@ -69,7 +69,7 @@ impl<'a> PropertyReader<'a> {
     }
 
     /// Every `(middle, value)` for keys of the form `<prefix><middle><suffix>` where `middle`
-    /// is non-empty and contains no dot.
+    /// is non-empty; it may hold dots, as user names such as `first.last` do.
     pub(crate) fn with_prefix_and_suffix(
         &self,
         prefix: &str,
@@ -83,7 +83,7 @@ impl<'a> PropertyReader<'a> {
             .take_while(|(key, _)| key.starts_with(prefix))
             .filter_map(|(key, value)| {
                 let middle = key[prefix.len()..].strip_suffix(suffix)?;
-                (!middle.is_empty() && !middle.contains('.')).then_some((middle, value.as_str()))
+                (!middle.is_empty()).then_some((middle, value.as_str()))
             })
             .collect()
     }

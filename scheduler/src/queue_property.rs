@@ -154,11 +154,10 @@ pub(crate) fn configured_queue(key: &str) -> Option<&str> {
     let path = if let Some(path) = property_path {
         path
     } else {
-        // The scheduler reads weights only for users without dots (see the reader).
         let (path, user) = rest
             .strip_suffix(USER_WEIGHT_SUFFIX)?
             .rsplit_once(USER_SETTINGS_INFIX)?;
-        if user.is_empty() || user.contains('.') {
+        if user.is_empty() {
             return None;
         }
         path
@@ -208,7 +207,7 @@ fn is_read(key: &str) -> bool {
     USER_LIMIT_PREFIXES.iter().any(|prefix| {
         rest.strip_prefix(prefix)
             .and_then(|user| user.strip_suffix(USER_MAX_PARALLEL_APPS_SUFFIX))
-            .is_some_and(|user| !user.is_empty() && !user.contains('.'))
+            .is_some_and(|user| !user.is_empty())
     })
 }
 
@@ -270,6 +269,8 @@ mod tests {
             "user.max-parallel-apps",
             "user.bob.max-parallel-apps",
             "user-settings.carol.max-parallel-apps",
+            "user.first.last.max-parallel-apps",
+            "root.a.user-settings.first.last.weight",
         ] {
             assert!(is_read(&full(rest)), "{rest}");
         }
@@ -278,7 +279,6 @@ mod tests {
             "root.a.accessible-node-labels.gpu.capacity",
             "node-locality-delay",
             "queue-mappings",
-            "user.b.o.b.max-parallel-apps",
             "capacity",
             "state",
         ] {

@@ -114,6 +114,9 @@ fn global_keys_are_read_and_keys_not_honoured_are_warned_about_by_name() {
         ("max-parallel-apps", "50"),
         ("user.max-parallel-apps", "5"),
         ("user.bob.max-parallel-apps", "2"),
+        // Directory user names carry dots, as Hadoop reads them.
+        ("user.first.last.max-parallel-apps", "3"),
+        ("root.b.user-settings.first.last.weight", "2.5"),
         ("user-settings.carol.max-parallel-apps", "1"),
         ("minimum-user-limit-percent", "50"),
         ("user-limit-factor", "2"),
@@ -128,6 +131,8 @@ fn global_keys_are_read_and_keys_not_honoured_are_warned_about_by_name() {
     ]);
     assert_eq!(conf.maximum_applications(), 500);
     assert_eq!(conf.user_max_parallel_apps("bob"), Some(2));
+    assert_eq!(conf.user_max_parallel_apps("first.last"), Some(3));
+    assert_eq!(conf.queue("root.b").unwrap().user_weight("first.last"), 2.5);
     assert_eq!(conf.queues().count(), 4);
     let warnings = conf.warnings();
     assert_eq!(warnings.len(), 4, "{warnings:#?}");
@@ -406,5 +411,55 @@ fn a_committed_configuration_keeps_a_refused_key_as_a_warning() {
         ),
         "{:?}",
         conf.warnings()
+    );
+}
+
+/// The keys of the `capacity-scheduler.xml` Hadoop ships, with its values: the file loads, and
+/// each key it holds that yarn-ha does not honour is named in a warning, none refused.
+#[test]
+fn the_keys_hadoop_ships_load_with_a_warning_for_each_one_not_honoured() {
+    let shipped = [
+        ("maximum-applications", "10000"),
+        ("maximum-am-resource-percent", "0.1"),
+        (
+            "resource-calculator",
+            "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator",
+        ),
+        ("root.queues", "default"),
+        ("root.default.capacity", "100"),
+        ("root.default.user-limit-factor", "1"),
+        ("root.default.maximum-capacity", "100"),
+        ("root.default.state", "RUNNING"),
+        ("root.default.acl_submit_applications", "*"),
+        ("root.default.acl_administer_queue", "*"),
+        ("root.default.acl_application_max_priority", "*"),
+        ("root.default.maximum-application-lifetime", "-1"),
+        ("root.default.default-application-lifetime", "-1"),
+        ("node-locality-delay", "40"),
+        ("rack-locality-additional-delay", "-1"),
+        ("queue-mappings", ""),
+        ("queue-mappings-override.enable", "false"),
+        ("per-node-heartbeat.maximum-offswitch-assignments", "1"),
+        ("application.fail-fast", "false"),
+        ("workflow-priority-mappings", ""),
+        ("workflow-priority-mappings-override.enable", "false"),
+    ];
+    let conf = CapacitySchedulerConfiguration::new(props(&shipped), SchedulerSettings::default())
+        .expect("Hadoop's shipped file loads");
+    let warned: Vec<&str> = conf
+        .warnings()
+        .iter()
+        .map(|warning| warning.split_whitespace().next().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        warned,
+        [
+            "yarn.scheduler.capacity.application.fail-fast",
+            "yarn.scheduler.capacity.node-locality-delay",
+            "yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments",
+            "yarn.scheduler.capacity.queue-mappings-override.enable",
+            "yarn.scheduler.capacity.rack-locality-additional-delay",
+            "yarn.scheduler.capacity.workflow-priority-mappings-override.enable",
+        ]
     );
 }
