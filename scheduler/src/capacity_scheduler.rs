@@ -46,6 +46,7 @@ mod preemption_snapshot;
 mod promotions;
 mod queue_reports;
 mod scheduling_pass;
+mod serving_entry;
 
 /// The CapacityScheduler: a deterministic, synchronous model of YARN's CapacityScheduler.
 ///

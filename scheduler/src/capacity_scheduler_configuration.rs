@@ -1,5 +1,6 @@
 //! [`CapacitySchedulerConfiguration`]: the validated queue hierarchy and global limits.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use yarn_conf::Verdict;
@@ -167,10 +168,13 @@ impl CapacitySchedulerConfiguration {
             reader: &reader,
             settings: &settings,
             legacy,
+            unhonoured,
             maximum_am_resource_percent,
             queues: BTreeMap::new(),
+            warnings: RefCell::new(warnings),
         };
         builder.build()?;
+        let warnings = builder.warnings.take();
         let nominal = nominal_shares(&builder.queues, resource_calculator);
         for (path, (capacity, maximum)) in nominal {
             if let Some(queue) = builder.queues.get_mut(&path) {
@@ -417,8 +421,12 @@ struct TreeBuilder<'a> {
     reader: &'a PropertyReader<'a>,
     settings: &'a SchedulerSettings,
     legacy: bool,
+    unhonoured: Unhonoured,
     maximum_am_resource_percent: f64,
     queues: BTreeMap<String, QueueConf>,
+    /// Keys ignored: the configuration's warnings so far (shared by the queue parsers, which
+    /// borrow the builder).
+    warnings: RefCell<Vec<String>>,
 }
 
 impl TreeBuilder<'_> {
@@ -612,8 +620,21 @@ impl TreeBuilder<'_> {
                 p.intra_queue_disable_preemption
             })?;
 
-        let ordering_policy = self.parse_ordering_policy(path, children.is_empty())?;
         let reservation = ReservationQueueConf::read(reader, path, children.is_empty())?;
+        let ordering_policy =
+            match self.parse_ordering_policy(path, children.is_empty(), reservation.is_some()) {
+                Ok(policy) => policy,
+                // Earlier versions accepted and ignored these keys: a configuration in force keeps
+                // scheduling fifo, saying so.
+                Err(err) if self.unhonoured == Unhonoured::Warn => {
+                    self.warnings.borrow_mut().push(format!(
+                    "{err}; in force from an earlier commit, {path} orders its applications fifo \
+                     until -refreshQueues commits a file without it"
+                ));
+                    OrderingPolicy::Fifo
+                }
+                Err(err) => return Err(err),
+            };
 
         Ok(QueueConf {
             path: path.to_string(),
@@ -695,6 +716,7 @@ impl TreeBuilder<'_> {
         &self,
         path: &str,
         leaf: bool,
+        reservable: bool,
     ) -> Result<OrderingPolicy, SchedulerError> {
         let reader = self.reader;
         let key = QueueProperty::OrderingPolicy.key(path);
@@ -721,6 +743,15 @@ impl TreeBuilder<'_> {
                 rule: format!(
                     "applies to the fair ordering policy only, and {path} does not order its \
                      applications fairly"
+                ),
+            });
+        }
+        if reservable && policy != OrderingPolicy::Fifo {
+            return Err(SchedulerError::QueueRule {
+                key,
+                rule: format!(
+                    "{path} is reservable, and as in Hadoop its reservations' queues serve their \
+                     applications fifo"
                 ),
             });
         }

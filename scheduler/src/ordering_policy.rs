@@ -1,7 +1,5 @@
 //! [`OrderingPolicy`]: how a leaf queue orders its applications (`ordering-policy`).
 
-use std::cmp::Ordering;
-
 use serde::{Deserialize, Serialize};
 
 use crate::Resource;
@@ -10,7 +8,8 @@ use crate::property_reader::invalid;
 
 const LEAF: &str = "fifo, fifo-with-partitions or fair on a leaf queue (or Hadoop's \
                     FifoOrderingPolicy or FairOrderingPolicy class)";
-const PARENT: &str = "utilization on a parent queue: priority-utilization is not implemented";
+const PARENT: &str = "utilization on a parent queue (fifo and fair order a leaf's \
+                      applications; priority-utilization is not implemented)";
 /// Hadoop's package of ordering policy classes, which a value may name in full.
 const POLICY_PACKAGE: &str = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.";
 
@@ -79,26 +78,20 @@ impl OrderingPolicy {
         }
     }
 
-    /// Orders two applications of equal priority: `Fifo` by submission, `Fair` by usage (then
-    /// submission). Each is `(used, demand, submission order)`, demand being what it holds and
+    /// How far along an application is under this policy, smaller served first among equal
+    /// priorities (then by submission): nothing under `Fifo`; under `Fair` the memory it uses,
+    /// divided by `log2(1 + demand)` with size-based weight, `demand` being what it holds and
     /// still asks for.
-    pub(crate) fn compare(
-        self,
-        a: (Resource, Resource, u64),
-        b: (Resource, Resource, u64),
-    ) -> Ordering {
+    pub(crate) fn magnitude(self, used: Resource, demand: Resource) -> f64 {
         match self {
-            Self::Fifo => a.2.cmp(&b.2),
+            Self::Fifo => 0.0,
             Self::Fair { size_based_weight } => {
-                let magnitude = |(used, demand, _): (Resource, Resource, u64)| {
-                    let used = used.memory_mb as f64;
-                    if size_based_weight {
-                        used / ((demand.memory_mb as f64).ln_1p() / std::f64::consts::LN_2)
-                    } else {
-                        used
-                    }
-                };
-                magnitude(a).total_cmp(&magnitude(b)).then(a.2.cmp(&b.2))
+                let used = used.memory_mb as f64;
+                if size_based_weight {
+                    used / ((demand.memory_mb as f64).ln_1p() / std::f64::consts::LN_2)
+                } else {
+                    used
+                }
             }
         }
     }
@@ -155,27 +148,18 @@ mod tests {
     #[test]
     fn fair_serves_the_least_used_and_size_based_weight_favours_large_demand() {
         let gib = |n: u64| Resource::new(n * 1024, n as u32);
-        let small = (gib(2), gib(3), 1);
-        let large = (gib(3), gib(100), 2);
         let fair = OrderingPolicy::Fair {
             size_based_weight: false,
         };
-        assert_eq!(fair.compare(small, large), Ordering::Less);
+        assert!(fair.magnitude(gib(2), gib(3)) < fair.magnitude(gib(3), gib(100)));
         let weighted = OrderingPolicy::Fair {
             size_based_weight: true,
         };
-        // 2048 / log2(3073) ~ 176 against 3072 / log2(102401) ~ 184: close, small still first;
-        // with more demand the large one goes first.
-        assert_eq!(weighted.compare(small, large), Ordering::Less);
-        let larger = (gib(3), gib(100_000), 2);
-        assert_eq!(weighted.compare(small, larger), Ordering::Greater);
-        assert_eq!(
-            OrderingPolicy::Fifo.compare(large, small),
-            Ordering::Greater
-        );
-        assert_eq!(
-            fair.compare((gib(1), gib(1), 1), (gib(1), gib(1), 2)),
-            Ordering::Less
-        );
+        // 2048 / log2(3073) ~ 176 against 3072 / log2(102401) ~ 184: small still first; with
+        // more demand the large one goes first (3072 / log2(102400001) ~ 115).
+        let small = weighted.magnitude(gib(2), gib(3));
+        assert!(small < weighted.magnitude(gib(3), gib(100)));
+        assert!(small > weighted.magnitude(gib(3), gib(100_000)));
+        assert_eq!(OrderingPolicy::Fifo.magnitude(gib(9), gib(9)), 0.0);
     }
 }

@@ -238,6 +238,13 @@ impl DshellJob {
         Self(Some(cluster.spawn_dshell(&args)))
     }
 
+    /// Whether the client is still running.
+    pub fn running(&mut self) -> bool {
+        self.0
+            .as_mut()
+            .is_some_and(|child| matches!(child.try_wait(), Ok(None)))
+    }
+
     /// Waits for the client to end, as [`wait_exit`] does.
     pub fn wait(mut self, what: &str) -> std::process::Output {
         wait_exit(self.0.take().expect("a running job"), what)

@@ -130,9 +130,19 @@ impl QueueConfigSource {
     }
 }
 
-/// The verdict on a key of `capacity-scheduler.xml` outside `yarn.scheduler.capacity.*`: a key
-/// yarn-ha reads from `yarn-site.xml` is refused (Hadoop's CapacityScheduler would read it
-/// here), a key yarn-ha does not honour is judged as anywhere, and any other is warned about.
+/// Prefixes of the `yarn-site.xml` keys Hadoop's CapacityScheduler also reads from its own file
+/// (allocation limits, the preemption monitor, the cluster's maximum priority).
+const SCHEDULER_SITE_KEYS: [&str; 4] = [
+    "yarn.scheduler.",
+    "yarn.resourcemanager.monitor.",
+    "yarn.resourcemanager.scheduler.",
+    "yarn.cluster.max-application-priority",
+];
+
+/// The verdict on a key of `capacity-scheduler.xml` outside `yarn.scheduler.capacity.*`: a
+/// `yarn-site.xml` key Hadoop's CapacityScheduler would read here is refused, another one is
+/// warned about, a key yarn-ha does not honour is judged as anywhere, and any other is warned
+/// about.
 fn judge_foreign_key(conf: &Configuration, name: &str) -> Result<Option<String>, Error> {
     let value = conf.get_raw(name).unwrap_or_default().trim().to_owned();
     let refuse = |reason: String| {
@@ -146,10 +156,18 @@ fn judge_foreign_key(conf: &Configuration, name: &str) -> Result<Option<String>,
         })
     };
     if keys::find(name).is_some() {
-        return refuse(format!(
-            "yarn-ha reads it from yarn-site.xml only, where Hadoop reads it from \
-             {CAPACITY_SCHEDULER_XML} too: move it there"
-        ));
+        if SCHEDULER_SITE_KEYS
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
+        {
+            return refuse(format!(
+                "yarn-ha reads it from yarn-site.xml only, where Hadoop reads it from \
+                 {CAPACITY_SCHEDULER_XML} too: move it there"
+            ));
+        }
+        return Ok(Some(format!(
+            "{name} is a yarn-site.xml key, set in {CAPACITY_SCHEDULER_XML}, and is ignored"
+        )));
     }
     match unhonoured::find(name).map(|entry| entry.judge(name, &value)) {
         Some(Verdict::Refused(reason)) => refuse(reason),
@@ -378,5 +396,19 @@ mod tests {
                 "{message}"
             );
         }
+        let file = write_file(
+            &dir,
+            &[
+                ("yarn.scheduler.capacity.root.queues", "default"),
+                ("yarn.resourcemanager.ha.rm-ids", "rm1,rm2"),
+            ],
+        );
+        assert_eq!(
+            source(Some(file)).read().unwrap().warnings,
+            [
+                "yarn.resourcemanager.ha.rm-ids is a yarn-site.xml key, set in \
+              capacity-scheduler.xml, and is ignored"
+            ]
+        );
     }
 }

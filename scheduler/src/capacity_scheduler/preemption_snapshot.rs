@@ -132,6 +132,7 @@ impl CapacityScheduler {
             user_limits,
             intra_queue_preemption_disabled: queue.conf.disable_preemption
                 || queue.conf.intra_queue_disable_preemption,
+            ordering_policy: queue.conf.ordering_policy,
         }
     }
 }

@@ -13,6 +13,7 @@ use yarn_proto::ids::{ApplicationId, ContainerId, NodeId};
 use super::CapacityScheduler;
 use super::nodes::is_blacklisted;
 use super::queue_reports::Demand;
+use super::serving_entry::ServingEntry;
 use crate::Resource;
 use crate::allocation::Allocation;
 use crate::application::SchedulerApplication;
@@ -113,15 +114,16 @@ impl CapacityScheduler {
             ..
         } = pass;
         let state = leaves.get_mut(&leaf)?;
-        let policy = self.queues[leaf].conf.ordering_policy;
-        while state.cursor < state.apps.len() {
-            if policy != OrderingPolicy::Fifo {
-                // The applications before the cursor are done for this pass; the one the policy
-                // serves next among the rest moves to it (usage changes with every container).
-                let next = self.next_in_order(&state.apps[state.cursor..], policy);
-                state.apps.swap(state.cursor, state.cursor + next);
-            }
-            let application_id = state.apps[state.cursor];
+        loop {
+            let (application_id, fair) = match &mut state.fair {
+                // The entry leaves the set while its application is tried; it goes back, with the
+                // container counted, only if one was placed.
+                Some(order) => {
+                    let entry = order.pop_first()?;
+                    (entry.id, Some(entry))
+                }
+                None => (*state.apps.get(state.cursor)?, None),
+            };
             if let Some(allocation) = self.allocate_for_application(
                 leaf,
                 application_id,
@@ -131,40 +133,15 @@ impl CapacityScheduler {
                 first_ask,
             ) {
                 state.active_used = state.active_used.saturating_add(allocation.resource);
+                if let (Some(order), Some(entry)) = (&mut state.fair, fair) {
+                    order.insert(entry.with_more(allocation.resource));
+                }
                 return Some(allocation);
             }
-            state.cursor += 1;
-        }
-        None
-    }
-
-    /// The position in `apps` of the application `policy` serves next: the highest application
-    /// priority, then the policy's order.
-    fn next_in_order(&self, apps: &[ApplicationId], policy: OrderingPolicy) -> usize {
-        let size_based = matches!(
-            policy,
-            OrderingPolicy::Fair {
-                size_based_weight: true
+            if state.fair.is_none() {
+                state.cursor += 1;
             }
-        );
-        let key = |id: &ApplicationId| {
-            let app = self.applications.get(id)?;
-            let demand = if size_based {
-                app.used.saturating_add(Demand::of(app).pending)
-            } else {
-                Resource::ZERO
-            };
-            Some((app.priority, (app.used, demand, app.submission_order)))
-        };
-        let keys: Vec<_> = apps.iter().map(key).collect();
-        (0..apps.len())
-            .min_by(|&a, &b| match (&keys[a], &keys[b]) {
-                (Some((priority_a, a)), Some((priority_b, b))) => priority_b
-                    .cmp(priority_a)
-                    .then_with(|| policy.compare(*a, *b)),
-                (a, b) => b.is_some().cmp(&a.is_some()),
-            })
-            .unwrap_or_default()
+        }
     }
 
     /// Places one container for the application, or `None` when it is over its user limit or
@@ -312,8 +289,11 @@ struct SchedulingPass {
 
 /// A leaf's applications with demand, in serving order, and its active users' usage.
 struct LeafPass {
+    /// Under fifo, the applications in serving order and the first not yet found without room.
     apps: Vec<ApplicationId>,
     cursor: usize,
+    /// Under another policy, the applications not yet found without room, in serving order.
+    fair: Option<BTreeSet<ServingEntry>>,
     active_used: Resource,
     active_weight: f64,
 }
@@ -342,12 +322,30 @@ impl SchedulingPass {
                 continue;
             }
             let (active_used, active_weight) = scheduler.active_share(index, None);
+            let policy = queue.conf.ordering_policy;
+            let fair = (policy != OrderingPolicy::Fifo).then(|| {
+                apps.iter()
+                    .filter_map(|id| scheduler.applications.get(id))
+                    .map(|app| {
+                        let demand = app.used.saturating_add(Demand::of(app).pending);
+                        ServingEntry::new(
+                            app.id,
+                            app.priority,
+                            app.submission_order,
+                            app.used,
+                            demand,
+                            policy,
+                        )
+                    })
+                    .collect()
+            });
             done[index] = false;
             leaves.insert(
                 index,
                 LeafPass {
                     apps,
                     cursor: 0,
+                    fair,
                     active_used,
                     active_weight,
                 },

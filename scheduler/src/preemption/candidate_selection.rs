@@ -65,8 +65,19 @@ impl Budget {
         let mut passed_over = Vec::new();
         let mut passed_over_size = Resource::ZERO;
 
+        // The reverse of the leaf's serving order: the least important application first, then,
+        // under the fair policy, the one furthest along, then the newest.
+        let policy = leaf.ordering_policy;
+        let magnitude = |app: &RunningApplication| {
+            policy.magnitude(app.used(), app.used().saturating_add(app.pending))
+        };
         let mut applications: Vec<&RunningApplication> = leaf.applications.iter().collect();
-        applications.sort_by_key(|app| (app.priority, Reverse(app.id)));
+        applications.sort_by(|a, b| {
+            a.priority
+                .cmp(&b.priority)
+                .then(magnitude(b).total_cmp(&magnitude(a)))
+                .then(b.id.cmp(&a.id))
+        });
         for application in applications {
             if !self.positive(remaining) {
                 break;
@@ -120,6 +131,7 @@ mod tests {
     use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 
     use super::*;
+    use crate::ordering_policy::OrderingPolicy;
     use crate::preemption::{PreemptionQueue, PreemptionSettings};
 
     fn units(units: u64) -> Resource {
@@ -239,6 +251,37 @@ mod tests {
             ..LeafContainers::default()
         };
         assert_eq!(preempt_from_a(50, 50, leaf, 100), (vec![0, 2, 24, 24], 0));
+    }
+
+    #[test]
+    fn under_fair_ordering_the_application_using_most_gives_first() {
+        // The oldest of two applications holds 60 units, the newest 40; a owes some. Under fifo
+        // the newest gives; under fair, the reverse of its serving order, the one using most.
+        let mut applications = applications(2, 100, 1);
+        let moved: Vec<RunningContainer> = applications[1].containers.drain(40..).collect();
+        let oldest = ApplicationAttemptId::new(applications[0].id, 1);
+        applications[0]
+            .containers
+            .extend(moved.into_iter().map(|container| RunningContainer {
+                id: ContainerId::new(oldest, 0, 1_000 + container.id.sequence()).expect("valid id"),
+                ..container
+            }));
+        let leaf = |ordering_policy| LeafContainers {
+            applications: applications.clone(),
+            am_limit: Resource::ZERO,
+            ordering_policy,
+            ..LeafContainers::default()
+        };
+        let fifo = preempt_from_a(90, 10, leaf(OrderingPolicy::Fifo), 100).0;
+        assert!(fifo[0] == 0 && fifo[1] > 0, "{fifo:?}");
+        let fair = OrderingPolicy::Fair {
+            size_based_weight: false,
+        };
+        assert_eq!(
+            preempt_from_a(90, 10, leaf(fair), 100).0,
+            [fifo[1], 0],
+            "the same amount, from the other application"
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use yarn_proto::ids::{ApplicationId, ContainerId};
 
 use crate::Resource;
+use crate::ordering_policy::OrderingPolicy;
 
 /// A GUARANTEED container running in a leaf, as a preemption round sees it.
 ///
@@ -54,6 +55,19 @@ pub struct LeafContainers {
     /// `yarn.scheduler.capacity.<queue-path>.intra-queue-preemption.disable_preemption`, as
     /// inherited: the leaf never preempts for its own applications.
     pub intra_queue_preemption_disabled: bool,
+    /// How the leaf serves its applications: containers are taken back in the reverse order.
+    pub ordering_policy: OrderingPolicy,
+}
+
+impl RunningApplication {
+    /// What its running containers hold together.
+    pub fn used(&self) -> Resource {
+        self.containers
+            .iter()
+            .fold(Resource::ZERO, |sum, container| {
+                sum.saturating_add(container.resource)
+            })
+    }
 }
 
 impl LeafContainers {

@@ -121,3 +121,61 @@ fn size_based_weight_needs_the_fair_policy() {
         "{parent}"
     );
 }
+
+/// Earlier versions accepted and ignored ordering keys that are now read: a committed
+/// configuration with one keeps scheduling fifo, saying so; a new file is refused.
+#[test]
+fn a_committed_ordering_key_that_no_longer_parses_is_kept_as_a_warning() {
+    let settings = SchedulerSettings::default;
+    for (key, value) in [
+        ("root.a.ordering-policy", "FIFO"),
+        ("root.ordering-policy", "fifo"),
+        (
+            "root.a.ordering-policy.fair.enable-size-based-weight",
+            "true",
+        ),
+    ] {
+        let pairs = [
+            ("root.queues", "a"),
+            ("root.a.capacity", "100"),
+            (key, value),
+        ];
+        assert!(
+            yarn_scheduler::CapacitySchedulerConfiguration::new(props(&pairs), settings()).is_err(),
+            "{key}"
+        );
+        let committed =
+            yarn_scheduler::CapacitySchedulerConfiguration::committed(props(&pairs), settings())
+                .expect("a committed configuration is built");
+        assert_eq!(
+            committed.queue("root.a").unwrap().ordering_policy,
+            OrderingPolicy::Fifo
+        );
+        assert!(
+            committed
+                .warnings()
+                .iter()
+                .any(|warning| warning.contains(key)
+                    && warning.contains("orders its applications fifo")),
+            "{key}: {:?}",
+            committed.warnings()
+        );
+    }
+}
+
+/// As in Hadoop, the queues of a reservable queue's reservations serve their applications fifo.
+#[test]
+fn a_reservable_queue_cannot_order_fairly() {
+    let message = yarn_scheduler::CapacitySchedulerConfiguration::new(
+        props(&[
+            ("root.queues", "a"),
+            ("root.a.capacity", "100"),
+            ("root.a.reservable", "true"),
+            ("root.a.ordering-policy", "fair"),
+        ]),
+        SchedulerSettings::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(message.contains("root.a is reservable"), "{message}");
+}
