@@ -46,7 +46,17 @@ fn init_lays_out_a_cluster_that_conf_check_accepts() {
 
     let out = yarn_ha(&["conf", "check", "--conf-dir", path(&base.join("rm2/conf"))]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).starts_with("ok:"), "{}", stdout(&out));
+    // Every key of the generated layout is one yarn-ha honours, and the check ends in `ok:`.
+    let listing = stdout(&out);
+    let (keys, ok) = listing
+        .trim_end()
+        .rsplit_once('\n')
+        .expect("a listing and a verdict");
+    assert!(ok.starts_with("ok:"), "{listing}");
+    assert!(
+        keys.lines().all(|line| line.starts_with("honoured  ")),
+        "{listing}"
+    );
 }
 
 #[test]

@@ -183,7 +183,8 @@ pub const UNHONOURED: &[Unhonoured] = &[
     refused(
         "yarn.scheduler.capacity.<queue-path>.allow-zero-capacity-sum",
         Accepted::OneOf(&["false"]),
-        "a parent's children must sum to 100 percent (or 0 under a parent of capacity 0)",
+        "in legacy queue mode a parent's percentage children sum to 100 (or 0 under a parent \
+         of capacity 0 or of a weight)",
     ),
     warned(
         "yarn.scheduler.capacity.<queue-path>.accessible-node-labels",
@@ -526,14 +527,15 @@ impl Daemon {
 }
 
 /// The verdict on `name = value` as set in `yarn-site.xml`: declared keys are honoured, and
-/// their `.<rm-id>` forms for the ids of `rm_ids`; CapacityScheduler keys, which yarn-ha reads
+/// their `.<rm-id>` forms for the ids of `rm_ids` (`None` when high availability is off, and
+/// no such form is read); CapacityScheduler keys, which yarn-ha reads
 /// from `capacity-scheduler.xml` only, are refused when `scheduler` (the scheduler's verdict)
 /// would honour or refuse them there, since Hadoop would act on them; other keys are judged by
 /// [`judge_unread`].
 pub fn site_verdict(
     name: &str,
     value: &str,
-    rm_ids: &[String],
+    rm_ids: Option<&[String]>,
     scheduler: &dyn Fn(&str, &str) -> Verdict,
 ) -> Verdict {
     if keys::find(name).is_some() {
@@ -542,13 +544,16 @@ pub fn site_verdict(
     if let Some((base, id)) = name.rsplit_once('.')
         && keys::find(base).is_some_and(|key| key.per_id)
     {
-        return if rm_ids.iter().any(|listed| listed == id) {
-            Verdict::Honoured
-        } else {
-            Verdict::Warned(format!(
+        return match rm_ids {
+            Some(ids) if ids.iter().any(|listed| listed == id) => Verdict::Honoured,
+            Some(_) => Verdict::Warned(format!(
                 "{name} is for ResourceManager {id}, which yarn.resourcemanager.ha.rm-ids does \
                  not list, and is ignored"
-            ))
+            )),
+            None => Verdict::Warned(format!(
+                "{name} is for ResourceManager {id}, but yarn.resourcemanager.ha.enabled is \
+                 false, so only the keys without an rm id are read; it is ignored"
+            )),
         };
     }
     if name.starts_with(CAPACITY_SCHEDULER_PREFIX) {
@@ -607,7 +612,10 @@ impl SiteReport {
         daemon: Daemon,
         scheduler: &dyn Fn(&str, &str) -> Verdict,
     ) -> Self {
-        let rm_ids = conf.get_list(&keys::RM_HA_IDS).unwrap_or_default();
+        let rm_ids = conf
+            .get_bool(&keys::RM_HA_ENABLED)
+            .unwrap_or(false)
+            .then(|| conf.get_list(&keys::RM_HA_IDS).unwrap_or_default());
         let mut report = Self::default();
         for name in conf.names() {
             let location = conf.source(name);
@@ -623,7 +631,7 @@ impl SiteReport {
                 _ => conf.get_raw(name).unwrap_or_default().to_owned(),
             };
             report.keys.push(JudgedKey {
-                verdict: site_verdict(name, &value, &rm_ids, scheduler),
+                verdict: site_verdict(name, &value, rm_ids.as_deref(), scheduler),
                 name: name.to_owned(),
                 value: value.trim().to_owned(),
                 location: location.cloned(),
@@ -859,7 +867,7 @@ mod tests {
         site_verdict(
             name,
             value,
-            &["rm1".to_owned(), "rm2".to_owned()],
+            Some(&["rm1".to_owned(), "rm2".to_owned()]),
             &scheduler,
         )
     }
@@ -926,6 +934,15 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    #[test]
+    fn per_id_keys_are_read_only_with_high_availability_on() {
+        let verdict = site_verdict("yarn.resourcemanager.address.rm1", "h:1", None, &scheduler);
+        assert!(
+            matches!(&verdict, Verdict::Warned(w) if w.contains("ha.enabled is false")),
+            "{verdict:?}"
+        );
     }
 
     #[test]

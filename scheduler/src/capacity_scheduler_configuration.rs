@@ -30,6 +30,9 @@ use crate::scheduler_settings::{
 
 /// The path of the root queue.
 pub const ROOT: &str = "root";
+/// What every warning about a key an earlier version committed and this one refuses says, so
+/// that the leader can log those apart.
+pub const EARLIER_COMMIT: &str = "in force from an earlier commit";
 /// `yarn.scheduler.capacity.legacy-queue-mode.enabled`.
 pub const LEGACY_QUEUE_MODE_KEY: &str = "yarn.scheduler.capacity.legacy-queue-mode.enabled";
 /// How far children's capacities may stray from 100 before the hierarchy is rejected.
@@ -45,8 +48,10 @@ const COUNT: &str = "a non-negative 32-bit integer";
 /// queue tree derived and validated from them.
 ///
 /// Construction validates everything up front, so a value of this type always describes a
-/// usable hierarchy: `root` exists, every listed queue has a valid capacity, children sum to
-/// 100, capacities never exceed maximum capacities, per-queue maximum allocations stay within
+/// usable hierarchy: `root` exists, every listed queue has a valid capacity, the capacity rules
+/// of the queue mode hold (in legacy mode one mode among siblings and percentage children
+/// summing to 100; in flexible mode percentages of each resource type summing to at most 100),
+/// capacities never exceed comparable maximum capacities, per-queue maximum allocations stay within
 /// the cluster maximum, every number parsed, and every per-queue key names a queue of the
 /// hierarchy. A Hadoop key the scheduler does not honour is refused when its value asks for what
 /// the scheduler does not do, and is otherwise kept as a [`warnings`](Self::warnings) line, as is
@@ -70,6 +75,7 @@ impl CapacitySchedulerConfiguration {
     /// Builds and validates the configuration.
     ///
     /// Keys read (prefix `yarn.scheduler.capacity.`): `resource-calculator`,
+    /// `legacy-queue-mode.enabled` (true),
     /// `maximum-applications` (10000), `maximum-am-resource-percent` (0.1), `max-parallel-apps`,
     /// `user.max-parallel-apps`, `user-settings.<user>.max-parallel-apps` (also accepted as
     /// `user.<user>.max-parallel-apps`), `minimum-user-limit-percent` (100) and
@@ -78,13 +84,16 @@ impl CapacitySchedulerConfiguration {
     /// `acl_administer_queue`, `minimum-user-limit-percent`, `user-limit-factor`,
     /// `user-settings.<user>.weight`, `maximum-applications`, `max-parallel-apps`,
     /// `maximum-am-resource-percent`, `maximum-allocation-mb`, `maximum-allocation-vcores`,
-    /// `default-application-priority`. Capacities are percentages only.
+    /// `default-application-priority`, `disable_preemption`,
+    /// `intra-queue-preemption.disable_preemption`, `ordering-policy`,
+    /// `ordering-policy.fair.enable-size-based-weight` and the reservation keys (`reservable`
+    /// and those of a plan queue). Capacities take every mode of [`QueueCapacity`].
     ///
     /// A key `yarn.scheduler.capacity.root[.<queue>...].<suffix>` with one of those per-queue
     /// suffixes must name a queue that the `queues` lists lead to from `root`, whatever its
     /// value: a key for a queue that is not listed (a typo, or a queue removed from its
     /// parent's list but not from the file) is refused rather than silently ignored. Every other
-    /// key is judged by `yarn_conf::unhonoured`: refused (an `ordering-policy` of `fair`, a
+    /// key is judged by `yarn_conf::unhonoured`: refused (a positive
     /// `maximum-application-lifetime`, `queue-mappings`), or kept as a warning.
     ///
     /// # Errors
@@ -93,7 +102,9 @@ impl CapacitySchedulerConfiguration {
     /// [`SchedulerError::UnknownResourceCalculator`], [`SchedulerError::InvalidValue`] (bad
     /// number, percentage outside 0..=100, bad state),
     /// [`SchedulerError::UnhonouredKey`],
-    /// [`SchedulerError::UnsupportedCapacityMode`] (a weight, absolute or vector capacity),
+    /// [`SchedulerError::CapacityVectorInLegacyMode`], [`SchedulerError::QueueRule`] (modes
+    /// mixed against the queue mode's rules, children promised more than the parent, a policy
+    /// setting for a policy the queue does not use),
     /// [`SchedulerError::QueueNotInHierarchy`],
     /// [`SchedulerError::InvalidAllocationRange`], [`SchedulerError::InvalidQueueName`],
     /// [`SchedulerError::DuplicateQueue`], [`SchedulerError::MissingCapacity`],
@@ -401,7 +412,7 @@ fn judge_unread_keys(
             Verdict::Honoured => {}
             Verdict::Warned(warning) => warnings.push(warning),
             Verdict::Refused(reason) if unhonoured == Unhonoured::Warn => warnings.push(format!(
-                "{key} = {value:?} is in force from an earlier commit but ignored: {reason}; \
+                "{key} = {value:?} is {EARLIER_COMMIT} but ignored: {reason}; \
                  run -refreshQueues with a file without it"
             )),
             Verdict::Refused(reason) => {
@@ -444,7 +455,9 @@ impl TreeBuilder<'_> {
     }
 
     /// Refuses the first per-queue key (in key order) whose queue the tree does not hold,
-    /// naming the deepest configured queue on its path and that queue's children.
+    /// naming the deepest configured queue on its path and that queue's children. For a
+    /// configuration in force, such a key is a warning: an earlier version may have committed
+    /// it when it read fewer per-queue keys.
     fn check_keys_name_configured_queues(&self) -> Result<(), SchedulerError> {
         for key in self.reader.keys() {
             let Some(path) = configured_queue(key) else {
@@ -471,12 +484,19 @@ impl TreeBuilder<'_> {
                     .collect::<Vec<_>>()
                     .join(",")
             });
-            return Err(SchedulerError::QueueNotInHierarchy {
+            let err = SchedulerError::QueueNotInHierarchy {
                 key: key.to_string(),
                 queue: path.to_string(),
                 parent: parent.to_string(),
                 listed,
-            });
+            };
+            if self.unhonoured == Unhonoured::Refuse {
+                return Err(err);
+            }
+            self.warnings.borrow_mut().push(format!(
+                "{err}; {EARLIER_COMMIT}, the key is ignored until -refreshQueues \
+                 commits a file without it"
+            ));
         }
         Ok(())
     }
@@ -628,9 +648,9 @@ impl TreeBuilder<'_> {
                 // scheduling fifo, saying so.
                 Err(err) if self.unhonoured == Unhonoured::Warn => {
                     self.warnings.borrow_mut().push(format!(
-                    "{err}; in force from an earlier commit, {path} orders its applications fifo \
+                        "{err}; {EARLIER_COMMIT}, {path} orders its applications fifo \
                      until -refreshQueues commits a file without it"
-                ));
+                    ));
                     OrderingPolicy::Fifo
                 }
                 Err(err) => return Err(err),
@@ -710,8 +730,8 @@ impl TreeBuilder<'_> {
     }
 
     /// The `ordering-policy` of the queue at `path`: one of Hadoop's leaf policies on a leaf,
-    /// `utilization` on a parent; `fair.enable-size-based-weight` only with `fair`, where it
-    /// means something.
+    /// `utilization` on a parent, fifo on a reservable queue; `fair.enable-size-based-weight`
+    /// means something only with `fair`, and is warned about elsewhere.
     fn parse_ordering_policy(
         &self,
         path: &str,
@@ -738,13 +758,11 @@ impl TreeBuilder<'_> {
             }
         };
         if size_based_weight.is_some() && !matches!(policy, OrderingPolicy::Fair { .. }) {
-            return Err(SchedulerError::QueueRule {
-                key: weight_key,
-                rule: format!(
-                    "applies to the fair ordering policy only, and {path} does not order its \
-                     applications fairly"
-                ),
-            });
+            // As Hadoop, which ignores it there; but not silently.
+            self.warnings.borrow_mut().push(format!(
+                "{weight_key} applies to the fair ordering policy only, and {path} does not \
+                 order its applications fairly: ignored"
+            ));
         }
         if reservable && policy != OrderingPolicy::Fifo {
             return Err(SchedulerError::QueueRule {

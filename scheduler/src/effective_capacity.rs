@@ -107,11 +107,21 @@ impl CapacitySchedulerConfiguration {
     }
 
     /// Whether the guarantee of the queue at `path` depends on an absolute amount: its own
-    /// capacity or an ancestor's names one.
+    /// capacity, an ancestor's, or a sibling's of either (percentages and weights share what
+    /// their absolute siblings leave) names one.
     pub fn depends_on_amounts(&self, path: &str) -> bool {
-        self.ancestry(path)
-            .iter()
-            .any(|queue| queue.capacity.has_absolute())
+        self.ancestry(path).iter().any(|queue| {
+            let siblings = queue
+                .parent
+                .as_deref()
+                .and_then(|parent| self.queue(parent))
+                .map_or(&[][..], |parent| parent.children.as_slice());
+            queue.capacity.has_absolute()
+                || siblings
+                    .iter()
+                    .filter_map(|sibling| self.queue(sibling))
+                    .any(|sibling| sibling.capacity.has_absolute())
+        })
     }
 }
 

@@ -83,7 +83,7 @@ pub use allocation::Allocation;
 pub use application_status::{AcceptedApplication, ApplicationStatus};
 pub use capacity_scheduler::CapacityScheduler;
 pub use capacity_scheduler_configuration::{
-    CAPACITY_EPSILON, CapacitySchedulerConfiguration, ROOT,
+    CAPACITY_EPSILON, CapacitySchedulerConfiguration, EARLIER_COMMIT, ROOT,
 };
 pub use effective_capacity::EffectiveCapacity;
 pub use error::SchedulerError;

@@ -103,8 +103,8 @@ fn run_user_command(
 const RUNTIME_STOP: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Refuses to start `daemon` on a `yarn-site.xml` key that concerns it and that it does not
-/// honour, set to a value that would need it to, and logs a warning for every other key of its
-/// it ignores (`yarn_conf::unhonoured`).
+/// honour, set to a value that would need it to, and logs a warning for every key that concerns
+/// it and that it ignores (`yarn_conf::unhonoured`).
 fn check_site_keys(conf: &Configuration, daemon: Daemon) -> anyhow::Result<()> {
     for warning in SiteReport::of(conf, daemon, &yarn_scheduler::key_verdict).into_result()? {
         tracing::warn!("{warning}");

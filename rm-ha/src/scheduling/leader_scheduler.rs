@@ -6,7 +6,10 @@ use prost::Message;
 use yarn_opportunistic::{OpportunisticAsk, OpportunisticPlacement, RemoteNode};
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_proto::pb;
-use yarn_scheduler::{Allocation, CapacityScheduler, Resource, ResourceRequest, SchedulerError};
+use yarn_scheduler::{
+    Allocation, CapacityScheduler, CapacitySchedulerConfiguration, EARLIER_COMMIT, Resource,
+    ResourceRequest, SchedulerError,
+};
 use yarn_security::Groups;
 
 use super::reservation_queues::{reservation_queue_name, reservation_queue_sizes};
@@ -79,7 +82,9 @@ impl LeaderScheduler {
         let config = if state.queue_config_version == 0 {
             source.load()?.config
         } else {
-            source.parse_committed(state.queue_config.clone())?
+            let config = source.parse_committed(state.queue_config.clone())?;
+            log_ignored_keys(state.queue_config_version, &config);
+            config
         };
         let mut scheduler = CapacityScheduler::new(config);
         // Epochs beyond the id range cannot be reached: a leader cannot begin one.
@@ -351,7 +356,10 @@ impl LeaderScheduler {
             return;
         }
         let config = match source.parse_committed(state.queue_config.clone()) {
-            Ok(config) => config,
+            Ok(config) => {
+                log_ignored_keys(version, &config);
+                config
+            }
             Err(err) => {
                 tracing::error!(
                     version,
@@ -714,6 +722,19 @@ fn container_record(allocation: &Allocation, now_ms: i64) -> ContainerRecord {
         allocation_request_id: allocation.allocation_request_id,
         allocated_at_ms: now_ms,
         state: ContainerState::Allocated,
+    }
+}
+
+/// Logs each key the committed queue configuration `version` holds that an earlier version
+/// committed and this one refuses (kept as a warning so that the queues in force keep
+/// scheduling); the other warnings were logged when the file was read.
+fn log_ignored_keys(version: u64, config: &CapacitySchedulerConfiguration) {
+    for warning in config
+        .warnings()
+        .iter()
+        .filter(|warning| warning.contains(EARLIER_COMMIT))
+    {
+        tracing::warn!(version, "committed queue configuration: {warning}");
     }
 }
 

@@ -35,11 +35,13 @@ pub struct QueueConfigSource {
 
 impl QueueConfigSource {
     /// Reads the file's `yarn.scheduler.capacity.*` properties, `${...}` references resolved,
-    /// with where each was set, and a warning for every other key of the file.
+    /// with where each was set; every other key of the file is refused, warned about or, when
+    /// its value keeps Hadoop's behaviour, passed over ([`judge_foreign_key`]).
     ///
     /// # Errors
     ///
-    /// [`Error::ReadQueueConfiguration`] naming the file and what is wrong with it.
+    /// [`Error::ReadQueueConfiguration`] naming the file and what is wrong with it, or the first
+    /// key of `yarn-site.xml` refused here, with its line.
     pub fn read(&self) -> Result<QueueFile, Error> {
         let Some(file) = self.file.as_ref().filter(|file| file.exists()) else {
             return Ok(QueueFile::from(default_properties()));

@@ -327,7 +327,16 @@ impl SchedulingPass {
                 apps.iter()
                     .filter_map(|id| scheduler.applications.get(id))
                     .map(|app| {
-                        let demand = app.used.saturating_add(Demand::of(app).pending);
+                        let size_based = policy
+                            == OrderingPolicy::Fair {
+                                size_based_weight: true,
+                            };
+                        // Walking every ask is only worth it when the order weighs demand.
+                        let demand = if size_based {
+                            app.used.saturating_add(Demand::of(app).pending)
+                        } else {
+                            app.used
+                        };
                         ServingEntry::new(
                             app.id,
                             app.priority,

@@ -13,8 +13,9 @@ use crate::{Resource, ResourceCalculator};
 /// the order chosen.
 ///
 /// Guarantees:
-/// - the least important applications give first: the lowest priority, and among equals the
-///   latest submitted; within an application the least important containers first (the
+/// - the least important applications give first: the lowest priority, and among equals, in a
+///   leaf ordered `fair`, the one furthest along, then the latest submitted; within an
+///   application the least important containers first (the
 ///   greatest priority number), and among equals the most recently allocated;
 /// - ApplicationMasters are passed over, and taken only after every other container of the
 ///   leaf, while the ApplicationMasters passed over hold more than the leaf's AM limit;
@@ -71,14 +72,18 @@ impl Budget {
         let magnitude = |app: &RunningApplication| {
             policy.magnitude(app.used(), app.used().saturating_add(app.pending))
         };
-        let mut applications: Vec<&RunningApplication> = leaf.applications.iter().collect();
-        applications.sort_by(|a, b| {
+        let mut applications: Vec<(f64, &RunningApplication)> = leaf
+            .applications
+            .iter()
+            .map(|app| (magnitude(app), app))
+            .collect();
+        applications.sort_by(|(magnitude_a, a), (magnitude_b, b)| {
             a.priority
                 .cmp(&b.priority)
-                .then(magnitude(b).total_cmp(&magnitude(a)))
+                .then(magnitude_b.total_cmp(magnitude_a))
                 .then(b.id.cmp(&a.id))
         });
-        for application in applications {
+        for (_, application) in applications {
             if !self.positive(remaining) {
                 break;
             }

@@ -86,8 +86,8 @@ fn a_higher_application_priority_is_served_first_under_both_policies() {
 }
 
 #[test]
-fn size_based_weight_needs_the_fair_policy() {
-    let refused = yarn_scheduler::CapacitySchedulerConfiguration::new(
+fn size_based_weight_means_something_only_to_the_fair_policy() {
+    let conf = yarn_scheduler::CapacitySchedulerConfiguration::new(
         props(&[
             ("root.queues", "a"),
             ("root.a.capacity", "100"),
@@ -98,13 +98,14 @@ fn size_based_weight_needs_the_fair_policy() {
         ]),
         yarn_scheduler::SchedulerSettings::default(),
     )
-    .unwrap_err()
-    .to_string();
+    .expect("ignored, as Hadoop does, but named");
     assert_eq!(
-        refused,
-        "key yarn.scheduler.capacity.root.a.ordering-policy.fair.enable-size-based-weight: \
-         applies to the fair ordering policy only, and root.a does not order its applications \
-         fairly"
+        conf.warnings(),
+        [
+            "yarn.scheduler.capacity.root.a.ordering-policy.fair.enable-size-based-weight applies \
+          to the fair ordering policy only, and root.a does not order its applications fairly: \
+          ignored"
+        ]
     );
     let parent = yarn_scheduler::CapacitySchedulerConfiguration::new(
         props(&[
@@ -132,7 +133,7 @@ fn a_committed_ordering_key_that_no_longer_parses_is_kept_as_a_warning() {
         ("root.ordering-policy", "fifo"),
         (
             "root.a.ordering-policy.fair.enable-size-based-weight",
-            "true",
+            "yes",
         ),
     ] {
         let pairs = [
@@ -178,4 +179,31 @@ fn a_reservable_queue_cannot_order_fairly() {
     .unwrap_err()
     .to_string();
     assert!(message.contains("root.a is reservable"), "{message}");
+}
+
+/// A key of a queue since removed from its parent's list was accepted before ordering keys were
+/// read per queue: a committed configuration with one keeps scheduling, saying so.
+#[test]
+fn a_committed_key_of_an_unlisted_queue_is_kept_as_a_warning() {
+    let pairs = [
+        ("root.queues", "a"),
+        ("root.a.capacity", "100"),
+        ("root.gone.ordering-policy", "fifo"),
+    ];
+    let settings = SchedulerSettings::default;
+    assert!(
+        yarn_scheduler::CapacitySchedulerConfiguration::new(props(&pairs), settings()).is_err()
+    );
+    let committed =
+        yarn_scheduler::CapacitySchedulerConfiguration::committed(props(&pairs), settings())
+            .expect("a committed configuration is built");
+    assert!(
+        committed
+            .warnings()
+            .iter()
+            .any(|warning| warning.contains("root.gone")
+                && warning.contains(yarn_scheduler::EARLIER_COMMIT)),
+        "{:?}",
+        committed.warnings()
+    );
 }
