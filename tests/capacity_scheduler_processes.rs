@@ -173,6 +173,7 @@ fn a_production_style_file_resolves_its_modes_and_its_queues_keep_to_their_share
     assert_eq!(etl["weight"], 3.0, "{etl}");
     assert_eq!(etl["normalizedWeight"], 0.75, "{etl}");
     assert_eq!(etl["orderingPolicyInfo"], "fair", "{etl}");
+    assert_eq!(prod["orderingPolicyInfo"], "utilization", "{prod}");
 
     // Jobs in each queue keep to the shares: dev to its maximum of half the cluster, prod to
     // its absolute maximum of 6 GB, however much more they ask for.

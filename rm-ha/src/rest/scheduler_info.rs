@@ -61,6 +61,9 @@ struct QueueEntry {
     /// Hadoop's capacity mode of the queue: `percentage`, `weight`, `absolute`, or `mixed` for
     /// a capacity vector.
     mode: &'static str,
+    /// Hadoop's name of the queue's ordering policy: `fifo` or `fair` for a leaf, `utilization`
+    /// for a parent (which orders its children by used capacity).
+    ordering_policy_info: &'static str,
     /// The configured weight; -1 when the capacity is not a weight.
     weight: f64,
     /// The weight over the weights of the queue and its siblings; 0 when not a weight.
@@ -170,8 +173,6 @@ struct LeafFigures {
     num_pending_applications: usize,
     max_applications: u32,
     max_applications_per_user: u32,
-    /// Hadoop's name of the leaf's ordering policy: `fifo` or `fair`.
-    ordering_policy_info: &'static str,
     user_limit: f64,
     user_limit_factor: f64,
     #[serde(rename = "AMResourceLimit")]
@@ -285,6 +286,11 @@ fn entry(
         state: queue.state.to_string(),
         resources_used: used.into(),
         mode: mode(queue.configured_capacity),
+        ordering_policy_info: if is_leaf {
+            queue.ordering_policy.name()
+        } else {
+            "utilization"
+        },
         weight: queue.configured_capacity.weight().unwrap_or(-1.0),
         normalized_weight: normalized_weight(queue, by_path),
         is_absolute_resource: matches!(queue.configured_capacity, QueueCapacity::Absolute(_)),
@@ -305,7 +311,6 @@ fn entry(
             num_pending_applications: queue.num_pending_applications,
             max_applications: queue.maximum_applications,
             max_applications_per_user: queue.maximum_applications_per_user,
-            ordering_policy_info: queue.ordering_policy.name(),
             user_limit: queue.minimum_user_limit_percent,
             user_limit_factor: queue.user_limit_factor,
             am_resource_limit: queue.am_resource_limit.into(),
