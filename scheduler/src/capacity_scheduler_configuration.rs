@@ -909,15 +909,13 @@ impl TreeBuilder<'_> {
                 key: capacity_key(other),
                 rule: format!(
                     "in legacy queue mode the children of {} use one capacity mode, but {} is \
-                     {} ({}) and {} {} ({}); set yarn.scheduler.capacity.legacy-queue-mode.\
-                     enabled=false to mix modes",
+                     {} and {} {}; set yarn.scheduler.capacity.legacy-queue-mode.enabled=false \
+                     to mix modes",
                     queue.path,
                     first.path,
-                    article(first.capacity.mode()),
-                    first.capacity,
+                    described(first.capacity),
                     other.path,
-                    article(other.capacity.mode()),
-                    other.capacity
+                    described(other.capacity)
                 ),
             });
         }
@@ -928,13 +926,11 @@ impl TreeBuilder<'_> {
                 key: capacity_key(named),
                 rule: format!(
                     "in legacy queue mode a queue and its children both use absolute resources \
-                     or neither does, but {} is {} ({}) and its child {} {} ({})",
+                     or neither does, but {} is {} and its child {} {}",
                     queue.path,
-                    article(queue.capacity.mode()),
-                    queue.capacity,
+                    described(queue.capacity),
                     named.path,
-                    article(named.capacity.mode()),
-                    named.capacity
+                    described(named.capacity)
                 ),
             });
         }
@@ -989,14 +985,15 @@ impl TreeBuilder<'_> {
     }
 }
 
-/// "a weight", "an absolute", for messages.
-fn article(mode: &str) -> String {
+/// A capacity for messages, with its mode: "a weight (2w)", "an absolute ([memory=...])".
+fn described(capacity: QueueCapacity) -> String {
+    let mode = capacity.mode();
     let article = if mode.starts_with(['a', 'e', 'i', 'o', 'u']) {
         "an"
     } else {
         "a"
     };
-    format!("{article} {mode}")
+    format!("{article} {mode} ({capacity})")
 }
 
 #[cfg(test)]
