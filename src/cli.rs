@@ -211,6 +211,18 @@ pub struct ApplicationArgs {
     /// Target queue of -movetoqueue.
     #[arg(long, value_name = "QUEUE")]
     pub queue: Option<String>,
+    /// Update the lifetime of the application given by -appId: it ends this many seconds
+    /// from now (no later than its queue's maximum-application-lifetime allows).
+    #[arg(
+        long = "updateLifetime",
+        group = "action",
+        value_name = "TIMEOUT",
+        requires = "app_id"
+    )]
+    pub update_lifetime: Option<u64>,
+    /// The application of -updateLifetime.
+    #[arg(long = "appId", value_name = "APPLICATION_ID")]
+    pub app_id: Option<ApplicationId>,
     /// With -list: comma-separated application states, or ALL for every state (default:
     /// SUBMITTED,ACCEPTED,RUNNING).
     #[arg(long = "appStates", value_name = "STATES", value_delimiter = ',')]

@@ -377,6 +377,44 @@ impl YarnClient {
         Ok(())
     }
 
+    /// Moves the end of an application's lifetime to `expire_time` (Hadoop's ISO 8601 form,
+    /// see `yarn_proto::expiry_time`) and returns the expiry time in force, which the queue's
+    /// maximum lifetime may have brought earlier. Resending is safe: setting the expiry in
+    /// force changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`RmClient::call`] (a time in the past or not in ISO 8601, an unknown
+    /// application or a missing right comes back as the RM's status).
+    pub async fn update_application_lifetime(
+        &self,
+        id: ApplicationId,
+        expire_time: &str,
+    ) -> Result<String, Error> {
+        let request = pb::UpdateApplicationTimeoutsRequestProto {
+            application_id: Some(id.into()),
+            application_timeouts: vec![pb::ApplicationUpdateTimeoutMapProto {
+                application_timeout_type: pb::ApplicationTimeoutTypeProto::AppTimeoutLifetime
+                    .into(),
+                expire_time: expire_time.to_owned(),
+            }],
+        };
+        let reply = self
+            .call(
+                Idempotency::Idempotent,
+                request,
+                |mut rm: Protocol, request| async move {
+                    rm.update_application_timeouts(request).await
+                },
+            )
+            .await?;
+        Ok(reply
+            .application_timeouts
+            .into_iter()
+            .next()
+            .map_or_else(|| expire_time.to_owned(), |timeout| timeout.expire_time))
+    }
+
     /// The reports of every attempt of an application, in attempt order as the RM lists them.
     ///
     /// # Errors

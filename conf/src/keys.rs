@@ -127,6 +127,12 @@ pub const RM_AM_EXPIRY_INTERVAL_MS: Key = Key::new(
     "600000",
     KeyKind::Duration,
 );
+/// How often the leader kills the applications whose lifetime has ended.
+pub const RM_APPLICATION_TIMEOUTS_MONITOR_INTERVAL_MS: Key = Key::new(
+    "yarn.resourcemanager.application-timeouts.monitor.interval-ms",
+    "3000",
+    KeyKind::Duration,
+);
 /// The most ApplicationMaster attempts an application gets.
 pub const RM_AM_MAX_ATTEMPTS: Key =
     Key::new("yarn.resourcemanager.am.max-attempts", "2", KeyKind::Int);
@@ -699,6 +705,7 @@ pub const ALL: &[Key] = &[
     RM_NM_HEARTBEAT_INTERVAL_MS,
     RM_NM_EXPIRY_INTERVAL_MS,
     RM_AM_EXPIRY_INTERVAL_MS,
+    RM_APPLICATION_TIMEOUTS_MONITOR_INTERVAL_MS,
     RM_AM_MAX_ATTEMPTS,
     RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS,
     RM_AMRM_TOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS,

@@ -143,16 +143,6 @@ pub const UNHONOURED: &[Unhonoured] = &[
          priority up to yarn.cluster.max-application-priority",
     ),
     refused(
-        "yarn.scheduler.capacity.<queue-path>.maximum-application-lifetime",
-        Accepted::NotPositive,
-        "application lifetimes are not enforced: an application runs until it ends or is killed",
-    ),
-    refused(
-        "yarn.scheduler.capacity.<queue-path>.default-application-lifetime",
-        Accepted::NotPositive,
-        "application lifetimes are not enforced: an application runs until it ends or is killed",
-    ),
-    refused(
         "yarn.scheduler.capacity.<queue-path>.auto-create-child-queue.enabled",
         Accepted::OneOf(&["false"]),
         "queues are not created on submission: an application must name a configured leaf",
@@ -756,15 +746,15 @@ mod tests {
 
     #[test]
     fn queue_path_patterns_match_any_queue_below_root_and_nothing_else() {
-        let pattern = "yarn.scheduler.capacity.<queue-path>.maximum-application-lifetime";
+        let pattern = "yarn.scheduler.capacity.<queue-path>.acl_application_max_priority";
         for name in [
-            "yarn.scheduler.capacity.root.maximum-application-lifetime",
-            "yarn.scheduler.capacity.root.a.maximum-application-lifetime",
-            "yarn.scheduler.capacity.root.a.b.c.maximum-application-lifetime",
+            "yarn.scheduler.capacity.root.acl_application_max_priority",
+            "yarn.scheduler.capacity.root.a.acl_application_max_priority",
+            "yarn.scheduler.capacity.root.a.b.c.acl_application_max_priority",
         ] {
             assert_eq!(entry(name).pattern, pattern, "{name}");
         }
-        assert!(find("yarn.scheduler.capacity.default.maximum-application-lifetime").is_none());
+        assert!(find("yarn.scheduler.capacity.default.acl_application_max_priority").is_none());
         assert_eq!(
             entry(
                 "yarn.scheduler.capacity.root.a.ordering-policy.priority-utilization.\
@@ -823,13 +813,13 @@ mod tests {
 
     #[test]
     fn refusals_accept_hadoops_off_values_and_name_what_else_would_do() {
-        let lifetime = entry("yarn.scheduler.capacity.root.a.maximum-application-lifetime");
+        let global = entry("yarn.scheduler.capacity.global-queue-max-application");
         for off in ["", " ", "-1", "0"] {
-            assert_eq!(lifetime.judge("k", off), Verdict::Honoured, "{off:?}");
+            assert_eq!(global.judge("k", off), Verdict::Honoured, "{off:?}");
         }
-        let reason = refusal(lifetime.judge("k", "3600"));
+        let reason = refusal(global.judge("k", "3600"));
         assert!(
-            reason.contains("lifetimes are not enforced")
+            reason.contains("scaled by its share of the cluster")
                 && reason.ends_with("accepts k only unset or a number no greater than 0"),
             "{reason}"
         );

@@ -26,13 +26,12 @@
 //! - AllocateResponseProto.collector_info, AllocateResponseProto.containers_from_previous_attempts,
 //!   AllocateResponseProto.enhanced_headroom, AllocateResponseProto.rejected_scheduling_requests
 //! - ApplicationReportProto.amNodeLabelExpression, ApplicationReportProto.appNodeLabelExpression,
-//!   ApplicationReportProto.appTimeouts, ApplicationReportProto.launchTime,
+//!   ApplicationReportProto.launchTime,
 //!   ApplicationReportProto.log_aggregation_status, ApplicationReportProto.rmClusterId,
 //!   ApplicationReportProto.submitTime
 //! - ApplicationResourceUsageReportProto.application_preempted_resource_usage_map,
 //!   ApplicationResourceUsageReportProto.application_resource_usage_map
 //! - ApplicationSubmissionContextProto.application_scheduling_properties,
-//!   ApplicationSubmissionContextProto.application_timeouts,
 //!   ApplicationSubmissionContextProto.log_aggregation_context
 //! - ContainerLaunchContextProto.container_retry_context, ContainerLaunchContextProto.tokens_conf
 //! - ContainerProto.allocation_tags, ContainerProto.exposed_ports,
@@ -196,6 +195,8 @@ records!(
     FailApplicationAttemptResponseProto,
     UpdateApplicationPriorityRequestProto,
     UpdateApplicationPriorityResponseProto,
+    UpdateApplicationTimeoutsRequestProto,
+    UpdateApplicationTimeoutsResponseProto,
     GetNewReservationRequestProto,
     GetNewReservationResponseProto,
     ReservationSubmissionRequestProto,

@@ -38,6 +38,8 @@ transcoded!(
     FailApplicationAttemptResponseProto,
     UpdateApplicationPriorityRequestProto,
     UpdateApplicationPriorityResponseProto,
+    UpdateApplicationTimeoutsRequestProto,
+    UpdateApplicationTimeoutsResponseProto,
     // ApplicationMasterProtocol
     RegisterApplicationMasterRequestProto,
     FinishApplicationMasterRequestProto,

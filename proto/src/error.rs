@@ -27,6 +27,16 @@ pub enum ProtoError {
         field: &'static str,
     },
 
+    /// An expiry time is not in Hadoop's ISO 8601 form.
+    #[error(
+        "Expire time is not in ISO8601 format. ISO8601 supported format is \
+         yyyy-MM-dd'T'HH:mm:ss.SSSZ. Configured timeout value is {value}"
+    )]
+    InvalidExpiryTime {
+        /// The value, as given.
+        value: String,
+    },
+
     /// A field holds a value its domain type does not allow.
     #[error("{record}.{field} = {value} is invalid: expected {expected}")]
     InvalidField {

@@ -52,6 +52,7 @@
 
 mod convert;
 mod error;
+pub mod expiry_time;
 pub mod ids;
 mod leader_hint;
 mod resource;

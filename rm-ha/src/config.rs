@@ -33,6 +33,8 @@ pub struct RmConfig {
     pub nm_expiry_interval: Duration,
     /// An AM silent for this long has its attempt failed.
     pub am_expiry_interval: Duration,
+    /// How often the leader kills the applications whose lifetime has ended.
+    pub application_timeouts_interval: Duration,
     /// Attempts per application before it FAILS.
     pub am_max_attempts: u32,
     /// How long a new leader waits for NodeManagers to resync before allocating.
@@ -135,6 +137,8 @@ impl RmConfig {
             nm_heartbeat_interval: conf.get_duration(&keys::RM_NM_HEARTBEAT_INTERVAL_MS)?,
             nm_expiry_interval: conf.get_duration(&keys::RM_NM_EXPIRY_INTERVAL_MS)?,
             am_expiry_interval: conf.get_duration(&keys::RM_AM_EXPIRY_INTERVAL_MS)?,
+            application_timeouts_interval: conf
+                .get_duration(&keys::RM_APPLICATION_TIMEOUTS_MONITOR_INTERVAL_MS)?,
             am_max_attempts: conf.get_u32(&keys::RM_AM_MAX_ATTEMPTS)?,
             scheduling_interval: conf
                 .get_duration(&keys::SCHEDULER_ASYNC_SCHEDULING_INTERVAL_MS)?,

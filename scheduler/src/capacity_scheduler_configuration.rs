@@ -7,6 +7,7 @@ use yarn_conf::Verdict;
 
 use crate::Resource;
 use crate::access_control_list::AccessControlList;
+use crate::application_lifetime::ApplicationLifetime;
 use crate::effective_capacity::nominal_shares;
 use crate::error::SchedulerError;
 use crate::ordering_policy::OrderingPolicy;
@@ -623,6 +624,27 @@ impl TreeBuilder<'_> {
             )?
             .unwrap_or(0);
 
+        let lifetime_key = |property: QueueProperty| {
+            reader.parse::<i64>(
+                &property.key(path),
+                "a whole number of seconds (0: none; below 0: the parent's)",
+            )
+        };
+        let application_lifetime = ApplicationLifetime::resolve(
+            path,
+            parent_conf.map(|p| &p.application_lifetime),
+            lifetime_key(QueueProperty::MaximumApplicationLifetime)?,
+            lifetime_key(QueueProperty::DefaultApplicationLifetime)?,
+        )?;
+        if children.is_empty() && application_lifetime.default_without_maximum() {
+            self.warnings.borrow_mut().push(format!(
+                "{} (set here or on an ancestor) takes effect only under a \
+                 maximum-application-lifetime, as in Hadoop, and {path} has none: its \
+                 applications that ask for no lifetime run unlimited",
+                QueueProperty::DefaultApplicationLifetime.key(path)
+            ));
+        }
+
         // Both inherited from the parent when unset; Hadoop reads booleans regardless of case.
         let inherited_flag = |property: QueueProperty, of_parent: fn(&QueueConf) -> bool| {
             let key = property.key(path);
@@ -677,6 +699,7 @@ impl TreeBuilder<'_> {
             maximum_am_resource_percent,
             maximum_allocation: Resource::new(memory, vcores),
             default_application_priority,
+            application_lifetime,
             disable_preemption,
             intra_queue_disable_preemption,
             ordering_policy,

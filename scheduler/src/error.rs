@@ -181,6 +181,21 @@ pub enum SchedulerError {
         maximum_capacity: String,
     },
 
+    /// A queue's default application lifetime, its own or inherited, exceeds its maximum.
+    #[error(
+        "queue {queue}: default-application-lifetime {default_secs} s exceeds \
+         maximum-application-lifetime {maximum_secs} s (Hadoop's \"Default lifetime \
+         {default_secs} can't exceed maximum lifetime {maximum_secs}\")"
+    )]
+    DefaultLifetimeAboveMaximum {
+        /// The queue's path.
+        queue: String,
+        /// Its default lifetime, seconds.
+        default_secs: u64,
+        /// Its maximum lifetime, seconds.
+        maximum_secs: u64,
+    },
+
     /// The capacities of a parent's children do not add up to 100.
     #[error("queue {parent}: capacities of the children {children} sum to {sum}, expected 100")]
     ChildCapacitySum {
@@ -512,6 +527,9 @@ impl SchedulerError {
             | Self::ChildCapacitySum { parent, .. } => queue_key(parent, "queues"),
             Self::CapacityAboveMaximum { queue, .. } => queue_key(queue, "capacity"),
             Self::RunningChildOfStoppedParent { queue, .. } => queue_key(queue, "state"),
+            Self::DefaultLifetimeAboveMaximum { queue, .. } => {
+                queue_key(queue, "default-application-lifetime")
+            }
             _ => None,
         }
     }

@@ -52,6 +52,7 @@
 mod access_control_list;
 mod allocation;
 mod application;
+mod application_lifetime;
 mod application_status;
 mod ask_table;
 mod capacity_scheduler;
@@ -80,6 +81,7 @@ mod scheduler_settings;
 
 pub use access_control_list::AccessControlList;
 pub use allocation::Allocation;
+pub use application_lifetime::{ApplicationLifetime, deadline_ms};
 pub use application_status::{AcceptedApplication, ApplicationStatus};
 pub use capacity_scheduler::CapacityScheduler;
 pub use capacity_scheduler_configuration::{

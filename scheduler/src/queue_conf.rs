@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Resource;
 use crate::access_control_list::AccessControlList;
+use crate::application_lifetime::ApplicationLifetime;
 use crate::ordering_policy::OrderingPolicy;
 use crate::queue_acl::QueueAcl;
 use crate::queue_capacity::QueueCapacity;
@@ -69,6 +70,8 @@ pub struct QueueConf {
     pub maximum_allocation: Resource,
     /// `default-application-priority`: priority of applications submitted without one.
     pub default_application_priority: i32,
+    /// `maximum-application-lifetime` and `default-application-lifetime`, resolved.
+    pub application_lifetime: ApplicationLifetime,
     /// `disable_preemption`, inherited from the parent when unset (false at the root): no
     /// container is taken back from the queue, and what it uses above its guarantee is left to
     /// it when the cluster is divided.

@@ -53,6 +53,8 @@ pub(crate) enum QueueProperty {
     MaximumAllocationMb,
     MaximumAllocationVcores,
     DefaultApplicationPriority,
+    MaximumApplicationLifetime,
+    DefaultApplicationLifetime,
     DisablePreemption,
     IntraQueueDisablePreemption,
     OrderingPolicy,
@@ -62,7 +64,7 @@ pub(crate) enum QueueProperty {
 
 impl QueueProperty {
     /// Every property, each once.
-    pub(crate) const ALL: [Self; 28] = [
+    pub(crate) const ALL: [Self; 30] = [
         Self::Queues,
         Self::Capacity,
         Self::MaximumCapacity,
@@ -77,6 +79,8 @@ impl QueueProperty {
         Self::MaximumAllocationMb,
         Self::MaximumAllocationVcores,
         Self::DefaultApplicationPriority,
+        Self::MaximumApplicationLifetime,
+        Self::DefaultApplicationLifetime,
         Self::DisablePreemption,
         Self::IntraQueueDisablePreemption,
         Self::OrderingPolicy,
@@ -111,6 +115,8 @@ impl QueueProperty {
             Self::MaximumAllocationMb => "maximum-allocation-mb",
             Self::MaximumAllocationVcores => "maximum-allocation-vcores",
             Self::DefaultApplicationPriority => "default-application-priority",
+            Self::MaximumApplicationLifetime => "maximum-application-lifetime",
+            Self::DefaultApplicationLifetime => "default-application-lifetime",
             Self::DisablePreemption => "disable_preemption",
             Self::IntraQueueDisablePreemption => "intra-queue-preemption.disable_preemption",
             Self::OrderingPolicy => "ordering-policy",
@@ -247,7 +253,7 @@ mod tests {
             "root.a.leaf-queue-template.capacity",
             "root.a.auto-queue-creation-v2.template.maximum-applications",
             "root.a.user-settings.alice.max-parallel-apps",
-            "root.a.maximum-application-lifetime",
+            "root.a.acl_application_max_priority",
         ] {
             assert_eq!(configured_queue(&full(rest)), None, "{rest}");
         }

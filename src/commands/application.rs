@@ -8,8 +8,8 @@ use yarn_client::application_cli::UserCommand;
 
 use crate::cli::ApplicationArgs;
 
-/// Runs `-list`, `-status`, `-kill` or `-movetoqueue` against the cluster configured in
-/// `conf_dir`; exits 0 on success and 1 with the failure on stderr.
+/// Runs `-list`, `-status`, `-kill`, `-movetoqueue` or `-updateLifetime` against the cluster
+/// configured in `conf_dir`; exits 0 on success and 1 with the failure on stderr.
 pub fn run(conf_dir: Option<&Path>, args: ApplicationArgs) -> anyhow::Result<ExitCode> {
     let command = command_of(args)?;
     super::run_user_command(conf_dir, "application", &command)
@@ -36,8 +36,20 @@ fn command_of(args: ApplicationArgs) -> anyhow::Result<UserCommand> {
             application_id,
             queue,
         }
+    } else if let Some(seconds) = args.update_lifetime {
+        // clap already requires -appId with -updateLifetime.
+        let application_id = args.app_id.ok_or_else(|| {
+            anyhow::anyhow!("-updateLifetime {seconds} needs the application: -appId <id>")
+        })?;
+        UserCommand::UpdateLifetime {
+            application_id,
+            seconds,
+        }
     } else {
-        anyhow::bail!("application needs one action: -list, -status, -kill or -movetoqueue")
+        anyhow::bail!(
+            "application needs one action: -list, -status, -kill, -movetoqueue or \
+             -updateLifetime"
+        )
     };
     Ok(command)
 }
@@ -110,5 +122,21 @@ mod tests {
                 queue: "root.b".to_owned(),
             }
         );
+        assert_eq!(
+            must_command(&["-appId", ID, "-updateLifetime", "600"]),
+            UserCommand::UpdateLifetime {
+                application_id: id(),
+                seconds: 600,
+            }
+        );
+    }
+
+    #[test]
+    fn update_lifetime_needs_the_application() {
+        let words = ["yarn-ha", "application", "-updateLifetime", "600"]
+            .iter()
+            .map(|s| s.to_string());
+        let err = Cli::try_parse_from(hadoop_style_args(words)).unwrap_err();
+        assert!(err.to_string().contains("--appId"), "{err}");
     }
 }

@@ -156,7 +156,51 @@ pub fn format_application_report(report: &pb::ApplicationReportProto) -> String 
         // Writing to a String cannot fail.
         let _ = writeln!(out, "\t{label} : {}", escape_for_terminal(&value));
     }
+    for timeout in report
+        .app_timeouts
+        .iter()
+        .filter_map(|entry| entry.application_timeout.as_ref())
+    {
+        let _ = writeln!(
+            out,
+            "\tTimeoutType : {}\tExpiryTime : {}\tRemainingTime : {}seconds",
+            timeout_type_name(timeout.application_timeout_type()),
+            escape_for_terminal(&timeout.expire_time),
+            timeout.remaining_time
+        );
+    }
     out
+}
+
+/// Hadoop's name of a timeout type, as `-status` prints it.
+fn timeout_type_name(kind: pb::ApplicationTimeoutTypeProto) -> &'static str {
+    match kind {
+        pb::ApplicationTimeoutTypeProto::AppTimeoutLifetime => "LIFETIME",
+        pb::ApplicationTimeoutTypeProto::ApplicationTimeoutTypeUnspecified => "N/A",
+    }
+}
+
+/// The line `application -updateLifetime` prints before asking the RM.
+pub fn format_lifetime_update_started(id: ApplicationId) -> String {
+    format!("Updating timeout for given timeoutType: LIFETIME of an application {id}\n")
+}
+
+/// The line `application -updateLifetime` prints once the RM answered with the expiry time
+/// `in_force`, having been asked for `requested`: Hadoop's own two wordings, the second when
+/// the queue's maximum lifetime brought it earlier.
+pub fn format_lifetime_updated(id: ApplicationId, requested: &str, in_force: &str) -> String {
+    let in_force = escape_for_terminal(in_force);
+    if requested == in_force {
+        format!(
+            "Successfully updated LIFETIME of an application {id}. New expiry time is {in_force}\n"
+        )
+    } else {
+        // Two spaces, as Hadoop prints them.
+        format!(
+            "Updated lifetime of an application  {id} to queue max/default lifetime. New expiry \
+             time is {in_force}\n"
+        )
+    }
 }
 
 /// The line `application -kill` prints before asking the RM to kill a running application.

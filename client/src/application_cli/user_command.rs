@@ -3,11 +3,13 @@
 use std::io::Write;
 
 use yarn_conf::Configuration;
+use yarn_proto::expiry_time::format_expiry_time;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, NodeId};
 
 use super::application::{
     format_application_list, format_application_report, format_kill_outcome, format_kill_started,
-    format_move_completed, format_move_started, selected_application_types,
+    format_lifetime_update_started, format_lifetime_updated, format_move_completed,
+    format_move_started, selected_application_types,
 };
 use super::application_attempt::format_attempt_list;
 use super::container::format_container_list;
@@ -41,6 +43,14 @@ pub enum UserCommand {
         /// The leaf queue to move it to.
         queue: String,
     },
+    /// `application -appId <application id> -updateLifetime <seconds>`: the lifetime ends that
+    /// many seconds from now.
+    UpdateLifetime {
+        /// The application.
+        application_id: ApplicationId,
+        /// Seconds from now.
+        seconds: u64,
+    },
     /// `node -list [-states S,...] [-all]`.
     ListNodes {
         /// `-states` words; none means RUNNING.
@@ -58,7 +68,7 @@ pub enum UserCommand {
 
 impl UserCommand {
     /// Runs the command with `client` and writes what Hadoop's `yarn` prints to `out`. The
-    /// announcing lines of `-kill` and `-movetoqueue` are written (and flushed) before the RM
+    /// announcing lines of `-kill`, `-movetoqueue` and `-updateLifetime` are written (and flushed) before the RM
     /// is asked, so a user sees what is under way while it runs.
     ///
     /// # Errors
@@ -115,6 +125,21 @@ impl UserCommand {
                 emit(out, &format_move_started(*application_id, queue))?;
                 client.move_application(*application_id, queue).await?;
                 emit(out, &format_move_completed())
+            }
+            Self::UpdateLifetime {
+                application_id,
+                seconds,
+            } => {
+                let secs_ms = i64::try_from(seconds.saturating_mul(1000)).unwrap_or(i64::MAX);
+                let requested = format_expiry_time(yarn_security::now_ms().saturating_add(secs_ms));
+                emit(out, &format_lifetime_update_started(*application_id))?;
+                let in_force = client
+                    .update_application_lifetime(*application_id, &requested)
+                    .await?;
+                emit(
+                    out,
+                    &format_lifetime_updated(*application_id, &requested, &in_force),
+                )
             }
             Self::ListNodes { states, all } => {
                 let reports = client

@@ -42,6 +42,7 @@ pub fn roots() -> Vec<(String, String)> {
         "GetContainers",
         "FailApplicationAttempt",
         "UpdateApplicationPriority",
+        "UpdateApplicationTimeouts",
         "RegisterApplicationMaster",
         "Allocate",
         "FinishApplicationMaster",

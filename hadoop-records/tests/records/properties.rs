@@ -54,6 +54,8 @@ never_panic!(
     FailApplicationAttemptResponseProto,
     UpdateApplicationPriorityRequestProto,
     UpdateApplicationPriorityResponseProto,
+    UpdateApplicationTimeoutsRequestProto,
+    UpdateApplicationTimeoutsResponseProto,
     RegisterApplicationMasterRequestProto,
     RegisterApplicationMasterResponseProto,
     AllocateRequestProto,

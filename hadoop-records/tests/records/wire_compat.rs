@@ -76,7 +76,6 @@ const DROPPED: &[&str] = &[
     "AllocateResponseProto.rejected_scheduling_requests",
     "ApplicationReportProto.amNodeLabelExpression",
     "ApplicationReportProto.appNodeLabelExpression",
-    "ApplicationReportProto.appTimeouts",
     "ApplicationReportProto.launchTime",
     "ApplicationReportProto.log_aggregation_status",
     "ApplicationReportProto.rmClusterId",
@@ -84,7 +83,6 @@ const DROPPED: &[&str] = &[
     "ApplicationResourceUsageReportProto.application_preempted_resource_usage_map",
     "ApplicationResourceUsageReportProto.application_resource_usage_map",
     "ApplicationSubmissionContextProto.application_scheduling_properties",
-    "ApplicationSubmissionContextProto.application_timeouts",
     "ApplicationSubmissionContextProto.log_aggregation_context",
     "ContainerLaunchContextProto.container_retry_context",
     "ContainerLaunchContextProto.tokens_conf",
@@ -205,9 +203,11 @@ fn the_yarn_ha_only_fields_are_the_known_additions() {
 fn the_required_fields_reached_are_the_ones_prost_always_writes() {
     // prost encodes a `required` field always, so each of these is on the wire. Where yarn-ha's
     // field is optional, its absence goes out as the zero value: UpdatedContainerProto's are
-    // filled by hand, TokenProto's and ResourceInformationProto's are always set by yarn-ha, and
-    // the rest are in requests, which only Hadoop clients write.
+    // filled by hand, TokenProto's, ResourceInformationProto's and ApplicationTimeoutProto's
+    // (always LIFETIME) are always set by yarn-ha, and the rest are in requests, which only
+    // Hadoop clients write.
     let expected = set([
+        "ApplicationTimeoutProto.application_timeout_type",
         "MoveApplicationAcrossQueuesRequestProto.application_id",
         "MoveApplicationAcrossQueuesRequestProto.target_queue",
         "ResourceInformationProto.key",
@@ -217,6 +217,7 @@ fn the_required_fields_reached_are_the_ones_prost_always_writes() {
         "TokenProto.service",
         "UpdateApplicationPriorityRequestProto.applicationId",
         "UpdateApplicationPriorityRequestProto.applicationPriority",
+        "UpdateApplicationTimeoutsRequestProto.applicationId",
         "UpdateContainerRequestProto.container_id",
         "UpdateContainerRequestProto.container_version",
         "UpdateContainerRequestProto.update_type",

@@ -19,6 +19,7 @@ mod caller_rights;
 mod cluster_overview;
 pub mod container_updates;
 pub mod diagnostics_limit;
+mod lifetime_timeout;
 mod queue_applications;
 mod queue_preemptions;
 pub mod remote_containers;
@@ -34,6 +35,7 @@ pub use application_counts::ApplicationCounts;
 pub use caller_rights::CallerRights;
 pub use cluster_overview::ClusterOverview;
 pub use diagnostics_limit::DiagnosticsLimit;
+pub use lifetime_timeout::LifetimeTimeout;
 pub use queue_applications::QueueApplications;
 pub use queue_preemptions::{PreemptionFigures, QueuePreemptions};
 pub use submission_limits::{

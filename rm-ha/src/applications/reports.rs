@@ -5,7 +5,7 @@ use prost::Message;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_proto::pb::{self, YarnApplicationAttemptStateProto, YarnApplicationStateProto};
 
-use super::{ClusterOverview, TokenIssuer, execution_type, resource};
+use super::{ClusterOverview, LifetimeTimeout, TokenIssuer, execution_type, resource};
 use crate::nodes::{NodeState, NodeTracker};
 use crate::scheduling::OpportunisticCounts;
 use crate::state_machine::{
@@ -57,6 +57,7 @@ pub fn application_report(
         priority: Some(pb::PriorityProto {
             priority: app.priority,
         }),
+        app_timeouts: vec![LifetimeTimeout::of(state, app, now_ms).to_proto()],
         ..Default::default()
     };
     if !view_access {

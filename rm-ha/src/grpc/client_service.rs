@@ -185,6 +185,18 @@ impl ApplicationClientProtocol for ClientService {
         Ok(Response::new(response))
     }
 
+    async fn update_application_timeouts(
+        &self,
+        request: Request<pb::UpdateApplicationTimeoutsRequestProto>,
+    ) -> Result<Response<pb::UpdateApplicationTimeoutsResponseProto>, Status> {
+        let caller = self.caller(&request)?;
+        let response = self
+            .operations
+            .update_application_timeouts(&caller, request.into_inner())
+            .await?;
+        Ok(Response::new(response))
+    }
+
     async fn get_new_reservation(
         &self,
         request: Request<pb::GetNewReservationRequestProto>,

@@ -115,6 +115,11 @@ impl Dispatcher for ClientDispatcher {
                     .update_application_priority(&caller, request(&call)?)
                     .await,
             ),
+            "updateApplicationTimeouts" => answer(
+                operations
+                    .update_application_timeouts(&caller, request(&call)?)
+                    .await,
+            ),
             "getNewReservation" => {
                 request::<yarn_proto::pb::GetNewReservationRequestProto>(&call)?;
                 answer(operations.get_new_reservation().await)

@@ -4,12 +4,13 @@ use std::collections::BTreeMap;
 
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 use yarn_proto::pb;
-use yarn_scheduler::{CapacityScheduler, QueueAcl, QueueInfo, SchedulerError};
+use yarn_scheduler::{ApplicationLifetime, CapacityScheduler, QueueAcl, QueueInfo, SchedulerError};
 use yarn_security::Caller;
 
 use super::RmError;
 use super::admin_acl::check_admin;
 use super::am_operations::resource_proto;
+use super::client_lifetimes::{TIMEOUTS_FIELD, requested_lifetime, submission_command};
 use crate::applications::reports::{self, application_report, application_state};
 use crate::applications::{
     AM_TOKENS_FIELD, ApplicationAccess, ApplicationAccessType, CallerRights, ClusterOverview,
@@ -59,7 +60,7 @@ pub(crate) struct ClientOperations {
 
 impl ClientOperations {
     /// Reads `f` of application `id`.
-    fn application<R>(
+    pub(super) fn application<R>(
         &self,
         id: ApplicationId,
         f: impl FnOnce(&ApplicationRecord) -> R,
@@ -135,7 +136,7 @@ impl ClientOperations {
     }
 
     /// YARN's MODIFY_APP check of `user` performing `operation` on application `id`.
-    async fn check_modify_access(
+    pub(super) async fn check_modify_access(
         &self,
         user: &str,
         operation: &str,
@@ -158,16 +159,18 @@ impl ClientOperations {
     /// client waits. Everything else (unknown or stopped queue, application limits) is left to
     /// admission, which records the rejection in the application's diagnostics, as in YARN. A
     /// resubmission of a stored application is not checked again: it is acknowledged as is.
+    /// Returns the lifetimes of the leaf the application would run in, `None` when it will not
+    /// run (admission will reject it) or is stored already.
     async fn check_submission(
         &self,
         id: ApplicationId,
         record: &ApplicationRecord,
-    ) -> Result<(), RmError> {
+    ) -> Result<Option<ApplicationLifetime>, RmError> {
         // No read barrier: these checks only ever refuse, the proposal that follows is what
         // needs the leadership, and a barrier would add a way for a sound submission to fail
         // while a new leader settles.
         if self.application(id, |_| ()).is_ok() {
-            return Ok(());
+            return Ok(None);
         }
         let groups = self.queues.groups.lookup(&record.user).await;
         let leadership = self.proposer.gate.require_leader()?;
@@ -191,7 +194,13 @@ impl ClientOperations {
                 "application_submission_context.resource",
                 format!("SubmitApplication of {id}: {err}"),
             )),
-            _ => Ok(()),
+            Ok(Ok(lifetime)) => Ok(Some(lifetime)),
+            Ok(Err(_)) => Ok(None),
+            // Its lifetime cannot be resolved, and it could not be admitted either.
+            Err(err) => Err(RmError::unavailable(format!(
+                "SubmitApplication of {id}: the leader cannot check it, its queue configuration \
+                 does not load: {err}"
+            ))),
         }
     }
 }
@@ -323,12 +332,16 @@ impl ClientOperations {
                 ),
             )
         })?;
+        let requested_lifetime = requested_lifetime(&context).map_err(|message| {
+            RmError::invalid(
+                TIMEOUTS_FIELD,
+                format!("SubmitApplication of {id}: {message}"),
+            )
+        })?;
         let record = application_record(user, &context, id.id, now_ms(), self.max_attempts);
-        self.check_submission(id, &record).await?;
-        let command = RmCommand::V1(CommandV1::SubmitApplication {
-            cluster_timestamp_ms: id.cluster_timestamp,
-            application: record,
-        });
+        let lifetime = self.check_submission(id, &record).await?;
+        let lifetime_secs = lifetime.and_then(|lifetime| lifetime.granted(requested_lifetime));
+        let command = submission_command(id, record, lifetime_secs);
         match self.proposer.propose(command).await? {
             RmResponse::ApplicationSubmitted | RmResponse::ApplicationAlreadySubmitted => {
                 Ok(pb::SubmitApplicationResponseProto {})
@@ -855,7 +868,7 @@ fn priority_response(priority: i32) -> pb::UpdateApplicationPriorityResponseProt
     }
 }
 
-fn scheduler_not_ready() -> RmError {
+pub(super) fn scheduler_not_ready() -> RmError {
     RmError::unavailable("the leader's scheduler is not ready yet; retry shortly")
 }
 
@@ -920,7 +933,7 @@ fn unknown_application(id: ApplicationId) -> RmError {
     RmError::ApplicationNotFound { id }
 }
 
-fn application_id(
+pub(super) fn application_id(
     proto: Option<pb::ApplicationIdProto>,
     rpc: &str,
 ) -> Result<ApplicationId, RmError> {

@@ -16,6 +16,7 @@
 mod admin_acl;
 mod admin_operations;
 mod am_operations;
+mod client_lifetimes;
 mod client_operations;
 mod client_reservations;
 mod distributed_scheduling;

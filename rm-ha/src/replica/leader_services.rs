@@ -17,6 +17,7 @@ use super::am_launcher::AmLauncher;
 use super::am_liveness_monitor::AmLivenessMonitor;
 use super::async_scheduler::{AsyncScheduler, PassThreads};
 use super::leadership::Leadership;
+use super::lifetime_monitor::LifetimeMonitor;
 use super::master_key_service::{MasterKeyService, SecretSource};
 use super::nm_liveness_monitor::NmLivenessMonitor;
 use super::plan_follower::PlanFollower;
@@ -33,7 +34,7 @@ use crate::telemetry::RmMetrics;
 ///
 /// These are the token master-key roller, the NodeManager liveness monitor, the initial commit
 /// of the queue configuration, the asynchronous scheduler, the AM launcher, the AM liveness
-/// monitor, when `yarn.resourcemanager.scheduler.monitor.enable` is set the preemption monitor,
+/// monitor, the application lifetime monitor, when `yarn.resourcemanager.scheduler.monitor.enable` is set the preemption monitor,
 /// and when `yarn.resourcemanager.reservation-system.enable` is set the plan follower. Every
 /// service stops at its next
 /// await point once the token is cancelled, and each only ever changes state through Raft
@@ -124,6 +125,11 @@ impl LeaderServices {
             expiry: self.config.am_expiry_interval,
             check_interval: (self.config.am_expiry_interval / 10).max(Duration::from_millis(100)),
         };
+        let lifetimes = LifetimeMonitor {
+            proposer: self.proposer.clone(),
+            state: self.state.clone(),
+            interval: self.config.application_timeouts_interval,
+        };
         let mut services = JoinSet::new();
         if self.config.preemption.enabled {
             let preemption = PreemptionMonitor {
@@ -155,6 +161,8 @@ impl LeaderServices {
         services.spawn(async move { launcher.run(launcher_token).await });
         let am_liveness_token = token.clone();
         services.spawn(async move { am_liveness.run(am_liveness_token).await });
+        let lifetimes_token = token.clone();
+        services.spawn(async move { lifetimes.run(lifetimes_token).await });
         let scheduler_token = token.clone();
         services.spawn(async move {
             tracing::debug!(epoch, "asynchronous scheduler started");

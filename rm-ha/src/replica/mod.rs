@@ -20,6 +20,7 @@ mod leader_services;
 mod leadership;
 mod leadership_monitor;
 mod leadership_transfer;
+mod lifetime_monitor;
 mod master_key_service;
 mod member_changes;
 mod nm_liveness_monitor;

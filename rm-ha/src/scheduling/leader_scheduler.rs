@@ -7,8 +7,8 @@ use yarn_opportunistic::{OpportunisticAsk, OpportunisticPlacement, RemoteNode};
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_proto::pb;
 use yarn_scheduler::{
-    Allocation, CapacityScheduler, CapacitySchedulerConfiguration, EARLIER_COMMIT, Resource,
-    ResourceRequest, SchedulerError,
+    Allocation, ApplicationLifetime, CapacityScheduler, CapacitySchedulerConfiguration,
+    EARLIER_COMMIT, Resource, ResourceRequest, SchedulerError,
 };
 use yarn_security::Groups;
 
@@ -159,7 +159,8 @@ impl LeaderScheduler {
 
     /// YARN's checks made while the submitting client waits (see
     /// [`CapacityScheduler::check_submission`]) for `application`, not yet stored, as its owner,
-    /// a member of `groups`, would submit it.
+    /// a member of `groups`, would submit it; returns the lifetimes of the leaf it would run
+    /// in.
     ///
     /// # Errors
     ///
@@ -169,7 +170,7 @@ impl LeaderScheduler {
         id: ApplicationId,
         application: &ApplicationRecord,
         groups: &[String],
-    ) -> Result<(), SchedulerError> {
+    ) -> Result<ApplicationLifetime, SchedulerError> {
         let context = submission_context(application);
         let am_resource = (!context.unmanaged_am).then(|| am_resource(&context));
         let queue = self.placement_queue(id, application, &context)?;

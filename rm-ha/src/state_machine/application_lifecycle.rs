@@ -163,7 +163,7 @@ impl RmState {
     }
 
     /// The application, unless it is unknown or final.
-    fn live_application(
+    pub(super) fn live_application(
         &mut self,
         application_seq: i32,
     ) -> Result<&mut ApplicationRecord, RmResponse> {

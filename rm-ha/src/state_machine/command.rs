@@ -300,6 +300,38 @@ pub enum CommandV1 {
         /// Its acceptance time when the decision was reached.
         acceptance_ms: i64,
     },
+    /// Records a submitted application whose lifetime ends at `deadline_ms`: as
+    /// `SubmitApplication`, and a new application's deadline is stored in the same entry, so
+    /// no leader change can leave it without one. The leader resolved the lifetime against
+    /// the queue (see `yarn_scheduler::ApplicationLifetime`).
+    SubmitApplicationWithLifetime {
+        /// The cluster timestamp of the application id, which must be this cluster's.
+        cluster_timestamp_ms: i64,
+        /// The record to store, in state `Submitted`.
+        application: ApplicationRecord,
+        /// When its lifetime ends, in milliseconds since the Unix epoch.
+        deadline_ms: i64,
+    },
+    /// A client moved the end of a live application's lifetime (YARN's
+    /// `updateApplicationTimeouts`); the leader checked that it is in the future and capped it
+    /// at the queue's maximum. An application that ended changes nothing.
+    UpdateApplicationLifetime {
+        /// The application's sequence number.
+        application_seq: i32,
+        /// When its lifetime ends, in milliseconds since the Unix epoch.
+        deadline_ms: i64,
+    },
+    /// The lifetime monitor's verdict: the application is killed, with Hadoop's diagnostics,
+    /// if it is live and its lifetime still ends at `deadline_ms`; an update committed after
+    /// the verdict was reached wins.
+    ExpireApplicationLifetime {
+        /// The application's sequence number.
+        application_seq: i32,
+        /// The deadline the verdict was reached on.
+        deadline_ms: i64,
+        /// The leader's clock.
+        now_ms: i64,
+    },
 }
 
 #[cfg(test)]
@@ -386,6 +418,21 @@ mod tests {
                     acceptance_ms: 0,
                 },
                 26,
+            ),
+            (
+                CommandV1::UpdateApplicationLifetime {
+                    application_seq: 1,
+                    deadline_ms: 0,
+                },
+                28,
+            ),
+            (
+                CommandV1::ExpireApplicationLifetime {
+                    application_seq: 1,
+                    deadline_ms: 0,
+                    now_ms: 0,
+                },
+                29,
             ),
         ];
         for (command, position) in pinned {

@@ -3,6 +3,7 @@
 mod admission;
 mod application;
 mod application_lifecycle;
+mod application_lifetimes;
 mod attempt_failures;
 mod command;
 mod container;
@@ -26,6 +27,7 @@ pub use application::{
     ApplicationRecord, ApplicationState, AttemptRecord, AttemptState, FinalStatus,
 };
 pub use application_lifecycle::{KILLED_AFTER_APP_COMPLETION, KILLED_BY_RESOURCEMANAGER};
+pub use application_lifetimes::LIFETIME_EXCEEDED;
 pub use attempt_failures::{APPLY_RULES, PREEMPTED, am_exit_counts};
 pub use command::{CommandV1, RmCommand};
 pub use container::{

@@ -213,4 +213,11 @@ pub enum RmResponse {
         /// The queue it is in.
         queue: String,
     },
+    /// The application's lifetime ends when the command said.
+    ApplicationLifetimeUpdated,
+    /// The application's lifetime no longer ends when the expiry verdict was reached for.
+    ApplicationLifetimeChanged {
+        /// When it ends now; `None` when it has none.
+        deadline_ms: Option<i64>,
+    },
 }

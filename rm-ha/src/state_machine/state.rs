@@ -58,6 +58,11 @@ pub struct RmState {
     /// The ReservationSystem's plan: every accepted reservation. After the fields of format 5,
     /// so that format 5 reads as format 6 with no reservation.
     pub reservations: ReservationTable,
+    /// When the lifetime of each application given one ends, in milliseconds since the Unix
+    /// epoch, by sequence number (see [`CommandV1::ExpireApplicationLifetime`]). Kept after
+    /// the application ends, as its record is. After the fields of format 7, so that format 7
+    /// reads as format 8 with no lifetime.
+    pub lifetime_deadlines: BTreeMap<i32, i64>,
 }
 
 impl Default for RmState {
@@ -77,6 +82,7 @@ impl Default for RmState {
             uncounted_attempt_failures: BTreeMap::new(),
             preemption_waits: ContainerWaits::default(),
             reservations: ReservationTable::default(),
+            lifetime_deadlines: BTreeMap::new(),
         }
     }
 }
@@ -258,6 +264,24 @@ impl RmState {
                 diagnostics,
                 *now_ms,
             ),
+            CommandV1::SubmitApplicationWithLifetime {
+                cluster_timestamp_ms,
+                application,
+                deadline_ms,
+            } => self.submit_application_with_lifetime(
+                *cluster_timestamp_ms,
+                application,
+                *deadline_ms,
+            ),
+            CommandV1::UpdateApplicationLifetime {
+                application_seq,
+                deadline_ms,
+            } => self.update_application_lifetime(*application_seq, *deadline_ms),
+            CommandV1::ExpireApplicationLifetime {
+                application_seq,
+                deadline_ms,
+                now_ms,
+            } => self.expire_application_lifetime(*application_seq, *deadline_ms, *now_ms),
         }
     }
 
@@ -345,7 +369,7 @@ impl RmState {
         RmResponse::ContainersAllocated { recorded, rejected }
     }
 
-    fn submit_application(
+    pub(super) fn submit_application(
         &mut self,
         cluster_timestamp_ms: i64,
         application: &ApplicationRecord,

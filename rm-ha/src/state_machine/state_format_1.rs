@@ -65,6 +65,7 @@ impl From<RmStateFormat1> for RmState {
             uncounted_attempt_failures: BTreeMap::new(),
             preemption_waits: ContainerWaits::default(),
             reservations: ReservationTable::default(),
+            lifetime_deadlines: BTreeMap::new(),
         }
     }
 }
@@ -108,11 +109,12 @@ mod tests {
         // leaves out: so the frozen layout is the one format 1 was written in. Format 3 then
         // appends the (here empty) NodeManager incarnations, format 4 apply rules 0 and no
         // uncounted attempt failure, format 5 no preemption wait, format 6 no reservation (its
-        // next sequence number 1, zigzag-encoded as 2) and format 7 no reservation queue.
-        let format_7 = postcard::to_allocvec(&restored).unwrap();
+        // next sequence number 1, zigzag-encoded as 2), format 7 no reservation queue and
+        // format 8 no lifetime.
+        let format_8 = postcard::to_allocvec(&restored).unwrap();
         assert_eq!(
-            format_7,
-            [bytes.as_slice(), &[0, 0, 0, 0, 0, 0, 2, 0, 0, 0]].concat(),
+            format_8,
+            [bytes.as_slice(), &[0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0]].concat(),
             "an empty map or set and rules 0 are one byte each"
         );
         assert_eq!(

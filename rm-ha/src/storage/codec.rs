@@ -14,8 +14,9 @@ pub(crate) const FORMAT_VERSION: u8 = 1;
 /// containers keep their completion times, 3 since the state keeps each NodeManager's
 /// incarnation, 4 since it keeps its apply rules and the attempt failures that did not count, 5
 /// since it keeps the preemption waits, 6 since it keeps the reservations, 7 since it keeps the
-/// reservation queues. [`decode_state`] reads formats 1 to 6 as well.
-pub(crate) const STATE_FORMAT_VERSION: u8 = 7;
+/// reservation queues, 8 since it keeps the applications' lifetimes. [`decode_state`] reads
+/// formats 1 to 7 as well.
+pub(crate) const STATE_FORMAT_VERSION: u8 = 8;
 
 /// How postcard encodes an empty map: its length, zero, in one byte.
 const EMPTY_MAP: [u8; 1] = [0];
@@ -29,6 +30,8 @@ const NO_PREEMPTION_WAIT: [u8; 2] = [0, 0];
 const NO_RESERVATION: [u8; 3] = [2, 0, 0];
 /// How postcard encodes no reservation queue: the empty map.
 const NO_RESERVATION_QUEUE: [u8; 1] = [0];
+/// How postcard encodes no application lifetime: the empty map.
+const NO_LIFETIME: [u8; 1] = [0];
 
 /// Encodes `value` as `[FORMAT_VERSION, postcard bytes...]`.
 pub(crate) fn encode<T: Serialize>(record: Record, value: &T) -> Result<Vec<u8>, Error> {
@@ -52,8 +55,9 @@ pub(crate) fn encode_state(state: &RmState) -> Result<Vec<u8>, Error> {
     encode_as(Record::State, STATE_FORMAT_VERSION, state)
 }
 
-/// Decodes the replicated state of a snapshot of state format 7; of format 6, which is format 7
-/// without its last field (no reservation queue then, one byte); of format 5, which also lacks
+/// Decodes the replicated state of a snapshot of state format 8; of format 7, which is format 8
+/// without its last field (no lifetime then, one byte); of format 6, which also lacks the
+/// reservation queues (no reservation queue then, one byte); of format 5, which also lacks
 /// the reservations (none then, three bytes); of format 4, which also lacks the
 /// preemption waits (none then, two bytes); of format 3, which also lacks the two
 /// before it (apply rules 0 and no uncounted failure then); of format 2,
@@ -63,10 +67,14 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
     let record = Record::State;
     match split_version(record, bytes)? {
         (STATE_FORMAT_VERSION, body) => decode_body(record, body),
-        (6, body) => decode_body(record, &[body, &NO_RESERVATION_QUEUE].concat()),
+        (7, body) => decode_body(record, &[body, &NO_LIFETIME].concat()),
+        (6, body) => decode_body(
+            record,
+            &[body, &NO_RESERVATION_QUEUE, &NO_LIFETIME].concat(),
+        ),
         (5, body) => decode_body(
             record,
-            &[body, &NO_RESERVATION, &NO_RESERVATION_QUEUE].concat(),
+            &[body, &NO_RESERVATION, &NO_RESERVATION_QUEUE, &NO_LIFETIME].concat(),
         ),
         (4, body) => decode_body(
             record,
@@ -75,6 +83,7 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
                 &NO_PREEMPTION_WAIT,
                 &NO_RESERVATION,
                 &NO_RESERVATION_QUEUE,
+                &NO_LIFETIME,
             ]
             .concat(),
         ),
@@ -86,6 +95,7 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
                 &NO_PREEMPTION_WAIT,
                 &NO_RESERVATION,
                 &NO_RESERVATION_QUEUE,
+                &NO_LIFETIME,
             ]
             .concat(),
         ),
@@ -98,6 +108,7 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
                 &NO_PREEMPTION_WAIT,
                 &NO_RESERVATION,
                 &NO_RESERVATION_QUEUE,
+                &NO_LIFETIME,
             ]
             .concat(),
         ),
@@ -154,7 +165,7 @@ mod tests {
     }
 
     #[test]
-    fn the_state_is_written_in_format_7_and_read_in_formats_7_to_1() {
+    fn the_state_is_written_in_format_8_and_read_in_formats_8_to_1() {
         let mut state = running_application(&[(2, "n1:1"), (3, "n1:1")], &[3]);
         state
             .node_incarnations
@@ -175,12 +186,14 @@ mod tests {
                 }],
             )]),
         }));
+        state.lifetime_deadlines.insert(1, 1_700_000_060_000);
         let bytes = encode_state(&state).unwrap();
         assert_eq!(bytes[0], STATE_FORMAT_VERSION);
         assert_eq!(decode_state(&bytes).unwrap(), state);
 
-        // With no reservation queue, format 7 ends in its empty map (one byte), after exactly
-        // the bytes format 6 held. With no reservation, format 6 ends in its empty table (three
+        // With no lifetime, format 8 ends in its empty map (one byte), after exactly the bytes
+        // format 7 held. With no reservation queue, format 7 ends in its empty map (one byte),
+        // after exactly the bytes format 6 held. With no reservation, format 6 ends in its empty table (three
         // bytes), after exactly the bytes format 5 held. With no preemption wait, format 5 ends in its empty map and set, after exactly the
         // bytes format 4 held; with rules 0 and nothing uncounted, format 4 ends in those two bytes,
         // after exactly the bytes format 3 held; without incarnations, format 3 ends in their empty map (one
@@ -188,7 +201,10 @@ mod tests {
         // in theirs, after exactly the bytes format 1 held.
         state = running_application(&[(2, "n1:1")], &[]);
         state.apply_rules = 0;
-        let format_7 = encode_state(&state).unwrap();
+        let format_8 = encode_state(&state).unwrap();
+        let mut format_7 = format_8[..format_8.len() - 1].to_vec();
+        format_7[0] = 7;
+        assert_eq!(decode_state(&format_7).unwrap(), state);
         assert_eq!(
             postcard::to_allocvec(&ReservationTable::default()).unwrap(),
             [NO_RESERVATION.as_slice(), &NO_RESERVATION_QUEUE].concat()
@@ -212,13 +228,13 @@ mod tests {
         format_1[0] = 1;
         assert_eq!(decode_state(&format_1).unwrap(), state);
 
-        let mut newer = format_7;
+        let mut newer = format_8;
         newer[0] = STATE_FORMAT_VERSION + 1;
         assert!(matches!(
             decode_state(&newer),
             Err(Error::UnsupportedFormatVersion {
                 record: Record::State,
-                found: 8,
+                found: 9,
                 expected: STATE_FORMAT_VERSION,
             })
         ));

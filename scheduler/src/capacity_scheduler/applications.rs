@@ -14,6 +14,7 @@ use super::{CapacityScheduler, for_each_up};
 use crate::Resource;
 use crate::allocation::Allocation;
 use crate::application::{Attempt, SchedulerApplication};
+use crate::application_lifetime::ApplicationLifetime;
 use crate::application_status::AcceptedApplication;
 use crate::error::SchedulerError;
 use crate::queue::Queue;
@@ -185,6 +186,8 @@ impl CapacityScheduler {
     /// resolves to a leaf, `user` may submit to it, and the AM container (`am_resource`, `None`
     /// for an unmanaged AM) fits its maximum allocation. Changes nothing; the queue's state and
     /// application limits are checked at admission ([`submit_application`](Self::submit_application)).
+    /// Returns the application lifetimes of the leaf, which the submission's lifetime is
+    /// resolved against.
     ///
     /// # Errors
     ///
@@ -198,7 +201,7 @@ impl CapacityScheduler {
         user: &str,
         groups: &[String],
         am_resource: Option<Resource>,
-    ) -> Result<(), SchedulerError> {
+    ) -> Result<ApplicationLifetime, SchedulerError> {
         let leaf = self.resolve_leaf(application_id, queue, user)?;
         let path = &self.queues[leaf].conf.path;
         if !self
@@ -219,7 +222,7 @@ impl CapacityScheduler {
                 0,
             )?;
         }
-        Ok(())
+        Ok(self.queues[leaf].conf.application_lifetime)
     }
 
     /// Re-creates an application a new leader finds in the replicated state: the queue must

@@ -164,7 +164,7 @@ pub fn default_queue_capacity<'a>(
 
 /// The configuration of a queue under the plan queue `plan`, with the plan queue's limits and
 /// settings: its user limits, application limits, AM share, largest container, default
-/// priority and preemption flags. Its ACLs are the plan queue's, by inheritance.
+/// priority, application lifetimes and preemption flags. Its ACLs are the plan queue's, by inheritance.
 pub(crate) fn reservation_queue_conf(
     plan: &QueueConf,
     name: &str,

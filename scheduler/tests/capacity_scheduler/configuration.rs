@@ -172,11 +172,6 @@ fn keys_whose_promise_the_scheduler_cannot_keep_are_refused_by_name() {
             "not created on submission",
         ),
         (
-            "root.b.maximum-application-lifetime",
-            "3600",
-            "lifetimes are not enforced",
-        ),
-        (
             "root.a.acl_application_max_priority",
             "[user=alice max_priority=5]",
             "limits on application priorities",
@@ -395,7 +390,7 @@ fn a_queue_maximum_am_resource_percent_overrides_the_global_one() {
 #[test]
 fn a_committed_configuration_keeps_a_refused_key_as_a_warning() {
     let mut pairs = TWO_QUEUES.to_vec();
-    pairs.push(("root.a.maximum-application-lifetime", "60"));
+    pairs.push(("root.a.acl_application_max_priority", "alice"));
     assert!(
         CapacitySchedulerConfiguration::new(props(&pairs), SchedulerSettings::default()).is_err()
     );
@@ -405,9 +400,8 @@ fn a_committed_configuration_keeps_a_refused_key_as_a_warning() {
     assert_eq!(conf.warnings().len(), 1, "{:?}", conf.warnings());
     assert!(
         conf.warnings()[0].starts_with(
-            "yarn.scheduler.capacity.root.a.maximum-application-lifetime = \"60\" is in force \
-             from an \
-             earlier commit but ignored: "
+            "yarn.scheduler.capacity.root.a.acl_application_max_priority = \"alice\" is in \
+             force from an earlier commit but ignored: "
         ),
         "{:?}",
         conf.warnings()
@@ -461,5 +455,55 @@ fn the_keys_hadoop_ships_load_with_a_warning_for_each_one_not_honoured() {
             "yarn.scheduler.capacity.rack-locality-additional-delay",
             "yarn.scheduler.capacity.workflow-priority-mappings-override.enable",
         ]
+    );
+}
+
+/// Lifetimes as Hadoop resolves them (TestApplicationLifetimeMonitor's queue settings): a
+/// maximum inherited, a default under it, a default above it refused at its key, a default
+/// without any maximum kept with a warning.
+#[test]
+fn application_lifetimes_are_inherited_and_a_default_needs_a_maximum() {
+    let conf = must_build(&[
+        ("root.maximum-application-lifetime", "3600"),
+        ("root.a.default-application-lifetime", "600"),
+        ("root.b.maximum-application-lifetime", "0"),
+    ]);
+    let lifetime = |path: &str| conf.queue(path).unwrap().application_lifetime;
+    let a1 = lifetime("root.a.a1");
+    assert_eq!(
+        (a1.maximum_secs(), a1.default_secs()),
+        (Some(3600), Some(600))
+    );
+    assert_eq!(a1.granted(Some(7200)), Some(3600));
+    let b = lifetime("root.b");
+    assert_eq!((b.maximum_secs(), b.granted(None)), (None, None));
+    assert!(conf.warnings().is_empty(), "{:?}", conf.warnings());
+
+    let err = build(&[
+        ("root.a.maximum-application-lifetime", "60"),
+        ("root.a.a1.default-application-lifetime", "120"),
+    ])
+    .unwrap_err();
+    assert_eq!(
+        err.key().as_deref(),
+        Some("yarn.scheduler.capacity.root.a.a1.default-application-lifetime")
+    );
+    assert!(
+        err.to_string()
+            .contains("Default lifetime 120 can't exceed maximum lifetime 60"),
+        "{err}"
+    );
+    let err = build(&[("root.b.maximum-application-lifetime", "1h")]).unwrap_err();
+    assert!(matches!(err, SchedulerError::InvalidValue { .. }), "{err}");
+
+    let warned = must_build(&[("root.a.default-application-lifetime", "600")]);
+    let warnings = warned.warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with(
+            "yarn.scheduler.capacity.root.a.a1.default-application-lifetime (set here or on an \
+             ancestor) takes effect only under a maximum-application-lifetime"
+        ),
+        "{warnings:?}"
     );
 }
