@@ -6,7 +6,10 @@
 //! ignores; `queue -status` and the REST API show each queue's configured capacity beside the
 //! resources it resolves to on this cluster; and jobs in each queue run and keep to the
 //! maximums the file gives (how a fair leaf splits itself is shown, deterministically, by the
-//! scheduler's own tests).
+//! scheduler's own tests). A queue's maximum application lifetime, applied by a refresh,
+//! reaches a running job's `application -status` and REST timeouts, caps an
+//! `application -updateLifetime`, and the REST API's shorter lifetime kills the job when it is
+//! over.
 
 mod common;
 
@@ -211,6 +214,89 @@ fn a_production_style_file_resolves_its_modes_and_its_queues_keep_to_their_share
         assert_eq!(out.status.code(), Some(0), "{what}: {}", stderr(&out));
     }
     assert_eq!(prod_most, 6144, "prod at its absolute maximum, never above");
+
+    // A lifetime: dev's maximum stands in for a default, the CLI and the REST API show it, a
+    // longer one is capped, and the application is killed when a shorter one is over.
+    let mut with_lifetime = QUEUES.to_vec();
+    with_lifetime.push((
+        "yarn.scheduler.capacity.root.dev.maximum-application-lifetime",
+        "600",
+    ));
+    cluster.refresh_queues(&with_lifetime);
+    let sleeper = DshellJob::start(&cluster, &job("dev", "1", "300"));
+    let app = cluster.running_application();
+    let status = stdout(&cluster.yarn(&["application", "-status", &app])).to_owned();
+    let timeout_line = status
+        .lines()
+        .find(|line| line.starts_with("\tTimeoutType : LIFETIME\tExpiryTime : "))
+        .unwrap_or_else(|| panic!("no timeout line: {status}"));
+    let remaining: u64 = timeout_line
+        .rsplit_once("RemainingTime : ")
+        .and_then(|(_, rest)| rest.strip_suffix("seconds"))
+        .and_then(|secs| secs.parse().ok())
+        .unwrap_or_else(|| panic!("{timeout_line}"));
+    assert!((500..=600).contains(&remaining), "{timeout_line}");
+    let timeouts = |path: &str| {
+        curl(
+            Some(&credentials),
+            "GET",
+            &format!("{base}/ws/v1/cluster/apps/{app}/{path}"),
+            None,
+            true,
+        )
+        .expect("the timeouts")
+    };
+    let listed = timeouts("timeouts").json();
+    let expiry = listed["timeouts"]["timeout"][0]["expiryTime"].clone();
+    assert_eq!(
+        listed["timeouts"]["timeout"][0]["type"], "LIFETIME",
+        "{listed}"
+    );
+    assert!(
+        timeout_line.contains(&format!("ExpiryTime : {}\t", expiry.as_str().unwrap())),
+        "the CLI and REST agree: {timeout_line} {listed}"
+    );
+    let unknown = timeouts("timeouts/DEADLINE");
+    assert_eq!(unknown.status, 400, "{unknown:?}");
+
+    let out = cluster.yarn(&["application", "-appId", &app, "-updateLifetime", "100000"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let capped = stdout(&out);
+    assert!(
+        capped.contains(&format!(
+            "Updated lifetime of an application  {app} to queue max/default lifetime. New expiry \
+             time is {}",
+            expiry.as_str().unwrap()
+        )),
+        "capped at submission plus 600 s: {capped}"
+    );
+    let soon = yarn_proto::expiry_time::format_expiry_time(yarn_security::now_ms() + 3_000);
+    let put = curl(
+        Some(&credentials),
+        "PUT",
+        &format!("{base}/ws/v1/cluster/apps/{app}/timeout"),
+        Some(&format!(
+            r#"{{"timeout": {{"type": "LIFETIME", "expiryTime": "{soon}"}}}}"#
+        )),
+        true,
+    )
+    .expect("the update");
+    assert_eq!(put.status, 200, "{put:?}");
+    assert_eq!(
+        put.json()["timeout"]["expiryTime"],
+        soon.as_str(),
+        "{put:?}"
+    );
+    let killed = sleeper.wait("the job whose lifetime ends");
+    assert_ne!(killed.status.code(), Some(0), "{}", stdout(&killed));
+    let report = stdout(&cluster.yarn(&["application", "-status", &app])).to_owned();
+    assert!(
+        report.contains("\tState : KILLED\n")
+            && report.contains(
+                "Application is killed by ResourceManager as it has exceeded the lifetime period."
+            ),
+        "{report}"
+    );
 }
 
 /// The queue named `name` in a REST queue list.

@@ -160,8 +160,9 @@ fn assert_shell_am_succeeded(cluster: &HadoopCluster, run: &JavaRun, containers:
 }
 
 /// YarnClient submits the AMRMClient/NMClient AM (three containers on two nodes) to
-/// FINISHED/SUCCEEDED; the queries see it and the cluster; a shell AM is killed; AMs whose
-/// AMRMToken is forged (a wrong password, another application's identifier) are refused.
+/// FINISHED/SUCCEEDED; the queries see it and the cluster; a shell AM is killed, another at
+/// the end of its lifetime; AMs whose AMRMToken is forged (a wrong password, another
+/// application's identifier) are refused.
 #[test]
 fn hadoop_clients_submit_query_kill_and_a_forged_token_is_refused() {
     let Some(clients) = HadoopClients::find(JarSet::Hadoop35) else {
@@ -229,6 +230,60 @@ fn hadoop_clients_submit_query_kill_and_a_forged_token_is_refused() {
     run.assert_success();
     assert!(run.value("KILLING_FROM").is_some(), "{run}");
     assert_eq!(run.value("FINAL_STATE"), Some("KILLED"), "{run}");
+
+    // A lifetime: asked for at submission, reported, moved with updateApplicationTimeouts, and
+    // the application killed when it is over; Hadoop's own `yarn application -status` shows it.
+    let run = clients.run_java(
+        conf,
+        "SubmitShellApp",
+        &[
+            "lifetime",
+            "--lifetime-secs",
+            "3600",
+            "--expire-in-secs",
+            "8",
+        ],
+        APP_DEADLINE,
+    );
+    run.assert_success();
+    let first = run.value("TIMEOUT").expect("the report's timeout");
+    let [kind, _expiry, remaining] = first.split(' ').collect::<Vec<_>>()[..] else {
+        panic!("TIMEOUT type expiry remaining: {run}");
+    };
+    assert_eq!(kind, "LIFETIME", "{run}");
+    let remaining: i64 = remaining.parse().expect("seconds left");
+    assert!((3500..=3600).contains(&remaining), "{run}");
+    assert_eq!(
+        run.value("UPDATED"),
+        run.value("REQUESTED"),
+        "within the queue's (unlimited) maximum, the expiry asked for is set: {run}"
+    );
+    let expiry = run.value("UPDATED").unwrap().to_owned();
+    assert_eq!(
+        run.value("TIMEOUT_AT_END"),
+        Some(format!("LIFETIME {expiry} 0").as_str()),
+        "{run}"
+    );
+    assert_eq!(
+        run.value("DIAGNOSTICS"),
+        Some("Application is killed by ResourceManager as it has exceeded the lifetime period."),
+        "{run}"
+    );
+    let app_id = run.value("APP_ID").unwrap().to_owned();
+    let status = clients
+        .spawn_main(
+            conf,
+            "org.apache.hadoop.yarn.client.cli.ApplicationCLI",
+            &["application", "-status", &app_id],
+        )
+        .finish(APP_DEADLINE);
+    status.assert_success();
+    assert!(
+        status.stdout.contains(&format!(
+            "\tTimeoutType : LIFETIME\tExpiryTime : {expiry}\tRemainingTime : 0seconds"
+        )),
+        "{status}"
+    );
 
     // Forged AMRMTokens: the AM's registration is refused, so it exits 3 without
     // unregistering and its only attempt fails.

@@ -44,10 +44,10 @@
 //!
 //! # Differences from YARN
 //!
-//! Percentages only (weight, absolute and vector capacities are refused, see
-//! [`QueueCapacity`]), no node labels, no reservation queues yet (only admission, above), no
-//! delay scheduling (a relaxable host ask falls back to any node at
-//! once), no racks, and no queue placement rules.
+//! No node labels, no delay scheduling (a relaxable host ask falls back to any node at once),
+//! no racks, no queue placement rules, and no priority-utilization ordering of a parent's
+//! children (they are offered resources by used capacity). Application lifetimes are resolved
+//! here ([`ApplicationLifetime`]) and enforced by the ResourceManager, which owns the clock.
 
 mod access_control_list;
 mod allocation;

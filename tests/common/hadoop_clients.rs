@@ -169,15 +169,21 @@ impl HadoopClients {
 
     /// Starts `java -cp <classpath> yarnha.<program> args...` with `HADOOP_CONF_DIR=conf_dir`.
     pub fn spawn_java(&self, conf_dir: &Path, program: &str, args: &[&str]) -> JavaProcess {
+        self.spawn_main(conf_dir, &format!("yarnha.{program}"), args)
+    }
+
+    /// Starts `java -cp <classpath> <main_class> args...` with `HADOOP_CONF_DIR=conf_dir`: one
+    /// of this repository's programs, or one of Hadoop's own (its CLIs).
+    pub fn spawn_main(&self, conf_dir: &Path, main_class: &str, args: &[&str]) -> JavaProcess {
         let mut command = Command::new("java");
         command
             .arg("-Xmx256m")
             .arg("-cp")
             .arg(self.classpath(conf_dir))
-            .arg(format!("yarnha.{program}"))
+            .arg(main_class)
             .args(args)
             .env("HADOOP_CONF_DIR", conf_dir);
-        JavaProcess::spawn(command, &format!("{program} {}", args.join(" ")))
+        JavaProcess::spawn(command, &format!("{main_class} {}", args.join(" ")))
     }
 
     /// Runs `yarnha.<program>` to its end, killed after `deadline`.

@@ -5,6 +5,8 @@ use serde::{Deserialize, Serialize};
 use yarn_proto::ids::ApplicationId;
 use yarn_proto::pb;
 
+use super::app_timeouts::AppTimeoutsInfo;
+
 /// `{"apps": {"app": [...]}}`; `{"apps": {}}` when none matches, as Hadoop 3 answers.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct AppsResponse {
@@ -39,7 +41,8 @@ pub(crate) struct AppResponse {
 /// resource figures are the application's live containers, -1 once it has ended, as Hadoop
 /// reports them; yarn-ha has no reservations, so those figures are none. The preempted figures
 /// are what the application's containers killed as PREEMPTED held, and for how long.
-/// `trackingUrl` is left out while `trackingUI` is `UNASSIGNED`.
+/// `trackingUrl` is left out while `trackingUI` is `UNASSIGNED`. `timeouts` holds the LIFETIME
+/// timeout, `UNLIMITED` without one.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct AppInfo {
@@ -83,6 +86,7 @@ pub(crate) struct AppInfo {
     pub(super) preempted_memory_seconds: i64,
     pub(super) preempted_vcore_seconds: i64,
     pub(super) unmanaged_application: bool,
+    pub(super) timeouts: AppTimeoutsInfo,
 }
 
 impl AppInfo {
@@ -146,6 +150,7 @@ impl AppInfo {
             preempted_memory_seconds: usage.preempted_memory_seconds,
             preempted_vcore_seconds: usage.preempted_vcore_seconds,
             unmanaged_application: report.unmanaged_application,
+            timeouts: AppTimeoutsInfo::of(report),
         }
     }
 }
@@ -341,6 +346,11 @@ mod tests {
             "preemptedMemorySeconds": 300,
             "preemptedVcoreSeconds": 3,
             "unmanagedApplication": false,
+            "timeouts": {"timeout": [{
+                "type": "LIFETIME",
+                "expiryTime": "UNLIMITED",
+                "remainingTimeInSeconds": -1,
+            }]},
         });
         assert_eq!(app, expected);
     }

@@ -21,6 +21,7 @@ mod app_attempt_info;
 mod app_filter;
 mod app_info;
 mod app_statistics;
+mod app_timeouts;
 mod blocking_json;
 mod cluster_info;
 mod cluster_metrics_info;

@@ -104,6 +104,7 @@ impl RestApi {
             .route("/ws/v1/cluster/nodes", get(nodes))
             .route("/ws/v1/cluster/nodes/{node_id}", get(node))
             .merge(super::reservation_api::routes())
+            .merge(super::app_timeouts::routes())
             .merge(super::ui::routes())
             .fallback(no_such_resource)
             .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

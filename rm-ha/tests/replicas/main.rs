@@ -6,6 +6,7 @@
 mod applications;
 mod distributed_scheduling;
 mod failover;
+mod lifetimes;
 mod membership;
 mod pre_vote;
 mod preemption;

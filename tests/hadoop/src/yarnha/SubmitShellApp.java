@@ -7,10 +7,14 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.hadoop.ipc.RemoteException;
+import org.apache.hadoop.yarn.api.protocolrecords.UpdateApplicationTimeoutsRequest;
+import org.apache.hadoop.yarn.api.protocolrecords.UpdateApplicationTimeoutsResponse;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptReport;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
+import org.apache.hadoop.yarn.api.records.ApplicationTimeout;
+import org.apache.hadoop.yarn.api.records.ApplicationTimeoutType;
 import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
 import org.apache.hadoop.yarn.api.records.ContainerReport;
 import org.apache.hadoop.yarn.api.records.NodeReport;
@@ -24,6 +28,7 @@ import org.apache.hadoop.yarn.api.records.YarnClusterMetrics;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.client.api.YarnClientApplication;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.util.Times;
 
 /**
  * A YarnClient program. The configuration comes from the classpath (put HADOOP_CONF_DIR on it).
@@ -38,6 +43,10 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
  *     submits one application, waits for a final state, exits 0 only if it is the expected one
  * kill    [--am-command CMD] [--deadline-secs S]
  *     submits a shell AM (default `sleep 300`), kills it once it has an attempt, expects KILLED
+ * lifetime [--am-command CMD] [--lifetime-secs S] [--expire-in-secs E] [--deadline-secs D]
+ *     submits a shell AM (default `sleep 300`) asking for a LIFETIME of S seconds (3600), prints
+ *     its report's timeout, moves its expiry to E seconds from now (8) with
+ *     updateApplicationTimeouts, prints the expiry in force, expects it KILLED at expiry
  * queries
  *     getApplications, getYarnClusterMetrics, getNodeReports, getQueueInfo(default),
  *     getQueueAclsInfo, and getNodeToLabels, which yarn-ha does not serve
@@ -68,6 +77,7 @@ public final class SubmitShellApp {
             switch (args.mode) {
                 case "submit": code = submit(client, args); break;
                 case "kill": code = kill(client, args); break;
+                case "lifetime": code = lifetime(client, args); break;
                 case "queries": code = queries(client); break;
                 default:
                     System.err.println("unknown mode " + args.mode);
@@ -134,6 +144,35 @@ public final class SubmitShellApp {
         }
         printFinal(report);
         return report.getYarnApplicationState() == YarnApplicationState.KILLED ? 0 : 2;
+    }
+
+    private static int lifetime(YarnClient client, Args args) throws Exception {
+        ApplicationId id = submitApplication(client, args,
+                shellCommand(args.get("am-command", "sleep 300")));
+        printTimeout("TIMEOUT", client.getApplicationReport(id));
+        long expiry = System.currentTimeMillis() + 1000L * args.getInt("expire-in-secs", 8);
+        UpdateApplicationTimeoutsResponse updated = client.updateApplicationTimeouts(
+                UpdateApplicationTimeoutsRequest.newInstance(id, Collections.singletonMap(
+                        ApplicationTimeoutType.LIFETIME, Times.formatISO8601(expiry))));
+        System.out.println("REQUESTED " + Times.formatISO8601(expiry));
+        System.out.println("UPDATED " + updated.getApplicationTimeouts()
+                .get(ApplicationTimeoutType.LIFETIME));
+        printTimeout("TIMEOUT_AFTER_UPDATE", client.getApplicationReport(id));
+        ApplicationReport report = awaitFinal(client, id, deadline(args));
+        if (report == null) {
+            return 3;
+        }
+        printFinal(report);
+        printTimeout("TIMEOUT_AT_END", report);
+        return report.getYarnApplicationState() == YarnApplicationState.KILLED ? 0 : 2;
+    }
+
+    /** `KEY type expiry remaining` for each timeout of `report`. */
+    private static void printTimeout(String key, ApplicationReport report) {
+        for (ApplicationTimeout timeout : report.getApplicationTimeouts().values()) {
+            System.out.println(key + " " + timeout.getTimeoutType() + " "
+                    + timeout.getExpiryTime() + " " + timeout.getRemainingTime());
+        }
     }
 
     private static int queries(YarnClient client) throws Exception {
@@ -229,6 +268,10 @@ public final class SubmitShellApp {
         context.setPriority(Priority.newInstance(0));
         context.setMaxAppAttempts(args.getInt("max-attempts", 1));
         context.setAMContainerSpec(am);
+        if (args.mode.equals("lifetime")) {
+            context.setApplicationTimeouts(Collections.singletonMap(
+                    ApplicationTimeoutType.LIFETIME, (long) args.getInt("lifetime-secs", 3600)));
+        }
         client.submitApplication(context);
         System.out.println("SUBMITTED " + id);
         return id;
