@@ -4,7 +4,7 @@
 //! This is the one list of such keys, for both `yarn-site.xml` and `capacity-scheduler.xml`;
 //! `conf/yarn-default.xml` prints it ([`documentation`]) and a test keeps the two equal. A key is
 //! *refused* when running without it would break a promise the operator's file makes (a
-//! scheduler, a partition, a lifetime, a placement rule): the daemon does not start and
+//! scheduler, a partition, a placement rule): the daemon does not start and
 //! `-refreshQueues` does not apply, naming the key, its value, where it was set and why. A key is
 //! *warned* about when it only tunes a part of Hadoop yarn-ha does not have (ZooKeeper, the
 //! timeline service, a thread pool): it is accepted and logged by name. A key neither declared
@@ -117,6 +117,9 @@ const NO_LOCALITY: &str = "yarn-ha places an ask on the first node with room, wh
 const ONE_PER_HEARTBEAT: &str =
     "yarn-ha's scheduling pass assigns as many containers to a node as fit";
 const NO_LABELS: &str = "node labels are not implemented: every node is in the default partition";
+const UNDERUTILIZED_PREEMPTION: &str = "a queue of higher priority below its guarantee does \
+                                         not preempt a lower one below its own: preemption \
+                                         takes only from queues above their guarantees";
 const NO_ZOOKEEPER: &str =
     "yarn-ha replicates its state with Raft (yarn.resourcemanager.ha.raft.*), not ZooKeeper";
 const NO_KERBEROS: &str = "yarn-ha's daemons authenticate with certificates (yarn.tls.*), not \
@@ -127,14 +130,16 @@ const ALWAYS_RECOVERS: &str =
 /// Every key yarn-ha knows and does not honour, in the order `yarn-default.xml` prints them.
 pub const UNHONOURED: &[Unhonoured] = &[
     // capacity-scheduler.xml: per queue.
-    warned(
-        "yarn.scheduler.capacity.<queue-path>.ordering-policy.*",
-        "tunes an ordering policy yarn-ha does not have (priority-utilization)",
+    refused(
+        "yarn.scheduler.capacity.<queue-path>.ordering-policy.priority-utilization.\
+         underutilized-preemption.enabled",
+        Accepted::OneOf(&["false"]),
+        UNDERUTILIZED_PREEMPTION,
     ),
     warned(
-        "yarn.scheduler.capacity.<queue-path>.priority",
-        "queue priorities take effect only under the priority-utilization ordering policy, \
-         which yarn-ha does not have: siblings are offered resources by used capacity",
+        "yarn.scheduler.capacity.<queue-path>.ordering-policy.*",
+        "tunes the priority-utilization policy's underutilized-preemption, which yarn-ha does \
+         not do",
     ),
     refused(
         "yarn.scheduler.capacity.<queue-path>.acl_application_max_priority",
@@ -246,9 +251,16 @@ pub const UNHONOURED: &[Unhonoured] = &[
         "a queue without maximum-applications takes yarn.scheduler.capacity.maximum-applications \
          scaled by its share of the cluster",
     ),
+    refused(
+        "yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.\
+         enabled",
+        Accepted::OneOf(&["false"]),
+        UNDERUTILIZED_PREEMPTION,
+    ),
     warned(
         "yarn.scheduler.capacity.ordering-policy.*",
-        "tunes the priority-utilization ordering policy, which yarn-ha does not have",
+        "tunes the priority-utilization policy's underutilized-preemption, which yarn-ha does \
+         not do",
     ),
     warned(
         "yarn.scheduler.capacity.user-metrics.enable",
@@ -758,11 +770,17 @@ mod tests {
         assert_eq!(
             entry(
                 "yarn.scheduler.capacity.root.a.ordering-policy.priority-utilization.\
-                 underutilized-preemption.enabled"
+                 underutilized-preemption.reserved-container-delay-ms"
             )
             .pattern,
             "yarn.scheduler.capacity.<queue-path>.ordering-policy.*"
         );
+        let enabled = entry(
+            "yarn.scheduler.capacity.root.a.ordering-policy.priority-utilization.\
+             underutilized-preemption.enabled",
+        );
+        assert_eq!(enabled.judge("k", "false"), Verdict::Honoured);
+        assert!(matches!(enabled.judge("k", "true"), Verdict::Refused(_)));
         assert_eq!(
             entry("yarn.scheduler.capacity.root.a.accessible-node-labels.gpu.capacity").pattern,
             "yarn.scheduler.capacity.<queue-path>.accessible-node-labels.*"

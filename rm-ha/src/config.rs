@@ -217,6 +217,10 @@ impl RmConfig {
             let key = &keys::RM_NM_HEARTBEAT_INTERVAL_MS;
             return Err(conf.invalid_value(key, 0, "a positive number of milliseconds"));
         }
+        if self.application_timeouts_interval.is_zero() {
+            let key = &keys::RM_APPLICATION_TIMEOUTS_MONITOR_INTERVAL_MS;
+            return Err(conf.invalid_value(key, 0, "a positive number of milliseconds"));
+        }
         if self.nm_expiry_interval <= self.nm_heartbeat_interval {
             return Err(conf.invalid_value(
                 &keys::RM_NM_EXPIRY_INTERVAL_MS,
@@ -468,6 +472,20 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("election-timeout-max-ms"), "{err}");
+
+        let mut conf = three_rms();
+        conf.set(
+            "yarn.resourcemanager.application-timeouts.monitor.interval-ms",
+            "0",
+        );
+        let err = RmConfig::from_conf(&conf, Some("rm1"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("application-timeouts.monitor.interval-ms")
+                && err.contains("a positive number of milliseconds"),
+            "{err}"
+        );
 
         let mut conf = three_rms();
         conf.set("yarn.resourcemanager.am.max-attempts", "0");

@@ -9,7 +9,8 @@ use crate::SchedulerError;
 /// them. An application's lifetime counts from its submission; the ResourceManager kills it
 /// when the lifetime is over.
 ///
-/// Configured values are seconds: below 0 (Hadoop's -1, the default) means unset, 0 means none.
+/// Configured values are seconds: below 0 (Hadoop's -1, the default) means unset; a maximum of 0
+/// means none, a default of 0 the maximum.
 /// An unset maximum is the parent's. An unset default is the parent's when some ancestor sets
 /// one (never above this queue's maximum), otherwise the maximum. As in Hadoop, a default
 /// applies only under a maximum: without one an application lives as long as it asks, and

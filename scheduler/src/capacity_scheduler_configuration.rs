@@ -15,6 +15,7 @@ use crate::property_reader::{PREFIX, PropertyReader, invalid};
 use crate::queue_acl::QueueAcl;
 use crate::queue_capacity::{CapacityEntry, QueueCapacity, ResourceType};
 use crate::queue_conf::QueueConf;
+use crate::queue_ordering_policy::QueueOrderingPolicy;
 use crate::queue_property::{
     QueueProperty, USER_LIMIT_PREFIXES, USER_MAX_PARALLEL_APPS, USER_MAX_PARALLEL_APPS_SUFFIX,
     USER_WEIGHT_SUFFIX, configured_queue, key_verdict, user_settings_prefix,
@@ -663,20 +664,23 @@ impl TreeBuilder<'_> {
             })?;
 
         let reservation = ReservationQueueConf::read(reader, path, children.is_empty())?;
-        let ordering_policy =
+        let (ordering_policy, queue_ordering_policy) =
             match self.parse_ordering_policy(path, children.is_empty(), reservation.is_some()) {
-                Ok(policy) => policy,
+                Ok(policies) => policies,
                 // Earlier versions accepted and ignored these keys: a configuration in force keeps
-                // scheduling fifo, saying so.
+                // scheduling as it did, saying so.
                 Err(err) if self.unhonoured == Unhonoured::Warn => {
                     self.warnings.borrow_mut().push(format!(
-                        "{err}; {EARLIER_COMMIT}, {path} orders its applications fifo \
-                     until -refreshQueues commits a file without it"
+                        "{err}; {EARLIER_COMMIT}, {path} orders its applications fifo and its \
+                         children by utilization until -refreshQueues commits a file without it"
                     ));
-                    OrderingPolicy::Fifo
+                    (OrderingPolicy::Fifo, QueueOrderingPolicy::Utilization)
                 }
                 Err(err) => return Err(err),
             };
+        let priority = reader
+            .parse::<i32>(&QueueProperty::Priority.key(path), "a 32-bit integer")?
+            .unwrap_or(0);
 
         Ok(QueueConf {
             path: path.to_string(),
@@ -703,6 +707,8 @@ impl TreeBuilder<'_> {
             disable_preemption,
             intra_queue_disable_preemption,
             ordering_policy,
+            queue_ordering_policy,
+            priority,
             reservation,
         })
     }
@@ -760,7 +766,7 @@ impl TreeBuilder<'_> {
         path: &str,
         leaf: bool,
         reservable: bool,
-    ) -> Result<OrderingPolicy, SchedulerError> {
+    ) -> Result<(OrderingPolicy, QueueOrderingPolicy), SchedulerError> {
         let reader = self.reader;
         let key = QueueProperty::OrderingPolicy.key(path);
         let weight_key = QueueProperty::FairSizeBasedWeight.key(path);
@@ -770,15 +776,16 @@ impl TreeBuilder<'_> {
             Some(value) if value.eq_ignore_ascii_case("false") => Some(false),
             Some(value) => return Err(invalid(&weight_key, value, "true or false")),
         };
-        let policy = match (reader.get(&key), leaf) {
-            (None, _) => OrderingPolicy::Fifo,
-            (Some(value), true) => {
-                OrderingPolicy::parse_leaf(&key, value, size_based_weight.unwrap_or(false))?
-            }
-            (Some(value), false) => {
-                OrderingPolicy::check_parent(&key, value)?;
-                OrderingPolicy::Fifo
-            }
+        let (policy, queue_policy) = match (reader.get(&key), leaf) {
+            (None, _) => (OrderingPolicy::Fifo, QueueOrderingPolicy::Utilization),
+            (Some(value), true) => (
+                OrderingPolicy::parse_leaf(&key, value, size_based_weight.unwrap_or(false))?,
+                QueueOrderingPolicy::Utilization,
+            ),
+            (Some(value), false) => (
+                OrderingPolicy::Fifo,
+                QueueOrderingPolicy::parse_parent(&key, value)?,
+            ),
         };
         if size_based_weight.is_some() && !matches!(policy, OrderingPolicy::Fair { .. }) {
             // As Hadoop, which ignores it there; but not silently.
@@ -796,7 +803,7 @@ impl TreeBuilder<'_> {
                 ),
             });
         }
-        Ok(policy)
+        Ok((policy, queue_policy))
     }
 
     /// The queue's `capacity` (required) and `maximum-capacity` (all of the parent when unset

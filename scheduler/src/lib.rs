@@ -45,8 +45,7 @@
 //! # Differences from YARN
 //!
 //! No node labels, no delay scheduling (a relaxable host ask falls back to any node at once),
-//! no racks, no queue placement rules, and no priority-utilization ordering of a parent's
-//! children (they are offered resources by used capacity). Application lifetimes are resolved
+//! no racks and no queue placement rules. Application lifetimes are resolved
 //! here ([`ApplicationLifetime`]) and enforced by the ResourceManager, which owns the clock.
 
 mod access_control_list;
@@ -70,6 +69,7 @@ mod queue_capacity;
 mod queue_conf;
 mod queue_info;
 mod queue_limits;
+mod queue_ordering_policy;
 mod queue_property;
 mod queue_state;
 mod refresh;
@@ -97,6 +97,7 @@ pub use queue_capacity::{CapacityEntry, QueueCapacity, ResourceType};
 pub use queue_conf::{ApplicationLimits, QueueConf};
 pub use queue_info::{QueueInfo, UserInfo};
 pub use queue_limits::QueueLimits;
+pub use queue_ordering_policy::QueueOrderingPolicy;
 pub use queue_property::key_verdict;
 pub use queue_state::QueueState;
 pub use refresh::validate_refresh;

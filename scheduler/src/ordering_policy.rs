@@ -8,8 +8,6 @@ use crate::property_reader::invalid;
 
 const LEAF: &str = "fifo, fifo-with-partitions or fair on a leaf queue (or Hadoop's \
                     FifoOrderingPolicy or FairOrderingPolicy class)";
-const PARENT: &str = "utilization on a parent queue (fifo and fair order a leaf's \
-                      applications; priority-utilization is not implemented)";
 /// Hadoop's package of ordering policy classes, which a value may name in full.
 const POLICY_PACKAGE: &str = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.";
 
@@ -56,20 +54,6 @@ impl OrderingPolicy {
         }
     }
 
-    /// Checks the trimmed `value` of the `ordering-policy` key `key` of a parent queue, which
-    /// orders its children by used capacity.
-    ///
-    /// # Errors
-    ///
-    /// [`SchedulerError::InvalidValue`] for anything but `utilization`.
-    pub(crate) fn check_parent(key: &str, value: &str) -> Result<(), SchedulerError> {
-        if value == "utilization" {
-            Ok(())
-        } else {
-            Err(invalid(key, value, PARENT))
-        }
-    }
-
     /// Hadoop's name of the policy, as the REST API reports it.
     pub fn name(self) -> &'static str {
         match self {
@@ -104,7 +88,7 @@ mod tests {
     const KEY: &str = "yarn.scheduler.capacity.root.a.ordering-policy";
 
     #[test]
-    fn leaves_take_hadoops_names_and_classes_and_parents_only_utilization() {
+    fn leaves_take_hadoops_names_and_classes() {
         for (value, policy) in [
             ("fifo", OrderingPolicy::Fifo),
             ("fifo-with-partitions", OrderingPolicy::Fifo),
@@ -135,14 +119,6 @@ mod tests {
                 "{message}"
             );
         }
-        assert!(OrderingPolicy::check_parent(KEY, "utilization").is_ok());
-        let message = OrderingPolicy::check_parent(KEY, "priority-utilization")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            message.contains("priority-utilization is not implemented"),
-            "{message}"
-        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::application_lifetime::ApplicationLifetime;
 use crate::ordering_policy::OrderingPolicy;
 use crate::queue_acl::QueueAcl;
 use crate::queue_capacity::QueueCapacity;
+use crate::queue_ordering_policy::QueueOrderingPolicy;
 use crate::queue_state::QueueState;
 use crate::reservation::ReservationQueueConf;
 
@@ -82,6 +83,11 @@ pub struct QueueConf {
     pub intra_queue_disable_preemption: bool,
     /// `ordering-policy` of a leaf: how it orders its applications (fifo for a parent).
     pub ordering_policy: OrderingPolicy,
+    /// `ordering-policy` of a parent: how it orders its children (utilization for a leaf).
+    pub queue_ordering_policy: QueueOrderingPolicy,
+    /// `priority`: how the queue ranks among its siblings under a `priority-utilization`
+    /// parent (0, the default, otherwise has no effect).
+    pub priority: i32,
     /// How the queue runs its plan when it is `reservable` (a leaf); `None` otherwise.
     pub reservation: Option<ReservationQueueConf>,
 }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::Resource;
 use crate::ordering_policy::OrderingPolicy;
 use crate::queue_capacity::QueueCapacity;
+use crate::queue_ordering_policy::QueueOrderingPolicy;
 use crate::queue_state::QueueState;
 
 /// A snapshot of one queue, as YARN's `QueueInfo` plus the user-limit figures of a leaf.
@@ -35,6 +36,10 @@ pub struct QueueInfo {
     pub configured_maximum_capacity: QueueCapacity,
     /// How a leaf orders its applications (`fifo` for a parent).
     pub ordering_policy: OrderingPolicy,
+    /// How a parent orders its children (`utilization` for a leaf).
+    pub queue_ordering_policy: QueueOrderingPolicy,
+    /// `priority`, which counts under a `priority-utilization` parent.
+    pub priority: i32,
     /// Usage relative to the guarantee, percent.
     pub used_capacity: f64,
     /// Usage relative to the cluster, percent.

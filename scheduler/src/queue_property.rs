@@ -59,12 +59,13 @@ pub(crate) enum QueueProperty {
     IntraQueueDisablePreemption,
     OrderingPolicy,
     FairSizeBasedWeight,
+    Priority,
     Reservation(ReservationProperty),
 }
 
 impl QueueProperty {
     /// Every property, each once.
-    pub(crate) const ALL: [Self; 30] = [
+    pub(crate) const ALL: [Self; 31] = [
         Self::Queues,
         Self::Capacity,
         Self::MaximumCapacity,
@@ -85,6 +86,7 @@ impl QueueProperty {
         Self::IntraQueueDisablePreemption,
         Self::OrderingPolicy,
         Self::FairSizeBasedWeight,
+        Self::Priority,
         Self::Reservation(ReservationProperty::Reservable),
         Self::Reservation(ReservationProperty::Agent),
         Self::Reservation(ReservationProperty::Planner),
@@ -121,6 +123,7 @@ impl QueueProperty {
             Self::IntraQueueDisablePreemption => "intra-queue-preemption.disable_preemption",
             Self::OrderingPolicy => "ordering-policy",
             Self::FairSizeBasedWeight => "ordering-policy.fair.enable-size-based-weight",
+            Self::Priority => "priority",
             Self::Reservation(property) => property.suffix(),
         }
     }

@@ -8,7 +8,7 @@
 use yarn_proto::expiry_time::{format_expiry_time, parse_expiry_time};
 use yarn_proto::ids::ApplicationId;
 use yarn_proto::pb;
-use yarn_scheduler::deadline_ms;
+use yarn_scheduler::{ApplicationLifetime, deadline_ms};
 use yarn_security::{Caller, now_ms};
 
 use super::RmError;
@@ -50,6 +50,20 @@ pub(super) fn requested_lifetime(
     Ok(requested)
 }
 
+/// The lifetime in seconds of a submission asking for `requested`, in a leaf with `queue`'s
+/// lifetimes: `None` for the queue when it is not known yet (an unknown queue is rejected at
+/// admission, but a refresh may create it first), in which case the application keeps what
+/// it asked for, as Hadoop does.
+pub(super) fn granted_lifetime(
+    queue: Option<ApplicationLifetime>,
+    requested: Option<u64>,
+) -> Option<u64> {
+    match queue {
+        Some(lifetime) => lifetime.granted(requested),
+        None => requested,
+    }
+}
+
 /// The command that stores a submission: with its deadline when it has a lifetime.
 pub(super) fn submission_command(
     id: ApplicationId,
@@ -73,8 +87,9 @@ pub(super) fn submission_command(
 impl ClientOperations {
     /// Moves the end of an application's lifetime (YARN's `updateApplicationTimeouts`): to
     /// the requested time, in the future, but no later than its submission plus its queue's
-    /// maximum lifetime. Answers with the time in force. An application that has ended keeps
-    /// what it had, and the request is answered as given, as Hadoop does.
+    /// maximum lifetime. Answers with the time in force: the caller's own string unless it was
+    /// capped. An application that has ended keeps what it had, and the request is answered as
+    /// given, as Hadoop does.
     pub(crate) async fn update_application_timeouts(
         &self,
         caller: &Caller,
@@ -121,18 +136,29 @@ impl ClientOperations {
             ));
         }
         let leadership = self.proposer.gate.require_leader()?;
+        let nodes = leadership.nodes(|tracker| tracker.schedulable());
+        // Reconciled, so that a refresh committed since the last pass caps the update.
         let lifetime = leadership
             .scheduler()
-            .with(|leader| {
+            .with_reconciled(&self.state, &self.queues, &nodes, |leader| {
                 leader
                     .scheduler()
                     .configuration()
                     .resolve(&queue)
                     .map(|conf| conf.application_lifetime)
-                    .unwrap_or_default()
             })
             .await
-            .ok_or_else(super::client_operations::scheduler_not_ready)?;
+            .map_err(|err| {
+                RmError::unavailable(format!(
+                    "{RPC}: the leader cannot check {id}'s queue, its queue configuration does \
+                     not load: {err}"
+                ))
+            })?
+            .map_err(|_| {
+                RmError::unavailable(format!(
+                    "{RPC}: {id}'s queue {queue} is not in the leader's scheduler yet; retry"
+                ))
+            })?;
         let deadline = lifetime
             .latest_deadline_ms(submit_time_ms)
             .map_or(requested, |latest| requested.min(latest));
@@ -141,6 +167,11 @@ impl ClientOperations {
             deadline_ms: deadline,
         });
         match self.proposer.propose(command).await? {
+            // The time as the caller wrote it unless capped, as Hadoop answers: a client
+            // compares it with what it sent to tell whether the queue's maximum applied.
+            RmResponse::ApplicationLifetimeUpdated if deadline == requested => {
+                Ok(timeouts_response(timeout.expire_time.clone()))
+            }
             RmResponse::ApplicationLifetimeUpdated => {
                 Ok(timeouts_response(format_expiry_time(deadline)))
             }
@@ -202,6 +233,14 @@ mod tests {
         );
         let err = asking(&[(Unspecified, 60)]).unwrap_err();
         assert!(err.contains("the only type is LIFETIME"), "{err}");
+    }
+
+    #[test]
+    fn without_its_queue_known_a_submission_keeps_the_lifetime_it_asked_for() {
+        assert_eq!(granted_lifetime(None, Some(60)), Some(60));
+        assert_eq!(granted_lifetime(None, None), None);
+        let open = ApplicationLifetime::default();
+        assert_eq!(granted_lifetime(Some(open), Some(60)), Some(60));
     }
 
     #[test]

@@ -10,7 +10,9 @@ use yarn_security::Caller;
 use super::RmError;
 use super::admin_acl::check_admin;
 use super::am_operations::resource_proto;
-use super::client_lifetimes::{TIMEOUTS_FIELD, requested_lifetime, submission_command};
+use super::client_lifetimes::{
+    TIMEOUTS_FIELD, granted_lifetime, requested_lifetime, submission_command,
+};
 use crate::applications::reports::{self, application_report, application_state};
 use crate::applications::{
     AM_TOKENS_FIELD, ApplicationAccess, ApplicationAccessType, CallerRights, ClusterOverview,
@@ -159,8 +161,9 @@ impl ClientOperations {
     /// client waits. Everything else (unknown or stopped queue, application limits) is left to
     /// admission, which records the rejection in the application's diagnostics, as in YARN. A
     /// resubmission of a stored application is not checked again: it is acknowledged as is.
-    /// Returns the lifetimes of the leaf the application would run in, `None` when it will not
-    /// run (admission will reject it) or is stored already.
+    /// Returns the lifetimes of the leaf the application would run in, `None` when the queue
+    /// is not known (admission will reject it unless a refresh creates it first) or the
+    /// application is stored already.
     async fn check_submission(
         &self,
         id: ApplicationId,
@@ -340,7 +343,7 @@ impl ClientOperations {
         })?;
         let record = application_record(user, &context, id.id, now_ms(), self.max_attempts);
         let lifetime = self.check_submission(id, &record).await?;
-        let lifetime_secs = lifetime.and_then(|lifetime| lifetime.granted(requested_lifetime));
+        let lifetime_secs = granted_lifetime(lifetime, requested_lifetime);
         let command = submission_command(id, record, lifetime_secs);
         match self.proposer.propose(command).await? {
             RmResponse::ApplicationSubmitted | RmResponse::ApplicationAlreadySubmitted => {

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use yarn_proto::expiry_time::UNLIMITED;
 use yarn_proto::pb;
 
-use super::rest_api::{RestApi, RestCaller, application_report, parse_app_id};
+use super::rest_api::{RestApi, RestCaller, application_report, parse_app_id, parse_body};
 use super::rest_refusal::RestRefusal;
 use crate::operations::RmError;
 
@@ -123,8 +123,8 @@ async fn timeout(
     RestCaller(caller): RestCaller,
     Path((app_id, timeout_type)): Path<(String, String)>,
 ) -> Result<Response, RestRefusal> {
-    check_type(&timeout_type)?;
     let report = application_report(&api, &caller, &app_id).await?;
+    check_type(&timeout_type)?;
     let body = TimeoutResponse {
         timeout: lifetime_of(&report),
     };
@@ -140,15 +140,9 @@ async fn put_timeout(
     body: axum::body::Bytes,
 ) -> Result<Response, RestRefusal> {
     let id = parse_app_id(&app_id)?;
-    let update: TimeoutUpdate = serde_json::from_slice(&body).map_err(|err| {
-        RmError::invalid(
-            "timeout",
-            format!(
-                "the body is not a {{\"timeout\": {{\"type\": \"LIFETIME\", \"expiryTime\": \
-                 ...}}}} object: {err}"
-            ),
-        )
-    })?;
+    let update: TimeoutUpdate = parse_body(&body, "timeout")?;
+    // An unknown application is refused first, as Hadoop does.
+    application_report(&api, &caller, &app_id).await?;
     let (Some(kind), Some(expire_time)) = (update.timeout.kind, update.timeout.expiry_time) else {
         return Err(RmError::invalid("timeout", "Timeout type or ExpiryTime is null.").into());
     };
@@ -173,9 +167,10 @@ async fn put_timeout(
     Ok(axum::Json(body).into_response())
 }
 
-/// Refuses any type but LIFETIME, with Hadoop's words.
+/// Refuses any type but LIFETIME (trimmed, in any case, as Hadoop reads it), with Hadoop's
+/// words.
 fn check_type(kind: &str) -> Result<(), RmError> {
-    if kind == LIFETIME {
+    if kind.trim().eq_ignore_ascii_case(LIFETIME) {
         Ok(())
     } else {
         Err(RmError::invalid(
@@ -234,10 +229,11 @@ mod tests {
     #[test]
     fn only_lifetime_is_a_timeout_type() {
         assert!(check_type("LIFETIME").is_ok());
-        let err = check_type("lifetime").unwrap_err();
+        assert!(check_type(" lifetime").is_ok());
+        let err = check_type("deadline").unwrap_err();
         assert!(
             err.to_string().contains(
-                "Invalid application-state lifetime specified. It should be one of [LIFETIME]"
+                "Invalid application-state deadline specified. It should be one of [LIFETIME]"
             ),
             "{err}"
         );

@@ -724,7 +724,7 @@ pub(super) fn unwrapped<T: serde::Serialize>(
 }
 
 /// The JSON body of a write, whose one field is `field`.
-fn parse_body<T: serde::de::DeserializeOwned>(
+pub(super) fn parse_body<T: serde::de::DeserializeOwned>(
     body: &[u8],
     field: &'static str,
 ) -> Result<T, RmError> {

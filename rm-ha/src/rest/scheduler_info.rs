@@ -61,9 +61,11 @@ struct QueueEntry {
     /// Hadoop's capacity mode of the queue: `percentage`, `weight`, `absolute`, or `mixed` for
     /// a capacity vector.
     mode: &'static str,
-    /// Hadoop's name of the queue's ordering policy: `fifo` or `fair` for a leaf, `utilization`
-    /// for a parent (which orders its children by used capacity).
+    /// Hadoop's name of the queue's ordering policy: `fifo` or `fair` for a leaf,
+    /// `utilization` or `priority-utilization` for a parent.
     ordering_policy_info: &'static str,
+    /// The queue's `priority` among its siblings.
+    queue_priority: i32,
     /// The configured weight; -1 when the capacity is not a weight.
     weight: f64,
     /// The weight over the weights of the queue and its siblings; 0 when not a weight.
@@ -289,8 +291,9 @@ fn entry(
         ordering_policy_info: if is_leaf {
             queue.ordering_policy.name()
         } else {
-            "utilization"
+            queue.queue_ordering_policy.name()
         },
+        queue_priority: queue.priority,
         weight: queue.configured_capacity.weight().unwrap_or(-1.0),
         normalized_weight: normalized_weight(queue, by_path),
         is_absolute_resource: matches!(queue.configured_capacity, QueueCapacity::Absolute(_)),

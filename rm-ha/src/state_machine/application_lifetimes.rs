@@ -86,15 +86,6 @@ impl RmState {
         expired.sort_by_key(|&(sequence, deadline)| (deadline, sequence));
         expired
     }
-
-    /// The earliest end of a live application's lifetime, if any.
-    pub fn next_lifetime_deadline(&self) -> Option<i64> {
-        self.lifetime_deadlines
-            .iter()
-            .filter(|&(&sequence, _)| self.lifetime_deadline(sequence).is_some())
-            .map(|(_, &deadline)| deadline)
-            .min()
-    }
 }
 
 #[cfg(test)]
@@ -128,7 +119,6 @@ mod tests {
         let mut state = with_deadline(5_000);
         let sequence = *state.applications.keys().next().unwrap();
         assert!(state.expired_lifetimes(4_999).is_empty());
-        assert_eq!(state.next_lifetime_deadline(), Some(5_000));
         assert_eq!(state.expired_lifetimes(5_000), vec![(sequence, 5_000)]);
         let expire = CommandV1::ExpireApplicationLifetime {
             application_seq: sequence,
@@ -144,12 +134,41 @@ mod tests {
         assert_eq!(application.diagnostics, LIFETIME_EXCEEDED);
         assert_eq!(application.finish_time_ms, 5_100);
         assert!(state.expired_lifetimes(9_000).is_empty());
-        assert_eq!(state.next_lifetime_deadline(), None);
         assert_eq!(state.lifetime_deadline(sequence), None);
         assert!(matches!(
             apply(&mut state, expire),
             RmResponse::ApplicationAlreadyFinal { .. }
         ));
+    }
+
+    #[test]
+    fn a_resubmission_keeps_the_first_deadline() {
+        let mut state = RmState::default();
+        apply(
+            &mut state,
+            CommandV1::BeginEpoch {
+                leader_rm_id: "rm1".to_owned(),
+                now_ms: 1_000,
+            },
+        );
+        apply(&mut state, CommandV1::AllocateApplicationIds { count: 1 });
+        let submit = |deadline_ms| CommandV1::SubmitApplicationWithLifetime {
+            cluster_timestamp_ms: 1_000,
+            application: ApplicationRecord {
+                sequence: 1,
+                ..ApplicationRecord::default()
+            },
+            deadline_ms,
+        };
+        assert_eq!(
+            apply(&mut state, submit(61_000)),
+            RmResponse::ApplicationSubmitted
+        );
+        assert_eq!(
+            apply(&mut state, submit(99_000)),
+            RmResponse::ApplicationAlreadySubmitted
+        );
+        assert_eq!(state.lifetime_deadline(1), Some(61_000));
     }
 
     #[test]

@@ -420,6 +420,14 @@ mod tests {
                 26,
             ),
             (
+                CommandV1::SubmitApplicationWithLifetime {
+                    cluster_timestamp_ms: 0,
+                    application: ApplicationRecord::default(),
+                    deadline_ms: 0,
+                },
+                27,
+            ),
+            (
                 CommandV1::UpdateApplicationLifetime {
                     application_seq: 1,
                     deadline_ms: 0,

@@ -53,10 +53,18 @@ impl CapacityScheduler {
                 conf.disable_preemption,
             )
         } else {
+            let respects_priority = conf.queue_ordering_policy.respects_priority();
             let children = queue
                 .children
                 .iter()
-                .map(|&child| self.preemption_queue(child))
+                .map(|&child| {
+                    let snapshot = self.preemption_queue(child);
+                    if respects_priority {
+                        snapshot.with_relative_priority(self.queues[child].conf.priority)
+                    } else {
+                        snapshot
+                    }
+                })
                 .collect();
             PreemptionQueue::parent(
                 conf.path.clone(),

@@ -157,6 +157,8 @@ impl CapacityScheduler {
             configured_capacity: conf.capacity,
             configured_maximum_capacity: conf.maximum_capacity,
             ordering_policy: conf.ordering_policy,
+            queue_ordering_policy: conf.queue_ordering_policy,
+            priority: conf.priority,
             used_capacity: percent_of(queue.effective.guaranteed),
             absolute_used_capacity: percent_of(cluster),
             resources_used: queue.used,

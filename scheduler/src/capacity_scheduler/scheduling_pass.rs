@@ -1,5 +1,5 @@
-//! The scheduling pass: [`CapacityScheduler::schedule`] walks the queue tree to the leaf furthest
-//! below its guarantee, offers it to the leaf's active applications in serving order, checks the
+//! The scheduling pass: [`CapacityScheduler::schedule`] walks the queue tree to the leaf its
+//! parents' ordering policies put first, offers it to the leaf's active applications in serving order, checks the
 //! user limit and the queue maximum capacities, finds a node and commits the container.
 //!
 //! [`SchedulingPass`] and [`LeafPass`] hold what one pass learns (exhausted queues, each leaf's
@@ -20,14 +20,17 @@ use crate::application::SchedulerApplication;
 use crate::ask_table::AskKey;
 use crate::ordering_policy::OrderingPolicy;
 use crate::queue::Queue;
+use crate::queue_capacity::QueueCapacity;
+use crate::queue_ordering_policy::ChildStanding;
 
 impl CapacityScheduler {
     /// Runs one scheduling pass over all nodes and returns the containers it placed, already
     /// charged everywhere (a later pass never double-books them).
     ///
     /// Waiting applications are re-evaluated first. Then, one container at a time: from
-    /// `root`, descend to the child furthest below its guarantee (lowest used/guaranteed, ties
-    /// by name) that still has demand; in the leaf, offer to active applications by
+    /// `root`, descend to the child that still has demand which its parent's
+    /// [`QueueOrderingPolicy`](crate::QueueOrderingPolicy) puts first (under `utilization` the
+    /// lowest used/guaranteed; ties by configuration order); in the leaf, offer to active applications by
     /// application priority (higher first), then submission order, or under the `fair`
     /// ordering policy the least memory used (see [`OrderingPolicy`]); in an application, the AM
     /// container first, then asks by container priority (lower first) and allocation request
@@ -90,19 +93,26 @@ impl CapacityScheduler {
             if queue.is_leaf() {
                 return Some(index);
             }
-            let utilization =
-                |q: &Queue| calculator.divide(cluster, q.used, q.effective.guaranteed);
+            let standing = |q: &Queue| ChildStanding {
+                absolute_capacity: q.effective.absolute_capacity,
+                used_capacity: calculator.divide(cluster, q.used, q.effective.guaranteed),
+                absolute_used_capacity: calculator.divide(cluster, q.used, cluster),
+                priority: q.conf.priority,
+                configured_minimum: match q.conf.capacity {
+                    QueueCapacity::Absolute(minimum) => minimum,
+                    _ => Resource::ZERO,
+                },
+            };
+            let policy = queue.conf.queue_ordering_policy;
+            // The first of equals, in configuration order.
             index = queue
                 .children
                 .iter()
                 .copied()
                 .filter(|child| !done[*child])
-                .min_by(|a, b| {
-                    let (qa, qb) = (&self.queues[*a], &self.queues[*b]);
-                    utilization(qa)
-                        .total_cmp(&utilization(qb))
-                        .then_with(|| qa.conf.name.cmp(&qb.conf.name))
-                })?;
+                .map(|child| (child, standing(&self.queues[child])))
+                .min_by(|(_, a), (_, b)| policy.compare(a, b))
+                .map(|(child, _)| child)?;
         }
     }
 

@@ -5,6 +5,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use crate::preemption::{PreemptionQueue, PreemptionSettings};
+use crate::queue_ordering_policy::compare_by_priority_and_use;
 use crate::{Resource, ResourceCalculator};
 
 /// The step offers are rounded up to: one unit of each dimension.
@@ -280,9 +281,10 @@ impl<'a> Round<'a> {
         }
     }
 
-    /// Removes and returns the queues holding the lowest share of their guarantees (all of
-    /// them when several tie), in path order; queues without a guarantee count as the most
-    /// served.
+    /// Removes and returns the most underserved queues (all of them when several tie), in path
+    /// order: those holding the lowest share of their guarantees, queues without a guarantee
+    /// counting as the most served, and among siblings of a `priority-utilization` parent as
+    /// Hadoop's ordering weighs priorities ([`compare_by_priority_and_use`]).
     fn take_most_underserved(&self, wanting: &mut Vec<usize>) -> Vec<usize> {
         let served = |q: usize| {
             let node = &self.nodes[q];
@@ -293,15 +295,21 @@ impl<'a> Round<'a> {
                 f64::from(i32::MAX)
             }
         };
+        let order = |a: usize, b: usize| {
+            compare_by_priority_and_use(
+                served(a),
+                served(b),
+                self.nodes[a].queue.relative_priority,
+                self.nodes[b].queue.relative_priority,
+            )
+        };
         wanting.sort_by(|&a, &b| {
-            served(a)
-                .total_cmp(&served(b))
-                .then_with(|| self.nodes[a].queue.path.cmp(&self.nodes[b].queue.path))
+            order(a, b).then_with(|| self.nodes[a].queue.path.cmp(&self.nodes[b].queue.path))
         });
-        let least = served(wanting[0]);
+        let first = wanting[0];
         let ties = wanting
             .iter()
-            .take_while(|&&q| served(q).total_cmp(&least) == Ordering::Equal)
+            .take_while(|&&q| order(q, first) == Ordering::Equal)
             .count();
         wanting.drain(..ties).collect()
     }

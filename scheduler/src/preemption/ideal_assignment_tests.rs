@@ -345,3 +345,37 @@ fn under_drf_a_queue_never_takes_more_than_it_is_offered_in_any_dimension() {
     assert_eq!(target("root.b").ideal_assigned, Resource::new(10, 6));
     assert_eq!(target("root.b").to_obtain, Resource::new(0, 3));
 }
+
+/// Under a `priority-utilization` parent (Hadoop's relative priority): spare resources go to
+/// the higher priority among queues above their guarantees, so the lower gives back what
+/// utilization would have split between them.
+#[test]
+fn a_higher_priority_keeps_what_is_spare_above_its_guarantee() {
+    // c asks for 20 of its idle 40; a and b hold 50 each on guarantees of 30.
+    let matrix = Matrix {
+        guaranteed: &[100, 30, 30, 40],
+        used: &[100, 50, 50, 0],
+        pending: &[40, 20, 20, 20],
+        ..Matrix::default()
+    };
+    let by_use = assert_gives_back(&matrix, &eager(), &[("root.a", 10), ("root.b", 10)]);
+    assert_eq!(
+        (ideal(&by_use, "root.a"), ideal(&by_use, "root.b")),
+        (40, 40)
+    );
+
+    let mut tree = matrix.tree();
+    tree.children[1] = tree.children[1].clone().with_relative_priority(5);
+    let by_priority = IdealAssignment::compute(
+        &tree,
+        matrix.cluster(),
+        ResourceCalculator::Default,
+        &eager(),
+    );
+    let given: Vec<(&str, u64)> = by_priority
+        .to_obtain()
+        .map(|(path, amount)| (path, amount.memory_mb))
+        .collect();
+    assert_eq!(given, [("root.a", 20)]);
+    assert_eq!(ideal(&by_priority, "root.b"), 50);
+}

@@ -23,6 +23,10 @@ pub struct PreemptionQueue {
     /// when unset: nothing is taken from the queue, and what it uses above its guarantee is
     /// left to it when the rest is divided.
     pub preemption_disabled: bool,
+    /// Its `priority` when its parent orders its children by `priority-utilization`, 0
+    /// otherwise (Hadoop's relative priority): among siblings on the same side of their
+    /// guarantees, the higher is offered spare resources first.
+    pub relative_priority: i32,
     /// Its child queues; none for a leaf.
     pub children: Vec<PreemptionQueue>,
 }
@@ -44,6 +48,7 @@ impl PreemptionQueue {
             used,
             pending,
             preemption_disabled,
+            relative_priority: 0,
             children: Vec::new(),
         }
     }
@@ -68,7 +73,16 @@ impl PreemptionQueue {
             used: sum(|child| child.used),
             pending: sum(|child| child.pending),
             preemption_disabled,
+            relative_priority: 0,
             children,
+        }
+    }
+
+    /// The queue with `relative_priority`.
+    pub fn with_relative_priority(self, relative_priority: i32) -> Self {
+        Self {
+            relative_priority,
+            ..self
         }
     }
 

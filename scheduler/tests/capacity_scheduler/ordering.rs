@@ -110,7 +110,7 @@ fn size_based_weight_means_something_only_to_the_fair_policy() {
     let parent = yarn_scheduler::CapacitySchedulerConfiguration::new(
         props(&[
             ("root.queues", "a"),
-            ("root.ordering-policy", "priority-utilization"),
+            ("root.ordering-policy", "fair"),
             ("root.a.capacity", "100"),
         ]),
         yarn_scheduler::SchedulerSettings::default(),
@@ -118,7 +118,7 @@ fn size_based_weight_means_something_only_to_the_fair_policy() {
     .unwrap_err()
     .to_string();
     assert!(
-        parent.contains("priority-utilization is not implemented"),
+        parent.contains("utilization or priority-utilization on a parent queue"),
         "{parent}"
     );
 }
@@ -206,4 +206,64 @@ fn a_committed_key_of_an_unlisted_queue_is_kept_as_a_warning() {
         "{:?}",
         committed.warnings()
     );
+}
+
+/// Three children of 3, 3 and 4 GiB of a 10 GiB cluster, `c` idle; `b` has the higher priority.
+fn prioritized(policy: &str) -> CapacityScheduler {
+    let pairs = [
+        ("root.queues", "a,b,c"),
+        ("root.ordering-policy", policy),
+        ("maximum-am-resource-percent", "1.0"),
+        ("user-limit-factor", "10"),
+        ("root.a.capacity", "30"),
+        ("root.b.capacity", "30"),
+        ("root.b.priority", "5"),
+        ("root.c.capacity", "40"),
+    ];
+    let mut scheduler = must_scheduler(must_conf(&pairs), 1, 10, 10);
+    must_start(&mut scheduler, 1, "a", "alice", 20);
+    must_start(&mut scheduler, 2, "b", "bob", 20);
+    scheduler
+}
+
+/// Hadoop's priority-utilization (TestApplicationPriorityACLs / TestQueueOrderingPolicy in
+/// spirit): both queues first get their guarantees, the higher priority first; what is left
+/// goes to the higher priority, where utilization would split it.
+#[test]
+fn priority_utilization_gives_what_is_left_above_guarantees_to_the_higher_priority() {
+    let mut by_priority = prioritized("priority-utilization");
+    let placed = schedule_until_idle(&mut by_priority);
+    assert_eq!(
+        (queue_gib(&by_priority, "a"), queue_gib(&by_priority, "b")),
+        (3, 7)
+    );
+    // Below their guarantees, b went first.
+    let of = |n: i32| move |c: &&yarn_scheduler::Allocation| c.application_attempt_id == attempt(n);
+    let first_of_a = placed.iter().position(|c| of(1)(&c)).unwrap();
+    let b_before_a = placed[..first_of_a].iter().filter(of(2)).count();
+    assert_eq!(
+        b_before_a, 3,
+        "b filled its 3 GiB guarantee before a got one"
+    );
+    assert_eq!(
+        by_priority
+            .configuration()
+            .queue("root")
+            .unwrap()
+            .queue_ordering_policy,
+        yarn_scheduler::QueueOrderingPolicy::PriorityUtilization
+    );
+
+    let mut by_use = prioritized("utilization");
+    schedule_until_idle(&mut by_use);
+    assert_eq!((queue_gib(&by_use, "a"), queue_gib(&by_use, "b")), (5, 5));
+
+    // Preemption weighs the priorities only under priority-utilization.
+    let relative_priority = |scheduler: &CapacityScheduler| {
+        let snapshot = scheduler.preemption_snapshot();
+        let b = snapshot.root.children.iter().find(|q| q.path == "root.b");
+        b.expect("root.b").relative_priority
+    };
+    assert_eq!(relative_priority(&by_priority), 5);
+    assert_eq!(relative_priority(&by_use), 0);
 }
