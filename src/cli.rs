@@ -763,6 +763,10 @@ pub struct BenchSchedulerArgs {
     /// Containers of 1 GB each application asks for.
     #[arg(long = "containers-per-app", value_name = "N", default_value_t = 200)]
     pub containers_per_application: u32,
+    /// How the queues are configured: `percentage` (leaves of root with equal percentages) or
+    /// `flexible` (absolute parents under a priority-utilization root, weighted fair leaves).
+    #[arg(long, value_name = "LAYOUT", default_value = "percentage")]
+    pub layout: yarn_bench::QueueLayout,
     /// Also run the full path: one unmanaged ApplicationMaster per application asking over the
     /// ApplicationMasterProtocol (see docs/benchmarks.md for what it shows on two cores).
     #[arg(long = "through-ams")]

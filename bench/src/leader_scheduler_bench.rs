@@ -20,7 +20,7 @@ use yarn_rm_ha::{ResourceManager, RmConfig, Serving};
 use yarn_security::TlsConfig;
 
 use crate::am_fleet::AmFleet;
-use crate::scheduler_bench::{NODE_CAPABILITY, SchedulerBenchShape, bench_ask, queue_properties};
+use crate::scheduler_bench::{NODE_CAPABILITY, SchedulerBenchShape, bench_ask};
 
 /// How the applications' asks reach the leader, and where an allocation counts as done.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -135,7 +135,7 @@ async fn measure(
         })
     })
     .await?;
-    let (names, properties) = queue_properties(shape.queues);
+    let (names, properties) = shape.queue_properties();
     let expected = leader.state().read(|state| state.queue_config_version);
     commit(
         leader,
@@ -383,6 +383,7 @@ impl fmt::Display for LeaderSchedulerBenchRun {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::QueueLayout;
 
     /// Both paths in one test: two clusters laid out at once could pick the same free port.
     #[test]
@@ -394,6 +395,7 @@ mod tests {
             queues: 3,
             applications: 6,
             containers_per_application: 30,
+            layout: QueueLayout::Percentage,
         };
         let run =
             leader_scheduler_bench(shape, AskPath::Scheduler, &dir.path().join("direct")).unwrap();
@@ -406,6 +408,7 @@ mod tests {
             queues: 2,
             applications: 4,
             containers_per_application: 20,
+            layout: QueueLayout::Percentage,
         };
         let run =
             leader_scheduler_bench(shape, AskPath::AmProtocol, &dir.path().join("ams")).unwrap();

@@ -128,7 +128,7 @@ pub use rest_bench_report::{
 };
 pub use rest_client::REQUEST_TIMEOUT;
 pub use rest_endpoint::{LoadedState, RUNNING_LIMIT, RestEndpoint};
-pub use scheduler_bench::{SchedulerBenchRun, SchedulerBenchShape, scheduler_bench};
+pub use scheduler_bench::{QueueLayout, SchedulerBenchRun, SchedulerBenchShape, scheduler_bench};
 pub use storage_soak::{StorageSoakOptions, storage_soak};
 pub use storage_soak_report::{BOUNDED_RATIO, StorageSample, StorageSoakReport};
 pub use task_stream::TaskStream;

@@ -25,6 +25,47 @@ pub struct SchedulerBenchShape {
     pub applications: usize,
     /// Containers each application asks for.
     pub containers_per_application: u32,
+    /// How the queues are configured.
+    pub layout: QueueLayout,
+}
+
+/// How the benchmark's queues are configured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub enum QueueLayout {
+    /// Leaves under root with equal percentages, fifo, ordered by utilization.
+    #[default]
+    Percentage,
+    /// Flexible queue mode: up to ten parents with absolute capacities (the cluster split
+    /// evenly) under a `priority-utilization` root, parent `i` of priority `i % 3`; their leaves
+    /// weighted `1w` and ordered `fair`. Effective capacities are resolved again on every node
+    /// event, which the run's node-registration time shows.
+    Flexible,
+}
+
+impl std::str::FromStr for QueueLayout {
+    type Err = String;
+
+    /// `percentage` or `flexible`.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "percentage" => Ok(Self::Percentage),
+            "flexible" => Ok(Self::Flexible),
+            other => Err(format!(
+                "unknown queue layout {other:?}: percentage or flexible"
+            )),
+        }
+    }
+}
+
+impl SchedulerBenchShape {
+    /// The leaf names, as applications name their queue, and the `capacity-scheduler.xml`
+    /// properties of this shape's layout.
+    pub(crate) fn queue_properties(&self) -> (Vec<String>, BTreeMap<String, String>) {
+        match self.layout {
+            QueueLayout::Percentage => queue_properties(self.queues),
+            QueueLayout::Flexible => flexible_queue_properties(self.queues, self.nodes),
+        }
+    }
 }
 
 /// What one run measured.
@@ -40,6 +81,9 @@ pub struct SchedulerBenchRun {
     pub elapsed: Duration,
     /// The slowest single pass.
     pub slowest_pass: Duration,
+    /// Time to register every node, one at a time (each resolves the queues' effective
+    /// capacities again).
+    pub node_registration: Duration,
 }
 
 impl SchedulerBenchRun {
@@ -58,16 +102,18 @@ impl SchedulerBenchRun {
 /// When the generated configuration is refused (for example zero queues).
 pub fn scheduler_bench(shape: SchedulerBenchShape) -> anyhow::Result<SchedulerBenchRun> {
     anyhow::ensure!(shape.queues > 0, "bench scheduler needs at least one queue");
-    let (names, properties) = queue_properties(shape.queues);
+    let (names, properties) = shape.queue_properties();
     let config = CapacitySchedulerConfiguration::new(properties, SchedulerSettings::default())
         .context("the generated queue configuration")?;
     let mut scheduler = CapacityScheduler::new(config);
+    let registering = Instant::now();
     for i in 0..shape.nodes {
         let node = NodeId::new(format!("node{i}.bench"), 8041);
         scheduler
             .add_node(node, NODE_CAPABILITY)
             .context("adding a node")?;
     }
+    let node_registration = registering.elapsed();
     for i in 0..shape.applications {
         let application = ApplicationId::new(1, i32::try_from(i + 1)?);
         let queue = &names[i % shape.queues];
@@ -89,6 +135,7 @@ pub fn scheduler_bench(shape: SchedulerBenchShape) -> anyhow::Result<SchedulerBe
         passes: 0,
         elapsed: Duration::ZERO,
         slowest_pass: Duration::ZERO,
+        node_registration,
     };
     for _ in 0..1_000 {
         let started = Instant::now();
@@ -135,6 +182,58 @@ pub(crate) fn queue_properties(queues: usize) -> (Vec<String>, BTreeMap<String, 
     (names, properties)
 }
 
+/// The flexible layout's queues (see [`QueueLayout::Flexible`]): `queues` leaves `l<i>` spread
+/// over up to ten parents `p<j>`, for a cluster of `nodes` benchmark nodes.
+fn flexible_queue_properties(
+    queues: usize,
+    nodes: usize,
+) -> (Vec<String>, BTreeMap<String, String>) {
+    const PREFIX: &str = "yarn.scheduler.capacity";
+    let parents = queues.clamp(1, 10);
+    let mut properties = BTreeMap::new();
+    let mut set = |key: String, value: String| {
+        properties.insert(format!("{PREFIX}.{key}"), value);
+    };
+    set("legacy-queue-mode.enabled".to_owned(), "false".to_owned());
+    set(
+        "root.ordering-policy".to_owned(),
+        "priority-utilization".to_owned(),
+    );
+    let parent_names: Vec<String> = (0..parents).map(|j| format!("p{j}")).collect();
+    set("root.queues".to_owned(), parent_names.join(","));
+    let memory = NODE_CAPABILITY.memory_mb * nodes as u64 / parents as u64;
+    let vcores = u64::from(NODE_CAPABILITY.vcores) * nodes as u64 / parents as u64;
+    let mut names = Vec::new();
+    for (j, parent) in parent_names.iter().enumerate() {
+        let path = format!("root.{parent}");
+        set(
+            format!("{path}.capacity"),
+            format!("[memory={memory},vcores={vcores}]"),
+        );
+        set(format!("{path}.maximum-capacity"), "100".to_owned());
+        set(format!("{path}.priority"), (j % 3).to_string());
+        // Leaf i goes under parent i % parents, so every parent has at least one.
+        let leaves: Vec<String> = (j..queues)
+            .step_by(parents)
+            .map(|i| format!("l{i}"))
+            .collect();
+        set(format!("{path}.queues"), leaves.join(","));
+        for leaf in &leaves {
+            let leaf_path = format!("{path}.{leaf}");
+            set(format!("{leaf_path}.capacity"), "1w".to_owned());
+            set(format!("{leaf_path}.maximum-capacity"), "100".to_owned());
+            set(format!("{leaf_path}.ordering-policy"), "fair".to_owned());
+            set(format!("{leaf_path}.user-limit-factor"), "100".to_owned());
+            set(
+                format!("{leaf_path}.maximum-am-resource-percent"),
+                "1".to_owned(),
+            );
+        }
+    }
+    names.extend((0..queues).map(|i| format!("l{i}")));
+    (names, properties)
+}
+
 /// The ask every benchmark application makes: `containers` containers of 1 GB and 1 vcore.
 pub(crate) fn bench_ask(containers: u32) -> ResourceRequest {
     ResourceRequest {
@@ -154,16 +253,19 @@ impl fmt::Display for SchedulerBenchRun {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{:>6} nodes {:>4} queues {:>5} apps: {:>8} allocations in {:>3} passes, {:>9.1} ms, \
-             {:>10.0} allocations/s, slowest pass {:.1} ms",
+            "{:>6} nodes {:>4} queues {:>5} apps ({:?}): {:>8} allocations in {:>3} passes, \
+             {:>9.1} ms, {:>10.0} allocations/s, slowest pass {:.1} ms; nodes registered in \
+             {:.1} ms",
             self.shape.nodes,
             self.shape.queues,
             self.shape.applications,
+            self.shape.layout,
             self.allocations,
             self.passes,
             self.elapsed.as_secs_f64() * 1e3,
             self.allocations_per_second(),
-            self.slowest_pass.as_secs_f64() * 1e3
+            self.slowest_pass.as_secs_f64() * 1e3,
+            self.node_registration.as_secs_f64() * 1e3
         )
     }
 }
@@ -180,6 +282,7 @@ mod tests {
             queues: 3,
             applications: 8,
             containers_per_application: 10,
+            layout: QueueLayout::Percentage,
         })
         .unwrap();
         assert_eq!(run.allocations, 8 * 11);
@@ -195,8 +298,29 @@ mod tests {
             queues: 2,
             applications: 4,
             containers_per_application: 100,
+            layout: QueueLayout::Percentage,
         })
         .unwrap();
         assert_eq!(run.allocations, 64);
+    }
+
+    #[test]
+    fn the_flexible_layout_loads_and_fills_the_cluster() {
+        // 4 nodes of 64 GB under two absolute parents; 20 leaves ask for far more.
+        let run = scheduler_bench(SchedulerBenchShape {
+            nodes: 4,
+            queues: 20,
+            applications: 40,
+            containers_per_application: 100,
+            layout: QueueLayout::Flexible,
+        })
+        .unwrap();
+        assert_eq!(run.allocations, 4 * 64);
+        let (names, properties) = flexible_queue_properties(20, 4);
+        assert_eq!(names.len(), 20);
+        assert_eq!(
+            properties["yarn.scheduler.capacity.root.p0.capacity"],
+            "[memory=26214,vcores=12]"
+        );
     }
 }

@@ -117,9 +117,11 @@ const NO_LOCALITY: &str = "yarn-ha places an ask on the first node with room, wh
 const ONE_PER_HEARTBEAT: &str =
     "yarn-ha's scheduling pass assigns as many containers to a node as fit";
 const NO_LABELS: &str = "node labels are not implemented: every node is in the default partition";
-const UNDERUTILIZED_PREEMPTION: &str = "a queue of higher priority below its guarantee does \
-                                         not preempt a lower one below its own: preemption \
-                                         takes only from queues above their guarantees";
+const UNDERUTILIZED_PREEMPTION: &str = "tunes underutilized-preemption, which yarn-ha does not \
+                                         do: under a priority-utilization parent, a child of \
+                                         higher priority below its guarantee waits for a lower \
+                                         one below its own to free resources rather than \
+                                         preempting it";
 const NO_ZOOKEEPER: &str =
     "yarn-ha replicates its state with Raft (yarn.resourcemanager.ha.raft.*), not ZooKeeper";
 const NO_KERBEROS: &str = "yarn-ha's daemons authenticate with certificates (yarn.tls.*), not \
@@ -130,16 +132,10 @@ const ALWAYS_RECOVERS: &str =
 /// Every key yarn-ha knows and does not honour, in the order `yarn-default.xml` prints them.
 pub const UNHONOURED: &[Unhonoured] = &[
     // capacity-scheduler.xml: per queue.
-    refused(
-        "yarn.scheduler.capacity.<queue-path>.ordering-policy.priority-utilization.\
-         underutilized-preemption.enabled",
-        Accepted::OneOf(&["false"]),
-        UNDERUTILIZED_PREEMPTION,
-    ),
     warned(
         "yarn.scheduler.capacity.<queue-path>.ordering-policy.*",
-        "tunes the priority-utilization policy's underutilized-preemption, which yarn-ha does \
-         not do",
+        "tunes an ordering policy; yarn-ha reads a queue's ordering-policy and, on a fair leaf, \
+         ordering-policy.fair.enable-size-based-weight",
     ),
     refused(
         "yarn.scheduler.capacity.<queue-path>.acl_application_max_priority",
@@ -251,16 +247,9 @@ pub const UNHONOURED: &[Unhonoured] = &[
         "a queue without maximum-applications takes yarn.scheduler.capacity.maximum-applications \
          scaled by its share of the cluster",
     ),
-    refused(
-        "yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.\
-         enabled",
-        Accepted::OneOf(&["false"]),
-        UNDERUTILIZED_PREEMPTION,
-    ),
     warned(
         "yarn.scheduler.capacity.ordering-policy.*",
-        "tunes the priority-utilization policy's underutilized-preemption, which yarn-ha does \
-         not do",
+        UNDERUTILIZED_PREEMPTION,
     ),
     warned(
         "yarn.scheduler.capacity.user-metrics.enable",
@@ -776,11 +765,10 @@ mod tests {
             "yarn.scheduler.capacity.<queue-path>.ordering-policy.*"
         );
         let enabled = entry(
-            "yarn.scheduler.capacity.root.a.ordering-policy.priority-utilization.\
-             underutilized-preemption.enabled",
+            "yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-\
+             preemption.enabled",
         );
-        assert_eq!(enabled.judge("k", "false"), Verdict::Honoured);
-        assert!(matches!(enabled.judge("k", "true"), Verdict::Refused(_)));
+        assert!(matches!(enabled.judge("k", "true"), Verdict::Warned(_)));
         assert_eq!(
             entry("yarn.scheduler.capacity.root.a.accessible-node-labels.gpu.capacity").pattern,
             "yarn.scheduler.capacity.<queue-path>.accessible-node-labels.*"

@@ -678,9 +678,7 @@ impl TreeBuilder<'_> {
                 }
                 Err(err) => return Err(err),
             };
-        let priority = reader
-            .parse::<i32>(&QueueProperty::Priority.key(path), "a 32-bit integer")?
-            .unwrap_or(0);
+        let priority = self.parse_priority(path, parent_conf)?;
 
         Ok(QueueConf {
             path: path.to_string(),
@@ -711,6 +709,38 @@ impl TreeBuilder<'_> {
             priority,
             reservation,
         })
+    }
+
+    /// The queue's `priority` (0 when unset), with a warning when no `priority-utilization`
+    /// parent will weigh it. Earlier versions accepted any value and ignored it: a committed
+    /// configuration's value that does not parse counts as 0, with a warning.
+    fn parse_priority(
+        &self,
+        path: &str,
+        parent_conf: Option<&QueueConf>,
+    ) -> Result<i32, SchedulerError> {
+        let key = QueueProperty::Priority.key(path);
+        let priority = match self.reader.parse::<i32>(&key, "a 32-bit integer") {
+            Ok(priority) => priority.unwrap_or(0),
+            Err(err) if self.unhonoured == Unhonoured::Warn => {
+                self.warnings.borrow_mut().push(format!(
+                    "{err}; {EARLIER_COMMIT}, {path} has priority 0 until -refreshQueues \
+                     commits a file without it"
+                ));
+                0
+            }
+            Err(err) => return Err(err),
+        };
+        let weighed =
+            parent_conf.is_some_and(|parent| parent.queue_ordering_policy.respects_priority());
+        if priority != 0 && !weighed {
+            self.warnings.borrow_mut().push(format!(
+                "{key} = {priority} takes effect only under a parent whose ordering-policy is \
+                 priority-utilization, and {path}'s parent orders its children by utilization \
+                 (or it is root): ignored"
+            ));
+        }
+        Ok(priority)
     }
 
     /// The children listed under `<path>.queues`: trimmed, empty entries dropped, each a plain

@@ -7,7 +7,8 @@ use crate::error::SchedulerError;
 use crate::property_reader::invalid;
 
 const LEAF: &str = "fifo, fifo-with-partitions or fair on a leaf queue (or Hadoop's \
-                    FifoOrderingPolicy or FairOrderingPolicy class)";
+                    FifoOrderingPolicy or FairOrderingPolicy class); utilization and \
+                    priority-utilization order a parent's children";
 /// Hadoop's package of ordering policy classes, which a value may name in full.
 const POLICY_PACKAGE: &str = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.";
 

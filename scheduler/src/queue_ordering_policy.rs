@@ -156,7 +156,7 @@ mod tests {
                 priority_b.cmp(&priority_a)
             }
         };
-        let uses = [0.0, 0.3, 0.99, 1.0, 1.7];
+        let uses = [0.0, 0.3, 0.99, 1.0, 1.7, f64::from(i32::MAX), f64::INFINITY];
         for used_a in uses {
             for used_b in uses {
                 for priority_a in 0..3 {

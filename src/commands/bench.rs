@@ -113,6 +113,7 @@ fn scheduler(args: BenchSchedulerArgs) -> anyhow::Result<ExitCode> {
             queues: args.queues,
             applications: args.applications,
             containers_per_application: args.containers_per_application,
+            layout: args.layout,
         };
         println!("{}", yarn_bench::scheduler_bench(shape)?);
         let paths: &[AskPath] = if args.through_ams {

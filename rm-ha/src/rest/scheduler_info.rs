@@ -31,6 +31,8 @@ struct RootInfo {
     used_capacity: f64,
     max_capacity: f64,
     queue_name: String,
+    /// How root orders its children: `utilization` or `priority-utilization`.
+    ordering_policy_info: &'static str,
     queues: QueueList,
 }
 
@@ -238,6 +240,8 @@ impl SchedulerResponse {
                     used_capacity: root.map_or(0.0, |root| root.used_capacity),
                     max_capacity: root.map_or(100.0, |root| root.maximum_capacity),
                     queue_name: "root".to_owned(),
+                    ordering_policy_info: root
+                        .map_or("utilization", |root| root.queue_ordering_policy.name()),
                     queues: QueueList {
                         queue: root
                             .map_or_else(Vec::new, |root| children(root, &by_path, preemption)),
@@ -382,10 +386,12 @@ mod tests {
     fn the_queue_tree_in_hadoops_capacity_scheduler_shape() {
         let mut state = state(properties(&[
             ("root.queues", "a,b"),
+            ("root.ordering-policy", "priority-utilization"),
             ("root.a.capacity", "60"),
             ("root.a.queues", "a1"),
             ("root.a.a1.capacity", "100"),
             ("root.b.capacity", "40"),
+            ("root.b.priority", "7"),
         ]));
         submit(&mut state, "alice", "b", 1024);
         let (leader, _) = LeaderScheduler::rebuild(&state, &source(), &nodes(2)).unwrap();
@@ -406,8 +412,11 @@ mod tests {
             .map(|q| q["queueName"].as_str().unwrap())
             .collect();
         assert_eq!(names, ["a", "b"], "{body}");
+        assert_eq!(root["orderingPolicyInfo"], "priority-utilization", "{body}");
         let a = &queues[0];
         assert!(a.get("type").is_none(), "a parent has no leaf type: {a}");
+        assert_eq!(a["orderingPolicyInfo"], "utilization", "{a}");
+        assert_eq!(queues[1]["queuePriority"], 7, "{body}");
         assert_eq!(a["capacity"], 60.0, "{a}");
         let a1 = &a["queues"]["queue"][0];
         assert_eq!(a1["type"], "capacitySchedulerLeafQueueInfo", "{a1}");

@@ -1,6 +1,7 @@
 //! The scheduling pass: [`CapacityScheduler::schedule`] walks the queue tree to the leaf its
-//! parents' ordering policies put first, offers it to the leaf's active applications in serving order, checks the
-//! user limit and the queue maximum capacities, finds a node and commits the container.
+//! parents' ordering policies put first, offers it to the leaf's active applications in serving
+//! order, checks the user limit and the queue maximum capacities, finds a node and commits the
+//! container.
 //!
 //! [`SchedulingPass`] and [`LeafPass`] hold what one pass learns (exhausted queues, each leaf's
 //! cursor, sizes no node fits, asks found without room) so a pass never repeats fruitless work.
@@ -30,8 +31,8 @@ impl CapacityScheduler {
     /// Waiting applications are re-evaluated first. Then, one container at a time: from
     /// `root`, descend to the child that still has demand which its parent's
     /// [`QueueOrderingPolicy`](crate::QueueOrderingPolicy) puts first (under `utilization` the
-    /// lowest used/guaranteed; ties by configuration order); in the leaf, offer to active applications by
-    /// application priority (higher first), then submission order, or under the `fair`
+    /// lowest used/guaranteed; ties by configuration order); in the leaf, offer to active
+    /// applications by application priority (higher first), then submission order, or under the `fair`
     /// ordering policy the least memory used (see [`OrderingPolicy`]); in an application, the AM
     /// container first, then asks by container priority (lower first) and allocation request
     /// id. A container is placed only if its user is not over the user limit (a user may go
@@ -93,9 +94,16 @@ impl CapacityScheduler {
             if queue.is_leaf() {
                 return Some(index);
             }
+            // As Hadoop, against at least one minimum allocation, so that a guarantee rounded
+            // down to nothing does not make its queue infinitely used.
+            let minimum = self.conf.settings().minimum_allocation;
             let standing = |q: &Queue| ChildStanding {
                 absolute_capacity: q.effective.absolute_capacity,
-                used_capacity: calculator.divide(cluster, q.used, q.effective.guaranteed),
+                used_capacity: calculator.divide(
+                    cluster,
+                    q.used,
+                    calculator.max(cluster, q.effective.guaranteed, minimum),
+                ),
                 absolute_used_capacity: calculator.divide(cluster, q.used, cluster),
                 priority: q.conf.priority,
                 configured_minimum: match q.conf.capacity {

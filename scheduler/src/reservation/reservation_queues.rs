@@ -186,6 +186,8 @@ pub(crate) fn reservation_queue_conf(
         acl_submit_applications: None,
         acl_administer_queue: None,
         reservation: None,
+        // A plan orders its reservation queues by utilization: no priority among them.
+        priority: 0,
         ..plan.clone()
     }
 }

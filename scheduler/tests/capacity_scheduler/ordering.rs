@@ -267,3 +267,48 @@ fn priority_utilization_gives_what_is_left_above_guarantees_to_the_higher_priori
     assert_eq!(relative_priority(&by_priority), 5);
     assert_eq!(relative_priority(&by_use), 0);
 }
+
+/// A priority no parent weighs is named as ignored; one an earlier version committed that no
+/// longer parses counts as 0, with a warning, where a new file is refused.
+#[test]
+fn a_priority_no_parent_weighs_is_warned_about() {
+    let settings = SchedulerSettings::default;
+    let pairs = [
+        ("root.queues", "a,b"),
+        ("root.a.capacity", "50"),
+        ("root.a.priority", "3"),
+        ("root.b.capacity", "50"),
+    ];
+    let conf =
+        yarn_scheduler::CapacitySchedulerConfiguration::new(props(&pairs), settings()).unwrap();
+    assert_eq!(conf.queue("root.a").unwrap().priority, 3);
+    assert_eq!(conf.warnings().len(), 1, "{:?}", conf.warnings());
+    assert!(
+        conf.warnings()[0].starts_with(
+            "yarn.scheduler.capacity.root.a.priority = 3 takes effect only under a parent whose \
+             ordering-policy is priority-utilization"
+        ),
+        "{:?}",
+        conf.warnings()
+    );
+
+    let bad = [
+        ("root.queues", "a"),
+        ("root.ordering-policy", "priority-utilization"),
+        ("root.a.capacity", "100"),
+        ("root.a.priority", "high"),
+    ];
+    assert!(yarn_scheduler::CapacitySchedulerConfiguration::new(props(&bad), settings()).is_err());
+    let committed =
+        yarn_scheduler::CapacitySchedulerConfiguration::committed(props(&bad), settings())
+            .expect("a committed configuration is built");
+    assert_eq!(committed.queue("root.a").unwrap().priority, 0);
+    assert!(
+        committed
+            .warnings()
+            .iter()
+            .any(|warning| warning.contains("root.a has priority 0")),
+        "{:?}",
+        committed.warnings()
+    );
+}
