@@ -198,6 +198,12 @@ fn hadoop_clients_submit_query_kill_and_a_forged_token_is_refused() {
     }
     let queue = run.value("QUEUE").expect("getQueueInfo(default)");
     assert!(queue.starts_with("default RUNNING "), "{run}");
+    // Not a weight (-1), and all of the two nodes' 8 GB and 16 vcores, guaranteed and at most.
+    assert_eq!(
+        run.value("QUEUE_EFFECTIVE"),
+        Some("-1.0 8192 16 8192"),
+        "weight and effective capacities: {run}"
+    );
     assert!(
         run.values("QUEUE_ACL")
             .any(|acl| acl.starts_with("default ") && acl.contains("SUBMIT_APPLICATIONS")),

@@ -56,6 +56,12 @@ impl CapacitySchedulerConfiguration {
             self.sized_by_amounts() && cluster_amounts.iter().all(|&amount| amount > 0.0);
         // Amounts: (guaranteed, maximum) per queue in cluster units.
         let resolved = by_amounts.then(|| resolve(self.queue_map(), cluster_amounts, true));
+        // Each sibling group divided once: per queue it would cost the square of its siblings.
+        let relative = if resolved.is_none() {
+            relative_shares(calculator, self.queue_map())
+        } else {
+            BTreeMap::new()
+        };
         let mut capacities = BTreeMap::new();
         for queue in self.queues() {
             let effective = if let Some(resolved) = &resolved {
@@ -80,7 +86,7 @@ impl CapacitySchedulerConfiguration {
                     guaranteed: cluster.multiply_and_round_down(queue.absolute_capacity / 100.0),
                     maximum: cluster
                         .multiply_and_round_down(queue.absolute_maximum_capacity / 100.0),
-                    capacity: relative_share(calculator, self.queue_map(), queue),
+                    capacity: relative.get(queue.path.as_str()).copied().unwrap_or(100.0),
                     maximum_capacity: nominal_maximum_share(calculator, queue),
                     absolute_capacity: queue.absolute_capacity,
                     absolute_maximum_capacity: queue.absolute_maximum_capacity,
@@ -273,39 +279,35 @@ fn nominal_share(calculator: ResourceCalculator, shares: Amounts) -> f64 {
     }
 }
 
-/// The queue's configured share of its parent, percent, with absolute amounts counting as
-/// nothing: a percentage as written, a weight over its siblings' weights.
-fn relative_share(
+/// Each queue's configured share of its parent, percent, with absolute amounts counting as
+/// nothing: a percentage as written, a weight over its siblings' weights; `root` is absent
+/// (all of the cluster). Each sibling group is divided once.
+fn relative_shares(
     calculator: ResourceCalculator,
     queues: &BTreeMap<String, QueueConf>,
-    queue: &QueueConf,
-) -> f64 {
-    let Some(parent) = queue
-        .parent
-        .as_deref()
-        .and_then(|parent| queues.get(parent))
-    else {
-        return 100.0;
-    };
-    let index = parent
-        .children
-        .iter()
-        .position(|child| *child == queue.path)
-        .unwrap_or_default();
-    let mut shares = [0.0; 2];
-    for (slot, resource) in ResourceType::ALL.into_iter().enumerate() {
-        let entries: Vec<CapacityEntry> = parent
+) -> BTreeMap<&str, f64> {
+    let mut relative = BTreeMap::new();
+    for parent in queues.values() {
+        let children: Vec<&QueueConf> = parent
             .children
             .iter()
             .filter_map(|child| queues.get(child))
-            .map(|child| child.capacity.entry(resource))
             .collect();
-        shares[slot] = divide(&entries, 100.0, false)
-            .get(index)
-            .copied()
-            .unwrap_or_default();
+        let mut shares = vec![[0.0; 2]; children.len()];
+        for (slot, resource) in ResourceType::ALL.into_iter().enumerate() {
+            let entries: Vec<CapacityEntry> = children
+                .iter()
+                .map(|child| child.capacity.entry(resource))
+                .collect();
+            for (index, share) in divide(&entries, 100.0, false).into_iter().enumerate() {
+                shares[index][slot] = share;
+            }
+        }
+        for (child, share) in children.iter().zip(shares) {
+            relative.insert(child.path.as_str(), nominal_share(calculator, share));
+        }
     }
-    nominal_share(calculator, shares)
+    relative
 }
 
 /// The queue's configured maximum as a share of its parent's maximum, percent, with absolute

@@ -20,6 +20,7 @@ import org.apache.hadoop.yarn.api.records.ContainerReport;
 import org.apache.hadoop.yarn.api.records.NodeReport;
 import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.QueueConfigurations;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
 import org.apache.hadoop.yarn.api.records.Resource;
@@ -48,7 +49,8 @@ import org.apache.hadoop.yarn.util.Times;
  *     its report's timeout, moves its expiry to E seconds from now (8) with
  *     updateApplicationTimeouts, prints the expiry in force, expects it KILLED at expiry
  * queries
- *     getApplications, getYarnClusterMetrics, getNodeReports, getQueueInfo(default),
+ *     getApplications, getYarnClusterMetrics, getNodeReports, getQueueInfo(default) with its
+ *     weight and effective capacities,
  *     getQueueAclsInfo, and getNodeToLabels, which yarn-ha does not serve
  * </pre>
  *
@@ -196,6 +198,11 @@ public final class SubmitShellApp {
         QueueInfo queue = client.getQueueInfo("default");
         System.out.println("QUEUE " + queue.getQueueName() + " " + queue.getQueueState() + " "
                 + queue.getCapacity() + " " + queue.getMaximumCapacity());
+        QueueConfigurations partition = queue.getQueueConfigurations().get("");
+        System.out.println("QUEUE_EFFECTIVE " + queue.getWeight() + " "
+                + (partition == null ? "none" : partition.getEffectiveMinCapacity().getMemorySize()
+                        + " " + partition.getEffectiveMinCapacity().getVirtualCores() + " "
+                        + partition.getEffectiveMaxCapacity().getMemorySize()));
         for (QueueUserACLInfo acl : client.getQueueAclsInfo()) {
             System.out.println("QUEUE_ACL " + acl.getQueueName() + " " + acl.getUserAcls());
         }
