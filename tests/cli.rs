@@ -565,8 +565,8 @@ fn daemons_refuse_to_start_on_a_key_whose_promise_they_cannot_keep() {
             ("yarn.scheduler.capacity.root.queues", "default"),
             ("yarn.scheduler.capacity.root.default.capacity", "100"),
             (
-                "yarn.scheduler.capacity.root.default.maximum-application-lifetime",
-                "3600",
+                "yarn.scheduler.capacity.root.default.auto-create-child-queue.enabled",
+                "true",
             ),
         ]),
     );
@@ -576,8 +576,8 @@ fn daemons_refuse_to_start_on_a_key_whose_promise_they_cannot_keep() {
     assert!(
         message.contains("capacity-scheduler.xml:4:")
             && message.contains(
-                "key yarn.scheduler.capacity.root.default.maximum-application-lifetime: value \
-                 \"3600\" is refused: application lifetimes are not enforced"
+                "key yarn.scheduler.capacity.root.default.auto-create-child-queue.enabled: \
+                 value \"true\" is refused: queues are not created on submission"
             ),
         "{message}"
     );

@@ -785,8 +785,8 @@ async fn refresh_queues_is_validated_committed_and_survives_a_failover() {
             ("yarn.scheduler.capacity.root.queues", "default"),
             ("yarn.scheduler.capacity.root.default.capacity", "100"),
             (
-                "yarn.scheduler.capacity.root.default.maximum-application-lifetime",
-                "3600",
+                "yarn.scheduler.capacity.root.default.auto-create-child-queue.enabled",
+                "true",
             ),
         ],
     );
@@ -795,8 +795,8 @@ async fn refresh_queues_is_validated_committed_and_survives_a_failover() {
     assert!(
         err.contains("capacity-scheduler.xml:13:")
             && err.contains(
-                "key yarn.scheduler.capacity.root.default.maximum-application-lifetime: value \
-                 \"3600\" is refused"
+                "key yarn.scheduler.capacity.root.default.auto-create-child-queue.enabled: \
+                 value \"true\" is refused"
             ),
         "{err}"
     );
