@@ -306,7 +306,7 @@ mod tests {
 
     #[test]
     fn the_flexible_layout_loads_and_fills_the_cluster() {
-        // 4 nodes of 64 GB under two absolute parents; 20 leaves ask for far more.
+        // 4 nodes of 64 GB under ten absolute parents; 20 leaves ask for far more.
         let run = scheduler_bench(SchedulerBenchShape {
             nodes: 4,
             queues: 20,

@@ -378,9 +378,9 @@ impl YarnClient {
     }
 
     /// Moves the end of an application's lifetime to `expire_time` (Hadoop's ISO 8601 form,
-    /// see `yarn_proto::expiry_time`) and returns the expiry time in force, which the queue's
-    /// maximum lifetime may have brought earlier. Resending is safe: setting the expiry in
-    /// force changes nothing.
+    /// see `yarn_proto::expiry_time`) and returns the RM's answer: `expire_time` as sent, or
+    /// the earlier time the queue's maximum lifetime brought it to. Resending is safe: setting
+    /// the expiry in force changes nothing.
     ///
     /// # Errors
     ///

@@ -789,7 +789,7 @@ impl TreeBuilder<'_> {
     }
 
     /// The `ordering-policy` of the queue at `path`: one of Hadoop's leaf policies on a leaf,
-    /// `utilization` on a parent, fifo on a reservable queue; `fair.enable-size-based-weight`
+    /// `utilization` or `priority-utilization` on a parent, fifo on a reservable queue; `fair.enable-size-based-weight`
     /// means something only with `fair`, and is warned about elsewhere.
     fn parse_ordering_policy(
         &self,

@@ -35,7 +35,7 @@
 //!   schedule()
 //!     activate waiting attempts (max-parallel-apps, then AM limits)
 //!     repeat until nothing more fits:
-//!       root -> child furthest below its guarantee -> ... -> leaf
+//!       root -> child its parent's ordering policy puts first -> ... -> leaf
 //!       leaf -> applications by priority, then FIFO -> first one under its user limit
 //!       application -> AM container, then asks by (priority, allocation_request_id)
 //!       ask -> fits leaf and ancestors' maximum capacity? -> named host, else most-free node

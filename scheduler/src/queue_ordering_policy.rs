@@ -17,8 +17,8 @@ const PARENT: &str = "utilization or priority-utilization on a parent queue (fif
 ///
 /// Under both, a child with a guarantee goes before one without; two children with the same
 /// priority go by used capacity, the less used first (children without a guarantee by their
-/// share of the cluster); ties go to the larger configured minimum resource, then the larger
-/// absolute capacity, then configuration order. `PriorityUtilization` also weighs each child's
+/// share of the cluster); ties go to the larger configured minimum resource when both have one,
+/// otherwise to the larger absolute capacity, then to configuration order. `PriorityUtilization` also weighs each child's
 /// `priority`: of two children that are both below their guarantee, or both at or above it, the
 /// higher priority goes first; one below its guarantee always goes before one that is not.
 /// `Utilization` takes every priority as 0.
@@ -36,7 +36,8 @@ pub enum QueueOrderingPolicy {
 pub(crate) struct ChildStanding {
     /// Its share of the cluster it is guaranteed (0 to 1, or percent: only compared).
     pub(crate) absolute_capacity: f64,
-    /// What it uses over what it is guaranteed (Hadoop's used capacity).
+    /// What it uses over its guarantee, counted as at least one minimum allocation (Hadoop's
+    /// used capacity).
     pub(crate) used_capacity: f64,
     /// What it uses over the cluster (Hadoop's absolute used capacity).
     pub(crate) absolute_used_capacity: f64,

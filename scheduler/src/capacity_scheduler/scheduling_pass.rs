@@ -30,10 +30,11 @@ impl CapacityScheduler {
     ///
     /// Waiting applications are re-evaluated first. Then, one container at a time: from
     /// `root`, descend to the child that still has demand which its parent's
-    /// [`QueueOrderingPolicy`](crate::QueueOrderingPolicy) puts first (under `utilization` the
-    /// lowest used/guaranteed; ties by configuration order); in the leaf, offer to active
-    /// applications by application priority (higher first), then submission order, or under the `fair`
-    /// ordering policy the least memory used (see [`OrderingPolicy`]); in an application, the AM
+    /// [`QueueOrderingPolicy`](crate::QueueOrderingPolicy) puts first (under `utilization` a
+    /// child with a guarantee first, then the lowest used over its guarantee, counted as at
+    /// least one minimum allocation); in the leaf, offer to active applications by application
+    /// priority (higher first), then submission order, or under the `fair` ordering policy the
+    /// least memory used (see [`OrderingPolicy`]); in an application, the AM
     /// container first, then asks by container priority (lower first) and allocation request
     /// id. A container is placed only if its user is not over the user limit (a user may go
     /// one container past it: the check uses usage before the container), it fits within the
