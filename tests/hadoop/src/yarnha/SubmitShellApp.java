@@ -199,7 +199,7 @@ public final class SubmitShellApp {
         System.out.println("QUEUE " + queue.getQueueName() + " " + queue.getQueueState() + " "
                 + queue.getCapacity() + " " + queue.getMaximumCapacity());
         QueueConfigurations partition = queue.getQueueConfigurations().get("");
-        System.out.println("QUEUE_EFFECTIVE " + queue.getWeight() + " "
+        System.out.println("QUEUE_EFFECTIVE " + weight(queue) + " "
                 + (partition == null ? "none" : partition.getEffectiveMinCapacity().getMemorySize()
                         + " " + partition.getEffectiveMinCapacity().getVirtualCores() + " "
                         + partition.getEffectiveMaxCapacity().getMemorySize()));
@@ -223,6 +223,15 @@ public final class SubmitShellApp {
         }
         System.out.println("AFTER_UNSERVED " + client.getYarnClusterMetrics().getNumNodeManagers());
         return 0;
+    }
+
+    /** The queue's weight, which Hadoop 3.4 added to QueueInfo; `none` with older clients. */
+    private static String weight(QueueInfo queue) {
+        try {
+            return String.valueOf(QueueInfo.class.getMethod("getWeight").invoke(queue));
+        } catch (ReflectiveOperationException e) {
+            return "none";
+        }
     }
 
     private static ContainerLaunchContext amCommand(Args args) {
