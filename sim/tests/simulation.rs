@@ -67,7 +67,7 @@ fn a_seed_replays_to_the_same_trace() {
 /// containers succeed all the same.
 #[test]
 fn applications_end_when_their_nodes_reboot() {
-    const REBOOT_SEEDS: u64 = 40;
+    const REBOOT_SEEDS: u64 = 60;
     let (mut struck, mut struck_and_succeeded) = (0, 0);
     for seed in 0..REBOOT_SEEDS {
         let outcome = Simulation::new(seed, options()).run().unwrap();

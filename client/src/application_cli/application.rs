@@ -431,6 +431,46 @@ mod tests {
     }
 
     #[test]
+    fn status_ends_with_the_lifetime_and_updates_say_whether_the_queue_capped_them() {
+        let mut timed = report(7, "job", State::Running);
+        let lifetime = pb::ApplicationTimeoutTypeProto::AppTimeoutLifetime;
+        timed.app_timeouts = vec![pb::AppTimeoutsMapProto {
+            application_timeout_type: lifetime.into(),
+            application_timeout: Some(pb::ApplicationTimeoutProto {
+                application_timeout_type: lifetime.into(),
+                expire_time: "2026-11-30T07:10:00.000+0000".to_owned(),
+                remaining_time: 42,
+            }),
+        }];
+        let text = format_application_report(&timed);
+        assert!(
+            text.ends_with(
+                "\tUnmanaged Application : false\n\tTimeoutType : LIFETIME\tExpiryTime : \
+                 2026-11-30T07:10:00.000+0000\tRemainingTime : 42seconds\n"
+            ),
+            "{text}"
+        );
+
+        let id = ApplicationId::new(1_700_000_000_000, 3);
+        let asked = "2026-11-30T08:00:00.000+0000";
+        assert_eq!(
+            format_lifetime_update_started(id),
+            "Updating timeout for given timeoutType: LIFETIME of an application \
+             application_1700000000000_0003\n"
+        );
+        assert_eq!(
+            format_lifetime_updated(id, asked, asked),
+            "Successfully updated LIFETIME of an application application_1700000000000_0003. \
+             New expiry time is 2026-11-30T08:00:00.000+0000\n"
+        );
+        assert_eq!(
+            format_lifetime_updated(id, asked, "2026-11-30T07:30:00.000+0000"),
+            "Updated lifetime of an application  application_1700000000000_0003 to queue \
+             max/default lifetime. New expiry time is 2026-11-30T07:30:00.000+0000\n"
+        );
+    }
+
+    #[test]
     fn kill_and_move_messages_follow_hadoop() {
         let id = ApplicationId::new(1_700_000_000_000, 3);
         assert_eq!(
