@@ -27,7 +27,10 @@ use common::{stderr, stdout};
 const QUEUES: &[(&str, &str)] = &[
     ("yarn.scheduler.capacity.legacy-queue-mode.enabled", "false"),
     ("yarn.scheduler.capacity.maximum-am-resource-percent", "1.0"),
-    ("yarn.scheduler.capacity.node-locality-delay", "40"),
+    (
+        "yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments",
+        "1",
+    ),
     ("yarn.scheduler.capacity.root.queues", "default,prod,dev"),
     // `default` stays, emptied: a RUNNING queue cannot be removed.
     ("yarn.scheduler.capacity.root.default.capacity", "0"),
@@ -103,7 +106,7 @@ fn a_production_style_file_resolves_its_modes_and_its_queues_keep_to_their_share
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         stdout(&out)
-            .contains("warning: yarn.scheduler.capacity.node-locality-delay is not honoured"),
+            .contains("warning: yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments is not honoured"),
         "{}",
         stdout(&out)
     );

@@ -402,7 +402,10 @@ fn conf_check_lists_every_key_honoured_refused_or_warned() {
                 "yarn.scheduler.capacity.root.b.maximum-application-lifetime",
                 "-1",
             ),
-            ("yarn.scheduler.capacity.node-locality-delay", "40"),
+            (
+                "yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments",
+                "1",
+            ),
             (
                 "yarn.scheduler.capacity.root.a.accessible-node-labels",
                 "gpu",
@@ -449,8 +452,8 @@ fn conf_check_lists_every_key_honoured_refused_or_warned() {
             "not a key yarn-ha knows",
         ),
         (
-            "yarn.scheduler.capacity.node-locality-delay",
-            "first node with room",
+            "yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments",
+            "schedules asynchronously",
         ),
         (
             "yarn.scheduler.capacity.root.a.accessible-node-labels",

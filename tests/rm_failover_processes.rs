@@ -813,7 +813,10 @@ async fn refresh_queues_is_validated_committed_and_survives_a_failover() {
                 "yarn.scheduler.capacity.root.b.acl_submit_applications",
                 "alice",
             ),
-            ("yarn.scheduler.capacity.node-locality-delay", "40"),
+            (
+                "yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments",
+                "1",
+            ),
         ],
     );
     let (ok, out, err) = yarn_ha_as_user(&cluster, &["rmadmin", "-refreshQueues"]).await;
@@ -824,7 +827,7 @@ async fn refresh_queues_is_validated_committed_and_survives_a_failover() {
         "the refresh says what it committed and from which replica's file: {out}"
     );
     assert!(
-        out.contains("\nwarning: yarn.scheduler.capacity.node-locality-delay is not honoured"),
+        out.contains("\nwarning: yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments is not honoured"),
         "{out}"
     );
     // Again with the same files: nothing new, and it says so.

@@ -196,7 +196,14 @@ async fn measure(
     leadership.nodes(|tracker| {
         for i in 0..shape.nodes {
             let node = NodeId::new(format!("node{i}.bench"), 8041);
-            tracker.register(node, capability.clone(), 8042, tokio::time::Instant::now());
+            let rack = yarn_scheduler::DEFAULT_RACK.to_owned();
+            tracker.register(
+                node,
+                rack,
+                capability.clone(),
+                8042,
+                tokio::time::Instant::now(),
+            );
         }
     });
     let (allocations, elapsed) = match fleet {

@@ -671,6 +671,24 @@ pub const HADOOP_SECURITY_AUTHENTICATION: Key =
 /// wrap Hadoop IPC traffic); `integrity` and `privacy` are refused at start-up.
 pub const HADOOP_RPC_PROTECTION: Key =
     Key::new("hadoop.rpc.protection", "authentication", KeyKind::String);
+/// How the ResourceManager finds a NodeManager's rack: Hadoop's
+/// `org.apache.hadoop.net.ScriptBasedMapping` (the default) or `org.apache.hadoop.net.TableMapping`;
+/// any other class is refused at start-up.
+pub const NET_TOPOLOGY_NODE_SWITCH_MAPPING_IMPL: Key = Key::new(
+    "net.topology.node.switch.mapping.impl",
+    "org.apache.hadoop.net.ScriptBasedMapping",
+    KeyKind::String,
+);
+/// The script the script mapping runs with node addresses as arguments, printing one rack each;
+/// unset puts every node on `/default-rack`.
+pub const NET_TOPOLOGY_SCRIPT_FILE_NAME: Key =
+    Key::new("net.topology.script.file.name", "", KeyKind::String);
+/// The most addresses the script mapping passes to one run of the script. At least 1.
+pub const NET_TOPOLOGY_SCRIPT_NUMBER_ARGS: Key =
+    Key::new("net.topology.script.number.args", "100", KeyKind::Int);
+/// The `address rack` table the table mapping reads; unset puts every node on `/default-rack`.
+pub const NET_TOPOLOGY_TABLE_FILE_NAME: Key =
+    Key::new("net.topology.table.file.name", "", KeyKind::String);
 
 /// Every per-id endpoint of a ResourceManager, in the order of [`crate::RmEndpoints`]' fields.
 pub const RM_ENDPOINT_KEYS: [Key; 6] = [
@@ -805,6 +823,10 @@ pub const ALL: &[Key] = &[
     IPC_MAXIMUM_DATA_LENGTH,
     HADOOP_SECURITY_AUTHENTICATION,
     HADOOP_RPC_PROTECTION,
+    NET_TOPOLOGY_NODE_SWITCH_MAPPING_IMPL,
+    NET_TOPOLOGY_SCRIPT_FILE_NAME,
+    NET_TOPOLOGY_SCRIPT_NUMBER_ARGS,
+    NET_TOPOLOGY_TABLE_FILE_NAME,
 ];
 
 /// The declared key named `name` (without any `.<id>` suffix), if there is one.
@@ -823,8 +845,9 @@ mod tests {
         let names: BTreeSet<&str> = ALL.iter().map(|key| key.name.as_ref()).collect();
         assert_eq!(names.len(), ALL.len(), "a key is declared twice in ALL");
         for name in names {
-            // hadoop.* and ipc.* keys are Hadoop's core-site ones the daemons read (groups, web
-            // and RPC authentication, the connection idle time, the IPC frame limit).
+            // hadoop.*, ipc.* and net.topology.* keys are Hadoop's core-site ones the daemons
+            // read (groups, web and RPC authentication, the connection idle time, the IPC frame
+            // limit, the rack mapping).
             assert!(
                 name.starts_with("yarn.")
                     || name.starts_with("hadoop.security.group")
@@ -833,7 +856,8 @@ mod tests {
                     || name == IPC_CLIENT_CONNECTION_MAXIDLETIME.name
                     || name == IPC_MAXIMUM_DATA_LENGTH.name
                     || name == HADOOP_SECURITY_AUTHENTICATION.name
-                    || name == HADOOP_RPC_PROTECTION.name,
+                    || name == HADOOP_RPC_PROTECTION.name
+                    || name.starts_with("net.topology."),
                 "{name} is not under yarn. or one of Hadoop's core-site keys we read"
             );
         }

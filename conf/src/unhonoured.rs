@@ -112,10 +112,10 @@ const fn warned(pattern: &'static str, reason: &'static str) -> Unhonoured {
 
 const CAPACITY_SCHEDULER: &str =
     "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler";
-const NO_LOCALITY: &str = "yarn-ha places an ask on the first node with room, whatever its \
-                           locality, without waiting for a node-local one";
-const ONE_PER_HEARTBEAT: &str =
-    "yarn-ha's scheduling pass assigns as many containers to a node as fit";
+const ONE_PER_HEARTBEAT: &str = "yarn-ha always schedules asynchronously, as Hadoop does with \
+                                 schedule-asynchronously.enable=true, where Hadoop applies no \
+                                 per-heartbeat limit either: a pass places as many containers \
+                                 on a node as fit";
 const NO_LABELS: &str = "node labels are not implemented: every node is in the default partition";
 const UNDERUTILIZED_PREEMPTION: &str = "tunes underutilized-preemption, which yarn-ha does not \
                                          do: under a priority-utilization parent, a child of \
@@ -259,15 +259,6 @@ pub const UNHONOURED: &[Unhonoured] = &[
         "yarn.scheduler.capacity.lazy-preemption-enabled",
         Accepted::OneOf(&["false"]),
         "preemption kills the containers it selects; lazy preemption is not implemented",
-    ),
-    warned("yarn.scheduler.capacity.node-locality-delay", NO_LOCALITY),
-    warned(
-        "yarn.scheduler.capacity.rack-locality-additional-delay",
-        NO_LOCALITY,
-    ),
-    warned(
-        "yarn.scheduler.capacity.rack-locality-full-reset",
-        NO_LOCALITY,
     ),
     warned(
         "yarn.scheduler.capacity.per-node-heartbeat.*",
@@ -921,7 +912,7 @@ mod tests {
             ("fs.defaultFS", "not a key yarn-ha knows"),
             ("yarn.resourcemanager.address.rm3", "rm-ids does not list"),
             (
-                "yarn.scheduler.capacity.node-locality-delay",
+                "yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments",
                 "warned about by the scheduler",
             ),
         ] {

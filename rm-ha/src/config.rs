@@ -11,6 +11,7 @@ use yarn_scheduler::{SchedulerError, SchedulerSettings};
 
 use crate::RmNode;
 use crate::applications::{DiagnosticsLimit, MAX_CONTEXT_BYTES_LIMIT, SubmissionLimits};
+use crate::nodes::TopologyMapping;
 use crate::scheduling::{
     OpportunisticSettings, PreemptionConfig, QueueConfigSource, ReservationConfig,
 };
@@ -79,6 +80,8 @@ pub struct RmConfig {
     pub web_access: WebAccess,
     /// Whether the client and scheduler ports also speak Hadoop IPC, and to whom.
     pub hadoop_ipc: HadoopIpcSettings,
+    /// How NodeManagers are placed on racks (`net.topology.*`).
+    pub topology: TopologyMapping,
 }
 
 /// The Raft group's timings, from `yarn.resourcemanager.ha.raft.*`.
@@ -184,6 +187,7 @@ impl RmConfig {
             reservations: ReservationConfig::from_conf(conf)?,
             web_access: WebAccess::from_conf(conf)?,
             hadoop_ipc: HadoopIpcSettings::from_conf(conf)?,
+            topology: TopologyMapping::from_conf(conf)?,
             rm_id,
             ha,
         };

@@ -5,8 +5,9 @@
 //! limits). The rest is split by concern into child modules, each adding an
 //! `impl CapacityScheduler` block, so one concern reads in one file:
 //!
-//! - [`nodes`]: the registered nodes, their free-resource and host indexes, node search and
-//!   attempts' blacklists;
+//! - [`nodes`]: the registered nodes, their racks, free-resource, host and rack indexes, the
+//!   heartbeats that count scheduling opportunities, node search and attempts' blacklists;
+//! - [`locality`]: where an ask's next container goes under delay scheduling;
 //! - [`applications`]: submission checks, application and attempt add, move and removal, asks
 //!   and application limits (`maximum-applications`);
 //! - [`activation`]: how waiting attempts become active (`max-parallel-apps`, AM limits);
@@ -35,12 +36,14 @@ use crate::refresh::validate_refresh;
 use crate::reservation::{ReservationQueueSize, default_queue_name, retain_queues_in_use};
 
 use applications::{Accounting, account_application};
+pub use nodes::DEFAULT_RACK;
 use nodes::FreeKey;
 
 mod acquisitions;
 mod activation;
 mod applications;
 mod containers;
+mod locality;
 mod nodes;
 mod preemption_snapshot;
 mod promotions;
@@ -76,6 +79,9 @@ pub struct CapacityScheduler {
     nodes: BTreeMap<NodeId, SchedulerNode>,
     nodes_by_free: BTreeSet<FreeKey>,
     nodes_by_host: BTreeMap<String, BTreeSet<NodeId>>,
+    nodes_by_rack: BTreeMap<String, BTreeSet<NodeId>>,
+    /// Heartbeats from nodes with room, ever: the clock of delay scheduling.
+    scheduling_opportunities: u64,
     cluster_resource: Resource,
     cluster_used: Resource,
     applications: BTreeMap<ApplicationId, SchedulerApplication>,
@@ -103,6 +109,8 @@ impl CapacityScheduler {
             nodes: BTreeMap::new(),
             nodes_by_free: BTreeSet::new(),
             nodes_by_host: BTreeMap::new(),
+            nodes_by_rack: BTreeMap::new(),
+            scheduling_opportunities: 0,
             cluster_resource: Resource::ZERO,
             cluster_used: Resource::ZERO,
             applications: BTreeMap::new(),

@@ -10,6 +10,7 @@ use crate::access_control_list::AccessControlList;
 use crate::application_lifetime::ApplicationLifetime;
 use crate::effective_capacity::nominal_shares;
 use crate::error::SchedulerError;
+use crate::locality_delay::LocalityDelay;
 use crate::ordering_policy::OrderingPolicy;
 use crate::property_reader::{PREFIX, PropertyReader, invalid};
 use crate::queue_acl::QueueAcl;
@@ -63,6 +64,7 @@ pub struct CapacitySchedulerConfiguration {
     properties: BTreeMap<String, String>,
     settings: SchedulerSettings,
     resource_calculator: ResourceCalculator,
+    locality_delay: LocalityDelay,
     maximum_applications: u32,
     maximum_am_resource_percent: f64,
     user_max_parallel_apps_default: Option<u32>,
@@ -77,7 +79,8 @@ impl CapacitySchedulerConfiguration {
     /// Builds and validates the configuration.
     ///
     /// Keys read (prefix `yarn.scheduler.capacity.`): `resource-calculator`,
-    /// `legacy-queue-mode.enabled` (true),
+    /// `legacy-queue-mode.enabled` (true), `node-locality-delay` (40),
+    /// `rack-locality-additional-delay` (-1), `rack-locality-full-reset` (true),
     /// `maximum-applications` (10000), `maximum-am-resource-percent` (0.1), `max-parallel-apps`,
     /// `user.max-parallel-apps`, `user-settings.<user>.max-parallel-apps` (also accepted as
     /// `user.<user>.max-parallel-apps`), `minimum-user-limit-percent` (100) and
@@ -147,6 +150,7 @@ impl CapacitySchedulerConfiguration {
             None => ResourceCalculator::Default,
             Some(value) => ResourceCalculator::from_class_name(value)?,
         };
+        let locality_delay = LocalityDelay::from_reader(&reader)?;
         let maximum_applications = reader
             .parse::<u32>(&QueueProperty::MaximumApplications.global_key(), COUNT)?
             .unwrap_or(DEFAULT_MAXIMUM_APPLICATIONS);
@@ -200,6 +204,7 @@ impl CapacitySchedulerConfiguration {
             properties,
             settings,
             resource_calculator,
+            locality_delay,
             maximum_applications,
             maximum_am_resource_percent,
             user_max_parallel_apps_default,
@@ -300,6 +305,12 @@ impl CapacitySchedulerConfiguration {
     /// The calculator selected by `yarn.scheduler.capacity.resource-calculator`.
     pub fn resource_calculator(&self) -> ResourceCalculator {
         self.resource_calculator
+    }
+
+    /// Delay scheduling as `node-locality-delay`, `rack-locality-additional-delay` and
+    /// `rack-locality-full-reset` set it.
+    pub fn locality_delay(&self) -> LocalityDelay {
+        self.locality_delay
     }
 
     /// `yarn.scheduler.capacity.maximum-applications`.

@@ -38,14 +38,16 @@
 //!       root -> child its parent's ordering policy puts first -> ... -> leaf
 //!       leaf -> applications by priority, then FIFO -> first one under its user limit
 //!       application -> AM container, then asks by (priority, allocation_request_id)
-//!       ask -> fits leaf and ancestors' maximum capacity? -> named host, else most-free node
+//!       ask -> fits leaf and ancestors' maximum capacity? -> named host, else (after the
+//!              locality delays) named rack, else most-free node
 //!       charge node, queues, user, application; emit Allocation
 //! ```
 //!
 //! # Differences from YARN
 //!
-//! No node labels, no delay scheduling (a relaxable host ask falls back to any node at once),
-//! no racks and no queue placement rules. Application lifetimes are resolved
+//! No node labels and no queue placement rules. Delay scheduling counts a scheduling
+//! opportunity for every heartbeat from a node with room, whichever applications the pass then
+//! reaches ([`LocalityDelay`]). Application lifetimes are resolved
 //! here ([`ApplicationLifetime`]) and enforced by the ResourceManager, which owns the clock.
 
 mod access_control_list;
@@ -58,6 +60,7 @@ mod capacity_scheduler;
 mod capacity_scheduler_configuration;
 mod effective_capacity;
 mod error;
+mod locality_delay;
 mod node;
 mod ordering_policy;
 mod pending_reason;
@@ -83,12 +86,16 @@ pub use access_control_list::AccessControlList;
 pub use allocation::Allocation;
 pub use application_lifetime::{ApplicationLifetime, deadline_ms};
 pub use application_status::{AcceptedApplication, ApplicationStatus};
-pub use capacity_scheduler::CapacityScheduler;
+pub use capacity_scheduler::{CapacityScheduler, DEFAULT_RACK};
 pub use capacity_scheduler_configuration::{
     CAPACITY_EPSILON, CapacitySchedulerConfiguration, EARLIER_COMMIT, ROOT,
 };
 pub use effective_capacity::EffectiveCapacity;
 pub use error::SchedulerError;
+pub use locality_delay::{
+    LocalityDelay, LocationAsks, NODE_LOCALITY_DELAY_KEY, NodeType,
+    RACK_LOCALITY_ADDITIONAL_DELAY_KEY, RACK_LOCALITY_FULL_RESET_KEY,
+};
 pub use node::SchedulerNode;
 pub use ordering_policy::OrderingPolicy;
 pub use pending_reason::PendingReason;

@@ -6,7 +6,7 @@ use yarn_proto::ids::{ContainerId, NodeId};
 
 use crate::Resource;
 
-/// A registered node: its capability, what is allocated on it and which containers.
+/// A registered node: its rack, its capability, what is allocated on it and which containers.
 ///
 /// `allocated` may exceed `capability` only after the capability shrank
 /// ([`update_node_capability`](crate::CapacityScheduler::update_node_capability)); the
@@ -14,15 +14,17 @@ use crate::Resource;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchedulerNode {
     node_id: NodeId,
+    rack: String,
     capability: Resource,
     allocated: Resource,
     containers: BTreeSet<ContainerId>,
 }
 
 impl SchedulerNode {
-    pub(crate) fn new(node_id: NodeId, capability: Resource) -> Self {
+    pub(crate) fn new(node_id: NodeId, rack: String, capability: Resource) -> Self {
         Self {
             node_id,
+            rack,
             capability,
             allocated: Resource::ZERO,
             containers: BTreeSet::new(),
@@ -32,6 +34,11 @@ impl SchedulerNode {
     /// The node's id.
     pub fn node_id(&self) -> &NodeId {
         &self.node_id
+    }
+
+    /// The rack the ResourceManager's topology mapping put it on.
+    pub fn rack(&self) -> &str {
+        &self.rack
     }
 
     /// Total resources the node offers.
@@ -52,6 +59,10 @@ impl SchedulerNode {
     /// The containers on the node.
     pub fn containers(&self) -> &BTreeSet<ContainerId> {
         &self.containers
+    }
+
+    pub(crate) fn set_rack(&mut self, rack: String) {
+        self.rack = rack;
     }
 
     pub(crate) fn set_capability(&mut self, capability: Resource) {

@@ -4,6 +4,7 @@
 use yarn_conf::{Verdict, unhonoured};
 
 use crate::capacity_scheduler_configuration::{LEGACY_QUEUE_MODE_KEY, ROOT};
+use crate::locality_delay::LOCALITY_DELAY_KEYS;
 use crate::property_reader::PREFIX;
 use crate::queue_acl::QueueAcl;
 use crate::reservation::ReservationProperty;
@@ -204,6 +205,7 @@ fn is_read(key: &str) -> bool {
     if configured_queue(key).is_some()
         || key == RESOURCE_CALCULATOR_KEY
         || key == LEGACY_QUEUE_MODE_KEY
+        || LOCALITY_DELAY_KEYS.contains(&key)
     {
         return true;
     }
@@ -270,6 +272,9 @@ mod tests {
             "root.a.user-settings.alice.weight",
             "resource-calculator",
             "legacy-queue-mode.enabled",
+            "node-locality-delay",
+            "rack-locality-additional-delay",
+            "rack-locality-full-reset",
             "maximum-applications",
             "maximum-am-resource-percent",
             "max-parallel-apps",
@@ -286,7 +291,6 @@ mod tests {
         for rest in [
             "root.a.ordering-policy.priority-utilization.underutilized-preemption.enabled",
             "root.a.accessible-node-labels.gpu.capacity",
-            "node-locality-delay",
             "queue-mappings",
             "capacity",
             "state",

@@ -10,21 +10,26 @@ use crate::Resource;
 /// key replaces the earlier one (so `num_containers = 0` cancels it). Lower `priority` numbers
 /// are served first, as with YARN container priorities.
 ///
+/// A resource name starting with `/` names a rack (YARN's network locations all do); any other
+/// but `"*"` names a host.
+///
 /// Locality, per `(priority, allocation_request_id)`:
-/// - with a `"*"` ask, its count is the total still wanted; host asks only say where the
-///   containers are preferred. A container on a host with an outstanding host ask counts
-///   against both; elsewhere only against `"*"`, and only if the `"*"` ask has
-///   `relax_locality` (otherwise containers go only to the named hosts);
-/// - without a `"*"` ask, each host ask stands alone: with `relax_locality = false` its
-///   containers go only to that host, with `true` to that host first and anywhere else when it
-///   has no room.
+/// - with a `"*"` ask, its count is the total still wanted; host and rack asks only say where
+///   the containers are preferred. A container counts against the ask of its host and of its
+///   rack, when they have one, and against `"*"`. It goes to a named host first; after
+///   `node-locality-delay` missed opportunities to a named rack whose ask has `relax_locality`;
+///   and after the off-switch delay anywhere, if the `"*"` ask has `relax_locality` (see
+///   [`LocalityDelay`](crate::LocalityDelay));
+/// - without a `"*"` ask, each host or rack ask stands alone: with `relax_locality = false` its
+///   containers go only there, with `true` there first and anywhere else, after the same
+///   delays, when it has no room.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResourceRequest {
     /// Container priority: lower numbers first.
     pub priority: i32,
     /// Lets an AM tell containers of different asks apart (-1 when unused).
     pub allocation_request_id: i64,
-    /// `"*"` for anywhere, or a host name.
+    /// `"*"` for anywhere, a rack (`/...`) or a host name.
     pub resource_name: String,
     /// Size of each container, before normalization.
     pub capability: Resource,
@@ -71,5 +76,10 @@ impl ResourceRequest {
     /// Whether this is an off-switch (`"*"`) ask.
     pub fn is_any(&self) -> bool {
         self.resource_name == Self::ANY
+    }
+
+    /// Whether the ask names a rack.
+    pub fn is_rack(&self) -> bool {
+        self.resource_name.starts_with('/')
     }
 }

@@ -122,9 +122,9 @@ mod tests {
             "rm2's /etc/yarn-ha/capacity-scheduler.xml holds queue configuration version 4, \
              already in force; nothing committed\n"
         );
-        reply.warnings = vec!["yarn.scheduler.capacity.node-locality-delay is not honoured".into()];
+        reply.warnings = vec!["yarn.scheduler.capacity.user-metrics.enable is not honoured".into()];
         assert!(refreshed_queues(&reply).ends_with(
-            "nothing committed\nwarning: yarn.scheduler.capacity.node-locality-delay is not \
+            "nothing committed\nwarning: yarn.scheduler.capacity.user-metrics.enable is not \
                  honoured\n"
         ));
     }

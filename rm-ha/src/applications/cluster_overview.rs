@@ -116,7 +116,13 @@ mod tests {
             virtual_cores: vcores,
             ..Default::default()
         };
-        tracker.register(NodeId::new(host, 8041), resource, 8042, Instant::now());
+        tracker.register(
+            NodeId::new(host, 8041),
+            yarn_scheduler::DEFAULT_RACK.to_owned(),
+            resource,
+            8042,
+            Instant::now(),
+        );
     }
 
     #[test]

@@ -352,7 +352,7 @@ pub fn node_reports(
             Some(pb::NodeReportProto {
                 node_id: Some(node.into()),
                 http_address: format!("{}:{}", node.host, tracked.http_port),
-                rack_name: "/default-rack".to_owned(),
+                rack_name: tracked.rack.clone(),
                 used: Some(pb::ResourceProto {
                     memory,
                     virtual_cores: vcores,

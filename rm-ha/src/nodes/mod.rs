@@ -1,7 +1,11 @@
 //! What the ResourceManager knows about NodeManagers.
 
 mod node_tracker;
+mod rack_resolver;
 mod reported_completions;
 
-pub use node_tracker::{HeartbeatVerdict, NodeState, NodeTracker, SchedulableNodes, TrackedNode};
+pub use node_tracker::{
+    HeartbeatVerdict, NodeState, NodeTracker, SchedulableNode, SchedulableNodes, TrackedNode,
+};
+pub use rack_resolver::{RackResolver, TopologyMapping};
 pub use reported_completions::{NodeCleanup, cleanup, reported_completions};

@@ -9,9 +9,6 @@ use yarn_proto::ids::NodeId;
 use yarn_proto::pb;
 use yarn_scheduler::Resource;
 
-/// The rack of every node: YARN's default without a topology script.
-const DEFAULT_RACK: &str = "/default-rack";
-
 /// A NodeManager's state as the leader sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NodeState {
@@ -25,6 +22,8 @@ pub enum NodeState {
 /// One registered node.
 #[derive(Debug, Clone)]
 pub struct TrackedNode {
+    /// Its rack, as the topology mapping placed it when it registered.
+    pub rack: String,
     /// What the node offers to the scheduler.
     pub resource: pb::ResourceProto,
     /// Its web port.
@@ -61,8 +60,19 @@ pub enum HeartbeatVerdict {
 pub struct SchedulableNodes {
     /// The [`NodeTracker::revision`] they were listed at.
     pub revision: u64,
-    /// Each running node and its capability, in node order.
-    pub nodes: Vec<(NodeId, Resource)>,
+    /// Each running node, in node order.
+    pub nodes: Vec<SchedulableNode>,
+}
+
+/// A running node as the scheduler takes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchedulableNode {
+    /// The node.
+    pub id: NodeId,
+    /// Its rack.
+    pub rack: String,
+    /// What it offers.
+    pub capability: Resource,
 }
 
 /// Registrations and heartbeat sequencing of every NodeManager, for one leadership.
@@ -75,6 +85,9 @@ pub struct NodeTracker {
     nodes: BTreeMap<NodeId, TrackedNode>,
     /// Bumped whenever [`schedulable`](Self::schedulable) may change.
     revision: u64,
+    /// The nodes whose heartbeats were accepted since the scheduler last took them, once per
+    /// heartbeat: its scheduling opportunities.
+    heartbeats: Vec<NodeId>,
     /// Node loads for opportunistic placement; `None` when it is off.
     load: Option<LoadRanking>,
 }
@@ -104,16 +117,18 @@ impl NodeTracker {
         }
     }
 
-    /// Records a (re-)registration at `now`. A node registering again replaces its earlier
-    /// registration and restarts its heartbeat sequence at response id 0.
+    /// Records a (re-)registration at `now` of `node` on `rack`. A node registering again
+    /// replaces its earlier registration and restarts its heartbeat sequence at response id 0.
     pub fn register(
         &mut self,
         node: NodeId,
+        rack: String,
         resource: pb::ResourceProto,
         http_port: i32,
         now: Instant,
     ) {
         let tracked = TrackedNode {
+            rack,
             resource,
             http_port,
             state: NodeState::Running,
@@ -175,7 +190,15 @@ impl NodeTracker {
         if let Some(tracked) = self.nodes.get_mut(node) {
             tracked.last_response = response;
             tracked.last_seen = now;
+            self.heartbeats.push(node.clone());
         }
+    }
+
+    /// The nodes whose heartbeats were accepted since the last call, once per heartbeat, in
+    /// the order heard. Bounded by the heartbeats of the time between two calls, which the
+    /// scheduling loop makes every pass.
+    pub fn take_heartbeats(&mut self) -> Vec<NodeId> {
+        std::mem::take(&mut self.heartbeats)
     }
 
     /// Records the opportunistic load a node reported; unknown nodes are ignored.
@@ -187,7 +210,7 @@ impl NodeTracker {
             ranking.monitor.update_node(NodeLoad {
                 node_id: node.to_string(),
                 host: node.host.clone(),
-                rack: DEFAULT_RACK.to_owned(),
+                rack: tracked.rack.clone(),
                 queue_length: load.wait_queue_length,
                 estimated_queue_wait_time_ms: load.estimated_queue_wait_time,
                 queue_capacity: load.opport_queue_capacity,
@@ -297,7 +320,11 @@ impl NodeTracker {
             .nodes
             .iter()
             .filter(|(_, node)| node.state == NodeState::Running)
-            .map(|(id, node)| (id.clone(), Resource::from(&node.resource)))
+            .map(|(id, node)| SchedulableNode {
+                id: id.clone(),
+                rack: node.rack.clone(),
+                capability: Resource::from(&node.resource),
+            })
             .collect();
         SchedulableNodes {
             revision: self.revision,
@@ -325,6 +352,8 @@ impl LoadRanking {
 
 #[cfg(test)]
 mod tests {
+    use yarn_scheduler::DEFAULT_RACK;
+
     use super::*;
 
     fn node() -> NodeId {
@@ -346,12 +375,24 @@ mod tests {
             tracker.heartbeat(&node(), 0),
             HeartbeatVerdict::Resync { .. }
         ));
-        tracker.register(node(), pb::ResourceProto::default(), 8042, now);
+        tracker.register(
+            node(),
+            DEFAULT_RACK.to_owned(),
+            pb::ResourceProto::default(),
+            8042,
+            now,
+        );
         assert_eq!(
             tracker.heartbeat(&node(), 0),
             HeartbeatVerdict::Accept { response_id: 1 }
         );
         tracker.responded(&node(), response(1), now);
+        assert_eq!(
+            tracker.take_heartbeats(),
+            vec![node()],
+            "an accepted one is an opportunity"
+        );
+        assert!(tracker.take_heartbeats().is_empty());
         // The node did not get response 1 and sends its heartbeat again.
         assert_eq!(
             tracker.heartbeat(&node(), 0),
@@ -391,7 +432,13 @@ mod tests {
         };
         let (busy, idle): (NodeId, NodeId) =
             ("h1:8041".parse().unwrap(), "h2:8041".parse().unwrap());
-        tracker.register(busy.clone(), pb::ResourceProto::default(), 8042, start);
+        tracker.register(
+            busy.clone(),
+            DEFAULT_RACK.to_owned(),
+            pb::ResourceProto::default(),
+            8042,
+            start,
+        );
         tracker.record_load(&busy, queued(4));
         assert_eq!(
             ranked(&mut tracker, start),
@@ -399,7 +446,13 @@ mod tests {
             "the first look ranks"
         );
 
-        tracker.register(idle.clone(), pb::ResourceProto::default(), 8042, start);
+        tracker.register(
+            idle.clone(),
+            DEFAULT_RACK.to_owned(),
+            pb::ResourceProto::default(),
+            8042,
+            start,
+        );
         tracker.record_load(&idle, queued(0));
         assert_eq!(
             ranked(&mut tracker, start + interval - Duration::from_millis(1)),
@@ -418,7 +471,13 @@ mod tests {
         let start = Instant::now();
         let expiry = Duration::from_secs(10);
         let mut tracker = NodeTracker::default();
-        tracker.register(node(), pb::ResourceProto::default(), 8042, start);
+        tracker.register(
+            node(),
+            DEFAULT_RACK.to_owned(),
+            pb::ResourceProto::default(),
+            8042,
+            start,
+        );
         assert!(tracker.expire(start + expiry, expiry).is_empty());
         let later = start + expiry + Duration::from_millis(1);
         let before = tracker.revision();
@@ -434,7 +493,13 @@ mod tests {
             tracker.heartbeat(&node(), 0),
             HeartbeatVerdict::Resync { .. }
         ));
-        tracker.register(node(), pb::ResourceProto::default(), 8042, later);
+        tracker.register(
+            node(),
+            DEFAULT_RACK.to_owned(),
+            pb::ResourceProto::default(),
+            8042,
+            later,
+        );
         assert_eq!(tracker.get(&node()).unwrap().state, NodeState::Running);
     }
 }

@@ -1,5 +1,6 @@
 //! [`ResourceTrackerOperations`]: NodeManager registration and heartbeats.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -9,7 +10,7 @@ use yarn_security::Caller;
 
 use super::RmError;
 use crate::applications::DiagnosticsLimit;
-use crate::nodes::{HeartbeatVerdict, cleanup, reported_completions};
+use crate::nodes::{HeartbeatVerdict, RackResolver, cleanup, reported_completions};
 use crate::replica::{LeaderGate, Proposer};
 use crate::state_machine::{CommandV1, MasterKeyKind, RmCommand, RmResponse, RmState, StateView};
 use yarn_security::now_ms;
@@ -31,6 +32,8 @@ pub(crate) struct ResourceTrackerOperations {
     pub(crate) heartbeat_interval: Duration,
     /// How much of a container's exit diagnostics is kept.
     pub(crate) diagnostics_limit: DiagnosticsLimit,
+    /// Places each registering node on its rack.
+    pub(crate) racks: Arc<RackResolver>,
 }
 
 /// Checks `caller` may speak for `node`: a NodeManager certificate is named by its host.
@@ -119,8 +122,10 @@ impl ResourceTrackerOperations {
                 ..Default::default()
             });
         }
+        let rack = self.racks.resolve(&node.host).await;
         tracing::info!(
             %node,
+            %rack,
             memory_mb = resource.memory,
             vcores = resource.virtual_cores,
             containers = registration.container_statuses.len(),
@@ -129,7 +134,7 @@ impl ResourceTrackerOperations {
         self.register_incarnation(&node, &registration).await?;
         let http_port = registration.http_port;
         leadership.nodes(|tracker| {
-            tracker.register(node, resource, http_port, Instant::now());
+            tracker.register(node, rack, resource, http_port, Instant::now());
         });
         Ok(pb::RegisterNodeManagerResponseProto {
             container_token_master_key: Some(container_key),

@@ -102,10 +102,11 @@ impl AsyncScheduler {
             if let Some(changed) = changed {
                 nodes = Arc::new(changed);
             }
-            let ready = recovery.is_over(Instant::now(), nodes.nodes.iter().map(|(node, _)| node));
-            let least_loaded = self
-                .leadership
-                .nodes(|tracker| tracker.least_loaded_nodes(Instant::now(), self.nodes_used));
+            let ready = recovery.is_over(Instant::now(), nodes.nodes.iter().map(|node| &node.id));
+            let (least_loaded, heartbeats) = self.leadership.nodes(|tracker| {
+                let least_loaded = tracker.least_loaded_nodes(Instant::now(), self.nodes_used);
+                (least_loaded, tracker.take_heartbeats())
+            });
             // Read before the pass, on this task: a blocking thread sees only the host's clock.
             let (leadership, state, source, nodes) = (
                 Arc::clone(&self.leadership),
@@ -118,7 +119,7 @@ impl AsyncScheduler {
             let now = now_ms();
             let schedule = move |leader: &mut LeaderScheduler| {
                 if ready {
-                    leader.schedule(now, &least_loaded)
+                    leader.schedule(now, &least_loaded, &heartbeats)
                 } else {
                     PassOutcome::default()
                 }

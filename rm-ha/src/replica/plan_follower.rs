@@ -175,11 +175,7 @@ impl PlanFollower {
 /// Whether every NodeManager `state` knows of (registered once and not decommissioned) runs
 /// among `nodes`.
 fn every_known_node_runs(state: &RmState, nodes: &SchedulableNodes) -> bool {
-    let running: BTreeSet<String> = nodes
-        .nodes
-        .iter()
-        .map(|(node, _)| node.to_string())
-        .collect();
+    let running: BTreeSet<String> = nodes.nodes.iter().map(|node| node.id.to_string()).collect();
     state
         .node_incarnations
         .keys()

@@ -50,7 +50,7 @@ impl RecoveredTicker {
                 _ = self.ticker.tick() => {}
             }
             let nodes = self.leadership.nodes(|tracker| tracker.schedulable());
-            let registered = nodes.nodes.iter().map(|(node, _)| node);
+            let registered = nodes.nodes.iter().map(|node| &node.id);
             if self.recovery.is_over(Instant::now(), registered) {
                 return Some(nodes);
             }

@@ -23,6 +23,7 @@ use super::proposer::Proposer;
 use super::raft_core::RaftCore;
 use super::raft_proposer::RaftProposer;
 use crate::grpc::{AdminService, ApplicationMasterService, ClientService, ResourceTrackerService};
+use crate::nodes::RackResolver;
 use crate::operations::{
     AdminOperations, AmOperations, ClientOperations, ReservationDesk, ResourceTrackerOperations,
 };
@@ -169,6 +170,7 @@ impl ReplicaServices {
                 state: state.clone(),
                 heartbeat_interval: config.nm_heartbeat_interval,
                 diagnostics_limit: config.diagnostics_limit,
+                racks: Arc::new(RackResolver::new(config.topology.clone())),
             },
             authorizer,
         };

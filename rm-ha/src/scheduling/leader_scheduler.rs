@@ -15,6 +15,7 @@ use yarn_security::Groups;
 use super::reservation_queues::{reservation_queue_name, reservation_queue_sizes};
 use super::{OpportunisticScheduling, QueueConfigSource};
 use crate::Error;
+use crate::nodes::SchedulableNode;
 use crate::state_machine::{
     Admission, ApplicationRecord, ApplicationState, ContainerKey, ContainerRecord, ContainerState,
     ContainerUpdate, ExecutionType, RmState,
@@ -77,7 +78,7 @@ impl LeaderScheduler {
     pub fn rebuild(
         state: &RmState,
         source: &QueueConfigSource,
-        nodes: &[(NodeId, Resource)],
+        nodes: &[SchedulableNode],
     ) -> Result<(Self, Vec<Admission>), Error> {
         let config = if state.queue_config_version == 0 {
             source.load()?.config
@@ -140,7 +141,7 @@ impl LeaderScheduler {
         &mut self,
         state: &RmState,
         source: &QueueConfigSource,
-        nodes: &[(NodeId, Resource)],
+        nodes: &[SchedulableNode],
     ) -> Vec<Admission> {
         self.reconcile_configuration(state, source);
         self.reconcile_reservation_queues(state);
@@ -265,14 +266,22 @@ impl LeaderScheduler {
         self.promotions.contains_key(key)
     }
 
-    /// Runs one scheduling pass at `now_ms`: first the promotions that fit now (charged at
+    /// Runs one scheduling pass at `now_ms`, after counting the scheduling opportunities of the
+    /// node `heartbeats` accepted since the last pass (see
+    /// [`CapacityScheduler::node_heartbeats`]): first the promotions that fit now (charged at
     /// once), then the CapacityScheduler's GUARANTEED containers (already charged; those the
     /// state does not record, after a refused or failed commit, are freed by the next
     /// [`reconcile`](Self::reconcile)), then OPPORTUNISTIC ones placed on `least_loaded`
     /// (uncharged, numbered from the same sequence), with their placements for the caller's
     /// load monitor. The promotions returned include those granted earlier whose commit is not
     /// seen yet: applying one twice is refused by its version, so re-proposing is safe.
-    pub fn schedule(&mut self, now_ms: i64, least_loaded: &[RemoteNode]) -> PassOutcome {
+    pub fn schedule(
+        &mut self,
+        now_ms: i64,
+        least_loaded: &[RemoteNode],
+        heartbeats: &[NodeId],
+    ) -> PassOutcome {
+        self.scheduler.node_heartbeats(heartbeats);
         for granted in self.scheduler.schedule_promotions() {
             let key = ContainerKey {
                 application_seq: granted.application_attempt_id.application_id.id,
@@ -397,30 +406,37 @@ impl LeaderScheduler {
         }
     }
 
-    fn reconcile_nodes(&mut self, nodes: &[(NodeId, Resource)]) {
-        let wanted: BTreeMap<&NodeId, Resource> = nodes
-            .iter()
-            .map(|(node, resource)| (node, *resource))
-            .collect();
-        let current: BTreeMap<NodeId, Resource> = self
+    fn reconcile_nodes(&mut self, nodes: &[SchedulableNode]) {
+        let wanted: BTreeMap<&NodeId, &SchedulableNode> =
+            nodes.iter().map(|node| (&node.id, node)).collect();
+        let current: BTreeMap<NodeId, (Resource, String)> = self
             .scheduler
             .nodes()
-            .map(|node| (node.node_id().clone(), node.capability()))
+            .map(|node| {
+                let known = (node.capability(), node.rack().to_owned());
+                (node.node_id().clone(), known)
+            })
             .collect();
         for node in current.keys().filter(|node| !wanted.contains_key(node)) {
             // Known to be present: it was just listed.
             let _ = self.scheduler.remove_node(node);
         }
-        for (node, capability) in wanted {
-            let outcome = match current.get(node) {
-                None => self.scheduler.add_node(node.clone(), capability),
-                Some(&old) if old != capability => {
-                    self.scheduler.update_node_capability(node, capability)
+        for (id, node) in wanted {
+            let Some((capability, rack)) = current.get(id) else {
+                let added =
+                    self.scheduler
+                        .add_node_on_rack(id.clone(), node.rack.clone(), node.capability);
+                if let Err(err) = added {
+                    tracing::warn!(node = %id, %err, "node left out of the scheduler");
                 }
-                Some(_) => Ok(()),
+                continue;
             };
-            if let Err(err) = outcome {
-                tracing::warn!(%node, %err, "node left out of the scheduler");
+            // Both known to be present: the node was just listed.
+            if *rack != node.rack {
+                let _ = self.scheduler.update_node_rack(id, node.rack.clone());
+            }
+            if *capability != node.capability {
+                let _ = self.scheduler.update_node_capability(id, node.capability);
             }
         }
     }
@@ -767,7 +783,7 @@ mod tests {
     fn pass(
         leader: &mut LeaderScheduler,
         state: &mut RmState,
-        nodes: &[(NodeId, Resource)],
+        nodes: &[SchedulableNode],
     ) -> Vec<ContainerRecord> {
         let admissions = leader.reconcile(state, &source(), nodes);
         if !admissions.is_empty() {
@@ -779,7 +795,7 @@ mod tests {
                 },
             );
         }
-        let allocations = leader.schedule(NOW, &[]).allocations;
+        let allocations = leader.schedule(NOW, &[], &[]).allocations;
         if !allocations.is_empty() {
             let response = apply(
                 state,
@@ -849,7 +865,7 @@ mod tests {
             LeaderScheduler::rebuild(&state, &source(), &nodes(1)).unwrap();
         assert!(admissions.is_empty());
         assert_eq!(successor.scheduler().cluster_used(), Resource::new(2048, 1));
-        assert!(successor.schedule(NOW, &[]).allocations.is_empty());
+        assert!(successor.schedule(NOW, &[], &[]).allocations.is_empty());
     }
 
     #[test]
@@ -919,10 +935,10 @@ mod tests {
             },
         );
         leader.reconcile(&state, &source(), &nodes(1));
-        let lost = leader.schedule(NOW, &[]).allocations;
+        let lost = leader.schedule(NOW, &[], &[]).allocations;
         assert_eq!(lost.len(), 1, "the AM fills the node");
         // The commit failed: the node is full in the scheduler but free in the state.
-        assert!(leader.schedule(NOW, &[]).allocations.is_empty());
+        assert!(leader.schedule(NOW, &[], &[]).allocations.is_empty());
         leader.reconcile(&state, &source(), &nodes(1));
         assert_eq!(leader.scheduler().cluster_used(), Resource::default());
         // The AM ask was consumed by the lost allocation; a restarted attempt brings it back.
@@ -930,7 +946,7 @@ mod tests {
         let mut successor = LeaderScheduler::rebuild(&state, &source(), &nodes(1))
             .unwrap()
             .0;
-        let retried = successor.schedule(NOW, &[]).allocations;
+        let retried = successor.schedule(NOW, &[], &[]).allocations;
         assert_eq!(retried.len(), 1);
         apply(
             &mut state,
@@ -978,7 +994,7 @@ mod tests {
         let mut successor = LeaderScheduler::rebuild(&state, &source(), &nodes(2))
             .unwrap()
             .0;
-        assert!(successor.schedule(NOW, &[]).allocations.is_empty());
+        assert!(successor.schedule(NOW, &[], &[]).allocations.is_empty());
 
         let other_am = allocated
             .iter()
@@ -987,7 +1003,7 @@ mod tests {
         let node = other_am.node.clone();
         let remaining: Vec<_> = nodes(2)
             .into_iter()
-            .filter(|(id, _)| id.to_string() != node)
+            .filter(|n| n.id.to_string() != node)
             .collect();
         leader.reconcile(&state, &source(), &remaining);
         assert_eq!(
@@ -1105,12 +1121,18 @@ mod tests {
         let update = promotion(&task, 0);
         leader.request_promotion(NOW, update.clone(), &task);
         assert!(leader.has_pending_promotion(&task.key));
-        assert_eq!(leader.schedule(NOW, &[]).promotions, vec![update.clone()]);
+        assert_eq!(
+            leader.schedule(NOW, &[], &[]).promotions,
+            vec![update.clone()]
+        );
         assert_eq!(leader.scheduler().cluster_used(), Resource::new(2048, 2));
         // The commit is not seen yet: the charge stays and the next pass proposes it again.
         leader.reconcile(&state, &source(), &nodes(1));
         assert_eq!(leader.scheduler().cluster_used(), Resource::new(2048, 2));
-        assert_eq!(leader.schedule(NOW, &[]).promotions, vec![update.clone()]);
+        assert_eq!(
+            leader.schedule(NOW, &[], &[]).promotions,
+            vec![update.clone()]
+        );
 
         apply(
             &mut state,
@@ -1120,7 +1142,7 @@ mod tests {
         );
         leader.reconcile(&state, &source(), &nodes(1));
         assert!(!leader.has_pending_promotion(&task.key));
-        assert!(leader.schedule(NOW, &[]).promotions.is_empty());
+        assert!(leader.schedule(NOW, &[], &[]).promotions.is_empty());
         assert_eq!(leader.scheduler().cluster_used(), Resource::new(2048, 2));
         let a = leader.scheduler().queue_info("root.a").unwrap();
         assert_eq!(a.resources_used, Resource::new(2048, 2));
@@ -1130,7 +1152,10 @@ mod tests {
     fn a_promotion_without_room_waits_and_one_whose_container_ends_is_dropped() {
         let mut state = state(two_queues("RUNNING"));
         let app = submit(&mut state, "alice", "a", 1024);
-        let small = vec![("nm1:8041".parse().unwrap(), Resource::new(1024, 8))];
+        let small = vec![SchedulableNode {
+            capability: Resource::new(1024, 8),
+            ..nodes(1).remove(0)
+        }];
         let (mut leader, _) = LeaderScheduler::rebuild(&state, &source(), &small).unwrap();
         assert_eq!(
             pass(&mut leader, &mut state, &small).len(),
@@ -1146,7 +1171,7 @@ mod tests {
         );
         leader.reconcile(&state, &source(), &small);
         leader.request_promotion(NOW, promotion(&task, 0), &task);
-        assert!(leader.schedule(NOW, &[]).promotions.is_empty());
+        assert!(leader.schedule(NOW, &[], &[]).promotions.is_empty());
         assert!(leader.has_pending_promotion(&task.key), "it waits");
         apply(
             &mut state,
@@ -1194,7 +1219,7 @@ mod tests {
                 &[],
             )
             .unwrap();
-        let next = successor.schedule(NOW, &[]).allocations;
+        let next = successor.schedule(NOW, &[], &[]).allocations;
         assert_eq!(next.len(), 1);
         assert_eq!(
             next[0].key.container_id,

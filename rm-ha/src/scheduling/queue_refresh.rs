@@ -234,15 +234,17 @@ mod tests {
         let state = state_with(two_queues("RUNNING"), None);
         let mut file = QueueFile::from(two_queues("RUNNING"));
         file.properties.insert(
-            "yarn.scheduler.capacity.node-locality-delay".to_owned(),
-            "40".to_owned(),
+            "yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments".to_owned(),
+            "1".to_owned(),
         );
         file.warnings
             .push("stray is set in capacity-scheduler.xml".to_owned());
         let plan = QueueRefresh::plan(&state, &source(), &file).unwrap();
         assert!(plan.refresh.is_some());
         assert_eq!(plan.warnings.len(), 2, "{:?}", plan.warnings);
-        assert!(plan.warnings[1].starts_with("yarn.scheduler.capacity.node-locality-delay "));
+        assert!(plan.warnings[1].starts_with(
+            "yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments "
+        ));
 
         let unchanged = QueueFile {
             warnings: vec!["stray is set in capacity-scheduler.xml".to_owned()],

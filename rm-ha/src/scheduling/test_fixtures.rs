@@ -5,14 +5,14 @@ use std::collections::BTreeMap;
 
 use prost::Message;
 use yarn_proto::pb;
-use yarn_scheduler::{Resource, SchedulerSettings};
+use yarn_scheduler::{DEFAULT_RACK, Resource, SchedulerSettings};
 use yarn_security::Groups;
 
 use super::QueueConfigSource;
+use crate::nodes::SchedulableNode;
 use crate::state_machine::{
     ApplicationRecord, ApplicationState, CommandV1, RmCommand, RmResponse, RmState,
 };
-use yarn_proto::ids::NodeId;
 
 pub(crate) const NOW: i64 = 1_000;
 
@@ -97,11 +97,12 @@ pub(crate) fn submit(state: &mut RmState, user: &str, queue: &str, am_mb: i64) -
     first
 }
 
-pub(crate) fn nodes(count: usize) -> Vec<(NodeId, Resource)> {
+pub(crate) fn nodes(count: usize) -> Vec<SchedulableNode> {
     (1..=count)
-        .map(|n| {
-            let node = format!("nm{n}:8041").parse().unwrap();
-            (node, Resource::new(8192, 8))
+        .map(|n| SchedulableNode {
+            id: format!("nm{n}:8041").parse().unwrap(),
+            rack: DEFAULT_RACK.to_owned(),
+            capability: Resource::new(8192, 8),
         })
         .collect()
 }

@@ -1,5 +1,6 @@
-//! The node set: registering, removing and resizing nodes, the indexes by free resources and
-//! by host that keep node search cheap, the search itself, and the attempts' blacklists that
+//! The node set: registering, removing, resizing and placing nodes on racks, the heartbeats
+//! that count scheduling opportunities, the indexes by free resources, by host and by rack that
+//! keep node search cheap, the search itself, and the attempts' blacklists that
 //! rule nodes out.
 //!
 //! Every change to a node's free resources goes through [`CapacityScheduler::with_node`], so
@@ -7,7 +8,7 @@
 //! reads it here makes the invariant checkable in one file.
 
 use std::cmp::Reverse;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use yarn_proto::ids::{ApplicationAttemptId, ContainerId, NodeId};
 
@@ -22,11 +23,11 @@ use crate::node::SchedulerNode;
 /// node id, so a pass spreads containers and stays deterministic.
 pub(super) type FreeKey = (Reverse<u64>, Reverse<u32>, NodeId);
 
-/// The rack of every node: YARN's default when no topology script is configured.
-const DEFAULT_RACK: &str = "/default-rack";
+/// YARN's rack for a node no topology mapping places.
+pub const DEFAULT_RACK: &str = "/default-rack";
 
 impl CapacityScheduler {
-    /// Registers a node offering `capability`.
+    /// Registers a node offering `capability` on [`DEFAULT_RACK`].
     ///
     /// # Errors
     ///
@@ -36,10 +37,28 @@ impl CapacityScheduler {
         node_id: NodeId,
         capability: Resource,
     ) -> Result<(), SchedulerError> {
+        self.add_node_on_rack(node_id, DEFAULT_RACK.to_owned(), capability)
+    }
+
+    /// Registers a node on `rack` offering `capability`.
+    ///
+    /// # Errors
+    ///
+    /// [`SchedulerError::DuplicateNode`] if the node is already registered.
+    pub fn add_node_on_rack(
+        &mut self,
+        node_id: NodeId,
+        rack: String,
+        capability: Resource,
+    ) -> Result<(), SchedulerError> {
         if self.nodes.contains_key(&node_id) {
             return Err(SchedulerError::DuplicateNode { node: node_id });
         }
-        let node = SchedulerNode::new(node_id.clone(), capability);
+        self.nodes_by_rack
+            .entry(rack.clone())
+            .or_default()
+            .insert(node_id.clone());
+        let node = SchedulerNode::new(node_id.clone(), rack, capability);
         self.nodes_by_free.insert(free_key(&node));
         self.nodes_by_host
             .entry(node_id.host.clone())
@@ -72,12 +91,8 @@ impl CapacityScheduler {
             .collect();
         if let Some(node) = self.nodes.remove(node_id) {
             self.nodes_by_free.remove(&free_key(&node));
-            if let Some(hosts) = self.nodes_by_host.get_mut(&node_id.host) {
-                hosts.remove(node_id);
-                if hosts.is_empty() {
-                    self.nodes_by_host.remove(&node_id.host);
-                }
-            }
+            unindex(&mut self.nodes_by_host, &node_id.host, node_id);
+            unindex(&mut self.nodes_by_rack, node.rack(), node_id);
             self.cluster_resource = self.cluster_resource.saturating_sub(node.capability());
         }
         self.update_queue_resources();
@@ -112,6 +127,50 @@ impl CapacityScheduler {
         self.update_queue_resources();
         self.activate();
         Ok(())
+    }
+
+    /// Moves a node to `rack` (the topology mapping placed it anew when it registered again).
+    ///
+    /// # Errors
+    ///
+    /// [`SchedulerError::UnknownNode`].
+    pub fn update_node_rack(
+        &mut self,
+        node_id: &NodeId,
+        rack: String,
+    ) -> Result<(), SchedulerError> {
+        let node = self
+            .nodes
+            .get_mut(node_id)
+            .ok_or_else(|| SchedulerError::UnknownNode {
+                node: node_id.clone(),
+            })?;
+        unindex(&mut self.nodes_by_rack, node.rack(), node_id);
+        self.nodes_by_rack
+            .entry(rack.clone())
+            .or_default()
+            .insert(node_id.clone());
+        node.set_rack(rack);
+        Ok(())
+    }
+
+    /// Counts the scheduling opportunities of heartbeats from `nodes` (one per heartbeat, a
+    /// node listed once per heartbeat it sent): each from a node with room for a minimum
+    /// allocation is one every waiting ask missed (see [`LocalityDelay`]), as in Hadoop, where a
+    /// full node's heartbeat offers nothing. Unknown nodes are skipped.
+    ///
+    /// [`LocalityDelay`]: crate::LocalityDelay
+    pub fn node_heartbeats<'a>(&mut self, nodes: impl IntoIterator<Item = &'a NodeId>) {
+        let calculator = self.conf.resource_calculator();
+        let minimum = self.conf.settings().minimum_allocation;
+        let offered = nodes
+            .into_iter()
+            .filter_map(|node| self.nodes.get(node))
+            .filter(|node| calculator.fits_in(minimum, node.free()))
+            .count();
+        self.scheduling_opportunities = self
+            .scheduling_opportunities
+            .saturating_add(u64::try_from(offered).unwrap_or(u64::MAX));
     }
 
     /// Adds and removes blacklisted places (host or rack names) of the current attempt: no
@@ -209,21 +268,28 @@ impl CapacityScheduler {
             .iter()
             .take_while(|(Reverse(free_memory), _, _)| *free_memory >= resource.memory_mb)
             .map(|(_, _, node_id)| node_id)
-            .filter(|node_id| !is_blacklisted(blacklist, &node_id.host))
-            .find(|node_id| {
-                self.nodes
-                    .get(*node_id)
-                    .is_some_and(|node| calculator.fits_in(resource, node.free()))
+            .filter_map(|node_id| self.nodes.get(node_id))
+            .find(|node| {
+                !is_blacklisted(blacklist, node) && calculator.fits_in(resource, node.free())
             })
-            .cloned()
+            .map(|node| node.node_id().clone())
     }
 }
 
-/// Whether an attempt's blacklist rules out a node on `host`. Nodes carry no topology here, so
-/// every node is on YARN's default rack, and blacklisting that rack rules out every node, as it
-/// does in YARN.
-pub(super) fn is_blacklisted(blacklist: &BTreeSet<String>, host: &str) -> bool {
-    !blacklist.is_empty() && (blacklist.contains(host) || blacklist.contains(DEFAULT_RACK))
+/// Whether an attempt's blacklist rules out `node`: its host or its rack is listed.
+pub(super) fn is_blacklisted(blacklist: &BTreeSet<String>, node: &SchedulerNode) -> bool {
+    !blacklist.is_empty()
+        && (blacklist.contains(&node.node_id().host) || blacklist.contains(node.rack()))
+}
+
+/// Takes `node` out of the index entry `name`, dropping the entry once empty.
+fn unindex(index: &mut BTreeMap<String, BTreeSet<NodeId>>, name: &str, node: &NodeId) {
+    if let Some(nodes) = index.get_mut(name) {
+        nodes.remove(node);
+        if nodes.is_empty() {
+            index.remove(name);
+        }
+    }
 }
 
 fn free_key(node: &SchedulerNode) -> FreeKey {

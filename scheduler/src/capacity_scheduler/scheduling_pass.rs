@@ -12,13 +12,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use yarn_proto::ids::{ApplicationId, ContainerId, NodeId};
 
 use super::CapacityScheduler;
-use super::nodes::is_blacklisted;
+use super::locality::AskPlacement;
 use super::queue_reports::Demand;
 use super::serving_entry::ServingEntry;
 use crate::Resource;
 use crate::allocation::Allocation;
 use crate::application::SchedulerApplication;
 use crate::ask_table::AskKey;
+use crate::locality_delay::NodeType;
 use crate::ordering_policy::OrderingPolicy;
 use crate::queue::Queue;
 use crate::queue_capacity::QueueCapacity;
@@ -191,49 +192,46 @@ impl CapacityScheduler {
         if calculator.compare(cluster, user_used, user_limit) == Ordering::Greater {
             return None;
         }
-        let mut choice: Option<(Option<AskKey>, Resource, NodeId)> = None;
+        let mut choice: Option<(Option<AskKey>, Resource, NodeId, NodeType)> = None;
+        let mut waiting = Vec::new();
         if attempt.am_pending {
             if self.fits_queue_limits(leaf, attempt.am_resource) {
                 if let Some(node) = self.find_any_node(attempt.am_resource, unplaceable) {
-                    choice = Some((None, attempt.am_resource, node));
+                    choice = Some((None, attempt.am_resource, node, NodeType::OffSwitch));
                 }
             }
         } else {
             let from = first_ask.get(&application_id).copied();
             for (key, asks) in attempt.asks.pending_from(from) {
-                // Reached only once every key before this one found no room in this pass.
+                // Reached only once every key before this one found no room in this pass (or
+                // must wait, which it does until a heartbeat, after the pass).
                 first_ask.insert(application_id, key);
                 let capability = asks.capability();
                 if !self.fits_queue_limits(leaf, capability) {
                     continue;
                 }
-                let blacklist = &attempt.blacklist;
-                let local = asks
-                    .preferred_hosts()
-                    .filter(|host| !is_blacklisted(blacklist, host))
-                    .find_map(|host| {
-                        self.nodes_by_host.get(host)?.iter().find(|node_id| {
-                            self.nodes
-                                .get(*node_id)
-                                .is_some_and(|node| calculator.fits_in(capability, node.free()))
-                        })
-                    });
-                let node = match local {
-                    Some(node) => Some(node.clone()),
-                    None if asks.may_go_anywhere() && blacklist.is_empty() => {
-                        self.find_any_node(capability, unplaceable)
+                match self.place_ask(asks, capability, &attempt.blacklist, unplaceable) {
+                    AskPlacement::Placed(node, node_type) => {
+                        choice = Some((Some(key), capability, node, node_type));
+                        break;
                     }
-                    None if asks.may_go_anywhere() => self.find_node_outside(capability, blacklist),
-                    None => None,
-                };
-                if let Some(node) = node {
-                    choice = Some((Some(key), capability, node));
-                    break;
+                    AskPlacement::Waiting => waiting.push(key),
+                    AskPlacement::Unplaced => {}
                 }
             }
         }
-        let (key, resource, node_id) = choice?;
-        self.commit(application_id, key, resource, node_id)
+        let now = self.scheduling_opportunities;
+        if let Some(attempt) = self
+            .applications
+            .get_mut(&application_id)
+            .and_then(|app| app.attempt.as_mut())
+        {
+            for key in waiting {
+                attempt.asks.start_waiting(key, now);
+            }
+        }
+        let (key, resource, node_id, node_type) = choice?;
+        self.commit(application_id, key, resource, node_id, node_type)
     }
 
     pub(super) fn fits_queue_limits(&self, leaf: usize, resource: Resource) -> bool {
@@ -256,8 +254,11 @@ impl CapacityScheduler {
         key: Option<AskKey>,
         resource: Resource,
         node_id: NodeId,
+        node_type: NodeType,
     ) -> Option<Allocation> {
         let epoch = self.epoch;
+        let reset = self.conf.locality_delay().resets_after(node_type);
+        let rack = self.nodes.get(&node_id)?.rack().to_owned();
         let app = self.applications.get_mut(&application_id)?;
         let attempt = app.attempt.as_mut()?;
         // A sequence beyond ContainerId::MAX_SEQUENCE (2^40) cannot be encoded; the
@@ -266,7 +267,9 @@ impl CapacityScheduler {
         app.next_sequence += 1;
         let (priority, allocation_request_id) = match key {
             Some(key) => {
-                let taken = attempt.asks.record_allocation(key, &node_id.host);
+                let taken = attempt
+                    .asks
+                    .record_allocation(key, &node_id.host, &rack, reset);
                 attempt.unacquired.insert(container_id, taken);
                 key
             }

@@ -121,7 +121,7 @@ fn global_keys_are_read_and_keys_not_honoured_are_warned_about_by_name() {
         ("minimum-user-limit-percent", "50"),
         ("user-limit-factor", "2"),
         // Hadoop keys the scheduler does not honour, set to values it need not refuse.
-        ("node-locality-delay", "40"),
+        ("per-node-heartbeat.multiple-assignments-enabled", "true"),
         ("root.accessible-node-labels.gpu.capacity", "100"),
         ("root.a.leaf-queue-template.capacity", "10"),
         ("root.b.ordering-policy", "fifo"),
@@ -138,7 +138,7 @@ fn global_keys_are_read_and_keys_not_honoured_are_warned_about_by_name() {
     assert_eq!(warnings.len(), 4, "{warnings:#?}");
     for (key, says) in [
         (
-            "yarn.scheduler.capacity.node-locality-delay",
+            "yarn.scheduler.capacity.per-node-heartbeat.multiple-assignments-enabled",
             "is not honoured",
         ),
         (
@@ -449,10 +449,8 @@ fn the_keys_hadoop_ships_load_with_a_warning_for_each_one_not_honoured() {
         warned,
         [
             "yarn.scheduler.capacity.application.fail-fast",
-            "yarn.scheduler.capacity.node-locality-delay",
             "yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments",
             "yarn.scheduler.capacity.queue-mappings-override.enable",
-            "yarn.scheduler.capacity.rack-locality-additional-delay",
             "yarn.scheduler.capacity.workflow-priority-mappings-override.enable",
         ]
     );

@@ -7,6 +7,7 @@ mod applications;
 mod capacity_modes;
 mod configuration;
 mod invariants;
+mod locality;
 mod mock;
 mod moves;
 mod ordering;

@@ -121,3 +121,17 @@ pub fn schedule_until_idle(scheduler: &mut CapacityScheduler) -> Vec<Allocation>
         all.extend(placed);
     }
 }
+
+/// Every node heartbeats once and a pass runs, `rounds` times; returns everything placed.
+pub fn schedule_over_heartbeats(
+    scheduler: &mut CapacityScheduler,
+    rounds: usize,
+) -> Vec<Allocation> {
+    let mut all = Vec::new();
+    for _ in 0..rounds {
+        let nodes: Vec<NodeId> = scheduler.nodes().map(|n| n.node_id().clone()).collect();
+        scheduler.node_heartbeats(&nodes);
+        all.extend(schedule_until_idle(scheduler));
+    }
+    all
+}

@@ -178,7 +178,9 @@ fn blacklisted_hosts_get_no_container_until_removed() {
         1,
         ResourceRequest::on_host(1, "host0", gib(1), 1, true),
     );
-    let placed = schedule_until_idle(&mut scheduler);
+    // It names a host, so it waits for the off-switch delay: 4 * 1/3 of a heartbeat.
+    assert!(schedule_until_idle(&mut scheduler).is_empty());
+    let placed = schedule_over_heartbeats(&mut scheduler, 1);
     assert_eq!(placed.len(), 4);
     assert!(
         placed.iter().all(|c| c.node_id == node(2)),

@@ -1,0 +1,88 @@
+//! Where one ask's next container goes: on a named host, else on a named rack once the key has
+//! waited `node-locality-delay` opportunities, else anywhere once it has waited the off-switch
+//! delay ([`LocalityDelay`](crate::LocalityDelay)).
+
+use std::collections::BTreeSet;
+
+use yarn_proto::ids::NodeId;
+
+use super::CapacityScheduler;
+use super::nodes::is_blacklisted;
+use crate::Resource;
+use crate::ask_table::KeyAsks;
+use crate::locality_delay::NodeType;
+
+/// What a pass can do with one ask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum AskPlacement {
+    /// A node with room, and how local it is.
+    Placed(NodeId, NodeType),
+    /// None of the places the ask may go yet has room, and it may go further once it has
+    /// waited: the key waits for locality.
+    Waiting,
+    /// No node where the ask may go has room.
+    Unplaced,
+}
+
+impl CapacityScheduler {
+    /// Finds a node for one container of `asks` (of size `capability`) that the attempt's
+    /// `blacklist` does not rule out, as Hadoop tries a node: a named host, then a named rack
+    /// whose ask relaxes to it, then anywhere if `"*"` relaxes; the rack and off-switch steps
+    /// only once the key missed enough opportunities. A size no node fits is remembered in
+    /// `unplaceable` for the rest of the pass.
+    pub(super) fn place_ask(
+        &self,
+        asks: &KeyAsks,
+        capability: Resource,
+        blacklist: &BTreeSet<String>,
+        unplaceable: &mut Vec<Resource>,
+    ) -> AskPlacement {
+        let calculator = self.conf.resource_calculator();
+        let fits_on = |node_id: &NodeId| {
+            self.nodes.get(node_id).is_some_and(|node| {
+                !is_blacklisted(blacklist, node) && calculator.fits_in(capability, node.free())
+            })
+        };
+        let on_host = asks
+            .preferred_hosts()
+            .find_map(|host| self.nodes_by_host.get(host)?.iter().find(|id| fits_on(id)));
+        if let Some(node) = on_host {
+            return AskPlacement::Placed(node.clone(), NodeType::NodeLocal);
+        }
+        let delay = self.conf.locality_delay();
+        let nodes = self.nodes.len();
+        let missed = asks.missed(self.scheduling_opportunities);
+        let mut waiting = false;
+        if asks.names_racks() {
+            if delay.allows_rack_local(missed, nodes) {
+                let on_rack = asks
+                    .preferred_racks()
+                    .find_map(|rack| self.nodes_by_rack.get(rack)?.iter().find(|id| fits_on(id)));
+                if let Some(node) = on_rack {
+                    return AskPlacement::Placed(node.clone(), NodeType::RackLocal);
+                }
+            } else {
+                waiting = asks.preferred_racks().next().is_some();
+            }
+        }
+        if asks.may_go_anywhere() {
+            if delay.allows_off_switch(missed, nodes, asks.location_asks()) {
+                let anywhere = if blacklist.is_empty() {
+                    self.find_any_node(capability, unplaceable)
+                } else {
+                    self.find_node_outside(capability, blacklist)
+                };
+                if let Some(node) = anywhere {
+                    return AskPlacement::Placed(node, NodeType::OffSwitch);
+                }
+            } else {
+                waiting = true;
+            }
+        }
+        if waiting {
+            AskPlacement::Waiting
+        } else {
+            AskPlacement::Unplaced
+        }
+    }
+}
