@@ -590,6 +590,11 @@ pub enum BenchCommand {
     /// Allocation decisions per second of the CapacityScheduler core (no Raft, no I/O) on
     /// clusters of the given node counts with 100 queues and 1,000 applications.
     Scheduler(BenchSchedulerArgs),
+    /// The locality delay scheduling achieves for asks naming hosts on a busy cluster (the
+    /// real CapacityScheduler, simulated heartbeats): node-local, rack-local and off-switch
+    /// shares, mean wait and makespan without delay, with Hadoop's defaults and with a rack
+    /// delay. Prints a table.
+    Locality(BenchLocalityArgs),
     /// One round of the proportional preemption policy on a full cluster (default 10,000
     /// nodes, 1,000 queues, 100,000 running containers): the snapshot that holds the
     /// scheduler, and the policy that runs without it. Prints one line.
@@ -615,6 +620,26 @@ pub enum BenchCommand {
     /// shipped) for a while, sampling the storage directory's disk use against the live data
     /// it holds: sled's known growth under steady log purging. Prints a table.
     Storage(BenchStorageArgs),
+}
+
+/// Arguments of `yarn-ha bench locality`.
+#[derive(Debug, Args)]
+pub struct BenchLocalityArgs {
+    /// Nodes.
+    #[arg(long, value_name = "N", default_value_t = 400)]
+    pub nodes: usize,
+    /// Nodes per rack.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub rack_size: usize,
+    /// 1 GB containers per node.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub slots: u64,
+    /// Applications, all submitted at the start: many small jobs are where locality is hard.
+    #[arg(long, value_name = "N", default_value_t = 400)]
+    pub applications: usize,
+    /// Tasks of each application, each naming the three nodes of its input.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub tasks: usize,
 }
 
 /// Arguments of `yarn-ha bench preemption`.

@@ -82,10 +82,20 @@ fn job(queue: &str, containers: &str, seconds: &str) -> Vec<String> {
 #[test]
 fn a_production_style_file_resolves_its_modes_and_its_queues_keep_to_their_shares() {
     let _serial = one_cluster_at_a_time();
+    // Hadoop's table mapping puts the NodeManagers (all on 127.0.0.1) on a rack of their own.
+    let topology = tempfile::tempdir().unwrap();
+    let table = topology.path().join("racks");
+    std::fs::write(&table, "# address rack\n127.0.0.1 /rack-a\n").unwrap();
+    let table = table.display().to_string();
     let layout = LayoutOptions {
         site: [
             ("yarn.nodemanager.resource.memory-mb", "4096"),
             ("yarn.nodemanager.resource.cpu-vcores", "4"),
+            (
+                "net.topology.node.switch.mapping.impl",
+                "org.apache.hadoop.net.TableMapping",
+            ),
+            ("net.topology.table.file.name", table.as_str()),
         ]
         .into_iter()
         .map(|(key, value)| (key.to_owned(), value.to_owned()))
@@ -93,6 +103,17 @@ fn a_production_style_file_resolves_its_modes_and_its_queues_keep_to_their_share
         ..LayoutOptions::default()
     };
     let cluster = ProcessCluster::start_with(2, &layout);
+    let nodes = stdout(&cluster.yarn(&["node", "-list"]));
+    let node_id = nodes
+        .lines()
+        .find_map(|line| {
+            line.split_whitespace()
+                .next()
+                .filter(|id| id.starts_with("127.0.0.1:"))
+        })
+        .unwrap_or_else(|| panic!("a node in {nodes}"));
+    let status = stdout(&cluster.yarn(&["node", "-status", node_id]));
+    assert!(status.contains("\tRack : /rack-a\n"), "{status}");
 
     // The refresh commits the file and names the key it ignores.
     let xml = yarn_conf::writer::site_xml(QUEUES.iter().copied());

@@ -68,6 +68,7 @@ mod issued_identity;
 mod latency_cell;
 mod leader_probes;
 mod leader_scheduler_bench;
+mod locality_bench;
 mod machine;
 mod node_registration;
 mod preemption_bench;
@@ -108,6 +109,10 @@ pub use app_load::RUNNING_EVERY;
 pub use failover_trial::STABLE_FOR;
 pub use leader_probes::ProbeTallies;
 pub use leader_scheduler_bench::{AskPath, LeaderSchedulerBenchRun, leader_scheduler_bench};
+pub use locality_bench::{
+    LOCALITY_SETTINGS, LocalityBenchRow, LocalityBenchRun, LocalityBenchShape, LocalitySetting,
+    locality_bench,
+};
 pub use machine::Machine;
 pub use preemption_bench::{PreemptionBenchRun, PreemptionBenchShape, preemption_bench};
 pub use probe::{PROBE_PAUSE, ProbeTally};

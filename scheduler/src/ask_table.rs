@@ -191,19 +191,23 @@ impl KeyAsks {
         }
     }
 
-    /// The places asked for and the containers wanted, as the off-switch delay weighs them.
+    /// The places asked for and the containers wanted, as the off-switch delay weighs them:
+    /// the named hosts and racks, and `*` (implied when the key has no `"*"` ask, so that a
+    /// key naming one place waits as one naming it beside `*` does).
     pub(crate) fn location_asks(&self) -> LocationAsks {
         let named = self.places().filter(|ask| ask.num_containers > 0).count();
         LocationAsks {
-            unique_locations: named + usize::from(self.any.is_some()),
+            unique_locations: named + 1,
             outstanding: self.outstanding(),
         }
     }
 
-    /// Opportunities missed since the key began waiting, at opportunity `now`.
+    /// Opportunities missed at opportunity `now`, the pass asking counted as one: Hadoop
+    /// counts an offer before it weighs it, so a key's first offer is already one missed.
     pub(crate) fn missed(&self, now: u64) -> u64 {
         self.waiting_since
             .map_or(0, |since| now.saturating_sub(since))
+            .saturating_add(1)
     }
 
     fn places(&self) -> impl Iterator<Item = &ResourceRequest> {

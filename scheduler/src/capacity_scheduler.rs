@@ -5,7 +5,7 @@
 //! limits). The rest is split by concern into child modules, each adding an
 //! `impl CapacityScheduler` block, so one concern reads in one file:
 //!
-//! - [`nodes`]: the registered nodes, their racks, free-resource, host and rack indexes, the
+//! - [`nodes`]: the registered nodes, their racks, free-resource and host indexes, the
 //!   heartbeats that count scheduling opportunities, node search and attempts' blacklists;
 //! - [`locality`]: where an ask's next container goes under delay scheduling;
 //! - [`applications`]: submission checks, application and attempt add, move and removal, asks
@@ -79,7 +79,6 @@ pub struct CapacityScheduler {
     nodes: BTreeMap<NodeId, SchedulerNode>,
     nodes_by_free: BTreeSet<FreeKey>,
     nodes_by_host: BTreeMap<String, BTreeSet<NodeId>>,
-    nodes_by_rack: BTreeMap<String, BTreeSet<NodeId>>,
     /// Heartbeats from nodes with room, ever: the clock of delay scheduling.
     scheduling_opportunities: u64,
     cluster_resource: Resource,
@@ -109,7 +108,6 @@ impl CapacityScheduler {
             nodes: BTreeMap::new(),
             nodes_by_free: BTreeSet::new(),
             nodes_by_host: BTreeMap::new(),
-            nodes_by_rack: BTreeMap::new(),
             scheduling_opportunities: 0,
             cluster_resource: Resource::ZERO,
             cluster_used: Resource::ZERO,

@@ -19,8 +19,8 @@ use yarn_bench::{
 use yarn_conf::Configuration;
 
 use crate::cli::{
-    BenchAllocateAmArgs, BenchAllocateArgs, BenchCommand, BenchPreemptionArgs, BenchRaftArgs,
-    BenchReservationArgs, BenchRestArgs, BenchSchedulerArgs, BenchStorageArgs,
+    BenchAllocateAmArgs, BenchAllocateArgs, BenchCommand, BenchLocalityArgs, BenchPreemptionArgs,
+    BenchRaftArgs, BenchReservationArgs, BenchRestArgs, BenchSchedulerArgs, BenchStorageArgs,
 };
 
 /// Runs one `bench` subcommand: the figures go to stdout (a table, or JSON with `--json`),
@@ -31,6 +31,7 @@ pub fn run(conf_dir: Option<&Path>, command: BenchCommand) -> anyhow::Result<Exi
     match command {
         BenchCommand::Raft(args) => raft(args),
         BenchCommand::Scheduler(args) => scheduler(args),
+        BenchCommand::Locality(args) => locality(args),
         BenchCommand::Preemption(args) => preemption(args),
         BenchCommand::Reservation(args) => reservation(args),
         BenchCommand::Allocate(args) => allocate(args),
@@ -129,6 +130,18 @@ fn scheduler(args: BenchSchedulerArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn locality(args: BenchLocalityArgs) -> anyhow::Result<ExitCode> {
+    let shape = yarn_bench::LocalityBenchShape {
+        nodes: args.nodes,
+        rack_size: args.rack_size,
+        slots: args.slots,
+        applications: args.applications,
+        tasks_per_application: args.tasks,
+    };
+    print!("{}", yarn_bench::locality_bench(shape)?);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -9,6 +9,11 @@ use yarn_proto::ids::NodeId;
 use yarn_proto::pb;
 use yarn_scheduler::Resource;
 
+/// Heartbeats kept per node for a scheduling loop that has not taken them: a few seconds'
+/// worth at the default interval. A loop stalled longer loses the rest, which only delays
+/// relaxing locality.
+const HEARTBEATS_KEPT_PER_NODE: usize = 4;
+
 /// A NodeManager's state as the leader sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NodeState {
@@ -190,13 +195,14 @@ impl NodeTracker {
         if let Some(tracked) = self.nodes.get_mut(node) {
             tracked.last_response = response;
             tracked.last_seen = now;
-            self.heartbeats.push(node.clone());
+            if self.heartbeats.len() < self.nodes.len().saturating_mul(HEARTBEATS_KEPT_PER_NODE) {
+                self.heartbeats.push(node.clone());
+            }
         }
     }
 
     /// The nodes whose heartbeats were accepted since the last call, once per heartbeat, in
-    /// the order heard. Bounded by the heartbeats of the time between two calls, which the
-    /// scheduling loop makes every pass.
+    /// the order heard; at most [`HEARTBEATS_KEPT_PER_NODE`] per tracked node.
     pub fn take_heartbeats(&mut self) -> Vec<NodeId> {
         std::mem::take(&mut self.heartbeats)
     }
@@ -393,6 +399,10 @@ mod tests {
             "an accepted one is an opportunity"
         );
         assert!(tracker.take_heartbeats().is_empty());
+        for _ in 0..10 {
+            tracker.responded(&node(), response(1), now);
+        }
+        assert_eq!(tracker.take_heartbeats().len(), HEARTBEATS_KEPT_PER_NODE);
         // The node did not get response 1 and sends its heartbeat again.
         assert_eq!(
             tracker.heartbeat(&node(), 0),

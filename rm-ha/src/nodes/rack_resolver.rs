@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use tokio::sync::OnceCell;
+use tokio::sync::{OnceCell, Semaphore};
 use yarn_conf::keys::{
     NET_TOPOLOGY_NODE_SWITCH_MAPPING_IMPL, NET_TOPOLOGY_SCRIPT_FILE_NAME,
     NET_TOPOLOGY_SCRIPT_NUMBER_ARGS, NET_TOPOLOGY_TABLE_FILE_NAME,
@@ -20,6 +20,11 @@ const TABLE_MAPPING: &str = "org.apache.hadoop.net.TableMapping";
 /// How long one run of the topology script may take. Hadoop sets no limit; here a script that
 /// hangs would hold its node's registration for good.
 const SCRIPT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Topology scripts run at once: NodeManagers re-registering together after a failover wait
+/// for a turn rather than start thousands of processes.
+const SCRIPT_RUNS: usize = 4;
+/// How long resolving a host name may take before the name itself is asked about.
+const LOOKUP_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Where racks come from, as `net.topology.node.switch.mapping.impl` selects.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,6 +85,7 @@ pub struct RackResolver {
     mapping: TopologyMapping,
     cache: Mutex<HashMap<String, String>>,
     table: OnceCell<HashMap<String, String>>,
+    scripts: Semaphore,
 }
 
 impl RackResolver {
@@ -89,6 +95,7 @@ impl RackResolver {
             mapping,
             cache: Mutex::new(HashMap::new()),
             table: OnceCell::new(),
+            scripts: Semaphore::new(SCRIPT_RUNS),
         }
     }
 
@@ -105,7 +112,11 @@ impl RackResolver {
         }
         let rack = match &self.mapping {
             TopologyMapping::DefaultRack => Some(DEFAULT_RACK.to_owned()),
-            TopologyMapping::Script(script) => run_script(script, &address).await,
+            TopologyMapping::Script(script) => {
+                // Never closed, so a permit always comes.
+                let _turn = self.scripts.acquire().await;
+                run_script(script, &address).await
+            }
             TopologyMapping::Table(table) => {
                 let table = self.table.get_or_init(|| read_table(table)).await;
                 Some(
@@ -128,14 +139,19 @@ impl RackResolver {
     }
 }
 
-/// `host`'s IP address, or `host` itself when it does not resolve.
+/// `host`'s IP address, IPv4 first as Java's `InetAddress.getByName` answers, or `host` itself
+/// when it does not resolve within [`LOOKUP_TIMEOUT`].
 async fn address_of(host: &str) -> String {
-    match tokio::net::lookup_host((host, 0)).await {
-        Ok(mut addresses) => addresses
-            .next()
-            .map_or_else(|| host.to_owned(), |address| address.ip().to_string()),
-        Err(_) => host.to_owned(),
-    }
+    let lookup = tokio::time::timeout(LOOKUP_TIMEOUT, tokio::net::lookup_host((host, 0))).await;
+    let Ok(Ok(addresses)) = lookup else {
+        return host.to_owned();
+    };
+    let addresses: Vec<std::net::IpAddr> = addresses.map(|address| address.ip()).collect();
+    addresses
+        .iter()
+        .find(|ip| ip.is_ipv4())
+        .or_else(|| addresses.first())
+        .map_or_else(|| host.to_owned(), ToString::to_string)
 }
 
 /// Runs `script address` and reads its rack; `None` (logged) when it cannot.

@@ -2,6 +2,7 @@
 //! waited `node-locality-delay` opportunities, else anywhere once it has waited the off-switch
 //! delay ([`LocalityDelay`](crate::LocalityDelay)).
 
+use std::cmp::Reverse;
 use std::collections::BTreeSet;
 
 use yarn_proto::ids::NodeId;
@@ -55,11 +56,8 @@ impl CapacityScheduler {
         let mut waiting = false;
         if asks.names_racks() {
             if delay.allows_rack_local(missed, nodes) {
-                let on_rack = asks
-                    .preferred_racks()
-                    .find_map(|rack| self.nodes_by_rack.get(rack)?.iter().find(|id| fits_on(id)));
-                if let Some(node) = on_rack {
-                    return AskPlacement::Placed(node.clone(), NodeType::RackLocal);
+                if let Some(node) = self.find_node_on_racks(asks, capability, blacklist) {
+                    return AskPlacement::Placed(node, NodeType::RackLocal);
                 }
             } else {
                 waiting = asks.preferred_racks().next().is_some();
@@ -84,5 +82,32 @@ impl CapacityScheduler {
         } else {
             AskPlacement::Unplaced
         }
+    }
+
+    /// The node with the most free memory that fits `capability` on one of the racks `asks`
+    /// relaxes to, outside `blacklist`. Walks the nodes by free memory and stops at the first
+    /// without enough, so a full cluster costs nothing; a rack holding every node (all on
+    /// `/default-rack`) costs what an off-switch search does.
+    fn find_node_on_racks(
+        &self,
+        asks: &KeyAsks,
+        capability: Resource,
+        blacklist: &BTreeSet<String>,
+    ) -> Option<NodeId> {
+        let calculator = self.conf.resource_calculator();
+        let racks: BTreeSet<&str> = asks.preferred_racks().collect();
+        if racks.is_empty() {
+            return None;
+        }
+        self.nodes_by_free
+            .iter()
+            .take_while(|(Reverse(free_memory), _, _)| *free_memory >= capability.memory_mb)
+            .filter_map(|(_, _, node_id)| self.nodes.get(node_id))
+            .find(|node| {
+                racks.contains(node.rack())
+                    && !is_blacklisted(blacklist, node)
+                    && calculator.fits_in(capability, node.free())
+            })
+            .map(|node| node.node_id().clone())
     }
 }

@@ -1,7 +1,6 @@
 //! The node set: registering, removing, resizing and placing nodes on racks, the heartbeats
-//! that count scheduling opportunities, the indexes by free resources, by host and by rack that
-//! keep node search cheap, the search itself, and the attempts' blacklists that
-//! rule nodes out.
+//! that count scheduling opportunities, the indexes by free resources and by host that keep
+//! node search cheap, the search itself, and the attempts' blacklists that rule nodes out.
 //!
 //! Every change to a node's free resources goes through [`CapacityScheduler::with_node`], so
 //! the free-resource index never drifts from the nodes; keeping that index and everything that
@@ -54,10 +53,6 @@ impl CapacityScheduler {
         if self.nodes.contains_key(&node_id) {
             return Err(SchedulerError::DuplicateNode { node: node_id });
         }
-        self.nodes_by_rack
-            .entry(rack.clone())
-            .or_default()
-            .insert(node_id.clone());
         let node = SchedulerNode::new(node_id.clone(), rack, capability);
         self.nodes_by_free.insert(free_key(&node));
         self.nodes_by_host
@@ -92,7 +87,6 @@ impl CapacityScheduler {
         if let Some(node) = self.nodes.remove(node_id) {
             self.nodes_by_free.remove(&free_key(&node));
             unindex(&mut self.nodes_by_host, &node_id.host, node_id);
-            unindex(&mut self.nodes_by_rack, node.rack(), node_id);
             self.cluster_resource = self.cluster_resource.saturating_sub(node.capability());
         }
         self.update_queue_resources();
@@ -145,11 +139,6 @@ impl CapacityScheduler {
             .ok_or_else(|| SchedulerError::UnknownNode {
                 node: node_id.clone(),
             })?;
-        unindex(&mut self.nodes_by_rack, node.rack(), node_id);
-        self.nodes_by_rack
-            .entry(rack.clone())
-            .or_default()
-            .insert(node_id.clone());
         node.set_rack(rack);
         Ok(())
     }

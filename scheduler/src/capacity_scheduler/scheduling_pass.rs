@@ -215,7 +215,14 @@ impl CapacityScheduler {
                         choice = Some((Some(key), capability, node, node_type));
                         break;
                     }
-                    AskPlacement::Waiting => waiting.push(key),
+                    AskPlacement::Waiting => {
+                        waiting.push(key);
+                        // As Hadoop, a key waiting to go anywhere skips the rest of its
+                        // application; one waiting for its racks only skips itself.
+                        if asks.may_go_anywhere() {
+                            break;
+                        }
+                    }
                     AskPlacement::Unplaced => {}
                 }
             }
