@@ -453,7 +453,7 @@ fn conf_check_lists_every_key_honoured_refused_or_warned() {
         ),
         (
             "yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments",
-            "schedules asynchronously",
+            "schedule-asynchronously.enable=false",
         ),
         (
             "yarn.scheduler.capacity.root.a.accessible-node-labels",

@@ -112,10 +112,6 @@ const fn warned(pattern: &'static str, reason: &'static str) -> Unhonoured {
 
 const CAPACITY_SCHEDULER: &str =
     "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler";
-const ONE_PER_HEARTBEAT: &str = "yarn-ha always schedules asynchronously, as Hadoop does with \
-                                 schedule-asynchronously.enable=true, where Hadoop applies no \
-                                 per-heartbeat limit either: a pass places as many containers \
-                                 on a node as fit";
 const NO_LABELS: &str = "node labels are not implemented: every node is in the default partition";
 const UNDERUTILIZED_PREEMPTION: &str = "tunes underutilized-preemption, which yarn-ha does not \
                                          do: under a priority-utilization parent, a child of \
@@ -261,14 +257,10 @@ pub const UNHONOURED: &[Unhonoured] = &[
         "preemption kills the containers it selects; lazy preemption is not implemented",
     ),
     warned(
-        "yarn.scheduler.capacity.per-node-heartbeat.*",
-        ONE_PER_HEARTBEAT,
-    ),
-    warned(
         "yarn.scheduler.capacity.schedule-asynchronously.*",
-        "the leader always schedules on its own loop, every \
+        "the leader's loop schedules every \
          yarn.scheduler.capacity.schedule-asynchronously.scheduling-interval-ms as set in \
-         yarn-site.xml",
+         yarn-site.xml, on one thread; only schedule-asynchronously.enable is read here",
     ),
     warned(
         "yarn.scheduler.capacity.multi-node-placement-enabled",

@@ -10,6 +10,7 @@ use crate::access_control_list::AccessControlList;
 use crate::application_lifetime::ApplicationLifetime;
 use crate::effective_capacity::nominal_shares;
 use crate::error::SchedulerError;
+use crate::heartbeat_assignments::HeartbeatAssignments;
 use crate::locality_delay::LocalityDelay;
 use crate::ordering_policy::OrderingPolicy;
 use crate::property_reader::{PREFIX, PropertyReader, invalid};
@@ -65,6 +66,9 @@ pub struct CapacitySchedulerConfiguration {
     settings: SchedulerSettings,
     resource_calculator: ResourceCalculator,
     locality_delay: LocalityDelay,
+    heartbeat_assignments: Option<HeartbeatAssignments>,
+    /// Warnings about keys that have no effect because of another key's value, by key.
+    key_warnings: BTreeMap<String, String>,
     maximum_applications: u32,
     maximum_am_resource_percent: f64,
     user_max_parallel_apps_default: Option<u32>,
@@ -81,6 +85,8 @@ impl CapacitySchedulerConfiguration {
     /// Keys read (prefix `yarn.scheduler.capacity.`): `resource-calculator`,
     /// `legacy-queue-mode.enabled` (true), `node-locality-delay` (40),
     /// `rack-locality-additional-delay` (-1), `rack-locality-full-reset` (true),
+    /// `schedule-asynchronously.enable` (true, unlike Hadoop) and the `per-node-heartbeat.*`
+    /// limits ([`HeartbeatAssignments`]),
     /// `maximum-applications` (10000), `maximum-am-resource-percent` (0.1), `max-parallel-apps`,
     /// `user.max-parallel-apps`, `user-settings.<user>.max-parallel-apps` (also accepted as
     /// `user.<user>.max-parallel-apps`), `minimum-user-limit-percent` (100) and
@@ -145,7 +151,12 @@ impl CapacitySchedulerConfiguration {
     ) -> Result<Self, SchedulerError> {
         settings.validate()?;
         let reader = PropertyReader::new(&properties);
-        let warnings = judge_unread_keys(&reader, unhonoured)?;
+        let mut warnings = judge_unread_keys(&reader, unhonoured)?;
+        let mut key_warnings = BTreeMap::new();
+        let heartbeat_assignments = HeartbeatAssignments::from_reader(&reader, &mut key_warnings)?;
+        warnings.extend(key_warnings.values().cloned());
+        // Each begins with its key: in key order, as the file's keys are judged.
+        warnings.sort();
         let resource_calculator = match reader.get(RESOURCE_CALCULATOR_KEY) {
             None => ResourceCalculator::Default,
             Some(value) => ResourceCalculator::from_class_name(value)?,
@@ -175,12 +186,7 @@ impl CapacitySchedulerConfiguration {
             }
         }
 
-        let legacy = match reader.get(LEGACY_QUEUE_MODE_KEY) {
-            None => true,
-            Some(value) if value.eq_ignore_ascii_case("true") => true,
-            Some(value) if value.eq_ignore_ascii_case("false") => false,
-            Some(value) => return Err(invalid(LEGACY_QUEUE_MODE_KEY, value, "true or false")),
-        };
+        let legacy = reader.boolean(LEGACY_QUEUE_MODE_KEY)?.unwrap_or(true);
         let mut builder = TreeBuilder {
             reader: &reader,
             settings: &settings,
@@ -205,6 +211,8 @@ impl CapacitySchedulerConfiguration {
             settings,
             resource_calculator,
             locality_delay,
+            heartbeat_assignments,
+            key_warnings,
             maximum_applications,
             maximum_am_resource_percent,
             user_max_parallel_apps_default,
@@ -305,6 +313,18 @@ impl CapacitySchedulerConfiguration {
     /// The calculator selected by `yarn.scheduler.capacity.resource-calculator`.
     pub fn resource_calculator(&self) -> ResourceCalculator {
         self.resource_calculator
+    }
+
+    /// The per-heartbeat limits of heartbeat-driven scheduling, `None` when scheduling is
+    /// asynchronous (`schedule-asynchronously.enable`, true unless set to false).
+    pub fn heartbeat_assignments(&self) -> Option<HeartbeatAssignments> {
+        self.heartbeat_assignments
+    }
+
+    /// The warning about `key` when another key's value leaves it without effect (a
+    /// per-node-heartbeat limit under asynchronous scheduling).
+    pub fn key_warning(&self, key: &str) -> Option<&str> {
+        self.key_warnings.get(key).map(String::as_str)
     }
 
     /// Delay scheduling as `node-locality-delay`, `rack-locality-additional-delay` and

@@ -60,6 +60,7 @@ mod capacity_scheduler;
 mod capacity_scheduler_configuration;
 mod effective_capacity;
 mod error;
+mod heartbeat_assignments;
 mod locality_delay;
 mod node;
 mod ordering_policy;
@@ -92,6 +93,10 @@ pub use capacity_scheduler_configuration::{
 };
 pub use effective_capacity::EffectiveCapacity;
 pub use error::SchedulerError;
+pub use heartbeat_assignments::{
+    HeartbeatAssignments, MAXIMUM_CONTAINER_ASSIGNMENTS_KEY, MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY,
+    MULTIPLE_ASSIGNMENTS_KEY, SCHEDULE_ASYNCHRONOUSLY_KEY,
+};
 pub use locality_delay::{
     LocalityDelay, LocationAsks, NODE_LOCALITY_DELAY_KEY, NodeType,
     RACK_LOCALITY_ADDITIONAL_DELAY_KEY, RACK_LOCALITY_FULL_RESET_KEY,

@@ -24,7 +24,6 @@ pub(crate) const LOCALITY_DELAY_KEYS: [&str; 3] = [
 ];
 
 const DELAY: &str = "a whole number of scheduling opportunities (-1 or more)";
-const BOOLEAN: &str = "true or false";
 
 /// How local a container is to the asks it was placed for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -87,12 +86,9 @@ impl LocalityDelay {
             Some(value) => Ok(value),
             None => Ok(default),
         };
-        let full_reset = match reader.get(RACK_LOCALITY_FULL_RESET_KEY) {
-            None => defaults.rack_locality_full_reset,
-            Some(value) if value.eq_ignore_ascii_case("true") => true,
-            Some(value) if value.eq_ignore_ascii_case("false") => false,
-            Some(value) => return Err(invalid(RACK_LOCALITY_FULL_RESET_KEY, value, BOOLEAN)),
-        };
+        let full_reset = reader
+            .boolean(RACK_LOCALITY_FULL_RESET_KEY)?
+            .unwrap_or(defaults.rack_locality_full_reset);
         Ok(Self {
             node_locality_delay: delay(NODE_LOCALITY_DELAY_KEY, defaults.node_locality_delay)?,
             rack_locality_additional_delay: delay(

@@ -18,6 +18,8 @@ pub struct SchedulerNode {
     capability: Resource,
     allocated: Resource,
     containers: BTreeSet<ContainerId>,
+    /// Containers placed since the node's last heartbeat, and how many were off-switch.
+    since_heartbeat: (u32, u32),
 }
 
 impl SchedulerNode {
@@ -28,6 +30,7 @@ impl SchedulerNode {
             capability,
             allocated: Resource::ZERO,
             containers: BTreeSet::new(),
+            since_heartbeat: (0, 0),
         }
     }
 
@@ -59,6 +62,23 @@ impl SchedulerNode {
     /// The containers on the node.
     pub fn containers(&self) -> &BTreeSet<ContainerId> {
         &self.containers
+    }
+
+    /// Containers placed since the node's last heartbeat, and how many of them off-switch.
+    pub fn assigned_since_heartbeat(&self) -> (u32, u32) {
+        self.since_heartbeat
+    }
+
+    pub(crate) fn record_assignment(&mut self, off_switch: bool) {
+        let (assigned, off) = self.since_heartbeat;
+        self.since_heartbeat = (
+            assigned.saturating_add(1),
+            off.saturating_add(u32::from(off_switch)),
+        );
+    }
+
+    pub(crate) fn heartbeat(&mut self) {
+        self.since_heartbeat = (0, 0);
     }
 
     pub(crate) fn set_rack(&mut self, rack: String) {

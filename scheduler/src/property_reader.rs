@@ -53,6 +53,16 @@ impl<'a> PropertyReader<'a> {
         }
     }
 
+    /// Parses `key` as `true` or `false`, in any case.
+    pub(crate) fn boolean(&self, key: &str) -> Result<Option<bool>, SchedulerError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(value) if value.eq_ignore_ascii_case("true") => Ok(Some(true)),
+            Some(value) if value.eq_ignore_ascii_case("false") => Ok(Some(false)),
+            Some(value) => Err(invalid(key, value, "true or false")),
+        }
+    }
+
     /// Parses `key` as a finite float accepted by `valid`, failing with `expected`.
     pub(crate) fn float_in(
         &self,

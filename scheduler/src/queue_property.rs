@@ -4,6 +4,7 @@
 use yarn_conf::{Verdict, unhonoured};
 
 use crate::capacity_scheduler_configuration::{LEGACY_QUEUE_MODE_KEY, ROOT};
+use crate::heartbeat_assignments::HEARTBEAT_ASSIGNMENT_KEYS;
 use crate::locality_delay::LOCALITY_DELAY_KEYS;
 use crate::property_reader::PREFIX;
 use crate::queue_acl::QueueAcl;
@@ -206,6 +207,7 @@ fn is_read(key: &str) -> bool {
         || key == RESOURCE_CALCULATOR_KEY
         || key == LEGACY_QUEUE_MODE_KEY
         || LOCALITY_DELAY_KEYS.contains(&key)
+        || HEARTBEAT_ASSIGNMENT_KEYS.contains(&key)
     {
         return true;
     }

@@ -138,10 +138,25 @@ fn check_queue_keys(source: &QueueConfigSource, problems: &mut Vec<String>) {
     for warning in &file.warnings {
         println!("warned    {warning}");
     }
+    let verdicts: Vec<(&String, &String, Verdict)> = file
+        .properties
+        .iter()
+        .map(|(key, value)| (key, value, key_verdict(key, value)))
+        .collect();
     let mut rest = file.properties.clone();
-    for (key, value) in &file.properties {
-        match key_verdict(key, value) {
-            Verdict::Honoured => println!("honoured  {key}"),
+    for (key, _, verdict) in &verdicts {
+        if matches!(verdict, Verdict::Refused(_)) {
+            rest.remove(*key);
+        }
+    }
+    let parsed = source.parse(rest);
+    for (key, value, verdict) in verdicts {
+        match verdict {
+            // Unless another key's value leaves it without effect.
+            Verdict::Honoured => match parsed.as_ref().ok().and_then(|c| c.key_warning(key)) {
+                Some(warning) => println!("warned    {warning}"),
+                None => println!("honoured  {key}"),
+            },
             Verdict::Warned(warning) => println!("warned    {warning}"),
             Verdict::Refused(reason) => {
                 // Worded and located as the ResourceManager refuses it.
@@ -155,11 +170,10 @@ fn check_queue_keys(source: &QueueConfigSource, problems: &mut Vec<String>) {
                 });
                 println!("refused   {refusal}");
                 push_once(problems, refusal.to_string());
-                rest.remove(key);
             }
         }
     }
-    if let Err(err) = source.parse(rest) {
+    if let Err(err) = parsed {
         push_once(problems, file.locate(err).to_string());
     }
 }

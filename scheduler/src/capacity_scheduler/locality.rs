@@ -38,10 +38,9 @@ impl CapacityScheduler {
         blacklist: &BTreeSet<String>,
         unplaceable: &mut Vec<Resource>,
     ) -> AskPlacement {
-        let calculator = self.conf.resource_calculator();
         let fits_on = |node_id: &NodeId| {
             self.nodes.get(node_id).is_some_and(|node| {
-                !is_blacklisted(blacklist, node) && calculator.fits_in(capability, node.free())
+                !is_blacklisted(blacklist, node) && self.can_place(node, capability)
             })
         };
         let on_host = asks
@@ -94,7 +93,6 @@ impl CapacityScheduler {
         capability: Resource,
         blacklist: &BTreeSet<String>,
     ) -> Option<NodeId> {
-        let calculator = self.conf.resource_calculator();
         let racks: BTreeSet<&str> = asks.preferred_racks().collect();
         if racks.is_empty() {
             return None;
@@ -106,7 +104,7 @@ impl CapacityScheduler {
             .find(|node| {
                 racks.contains(node.rack())
                     && !is_blacklisted(blacklist, node)
-                    && calculator.fits_in(capability, node.free())
+                    && self.can_place(node, capability)
             })
             .map(|node| node.node_id().clone())
     }

@@ -149,17 +149,36 @@ impl CapacityScheduler {
     /// full node's heartbeat offers nothing. Unknown nodes are skipped.
     ///
     /// [`LocalityDelay`]: crate::LocalityDelay
+    /// A heartbeat also starts the node's next round of
+    /// [`HeartbeatAssignments`](crate::HeartbeatAssignments).
     pub fn node_heartbeats<'a>(&mut self, nodes: impl IntoIterator<Item = &'a NodeId>) {
         let calculator = self.conf.resource_calculator();
         let minimum = self.conf.settings().minimum_allocation;
-        let offered = nodes
-            .into_iter()
-            .filter_map(|node| self.nodes.get(node))
-            .filter(|node| calculator.fits_in(minimum, node.free()))
-            .count();
-        self.scheduling_opportunities = self
-            .scheduling_opportunities
-            .saturating_add(u64::try_from(offered).unwrap_or(u64::MAX));
+        let mut offered = 0u64;
+        for node_id in nodes {
+            let Some(node) = self.nodes.get_mut(node_id) else {
+                continue;
+            };
+            node.heartbeat();
+            if calculator.fits_in(minimum, node.free()) {
+                offered = offered.saturating_add(1);
+            }
+        }
+        self.scheduling_opportunities = self.scheduling_opportunities.saturating_add(offered);
+    }
+
+    /// Whether a container of `resource` may go on `node` now: it fits the node's free
+    /// resources and, under heartbeat-driven scheduling, the node may take another before its
+    /// next heartbeat.
+    pub(super) fn can_place(&self, node: &SchedulerNode, resource: Resource) -> bool {
+        let (assigned, off_switch) = node.assigned_since_heartbeat();
+        self.conf
+            .resource_calculator()
+            .fits_in(resource, node.free())
+            && self
+                .conf
+                .heartbeat_assignments()
+                .is_none_or(|limits| limits.allows_another(assigned, off_switch))
     }
 
     /// Adds and removes blacklisted places (host or rack names) of the current attempt: no
@@ -211,9 +230,10 @@ impl CapacityScheduler {
         Some(result)
     }
 
-    /// The node with the most free memory that fits `resource`. Free resources only shrink
-    /// during a pass, so a size that found no node is remembered and anything at least as
-    /// large is refused at once.
+    /// The node with the most free memory that fits `resource` (and may take another container
+    /// before its next heartbeat). Free resources and those turns only shrink during a pass, so
+    /// a size that found no node is remembered and anything at least as large is refused at
+    /// once.
     pub(super) fn find_any_node(
         &self,
         resource: Resource,
@@ -233,7 +253,7 @@ impl CapacityScheduler {
             let fits = self
                 .nodes
                 .get(node_id)
-                .is_some_and(|node| calculator.fits_in(resource, node.free()));
+                .is_some_and(|node| self.can_place(node, resource));
             if fits {
                 return Some(node_id.clone());
             }
@@ -252,15 +272,12 @@ impl CapacityScheduler {
         resource: Resource,
         blacklist: &BTreeSet<String>,
     ) -> Option<NodeId> {
-        let calculator = self.conf.resource_calculator();
         self.nodes_by_free
             .iter()
             .take_while(|(Reverse(free_memory), _, _)| *free_memory >= resource.memory_mb)
             .map(|(_, _, node_id)| node_id)
             .filter_map(|node_id| self.nodes.get(node_id))
-            .find(|node| {
-                !is_blacklisted(blacklist, node) && calculator.fits_in(resource, node.free())
-            })
+            .find(|node| !is_blacklisted(blacklist, node) && self.can_place(node, resource))
             .map(|node| node.node_id().clone())
     }
 }

@@ -265,7 +265,9 @@ impl CapacityScheduler {
     ) -> Option<Allocation> {
         let epoch = self.epoch;
         let reset = self.conf.locality_delay().resets_after(node_type);
-        let rack = self.nodes.get(&node_id)?.rack().to_owned();
+        let node = self.nodes.get_mut(&node_id)?;
+        node.record_assignment(node_type == NodeType::OffSwitch);
+        let rack = node.rack().to_owned();
         let app = self.applications.get_mut(&application_id)?;
         let attempt = app.attempt.as_mut()?;
         // A sequence beyond ContainerId::MAX_SEQUENCE (2^40) cannot be encoded; the

@@ -6,6 +6,7 @@ mod application_limits;
 mod applications;
 mod capacity_modes;
 mod configuration;
+mod heartbeat_assignments;
 mod invariants;
 mod locality;
 mod mock;

@@ -1,0 +1,219 @@
+//! [`HeartbeatAssignments`]: how many containers a node takes between two of its heartbeats
+//! when scheduling is driven by heartbeats, as Hadoop's `CapacityScheduler.canAllocateMore`
+//! decides.
+
+use std::collections::BTreeMap;
+
+use crate::error::SchedulerError;
+use crate::property_reader::{PropertyReader, invalid};
+
+/// `yarn.scheduler.capacity.schedule-asynchronously.enable`: whether the scheduler places
+/// containers on its own loop rather than on node heartbeats.
+pub const SCHEDULE_ASYNCHRONOUSLY_KEY: &str =
+    "yarn.scheduler.capacity.schedule-asynchronously.enable";
+/// `yarn.scheduler.capacity.per-node-heartbeat.multiple-assignments-enabled`.
+pub const MULTIPLE_ASSIGNMENTS_KEY: &str =
+    "yarn.scheduler.capacity.per-node-heartbeat.multiple-assignments-enabled";
+/// `yarn.scheduler.capacity.per-node-heartbeat.maximum-container-assignments`.
+pub const MAXIMUM_CONTAINER_ASSIGNMENTS_KEY: &str =
+    "yarn.scheduler.capacity.per-node-heartbeat.maximum-container-assignments";
+/// `yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments`.
+pub const MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY: &str =
+    "yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments";
+
+/// Every key this module reads.
+pub(crate) const HEARTBEAT_ASSIGNMENT_KEYS: [&str; 4] = [
+    SCHEDULE_ASYNCHRONOUSLY_KEY,
+    MULTIPLE_ASSIGNMENTS_KEY,
+    MAXIMUM_CONTAINER_ASSIGNMENTS_KEY,
+    MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY,
+];
+
+const LIMIT: &str = "a whole number of containers, or -1 for no limit";
+const OFF_SWITCH_LIMIT: &str = "a whole number of containers, at least 1";
+
+/// The per-heartbeat limits of heartbeat-driven scheduling.
+///
+/// yarn-ha's leader schedules on its own loop, as Hadoop does with
+/// `schedule-asynchronously.enable=true`, where Hadoop applies no per-heartbeat limit; that is
+/// yarn-ha's default, unlike Hadoop's. With `schedule-asynchronously.enable=false` a node takes,
+/// between two of its heartbeats, what Hadoop's heartbeat would give it: one container, and
+/// more only while `multiple-assignments-enabled` holds, fewer than
+/// `maximum-container-assignments` were placed (-1: no limit) and fewer than
+/// `maximum-offswitch-assignments` of them were off-switch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeartbeatAssignments {
+    /// `multiple-assignments-enabled`: true.
+    pub multiple: bool,
+    /// `maximum-container-assignments`: 100; `None` for -1.
+    pub maximum_containers: Option<u32>,
+    /// `maximum-offswitch-assignments`: 1.
+    pub maximum_off_switch: u32,
+}
+
+impl Default for HeartbeatAssignments {
+    fn default() -> Self {
+        Self {
+            multiple: true,
+            maximum_containers: Some(100),
+            maximum_off_switch: 1,
+        }
+    }
+}
+
+impl HeartbeatAssignments {
+    /// The limits in force: `None` when scheduling is asynchronous (the default), with a
+    /// warning in `warnings` for each per-node-heartbeat key set then, by key, since it has no
+    /// effect.
+    ///
+    /// # Errors
+    ///
+    /// [`SchedulerError::InvalidValue`] naming the key for a value that is not a boolean, a
+    /// container limit below -1, or an off-switch limit below 1.
+    pub(crate) fn from_reader(
+        reader: &PropertyReader<'_>,
+        warnings: &mut BTreeMap<String, String>,
+    ) -> Result<Option<Self>, SchedulerError> {
+        let defaults = Self::default();
+        let asynchronous = reader.boolean(SCHEDULE_ASYNCHRONOUSLY_KEY)?.unwrap_or(true);
+        let multiple = reader
+            .boolean(MULTIPLE_ASSIGNMENTS_KEY)?
+            .unwrap_or(defaults.multiple);
+        let maximum_containers =
+            match reader.parse::<i64>(MAXIMUM_CONTAINER_ASSIGNMENTS_KEY, LIMIT)? {
+                None => defaults.maximum_containers,
+                Some(-1) => None,
+                Some(value) => Some(u32::try_from(value).map_err(|_| {
+                    invalid(MAXIMUM_CONTAINER_ASSIGNMENTS_KEY, &value.to_string(), LIMIT)
+                })?),
+            };
+        let maximum_off_switch =
+            match reader.parse::<u32>(MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY, OFF_SWITCH_LIMIT)? {
+                None => defaults.maximum_off_switch,
+                Some(0) => {
+                    return Err(invalid(
+                        MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY,
+                        "0",
+                        OFF_SWITCH_LIMIT,
+                    ));
+                }
+                Some(value) => value,
+            };
+        if !asynchronous {
+            return Ok(Some(Self {
+                multiple,
+                maximum_containers,
+                maximum_off_switch,
+            }));
+        }
+        for key in &HEARTBEAT_ASSIGNMENT_KEYS[1..] {
+            if reader.get(key).is_some() {
+                warnings.insert((*key).to_owned(), format!(
+                    "{key} is not honoured: it limits heartbeat-driven scheduling, which yarn-ha \
+                     does only with {SCHEDULE_ASYNCHRONOUSLY_KEY}=false (Hadoop ignores it too \
+                     when scheduling asynchronously)"
+                ));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Whether a node that took `assigned` containers since its last heartbeat, `off_switch` of
+    /// them off-switch, may take another: the first always, more only within the limits.
+    pub fn allows_another(&self, assigned: u32, off_switch: u32) -> bool {
+        assigned == 0
+            || (self.multiple
+                && self
+                    .maximum_containers
+                    .is_none_or(|maximum| assigned < maximum)
+                && off_switch < self.maximum_off_switch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(
+        pairs: &[(&str, &str)],
+    ) -> (
+        Result<Option<HeartbeatAssignments>, SchedulerError>,
+        BTreeMap<String, String>,
+    ) {
+        let map: BTreeMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        let mut warnings = BTreeMap::new();
+        let read = HeartbeatAssignments::from_reader(&PropertyReader::new(&map), &mut warnings);
+        (read, warnings)
+    }
+
+    #[test]
+    fn asynchronous_by_default_and_per_heartbeat_keys_then_warned() {
+        let (limits, warnings) = read(&[(MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY, "3")]);
+        assert_eq!(limits.unwrap(), None);
+        assert_eq!(warnings.len(), 1);
+        assert!(
+            warnings[MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY]
+                .starts_with(MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY),
+            "{warnings:?}"
+        );
+        let (limits, warnings) = read(&[(SCHEDULE_ASYNCHRONOUSLY_KEY, "FALSE")]);
+        assert_eq!(limits.unwrap(), Some(HeartbeatAssignments::default()));
+        assert!(warnings.is_empty());
+    }
+
+    #[test]
+    fn limits_follow_can_allocate_more() {
+        let hadoop = HeartbeatAssignments::default();
+        assert!(hadoop.allows_another(0, 0));
+        assert!(hadoop.allows_another(5, 0), "node-local ones up to 100");
+        assert!(!hadoop.allows_another(100, 0));
+        assert!(
+            !hadoop.allows_another(1, 1),
+            "one off-switch ends the heartbeat"
+        );
+        let single = HeartbeatAssignments {
+            multiple: false,
+            ..hadoop
+        };
+        assert!(single.allows_another(0, 0));
+        assert!(!single.allows_another(1, 0));
+        let unlimited = HeartbeatAssignments {
+            maximum_containers: None,
+            maximum_off_switch: 3,
+            ..hadoop
+        };
+        assert!(unlimited.allows_another(10_000, 2));
+        assert!(!unlimited.allows_another(10_000, 3));
+    }
+
+    #[test]
+    fn bad_values_are_refused_by_key() {
+        let (limits, _) = read(&[
+            (SCHEDULE_ASYNCHRONOUSLY_KEY, "false"),
+            (MAXIMUM_CONTAINER_ASSIGNMENTS_KEY, "-1"),
+            (MULTIPLE_ASSIGNMENTS_KEY, "false"),
+        ]);
+        assert_eq!(
+            limits.unwrap(),
+            Some(HeartbeatAssignments {
+                multiple: false,
+                maximum_containers: None,
+                maximum_off_switch: 1,
+            })
+        );
+        for (key, value) in [
+            (SCHEDULE_ASYNCHRONOUSLY_KEY, "sometimes"),
+            (MAXIMUM_CONTAINER_ASSIGNMENTS_KEY, "-2"),
+            (MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY, "0"),
+        ] {
+            let message = read(&[(key, value)]).0.unwrap_err().to_string();
+            assert!(
+                message.contains(key) && message.contains(value),
+                "{message}"
+            );
+        }
+    }
+}
