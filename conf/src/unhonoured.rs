@@ -258,9 +258,10 @@ pub const UNHONOURED: &[Unhonoured] = &[
     ),
     warned(
         "yarn.scheduler.capacity.schedule-asynchronously.*",
-        "the leader's loop schedules every \
+        "the leader's loop schedules on one thread every \
          yarn.scheduler.capacity.schedule-asynchronously.scheduling-interval-ms as set in \
-         yarn-site.xml, on one thread; only schedule-asynchronously.enable is read here",
+         yarn-site.xml; of these keys only schedule-asynchronously.enable is read, from \
+         capacity-scheduler.xml",
     ),
     warned(
         "yarn.scheduler.capacity.multi-node-placement-enabled",

@@ -10,7 +10,7 @@ use crate::access_control_list::AccessControlList;
 use crate::application_lifetime::ApplicationLifetime;
 use crate::effective_capacity::nominal_shares;
 use crate::error::SchedulerError;
-use crate::heartbeat_assignments::HeartbeatAssignments;
+use crate::heartbeat_assignments::{HeartbeatAssignments, heartbeat_key_warnings};
 use crate::locality_delay::LocalityDelay;
 use crate::ordering_policy::OrderingPolicy;
 use crate::property_reader::{PREFIX, PropertyReader, invalid};
@@ -67,8 +67,6 @@ pub struct CapacitySchedulerConfiguration {
     resource_calculator: ResourceCalculator,
     locality_delay: LocalityDelay,
     heartbeat_assignments: Option<HeartbeatAssignments>,
-    /// Warnings about keys that have no effect because of another key's value, by key.
-    key_warnings: BTreeMap<String, String>,
     maximum_applications: u32,
     maximum_am_resource_percent: f64,
     user_max_parallel_apps_default: Option<u32>,
@@ -152,16 +150,25 @@ impl CapacitySchedulerConfiguration {
         settings.validate()?;
         let reader = PropertyReader::new(&properties);
         let mut warnings = judge_unread_keys(&reader, unhonoured)?;
-        let mut key_warnings = BTreeMap::new();
-        let heartbeat_assignments = HeartbeatAssignments::from_reader(&reader, &mut key_warnings)?;
-        warnings.extend(key_warnings.values().cloned());
+        let locality_delay = keep_earlier(
+            LocalityDelay::from_reader(&reader),
+            unhonoured,
+            &mut warnings,
+            LocalityDelay::default(),
+        )?;
+        let heartbeat_assignments = keep_earlier(
+            HeartbeatAssignments::from_reader(&reader, &mut warnings),
+            unhonoured,
+            &mut warnings,
+            None,
+        )?;
+        warnings.extend(heartbeat_key_warnings(&properties).into_values());
         // Each begins with its key: in key order, as the file's keys are judged.
         warnings.sort();
         let resource_calculator = match reader.get(RESOURCE_CALCULATOR_KEY) {
             None => ResourceCalculator::Default,
             Some(value) => ResourceCalculator::from_class_name(value)?,
         };
-        let locality_delay = LocalityDelay::from_reader(&reader)?;
         let maximum_applications = reader
             .parse::<u32>(&QueueProperty::MaximumApplications.global_key(), COUNT)?
             .unwrap_or(DEFAULT_MAXIMUM_APPLICATIONS);
@@ -212,7 +219,6 @@ impl CapacitySchedulerConfiguration {
             resource_calculator,
             locality_delay,
             heartbeat_assignments,
-            key_warnings,
             maximum_applications,
             maximum_am_resource_percent,
             user_max_parallel_apps_default,
@@ -321,12 +327,6 @@ impl CapacitySchedulerConfiguration {
         self.heartbeat_assignments
     }
 
-    /// The warning about `key` when another key's value leaves it without effect (a
-    /// per-node-heartbeat limit under asynchronous scheduling).
-    pub fn key_warning(&self, key: &str) -> Option<&str> {
-        self.key_warnings.get(key).map(String::as_str)
-    }
-
     /// Delay scheduling as `node-locality-delay`, `rack-locality-additional-delay` and
     /// `rack-locality-full-reset` set it.
     pub fn locality_delay(&self) -> LocalityDelay {
@@ -416,6 +416,26 @@ impl CapacitySchedulerConfiguration {
             })
         };
         granted(acl) || (acl == QueueAcl::SubmitApplications && granted(QueueAcl::AdministerQueue))
+    }
+}
+
+/// `read`, or, for a configuration already in force (`Unhonoured::Warn`) whose value this
+/// binary no longer accepts (an earlier one only warned about the key), `default` with a
+/// warning: the queues in force keep scheduling until a refresh corrects the file.
+fn keep_earlier<T>(
+    read: Result<T, SchedulerError>,
+    unhonoured: Unhonoured,
+    warnings: &mut Vec<String>,
+    default: T,
+) -> Result<T, SchedulerError> {
+    match read {
+        Err(err) if unhonoured == Unhonoured::Warn => {
+            warnings.push(format!(
+                "{err} ({EARLIER_COMMIT}; Hadoop's default is used)"
+            ));
+            Ok(default)
+        }
+        other => other,
     }
 }
 

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::error::SchedulerError;
-use crate::property_reader::{PropertyReader, invalid};
+use crate::property_reader::PropertyReader;
 
 /// `yarn.scheduler.capacity.schedule-asynchronously.enable`: whether the scheduler places
 /// containers on its own loop rather than on node heartbeats.
@@ -29,8 +29,7 @@ pub(crate) const HEARTBEAT_ASSIGNMENT_KEYS: [&str; 4] = [
     MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY,
 ];
 
-const LIMIT: &str = "a whole number of containers, or -1 for no limit";
-const OFF_SWITCH_LIMIT: &str = "a whole number of containers, at least 1";
+const LIMIT: &str = "a whole number of containers (-1: no limit)";
 
 /// The per-heartbeat limits of heartbeat-driven scheduling.
 ///
@@ -62,20 +61,22 @@ impl Default for HeartbeatAssignments {
 }
 
 impl HeartbeatAssignments {
-    /// The limits in force: `None` when scheduling is asynchronous (the default), with a
-    /// warning in `warnings` for each per-node-heartbeat key set then, by key, since it has no
-    /// effect.
+    /// The limits in force: `None` when scheduling is asynchronous (the default). As Hadoop, a
+    /// negative container limit other than -1 allows one container per heartbeat, and an
+    /// off-switch limit below 1 is taken as 1, with a warning in `warnings`.
     ///
     /// # Errors
     ///
-    /// [`SchedulerError::InvalidValue`] naming the key for a value that is not a boolean, a
-    /// container limit below -1, or an off-switch limit below 1.
+    /// [`SchedulerError::InvalidValue`] naming the key for a value that is not a boolean or a
+    /// whole number.
     pub(crate) fn from_reader(
         reader: &PropertyReader<'_>,
-        warnings: &mut BTreeMap<String, String>,
+        warnings: &mut Vec<String>,
     ) -> Result<Option<Self>, SchedulerError> {
+        if reader.boolean(SCHEDULE_ASYNCHRONOUSLY_KEY)?.unwrap_or(true) {
+            return Ok(None);
+        }
         let defaults = Self::default();
-        let asynchronous = reader.boolean(SCHEDULE_ASYNCHRONOUSLY_KEY)?.unwrap_or(true);
         let multiple = reader
             .boolean(MULTIPLE_ASSIGNMENTS_KEY)?
             .unwrap_or(defaults.multiple);
@@ -83,39 +84,24 @@ impl HeartbeatAssignments {
             match reader.parse::<i64>(MAXIMUM_CONTAINER_ASSIGNMENTS_KEY, LIMIT)? {
                 None => defaults.maximum_containers,
                 Some(-1) => None,
-                Some(value) => Some(u32::try_from(value).map_err(|_| {
-                    invalid(MAXIMUM_CONTAINER_ASSIGNMENTS_KEY, &value.to_string(), LIMIT)
-                })?),
+                Some(value) => Some(u32::try_from(value.max(0)).unwrap_or(u32::MAX)),
             };
         let maximum_off_switch =
-            match reader.parse::<u32>(MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY, OFF_SWITCH_LIMIT)? {
+            match reader.parse::<i64>(MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY, LIMIT)? {
                 None => defaults.maximum_off_switch,
-                Some(0) => {
-                    return Err(invalid(
-                        MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY,
-                        "0",
-                        OFF_SWITCH_LIMIT,
+                Some(value) if value < 1 => {
+                    warnings.push(format!(
+                        "{MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY} is {value}; taken as 1, as Hadoop does"
                     ));
+                    1
                 }
-                Some(value) => value,
+                Some(value) => u32::try_from(value).unwrap_or(u32::MAX),
             };
-        if !asynchronous {
-            return Ok(Some(Self {
-                multiple,
-                maximum_containers,
-                maximum_off_switch,
-            }));
-        }
-        for key in &HEARTBEAT_ASSIGNMENT_KEYS[1..] {
-            if reader.get(key).is_some() {
-                warnings.insert((*key).to_owned(), format!(
-                    "{key} is not honoured: it limits heartbeat-driven scheduling, which yarn-ha \
-                     does only with {SCHEDULE_ASYNCHRONOUSLY_KEY}=false (Hadoop ignores it too \
-                     when scheduling asynchronously)"
-                ));
-            }
-        }
-        Ok(None)
+        Ok(Some(Self {
+            multiple,
+            maximum_containers,
+            maximum_off_switch,
+        }))
     }
 
     /// Whether a node that took `assigned` containers since its last heartbeat, `off_switch` of
@@ -130,38 +116,69 @@ impl HeartbeatAssignments {
     }
 }
 
+/// The warning, by key, for each per-node-heartbeat key `properties` (a `capacity-scheduler.xml`)
+/// sets while scheduling is asynchronous, where it has no effect (in Hadoop too).
+pub fn heartbeat_key_warnings(properties: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    let reader = PropertyReader::new(properties);
+    if matches!(reader.boolean(SCHEDULE_ASYNCHRONOUSLY_KEY), Ok(Some(false))) {
+        return BTreeMap::new();
+    }
+    HEARTBEAT_ASSIGNMENT_KEYS[1..]
+        .iter()
+        .filter(|key| reader.get(key).is_some())
+        .map(|key| {
+            let warning = format!(
+                "{key} is not honoured: it limits heartbeat-driven scheduling, which yarn-ha does \
+                 only with {SCHEDULE_ASYNCHRONOUSLY_KEY}=false (Hadoop ignores it too when \
+                 scheduling asynchronously)"
+            );
+            ((*key).to_owned(), warning)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn properties(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
 
     fn read(
         pairs: &[(&str, &str)],
     ) -> (
         Result<Option<HeartbeatAssignments>, SchedulerError>,
-        BTreeMap<String, String>,
+        Vec<String>,
     ) {
-        let map: BTreeMap<String, String> = pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect();
-        let mut warnings = BTreeMap::new();
+        let map = properties(pairs);
+        let mut warnings = Vec::new();
         let read = HeartbeatAssignments::from_reader(&PropertyReader::new(&map), &mut warnings);
         (read, warnings)
     }
 
     #[test]
     fn asynchronous_by_default_and_per_heartbeat_keys_then_warned() {
-        let (limits, warnings) = read(&[(MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY, "3")]);
-        assert_eq!(limits.unwrap(), None);
+        let set = [(MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY, "3")];
+        assert_eq!(read(&set).0.unwrap(), None);
+        let warnings = heartbeat_key_warnings(&properties(&set));
         assert_eq!(warnings.len(), 1);
         assert!(
             warnings[MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY]
-                .starts_with(MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY),
-            "{warnings:?}"
+                .starts_with(MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY)
         );
-        let (limits, warnings) = read(&[(SCHEDULE_ASYNCHRONOUSLY_KEY, "FALSE")]);
-        assert_eq!(limits.unwrap(), Some(HeartbeatAssignments::default()));
-        assert!(warnings.is_empty());
+        let driven = [(SCHEDULE_ASYNCHRONOUSLY_KEY, "FALSE"), set[0]];
+        assert!(heartbeat_key_warnings(&properties(&driven)).is_empty());
+        assert_eq!(
+            read(&driven).0.unwrap(),
+            Some(HeartbeatAssignments {
+                maximum_off_switch: 3,
+                ..HeartbeatAssignments::default()
+            })
+        );
     }
 
     #[test]
@@ -190,26 +207,27 @@ mod tests {
     }
 
     #[test]
-    fn bad_values_are_refused_by_key() {
-        let (limits, _) = read(&[
+    fn out_of_range_limits_are_read_as_hadoop_reads_them_and_garbage_is_refused() {
+        let (limits, warnings) = read(&[
             (SCHEDULE_ASYNCHRONOUSLY_KEY, "false"),
-            (MAXIMUM_CONTAINER_ASSIGNMENTS_KEY, "-1"),
-            (MULTIPLE_ASSIGNMENTS_KEY, "false"),
+            (MAXIMUM_CONTAINER_ASSIGNMENTS_KEY, "-2"),
+            (MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY, "0"),
         ]);
         assert_eq!(
             limits.unwrap(),
             Some(HeartbeatAssignments {
-                multiple: false,
-                maximum_containers: None,
+                multiple: true,
+                maximum_containers: Some(0),
                 maximum_off_switch: 1,
             })
         );
+        assert!(warnings[0].contains("taken as 1"), "{warnings:?}");
         for (key, value) in [
             (SCHEDULE_ASYNCHRONOUSLY_KEY, "sometimes"),
-            (MAXIMUM_CONTAINER_ASSIGNMENTS_KEY, "-2"),
-            (MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY, "0"),
+            (MAXIMUM_CONTAINER_ASSIGNMENTS_KEY, "many"),
         ] {
-            let message = read(&[(key, value)]).0.unwrap_err().to_string();
+            let pairs = [(SCHEDULE_ASYNCHRONOUSLY_KEY, "false"), (key, value)];
+            let message = read(&pairs).0.unwrap_err().to_string();
             assert!(
                 message.contains(key) && message.contains(value),
                 "{message}"

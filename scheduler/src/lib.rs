@@ -95,7 +95,7 @@ pub use effective_capacity::EffectiveCapacity;
 pub use error::SchedulerError;
 pub use heartbeat_assignments::{
     HeartbeatAssignments, MAXIMUM_CONTAINER_ASSIGNMENTS_KEY, MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY,
-    MULTIPLE_ASSIGNMENTS_KEY, SCHEDULE_ASYNCHRONOUSLY_KEY,
+    MULTIPLE_ASSIGNMENTS_KEY, SCHEDULE_ASYNCHRONOUSLY_KEY, heartbeat_key_warnings,
 };
 pub use locality_delay::{
     LocalityDelay, LocationAsks, NODE_LOCALITY_DELAY_KEY, NodeType,

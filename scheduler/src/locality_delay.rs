@@ -3,7 +3,7 @@
 //! it takes any node.
 
 use crate::error::SchedulerError;
-use crate::property_reader::{PropertyReader, invalid};
+use crate::property_reader::PropertyReader;
 
 /// `yarn.scheduler.capacity.node-locality-delay`: missed scheduling opportunities before an ask
 /// with a host preference takes a rack-local container.
@@ -23,7 +23,7 @@ pub(crate) const LOCALITY_DELAY_KEYS: [&str; 3] = [
     RACK_LOCALITY_FULL_RESET_KEY,
 ];
 
-const DELAY: &str = "a whole number of scheduling opportunities (-1 or more)";
+const DELAY: &str = "a whole number of scheduling opportunities";
 
 /// How local a container is to the asks it was placed for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -77,14 +77,14 @@ impl LocalityDelay {
     ///
     /// # Errors
     ///
-    /// [`SchedulerError::InvalidValue`] naming the key for a value that is not a whole number of
-    /// at least -1, or not a boolean.
+    /// [`SchedulerError::InvalidValue`] naming the key for a value that is not a whole number,
+    /// or not a boolean. Any number is taken, as Hadoop takes it: a negative delay is none.
     pub(crate) fn from_reader(reader: &PropertyReader<'_>) -> Result<Self, SchedulerError> {
         let defaults = Self::default();
-        let delay = |key: &str, default: i64| match reader.parse::<i64>(key, DELAY)? {
-            Some(value) if value < -1 => Err(invalid(key, &value.to_string(), DELAY)),
-            Some(value) => Ok(value),
-            None => Ok(default),
+        let delay = |key: &str, default: i64| {
+            reader
+                .parse::<i64>(key, DELAY)
+                .map(|value| value.unwrap_or(default))
         };
         let full_reset = reader
             .boolean(RACK_LOCALITY_FULL_RESET_KEY)?
@@ -248,7 +248,6 @@ mod tests {
         );
         for (key, value) in [
             (NODE_LOCALITY_DELAY_KEY, "forty"),
-            (NODE_LOCALITY_DELAY_KEY, "-2"),
             (RACK_LOCALITY_FULL_RESET_KEY, "yes"),
         ] {
             let message = read(&[(key, value)]).unwrap_err().to_string();

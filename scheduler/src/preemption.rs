@@ -36,6 +36,7 @@ mod candidate_selection;
 mod ideal_assignment;
 #[cfg(test)]
 mod ideal_assignment_tests;
+mod intra_queue_fair;
 mod intra_queue_selection;
 mod intra_queue_settings;
 #[cfg(test)]

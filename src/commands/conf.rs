@@ -9,7 +9,7 @@ use yarn_conf::{ConfError, Configuration, Daemon, Key, RmHaConfig, SiteReport, V
 use yarn_nodemanager::NmConfig;
 use yarn_rm_ha::RmConfig;
 use yarn_rm_ha::scheduling::{CAPACITY_SCHEDULER_XML, QueueConfigSource};
-use yarn_scheduler::{SchedulerError, SchedulerSettings, key_verdict};
+use yarn_scheduler::{SchedulerError, SchedulerSettings, heartbeat_key_warnings, key_verdict};
 use yarn_security::{ConnectionLimits, Groups, TlsConfig};
 
 use crate::cli::{ConfCheckArgs, ConfCommand};
@@ -149,11 +149,11 @@ fn check_queue_keys(source: &QueueConfigSource, problems: &mut Vec<String>) {
             rest.remove(*key);
         }
     }
-    let parsed = source.parse(rest);
+    // Honoured unless another key's value leaves it without effect.
+    let without_effect = heartbeat_key_warnings(&file.properties);
     for (key, value, verdict) in verdicts {
         match verdict {
-            // Unless another key's value leaves it without effect.
-            Verdict::Honoured => match parsed.as_ref().ok().and_then(|c| c.key_warning(key)) {
+            Verdict::Honoured => match without_effect.get(key) {
                 Some(warning) => println!("warned    {warning}"),
                 None => println!("honoured  {key}"),
             },
@@ -173,7 +173,7 @@ fn check_queue_keys(source: &QueueConfigSource, problems: &mut Vec<String>) {
             }
         }
     }
-    if let Err(err) = parsed {
+    if let Err(err) = source.parse(rest) {
         push_once(problems, file.locate(err).to_string());
     }
 }

@@ -9,9 +9,9 @@ use yarn_proto::ids::NodeId;
 use yarn_proto::pb;
 use yarn_scheduler::Resource;
 
-/// Heartbeats kept per node for a scheduling loop that has not taken them: a few seconds'
-/// worth at the default interval. A loop stalled longer loses the rest, which only delays
-/// relaxing locality.
+/// Heartbeats kept per tracked node, on average, for a scheduling loop that has not taken them:
+/// a few seconds' worth at the default interval. A loop stalled longer loses the rest, which
+/// delays relaxing locality and, under heartbeat-driven scheduling, a node's next turn.
 const HEARTBEATS_KEPT_PER_NODE: usize = 4;
 
 /// A NodeManager's state as the leader sees it.
@@ -202,7 +202,7 @@ impl NodeTracker {
     }
 
     /// The nodes whose heartbeats were accepted since the last call, once per heartbeat, in
-    /// the order heard; at most [`HEARTBEATS_KEPT_PER_NODE`] per tracked node.
+    /// the order heard; at most [`HEARTBEATS_KEPT_PER_NODE`] times the tracked nodes.
     pub fn take_heartbeats(&mut self) -> Vec<NodeId> {
         std::mem::take(&mut self.heartbeats)
     }

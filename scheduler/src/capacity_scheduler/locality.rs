@@ -19,8 +19,12 @@ pub(super) enum AskPlacement {
     /// A node with room, and how local it is.
     Placed(NodeId, NodeType),
     /// None of the places the ask may go yet has room, and it may go further once it has
-    /// waited: the key waits for locality.
-    Waiting,
+    /// waited: the key waits for locality. `anywhere` when it is the off-switch delay that
+    /// holds it back, which in Hadoop skips the rest of the application.
+    Waiting {
+        /// Whether the off-switch delay refused it.
+        anywhere: bool,
+    },
     /// No node where the ask may go has room.
     Unplaced,
 }
@@ -52,14 +56,14 @@ impl CapacityScheduler {
         let delay = self.conf.locality_delay();
         let nodes = self.nodes.len();
         let missed = asks.missed(self.scheduling_opportunities);
-        let mut waiting = false;
+        let mut waiting = None;
         if asks.names_racks() {
             if delay.allows_rack_local(missed, nodes) {
                 if let Some(node) = self.find_node_on_racks(asks, capability, blacklist) {
                     return AskPlacement::Placed(node, NodeType::RackLocal);
                 }
-            } else {
-                waiting = asks.preferred_racks().next().is_some();
+            } else if asks.preferred_racks().next().is_some() {
+                waiting = Some(false);
             }
         }
         if asks.may_go_anywhere() {
@@ -73,14 +77,12 @@ impl CapacityScheduler {
                     return AskPlacement::Placed(node, NodeType::OffSwitch);
                 }
             } else {
-                waiting = true;
+                waiting = Some(true);
             }
         }
-        if waiting {
-            AskPlacement::Waiting
-        } else {
-            AskPlacement::Unplaced
-        }
+        waiting.map_or(AskPlacement::Unplaced, |anywhere| AskPlacement::Waiting {
+            anywhere,
+        })
     }
 
     /// The node with the most free memory that fits `capability` on one of the racks `asks`

@@ -215,11 +215,11 @@ impl CapacityScheduler {
                         choice = Some((Some(key), capability, node, node_type));
                         break;
                     }
-                    AskPlacement::Waiting => {
+                    AskPlacement::Waiting { anywhere } => {
                         waiting.push(key);
                         // As Hadoop, a key waiting to go anywhere skips the rest of its
                         // application; one waiting for its racks only skips itself.
-                        if asks.may_go_anywhere() {
+                        if anywhere {
                             break;
                         }
                     }

@@ -6,14 +6,20 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use yarn_proto::ids::ContainerId;
 
-use crate::preemption::{IntraQueueOrder, IntraQueueSettings, LeafContainers, RunningApplication};
+use super::intra_queue_fair::select_fairly;
+use crate::ordering_policy::OrderingPolicy;
+use crate::preemption::{
+    IntraQueueOrder, IntraQueueSettings, LeafContainers, RunningApplication, RunningContainer,
+};
 use crate::{Resource, ResourceCalculator};
 
 /// Chooses the containers leaf `leaf`, whose guarantee is `guaranteed`, takes from its own
 /// applications this round, in the order chosen. `taken` are the containers the round already
 /// takes from the leaf for other queues: they count as gone.
 ///
-/// The leaf's usage is divided anew among its applications, most important first (the highest
+/// A leaf under the `fair` ordering policy divides its usage into equal shares (see
+/// [`select_fairly`]); the guarantees below on thresholds, ApplicationMasters and limits hold
+/// for it too. Otherwise the leaf's usage is divided anew among its applications, most important first (the highest
 /// priority, then the earliest submitted): each gets what it holds and asks for, within what
 /// its user may still hold under its user limit and what is left. An application holding more
 /// than its share gives to one holding less that asks for more: of its own user only when that
@@ -65,6 +71,13 @@ pub fn select_within_leaf(
     if sizes.less(used.saturating_add(given_across), threshold) || !sizes.positive(used) {
         return Vec::new();
     }
+    let mut budget = guaranteed
+        .multiply_and_round_down(settings.max_allowable_limit)
+        .saturating_sub(given_across)
+        .component_min(allowed);
+    if matches!(leaf.ordering_policy, OrderingPolicy::Fair { .. }) {
+        return select_fairly(leaf, &mut shares, taken, budget, &sizes);
+    }
     // Most important first; reversed, least important first.
     let mut by_importance: Vec<usize> = (0..shares.len()).collect();
     by_importance.sort_by_key(|&i| {
@@ -95,22 +108,12 @@ pub fn select_within_leaf(
         // A stable sort: within each group the least important still go first.
         givers.sort_by_key(|&i| !users.above_limit(&shares[i].application.user, &sizes));
     }
-    let mut budget = guaranteed
-        .multiply_and_round_down(settings.max_allowable_limit)
-        .saturating_sub(given_across)
-        .component_min(allowed);
     let mut chosen = Vec::new();
     for giver in givers {
         let application = shares[giver].application;
         let user = application.user.as_str();
         let mut excess = shares[giver].used.saturating_sub(shares[giver].ideal);
-        let mut containers: Vec<_> = application
-            .containers
-            .iter()
-            .filter(|c| !c.is_am && !taken.contains(&c.id))
-            .collect();
-        containers.sort_by_key(|c| (Reverse(c.priority), Reverse(c.id)));
-        for container in containers {
+        for container in shares[giver].candidates(taken) {
             if !sizes.positive(excess) {
                 break;
             }
@@ -145,12 +148,12 @@ pub fn select_within_leaf(
 }
 
 /// One application's hold on the leaf and its share of it.
-struct Share<'a> {
-    application: &'a RunningApplication,
+pub(super) struct Share<'a> {
+    pub(super) application: &'a RunningApplication,
     /// What its containers hold, less those already taken this round.
-    used: Resource,
+    pub(super) used: Resource,
     /// What it would hold if the leaf's usage were divided anew.
-    ideal: Resource,
+    pub(super) ideal: Resource,
 }
 
 impl<'a> Share<'a> {
@@ -165,6 +168,19 @@ impl<'a> Share<'a> {
             used,
             ideal: Resource::ZERO,
         }
+    }
+
+    /// The containers it may give, in the order it gives them: never its ApplicationMaster
+    /// nor one already `taken`, the least important and most recently allocated first.
+    pub(super) fn candidates(&self, taken: &BTreeSet<ContainerId>) -> Vec<&'a RunningContainer> {
+        let mut containers: Vec<&RunningContainer> = self
+            .application
+            .containers
+            .iter()
+            .filter(|c| !c.is_am && !taken.contains(&c.id))
+            .collect();
+        containers.sort_by_key(|c| (Reverse(c.priority), Reverse(c.id)));
+        containers
     }
 }
 
@@ -224,9 +240,9 @@ impl<'a> Users<'a> {
 }
 
 /// Comparisons under the scheduler's resource calculator.
-struct Sizes {
-    cluster: Resource,
-    calculator: ResourceCalculator,
+pub(super) struct Sizes {
+    pub(super) cluster: Resource,
+    pub(super) calculator: ResourceCalculator,
 }
 
 impl Sizes {
@@ -238,7 +254,7 @@ impl Sizes {
         self.calculator.compare(self.cluster, a, b) == Ordering::Less
     }
 
-    fn positive(&self, r: Resource) -> bool {
+    pub(super) fn positive(&self, r: Resource) -> bool {
         self.greater(r, Resource::ZERO)
     }
 }

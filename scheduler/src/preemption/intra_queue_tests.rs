@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId};
 
+use crate::ordering_policy::OrderingPolicy;
 use crate::preemption::{
     IntraQueueOrder, IntraQueueSettings, LeafContainers, PreemptionQueue, PreemptionSettings,
     PreemptionSnapshot, RunningApplication, RunningContainer, select_within_leaf,
@@ -188,6 +189,82 @@ fn priority_tables() {
             &eager(IntraQueueOrder::UserLimitFirst)
         ),
         vec![7, 0]
+    );
+}
+
+#[test]
+fn fair_leaves_take_from_those_above_an_equal_share() {
+    let fair = |rows: &[Row], user_limit: u64| LeafContainers {
+        ordering_policy: OrderingPolicy::Fair {
+            size_based_weight: false,
+        },
+        ..leaf(rows, user_limit)
+    };
+    // (what it shows, applications, user limit, what each gives up)
+    let four = vec![
+        row("u", 1, 25, 0),
+        row("u", 1, 35, 0),
+        row("u", 1, 40, 0),
+        row("u", 1, 1, 30),
+    ];
+    let cases: [(&str, Vec<Row>, u64, Vec<usize>); 5] = [
+        (
+            "the biggest give down to an equal share (26 of 101) what a newcomer lacks",
+            four.clone(),
+            200,
+            vec![0, 9, 14, 0],
+        ),
+        (
+            "a share is no more than the user's limit split among its applications (25 of 100)",
+            four,
+            100,
+            vec![0, 9, 15, 0],
+        ),
+        (
+            "priorities do not matter under fair",
+            vec![row("u", 5, 50, 0), row("u", 1, 10, 40)],
+            100,
+            vec![20, 0],
+        ),
+        (
+            "within a user, the share is its limit split among its applications",
+            vec![
+                row("alice", 1, 40, 0),
+                row("alice", 1, 20, 0),
+                row("bob", 1, 1, 40),
+            ],
+            30,
+            vec![20, 0, 0],
+        ),
+        (
+            "one application alone keeps everything",
+            vec![row("u", 1, 60, 40)],
+            100,
+            vec![0],
+        ),
+    ];
+    for (what, rows, user_limit, expected) in cases {
+        for order in [
+            IntraQueueOrder::UserLimitFirst,
+            IntraQueueOrder::PriorityFirst,
+        ] {
+            assert_eq!(
+                given(&fair(&rows, user_limit), 100, 100, &eager(order)),
+                expected,
+                "{what}"
+            );
+        }
+    }
+    // The round's limit still holds.
+    let rows = [row("u", 1, 50, 0), row("u", 1, 10, 40)];
+    assert_eq!(
+        given(
+            &fair(&rows, 100),
+            100,
+            5,
+            &eager(IntraQueueOrder::UserLimitFirst)
+        ),
+        vec![5, 0]
     );
 }
 
