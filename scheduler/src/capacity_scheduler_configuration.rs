@@ -420,8 +420,9 @@ impl CapacitySchedulerConfiguration {
 }
 
 /// `read`, or, for a configuration already in force (`Unhonoured::Warn`) whose value this
-/// binary no longer accepts (an earlier one only warned about the key), `default` with a
-/// warning: the queues in force keep scheduling until a refresh corrects the file.
+/// binary no longer accepts (an earlier one only warned about the key), `default` for the whole
+/// group of keys `read` covers, with a warning: the queues in force keep scheduling until a
+/// refresh corrects the file.
 fn keep_earlier<T>(
     read: Result<T, SchedulerError>,
     unhonoured: Unhonoured,
@@ -431,7 +432,8 @@ fn keep_earlier<T>(
     match read {
         Err(err) if unhonoured == Unhonoured::Warn => {
             warnings.push(format!(
-                "{err} ({EARLIER_COMMIT}; Hadoop's default is used)"
+                "{err}; {EARLIER_COMMIT}, yarn-ha's defaults for its group of keys are used \
+                 until -refreshQueues commits a file without it"
             ));
             Ok(default)
         }
@@ -1144,6 +1146,32 @@ mod tests {
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn a_value_refused_now_but_committed_earlier_keeps_the_queues_scheduling() {
+        let mut properties = three_level();
+        properties.extend(props(&[
+            ("node-locality-delay", "forty"),
+            ("schedule-asynchronously.enable", "sometimes"),
+        ]));
+        let message = must_fail(properties.clone());
+        assert!(message.contains("node-locality-delay"), "{message}");
+        let committed =
+            CapacitySchedulerConfiguration::committed(properties, SchedulerSettings::default())
+                .unwrap();
+        assert_eq!(committed.locality_delay(), LocalityDelay::default());
+        assert_eq!(committed.heartbeat_assignments(), None);
+        for key in ["node-locality-delay", "schedule-asynchronously.enable"] {
+            assert!(
+                committed
+                    .warnings()
+                    .iter()
+                    .any(|w| w.contains(key) && w.contains(EARLIER_COMMIT)),
+                "{key}: {:?}",
+                committed.warnings()
+            );
+        }
     }
 
     #[test]

@@ -21,7 +21,8 @@
 //!
 //! With intra-queue preemption on, [`select_within_leaf`] then has each leaf take back from
 //! its own applications for its more important ones, or for users above their user limit
-//! for those below it ([`IntraQueueSettings`]).
+//! for those below it ([`IntraQueueSettings`]); a `fair` leaf takes from the applications above
+//! an equal share for those below it.
 //!
 //! Nothing here reads a clock, draws random numbers or does I/O: the same snapshot always gives
 //! the same targets, which is what lets a leader's decisions be replayed and checked.

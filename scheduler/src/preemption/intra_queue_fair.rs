@@ -13,7 +13,9 @@ use crate::Resource;
 use crate::preemption::LeafContainers;
 
 /// Chooses the containers a fair leaf takes from the applications holding more than their fair
-/// share for those holding less that ask for more.
+/// share for those holding less that ask for more, of no lower priority (yarn-ha's `fair`
+/// serves priorities first, so room freed for a less important application would go back to a
+/// more important giver that still asks).
 ///
 /// An application's fair share is an equal part of what the leaf holds (`shares`, AMs
 /// included, as Hadoop counts them under fair ordering), and no more than an equal part of its
@@ -21,10 +23,10 @@ use crate::preemption::LeafContainers;
 /// asks for if less. The applications holding the most give first (the reverse of the order
 /// fair serves them, the latest submitted first among equals), each its least important and
 /// most recently allocated containers, never an ApplicationMaster, down to its ideal: a
-/// container bigger than what it still holds above its ideal stays, as in Hadoop. Together they
-/// give no more than the starved applications lack (but for the last container's overshoot),
-/// and no more than `budget`: a container that does not fit in what is left of it is passed
-/// over. A leaf with one application takes nothing.
+/// container bigger than what it still holds above its ideal, or than what is left of `budget`,
+/// is passed over for a smaller one, as in Hadoop. Together they give no more than the starved
+/// applications lack (but for the last container's overshoot). A leaf with one application
+/// takes nothing.
 pub(super) fn select_fairly(
     leaf: &LeafContainers,
     shares: &mut [Share<'_>],
@@ -53,9 +55,15 @@ pub(super) fn select_fairly(
         let fair = within_limit.map_or(across, |within| across.component_min(within));
         share.ideal = fair.component_min(share.used.saturating_add(share.application.pending));
     }
-    let mut lacking = shares.iter().fold(Resource::ZERO, |sum, share| {
-        sum.saturating_add(share.ideal.saturating_sub(share.used))
-    });
+    // What each starved application lacks, with its priority.
+    let mut needs: Vec<(i32, Resource)> = shares
+        .iter()
+        .map(|share| {
+            let need = share.ideal.saturating_sub(share.used);
+            (share.application.priority, need)
+        })
+        .filter(|(_, need)| sizes.positive(*need))
+        .collect();
     let mut givers: Vec<usize> = (0..shares.len()).collect();
     givers.sort_by_key(|&i| {
         let share = &shares[i];
@@ -68,17 +76,23 @@ pub(super) fn select_fairly(
     let mut chosen = Vec::new();
     for giver in givers {
         let share = &shares[giver];
+        let priority = share.application.priority;
         let mut excess = share.used.saturating_sub(share.ideal);
         for container in share.candidates(taken) {
             let fits = |room: Resource| sizes.calculator.fits_in(container.resource, room);
-            if !fits(excess) || !sizes.positive(lacking) {
+            // yarn-ha's fair serves higher priorities first: room freed for a less important
+            // application would go straight back to a more important giver that still asks.
+            let Some(need) = needs
+                .iter_mut()
+                .find(|(starved, need)| *starved >= priority && sizes.positive(*need))
+            else {
                 break;
-            }
-            if !fits(budget) {
+            };
+            if !fits(excess) || !fits(budget) {
                 continue;
             }
+            need.1 = need.1.saturating_sub(container.resource);
             excess = excess.saturating_sub(container.resource);
-            lacking = lacking.saturating_sub(container.resource);
             budget = budget.saturating_sub(container.resource);
             chosen.push(container.id);
         }

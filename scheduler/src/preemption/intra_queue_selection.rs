@@ -1,5 +1,6 @@
 //! [`select_within_leaf`]: the containers a leaf takes back from some of its applications for
-//! others of its own, by application priority and user limit (Hadoop's intra-queue preemption).
+//! others of its own, by application priority and user limit, or under `fair` by equal shares
+//! (Hadoop's intra-queue preemption).
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet};
@@ -17,10 +18,11 @@ use crate::{Resource, ResourceCalculator};
 /// applications this round, in the order chosen. `taken` are the containers the round already
 /// takes from the leaf for other queues: they count as gone.
 ///
-/// A leaf under the `fair` ordering policy divides its usage into equal shares (see
-/// [`select_fairly`]); the guarantees below on thresholds, ApplicationMasters and limits hold
-/// for it too. Otherwise the leaf's usage is divided anew among its applications, most important first (the highest
-/// priority, then the earliest submitted): each gets what it holds and asks for, within what
+/// A leaf under the `fair` ordering policy divides its usage into equal shares instead
+/// ([`select_fairly`], which states its own order); of the guarantees below, the threshold,
+/// the ApplicationMasters and the limits hold for it too. Otherwise the leaf's usage is divided
+/// anew among its applications, most important first (the highest priority, then the earliest
+/// submitted): each gets what it holds and asks for, within what
 /// its user may still hold under its user limit and what is left. An application holding more
 /// than its share gives to one holding less that asks for more: of its own user only when that
 /// one has a higher priority (one user's applications of one priority never take from each

@@ -207,7 +207,7 @@ fn fair_leaves_take_from_those_above_an_equal_share() {
         row("u", 1, 40, 0),
         row("u", 1, 1, 30),
     ];
-    let cases: [(&str, Vec<Row>, u64, Vec<usize>); 5] = [
+    let cases: [(&str, Vec<Row>, u64, Vec<usize>); 6] = [
         (
             "the biggest give down to an equal share (26 of 101) what a newcomer lacks",
             four.clone(),
@@ -221,8 +221,14 @@ fn fair_leaves_take_from_those_above_an_equal_share() {
             vec![0, 9, 15, 0],
         ),
         (
-            "priorities do not matter under fair",
-            vec![row("u", 5, 50, 0), row("u", 1, 10, 40)],
+            "a more important application gives nothing to a less important one",
+            vec![row("u", 5, 50, 10), row("u", 1, 10, 40)],
+            100,
+            vec![0, 0],
+        ),
+        (
+            "a less important application gives down to an equal share",
+            vec![row("u", 1, 50, 0), row("u", 5, 10, 40)],
             100,
             vec![20, 0],
         ),
