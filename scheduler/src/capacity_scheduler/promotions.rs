@@ -74,7 +74,8 @@ impl CapacityScheduler {
     /// Grants every waiting promotion that fits now and returns the granted containers, already
     /// charged to their node, queue path, user and application (a later pass never
     /// double-books them). Requests are looked at by application, then container id; one fits
-    /// when its attempt is active, its node has the container's size unallocated, every queue
+    /// when its attempt is active, its node has the container's size unallocated (and, under
+    /// heartbeat-driven scheduling, a turn left before its next heartbeat), every queue
     /// on its path stays within its maximum capacity and its user is not over the user limit
     /// (as for an ask, a user may go one container past it). The others keep waiting.
     pub fn schedule_promotions(&mut self) -> Vec<Allocation> {
@@ -96,6 +97,10 @@ impl CapacityScheduler {
             }
             self.cancel_promotion(&allocation.container_id);
             self.charge_container(&allocation);
+            // On its own node: one of the node's turns under heartbeat-driven scheduling.
+            if let Some(node) = self.nodes.get_mut(&allocation.node_id) {
+                node.record_assignment(false);
+            }
             self.containers
                 .insert(allocation.container_id, allocation.clone());
             granted.push(allocation);
@@ -125,7 +130,7 @@ impl CapacityScheduler {
         let fits_node = self
             .nodes
             .get(&allocation.node_id)
-            .is_some_and(|node| calculator.fits_in(allocation.resource, node.free()));
+            .is_some_and(|node| self.can_place(node, allocation.resource));
         if !fits_node || !self.fits_queue_limits(app.leaf, allocation.resource) {
             return false;
         }

@@ -93,3 +93,25 @@ fn asynchronous_scheduling_places_all_that_fits_at_once() {
     must_start(&mut scheduler, 1, "default", "alice", 5);
     assert_eq!(schedule_until_idle(&mut scheduler).len(), 6);
 }
+
+#[test]
+fn a_promotion_takes_one_of_its_nodes_turns() {
+    let mut scheduler = heartbeat_driven(&[]);
+    must_start(&mut scheduler, 1, "default", "alice", 0);
+    // The AM, off-switch, takes node0's turn (the most free node, first by id).
+    let am = schedule_until_idle(&mut scheduler);
+    assert_eq!(am.len(), 1);
+    let on_am_node = yarn_scheduler::Allocation {
+        container_id: yarn_proto::ids::ContainerId::new(attempt(1), 0, 100).unwrap(),
+        application_attempt_id: attempt(1),
+        node_id: am[0].node_id.clone(),
+        resource: gib(1),
+        priority: 1,
+        allocation_request_id: 0,
+        is_am: false,
+    };
+    scheduler.request_promotion(on_am_node.clone()).unwrap();
+    assert!(scheduler.schedule_promotions().is_empty(), "no turn left");
+    heartbeat_all(&mut scheduler);
+    assert_eq!(scheduler.schedule_promotions(), vec![on_am_node]);
+}
