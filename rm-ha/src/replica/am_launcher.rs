@@ -14,6 +14,7 @@ use yarn_proto::token_metadata::{NM_TOKEN_METADATA_KEY, insert_token};
 use yarn_security::Dialer;
 
 use super::leadership::Leadership;
+use super::periodic::Periodic;
 use super::raft_proposer::RaftProposer;
 use crate::applications::{AmLaunch, pending_launches};
 use crate::state_machine::{ABORTED, CommandV1, ContainerKey, RmCommand, StateView};
@@ -48,13 +49,8 @@ impl AmLauncher {
     pub(crate) async fn run(self, token: CancellationToken) {
         let mut launched: BTreeSet<ContainerKey> = BTreeSet::new();
         let mut channels: BTreeMap<String, Channel> = BTreeMap::new();
-        let mut ticker = tokio::time::interval(self.check_interval);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                () = token.cancelled() => return,
-                _ = ticker.tick() => {}
-            }
+        let mut every = Periodic::new(self.check_interval);
+        while every.tick(&token).await {
             let now = now_ms();
             let expiry = now.saturating_add(
                 i64::try_from(self.container_token_expiry.as_millis()).unwrap_or(i64::MAX),

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 
 use super::leadership::Leadership;
+use super::periodic::Periodic;
 use super::raft_proposer::RaftProposer;
 use crate::applications::AmSession;
 use crate::state_machine::{
@@ -43,13 +44,8 @@ impl AmLivenessMonitor {
     pub(crate) async fn run(self, token: CancellationToken) {
         let leadership_start = Instant::now();
         let mut unreported = UnreportedAmContainers::default();
-        let mut ticker = tokio::time::interval(self.check_interval);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                () = token.cancelled() => return,
-                _ = ticker.tick() => {}
-            }
+        let mut every = Periodic::new(self.check_interval);
+        while every.tick(&token).await {
             let registered = self.state.read(registered_attempts);
             let now = Instant::now();
             let expired = self.leadership.sessions(|sessions| {

@@ -12,6 +12,7 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::periodic::Periodic;
 use crate::config::RaftSettings;
 use crate::raft_network::{ElectionHold, ElectionState, PreVoteRequest, RaftGrpcNetworkFactory};
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
@@ -120,13 +121,8 @@ impl ElectionTimer {
             Instant::now(),
             self.random_timeout(),
         );
-        let mut ticker = tokio::time::interval(TICK);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                () = shutdown.cancelled() => return,
-                _ = ticker.tick() => {}
-            }
+        let mut every = Periodic::new(TICK);
+        while every.tick(&shutdown).await {
             let Ok(state) = ElectionState::read(&self.raft, &self.rm_id).await else {
                 return;
             };

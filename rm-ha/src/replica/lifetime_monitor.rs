@@ -5,6 +5,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use yarn_security::now_ms;
 
+use super::periodic::Periodic;
 use super::raft_proposer::RaftProposer;
 use crate::state_machine::{CommandV1, RmCommand, StateView};
 
@@ -29,13 +30,8 @@ pub(crate) struct LifetimeMonitor {
 impl LifetimeMonitor {
     /// Runs until `token` is cancelled.
     pub(crate) async fn run(self, token: CancellationToken) {
-        let mut ticker = tokio::time::interval(self.interval);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                () = token.cancelled() => return,
-                _ = ticker.tick() => {}
-            }
+        let mut every = Periodic::new(self.interval);
+        while every.tick(&token).await {
             let now = now_ms();
             for (application_seq, deadline_ms) in self.state.read(|s| s.expired_lifetimes(now)) {
                 tracing::info!(

@@ -24,6 +24,7 @@ mod lifetime_monitor;
 mod master_key_service;
 mod member_changes;
 mod nm_liveness_monitor;
+mod periodic;
 mod plan_follower;
 mod preemption_monitor;
 mod proposer;

@@ -3,10 +3,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::time::{Instant, Interval, MissedTickBehavior};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::leadership::Leadership;
+use super::periodic::Periodic;
 use crate::nodes::SchedulableNodes;
 use crate::scheduling::RecoveryWait;
 use crate::state_machine::StateView;
@@ -17,7 +18,7 @@ use crate::state_machine::StateView;
 /// leader knows only part of the cluster's usage and resources. A late tick is delayed, never
 /// bunched.
 pub(crate) struct RecoveredTicker {
-    ticker: Interval,
+    every: Periodic,
     recovery: RecoveryWait,
     leadership: Arc<Leadership>,
 }
@@ -32,10 +33,8 @@ impl RecoveredTicker {
     ) -> Self {
         let recovery =
             state.read(|state| RecoveryWait::new(state, Instant::now(), scheduling_wait));
-        let mut ticker = tokio::time::interval(period);
-        ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
         Self {
-            ticker,
+            every: Periodic::new(period),
             recovery,
             leadership,
         }
@@ -44,16 +43,13 @@ impl RecoveredTicker {
     /// Waits for the next tick after the recovery wait and returns the running nodes then;
     /// `None` once `token` is cancelled.
     pub(crate) async fn next(&mut self, token: &CancellationToken) -> Option<SchedulableNodes> {
-        loop {
-            tokio::select! {
-                () = token.cancelled() => return None,
-                _ = self.ticker.tick() => {}
-            }
+        while self.every.tick(token).await {
             let nodes = self.leadership.nodes(|tracker| tracker.schedulable());
             let registered = nodes.nodes.iter().map(|node| &node.id);
             if self.recovery.is_over(Instant::now(), registered) {
                 return Some(nodes);
             }
         }
+        None
     }
 }
