@@ -101,6 +101,11 @@ impl RackResolver {
 
     /// The rack of the node on `host`.
     pub async fn resolve(&self, host: &str) -> String {
+        // Without a mapping the answer needs no address: no lookup on the host's resolver
+        // threads, which the deterministic simulation could not order.
+        if self.mapping == TopologyMapping::DefaultRack {
+            return DEFAULT_RACK.to_owned();
+        }
         let address = address_of(host).await;
         let cached = self
             .cache
