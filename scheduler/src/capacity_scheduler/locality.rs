@@ -2,7 +2,6 @@
 //! waited `node-locality-delay` opportunities, else anywhere once it has waited the off-switch
 //! delay ([`LocalityDelay`](crate::LocalityDelay)).
 
-use std::cmp::Reverse;
 use std::collections::BTreeSet;
 
 use yarn_proto::ids::NodeId;
@@ -86,9 +85,8 @@ impl CapacityScheduler {
     }
 
     /// The node with the most free memory that fits `capability` on one of the racks `asks`
-    /// relaxes to, outside `blacklist`. Walks the nodes by free memory and stops at the first
-    /// without enough, so a full cluster costs nothing; a rack holding every node (all on
-    /// `/default-rack`) costs what an off-switch search does.
+    /// relaxes to, outside `blacklist`; a rack holding every node (all on `/default-rack`)
+    /// costs what an off-switch search does.
     fn find_node_on_racks(
         &self,
         asks: &KeyAsks,
@@ -99,15 +97,8 @@ impl CapacityScheduler {
         if racks.is_empty() {
             return None;
         }
-        self.nodes_by_free
-            .iter()
-            .take_while(|(Reverse(free_memory), _, _)| *free_memory >= capability.memory_mb)
-            .filter_map(|(_, _, node_id)| self.nodes.get(node_id))
-            .find(|node| {
-                racks.contains(node.rack())
-                    && !is_blacklisted(blacklist, node)
-                    && self.can_place(node, capability)
-            })
-            .map(|node| node.node_id().clone())
+        self.most_free_node_where(capability, |node| {
+            racks.contains(node.rack()) && !is_blacklisted(blacklist, node)
+        })
     }
 }

@@ -272,12 +272,22 @@ impl CapacityScheduler {
         resource: Resource,
         blacklist: &BTreeSet<String>,
     ) -> Option<NodeId> {
+        self.most_free_node_where(resource, |node| !is_blacklisted(blacklist, node))
+    }
+
+    /// The node with the most free memory that `accept`s and may take `resource` now. Walks
+    /// the nodes by free memory and stops at the first without enough, so a full cluster costs
+    /// nothing.
+    pub(super) fn most_free_node_where(
+        &self,
+        resource: Resource,
+        accept: impl Fn(&SchedulerNode) -> bool,
+    ) -> Option<NodeId> {
         self.nodes_by_free
             .iter()
             .take_while(|(Reverse(free_memory), _, _)| *free_memory >= resource.memory_mb)
-            .map(|(_, _, node_id)| node_id)
-            .filter_map(|node_id| self.nodes.get(node_id))
-            .find(|node| !is_blacklisted(blacklist, node) && self.can_place(node, resource))
+            .filter_map(|(_, _, node_id)| self.nodes.get(node_id))
+            .find(|node| accept(node) && self.can_place(node, resource))
             .map(|node| node.node_id().clone())
     }
 }
