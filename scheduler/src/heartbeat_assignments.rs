@@ -21,12 +21,19 @@ pub const MAXIMUM_CONTAINER_ASSIGNMENTS_KEY: &str =
 pub const MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY: &str =
     "yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments";
 
-/// Every key this module reads.
-pub(crate) const HEARTBEAT_ASSIGNMENT_KEYS: [&str; 4] = [
-    SCHEDULE_ASYNCHRONOUSLY_KEY,
+/// The limits of heartbeat-driven scheduling, without effect when it is asynchronous.
+const PER_NODE_HEARTBEAT_KEYS: [&str; 3] = [
     MULTIPLE_ASSIGNMENTS_KEY,
     MAXIMUM_CONTAINER_ASSIGNMENTS_KEY,
     MAXIMUM_OFFSWITCH_ASSIGNMENTS_KEY,
+];
+
+/// Every key this module reads.
+pub(crate) const HEARTBEAT_ASSIGNMENT_KEYS: [&str; 4] = [
+    SCHEDULE_ASYNCHRONOUSLY_KEY,
+    PER_NODE_HEARTBEAT_KEYS[0],
+    PER_NODE_HEARTBEAT_KEYS[1],
+    PER_NODE_HEARTBEAT_KEYS[2],
 ];
 
 const LIMIT: &str = "a whole number of containers (-1: no limit)";
@@ -123,7 +130,7 @@ pub fn heartbeat_key_warnings(properties: &BTreeMap<String, String>) -> BTreeMap
     if matches!(reader.boolean(SCHEDULE_ASYNCHRONOUSLY_KEY), Ok(Some(false))) {
         return BTreeMap::new();
     }
-    HEARTBEAT_ASSIGNMENT_KEYS[1..]
+    PER_NODE_HEARTBEAT_KEYS
         .iter()
         .filter(|key| reader.get(key).is_some())
         .map(|key| {
