@@ -510,8 +510,11 @@ impl TaskStreamSim {
                     }
                     self.stream.retry(ExecutionType::Opportunistic);
                 }
-                // Queued containers start later through a Start; nothing is ever stopped.
-                SchedulerAction::Queue { .. } | SchedulerAction::RemoveFromQueue { .. } => {}
+                // Queued containers start later through a Start; nothing is ever stopped or
+                // resized.
+                SchedulerAction::Queue { .. }
+                | SchedulerAction::RemoveFromQueue { .. }
+                | SchedulerAction::Resize { .. } => {}
             }
         }
         Ok(())

@@ -166,6 +166,13 @@ pub const RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS: Key = Key::new(
     "600000",
     KeyKind::Duration,
 );
+/// Whether every container update (increases and promotions too, not only decreases and
+/// demotions) reaches the NodeManager in its heartbeat.
+pub const RM_AUTO_UPDATE_CONTAINERS: Key = Key::new(
+    "yarn.resourcemanager.auto-update.containers",
+    "false",
+    KeyKind::Bool,
+);
 /// The first pause of a client between failover attempts; later pauses grow exponentially.
 pub const CLIENT_FAILOVER_SLEEP_BASE_MS: Key = Key::new(
     "yarn.client.failover-sleep-base-ms",
@@ -730,6 +737,7 @@ pub const ALL: &[Key] = &[
     RM_CONTAINER_TOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS,
     RM_NMTOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS,
     RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS,
+    RM_AUTO_UPDATE_CONTAINERS,
     CLIENT_FAILOVER_SLEEP_BASE_MS,
     CLIENT_FAILOVER_SLEEP_MAX_MS,
     CLIENT_FAILOVER_MAX_ATTEMPTS,

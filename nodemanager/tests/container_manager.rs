@@ -690,7 +690,7 @@ async fn must_update(
 }
 
 #[tokio::test]
-async fn a_promoted_queued_container_starts_and_resizes_are_refused() {
+async fn a_promoted_queued_container_starts() {
     let node = Node::new(1024, 2);
     let (manager, service) = node.must_start().await;
     let running = container(1);
@@ -711,12 +711,6 @@ async fn a_promoted_queued_container_starts_and_resizes_are_refused() {
         version,
         ..identifier(promoted, memory_mb, GUARANTEED)
     };
-    let resize = must_update(&service, vec![version(768, 1)]).await;
-    let (failed_id, message) = only_failure(&resize.failed_requests);
-    assert_eq!(failed_id, Some(promoted.into()));
-    assert!(message.contains("is not supported yet"), "{message}");
-    assert_eq!(must_report(&manager, promoted).state, SCHEDULED);
-
     let promotion = must_update(&service, vec![version(512, 1)]).await;
     assert_eq!(promotion.succeeded_requests, ids(&[promoted]));
     assert_eq!(
@@ -731,6 +725,67 @@ async fn a_promoted_queued_container_starts_and_resizes_are_refused() {
     assert_eq!(killed.exit_code, Some(KILLED_BY_CONTAINER_SCHEDULER));
     let report = node.must_reach(&manager, promoted, COMPLETE).await;
     assert_eq!(report.exit_code, Some(0));
+}
+
+#[tokio::test]
+async fn a_running_container_grows_by_its_am_and_shrinks_by_the_resourcemanager() {
+    let node = Node::new(2048, 2);
+    let (manager, service) = node.must_start().await;
+    let [resized, opportunistic] = [1, 2].map(container);
+    must_start_containers(
+        &service,
+        vec![
+            start(identifier(resized, 1024, GUARANTEED), "sleep 30"),
+            start(identifier(opportunistic, 1024, OPPORTUNISTIC), "sleep 30"),
+        ],
+        Some(1),
+    )
+    .await;
+    node.must_reach(&manager, resized, RUNNING).await;
+    node.must_reach(&manager, opportunistic, RUNNING).await;
+    let version = |memory_mb, version| pb::ContainerTokenIdentifierProto {
+        version,
+        ..identifier(resized, memory_mb, GUARANTEED)
+    };
+
+    // The AM brings an increase: the node makes room by killing the opportunistic container.
+    let grown = must_update(&service, vec![version(2048, 1)]).await;
+    assert_eq!(grown.succeeded_requests, ids(&[resized]));
+    assert_eq!(must_report(&manager, resized).memory_mb, 2048);
+    let killed = node.must_reach(&manager, opportunistic, COMPLETE).await;
+    assert_eq!(killed.exit_code, Some(KILLED_BY_CONTAINER_SCHEDULER));
+
+    // The ResourceManager sends a decrease in a heartbeat response, and again until the node
+    // reports it: applied once; an older version is refused and changes nothing.
+    let decrease = |memory_mb, version_number| pb::ContainerProto {
+        id: Some(resized.into()),
+        container_token: Some(sign(version(memory_mb, version_number))),
+        version: version_number,
+        ..Default::default()
+    };
+    for _ in 0..2 {
+        manager.apply_heartbeat_response(&pb::NodeHeartbeatResponseProto {
+            containers_to_update: vec![decrease(512, 2)],
+            ..Default::default()
+        });
+        assert_eq!(must_report(&manager, resized).memory_mb, 512);
+    }
+    manager.apply_heartbeat_response(&pb::NodeHeartbeatResponseProto {
+        containers_to_update: vec![decrease(1024, 1)],
+        ..Default::default()
+    });
+    let report = must_report(&manager, resized);
+    assert_eq!((report.memory_mb, report.state), (512, RUNNING));
+    let (statuses, _) = manager.heartbeat_status();
+    let status = statuses
+        .iter()
+        .find(|status| status.container_id == Some(resized.into()))
+        .expect("reported");
+    assert_eq!(
+        status.capability.as_ref().map(|c| c.memory),
+        Some(512),
+        "the heartbeat reports the new size, which ends the ResourceManager's resends"
+    );
 }
 
 #[tokio::test]

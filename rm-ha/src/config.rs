@@ -50,6 +50,9 @@ pub struct RmConfig {
     pub nm_token_key_rolling_interval: Duration,
     /// An allocated container not started within this time is reclaimed.
     pub container_allocation_expiry: Duration,
+    /// `yarn.resourcemanager.auto-update.containers`: whether increases and promotions reach
+    /// NodeManagers by heartbeat too.
+    pub auto_update_containers: bool,
     /// `yarn.acl.enable`.
     pub acl_enabled: bool,
     /// Whether Raft replaces a lost leader by itself; manual transitions then need
@@ -155,6 +158,7 @@ impl RmConfig {
                 .get_duration(&keys::RM_NMTOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS)?,
             container_allocation_expiry: conf
                 .get_duration(&keys::RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS)?,
+            auto_update_containers: conf.get_bool(&keys::RM_AUTO_UPDATE_CONTAINERS)?,
             acl_enabled: conf.get_bool(&keys::YARN_ACL_ENABLE)?,
             automatic_failover: conf.get_bool(&keys::RM_HA_AUTOMATIC_FAILOVER_ENABLED)?,
             raft: RaftSettings {

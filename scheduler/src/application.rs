@@ -52,6 +52,8 @@ pub(crate) struct Attempt {
     pub(crate) blacklist: BTreeSet<String>,
     /// Running OPPORTUNISTIC containers waiting to become GUARANTEED, each pinned to its node.
     pub(crate) promotions: BTreeMap<ContainerId, Allocation>,
+    /// Running GUARANTEED containers waiting to grow, each to the size asked for.
+    pub(crate) increases: BTreeMap<ContainerId, Resource>,
     /// Containers allocated to the attempt that its AM has not acquired, with the asks each
     /// was taken from (one container each).
     pub(crate) unacquired: BTreeMap<ContainerId, Vec<ResourceRequest>>,

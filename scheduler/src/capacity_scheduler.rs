@@ -48,6 +48,7 @@ mod nodes;
 mod preemption_snapshot;
 mod promotions;
 mod queue_reports;
+mod resizes;
 mod scheduling_pass;
 mod serving_entry;
 

@@ -475,6 +475,13 @@ pub enum SchedulerError {
         application: ApplicationId,
     },
 
+    /// An update named a container the scheduler does not hold (completed, or not GUARANTEED).
+    #[error("container {container} is not a GUARANTEED container the scheduler holds")]
+    UnknownContainer {
+        /// The container.
+        container: ContainerId,
+    },
+
     /// A recovered container is already known.
     #[error("container {container} is already allocated")]
     DuplicateContainer {

@@ -95,6 +95,11 @@ impl SchedulerNode {
         }
     }
 
+    /// Charges a container the node holds at `after` instead of `before`.
+    pub(crate) fn resize_container(&mut self, before: Resource, after: Resource) {
+        self.allocated = self.allocated.saturating_sub(before).saturating_add(after);
+    }
+
     pub(crate) fn remove_container(&mut self, container: &ContainerId, resource: Resource) {
         if self.containers.remove(container) {
             self.allocated = self.allocated.saturating_sub(resource);

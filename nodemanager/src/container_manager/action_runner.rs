@@ -111,6 +111,30 @@ impl ActionRunner {
                 self.store_completed(container_id, exit_code, &diagnostics)
                     .await
             }
+            Work::ApplyLimits {
+                container_id,
+                memory_mb,
+            } => {
+                let running = self.core.read(|state| {
+                    state
+                        .containers
+                        .get(&container_id)
+                        .is_some_and(|entry| entry.handle().is_some())
+                });
+                // One still launching starts with the size its record now holds.
+                if running
+                    && let Err(err) = self
+                        .executor
+                        .update_memory_limit(container_id, memory_mb)
+                        .await
+                {
+                    tracing::error!(%container_id, memory_mb, %err, "cannot apply a resized container's memory limit");
+                }
+            }
+            Work::StoreUpdate {
+                request,
+                identifier,
+            } => self.core.store_update(&request, &identifier).await,
             Work::StoreKeys { kind, keys } => {
                 if let Err(err) = self
                     .core

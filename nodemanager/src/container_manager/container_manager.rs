@@ -14,7 +14,7 @@ use yarn_proto::token_metadata::PresentedToken;
 use yarn_security::{Authorizer, MasterKey};
 use yarn_sled_sync::SyncCounts;
 
-use super::launch_context::{accepted_record, token_resources};
+use super::launch_context::accepted_record;
 use super::recovery::restored_keys;
 use super::{
     ActionRunner, ContainerEntry, ContainerManagerService, ContainerRefusal, ContainerReport,
@@ -22,8 +22,7 @@ use super::{
 };
 use crate::amrm_proxy::AmrmProxyHost;
 use crate::container_scheduler::{
-    ContainerRequest, ContainerScheduler, ExecutionType, KILLED_BY_CONTAINER_SCHEDULER,
-    OpportunisticContainersStatus, Resources,
+    ContainerScheduler, KILLED_BY_CONTAINER_SCHEDULER, OpportunisticContainersStatus, Resources,
 };
 use crate::node_status_updater::Connection;
 use crate::token_check::{
@@ -482,7 +481,7 @@ impl ContainerManager {
         response
     }
 
-    /// UpdateContainer: each token promotes or demotes its container.
+    /// UpdateContainer: each token promotes, demotes, grows or shrinks its container.
     pub(super) async fn update_containers(
         &self,
         tokens: Vec<pb::TokenProto>,
@@ -508,19 +507,15 @@ impl ContainerManager {
     }
 
     /// Applies one update token: verified like a start token except for the replay check (an
-    /// update token names a container that already started), then handed to the scheduler
-    /// with its version. A version the container already has succeeds and changes nothing.
+    /// update token names a container that already started), then applied by
+    /// [`ManagerState::update_container`] and stored before the call returns. A version the
+    /// container already has succeeds and changes nothing.
     async fn update_one(
         &self,
         token: &pb::TokenProto,
         nm_token: &PresentedToken,
     ) -> Result<ContainerId, ContainerRefusal> {
-        let rm_epoch = self
-            .core
-            .connection
-            .borrow()
-            .admit_start()
-            .map_err(|reason| ContainerRefusal::NotReady { reason })?;
+        let rm_epoch = self.rm_epoch()?;
         let verified = self.verify(
             token,
             ContainerRefusal::usable_nm_token(nm_token)?,
@@ -528,62 +523,49 @@ impl ContainerManager {
             false,
         )?;
         let container_id = verified.container_id;
-        let requested = token_resources(container_id, &verified.identifier)?;
-        let execution_type = ExecutionType::from(verified.identifier.execution_type());
-        let version = verified.identifier.version;
         let updated = self.core.decide(|state, actions| {
-            let entry = state
-                .containers
-                .get(&container_id)
-                .ok_or(ContainerRefusal::UnknownContainer { container_id })?;
-            if entry.is_completed() {
-                return Err(ContainerRefusal::AlreadyCompleted { container_id });
-            }
-            let current = entry.record.resources;
-            if requested != current {
-                return Err(ContainerRefusal::ResourceChangeNotSupported {
-                    container_id,
-                    current,
-                    requested,
-                });
-            }
-            if version == entry.record.token_version {
-                return Ok(None);
-            }
-            let next = state
-                .scheduler
-                .update(container_id, execution_type, version)
-                .map_err(|err| ContainerRefusal::Scheduler(Box::new(err)))?;
-            actions.extend(next);
-            let entry = state
-                .containers
-                .get_mut(&container_id)
-                .ok_or(ContainerRefusal::UnknownContainer { container_id })?;
-            entry.record.execution_type = execution_type;
-            entry.record.token_version = version;
-            entry
-                .record
-                .container_token_identifier
-                .clone_from(&token.identifier);
-            entry.identifier = verified.identifier;
-            Ok(Some(entry.record.container_request()))
+            state.update_container(verified, &token.identifier, actions)
         })?;
         if let Some(request) = updated {
-            self.store_update(&request, &token.identifier).await;
+            self.core.store_update(&request, &token.identifier).await;
         }
         Ok(container_id)
     }
 
-    async fn store_update(&self, request: &ContainerRequest, identifier: &[u8]) {
-        if let Err(err) = self
-            .core
-            .store
-            .store_container_updated(request, identifier)
-            .await
-        {
-            // The update is in force; only a restart before the next write would forget it.
-            tracing::error!(container_id = %request.id, %err, "cannot store a container update");
+    /// Applies a container update the ResourceManager sent in a heartbeat response (a
+    /// decrease or a demotion, or any update under `yarn.resourcemanager.auto-update.containers`):
+    /// its token is verified like an update token an AM brings, without an NM token (the
+    /// response came over the ResourceManager's authenticated connection); the runner stores
+    /// it. Returns the container updated.
+    pub(super) fn update_from_heartbeat(
+        &self,
+        token: &pb::TokenProto,
+    ) -> Result<ContainerId, ContainerRefusal> {
+        let rm_epoch = self.rm_epoch()?;
+        let core = &self.core;
+        let verified = core.with_keys(|keys| {
+            check_container_start(token, &core.node_id, rm_epoch, now_ms(), |_| false, keys)
+        })?;
+        let container_id = verified.container_id;
+        let updated = core.decide(|state, actions| {
+            state.update_container(verified, &token.identifier, actions)
+        })?;
+        if let Some(request) = updated {
+            core.send(Work::StoreUpdate {
+                request,
+                identifier: token.identifier.clone(),
+            });
         }
+        Ok(container_id)
+    }
+
+    /// The epoch of the ResourceManager the node is registered with, for token checks.
+    fn rm_epoch(&self) -> Result<i64, ContainerRefusal> {
+        self.core
+            .connection
+            .borrow()
+            .admit_start()
+            .map_err(|reason| ContainerRefusal::NotReady { reason })
     }
 
     /// The core, for the heartbeat side.

@@ -6,7 +6,6 @@ use yarn_proto::pb;
 use yarn_proto::token_metadata::{NM_TOKEN_METADATA_KEY, PresentedToken};
 
 use crate::Error;
-use crate::container_scheduler::Resources;
 use crate::token_check::{ContainerStartRefusal, NmTokenRefusal};
 
 /// YARN's generic exception class, for refusals without a more specific one.
@@ -95,21 +94,6 @@ pub enum ContainerRefusal {
     AlreadyCompleted {
         /// The container named.
         container_id: ContainerId,
-    },
-
-    /// An update asked for a new size, which the NodeManager does not support yet.
-    #[error(
-        "Container {container_id}: changing its resources from {current} to {requested} is not \
-         supported yet by this NodeManager; only a change of execution type (promotion or \
-         demotion) is"
-    )]
-    ResourceChangeNotSupported {
-        /// The container named.
-        container_id: ContainerId,
-        /// What it is allocated.
-        current: Resources,
-        /// What the update asked for.
-        requested: Resources,
     },
 
     /// The container scheduler refused: a container larger than the node, a stale token

@@ -8,7 +8,7 @@ use yarn_proto::ids::NodeId;
 
 use super::{ManagerState, Work};
 use crate::NmStateStore;
-use crate::container_scheduler::SchedulerAction;
+use crate::container_scheduler::{ContainerRequest, SchedulerAction};
 use crate::node_status_updater::Connection;
 use crate::token_check::NmTokenKeys;
 
@@ -85,6 +85,18 @@ impl ManagerCore {
         self.changes
             .send_modify(|version| *version = version.wrapping_add(1));
         result
+    }
+
+    /// Stores a container's update; a failed write is logged, as the update is in force and
+    /// only a restart before the next write of the container would forget it.
+    pub(super) async fn store_update(&self, request: &ContainerRequest, identifier: &[u8]) {
+        if let Err(err) = self
+            .store
+            .store_container_updated(request, identifier)
+            .await
+        {
+            tracing::error!(container_id = %request.id, %err, "cannot store a container update");
+        }
     }
 
     /// Reads the books under the lock.

@@ -31,6 +31,7 @@ impl ManagerState {
     /// - `Reject`, `Shed`, `RemoveFromQueue`: the container completes with the scheduler's exit
     ///   status and diagnostic without running; the runner stores the completion.
     /// - `Kill`: the stop is noted; the runner stops the process.
+    /// - `Resize`: the runner applies the new memory limit to the process, once it runs.
     pub(super) fn apply(&mut self, action: SchedulerAction) -> Option<Work> {
         let container_id = action.id();
         let Some(entry) = self.containers.get_mut(&container_id) else {
@@ -77,6 +78,10 @@ impl ManagerState {
                     request,
                 })
             }
+            SchedulerAction::Resize { resources, .. } => Some(Work::ApplyLimits {
+                container_id,
+                memory_mb: resources.memory_mb,
+            }),
         }
     }
 

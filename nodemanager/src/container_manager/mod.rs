@@ -39,6 +39,7 @@ mod container_manager_dispatcher;
 mod container_manager_service;
 mod container_refusal;
 mod container_report;
+mod container_update;
 mod launch_context;
 mod manager_core;
 mod manager_state;

@@ -98,9 +98,10 @@ impl NodeStatusSource for ContainerManager {
 
     /// Kills the containers the ResourceManager cleans up (`KILLED_BY_RESOURCEMANAGER`) and
     /// those of finished applications (`KILLED_AFTER_APP_COMPLETION`), applies the queuing
-    /// limit (shedding the queue's tail), forgets the completed containers the
-    /// ResourceManager has recorded, removing their records, and has the runner clean up
-    /// after the finished applications once their containers have ended.
+    /// limit (shedding the queue's tail), applies the container updates it sends (a repeat,
+    /// sent until the node reports the change, changes nothing), forgets the completed
+    /// containers the ResourceManager has recorded, removing their records, and has the
+    /// runner clean up after the finished applications once their containers have ended.
     fn apply_heartbeat_response(&self, response: &pb::NodeHeartbeatResponseProto) {
         let cleanup = valid_ids(&response.containers_to_cleanup, "containers_to_cleanup");
         let acknowledged = valid_ids(
@@ -171,6 +172,20 @@ impl NodeStatusSource for ContainerManager {
             }
             forgotten
         });
+        for container in &response.containers_to_update {
+            let Some(token) = &container.container_token else {
+                tracing::warn!(container = ?container.id, "a container update without a token in a heartbeat response");
+                continue;
+            };
+            match self.update_from_heartbeat(token) {
+                Ok(container_id) => {
+                    tracing::info!(%container_id, "updated container as the ResourceManager asked")
+                }
+                Err(refusal) => {
+                    tracing::warn!(%refusal, "cannot apply a container update the ResourceManager sent")
+                }
+            }
+        }
         if !forgotten.is_empty() {
             self.core().send(Work::RemoveRecords {
                 container_ids: forgotten,

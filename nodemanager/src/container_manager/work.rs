@@ -2,6 +2,7 @@
 
 use yarn_proto::ids::{ApplicationId, ContainerId};
 
+use crate::container_scheduler::ContainerRequest;
 use crate::executor::KillRequest;
 use crate::state_store::MasterKeyPair;
 use crate::token_check::NmKeyKind;
@@ -35,6 +36,21 @@ pub(super) enum Work {
         exit_code: i32,
         /// Why it ended.
         diagnostics: String,
+    },
+    /// Apply a running container's new memory limit (after an increase or a decrease).
+    ApplyLimits {
+        /// The container.
+        container_id: ContainerId,
+        /// Its new allocation, in MB.
+        memory_mb: u64,
+    },
+    /// Store a container's update (new token, execution type and size) that arrived in a
+    /// heartbeat response.
+    StoreUpdate {
+        /// The container as the scheduler now holds it.
+        request: ContainerRequest,
+        /// The new container token's identifier.
+        identifier: Vec<u8>,
     },
     /// Persist master keys that changed.
     StoreKeys {

@@ -281,28 +281,34 @@ impl ContainerScheduler {
             .collect()
     }
 
-    /// Changes a container's execution type under a newer container token (promotion or
-    /// demotion), and records the token's version.
+    /// Changes a container's execution type and size under a newer container token
+    /// (promotion, demotion, increase, decrease), and records the token's version.
     ///
     /// - A queued opportunistic container that is promoted moves to the tail of the guaranteed
     ///   queue and is handled as a new guaranteed container: it starts if it fits, otherwise
     ///   opportunistic containers are killed to make room for it.
     /// - A queued guaranteed container that is demoted moves to the tail of the opportunistic
     ///   queue, even when that makes the queue longer than its maximum, as in YARN.
-    /// - A running container is only reclassified: a promoted one can no longer be killed for
-    ///   room, a demoted one can be.
-    /// - An update that keeps the execution type only records the version.
+    /// - A running container is reclassified (a promoted one can no longer be killed for room,
+    ///   a demoted one can be) and charged at its new size at once, announced by
+    ///   [`SchedulerAction::Resize`] before any other action. A decrease may let queued
+    ///   containers start; an increase that overcommits the node kills running opportunistic
+    ///   containers, most recently started first, until it fits again, as a queued guaranteed
+    ///   container would.
+    /// - A queued container keeps its place when its execution type stays.
+    /// - An update that changes neither only records the version.
     ///
     /// # Errors
     ///
     /// [`Error::UnknownContainer`] when the scheduler neither queues nor runs `id`,
     /// [`Error::StaleContainerVersion`] when `version` is not newer than the container's current
-    /// one, and [`Error::ContainerBeingKilled`] for a container already told to die. Nothing
-    /// changes on error.
+    /// one, [`Error::ContainerBeingKilled`] for a container already told to die, and
+    /// [`Error::ExceedsNodeCapacity`] for a size beyond the node's. Nothing changes on error.
     pub fn update(
         &mut self,
         id: ContainerId,
         execution_type: ExecutionType,
+        resources: Resources,
         version: i32,
     ) -> Result<Vec<SchedulerAction>, Error> {
         let location = self.locate(&id).ok_or(Error::UnknownContainer { id })?;
@@ -314,27 +320,45 @@ impl ContainerScheduler {
                 offered: version,
             });
         }
+        if !resources.fits_within(&self.capacity) {
+            return Err(Error::ExceedsNodeCapacity {
+                id,
+                requested: resources,
+                capacity: self.capacity,
+            });
+        }
+        let mut actions = Vec::new();
         match location {
             Location::Running(index) => {
                 let container = &mut self.running[index];
                 if container.killing {
                     return Err(Error::ContainerBeingKilled { id });
                 }
+                if container.request.resources != resources {
+                    self.allocated = self
+                        .allocated
+                        .saturating_sub(container.request.resources)
+                        .saturating_add(resources);
+                    // First, so that a decrease binds the process before what it freed starts.
+                    actions.push(SchedulerAction::Resize { id, resources });
+                }
                 container.request.execution_type = execution_type;
+                container.request.resources = resources;
                 container.request.version = version;
             }
             Location::QueuedGuaranteed(index) => {
-                if let Some(request) = self.queued_guaranteed.remove(index) {
+                if let Some(mut request) = self.queued_guaranteed.remove(index) {
+                    request.resources = resources;
                     self.requeue(request, index, execution_type, version);
                 }
             }
             Location::QueuedOpportunistic(index) => {
-                if let Some(request) = self.queued_opportunistic.remove(index) {
+                if let Some(mut request) = self.queued_opportunistic.remove(index) {
+                    request.resources = resources;
                     self.requeue(request, index, execution_type, version);
                 }
             }
         }
-        let mut actions = Vec::new();
         self.reconcile(&mut actions);
         Ok(actions)
     }
@@ -480,10 +504,10 @@ impl ContainerScheduler {
     }
 
     /// Restores the invariant: starts what fits, then kills for guaranteed containers still
-    /// waiting.
+    /// waiting, or for a running one that grew past the node's capacity.
     fn reconcile(&mut self, actions: &mut Vec<SchedulerAction>) {
         self.start_pending(actions);
-        if !self.queued_guaranteed.is_empty() {
+        if !self.queued_guaranteed.is_empty() || !self.allocated.fits_within(&self.capacity) {
             self.reclaim_opportunistic(actions);
         }
     }

@@ -3,6 +3,8 @@
 use yarn_proto::ids::ContainerId;
 use yarn_proto::pb;
 
+use super::Resources;
+
 /// The exit status of a container the container scheduler refused, shed or killed: YARN's
 /// `ContainerExitStatus.KILLED_BY_CONTAINER_SCHEDULER` (-108).
 pub const KILLED_BY_CONTAINER_SCHEDULER: i32 =
@@ -66,6 +68,13 @@ pub enum SchedulerAction {
         /// [`DEQUEUED_DIAGNOSTIC`].
         diagnostic: String,
     },
+    /// A running container was resized: apply its new limits to the process.
+    Resize {
+        /// The resized container.
+        id: ContainerId,
+        /// Its new size, already charged to the node.
+        resources: Resources,
+    },
     /// A queued container was stopped and left the queue: complete it without launching it.
     RemoveFromQueue {
         /// The stopped container.
@@ -86,6 +95,7 @@ impl SchedulerAction {
             | Self::Reject { id, .. }
             | Self::Kill { id, .. }
             | Self::Shed { id, .. }
+            | Self::Resize { id, .. }
             | Self::RemoveFromQueue { id, .. } => *id,
         }
     }

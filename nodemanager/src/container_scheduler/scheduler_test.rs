@@ -39,6 +39,20 @@ fn opportunistic(sequence: i64, memory_gb: u64) -> ContainerRequest {
     request(sequence, ExecutionType::Opportunistic, memory_gb)
 }
 
+/// An execution-type update that keeps the container's size (any size for one the node does
+/// not hold).
+fn retype(
+    node: &mut ContainerScheduler,
+    id: ContainerId,
+    execution_type: ExecutionType,
+    version: i32,
+) -> Result<Vec<SchedulerAction>, Error> {
+    let size = node
+        .container(&id)
+        .map_or(Resources::new(GB, 1), |container| container.resources);
+    node.update(id, execution_type, size, version)
+}
+
 fn must_schedule(
     scheduler: &mut ContainerScheduler,
     request: ContainerRequest,
@@ -354,7 +368,7 @@ fn promoting_a_queued_container_handles_it_as_guaranteed() {
     must_schedule(&mut node, opportunistic(4, 1));
 
     assert_eq!(
-        node.update(must_id(3), ExecutionType::Guaranteed, 1),
+        retype(&mut node, must_id(3), ExecutionType::Guaranteed, 1),
         Ok(vec![kill_for_guaranteed(2)])
     );
     let promoted = node.container(&must_id(3)).expect("still queued");
@@ -373,7 +387,7 @@ fn promoting_a_running_container_protects_it_from_kills() {
     must_schedule(&mut node, opportunistic(2, 2));
 
     assert_eq!(
-        node.update(must_id(2), ExecutionType::Guaranteed, 1),
+        retype(&mut node, must_id(2), ExecutionType::Guaranteed, 1),
         Ok(vec![])
     );
     assert_eq!(
@@ -391,7 +405,7 @@ fn demoting_a_running_container_makes_it_killable() {
     let mut node = node(4, 5);
     must_schedule(&mut node, guaranteed(1, 2));
     assert_eq!(
-        node.update(must_id(1), ExecutionType::Opportunistic, 1),
+        retype(&mut node, must_id(1), ExecutionType::Opportunistic, 1),
         Ok(vec![])
     );
     assert_eq!(node.state(&must_id(1)), Some(SchedulingState::Running));
@@ -409,7 +423,7 @@ fn demoting_a_queued_guaranteed_container_moves_it_to_the_opportunistic_tail() {
     assert_eq!(must_schedule(&mut node, opportunistic(3, 1)), [queue(3)]);
 
     assert_eq!(
-        node.update(must_id(2), ExecutionType::Opportunistic, 1),
+        retype(&mut node, must_id(2), ExecutionType::Opportunistic, 1),
         Ok(vec![])
     );
     assert_eq!(queued_ids(&node), [must_id(3), must_id(2)]);
@@ -423,17 +437,20 @@ fn stale_update_versions_are_refused_and_change_nothing() {
     let id = must_id(1);
 
     assert_eq!(
-        node.update(id, ExecutionType::Guaranteed, 0),
+        retype(&mut node, id, ExecutionType::Guaranteed, 0),
         Err(Error::StaleContainerVersion {
             id,
             current: 0,
             offered: 0
         })
     );
-    assert_eq!(node.update(id, ExecutionType::Guaranteed, 2), Ok(vec![]));
+    assert_eq!(
+        retype(&mut node, id, ExecutionType::Guaranteed, 2),
+        Ok(vec![])
+    );
     for stale in [2, 1] {
         assert_eq!(
-            node.update(id, ExecutionType::Opportunistic, stale),
+            retype(&mut node, id, ExecutionType::Opportunistic, stale),
             Err(Error::StaleContainerVersion {
                 id,
                 current: 2,
@@ -445,8 +462,7 @@ fn stale_update_versions_are_refused_and_change_nothing() {
         node.container(&id).map(|c| c.execution_type),
         Some(ExecutionType::Guaranteed)
     );
-    let message = node
-        .update(id, ExecutionType::Opportunistic, 1)
+    let message = retype(&mut node, id, ExecutionType::Opportunistic, 1)
         .unwrap_err()
         .to_string();
     assert!(
@@ -462,11 +478,11 @@ fn updates_of_unknown_or_dying_containers_are_refused() {
     must_schedule(&mut node, guaranteed(2, 1));
 
     assert_eq!(
-        node.update(must_id(1), ExecutionType::Guaranteed, 1),
+        retype(&mut node, must_id(1), ExecutionType::Guaranteed, 1),
         Err(Error::ContainerBeingKilled { id: must_id(1) })
     );
     assert_eq!(
-        node.update(must_id(9), ExecutionType::Guaranteed, 1),
+        retype(&mut node, must_id(9), ExecutionType::Guaranteed, 1),
         Err(Error::UnknownContainer { id: must_id(9) })
     );
 }
@@ -566,4 +582,76 @@ fn recovery_keeps_overcommitted_running_containers_and_refuses_impossible_queued
     assert_eq!(node.allocated().memory_mb, 4 * GB);
     assert_eq!(must_complete(&mut node, 1), []);
     assert_eq!(must_complete(&mut node, 2), [start(4)]);
+}
+
+#[test]
+fn a_decrease_frees_room_at_once_and_an_increase_kills_opportunistic_containers_for_it() {
+    let mut node = node(4, 5);
+    must_schedule(&mut node, guaranteed(1, 3));
+    assert_eq!(must_schedule(&mut node, guaranteed(2, 2)), [queue(2)]);
+
+    let shrink = Resources::new(2 * GB, 1);
+    assert_eq!(
+        node.update(must_id(1), ExecutionType::Guaranteed, shrink, 1),
+        Ok(vec![
+            SchedulerAction::Resize {
+                id: must_id(1),
+                resources: shrink
+            },
+            start(2)
+        ]),
+        "the room a decrease frees starts what waits"
+    );
+    assert_eq!(node.allocated(), Resources::new(4 * GB, 2));
+    must_complete(&mut node, 2);
+    must_schedule(&mut node, opportunistic(3, 1));
+    must_schedule(&mut node, opportunistic(4, 1));
+
+    let grow = Resources::new(3 * GB, 2);
+    assert_eq!(
+        node.update(must_id(1), ExecutionType::Guaranteed, grow, 2),
+        Ok(vec![
+            SchedulerAction::Resize {
+                id: must_id(1),
+                resources: grow
+            },
+            kill_for_guaranteed(4)
+        ]),
+        "one opportunistic container, the newest, makes room for the increase"
+    );
+    let grown = node.container(&must_id(1)).expect("running");
+    assert_eq!((grown.resources, grown.version), (grow, 2));
+    assert_eq!(
+        node.update(
+            must_id(1),
+            ExecutionType::Guaranteed,
+            Resources::new(5 * GB, 1),
+            3
+        ),
+        Err(Error::ExceedsNodeCapacity {
+            id: must_id(1),
+            requested: Resources::new(5 * GB, 1),
+            capacity: Resources::new(4 * GB, 4),
+        })
+    );
+    assert_eq!(node.container(&must_id(1)).map(|c| c.version), Some(2));
+}
+
+#[test]
+fn a_queued_container_keeps_its_place_when_resized() {
+    let mut node = node(2, 5);
+    must_schedule(&mut node, guaranteed(1, 2));
+    must_schedule(&mut node, guaranteed(2, 2));
+    must_schedule(&mut node, guaranteed(3, 1));
+    assert_eq!(
+        node.update(
+            must_id(2),
+            ExecutionType::Guaranteed,
+            Resources::new(GB, 1),
+            1
+        ),
+        Ok(vec![])
+    );
+    assert_eq!(queued_ids(&node), [must_id(2), must_id(3)]);
+    assert_eq!(must_complete(&mut node, 1), [start(2), start(3)]);
 }

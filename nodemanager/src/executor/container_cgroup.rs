@@ -104,6 +104,25 @@ impl ContainerCgroup {
         Ok(())
     }
 
+    /// Sets `memory.max` of the existing cgroup to the allocation, after the container was
+    /// resized. Lowering it below what the container uses makes the kernel reclaim memory and,
+    /// failing that, OOM-kill the container, as a container over its allocation is killed.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ContainerCgroup`] naming the file and the OS error (the cgroup is gone, or the
+    /// kernel refused the value).
+    pub(crate) async fn set_memory_max(&self) -> Result<(), Error> {
+        let path = self.dir.join("memory.max");
+        write_control(
+            path.clone(),
+            memory_max_bytes(self.limit_mb).to_string(),
+            false,
+        )
+        .await
+        .map_err(|source| self.error("write the limit to", &path, source))
+    }
+
     /// What makes the calling process join the cgroup, for `pre_exec` (see
     /// [`join_cgroup_on_exec`]).
     ///
@@ -346,6 +365,25 @@ mod tests {
         assert_eq!(memory_max_bytes(1), 1_048_576);
         assert_eq!(memory_max_bytes(16), 16 * 1024 * 1024);
         assert_eq!(memory_max_bytes(u64::MAX), u64::MAX);
+    }
+
+    #[tokio::test]
+    async fn a_resize_rewrites_the_limit_of_the_existing_cgroup_only() {
+        let root = tempfile::tempdir().unwrap();
+        let at = |limit_mb| {
+            ContainerCgroup::new(
+                "container_1410901177871_0001_01_000005".parse().unwrap(),
+                root.path().join("container"),
+                limit_mb,
+            )
+        };
+        at(16).create().await.unwrap();
+        at(32).set_memory_max().await.unwrap();
+        let limit = std::fs::read_to_string(root.path().join("container/memory.max")).unwrap();
+        assert_eq!(limit, (32 * 1024 * 1024).to_string());
+        std::fs::remove_dir_all(root.path().join("container")).unwrap();
+        let gone = at(8).set_memory_max().await.unwrap_err().to_string();
+        assert!(gone.contains("memory.max"), "{gone}");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! [`ContainerExecutor`]: the executor a NodeManager runs its containers with.
 
-use yarn_proto::ids::ApplicationId;
+use yarn_proto::ids::{ApplicationId, ContainerId};
 
 use super::{
     ContainerHandle, ExecutorKind, LaunchSpec, ProcessExecutor, ReacquireSpec, SimulatedExecutor,
@@ -57,6 +57,23 @@ impl ContainerExecutor {
         match self {
             Self::Process(executor) => executor.launch(spec).await,
             Self::Simulated(executor) => executor.launch(&spec),
+        }
+    }
+
+    /// Applies a running container's new memory allocation; see
+    /// [`ProcessExecutor::update_memory_limit`]. Simulated containers have no limit.
+    ///
+    /// # Errors
+    ///
+    /// Those of the process executor.
+    pub async fn update_memory_limit(
+        &self,
+        container_id: ContainerId,
+        memory_mb: u64,
+    ) -> Result<(), Error> {
+        match self {
+            Self::Process(executor) => executor.update_memory_limit(container_id, memory_mb).await,
+            Self::Simulated(_) => Ok(()),
         }
     }
 

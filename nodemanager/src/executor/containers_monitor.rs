@@ -24,6 +24,14 @@ impl MonitoredContainers {
         self.lock().insert(limit.container_id, (limit, handle));
     }
 
+    /// Checks `container_id` against `limit_mb` from now on (it was resized); a container not
+    /// watched stays unwatched.
+    pub(crate) fn set_limit(&self, container_id: ContainerId, limit_mb: u64) {
+        if let Some((limit, _)) = self.lock().get_mut(&container_id) {
+            limit.limit_mb = limit_mb;
+        }
+    }
+
     /// Stops checking `container_id`; its process has ended.
     pub(crate) fn remove(&self, container_id: ContainerId) {
         self.lock().remove(&container_id);
@@ -93,5 +101,36 @@ impl ContainersMonitor {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resized_container_is_checked_against_its_new_limit() {
+        let container_id: ContainerId = "container_1410901177871_0001_01_000005".parse().unwrap();
+        let monitored = MonitoredContainers::default();
+        let (handle, _control) = ContainerHandle::new(container_id, Some(4242));
+        let limit = PmemLimit {
+            container_id,
+            pid: 4242,
+            limit_mb: 1024,
+        };
+        monitored.add(limit, handle);
+        monitored.set_limit(container_id, 512);
+        let other: ContainerId = "container_1410901177871_0001_01_000006".parse().unwrap();
+        monitored.set_limit(other, 1);
+        let limits: Vec<_> = monitored
+            .snapshot()
+            .into_iter()
+            .map(|(limit, _)| (limit.container_id, limit.limit_mb))
+            .collect();
+        assert_eq!(
+            limits,
+            vec![(container_id, 512)],
+            "an unwatched container stays so"
+        );
     }
 }

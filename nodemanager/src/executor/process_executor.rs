@@ -300,6 +300,32 @@ impl ProcessExecutor {
         ))
     }
 
+    /// Applies a running container's new allocation of `memory_mb`: its cgroup's `memory.max`
+    /// where containers get cgroups, and the containers monitor's limit where it checks
+    /// physical memory. Without either, nothing enforces memory and nothing changes.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ContainerCgroup`] when the cgroup's limit cannot be written.
+    pub async fn update_memory_limit(
+        &self,
+        container_id: ContainerId,
+        memory_mb: u64,
+    ) -> Result<(), Error> {
+        if let Some(monitored) = &self.monitored {
+            monitored.set_limit(container_id, memory_mb);
+        }
+        match &self.cgroup_memory {
+            Ok(Some(memory)) => {
+                memory
+                    .container(container_id, memory_mb)
+                    .set_memory_max()
+                    .await
+            }
+            Ok(None) | Err(_) => Ok(()),
+        }
+    }
+
     /// Removes what the node keeps for `application_id` once it has finished: its APPLICATION
     /// cache (see [`Localizer::remove_application_cache`]).
     pub async fn application_finished(&self, application_id: ApplicationId) {

@@ -7,7 +7,7 @@ use yarn_scheduler::{Resource, ResourceRequest};
 
 use super::token_issuer::{execution_type, resource};
 use super::{AmSession, TokenIssuer};
-use crate::state_machine::{ContainerRecord, ContainerState, ExecutionType, RmState};
+use crate::state_machine::{ContainerRecord, ContainerState, RmState};
 
 /// What an allocate response is built for.
 #[derive(Debug, Clone, Copy)]
@@ -176,7 +176,8 @@ pub fn releases(
 
 /// Builds the response for a fresh allocate: the attempt's containers committed since the AM
 /// last heard (with container tokens), NM tokens for their new nodes, completed containers,
-/// containers updated since (with container tokens of their new version and execution type),
+/// containers updated since (with container tokens of their new version, execution type and
+/// size),
 /// headroom, and a new AMRMToken when the key rolled. `None` when the state holds no keys or no
 /// such application.
 pub fn build(
@@ -209,11 +210,7 @@ pub fn build(
     let updated_containers = news
         .updated
         .iter()
-        .filter_map(|&(record, version)| {
-            let update_type = match record.execution_type {
-                ExecutionType::Guaranteed => pb::ContainerUpdateTypeProto::PromoteExecutionType,
-                ExecutionType::Opportunistic => pb::ContainerUpdateTypeProto::DemoteExecutionType,
-            };
+        .filter_map(|&(record, version, update_type)| {
             Some(pb::UpdatedContainerProto {
                 update_type: Some(update_type.into()),
                 container: Some(signed_container(record, version)?),

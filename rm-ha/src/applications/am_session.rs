@@ -6,7 +6,8 @@ use tokio::time::Instant;
 
 use yarn_proto::pb;
 
-use crate::state_machine::{ContainerRecord, RmState};
+use crate::applications::container_updates::UpdateType;
+use crate::state_machine::{ContainerRecord, ExecutionType, RmState};
 
 /// How an allocate request's `response_id` relates to the session's last response.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,9 +32,10 @@ pub struct AttemptNews<'a> {
     pub completed: Vec<&'a ContainerRecord>,
     /// Nodes of `allocated` the AM holds no NM token for yet.
     pub new_nodes: Vec<String>,
-    /// Live containers whose update (promotion, demotion) the AM has not been given, each with
-    /// its version now.
-    pub updated: Vec<(&'a ContainerRecord, i32)>,
+    /// Live containers whose update the AM has not been given, each with its version now and
+    /// the type of the update the AM asked for (for one it did not ask this session about,
+    /// the promotion or demotion to the container's execution type).
+    pub updated: Vec<(&'a ContainerRecord, i32, UpdateType)>,
 }
 
 /// One registered attempt's session on the leader.
@@ -52,8 +54,11 @@ pub struct AmSession {
     nm_tokens_sent: BTreeSet<String>,
     /// The version the AM is known to hold of each live container the session has seen.
     versions: BTreeMap<i64, i32>,
-    /// Containers whose current version is to be reported again as an update.
-    resent_updates: BTreeSet<i64>,
+    /// The type of the update the AM asked for last, by container, until it is reported.
+    update_types: BTreeMap<i64, UpdateType>,
+    /// Containers whose current version is to be reported again as an update, of the type the
+    /// AM asked for again.
+    resent_updates: BTreeMap<i64, UpdateType>,
     last_heard: Instant,
 }
 
@@ -66,7 +71,8 @@ impl AmSession {
             reported: BTreeSet::new(),
             nm_tokens_sent: BTreeSet::new(),
             versions: BTreeMap::new(),
-            resent_updates: BTreeSet::new(),
+            update_types: BTreeMap::new(),
+            resent_updates: BTreeMap::new(),
             last_heard: now,
         }
     }
@@ -84,16 +90,19 @@ impl AmSession {
         }
     }
 
-    /// Notes that the AM asked to update `container_id` from `version`, its version then, so
-    /// that the update is reported whenever it applies, even before the session next looks.
-    pub fn expect_update(&mut self, container_id: i64, version: i32) {
+    /// Notes that the AM asked for an update of `update_type` of `container_id` from
+    /// `version`, its version then, so that the update is reported, as of that type, whenever
+    /// it applies, even before the session next looks.
+    pub fn expect_update(&mut self, container_id: i64, version: i32, update_type: UpdateType) {
         self.versions.entry(container_id).or_insert(version);
+        self.update_types.insert(container_id, update_type);
     }
 
-    /// Notes that the AM re-sent the request of an update already applied to `container_id`
-    /// (it did not hear of it, for instance across a failover): the next news report it again.
-    pub fn resend_update(&mut self, container_id: i64) {
-        self.resent_updates.insert(container_id);
+    /// Notes that the AM re-sent the request of an update of `update_type` already applied to
+    /// `container_id` (it did not hear of it, for instance across a failover): the next news
+    /// report it again.
+    pub fn resend_update(&mut self, container_id: i64, update_type: UpdateType) {
+        self.resent_updates.insert(container_id, update_type);
     }
 
     /// Whether the AM's allocate exchange has begun: from then on a registration for the same
@@ -145,9 +154,15 @@ impl AmSession {
                 let version = state.containers.version(&record.key);
                 let resent = self.resent_updates.remove(&id);
                 let known = self.versions.entry(id).or_insert(version);
-                if *known < version || resent {
+                if *known < version || resent.is_some() {
                     *known = version;
-                    news.updated.push((record, version));
+                    let update_type = resent.or_else(|| self.update_types.remove(&id)).unwrap_or(
+                        match record.execution_type {
+                            ExecutionType::Guaranteed => UpdateType::PromoteExecutionType,
+                            ExecutionType::Opportunistic => UpdateType::DemoteExecutionType,
+                        },
+                    );
+                    news.updated.push((record, version, update_type));
                 }
                 let remote = state.containers.is_remotely_allocated(&record.key);
                 if self.delivered.insert(id) && !remote {
@@ -160,6 +175,7 @@ impl AmSession {
                 // A container that completed before it was ever handed out is reported too,
                 // as YARN reports it; its asks are given back (see `handed_out`).
                 self.versions.remove(&id);
+                self.update_types.remove(&id);
                 self.resent_updates.remove(&id);
                 news.completed.push(record);
             }
@@ -317,22 +333,28 @@ mod tests {
         assert_eq!(
             news.updated
                 .iter()
-                .map(|(r, v)| (r.key, *v))
+                .map(|(r, v, t)| (r.key, *v, *t))
                 .collect::<Vec<_>>(),
-            vec![(placed.key, 1)]
+            vec![(placed.key, 1, UpdateType::PromoteExecutionType)],
+            "an update the AM did not ask this session about is named by the execution type"
         );
         assert!(session.take_news(&state, 1, 1).updated.is_empty(), "once");
 
         // An update requested and applied before the session looks again is still reported.
-        session.expect_update(placed.key.container_id, 1);
+        session.expect_update(placed.key.container_id, 1, UpdateType::DecreaseResource);
         update(&mut state, &placed, 1, Opportunistic);
         let news = session.take_news(&state, 1, 1);
         assert_eq!(news.updated.len(), 1);
+        assert_eq!(
+            news.updated[0].2,
+            UpdateType::DecreaseResource,
+            "the type the AM asked for is reported"
+        );
         // A new session (after a failover) takes the versions as it finds them, unless the AM
         // re-sends the request of an applied update.
         let mut fresh = AmSession::new(Instant::now());
         assert!(fresh.take_news(&state, 1, 1).updated.is_empty());
-        fresh.resend_update(placed.key.container_id);
+        fresh.resend_update(placed.key.container_id, UpdateType::DemoteExecutionType);
         assert_eq!(fresh.take_news(&state, 1, 1).updated.len(), 1);
 
         state.apply(&RmCommand::V1(CommandV1::CompleteContainers {

@@ -3,9 +3,11 @@
 mod node_tracker;
 mod rack_resolver;
 mod reported_completions;
+mod reported_updates;
 
 pub use node_tracker::{
     HeartbeatVerdict, NodeState, NodeTracker, SchedulableNode, SchedulableNodes, TrackedNode,
 };
 pub use rack_resolver::{RackResolver, TopologyMapping};
 pub use reported_completions::{NodeCleanup, cleanup, reported_completions};
+pub use reported_updates::{AutoUpdate, containers_to_update};

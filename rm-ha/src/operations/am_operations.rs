@@ -21,8 +21,8 @@ use crate::applications::{
 use crate::replica::{Leadership, Proposer};
 use crate::scheduling::{LeaderScheduler, OpportunisticSettings, QueueConfigSource};
 use crate::state_machine::{
-    ABORTED, CommandV1, ContainerCompletion, ContainerKey, ContainerUpdate, FinalStatus, RmCommand,
-    RmResponse, RmState, StateView,
+    ABORTED, CommandV1, ContainerCompletion, ContainerKey, FinalStatus, RmCommand, RmResponse,
+    RmState, StateView,
 };
 use yarn_security::now_ms;
 
@@ -228,15 +228,23 @@ impl AmOperations {
                     })?;
                 // The cell is locked before the state is read, as everywhere.
                 let decisions = self.state.read(|state| {
-                    let decisions = decide_updates(state, caller.attempt, updates, |key| {
-                        leader.has_pending_promotion(key)
-                    });
+                    let attempt = caller.attempt;
+                    let decisions = decide_updates(
+                        state,
+                        attempt,
+                        updates,
+                        |key| leader.has_pending_update(key),
+                        |size, priority| leader.scheduler().normalize(attempt, size, priority).ok(),
+                    );
                     for (update, record) in &decisions.promotions {
                         leader.request_promotion(
                             state.cluster_timestamp_ms,
                             update.clone(),
                             record,
                         );
+                    }
+                    for resize in &decisions.increases {
+                        leader.request_increase(state.cluster_timestamp_ms, resize.clone());
                     }
                     decisions
                 });
@@ -292,31 +300,37 @@ impl AmOperations {
         }
     }
 
-    /// Commits demotions at once (they need no room) and returns the errors for those the
-    /// state refused meanwhile.
-    async fn commit_demotions(
+    /// Commits demotions and decreases at once (they need no room) and returns the errors for
+    /// those the state refused meanwhile.
+    async fn commit_immediate_updates(
         &self,
-        demotions: Vec<ContainerUpdate>,
+        decisions: &UpdateDecisions,
         requests: &[pb::UpdateContainerRequestProto],
     ) -> Result<Vec<pb::UpdateContainerErrorProto>, RmError> {
-        if demotions.is_empty() {
-            return Ok(Vec::new());
+        let mut errors = Vec::new();
+        let commands = [
+            (!decisions.demotions.is_empty()).then(|| CommandV1::UpdateContainers {
+                updates: decisions.demotions.clone(),
+            }),
+            (!decisions.decreases.is_empty()).then(|| CommandV1::ResizeContainers {
+                resizes: decisions.decreases.clone(),
+            }),
+        ];
+        for command in commands.into_iter().flatten() {
+            match self.proposer.propose(RmCommand::V1(command)).await? {
+                RmResponse::ContainersUpdated { rejected, .. } => errors.extend(
+                    rejected
+                        .iter()
+                        .filter_map(|rejection| rejection_error(rejection, requests)),
+                ),
+                other => {
+                    return Err(RmError::internal(format!(
+                        "updating containers produced {other:?}"
+                    )));
+                }
+            }
         }
-        match self
-            .proposer
-            .propose(RmCommand::V1(CommandV1::UpdateContainers {
-                updates: demotions,
-            }))
-            .await?
-        {
-            RmResponse::ContainersUpdated { rejected, .. } => Ok(rejected
-                .iter()
-                .filter_map(|rejection| rejection_error(rejection, requests))
-                .collect()),
-            other => Err(RmError::internal(format!(
-                "demoting containers produced {other:?}"
-            ))),
-        }
+        Ok(errors)
     }
 
     /// Commits the completion of released containers the state still holds live. The state,
@@ -539,25 +553,19 @@ impl AmOperations {
         // Known to the session before anything can apply, so each update is reported.
         caller.leadership.sessions(|sessions| {
             if let Some(session) = sessions.get_mut(&attempt) {
-                let expected = decisions
-                    .promotions
-                    .iter()
-                    .map(|(update, _)| update)
-                    .chain(&decisions.demotions);
-                for update in expected {
-                    session.expect_update(update.key.container_id, update.version);
+                for (key, version, update_type) in decisions.accepted() {
+                    session.expect_update(key.container_id, version, update_type);
                 }
-                for key in &decisions.resent {
-                    session.resend_update(key.container_id);
+                for (key, update_type) in &decisions.resent {
+                    session.resend_update(key.container_id, *update_type);
                 }
             }
         });
         self.commit_releases(&releases).await?;
-        let mut update_errors = decisions.errors;
-        update_errors.extend(
-            self.commit_demotions(decisions.demotions, &body.update_requests)
-                .await?,
-        );
+        let mut update_errors = self
+            .commit_immediate_updates(&decisions, &body.update_requests)
+            .await?;
+        update_errors.splice(0..0, decisions.errors);
 
         let num_cluster_nodes = caller.leadership.nodes(|tracker| tracker.nodes().count());
         let now_ms = now_ms();

@@ -10,7 +10,9 @@ use yarn_security::Caller;
 
 use super::RmError;
 use crate::applications::DiagnosticsLimit;
-use crate::nodes::{HeartbeatVerdict, RackResolver, cleanup, reported_completions};
+use crate::nodes::{
+    AutoUpdate, HeartbeatVerdict, RackResolver, cleanup, containers_to_update, reported_completions,
+};
 use crate::replica::{LeaderGate, Proposer};
 use crate::state_machine::{CommandV1, MasterKeyKind, RmCommand, RmResponse, RmState, StateView};
 use yarn_security::now_ms;
@@ -34,6 +36,10 @@ pub(crate) struct ResourceTrackerOperations {
     pub(crate) diagnostics_limit: DiagnosticsLimit,
     /// Places each registering node on its rack.
     pub(crate) racks: Arc<RackResolver>,
+    /// How long the container tokens of updates sent to nodes stay valid.
+    pub(crate) container_token_expiry: Duration,
+    /// Which container updates nodes hear of by heartbeat.
+    pub(crate) auto_update: AutoUpdate,
 }
 
 /// Checks `caller` may speak for `node`: a NodeManager certificate is named by its host.
@@ -209,9 +215,21 @@ impl ResourceTrackerOperations {
                 }))
                 .await?;
         }
-        let (cleanup, container_key, nm_key) = self.state.read(|state| {
+        let now = now_ms();
+        let expiry_ms = now.saturating_add(
+            i64::try_from(self.container_token_expiry.as_millis()).unwrap_or(i64::MAX),
+        );
+        let (cleanup, containers_to_update, container_key, nm_key) = self.state.read(|state| {
             (
                 cleanup(state, &status.containers_statuses),
+                containers_to_update(
+                    state,
+                    &node,
+                    &status.containers_statuses,
+                    self.auto_update,
+                    now,
+                    expiry_ms,
+                ),
                 key_if_changed(
                     state,
                     MasterKeyKind::Container,
@@ -244,6 +262,7 @@ impl ResourceTrackerOperations {
                 .into_iter()
                 .map(Into::into)
                 .collect(),
+            containers_to_update,
             ..Default::default()
         };
         leadership.nodes(|tracker| {

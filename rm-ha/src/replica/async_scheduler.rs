@@ -24,11 +24,12 @@ pub(crate) const MAX_ALLOCATIONS_PER_ENTRY: usize = 10_000;
 
 /// Drives the leader's CapacityScheduler: every `interval` it reconciles the scheduler with the
 /// replicated state and the registered nodes, commits the verdicts on submitted applications,
-/// runs one pass over all nodes (promotions of OPPORTUNISTIC containers that fit, GUARANTEED
-/// asks through the CapacityScheduler, OPPORTUNISTIC ones on the least-loaded nodes) and commits
-/// the pass's allocations as one Raft entry (several for a pass of more than
-/// [`MAX_ALLOCATIONS_PER_ENTRY`]), so container ids of both kinds are committed in the order
-/// they were issued, then its promotions as one more.
+/// runs one pass over all nodes (promotions of OPPORTUNISTIC containers and increases of
+/// GUARANTEED ones that fit, GUARANTEED asks through the CapacityScheduler, OPPORTUNISTIC ones on
+/// the least-loaded nodes) and commits the pass's allocations as one Raft entry (several for a
+/// pass of more than [`MAX_ALLOCATIONS_PER_ENTRY`]), so container ids of both kinds are
+/// committed in the order they were issued, then its promotions as one more and its increases
+/// as one more.
 ///
 /// Guarantees:
 /// - nothing reaches an AM or a NodeManager before it is committed: AMs and the AM launcher
@@ -168,6 +169,7 @@ impl AsyncScheduler {
                 allocations,
                 placements,
                 promotions,
+                increases,
             } = pass;
             if ready {
                 self.metrics
@@ -236,6 +238,12 @@ impl AsyncScheduler {
                     .await
                     .is_some();
             }
+            if settled && !increases.is_empty() {
+                settled &= self
+                    .commit(CommandV1::ResizeContainers { resizes: increases })
+                    .await
+                    .is_some();
+            }
             if !settled {
                 self.leadership.scheduler().invalidate().await;
             }
@@ -258,10 +266,13 @@ impl AsyncScheduler {
                         tracing::debug!(decided, ignored, "admissions committed");
                     }
                     RmResponse::ContainersUpdated { updated, rejected } => {
-                        tracing::debug!(?updated, "promotions committed");
+                        tracing::debug!(?updated, "promotions or increases committed");
                         if !rejected.is_empty() {
-                            // A promotion re-proposed after an unconfirmed commit that did apply.
-                            tracing::info!(?rejected, "promotions refused by the state");
+                            // One re-proposed after an unconfirmed commit that did apply.
+                            tracing::info!(
+                                ?rejected,
+                                "promotions or increases refused by the state"
+                            );
                         }
                     }
                     other => tracing::warn!(response = ?other, "unexpected scheduling response"),

@@ -23,7 +23,7 @@ use super::proposer::Proposer;
 use super::raft_core::RaftCore;
 use super::raft_proposer::RaftProposer;
 use crate::grpc::{AdminService, ApplicationMasterService, ClientService, ResourceTrackerService};
-use crate::nodes::RackResolver;
+use crate::nodes::{AutoUpdate, RackResolver};
 use crate::operations::{
     AdminOperations, AmOperations, ClientOperations, ReservationDesk, ResourceTrackerOperations,
 };
@@ -171,6 +171,12 @@ impl ReplicaServices {
                 heartbeat_interval: config.nm_heartbeat_interval,
                 diagnostics_limit: config.diagnostics_limit,
                 racks: Arc::new(RackResolver::new(config.topology.clone())),
+                container_token_expiry: config.container_allocation_expiry,
+                auto_update: if config.auto_update_containers {
+                    AutoUpdate::All
+                } else {
+                    AutoUpdate::Shrinking
+                },
             },
             authorizer,
         };

@@ -13,12 +13,12 @@ use yarn_scheduler::{
 use yarn_security::Groups;
 
 use super::reservation_queues::{reservation_queue_name, reservation_queue_sizes};
-use super::{OpportunisticScheduling, QueueConfigSource};
+use super::{OpportunisticScheduling, PendingIncreases, QueueConfigSource};
 use crate::Error;
 use crate::nodes::SchedulableNode;
 use crate::state_machine::{
-    Admission, ApplicationRecord, ApplicationState, ContainerKey, ContainerRecord, ContainerState,
-    ContainerUpdate, ExecutionType, RmState,
+    Admission, ApplicationRecord, ApplicationState, ContainerKey, ContainerRecord, ContainerResize,
+    ContainerState, ContainerUpdate, ExecutionType, RmState,
 };
 
 /// What one scheduling pass produced, for the caller to commit and report.
@@ -31,6 +31,8 @@ pub struct PassOutcome {
     pub placements: Vec<OpportunisticPlacement>,
     /// Promotions granted and not yet seen applied, to commit as one `UpdateContainers` entry.
     pub promotions: Vec<ContainerUpdate>,
+    /// Increases granted and not yet seen applied, to commit as one `ResizeContainers` entry.
+    pub increases: Vec<ContainerResize>,
 }
 
 /// A promotion the leader accepted from an AM and keeps until the state shows it applied.
@@ -64,6 +66,8 @@ pub struct LeaderScheduler {
     opportunistic: OpportunisticScheduling,
     /// Promotions accepted from AMs, by container.
     promotions: BTreeMap<ContainerKey, PendingPromotion>,
+    /// Increases accepted from AMs.
+    increases: PendingIncreases,
 }
 
 impl LeaderScheduler {
@@ -96,6 +100,7 @@ impl LeaderScheduler {
             unusable_config_version: None,
             opportunistic: OpportunisticScheduling::default(),
             promotions: BTreeMap::new(),
+            increases: PendingIncreases::default(),
         };
         let admissions = leader.reconcile(state, source, nodes);
         Ok((leader, admissions))
@@ -128,11 +133,13 @@ impl LeaderScheduler {
     /// - Applications past `Submitted` are recovered into their queue with their current
     ///   attempt, and follow committed moves and priority changes; an attempt asks for an AM container unless it is an unmanaged AM or its AM
     ///   container was already allocated. Final applications leave the scheduler.
-    /// - Live guaranteed containers of the state are charged; containers the scheduler holds
-    ///   that the state does not hold live and GUARANTEED (or, for a granted promotion, live
-    ///   and at the version the promotion names) are freed.
-    /// - Accepted promotions the state shows applied, or whose container completed or moved on
-    ///   to another version, are forgotten; the others are (again) pending in the scheduler.
+    /// - Live guaranteed containers of the state are charged at the size it records (or, for a
+    ///   granted increase whose commit is not seen, at the size granted); containers the
+    ///   scheduler holds that the state does not hold live and GUARANTEED (or, for a granted
+    ///   promotion, live and at the version the promotion names) are freed.
+    /// - Accepted promotions and increases the state shows applied, or whose container
+    ///   completed or moved on to another version, are forgotten; the others are (again)
+    ///   pending in the scheduler.
     ///
     /// A configuration version that does not parse with this replica's `yarn-site.xml`
     /// settings is reported once and the scheduler keeps the one it has; everything else is
@@ -151,6 +158,7 @@ impl LeaderScheduler {
         self.reconcile_reservation_queues(state);
         self.reconcile_containers(state);
         self.reconcile_promotions(state);
+        self.increases.reconcile(state, &mut self.scheduler);
         let scheduler = &self.scheduler;
         self.opportunistic.retain(|attempt| {
             scheduler.current_attempt_id(attempt.application_id) == Some(attempt)
@@ -261,20 +269,29 @@ impl LeaderScheduler {
         );
     }
 
-    /// Whether a promotion of `key` was accepted and is not yet seen applied.
-    pub fn has_pending_promotion(&self, key: &ContainerKey) -> bool {
-        self.promotions.contains_key(key)
+    /// Takes an increase the leader accepted from an AM: `resize`, of a live GUARANTEED
+    /// container of the application with cluster timestamp `cluster_timestamp_ms`, which
+    /// waits for room on the container's node (see [`PendingIncreases`]).
+    pub fn request_increase(&mut self, cluster_timestamp_ms: i64, resize: ContainerResize) {
+        self.increases
+            .request(&mut self.scheduler, cluster_timestamp_ms, resize);
+    }
+
+    /// Whether a promotion or an increase of `key` was accepted and is not yet seen applied.
+    pub fn has_pending_update(&self, key: &ContainerKey) -> bool {
+        self.promotions.contains_key(key) || self.increases.contains(key)
     }
 
     /// Runs one scheduling pass at `now_ms`, after counting the scheduling opportunities of the
     /// node `heartbeats` accepted since the last pass (see
-    /// [`CapacityScheduler::node_heartbeats`]): first the promotions that fit now (charged at
-    /// once), then the CapacityScheduler's GUARANTEED containers (already charged; those the
+    /// [`CapacityScheduler::node_heartbeats`]): first the promotions and increases that fit
+    /// now (charged at once), then the CapacityScheduler's GUARANTEED containers (already charged; those the
     /// state does not record, after a refused or failed commit, are freed by the next
     /// [`reconcile`](Self::reconcile)), then OPPORTUNISTIC ones placed on `least_loaded`
     /// (uncharged, numbered from the same sequence), with their placements for the caller's
-    /// load monitor. The promotions returned include those granted earlier whose commit is not
-    /// seen yet: applying one twice is refused by its version, so re-proposing is safe.
+    /// load monitor. The promotions and increases returned include those granted earlier whose
+    /// commit is not seen yet: applying one twice is refused by its version, so re-proposing
+    /// is safe.
     pub fn schedule(
         &mut self,
         now_ms: i64,
@@ -297,6 +314,7 @@ impl LeaderScheduler {
             .filter(|promotion| promotion.granted)
             .map(|promotion| promotion.update.clone())
             .collect();
+        let increases = self.increases.schedule(&mut self.scheduler);
         let mut records: Vec<ContainerRecord> = self
             .scheduler
             .schedule()
@@ -334,6 +352,7 @@ impl LeaderScheduler {
             allocations: records,
             placements,
             promotions,
+            increases,
         }
     }
 
@@ -600,27 +619,36 @@ impl LeaderScheduler {
 
     fn reconcile_containers(&mut self, state: &RmState) {
         let promotions = &self.promotions;
-        let stale: Vec<ContainerId> = self
-            .scheduler
-            .containers()
-            .filter(|allocation| {
-                let key = ContainerKey {
-                    application_seq: allocation.application_attempt_id.application_id.id,
-                    container_id: allocation.container_id.container_id(),
-                };
-                let Some(record) = state.containers.get(&key).filter(|r| r.is_live()) else {
-                    return true;
-                };
-                // A granted promotion holds its charge until its commit is seen.
-                let awaiting_commit = promotions.get(&key).is_some_and(|promotion| {
-                    promotion.granted && state.containers.version(&key) == promotion.update.version
-                });
-                record.execution_type != ExecutionType::Guaranteed && !awaiting_commit
-            })
-            .map(|allocation| allocation.container_id)
-            .collect();
+        let mut stale = Vec::new();
+        let mut resized = Vec::new();
+        for allocation in self.scheduler.containers() {
+            let key = ContainerKey {
+                application_seq: allocation.application_attempt_id.application_id.id,
+                container_id: allocation.container_id.container_id(),
+            };
+            let Some(record) = state.containers.get(&key).filter(|r| r.is_live()) else {
+                stale.push(allocation.container_id);
+                continue;
+            };
+            // A granted promotion holds its charge until its commit is seen.
+            let awaiting_commit = promotions.get(&key).is_some_and(|promotion| {
+                promotion.granted && state.containers.version(&key) == promotion.update.version
+            });
+            if record.execution_type != ExecutionType::Guaranteed && !awaiting_commit {
+                stale.push(allocation.container_id);
+                continue;
+            }
+            // So does a granted increase; otherwise the recorded size is charged.
+            let recorded = Resource::new(record.memory_mb, record.vcores);
+            if allocation.resource != recorded && !self.increases.awaiting_commit(&key, state) {
+                resized.push((allocation.container_id, recorded));
+            }
+        }
         for container in stale {
             self.scheduler.container_completed(&container);
+        }
+        for (container, size) in resized {
+            self.scheduler.resize_container(&container, size);
         }
         // Opportunistic containers do not count against queue capacity.
         let guaranteed = state.containers.iter().filter(|record| {
@@ -1120,7 +1148,7 @@ mod tests {
 
         let update = promotion(&task, 0);
         leader.request_promotion(NOW, update.clone(), &task);
-        assert!(leader.has_pending_promotion(&task.key));
+        assert!(leader.has_pending_update(&task.key));
         assert_eq!(
             leader.schedule(NOW, &[], &[]).promotions,
             vec![update.clone()]
@@ -1141,11 +1169,80 @@ mod tests {
             },
         );
         leader.reconcile(&state, &source(), &nodes(1));
-        assert!(!leader.has_pending_promotion(&task.key));
+        assert!(!leader.has_pending_update(&task.key));
         assert!(leader.schedule(NOW, &[], &[]).promotions.is_empty());
         assert_eq!(leader.scheduler().cluster_used(), Resource::new(2048, 2));
         let a = leader.scheduler().queue_info("root.a").unwrap();
         assert_eq!(a.resources_used, Resource::new(2048, 2));
+    }
+
+    #[test]
+    fn an_increase_is_proposed_until_its_commit_is_seen_and_the_recorded_size_is_charged() {
+        let mut state = state(two_queues("RUNNING"));
+        let app = submit(&mut state, "alice", "a", 1024);
+        let (mut leader, _) = LeaderScheduler::rebuild(&state, &source(), &nodes(1)).unwrap();
+        assert_eq!(pass(&mut leader, &mut state, &nodes(1)).len(), 1, "the AM");
+        let task = ContainerRecord {
+            execution_type: ExecutionType::Guaranteed,
+            ..opportunistic_task(app, (1 << 40) | 10)
+        };
+        apply(
+            &mut state,
+            CommandV1::AllocateContainers {
+                allocations: vec![task.clone()],
+            },
+        );
+        leader.reconcile(&state, &source(), &nodes(1));
+        assert_eq!(leader.scheduler().cluster_used(), Resource::new(2048, 2));
+
+        let grow = leader_resize(&task, 0, 3072);
+        leader.request_increase(NOW, grow.clone());
+        assert!(leader.has_pending_update(&task.key));
+        assert_eq!(leader.schedule(NOW, &[], &[]).increases, vec![grow.clone()]);
+        assert_eq!(leader.scheduler().cluster_used(), Resource::new(4096, 2));
+        // The commit is not seen yet: the charge stays and the next pass proposes it again.
+        leader.reconcile(&state, &source(), &nodes(1));
+        assert_eq!(leader.scheduler().cluster_used(), Resource::new(4096, 2));
+        assert_eq!(leader.schedule(NOW, &[], &[]).increases, vec![grow.clone()]);
+
+        apply(
+            &mut state,
+            CommandV1::ResizeContainers {
+                resizes: vec![grow],
+            },
+        );
+        leader.reconcile(&state, &source(), &nodes(1));
+        assert!(!leader.has_pending_update(&task.key));
+        assert!(leader.schedule(NOW, &[], &[]).increases.is_empty());
+        assert_eq!(leader.scheduler().cluster_used(), Resource::new(4096, 2));
+
+        // A decrease committed by an RPC handler is charged at the next reconcile; a granted
+        // increase the state then refuses (its version moved on) is dropped and uncharged.
+        let stale = leader_resize(&task, 1, 4096);
+        leader.request_increase(NOW, stale.clone());
+        assert_eq!(leader.schedule(NOW, &[], &[]).increases, vec![stale]);
+        apply(
+            &mut state,
+            CommandV1::ResizeContainers {
+                resizes: vec![leader_resize(&task, 1, 512)],
+            },
+        );
+        leader.reconcile(&state, &source(), &nodes(1));
+        assert!(!leader.has_pending_update(&task.key));
+        assert_eq!(leader.scheduler().cluster_used(), Resource::new(1536, 2));
+        let a = leader.scheduler().queue_info("root.a").unwrap();
+        assert_eq!(a.resources_used, Resource::new(1536, 2));
+    }
+
+    /// A resize of `record` from `version` to `memory_mb` and 1 vcore.
+    fn leader_resize(record: &ContainerRecord, version: i32, memory_mb: u64) -> ContainerResize {
+        ContainerResize {
+            key: record.key,
+            attempt_id: 1,
+            version,
+            memory_mb,
+            vcores: 1,
+        }
     }
 
     #[test]
@@ -1172,7 +1269,7 @@ mod tests {
         leader.reconcile(&state, &source(), &small);
         leader.request_promotion(NOW, promotion(&task, 0), &task);
         assert!(leader.schedule(NOW, &[], &[]).promotions.is_empty());
-        assert!(leader.has_pending_promotion(&task.key), "it waits");
+        assert!(leader.has_pending_update(&task.key), "it waits");
         apply(
             &mut state,
             CommandV1::CompleteContainers {
@@ -1185,7 +1282,7 @@ mod tests {
             },
         );
         leader.reconcile(&state, &source(), &small);
-        assert!(!leader.has_pending_promotion(&task.key));
+        assert!(!leader.has_pending_update(&task.key));
         assert_eq!(leader.scheduler().pending_promotions().count(), 0);
     }
 

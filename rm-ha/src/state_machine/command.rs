@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     Admission, ApplicationRecord, ContainerCompletion, ContainerKey, ContainerRecord,
-    ContainerUpdate, FinalStatus, MasterKeyChange, MasterKeyKind, ReservationChange,
-    ReservationQueueShare,
+    ContainerResize, ContainerUpdate, FinalStatus, MasterKeyChange, MasterKeyKind,
+    ReservationChange, ReservationQueueShare,
 };
 
 /// One replicated mutation, as stored in a Raft log entry.
@@ -332,6 +332,14 @@ pub enum CommandV1 {
         /// The leader's clock.
         now_ms: i64,
     },
+    /// Changes the size of live GUARANTEED containers (YARN's resource increase and decrease).
+    /// Each resize applies only to a non-AM container of its application's current attempt
+    /// still at the version it names, which it bumps by one, as `UpdateContainers` does; a
+    /// refused resize does not affect the others.
+    ResizeContainers {
+        /// The resizes.
+        resizes: Vec<ContainerResize>,
+    },
 }
 
 #[cfg(test)]
@@ -441,6 +449,12 @@ mod tests {
                     now_ms: 0,
                 },
                 29,
+            ),
+            (
+                CommandV1::ResizeContainers {
+                    resizes: Vec::new(),
+                },
+                30,
             ),
         ];
         for (command, position) in pinned {

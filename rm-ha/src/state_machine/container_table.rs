@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    ContainerCompletion, ContainerKey, ContainerRecord, ContainerState, ContainerUpdate,
-    ContainerUpdateRejection, ExecutionType, RemoteAllocationRejection,
+    ContainerCompletion, ContainerKey, ContainerRecord, ContainerResize, ContainerState,
+    ContainerUpdate, ContainerUpdateRejection, ExecutionType, RemoteAllocationRejection,
 };
 
 /// YARN's `ContainerExitStatus.ABORTED`: the container was released by the framework.
@@ -221,6 +221,53 @@ impl ContainerTable {
         attempt_is_current: bool,
     ) -> Result<i32, ContainerUpdateRejection> {
         let key = update.key;
+        let record = self.updatable(key, update.attempt_id, update.version, attempt_is_current)?;
+        if record.execution_type == update.execution_type {
+            return Err(ContainerUpdateRejection::AlreadyOfType {
+                key,
+                execution_type: update.execution_type,
+            });
+        }
+        record.execution_type = update.execution_type;
+        Ok(self.bump_version(key, update.version))
+    }
+
+    /// Changes a live GUARANTEED container's size when `resize` names its attempt (which
+    /// `attempt_is_current` says is still its application's current one) and its current
+    /// version, and returns its new version.
+    ///
+    /// # Errors
+    ///
+    /// The [`ContainerUpdateRejection`] saying why (an OPPORTUNISTIC container is
+    /// [`ContainerUpdateRejection::AlreadyOfType`]: it holds nothing to resize); the table is
+    /// unchanged then.
+    pub(crate) fn resize(
+        &mut self,
+        resize: &ContainerResize,
+        attempt_is_current: bool,
+    ) -> Result<i32, ContainerUpdateRejection> {
+        let key = resize.key;
+        let record = self.updatable(key, resize.attempt_id, resize.version, attempt_is_current)?;
+        if record.execution_type != ExecutionType::Guaranteed {
+            return Err(ContainerUpdateRejection::AlreadyOfType {
+                key,
+                execution_type: record.execution_type,
+            });
+        }
+        record.memory_mb = resize.memory_mb;
+        record.vcores = resize.vcores;
+        Ok(self.bump_version(key, resize.version))
+    }
+
+    /// The live non-AM container `key` of attempt `attempt_id` (current, as
+    /// `attempt_is_current` says) at `version`, for an update to change.
+    fn updatable(
+        &mut self,
+        key: ContainerKey,
+        attempt_id: i32,
+        version: i32,
+        attempt_is_current: bool,
+    ) -> Result<&mut ContainerRecord, ContainerUpdateRejection> {
         let current = self.version(&key);
         let record = self
             .containers
@@ -229,7 +276,7 @@ impl ContainerTable {
         if !record.is_live() {
             return Err(ContainerUpdateRejection::ContainerCompleted { key });
         }
-        if record.attempt_id != update.attempt_id || !attempt_is_current {
+        if record.attempt_id != attempt_id || !attempt_is_current {
             return Err(ContainerUpdateRejection::OtherAttempt {
                 key,
                 attempt_id: record.attempt_id,
@@ -238,23 +285,21 @@ impl ContainerTable {
         if record.is_am {
             return Err(ContainerUpdateRejection::ApplicationMasterContainer { key });
         }
-        if current != update.version {
+        if current != version {
             return Err(ContainerUpdateRejection::VersionMismatch {
                 key,
-                expected: update.version,
+                expected: version,
                 current,
             });
         }
-        if record.execution_type == update.execution_type {
-            return Err(ContainerUpdateRejection::AlreadyOfType {
-                key,
-                execution_type: update.execution_type,
-            });
-        }
-        record.execution_type = update.execution_type;
-        let version = current.saturating_add(1);
-        self.versions.insert(key, version);
-        Ok(version)
+        Ok(record)
+    }
+
+    /// Moves `key` from `version` to the next one and returns it.
+    fn bump_version(&mut self, key: ContainerKey, version: i32) -> i32 {
+        let next = version.saturating_add(1);
+        self.versions.insert(key, next);
+        next
     }
 
     /// Records `record` if its id is of `epoch` and above every id the application was issued,

@@ -1,5 +1,6 @@
 //! The container transitions beyond allocation and completion: containers an AMRMProxy placed
-//! itself (distributed scheduling), and execution-type updates (promotion and demotion).
+//! itself (distributed scheduling), execution-type updates (promotion and demotion) and
+//! resizes (increase and decrease).
 //!
 //! Everything here is part of [`RmState::apply`]: deterministic, with nothing read from
 //! outside the state and the command.
@@ -7,7 +8,8 @@
 use std::collections::BTreeMap;
 
 use super::{
-    ContainerKey, ContainerRecord, ContainerUpdate, RemoteAllocationRejection, RmResponse, RmState,
+    ContainerKey, ContainerRecord, ContainerResize, ContainerUpdate, ContainerUpdateRejection,
+    RemoteAllocationRejection, RmResponse, RmState,
 };
 
 impl RmState {
@@ -102,25 +104,52 @@ impl RmState {
     }
 
     pub(super) fn update_containers(&mut self, updates: &[ContainerUpdate]) -> RmResponse {
+        self.apply_updates(
+            updates,
+            |state, update| {
+                let current = state.attempt_is_current(&update.key, update.attempt_id);
+                state.containers.update_execution_type(update, current)
+            },
+            |update| update.key,
+        )
+    }
+
+    pub(super) fn resize_containers(&mut self, resizes: &[ContainerResize]) -> RmResponse {
+        self.apply_updates(
+            resizes,
+            |state, resize| {
+                let current = state.attempt_is_current(&resize.key, resize.attempt_id);
+                state.containers.resize(resize, current)
+            },
+            |resize| resize.key,
+        )
+    }
+
+    /// Applies each of `updates` with `apply`, collecting the new versions and the refusals.
+    fn apply_updates<U>(
+        &mut self,
+        updates: &[U],
+        apply: impl Fn(&mut Self, &U) -> Result<i32, ContainerUpdateRejection>,
+        key: impl Fn(&U) -> ContainerKey,
+    ) -> RmResponse {
         let mut updated = Vec::new();
         let mut rejected = Vec::new();
         for update in updates {
-            let attempt_is_current = self
-                .applications
-                .get(&update.key.application_seq)
-                .is_some_and(|application| {
-                    !application.state.is_final()
-                        && application.current_attempt == update.attempt_id
-                });
-            match self
-                .containers
-                .update_execution_type(update, attempt_is_current)
-            {
-                Ok(version) => updated.push((update.key, version)),
+            match apply(self, update) {
+                Ok(version) => updated.push((key(update), version)),
                 Err(rejection) => rejected.push(rejection),
             }
         }
         RmResponse::ContainersUpdated { updated, rejected }
+    }
+
+    /// Whether `attempt_id` is the current attempt of `key`'s application, which is live.
+    fn attempt_is_current(&self, key: &ContainerKey, attempt_id: i32) -> bool {
+        self.applications
+            .get(&key.application_seq)
+            .is_some_and(|application| {
+                !application.state.is_final() && application.current_attempt == attempt_id
+            })
     }
 }
 
@@ -365,5 +394,76 @@ mod tests {
                 }]
             }
         );
+    }
+
+    #[test]
+    fn a_resize_applies_once_to_a_guaranteed_container_at_the_version_it_names() {
+        let mut state = running_application(&[(2, "n1:8041"), (3, "n1:8041")], &[3]);
+        record(&mut state, vec![remote(1, "n1:8041")]);
+        let grow = ContainerResize {
+            key: key(2),
+            attempt_id: 1,
+            version: 0,
+            memory_mb: 2048,
+            vcores: 2,
+        };
+        let resize = |state: &mut RmState, resizes| {
+            state.apply(&RmCommand::V1(CommandV1::ResizeContainers { resizes }))
+        };
+        let RmResponse::ContainersUpdated { updated, rejected } = resize(
+            &mut state,
+            vec![
+                grow.clone(),
+                grow.clone(),
+                ContainerResize {
+                    key: key(3),
+                    ..grow.clone()
+                },
+                ContainerResize {
+                    key: remote(1, "n1:8041").key,
+                    ..grow.clone()
+                },
+            ],
+        ) else {
+            panic!("a batch of resizes is applied");
+        };
+        assert_eq!(updated, vec![(key(2), 1)], "the first applies, once");
+        assert_eq!(
+            rejected,
+            vec![
+                ContainerUpdateRejection::VersionMismatch {
+                    key: key(2),
+                    expected: 0,
+                    current: 1
+                },
+                ContainerUpdateRejection::ContainerCompleted { key: key(3) },
+                ContainerUpdateRejection::AlreadyOfType {
+                    key: remote(1, "n1:8041").key,
+                    execution_type: ExecutionType::Opportunistic
+                },
+            ]
+        );
+        let grown = state.containers.get(&key(2)).unwrap();
+        assert_eq!((grown.memory_mb, grown.vcores), (2048, 2));
+
+        let shrink = ContainerResize {
+            version: 1,
+            memory_mb: 512,
+            vcores: 1,
+            ..grow
+        };
+        state.applications.get_mut(&1).unwrap().current_attempt = 2;
+        let before = state.clone();
+        assert_eq!(
+            resize(&mut state, vec![shrink.clone()]),
+            RmResponse::ContainersUpdated {
+                updated: Vec::new(),
+                rejected: vec![ContainerUpdateRejection::OtherAttempt {
+                    key: key(2),
+                    attempt_id: 1
+                }]
+            }
+        );
+        assert_eq!(state, before, "a refused resize changes nothing");
     }
 }

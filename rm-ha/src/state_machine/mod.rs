@@ -7,6 +7,7 @@ mod application_lifetimes;
 mod attempt_failures;
 mod command;
 mod container;
+mod container_resize;
 mod container_table;
 mod container_update;
 mod container_updates;
@@ -33,6 +34,7 @@ pub use command::{CommandV1, RmCommand};
 pub use container::{
     ContainerCompletion, ContainerKey, ContainerRecord, ContainerState, ExecutionType,
 };
+pub use container_resize::ContainerResize;
 pub use container_table::{
     ABORTED, AllocationRejection, ContainerTable, LOST_NODE_DIAGNOSTIC, epoch_start,
 };

@@ -150,7 +150,7 @@ pub enum RmResponse {
         /// Every refused container, with why.
         rejected: Vec<RemoteAllocationRejection>,
     },
-    /// A batch of execution-type updates was applied.
+    /// A batch of execution-type updates or resizes was applied.
     ContainersUpdated {
         /// The containers updated, each with its new version.
         updated: Vec<(ContainerKey, i32)>,

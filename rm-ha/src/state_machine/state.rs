@@ -282,6 +282,7 @@ impl RmState {
                 deadline_ms,
                 now_ms,
             } => self.expire_application_lifetime(*application_seq, *deadline_ms, *now_ms),
+            CommandV1::ResizeContainers { resizes } => self.resize_containers(resizes),
         }
     }
 

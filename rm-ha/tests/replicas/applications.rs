@@ -174,6 +174,73 @@ pub(crate) async fn allocate_until(
     (got, nm_tokens, response_id)
 }
 
+/// The client the AM of `token` allocates with on `leader`, and the next response id.
+pub(crate) struct AmExchange {
+    client: pb::application_master_protocol_client::ApplicationMasterProtocolClient<
+        tonic::transport::Channel,
+    >,
+    token: pb::TokenProto,
+    /// The id the next request carries.
+    pub(crate) response_id: i32,
+}
+
+impl AmExchange {
+    pub(crate) async fn new(
+        cluster: &RmCluster,
+        leader: usize,
+        token: &pb::TokenProto,
+        response_id: i32,
+    ) -> Self {
+        Self {
+            client: cluster.scheduler(leader, USER).await,
+            token: token.clone(),
+            response_id,
+        }
+    }
+
+    /// One allocate carrying `update_requests`.
+    pub(crate) async fn update(
+        &mut self,
+        update_requests: Vec<pb::UpdateContainerRequestProto>,
+    ) -> pb::AllocateResponseProto {
+        let request = pb::AllocateRequestProto {
+            response_id: self.response_id,
+            update_requests,
+            ..Default::default()
+        };
+        let response = self
+            .client
+            .allocate(with_token(request, &self.token))
+            .await
+            .expect("allocate")
+            .into_inner();
+        self.response_id = response.response_id;
+        response
+    }
+
+    /// Sends `update_requests`, then allocates until an update comes back, refusing none.
+    pub(crate) async fn update_until_applied(
+        &mut self,
+        update_requests: Vec<pb::UpdateContainerRequestProto>,
+    ) -> pb::UpdatedContainerProto {
+        let mut updates = update_requests;
+        let deadline = tokio::time::Instant::now() + DEADLINE;
+        loop {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no update within {DEADLINE:?}"
+            );
+            let response = self.update(std::mem::take(&mut updates)).await;
+            assert!(response.update_errors.is_empty(), "{response:?}");
+            if let Some(updated) = response.updated_containers.into_iter().next() {
+                return updated;
+            }
+            // The scheduling loop grants updates that need room every few milliseconds.
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+}
+
 fn ids(containers: &[pb::ContainerProto]) -> BTreeSet<ContainerId> {
     containers
         .iter()

@@ -26,7 +26,7 @@ fn node_id() -> pb::NodeIdProto {
 
 /// One heartbeat of the registered node on `leader`, echoing `response_id`, with
 /// `statuses` and an opportunistic load of `running` running and `queued` queued containers.
-async fn heartbeat(
+pub(crate) async fn heartbeat(
     cluster: &RmCluster,
     leader: usize,
     response_id: i32,

@@ -12,6 +12,7 @@ mod pre_vote;
 mod preemption;
 mod promotion;
 mod reservations;
+mod resize;
 mod resource_tracker;
 mod restart;
 mod scheduling;

@@ -6,12 +6,11 @@
 use prost::Message;
 use yarn_proto::ids::{ApplicationAttemptId, ContainerId};
 use yarn_proto::pb;
-use yarn_test_support::rm_cluster::DEADLINE;
 
 use crate::applications::{
-    allocate_until, amrm_token, ask, queue_used_mb, register_am, report_queue, submit, with_token,
+    AmExchange, allocate_until, amrm_token, ask, queue_used_mb, register_am, report_queue, submit,
 };
-use crate::support::{USER, new_cluster, register_node};
+use crate::support::{new_cluster, register_node};
 
 fn update(
     id: pb::ContainerIdProto,
@@ -67,7 +66,7 @@ async fn an_opportunistic_container_is_promoted_with_a_new_token_and_charged_to_
         }),
         ..ask(1)
     };
-    let (got, _, mut response_id) =
+    let (got, _, response_id) =
         allocate_until(&cluster, leader, &token, 0, vec![opportunistic], 1).await;
     let container = &got[0];
     assert_eq!(
@@ -91,34 +90,9 @@ async fn an_opportunistic_container_is_promoted_with_a_new_token_and_charged_to_
         (1, 1, 0)
     );
 
-    // Promote it, then heartbeat until the update arrives.
-    let mut client = cluster.scheduler(leader, USER).await;
-    let mut updates = vec![promote(id, 0)];
-    let deadline = tokio::time::Instant::now() + DEADLINE;
-    let updated = loop {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "no promotion within {DEADLINE:?}"
-        );
-        let response = client
-            .allocate(with_token(
-                pb::AllocateRequestProto {
-                    response_id,
-                    update_requests: std::mem::take(&mut updates),
-                    ..Default::default()
-                },
-                &token,
-            ))
-            .await
-            .expect("allocate")
-            .into_inner();
-        response_id = response.response_id;
-        assert!(response.update_errors.is_empty(), "{response:?}");
-        if let Some(updated) = response.updated_containers.into_iter().next() {
-            break updated;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    };
+    // Promote it; the update arrives once a scheduling pass grants it.
+    let mut am = AmExchange::new(&cluster, leader, &token, response_id).await;
+    let updated = am.update_until_applied(vec![promote(id, 0)]).await;
     assert_eq!(
         updated.update_type,
         Some(pb::ContainerUpdateTypeProto::PromoteExecutionType.into())
@@ -155,18 +129,7 @@ async fn an_opportunistic_container_is_promoted_with_a_new_token_and_charged_to_
         .unwrap()
         .into();
     let requests = vec![promote(id, 5), promote(unknown, 0)];
-    let response = client
-        .allocate(with_token(
-            pb::AllocateRequestProto {
-                response_id,
-                update_requests: requests.clone(),
-                ..Default::default()
-            },
-            &token,
-        ))
-        .await
-        .expect("allocate")
-        .into_inner();
+    let response = am.update(requests.clone()).await;
     let errors: Vec<_> = response
         .update_errors
         .iter()
@@ -189,18 +152,7 @@ async fn an_opportunistic_container_is_promoted_with_a_new_token_and_charged_to_
             ("INVALID_CONTAINER_ID", None, Some(requests[1].clone())),
         ]
     );
-    let already = client
-        .allocate(with_token(
-            pb::AllocateRequestProto {
-                response_id: response.response_id,
-                update_requests: vec![promote(id, 1)],
-                ..Default::default()
-            },
-            &token,
-        ))
-        .await
-        .expect("allocate")
-        .into_inner();
+    let already = am.update(vec![promote(id, 1)]).await;
     assert_eq!(
         already
             .update_errors
@@ -210,22 +162,13 @@ async fn an_opportunistic_container_is_promoted_with_a_new_token_and_charged_to_
         vec!["CONTAINER_ALREADY_GUARANTEED"]
     );
     // Demotion needs no room: it is committed within the call that asks for it.
-    let demoted = client
-        .allocate(with_token(
-            pb::AllocateRequestProto {
-                response_id: already.response_id,
-                update_requests: vec![update(
-                    id,
-                    1,
-                    pb::ContainerUpdateTypeProto::DemoteExecutionType,
-                )],
-                ..Default::default()
-            },
-            &token,
-        ))
-        .await
-        .expect("allocate")
-        .into_inner();
+    let demoted = am
+        .update(vec![update(
+            id,
+            1,
+            pb::ContainerUpdateTypeProto::DemoteExecutionType,
+        )])
+        .await;
     assert!(demoted.update_errors.is_empty(), "{demoted:?}");
     let updated = demoted.updated_containers.first().expect("the demotion");
     assert_eq!(

@@ -312,6 +312,7 @@ impl CapacityScheduler {
                 asks: Default::default(),
                 blacklist: BTreeSet::new(),
                 promotions: BTreeMap::new(),
+                increases: BTreeMap::new(),
                 unacquired: BTreeMap::new(),
             });
             self.not_runnable

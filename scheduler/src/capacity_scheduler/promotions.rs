@@ -8,9 +8,10 @@
 
 use std::cmp::Ordering;
 
-use yarn_proto::ids::ContainerId;
+use yarn_proto::ids::{ContainerId, NodeId};
 
 use super::CapacityScheduler;
+use crate::Resource;
 use crate::allocation::Allocation;
 use crate::application::SchedulerApplication;
 use crate::error::SchedulerError;
@@ -126,12 +127,26 @@ impl CapacityScheduler {
     }
 
     fn promotion_fits(&self, app: &SchedulerApplication, allocation: &Allocation) -> bool {
+        self.fits_pinned(app, &allocation.node_id, allocation.resource)
+    }
+
+    /// Whether `resource` more for `app`, pinned to `node_id`, fits now: the node has it
+    /// unallocated (and a turn left under heartbeat-driven scheduling), every queue on the
+    /// application's path stays within its maximum capacity with it, and its user is not over
+    /// the user limit (as for an ask, a user may go one grant past it). For promotions and
+    /// increases.
+    pub(super) fn fits_pinned(
+        &self,
+        app: &SchedulerApplication,
+        node_id: &NodeId,
+        resource: Resource,
+    ) -> bool {
         let calculator = self.conf.resource_calculator();
         let fits_node = self
             .nodes
-            .get(&allocation.node_id)
-            .is_some_and(|node| self.can_place(node, allocation.resource));
-        if !fits_node || !self.fits_queue_limits(app.leaf, allocation.resource) {
+            .get(node_id)
+            .is_some_and(|node| self.can_place(node, resource));
+        if !fits_node || !self.fits_queue_limits(app.leaf, resource) {
             return false;
         }
         let (_, user_limit, user_used) = self.user_standing(app);

@@ -18,5 +18,6 @@ mod queues;
 mod recovery;
 mod refresh;
 mod reservation_queues;
+mod resizes;
 mod resources;
 mod users;
