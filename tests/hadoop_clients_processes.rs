@@ -159,8 +159,32 @@ fn assert_shell_am_succeeded(cluster: &HadoopCluster, run: &JavaRun, containers:
     app_id
 }
 
-/// YarnClient submits the AMRMClient/NMClient AM (three containers on two nodes) to
-/// FINISHED/SUCCEEDED; the queries see it and the cluster; a shell AM is killed, another at
+/// Checks what ShellAm logged of `--resize-to 256`: the increase came back as version 1 of
+/// 256 MB and the NodeManager ran the container at that size once the AM brought it; the
+/// decrease to 128 MB came back as version 2 and reached the NodeManager without the AM; no
+/// update was refused.
+fn assert_resized(logs: &str) {
+    let update = |kind: &str| {
+        logs.lines()
+            .find_map(|line| line.strip_prefix(&format!("UPDATED {kind} ")))
+            .unwrap_or_else(|| panic!("no {kind} update: {logs}"))
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let increase = update("INCREASE_RESOURCE");
+    assert_eq!(increase[1..], ["256", "v1"], "{logs}");
+    let decrease = update("DECREASE_RESOURCE");
+    assert_eq!(decrease[..], [&increase[0], "128", "v2"], "{logs}");
+    for size in ["256", "128"] {
+        let seen = format!("NM_SIZE {} {size}", increase[0]);
+        assert!(logs.lines().any(|line| line == seen), "{seen}: {logs}");
+    }
+    assert!(!logs.contains("UPDATE_ERROR"), "{logs}");
+}
+
+/// YarnClient submits the AMRMClient/NMClient AM (three containers on two nodes, one resized
+/// up and down while it runs) to FINISHED/SUCCEEDED; the queries see it and the cluster; a shell AM is killed, another at
 /// the end of its lifetime; AMs whose AMRMToken is forged (a wrong password, another
 /// application's identifier) are refused.
 #[test]
@@ -172,10 +196,12 @@ fn hadoop_clients_submit_query_kill_and_a_forged_token_is_refused() {
     let cluster = HadoopCluster::start(2, 4096, false);
     let conf = cluster.conf();
 
-    // Submit, run three containers, finish.
-    let args = submit_shell_am_args("3", "exit 0");
+    // Submit, run three containers, resizing the first while it runs, finish.
+    let mut args = submit_shell_am_args("3", "sleep 12");
+    args.extend(["--resize-to".to_owned(), "256".to_owned()]);
     let run = clients.run_java(conf, "SubmitShellApp", &strs(&args), APP_DEADLINE);
     let app_id = assert_shell_am_succeeded(&cluster, &run, 3);
+    assert_resized(&cluster.logs(&app_id));
 
     // Bad frames close their own connection, and every ResourceManager serves on.
     send_bad_frames(&cluster);

@@ -11,11 +11,15 @@ import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.ContainerUpdateType;
 import org.apache.hadoop.yarn.api.records.ExecutionType;
 import org.apache.hadoop.yarn.api.records.ExecutionTypeRequest;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.UpdateContainerError;
+import org.apache.hadoop.yarn.api.records.UpdateContainerRequest;
+import org.apache.hadoop.yarn.api.records.UpdatedContainer;
 import org.apache.hadoop.yarn.client.api.AMRMClient;
 import org.apache.hadoop.yarn.client.api.AMRMClient.ContainerRequest;
 import org.apache.hadoop.yarn.client.api.NMClient;
@@ -27,6 +31,13 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
  * enforced), starts `--command CMD` (default `exit 0`)
  * in each, waits until all of them completed, and unregisters SUCCEEDED when every exit status
  * was 0, FAILED with the statuses otherwise.
+ *
+ * With `--resize-to MB` it resizes the first container it starts while it runs: asks the
+ * ResourceManager for an increase to MB, brings the increased container to its NodeManager
+ * (NMClient.updateContainerResource) and waits until the NodeManager reports the new size, then
+ * asks for a decrease back to 128 MB, which the NodeManager hears of from the ResourceManager,
+ * and waits until it reports that size too. Each update prints `UPDATED type id MB vVERSION`,
+ * each size seen at the NodeManager `NM_SIZE id MB`, each refusal `UPDATE_ERROR reason`.
  *
  * It authenticates with the AMRMToken the ResourceManager put in the container's credentials
  * file (HADOOP_TOKEN_FILE_LOCATION, read by UserGroupInformation); the NMTokens for the
@@ -46,6 +57,8 @@ public final class ShellAm {
         ExecutionType executionType =
                 ExecutionType.valueOf(args.get("execution-type", "GUARANTEED"));
         long deadline = System.currentTimeMillis() + 1000L * args.getInt("deadline-secs", 120);
+        int resizeTo = args.getInt("resize-to", 0);
+        boolean resizing = resizeTo > 0;
 
         YarnConfiguration conf = new YarnConfiguration();
         AMRMClient<ContainerRequest> rm = AMRMClient.createAMRMClient();
@@ -93,6 +106,32 @@ public final class ShellAm {
                 started.add(container.getId());
                 System.out.println("STARTED " + container.getId() + " on "
                         + container.getNodeId() + " " + container.getExecutionType());
+                if (resizing) {
+                    resizing = false;
+                    rm.requestContainerUpdate(container, UpdateContainerRequest.newInstance(
+                            container.getVersion(), container.getId(),
+                            ContainerUpdateType.INCREASE_RESOURCE,
+                            Resource.newInstance(resizeTo, 1), null));
+                }
+            }
+            for (UpdatedContainer updated : response.getUpdatedContainers()) {
+                Container container = updated.getContainer();
+                long memory = container.getResource().getMemorySize();
+                System.out.println("UPDATED " + updated.getUpdateType() + " "
+                        + container.getId() + " " + memory + " v" + container.getVersion());
+                if (updated.getUpdateType() == ContainerUpdateType.INCREASE_RESOURCE) {
+                    nm.updateContainerResource(container);
+                    awaitNodeManagerSize(nm, container, memory, deadline);
+                    rm.requestContainerUpdate(container, UpdateContainerRequest.newInstance(
+                            container.getVersion(), container.getId(),
+                            ContainerUpdateType.DECREASE_RESOURCE,
+                            Resource.newInstance(128, 1), null));
+                } else {
+                    awaitNodeManagerSize(nm, container, memory, deadline);
+                }
+            }
+            for (UpdateContainerError error : response.getUpdateErrors()) {
+                System.out.println("UPDATE_ERROR " + error.getReason());
             }
             for (ContainerStatus status : response.getCompletedContainersStatuses()) {
                 if (!started.remove(status.getContainerId())) {
@@ -128,5 +167,19 @@ public final class ShellAm {
         nm.stop();
         rm.stop();
         System.exit(code);
+    }
+
+    /** Polls the container's NodeManager until it reports `memory` MB, or the deadline. */
+    private static void awaitNodeManagerSize(NMClient nm, Container container, long memory,
+            long deadline) throws Exception {
+        while (System.currentTimeMillis() < deadline) {
+            long reported = nm.getContainerStatus(container.getId(), container.getNodeId())
+                    .getCapability().getMemorySize();
+            if (reported == memory) {
+                System.out.println("NM_SIZE " + container.getId() + " " + reported);
+                return;
+            }
+            Thread.sleep(100);
+        }
     }
 }

@@ -37,7 +37,7 @@ import org.apache.hadoop.yarn.util.Times;
  *
  * <pre>
  * submit  --am shell|java|forged [--am-command CMD] [--containers N] [--container-command CMD]
- *         [--execution-type GUARANTEED|OPPORTUNISTIC]
+ *         [--execution-type GUARANTEED|OPPORTUNISTIC] [--resize-to MB]
  *         [--forge wrong-password|other-attempt] [--name N] [--type T] [--queue Q]
  *         [--am-memory MB] [--am-classpath CP] [--max-attempts N] [--deadline-secs S]
  *         --expect-state STATE --expect-final STATUS
@@ -243,7 +243,8 @@ public final class SubmitShellApp {
             case "java":
                 javaAm = "yarnha.ShellAm --containers " + args.getInt("containers", 1)
                         + " --execution-type " + args.get("execution-type", "GUARANTEED")
-                        + " --command '" + args.get("container-command", "exit 0") + "'";
+                        + " --command '" + args.get("container-command", "exit 0") + "'"
+                        + " --resize-to " + args.getInt("resize-to", 0);
                 break;
             case "forged":
                 javaAm = "yarnha.ForgedTokenAm --forge " + args.get("forge", "wrong-password");
