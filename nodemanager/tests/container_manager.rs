@@ -756,7 +756,8 @@ async fn a_running_container_grows_by_its_am_and_shrinks_by_the_resourcemanager(
     assert_eq!(killed.exit_code, Some(KILLED_BY_CONTAINER_SCHEDULER));
 
     // The ResourceManager sends a decrease in a heartbeat response, and again until the node
-    // reports it: applied once; an older version is refused and changes nothing.
+    // reports it: applied once; an older version, or the same version with another size, is
+    // refused and changes nothing.
     let decrease = |memory_mb, version_number| pb::ContainerProto {
         id: Some(resized.into()),
         container_token: Some(sign(version(memory_mb, version_number))),
@@ -771,7 +772,7 @@ async fn a_running_container_grows_by_its_am_and_shrinks_by_the_resourcemanager(
         assert_eq!(must_report(&manager, resized).memory_mb, 512);
     }
     manager.apply_heartbeat_response(&pb::NodeHeartbeatResponseProto {
-        containers_to_update: vec![decrease(1024, 1)],
+        containers_to_update: vec![decrease(1024, 1), decrease(768, 2)],
         ..Default::default()
     });
     let report = must_report(&manager, resized);

@@ -96,6 +96,19 @@ pub enum ContainerRefusal {
         container_id: ContainerId,
     },
 
+    /// An update carried the token version the container has, with another size or execution
+    /// type than the container got at that version: two tokens of one version disagree.
+    #[error(
+        "Container {container_id} already has version {version}, with another size or \
+         execution type than this update names; updates must name a newer version"
+    )]
+    ConflictingUpdate {
+        /// The container named.
+        container_id: ContainerId,
+        /// The version both name.
+        version: i32,
+    },
+
     /// The container scheduler refused: a container larger than the node, a stale token
     /// version, or a container already being killed.
     #[error(transparent)]

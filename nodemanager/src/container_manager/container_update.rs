@@ -13,12 +13,14 @@ impl ManagerState {
     /// to its container: the scheduler takes the new execution type, size and version (its
     /// actions are appended to `actions`), and the entry keeps the new token. Returns the
     /// container as the scheduler now holds it, to store; `None` when the container is at the
-    /// token's version already (a repeated update changes nothing).
+    /// token's version already, with the same size and type (a repeated update changes
+    /// nothing).
     ///
     /// # Errors
     ///
     /// [`ContainerRefusal::UnknownContainer`], [`ContainerRefusal::AlreadyCompleted`], a
-    /// token without a usable resource, or the scheduler's refusal (an older version than the
+    /// token without a usable resource, [`ContainerRefusal::ConflictingUpdate`] for the
+    /// container's version with other contents, or the scheduler's refusal (an older version than the
     /// container's, a container being killed, a size beyond the node's); nothing changes then.
     pub(super) fn update_container(
         &mut self,
@@ -38,7 +40,14 @@ impl ManagerState {
             return Err(ContainerRefusal::AlreadyCompleted { container_id });
         }
         if version == entry.record.token_version {
-            return Ok(None);
+            let record = &entry.record;
+            if record.resources == resources && record.execution_type == execution_type {
+                return Ok(None);
+            }
+            return Err(ContainerRefusal::ConflictingUpdate {
+                container_id,
+                version,
+            });
         }
         let next = self
             .scheduler

@@ -291,10 +291,10 @@ impl ContainerScheduler {
     ///   queue, even when that makes the queue longer than its maximum, as in YARN.
     /// - A running container is reclassified (a promoted one can no longer be killed for room,
     ///   a demoted one can be) and charged at its new size at once, announced by
-    ///   [`SchedulerAction::Resize`] before any other action. A decrease may let queued
-    ///   containers start; an increase that overcommits the node kills running opportunistic
-    ///   containers, most recently started first, until it fits again, as a queued guaranteed
-    ///   container would.
+    ///   [`SchedulerAction::Resize`]: before the starts a decrease makes room for, after the
+    ///   kills an increase that overcommits the node orders (running opportunistic
+    ///   containers, most recently started first, until it fits again, as for a queued
+    ///   guaranteed container).
     /// - A queued container keeps its place when its execution type stays.
     /// - An update that changes neither only records the version.
     ///
@@ -303,7 +303,8 @@ impl ContainerScheduler {
     /// [`Error::UnknownContainer`] when the scheduler neither queues nor runs `id`,
     /// [`Error::StaleContainerVersion`] when `version` is not newer than the container's current
     /// one, [`Error::ContainerBeingKilled`] for a container already told to die, and
-    /// [`Error::ExceedsNodeCapacity`] for a size beyond the node's. Nothing changes on error.
+    /// [`Error::ExceedsNodeCapacity`] for growth beyond the node's size. Nothing changes on
+    /// error.
     pub fn update(
         &mut self,
         id: ContainerId,
@@ -320,14 +321,18 @@ impl ContainerScheduler {
                 offered: version,
             });
         }
-        if !resources.fits_within(&self.capacity) {
+        // Only growth is checked: a container recovered larger than a node that shrank
+        // across a restart must still be able to shrink or be demoted.
+        let before = self.request_at(&location).resources;
+        let grows = resources.memory_mb > before.memory_mb || resources.vcores > before.vcores;
+        if grows && !resources.fits_within(&self.capacity) {
             return Err(Error::ExceedsNodeCapacity {
                 id,
                 requested: resources,
                 capacity: self.capacity,
             });
         }
-        let mut actions = Vec::new();
+        let mut resize = None;
         match location {
             Location::Running(index) => {
                 let container = &mut self.running[index];
@@ -339,8 +344,7 @@ impl ContainerScheduler {
                         .allocated
                         .saturating_sub(container.request.resources)
                         .saturating_add(resources);
-                    // First, so that a decrease binds the process before what it freed starts.
-                    actions.push(SchedulerAction::Resize { id, resources });
+                    resize = Some(SchedulerAction::Resize { id, resources });
                 }
                 container.request.execution_type = execution_type;
                 container.request.resources = resources;
@@ -359,7 +363,14 @@ impl ContainerScheduler {
                 }
             }
         }
+        let mut actions = Vec::new();
+        // A decrease lowers the limit before what it freed starts; an increase raises it
+        // only after the kills that make room for it were ordered.
+        if !grows {
+            actions.extend(resize.take());
+        }
         self.reconcile(&mut actions);
+        actions.extend(resize);
         Ok(actions)
     }
 

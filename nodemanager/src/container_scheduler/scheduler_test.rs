@@ -611,11 +611,11 @@ fn a_decrease_frees_room_at_once_and_an_increase_kills_opportunistic_containers_
     assert_eq!(
         node.update(must_id(1), ExecutionType::Guaranteed, grow, 2),
         Ok(vec![
+            kill_for_guaranteed(4),
             SchedulerAction::Resize {
                 id: must_id(1),
                 resources: grow
-            },
-            kill_for_guaranteed(4)
+            }
         ]),
         "one opportunistic container, the newest, makes room for the increase"
     );
@@ -635,6 +635,16 @@ fn a_decrease_frees_room_at_once_and_an_increase_kills_opportunistic_containers_
         })
     );
     assert_eq!(node.container(&must_id(1)).map(|c| c.version), Some(2));
+
+    // A container recovered larger than a node that shrank can still shrink and be demoted.
+    let mut shrunk_node = self::node(4, 5);
+    shrunk_node.recover_running(guaranteed(9, 8)).unwrap();
+    let smaller = Resources::new(6 * GB, 1);
+    assert!(
+        shrunk_node
+            .update(must_id(9), ExecutionType::Opportunistic, smaller, 1)
+            .is_ok()
+    );
 }
 
 #[test]

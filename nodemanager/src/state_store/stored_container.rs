@@ -102,7 +102,10 @@ impl StoredContainer {
         Ok(())
     }
 
-    /// Takes the execution type, allocation and token of an update by the RM.
+    /// Takes the execution type, allocation and token of an update by the RM, unless the
+    /// record already holds that token version or a newer one: updates may be written out of
+    /// order (one an AM brought is stored at once, one from a heartbeat through the runner's
+    /// queue), and the newest must win.
     ///
     /// # Errors
     ///
@@ -116,6 +119,9 @@ impl StoredContainer {
         container_token_identifier: Vec<u8>,
     ) -> Result<(), Error> {
         self.state().check_update(container_id)?;
+        if token_version <= self.token_version {
+            return Ok(());
+        }
         self.execution_type = execution_type.into();
         self.memory_mb = resources.memory_mb;
         self.vcores = resources.vcores;
@@ -301,6 +307,21 @@ mod tests {
         assert_eq!(
             (updated.token_version, updated.container_token_identifier),
             (2, vec![9])
+        );
+        stored
+            .update(
+                id,
+                ExecutionType::Opportunistic,
+                Resources::new(1, 1),
+                1,
+                vec![8],
+            )
+            .unwrap();
+        let kept = stored.clone().into_recovered(id).record;
+        assert_eq!(
+            (kept.token_version, kept.resources),
+            (2, Resources::new(4096, 4)),
+            "an older update written late does not undo a newer one"
         );
 
         let completed = ContainerRecordState::Completed {

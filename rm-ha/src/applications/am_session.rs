@@ -33,8 +33,8 @@ pub struct AttemptNews<'a> {
     /// Nodes of `allocated` the AM holds no NM token for yet.
     pub new_nodes: Vec<String>,
     /// Live containers whose update the AM has not been given, each with its version now and
-    /// the type of the update the AM asked for (for one it did not ask this session about,
-    /// the promotion or demotion to the container's execution type).
+    /// the type of the update the AM asked for (for one it did not ask this session about, a
+    /// decrease: the leader rolled back an increase its node never applied).
     pub updated: Vec<(&'a ContainerRecord, i32, UpdateType)>,
 }
 
@@ -54,8 +54,9 @@ pub struct AmSession {
     nm_tokens_sent: BTreeSet<String>,
     /// The version the AM is known to hold of each live container the session has seen.
     versions: BTreeMap<i64, i32>,
-    /// The type of the update the AM asked for last, by container, until it is reported.
-    update_types: BTreeMap<i64, UpdateType>,
+    /// The type of each update the AM asked for, by container and the version it updates
+    /// from, until it is reported.
+    update_types: BTreeMap<(i64, i32), UpdateType>,
     /// Containers whose current version is to be reported again as an update, of the type the
     /// AM asked for again.
     resent_updates: BTreeMap<i64, UpdateType>,
@@ -95,7 +96,8 @@ impl AmSession {
     /// it applies, even before the session next looks.
     pub fn expect_update(&mut self, container_id: i64, version: i32, update_type: UpdateType) {
         self.versions.entry(container_id).or_insert(version);
-        self.update_types.insert(container_id, update_type);
+        self.update_types
+            .insert((container_id, version), update_type);
     }
 
     /// Notes that the AM re-sent the request of an update of `update_type` already applied to
@@ -156,12 +158,13 @@ impl AmSession {
                 let known = self.versions.entry(id).or_insert(version);
                 if *known < version || resent.is_some() {
                     *known = version;
-                    let update_type = resent.or_else(|| self.update_types.remove(&id)).unwrap_or(
-                        match record.execution_type {
-                            ExecutionType::Guaranteed => UpdateType::PromoteExecutionType,
-                            ExecutionType::Opportunistic => UpdateType::DemoteExecutionType,
-                        },
-                    );
+                    let asked = self.take_update_type(id, version);
+                    // Not asked for in this session: the leader's own rollback of an increase
+                    // the node never applied (see `UnconfirmedIncreases`).
+                    let update_type = resent.or(asked).unwrap_or(match record.execution_type {
+                        ExecutionType::Guaranteed => UpdateType::DecreaseResource,
+                        ExecutionType::Opportunistic => UpdateType::DemoteExecutionType,
+                    });
                     news.updated.push((record, version, update_type));
                 }
                 let remote = state.containers.is_remotely_allocated(&record.key);
@@ -175,12 +178,24 @@ impl AmSession {
                 // A container that completed before it was ever handed out is reported too,
                 // as YARN reports it; its asks are given back (see `handed_out`).
                 self.versions.remove(&id);
-                self.update_types.remove(&id);
+                self.take_update_type(id, i32::MAX);
                 self.resent_updates.remove(&id);
                 news.completed.push(record);
             }
         }
         news
+    }
+
+    /// Forgets the update types asked for `container_id` from versions below `version`
+    /// (reported, or overtaken) and returns the one asked from `version - 1`.
+    fn take_update_type(&mut self, container_id: i64, version: i32) -> Option<UpdateType> {
+        let asked = self
+            .update_types
+            .get(&(container_id, version.saturating_sub(1)))
+            .copied();
+        self.update_types
+            .retain(|&(id, from), _| id != container_id || from >= version);
+        asked
     }
 
     /// Whether the AM was handed container `container_id` live in this session, or held it
@@ -335,8 +350,8 @@ mod tests {
                 .iter()
                 .map(|(r, v, t)| (r.key, *v, *t))
                 .collect::<Vec<_>>(),
-            vec![(placed.key, 1, UpdateType::PromoteExecutionType)],
-            "an update the AM did not ask this session about is named by the execution type"
+            vec![(placed.key, 1, UpdateType::DecreaseResource)],
+            "an update the AM did not ask this session about is the leader's rollback"
         );
         assert!(session.take_news(&state, 1, 1).updated.is_empty(), "once");
 
@@ -350,6 +365,22 @@ mod tests {
             UpdateType::DecreaseResource,
             "the type the AM asked for is reported"
         );
+        // Two updates asked for and applied between two looks: the latest is reported with
+        // the type asked from the version before it, and neither type is kept.
+        let id = placed.key.container_id;
+        session.expect_update(id, 2, UpdateType::PromoteExecutionType);
+        session.expect_update(id, 3, UpdateType::DemoteExecutionType);
+        update(&mut state, &placed, 2, Guaranteed);
+        update(&mut state, &placed, 3, Opportunistic);
+        let news = session.take_news(&state, 1, 1);
+        assert_eq!(
+            news.updated
+                .iter()
+                .map(|(_, v, t)| (*v, *t))
+                .collect::<Vec<_>>(),
+            vec![(4, UpdateType::DemoteExecutionType)]
+        );
+        assert!(session.update_types.is_empty());
         // A new session (after a failover) takes the versions as it finds them, unless the AM
         // re-sends the request of an applied update.
         let mut fresh = AmSession::new(Instant::now());

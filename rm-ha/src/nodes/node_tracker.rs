@@ -9,6 +9,9 @@ use yarn_proto::ids::NodeId;
 use yarn_proto::pb;
 use yarn_scheduler::Resource;
 
+use super::{AwaitingIncrease, UnconfirmedIncreases};
+use crate::state_machine::ContainerResize;
+
 /// Heartbeats kept per tracked node, on average, for a scheduling loop that has not taken them:
 /// a few seconds' worth at the default interval. A loop stalled longer loses the rest, which
 /// delays relaxing locality and, under heartbeat-driven scheduling, a node's next turn.
@@ -41,6 +44,8 @@ pub struct TrackedNode {
     pub last_seen: Instant,
     /// Its opportunistic load as of its last heartbeat.
     pub opportunistic: pb::OpportunisticContainersStatusProto,
+    /// The increases it has not applied, since when.
+    pub unconfirmed: UnconfirmedIncreases,
 }
 
 /// What to answer a heartbeat, decided from the tracked state alone.
@@ -140,6 +145,7 @@ impl NodeTracker {
             last_response: pb::NodeHeartbeatResponseProto::default(),
             last_seen: now,
             opportunistic: pb::OpportunisticContainersStatusProto::default(),
+            unconfirmed: UnconfirmedIncreases::default(),
         };
         self.nodes.insert(node, tracked);
         self.revision += 1;
@@ -205,6 +211,21 @@ impl NodeTracker {
     /// the order heard; at most [`HEARTBEATS_KEPT_PER_NODE`] times the tracked nodes.
     pub fn take_heartbeats(&mut self) -> Vec<NodeId> {
         std::mem::take(&mut self.heartbeats)
+    }
+
+    /// Takes the increases `node`'s heartbeat at `now` shows it has not applied (see
+    /// [`UnconfirmedIncreases`]) and returns the rollbacks due after `expiry`; none for a node
+    /// not tracked.
+    pub fn unconfirmed_increases(
+        &mut self,
+        node: &NodeId,
+        awaiting: &[AwaitingIncrease],
+        now: Instant,
+        expiry: Duration,
+    ) -> Vec<ContainerResize> {
+        self.nodes.get_mut(node).map_or_else(Vec::new, |tracked| {
+            tracked.unconfirmed.observe(awaiting, now, expiry)
+        })
     }
 
     /// Records the opportunistic load a node reported; unknown nodes are ignored.

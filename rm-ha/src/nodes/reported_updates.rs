@@ -1,8 +1,10 @@
-//! [`containers_to_update`]: the container updates a NodeManager is told of by heartbeat.
+//! [`containers_to_update`]: the container updates a NodeManager is told of by heartbeat, and
+//! [`awaiting_increases`]: the increases it has not applied.
 
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_proto::pb::{self, ContainerStateProto};
 
+use super::AwaitingIncrease;
 use crate::applications::TokenIssuer;
 use crate::applications::allocate_response::container_proto;
 use crate::state_machine::{ContainerKey, ContainerRecord, ExecutionType, RmState};
@@ -29,7 +31,7 @@ pub enum AutoUpdate {
 /// lost response nor a failover loses one. A node that holds one smaller, or OPPORTUNISTIC
 /// where the state says GUARANTEED, is waiting for the AM to bring an increase or a
 /// promotion, and hears of it here only under [`AutoUpdate::All`]. Containers of other nodes,
-/// completed ones, and statuses that do not parse are left out.
+/// completed ones, ones never updated, and statuses that do not parse are left out.
 pub fn containers_to_update(
     state: &RmState,
     node: &NodeId,
@@ -38,30 +40,9 @@ pub fn containers_to_update(
     now_ms: i64,
     expiry_ms: i64,
 ) -> Vec<pb::ContainerProto> {
-    let node = node.to_string();
     let mut updates = Vec::new();
     let mut issuer = None;
-    for status in statuses {
-        if status.state() == ContainerStateProto::CComplete {
-            continue;
-        }
-        let Some(id) = status
-            .container_id
-            .and_then(|proto| ContainerId::try_from(proto).ok())
-        else {
-            continue;
-        };
-        let key = ContainerKey {
-            application_seq: id.application_attempt_id().application_id.id,
-            container_id: id.container_id(),
-        };
-        let Some(record) = state
-            .containers
-            .get(&key)
-            .filter(|record| record.is_live() && record.node == node)
-        else {
-            continue;
-        };
+    for (key, record, version, status) in updated_containers(state, node, statuses) {
         if !differs(record, status, auto_update) {
             continue;
         }
@@ -86,21 +67,87 @@ pub fn containers_to_update(
         let Ok(container_id) = ContainerId::from_raw(attempt, key.container_id) else {
             continue;
         };
-        let version = state.containers.version(&key);
         let token = issuer.container_token(container_id, record, version, user, now_ms, expiry_ms);
         updates.push(container_proto(container_id, record, version, token));
     }
     updates
 }
 
+/// The containers among `statuses`, reported live by `node`, that the node runs smaller than
+/// the state records, in no resource larger: increases their AM has not brought to the node
+/// (see [`UnconfirmedIncreases`](super::UnconfirmedIncreases)).
+pub fn awaiting_increases(
+    state: &RmState,
+    node: &NodeId,
+    statuses: &[pb::ContainerStatusProto],
+) -> Vec<AwaitingIncrease> {
+    updated_containers(state, node, statuses)
+        .filter_map(|(key, record, version, status)| {
+            let (memory, vcores) = reported_size(status)?;
+            let smaller = memory <= record.memory_mb
+                && vcores <= record.vcores
+                && (memory, vcores) != (record.memory_mb, record.vcores);
+            smaller.then_some(AwaitingIncrease {
+                key,
+                attempt_id: record.attempt_id,
+                version,
+                reported_memory_mb: memory,
+                reported_vcores: vcores,
+            })
+        })
+        .collect()
+}
+
+/// The live containers among `statuses` of `node` that were updated at least once (version
+/// above 0), each with its record, version and status. A container never updated runs as its
+/// start token said: any difference is no update (an AMRMProxy's report, say, of what it
+/// placed).
+fn updated_containers<'a>(
+    state: &'a RmState,
+    node: &NodeId,
+    statuses: &'a [pb::ContainerStatusProto],
+) -> impl Iterator<
+    Item = (
+        ContainerKey,
+        &'a ContainerRecord,
+        i32,
+        &'a pb::ContainerStatusProto,
+    ),
+> {
+    let node = node.to_string();
+    statuses
+        .iter()
+        .filter(|status| status.state() != ContainerStateProto::CComplete)
+        .filter_map(move |status| {
+            let id = ContainerId::try_from(status.container_id?).ok()?;
+            let key = ContainerKey {
+                application_seq: id.application_attempt_id().application_id.id,
+                container_id: id.container_id(),
+            };
+            let version = state.containers.version(&key);
+            let record = state
+                .containers
+                .get(&key)
+                .filter(|record| record.is_live() && record.node == node && version > 0)?;
+            Some((key, record, version, status))
+        })
+}
+
+/// The memory and virtual cores the node reports the container with; `None` when it reports
+/// no size, which cannot be compared.
+fn reported_size(status: &pb::ContainerStatusProto) -> Option<(u64, u32)> {
+    let reported = status.capability.as_ref()?;
+    Some((
+        u64::try_from(reported.memory).unwrap_or(0),
+        u32::try_from(reported.virtual_cores).unwrap_or(0),
+    ))
+}
+
 /// Whether the node's `status` of `record` misses an update it is to hear of by heartbeat.
 fn differs(record: &ContainerRecord, status: &pb::ContainerStatusProto, auto: AutoUpdate) -> bool {
-    // A node that reports no size cannot be compared.
-    let Some(reported) = &status.capability else {
+    let Some((memory, vcores)) = reported_size(status) else {
         return false;
     };
-    let memory = u64::try_from(reported.memory).unwrap_or(0);
-    let vcores = u32::try_from(reported.virtual_cores).unwrap_or(0);
     let reported_guaranteed = status.execution_type() != pb::ExecutionTypeProto::Opportunistic;
     let guaranteed = record.execution_type == ExecutionType::Guaranteed;
     let shrunk = memory > record.memory_mb || vcores > record.vcores;
@@ -208,9 +255,43 @@ mod tests {
             capability: None,
             ..reported(1, running)
         };
+        let never_updated = pb::ContainerStatusProto {
+            capability: Some(pb::ResourceProto {
+                memory: 2048,
+                virtual_cores: 1,
+                ..Default::default()
+            }),
+            ..reported(4, running)
+        };
         assert!(
-            sent(&[applied, completed, without_size], AutoUpdate::All).is_empty(),
-            "nothing once the node reports the change, for a completed container, or unsized"
+            sent(
+                &[applied, completed, without_size, never_updated],
+                AutoUpdate::All
+            )
+            .is_empty(),
+            "nothing once the node reports the change, for a completed container, an unsized \
+             one, or one never updated"
+        );
+    }
+
+    #[test]
+    fn a_container_the_node_runs_smaller_than_recorded_awaits_its_increase() {
+        let node: NodeId = "nm1:8041".parse().unwrap();
+        let running = ContainerStateProto::CRunning;
+        let statuses: Vec<_> = (1..=5)
+            .map(|sequence| reported(sequence, running))
+            .collect();
+        let awaiting = awaiting_increases(&state(), &node, &statuses);
+        assert_eq!(
+            awaiting,
+            vec![AwaitingIncrease {
+                key: key(2),
+                attempt_id: 1,
+                version: 1,
+                reported_memory_mb: 1024,
+                reported_vcores: 1,
+            }],
+            "only the grown container; the shrunk one, the demoted one and nm2's are not"
         );
     }
 

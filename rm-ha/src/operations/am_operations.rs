@@ -246,6 +246,10 @@ impl AmOperations {
                     for resize in &decisions.increases {
                         leader.request_increase(state.cluster_timestamp_ms, resize.clone());
                     }
+                    let shrinking = decisions.decreases.iter().map(|resize| resize.key);
+                    for key in shrinking.chain(decisions.demotions.iter().map(|d| d.key)) {
+                        leader.cancel_increase(&key);
+                    }
                     decisions
                 });
                 Ok::<_, RmError>((headroom, newly_asked, decisions))

@@ -11,9 +11,10 @@ use yarn_security::Caller;
 use super::RmError;
 use crate::applications::DiagnosticsLimit;
 use crate::nodes::{
-    AutoUpdate, HeartbeatVerdict, RackResolver, cleanup, containers_to_update, reported_completions,
+    AutoUpdate, HeartbeatVerdict, RackResolver, awaiting_increases, cleanup, containers_to_update,
+    reported_completions,
 };
-use crate::replica::{LeaderGate, Proposer};
+use crate::replica::{LeaderGate, Leadership, Proposer};
 use crate::state_machine::{CommandV1, MasterKeyKind, RmCommand, RmResponse, RmState, StateView};
 use yarn_security::now_ms;
 
@@ -215,6 +216,8 @@ impl ResourceTrackerOperations {
                 }))
                 .await?;
         }
+        self.roll_back_unconfirmed_increases(&leadership, &node, &status.containers_statuses)
+            .await?;
         let now = now_ms();
         let expiry_ms = now.saturating_add(
             i64::try_from(self.container_token_expiry.as_millis()).unwrap_or(i64::MAX),
@@ -272,6 +275,49 @@ impl ResourceTrackerOperations {
             }
         });
         Ok(response)
+    }
+
+    /// Rolls back the increases `node` still runs smaller than recorded a container-token
+    /// expiry after this leader first saw them so (Hadoop's container allocation expirer for
+    /// increases): the container goes back to the size the node runs, and its share to the
+    /// queue. The AM hears of it as a decrease. A rollback the state refuses (the container
+    /// moved on meanwhile) changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// A rollback that could not be committed; the node sends the heartbeat again.
+    async fn roll_back_unconfirmed_increases(
+        &self,
+        leadership: &Leadership,
+        node: &NodeId,
+        statuses: &[pb::ContainerStatusProto],
+    ) -> Result<(), RmError> {
+        let awaiting = self
+            .state
+            .read(|state| awaiting_increases(state, node, statuses));
+        let rollbacks = leadership.nodes(|tracker| {
+            tracker.unconfirmed_increases(
+                node,
+                &awaiting,
+                Instant::now(),
+                self.container_token_expiry,
+            )
+        });
+        if rollbacks.is_empty() {
+            return Ok(());
+        }
+        tracing::warn!(
+            %node,
+            containers = ?rollbacks.iter().map(|r| r.key).collect::<Vec<_>>(),
+            expiry = ?self.container_token_expiry,
+            "rolling back increases the NodeManager did not apply within the container token expiry"
+        );
+        self.proposer
+            .propose(RmCommand::V1(CommandV1::ResizeContainers {
+                resizes: rollbacks,
+            }))
+            .await?;
+        Ok(())
     }
 
     /// Commits `registration`'s incarnation for `node` when it is newer than the recorded one

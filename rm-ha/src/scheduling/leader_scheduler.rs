@@ -156,9 +156,10 @@ impl LeaderScheduler {
         let admissions = self.reconcile_applications(state, &source.groups);
         // Again, now that moves and ends are applied: a reservation queue they emptied goes.
         self.reconcile_reservation_queues(state);
+        // Increases first: one no longer wanted must not keep its granted charge below.
+        self.increases.reconcile(state, &mut self.scheduler);
         self.reconcile_containers(state);
         self.reconcile_promotions(state);
-        self.increases.reconcile(state, &mut self.scheduler);
         let scheduler = &self.scheduler;
         self.opportunistic.retain(|attempt| {
             scheduler.current_attempt_id(attempt.application_id) == Some(attempt)
@@ -277,9 +278,17 @@ impl LeaderScheduler {
             .request(&mut self.scheduler, cluster_timestamp_ms, resize);
     }
 
-    /// Whether a promotion or an increase of `key` was accepted and is not yet seen applied.
+    /// Whether an update of `key` is under way that another may not overtake: a promotion
+    /// accepted and not yet seen applied, or an increase granted whose commit is not seen. An
+    /// increase still waiting for room is not: a new increase replaces it, and a decrease or a
+    /// demotion withdraws it ([`cancel_increase`](Self::cancel_increase)).
     pub fn has_pending_update(&self, key: &ContainerKey) -> bool {
-        self.promotions.contains_key(key) || self.increases.contains(key)
+        self.promotions.contains_key(key) || self.increases.is_granted(key)
+    }
+
+    /// Withdraws the increase of `key` still waiting for room, if there is one.
+    pub fn cancel_increase(&mut self, key: &ContainerKey) {
+        self.increases.cancel(&mut self.scheduler, key);
     }
 
     /// Runs one scheduling pass at `now_ms`, after counting the scheduling opportunities of the
@@ -1196,9 +1205,22 @@ mod tests {
         assert_eq!(leader.scheduler().cluster_used(), Resource::new(2048, 2));
 
         let grow = leader_resize(&task, 0, 3072);
+        // One that cannot fit waits, and another request replaces or withdraws it.
+        leader.request_increase(NOW, leader_resize(&task, 0, 65536));
+        assert!(leader.schedule(NOW, &[], &[]).increases.is_empty());
+        assert!(
+            !leader.has_pending_update(&task.key),
+            "a waiting increase gives way"
+        );
+        leader.cancel_increase(&task.key);
+        assert_eq!(leader.scheduler().pending_increases().count(), 0);
+
         leader.request_increase(NOW, grow.clone());
-        assert!(leader.has_pending_update(&task.key));
         assert_eq!(leader.schedule(NOW, &[], &[]).increases, vec![grow.clone()]);
+        assert!(
+            leader.has_pending_update(&task.key),
+            "a granted one does not"
+        );
         assert_eq!(leader.scheduler().cluster_used(), Resource::new(4096, 2));
         // The commit is not seen yet: the charge stays and the next pass proposes it again.
         leader.reconcile(&state, &source(), &nodes(1));

@@ -35,7 +35,8 @@ pub struct PendingIncreases {
 
 impl PendingIncreases {
     /// Takes `resize`, an increase of a live GUARANTEED container of the application with
-    /// cluster timestamp `cluster_timestamp_ms`, and has `scheduler` wait for room for it. A
+    /// cluster timestamp `cluster_timestamp_ms`, and has `scheduler` wait for room for it; it
+    /// replaces an increase of the same container still waiting. A
     /// container the scheduler does not hold yet (after a failover, until its node
     /// re-registers) is asked for again by [`reconcile`](Self::reconcile).
     pub fn request(
@@ -62,9 +63,20 @@ impl PendingIncreases {
         );
     }
 
-    /// Whether an increase of `key` was accepted and is not yet seen applied.
-    pub fn contains(&self, key: &ContainerKey) -> bool {
-        self.increases.contains_key(key)
+    /// Whether an increase of `key` was granted and its commit is not yet seen: it can no
+    /// longer be replaced or withdrawn. One still waiting for room can.
+    pub fn is_granted(&self, key: &ContainerKey) -> bool {
+        self.increases
+            .get(key)
+            .is_some_and(|increase| increase.granted)
+    }
+
+    /// Withdraws the increase of `key` still waiting for room (a decrease or a demotion of
+    /// the container was accepted, as Hadoop cancels an outstanding increase then).
+    pub fn cancel(&mut self, scheduler: &mut CapacityScheduler, key: &ContainerKey) {
+        if let Some(increase) = self.increases.remove(key) {
+            scheduler.cancel_increase(&increase.container);
+        }
     }
 
     /// Lets `scheduler` grant the increases that fit now, and returns every granted one whose

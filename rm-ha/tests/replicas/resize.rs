@@ -5,6 +5,8 @@
 //! committed within the call that asks for it, frees its share of the queue, and reaches the
 //! NodeManager in its heartbeat until the node reports the smaller size.
 
+use yarn_test_support::rm_cluster::{DEADLINE, RmCluster};
+
 use crate::applications::{
     AmExchange, allocate_until, amrm_token, ask, queue_used_mb, register_am, submit,
 };
@@ -61,21 +63,38 @@ fn token_memory(container: &pb::ContainerProto) -> i64 {
     identifier.resource.expect("a resource").memory
 }
 
+/// Submits an application named `name`, registers its AM and has it allocate one 1 GiB task;
+/// returns the serving leader, the task and the AM's exchange.
+async fn one_task(cluster: &RmCluster, name: &str) -> (usize, pb::ContainerIdProto, AmExchange) {
+    let app = submit(cluster, name).await;
+    let token = amrm_token(cluster, app).await;
+    let leader = register_am(cluster, &token).await;
+    let (got, _, response_id) = allocate_until(cluster, leader, &token, 0, vec![ask(1)], 1).await;
+    let am = AmExchange::new(cluster, leader, &token, response_id).await;
+    (leader, got[0].id.expect("an id"), am)
+}
+
+/// Asks for task `id`, at version 0, to grow to 2 GiB; returns the update once granted.
+async fn grow_to_2_gib(am: &mut AmExchange, id: pb::ContainerIdProto) -> pb::UpdatedContainerProto {
+    am.update_until_applied(vec![resize(
+        id,
+        0,
+        pb::ContainerUpdateTypeProto::IncreaseResource,
+        2048,
+    )])
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_container_grows_when_its_node_has_room_and_shrinks_at_once_reaching_its_node() {
     let mut cluster = new_cluster(3, 0, &[]).await;
     cluster.start_members().await;
     // Room for the AM, the task and 1 GiB more.
     register_node(&cluster, 3072, 8).await;
-    let app = submit(&cluster, "resize").await;
-    let token = amrm_token(&cluster, app).await;
-    let leader = register_am(&cluster, &token).await;
-    let (got, _, response_id) = allocate_until(&cluster, leader, &token, 0, vec![ask(1)], 1).await;
-    let id = got[0].id.expect("an id");
+    let (leader, id, mut am) = one_task(&cluster, "resize").await;
     assert_eq!(queue_used_mb(&cluster, "default").await, 2048);
 
     // Refusals first: the wrong direction, and beyond the maximum allocation.
-    let mut am = AmExchange::new(&cluster, leader, &token, response_id).await;
     let mut reasons = Vec::new();
     for request in [
         resize(id, 0, pb::ContainerUpdateTypeProto::IncreaseResource, 512),
@@ -95,14 +114,7 @@ async fn a_container_grows_when_its_node_has_room_and_shrinks_at_once_reaching_i
     );
 
     // Grow to 2 GiB; the update arrives once a scheduling pass grants it.
-    let grown = am
-        .update_until_applied(vec![resize(
-            id,
-            0,
-            pb::ContainerUpdateTypeProto::IncreaseResource,
-            2048,
-        )])
-        .await;
+    let grown = grow_to_2_gib(&mut am, id).await;
     assert_eq!(
         grown.update_type,
         Some(pb::ContainerUpdateTypeProto::IncreaseResource.into())
@@ -173,6 +185,52 @@ async fn a_container_grows_when_its_node_has_room_and_shrinks_at_once_reaching_i
     )
     .await;
     assert!(applied.containers_to_update.is_empty(), "{applied:?}");
+    for index in 0..3 {
+        cluster.stop(index).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_increase_its_node_never_applies_is_rolled_back_after_the_token_expiry() {
+    let expiry = (
+        "yarn.resourcemanager.rm.container-allocation.expiry-interval-ms",
+        "2000",
+    );
+    let mut cluster = new_cluster(3, 0, &[expiry]).await;
+    cluster.start_members().await;
+    register_node(&cluster, 4096, 8).await;
+    let (leader, id, mut am) = one_task(&cluster, "rollback").await;
+    let grown = grow_to_2_gib(&mut am, id).await;
+    assert_eq!(grown.container.map(|c| c.version), Some(1));
+    assert_eq!(queue_used_mb(&cluster, "default").await, 3072);
+
+    // The AM never brings the increase to the node, which keeps running it at 1 GiB.
+    let mut response_id = 0;
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    while queue_used_mb(&cluster, "default").await != 2048 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no rollback within {DEADLINE:?}"
+        );
+        let answer = heartbeat(
+            &cluster,
+            leader,
+            response_id,
+            vec![running(id, 1024)],
+            (0, 0),
+        )
+        .await;
+        response_id = answer.response_id;
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    let rolled_back = am.update_until_applied(Vec::new()).await;
+    assert_eq!(
+        rolled_back.update_type,
+        Some(pb::ContainerUpdateTypeProto::DecreaseResource.into()),
+        "the AM hears of the rollback as a decrease"
+    );
+    let container = rolled_back.container.expect("the container");
+    assert_eq!((container.version, token_memory(&container)), (2, 1024));
     for index in 0..3 {
         cluster.stop(index).await;
     }
