@@ -166,6 +166,20 @@ pub const RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS: Key = Key::new(
     "600000",
     KeyKind::Duration,
 );
+/// How many finished applications the ResourceManager keeps; the oldest beyond it are
+/// forgotten.
+pub const RM_MAX_COMPLETED_APPLICATIONS: Key = Key::new(
+    "yarn.resourcemanager.max-completed-applications",
+    "1000",
+    KeyKind::Int,
+);
+/// How many finished applications the state store keeps; yarn-ha's state store is its
+/// replicated state, so the smaller of this and the in-memory figure applies.
+pub const RM_STATE_STORE_MAX_COMPLETED_APPLICATIONS: Key = Key::new(
+    "yarn.resourcemanager.state-store.max-completed-applications",
+    "${yarn.resourcemanager.max-completed-applications}",
+    KeyKind::Int,
+);
 /// Whether every container update (increases and promotions too, not only decreases and
 /// demotions) reaches the NodeManager in its heartbeat.
 pub const RM_AUTO_UPDATE_CONTAINERS: Key = Key::new(
@@ -738,6 +752,8 @@ pub const ALL: &[Key] = &[
     RM_NMTOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS,
     RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS,
     RM_AUTO_UPDATE_CONTAINERS,
+    RM_MAX_COMPLETED_APPLICATIONS,
+    RM_STATE_STORE_MAX_COMPLETED_APPLICATIONS,
     CLIENT_FAILOVER_SLEEP_BASE_MS,
     CLIENT_FAILOVER_SLEEP_MAX_MS,
     CLIENT_FAILOVER_MAX_ATTEMPTS,

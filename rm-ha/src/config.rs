@@ -53,6 +53,10 @@ pub struct RmConfig {
     /// `yarn.resourcemanager.auto-update.containers`: whether increases and promotions reach
     /// NodeManagers by heartbeat too.
     pub auto_update_containers: bool,
+    /// How many finished applications the replicated state keeps: the smaller of
+    /// `yarn.resourcemanager.max-completed-applications` and
+    /// `yarn.resourcemanager.state-store.max-completed-applications`.
+    pub max_completed_applications: u32,
     /// `yarn.acl.enable`.
     pub acl_enabled: bool,
     /// Whether Raft replaces a lost leader by itself; manual transitions then need
@@ -159,6 +163,9 @@ impl RmConfig {
             container_allocation_expiry: conf
                 .get_duration(&keys::RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS)?,
             auto_update_containers: conf.get_bool(&keys::RM_AUTO_UPDATE_CONTAINERS)?,
+            max_completed_applications: conf
+                .get_u32(&keys::RM_MAX_COMPLETED_APPLICATIONS)?
+                .min(conf.get_u32(&keys::RM_STATE_STORE_MAX_COMPLETED_APPLICATIONS)?),
             acl_enabled: conf.get_bool(&keys::YARN_ACL_ENABLE)?,
             automatic_failover: conf.get_bool(&keys::RM_HA_AUTOMATIC_FAILOVER_ENABLED)?,
             raft: RaftSettings {

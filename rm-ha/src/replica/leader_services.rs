@@ -15,6 +15,7 @@ use yarn_security::Dialer;
 
 use super::am_launcher::AmLauncher;
 use super::am_liveness_monitor::AmLivenessMonitor;
+use super::application_retirer::ApplicationRetirer;
 use super::async_scheduler::{AsyncScheduler, PassThreads};
 use super::leadership::Leadership;
 use super::lifetime_monitor::LifetimeMonitor;
@@ -130,6 +131,11 @@ impl LeaderServices {
             state: self.state.clone(),
             interval: self.config.application_timeouts_interval,
         };
+        let retirer = ApplicationRetirer {
+            proposer: self.proposer.clone(),
+            state: self.state.clone(),
+            keep: self.config.max_completed_applications,
+        };
         let mut services = JoinSet::new();
         if self.config.preemption.enabled {
             let preemption = PreemptionMonitor {
@@ -163,6 +169,8 @@ impl LeaderServices {
         services.spawn(async move { am_liveness.run(am_liveness_token).await });
         let lifetimes_token = token.clone();
         services.spawn(async move { lifetimes.run(lifetimes_token).await });
+        let retirer_token = token.clone();
+        services.spawn(async move { retirer.run(retirer_token).await });
         let scheduler_token = token.clone();
         services.spawn(async move {
             tracing::debug!(epoch, "asynchronous scheduler started");

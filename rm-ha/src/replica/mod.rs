@@ -13,6 +13,7 @@
 
 mod am_launcher;
 mod am_liveness_monitor;
+mod application_retirer;
 mod async_scheduler;
 mod election_timer;
 mod leader_gate;

@@ -340,6 +340,14 @@ pub enum CommandV1 {
         /// The resizes.
         resizes: Vec<ContainerResize>,
     },
+    /// Retires finished applications beyond the `keep` most recent (YARN's
+    /// `max-completed-applications`): the oldest to finish go first (by finish time, then
+    /// sequence number), each with its containers, and only once none of them is live.
+    /// Applying it again retires nothing more.
+    RetireCompletedApplications {
+        /// How many finished applications stay.
+        keep: u32,
+    },
 }
 
 #[cfg(test)]
@@ -456,6 +464,7 @@ mod tests {
                 },
                 30,
             ),
+            (CommandV1::RetireCompletedApplications { keep: 1 }, 31),
         ];
         for (command, position) in pinned {
             let bytes = postcard::to_allocvec(&RmCommand::V1(command.clone())).unwrap();

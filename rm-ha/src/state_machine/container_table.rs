@@ -302,6 +302,25 @@ impl ContainerTable {
         next
     }
 
+    /// Forgets every container of `application_seq` and its id sequence, for an application
+    /// retired from the state; returns the keys of the containers forgotten. Its sequence
+    /// number is never handed out again, and allocations for an application the state no
+    /// longer holds are refused, so no id can be issued twice.
+    pub(crate) fn forget_application(&mut self, application_seq: i32) -> Vec<ContainerKey> {
+        let keys: Vec<ContainerKey> = self
+            .of_application(application_seq)
+            .map(|record| record.key)
+            .collect();
+        for key in &keys {
+            self.containers.remove(key);
+            self.remotely_allocated.remove(key);
+            self.versions.remove(key);
+            self.completed_at_ms.remove(key);
+        }
+        self.last_issued.remove(&application_seq);
+        keys
+    }
+
     /// Records `record` if its id is of `epoch` and above every id the application was issued,
     /// `is_live_application` having said the application can still receive containers.
     pub(crate) fn allocate(

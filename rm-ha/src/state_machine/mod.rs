@@ -6,6 +6,7 @@ mod application_lifecycle;
 mod application_lifetimes;
 mod attempt_failures;
 mod command;
+mod completed_applications;
 mod container;
 mod container_resize;
 mod container_table;

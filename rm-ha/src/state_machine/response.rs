@@ -220,4 +220,9 @@ pub enum RmResponse {
         /// When it ends now; `None` when it has none.
         deadline_ms: Option<i64>,
     },
+    /// Finished applications were retired from the state.
+    ApplicationsRetired {
+        /// Their sequence numbers, oldest first.
+        retired: Vec<i32>,
+    },
 }

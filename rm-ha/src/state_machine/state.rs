@@ -283,6 +283,9 @@ impl RmState {
                 now_ms,
             } => self.expire_application_lifetime(*application_seq, *deadline_ms, *now_ms),
             CommandV1::ResizeContainers { resizes } => self.resize_containers(resizes),
+            CommandV1::RetireCompletedApplications { keep } => {
+                self.retire_completed_applications(*keep)
+            }
         }
     }
 

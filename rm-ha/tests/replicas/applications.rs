@@ -573,7 +573,7 @@ async fn queue_user_acls(cluster: &RmCluster) -> std::collections::BTreeMap<Stri
 }
 
 /// Kills `id` on the serving leader; whether the kill is completed.
-async fn kill(cluster: &RmCluster, id: ApplicationId) -> bool {
+pub(crate) async fn kill(cluster: &RmCluster, id: ApplicationId) -> bool {
     let (_, reply) = on_leader(cluster, "ForceKillApplication", |leader| async move {
         cluster
             .client(leader, USER)

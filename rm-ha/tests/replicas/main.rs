@@ -13,6 +13,7 @@ mod preemption;
 mod promotion;
 mod reservations;
 mod resize;
+mod retirement;
 mod resource_tracker;
 mod restart;
 mod scheduling;
