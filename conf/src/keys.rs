@@ -215,6 +215,12 @@ pub const CLIENT_NODEMANAGER_CONNECT_RETRY_INTERVAL_MS: Key = Key::new(
     "10000",
     KeyKind::Duration,
 );
+/// The CapacityScheduler's placement rules by application name: `name:queue` entries.
+pub const QUEUE_PLACEMENT_RULES_APP_NAME: Key = Key::new(
+    "yarn.scheduler.queue-placement-rules.app-name",
+    "",
+    KeyKind::String,
+);
 /// Whether ACLs are checked.
 pub const YARN_ACL_ENABLE: Key = Key::new("yarn.acl.enable", "false", KeyKind::Bool);
 /// Who may administer the cluster, in `users groups` ACL form.
@@ -788,6 +794,7 @@ pub const ALL: &[Key] = &[
     NM_CONTAINER_QUEUING_MAX_QUEUE_LENGTH,
     NM_CONTAINER_QUEUING_MIN_QUEUE_WAIT_TIME_MS,
     NM_CONTAINER_QUEUING_MAX_QUEUE_WAIT_TIME_MS,
+    QUEUE_PLACEMENT_RULES_APP_NAME,
     YARN_ACL_ENABLE,
     YARN_ADMIN_ACL,
     HADOOP_SECURITY_GROUP_MAPPING,

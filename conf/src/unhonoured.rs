@@ -199,28 +199,30 @@ pub const UNHONOURED: &[Unhonoured] = &[
     ),
     // capacity-scheduler.xml: global.
     refused(
-        "yarn.scheduler.capacity.queue-mappings",
-        Accepted::Unset,
-        "placement rules are not implemented: an application runs in the queue it names",
-    ),
-    refused(
         "yarn.scheduler.capacity.mapping-rule-json",
         Accepted::Unset,
-        "placement rules are not implemented: an application runs in the queue it names",
+        "JSON placement rules are not implemented: only the legacy queue-mappings are",
     ),
     refused(
         "yarn.scheduler.capacity.mapping-rule-json-file",
         Accepted::Unset,
-        "placement rules are not implemented: an application runs in the queue it names",
+        "JSON placement rules are not implemented: only the legacy queue-mappings are",
     ),
     refused(
         "yarn.scheduler.capacity.mapping-rule-format",
         Accepted::OneOf(&["legacy"]),
-        "placement rules are not implemented: an application runs in the queue it names",
+        "JSON placement rules are not implemented: only the legacy queue-mappings are",
     ),
-    warned(
-        "yarn.scheduler.capacity.queue-mappings-override.enable",
-        "placement rules are not implemented: an application runs in the queue it names",
+    refused(
+        "yarn.scheduler.queue-placement-rules",
+        Accepted::OneOf(&[
+            "user-group",
+            "app-name",
+            "user-group,app-name",
+            "app-name,user-group",
+        ]),
+        "custom placement rule classes are not supported: the user-group and app-name rules \
+         (both always loaded, user and group entries first, as in Hadoop 3.4) are",
     ),
     refused(
         "yarn.scheduler.capacity.workflow-priority-mappings",
@@ -231,11 +233,6 @@ pub const UNHONOURED: &[Unhonoured] = &[
     warned(
         "yarn.scheduler.capacity.workflow-priority-mappings-override.enable",
         "workflow priority mappings are not implemented",
-    ),
-    refused(
-        "yarn.scheduler.queue-placement-rules.app-name",
-        Accepted::Unset,
-        "placement rules are not implemented: an application runs in the queue it names",
     ),
     refused(
         "yarn.scheduler.capacity.global-queue-max-application",
@@ -817,8 +814,8 @@ mod tests {
         assert_eq!(creation.judge("k", " FALSE "), Verdict::Honoured);
         refusal(creation.judge("k", "true"));
         refusal(judge_unread(
-            "yarn.scheduler.capacity.queue-mappings",
-            "u:alice:a1",
+            "yarn.scheduler.capacity.mapping-rule-json",
+            "[]",
         ));
         assert_eq!(
             judge_unread("yarn.timeline-service.enabled", "true"),

@@ -17,6 +17,7 @@ use crate::property_reader::{PREFIX, PropertyReader, invalid};
 use crate::queue_acl::QueueAcl;
 use crate::queue_capacity::{CapacityEntry, QueueCapacity, ResourceType};
 use crate::queue_conf::QueueConf;
+use crate::queue_mappings::{QUEUE_MAPPINGS_KEY, QUEUE_MAPPINGS_OVERRIDE_KEY, QueueMappings};
 use crate::queue_ordering_policy::QueueOrderingPolicy;
 use crate::queue_property::{
     QueueProperty, USER_LIMIT_PREFIXES, USER_MAX_PARALLEL_APPS, USER_MAX_PARALLEL_APPS_SUFFIX,
@@ -74,6 +75,7 @@ pub struct CapacitySchedulerConfiguration {
     legacy: bool,
     queues: BTreeMap<String, QueueConf>,
     paths_by_name: BTreeMap<String, Vec<String>>,
+    queue_mappings: QueueMappings,
     warnings: Vec<String>,
 }
 
@@ -103,7 +105,9 @@ impl CapacitySchedulerConfiguration {
     /// value: a key for a queue that is not listed (a typo, or a queue removed from its
     /// parent's list but not from the file) is refused rather than silently ignored. Every other
     /// key is judged by `yarn_conf::unhonoured`: refused (a positive
-    /// `maximum-application-lifetime`, `queue-mappings`), or kept as a warning.
+    /// `maximum-application-lifetime`, `mapping-rule-json`), or kept as a warning. The
+    /// placement rules (`queue-mappings`, `queue-mappings-override.enable`, and the
+    /// application-name rules of the settings) are parsed into [`QueueMappings`].
     ///
     /// # Errors
     ///
@@ -193,6 +197,10 @@ impl CapacitySchedulerConfiguration {
             }
         }
 
+        let queue_mappings = reader.get(QUEUE_MAPPINGS_KEY).map(str::to_owned);
+        let override_specified = reader
+            .boolean(QUEUE_MAPPINGS_OVERRIDE_KEY)?
+            .unwrap_or(false);
         let legacy = reader.boolean(LEGACY_QUEUE_MODE_KEY)?.unwrap_or(true);
         let mut builder = TreeBuilder {
             reader: &reader,
@@ -226,9 +234,16 @@ impl CapacitySchedulerConfiguration {
             legacy,
             queues,
             paths_by_name: BTreeMap::new(),
+            queue_mappings: QueueMappings::default(),
             warnings,
         };
         conf.place_reservation_queues(&BTreeMap::new());
+        conf.queue_mappings = QueueMappings::parse(
+            queue_mappings.as_deref(),
+            conf.settings.app_name_mappings.as_deref(),
+            override_specified,
+            &conf,
+        )?;
         Ok(conf)
     }
 
@@ -311,7 +326,13 @@ impl CapacitySchedulerConfiguration {
         &self.warnings
     }
 
-    /// The `yarn-site.xml` settings.
+    /// The placement rules (`queue-mappings`, and the application-name rules of
+    /// `yarn-site.xml`).
+    pub fn queue_mappings(&self) -> &QueueMappings {
+        &self.queue_mappings
+    }
+
+    /// The `yarn-site.xml` settings the configuration was built with.
     pub fn settings(&self) -> &SchedulerSettings {
         &self.settings
     }

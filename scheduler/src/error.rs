@@ -34,6 +34,17 @@ pub enum SchedulerError {
         expected: &'static str,
     },
 
+    /// A placement rule that does not parse, or names a queue that is no leaf.
+    #[error("key {key}: mapping {entry:?}: {reason}")]
+    QueueMapping {
+        /// The property name.
+        key: &'static str,
+        /// The entry, as written.
+        entry: String,
+        /// What is wrong, in Hadoop's words where it has them.
+        reason: String,
+    },
+
     /// A capacity vector in legacy queue mode.
     #[error(
         "key {key}: value {value:?} is a capacity vector, which needs \

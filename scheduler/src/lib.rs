@@ -73,6 +73,7 @@ mod queue_capacity;
 mod queue_conf;
 mod queue_info;
 mod queue_limits;
+mod queue_mappings;
 mod queue_ordering_policy;
 mod queue_property;
 mod queue_state;
@@ -109,6 +110,10 @@ pub use queue_capacity::{CapacityEntry, QueueCapacity, ResourceType};
 pub use queue_conf::{ApplicationLimits, QueueConf};
 pub use queue_info::{QueueInfo, UserInfo};
 pub use queue_limits::QueueLimits;
+pub use queue_mappings::{
+    APP_NAME_MAPPINGS_KEY, Placement, QUEUE_MAPPINGS_KEY, QUEUE_MAPPINGS_OVERRIDE_KEY,
+    QueueMappings, Submission,
+};
 pub use queue_ordering_policy::QueueOrderingPolicy;
 pub use queue_property::key_verdict;
 pub use queue_state::QueueState;

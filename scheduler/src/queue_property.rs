@@ -8,6 +8,7 @@ use crate::heartbeat_assignments::HEARTBEAT_ASSIGNMENT_KEYS;
 use crate::locality_delay::LOCALITY_DELAY_KEYS;
 use crate::property_reader::PREFIX;
 use crate::queue_acl::QueueAcl;
+use crate::queue_mappings::{QUEUE_MAPPINGS_KEY, QUEUE_MAPPINGS_OVERRIDE_KEY};
 use crate::reservation::ReservationProperty;
 use crate::resource_calculator::RESOURCE_CALCULATOR_KEY;
 
@@ -208,6 +209,8 @@ fn is_read(key: &str) -> bool {
         || key == LEGACY_QUEUE_MODE_KEY
         || LOCALITY_DELAY_KEYS.contains(&key)
         || HEARTBEAT_ASSIGNMENT_KEYS.contains(&key)
+        || key == QUEUE_MAPPINGS_KEY
+        || key == QUEUE_MAPPINGS_OVERRIDE_KEY
     {
         return true;
     }
@@ -293,7 +296,7 @@ mod tests {
         for rest in [
             "root.a.ordering-policy.priority-utilization.underutilized-preemption.enabled",
             "root.a.accessible-node-labels.gpu.capacity",
-            "queue-mappings",
+            "mapping-rule-json",
             "capacity",
             "state",
         ] {

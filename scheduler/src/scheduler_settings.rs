@@ -11,6 +11,7 @@ use yarn_conf::keys::{
 use crate::Resource;
 use crate::access_control_list::AccessControlList;
 use crate::error::SchedulerError;
+use crate::queue_mappings::APP_NAME_MAPPINGS_KEY;
 
 /// `yarn.scheduler.minimum-allocation-mb`: the smallest container memory, and the step asks are
 /// rounded up to.
@@ -43,6 +44,8 @@ pub struct SchedulerSettings {
     pub acl_enable: bool,
     /// `yarn.admin.acl`: `*`.
     pub admin_acl: AccessControlList,
+    /// `yarn.scheduler.queue-placement-rules.app-name`: none.
+    pub app_name_mappings: Option<String>,
 }
 
 impl Default for SchedulerSettings {
@@ -53,6 +56,7 @@ impl Default for SchedulerSettings {
             max_application_priority: 0,
             acl_enable: false,
             admin_acl: AccessControlList::everyone(),
+            app_name_mappings: None,
         }
     }
 }
@@ -92,6 +96,10 @@ impl SchedulerSettings {
                 .map_err(conf_error)?,
             acl_enable: conf.get_bool(&YARN_ACL_ENABLE).map_err(conf_error)?,
             admin_acl,
+            app_name_mappings: conf
+                .get(APP_NAME_MAPPINGS_KEY)
+                .map_err(conf_error)?
+                .filter(|value| !value.trim().is_empty()),
         };
         settings.validate()?;
         Ok(settings)

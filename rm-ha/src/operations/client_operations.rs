@@ -4,7 +4,10 @@ use std::collections::BTreeMap;
 
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 use yarn_proto::pb;
-use yarn_scheduler::{ApplicationLifetime, CapacityScheduler, QueueAcl, QueueInfo, SchedulerError};
+use yarn_scheduler::{
+    ApplicationLifetime, CapacityScheduler, Placement, QueueAcl, QueueInfo, SchedulerError,
+    Submission,
+};
 use yarn_security::Caller;
 
 use super::RmError;
@@ -161,13 +164,21 @@ impl ClientOperations {
     /// client waits. Everything else (unknown or stopped queue, application limits) is left to
     /// admission, which records the rejection in the application's diagnostics, as in YARN. A
     /// resubmission of a stored application is not checked again: it is acknowledged as is.
+    /// Before those checks the placement rules ([`yarn_scheduler::QueueMappings`]) may move the
+    /// submission to another queue, which `record` then names: the decision is made once,
+    /// here, and stored with the submission.
     /// Returns the lifetimes of the leaf the application would run in, `None` when the queue
     /// is not known (admission will reject it unless a refresh creates it first) or the
     /// application is stored already.
+    ///
+    /// # Errors
+    ///
+    /// Besides the refusals above, [`RmError::InvalidRequest`] when a placement rule matched
+    /// and neither its queue nor `root.default` can take the application.
     async fn check_submission(
         &self,
         id: ApplicationId,
-        record: &ApplicationRecord,
+        record: &mut ApplicationRecord,
     ) -> Result<Option<ApplicationLifetime>, RmError> {
         // No read barrier: these checks only ever refuse, the proposal that follows is what
         // needs the leadership, and a barrier would add a way for a sound submission to fail
@@ -181,9 +192,38 @@ impl ClientOperations {
         let checked = leadership
             .scheduler()
             .with_reconciled(&self.state, &self.queues, &nodes, |leader| {
-                leader.check_submission(id, record, &groups)
+                let conf = leader.scheduler().configuration();
+                let submission = Submission {
+                    user: &record.user,
+                    groups: &groups,
+                    application_name: &record.name,
+                    queue: &record.queue,
+                };
+                let placement = conf.queue_mappings().place(conf, &submission)?;
+                let mut placed = record.clone();
+                if let Placement::Placed { queue, .. } | Placement::Fallback { queue, .. } =
+                    &placement
+                {
+                    placed.queue.clone_from(queue);
+                }
+                let checked = leader.check_submission(id, &placed, &groups);
+                Ok::<_, String>((placement, placed.queue, checked))
             })
             .await;
+        let checked = match checked {
+            Ok(Ok((placement, queue, checked))) => {
+                log_placement(id, &record.queue, &placement);
+                record.queue = queue;
+                Ok(checked)
+            }
+            Ok(Err(rejection)) => {
+                return Err(RmError::invalid(
+                    "application_submission_context.queue",
+                    format!("SubmitApplication of {id}: {rejection}"),
+                ));
+            }
+            Err(err) => Err(err),
+        };
         match checked {
             Ok(Err(err @ SchedulerError::AccessDenied { .. })) => Err(RmError::AccessDenied {
                 user: record.user.clone(),
@@ -205,6 +245,28 @@ impl ClientOperations {
                  does not load: {err}"
             ))),
         }
+    }
+}
+
+/// Logs where the placement rules sent `id`, submitted to `submitted`, in Hadoop's words.
+fn log_placement(id: ApplicationId, submitted: &str, placement: &Placement) {
+    match placement {
+        Placement::AsSubmitted => {}
+        Placement::Placed { queue, rule } => tracing::info!(
+            %rule,
+            "Placed application with ID {id} in queue: {queue}, original submission queue was: \
+             {submitted}"
+        ),
+        Placement::Fallback {
+            queue,
+            rule,
+            reason,
+        } => tracing::info!(
+            %rule,
+            "Cannot place to queue returned by mapping rule. Reason: '{reason}' Fallback \
+             operation: placed application with ID {id} in queue: {queue}, original submission \
+             queue was: {submitted}"
+        ),
     }
 }
 
@@ -342,7 +404,8 @@ impl ClientOperations {
             )
         })?;
         let record = application_record(user, &context, id.id, now_ms(), self.max_attempts);
-        let lifetime = self.check_submission(id, &record).await?;
+        let mut record = record;
+        let lifetime = self.check_submission(id, &mut record).await?;
         let lifetime_secs = granted_lifetime(lifetime, requested_lifetime);
         let command = submission_command(id, record, lifetime_secs);
         match self.proposer.propose(command).await? {

@@ -176,7 +176,7 @@ fn keys_whose_promise_the_scheduler_cannot_keep_are_refused_by_name() {
             "[user=alice max_priority=5]",
             "limits on application priorities",
         ),
-        ("queue-mappings", "u:alice:a1", "placement rules"),
+        ("mapping-rule-json", "[]", "JSON placement rules"),
         (
             "root.auto-queue-creation-v2.enabled",
             "true",
@@ -450,7 +450,6 @@ fn the_keys_hadoop_ships_load_with_a_warning_for_each_one_not_honoured() {
         [
             "yarn.scheduler.capacity.application.fail-fast",
             "yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments",
-            "yarn.scheduler.capacity.queue-mappings-override.enable",
             "yarn.scheduler.capacity.workflow-priority-mappings-override.enable",
         ]
     );
