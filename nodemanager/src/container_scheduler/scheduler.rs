@@ -292,7 +292,7 @@ impl ContainerScheduler {
     /// - A running container is reclassified (a promoted one can no longer be killed for room,
     ///   a demoted one can be) and charged at its new size at once, announced by
     ///   [`SchedulerAction::Resize`]: before the starts a decrease makes room for, after the
-    ///   kills an increase that overcommits the node orders (running opportunistic
+    ///   kills an increase of its memory that overcommits the node orders (running opportunistic
     ///   containers, most recently started first, until it fits again, as for a queued
     ///   guaranteed container).
     /// - A queued container keeps its place when its execution type stays.
@@ -364,9 +364,10 @@ impl ContainerScheduler {
             }
         }
         let mut actions = Vec::new();
-        // A decrease lowers the limit before what it freed starts; an increase raises it
-        // only after the kills that make room for it were ordered.
-        if !grows {
+        // Memory is the limit the process gets: a container whose memory does not grow is
+        // bound before what it freed starts, one whose memory grows only after the kills that
+        // make room for it were ordered.
+        if resources.memory_mb <= before.memory_mb {
             actions.extend(resize.take());
         }
         self.reconcile(&mut actions);

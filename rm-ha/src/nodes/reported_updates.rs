@@ -73,8 +73,9 @@ pub fn containers_to_update(
     updates
 }
 
-/// The containers among `statuses`, reported live by `node`, that the node runs smaller than
-/// the state records, in no resource larger: increases their AM has not brought to the node
+/// The GUARANTEED containers among `statuses`, reported live by `node`, that the node runs
+/// smaller than the state records, in no resource larger: increases their AM has not brought
+/// to the node
 /// (see [`UnconfirmedIncreases`](super::UnconfirmedIncreases)).
 pub fn awaiting_increases(
     state: &RmState,
@@ -82,6 +83,7 @@ pub fn awaiting_increases(
     statuses: &[pb::ContainerStatusProto],
 ) -> Vec<AwaitingIncrease> {
     updated_containers(state, node, statuses)
+        .filter(|(_, record, _, _)| record.execution_type == ExecutionType::Guaranteed)
         .filter_map(|(key, record, version, status)| {
             let (memory, vcores) = reported_size(status)?;
             let smaller = memory <= record.memory_mb
@@ -278,9 +280,15 @@ mod tests {
     fn a_container_the_node_runs_smaller_than_recorded_awaits_its_increase() {
         let node: NodeId = "nm1:8041".parse().unwrap();
         let running = ContainerStateProto::CRunning;
-        let statuses: Vec<_> = (1..=5)
+        let mut statuses: Vec<_> = (1..=5)
             .map(|sequence| reported(sequence, running))
             .collect();
+        // The demoted container run smaller is no increase to wait for: it holds no share.
+        statuses[2].capability = Some(pb::ResourceProto {
+            memory: 512,
+            virtual_cores: 1,
+            ..Default::default()
+        });
         let awaiting = awaiting_increases(&state(), &node, &statuses);
         assert_eq!(
             awaiting,

@@ -53,7 +53,8 @@ impl UnconfirmedIncreases {
                 Some(&(version, since)) if version == increase.version => since,
                 _ => now,
             };
-            if now.saturating_duration_since(since) >= expiry {
+            let due = now.saturating_duration_since(since) >= expiry;
+            if due {
                 rollbacks.push(ContainerResize {
                     key: increase.key,
                     attempt_id: increase.attempt_id,
@@ -62,7 +63,11 @@ impl UnconfirmedIncreases {
                     vcores: increase.reported_vcores,
                 });
             }
-            kept.insert(increase.key, (increase.version, since));
+            // A rollback the state refuses is not proposed again before another expiry.
+            kept.insert(
+                increase.key,
+                (increase.version, if due { now } else { since }),
+            );
         }
         self.since = kept;
         rollbacks
@@ -113,6 +118,19 @@ mod tests {
                 memory_mb: 1024,
                 vcores: 1,
             }]
+        );
+        let later = start + EXPIRY + Duration::from_secs(1);
+        assert!(
+            unconfirmed
+                .observe(&[awaiting(2, 1)], later, EXPIRY)
+                .is_empty(),
+            "a rollback the state refused waits another expiry"
+        );
+        assert_eq!(
+            unconfirmed
+                .observe(&[awaiting(2, 1)], start + EXPIRY * 2, EXPIRY)
+                .len(),
+            1
         );
     }
 

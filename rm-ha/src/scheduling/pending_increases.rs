@@ -71,8 +71,10 @@ impl PendingIncreases {
             .is_some_and(|increase| increase.granted)
     }
 
-    /// Withdraws the increase of `key` still waiting for room (a decrease or a demotion of
-    /// the container was accepted, as Hadoop cancels an outstanding increase then).
+    /// Withdraws the increase of `key` (a decrease or a demotion of the container was
+    /// accepted, as Hadoop cancels an outstanding increase then). Only one still waiting for
+    /// room can be: while one is granted, every other update of the container is refused as
+    /// outstanding ([`is_granted`](Self::is_granted)) before it gets here.
     pub fn cancel(&mut self, scheduler: &mut CapacityScheduler, key: &ContainerKey) {
         if let Some(increase) = self.increases.remove(key) {
             scheduler.cancel_increase(&increase.container);
