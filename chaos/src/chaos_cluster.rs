@@ -66,6 +66,9 @@ fn site() -> Vec<(String, String)> {
         key(&keys::SCHEDULER_MINIMUM_ALLOCATION_MB, "128"),
         // Heartbeats twice a second: jobs progress, and resync after failover, faster.
         key(&keys::RM_NM_HEARTBEAT_INTERVAL_MS, "500"),
+        // Every acknowledged submission must be found after healing: none is retired, however
+        // long the run.
+        key(&keys::RM_MAX_COMPLETED_APPLICATIONS, &u32::MAX.to_string()),
     ]
 }
 

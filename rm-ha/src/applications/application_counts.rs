@@ -1,7 +1,7 @@
 //! [`ApplicationCounts`]: applications by how they stand, the application figures of Hadoop's
 //! `ClusterMetrics` and `QueueMetrics`.
 
-use crate::state_machine::ApplicationState;
+use crate::state_machine::{ApplicationState, RetiredCounts};
 
 /// How many applications were submitted, and how many of them are pending, running or ended
 /// in each final state. Every application counted is submitted and in exactly one of the
@@ -34,6 +34,14 @@ impl ApplicationCounts {
             ApplicationState::Killed => &mut self.killed,
         };
         *count += 1;
+    }
+
+    /// Counts `retired` applications too, each in its final state.
+    pub fn count_retired(&mut self, retired: RetiredCounts) {
+        self.submitted += retired.total();
+        self.completed += retired.completed;
+        self.failed += retired.failed;
+        self.killed += retired.killed;
     }
 }
 

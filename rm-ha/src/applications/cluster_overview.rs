@@ -7,9 +7,9 @@ use crate::state_machine::RmState;
 
 /// Applications by state, resources in use and available, and nodes by state.
 ///
-/// Counts what the state holds: every application this cluster ever accepted (the state keeps
-/// them all), the live containers of the container table, and the nodes this leadership
-/// tracks. Capacity is that of running, not decommissioned, nodes; what yarn-ha does not have
+/// Counts what the state holds: every application this cluster ever accepted (those it
+/// retired by what they ended as), the live containers of the container table, and the nodes
+/// this leadership tracks. Capacity is that of running, not decommissioned, nodes; what yarn-ha does not have
 /// (reservations, node health, reboots) is not counted here at all, so callers report it as
 /// none.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -52,6 +52,9 @@ impl ClusterOverview {
         let mut apps = ApplicationCounts::default();
         for app in state.applications.values() {
             apps.count(app.state);
+        }
+        for (_, _, retired) in state.retired.counts() {
+            apps.count_retired(retired);
         }
         let mut overview = Self {
             apps_submitted: apps.submitted,

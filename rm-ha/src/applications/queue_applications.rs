@@ -8,8 +8,9 @@ use crate::state_machine::RmState;
 
 /// The applications the scheduler accepted into each leaf queue, per user, by how they stand.
 ///
-/// Counted from the replicated state, which keeps every application, so the figures survive a
-/// failover and a counter never goes back (short of a move to another queue). Only admitted
+/// Counted from the replicated state, which keeps every application or, once retired, what it
+/// counted as, so the figures survive a failover and a counter never goes back (short of a
+/// move to another queue). Only admitted
 /// applications count, under the leaf path their admission recorded, as Hadoop counts an
 /// application in a queue once the queue accepted it: one rejected or still waiting for
 /// admission counts in no queue. Building it reads each application once and copies nothing
@@ -36,6 +37,17 @@ impl QueueApplications {
                 .entry(app.user.as_str())
                 .or_default()
                 .count(app.state);
+        }
+        for (queue, user, retired) in state.retired.counts() {
+            // Retired before a queue admitted it: it counted in no queue.
+            if !queue.is_empty() {
+                leaves
+                    .entry(queue)
+                    .or_default()
+                    .entry(user)
+                    .or_default()
+                    .count_retired(retired);
+            }
         }
         let leaves = leaves
             .into_iter()
@@ -94,6 +106,42 @@ mod tests {
                 current_attempt: i32::from(admitted),
                 ..ApplicationRecord::default()
             },
+        );
+    }
+
+    #[test]
+    fn retired_applications_keep_counting_where_they_counted() {
+        let mut state = RmState::default();
+        add(&mut state, 1, "root.a", "alice", ApplicationState::Finished);
+        add(&mut state, 2, "root.a", "bob", ApplicationState::Killed);
+        add(&mut state, 3, "root.a", "bob", ApplicationState::Running);
+        // Rejected at admission: it never counted in a queue.
+        let mut rejected = state.applications[&1].clone();
+        rejected.sequence = 4;
+        rejected.state = ApplicationState::Failed;
+        rejected.current_attempt = 0;
+        state.applications.insert(4, rejected);
+        let before = QueueApplications::of(&state);
+        state.apply(&crate::state_machine::RmCommand::V1(
+            crate::state_machine::CommandV1::RetireCompletedApplications { keep: 0 },
+        ));
+        assert_eq!(
+            state.applications.keys().copied().collect::<Vec<_>>(),
+            vec![3]
+        );
+        assert_eq!(QueueApplications::of(&state), before);
+        let overview =
+            crate::applications::ClusterOverview::of(&state, &crate::nodes::NodeTracker::default());
+        assert_eq!(
+            (
+                overview.apps_submitted,
+                overview.apps_completed,
+                overview.apps_killed,
+                overview.apps_failed,
+                overview.apps_running
+            ),
+            (4, 1, 1, 1, 1),
+            "the cluster counts every application, the rejected one too"
         );
     }
 

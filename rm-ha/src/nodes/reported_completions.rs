@@ -45,7 +45,10 @@ pub fn reported_completions(
 /// the state holds its completion (one the state never allocated is kept, as the node's own
 /// record of it is the only one); running containers the state holds as completed are killed
 /// (released or killed through the RM); applications in a final state that still run
-/// containers on the node are cleaned up.
+/// containers on the node are cleaned up. The containers of an application the state retired
+/// are treated as completed and the application as final, as Hadoop cleans up a running
+/// application it no longer knows (`handleRunningAppOnNode`): a node that comes back after
+/// the retirement neither keeps them running nor reports them forever.
 pub fn cleanup(state: &RmState, statuses: &[pb::ContainerStatusProto]) -> NodeCleanup {
     let mut cleanup = NodeCleanup::default();
     let mut finished = BTreeSet::new();
@@ -61,10 +64,14 @@ pub fn cleanup(state: &RmState, statuses: &[pb::ContainerStatusProto]) -> NodeCl
             application_seq: application.id,
             container_id: id.container_id(),
         };
-        let completed_here = state
-            .containers
-            .get(&key)
-            .is_some_and(|record| !record.is_live());
+        // A retired application's containers are over for the state, as a completed one's.
+        let retired = application.cluster_timestamp == state.cluster_timestamp_ms
+            && state.retired.contains(application.id);
+        let completed_here = retired
+            || state
+                .containers
+                .get(&key)
+                .is_some_and(|record| !record.is_live());
         if status.state() == ContainerStateProto::CComplete {
             if completed_here {
                 cleanup.acknowledged.push(id);
@@ -86,7 +93,7 @@ pub fn cleanup(state: &RmState, statuses: &[pb::ContainerStatusProto]) -> NodeCl
                         | ApplicationState::Killed
                 )
             });
-        if final_state {
+        if final_state || retired {
             finished.insert(application);
         }
     }
@@ -229,6 +236,31 @@ mod tests {
 
         state.applications.get_mut(&1).unwrap().state = ApplicationState::Killed;
         let cleanup = super::cleanup(&state, &statuses);
+        assert_eq!(
+            cleanup.finished_applications,
+            [ApplicationId::new(TIMESTAMP, 1)]
+        );
+
+        // Once the application is retired, a node that still runs or reports its containers
+        // is told to kill and forget them and to clean the application up.
+        let mut retired = state.clone();
+        retired.apply(&RmCommand::V1(CommandV1::CompleteContainers {
+            now_ms: 2,
+            completions: [1, 3]
+                .map(|sequence| ContainerCompletion {
+                    key: key(sequence),
+                    exit_status: 143,
+                    diagnostics: String::new(),
+                })
+                .to_vec(),
+        }));
+        retired.apply(&RmCommand::V1(CommandV1::RetireCompletedApplications {
+            keep: 0,
+        }));
+        assert!(retired.applications.is_empty());
+        let cleanup = super::cleanup(&retired, &statuses);
+        assert_eq!(cleanup.acknowledged, [container(1), container(9)]);
+        assert_eq!(cleanup.to_kill, [container(2), container(3)]);
         assert_eq!(
             cleanup.finished_applications,
             [ApplicationId::new(TIMESTAMP, 1)]

@@ -10,7 +10,8 @@ use super::raft_proposer::RaftProposer;
 use crate::state_machine::{CommandV1, RmCommand, StateView};
 
 /// How often the leader looks for finished applications beyond the limit: often enough that
-/// the state holds at most about a second's worth of finishes more than the limit.
+/// the state holds about a second's worth of finishes more than the limit, besides those
+/// waiting for a live container.
 const CHECK_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Every second, retires the oldest finished applications beyond `keep` from the replicated
@@ -18,8 +19,10 @@ const CHECK_INTERVAL: Duration = Duration::from_secs(1);
 /// memory and snapshots stop growing with every application ever run.
 ///
 /// Guarantees: an application is retired only once it is final and none of its containers is
-/// live, and the choice is made again by every replica as it applies the command, so replicas
-/// agree on what they forget. Nothing is proposed while nothing is retirable, so an idle
+/// live in the state (a NodeManager that still runs one is told to kill it, see
+/// [`cleanup`](crate::nodes::cleanup)), the choice is made again by every replica as it
+/// applies the command, so replicas agree on what they forget, and what it counted as stays
+/// counted. Nothing is proposed while nothing is retirable, so an idle
 /// cluster writes nothing. A retirement that does not commit is tried again at the next check.
 pub(crate) struct ApplicationRetirer {
     /// Every Raft write of the service goes through it.

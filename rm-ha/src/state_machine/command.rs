@@ -340,10 +340,10 @@ pub enum CommandV1 {
         /// The resizes.
         resizes: Vec<ContainerResize>,
     },
-    /// Retires finished applications beyond the `keep` most recent (YARN's
-    /// `max-completed-applications`): the oldest to finish go first (by finish time, then
-    /// sequence number), each with its containers, and only once none of them is live.
-    /// Applying it again retires nothing more.
+    /// Retires finished applications beyond `keep` (YARN's `max-completed-applications`):
+    /// the oldest to finish go first (by finish time, then sequence number), each with its
+    /// containers, passing over one with a live container; the state remembers each retired
+    /// number and what it counted as. Applying it again retires nothing more.
     RetireCompletedApplications {
         /// How many finished applications stay.
         keep: u32,

@@ -4,11 +4,12 @@
 use super::{RmResponse, RmState};
 
 impl RmState {
-    /// The finished applications that retiring down to `keep` would forget: the oldest to
-    /// finish beyond the `keep` most recent, by finish time then sequence number, leaving out
-    /// any with a live container (an AM container whose exit its NodeManager has not reported
-    /// yet, say), which waits for a later retirement. Lets the leader skip a command that
-    /// would change nothing.
+    /// The finished applications that retiring down to `keep` would forget: as many as there
+    /// are finished applications beyond `keep`, the oldest to finish first (by finish time,
+    /// then sequence number), passing over any with a live container (an AM container whose
+    /// exit its NodeManager has not reported yet, say), which waits for a later retirement
+    /// while a more recent one goes in its place. Lets the leader skip a command that would
+    /// change nothing.
     pub fn retirable_applications(&self, keep: u32) -> Vec<i32> {
         let mut finished: Vec<(i64, i32)> = self
             .applications
@@ -36,8 +37,12 @@ impl RmState {
 
     pub(super) fn retire_completed_applications(&mut self, keep: u32) -> RmResponse {
         let retired = self.retirable_applications(keep);
+        // Each is remembered (`RetiredApplications`): its number is never taken again, and
+        // what it counted as stays counted.
         for &sequence in &retired {
-            self.applications.remove(&sequence);
+            if let Some(application) = self.applications.remove(&sequence) {
+                self.retired.record(&application);
+            }
             self.uncounted_attempt_failures.remove(&sequence);
             self.lifetime_deadlines.remove(&sequence);
             for key in self.containers.forget_application(sequence) {
@@ -157,6 +162,17 @@ mod tests {
             ),
             "{response:?}"
         );
+        assert!(!state.applications.contains_key(&4));
+        // A late resubmission of it is the duplicate it is, not a new application.
+        state.next_application_seq = state.next_application_seq.max(6);
+        let resubmitted = state.apply(&RmCommand::V1(CommandV1::SubmitApplication {
+            cluster_timestamp_ms: TIMESTAMP,
+            application: ApplicationRecord {
+                sequence: 4,
+                ..ApplicationRecord::default()
+            },
+        }));
+        assert_eq!(resubmitted, RmResponse::ApplicationAlreadySubmitted);
         assert!(!state.applications.contains_key(&4));
     }
 }

@@ -17,6 +17,7 @@ mod preemption_round;
 mod remote_allocation;
 mod reservation_table;
 mod response;
+mod retired_applications;
 mod state;
 mod state_digest;
 mod state_format_1;
@@ -49,6 +50,7 @@ pub use reservation_table::{
     ReservationChange, ReservationQueueShare, ReservationRecord, ReservationTable,
 };
 pub use response::RmResponse;
+pub use retired_applications::{RetiredApplications, RetiredCounts};
 pub use state::RmState;
 pub use state_digest::{AppliedPosition, StateDigest};
 pub(crate) use state_format_1::RmStateFormat1;

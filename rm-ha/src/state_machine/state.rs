@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use super::state_digest::sha256_of_postcard;
 use super::{
     Admission, ApplicationRecord, ApplicationState, AttemptRecord, CommandV1, ContainerRecord,
-    ContainerTable, ContainerWaits, FinalStatus, MasterKeys, ReservationTable, RmCommand,
-    RmResponse,
+    ContainerTable, ContainerWaits, FinalStatus, MasterKeys, ReservationTable, RetiredApplications,
+    RmCommand, RmResponse,
 };
 use crate::error::{Error, Record};
 
@@ -63,6 +63,10 @@ pub struct RmState {
     /// the application ends, as its record is. After the fields of format 7, so that format 7
     /// reads as format 8 with no lifetime.
     pub lifetime_deadlines: BTreeMap<i32, i64>,
+    /// The applications retired from `applications` (see
+    /// [`CommandV1::RetireCompletedApplications`]). After the fields of format 8, so that
+    /// format 8 reads as format 9 with none retired.
+    pub retired: RetiredApplications,
 }
 
 impl Default for RmState {
@@ -83,6 +87,7 @@ impl Default for RmState {
             preemption_waits: ContainerWaits::default(),
             reservations: ReservationTable::default(),
             lifetime_deadlines: BTreeMap::new(),
+            retired: RetiredApplications::default(),
         }
     }
 }
@@ -386,7 +391,8 @@ impl RmState {
                 sequence,
             };
         }
-        if self.applications.contains_key(&sequence) {
+        // A retired application was submitted too: a late resubmission is its duplicate.
+        if self.applications.contains_key(&sequence) || self.retired.contains(sequence) {
             return RmResponse::ApplicationAlreadySubmitted;
         }
         self.applications.insert(sequence, application.clone());

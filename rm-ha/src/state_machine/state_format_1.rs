@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use super::{
     ApplicationRecord, ContainerKey, ContainerRecord, ContainerTable, ContainerWaits, MasterKeys,
-    ReservationTable, RmState,
+    ReservationTable, RetiredApplications, RmState,
 };
 
 /// [`RmState`] in state format 1: the same fields, with a container table that has no
@@ -66,6 +66,7 @@ impl From<RmStateFormat1> for RmState {
             preemption_waits: ContainerWaits::default(),
             reservations: ReservationTable::default(),
             lifetime_deadlines: BTreeMap::new(),
+            retired: RetiredApplications::default(),
         }
     }
 }
@@ -109,12 +110,12 @@ mod tests {
         // leaves out: so the frozen layout is the one format 1 was written in. Format 3 then
         // appends the (here empty) NodeManager incarnations, format 4 apply rules 0 and no
         // uncounted attempt failure, format 5 no preemption wait, format 6 no reservation (its
-        // next sequence number 1, zigzag-encoded as 2), format 7 no reservation queue and
-        // format 8 no lifetime.
-        let format_8 = postcard::to_allocvec(&restored).unwrap();
+        // next sequence number 1, zigzag-encoded as 2), format 7 no reservation queue, format
+        // 8 no lifetime and format 9 none retired.
+        let format_9 = postcard::to_allocvec(&restored).unwrap();
         assert_eq!(
-            format_8,
-            [bytes.as_slice(), &[0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0]].concat(),
+            format_9,
+            [bytes.as_slice(), &[0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0]].concat(),
             "an empty map or set and rules 0 are one byte each"
         );
         assert_eq!(

@@ -14,9 +14,9 @@ pub(crate) const FORMAT_VERSION: u8 = 1;
 /// containers keep their completion times, 3 since the state keeps each NodeManager's
 /// incarnation, 4 since it keeps its apply rules and the attempt failures that did not count, 5
 /// since it keeps the preemption waits, 6 since it keeps the reservations, 7 since it keeps the
-/// reservation queues, 8 since it keeps the applications' lifetimes. [`decode_state`] reads
-/// formats 1 to 7 as well.
-pub(crate) const STATE_FORMAT_VERSION: u8 = 8;
+/// reservation queues, 8 since it keeps the applications' lifetimes, 9 since it remembers the
+/// applications it retired. [`decode_state`] reads formats 1 to 8 as well.
+pub(crate) const STATE_FORMAT_VERSION: u8 = 9;
 
 /// How postcard encodes an empty map: its length, zero, in one byte.
 const EMPTY_MAP: [u8; 1] = [0];
@@ -32,6 +32,8 @@ const NO_RESERVATION: [u8; 3] = [2, 0, 0];
 const NO_RESERVATION_QUEUE: [u8; 1] = [0];
 /// How postcard encodes no application lifetime: the empty map.
 const NO_LIFETIME: [u8; 1] = [0];
+/// How postcard encodes no retired application: the empty map of ranges and of counts.
+const NONE_RETIRED: [u8; 2] = [0, 0];
 
 /// Encodes `value` as `[FORMAT_VERSION, postcard bytes...]`.
 pub(crate) fn encode<T: Serialize>(record: Record, value: &T) -> Result<Vec<u8>, Error> {
@@ -55,8 +57,9 @@ pub(crate) fn encode_state(state: &RmState) -> Result<Vec<u8>, Error> {
     encode_as(Record::State, STATE_FORMAT_VERSION, state)
 }
 
-/// Decodes the replicated state of a snapshot of state format 8; of format 7, which is format 8
-/// without its last field (no lifetime then, one byte); of format 6, which also lacks the
+/// Decodes the replicated state of a snapshot of state format 9; of format 8, which is format 9
+/// without its last field (none retired then, two bytes); of format 7, which also lacks the
+/// lifetimes (none then, one byte); of format 6, which also lacks the
 /// reservation queues (no reservation queue then, one byte); of format 5, which also lacks
 /// the reservations (none then, three bytes); of format 4, which also lacks the
 /// preemption waits (none then, two bytes); of format 3, which also lacks the two
@@ -67,14 +70,22 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
     let record = Record::State;
     match split_version(record, bytes)? {
         (STATE_FORMAT_VERSION, body) => decode_body(record, body),
-        (7, body) => decode_body(record, &[body, &NO_LIFETIME].concat()),
+        (8, body) => decode_body(record, &[body, &NONE_RETIRED].concat()),
+        (7, body) => decode_body(record, &[body, &NO_LIFETIME, &NONE_RETIRED].concat()),
         (6, body) => decode_body(
             record,
-            &[body, &NO_RESERVATION_QUEUE, &NO_LIFETIME].concat(),
+            &[body, &NO_RESERVATION_QUEUE, &NO_LIFETIME, &NONE_RETIRED].concat(),
         ),
         (5, body) => decode_body(
             record,
-            &[body, &NO_RESERVATION, &NO_RESERVATION_QUEUE, &NO_LIFETIME].concat(),
+            &[
+                body,
+                &NO_RESERVATION,
+                &NO_RESERVATION_QUEUE,
+                &NO_LIFETIME,
+                &NONE_RETIRED,
+            ]
+            .concat(),
         ),
         (4, body) => decode_body(
             record,
@@ -84,6 +95,7 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
                 &NO_RESERVATION,
                 &NO_RESERVATION_QUEUE,
                 &NO_LIFETIME,
+                &NONE_RETIRED,
             ]
             .concat(),
         ),
@@ -96,6 +108,7 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
                 &NO_RESERVATION,
                 &NO_RESERVATION_QUEUE,
                 &NO_LIFETIME,
+                &NONE_RETIRED,
             ]
             .concat(),
         ),
@@ -109,6 +122,7 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
                 &NO_RESERVATION,
                 &NO_RESERVATION_QUEUE,
                 &NO_LIFETIME,
+                &NONE_RETIRED,
             ]
             .concat(),
         ),
@@ -140,7 +154,10 @@ mod tests {
 
     use super::*;
     use crate::state_machine::test_fixtures::{key, running_application};
-    use crate::state_machine::{CommandV1, ReservationQueueShare, ReservationTable, RmCommand};
+    use crate::state_machine::{
+        ApplicationRecord, ApplicationState, CommandV1, ReservationQueueShare, ReservationTable,
+        RmCommand,
+    };
 
     #[test]
     fn round_trips_and_rejects_other_versions() {
@@ -165,7 +182,7 @@ mod tests {
     }
 
     #[test]
-    fn the_state_is_written_in_format_8_and_read_in_formats_8_to_1() {
+    fn the_state_is_written_in_format_9_and_read_in_formats_9_to_1() {
         let mut state = running_application(&[(2, "n1:1"), (3, "n1:1")], &[3]);
         state
             .node_incarnations
@@ -187,12 +204,25 @@ mod tests {
             )]),
         }));
         state.lifetime_deadlines.insert(1, 1_700_000_060_000);
+        state.applications.insert(
+            2,
+            ApplicationRecord {
+                sequence: 2,
+                state: ApplicationState::Finished,
+                ..ApplicationRecord::default()
+            },
+        );
+        state.apply(&RmCommand::V1(CommandV1::RetireCompletedApplications {
+            keep: 0,
+        }));
+        assert!(state.retired.contains(2));
         let bytes = encode_state(&state).unwrap();
         assert_eq!(bytes[0], STATE_FORMAT_VERSION);
         assert_eq!(decode_state(&bytes).unwrap(), state);
 
-        // With no lifetime, format 8 ends in its empty map (one byte), after exactly the bytes
-        // format 7 held. With no reservation queue, format 7 ends in its empty map (one byte),
+        // With none retired, format 9 ends in its two empty maps (two bytes), after exactly the
+        // bytes format 8 held. With no lifetime, format 8 ends in its empty map (one byte),
+        // after exactly the bytes format 7 held. With no reservation queue, format 7 ends in its empty map (one byte),
         // after exactly the bytes format 6 held. With no reservation, format 6 ends in its empty table (three
         // bytes), after exactly the bytes format 5 held. With no preemption wait, format 5 ends in its empty map and set, after exactly the
         // bytes format 4 held; with rules 0 and nothing uncounted, format 4 ends in those two bytes,
@@ -201,7 +231,10 @@ mod tests {
         // in theirs, after exactly the bytes format 1 held.
         state = running_application(&[(2, "n1:1")], &[]);
         state.apply_rules = 0;
-        let format_8 = encode_state(&state).unwrap();
+        let format_9 = encode_state(&state).unwrap();
+        let mut format_8 = format_9[..format_9.len() - 2].to_vec();
+        format_8[0] = 8;
+        assert_eq!(decode_state(&format_8).unwrap(), state);
         let mut format_7 = format_8[..format_8.len() - 1].to_vec();
         format_7[0] = 7;
         assert_eq!(decode_state(&format_7).unwrap(), state);
@@ -228,13 +261,13 @@ mod tests {
         format_1[0] = 1;
         assert_eq!(decode_state(&format_1).unwrap(), state);
 
-        let mut newer = format_8;
+        let mut newer = format_9;
         newer[0] = STATE_FORMAT_VERSION + 1;
         assert!(matches!(
             decode_state(&newer),
             Err(Error::UnsupportedFormatVersion {
                 record: Record::State,
-                found: 9,
+                found: 10,
                 expected: STATE_FORMAT_VERSION,
             })
         ));

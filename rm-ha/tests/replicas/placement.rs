@@ -45,7 +45,10 @@ async fn a_submission_to_default_lands_where_the_users_mapping_says() {
         },
     )
     .await;
-    assert_eq!(report(&cluster, named).await.queue, "bob");
+    eventually("the named queue to be admitted", || async {
+        (report(&cluster, named).await.queue == "root.users.bob").then_some(())
+    })
+    .await;
     // Every replica stores the placed queue.
     for index in 0..3 {
         let replica = cluster.replica(index);
