@@ -198,9 +198,13 @@ impl CapacitySchedulerConfiguration {
         }
 
         let queue_mappings = reader.get(QUEUE_MAPPINGS_KEY).map(str::to_owned);
-        let override_specified = reader
-            .boolean(QUEUE_MAPPINGS_OVERRIDE_KEY)?
-            .unwrap_or(false);
+        let override_specified = keep_earlier(
+            reader.boolean(QUEUE_MAPPINGS_OVERRIDE_KEY),
+            unhonoured,
+            &mut warnings,
+            None,
+        )?
+        .unwrap_or(false);
         let legacy = reader.boolean(LEGACY_QUEUE_MODE_KEY)?.unwrap_or(true);
         let mut builder = TreeBuilder {
             reader: &reader,
@@ -238,12 +242,22 @@ impl CapacitySchedulerConfiguration {
             warnings,
         };
         conf.place_reservation_queues(&BTreeMap::new());
-        conf.queue_mappings = QueueMappings::parse(
-            queue_mappings.as_deref(),
-            conf.settings.app_name_mappings.as_deref(),
-            override_specified,
-            &conf,
+        // A rule in force whose queue a later commit removed (or one of this replica's
+        // application-name rules the committed queues lack) must not stop a new leader from
+        // scheduling: the rules are dropped with a warning until a refresh settles them.
+        let mut mapping_warnings = Vec::new();
+        conf.queue_mappings = keep_earlier(
+            QueueMappings::parse(
+                queue_mappings.as_deref(),
+                conf.settings.app_name_mappings.as_deref(),
+                override_specified,
+                &conf,
+            ),
+            unhonoured,
+            &mut mapping_warnings,
+            QueueMappings::default(),
         )?;
+        conf.warnings.extend(mapping_warnings);
         Ok(conf)
     }
 

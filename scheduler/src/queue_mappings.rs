@@ -30,8 +30,8 @@ const REJECTED: &str =
 /// submission decides: a user rule matches its user (`%user` matches every user), a group rule
 /// any group of the user, an application rule the application's name (`%application` every
 /// name). Its queue, after substituting `%user`, `%primary_group` (the user's first group),
-/// `%secondary_group` (the first of the others for which the queue exists) and
-/// `%application` (a `.` in a name becomes `_dot_`), must be an existing leaf, by full path or
+/// `%secondary_group` (the first of the others for which the queue exists; a `.` in a user or
+/// group name becomes `_dot_`) and `%application`, must be an existing leaf, by full path or
 /// by an unambiguous short name; otherwise the application goes to `root.default`, the legacy
 /// rules' fallback, and is refused only if that is unusable too. When no rule matches, the
 /// application runs in the queue it named.
@@ -198,7 +198,8 @@ impl MappingRule {
         for part in self.queue.split('.') {
             let value = match part {
                 "%user" => clean(submission.user),
-                "%application" => clean(submission.application_name),
+                // Hadoop cleans only user and group names.
+                "%application" => submission.application_name.to_owned(),
                 "%primary_group" => submission
                     .groups
                     .first()
@@ -231,6 +232,23 @@ impl MappingRule {
         }
         Ok(path)
     }
+}
+
+/// Checks the syntax of the application-name rules `value` (the `yarn-site.xml` key), which a
+/// daemon does at start-up: their queues are checked against the queues in force.
+///
+/// # Errors
+///
+/// [`SchedulerError::QueueMapping`] for the first malformed entry.
+pub(crate) fn check_app_name_entries(value: &str) -> Result<(), SchedulerError> {
+    for entry in entries(value) {
+        parse_entry(entry, true).map_err(|reason| SchedulerError::QueueMapping {
+            key: APP_NAME_MAPPINGS_KEY,
+            entry: entry.to_owned(),
+            reason,
+        })?;
+    }
+    Ok(())
 }
 
 /// The entries of a mapping value: comma-separated, trimmed, empty and repeated ones dropped.
@@ -467,6 +485,33 @@ mod tests {
     }
 
     #[test]
+    fn a_committed_rule_whose_queue_went_is_dropped_with_a_warning() {
+        let properties: BTreeMap<String, String> = [
+            ("yarn.scheduler.capacity.root.queues", "default"),
+            ("yarn.scheduler.capacity.root.default.capacity", "100"),
+            (QUEUE_MAPPINGS_KEY, "u:alice:gone"),
+            (QUEUE_MAPPINGS_OVERRIDE_KEY, "yes"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        assert!(
+            CapacitySchedulerConfiguration::new(properties.clone(), SchedulerSettings::default())
+                .is_err()
+        );
+        let committed =
+            CapacitySchedulerConfiguration::committed(properties, SchedulerSettings::default())
+                .expect("a committed configuration keeps scheduling");
+        assert!(committed.queue_mappings().is_empty());
+        let warned: Vec<&String> = committed
+            .warnings()
+            .iter()
+            .filter(|w| w.contains("'gone'") || w.contains(QUEUE_MAPPINGS_OVERRIDE_KEY))
+            .collect();
+        assert_eq!(warned.len(), 2, "{:?}", committed.warnings());
+    }
+
+    #[test]
     fn application_rules_come_after_user_rules_and_override_places_named_queues() {
         let conf = conf(
             "u:carol:marketing",
@@ -487,6 +532,10 @@ mod tests {
             place(&conf, "alice", &[], "marketing", "default"),
             placed("root.marketing", "%application:%application")
         );
+        let Ok(Placement::Fallback { reason, .. }) = place(&conf, "alice", &[], "a.b", "") else {
+            panic!("an application name is not cleaned: a.b names a queue path");
+        };
+        assert!(reason.contains("'a.b'"), "{reason}");
         let none = conf_with("");
         assert!(none.queue_mappings().is_empty());
         assert_eq!(

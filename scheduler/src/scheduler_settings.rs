@@ -11,7 +11,7 @@ use yarn_conf::keys::{
 use crate::Resource;
 use crate::access_control_list::AccessControlList;
 use crate::error::SchedulerError;
-use crate::queue_mappings::APP_NAME_MAPPINGS_KEY;
+use crate::queue_mappings::{APP_NAME_MAPPINGS_KEY, check_app_name_entries};
 
 /// `yarn.scheduler.minimum-allocation-mb`: the smallest container memory, and the step asks are
 /// rounded up to.
@@ -102,6 +102,9 @@ impl SchedulerSettings {
                 .filter(|value| !value.trim().is_empty()),
         };
         settings.validate()?;
+        if let Some(rules) = &settings.app_name_mappings {
+            check_app_name_entries(rules)?;
+        }
         Ok(settings)
     }
 
@@ -221,6 +224,15 @@ mod tests {
         assert!(
             message.contains("16384") && message.contains("8192"),
             "{message}"
+        );
+
+        let mut conf = Configuration::new();
+        conf.set(APP_NAME_MAPPINGS_KEY, "etl:eng,etl=eng");
+        let message = SchedulerSettings::from_conf(&conf).unwrap_err().to_string();
+        assert!(
+            message.contains(APP_NAME_MAPPINGS_KEY)
+                && message.ends_with("Illegal queue mapping etl=eng"),
+            "a malformed application-name rule stops the daemon: {message}"
         );
     }
 }

@@ -163,10 +163,12 @@ impl ClientOperations {
     /// or whose AM container exceeds the queue's maximum allocation, as YARN does while the
     /// client waits. Everything else (unknown or stopped queue, application limits) is left to
     /// admission, which records the rejection in the application's diagnostics, as in YARN. A
-    /// resubmission of a stored application is not checked again: it is acknowledged as is.
+    /// resubmission of a stored or retired application is not checked again: it is acknowledged
+    /// as is.
     /// Before those checks the placement rules ([`yarn_scheduler::QueueMappings`]) may move the
     /// submission to another queue, which `record` then names: the decision is made once,
-    /// here, and stored with the submission.
+    /// here, and stored with the submission. A submission `for_reservation` is not placed: it
+    /// runs in its reservation's plan queue.
     /// Returns the lifetimes of the leaf the application would run in, `None` when the queue
     /// is not known (admission will reject it unless a refresh creates it first) or the
     /// application is stored already.
@@ -179,11 +181,15 @@ impl ClientOperations {
         &self,
         id: ApplicationId,
         record: &mut ApplicationRecord,
+        for_reservation: bool,
     ) -> Result<Option<ApplicationLifetime>, RmError> {
         // No read barrier: these checks only ever refuse, the proposal that follows is what
         // needs the leadership, and a barrier would add a way for a sound submission to fail
         // while a new leader settles.
-        if self.application(id, |_| ()).is_ok() {
+        let retired = self.state.read(|state| {
+            id.cluster_timestamp == state.cluster_timestamp_ms && state.retired.contains(id.id)
+        });
+        if retired || self.application(id, |_| ()).is_ok() {
             return Ok(None);
         }
         let groups = self.queues.groups.lookup(&record.user).await;
@@ -199,7 +205,12 @@ impl ClientOperations {
                     application_name: &record.name,
                     queue: &record.queue,
                 };
-                let placement = conf.queue_mappings().place(conf, &submission)?;
+                // A submission for a reservation runs in its reservation's plan queue.
+                let placement = if for_reservation {
+                    Placement::AsSubmitted
+                } else {
+                    conf.queue_mappings().place(conf, &submission)?
+                };
                 let mut placed = record.clone();
                 if let Placement::Placed { queue, .. } | Placement::Fallback { queue, .. } =
                     &placement
@@ -405,7 +416,10 @@ impl ClientOperations {
         })?;
         let record = application_record(user, &context, id.id, now_ms(), self.max_attempts);
         let mut record = record;
-        let lifetime = self.check_submission(id, &mut record).await?;
+        let for_reservation = context.reservation_id.is_some();
+        let lifetime = self
+            .check_submission(id, &mut record, for_reservation)
+            .await?;
         let lifetime_secs = granted_lifetime(lifetime, requested_lifetime);
         let command = submission_command(id, record, lifetime_secs);
         match self.proposer.propose(command).await? {

@@ -4,10 +4,12 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use yarn_proto::ids::ReservationId;
 
 use super::{ApplicationRecord, ApplicationState};
 
-/// The retired applications' sequence numbers and what they counted as.
+/// The retired applications' sequence numbers and what they counted as, by the leaf queue
+/// they were admitted to (a reservation's queue counting as its plan queue) and user.
 ///
 /// Guarantees: a retired sequence number is remembered for good, so a late resubmission of a
 /// retired application is taken as the duplicate it is and no container id of it is issued
@@ -56,7 +58,7 @@ impl RetiredApplications {
         self.insert(application.sequence);
         // An application gets its first attempt when the scheduler admits it into its leaf.
         let queue = if application.current_attempt > 0 {
-            application.queue.clone()
+            counting_queue(&application.queue)
         } else {
             String::new()
         };
@@ -94,6 +96,17 @@ impl RetiredApplications {
     }
 }
 
+/// Where a retired application of the leaf `queue` is counted: its plan queue for a
+/// reservation's queue (`<plan>.reservation_<ts>_<n>`), one per reservation, which would
+/// otherwise leave a key behind for every reservation ever made; the leaf itself otherwise.
+/// A plan queue's figures sum what lies below it, so they are unchanged.
+fn counting_queue(queue: &str) -> String {
+    match queue.rsplit_once('.') {
+        Some((plan, leaf)) if leaf.parse::<ReservationId>().is_ok() => plan.to_owned(),
+        _ => queue.to_owned(),
+    }
+}
+
 impl RetiredCounts {
     /// How many applications these are.
     pub fn total(&self) -> u64 {
@@ -127,7 +140,13 @@ mod tests {
             BTreeMap::from([(1, 1), (3, 5), (9, 9)])
         );
         retired_apps.record(&retired(ApplicationState::Killed, 2, 0));
-        assert_eq!(retired_apps.ranges, BTreeMap::from([(1, 5), (9, 9)]));
+        let mut reserved = retired(ApplicationState::Failed, 7, 1);
+        reserved.queue = "root.a.reservation_1700000000000_0001".to_owned();
+        retired_apps.record(&reserved);
+        assert_eq!(
+            retired_apps.ranges,
+            BTreeMap::from([(1, 5), (7, 7), (9, 9)])
+        );
         assert!((1..=5).all(|s| retired_apps.contains(s)) && retired_apps.contains(9));
         assert!(
             !retired_apps.contains(6) && !retired_apps.contains(0) && !retired_apps.contains(10)
@@ -149,11 +168,12 @@ mod tests {
                     "alice",
                     RetiredCounts {
                         completed: 5,
+                        failed: 1,
                         ..RetiredCounts::default()
                     }
                 ),
             ],
-            "a never-admitted application counts under no queue"
+            "a never-admitted application counts under no queue, a reservation's under its plan"
         );
     }
 }

@@ -48,6 +48,28 @@ async fn the_oldest_finished_applications_beyond_the_limit_are_forgotten() {
         refused.message().contains("doesn't exist in RM"),
         "{refused:?}"
     );
+
+    // A late resubmission of a retired application is acknowledged as the duplicate it is.
+    let (_, resubmitted) = on_leader(shared, "SubmitApplication", |leader| async move {
+        shared
+            .client(leader, USER)
+            .await
+            .submit_application(pb::SubmitApplicationRequestProto {
+                application_submission_context: Some(pb::ApplicationSubmissionContextProto {
+                    application_id: Some(first.into()),
+                    application_name: Some("first".to_owned()),
+                    ..Default::default()
+                }),
+            })
+            .await
+    })
+    .await;
+    drop(resubmitted);
+    assert_eq!(
+        list(shared).await,
+        vec![third, running],
+        "nothing came back"
+    );
     for index in 0..3 {
         cluster.stop(index).await;
     }
