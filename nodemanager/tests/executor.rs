@@ -830,22 +830,32 @@ async fn a_reacquired_container_keeps_its_cgroup_for_the_oom_verdict() {
         handle.pid().unwrap()
     };
 
+    // Stored at 48 MB: a resize stored before the restart, whose limit was never written.
     let after_restart = ContainerExecutor::try_new(&node.config).unwrap();
     let handle = after_restart
         .reacquire(ReacquireSpec {
             container_id: id,
             pid,
-            memory_mb: 32,
+            memory_mb: 48,
         })
         .unwrap();
     let cgroup = node.cgroup_dir().join(id.to_string());
+    let wanted = (48u64 * 1024 * 1024).to_string();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while std::fs::read_to_string(cgroup.join("memory.max")).unwrap_or_default() != wanted {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "memory.max was not restored"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     std::fs::write(cgroup.join("memory.events"), "oom_kill 2\n").unwrap();
     Signal::Kill.send(pid).unwrap();
     let exit = must_exit(&handle).await;
     assert_eq!(exit.exit_code, KILLED_EXCEEDED_PMEM, "{}", exit.diagnostics);
     assert!(
         exit.diagnostics.contains(&format!(
-            "memory.max of 32 MB (cgroup {}, 2 OOM kill(s)",
+            "memory.max of 48 MB (cgroup {}, 2 OOM kill(s)",
             cgroup.display()
         )),
         "{}",

@@ -244,20 +244,16 @@ impl CapacitySchedulerConfiguration {
         conf.place_reservation_queues(&BTreeMap::new());
         // A rule in force whose queue a later commit removed (or one of this replica's
         // application-name rules the committed queues lack) must not stop a new leader from
-        // scheduling: the rules are dropped with a warning until a refresh settles them.
-        let mut mapping_warnings = Vec::new();
-        conf.queue_mappings = keep_earlier(
-            QueueMappings::parse(
-                queue_mappings.as_deref(),
-                conf.settings.app_name_mappings.as_deref(),
-                override_specified,
-                &conf,
-            ),
-            unhonoured,
-            &mut mapping_warnings,
-            QueueMappings::default(),
+        // scheduling: that rule is left out with a warning until a refresh settles it.
+        let mut dropped = Vec::new();
+        conf.queue_mappings = QueueMappings::parse(
+            queue_mappings.as_deref(),
+            conf.settings.app_name_mappings.as_deref(),
+            override_specified,
+            &conf,
+            (unhonoured == Unhonoured::Warn).then_some(&mut dropped),
         )?;
-        conf.warnings.extend(mapping_warnings);
+        conf.warnings.extend(dropped);
         Ok(conf)
     }
 

@@ -98,34 +98,51 @@ impl QueueMappings {
     /// Parses `queue_mappings` (`[u|g]:name:queue` entries) and `app_name_mappings`
     /// (`name:queue` entries), each comma-separated, trimmed, empty and repeated entries
     /// dropped as Hadoop drops them, and checks that every queue named without a variable is an
-    /// existing leaf of `conf`.
+    /// existing leaf of `conf`. With `dropped`, for rules already in force, a rule that fails
+    /// is left out with a warning there instead, and the others stay.
     ///
     /// # Errors
     ///
-    /// [`SchedulerError::QueueMapping`] naming the key, the entry and Hadoop's reason
-    /// (`Illegal queue mapping`, `unknown mapping prefix`, or the queue that does not exist).
+    /// Without `dropped`, [`SchedulerError::QueueMapping`] naming the key, the entry and
+    /// Hadoop's reason (`Illegal queue mapping`, `unknown mapping prefix`, or the queue that
+    /// does not exist).
     pub fn parse(
         queue_mappings: Option<&str>,
         app_name_mappings: Option<&str>,
         override_specified: bool,
         conf: &CapacitySchedulerConfiguration,
+        dropped: Option<&mut Vec<String>>,
     ) -> Result<Self, SchedulerError> {
         let mut rules = Vec::new();
+        let mut dropped = dropped;
         for (key, value, application) in [
             (QUEUE_MAPPINGS_KEY, queue_mappings, false),
             (APP_NAME_MAPPINGS_KEY, app_name_mappings, true),
         ] {
             for entry in entries(value.unwrap_or_default()) {
-                let refused = |reason: String| SchedulerError::QueueMapping {
-                    key,
-                    entry: entry.to_owned(),
-                    reason,
+                let checked = parse_entry(entry, application).and_then(|rule| {
+                    if !rule.queue.contains('%') {
+                        leaf_path(conf, &rule.queue)?;
+                    }
+                    Ok(rule)
+                });
+                let refusal = match checked {
+                    Ok(rule) => {
+                        rules.push(rule);
+                        continue;
+                    }
+                    Err(reason) => SchedulerError::QueueMapping {
+                        key,
+                        entry: entry.to_owned(),
+                        reason,
+                    },
                 };
-                let rule = parse_entry(entry, application).map_err(refused)?;
-                if !rule.queue.contains('%') {
-                    leaf_path(conf, &rule.queue).map_err(refused)?;
+                match dropped.as_deref_mut() {
+                    Some(warnings) => warnings.push(format!(
+                        "{refusal}; the rule is left out until a refresh settles it"
+                    )),
+                    None => return Err(refusal),
                 }
-                rules.push(rule);
             }
         }
         Ok(Self {
@@ -489,7 +506,7 @@ mod tests {
         let properties: BTreeMap<String, String> = [
             ("yarn.scheduler.capacity.root.queues", "default"),
             ("yarn.scheduler.capacity.root.default.capacity", "100"),
-            (QUEUE_MAPPINGS_KEY, "u:alice:gone"),
+            (QUEUE_MAPPINGS_KEY, "u:alice:gone,u:%user:default"),
             (QUEUE_MAPPINGS_OVERRIDE_KEY, "yes"),
         ]
         .into_iter()
@@ -502,7 +519,11 @@ mod tests {
         let committed =
             CapacitySchedulerConfiguration::committed(properties, SchedulerSettings::default())
                 .expect("a committed configuration keeps scheduling");
-        assert!(committed.queue_mappings().is_empty());
+        assert_eq!(
+            committed.queue_mappings().rules.len(),
+            1,
+            "only the rule whose queue went is left out"
+        );
         let warned: Vec<&String> = committed
             .warnings()
             .iter()

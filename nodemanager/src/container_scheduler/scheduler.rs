@@ -371,6 +371,11 @@ impl ContainerScheduler {
             actions.extend(resize.take());
         }
         self.reconcile(&mut actions);
+        // Only a container that grew is made room for: an overcommit the node had before (a
+        // force-started guaranteed container, a capacity that shrank) is not this update's.
+        if grows && !self.allocated.fits_within(&self.capacity) {
+            self.reclaim_opportunistic(&mut actions);
+        }
         actions.extend(resize);
         Ok(actions)
     }
@@ -516,10 +521,10 @@ impl ContainerScheduler {
     }
 
     /// Restores the invariant: starts what fits, then kills for guaranteed containers still
-    /// waiting, or for a running one that grew past the node's capacity.
+    /// waiting.
     fn reconcile(&mut self, actions: &mut Vec<SchedulerAction>) {
         self.start_pending(actions);
-        if !self.queued_guaranteed.is_empty() || !self.allocated.fits_within(&self.capacity) {
+        if !self.queued_guaranteed.is_empty() {
             self.reclaim_opportunistic(actions);
         }
     }

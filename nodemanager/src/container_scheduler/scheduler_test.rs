@@ -639,10 +639,20 @@ fn a_decrease_frees_room_at_once_and_an_increase_kills_opportunistic_containers_
     // A container recovered larger than a node that shrank can still shrink and be demoted.
     let mut shrunk_node = self::node(4, 5);
     shrunk_node.recover_running(guaranteed(9, 8)).unwrap();
+    shrunk_node.recover_running(opportunistic(10, 1)).unwrap();
+    assert_eq!(shrunk_node.recovery_completed(), vec![]);
     let smaller = Resources::new(6 * GB, 1);
+    assert_eq!(
+        shrunk_node.update(must_id(9), ExecutionType::Guaranteed, smaller, 1),
+        Ok(vec![SchedulerAction::Resize {
+            id: must_id(9),
+            resources: smaller
+        }]),
+        "an overcommit the update did not cause kills nothing"
+    );
     assert!(
         shrunk_node
-            .update(must_id(9), ExecutionType::Opportunistic, smaller, 1)
+            .update(must_id(9), ExecutionType::Opportunistic, smaller, 2)
             .is_ok()
     );
 }

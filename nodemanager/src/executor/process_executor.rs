@@ -344,8 +344,9 @@ impl ProcessExecutor {
     /// While the pid still leads its process group, the container is watched by polling
     /// (every [`REACQUIRED_POLL_INTERVAL`](super::REACQUIRED_POLL_INTERVAL)), its memory is
     /// checked again, and it can be stopped. With cgroup v2, the container's existing cgroup
-    /// (found from its id) is taken over too, so that an OOM kill is still reported and the
-    /// cgroup removed at the end; a container launched without one falls back to the
+    /// (found from its id) is taken over too, its `memory.max` rewritten to the stored size (a
+    /// resize may have been stored before its limit was written), so that an OOM kill is still
+    /// reported and the cgroup removed at the end; a container launched without one falls back to the
     /// resident-memory check when `yarn.nodemanager.pmem-check-enabled` is true.
     ///
     /// Once it has ended, its exit code is read from the file the launch wrapper writes, as
@@ -397,6 +398,15 @@ impl ProcessExecutor {
         tracing::info!(
             %container_id, pid, running = is_running_leader(pid), "re-acquiring container"
         );
+        // The stored size may be newer than the cgroup's limit: a resize stored before the
+        // restart whose limit the runner had not written yet.
+        if let Some(cgroup) = cgroup.clone() {
+            self.tasks.spawn(async move {
+                if let Err(err) = cgroup.set_memory_max().await {
+                    tracing::warn!(%container_id, %err, "cannot restore a re-acquired container's memory limit");
+                }
+            });
+        }
         let exit_code_file = ContainerPaths::exit_code_file(&self.local_dirs, container_id);
         Ok(self.supervise(
             container_id,

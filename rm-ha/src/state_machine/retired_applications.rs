@@ -13,7 +13,8 @@ use super::{ApplicationRecord, ApplicationState};
 ///
 /// Guarantees: a retired sequence number is remembered for good, so a late resubmission of a
 /// retired application is taken as the duplicate it is and no container id of it is issued
-/// again; the counts only grow, so the application figures that include them never go back.
+/// again; the counts only grow, so the application figures that include them never go back
+/// (but a reservation queue's own: see `counting_queue`).
 /// The numbers are kept as ranges: applications finish roughly in submission order, so a
 /// cluster that ran millions holds a handful of ranges, not millions of numbers.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -99,7 +100,9 @@ impl RetiredApplications {
 /// Where a retired application of the leaf `queue` is counted: its plan queue for a
 /// reservation's queue (`<plan>.reservation_<ts>_<n>`), one per reservation, which would
 /// otherwise leave a key behind for every reservation ever made; the leaf itself otherwise.
-/// A plan queue's figures sum what lies below it, so they are unchanged.
+/// A plan queue's figures sum what lies below it, so they are unchanged; the reservation
+/// queue's own figures lose the retired applications (the one exception to figures never
+/// going back), and it is gone once its reservation ends anyway.
 fn counting_queue(queue: &str) -> String {
     match queue.rsplit_once('.') {
         Some((plan, leaf)) if leaf.parse::<ReservationId>().is_ok() => plan.to_owned(),
