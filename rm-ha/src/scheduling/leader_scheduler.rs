@@ -695,18 +695,10 @@ impl LeaderScheduler {
         let scheduler = &mut self.scheduler;
         self.promotions.retain(|key, promotion| {
             let container = promotion.allocation.container_id;
-            let still_wanted = state.containers.get(key).is_some_and(|record| {
-                record.is_live()
-                    && record.execution_type == ExecutionType::Opportunistic
-                    && state.containers.version(key) == promotion.update.version
-                    && state
-                        .applications
-                        .get(&key.application_seq)
-                        .is_some_and(|app| {
-                            !app.state.is_final()
-                                && app.current_attempt == promotion.update.attempt_id
-                        })
-            });
+            let update = &promotion.update;
+            let still_wanted = state
+                .updatable_container(key, update.attempt_id, update.version)
+                .is_some_and(|record| record.execution_type == ExecutionType::Opportunistic);
             if !still_wanted {
                 scheduler.cancel_promotion(&container);
                 return false;

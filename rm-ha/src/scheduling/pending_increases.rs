@@ -117,18 +117,10 @@ impl PendingIncreases {
             .collect();
         self.increases.retain(|key, increase| {
             let container = increase.container;
-            let still_wanted = state.containers.get(key).is_some_and(|record| {
-                record.is_live()
-                    && record.execution_type == ExecutionType::Guaranteed
-                    && state.containers.version(key) == increase.resize.version
-                    && state
-                        .applications
-                        .get(&key.application_seq)
-                        .is_some_and(|app| {
-                            !app.state.is_final()
-                                && app.current_attempt == increase.resize.attempt_id
-                        })
-            });
+            let resize = &increase.resize;
+            let still_wanted = state
+                .updatable_container(key, resize.attempt_id, resize.version)
+                .is_some_and(|record| record.execution_type == ExecutionType::Guaranteed);
             if !still_wanted {
                 scheduler.cancel_increase(&container);
                 return false;

@@ -143,6 +143,22 @@ impl RmState {
         RmResponse::ContainersUpdated { updated, rejected }
     }
 
+    /// The live container `key` if an update of it from `version` by attempt `attempt_id`
+    /// (still its live application's current one) could still apply: what a pending
+    /// promotion or increase waits on.
+    pub fn updatable_container(
+        &self,
+        key: &ContainerKey,
+        attempt_id: i32,
+        version: i32,
+    ) -> Option<&ContainerRecord> {
+        self.containers.get(key).filter(|record| {
+            record.is_live()
+                && self.containers.version(key) == version
+                && self.attempt_is_current(key, attempt_id)
+        })
+    }
+
     /// Whether `attempt_id` is the current attempt of `key`'s application, which is live.
     fn attempt_is_current(&self, key: &ContainerKey, attempt_id: i32) -> bool {
         self.applications
