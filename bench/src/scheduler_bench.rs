@@ -237,12 +237,8 @@ fn flexible_queue_properties(
 /// The ask every benchmark application makes: `containers` containers of 1 GB and 1 vcore.
 pub(crate) fn bench_ask(containers: u32) -> ResourceRequest {
     ResourceRequest {
-        priority: 1,
         allocation_request_id: 0,
-        resource_name: "*".to_owned(),
-        capability: Resource::new(1024, 1),
-        num_containers: containers,
-        relax_locality: true,
+        ..ResourceRequest::any(1, Resource::new(1024, 1), containers)
     }
 }
 

@@ -346,12 +346,8 @@ impl TaskStreamSim {
         }
         let (guaranteed, opportunistic) = self.stream.window_counts(self.window);
         let guaranteed = ResourceRequest {
-            priority: 1,
             allocation_request_id: 0,
-            resource_name: ResourceRequest::ANY.to_owned(),
-            capability: Resource::new(SLOT_MB, 1),
-            num_containers: guaranteed,
-            relax_locality: true,
+            ..ResourceRequest::any(1, Resource::new(SLOT_MB, 1), guaranteed)
         };
         self.scheduler
             .update_asks(self.attempt, &[guaranteed], &[])

@@ -187,6 +187,9 @@ pub const RM_AUTO_UPDATE_CONTAINERS: Key = Key::new(
     "false",
     KeyKind::Bool,
 );
+/// Whether node labels (partitions) may be used: the admin verbs that change them, and asks
+/// that name one. Off, every node is in the default partition.
+pub const NODE_LABELS_ENABLED: Key = Key::new("yarn.node-labels.enabled", "false", KeyKind::Bool);
 /// The first pause of a client between failover attempts; later pauses grow exponentially.
 pub const CLIENT_FAILOVER_SLEEP_BASE_MS: Key = Key::new(
     "yarn.client.failover-sleep-base-ms",
@@ -758,6 +761,7 @@ pub const ALL: &[Key] = &[
     RM_NMTOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS,
     RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS,
     RM_AUTO_UPDATE_CONTAINERS,
+    NODE_LABELS_ENABLED,
     RM_MAX_COMPLETED_APPLICATIONS,
     RM_STATE_STORE_MAX_COMPLETED_APPLICATIONS,
     CLIENT_FAILOVER_SLEEP_BASE_MS,

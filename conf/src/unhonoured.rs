@@ -112,7 +112,9 @@ const fn warned(pattern: &'static str, reason: &'static str) -> Unhonoured {
 
 const CAPACITY_SCHEDULER: &str =
     "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler";
-const NO_LABELS: &str = "node labels are not implemented: every node is in the default partition";
+const CENTRALIZED_LABELS: &str = "node labels are set with rmadmin and kept in the \
+                                  ResourceManagers' replicated state (centralized): NodeManagers \
+                                  and providers do not set them";
 const UNDERUTILIZED_PREEMPTION: &str = "tunes underutilized-preemption, which yarn-ha does not \
                                          do: under a priority-utilization parent, a child of \
                                          higher priority below its guarantee waits for a lower \
@@ -174,16 +176,9 @@ pub const UNHONOURED: &[Unhonoured] = &[
          of capacity 0 or of a weight)",
     ),
     warned(
-        "yarn.scheduler.capacity.<queue-path>.accessible-node-labels",
-        NO_LABELS,
-    ),
-    warned(
         "yarn.scheduler.capacity.<queue-path>.accessible-node-labels.*",
-        NO_LABELS,
-    ),
-    warned(
-        "yarn.scheduler.capacity.<queue-path>.default-node-label-expression",
-        NO_LABELS,
+        "a queue's share of a partition is read from accessible-node-labels.<label>.capacity \
+         and .maximum-capacity only",
     ),
     warned(
         "yarn.scheduler.capacity.<queue-path>.acl_submit_reservations",
@@ -287,11 +282,36 @@ pub const UNHONOURED: &[Unhonoured] = &[
         "the CapacityScheduler is the only scheduler yarn-ha has",
     ),
     refused(
-        "yarn.node-labels.enabled",
-        Accepted::OneOf(&["false"]),
-        NO_LABELS,
+        "yarn.node-labels.configuration-type",
+        Accepted::OneOf(&["centralized"]),
+        CENTRALIZED_LABELS,
     ),
-    warned("yarn.node-labels.*", NO_LABELS),
+    refused(
+        "yarn.node-labels.exclusive-enforced-partitions",
+        Accepted::Unset,
+        "applications are not held to one partition: any ask may name any label its queue \
+         may use",
+    ),
+    refused(
+        "yarn.resourcemanager.node-labels.provider",
+        Accepted::Unset,
+        CENTRALIZED_LABELS,
+    ),
+    warned("yarn.resourcemanager.node-labels.*", CENTRALIZED_LABELS),
+    refused(
+        "yarn.nodemanager.node-labels.provider",
+        Accepted::Unset,
+        CENTRALIZED_LABELS,
+    ),
+    warned("yarn.nodemanager.node-labels.*", CENTRALIZED_LABELS),
+    warned(
+        "yarn.node-labels.fs-store.*",
+        "node labels are kept in the ResourceManagers' replicated state, not in a file store",
+    ),
+    warned(
+        "yarn.node-labels.*",
+        "tunes a part of Hadoop's node labels yarn-ha does not have",
+    ),
     refused(
         "yarn.resourcemanager.nodes.include-path",
         Accepted::Unset,
@@ -751,7 +771,7 @@ mod tests {
         );
         assert!(matches!(enabled.judge("k", "true"), Verdict::Warned(_)));
         assert_eq!(
-            entry("yarn.scheduler.capacity.root.a.accessible-node-labels.gpu.capacity").pattern,
+            entry("yarn.scheduler.capacity.root.a.accessible-node-labels.gpu.weight").pattern,
             "yarn.scheduler.capacity.<queue-path>.accessible-node-labels.*"
         );
     }
@@ -786,8 +806,12 @@ mod tests {
             Treatment::Refused(Accepted::Unset)
         );
         assert_eq!(
-            entry("yarn.node-labels.enabled").treatment,
-            Treatment::Refused(Accepted::OneOf(&["false"]))
+            entry("yarn.node-labels.configuration-type").treatment,
+            Treatment::Refused(Accepted::OneOf(&["centralized"]))
+        );
+        assert_eq!(
+            entry("yarn.node-labels.fs-store.root-dir").pattern,
+            "yarn.node-labels.fs-store.*"
         );
     }
 
@@ -925,7 +949,7 @@ mod tests {
     #[test]
     fn a_site_report_refuses_by_name_and_place_and_warns_the_rest() {
         let mut conf = Configuration::new();
-        conf.set("yarn.node-labels.enabled", "true");
+        conf.set("yarn.node-labels.configuration-type", "distributed");
         conf.set("yarn.timeline-service.enabled", "true");
         conf.set("yarn.resourcemanager.scheduler.class", CAPACITY_SCHEDULER);
         conf.set("yarn.resourcemanager.am.max-atempts", "3");
@@ -939,9 +963,9 @@ mod tests {
             "the NodeManager's key is not the RM's: {refused:?}"
         );
         assert!(
-            refused[0].contains("yarn.node-labels.enabled")
-                && refused[0].contains("\"true\"")
-                && refused[0].contains(NO_LABELS),
+            refused[0].contains("yarn.node-labels.configuration-type")
+                && refused[0].contains("\"distributed\"")
+                && refused[0].contains(CENTRALIZED_LABELS),
             "{}",
             refused[0]
         );

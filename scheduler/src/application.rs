@@ -27,8 +27,15 @@ pub(crate) struct SchedulerApplication {
     pub(crate) priority: i32,
     pub(crate) submission_order: u64,
     pub(crate) attempt: Option<Attempt>,
-    /// Resources of every live container, AM included, across attempts.
+    /// Resources of every live container, AM included, across attempts and partitions.
     pub(crate) used: Resource,
+    /// The part of `used` on labelled nodes, by label.
+    pub(crate) labelled_used: BTreeMap<String, Resource>,
+    /// The label of asks and the AM that name none: the submission's, else the queue's
+    /// `default-node-label-expression` (`""`: the default partition).
+    pub(crate) default_label: String,
+    /// The label of the AM container: its own expression, else `default_label`.
+    pub(crate) am_label: String,
     pub(crate) containers: BTreeSet<ContainerId>,
     /// The next container sequence number; recovery moves it past every recovered container.
     pub(crate) next_sequence: i64,
@@ -60,6 +67,13 @@ pub(crate) struct Attempt {
 }
 
 impl SchedulerApplication {
+    /// What the application uses in the default partition.
+    pub(crate) fn default_used(&self) -> Resource {
+        self.labelled_used
+            .values()
+            .fold(self.used, |rest, labelled| rest.saturating_sub(*labelled))
+    }
+
     pub(crate) fn order(&self) -> AppOrder {
         (Reverse(self.priority), self.submission_order, self.id)
     }
@@ -69,5 +83,18 @@ impl SchedulerApplication {
         self.attempt
             .as_ref()
             .is_some_and(|a| a.active && (a.am_pending || a.asks.has_outstanding()))
+    }
+
+    /// Whether the application is active and wants a container in `partition`: its AM
+    /// container (when `with_am`) or an ask for that partition.
+    pub(crate) fn has_demand_in(&self, partition: &str, with_am: bool) -> bool {
+        self.attempt.as_ref().is_some_and(|a| {
+            a.active
+                && if a.am_pending {
+                    with_am && self.am_label == partition
+                } else {
+                    a.asks.has_outstanding_in(partition)
+                }
+        })
     }
 }

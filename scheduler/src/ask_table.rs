@@ -63,6 +63,13 @@ impl AskTable {
         self.keys.values().any(|asks| asks.outstanding() > 0)
     }
 
+    /// Whether any container is still wanted in `partition`.
+    pub(crate) fn has_outstanding_in(&self, partition: &str) -> bool {
+        self.keys
+            .values()
+            .any(|asks| asks.outstanding() > 0 && asks.partition() == partition)
+    }
+
     /// Keys with containers still wanted, in serving order, from `first` on (all of them when
     /// `None`).
     pub(crate) fn pending_from(
@@ -136,6 +143,15 @@ impl AskTable {
 }
 
 impl KeyAsks {
+    /// The partition the key's containers go to: its off-switch ask's label, or for host and
+    /// rack asks standing alone, theirs (the application's default).
+    pub(crate) fn partition(&self) -> &str {
+        self.any
+            .as_ref()
+            .or_else(|| self.places().next())
+            .map_or("", |ask| ask.node_label_expression.as_str())
+    }
+
     /// Containers still wanted for this key: the `"*"` count, or without one the sum of the
     /// host and rack asks.
     pub(crate) fn outstanding(&self) -> u32 {

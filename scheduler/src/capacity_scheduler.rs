@@ -17,7 +17,9 @@
 //! - [`promotions`]: OPPORTUNISTIC containers promoted to GUARANTEED;
 //! - [`preemption_snapshot`]: the queues and containers as a preemption round sees them;
 //! - [`acquisitions`]: containers their AM has not acquired yet, and the asks they give back
-//!   if they complete first.
+//!   if they complete first;
+//! - [`partitions`]: node labels: each node's partition, the labelled partitions' resources
+//!   and the queues' capacities there, usage charged by partition, label expressions.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -29,6 +31,7 @@ use crate::application::{AppOrder, SchedulerApplication};
 use crate::capacity_scheduler_configuration::CapacitySchedulerConfiguration;
 use crate::error::SchedulerError;
 use crate::node::SchedulerNode;
+use crate::node_labels::NodeLabels;
 use crate::queue::Queue;
 use crate::queue_acl::QueueAcl;
 use crate::queue_limits::QueueLimits;
@@ -45,6 +48,7 @@ mod applications;
 mod containers;
 mod locality;
 mod nodes;
+mod partitions;
 mod preemption_snapshot;
 mod promotions;
 mod queue_reports;
@@ -82,8 +86,13 @@ pub struct CapacityScheduler {
     nodes_by_host: BTreeMap<String, BTreeSet<NodeId>>,
     /// Heartbeats from nodes with room, ever: the clock of delay scheduling.
     scheduling_opportunities: u64,
+    /// The capability of the nodes in the default partition (no label).
     cluster_resource: Resource,
+    /// What containers use in the default partition.
     cluster_used: Resource,
+    /// The cluster's node labels, and the capability of each labelled partition's nodes.
+    node_labels: NodeLabels,
+    labelled_resources: BTreeMap<String, Resource>,
     applications: BTreeMap<ApplicationId, SchedulerApplication>,
     containers: BTreeMap<ContainerId, Allocation>,
     /// The reservation queues of each plan queue, as the plan follower last sized them.
@@ -112,6 +121,8 @@ impl CapacityScheduler {
             scheduling_opportunities: 0,
             cluster_resource: Resource::ZERO,
             cluster_used: Resource::ZERO,
+            node_labels: NodeLabels::default(),
+            labelled_resources: BTreeMap::new(),
             applications: BTreeMap::new(),
             containers: BTreeMap::new(),
             reservation_queues: BTreeMap::new(),
@@ -150,12 +161,13 @@ impl CapacityScheduler {
         Ok(())
     }
 
-    /// Sum of the registered nodes' capabilities.
+    /// Sum of the capabilities of the registered nodes in the default partition (every node
+    /// when the cluster has no labels): what queue capacities without a label divide.
     pub fn cluster_resource(&self) -> Resource {
         self.cluster_resource
     }
 
-    /// Sum of the live containers' resources.
+    /// Sum of the resources of the live containers in the default partition.
     pub fn cluster_used(&self) -> Resource {
         self.cluster_used
     }
@@ -478,35 +490,42 @@ impl CapacityScheduler {
             };
             queue.application_limits = queue.conf.application_limits(global, share);
         }
+        self.update_labelled_capacities();
     }
 
-    /// What `index` may use now: `child = min(parent - parent_used + child_used, child_max)`
-    /// from the root down, rounded down to the minimum allocation (YARN's resource limits).
-    fn current_limit(&self, index: usize) -> Resource {
+    /// What `index` may use now in `partition`: `child = min(parent - parent_used + child_used,
+    /// child_max)` from the root down, rounded down to the minimum allocation (YARN's resource
+    /// limits).
+    fn current_limit(&self, index: usize, partition: &str) -> Resource {
         let calculator = self.conf.resource_calculator();
+        let cluster = self.partition_resource(partition);
         let mut path = vec![index];
         while let Some(parent) = self.queues[path[path.len() - 1]].parent {
             path.push(parent);
         }
         path.reverse();
-        let mut limit = self.queues[path[0]].effective.maximum;
+        let mut limit = self.queues[path[0]].effective_in(partition).maximum;
         for pair in path.windows(2) {
             let (parent, child) = (&self.queues[pair[0]], &self.queues[pair[1]]);
-            let available = limit.saturating_sub(parent.used).saturating_add(child.used);
-            limit = calculator.min(self.cluster_resource, available, child.effective.maximum);
+            let available = limit
+                .saturating_sub(parent.used_in(partition))
+                .saturating_add(child.used_in(partition));
+            limit = calculator.min(cluster, available, child.effective_in(partition).maximum);
         }
         calculator.round_down(limit, self.conf.settings().minimum_allocation)
     }
 
-    fn queue_limits(&self, leaf: usize) -> QueueLimits {
+    /// The limits of `leaf` in `partition` (`""`: the default partition).
+    fn queue_limits(&self, leaf: usize, partition: &str) -> QueueLimits {
         let queue = &self.queues[leaf];
+        let effective = queue.effective_in(partition);
         QueueLimits {
             calculator: self.conf.resource_calculator(),
-            cluster: self.cluster_resource,
-            guaranteed: queue.effective.guaranteed,
-            maximum: queue.effective.maximum,
-            current_limit: self.current_limit(leaf),
-            used: queue.used,
+            cluster: self.partition_resource(partition),
+            guaranteed: effective.guaranteed,
+            maximum: effective.maximum,
+            current_limit: self.current_limit(leaf, partition),
+            used: queue.used_in(partition),
             minimum_allocation: self.conf.settings().minimum_allocation,
             minimum_user_limit_percent: queue.conf.minimum_user_limit_percent,
             user_limit_factor: queue.conf.user_limit_factor,

@@ -18,6 +18,7 @@ use crate::queue_acl::QueueAcl;
 use crate::queue_capacity::{CapacityEntry, QueueCapacity, ResourceType};
 use crate::queue_conf::QueueConf;
 use crate::queue_mappings::{QUEUE_MAPPINGS_KEY, QUEUE_MAPPINGS_OVERRIDE_KEY, QueueMappings};
+use crate::queue_node_labels::{self, QueueNodeLabels};
 use crate::queue_ordering_policy::QueueOrderingPolicy;
 use crate::queue_property::{
     QueueProperty, USER_LIMIT_PREFIXES, USER_MAX_PARALLEL_APPS, USER_MAX_PARALLEL_APPS_SUFFIX,
@@ -763,6 +764,7 @@ impl TreeBuilder<'_> {
                 Err(err) => return Err(err),
             };
         let priority = self.parse_priority(path, parent_conf)?;
+        let node_labels = QueueNodeLabels::read(reader, path, parent_conf.map(|p| &p.node_labels))?;
 
         Ok(QueueConf {
             path: path.to_string(),
@@ -792,6 +794,7 @@ impl TreeBuilder<'_> {
             queue_ordering_policy,
             priority,
             reservation,
+            node_labels,
         })
     }
 
@@ -976,6 +979,20 @@ impl TreeBuilder<'_> {
         Ok((capacity, maximum))
     }
 
+    /// The share of `label`'s partition the queue at `path` is guaranteed, percent: its
+    /// capacity for the label times each ancestor's.
+    fn absolute_label_capacity(&self, path: &str, label: &str) -> f64 {
+        let mut share = 100.0;
+        let mut next = Some(path);
+        while let Some(queue) = next.and_then(|path| self.queues.get(path)) {
+            if queue.parent.is_some() {
+                share *= queue.node_labels.capacity(label).capacity / 100.0;
+            }
+            next = queue.parent.as_deref();
+        }
+        share
+    }
+
     /// The rules on a parent's children's capacities. In legacy queue mode the children use
     /// one mode, the same kind as the parent (absolute under an absolute parent, percentages or
     /// weights under any other but `root`), percentages sum to 100 (or to 0 under a parent of
@@ -993,6 +1010,15 @@ impl TreeBuilder<'_> {
         let Some(first) = children.first() else {
             return Ok(());
         };
+        let labelled: Vec<(&str, &QueueNodeLabels)> = children
+            .iter()
+            .map(|child| (child.path.as_str(), &child.node_labels))
+            .collect();
+        queue_node_labels::check_children(
+            &queue.path,
+            |label| self.absolute_label_capacity(&queue.path, label),
+            &labelled,
+        )?;
         let capacity_key = |child: &QueueConf| QueueProperty::Capacity.key(&child.path);
         // In either mode, as Hadoop: an absolute maximum within the parent's absolute maximum.
         if let QueueCapacity::Absolute(parent_maximum) = queue.maximum_capacity {

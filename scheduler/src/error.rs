@@ -514,6 +514,77 @@ pub enum SchedulerError {
         application: ApplicationId,
     },
 
+    // ---- node labels ----
+    /// A node label name breaks Hadoop's rules.
+    #[error("node label {label:?} is invalid: {reason}")]
+    InvalidNodeLabel {
+        /// The label as given.
+        label: String,
+        /// The rule broken.
+        reason: &'static str,
+    },
+
+    /// A node given to `-replaceLabelsOnNode` is not `host` or `host:port`.
+    #[error("node {node:?} is invalid: {reason}")]
+    InvalidNodeSpec {
+        /// The node as given.
+        node: String,
+        /// What is wrong.
+        reason: &'static str,
+    },
+
+    /// A label named twice in one request.
+    #[error("node label {label} is given twice")]
+    DuplicateNodeLabel {
+        /// The label.
+        label: String,
+    },
+
+    /// A node named twice in one request.
+    #[error("node {node} is given twice")]
+    DuplicateNodeSpec {
+        /// The node as written.
+        node: String,
+    },
+
+    /// A label is already in the cluster with the other exclusivity.
+    #[error("exclusivity cannot be modified for an existing label: {label}")]
+    NodeLabelExclusivityChange {
+        /// The label.
+        label: String,
+    },
+
+    /// A label the cluster does not have.
+    #[error("node label {label} is not a cluster node label")]
+    UnknownNodeLabel {
+        /// The label.
+        label: String,
+    },
+
+    /// A label a queue can still access cannot be removed.
+    #[error(
+        "cannot remove node label {label}: queue {queue} can access it; take it out of the          queue's accessible-node-labels first"
+    )]
+    NodeLabelInUse {
+        /// The label.
+        label: String,
+        /// The first queue found accessing it.
+        queue: String,
+    },
+
+    /// An ask's node label expression the scheduler cannot serve.
+    #[error(
+        "invalid resource request from {attempt}: node label expression {expression:?} {reason}"
+    )]
+    InvalidLabelRequest {
+        /// The asking attempt.
+        attempt: ApplicationAttemptId,
+        /// The expression as asked.
+        expression: String,
+        /// Why it is refused, naming the queue where it is about the queue.
+        reason: String,
+    },
+
     /// A queue named in a query does not exist or is ambiguous.
     #[error("queue {queue} does not exist (or its name is ambiguous: use the full path)")]
     NoSuchQueue {

@@ -45,7 +45,11 @@
 //!
 //! # Differences from YARN
 //!
-//! No node labels and no queue placement rules. Delay scheduling counts a scheduling
+//! Node labels are Hadoop's centralized ones with one label per node ([`NodeLabels`]); a
+//! labelled partition's capacities are percentages, its users are not held to a user limit,
+//! and its containers are not preempted. A non-exclusive partition lends its idle nodes to the
+//! default partition's asks within the same pass, once the default partition had no room for
+//! them, rather than after a count of missed opportunities. Delay scheduling counts a scheduling
 //! opportunity for every heartbeat from a node with room, whichever applications the pass then
 //! reaches ([`LocalityDelay`]). Application lifetimes are resolved
 //! here ([`ApplicationLifetime`]) and enforced by the ResourceManager, which owns the clock.
@@ -63,6 +67,7 @@ mod error;
 mod heartbeat_assignments;
 mod locality_delay;
 mod node;
+mod node_labels;
 mod ordering_policy;
 mod pending_reason;
 pub mod preemption;
@@ -74,6 +79,7 @@ mod queue_conf;
 mod queue_info;
 mod queue_limits;
 mod queue_mappings;
+mod queue_node_labels;
 mod queue_ordering_policy;
 mod queue_property;
 mod queue_state;
@@ -103,17 +109,19 @@ pub use locality_delay::{
     RACK_LOCALITY_ADDITIONAL_DELAY_KEY, RACK_LOCALITY_FULL_RESET_KEY,
 };
 pub use node::SchedulerNode;
+pub use node_labels::{MAX_LABEL_LENGTH, NodeLabel, NodeLabels, NodeSpec, check_label_name};
 pub use ordering_policy::OrderingPolicy;
 pub use pending_reason::PendingReason;
 pub use queue_acl::QueueAcl;
 pub use queue_capacity::{CapacityEntry, QueueCapacity, ResourceType};
 pub use queue_conf::{ApplicationLimits, QueueConf};
-pub use queue_info::{QueueInfo, UserInfo};
+pub use queue_info::{PartitionInfo, QueueInfo, UserInfo};
 pub use queue_limits::QueueLimits;
 pub use queue_mappings::{
     APP_NAME_MAPPINGS_KEY, Placement, QUEUE_MAPPINGS_KEY, QUEUE_MAPPINGS_OVERRIDE_KEY,
     QueueMappings, Submission,
 };
+pub use queue_node_labels::{LabelCapacity, QueueNodeLabels};
 pub use queue_ordering_policy::QueueOrderingPolicy;
 pub use queue_property::key_verdict;
 pub use queue_state::QueueState;

@@ -15,6 +15,8 @@ use crate::Resource;
 pub struct SchedulerNode {
     node_id: NodeId,
     rack: String,
+    /// The node's label, `""` for the default partition.
+    partition: String,
     capability: Resource,
     allocated: Resource,
     containers: BTreeSet<ContainerId>,
@@ -27,6 +29,7 @@ impl SchedulerNode {
         Self {
             node_id,
             rack,
+            partition: String::new(),
             capability,
             allocated: Resource::ZERO,
             containers: BTreeSet::new(),
@@ -42,6 +45,15 @@ impl SchedulerNode {
     /// The rack the ResourceManager's topology mapping put it on.
     pub fn rack(&self) -> &str {
         &self.rack
+    }
+
+    /// The partition the node is in: its label, or `""` for the default partition.
+    pub fn partition(&self) -> &str {
+        &self.partition
+    }
+
+    pub(crate) fn set_partition(&mut self, partition: String) {
+        self.partition = partition;
     }
 
     /// Total resources the node offers.

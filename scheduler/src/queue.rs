@@ -32,6 +32,16 @@ pub(crate) struct Queue {
     pub(crate) users: BTreeMap<String, LeafUser>,
     /// Applications in serving order (leaves).
     pub(crate) apps: BTreeSet<AppOrder>,
+    /// The capacities and usage in each labelled partition; `effective` and `used` above are
+    /// the default partition's.
+    pub(crate) labelled: BTreeMap<String, LabelledShare>,
+}
+
+/// A queue's capacities and usage in one labelled partition.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LabelledShare {
+    pub(crate) effective: EffectiveCapacity,
+    pub(crate) used: Resource,
 }
 
 /// A user's accounting within one leaf queue.
@@ -58,7 +68,46 @@ impl Queue {
             am_used: Resource::ZERO,
             users: BTreeMap::new(),
             apps: BTreeSet::new(),
+            labelled: BTreeMap::new(),
         }
+    }
+
+    /// What the queue and its descendants use in `partition` (`""`: the default partition).
+    pub(crate) fn used_in(&self, partition: &str) -> Resource {
+        if partition.is_empty() {
+            self.used
+        } else {
+            self.labelled
+                .get(partition)
+                .map_or(Resource::ZERO, |share| share.used)
+        }
+    }
+
+    /// The queue's capacities in force in `partition`; nothing in a partition it has no share
+    /// of.
+    pub(crate) fn effective_in(&self, partition: &str) -> EffectiveCapacity {
+        if partition.is_empty() {
+            self.effective
+        } else {
+            self.labelled
+                .get(partition)
+                .map(|share| share.effective)
+                .unwrap_or_default()
+        }
+    }
+
+    /// Adds `resource` to what the queue uses in `partition`, or takes it back.
+    pub(crate) fn charge_in(&mut self, partition: &str, resource: Resource, add: bool) {
+        let used = if partition.is_empty() {
+            &mut self.used
+        } else {
+            &mut self.labelled.entry(partition.to_owned()).or_default().used
+        };
+        *used = if add {
+            used.saturating_add(resource)
+        } else {
+            used.saturating_sub(resource)
+        };
     }
 
     pub(crate) fn is_leaf(&self) -> bool {

@@ -10,6 +10,7 @@ use crate::application_lifetime::ApplicationLifetime;
 use crate::ordering_policy::OrderingPolicy;
 use crate::queue_acl::QueueAcl;
 use crate::queue_capacity::QueueCapacity;
+use crate::queue_node_labels::QueueNodeLabels;
 use crate::queue_ordering_policy::QueueOrderingPolicy;
 use crate::queue_state::QueueState;
 use crate::reservation::ReservationQueueConf;
@@ -90,6 +91,8 @@ pub struct QueueConf {
     pub priority: i32,
     /// How the queue runs its plan when it is `reservable` (a leaf); `None` otherwise.
     pub reservation: Option<ReservationQueueConf>,
+    /// The partitions the queue may use, its share of each and its default label.
+    pub node_labels: QueueNodeLabels,
 }
 
 /// How many applications a queue takes: [`QueueConf::application_limits`].

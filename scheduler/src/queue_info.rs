@@ -99,6 +99,35 @@ pub struct QueueInfo {
     pub users: Vec<UserInfo>,
     /// Names of the child queues.
     pub child_queues: Vec<String>,
+    /// `accessible-node-labels`, as inherited: `["*"]` for every label.
+    pub accessible_node_labels: Vec<String>,
+    /// `default-node-label-expression`, as inherited (`""`: the default partition).
+    pub default_node_label_expression: String,
+    /// The queue's capacities and usage in each labelled partition of the cluster, by label.
+    /// The figures above are the default partition's.
+    pub partitions: Vec<PartitionInfo>,
+}
+
+/// A queue's capacities and usage in one labelled partition, as [`QueueInfo`] gives them for
+/// the default partition.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartitionInfo {
+    /// The label.
+    pub label: String,
+    /// Guaranteed share of the parent's share of the partition, percent.
+    pub capacity: f64,
+    /// Hard limit as a share of the parent's, percent.
+    pub maximum_capacity: f64,
+    /// Guaranteed share of the partition, percent.
+    pub absolute_capacity: f64,
+    /// Hard limit as a share of the partition, percent.
+    pub absolute_maximum_capacity: f64,
+    /// Resources in use on the partition's nodes.
+    pub resources_used: Resource,
+    /// The guarantee in resources.
+    pub guaranteed_resource: Resource,
+    /// The hard limit in resources.
+    pub maximum_resource: Resource,
 }
 
 /// One user's figures in a leaf queue.

@@ -9,6 +9,9 @@ use crate::locality_delay::LOCALITY_DELAY_KEYS;
 use crate::property_reader::PREFIX;
 use crate::queue_acl::QueueAcl;
 use crate::queue_mappings::{QUEUE_MAPPINGS_KEY, QUEUE_MAPPINGS_OVERRIDE_KEY};
+use crate::queue_node_labels::{
+    ACCESSIBLE_NODE_LABELS, DEFAULT_NODE_LABEL_EXPRESSION, label_capacity_queue,
+};
 use crate::reservation::ReservationProperty;
 use crate::resource_calculator::RESOURCE_CALCULATOR_KEY;
 
@@ -27,8 +30,9 @@ pub(crate) const USER_LIMIT_PREFIXES: [&str; 2] = ["user.", "user-settings."];
 
 /// Path components under which Hadoop nests further keys of a queue (node-label capacities,
 /// templates of auto-created queues, user settings). Such keys end in the same suffixes as a
-/// queue's own (`...accessible-node-labels.gpu.capacity`) but configure no queue of their own;
-/// the scheduler does not read them, so `yarn_conf::unhonoured` judges them.
+/// queue's own (`...accessible-node-labels.gpu.capacity`) but configure no queue of their own:
+/// the label capacities are recognised apart ([`label_capacity_queue`]), and the rest, which
+/// the scheduler does not read, `yarn_conf::unhonoured` judges.
 const NESTED: [&str; 4] = [
     "accessible-node-labels",
     "leaf-queue-template",
@@ -63,12 +67,14 @@ pub(crate) enum QueueProperty {
     OrderingPolicy,
     FairSizeBasedWeight,
     Priority,
+    AccessibleNodeLabels,
+    DefaultNodeLabelExpression,
     Reservation(ReservationProperty),
 }
 
 impl QueueProperty {
     /// Every property, each once.
-    pub(crate) const ALL: [Self; 31] = [
+    pub(crate) const ALL: [Self; 33] = [
         Self::Queues,
         Self::Capacity,
         Self::MaximumCapacity,
@@ -90,6 +96,8 @@ impl QueueProperty {
         Self::OrderingPolicy,
         Self::FairSizeBasedWeight,
         Self::Priority,
+        Self::AccessibleNodeLabels,
+        Self::DefaultNodeLabelExpression,
         Self::Reservation(ReservationProperty::Reservable),
         Self::Reservation(ReservationProperty::Agent),
         Self::Reservation(ReservationProperty::Planner),
@@ -127,6 +135,8 @@ impl QueueProperty {
             Self::OrderingPolicy => "ordering-policy",
             Self::FairSizeBasedWeight => "ordering-policy.fair.enable-size-based-weight",
             Self::Priority => "priority",
+            Self::AccessibleNodeLabels => ACCESSIBLE_NODE_LABELS,
+            Self::DefaultNodeLabelExpression => DEFAULT_NODE_LABEL_EXPRESSION,
             Self::Reservation(property) => property.suffix(),
         }
     }
@@ -151,12 +161,20 @@ pub(crate) fn user_settings_prefix(path: &str) -> String {
 
 /// The queue path that `key` configures, when `key` is a per-queue key the scheduler reads
 /// (`yarn.scheduler.capacity.root[.<queue>...].<suffix>` with a suffix of
-/// [`QueueProperty::ALL`], or `...<queue-path>.user-settings.<user>.weight`); `None` for global
-/// keys (`yarn.scheduler.capacity.maximum-applications`, `...user.max-parallel-apps`), keys
-/// whose path does not start at `root`, keys nested under a queue (node labels, templates) and
-/// keys the scheduler does not read. The path is not checked against any hierarchy.
+/// [`QueueProperty::ALL`], `...<queue-path>.user-settings.<user>.weight`, or
+/// `...<queue-path>.accessible-node-labels.<label>.capacity` / `.maximum-capacity`); `None` for
+/// global keys (`yarn.scheduler.capacity.maximum-applications`, `...user.max-parallel-apps`),
+/// keys whose path does not start at `root`, keys nested under a queue's templates and keys the
+/// scheduler does not read. The path is not checked against any hierarchy.
 pub(crate) fn configured_queue(key: &str) -> Option<&str> {
     let rest = key.strip_prefix(PREFIX)?;
+    let rooted = |path: &str| {
+        let mut components = path.split('.');
+        components.next() == Some(ROOT) && !components.any(|c| NESTED.contains(&c))
+    };
+    if let Some(path) = label_capacity_queue(rest) {
+        return rooted(path).then_some(path);
+    }
     // The longest suffix wins: `...intra-queue-preemption.disable_preemption` also ends in
     // `disable_preemption`.
     let property_path = QueueProperty::ALL
@@ -174,9 +192,7 @@ pub(crate) fn configured_queue(key: &str) -> Option<&str> {
         }
         path
     };
-    let mut components = path.split('.');
-    let rooted = components.next() == Some(ROOT);
-    (rooted && !components.any(|component| NESTED.contains(&component))).then_some(path)
+    rooted(path).then_some(path)
 }
 
 /// The properties whose [`global_key`](QueueProperty::global_key) the scheduler reads as the
@@ -246,6 +262,14 @@ mod tests {
             Some("root.a")
         );
         assert_eq!(configured_queue(&full("root.queues")), Some("root"));
+        assert_eq!(
+            configured_queue(&full("root.a.accessible-node-labels.gpu.capacity")),
+            Some("root.a")
+        );
+        assert_eq!(
+            configured_queue(&full("root.accessible-node-labels.gpu.maximum-capacity")),
+            Some("root")
+        );
     }
 
     #[test]
@@ -258,8 +282,8 @@ mod tests {
             "user-settings.bob.max-parallel-apps",
             "user.bob.max-parallel-apps",
             "default.capacity",
-            "root.a.accessible-node-labels.gpu.capacity",
-            "root.accessible-node-labels.gpu.maximum-capacity",
+            "root.a.accessible-node-labels.gpu.weight",
+            "root.a.leaf-queue-template.accessible-node-labels.gpu.capacity",
             "root.a.leaf-queue-template.capacity",
             "root.a.auto-queue-creation-v2.template.maximum-applications",
             "root.a.user-settings.alice.max-parallel-apps",
@@ -290,12 +314,15 @@ mod tests {
             "user-settings.carol.max-parallel-apps",
             "user.first.last.max-parallel-apps",
             "root.a.user-settings.first.last.weight",
+            "root.a.accessible-node-labels",
+            "root.a.accessible-node-labels.gpu.capacity",
+            "root.a.default-node-label-expression",
         ] {
             assert!(is_read(&full(rest)), "{rest}");
         }
         for rest in [
             "root.a.ordering-policy.priority-utilization.underutilized-preemption.enabled",
-            "root.a.accessible-node-labels.gpu.capacity",
+            "root.a.leaf-queue-template.accessible-node-labels.gpu.capacity",
             "mapping-rule-json",
             "capacity",
             "state",

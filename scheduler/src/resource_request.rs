@@ -37,6 +37,10 @@ pub struct ResourceRequest {
     pub num_containers: u32,
     /// Whether the ask may be satisfied away from the named location.
     pub relax_locality: bool,
+    /// The partition asked for (one label; blank: the application's default). Read on the
+    /// `"*"` ask only, as Hadoop does: it places every container of the key.
+    #[serde(default)]
+    pub node_label_expression: String,
 }
 
 impl ResourceRequest {
@@ -52,6 +56,7 @@ impl ResourceRequest {
             capability,
             num_containers,
             relax_locality: true,
+            node_label_expression: String::new(),
         }
     }
 
@@ -70,6 +75,7 @@ impl ResourceRequest {
             capability,
             num_containers,
             relax_locality,
+            node_label_expression: String::new(),
         }
     }
 

@@ -87,6 +87,7 @@ pub fn asks(asks: &[pb::ResourceRequestProto]) -> Result<Vec<ResourceRequest>, S
                 capability: Resource::from(capability),
                 num_containers,
                 relax_locality: ask.relax_locality.unwrap_or(true),
+                node_label_expression: ask.node_label_expression.clone(),
             })
         })
         .collect()
@@ -377,12 +378,8 @@ mod tests {
         assert_eq!(
             converted,
             vec![ResourceRequest {
-                priority: 1,
                 allocation_request_id: 0,
-                resource_name: "*".to_owned(),
-                capability: Resource::new(512, 1),
-                num_containers: 3,
-                relax_locality: true,
+                ..ResourceRequest::any(1, Resource::new(512, 1), 3)
             }]
         );
         let negative = pb::ResourceRequestProto {

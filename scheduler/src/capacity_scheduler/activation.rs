@@ -97,9 +97,6 @@ impl CapacityScheduler {
             .map(|(_, order)| *order)
             .collect();
         let calculator = self.conf.resource_calculator();
-        let cluster = self.cluster_resource;
-        let limits = self.queue_limits(leaf);
-        let am_limit = limits.am_limit();
         let active_users = self.active_users(leaf).len();
         for order in waiting {
             let application_id = order.2;
@@ -109,6 +106,10 @@ impl CapacityScheduler {
             let Some(am_resource) = app.attempt.as_ref().map(|a| a.am_resource) else {
                 continue;
             };
+            // The AM's limits are those of the partition its container goes to.
+            let cluster = self.partition_resource(&app.am_label);
+            let limits = self.queue_limits(leaf, &app.am_label);
+            let am_limit = limits.am_limit();
             let queue = &self.queues[leaf];
             let reason = if cluster.is_zero() {
                 Some(PendingReason::ClusterResourceEmpty)

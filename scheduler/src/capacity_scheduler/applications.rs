@@ -337,12 +337,35 @@ impl CapacityScheduler {
         asks: &[ResourceRequest],
         releases: &[ContainerId],
     ) -> Result<Vec<Allocation>, SchedulerError> {
-        let leaf = self.current_attempt(attempt_id)?.leaf;
+        let app = self.current_attempt(attempt_id)?;
+        let leaf = app.leaf;
         let mut normalized = Vec::with_capacity(asks.len());
         for ask in asks {
             let capability = self.normalize_ask(attempt_id, leaf, ask.capability, ask.priority)?;
+            // As Hadoop, only the off-switch ask may name a label: a key's containers go to
+            // one partition, and its host and rack asks stand in the application's.
+            let node_label_expression = if ask.is_any() {
+                self.resolve_label(
+                    attempt_id,
+                    leaf,
+                    &ask.node_label_expression,
+                    &app.default_label,
+                )?
+            } else if ask.node_label_expression.trim().is_empty() {
+                app.default_label.clone()
+            } else {
+                return Err(SchedulerError::InvalidLabelRequest {
+                    attempt: attempt_id,
+                    expression: ask.node_label_expression.clone(),
+                    reason: format!(
+                        "is set on the ask for {}: only the ask for any node (*) may name a label",
+                        ask.resource_name
+                    ),
+                });
+            };
             normalized.push(ResourceRequest {
                 capability,
+                node_label_expression,
                 ..ask.clone()
             });
         }
@@ -478,6 +501,17 @@ impl CapacityScheduler {
             submission_order,
             attempt: None,
             used: Resource::ZERO,
+            labelled_used: BTreeMap::new(),
+            default_label: self.queues[leaf]
+                .conf
+                .node_labels
+                .default_expression
+                .clone(),
+            am_label: self.queues[leaf]
+                .conf
+                .node_labels
+                .default_expression
+                .clone(),
             containers: BTreeSet::new(),
             next_sequence: 1,
         };
@@ -570,9 +604,10 @@ pub(super) fn account_application(
         Accounting::Add => queues[leaf].apps.insert(app.order()),
         Accounting::Remove => queues[leaf].apps.remove(&app.order()),
     };
+    let default_used = app.default_used();
     let user = queues[leaf].users.entry(app.user.clone()).or_default();
     user.num_applications = count(user.num_applications, 1);
-    user.used = charge(user.used, app.used);
+    user.used = charge(user.used, default_used);
     user.am_used = charge(user.am_used, am_resource);
     user.num_active = count(user.num_active, num_active);
     if user.num_applications == 0 {
@@ -581,7 +616,10 @@ pub(super) fn account_application(
     queues[leaf].am_used = charge(queues[leaf].am_used, am_resource);
     for_each_up(queues, leaf, |q| {
         q.num_applications = count(q.num_applications, 1);
-        q.used = charge(q.used, app.used);
+        q.used = charge(q.used, default_used);
+        for (label, used) in &app.labelled_used {
+            q.charge_in(label, *used, accounting == Accounting::Add);
+        }
         q.num_runnable = count(q.num_runnable, runnable);
         q.num_active = count(q.num_active, num_active);
     });

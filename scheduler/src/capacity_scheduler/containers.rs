@@ -8,7 +8,7 @@
 
 use yarn_proto::ids::{ApplicationAttemptId, ContainerId};
 
-use super::{CapacityScheduler, for_each_up};
+use super::CapacityScheduler;
 use crate::allocation::Allocation;
 use crate::error::SchedulerError;
 
@@ -112,28 +112,19 @@ impl CapacityScheduler {
         Ok(())
     }
 
-    /// Adds a container's resources to its node, the cluster, its application, queue path and
-    /// user.
+    /// Adds a container's resources to its node, and in the node's partition to the cluster,
+    /// its application, queue path and user.
     pub(super) fn charge_container(&mut self, allocation: &Allocation) {
         let resource = allocation.resource;
         self.with_node(&allocation.node_id, |node| {
             node.add_container(allocation.container_id, resource)
         });
-        self.cluster_used = self.cluster_used.saturating_add(resource);
-        let Some(app) = self
-            .applications
-            .get_mut(&allocation.application_attempt_id.application_id)
-        else {
-            return;
-        };
-        app.used = app.used.saturating_add(resource);
-        app.containers.insert(allocation.container_id);
-        let (leaf, user) = (app.leaf, app.user.clone());
-        for_each_up(&mut self.queues, leaf, |q| {
-            q.used = q.used.saturating_add(resource)
-        });
-        let entry = self.queues[leaf].users.entry(user).or_default();
-        entry.used = entry.used.saturating_add(resource);
+        let partition = self.node_partition(&allocation.node_id).to_owned();
+        let application_id = allocation.application_attempt_id.application_id;
+        self.account_usage(application_id, &partition, resource, true);
+        if let Some(app) = self.applications.get_mut(&application_id) {
+            app.containers.insert(allocation.container_id);
+        }
     }
 
     /// Frees a container everywhere; ends the attempt if it was the current AM. Does not
@@ -144,23 +135,16 @@ impl CapacityScheduler {
         self.with_node(&allocation.node_id, |node| {
             node.remove_container(container_id, resource)
         });
-        self.cluster_used = self.cluster_used.saturating_sub(resource);
+        let partition = self.node_partition(&allocation.node_id).to_owned();
         let application_id = allocation.application_attempt_id.application_id;
+        self.account_usage(application_id, &partition, resource, false);
         if let Some(app) = self.applications.get_mut(&application_id) {
-            app.used = app.used.saturating_sub(resource);
             app.containers.remove(container_id);
-            let (leaf, user) = (app.leaf, app.user.clone());
             let ends_attempt = allocation.is_am
                 && app
                     .attempt
                     .as_ref()
                     .is_some_and(|a| a.id == allocation.application_attempt_id);
-            for_each_up(&mut self.queues, leaf, |q| {
-                q.used = q.used.saturating_sub(resource)
-            });
-            if let Some(entry) = self.queues[leaf].users.get_mut(&user) {
-                entry.used = entry.used.saturating_sub(resource);
-            }
             if ends_attempt {
                 self.finish_attempt(application_id);
             }

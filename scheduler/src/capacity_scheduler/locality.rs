@@ -29,8 +29,8 @@ pub(super) enum AskPlacement {
 }
 
 impl CapacityScheduler {
-    /// Finds a node for one container of `asks` (of size `capability`) that the attempt's
-    /// `blacklist` does not rule out, as Hadoop tries a node: a named host, then a named rack
+    /// Finds a node of `partition` for one container of `asks` (of size `capability`) that the
+    /// attempt's `blacklist` does not rule out, as Hadoop tries a node: a named host, then a named rack
     /// whose ask relaxes to it, then anywhere if `"*"` relaxes; the rack and off-switch steps
     /// only once the key missed enough opportunities. A size no node fits is remembered in
     /// `unplaceable` for the rest of the pass.
@@ -38,12 +38,15 @@ impl CapacityScheduler {
         &self,
         asks: &KeyAsks,
         capability: Resource,
+        partition: &str,
         blacklist: &BTreeSet<String>,
         unplaceable: &mut Vec<Resource>,
     ) -> AskPlacement {
         let fits_on = |node_id: &NodeId| {
             self.nodes.get(node_id).is_some_and(|node| {
-                !is_blacklisted(blacklist, node) && self.can_place(node, capability)
+                node.partition() == partition
+                    && !is_blacklisted(blacklist, node)
+                    && self.can_place(node, capability)
             })
         };
         let on_host = asks
@@ -58,7 +61,8 @@ impl CapacityScheduler {
         let mut waiting = None;
         if asks.names_racks() {
             if delay.allows_rack_local(missed, nodes) {
-                if let Some(node) = self.find_node_on_racks(asks, capability, blacklist) {
+                if let Some(node) = self.find_node_on_racks(asks, capability, partition, blacklist)
+                {
                     return AskPlacement::Placed(node, NodeType::RackLocal);
                 }
             } else if asks.preferred_racks().next().is_some() {
@@ -68,9 +72,9 @@ impl CapacityScheduler {
         if asks.may_go_anywhere() {
             if delay.allows_off_switch(missed, nodes, asks.location_asks()) {
                 let anywhere = if blacklist.is_empty() {
-                    self.find_any_node(capability, unplaceable)
+                    self.find_any_node(capability, partition, unplaceable)
                 } else {
-                    self.find_node_outside(capability, blacklist)
+                    self.find_node_outside(capability, partition, blacklist)
                 };
                 if let Some(node) = anywhere {
                     return AskPlacement::Placed(node, NodeType::OffSwitch);
@@ -91,6 +95,7 @@ impl CapacityScheduler {
         &self,
         asks: &KeyAsks,
         capability: Resource,
+        partition: &str,
         blacklist: &BTreeSet<String>,
     ) -> Option<NodeId> {
         let racks: BTreeSet<&str> = asks.preferred_racks().collect();
@@ -98,7 +103,9 @@ impl CapacityScheduler {
             return None;
         }
         self.most_free_node_where(capability, |node| {
-            racks.contains(node.rack()) && !is_blacklisted(blacklist, node)
+            node.partition() == partition
+                && racks.contains(node.rack())
+                && !is_blacklisted(blacklist, node)
         })
     }
 }

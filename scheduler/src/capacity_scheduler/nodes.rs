@@ -53,14 +53,16 @@ impl CapacityScheduler {
         if self.nodes.contains_key(&node_id) {
             return Err(SchedulerError::DuplicateNode { node: node_id });
         }
-        let node = SchedulerNode::new(node_id.clone(), rack, capability);
+        let mut node = SchedulerNode::new(node_id.clone(), rack, capability);
+        let partition = self.node_labels.partition_of(&node_id).to_owned();
+        self.resize_partition(&partition, capability, true);
+        node.set_partition(partition);
         self.nodes_by_free.insert(free_key(&node));
         self.nodes_by_host
             .entry(node_id.host.clone())
             .or_default()
             .insert(node_id.clone());
         self.nodes.insert(node_id, node);
-        self.cluster_resource = self.cluster_resource.saturating_add(capability);
         self.update_queue_resources();
         self.activate();
         Ok(())
@@ -87,7 +89,7 @@ impl CapacityScheduler {
         if let Some(node) = self.nodes.remove(node_id) {
             self.nodes_by_free.remove(&free_key(&node));
             unindex(&mut self.nodes_by_host, &node_id.host, node_id);
-            self.cluster_resource = self.cluster_resource.saturating_sub(node.capability());
+            self.resize_partition(node.partition(), node.capability(), false);
         }
         self.update_queue_resources();
         self.activate();
@@ -105,19 +107,17 @@ impl CapacityScheduler {
         node_id: &NodeId,
         capability: Resource,
     ) -> Result<(), SchedulerError> {
-        let old = self
+        let (old, partition) = self
             .with_node(node_id, |node| {
                 let old = node.capability();
                 node.set_capability(capability);
-                old
+                (old, node.partition().to_owned())
             })
             .ok_or_else(|| SchedulerError::UnknownNode {
                 node: node_id.clone(),
             })?;
-        self.cluster_resource = self
-            .cluster_resource
-            .saturating_sub(old)
-            .saturating_add(capability);
+        self.resize_partition(&partition, old, false);
+        self.resize_partition(&partition, capability, true);
         self.update_queue_resources();
         self.activate();
         Ok(())
@@ -230,13 +230,14 @@ impl CapacityScheduler {
         Some(result)
     }
 
-    /// The node with the most free memory that fits `resource` (and may take another container
-    /// before its next heartbeat). Free resources and those turns only shrink during a pass, so
+    /// The node of `partition` with the most free memory that fits `resource` (and may take
+    /// another container before its next heartbeat). Free resources and those turns only shrink during a pass, so
     /// a size that found no node is remembered and anything at least as large is refused at
     /// once.
     pub(super) fn find_any_node(
         &self,
         resource: Resource,
+        partition: &str,
         unplaceable: &mut Vec<Resource>,
     ) -> Option<NodeId> {
         let calculator = self.conf.resource_calculator();
@@ -250,10 +251,9 @@ impl CapacityScheduler {
             if *free_memory < resource.memory_mb {
                 break;
             }
-            let fits = self
-                .nodes
-                .get(node_id)
-                .is_some_and(|node| self.can_place(node, resource));
+            let fits = self.nodes.get(node_id).is_some_and(|node| {
+                node.partition() == partition && self.can_place(node, resource)
+            });
             if fits {
                 return Some(node_id.clone());
             }
@@ -264,15 +264,19 @@ impl CapacityScheduler {
         None
     }
 
-    /// The node with the most free memory that fits `resource` and is not blacklisted. Not
+    /// The node of `partition` with the most free memory that fits `resource` and is not
+    /// blacklisted. Not
     /// remembered as unplaceable when none is found: another attempt may use the nodes this
     /// one refuses.
     pub(super) fn find_node_outside(
         &self,
         resource: Resource,
+        partition: &str,
         blacklist: &BTreeSet<String>,
     ) -> Option<NodeId> {
-        self.most_free_node_where(resource, |node| !is_blacklisted(blacklist, node))
+        self.most_free_node_where(resource, |node| {
+            node.partition() == partition && !is_blacklisted(blacklist, node)
+        })
     }
 
     /// The node with the most free memory that `accept`s and may take `resource` now. Walks

@@ -110,10 +110,12 @@ impl CapacityScheduler {
                 priority: app.priority,
                 user: app.user.clone(),
                 pending: active_pending(app),
+                // The default partition's only: labelled partitions are not preempted.
                 containers: app
                     .containers
                     .iter()
                     .filter_map(|id| self.containers.get(id))
+                    .filter(|allocation| self.node_partition(&allocation.node_id).is_empty())
                     .map(|allocation| RunningContainer {
                         id: allocation.container_id,
                         priority: allocation.priority,
@@ -145,11 +147,11 @@ impl CapacityScheduler {
     }
 }
 
-/// What `app` asks for and does not hold yet, when its attempt is active; nothing while the
-/// attempt waits for activation.
+/// What `app` asks for in the default partition and does not hold yet, when its attempt is
+/// active; nothing while the attempt waits for activation.
 fn active_pending(app: &SchedulerApplication) -> Resource {
     if app.attempt.as_ref().is_some_and(|attempt| attempt.active) {
-        Demand::of(app).pending
+        Demand::in_partition(app, Some("")).pending
     } else {
         Resource::ZERO
     }

@@ -146,8 +146,13 @@ impl CapacityScheduler {
             .nodes
             .get(node_id)
             .is_some_and(|node| self.can_place(node, resource));
-        if !fits_node || !self.fits_queue_limits(app.leaf, resource) {
+        let partition = self.node_partition(node_id);
+        if !fits_node || !self.fits_queue_limits(app.leaf, resource, partition) {
             return false;
+        }
+        if !partition.is_empty() {
+            // Users are limited in the default partition only.
+            return true;
         }
         let (_, user_limit, user_used) = self.user_standing(app);
         calculator.compare(self.cluster_resource, user_used, user_limit) != Ordering::Greater

@@ -16,7 +16,7 @@ use crate::application_status::ApplicationStatus;
 use crate::error::SchedulerError;
 use crate::pending_reason::PendingReason;
 use crate::queue::LeafUser;
-use crate::queue_info::{QueueInfo, UserInfo};
+use crate::queue_info::{PartitionInfo, QueueInfo, UserInfo};
 use crate::queue_limits::QueueLimits;
 use crate::queue_state::QueueState;
 
@@ -65,7 +65,7 @@ impl CapacityScheduler {
         app: &SchedulerApplication,
     ) -> (QueueLimits, Resource, Resource) {
         let leaf = &self.queues[app.leaf];
-        let limits = self.queue_limits(app.leaf);
+        let limits = self.queue_limits(app.leaf, "");
         let (active_used, active_weight) = self.active_share(app.leaf, Some(&app.user));
         let user_limit = limits.weighted_user_limit(
             limits.user_limit(Some(active_used), active_weight),
@@ -119,7 +119,7 @@ impl CapacityScheduler {
             }
         };
         let (am_resource_limit, users, demand) = if queue.is_leaf() {
-            let limits = self.queue_limits(index);
+            let limits = self.queue_limits(index, "");
             let user_limit = self.reported_user_limit(index);
             let demands = self.user_demands(index);
             let users = queue
@@ -195,6 +195,26 @@ impl CapacityScheduler {
                 .iter()
                 .map(|child| self.queues[*child].conf.name.clone())
                 .collect(),
+            accessible_node_labels: match &conf.node_labels.accessible {
+                None => vec!["*".to_owned()],
+                Some(labels) => labels.iter().cloned().collect(),
+            },
+            default_node_label_expression: conf.node_labels.default_expression.clone(),
+            partitions: queue
+                .labelled
+                .iter()
+                .filter(|(label, _)| self.node_labels.contains(label))
+                .map(|(label, share)| PartitionInfo {
+                    label: label.clone(),
+                    capacity: share.effective.capacity,
+                    maximum_capacity: share.effective.maximum_capacity,
+                    absolute_capacity: share.effective.absolute_capacity,
+                    absolute_maximum_capacity: share.effective.absolute_maximum_capacity,
+                    resources_used: share.used,
+                    guaranteed_resource: share.effective.guaranteed,
+                    maximum_resource: share.effective.maximum,
+                })
+                .collect(),
         }
     }
 
@@ -219,7 +239,7 @@ impl CapacityScheduler {
     /// share, times the user's weight.
     pub(super) fn reported_user_limit(&self, leaf: usize) -> impl Fn(&str) -> Resource + '_ {
         let queue = &self.queues[leaf];
-        let limits = self.queue_limits(leaf);
+        let limits = self.queue_limits(leaf, "");
         let weights: f64 = queue
             .users
             .keys()
@@ -256,6 +276,11 @@ impl Demand {
     /// What `app` holds and its current attempt still wants, the AM container if not yet
     /// allocated included.
     pub(super) fn of(app: &SchedulerApplication) -> Self {
+        Self::in_partition(app, None)
+    }
+
+    /// [`of`](Self::of), the pending part counting only what asks for `partition` when given.
+    pub(super) fn in_partition(app: &SchedulerApplication, partition: Option<&str>) -> Self {
         let mut demand = Self {
             containers: app.containers.len(),
             ..Self::default()
@@ -263,11 +288,16 @@ impl Demand {
         let Some(attempt) = &app.attempt else {
             return demand;
         };
-        if attempt.am_pending {
+        let wanted = |label: &str| partition.is_none_or(|partition| partition == label);
+        if attempt.am_pending && wanted(&app.am_label) {
             demand.pending = attempt.am_resource;
             demand.pending_containers = 1;
         }
-        for (_, asks) in attempt.asks.pending_from(None) {
+        for (_, asks) in attempt
+            .asks
+            .pending_from(None)
+            .filter(|(_, asks)| wanted(asks.partition()))
+        {
             let outstanding = asks.outstanding();
             demand.pending = demand
                 .pending

@@ -8,7 +8,7 @@
 
 use yarn_proto::ids::ContainerId;
 
-use super::{CapacityScheduler, for_each_up};
+use super::CapacityScheduler;
 use crate::Resource;
 use crate::allocation::Allocation;
 use crate::error::SchedulerError;
@@ -113,22 +113,13 @@ impl CapacityScheduler {
         let before = allocation.resource;
         allocation.resource = size;
         let allocation = allocation.clone();
-        let recharge = |used: Resource| used.saturating_sub(before).saturating_add(size);
         self.with_node(&allocation.node_id, |node| {
             node.resize_container(before, size)
         });
-        self.cluster_used = recharge(self.cluster_used);
-        if let Some(app) = self
-            .applications
-            .get_mut(&allocation.application_attempt_id.application_id)
-        {
-            app.used = recharge(app.used);
-            let (leaf, user) = (app.leaf, app.user.clone());
-            for_each_up(&mut self.queues, leaf, |q| q.used = recharge(q.used));
-            if let Some(entry) = self.queues[leaf].users.get_mut(&user) {
-                entry.used = recharge(entry.used);
-            }
-        }
+        let partition = self.node_partition(&allocation.node_id).to_owned();
+        let application_id = allocation.application_attempt_id.application_id;
+        self.account_usage(application_id, &partition, before, false);
+        self.account_usage(application_id, &partition, size, true);
         Some(allocation)
     }
 

@@ -17,7 +17,6 @@ use super::queue_reports::Demand;
 use super::serving_entry::ServingEntry;
 use crate::Resource;
 use crate::allocation::Allocation;
-use crate::application::SchedulerApplication;
 use crate::ask_table::AskKey;
 use crate::locality_delay::NodeType;
 use crate::ordering_policy::OrderingPolicy;
@@ -42,20 +41,43 @@ impl CapacityScheduler {
     /// maximum capacity of the leaf and of every ancestor, and it fits a node's free resources
     /// (named hosts first, then the node with the most free memory). What cannot be placed is
     /// skipped for the rest of the pass and retried in the next one.
+    ///
+    /// With node labels, the default partition goes first, then each labelled partition in
+    /// label order, offering its nodes to the asks for its label from the queues that may use
+    /// it, within the queues' capacities in that partition (user limits apply in the default
+    /// partition only). A non-exclusive partition then lends what is left idle to the default
+    /// partition's asks that found no room there, AM containers aside, as Hadoop's
+    /// non-exclusive allocation does: the queues' capacities do not bound that loan, and the
+    /// containers count as the partition's usage.
     pub fn schedule(&mut self) -> Vec<Allocation> {
         self.activate();
         let mut allocations = Vec::new();
         if self.nodes.is_empty() {
             return allocations;
         }
-        let mut pass = SchedulingPass::new(self);
-        while let Some(leaf) = self.pick_leaf(&pass.done) {
+        self.schedule_partition(PassPartition::own(""), &mut allocations);
+        let labels: Vec<_> = self
+            .node_labels
+            .labels()
+            .filter(|label| !self.partition_resource(&label.name).is_zero())
+            .collect();
+        for label in labels {
+            self.schedule_partition(PassPartition::own(&label.name), &mut allocations);
+            if !label.exclusive {
+                self.schedule_partition(PassPartition::lent(&label.name), &mut allocations);
+            }
+        }
+        allocations
+    }
+
+    fn schedule_partition(&mut self, partition: PassPartition, allocations: &mut Vec<Allocation>) {
+        let mut pass = SchedulingPass::new(self, partition);
+        while let Some(leaf) = self.pick_leaf(&pass.done, &pass.partition.nodes) {
             match self.allocate_in_leaf(leaf, &mut pass) {
                 Some(allocation) => allocations.push(allocation),
                 None => pass.mark_done(leaf, &self.queues),
             }
         }
-        allocations
     }
 
     /// Users of `leaf` with an active application that wants containers.
@@ -83,13 +105,14 @@ impl CapacityScheduler {
         (used, weight)
     }
 
-    /// Descends from the root to the leaf that should be offered the next container.
-    fn pick_leaf(&self, done: &[bool]) -> Option<usize> {
+    /// Descends from the root to the leaf that should be offered the next container of
+    /// `partition`'s nodes, comparing the children's standing in that partition.
+    fn pick_leaf(&self, done: &[bool], partition: &str) -> Option<usize> {
         if done.first().copied().unwrap_or(true) {
             return None;
         }
         let calculator = self.conf.resource_calculator();
-        let cluster = self.cluster_resource;
+        let cluster = self.partition_resource(partition);
         let mut index = 0;
         loop {
             let queue = &self.queues[index];
@@ -99,19 +122,22 @@ impl CapacityScheduler {
             // As Hadoop, against at least one minimum allocation, so that a guarantee rounded
             // down to nothing does not make its queue infinitely used.
             let minimum = self.conf.settings().minimum_allocation;
-            let standing = |q: &Queue| ChildStanding {
-                absolute_capacity: q.effective.absolute_capacity,
-                used_capacity: calculator.divide(
-                    cluster,
-                    q.used,
-                    calculator.max(cluster, q.effective.guaranteed, minimum),
-                ),
-                absolute_used_capacity: calculator.divide(cluster, q.used, cluster),
-                priority: q.conf.priority,
-                configured_minimum: match q.conf.capacity {
-                    QueueCapacity::Absolute(minimum) => minimum,
-                    _ => Resource::ZERO,
-                },
+            let standing = |q: &Queue| {
+                let (effective, used) = (q.effective_in(partition), q.used_in(partition));
+                ChildStanding {
+                    absolute_capacity: effective.absolute_capacity,
+                    used_capacity: calculator.divide(
+                        cluster,
+                        used,
+                        calculator.max(cluster, effective.guaranteed, minimum),
+                    ),
+                    absolute_used_capacity: calculator.divide(cluster, used, cluster),
+                    priority: q.conf.priority,
+                    configured_minimum: match q.conf.capacity {
+                        QueueCapacity::Absolute(minimum) if partition.is_empty() => minimum,
+                        _ => Resource::ZERO,
+                    },
+                }
             };
             let policy = queue.conf.queue_ordering_policy;
             // The first of equals, in configuration order.
@@ -128,6 +154,7 @@ impl CapacityScheduler {
 
     fn allocate_in_leaf(&mut self, leaf: usize, pass: &mut SchedulingPass) -> Option<Allocation> {
         let SchedulingPass {
+            partition,
             leaves,
             unplaceable,
             first_ask,
@@ -147,8 +174,8 @@ impl CapacityScheduler {
             if let Some(allocation) = self.allocate_for_application(
                 leaf,
                 application_id,
-                state.active_used,
-                state.active_weight,
+                partition,
+                (state.active_used, state.active_weight),
                 unplaceable,
                 first_ask,
             ) {
@@ -164,14 +191,15 @@ impl CapacityScheduler {
         }
     }
 
-    /// Places one container for the application, or `None` when it is over its user limit or
-    /// none of its asks fits the queue limits and a node.
+    /// Places one container for the application on `partition`'s nodes, or `None` when it is
+    /// over its user limit or none of its asks for the partition fits the queue limits and a
+    /// node. `active` is what the leaf's active users use together and their summed weights.
     fn allocate_for_application(
         &mut self,
         leaf: usize,
         application_id: ApplicationId,
-        active_used: Resource,
-        active_weight: f64,
+        partition: &PassPartition,
+        (active_used, active_weight): (Resource, f64),
         unplaceable: &mut Vec<Resource>,
         first_ask: &mut BTreeMap<ApplicationId, AskKey>,
     ) -> Option<Allocation> {
@@ -180,25 +208,32 @@ impl CapacityScheduler {
         let app = self.applications.get(&application_id)?;
         let attempt = app.attempt.as_ref().filter(|a| a.active)?;
         let queue = &self.queues[leaf];
-        let limits = self.queue_limits(leaf);
-        let user_limit = limits.weighted_user_limit(
-            limits.user_limit(Some(active_used), active_weight),
-            queue.conf.user_weight(&app.user),
-        );
-        let user_used = queue
-            .users
-            .get(&app.user)
-            .map_or(Resource::ZERO, |u| u.used);
-        if calculator.compare(cluster, user_used, user_limit) == Ordering::Greater {
-            return None;
+        if partition.nodes.is_empty() {
+            let limits = self.queue_limits(leaf, "");
+            let user_limit = limits.weighted_user_limit(
+                limits.user_limit(Some(active_used), active_weight),
+                queue.conf.user_weight(&app.user),
+            );
+            let user_used = queue
+                .users
+                .get(&app.user)
+                .map_or(Resource::ZERO, |u| u.used);
+            if calculator.compare(cluster, user_used, user_limit) == Ordering::Greater {
+                return None;
+            }
         }
+        let fits_queue = |resource| {
+            partition.is_lent() || self.fits_queue_limits(leaf, resource, &partition.nodes)
+        };
         let mut choice: Option<(Option<AskKey>, Resource, NodeId, NodeType)> = None;
         let mut waiting = Vec::new();
         if attempt.am_pending {
-            if self.fits_queue_limits(leaf, attempt.am_resource) {
-                if let Some(node) = self.find_any_node(attempt.am_resource, unplaceable) {
-                    choice = Some((None, attempt.am_resource, node, NodeType::OffSwitch));
-                }
+            if partition.serves_am(&app.am_label)
+                && fits_queue(attempt.am_resource)
+                && let Some(node) =
+                    self.find_any_node(attempt.am_resource, &partition.nodes, unplaceable)
+            {
+                choice = Some((None, attempt.am_resource, node, NodeType::OffSwitch));
             }
         } else {
             let from = first_ask.get(&application_id).copied();
@@ -206,11 +241,20 @@ impl CapacityScheduler {
                 // Reached only once every key before this one found no room in this pass (or
                 // must wait, which it does until a heartbeat, after the pass).
                 first_ask.insert(application_id, key);
-                let capability = asks.capability();
-                if !self.fits_queue_limits(leaf, capability) {
+                if asks.partition() != partition.asks {
                     continue;
                 }
-                match self.place_ask(asks, capability, &attempt.blacklist, unplaceable) {
+                let capability = asks.capability();
+                if !fits_queue(capability) {
+                    continue;
+                }
+                match self.place_ask(
+                    asks,
+                    capability,
+                    &partition.nodes,
+                    &attempt.blacklist,
+                    unplaceable,
+                ) {
                     AskPlacement::Placed(node, node_type) => {
                         choice = Some((Some(key), capability, node, node_type));
                         break;
@@ -241,12 +285,20 @@ impl CapacityScheduler {
         self.commit(application_id, key, resource, node_id, node_type)
     }
 
-    pub(super) fn fits_queue_limits(&self, leaf: usize, resource: Resource) -> bool {
+    /// Whether `resource` more in `partition` keeps `leaf` and every ancestor within their
+    /// maximum capacity there.
+    pub(super) fn fits_queue_limits(
+        &self,
+        leaf: usize,
+        resource: Resource,
+        partition: &str,
+    ) -> bool {
         let calculator = self.conf.resource_calculator();
         let mut next = Some(leaf);
         while let Some(index) = next {
             let queue = &self.queues[index];
-            if !calculator.fits_in(queue.used.saturating_add(resource), queue.effective.maximum) {
+            let used = queue.used_in(partition).saturating_add(resource);
+            if !calculator.fits_in(used, queue.effective_in(partition).maximum) {
                 return false;
             }
             next = queue.parent;
@@ -305,9 +357,47 @@ impl CapacityScheduler {
 /// How many distinct unplaceable container sizes a pass remembers (see [`SchedulingPass`]).
 pub(super) const UNPLACEABLE_MEMORY: usize = 32;
 
+/// The nodes a pass places containers on and the asks it serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PassPartition {
+    /// The partition of the nodes (`""`: the default partition).
+    nodes: String,
+    /// The partition the asks name: `nodes`, or the default partition when a non-exclusive
+    /// partition lends its idle nodes.
+    asks: String,
+}
+
+impl PassPartition {
+    /// A partition's nodes for its own asks.
+    fn own(label: &str) -> Self {
+        Self {
+            nodes: label.to_owned(),
+            asks: label.to_owned(),
+        }
+    }
+
+    /// A non-exclusive partition's nodes for the default partition's asks.
+    fn lent(label: &str) -> Self {
+        Self {
+            nodes: label.to_owned(),
+            asks: String::new(),
+        }
+    }
+
+    fn is_lent(&self) -> bool {
+        self.nodes != self.asks
+    }
+
+    /// Whether an AM container for `label` goes on these nodes: never on a loan, as Hadoop.
+    fn serves_am(&self, label: &str) -> bool {
+        !self.is_lent() && label == self.asks
+    }
+}
+
 /// Per-pass bookkeeping: which queues have nothing more to place, each leaf's cursor over its
 /// applications, and container sizes known not to fit any node.
 struct SchedulingPass {
+    partition: PassPartition,
     done: Vec<bool>,
     leaves: BTreeMap<usize, LeafPass>,
     unplaceable: Vec<Resource>,
@@ -330,12 +420,15 @@ struct LeafPass {
 }
 
 impl SchedulingPass {
-    fn new(scheduler: &CapacityScheduler) -> Self {
+    fn new(scheduler: &CapacityScheduler, partition: PassPartition) -> Self {
         let queues = &scheduler.queues;
         let mut done = vec![true; queues.len()];
         let mut leaves = BTreeMap::new();
         for (index, queue) in queues.iter().enumerate() {
             if !queue.is_leaf() {
+                continue;
+            }
+            if !partition.is_lent() && !queue.conf.node_labels.can_access(&partition.nodes) {
                 continue;
             }
             let apps: Vec<ApplicationId> = queue
@@ -345,7 +438,7 @@ impl SchedulingPass {
                     scheduler
                         .applications
                         .get(&order.2)
-                        .is_some_and(SchedulerApplication::has_demand)
+                        .is_some_and(|app| app.has_demand_in(&partition.asks, !partition.is_lent()))
                 })
                 .map(|order| order.2)
                 .collect();
@@ -399,6 +492,7 @@ impl SchedulingPass {
             }
         }
         Self {
+            partition,
             done,
             leaves,
             unplaceable: Vec::new(),

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::capacity_scheduler_configuration::CapacitySchedulerConfiguration;
 use crate::queue_capacity::QueueCapacity;
 use crate::queue_conf::QueueConf;
+use crate::queue_node_labels::QueueNodeLabels;
 use crate::{Resource, ResourceCalculator};
 
 use super::resource_timeline::ResourceTimeline;
@@ -188,6 +189,12 @@ pub(crate) fn reservation_queue_conf(
         reservation: None,
         // A plan orders its reservation queues by utilization: no priority among them.
         priority: 0,
+        // The plan's partitions, with no share of their own: reservations size the default
+        // partition only.
+        node_labels: QueueNodeLabels {
+            capacities: BTreeMap::new(),
+            ..plan.node_labels.clone()
+        },
         ..plan.clone()
     }
 }

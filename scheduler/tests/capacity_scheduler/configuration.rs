@@ -122,7 +122,6 @@ fn global_keys_are_read_and_keys_not_honoured_are_warned_about_by_name() {
         ("user-limit-factor", "2"),
         // Hadoop keys the scheduler does not honour, set to values it need not refuse.
         ("per-node-heartbeat.multiple-assignments-enabled", "true"),
-        ("root.accessible-node-labels.gpu.capacity", "100"),
         ("root.a.leaf-queue-template.capacity", "10"),
         ("root.b.ordering-policy", "fifo"),
         ("root.b.maximum-application-lifetime", "-1"),
@@ -135,15 +134,11 @@ fn global_keys_are_read_and_keys_not_honoured_are_warned_about_by_name() {
     assert_eq!(conf.queue("root.b").unwrap().user_weight("first.last"), 2.5);
     assert_eq!(conf.queues().count(), 4);
     let warnings = conf.warnings();
-    assert_eq!(warnings.len(), 4, "{warnings:#?}");
+    assert_eq!(warnings.len(), 3, "{warnings:#?}");
     for (key, says) in [
         (
             "yarn.scheduler.capacity.per-node-heartbeat.multiple-assignments-enabled",
             "is not honoured",
-        ),
-        (
-            "yarn.scheduler.capacity.root.accessible-node-labels.gpu.capacity",
-            "node labels are not implemented",
         ),
         (
             "yarn.scheduler.capacity.root.a.leaf-queue-template.capacity",

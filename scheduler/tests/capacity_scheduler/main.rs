@@ -11,6 +11,7 @@ mod invariants;
 mod locality;
 mod mock;
 mod moves;
+mod node_labels;
 mod ordering;
 mod preemption;
 mod promotions;
