@@ -41,6 +41,8 @@ pub enum Command {
     Application(ApplicationArgs),
     /// List and inspect NodeManagers.
     Node(NodeArgs),
+    /// Cluster-wide queries: the node labels (`-lnl`).
+    Cluster(ClusterArgs),
     /// List the attempts of an application.
     Applicationattempt(ApplicationAttemptArgs),
     /// List the containers of an application attempt.
@@ -176,6 +178,32 @@ pub struct RmAdminArgs {
     /// (yarn-ha extension); RMs at the same index must print the same digest.
     #[arg(long = "getStateDigest", value_name = "RM_ID", group = "operation")]
     pub get_state_digest: Option<String>,
+    /// Add cluster node labels: "label1(exclusive=true),label2(exclusive=false),label3"
+    /// (exclusive unless said otherwise).
+    #[arg(
+        long = "addToClusterNodeLabels",
+        value_name = "LABELS",
+        group = "operation"
+    )]
+    pub add_to_cluster_node_labels: Option<String>,
+    /// Remove cluster node labels, taking them off every node: "label1,label2".
+    #[arg(
+        long = "removeFromClusterNodeLabels",
+        value_name = "LABELS",
+        group = "operation"
+    )]
+    pub remove_from_cluster_node_labels: Option<String>,
+    /// Set the label of nodes: "node1[:port]=label1 node2[:port]=label2" (without a port, every
+    /// NodeManager on the host; without a label, none).
+    #[arg(
+        long = "replaceLabelsOnNode",
+        value_name = "MAPPINGS",
+        group = "operation"
+    )]
+    pub replace_labels_on_node: Option<String>,
+    /// With -replaceLabelsOnNode: refuse the change if a node never registered.
+    #[arg(long = "failOnUnknownNodes", requires = "replace_labels_on_node")]
+    pub fail_on_unknown_nodes: bool,
     /// Allow -transitionToActive and -transitionToStandby while
     /// yarn.resourcemanager.ha.automatic-failover.enabled is true.
     #[arg(long = "forcemanual")]
@@ -253,6 +281,19 @@ pub struct NodeArgs {
     /// With -list: nodes in every state.
     #[arg(long)]
     pub all: bool,
+    /// With -list: each node's resources and labels below its row.
+    #[arg(long = "showDetails", requires = "list")]
+    pub show_details: bool,
+}
+
+/// Arguments of `yarn-ha cluster`, with Hadoop's option names: one action.
+#[derive(Debug, Args)]
+#[group(skip)]
+#[command(group(clap::ArgGroup::new("action").required(true).multiple(false)))]
+pub struct ClusterArgs {
+    /// List the cluster's node labels with their exclusivity.
+    #[arg(long = "list-node-labels", alias = "lnl", group = "action")]
+    pub list_node_labels: bool,
 }
 
 /// Arguments of `yarn-ha applicationattempt`, with Hadoop's option names.

@@ -184,6 +184,15 @@ pub enum Error {
         leader: String,
     },
 
+    /// A node-label argument of rmadmin that does not read.
+    #[error("{option}: {message}")]
+    InvalidLabelArgument {
+        /// The option, in Hadoop's spelling (`-addToClusterNodeLabels`).
+        option: &'static str,
+        /// What is wrong, in Hadoop's words where it has them.
+        message: String,
+    },
+
     /// An rm id for a new member that is not `[A-Za-z0-9_-]+`.
     #[error("invalid rm id {rm_id:?}: expected letters, digits, '_' and '-' only")]
     InvalidNewRmId {

@@ -307,6 +307,22 @@ impl YarnClient {
         Ok(reply.node_reports)
     }
 
+    /// The cluster's node labels, by name (`cluster -lnl`).
+    ///
+    /// # Errors
+    ///
+    /// Those of the call.
+    pub async fn get_cluster_node_labels(&self) -> Result<Vec<pb::NodeLabelProto>, Error> {
+        let reply = self
+            .call(
+                Idempotency::Idempotent,
+                pb::GetClusterNodeLabelsRequestProto {},
+                |mut rm: Protocol, request| async move { rm.get_cluster_node_labels(request).await },
+            )
+            .await?;
+        Ok(reply.node_labels)
+    }
+
     /// A queue's configuration and usage, without its children and applications. `queue` is a
     /// leaf name or a full path such as `root.a`.
     ///

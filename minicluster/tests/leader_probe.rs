@@ -102,6 +102,27 @@ impl ResourceManagerAdministrationProtocol for FixedStatus {
     ) -> Result<Response<GetStateDigestResponseProto>, Status> {
         unimplemented()
     }
+
+    async fn add_to_cluster_node_labels(
+        &self,
+        _: Request<AddToClusterNodeLabelsRequestProto>,
+    ) -> Result<Response<AddToClusterNodeLabelsResponseProto>, Status> {
+        unimplemented()
+    }
+
+    async fn remove_from_cluster_node_labels(
+        &self,
+        _: Request<RemoveFromClusterNodeLabelsRequestProto>,
+    ) -> Result<Response<RemoveFromClusterNodeLabelsResponseProto>, Status> {
+        unimplemented()
+    }
+
+    async fn replace_labels_on_nodes(
+        &self,
+        _: Request<ReplaceLabelsOnNodeRequestProto>,
+    ) -> Result<Response<ReplaceLabelsOnNodeResponseProto>, Status> {
+        unimplemented()
+    }
 }
 
 /// Serves `status` with `rm_id`'s certificate on 127.0.0.1 port 0; returns the address and the

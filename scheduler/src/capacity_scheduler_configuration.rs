@@ -12,6 +12,7 @@ use crate::effective_capacity::nominal_shares;
 use crate::error::SchedulerError;
 use crate::heartbeat_assignments::{HeartbeatAssignments, heartbeat_key_warnings};
 use crate::locality_delay::LocalityDelay;
+use crate::node_labels::NodeLabels;
 use crate::ordering_policy::OrderingPolicy;
 use crate::property_reader::{PREFIX, PropertyReader, invalid};
 use crate::queue_acl::QueueAcl;
@@ -431,6 +432,47 @@ impl CapacitySchedulerConfiguration {
         }
         chain.reverse();
         chain
+    }
+
+    /// Checks that every label a queue names (in `accessible-node-labels`, a label capacity
+    /// or `default-node-label-expression`) is one of the cluster's `labels`, as a refresh must:
+    /// a queue promised a partition that does not exist would never get it.
+    ///
+    /// # Errors
+    ///
+    /// [`SchedulerError::QueueRule`] naming the first such queue (parents first), the key that
+    /// names the label, and the label.
+    pub fn check_labels_exist(&self, labels: &NodeLabels) -> Result<(), SchedulerError> {
+        for queue in self.queues() {
+            let Some(label) = queue
+                .node_labels
+                .named_labels()
+                .find(|label| !labels.contains(label))
+            else {
+                continue;
+            };
+            let capacity_key = format!(
+                "{PREFIX}{}.accessible-node-labels.{label}.capacity",
+                queue.path
+            );
+            let expression_key = QueueProperty::DefaultNodeLabelExpression.key(&queue.path);
+            let key = if self.properties.contains_key(&capacity_key) {
+                capacity_key
+            } else if self.properties.get(&expression_key).map(|v| v.trim()) == Some(label) {
+                expression_key
+            } else {
+                QueueProperty::AccessibleNodeLabels.key(&queue.path)
+            };
+            return Err(SchedulerError::QueueRule {
+                key,
+                rule: format!(
+                    "{} names label {label}, which is not a cluster node label: add it with \
+                     rmadmin -addToClusterNodeLabels first",
+                    queue.path
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// Whether `user` in `groups` holds `acl` on the queue at `path`: always when

@@ -121,7 +121,7 @@ pub use queue_mappings::{
     APP_NAME_MAPPINGS_KEY, Placement, QUEUE_MAPPINGS_KEY, QUEUE_MAPPINGS_OVERRIDE_KEY,
     QueueMappings, Submission,
 };
-pub use queue_node_labels::{LabelCapacity, QueueNodeLabels};
+pub use queue_node_labels::{LabelCapacity, QueueNodeLabels, queue_naming_label};
 pub use queue_ordering_policy::QueueOrderingPolicy;
 pub use queue_property::key_verdict;
 pub use queue_state::QueueState;

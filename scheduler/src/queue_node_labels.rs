@@ -271,6 +271,30 @@ pub(crate) fn check_children(
     Ok(())
 }
 
+/// The first queue (in key order) whose settings in `properties` (`capacity-scheduler.xml`)
+/// name `label`: it lists it in `accessible-node-labels`, gives it a capacity or makes it its
+/// `default-node-label-expression`. A queue that may use every label (`*`) names none, as in
+/// Hadoop, where only such queues let a label be removed.
+pub fn queue_naming_label(properties: &BTreeMap<String, String>, label: &str) -> Option<String> {
+    properties.iter().find_map(|(key, value)| {
+        let rest = key.strip_prefix(PREFIX)?;
+        if let Some(path) = label_capacity_queue(rest) {
+            let named = rest[path.len()..]
+                .strip_prefix(&format!(".{ACCESSIBLE_NODE_LABELS}.{label}."))
+                .is_some();
+            return named.then(|| path.to_owned());
+        }
+        if let Some(path) = rest.strip_suffix(&format!(".{ACCESSIBLE_NODE_LABELS}")) {
+            return value
+                .split(',')
+                .any(|listed| listed.trim() == label)
+                .then(|| path.to_owned());
+        }
+        let path = rest.strip_suffix(&format!(".{DEFAULT_NODE_LABEL_EXPRESSION}"))?;
+        (value.trim() == label).then(|| path.to_owned())
+    })
+}
+
 /// The queue path of a label capacity key (`<path>.accessible-node-labels.<label>.capacity` or
 /// `.maximum-capacity`, after the prefix); `None` for any other key.
 pub(crate) fn label_capacity_queue(rest: &str) -> Option<&str> {
@@ -297,4 +321,38 @@ fn parse_labels(key: &str, value: &str) -> Result<BTreeSet<String>, SchedulerErr
         labels.insert(label.to_owned());
     }
     Ok(labels)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_label_is_named_by_a_list_a_capacity_or_a_default_expression() {
+        let properties = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| (format!("{PREFIX}{k}"), (*v).to_owned()))
+                .collect()
+        };
+        let named = |pairs: &[(&str, &str)]| queue_naming_label(&properties(pairs), "gpu");
+        assert_eq!(
+            named(&[("root.a.accessible-node-labels", "ssd, gpu")]).as_deref(),
+            Some("root.a")
+        );
+        assert_eq!(
+            named(&[("root.b.accessible-node-labels.gpu.maximum-capacity", "50")]).as_deref(),
+            Some("root.b")
+        );
+        assert_eq!(
+            named(&[("root.c.default-node-label-expression", "gpu")]).as_deref(),
+            Some("root.c")
+        );
+        assert_eq!(named(&[("root.a.accessible-node-labels", "*")]), None);
+        assert_eq!(named(&[("root.a.accessible-node-labels", "gpus")]), None);
+        assert_eq!(
+            named(&[("root.a.accessible-node-labels.gpus.capacity", "10")]),
+            None
+        );
+    }
 }

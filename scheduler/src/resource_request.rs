@@ -39,7 +39,6 @@ pub struct ResourceRequest {
     pub relax_locality: bool,
     /// The partition asked for (one label; blank: the application's default). Read on the
     /// `"*"` ask only, as Hadoop does: it places every container of the key.
-    #[serde(default)]
     pub node_label_expression: String,
 }
 

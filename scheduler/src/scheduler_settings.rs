@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use yarn_conf::Configuration;
 use yarn_conf::keys::{
-    CLUSTER_MAX_APPLICATION_PRIORITY, SCHEDULER_MAXIMUM_ALLOCATION_MB,
+    CLUSTER_MAX_APPLICATION_PRIORITY, NODE_LABELS_ENABLED, SCHEDULER_MAXIMUM_ALLOCATION_MB,
     SCHEDULER_MAXIMUM_ALLOCATION_VCORES, SCHEDULER_MINIMUM_ALLOCATION_MB,
     SCHEDULER_MINIMUM_ALLOCATION_VCORES, YARN_ACL_ENABLE,
 };
@@ -46,6 +46,9 @@ pub struct SchedulerSettings {
     pub admin_acl: AccessControlList,
     /// `yarn.scheduler.queue-placement-rules.app-name`: none.
     pub app_name_mappings: Option<String>,
+    /// `yarn.node-labels.enabled`: false, every node in the default partition and no ask
+    /// naming a label.
+    pub node_labels_enabled: bool,
 }
 
 impl Default for SchedulerSettings {
@@ -57,6 +60,7 @@ impl Default for SchedulerSettings {
             acl_enable: false,
             admin_acl: AccessControlList::everyone(),
             app_name_mappings: None,
+            node_labels_enabled: false,
         }
     }
 }
@@ -100,6 +104,7 @@ impl SchedulerSettings {
                 .get(APP_NAME_MAPPINGS_KEY)
                 .map_err(conf_error)?
                 .filter(|value| !value.trim().is_empty()),
+            node_labels_enabled: conf.get_bool(&NODE_LABELS_ENABLED).map_err(conf_error)?,
         };
         settings.validate()?;
         if let Some(rules) = &settings.app_name_mappings {

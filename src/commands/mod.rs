@@ -4,6 +4,7 @@ mod application;
 mod applicationattempt;
 mod bench;
 mod chaos;
+mod cluster;
 mod conf;
 mod container;
 mod hadoop_client_conf;
@@ -42,6 +43,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Nodemanager(args) => nodemanager::run(conf_dir, args),
         Command::Application(args) => application::run(conf_dir, args),
         Command::Node(args) => node::run(conf_dir, args),
+        Command::Cluster(args) => cluster::run(conf_dir, args),
         Command::Applicationattempt(args) => applicationattempt::run(conf_dir, args),
         Command::Container(args) => container::run(conf_dir, args),
         Command::Queue(args) => queue::run(conf_dir, args),

@@ -21,6 +21,7 @@ fn command_of(args: NodeArgs) -> anyhow::Result<UserCommand> {
         Ok(UserCommand::ListNodes {
             states: args.states,
             all: args.all,
+            show_details: args.show_details,
         })
     } else if let Some(id) = args.status {
         Ok(UserCommand::NodeStatus(id))
@@ -58,6 +59,7 @@ mod tests {
             UserCommand::ListNodes {
                 states: vec![],
                 all: false,
+                show_details: false,
             }
         );
         assert_eq!(
@@ -68,13 +70,15 @@ mod tests {
                     NodeStateArg(NodeStateProto::NsLost)
                 ],
                 all: false,
+                show_details: false,
             }
         );
         assert_eq!(
-            must_command(&["-list", "-all"]),
+            must_command(&["-list", "-all", "-showDetails"]),
             UserCommand::ListNodes {
                 states: vec![],
                 all: true,
+                show_details: true,
             }
         );
         assert_eq!(

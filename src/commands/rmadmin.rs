@@ -81,6 +81,15 @@ fn command_of(args: RmAdminArgs) -> anyhow::Result<RmAdminCommand> {
         RmAdminCommand::RemoveFromCluster { rm_id }
     } else if let Some(rm_id) = args.get_state_digest {
         RmAdminCommand::GetStateDigest { rm_id }
+    } else if let Some(labels) = args.add_to_cluster_node_labels {
+        RmAdminCommand::AddToClusterNodeLabels { labels }
+    } else if let Some(labels) = args.remove_from_cluster_node_labels {
+        RmAdminCommand::RemoveFromClusterNodeLabels { labels }
+    } else if let Some(mappings) = args.replace_labels_on_node {
+        RmAdminCommand::ReplaceLabelsOnNode {
+            mappings,
+            fail_on_unknown_nodes: args.fail_on_unknown_nodes,
+        }
     } else {
         anyhow::bail!("rmadmin needs one operation, e.g. -getServiceState <rm-id>")
     };

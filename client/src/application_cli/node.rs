@@ -27,8 +27,9 @@ pub const NODE_LIST_COLUMNS: [&str; 8] = [
 const NODE_LIST_WIDTHS: [usize; 8] = [16, 15, 17, 28, 32, 28, 25, 17];
 
 /// The `node -list` output: `Total Nodes:<n>`, the column headers, then one tab-separated row
-/// per report, in the order given.
-pub fn format_node_list(reports: &[pb::NodeReportProto]) -> String {
+/// per report, in the order given; with `show_details` (`-showDetails`), each row is followed
+/// by Hadoop's `Detailed Node Information :` block with the node's resources and labels.
+pub fn format_node_list(reports: &[pb::NodeReportProto], show_details: bool) -> String {
     let mut out = format!("Total Nodes:{}\n", reports.len());
     push_row(&mut out, &NODE_LIST_WIDTHS, &NODE_LIST_COLUMNS);
     for report in reports {
@@ -52,8 +53,46 @@ pub fn format_node_list(reports: &[pb::NodeReportProto]) -> String {
                 &queued,
             ],
         );
+        if show_details {
+            push_details(&mut out, report);
+        }
     }
     out
+}
+
+/// Hadoop's `Detailed Node Information :` block of one node.
+fn push_details(out: &mut String, report: &pb::NodeReportProto) {
+    let resource = |r: Option<&pb::ResourceProto>| {
+        let (memory, vcores) = r.map_or((0, 0), |r| (r.memory, r.virtual_cores));
+        format!("<memory:{memory}, vCores:{vcores}>")
+    };
+    let mut labels = report.node_labels.clone();
+    labels.sort();
+    out.push_str("Detailed Node Information :\n");
+    for (label, value) in [
+        ("Configured Resources", resource(report.capability.as_ref())),
+        ("Allocated Resources", resource(report.used.as_ref())),
+        ("Node-Labels", labels.join(",")),
+    ] {
+        // Writing to a String cannot fail.
+        let _ = writeln!(out, "\t{label} : {}", escape_for_terminal(&value));
+    }
+}
+
+/// The `cluster -lnl` output, as Hadoop prints it: `Node Labels: ` then each label as
+/// `<name:exclusivity=true>`, comma-separated, in the order given.
+pub fn format_node_labels(labels: &[pb::NodeLabelProto]) -> String {
+    let labels: Vec<String> = labels
+        .iter()
+        .map(|label| {
+            format!(
+                "<{}:exclusivity={}>",
+                escape_for_terminal(&label.name),
+                label.is_exclusive.unwrap_or(true)
+            )
+        })
+        .collect();
+    format!("Node Labels: {}\n", labels.join(","))
 }
 
 /// The report of node `id` among `reports`, if there is one.
@@ -162,10 +201,13 @@ mod tests {
 
     #[test]
     fn list_counts_nodes_and_shows_every_column_with_the_opportunistic_load() {
-        let text = format_node_list(&[
-            node("nm1.example.com", pb::NodeStateProto::NsRunning),
-            node("nm2.example.com", pb::NodeStateProto::NsUnhealthy),
-        ]);
+        let text = format_node_list(
+            &[
+                node("nm1.example.com", pb::NodeStateProto::NsRunning),
+                node("nm2.example.com", pb::NodeStateProto::NsUnhealthy),
+            ],
+            false,
+        );
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "Total Nodes:2");
         assert_eq!(cells(lines[1]), NODE_LIST_COLUMNS);
@@ -194,7 +236,8 @@ mod tests {
         hostile.rack_name = "/r\u{202e}1".to_owned();
         hostile.node_labels = vec!["gpu\n".to_owned(), "ssd".to_owned()];
 
-        let list = format_node_list(std::slice::from_ref(&hostile));
+        let list = format_node_list(std::slice::from_ref(&hostile), true);
+        assert!(list.contains("\tNode-Labels : gpu\\n,ssd\n"), "{list}");
         assert!(!list.contains('\x1b'), "{list:?}");
         assert_eq!(cells(list.lines().nth(2).unwrap())[2], "nm1:8042\\e[8m");
 
@@ -210,8 +253,44 @@ mod tests {
     }
 
     #[test]
+    fn show_details_adds_hadoops_block_with_resources_and_sorted_labels() {
+        let mut labelled = node("nm1.example.com", pb::NodeStateProto::NsRunning);
+        labelled.node_labels = vec!["ssd".to_owned(), "gpu".to_owned()];
+        let text = format_node_list(std::slice::from_ref(&labelled), true);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[3..],
+            [
+                "Detailed Node Information :",
+                "\tConfigured Resources : <memory:8192, vCores:8>",
+                "\tAllocated Resources : <memory:3072, vCores:3>",
+                "\tNode-Labels : gpu,ssd",
+            ]
+        );
+    }
+
+    #[test]
+    fn node_labels_print_as_hadoops_cluster_command_does() {
+        let labels = [
+            pb::NodeLabelProto {
+                name: "gpu".to_owned(),
+                is_exclusive: Some(true),
+            },
+            pb::NodeLabelProto {
+                name: "spare".to_owned(),
+                is_exclusive: Some(false),
+            },
+        ];
+        assert_eq!(
+            format_node_labels(&labels),
+            "Node Labels: <gpu:exclusivity=true>,<spare:exclusivity=false>\n"
+        );
+        assert_eq!(format_node_labels(&[]), "Node Labels: \n");
+    }
+
+    #[test]
     fn an_empty_list_keeps_its_headers() {
-        let text = format_node_list(&[]);
+        let text = format_node_list(&[], true);
         assert_eq!(text.lines().next(), Some("Total Nodes:0"));
         assert_eq!(text.lines().count(), 2);
     }

@@ -13,7 +13,7 @@ use super::application::{
 };
 use super::application_attempt::format_attempt_list;
 use super::container::format_container_list;
-use super::node::{find_node_report, format_node_list, format_node_report};
+use super::node::{find_node_report, format_node_labels, format_node_list, format_node_report};
 use super::state_args::{
     ApplicationStateArg, NodeStateArg, selected_application_states, selected_node_states,
 };
@@ -57,9 +57,13 @@ pub enum UserCommand {
         states: Vec<NodeStateArg>,
         /// `-all`: every state, whatever `-states` says.
         all: bool,
+        /// `-showDetails`: each node's resources and labels below its row.
+        show_details: bool,
     },
     /// `node -status <node id>`.
     NodeStatus(NodeId),
+    /// `cluster -lnl`: the cluster's node labels.
+    ListNodeLabels,
     /// `applicationattempt -list <application id>`.
     ListApplicationAttempts(ApplicationId),
     /// `container -list <application attempt id>`.
@@ -141,11 +145,19 @@ impl UserCommand {
                     &format_lifetime_updated(*application_id, &requested, &in_force),
                 )
             }
-            Self::ListNodes { states, all } => {
+            Self::ListNodes {
+                states,
+                all,
+                show_details,
+            } => {
                 let reports = client
                     .get_cluster_nodes(&selected_node_states(states, *all))
                     .await?;
-                emit(out, &format_node_list(&reports))
+                emit(out, &format_node_list(&reports, *show_details))
+            }
+            Self::ListNodeLabels => {
+                let labels = client.get_cluster_node_labels().await?;
+                emit(out, &format_node_labels(&labels))
             }
             Self::NodeStatus(id) => {
                 let reports = client.get_cluster_nodes(&[]).await?;

@@ -92,6 +92,18 @@ pub fn format_queue_status(info: &pb::QueueInfoProto) -> String {
             "Default Application Priority",
             info.default_application_priority.to_string(),
         ),
+        (
+            "Default Node Label expression",
+            Some(info.default_node_label_expression.trim())
+                .filter(|label| !label.is_empty())
+                .unwrap_or("<DEFAULT_PARTITION>")
+                .to_owned(),
+        ),
+        ("Accessible Node Labels", {
+            let mut labels = info.accessible_node_labels.clone();
+            labels.sort();
+            labels.join(",")
+        }),
         ("Preemption", switch(!info.preemption_disabled).to_owned()),
         (
             "Intra-queue Preemption",
@@ -218,6 +230,7 @@ mod tests {
             intra_queue_preemption_disabled: true,
             configured_capacity: "[memory=4096,vcores=4]".to_owned(),
             configured_maximum_capacity: "100".to_owned(),
+            accessible_node_labels: vec!["ssd".to_owned(), "gpu".to_owned()],
             effective_min_resource: Some(pb::ResourceProto {
                 memory: 4096,
                 virtual_cores: 4,
@@ -245,6 +258,8 @@ mod tests {
             "\tCurrent Capacity : 150.0%\n",
             "\tAbsolute Used Capacity : 60.0%\n",
             "\tMaximum Parallel Apps : unlimited\n",
+            "\tDefault Node Label expression : <DEFAULT_PARTITION>\n",
+            "\tAccessible Node Labels : gpu,ssd\n",
             "\tPending Applications : 1\n",
             "\tSubmit Applications ACL : alice\n",
             "\tAdminister Queue ACL : (nobody)\n",

@@ -2,6 +2,7 @@
 
 use yarn_conf::HostPort;
 
+use super::node_label_args;
 use crate::Error;
 
 /// One `yarn-ha rmadmin` operation, as parsed from Hadoop's options.
@@ -60,6 +61,24 @@ pub enum RmAdminCommand {
         /// The replica asked.
         rm_id: String,
     },
+    /// `-addToClusterNodeLabels <"label1(exclusive=true),label2(exclusive=false),label3">`.
+    AddToClusterNodeLabels {
+        /// The argument as given ([`node_label_args::labels_to_add`]).
+        labels: String,
+    },
+    /// `-removeFromClusterNodeLabels <label1,label2>`.
+    RemoveFromClusterNodeLabels {
+        /// The argument as given ([`node_label_args::labels_to_remove`]).
+        labels: String,
+    },
+    /// `-replaceLabelsOnNode <"node1[:port]=label1 node2[:port]=label2">
+    /// [-failOnUnknownNodes]`.
+    ReplaceLabelsOnNode {
+        /// The argument as given ([`node_label_args::node_to_labels`]).
+        mappings: String,
+        /// Refuse the change when a node never registered.
+        fail_on_unknown_nodes: bool,
+    },
 }
 
 impl RmAdminCommand {
@@ -78,18 +97,22 @@ impl RmAdminCommand {
             Self::AddToCluster { .. } => "addToCluster",
             Self::RemoveFromCluster { .. } => "removeFromCluster",
             Self::GetStateDigest { .. } => "getStateDigest",
+            Self::AddToClusterNodeLabels { .. } => "addToClusterNodeLabels",
+            Self::RemoveFromClusterNodeLabels { .. } => "removeFromClusterNodeLabels",
+            Self::ReplaceLabelsOnNode { .. } => "replaceLabelsOnNode",
         }
     }
 
     /// Checks what can be checked without a server: that an existing replica's id is one of
-    /// `rm_ids`, that a new replica's id and Raft address are well formed, and that a manual
-    /// transition has `--forcemanual` while `automatic_failover` is on.
+    /// `rm_ids`, that a new replica's id and Raft address are well formed, that a manual
+    /// transition has `--forcemanual` while `automatic_failover` is on, and that node-label
+    /// arguments read.
     ///
     /// # Errors
     ///
     /// [`Error::UnknownRmId`] (Hadoop's "is not a valid serviceId" message),
-    /// [`Error::InvalidNewRmId`], [`Error::InvalidRaftAddress`] and
-    /// [`Error::ManualTransitionRefused`].
+    /// [`Error::InvalidNewRmId`], [`Error::InvalidRaftAddress`],
+    /// [`Error::ManualTransitionRefused`] and [`Error::InvalidLabelArgument`].
     pub fn check(&self, rm_ids: &[String], automatic_failover: bool) -> Result<(), Error> {
         let known = |rm_id: &str| {
             if rm_ids.iter().any(|id| id == rm_id) {
@@ -154,6 +177,15 @@ impl RmAdminCommand {
                         address: raft_address.clone(),
                         source,
                     })
+            }
+            Self::AddToClusterNodeLabels { labels } => {
+                node_label_args::labels_to_add(labels).map(drop)
+            }
+            Self::RemoveFromClusterNodeLabels { labels } => {
+                node_label_args::labels_to_remove(labels).map(drop)
+            }
+            Self::ReplaceLabelsOnNode { mappings, .. } => {
+                node_label_args::node_to_labels(mappings).map(drop)
             }
             Self::GetAllServiceState
             | Self::RefreshQueues

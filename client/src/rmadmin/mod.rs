@@ -14,6 +14,8 @@
 //! -getClusterMembership      GetClusterMembership on any replica
 //! -addToCluster / -removeFromCluster   AddRaftMember / RemoveRaftMember on the leader
 //! -refreshQueues / -refreshNodes / -refreshAdminAcls   on the leader
+//! -addToClusterNodeLabels / -removeFromClusterNodeLabels / -replaceLabelsOnNode   on the
+//!                            leader, silent on success
 //! -getStateDigest rmX        GetStateDigest on rmX only              -> "rmX applied <index>
 //!                                                                       (term <t>) digest <hex>"
 //! ```
@@ -24,6 +26,7 @@
 
 mod command;
 mod leadership;
+pub mod node_label_args;
 mod outcome;
 pub mod output;
 mod replica_status;

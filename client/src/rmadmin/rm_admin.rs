@@ -8,7 +8,10 @@ use yarn_conf::{Configuration, keys};
 use yarn_proto::pb;
 use yarn_proto::pb::resource_manager_administration_protocol_client::ResourceManagerAdministrationProtocolClient as AdminClient;
 
-use super::{ReplicaStatus, RmAdminCommand, RmAdminOutcome, ServiceState, leadership, output};
+use super::{
+    ReplicaStatus, RmAdminCommand, RmAdminOutcome, ServiceState, leadership, node_label_args,
+    output,
+};
 use crate::{Error, Idempotency, RmClient, RmClientConfig, RmService};
 
 /// `RefreshNodes` without Hadoop's `-g`: decommission at once (the proto's forced form).
@@ -116,6 +119,45 @@ impl RmAdmin {
             }
             RmAdminCommand::GetStateDigest { rm_id } => {
                 output::state_digest(&self.state_digest(rm_id).await?)
+            }
+            RmAdminCommand::AddToClusterNodeLabels { labels } => {
+                let request = pb::AddToClusterNodeLabelsRequestProto {
+                    deprecated_node_labels: Vec::new(),
+                    node_labels: node_label_args::labels_to_add(labels)?,
+                };
+                self.call(move |mut admin| {
+                    let request = request.clone();
+                    async move { admin.add_to_cluster_node_labels(request).await }
+                })
+                .await?;
+                String::new()
+            }
+            RmAdminCommand::RemoveFromClusterNodeLabels { labels } => {
+                let request = pb::RemoveFromClusterNodeLabelsRequestProto {
+                    node_labels: node_label_args::labels_to_remove(labels)?,
+                };
+                // A retry of a removal that committed would be refused as unknown.
+                self.call_as(Idempotency::NotIdempotent, move |mut admin| {
+                    let request = request.clone();
+                    async move { admin.remove_from_cluster_node_labels(request).await }
+                })
+                .await?;
+                String::new()
+            }
+            RmAdminCommand::ReplaceLabelsOnNode {
+                mappings,
+                fail_on_unknown_nodes,
+            } => {
+                let request = pb::ReplaceLabelsOnNodeRequestProto {
+                    node_to_labels: node_label_args::node_to_labels(mappings)?,
+                    fail_on_unknown_nodes: *fail_on_unknown_nodes,
+                };
+                self.call(move |mut admin| {
+                    let request = request.clone();
+                    async move { admin.replace_labels_on_nodes(request).await }
+                })
+                .await?;
+                String::new()
             }
         };
         Ok(RmAdminOutcome {
@@ -351,15 +393,21 @@ impl RmAdmin {
     }
 
     /// A retry-safe admin call through the failover client.
-    async fn call<T, F, Fut>(&self, mut op: F) -> Result<T, Error>
+    async fn call<T, F, Fut>(&self, op: F) -> Result<T, Error>
+    where
+        F: FnMut(AdminClient<Channel>) -> Fut,
+        Fut: Future<Output = Result<tonic::Response<T>, tonic::Status>>,
+    {
+        self.call_as(Idempotency::Idempotent, op).await
+    }
+
+    async fn call_as<T, F, Fut>(&self, idempotency: Idempotency, mut op: F) -> Result<T, Error>
     where
         F: FnMut(AdminClient<Channel>) -> Fut,
         Fut: Future<Output = Result<tonic::Response<T>, tonic::Status>>,
     {
         self.client
-            .call(Idempotency::Idempotent, |channel| {
-                op(AdminClient::new(channel))
-            })
+            .call(idempotency, |channel| op(AdminClient::new(channel)))
             .await
     }
 }

@@ -268,6 +268,27 @@ impl ResourceManagerAdministrationProtocol for FakeRm {
             digest: STATE_DIGEST.to_owned(),
         }))
     }
+
+    async fn add_to_cluster_node_labels(
+        &self,
+        _: Request<pb::AddToClusterNodeLabelsRequestProto>,
+    ) -> Result<Response<pb::AddToClusterNodeLabelsResponseProto>, Status> {
+        Err(Status::unimplemented("not in the fake"))
+    }
+
+    async fn remove_from_cluster_node_labels(
+        &self,
+        _: Request<pb::RemoveFromClusterNodeLabelsRequestProto>,
+    ) -> Result<Response<pb::RemoveFromClusterNodeLabelsResponseProto>, Status> {
+        Err(Status::unimplemented("not in the fake"))
+    }
+
+    async fn replace_labels_on_nodes(
+        &self,
+        _: Request<pb::ReplaceLabelsOnNodeRequestProto>,
+    ) -> Result<Response<pb::ReplaceLabelsOnNodeResponseProto>, Status> {
+        Err(Status::unimplemented("not in the fake"))
+    }
 }
 
 /// A running test replica.

@@ -361,6 +361,11 @@ pub fn node_reports(
                 capability: Some(tracked.resource.clone()),
                 num_containers: count,
                 node_state: node_state.into(),
+                node_labels: Some(state.node_labels.partition_of(node))
+                    .filter(|label| !label.is_empty())
+                    .map(str::to_owned)
+                    .into_iter()
+                    .collect(),
                 num_running_opportunistic_containers: load.running_opport_containers,
                 num_queued_opportunistic_containers: load.queued_opport_containers,
                 opportunistic_memory_used: load.opport_memory_used,

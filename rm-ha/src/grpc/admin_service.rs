@@ -54,6 +54,42 @@ impl ResourceManagerAdministrationProtocol for AdminService {
         Ok(Response::new(response))
     }
 
+    async fn add_to_cluster_node_labels(
+        &self,
+        request: Request<pb::AddToClusterNodeLabelsRequestProto>,
+    ) -> Result<Response<pb::AddToClusterNodeLabelsResponseProto>, Status> {
+        let caller = self.caller(&request)?;
+        let response = self
+            .operations
+            .add_to_cluster_node_labels(&caller, request.into_inner())
+            .await?;
+        Ok(Response::new(response))
+    }
+
+    async fn remove_from_cluster_node_labels(
+        &self,
+        request: Request<pb::RemoveFromClusterNodeLabelsRequestProto>,
+    ) -> Result<Response<pb::RemoveFromClusterNodeLabelsResponseProto>, Status> {
+        let caller = self.caller(&request)?;
+        let response = self
+            .operations
+            .remove_from_cluster_node_labels(&caller, request.into_inner())
+            .await?;
+        Ok(Response::new(response))
+    }
+
+    async fn replace_labels_on_nodes(
+        &self,
+        request: Request<pb::ReplaceLabelsOnNodeRequestProto>,
+    ) -> Result<Response<pb::ReplaceLabelsOnNodeResponseProto>, Status> {
+        let caller = self.caller(&request)?;
+        let response = self
+            .operations
+            .replace_labels_on_nodes(&caller, request.into_inner())
+            .await?;
+        Ok(Response::new(response))
+    }
+
     async fn refresh_queues(
         &self,
         request: Request<pb::RefreshQueuesRequestProto>,

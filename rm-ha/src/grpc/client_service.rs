@@ -107,6 +107,36 @@ impl ApplicationClientProtocol for ClientService {
         Ok(Response::new(response))
     }
 
+    async fn get_cluster_node_labels(
+        &self,
+        request: Request<pb::GetClusterNodeLabelsRequestProto>,
+    ) -> Result<Response<pb::GetClusterNodeLabelsResponseProto>, Status> {
+        self.caller(&request)?;
+        let response = self.operations.get_cluster_node_labels().await?;
+        Ok(Response::new(response))
+    }
+
+    async fn get_node_to_labels(
+        &self,
+        request: Request<pb::GetNodesToLabelsRequestProto>,
+    ) -> Result<Response<pb::GetNodesToLabelsResponseProto>, Status> {
+        self.caller(&request)?;
+        let response = self.operations.get_node_to_labels().await?;
+        Ok(Response::new(response))
+    }
+
+    async fn get_labels_to_nodes(
+        &self,
+        request: Request<pb::GetLabelsToNodesRequestProto>,
+    ) -> Result<Response<pb::GetLabelsToNodesResponseProto>, Status> {
+        self.caller(&request)?;
+        let response = self
+            .operations
+            .get_labels_to_nodes(request.into_inner())
+            .await?;
+        Ok(Response::new(response))
+    }
+
     async fn get_queue_info(
         &self,
         request: Request<pb::GetQueueInfoRequestProto>,

@@ -54,7 +54,7 @@ impl AdminOperations {
     /// Checks `yarn.admin.acl` whatever `yarn.acl.enable` says, as YARN's admin service does;
     /// group entries match the groups `hadoop.security.group.mapping` finds for the caller. The
     /// anonymous caller of a plaintext cluster is let through.
-    async fn authorize(&self, caller: &Caller) -> Result<(), RmError> {
+    pub(super) async fn authorize(&self, caller: &Caller) -> Result<(), RmError> {
         match caller {
             Caller::Peer(identity) => check_admin(&self.queues, identity).await,
             Caller::Anonymous => Ok(()),

@@ -248,6 +248,10 @@ impl ClientOperations {
                 "application_submission_context.resource",
                 format!("SubmitApplication of {id}: {err}"),
             )),
+            Ok(Err(err @ SchedulerError::InvalidLabelRequest { .. })) => Err(RmError::invalid(
+                "application_submission_context.node_label_expression",
+                format!("SubmitApplication of {id}: {err}"),
+            )),
             Ok(Ok(lifetime)) => Ok(Some(lifetime)),
             Ok(Err(_)) => Ok(None),
             // Its lifetime cannot be resolved, and it could not be admitted either.

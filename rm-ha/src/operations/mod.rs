@@ -14,9 +14,11 @@
 //! ```
 
 mod admin_acl;
+mod admin_node_labels;
 mod admin_operations;
 mod am_operations;
 mod client_lifetimes;
+mod client_node_labels;
 mod client_operations;
 mod client_reservations;
 mod distributed_scheduling;

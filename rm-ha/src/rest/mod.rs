@@ -27,6 +27,7 @@ mod cluster_info;
 mod cluster_metrics_info;
 mod container_info;
 mod node_info;
+mod node_labels_info;
 mod reservation_api;
 mod reservation_info;
 mod rest_api;

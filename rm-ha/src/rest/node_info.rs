@@ -95,8 +95,9 @@ pub(crate) struct NodeResponse {
 /// Hadoop's names (`numRunningOpportContainers`, `usedVirtualCoresOpport`,
 /// `numQueuedContainers`, and `usedMemoryOpportGB`, which in Hadoop too carries the memory in
 /// MB despite its name). `nodeHTTPAddress` is empty for an inactive node (lost,
-/// decommissioned, rebooted or shut down), as in Hadoop. yarn-ha does not check node health, so `healthReport` is empty and
-/// `lastHealthUpdate` 0.
+/// decommissioned, rebooted or shut down), as in Hadoop. yarn-ha does not check node health,
+/// so `healthReport` is empty and `lastHealthUpdate` 0. `nodeLabels` holds the node's label,
+/// if it has one.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct NodeInfo {
@@ -120,6 +121,8 @@ pub(crate) struct NodeInfo {
     pub(super) used_memory_opport_gb: i64,
     pub(super) used_virtual_cores_opport: i64,
     pub(super) num_queued_containers: i32,
+    /// The node's labels, sorted.
+    pub(super) node_labels: Vec<String>,
 }
 
 impl NodeInfo {
@@ -161,6 +164,11 @@ impl NodeInfo {
             used_memory_opport_gb: report.opportunistic_memory_used,
             used_virtual_cores_opport: i64::from(report.opportunistic_vcores_used),
             num_queued_containers: report.num_queued_opportunistic_containers,
+            node_labels: {
+                let mut labels = report.node_labels.clone();
+                labels.sort();
+                labels
+            },
         }
     }
 }
@@ -204,6 +212,7 @@ mod tests {
             num_queued_opportunistic_containers: 4,
             opportunistic_memory_used: 1536,
             opportunistic_vcores_used: 3,
+            node_labels: vec!["gpu".to_owned()],
             ..Default::default()
         };
         let node = serde_json::to_value(NodeInfo::describe(&report)).unwrap();
@@ -226,6 +235,7 @@ mod tests {
                 "usedMemoryOpportGB": 1536,
                 "usedVirtualCoresOpport": 3,
                 "numQueuedContainers": 4,
+                "nodeLabels": ["gpu"],
             })
         );
     }

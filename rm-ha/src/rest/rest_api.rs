@@ -103,6 +103,10 @@ impl RestApi {
             .route("/ws/v1/cluster/appstatistics", get(app_statistics))
             .route("/ws/v1/cluster/nodes", get(nodes))
             .route("/ws/v1/cluster/nodes/{node_id}", get(node))
+            .route(
+                "/ws/v1/cluster/get-node-labels",
+                get(super::node_labels_info::get_node_labels),
+            )
             .merge(super::reservation_api::routes())
             .merge(super::app_timeouts::routes())
             .merge(super::ui::routes())

@@ -125,7 +125,8 @@ impl LeaderScheduler {
     ///   cause this), the scheduler starts afresh from the state under the new configuration,
     ///   and outstanding asks are lost, as after a failover.
     /// - Nodes are added, removed (their containers leave the scheduler; the state completes
-    ///   them when the node is declared LOST) or resized.
+    ///   them when the node is declared LOST) or resized, and put in the partitions the
+    ///   committed node labels give them.
     /// - A `Submitted` application goes through the scheduler's admission checks (queue, state,
     ///   ACL, application limits, AM size against the maximum allocation) and gets
     ///   [`Admission::Accepted`] with attempt 1, or [`Admission::Rejected`] with the reason.
@@ -153,6 +154,15 @@ impl LeaderScheduler {
         self.reconcile_configuration(state, source);
         self.reconcile_reservation_queues(state);
         self.reconcile_nodes(nodes);
+        // With labels disabled the scheduler keeps every node in the default partition.
+        let labels_enabled = self
+            .scheduler
+            .configuration()
+            .settings()
+            .node_labels_enabled;
+        if labels_enabled && self.scheduler.node_labels() != &state.node_labels {
+            self.scheduler.set_node_labels(state.node_labels.clone());
+        }
         let admissions = self.reconcile_applications(state, &source.groups);
         // Again, now that moves and ends are applied: a reservation queue they emptied goes.
         self.reconcile_reservation_queues(state);
@@ -184,6 +194,12 @@ impl LeaderScheduler {
         let context = submission_context(application);
         let am_resource = (!context.unmanaged_am).then(|| am_resource(&context));
         let queue = self.placement_queue(id, application, &context)?;
+        self.scheduler.check_application_labels(
+            id,
+            &queue,
+            &application.user,
+            &label_expressions(&context),
+        )?;
         self.scheduler
             .check_submission(id, &queue, &application.user, groups, am_resource)
     }
@@ -519,6 +535,7 @@ impl LeaderScheduler {
         let application_seq = application.sequence;
         let context = submission_context(application);
         let requested_priority = context.priority.map(|priority| priority.priority);
+        let [default_label, am_label] = label_expressions(&context);
         let accepted = match self
             .placement_queue(id, application, &context)
             .and_then(|queue| {
@@ -529,6 +546,14 @@ impl LeaderScheduler {
                     &groups.groups_of(&application.user),
                     requested_priority,
                 )
+            })
+            .and_then(|accepted| {
+                self.scheduler
+                    .set_application_labels(id, default_label, am_label)
+                    .inspect_err(|_| {
+                        let _ = self.scheduler.remove_application(id);
+                    })
+                    .map(|()| accepted)
             }) {
             Ok(accepted) => accepted,
             Err(err) => {
@@ -573,6 +598,15 @@ impl LeaderScheduler {
         {
             tracing::warn!(application = %id, %err, "application left out of the scheduler");
             return false;
+        }
+        let context = submission_context(app);
+        let [default_label, am_label] = label_expressions(&context);
+        if let Err(err) = self
+            .scheduler
+            .set_application_labels(id, default_label, am_label)
+        {
+            // A label removed since admission: the application runs in its queue's default.
+            tracing::warn!(application = %id, %err, "application labels not recovered");
         }
         // Ids of completed containers are not recovered but must not be issued again.
         let last_issued = state.containers.last_issued(app.sequence).and_then(|raw| {
@@ -734,6 +768,16 @@ fn am_resource(context: &pb::ApplicationSubmissionContextProto) -> Resource {
         .and_then(|request| request.capability.as_ref())
         .or(context.resource.as_ref());
     proto.map_or_else(Resource::default, Resource::from)
+}
+
+/// The application's label expressions: the context's, for its asks that name none, and the
+/// AM resource request's, for its AM container (blank: the application's).
+fn label_expressions(context: &pb::ApplicationSubmissionContextProto) -> [&str; 2] {
+    let am = context
+        .am_container_resource_request
+        .first()
+        .map_or("", |request| request.node_label_expression.as_str());
+    [context.node_label_expression.as_str(), am]
 }
 
 /// The scheduler's view of a replicated container; `None` for ids or node names this binary

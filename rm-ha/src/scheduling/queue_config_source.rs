@@ -382,7 +382,11 @@ mod tests {
                 "16384",
                 "reads it from yarn-site.xml only",
             ),
-            ("yarn.node-labels.enabled", "true", "node labels"),
+            (
+                "yarn.node-labels.configuration-type",
+                "distributed",
+                "centralized",
+            ),
         ] {
             let file = write_file(
                 &dir,

@@ -125,6 +125,8 @@ fn to_proto(info: &QueueInfo, preemption: PreemptionReport<'_>) -> pb::QueueInfo
             .configured_capacity
             .weight()
             .map(|weight| weight as f32),
+        accessible_node_labels: info.accessible_node_labels.clone(),
+        default_node_label_expression: info.default_node_label_expression.clone(),
         ..Default::default()
     }
 }

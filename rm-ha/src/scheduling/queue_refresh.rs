@@ -62,6 +62,15 @@ impl QueueRefresh {
                 warnings,
             });
         }
+        if state.queue_config_version > 0 && source.settings.node_labels_enabled {
+            // The first commit is let through: labels are added once the cluster runs.
+            new.check_labels_exist(&state.node_labels).map_err(|err| {
+                file.locate(Error::InvalidQueueConfiguration {
+                    file: source.describe(),
+                    source: Box::new(err),
+                })
+            })?;
+        }
         if state.queue_config_version > 0 {
             // The configuration in force was valid when committed; if the local yarn-site.xml
             // changed since so that it no longer is, only the new one can be checked.
@@ -227,6 +236,46 @@ mod tests {
         ]);
         let message = plan(&state, bad).unwrap_err().to_string();
         assert!(message.contains("invalid queue configuration"), "{message}");
+    }
+
+    #[test]
+    fn a_refresh_naming_a_label_the_cluster_lacks_is_refused_naming_its_key() {
+        let labelled = source();
+        let labelled = QueueConfigSource {
+            settings: SchedulerSettings {
+                node_labels_enabled: true,
+                ..labelled.settings
+            },
+            ..labelled
+        };
+        let mut state = state_with(two_queues("RUNNING"), None);
+        let mut with_gpu = two_queues("RUNNING");
+        with_gpu.insert(
+            "yarn.scheduler.capacity.root.a.accessible-node-labels".to_owned(),
+            "gpu".to_owned(),
+        );
+        let file = QueueFile::from(with_gpu);
+        let message = QueueRefresh::plan(&state, &labelled, &file)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("yarn.scheduler.capacity.root.a.accessible-node-labels")
+                && message.contains("gpu"),
+            "{message}"
+        );
+        state
+            .node_labels
+            .add(&[yarn_scheduler::NodeLabel {
+                name: "gpu".to_owned(),
+                exclusive: true,
+            }])
+            .unwrap();
+        assert!(
+            QueueRefresh::plan(&state, &labelled, &file)
+                .unwrap()
+                .refresh
+                .is_some()
+        );
     }
 
     #[test]

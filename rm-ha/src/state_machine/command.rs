@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use yarn_scheduler::{NodeLabel, NodeSpec};
 
 use super::{
     Admission, ApplicationRecord, ContainerCompletion, ContainerKey, ContainerRecord,
@@ -348,6 +349,25 @@ pub enum CommandV1 {
         /// How many finished applications stay.
         keep: u32,
     },
+    /// Adds cluster node labels (`rmadmin -addToClusterNodeLabels`); a label already there with
+    /// the same exclusivity is kept as it is, one with the other is refused.
+    AddClusterNodeLabels {
+        /// The labels.
+        labels: Vec<NodeLabel>,
+    },
+    /// Removes cluster node labels and takes them off every node
+    /// (`rmadmin -removeFromClusterNodeLabels`), refused while a queue of the configuration in
+    /// force names one.
+    RemoveClusterNodeLabels {
+        /// The labels' names.
+        labels: Vec<String>,
+    },
+    /// Sets the label of hosts and NodeManagers, `None` taking it off
+    /// (`rmadmin -replaceLabelsOnNode`); refused when a label is not a cluster label.
+    ReplaceLabelsOnNodes {
+        /// Each host (`port` `None`) or NodeManager and its label.
+        mappings: Vec<(NodeSpec, Option<String>)>,
+    },
 }
 
 #[cfg(test)]
@@ -465,6 +485,17 @@ mod tests {
                 30,
             ),
             (CommandV1::RetireCompletedApplications { keep: 1 }, 31),
+            (CommandV1::AddClusterNodeLabels { labels: Vec::new() }, 32),
+            (
+                CommandV1::RemoveClusterNodeLabels { labels: Vec::new() },
+                33,
+            ),
+            (
+                CommandV1::ReplaceLabelsOnNodes {
+                    mappings: Vec::new(),
+                },
+                34,
+            ),
         ];
         for (command, position) in pinned {
             let bytes = postcard::to_allocvec(&RmCommand::V1(command.clone())).unwrap();

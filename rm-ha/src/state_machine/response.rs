@@ -225,4 +225,11 @@ pub enum RmResponse {
         /// Their sequence numbers, oldest first.
         retired: Vec<i32>,
     },
+    /// The cluster's node labels changed as the command said.
+    NodeLabelsChanged,
+    /// A node-label change was refused; nothing changed.
+    NodeLabelsRefused {
+        /// Why, naming the label, node or queue.
+        reason: String,
+    },
 }

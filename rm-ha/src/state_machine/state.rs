@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
+use yarn_scheduler::NodeLabels;
 
 use super::state_digest::sha256_of_postcard;
 use super::{
@@ -67,6 +68,10 @@ pub struct RmState {
     /// [`CommandV1::RetireCompletedApplications`]). After the fields of format 8, so that
     /// format 8 reads as format 9 with none retired.
     pub retired: RetiredApplications,
+    /// The cluster's node labels and which hosts and NodeManagers carry them (see
+    /// [`CommandV1::AddClusterNodeLabels`]). After the fields of format 9, so that format 9
+    /// reads as format 10 with no label.
+    pub node_labels: NodeLabels,
 }
 
 impl Default for RmState {
@@ -88,6 +93,7 @@ impl Default for RmState {
             reservations: ReservationTable::default(),
             lifetime_deadlines: BTreeMap::new(),
             retired: RetiredApplications::default(),
+            node_labels: NodeLabels::default(),
         }
     }
 }
@@ -291,6 +297,11 @@ impl RmState {
             CommandV1::RetireCompletedApplications { keep } => {
                 self.retire_completed_applications(*keep)
             }
+            CommandV1::AddClusterNodeLabels { labels } => self.add_cluster_node_labels(labels),
+            CommandV1::RemoveClusterNodeLabels { labels } => {
+                self.remove_cluster_node_labels(labels)
+            }
+            CommandV1::ReplaceLabelsOnNodes { mappings } => self.replace_labels_on_nodes(mappings),
         }
     }
 

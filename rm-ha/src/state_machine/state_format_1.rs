@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
+use yarn_scheduler::NodeLabels;
 
 use super::{
     ApplicationRecord, ContainerKey, ContainerRecord, ContainerTable, ContainerWaits, MasterKeys,
@@ -67,6 +68,7 @@ impl From<RmStateFormat1> for RmState {
             reservations: ReservationTable::default(),
             lifetime_deadlines: BTreeMap::new(),
             retired: RetiredApplications::default(),
+            node_labels: NodeLabels::default(),
         }
     }
 }
@@ -111,11 +113,15 @@ mod tests {
         // appends the (here empty) NodeManager incarnations, format 4 apply rules 0 and no
         // uncounted attempt failure, format 5 no preemption wait, format 6 no reservation (its
         // next sequence number 1, zigzag-encoded as 2), format 7 no reservation queue, format
-        // 8 no lifetime and format 9 none retired.
-        let format_9 = postcard::to_allocvec(&restored).unwrap();
+        // 8 no lifetime, format 9 none retired and format 10 no node label.
+        let format_10 = postcard::to_allocvec(&restored).unwrap();
         assert_eq!(
-            format_9,
-            [bytes.as_slice(), &[0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0]].concat(),
+            format_10,
+            [
+                bytes.as_slice(),
+                &[0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0]
+            ]
+            .concat(),
             "an empty map or set and rules 0 are one byte each"
         );
         assert_eq!(

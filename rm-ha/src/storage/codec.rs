@@ -15,8 +15,9 @@ pub(crate) const FORMAT_VERSION: u8 = 1;
 /// incarnation, 4 since it keeps its apply rules and the attempt failures that did not count, 5
 /// since it keeps the preemption waits, 6 since it keeps the reservations, 7 since it keeps the
 /// reservation queues, 8 since it keeps the applications' lifetimes, 9 since it remembers the
-/// applications it retired. [`decode_state`] reads formats 1 to 8 as well.
-pub(crate) const STATE_FORMAT_VERSION: u8 = 9;
+/// applications it retired, 10 since it keeps the node labels. [`decode_state`] reads formats 1
+/// to 9 as well.
+pub(crate) const STATE_FORMAT_VERSION: u8 = 10;
 
 /// How postcard encodes an empty map: its length, zero, in one byte.
 const EMPTY_MAP: [u8; 1] = [0];
@@ -34,6 +35,8 @@ const NO_RESERVATION_QUEUE: [u8; 1] = [0];
 const NO_LIFETIME: [u8; 1] = [0];
 /// How postcard encodes no retired application: the empty map of ranges and of counts.
 const NONE_RETIRED: [u8; 2] = [0, 0];
+/// How postcard encodes no node label: the empty map of labels and of node mappings.
+const NO_NODE_LABELS: [u8; 2] = [0, 0];
 
 /// Encodes `value` as `[FORMAT_VERSION, postcard bytes...]`.
 pub(crate) fn encode<T: Serialize>(record: Record, value: &T) -> Result<Vec<u8>, Error> {
@@ -57,8 +60,9 @@ pub(crate) fn encode_state(state: &RmState) -> Result<Vec<u8>, Error> {
     encode_as(Record::State, STATE_FORMAT_VERSION, state)
 }
 
-/// Decodes the replicated state of a snapshot of state format 9; of format 8, which is format 9
-/// without its last field (none retired then, two bytes); of format 7, which also lacks the
+/// Decodes the replicated state of a snapshot of state format 10; of format 9, which is format
+/// 10 without its last field (no node label then, two bytes); of format 8, which also lacks the
+/// retired applications (none retired then, two bytes); of format 7, which also lacks the
 /// lifetimes (none then, one byte); of format 6, which also lacks the
 /// reservation queues (no reservation queue then, one byte); of format 5, which also lacks
 /// the reservations (none then, three bytes); of format 4, which also lacks the
@@ -70,11 +74,22 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
     let record = Record::State;
     match split_version(record, bytes)? {
         (STATE_FORMAT_VERSION, body) => decode_body(record, body),
-        (8, body) => decode_body(record, &[body, &NONE_RETIRED].concat()),
-        (7, body) => decode_body(record, &[body, &NO_LIFETIME, &NONE_RETIRED].concat()),
+        (9, body) => decode_body(record, &[body, &NO_NODE_LABELS].concat()),
+        (8, body) => decode_body(record, &[body, &NONE_RETIRED, &NO_NODE_LABELS].concat()),
+        (7, body) => decode_body(
+            record,
+            &[body, &NO_LIFETIME, &NONE_RETIRED, &NO_NODE_LABELS].concat(),
+        ),
         (6, body) => decode_body(
             record,
-            &[body, &NO_RESERVATION_QUEUE, &NO_LIFETIME, &NONE_RETIRED].concat(),
+            &[
+                body,
+                &NO_RESERVATION_QUEUE,
+                &NO_LIFETIME,
+                &NONE_RETIRED,
+                &NO_NODE_LABELS,
+            ]
+            .concat(),
         ),
         (5, body) => decode_body(
             record,
@@ -84,6 +99,7 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
                 &NO_RESERVATION_QUEUE,
                 &NO_LIFETIME,
                 &NONE_RETIRED,
+                &NO_NODE_LABELS,
             ]
             .concat(),
         ),
@@ -96,6 +112,7 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
                 &NO_RESERVATION_QUEUE,
                 &NO_LIFETIME,
                 &NONE_RETIRED,
+                &NO_NODE_LABELS,
             ]
             .concat(),
         ),
@@ -109,6 +126,7 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
                 &NO_RESERVATION_QUEUE,
                 &NO_LIFETIME,
                 &NONE_RETIRED,
+                &NO_NODE_LABELS,
             ]
             .concat(),
         ),
@@ -123,6 +141,7 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
                 &NO_RESERVATION_QUEUE,
                 &NO_LIFETIME,
                 &NONE_RETIRED,
+                &NO_NODE_LABELS,
             ]
             .concat(),
         ),
@@ -182,7 +201,7 @@ mod tests {
     }
 
     #[test]
-    fn the_state_is_written_in_format_9_and_read_in_formats_9_to_1() {
+    fn the_state_is_written_in_format_10_and_read_in_formats_10_to_1() {
         let mut state = running_application(&[(2, "n1:1"), (3, "n1:1")], &[3]);
         state
             .node_incarnations
@@ -216,12 +235,26 @@ mod tests {
             keep: 0,
         }));
         assert!(state.retired.contains(2));
+        state.apply(&RmCommand::V1(CommandV1::AddClusterNodeLabels {
+            labels: vec![yarn_scheduler::NodeLabel {
+                name: "gpu".into(),
+                exclusive: false,
+            }],
+        }));
+        state.apply(&RmCommand::V1(CommandV1::ReplaceLabelsOnNodes {
+            mappings: vec![(
+                yarn_scheduler::NodeSpec::parse("n1:8041").unwrap(),
+                Some("gpu".into()),
+            )],
+        }));
+        assert!(!state.node_labels.is_empty());
         let bytes = encode_state(&state).unwrap();
         assert_eq!(bytes[0], STATE_FORMAT_VERSION);
         assert_eq!(decode_state(&bytes).unwrap(), state);
 
-        // With none retired, format 9 ends in its two empty maps (two bytes), after exactly the
-        // bytes format 8 held. With no lifetime, format 8 ends in its empty map (one byte),
+        // With no node label, format 10 ends in its two empty maps (two bytes), after exactly the
+        // bytes format 9 held. With none retired, format 9 ends in its two empty maps (two
+        // bytes), after exactly the bytes format 8 held. With no lifetime, format 8 ends in its empty map (one byte),
         // after exactly the bytes format 7 held. With no reservation queue, format 7 ends in its empty map (one byte),
         // after exactly the bytes format 6 held. With no reservation, format 6 ends in its empty table (three
         // bytes), after exactly the bytes format 5 held. With no preemption wait, format 5 ends in its empty map and set, after exactly the
@@ -231,7 +264,10 @@ mod tests {
         // in theirs, after exactly the bytes format 1 held.
         state = running_application(&[(2, "n1:1")], &[]);
         state.apply_rules = 0;
-        let format_9 = encode_state(&state).unwrap();
+        let format_10 = encode_state(&state).unwrap();
+        let mut format_9 = format_10[..format_10.len() - 2].to_vec();
+        format_9[0] = 9;
+        assert_eq!(decode_state(&format_9).unwrap(), state);
         let mut format_8 = format_9[..format_9.len() - 2].to_vec();
         format_8[0] = 8;
         assert_eq!(decode_state(&format_8).unwrap(), state);
@@ -261,13 +297,13 @@ mod tests {
         format_1[0] = 1;
         assert_eq!(decode_state(&format_1).unwrap(), state);
 
-        let mut newer = format_9;
+        let mut newer = format_10;
         newer[0] = STATE_FORMAT_VERSION + 1;
         assert!(matches!(
             decode_state(&newer),
             Err(Error::UnsupportedFormatVersion {
                 record: Record::State,
-                found: 10,
+                found: 11,
                 expected: STATE_FORMAT_VERSION,
             })
         ));

@@ -21,11 +21,17 @@ impl CapacityScheduler {
         &self.node_labels
     }
 
-    /// Puts every node in the partition `labels` gives it, as the replicated labels changed.
+    /// Puts every node in the partition `labels` gives it, as the replicated labels changed;
+    /// with `yarn.node-labels.enabled` false, every node stays in the default partition.
     /// The containers of a node that changes partition stay, and their usage moves with the
     /// node to its new partition, as Hadoop moves it; capacities follow the partitions' new
     /// sizes at once.
     pub fn set_node_labels(&mut self, labels: NodeLabels) {
+        let labels = if self.conf.settings().node_labels_enabled {
+            labels
+        } else {
+            NodeLabels::default()
+        };
         let moves: Vec<(NodeId, String)> = self
             .nodes
             .values()
@@ -158,6 +164,13 @@ impl CapacityScheduler {
             expression: expression.to_owned(),
             reason,
         };
+        if !self.conf.settings().node_labels_enabled {
+            return Err(refuse(
+                "asks for a partition, but node labels are not enabled \
+                 (yarn.node-labels.enabled is false)"
+                    .into(),
+            ));
+        }
         if check_label_name(label).is_err() {
             return Err(refuse(
                 "is not one label: yarn-ha, as Hadoop's CapacityScheduler, takes a single label \

@@ -3,7 +3,8 @@
 //! idle to the default partition, and label expressions are checked as Hadoop checks them.
 
 use yarn_scheduler::{
-    Allocation, CapacityScheduler, NodeLabel, NodeLabels, NodeSpec, ResourceRequest, SchedulerError,
+    Allocation, CapacityScheduler, NodeLabel, NodeLabels, NodeSpec, ResourceRequest,
+    SchedulerError, SchedulerSettings,
 };
 
 use crate::mock::*;
@@ -25,12 +26,24 @@ fn labelled_conf(extra: &[(&str, &str)]) -> yarn_scheduler::CapacitySchedulerCon
         ("root.a.accessible-node-labels.gpu.capacity", "100"),
     ];
     pairs.extend_from_slice(extra);
-    must_conf(&pairs)
+    must_conf_with(
+        &pairs,
+        SchedulerSettings {
+            node_labels_enabled: true,
+            ..SchedulerSettings::default()
+        },
+    )
 }
 
 /// Nodes 0 and 1 in the default partition, node 2 labelled `gpu`, node 3 `spare`; 4 GiB each.
 fn labelled_cluster(conf: yarn_scheduler::CapacitySchedulerConfiguration) -> CapacityScheduler {
     let mut scheduler = must_scheduler(conf, 4, 4, 8);
+    scheduler.set_node_labels(two_labels());
+    scheduler
+}
+
+/// `gpu` (exclusive) on node 2, `spare` (non-exclusive) on node 3.
+fn two_labels() -> NodeLabels {
     let mut labels = NodeLabels::default();
     labels
         .add(&[
@@ -50,8 +63,7 @@ fn labelled_cluster(conf: yarn_scheduler::CapacitySchedulerConfiguration) -> Cap
             (NodeSpec::of(&node(3)), Some("spare".into())),
         ])
         .unwrap();
-    scheduler.set_node_labels(labels);
-    scheduler
+    labels
 }
 
 fn labelled_ask(tasks: u32, label: &str) -> ResourceRequest {
@@ -374,4 +386,25 @@ fn label_settings_that_break_hadoops_rules_are_refused_naming_the_key() {
             "{message}"
         );
     }
+}
+
+#[test]
+fn with_node_labels_disabled_every_node_is_in_the_default_partition() {
+    let conf = must_conf(&[
+        ("root.queues", "a"),
+        ("root.a.capacity", "100"),
+        ("root.a.accessible-node-labels", "gpu"),
+    ]);
+    let mut scheduler = must_scheduler(conf, 4, 4, 8);
+    scheduler.set_node_labels(two_labels());
+    assert!(scheduler.node_labels().is_empty());
+    assert_eq!(scheduler.cluster_resource().memory_mb, 16 * GIB);
+    must_start(&mut scheduler, 1, "a", "alice", 0);
+    let err = scheduler
+        .update_asks(attempt(1), &[labelled_ask(1, "gpu")], &[])
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("yarn.node-labels.enabled"),
+        "{err}"
+    );
 }

@@ -173,6 +173,27 @@ impl ResourceManagerAdministrationProtocol for WhoCalled {
     ) -> Result<Response<pb::GetStateDigestResponseProto>, Status> {
         Err(Status::unimplemented("not in the test double"))
     }
+
+    async fn add_to_cluster_node_labels(
+        &self,
+        _: Request<pb::AddToClusterNodeLabelsRequestProto>,
+    ) -> Result<Response<pb::AddToClusterNodeLabelsResponseProto>, Status> {
+        Err(Status::unimplemented("not in the test double"))
+    }
+
+    async fn remove_from_cluster_node_labels(
+        &self,
+        _: Request<pb::RemoveFromClusterNodeLabelsRequestProto>,
+    ) -> Result<Response<pb::RemoveFromClusterNodeLabelsResponseProto>, Status> {
+        Err(Status::unimplemented("not in the test double"))
+    }
+
+    async fn replace_labels_on_nodes(
+        &self,
+        _: Request<pb::ReplaceLabelsOnNodeRequestProto>,
+    ) -> Result<Response<pb::ReplaceLabelsOnNodeResponseProto>, Status> {
+        Err(Status::unimplemented("not in the test double"))
+    }
 }
 
 /// A running admin server on 127.0.0.1; dropping it shuts the server down.
