@@ -533,8 +533,8 @@ pub enum SchedulerError {
         reason: &'static str,
     },
 
-    /// A label named twice in one request.
-    #[error("node label {label} is given twice")]
+    /// A label named twice in one request, exclusive and not.
+    #[error("node label {label} is given twice, with both exclusivities")]
     DuplicateNodeLabel {
         /// The label.
         label: String,
@@ -563,7 +563,9 @@ pub enum SchedulerError {
 
     /// A label a queue can still access cannot be removed.
     #[error(
-        "cannot remove node label {label}: queue {queue} can access it; take it out of the          queue's accessible-node-labels first"
+        "cannot remove node label {label}: queue {queue} names it (accessible-node-labels, a \
+         label capacity or default-node-label-expression); take it out of the queue's settings \
+         and refresh the queues first"
     )]
     NodeLabelInUse {
         /// The label.

@@ -147,12 +147,12 @@ impl NodeLabels {
     /// [`SchedulerError::InvalidNodeLabel`] for a malformed name,
     /// [`SchedulerError::NodeLabelExclusivityChange`] for a label already there with the other
     /// exclusivity (Hadoop does not change it), [`SchedulerError::DuplicateNodeLabel`] for a
-    /// label given twice.
+    /// label given twice with both exclusivities.
     pub fn add(&mut self, labels: &[NodeLabel]) -> Result<(), SchedulerError> {
-        let mut seen = BTreeSet::new();
+        let mut seen = BTreeMap::new();
         for label in labels {
             check_label_name(&label.name)?;
-            if !seen.insert(label.name.as_str()) {
+            if *seen.entry(label.name.as_str()).or_insert(label.exclusive) != label.exclusive {
                 return Err(SchedulerError::DuplicateNodeLabel {
                     label: label.name.clone(),
                 });
@@ -207,8 +207,9 @@ impl NodeLabels {
         Ok(())
     }
 
-    /// Sets the label of each listed host or NodeManager (`-replaceLabelsOnNode`); `None` takes
-    /// its label off. Nodes not listed keep theirs.
+    /// Sets the label of each listed host or NodeManager (`-replaceLabelsOnNode`), in the order
+    /// listed; `None` takes its label off. A host's mapping replaces those of its NodeManagers,
+    /// which then follow the host, as in Hadoop. Nodes not listed keep theirs.
     ///
     /// # Errors
     ///
@@ -232,6 +233,9 @@ impl NodeLabels {
             }
         }
         for (node, label) in mappings {
+            if node.port.is_none() {
+                self.nodes.retain(|mapped, _| mapped.host != node.host);
+            }
             match label {
                 Some(label) => self.nodes.insert(node.clone(), label.clone()),
                 None => self.nodes.remove(node),
@@ -308,6 +312,13 @@ mod tests {
         assert_eq!(labels.partition_of(&node("h2", 8041)), "");
         labels.replace(&[(spec("h1:8041"), None)]).unwrap();
         assert_eq!(labels.partition_of(&node("h1", 8041)), "gpu");
+        // A host's mapping takes its NodeManagers' own with it.
+        labels
+            .replace(&[(spec("h1:8041"), Some("ssd".into()))])
+            .unwrap();
+        labels.replace(&[(spec("h1"), None)]).unwrap();
+        assert_eq!(labels.partition_of(&node("h1", 8041)), "");
+        assert!(labels.mappings().is_empty());
     }
 
     #[test]
@@ -329,6 +340,10 @@ mod tests {
             Err(SchedulerError::NodeLabelExclusivityChange { .. })
         ));
         assert!(matches!(
+            labels.add(&[label("x", true), label("x", false)]),
+            Err(SchedulerError::DuplicateNodeLabel { .. })
+        ));
+        assert!(matches!(
             labels.replace(&[
                 (spec("h1"), Some("gpu".into())),
                 (spec("h2"), Some("fpga".into()))
@@ -340,7 +355,9 @@ mod tests {
             Err(SchedulerError::DuplicateNodeSpec { .. })
         ));
         assert_eq!(labels, before);
-        labels.add(&[label("gpu", true)]).unwrap();
+        labels
+            .add(&[label("gpu", true), label("gpu", true)])
+            .unwrap();
         assert_eq!(labels, before, "adding a label again changes nothing");
     }
 

@@ -16,7 +16,8 @@ use crate::Resource;
 pub enum PendingReason {
     /// No attempt has been added yet.
     WaitingForAttempt,
-    /// No node is registered.
+    /// No node is registered in the partition the AM goes to (the default partition, unless
+    /// the application names a label).
     ClusterResourceEmpty,
     /// A queue on the path has reached `max-parallel-apps`.
     QueueParallelLimit {

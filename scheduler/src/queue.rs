@@ -26,7 +26,7 @@ pub(crate) struct Queue {
     pub(crate) num_runnable: usize,
     /// Active attempts here and below.
     pub(crate) num_active: usize,
-    /// AM resources of active attempts (leaves).
+    /// AM resources of active attempts whose AM runs in the default partition (leaves).
     pub(crate) am_used: Resource,
     /// Per-user accounting (leaves).
     pub(crate) users: BTreeMap<String, LeafUser>,
@@ -37,11 +37,13 @@ pub(crate) struct Queue {
     pub(crate) labelled: BTreeMap<String, LabelledShare>,
 }
 
-/// A queue's capacities and usage in one labelled partition.
-#[derive(Debug, Clone, Default)]
+/// A queue's capacities and usage in one partition.
+#[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct LabelledShare {
     pub(crate) effective: EffectiveCapacity,
     pub(crate) used: Resource,
+    /// AM resources of active attempts whose AM runs in the partition (leaves).
+    pub(crate) am_used: Resource,
 }
 
 /// A user's accounting within one leaf queue.
@@ -72,45 +74,65 @@ impl Queue {
         }
     }
 
-    /// What the queue and its descendants use in `partition` (`""`: the default partition).
-    pub(crate) fn used_in(&self, partition: &str) -> Resource {
+    pub(crate) fn is_leaf(&self) -> bool {
+        self.children.is_empty()
+    }
+
+    /// The queue's capacities and usage in `partition` (`""`: the default partition); nothing
+    /// in a partition it has no share of.
+    pub(crate) fn in_partition(&self, partition: &str) -> LabelledShare {
         if partition.is_empty() {
-            self.used
+            LabelledShare {
+                effective: self.effective,
+                used: self.used,
+                am_used: self.am_used,
+            }
         } else {
-            self.labelled
-                .get(partition)
-                .map_or(Resource::ZERO, |share| share.used)
+            self.labelled.get(partition).copied().unwrap_or_default()
         }
     }
 
-    /// The queue's capacities in force in `partition`; nothing in a partition it has no share
-    /// of.
+    /// What the queue and its descendants use in `partition`.
+    pub(crate) fn used_in(&self, partition: &str) -> Resource {
+        self.in_partition(partition).used
+    }
+
+    /// The queue's capacities in force in `partition`.
     pub(crate) fn effective_in(&self, partition: &str) -> EffectiveCapacity {
-        if partition.is_empty() {
-            self.effective
-        } else {
-            self.labelled
-                .get(partition)
-                .map(|share| share.effective)
-                .unwrap_or_default()
-        }
+        self.in_partition(partition).effective
+    }
+
+    /// The AM resources of the active attempts whose AM runs in `partition` (leaves).
+    pub(crate) fn am_used_in(&self, partition: &str) -> Resource {
+        self.in_partition(partition).am_used
     }
 
     /// Adds `resource` to what the queue uses in `partition`, or takes it back.
     pub(crate) fn charge_in(&mut self, partition: &str, resource: Resource, add: bool) {
-        let used = if partition.is_empty() {
-            &mut self.used
-        } else {
-            &mut self.labelled.entry(partition.to_owned()).or_default().used
-        };
-        *used = if add {
-            used.saturating_add(resource)
-        } else {
-            used.saturating_sub(resource)
-        };
+        change(self.usage_mut(partition).0, resource, add);
     }
 
-    pub(crate) fn is_leaf(&self) -> bool {
-        self.children.is_empty()
+    /// Adds an AM's `resource` to what the queue's AMs use in `partition`, or takes it back.
+    pub(crate) fn charge_am_in(&mut self, partition: &str, resource: Resource, add: bool) {
+        change(self.usage_mut(partition).1, resource, add);
     }
+
+    /// The usage and AM usage of `partition`, to change.
+    fn usage_mut(&mut self, partition: &str) -> (&mut Resource, &mut Resource) {
+        if partition.is_empty() {
+            (&mut self.used, &mut self.am_used)
+        } else {
+            let share = self.labelled.entry(partition.to_owned()).or_default();
+            (&mut share.used, &mut share.am_used)
+        }
+    }
+}
+
+/// Adds `by` to `value`, or takes it back.
+pub(crate) fn change(value: &mut Resource, by: Resource, add: bool) {
+    *value = if add {
+        value.saturating_add(by)
+    } else {
+        value.saturating_sub(by)
+    };
 }

@@ -76,6 +76,13 @@ impl AdminOperations {
                 "No cluster node-labels are specified",
             ));
         }
+        // Until the first leader commits its queues, the state cannot tell which labels they
+        // name.
+        if self.state.read(|state| state.queue_config_version == 0) {
+            return Err(RmError::unavailable(
+                "the queue configuration is not committed yet; retry",
+            ));
+        }
         self.commit_labels(CommandV1::RemoveClusterNodeLabels { labels })
             .await?;
         Ok(RemoveFromClusterNodeLabelsResponseProto {})
@@ -145,23 +152,31 @@ impl AdminOperations {
             ));
         }
         if request.fail_on_unknown_nodes {
-            // Checked on the leader's committed view of which NodeManagers ever registered.
-            self.proposer.read_barrier().await?;
-            let unknown: Vec<String> = self.state.read(|state| {
-                mappings
-                    .iter()
-                    .map(|(spec, _)| spec)
-                    .filter(|spec| {
-                        !state.node_incarnations.keys().any(|node| match spec.port {
-                            Some(_) => *node == spec.to_string(),
-                            None => node
-                                .rsplit_once(':')
-                                .is_some_and(|(host, _)| host == spec.host),
-                        })
-                    })
-                    .map(ToString::to_string)
+            // Known: registered with this leader, or with an earlier one (its incarnation is
+            // committed), as Hadoop knows its active and inactive nodes.
+            let leadership = self.proposer.read_barrier().await?;
+            let mut known: Vec<(String, Option<u16>)> = leadership.nodes(|tracker| {
+                tracker
+                    .nodes()
+                    .map(|(id, _)| (id.host.clone(), Some(id.port)))
                     .collect()
             });
+            self.state.read(|state| {
+                known.extend(state.node_incarnations.keys().filter_map(|node| {
+                    let (host, port) = node.rsplit_once(':')?;
+                    Some((host.to_owned(), port.parse().ok()))
+                }));
+            });
+            let unknown: Vec<String> = mappings
+                .iter()
+                .map(|(spec, _)| spec)
+                .filter(|spec| {
+                    !known.iter().any(|(host, port)| {
+                        *host == spec.host && (spec.port.is_none() || spec.port == *port)
+                    })
+                })
+                .map(ToString::to_string)
+                .collect();
             if !unknown.is_empty() {
                 return Err(RmError::invalid(
                     "node_to_labels",

@@ -771,11 +771,14 @@ fn am_resource(context: &pb::ApplicationSubmissionContextProto) -> Resource {
 }
 
 /// The application's label expressions: the context's, for its asks that name none, and the
-/// AM resource request's, for its AM container (blank: the application's).
+/// AM resource request's for any node (`*`), for its AM container (blank: the application's).
 fn label_expressions(context: &pb::ApplicationSubmissionContextProto) -> [&str; 2] {
     let am = context
         .am_container_resource_request
-        .first()
+        .iter()
+        .find(|request| {
+            request.resource_name.is_empty() || request.resource_name == yarn_proto::ANY
+        })
         .map_or("", |request| request.node_label_expression.as_str());
     [context.node_label_expression.as_str(), am]
 }

@@ -8,6 +8,7 @@ mod distributed_scheduling;
 mod failover;
 mod lifetimes;
 mod membership;
+mod node_labels;
 mod placement;
 mod pre_vote;
 mod preemption;

@@ -111,30 +111,30 @@ impl CapacityScheduler {
             let limits = self.queue_limits(leaf, &app.am_label);
             let am_limit = limits.am_limit();
             let queue = &self.queues[leaf];
+            let am_used = queue.am_used_in(&app.am_label);
             let reason = if cluster.is_zero() {
                 Some(PendingReason::ClusterResourceEmpty)
             } else {
-                // As YARN, enforcement is skipped while the queue runs no AM at all, so a
-                // too-small percentage can never block a queue completely.
+                // As YARN, enforcement is skipped while the queue runs no AM at all (in the
+                // partition), so a too-small percentage can never block a queue completely.
                 let lenient = queue.num_active == 0
-                    || calculator.compare(cluster, queue.am_used, Resource::ZERO)
-                        != Ordering::Greater;
+                    || calculator.compare(cluster, am_used, Resource::ZERO) != Ordering::Greater;
                 let user_am_used = queue
                     .users
                     .get(&app.user)
                     .map_or(Resource::ZERO, |u| u.am_used);
                 let user_am_limit =
                     limits.user_am_limit(active_users, queue.conf.user_weight(&app.user));
-                if !lenient
-                    && !calculator.fits_in(queue.am_used.saturating_add(am_resource), am_limit)
-                {
+                if !lenient && !calculator.fits_in(am_used.saturating_add(am_resource), am_limit) {
                     Some(PendingReason::QueueAmLimit {
                         queue: queue.conf.path.clone(),
                         am_resource,
-                        am_used: queue.am_used,
+                        am_used,
                         am_limit,
                     })
                 } else if !lenient
+                    // Users' AM limits hold in the default partition only.
+                    && app.am_label.is_empty()
                     && !calculator.fits_in(user_am_used.saturating_add(am_resource), user_am_limit)
                 {
                     Some(PendingReason::UserAmLimit {
@@ -160,7 +160,7 @@ impl CapacityScheduler {
             return;
         };
         let order = app.order();
-        let (leaf, user) = (app.leaf, app.user.clone());
+        let (leaf, user, am_label) = (app.leaf, app.user.clone(), app.am_label.clone());
         let Some(attempt) = app.attempt.as_mut() else {
             return;
         };
@@ -172,9 +172,11 @@ impl CapacityScheduler {
         let am_resource = attempt.am_resource;
         self.awaiting_activation.remove(&(leaf, order));
         let queue = &mut self.queues[leaf];
-        queue.am_used = queue.am_used.saturating_add(am_resource);
+        queue.charge_am_in(&am_label, am_resource, true);
         let entry = queue.users.entry(user).or_default();
-        entry.am_used = entry.am_used.saturating_add(am_resource);
+        if am_label.is_empty() {
+            entry.am_used = entry.am_used.saturating_add(am_resource);
+        }
         entry.num_active += 1;
         for_each_up(&mut self.queues, leaf, |q| q.num_active += 1);
     }
@@ -209,11 +211,12 @@ impl CapacityScheduler {
         let Some(attempt) = app.attempt.take() else {
             return;
         };
-        let (leaf, user, order, submission_order) = (
+        let (leaf, user, order, submission_order, am_label) = (
             app.leaf,
             app.user.clone(),
             app.order(),
             app.submission_order,
+            app.am_label.clone(),
         );
         if attempt.runnable {
             if let Some(count) = self.user_runnable.get_mut(&user) {
@@ -230,9 +233,11 @@ impl CapacityScheduler {
         }
         if attempt.active {
             let queue = &mut self.queues[leaf];
-            queue.am_used = queue.am_used.saturating_sub(attempt.am_resource);
+            queue.charge_am_in(&am_label, attempt.am_resource, false);
             if let Some(entry) = queue.users.get_mut(&user) {
-                entry.am_used = entry.am_used.saturating_sub(attempt.am_resource);
+                if am_label.is_empty() {
+                    entry.am_used = entry.am_used.saturating_sub(attempt.am_resource);
+                }
                 entry.num_active -= 1;
             }
             for_each_up(&mut self.queues, leaf, |q| q.num_active -= 1);

@@ -39,7 +39,9 @@ impl CapacityScheduler {
     /// [`SchedulerError::DuplicateApplication`], [`SchedulerError::UnknownQueue`],
     /// [`SchedulerError::AmbiguousQueue`], [`SchedulerError::NotLeafQueue`],
     /// [`SchedulerError::QueueNotRunning`], [`SchedulerError::AccessDenied`],
-    /// [`SchedulerError::QueueApplicationLimit`], [`SchedulerError::UserApplicationLimit`].
+    /// [`SchedulerError::QueueApplicationLimit`], [`SchedulerError::UserApplicationLimit`],
+    /// and [`SchedulerError::InvalidLabelRequest`] when the queue's
+    /// `default-node-label-expression` names a label it cannot be given.
     pub fn submit_application(
         &mut self,
         application_id: ApplicationId,
@@ -57,11 +59,18 @@ impl CapacityScheduler {
         self.check_queue_running(application_id, leaf)?;
         self.check_submission(application_id, queue, user, groups, None)?;
         self.check_application_limits(application_id, leaf, user)?;
+        // The queue's default label must be usable, or its applications could never start.
+        let default_label = self.resolve_label(
+            ApplicationAttemptId::new(application_id, 1),
+            leaf,
+            "",
+            &self.queues[leaf].conf.node_labels.default_expression,
+        )?;
         let leaf_queue = &self.queues[leaf];
         let priority = priority
             .unwrap_or(leaf_queue.conf.default_application_priority)
             .min(self.conf.settings().max_application_priority);
-        Ok(self.insert_application(application_id, leaf, user, priority))
+        Ok(self.insert_application(application_id, leaf, user, priority, default_label))
     }
 
     /// Checks that the accepted application could move to `queue` (a path or unique name): a
@@ -78,7 +87,8 @@ impl CapacityScheduler {
     /// [`SchedulerError::UnknownApplication`], [`SchedulerError::UnknownQueue`],
     /// [`SchedulerError::AmbiguousQueue`], [`SchedulerError::NotLeafQueue`],
     /// [`SchedulerError::QueueNotRunning`], [`SchedulerError::QueueApplicationLimit`],
-    /// [`SchedulerError::UserApplicationLimit`].
+    /// [`SchedulerError::UserApplicationLimit`], and [`SchedulerError::InvalidLabelRequest`]
+    /// when the target may not use the application's partition.
     pub fn check_move(
         &self,
         application_id: ApplicationId,
@@ -90,6 +100,12 @@ impl CapacityScheduler {
         if leaf != app.leaf {
             self.check_queue_running(application_id, leaf)?;
             self.check_application_limits(application_id, leaf, &app.user)?;
+            // As Hadoop's checkQueuePartition: the target must serve the partitions the
+            // application runs and asks in.
+            let attempt = ApplicationAttemptId::new(application_id, 1);
+            for label in [&app.default_label, &app.am_label] {
+                self.resolve_label(attempt, leaf, "", label)?;
+            }
         }
         Ok(self.queues[leaf].conf.path.clone())
     }
@@ -246,7 +262,17 @@ impl CapacityScheduler {
             });
         }
         let leaf = self.resolve_leaf(application_id, queue, user)?;
-        Ok(self.insert_application(application_id, leaf, user, priority))
+        // A default label no longer usable leaves the application in the default partition:
+        // it was admitted, and must keep running.
+        let default_label = self
+            .resolve_label(
+                ApplicationAttemptId::new(application_id, 1),
+                leaf,
+                "",
+                &self.queues[leaf].conf.node_labels.default_expression,
+            )
+            .unwrap_or_default();
+        Ok(self.insert_application(application_id, leaf, user, priority, default_label))
     }
 
     /// Starts an attempt whose AM container needs `am_resource`. The AM container becomes the
@@ -489,6 +515,7 @@ impl CapacityScheduler {
         leaf: usize,
         user: &str,
         priority: i32,
+        default_label: String,
     ) -> AcceptedApplication {
         let submission_order = self.next_submission_order;
         self.next_submission_order += 1;
@@ -502,16 +529,8 @@ impl CapacityScheduler {
             attempt: None,
             used: Resource::ZERO,
             labelled_used: BTreeMap::new(),
-            default_label: self.queues[leaf]
-                .conf
-                .node_labels
-                .default_expression
-                .clone(),
-            am_label: self.queues[leaf]
-                .conf
-                .node_labels
-                .default_expression
-                .clone(),
+            am_label: default_label.clone(),
+            default_label,
             containers: BTreeSet::new(),
             next_sequence: 1,
         };
@@ -608,12 +627,14 @@ pub(super) fn account_application(
     let user = queues[leaf].users.entry(app.user.clone()).or_default();
     user.num_applications = count(user.num_applications, 1);
     user.used = charge(user.used, default_used);
-    user.am_used = charge(user.am_used, am_resource);
+    if app.am_label.is_empty() {
+        user.am_used = charge(user.am_used, am_resource);
+    }
     user.num_active = count(user.num_active, num_active);
     if user.num_applications == 0 {
         queues[leaf].users.remove(&app.user);
     }
-    queues[leaf].am_used = charge(queues[leaf].am_used, am_resource);
+    queues[leaf].charge_am_in(&app.am_label, am_resource, accounting == Accounting::Add);
     for_each_up(queues, leaf, |q| {
         q.num_applications = count(q.num_applications, 1);
         q.used = charge(q.used, default_used);

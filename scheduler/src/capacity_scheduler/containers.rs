@@ -4,7 +4,9 @@
 //!
 //! The scheduling pass, promotions and recovery all charge through
 //! [`CapacityScheduler::charge_container`], and every release goes through
-//! [`CapacityScheduler::release_container`], so usage is added and taken back in one place.
+//! [`CapacityScheduler::release_container`]; both, resizes and relabelled nodes count usage
+//! with `account_usage` (in `partitions`), in the partition of the container's node, so usage
+//! is added and taken back in one place.
 
 use yarn_proto::ids::{ApplicationAttemptId, ContainerId};
 

@@ -14,6 +14,7 @@ use crate::Resource;
 use crate::effective_capacity::EffectiveCapacity;
 use crate::error::SchedulerError;
 use crate::node_labels::{NodeLabels, check_label_name};
+use crate::queue::change;
 
 impl CapacityScheduler {
     /// The cluster's labels and node mappings in force.
@@ -98,8 +99,9 @@ impl CapacityScheduler {
     }
 
     /// Checks an application's label expressions before it is stored, as Hadoop validates
-    /// them at submission: each is one label of the cluster that the leaf the application goes
-    /// to may use. Blank expressions pass (the queue's default applies).
+    /// them at submission: each, or for a blank one the leaf's
+    /// `default-node-label-expression`, is one label of the cluster that the leaf the
+    /// application goes to may use.
     ///
     /// # Errors
     ///
@@ -113,8 +115,9 @@ impl CapacityScheduler {
     ) -> Result<(), SchedulerError> {
         let leaf = self.resolve_leaf(application_id, queue, user)?;
         let attempt = ApplicationAttemptId::new(application_id, 1);
+        let queue_default = &self.queues[leaf].conf.node_labels.default_expression;
         for expression in expressions {
-            self.resolve_label(attempt, leaf, expression, "")?;
+            self.resolve_label(attempt, leaf, expression, queue_default)?;
         }
         Ok(())
     }
@@ -140,14 +143,19 @@ impl CapacityScheduler {
         let am = self.resolve_label(attempt, app.leaf, am, &default)?;
         if let Some(app) = self.applications.get_mut(&application_id) {
             app.default_label = default;
-            app.am_label = am;
+            // An active attempt's AM is charged in its partition: it keeps it.
+            if !app.attempt.as_ref().is_some_and(|attempt| attempt.active) {
+                app.am_label = am;
+            }
         }
         self.activate();
         Ok(())
     }
 
-    /// The partition an expression asks for: `fallback` when blank, else the label itself,
-    /// once it is known to be one label of the cluster that `leaf` may use.
+    /// The partition an expression asks for: the label it names, or `fallback` when it is
+    /// blank (the application's label, or the queue's `default-node-label-expression`),
+    /// once that label is known to be one label of the cluster that `leaf` may use, with
+    /// labels enabled; `""` (the default partition) passes unchecked.
     pub(super) fn resolve_label(
         &self,
         attempt: ApplicationAttemptId,
@@ -155,13 +163,16 @@ impl CapacityScheduler {
         expression: &str,
         fallback: &str,
     ) -> Result<String, SchedulerError> {
-        let label = expression.trim();
+        let label = match expression.trim() {
+            "" => fallback.trim(),
+            named => named,
+        };
         if label.is_empty() {
-            return Ok(fallback.to_owned());
+            return Ok(String::new());
         }
         let refuse = |reason: String| SchedulerError::InvalidLabelRequest {
             attempt,
-            expression: expression.to_owned(),
+            expression: label.to_owned(),
             reason,
         };
         if !self.conf.settings().node_labels_enabled {
@@ -205,11 +216,7 @@ impl CapacityScheduler {
                 .entry(partition.to_owned())
                 .or_default()
         };
-        *total = if add {
-            total.saturating_add(capability)
-        } else {
-            total.saturating_sub(capability)
-        };
+        change(total, capability, add);
     }
 
     /// Charges `resource` used in `partition` to the application, its queue path and (in the
@@ -222,23 +229,16 @@ impl CapacityScheduler {
         resource: Resource,
         add: bool,
     ) {
-        let change = |value: Resource| {
-            if add {
-                value.saturating_add(resource)
-            } else {
-                value.saturating_sub(resource)
-            }
-        };
         if partition.is_empty() {
-            self.cluster_used = change(self.cluster_used);
+            change(&mut self.cluster_used, resource, add);
         }
         let Some(app) = self.applications.get_mut(&application_id) else {
             return;
         };
-        app.used = change(app.used);
+        change(&mut app.used, resource, add);
         if !partition.is_empty() {
             let labelled = app.labelled_used.entry(partition.to_owned()).or_default();
-            *labelled = change(*labelled);
+            change(labelled, resource, add);
             if labelled.is_zero() {
                 app.labelled_used.remove(partition);
             }
@@ -250,7 +250,7 @@ impl CapacityScheduler {
         if partition.is_empty()
             && let Some(entry) = self.queues[leaf].users.get_mut(&user)
         {
-            entry.used = change(entry.used);
+            change(&mut entry.used, resource, add);
         }
     }
 
@@ -285,8 +285,11 @@ impl CapacityScheduler {
                     absolute_maximum_capacity,
                 };
             }
+            // A removed label's share goes once nothing is charged to it any more.
             labelled.retain(|label, share| {
-                self.labelled_resources.contains_key(label) || !share.used.is_zero()
+                self.labelled_resources.contains_key(label)
+                    || !share.used.is_zero()
+                    || !share.am_used.is_zero()
             });
             self.queues[index].labelled = labelled;
         }

@@ -46,9 +46,10 @@ impl CapacityScheduler {
     /// label order, offering its nodes to the asks for its label from the queues that may use
     /// it, within the queues' capacities in that partition (user limits apply in the default
     /// partition only). A non-exclusive partition then lends what is left idle to the default
-    /// partition's asks that found no room there, AM containers aside, as Hadoop's
-    /// non-exclusive allocation does: the queues' capacities do not bound that loan, and the
-    /// containers count as the partition's usage.
+    /// partition's asks still unplaced after the default partition's pass, AM containers
+    /// aside, as Hadoop's non-exclusive allocation does: neither the queues' capacities nor
+    /// the user limit bound that loan (an ask held back in the default partition by either may
+    /// take it), and the containers count as the partition's usage.
     pub fn schedule(&mut self) -> Vec<Allocation> {
         self.activate();
         let mut allocations = Vec::new();

@@ -19,7 +19,8 @@ pub struct PreemptionSnapshot {
     pub root: PreemptionQueue,
     /// Each leaf's applications and their GUARANTEED containers, by leaf path.
     pub leaves: BTreeMap<String, LeafContainers>,
-    /// The registered nodes' resources together.
+    /// The resources of the registered nodes in the default partition: preemption works there
+    /// only.
     pub cluster: Resource,
     /// How the scheduler compares resources.
     pub calculator: ResourceCalculator,

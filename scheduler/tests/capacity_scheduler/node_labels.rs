@@ -408,3 +408,69 @@ fn with_node_labels_disabled_every_node_is_in_the_default_partition() {
         "{err}"
     );
 }
+
+#[test]
+fn a_queue_default_label_the_cluster_lacks_refuses_submissions() {
+    let mut scheduler = labelled_cluster(labelled_conf(&[
+        ("root.a.accessible-node-labels", "gpu,spare,fpga"),
+        ("root.a.default-node-label-expression", "fpga"),
+    ]));
+    let err = scheduler
+        .submit_application(app(1), "a", "alice", &[], None)
+        .unwrap_err();
+    assert!(
+        matches!(err, SchedulerError::InvalidLabelRequest { .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("fpga"), "{err}");
+    assert!(!scheduler.has_application(app(1)), "nothing was admitted");
+    assert!(
+        scheduler
+            .check_application_labels(app(1), "a", "alice", &[""])
+            .is_err(),
+        "the submission check sees the queue's default too"
+    );
+}
+
+#[test]
+fn an_application_moves_only_to_a_queue_that_may_use_its_partition() {
+    let mut scheduler = labelled_cluster(labelled_conf(&[]));
+    scheduler
+        .submit_application(app(1), "a", "alice", &[], None)
+        .unwrap();
+    scheduler.set_application_labels(app(1), "gpu", "").unwrap();
+    let err = scheduler.check_move(app(1), "b").unwrap_err();
+    assert!(err.to_string().contains("root.b"), "{err}");
+    must_start(&mut scheduler, 2, "a", "alice", 0);
+    assert_eq!(scheduler.check_move(app(2), "b").unwrap(), "root.b");
+}
+
+#[test]
+fn am_limits_count_the_ams_of_their_own_partition() {
+    // 10% AM share: 409 MB of the 4 GiB gpu partition rounds up to one 1 GiB AM there, as of
+    // the 8 GiB default partition.
+    let mut scheduler = labelled_cluster(labelled_conf(&[(
+        "root.a.maximum-am-resource-percent",
+        "0.1",
+    )]));
+    must_start(&mut scheduler, 1, "a", "alice", 0);
+    schedule_until_idle(&mut scheduler);
+    // A default-partition AM runs; a gpu AM is still let in, its partition running none.
+    scheduler
+        .submit_application(app(2), "a", "alice", &[], None)
+        .unwrap();
+    scheduler.set_application_labels(app(2), "gpu", "").unwrap();
+    scheduler.add_attempt(attempt(2), gib(1)).unwrap();
+    let placed = schedule_until_idle(&mut scheduler);
+    assert_eq!(placed.len(), 1, "{placed:?}");
+    assert_eq!(placed[0].node_id, node(2));
+    // A second gpu AM waits for the first: the gpu partition's AM limit is used up.
+    scheduler
+        .submit_application(app(3), "a", "alice", &[], None)
+        .unwrap();
+    scheduler.set_application_labels(app(3), "gpu", "").unwrap();
+    scheduler.add_attempt(attempt(3), gib(1)).unwrap();
+    assert!(schedule_until_idle(&mut scheduler).is_empty());
+    let pending = scheduler.application_status(app(3)).unwrap().pending_reason;
+    assert!(pending.is_some(), "held back by the AM limit");
+}
