@@ -1,9 +1,12 @@
-//! A production-style `capacity-scheduler.xml` on real processes: three ResourceManagers, two
-//! NodeManagers of 4 GB and 4 cores, and distributed-shell jobs.
+//! A production-style `capacity-scheduler.xml` on real processes: three ResourceManagers,
+//! three NodeManagers of 4 GB and 4 cores (one of them labelled `GPU`), and distributed-shell
+//! jobs.
 //!
-//! What this file proves: a file with an absolute parent, weighted children, a fair leaf and
-//! Hadoop keys yarn-ha does not honour is committed by `-refreshQueues`, which names the keys it
-//! ignores; `queue -status` and the REST API show each queue's configured capacity beside the
+//! What this file proves: `rmadmin` labels a NodeManager `GPU`, which `cluster -lnl`,
+//! `node -list -showDetails` and the REST API show; a file with an absolute parent, weighted
+//! children, a fair leaf, a GPU partition and Hadoop keys yarn-ha does not honour is committed
+//! by `-refreshQueues`, which names the keys it ignores; a job asking for the GPU label runs on
+//! the GPU node only, while the other queues' shares are those of the two unlabelled nodes; `queue -status` and the REST API show each queue's configured capacity beside the
 //! resources it resolves to on this cluster; and jobs in each queue run and keep to the
 //! maximums the file gives (how a fair leaf splits itself is shown, deterministically, by the
 //! scheduler's own tests). A queue's maximum application lifetime, applied by a refresh,
@@ -55,6 +58,23 @@ const QUEUES: &[(&str, &str)] = &[
     ("yarn.scheduler.capacity.root.prod.adhoc.capacity", "1w"),
     ("yarn.scheduler.capacity.root.dev.capacity", "1w"),
     ("yarn.scheduler.capacity.root.dev.maximum-capacity", "50"),
+    // The GPU partition belongs to prod, and within it to etl.
+    (
+        "yarn.scheduler.capacity.root.accessible-node-labels.GPU.capacity",
+        "100",
+    ),
+    (
+        "yarn.scheduler.capacity.root.prod.accessible-node-labels",
+        "GPU",
+    ),
+    (
+        "yarn.scheduler.capacity.root.prod.accessible-node-labels.GPU.capacity",
+        "100",
+    ),
+    (
+        "yarn.scheduler.capacity.root.prod.etl.accessible-node-labels.GPU.capacity",
+        "100",
+    ),
 ];
 
 /// `queue -status <queue>`'s lines as label to value.
@@ -96,24 +116,55 @@ fn a_production_style_file_resolves_its_modes_and_its_queues_keep_to_their_share
                 "org.apache.hadoop.net.TableMapping",
             ),
             ("net.topology.table.file.name", table.as_str()),
+            ("yarn.node-labels.enabled", "true"),
         ]
         .into_iter()
         .map(|(key, value)| (key.to_owned(), value.to_owned()))
         .collect(),
         ..LayoutOptions::default()
     };
-    let cluster = ProcessCluster::start_with(2, &layout);
-    let nodes = stdout(&cluster.yarn(&["node", "-list"]));
-    let node_id = nodes
+    let cluster = ProcessCluster::start_with(3, &layout);
+    let nodes = stdout(&cluster.yarn(&["node", "-list"])).to_owned();
+    let mut node_ids: Vec<&str> = nodes
         .lines()
-        .find_map(|line| {
+        .filter_map(|line| {
             line.split_whitespace()
                 .next()
                 .filter(|id| id.starts_with("127.0.0.1:"))
         })
-        .unwrap_or_else(|| panic!("a node in {nodes}"));
-    let status = stdout(&cluster.yarn(&["node", "-status", node_id]));
+        .collect();
+    node_ids.sort_unstable();
+    assert_eq!(node_ids.len(), 3, "{nodes}");
+    let status = stdout(&cluster.yarn(&["node", "-status", node_ids[0]]));
     assert!(status.contains("\tRack : /rack-a\n"), "{status}");
+
+    // One NodeManager becomes the GPU partition, before the queues that use it are refreshed.
+    let gpu_node = node_ids[2];
+    for args in [
+        &["rmadmin", "-addToClusterNodeLabels", "GPU(exclusive=true)"][..],
+        &[
+            "rmadmin",
+            "-replaceLabelsOnNode",
+            &format!("{gpu_node}=GPU"),
+            "-failOnUnknownNodes",
+        ],
+    ] {
+        let out = cluster.yarn(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    }
+    let labels = cluster.yarn(&["cluster", "-lnl"]);
+    assert_eq!(
+        stdout(&labels),
+        "Node Labels: <GPU:exclusivity=true>\n",
+        "{}",
+        stderr(&labels)
+    );
+    let details = stdout(&cluster.yarn(&["node", "-list", "-showDetails"])).to_owned();
+    assert_eq!(
+        details.matches("\tNode-Labels : GPU\n").count(),
+        1,
+        "{details}"
+    );
 
     // The refresh commits the file and names the key it ignores.
     let xml = yarn_conf::writer::site_xml(QUEUES.iter().copied());
@@ -132,7 +183,7 @@ fn a_production_style_file_resolves_its_modes_and_its_queues_keep_to_their_share
         stdout(&out)
     );
 
-    // Configured beside effective, on 8 GB and 8 cores.
+    // Configured beside effective, on the default partition's 8 GB and 8 cores.
     for (queue, configured, effective, effective_maximum, absolute) in [
         (
             "prod",
@@ -201,9 +252,51 @@ fn a_production_style_file_resolves_its_modes_and_its_queues_keep_to_their_share
     assert_eq!(etl["normalizedWeight"], 0.75, "{etl}");
     assert_eq!(etl["orderingPolicyInfo"], "fair", "{etl}");
     assert_eq!(prod["orderingPolicyInfo"], "utilization", "{prod}");
+    let labels = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{base}/ws/v1/cluster/get-node-labels"),
+        None,
+        true,
+    )
+    .expect("the node labels")
+    .json();
+    assert_eq!(
+        labels["nodeLabelsInfo"]["nodeLabelInfo"][0],
+        serde_json::json!({"name": "GPU", "exclusivity": true}),
+        "{labels}"
+    );
+    let gpu_report = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{base}/ws/v1/cluster/nodes/{gpu_node}"),
+        None,
+        true,
+    )
+    .expect("the GPU node")
+    .json();
+    assert_eq!(
+        gpu_report["node"]["nodeLabels"],
+        serde_json::json!(["GPU"]),
+        "{gpu_report}"
+    );
 
-    // Jobs in each queue keep to the shares: dev to its maximum of half the cluster, prod to
-    // its absolute maximum of 6 GB, however much more they ask for.
+    // A job asking for the GPU label runs there, its AM included, and nowhere else.
+    let mut gpu_args = job("root.prod.etl", "3", "1");
+    gpu_args.extend(["--node_label_expression".to_owned(), "GPU".to_owned()]);
+    let out = DshellJob::start(&cluster, &gpu_args).wait("the GPU job");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let printed = stdout(&out).to_owned();
+    let placed: Vec<&str> = printed
+        .lines()
+        .filter(|line| line.contains(" exit "))
+        .filter_map(|line| line.split(" on ").nth(1)?.split_whitespace().next())
+        .collect();
+    assert_eq!(placed, [gpu_node; 3], "{printed}");
+
+    // Jobs in each queue keep to the shares: dev to its maximum of half the default partition,
+    // prod to its absolute maximum of 6 GB, however much more they ask for; the GPU node is
+    // left out of both.
     let memory_used = |queue: &str| {
         let used = &queue_status(&cluster, queue)["Used Resources"];
         used.trim_start_matches("<memory:")

@@ -23,7 +23,7 @@ pub const CONF_DIR_ENV: &str = "YARN_CONF_DIR";
 const APPLICATION_TYPE: &str = "YARN";
 
 /// An ApplicationMaster to submit: the binary and configuration directory it runs with, and
-/// the application's name, queue, priority and AM container size.
+/// the application's name, queue, priority, AM container size and node label expression.
 #[derive(Debug, Clone)]
 pub(crate) struct AmSubmission {
     /// The `yarn-ha` binary, absolute.
@@ -35,6 +35,9 @@ pub(crate) struct AmSubmission {
     pub(crate) priority: i32,
     pub(crate) memory_mb: i64,
     pub(crate) vcores: i32,
+    /// The application's node label expression: the partition of its AM and of the asks that
+    /// name none (empty: the queue's default).
+    pub(crate) node_label_expression: String,
 }
 
 /// `conf_dir` and `exe` as absolute paths in text, as a container started elsewhere needs them.
@@ -108,6 +111,7 @@ impl AmSubmission {
                 ..Default::default()
             }),
             application_type: Some(APPLICATION_TYPE.to_owned()),
+            node_label_expression: self.node_label_expression.clone(),
             ..Default::default()
         }
     }
@@ -225,6 +229,7 @@ mod tests {
             priority: 3,
             memory_mb: 128,
             vcores: 1,
+            node_label_expression: "GPU".to_owned(),
         }
     }
 
@@ -240,7 +245,7 @@ mod tests {
     }
 
     #[test]
-    fn the_context_names_the_queue_priority_size_type_conf_dir_and_no_tokens() {
+    fn the_context_names_the_queue_priority_size_type_label_conf_dir_and_no_tokens() {
         let id = ApplicationId::new(1_700_000_000_000, 4);
         let context = submission().context(id, "dshell-am", &[]);
         assert_eq!(context.application_id, Some(id.into()));
@@ -251,6 +256,7 @@ mod tests {
         assert_eq!(context.queue.as_deref(), Some("root.a"));
         assert_eq!(context.priority, Some(pb::PriorityProto { priority: 3 }));
         assert_eq!(context.application_type.as_deref(), Some("YARN"));
+        assert_eq!(context.node_label_expression, "GPU");
         let resource = context.resource.unwrap();
         assert_eq!((resource.memory, resource.virtual_cores), (128, 1));
         let spec = context.am_container_spec.unwrap();

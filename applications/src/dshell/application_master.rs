@@ -105,6 +105,7 @@ fn container_ask(options: &DshellOptions) -> pb::ResourceRequestProto {
             execution_type: options.container_type as i32,
             enforce_execution_type: options.enforce_execution_type,
         }),
+        node_label_expression: options.node_label_expression.clone(),
         ..Default::default()
     }
 }
@@ -124,8 +125,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_ask_carries_the_count_size_and_execution_type() {
+    fn the_ask_carries_the_count_size_execution_type_and_label() {
         let mut options = DshellOptions::new("date");
+        options.node_label_expression = "GPU".to_owned();
         options.num_containers = 3;
         options.container_memory_mb = 64;
         options.container_vcores = 2;
@@ -134,6 +136,7 @@ mod tests {
         let ask = container_ask(&options);
         assert_eq!(ask.num_containers, 3);
         assert_eq!(ask.resource_name, "*");
+        assert_eq!(ask.node_label_expression, "GPU");
         let capability = ask.capability.unwrap();
         assert_eq!((capability.memory, capability.virtual_cores), (64, 2));
         assert_eq!(

@@ -78,6 +78,7 @@ pub fn run_client(
         priority: options.priority,
         memory_mb: options.master_memory_mb,
         vcores: options.master_vcores,
+        node_label_expression: options.node_label_expression.clone(),
     };
     let client = YarnClient::from_conf(conf)?;
     current_thread_runtime()?.block_on(async {
@@ -133,6 +134,7 @@ mod tests {
             priority: 0,
             memory_mb: 128,
             vcores: 1,
+            node_label_expression: String::new(),
         };
         let mut options = DshellOptions::new(
             "echo \"it's {{HOME}}\" > <LOG_DIR>/x; awk '{if(1){print}}' </dev/null",

@@ -28,6 +28,7 @@ const KNOWN: &[&str] = &[
     "--master_vcores",
     "--appname",
     "--timeout",
+    "--node_label_expression",
 ];
 
 /// The execution types `--container_type` accepts.
@@ -73,6 +74,10 @@ pub struct DshellOptions {
     pub master_vcores: i32,
     /// The application's name (`--appname`, default `DistributedShell`).
     pub appname: String,
+    /// The partition the ApplicationMaster and every container go to
+    /// (`--node_label_expression`, one label); empty, the default, leaves it to the queue's
+    /// `default-node-label-expression`.
+    pub node_label_expression: String,
     /// How long the client waits for the application before killing it (`--timeout`, in ms;
     /// default 600000 as in Hadoop).
     pub timeout: Duration,
@@ -96,6 +101,7 @@ impl DshellOptions {
             master_memory_mb: 128,
             master_vcores: 1,
             appname: "DistributedShell".to_owned(),
+            node_label_expression: String::new(),
             timeout: Duration::from_millis(600_000),
         }
     }
@@ -151,6 +157,7 @@ impl DshellOptions {
                 "master_memory" => options.master_memory_mb = parse_at_least(name, value, 1)?,
                 "master_vcores" => options.master_vcores = parse_at_least(name, value, 1)?,
                 "appname" => options.appname = parse_non_empty(name, value)?,
+                "node_label_expression" => options.node_label_expression = value.trim().to_owned(),
                 "timeout" => {
                     options.timeout = Duration::from_millis(parse_at_least(name, value, 1)?);
                 }
@@ -262,6 +269,12 @@ impl DshellOptions {
             format!("--appname={}", self.appname),
             format!("--timeout={}", self.timeout.as_millis()),
         ]);
+        if !self.node_label_expression.is_empty() {
+            args.push(format!(
+                "--node_label_expression={}",
+                self.node_label_expression
+            ));
+        }
         args
     }
 
@@ -458,6 +471,7 @@ mod tests {
         options.enforce_execution_type = true;
         options.priority = -1;
         options.appname = "my app".to_owned();
+        options.node_label_expression = "GPU".to_owned();
         options.timeout = Duration::from_millis(1234);
         let words = options.to_am_args();
         assert!(

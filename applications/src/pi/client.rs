@@ -93,6 +93,7 @@ pub fn run_pi(
         priority: 0,
         memory_mb: PI_AM_MEMORY_MB,
         vcores: 1,
+        node_label_expression: String::new(),
     };
     emit(
         out,
