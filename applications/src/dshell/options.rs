@@ -379,6 +379,7 @@ mod tests {
             "--master_vcores=2",
             "--appname=ls-all",
             "--timeout=5000",
+            "--node_label_expression=GPU",
         ]))
         .unwrap();
         assert_eq!(
@@ -401,6 +402,7 @@ mod tests {
                 master_memory_mb: 512,
                 master_vcores: 2,
                 appname: "ls-all".to_owned(),
+                node_label_expression: "GPU".to_owned(),
                 timeout: Duration::from_millis(5000),
             }
         );
