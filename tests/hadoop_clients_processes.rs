@@ -17,6 +17,7 @@ use common::hadoop_clients::{
     HadoopClients, JarSet, JavaRun, container_logs, ipc_site, write_hadoop_conf,
 };
 use common::process_cluster::{ProcessCluster, one_cluster_at_a_time};
+use common::{stderr, stdout};
 
 /// How long one submission may take from `getNewApplication` to its final state.
 const APP_DEADLINE: Duration = Duration::from_secs(240);
@@ -193,7 +194,8 @@ fn hadoop_clients_submit_query_kill_and_a_forged_token_is_refused() {
         return;
     };
     let _turn = one_cluster_at_a_time();
-    let cluster = HadoopCluster::start(2, 4096, false);
+    let cluster =
+        HadoopCluster::start_with(2, 4096, false, &[(&keys::NODE_LABELS_ENABLED, "true")]);
     let conf = cluster.conf();
 
     // Submit, run three containers, resizing the first while it runs, finish.
@@ -206,7 +208,27 @@ fn hadoop_clients_submit_query_kill_and_a_forged_token_is_refused() {
     // Bad frames close their own connection, and every ResourceManager serves on.
     send_bad_frames(&cluster);
 
-    // The queries.
+    // The queries, with one node labelled.
+    let nodes = stdout(&cluster.cluster.yarn(&["node", "-list"]));
+    let labelled = nodes
+        .lines()
+        .find_map(|line| {
+            line.split_whitespace()
+                .next()
+                .filter(|id| id.starts_with("127."))
+        })
+        .unwrap_or_else(|| panic!("a node in {nodes}"));
+    for args in [
+        &["rmadmin", "-addToClusterNodeLabels", "GPU(exclusive=false)"][..],
+        &[
+            "rmadmin",
+            "-replaceLabelsOnNode",
+            &format!("{labelled}=GPU"),
+        ],
+    ] {
+        let out = cluster.cluster.yarn(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    }
     let run = clients.run_java(conf, "SubmitShellApp", &["queries"], APP_DEADLINE);
     run.assert_success();
     assert!(
@@ -221,13 +243,30 @@ fn hadoop_clients_submit_query_kill_and_a_forged_token_is_refused() {
     for node in run.values("NODE") {
         let words: Vec<&str> = node.split_whitespace().collect();
         assert_eq!(words[1..4], ["RUNNING", "4096", "8"], "{run}");
+        let label = (words[0] == labelled).then_some("GPU");
+        assert_eq!(
+            words.get(5).copied(),
+            label,
+            "getNodeReports' labels: {run}"
+        );
     }
+    assert_eq!(
+        run.value("NODE_LABELS"),
+        Some("<GPU:exclusivity=false>"),
+        "getClusterNodeLabels: {run}"
+    );
+    assert_eq!(
+        run.values("NODE_TO_LABELS").collect::<Vec<_>>(),
+        [format!("{labelled}=GPU")],
+        "getNodeToLabels: {run}"
+    );
     let queue = run.value("QUEUE").expect("getQueueInfo(default)");
     assert!(queue.starts_with("default RUNNING "), "{run}");
-    // Not a weight (-1), and all of the two nodes' 8 GB and 16 vcores, guaranteed and at most.
+    // Not a weight (-1), and all of the default partition, guaranteed and at most: the 4 GB
+    // and 8 vcores of the unlabelled node (the other is the GPU partition's).
     assert_eq!(
         run.value("QUEUE_EFFECTIVE"),
-        Some("-1.0 8192 16 8192"),
+        Some("-1.0 4096 8 4096"),
         "weight and effective capacities: {run}"
     );
     assert!(
@@ -235,9 +274,12 @@ fn hadoop_clients_submit_query_kill_and_a_forged_token_is_refused() {
             .any(|acl| acl.starts_with("default ") && acl.contains("SUBMIT_APPLICATIONS")),
         "getQueueAclsInfo grants submission to default: {run}"
     );
-    let unserved = run.value("UNSERVED").expect("getNodeToLabels' outcome");
+    let unserved = run
+        .value("UNSERVED")
+        .expect("getClusterAttributes' outcome");
     assert!(
-        unserved.starts_with("getNodeToLabels org.apache.hadoop.ipc.RpcNoSuchMethodException "),
+        unserved
+            .starts_with("getClusterAttributes org.apache.hadoop.ipc.RpcNoSuchMethodException "),
         "a method yarn-ha does not serve is Hadoop's RpcNoSuchMethodException: {run}"
     );
     assert_eq!(

@@ -37,7 +37,17 @@ pub(crate) struct Queue {
     pub(crate) labelled: BTreeMap<String, LabelledShare>,
 }
 
-/// A queue's capacities and usage in one partition.
+/// The capacities of a queue in a partition it has no share of.
+const NO_CAPACITY: EffectiveCapacity = EffectiveCapacity {
+    guaranteed: Resource::ZERO,
+    maximum: Resource::ZERO,
+    capacity: 0.0,
+    maximum_capacity: 0.0,
+    absolute_capacity: 0.0,
+    absolute_maximum_capacity: 0.0,
+};
+
+/// A queue's capacities and usage in one labelled partition.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct LabelledShare {
     pub(crate) effective: EffectiveCapacity,
@@ -78,33 +88,42 @@ impl Queue {
         self.children.is_empty()
     }
 
-    /// The queue's capacities and usage in `partition` (`""`: the default partition); nothing
-    /// in a partition it has no share of.
-    pub(crate) fn in_partition(&self, partition: &str) -> LabelledShare {
+    /// The queue's capacities in force in `partition` (`""`: the default partition); nothing
+    /// in a partition it has no share of. By reference: the scheduling pass reads it for every
+    /// child of every parent it descends through.
+    #[inline]
+    pub(crate) fn effective_in(&self, partition: &str) -> &EffectiveCapacity {
         if partition.is_empty() {
-            LabelledShare {
-                effective: self.effective,
-                used: self.used,
-                am_used: self.am_used,
-            }
+            &self.effective
         } else {
-            self.labelled.get(partition).copied().unwrap_or_default()
+            self.labelled
+                .get(partition)
+                .map_or(&NO_CAPACITY, |share| &share.effective)
         }
     }
 
     /// What the queue and its descendants use in `partition`.
+    #[inline]
     pub(crate) fn used_in(&self, partition: &str) -> Resource {
-        self.in_partition(partition).used
-    }
-
-    /// The queue's capacities in force in `partition`.
-    pub(crate) fn effective_in(&self, partition: &str) -> EffectiveCapacity {
-        self.in_partition(partition).effective
+        if partition.is_empty() {
+            self.used
+        } else {
+            self.labelled
+                .get(partition)
+                .map_or(Resource::ZERO, |share| share.used)
+        }
     }
 
     /// The AM resources of the active attempts whose AM runs in `partition` (leaves).
+    #[inline]
     pub(crate) fn am_used_in(&self, partition: &str) -> Resource {
-        self.in_partition(partition).am_used
+        if partition.is_empty() {
+            self.am_used
+        } else {
+            self.labelled
+                .get(partition)
+                .map_or(Resource::ZERO, |share| share.am_used)
+        }
     }
 
     /// Adds `resource` to what the queue uses in `partition`, or takes it back.

@@ -75,7 +75,8 @@ impl QueueOrderingPolicy {
     }
 
     /// Which of two children goes first (`Less`: `a`); `Equal` leaves them in configuration
-    /// order.
+    /// order. Inlined: the pass compares children for every container it places.
+    #[inline]
     pub(crate) fn compare(self, a: &ChildStanding, b: &ChildStanding) -> Ordering {
         let (a_guaranteed, b_guaranteed) = (a.absolute_capacity > 0.0, b.absolute_capacity > 0.0);
         if a_guaranteed != b_guaranteed {

@@ -142,6 +142,15 @@ impl Dispatcher for ClientDispatcher {
             "listReservations" => {
                 answer(operations.list_reservations(&caller, request(&call)?).await)
             }
+            "getClusterNodeLabels" => {
+                request::<yarn_proto::pb::GetClusterNodeLabelsRequestProto>(&call)?;
+                answer(operations.get_cluster_node_labels().await)
+            }
+            "getNodeToLabels" => {
+                request::<yarn_proto::pb::GetNodesToLabelsRequestProto>(&call)?;
+                answer(operations.get_node_to_labels().await)
+            }
+            "getLabelsToNodes" => answer(operations.get_labels_to_nodes(request(&call)?).await),
             _ => Err(CallError::NoSuchMethod {
                 protocol: call.protocol,
                 method: call.method,

@@ -15,6 +15,7 @@ use super::{CapacityScheduler, for_each_up};
 use crate::Resource;
 use crate::application::AppOrder;
 use crate::pending_reason::PendingReason;
+use crate::queue_limits::QueueLimits;
 
 impl CapacityScheduler {
     /// Records why the current attempt of `application_id` still waits.
@@ -98,6 +99,9 @@ impl CapacityScheduler {
             .collect();
         let calculator = self.conf.resource_calculator();
         let active_users = self.active_users(leaf).len();
+        // The AM's limits are those of the partition its container goes to; activating an
+        // attempt changes none of them, so the default partition's are worked out once.
+        let mut default_limits: Option<(Resource, QueueLimits)> = None;
         for order in waiting {
             let application_id = order.2;
             let Some(app) = self.applications.get(&application_id) else {
@@ -106,9 +110,15 @@ impl CapacityScheduler {
             let Some(am_resource) = app.attempt.as_ref().map(|a| a.am_resource) else {
                 continue;
             };
-            // The AM's limits are those of the partition its container goes to.
-            let cluster = self.partition_resource(&app.am_label);
-            let limits = self.queue_limits(leaf, &app.am_label);
+            let (cluster, limits) = if app.am_label.is_empty() {
+                *default_limits
+                    .get_or_insert_with(|| (self.cluster_resource, self.queue_limits(leaf, "")))
+            } else {
+                (
+                    self.partition_resource(&app.am_label),
+                    self.queue_limits(leaf, &app.am_label),
+                )
+            };
             let am_limit = limits.am_limit();
             let queue = &self.queues[leaf];
             let am_used = queue.am_used_in(&app.am_label);

@@ -118,10 +118,12 @@ impl CapacityScheduler {
     /// its application, queue path and user.
     pub(super) fn charge_container(&mut self, allocation: &Allocation) {
         let resource = allocation.resource;
-        self.with_node(&allocation.node_id, |node| {
-            node.add_container(allocation.container_id, resource)
-        });
-        let partition = self.node_partition(&allocation.node_id).to_owned();
+        let partition = self
+            .with_node(&allocation.node_id, |node| {
+                node.add_container(allocation.container_id, resource);
+                node.partition().to_owned()
+            })
+            .unwrap_or_default();
         let application_id = allocation.application_attempt_id.application_id;
         self.account_usage(application_id, &partition, resource, true);
         if let Some(app) = self.applications.get_mut(&application_id) {
@@ -134,10 +136,12 @@ impl CapacityScheduler {
     pub(super) fn release_container(&mut self, container_id: &ContainerId) -> Option<Allocation> {
         let allocation = self.containers.remove(container_id)?;
         let resource = allocation.resource;
-        self.with_node(&allocation.node_id, |node| {
-            node.remove_container(container_id, resource)
-        });
-        let partition = self.node_partition(&allocation.node_id).to_owned();
+        let partition = self
+            .with_node(&allocation.node_id, |node| {
+                node.remove_container(container_id, resource);
+                node.partition().to_owned()
+            })
+            .unwrap_or_default();
         let application_id = allocation.application_attempt_id.application_id;
         self.account_usage(application_id, &partition, resource, false);
         if let Some(app) = self.applications.get_mut(&application_id) {

@@ -44,7 +44,7 @@ impl CapacityScheduler {
     ) -> AskPlacement {
         let fits_on = |node_id: &NodeId| {
             self.nodes.get(node_id).is_some_and(|node| {
-                node.partition() == partition
+                Self::same_partition(node.partition(), partition)
                     && !is_blacklisted(blacklist, node)
                     && self.can_place(node, capability)
             })
@@ -103,7 +103,7 @@ impl CapacityScheduler {
             return None;
         }
         self.most_free_node_where(capability, |node| {
-            node.partition() == partition
+            Self::same_partition(node.partition(), partition)
                 && racks.contains(node.rack())
                 && !is_blacklisted(blacklist, node)
         })

@@ -252,7 +252,7 @@ impl CapacityScheduler {
                 break;
             }
             let fits = self.nodes.get(node_id).is_some_and(|node| {
-                node.partition() == partition && self.can_place(node, resource)
+                Self::same_partition(node.partition(), partition) && self.can_place(node, resource)
             });
             if fits {
                 return Some(node_id.clone());
@@ -275,7 +275,7 @@ impl CapacityScheduler {
         blacklist: &BTreeSet<String>,
     ) -> Option<NodeId> {
         self.most_free_node_where(resource, |node| {
-            node.partition() == partition && !is_blacklisted(blacklist, node)
+            Self::same_partition(node.partition(), partition) && !is_blacklisted(blacklist, node)
         })
     }
 

@@ -125,6 +125,8 @@ impl CapacityScheduler {
     /// Sets the label of an accepted application's asks that name none, and of its AM
     /// container: the submission's `node_label_expression`, else the leaf's
     /// `default-node-label-expression`; the AM container's own expression, else that default.
+    /// Called before the application's attempt is added: an active attempt keeps its AM's
+    /// partition.
     ///
     /// # Errors
     ///
@@ -148,7 +150,7 @@ impl CapacityScheduler {
                 app.am_label = am;
             }
         }
-        self.activate();
+        // No activation here: the attempt that waits for it comes next, and activates.
         Ok(())
     }
 
@@ -200,6 +202,13 @@ impl CapacityScheduler {
             )));
         }
         Ok(label.to_owned())
+    }
+
+    /// Whether partitions `a` and `b` are one: a check the pass makes for every ask and node,
+    /// without a byte comparison for the default partition.
+    #[inline]
+    pub(super) fn same_partition(a: &str, b: &str) -> bool {
+        if a.is_empty() { b.is_empty() } else { a == b }
     }
 
     /// The partition of a registered node; `""` for an unknown one.

@@ -242,7 +242,7 @@ impl CapacityScheduler {
                 // Reached only once every key before this one found no room in this pass (or
                 // must wait, which it does until a heartbeat, after the pass).
                 first_ask.insert(application_id, key);
-                if asks.partition() != partition.asks {
+                if !Self::same_partition(asks.partition(), &partition.asks) {
                     continue;
                 }
                 let capability = asks.capability();
@@ -366,6 +366,8 @@ struct PassPartition {
     /// The partition the asks name: `nodes`, or the default partition when a non-exclusive
     /// partition lends its idle nodes.
     asks: String,
+    /// Whether the nodes are lent to another partition's asks.
+    lent: bool,
 }
 
 impl PassPartition {
@@ -374,6 +376,7 @@ impl PassPartition {
         Self {
             nodes: label.to_owned(),
             asks: label.to_owned(),
+            lent: false,
         }
     }
 
@@ -382,16 +385,17 @@ impl PassPartition {
         Self {
             nodes: label.to_owned(),
             asks: String::new(),
+            lent: true,
         }
     }
 
     fn is_lent(&self) -> bool {
-        self.nodes != self.asks
+        self.lent
     }
 
     /// Whether an AM container for `label` goes on these nodes: never on a loan, as Hadoop.
     fn serves_am(&self, label: &str) -> bool {
-        !self.is_lent() && label == self.asks
+        !self.lent && CapacityScheduler::same_partition(label, &self.asks)
     }
 }
 

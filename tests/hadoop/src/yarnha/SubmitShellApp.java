@@ -5,6 +5,8 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 import org.apache.hadoop.ipc.RemoteException;
 import org.apache.hadoop.yarn.api.protocolrecords.UpdateApplicationTimeoutsRequest;
@@ -17,6 +19,8 @@ import org.apache.hadoop.yarn.api.records.ApplicationTimeout;
 import org.apache.hadoop.yarn.api.records.ApplicationTimeoutType;
 import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
 import org.apache.hadoop.yarn.api.records.ContainerReport;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.NodeLabel;
 import org.apache.hadoop.yarn.api.records.NodeReport;
 import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.api.records.Priority;
@@ -51,7 +55,8 @@ import org.apache.hadoop.yarn.util.Times;
  * queries
  *     getApplications, getYarnClusterMetrics, getNodeReports, getQueueInfo(default) with its
  *     weight and effective capacities,
- *     getQueueAclsInfo, and getNodeToLabels, which yarn-ha does not serve
+ *     getQueueAclsInfo, getClusterNodeLabels, getNodeToLabels, and getClusterAttributes,
+ *     which yarn-ha does not serve
  * </pre>
  *
  * Exit codes: 0 as expected, 1 an exception (printed as `ERROR class: message`), 2 an
@@ -193,7 +198,17 @@ public final class SubmitShellApp {
         for (NodeReport node : nodes) {
             System.out.println("NODE " + node.getNodeId() + " " + node.getNodeState() + " "
                     + node.getCapability().getMemorySize() + " "
-                    + node.getCapability().getVirtualCores() + " " + node.getHttpAddress());
+                    + node.getCapability().getVirtualCores() + " " + node.getHttpAddress()
+                    + " " + String.join(",", new TreeSet<>(node.getNodeLabels())));
+        }
+        StringBuilder labels = new StringBuilder();
+        for (NodeLabel label : client.getClusterNodeLabels()) {
+            labels.append(labels.length() == 0 ? "" : ",").append(label);
+        }
+        System.out.println("NODE_LABELS " + labels);
+        for (Map.Entry<NodeId, Set<String>> entry : client.getNodeToLabels().entrySet()) {
+            System.out.println("NODE_TO_LABELS " + entry.getKey() + "="
+                    + String.join(",", new TreeSet<>(entry.getValue())));
         }
         QueueInfo queue = client.getQueueInfo("default");
         System.out.println("QUEUE " + queue.getQueueName() + " " + queue.getQueueState() + " "
@@ -208,8 +223,8 @@ public final class SubmitShellApp {
         }
         // A method yarn-ha does not serve is refused by name, and the connection carries on.
         try {
-            client.getNodeToLabels();
-            System.out.println("UNSERVED getNodeToLabels answered");
+            client.getClusterAttributes();
+            System.out.println("UNSERVED getClusterAttributes answered");
         } catch (Exception e) {
             Throwable root = e;
             while (root.getCause() != null) {
@@ -218,7 +233,7 @@ public final class SubmitShellApp {
             // The server's exception class travels in the RemoteException.
             String className = root instanceof RemoteException
                     ? ((RemoteException) root).getClassName() : root.getClass().getName();
-            System.out.println("UNSERVED getNodeToLabels " + className + " "
+            System.out.println("UNSERVED getClusterAttributes " + className + " "
                     + oneLine(root.getMessage()));
         }
         System.out.println("AFTER_UNSERVED " + client.getYarnClusterMetrics().getNumNodeManagers());
