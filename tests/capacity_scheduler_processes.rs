@@ -281,7 +281,7 @@ fn a_production_style_file_resolves_its_modes_and_its_queues_keep_to_their_share
         "{gpu_report}"
     );
 
-    // A job asking for the GPU label runs there, its AM included, and nowhere else.
+    // A job asking for the GPU label runs its containers there and nowhere else.
     let mut gpu_args = job("root.prod.etl", "3", "1");
     gpu_args.extend(["--node_label_expression".to_owned(), "GPU".to_owned()]);
     let out = DshellJob::start(&cluster, &gpu_args).wait("the GPU job");

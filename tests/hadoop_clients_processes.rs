@@ -260,6 +260,11 @@ fn hadoop_clients_submit_query_kill_and_a_forged_token_is_refused() {
         [format!("{labelled}=GPU")],
         "getNodeToLabels: {run}"
     );
+    assert_eq!(
+        run.values("LABELS_TO_NODES").collect::<Vec<_>>(),
+        [format!("GPU={labelled}")],
+        "getLabelsToNodes: {run}"
+    );
     let queue = run.value("QUEUE").expect("getQueueInfo(default)");
     assert!(queue.starts_with("default RUNNING "), "{run}");
     // Not a weight (-1), and all of the default partition, guaranteed and at most: the 4 GB

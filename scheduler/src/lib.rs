@@ -46,10 +46,11 @@
 //! # Differences from YARN
 //!
 //! Node labels are Hadoop's centralized ones with one label per node ([`NodeLabels`]); a
-//! labelled partition's capacities are percentages, its users are not held to a user limit,
-//! and its containers are not preempted. A non-exclusive partition lends its idle nodes to the
-//! default partition's asks within the same pass, once the default partition had no room for
-//! them, rather than after a count of missed opportunities. Delay scheduling counts a scheduling
+//! labelled partition's capacities are percentages, its users are not held to a user limit or
+//! a user AM limit, and its containers are not preempted. A non-exclusive partition lends its
+//! idle nodes to the default partition's asks still unplaced after the default partition's
+//! pass (held back there for room, a queue maximum or a user limit alike) within the same
+//! schedule, rather than after a count of missed opportunities. Delay scheduling counts a scheduling
 //! opportunity for every heartbeat from a node with room, whichever applications the pass then
 //! reaches ([`LocalityDelay`]). Application lifetimes are resolved
 //! here ([`ApplicationLifetime`]) and enforced by the ResourceManager, which owns the clock.

@@ -26,7 +26,7 @@ pub(crate) struct Queue {
     pub(crate) num_runnable: usize,
     /// Active attempts here and below.
     pub(crate) num_active: usize,
-    /// AM resources of active attempts whose AM runs in the default partition (leaves).
+    /// AM resources of active attempts whose AM label is the default partition's (leaves).
     pub(crate) am_used: Resource,
     /// Per-user accounting (leaves).
     pub(crate) users: BTreeMap<String, LeafUser>,
@@ -52,7 +52,7 @@ const NO_CAPACITY: EffectiveCapacity = EffectiveCapacity {
 pub(crate) struct LabelledShare {
     pub(crate) effective: EffectiveCapacity,
     pub(crate) used: Resource,
-    /// AM resources of active attempts whose AM runs in the partition (leaves).
+    /// AM resources of active attempts whose AM label is the partition's (leaves).
     pub(crate) am_used: Resource,
 }
 
@@ -114,7 +114,7 @@ impl Queue {
         }
     }
 
-    /// The AM resources of the active attempts whose AM runs in `partition` (leaves).
+    /// The AM resources of the active attempts whose AM label is `partition` (leaves).
     #[inline]
     pub(crate) fn am_used_in(&self, partition: &str) -> Resource {
         if partition.is_empty() {

@@ -77,7 +77,8 @@ impl AdminOperations {
             ));
         }
         // Until the first leader commits its queues, the state cannot tell which labels they
-        // name.
+        // name; read once everything committed is applied.
+        self.proposer.read_barrier().await?;
         if self.state.read(|state| state.queue_config_version == 0) {
             return Err(RmError::unavailable(
                 "the queue configuration is not committed yet; retry",

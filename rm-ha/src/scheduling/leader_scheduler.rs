@@ -194,11 +194,13 @@ impl LeaderScheduler {
         let context = submission_context(application);
         let am_resource = (!context.unmanaged_am).then(|| am_resource(&context));
         let queue = self.placement_queue(id, application, &context)?;
+        let [default_label, am_label] = label_expressions(&context);
         self.scheduler.check_application_labels(
             id,
             &queue,
             &application.user,
-            &label_expressions(&context),
+            default_label,
+            am_label,
         )?;
         self.scheduler
             .check_submission(id, &queue, &application.user, groups, am_resource)
@@ -758,28 +760,33 @@ fn submission_context(app: &ApplicationRecord) -> pb::ApplicationSubmissionConte
         .unwrap_or_default()
 }
 
-/// The AM container's size: the AM resource request's when given, as YARN prefers it, else
-/// the context's `resource`. Negative figures count as 0 and are raised to the minimum
-/// allocation by normalization.
+/// The AM container's size: the AM resource request's ([`am_request`]) when given, as YARN
+/// prefers it, else the context's `resource`. Negative figures count as 0 and are raised to
+/// the minimum allocation by normalization.
 fn am_resource(context: &pb::ApplicationSubmissionContextProto) -> Resource {
-    let proto = context
-        .am_container_resource_request
-        .first()
+    let proto = am_request(context)
         .and_then(|request| request.capability.as_ref())
         .or(context.resource.as_ref());
     proto.map_or_else(Resource::default, Resource::from)
 }
 
-/// The application's label expressions: the context's, for its asks that name none, and the
-/// AM resource request's for any node (`*`), for its AM container (blank: the application's).
-fn label_expressions(context: &pb::ApplicationSubmissionContextProto) -> [&str; 2] {
-    let am = context
-        .am_container_resource_request
+/// The AM resource request YARN reads: the one for any node (`*`), else the first.
+fn am_request(
+    context: &pb::ApplicationSubmissionContextProto,
+) -> Option<&pb::ResourceRequestProto> {
+    let requests = &context.am_container_resource_request;
+    requests
         .iter()
         .find(|request| {
             request.resource_name.is_empty() || request.resource_name == yarn_proto::ANY
         })
-        .map_or("", |request| request.node_label_expression.as_str());
+        .or(requests.first())
+}
+
+/// The application's label expressions: the context's, for its asks that name none, and the
+/// AM resource request's ([`am_request`]), for its AM container (blank: the application's).
+fn label_expressions(context: &pb::ApplicationSubmissionContextProto) -> [&str; 2] {
+    let am = am_request(context).map_or("", |request| request.node_label_expression.as_str());
     [context.node_label_expression.as_str(), am]
 }
 

@@ -99,9 +99,9 @@ impl CapacityScheduler {
     }
 
     /// Checks an application's label expressions before it is stored, as Hadoop validates
-    /// them at submission: each, or for a blank one the leaf's
-    /// `default-node-label-expression`, is one label of the cluster that the leaf the
-    /// application goes to may use.
+    /// them at submission: its own (`default`, for its asks; blank, the leaf's
+    /// `default-node-label-expression`) and its AM's (`am`; blank, the application's) are each
+    /// one label of the cluster that the leaf the application goes to may use.
     ///
     /// # Errors
     ///
@@ -111,14 +111,14 @@ impl CapacityScheduler {
         application_id: ApplicationId,
         queue: &str,
         user: &str,
-        expressions: &[&str],
+        default: &str,
+        am: &str,
     ) -> Result<(), SchedulerError> {
         let leaf = self.resolve_leaf(application_id, queue, user)?;
         let attempt = ApplicationAttemptId::new(application_id, 1);
         let queue_default = &self.queues[leaf].conf.node_labels.default_expression;
-        for expression in expressions {
-            self.resolve_label(attempt, leaf, expression, queue_default)?;
-        }
+        let default = self.resolve_label(attempt, leaf, default, queue_default)?;
+        self.resolve_label(attempt, leaf, am, &default)?;
         Ok(())
     }
 

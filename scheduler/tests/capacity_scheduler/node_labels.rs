@@ -278,11 +278,11 @@ fn label_expressions_the_scheduler_cannot_serve_are_refused() {
     assert!(message.contains("host2"), "{message}");
     assert!(
         scheduler
-            .check_application_labels(app(3), "b", "bob", &["gpu"])
+            .check_application_labels(app(3), "b", "bob", "gpu", "")
             .is_err()
     );
     scheduler
-        .check_application_labels(app(3), "a", "alice", &["gpu", ""])
+        .check_application_labels(app(3), "a", "alice", "gpu", "")
         .unwrap();
     assert!(schedule_until_idle(&mut scheduler).iter().all(|a| a.is_am));
 }
@@ -426,7 +426,7 @@ fn a_queue_default_label_the_cluster_lacks_refuses_submissions() {
     assert!(!scheduler.has_application(app(1)), "nothing was admitted");
     assert!(
         scheduler
-            .check_application_labels(app(1), "a", "alice", &[""])
+            .check_application_labels(app(1), "a", "alice", "", "")
             .is_err(),
         "the submission check sees the queue's default too"
     );

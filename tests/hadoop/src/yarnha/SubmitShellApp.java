@@ -55,7 +55,8 @@ import org.apache.hadoop.yarn.util.Times;
  * queries
  *     getApplications, getYarnClusterMetrics, getNodeReports, getQueueInfo(default) with its
  *     weight and effective capacities,
- *     getQueueAclsInfo, getClusterNodeLabels, getNodeToLabels, and getClusterAttributes,
+ *     getQueueAclsInfo, getClusterNodeLabels, getNodeToLabels, getLabelsToNodes, and
+ *     getClusterAttributes,
  *     which yarn-ha does not serve
  * </pre>
  *
@@ -209,6 +210,13 @@ public final class SubmitShellApp {
         for (Map.Entry<NodeId, Set<String>> entry : client.getNodeToLabels().entrySet()) {
             System.out.println("NODE_TO_LABELS " + entry.getKey() + "="
                     + String.join(",", new TreeSet<>(entry.getValue())));
+        }
+        for (Map.Entry<String, Set<NodeId>> entry : client.getLabelsToNodes().entrySet()) {
+            TreeSet<String> ids = new TreeSet<>();
+            for (NodeId id : entry.getValue()) {
+                ids.add(id.toString());
+            }
+            System.out.println("LABELS_TO_NODES " + entry.getKey() + "=" + String.join(",", ids));
         }
         QueueInfo queue = client.getQueueInfo("default");
         System.out.println("QUEUE " + queue.getQueueName() + " " + queue.getQueueState() + " "
