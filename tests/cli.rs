@@ -381,7 +381,7 @@ fn conf_check_lists_every_key_honoured_refused_or_warned() {
         &site(&[
             ("yarn.resourcemanager.am.max-attempts", "3"),
             ("yarn.resourcemanager.scheduler.class", CAPACITY_SCHEDULER),
-            ("yarn.node-labels.enabled", "true"),
+            ("yarn.node-labels.configuration-type", "distributed"),
             ("yarn.resourcemanager.zk-address", "zk1:2181"),
             ("yarn.timeline-service.enabled", "true"),
             ("yarn.nodemanager.aux-services", "mapreduce_shuffle"),
@@ -441,6 +441,7 @@ fn conf_check_lists_every_key_honoured_refused_or_warned() {
         "yarn.scheduler.capacity.root.queues",
         "yarn.scheduler.capacity.root.a.capacity",
         "yarn.scheduler.capacity.root.b.maximum-application-lifetime",
+        "yarn.scheduler.capacity.root.a.accessible-node-labels",
     ] {
         assert!(line_of(key).starts_with("honoured  "), "{listing}");
     }
@@ -455,10 +456,6 @@ fn conf_check_lists_every_key_honoured_refused_or_warned() {
             "yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments",
             "schedule-asynchronously.enable=false",
         ),
-        (
-            "yarn.scheduler.capacity.root.a.accessible-node-labels",
-            "node labels",
-        ),
     ] {
         let line = line_of(key);
         assert!(
@@ -471,8 +468,8 @@ fn conf_check_lists_every_key_honoured_refused_or_warned() {
         (
             "yarn-site.xml",
             4,
-            "yarn.node-labels.enabled",
-            "node labels",
+            "yarn.node-labels.configuration-type",
+            "centralized",
         ),
         (
             "yarn-site.xml",
@@ -541,8 +538,8 @@ fn daemons_refuse_to_start_on_a_key_whose_promise_they_cannot_keep() {
     for (daemon, extra, says) in [
         (
             "resourcemanager",
-            ("yarn.node-labels.enabled", "true"),
-            "node labels are not implemented",
+            ("yarn.node-labels.configuration-type", "distributed"),
+            "centralized",
         ),
         (
             "nodemanager",
