@@ -49,6 +49,9 @@ pub enum Command {
     Container(ContainerArgs),
     /// Show queue status.
     Queue(QueueArgs),
+    /// Placement rules: `convert` rewrites legacy queue mappings as JSON rules.
+    #[command(subcommand)]
+    Placement(PlacementCommand),
     /// Reserve capacity of a reservable queue ahead of time: create, submit, update, delete and
     /// list reservations (the ReservationSystem).
     #[command(subcommand)]
@@ -942,6 +945,26 @@ pub enum ConfCommand {
     /// Write the yarn-site.xml and core-site.xml a Hadoop client (YarnClient, spark-submit)
     /// needs to reach this cluster over Hadoop IPC, HA included.
     HadoopClient(ConfHadoopClientArgs),
+}
+
+/// `yarn-ha placement` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum PlacementCommand {
+    /// Print as a JSON rule document (`mapping-rule-format=json`) the legacy mappings read
+    /// from FILE or standard input: a capacity-scheduler.xml (its
+    /// yarn.scheduler.capacity.queue-mappings and yarn.scheduler.queue-placement-rules.app-name),
+    /// or the entries themselves, comma- or line-separated, three-part entries (`u:name:queue`,
+    /// `g:name:queue`) as user and group mappings and two-part ones (`name:queue`) as
+    /// application-name mappings.
+    Convert(PlacementConvertArgs),
+}
+
+/// Arguments of `yarn-ha placement convert`.
+#[derive(Debug, Args)]
+pub struct PlacementConvertArgs {
+    /// The file to read; standard input when absent.
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
 }
 
 /// Arguments of `yarn-ha conf hadoop-client`.

@@ -19,6 +19,7 @@ fn help_lists_every_command_of_the_architecture() {
         "application",
         "node",
         "queue",
+        "placement",
         "top",
         "dshell",
         "pi",
@@ -338,6 +339,42 @@ fn pki_init_names_its_administrators_and_conf_check_warns_when_everyone_is_one()
     assert!(
         stderr(&out)
             .contains("warning: yarn.acl.enable is false, so every user is an administrator"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn placement_convert_prints_the_json_rules_of_legacy_mappings() {
+    let dir = tempfile::tempdir().unwrap();
+    let legacy = dir.path().join("mappings.txt");
+    write(
+        &legacy,
+        "u:%user:root.groups.%primary_group.%user,g:hadoop:root.groups.hadoop\n\
+         %application:%application\nhive_query:root.query.hive\n",
+    );
+    let out = yarn_ha(&["placement", "convert", legacy.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let printed: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let expected: serde_json::Value = serde_json::from_str(
+        r#"{"rules": [
+          {"type": "user", "matches": "*", "policy": "primaryGroupUser",
+           "parentQueue": "root.groups", "fallbackResult": "placeDefault"},
+          {"type": "group", "matches": "hadoop", "policy": "custom",
+           "customPlacement": "root.groups.hadoop", "fallbackResult": "placeDefault"},
+          {"type": "user", "matches": "*", "policy": "applicationName",
+           "fallbackResult": "placeDefault"},
+          {"type": "application", "matches": "hive_query", "policy": "custom",
+           "customPlacement": "root.query.hive", "fallbackResult": "placeDefault"}
+        ]}"#,
+    )
+    .unwrap();
+    assert_eq!(printed, expected);
+    write(&legacy, "u:alice:eng,x:bob:eng");
+    let out = yarn_ha(&["placement", "convert", legacy.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("mapping \"x:bob:eng\": unknown mapping prefix x"),
         "{}",
         stderr(&out)
     );

@@ -194,21 +194,6 @@ pub const UNHONOURED: &[Unhonoured] = &[
     ),
     // capacity-scheduler.xml: global.
     refused(
-        "yarn.scheduler.capacity.mapping-rule-json",
-        Accepted::Unset,
-        "JSON placement rules are not implemented: only the legacy queue-mappings are",
-    ),
-    refused(
-        "yarn.scheduler.capacity.mapping-rule-json-file",
-        Accepted::Unset,
-        "JSON placement rules are not implemented: only the legacy queue-mappings are",
-    ),
-    refused(
-        "yarn.scheduler.capacity.mapping-rule-format",
-        Accepted::OneOf(&["legacy"]),
-        "JSON placement rules are not implemented: only the legacy queue-mappings are",
-    ),
-    refused(
         "yarn.scheduler.queue-placement-rules",
         Accepted::OneOf(&[
             "user-group",
@@ -838,8 +823,8 @@ mod tests {
         assert_eq!(creation.judge("k", " FALSE "), Verdict::Honoured);
         refusal(creation.judge("k", "true"));
         refusal(judge_unread(
-            "yarn.scheduler.capacity.mapping-rule-json",
-            "[]",
+            "yarn.scheduler.queue-placement-rules",
+            "fair-rule",
         ));
         assert_eq!(
             judge_unread("yarn.timeline-service.enabled", "true"),

@@ -14,11 +14,14 @@ use crate::heartbeat_assignments::{HeartbeatAssignments, heartbeat_key_warnings}
 use crate::locality_delay::LocalityDelay;
 use crate::node_labels::NodeLabels;
 use crate::ordering_policy::OrderingPolicy;
+use crate::placement_rules::{
+    MAPPING_RULE_FORMAT_KEY, MAPPING_RULE_JSON_FILE_KEY, MAPPING_RULE_JSON_KEY, PlacementRules,
+    QUEUE_MAPPINGS_KEY, QUEUE_MAPPINGS_OVERRIDE_KEY, RuleSources,
+};
 use crate::property_reader::{PREFIX, PropertyReader, invalid};
 use crate::queue_acl::QueueAcl;
 use crate::queue_capacity::{CapacityEntry, QueueCapacity, ResourceType};
 use crate::queue_conf::QueueConf;
-use crate::queue_mappings::{QUEUE_MAPPINGS_KEY, QUEUE_MAPPINGS_OVERRIDE_KEY, QueueMappings};
 use crate::queue_node_labels::{self, QueueNodeLabels};
 use crate::queue_ordering_policy::QueueOrderingPolicy;
 use crate::queue_property::{
@@ -77,7 +80,7 @@ pub struct CapacitySchedulerConfiguration {
     legacy: bool,
     queues: BTreeMap<String, QueueConf>,
     paths_by_name: BTreeMap<String, Vec<String>>,
-    queue_mappings: QueueMappings,
+    placement_rules: PlacementRules,
     warnings: Vec<String>,
 }
 
@@ -107,9 +110,10 @@ impl CapacitySchedulerConfiguration {
     /// value: a key for a queue that is not listed (a typo, or a queue removed from its
     /// parent's list but not from the file) is refused rather than silently ignored. Every other
     /// key is judged by `yarn_conf::unhonoured`: refused (a positive
-    /// `maximum-application-lifetime`, `mapping-rule-json`), or kept as a warning. The
-    /// placement rules (`queue-mappings`, `queue-mappings-override.enable`, and the
-    /// application-name rules of the settings) are parsed into [`QueueMappings`].
+    /// `maximum-application-lifetime`), or kept as a warning. The placement rules
+    /// (`mapping-rule-format`, `mapping-rule-json`, `queue-mappings`,
+    /// `queue-mappings-override.enable`, and the application-name rules of the settings) are
+    /// parsed into [`PlacementRules`].
     ///
     /// # Errors
     ///
@@ -199,7 +203,13 @@ impl CapacitySchedulerConfiguration {
             }
         }
 
-        let queue_mappings = reader.get(QUEUE_MAPPINGS_KEY).map(str::to_owned);
+        let [rule_format, queue_mappings, rules_json, rules_json_file] = [
+            MAPPING_RULE_FORMAT_KEY,
+            QUEUE_MAPPINGS_KEY,
+            MAPPING_RULE_JSON_KEY,
+            MAPPING_RULE_JSON_FILE_KEY,
+        ]
+        .map(|key| reader.get(key).map(str::to_owned));
         let override_specified = keep_earlier(
             reader.boolean(QUEUE_MAPPINGS_OVERRIDE_KEY),
             unhonoured,
@@ -240,22 +250,29 @@ impl CapacitySchedulerConfiguration {
             legacy,
             queues,
             paths_by_name: BTreeMap::new(),
-            queue_mappings: QueueMappings::default(),
+            placement_rules: PlacementRules::default(),
             warnings,
         };
         conf.place_reservation_queues(&BTreeMap::new());
         // A rule in force whose queue a later commit removed (or one of this replica's
         // application-name rules the committed queues lack) must not stop a new leader from
-        // scheduling: that rule is left out with a warning until a refresh settles it.
-        let mut dropped = Vec::new();
-        conf.queue_mappings = QueueMappings::parse(
-            queue_mappings.as_deref(),
-            conf.settings.app_name_mappings.as_deref(),
+        // scheduling: it is kept with a warning until a refresh settles it.
+        let mut warnings = Vec::new();
+        let sources = RuleSources {
+            format: rule_format.as_deref(),
+            queue_mappings: queue_mappings.as_deref(),
+            app_name_mappings: conf.settings.app_name_mappings.as_deref(),
+            json: rules_json.as_deref(),
+            json_file: rules_json_file.as_deref(),
             override_specified,
+        };
+        conf.placement_rules = PlacementRules::parse(
+            &sources,
             &conf,
-            (unhonoured == Unhonoured::Warn).then_some(&mut dropped),
+            unhonoured == Unhonoured::Warn,
+            &mut warnings,
         )?;
-        conf.warnings.extend(dropped);
+        conf.warnings.extend(warnings);
         Ok(conf)
     }
 
@@ -338,10 +355,10 @@ impl CapacitySchedulerConfiguration {
         &self.warnings
     }
 
-    /// The placement rules (`queue-mappings`, and the application-name rules of
-    /// `yarn-site.xml`).
-    pub fn queue_mappings(&self) -> &QueueMappings {
-        &self.queue_mappings
+    /// The placement rules: the JSON rules, or the legacy `queue-mappings` and the
+    /// application-name rules of `yarn-site.xml`.
+    pub fn placement_rules(&self) -> &PlacementRules {
+        &self.placement_rules
     }
 
     /// The `yarn-site.xml` settings the configuration was built with.

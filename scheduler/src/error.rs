@@ -34,7 +34,7 @@ pub enum SchedulerError {
         expected: &'static str,
     },
 
-    /// A placement rule that does not parse, or names a queue that is no leaf.
+    /// A legacy placement entry that does not parse, or names a queue that is no leaf.
     #[error("key {key}: mapping {entry:?}: {reason}")]
     QueueMapping {
         /// The property name.
@@ -42,6 +42,16 @@ pub enum SchedulerError {
         /// The entry, as written.
         entry: String,
         /// What is wrong, in Hadoop's words where it has them.
+        reason: String,
+    },
+
+    /// A JSON placement rule document that does not parse, or a rule in it that lacks a field
+    /// its policy needs or names a queue that cannot be a leaf.
+    #[error("key {key}: {reason}")]
+    MappingRules {
+        /// The property name.
+        key: &'static str,
+        /// What is wrong, and which rule, by position.
         reason: String,
     },
 
@@ -612,7 +622,9 @@ impl SchedulerError {
             | Self::CapacityVectorInLegacyMode { key, .. }
             | Self::QueueRule { key, .. }
             | Self::MaximumAllocationAboveCluster { key, .. } => Some(key.clone()),
-            Self::UnknownResourceCalculator { key, .. } => Some((*key).to_owned()),
+            Self::UnknownResourceCalculator { key, .. }
+            | Self::QueueMapping { key, .. }
+            | Self::MappingRules { key, .. } => Some((*key).to_owned()),
             Self::InvalidQueueName { parent, .. }
             | Self::DuplicateQueue { parent, .. }
             | Self::ChildCapacitySum { parent, .. } => queue_key(parent, "queues"),

@@ -71,6 +71,7 @@ mod node;
 mod node_labels;
 mod ordering_policy;
 mod pending_reason;
+mod placement_rules;
 pub mod preemption;
 mod property_reader;
 mod queue;
@@ -79,7 +80,6 @@ mod queue_capacity;
 mod queue_conf;
 mod queue_info;
 mod queue_limits;
-mod queue_mappings;
 mod queue_node_labels;
 mod queue_ordering_policy;
 mod queue_property;
@@ -113,15 +113,16 @@ pub use node::SchedulerNode;
 pub use node_labels::{MAX_LABEL_LENGTH, NodeLabel, NodeLabels, NodeSpec, check_label_name};
 pub use ordering_policy::OrderingPolicy;
 pub use pending_reason::PendingReason;
+pub use placement_rules::{
+    APP_NAME_MAPPINGS_KEY, MAPPING_RULE_FORMAT_KEY, MAPPING_RULE_JSON_FILE_KEY,
+    MAPPING_RULE_JSON_KEY, Placement, PlacementRules, QUEUE_MAPPINGS_KEY,
+    QUEUE_MAPPINGS_OVERRIDE_KEY, RuleSources, Submission, convert_legacy_rules,
+};
 pub use queue_acl::QueueAcl;
 pub use queue_capacity::{CapacityEntry, QueueCapacity, ResourceType};
 pub use queue_conf::{ApplicationLimits, QueueConf};
 pub use queue_info::{PartitionInfo, QueueInfo, UserInfo};
 pub use queue_limits::QueueLimits;
-pub use queue_mappings::{
-    APP_NAME_MAPPINGS_KEY, Placement, QUEUE_MAPPINGS_KEY, QUEUE_MAPPINGS_OVERRIDE_KEY,
-    QueueMappings, Submission,
-};
 pub use queue_node_labels::{LabelCapacity, QueueNodeLabels, queue_naming_label};
 pub use queue_ordering_policy::QueueOrderingPolicy;
 pub use queue_property::key_verdict;

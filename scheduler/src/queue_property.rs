@@ -6,9 +6,12 @@ use yarn_conf::{Verdict, unhonoured};
 use crate::capacity_scheduler_configuration::{LEGACY_QUEUE_MODE_KEY, ROOT};
 use crate::heartbeat_assignments::HEARTBEAT_ASSIGNMENT_KEYS;
 use crate::locality_delay::LOCALITY_DELAY_KEYS;
+use crate::placement_rules::{
+    MAPPING_RULE_FORMAT_KEY, MAPPING_RULE_JSON_FILE_KEY, MAPPING_RULE_JSON_KEY, QUEUE_MAPPINGS_KEY,
+    QUEUE_MAPPINGS_OVERRIDE_KEY,
+};
 use crate::property_reader::PREFIX;
 use crate::queue_acl::QueueAcl;
-use crate::queue_mappings::{QUEUE_MAPPINGS_KEY, QUEUE_MAPPINGS_OVERRIDE_KEY};
 use crate::queue_node_labels::{
     ACCESSIBLE_NODE_LABELS, DEFAULT_NODE_LABEL_EXPRESSION, label_capacity_queue,
 };
@@ -225,8 +228,14 @@ fn is_read(key: &str) -> bool {
         || key == LEGACY_QUEUE_MODE_KEY
         || LOCALITY_DELAY_KEYS.contains(&key)
         || HEARTBEAT_ASSIGNMENT_KEYS.contains(&key)
-        || key == QUEUE_MAPPINGS_KEY
-        || key == QUEUE_MAPPINGS_OVERRIDE_KEY
+        || [
+            QUEUE_MAPPINGS_KEY,
+            QUEUE_MAPPINGS_OVERRIDE_KEY,
+            MAPPING_RULE_FORMAT_KEY,
+            MAPPING_RULE_JSON_KEY,
+            MAPPING_RULE_JSON_FILE_KEY,
+        ]
+        .contains(&key)
     {
         return true;
     }
@@ -317,13 +326,14 @@ mod tests {
             "root.a.accessible-node-labels",
             "root.a.accessible-node-labels.gpu.capacity",
             "root.a.default-node-label-expression",
+            "mapping-rule-json",
+            "mapping-rule-format",
         ] {
             assert!(is_read(&full(rest)), "{rest}");
         }
         for rest in [
             "root.a.ordering-policy.priority-utilization.underutilized-preemption.enabled",
             "root.a.leaf-queue-template.accessible-node-labels.gpu.capacity",
-            "mapping-rule-json",
             "capacity",
             "state",
         ] {

@@ -11,7 +11,7 @@ use yarn_conf::keys::{
 use crate::Resource;
 use crate::access_control_list::AccessControlList;
 use crate::error::SchedulerError;
-use crate::queue_mappings::{APP_NAME_MAPPINGS_KEY, check_app_name_entries};
+use crate::placement_rules::{APP_NAME_MAPPINGS_KEY, check_app_name_entries};
 
 /// `yarn.scheduler.minimum-allocation-mb`: the smallest container memory, and the step asks are
 /// rounded up to.

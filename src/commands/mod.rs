@@ -12,6 +12,7 @@ mod minicluster;
 mod node;
 mod nodemanager;
 mod pki;
+mod placement;
 mod queue;
 mod reservation;
 mod resourcemanager;
@@ -47,6 +48,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Applicationattempt(args) => applicationattempt::run(conf_dir, args),
         Command::Container(args) => container::run(conf_dir, args),
         Command::Queue(args) => queue::run(conf_dir, args),
+        Command::Placement(command) => placement::run(&command),
         Command::Reservation(command) => reservation::run(conf_dir, command),
         Command::Top(args) => top::run(conf_dir, args),
         Command::Dshell(args) => samples::dshell(conf_dir, &args.args),

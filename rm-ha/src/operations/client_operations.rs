@@ -165,10 +165,10 @@ impl ClientOperations {
     /// admission, which records the rejection in the application's diagnostics, as in YARN. A
     /// resubmission of a stored or retired application is not checked again: it is acknowledged
     /// as is.
-    /// Before those checks the placement rules ([`yarn_scheduler::QueueMappings`]) may move the
-    /// submission to another queue, which `record` then names: the decision is made once,
-    /// here, and stored with the submission. A submission `for_reservation` is not placed: it
-    /// runs in its reservation's plan queue.
+    /// Before those checks the placement rules ([`yarn_scheduler::PlacementRules`]) may move the
+    /// submission to another queue, which `record` then names, with the rule in its
+    /// diagnostics: the decision is made once, here, and stored with the submission. A
+    /// submission `for_reservation` is not placed: it runs in its reservation's plan queue.
     /// Returns the lifetimes of the leaf the application would run in, `None` when the queue
     /// is not known (admission will reject it unless a refresh creates it first) or the
     /// application is stored already.
@@ -209,7 +209,7 @@ impl ClientOperations {
                 let placement = if for_reservation {
                     Placement::AsSubmitted
                 } else {
-                    conf.queue_mappings().place(conf, &submission)?
+                    conf.placement_rules().place(conf, &submission)?
                 };
                 let mut placed = record.clone();
                 if let Placement::Placed { queue, .. } | Placement::Fallback { queue, .. } =
@@ -224,6 +224,9 @@ impl ClientOperations {
         let checked = match checked {
             Ok(Ok((placement, queue, checked))) => {
                 log_placement(id, &record.queue, &placement);
+                if let Some(note) = placement_note(&placement) {
+                    record.diagnostics = note;
+                }
                 record.queue = queue;
                 Ok(checked)
             }
@@ -260,6 +263,26 @@ impl ClientOperations {
                  does not load: {err}"
             ))),
         }
+    }
+}
+
+/// What the application's diagnostics say of a rule's placement, stored with the submission so
+/// that its report names the queue and the rule until later diagnostics (a rejection, the
+/// application's end) replace it.
+fn placement_note(placement: &Placement) -> Option<String> {
+    match placement {
+        Placement::AsSubmitted => None,
+        Placement::Placed { queue, rule } => {
+            Some(format!("Placed in queue {queue} (placement rule: {rule})"))
+        }
+        Placement::Fallback {
+            queue,
+            rule,
+            reason,
+        } => Some(format!(
+            "Placed in queue {queue} (placement rule: {rule}; its queue is unusable, so its \
+             fallback placed it: {reason})"
+        )),
     }
 }
 

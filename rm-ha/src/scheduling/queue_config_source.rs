@@ -1,11 +1,14 @@
 //! [`QueueConfigSource`]: where the leader reads `capacity-scheduler.xml` from.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use yarn_conf::unhonoured;
 use yarn_conf::{ConfError, Configuration, Location, Verdict, keys};
-use yarn_scheduler::{CapacitySchedulerConfiguration, SchedulerSettings};
+use yarn_scheduler::{
+    CapacitySchedulerConfiguration, MAPPING_RULE_FORMAT_KEY, MAPPING_RULE_JSON_FILE_KEY,
+    MAPPING_RULE_JSON_KEY, SchedulerSettings,
+};
 use yarn_security::Groups;
 
 use crate::Error;
@@ -36,12 +39,14 @@ pub struct QueueConfigSource {
 impl QueueConfigSource {
     /// Reads the file's `yarn.scheduler.capacity.*` properties, `${...}` references resolved,
     /// with where each was set; every other key of the file is refused, warned about or, when
-    /// its value keeps Hadoop's behaviour, passed over ([`judge_foreign_key`]).
+    /// its value keeps Hadoop's behaviour, passed over ([`judge_foreign_key`]). JSON placement
+    /// rules named by `mapping-rule-json-file` are read too ([`inline_rules_file`]).
     ///
     /// # Errors
     ///
     /// [`Error::ReadQueueConfiguration`] naming the file and what is wrong with it, or the first
-    /// key of `yarn-site.xml` refused here, with its line.
+    /// key of `yarn-site.xml` refused here, with its line; or the rules file that cannot be
+    /// read.
     pub fn read(&self) -> Result<QueueFile, Error> {
         let Some(file) = self.file.as_ref().filter(|file| file.exists()) else {
             return Ok(QueueFile::from(default_properties()));
@@ -67,6 +72,7 @@ impl QueueConfigSource {
                 }
             }
         }
+        inline_rules_file(&mut read, file)?;
         Ok(read)
     }
 
@@ -180,6 +186,45 @@ fn judge_foreign_key(conf: &Configuration, name: &str) -> Result<Option<String>,
              keys, and is ignored"
         ))),
     }
+}
+
+/// With `mapping-rule-format=json`, no inline `mapping-rule-json` and a
+/// `mapping-rule-json-file`, reads that file (relative to the directory of
+/// `capacity-scheduler.xml` when the path is relative) into `mapping-rule-json`, located at the
+/// file, so the rules travel through Raft like every other property and every replica places
+/// with the leader's rules. Hadoop reads the inline rules in preference too; a file beside
+/// them is reported as ignored by the scheduler.
+fn inline_rules_file(read: &mut QueueFile, xml: &Path) -> Result<(), Error> {
+    let format = read
+        .properties
+        .get(MAPPING_RULE_FORMAT_KEY)
+        .map(|f| f.trim());
+    let inline = read
+        .properties
+        .get(MAPPING_RULE_JSON_KEY)
+        .is_some_and(|rules| !rules.trim().is_empty());
+    let Some(path) = read
+        .properties
+        .get(MAPPING_RULE_JSON_FILE_KEY)
+        .map(|path| path.trim())
+        .filter(|path| format == Some("json") && !inline && !path.is_empty())
+    else {
+        return Ok(());
+    };
+    let path = xml.parent().unwrap_or(Path::new("")).join(path);
+    let rules = yarn_conf::loader::read_file(&path)
+        .map_err(|source| Error::ReadQueueConfiguration { source })?;
+    read.properties
+        .insert(MAPPING_RULE_JSON_KEY.to_owned(), rules);
+    read.locations.insert(
+        MAPPING_RULE_JSON_KEY.to_owned(),
+        Location {
+            file: path.display().to_string(),
+            line: 1,
+            column: 1,
+        },
+    );
+    Ok(())
 }
 
 /// What [`QueueConfigSource::read`] found in the file.
@@ -296,6 +341,55 @@ mod tests {
         let config = loaded.config;
         let analytics = config.queue("root.analytics").expect("root.analytics");
         assert!((analytics.absolute_maximum_capacity - 50.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_json_rules_file_is_read_into_the_properties_and_its_errors_point_at_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = r#"{"rules": [{"type": "user", "matches": "*", "policy": "defaultQueue"}]}"#;
+        std::fs::write(dir.path().join("rules.json"), rules).unwrap();
+        let properties = [
+            (MAPPING_RULE_FORMAT_KEY, "json"),
+            (MAPPING_RULE_JSON_FILE_KEY, "rules.json"),
+        ];
+        let read = source(Some(write_file(&dir, &properties))).read().unwrap();
+        assert_eq!(read.properties[MAPPING_RULE_JSON_KEY], rules);
+        // An inline document wins: the file is not read.
+        let inline = r#"{"rules": []}"#;
+        let both = [
+            (MAPPING_RULE_FORMAT_KEY, "json"),
+            (MAPPING_RULE_JSON_FILE_KEY, "absent.json"),
+            (MAPPING_RULE_JSON_KEY, inline),
+        ];
+        let read = source(Some(write_file(&dir, &both))).read().unwrap();
+        assert_eq!(read.properties[MAPPING_RULE_JSON_KEY], inline);
+        // So is a legacy format's file.
+        let legacy = [(MAPPING_RULE_JSON_FILE_KEY, "absent.json")];
+        let read = source(Some(write_file(&dir, &legacy))).read().unwrap();
+        assert!(!read.properties.contains_key(MAPPING_RULE_JSON_KEY));
+        // A file that cannot be read is named.
+        let missing = [
+            (MAPPING_RULE_FORMAT_KEY, "json"),
+            (MAPPING_RULE_JSON_FILE_KEY, "absent.json"),
+        ];
+        let err = source(Some(write_file(&dir, &missing)))
+            .read()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("absent.json"), "{err}");
+        // A rule the queues cannot take is reported at the rules file.
+        std::fs::write(
+            dir.path().join("rules.json"),
+            r#"{"rules": [{"type": "user", "matches": "*", "policy": "custom",
+                "customPlacement": "root.nosuch"}]}"#,
+        )
+        .unwrap();
+        let err = source(Some(write_file(&dir, &properties)))
+            .load()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("rules.json:1:1"), "{err}");
+        assert!(err.contains("'nosuch'"), "{err}");
     }
 
     #[test]

@@ -171,7 +171,6 @@ fn keys_whose_promise_the_scheduler_cannot_keep_are_refused_by_name() {
             "[user=alice max_priority=5]",
             "limits on application priorities",
         ),
-        ("mapping-rule-json", "[]", "JSON placement rules"),
         (
             "root.auto-queue-creation-v2.enabled",
             "true",

@@ -13,6 +13,7 @@ mod mock;
 mod moves;
 mod node_labels;
 mod ordering;
+mod placement_rules;
 mod preemption;
 mod promotions;
 mod queues;
