@@ -953,8 +953,8 @@ pub enum PlacementCommand {
     /// Print as a JSON rule document (`mapping-rule-format=json`) the legacy mappings read
     /// from FILE or standard input: a capacity-scheduler.xml (its
     /// yarn.scheduler.capacity.queue-mappings and yarn.scheduler.queue-placement-rules.app-name),
-    /// or the entries themselves, comma- or line-separated, three-part entries (`u:name:queue`,
-    /// `g:name:queue`) as user and group mappings and two-part ones (`name:queue`) as
+    /// or the entries themselves, comma- or line-separated: entries starting `u:` or `g:` (or
+    /// of three parts) as user and group mappings, the others (`name:queue`) as
     /// application-name mappings.
     Convert(PlacementConvertArgs),
 }

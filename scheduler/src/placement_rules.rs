@@ -29,8 +29,8 @@ pub const APP_NAME_MAPPINGS_KEY: &str = "yarn.scheduler.queue-placement-rules.ap
 pub const MAPPING_RULE_FORMAT_KEY: &str = "yarn.scheduler.capacity.mapping-rule-format";
 /// The JSON rule document, inline; it wins over the file.
 pub const MAPPING_RULE_JSON_KEY: &str = "yarn.scheduler.capacity.mapping-rule-json";
-/// The absolute path of a JSON rule document, which the leader reads with
-/// `capacity-scheduler.xml` and commits inline as [`MAPPING_RULE_JSON_KEY`].
+/// The path of a JSON rule document (relative ones from `capacity-scheduler.xml`'s directory),
+/// which the leader reads with that file and commits inline as [`MAPPING_RULE_JSON_KEY`].
 pub const MAPPING_RULE_JSON_FILE_KEY: &str = "yarn.scheduler.capacity.mapping-rule-json-file";
 
 /// Hadoop's refusal of a submission the rules reject.
@@ -122,13 +122,14 @@ impl PlacementRules {
     /// loads them: fields the policy needs, and a queue that can lead to a leaf of `conf`.
     /// The form not in force is reported in `warnings` when set, as is a JSON format with no
     /// rules. With `lenient`, for rules already in force, a rule that fails its check is kept
-    /// (it takes its fallback when it matches) and an entry that does not parse is left out,
-    /// each with a warning, so that a new leader keeps scheduling.
+    /// (it takes its fallback when it matches), an entry or document that does not parse is
+    /// left out and an unknown format is taken as `legacy`, each with a warning, so that a new
+    /// leader keeps scheduling.
     ///
     /// # Errors
     ///
     /// Without `lenient`: [`SchedulerError::InvalidValue`] for a format other than `legacy`
-    /// or `json`; [`SchedulerError::QueueMapping`] naming the key, the legacy entry and Hadoop's
+    /// or `json` (either case; blank is `legacy`); [`SchedulerError::QueueMapping`] naming the key, the legacy entry and Hadoop's
     /// reason; [`SchedulerError::MappingRules`] naming the key, the JSON rule and the reason
     /// (a document that does not parse, with its line and column; a missing field; a queue
     /// that cannot be a leaf).
@@ -138,16 +139,22 @@ impl PlacementRules {
         lenient: bool,
         warnings: &mut Vec<String>,
     ) -> Result<Self, SchedulerError> {
-        let json = match sources.format.map(str::trim) {
-            None | Some("legacy") => false,
-            Some("json") => true,
-            Some(other) => {
-                return Err(SchedulerError::InvalidValue {
-                    key: MAPPING_RULE_FORMAT_KEY.to_owned(),
-                    value: other.to_owned(),
-                    expected: "legacy or json",
-                });
+        let format = sources.format.map(str::trim).unwrap_or_default();
+        let json = if format.eq_ignore_ascii_case("json") {
+            true
+        } else if format.is_empty() || format.eq_ignore_ascii_case("legacy") {
+            false
+        } else {
+            let refusal = SchedulerError::InvalidValue {
+                key: MAPPING_RULE_FORMAT_KEY.to_owned(),
+                value: format.to_owned(),
+                expected: "legacy or json",
+            };
+            if !lenient {
+                return Err(refusal);
             }
+            warnings.push(format!("{refusal}; the legacy rules apply"));
+            false
         };
         let ignored = |key: &str| {
             format!(
@@ -182,17 +189,13 @@ impl PlacementRules {
         })
     }
 
-    /// Whether there is no rule.
-    pub fn is_empty(&self) -> bool {
-        self.rules.is_empty()
-    }
-
     /// Where `submission` goes under the queues of `conf` (see the type).
     ///
     /// # Errors
     ///
     /// Hadoop's refusal, followed by the rules that matched and what each decided, when a
-    /// rule rejects the submission or a fallback to the default queue finds it unusable.
+    /// `reject` rule matches, a rule's `reject` fallback fires, or a `placeDefault` fallback
+    /// finds the default queue unusable.
     pub fn place(
         &self,
         conf: &CapacitySchedulerConfiguration,
@@ -258,7 +261,27 @@ impl PlacementRules {
     }
 }
 
-/// The legacy entries as rules: user and group entries first, then application names.
+/// A legacy entry: its key, the entry as written, and its rule or why it does not parse.
+type LegacyEntry<'a> = (&'static str, &'a str, Result<MappingRule, String>);
+
+/// The legacy entries as rules, user and group entries first, then application names.
+fn legacy_entries<'a>(
+    queue_mappings: &'a str,
+    app_name_mappings: &'a str,
+) -> impl Iterator<Item = LegacyEntry<'a>> {
+    [
+        (QUEUE_MAPPINGS_KEY, queue_mappings, false),
+        (APP_NAME_MAPPINGS_KEY, app_name_mappings, true),
+    ]
+    .into_iter()
+    .flat_map(|(key, value, application)| {
+        entries(value)
+            .into_iter()
+            .map(move |entry| (key, entry, legacy_rule(entry, application)))
+    })
+}
+
+/// The legacy entries as checked rules.
 fn legacy_rules(
     sources: &RuleSources<'_>,
     conf: &CapacitySchedulerConfiguration,
@@ -266,38 +289,37 @@ fn legacy_rules(
     warnings: &mut Vec<String>,
 ) -> Result<Vec<NamedRule>, SchedulerError> {
     let mut rules = Vec::new();
-    for (key, value, application) in [
-        (QUEUE_MAPPINGS_KEY, sources.queue_mappings, false),
-        (APP_NAME_MAPPINGS_KEY, sources.app_name_mappings, true),
-    ] {
-        for entry in entries(value.unwrap_or_default()) {
-            let refusal = |reason| SchedulerError::QueueMapping {
-                key,
-                entry: entry.to_owned(),
-                reason,
-            };
-            let rule = match legacy_rule(entry, application) {
-                Ok(rule) => rule,
-                Err(reason) if lenient => {
-                    warnings.push(format!("{}; the entry is left out", refusal(reason)));
-                    continue;
-                }
-                Err(reason) => return Err(refusal(reason)),
-            };
-            if let Err(reason) = rule.check(conf) {
-                if !lenient {
-                    return Err(refusal(reason));
-                }
-                warnings.push(format!(
-                    "{}; the rule falls back when it matches, until a refresh settles it",
-                    refusal(reason)
-                ));
+    let all = legacy_entries(
+        sources.queue_mappings.unwrap_or_default(),
+        sources.app_name_mappings.unwrap_or_default(),
+    );
+    for (key, entry, rule) in all {
+        let refusal = |reason| SchedulerError::QueueMapping {
+            key,
+            entry: entry.to_owned(),
+            reason,
+        };
+        let rule = match rule {
+            Ok(rule) => rule,
+            Err(reason) if lenient => {
+                warnings.push(format!("{}; the entry is left out", refusal(reason)));
+                continue;
             }
-            rules.push(NamedRule {
-                name: entry.to_owned(),
-                rule,
-            });
+            Err(reason) => return Err(refusal(reason)),
+        };
+        if let Err(reason) = rule.check(conf) {
+            if !lenient {
+                return Err(refusal(reason));
+            }
+            warnings.push(format!(
+                "{}; the rule falls back when it matches, until a refresh settles it",
+                refusal(reason)
+            ));
         }
+        rules.push(NamedRule {
+            name: entry.to_owned(),
+            rule,
+        });
     }
     Ok(rules)
 }
@@ -341,6 +363,11 @@ fn json_rules(
         }
         Err(reason) => return Err(refusal(reason)),
     };
+    if parsed.is_empty() {
+        warnings.push(format!(
+            "{MAPPING_RULE_JSON_KEY} holds no rule: no placement rule applies"
+        ));
+    }
     let mut rules = Vec::new();
     for (position, rule) in parsed.into_iter().enumerate() {
         let name = format!("rule {} ({})", position + 1, rule.describe());
@@ -369,22 +396,26 @@ pub fn convert_legacy_rules(
     queue_mappings: &str,
     app_name_mappings: &str,
 ) -> Result<String, SchedulerError> {
-    let mut rules = Vec::new();
-    for (key, value, application) in [
-        (QUEUE_MAPPINGS_KEY, queue_mappings, false),
-        (APP_NAME_MAPPINGS_KEY, app_name_mappings, true),
-    ] {
-        for entry in entries(value) {
-            rules.push(legacy_rule(entry, application).map_err(|reason| {
-                SchedulerError::QueueMapping {
-                    key,
-                    entry: entry.to_owned(),
-                    reason,
-                }
-            })?);
-        }
-    }
-    Ok(rules_to_json(&rules))
+    Ok(rules_to_json(&legacy_rule_list(
+        queue_mappings,
+        app_name_mappings,
+    )?))
+}
+
+/// The rules of the legacy entries, unchecked against any queue.
+fn legacy_rule_list(
+    queue_mappings: &str,
+    app_name_mappings: &str,
+) -> Result<Vec<MappingRule>, SchedulerError> {
+    legacy_entries(queue_mappings, app_name_mappings)
+        .map(|(key, entry, rule)| {
+            rule.map_err(|reason| SchedulerError::QueueMapping {
+                key,
+                entry: entry.to_owned(),
+                reason,
+            })
+        })
+        .collect()
 }
 
 /// Checks the syntax of the application-name rules `value` (the `yarn-site.xml` key), which a
@@ -394,7 +425,7 @@ pub fn convert_legacy_rules(
 ///
 /// [`SchedulerError::QueueMapping`] for the first malformed entry.
 pub(crate) fn check_app_name_entries(value: &str) -> Result<(), SchedulerError> {
-    convert_legacy_rules("", value).map(drop)
+    legacy_rule_list("", value).map(drop)
 }
 
 #[cfg(test)]
@@ -553,7 +584,7 @@ mod tests {
     }
 
     #[test]
-    fn a_committed_rule_whose_queue_went_is_dropped_with_a_warning() {
+    fn a_committed_rule_whose_queue_went_is_kept_with_a_warning_and_falls_back() {
         let properties: BTreeMap<String, String> = [
             ("yarn.scheduler.capacity.root.queues", "default"),
             ("yarn.scheduler.capacity.root.default.capacity", "100"),
@@ -593,6 +624,54 @@ mod tests {
     }
 
     #[test]
+    fn a_committed_configuration_keeps_scheduling_whatever_its_rules_say() {
+        let committed = |extra: &[(&str, &str)]| {
+            let mut properties: BTreeMap<String, String> = [
+                ("yarn.scheduler.capacity.root.queues", "default"),
+                ("yarn.scheduler.capacity.root.default.capacity", "100"),
+            ]
+            .into_iter()
+            .chain(extra.iter().copied())
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+            let refused = CapacitySchedulerConfiguration::new(
+                properties.clone(),
+                SchedulerSettings::default(),
+            )
+            .is_err();
+            properties.insert(QUEUE_MAPPINGS_KEY.to_owned(), "u:%user:default".to_owned());
+            let conf =
+                CapacitySchedulerConfiguration::committed(properties, SchedulerSettings::default())
+                    .expect("a committed configuration loads");
+            (refused, conf)
+        };
+        // Blank and any case of legacy are the legacy format, as before JSON rules.
+        for format in ["", " Legacy "] {
+            let (refused, conf) = committed(&[(MAPPING_RULE_FORMAT_KEY, format)]);
+            assert!(!refused, "{format:?}");
+            assert_eq!(conf.placement_rules().rules.len(), 1, "{format:?}");
+        }
+        let (refused, conf) = committed(&[(MAPPING_RULE_FORMAT_KEY, "yaml")]);
+        assert!(refused);
+        assert_eq!(conf.placement_rules().rules.len(), 1, "taken as legacy");
+        for document in ["{\"rules\": [", "{\"rules\": [{\"type\": \"user\"}]}"] {
+            let (refused, conf) = committed(&[
+                (MAPPING_RULE_FORMAT_KEY, "JSON"),
+                (MAPPING_RULE_JSON_KEY, document),
+            ]);
+            assert!(refused, "{document}");
+            assert!(conf.placement_rules().rules.is_empty(), "{document}");
+            assert!(
+                conf.warnings()
+                    .iter()
+                    .any(|w| w.contains("no rule applies")),
+                "{:?}",
+                conf.warnings()
+            );
+        }
+    }
+
+    #[test]
     fn application_rules_come_after_user_rules_and_override_places_named_queues() {
         let conf = conf(
             "u:carol:marketing",
@@ -621,7 +700,7 @@ mod tests {
             "{reason}"
         );
         let none = conf_with("");
-        assert!(none.placement_rules().is_empty());
+        assert!(none.placement_rules().rules.is_empty());
         assert_eq!(
             place(&none, "alice", &[], "x", ""),
             Ok(Placement::AsSubmitted)

@@ -37,8 +37,9 @@ pub fn run(command: &PlacementCommand) -> anyhow::Result<ExitCode> {
 }
 
 /// The user and group mappings and the application-name mappings of `text`: the two keys of a
-/// Hadoop configuration file, or bare entries: three-part ones (`u:name:queue`) user and group
-/// mappings, the others (`name:queue`) application-name mappings.
+/// Hadoop configuration file, or bare entries: those starting `u:` or `g:` or of three parts
+/// user and group mappings (where a malformed one is refused), the others (`name:queue`)
+/// application-name mappings.
 fn legacy_mappings(name: &str, text: &str) -> anyhow::Result<(String, String)> {
     if text.trim_start().starts_with('<') {
         let mut conf = Configuration::new();
@@ -50,7 +51,9 @@ fn legacy_mappings(name: &str, text: &str) -> anyhow::Result<(String, String)> {
         .split([',', '\n'])
         .map(str::trim)
         .filter(|entry| !entry.is_empty())
-        .partition(|entry| entry.split(':').count() == 3);
+        .partition(|entry| {
+            entry.starts_with("u:") || entry.starts_with("g:") || entry.split(':').count() == 3
+        });
     Ok((users.join(","), applications.join(",")))
 }
 

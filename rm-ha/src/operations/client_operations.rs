@@ -632,7 +632,8 @@ impl ClientOperations {
     ) -> Result<BTreeMap<String, String>, RmError> {
         let Caller::Peer(identity) = caller else {
             return Err(RmError::Unauthenticated {
-                message: "the scheduler configuration is shown to administrators only;                           present a certificate (or user.name without TLS)"
+                message: "the scheduler configuration is shown to administrators only; present a \
+                          certificate (or user.name without TLS)"
                     .to_owned(),
             });
         };

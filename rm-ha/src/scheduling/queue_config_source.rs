@@ -192,13 +192,13 @@ fn judge_foreign_key(conf: &Configuration, name: &str) -> Result<Option<String>,
 /// `mapping-rule-json-file`, reads that file (relative to the directory of
 /// `capacity-scheduler.xml` when the path is relative) into `mapping-rule-json`, located at the
 /// file, so the rules travel through Raft like every other property and every replica places
-/// with the leader's rules. Hadoop reads the inline rules in preference too; a file beside
-/// them is reported as ignored by the scheduler.
+/// with the leader's rules. The inline rules win, as in Hadoop: a file beside them is warned
+/// about and not read.
 fn inline_rules_file(read: &mut QueueFile, xml: &Path) -> Result<(), Error> {
-    let format = read
+    let json = read
         .properties
         .get(MAPPING_RULE_FORMAT_KEY)
-        .map(|f| f.trim());
+        .is_some_and(|format| format.trim().eq_ignore_ascii_case("json"));
     let inline = read
         .properties
         .get(MAPPING_RULE_JSON_KEY)
@@ -206,24 +206,40 @@ fn inline_rules_file(read: &mut QueueFile, xml: &Path) -> Result<(), Error> {
     let Some(path) = read
         .properties
         .get(MAPPING_RULE_JSON_FILE_KEY)
-        .map(|path| path.trim())
-        .filter(|path| format == Some("json") && !inline && !path.is_empty())
+        .map(|path| path.trim().to_owned())
+        .filter(|path| json && !path.is_empty())
     else {
         return Ok(());
     };
+    if inline {
+        read.warnings.push(format!(
+            "{MAPPING_RULE_JSON_FILE_KEY}={path} is not read: {MAPPING_RULE_JSON_KEY} is set \
+             and wins"
+        ));
+        return Ok(());
+    }
     let path = xml.parent().unwrap_or(Path::new("")).join(path);
     let rules = yarn_conf::loader::read_file(&path)
         .map_err(|source| Error::ReadQueueConfiguration { source })?;
+    let location = Location {
+        file: path.display().to_string(),
+        line: 1,
+        column: 1,
+    };
+    if rules.trim().is_empty() {
+        return Err(Error::ReadQueueConfiguration {
+            source: ConfError::Unhonoured {
+                key: MAPPING_RULE_JSON_FILE_KEY.to_owned(),
+                value: path.display().to_string(),
+                reason: "the rules file is empty: write {\"rules\": []} for no rule".to_owned(),
+                location: Some(location),
+            },
+        });
+    }
     read.properties
         .insert(MAPPING_RULE_JSON_KEY.to_owned(), rules);
-    read.locations.insert(
-        MAPPING_RULE_JSON_KEY.to_owned(),
-        Location {
-            file: path.display().to_string(),
-            line: 1,
-            column: 1,
-        },
-    );
+    read.locations
+        .insert(MAPPING_RULE_JSON_KEY.to_owned(), location);
     Ok(())
 }
 
@@ -363,6 +379,13 @@ mod tests {
         ];
         let read = source(Some(write_file(&dir, &both))).read().unwrap();
         assert_eq!(read.properties[MAPPING_RULE_JSON_KEY], inline);
+        assert!(
+            read.warnings
+                .iter()
+                .any(|w| w.contains("absent.json is not read")),
+            "{:?}",
+            read.warnings
+        );
         // So is a legacy format's file.
         let legacy = [(MAPPING_RULE_JSON_FILE_KEY, "absent.json")];
         let read = source(Some(write_file(&dir, &legacy))).read().unwrap();
@@ -377,6 +400,19 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("absent.json"), "{err}");
+        std::fs::write(dir.path().join("empty.json"), " \n").unwrap();
+        let empty = [
+            (MAPPING_RULE_FORMAT_KEY, "json"),
+            (MAPPING_RULE_JSON_FILE_KEY, "empty.json"),
+        ];
+        let err = source(Some(write_file(&dir, &empty)))
+            .read()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("empty.json") && err.contains("is empty"),
+            "{err}"
+        );
         // A rule the queues cannot take is reported at the rules file.
         std::fs::write(
             dir.path().join("rules.json"),

@@ -45,6 +45,13 @@ pub(super) fn legacy_rule(entry: &str, application: bool) -> Result<MappingRule,
             return Err(illegal());
         };
         match (kind, name) {
+            // In the JSON form `*` is every user, which a legacy `u:*` never meant.
+            ("u" | "g", "*") => {
+                return Err(format!(
+                    "{entry}: a user or group named * has no JSON form; u:%user:queue maps \
+                     every user"
+                ));
+            }
             ("u", USER) => (RuleType::User, "*", queue),
             ("u", name) => (RuleType::User, name, queue),
             ("g", name) => (RuleType::Group, name, queue),
@@ -195,6 +202,12 @@ mod tests {
             legacy_rule("a:b:c", true).unwrap_err(),
             "Illegal queue mapping a:b:c"
         );
+        assert!(
+            legacy_rule("u:*:eng", false)
+                .unwrap_err()
+                .contains("u:%user:queue")
+        );
+        assert!(legacy_rule("g:*:eng", false).is_err());
         assert_eq!(entries(" a, ,a,b,"), ["a", "b"]);
     }
 }

@@ -3,7 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::placement_variables::{APPLICATION, DEFAULT, PlacementVariables, SPECIFIED};
+use super::placement_variables::{
+    APPLICATION, DEFAULT, PRIMARY_GROUP, PlacementVariables, SECONDARY_GROUP, SPECIFIED, USER,
+};
 use super::queue_paths::check_rule_path;
 use crate::CapacitySchedulerConfiguration;
 
@@ -135,18 +137,24 @@ impl MappingRule {
     }
 
     /// The queue path pattern the policy places in; `None` for `setDefaultQueue` and `reject`.
+    /// Trailing dots are dropped, as Hadoop's path splitting drops them.
     pub(super) fn target(&self) -> Option<String> {
+        self.pattern()
+            .map(|pattern| pattern.trim_end_matches('.').to_owned())
+    }
+
+    fn pattern(&self) -> Option<String> {
         let under = |placeholder: &str| match &self.parent_queue {
             Some(parent) => format!("{parent}.{placeholder}"),
             None => placeholder.to_owned(),
         };
         Some(match self.policy {
             Policy::Custom => self.custom_placement.clone().unwrap_or_default(),
-            Policy::User => under("%user"),
-            Policy::PrimaryGroup => under("%primary_group"),
-            Policy::PrimaryGroupUser => under("%primary_group.%user"),
-            Policy::SecondaryGroup => under("%secondary_group"),
-            Policy::SecondaryGroupUser => under("%secondary_group.%user"),
+            Policy::User => under(USER),
+            Policy::PrimaryGroup => under(PRIMARY_GROUP),
+            Policy::PrimaryGroupUser => under(&format!("{PRIMARY_GROUP}.{USER}")),
+            Policy::SecondaryGroup => under(SECONDARY_GROUP),
+            Policy::SecondaryGroupUser => under(&format!("{SECONDARY_GROUP}.{USER}")),
             Policy::ApplicationName => under(APPLICATION),
             Policy::Specified => SPECIFIED.to_owned(),
             Policy::DefaultQueue => DEFAULT.to_owned(),

@@ -456,7 +456,10 @@ fn the_format_decides_which_rules_apply_and_the_other_form_is_warned() {
         json.warnings()
     );
     let empty = conf(&queues, &[(MAPPING_RULE_FORMAT_KEY, "json")]).unwrap();
-    assert!(empty.placement_rules().is_empty());
+    assert_eq!(
+        place(&empty, "alice", &[], "a", "").unwrap().1,
+        "as submitted"
+    );
     assert!(
         empty
             .warnings()
