@@ -49,6 +49,10 @@ pub enum Command {
     Container(ContainerArgs),
     /// Show queue status.
     Queue(QueueArgs),
+    /// Change a mutable queue configuration (yarn.scheduler.configuration.store.class) as
+    /// Hadoop's `yarn schedulerconf` does: add, remove and update queues, set global keys,
+    /// format it back to capacity-scheduler.xml, or print it.
+    Schedulerconf(SchedulerConfArgs),
     /// Placement rules: `convert` rewrites legacy queue mappings as JSON rules.
     #[command(subcommand)]
     Placement(PlacementCommand),
@@ -945,6 +949,40 @@ pub enum ConfCommand {
     /// Write the yarn-site.xml and core-site.xml a Hadoop client (YarnClient, spark-submit)
     /// needs to reach this cluster over Hadoop IPC, HA included.
     HadoopClient(ConfHadoopClientArgs),
+}
+
+/// Arguments of `yarn-ha schedulerconf`, Hadoop's options.
+#[derive(Debug, Args)]
+#[command(group(
+    clap::ArgGroup::new("change")
+        .multiple(true)
+        .args(["add", "remove", "update", "global"])
+        .conflicts_with_all(["format", "get_conf"])
+))]
+pub struct SchedulerConfArgs {
+    /// Add queues with their keys: "root.a.b:capacity=10,state=RUNNING;root.a.c:capacity=0"
+    /// (`\,` is a comma inside a value).
+    #[arg(long = "add", visible_alias = "addQueues", value_name = "QUEUES")]
+    pub add: Option<String>,
+    /// Remove queues (each STOPPED, without running applications): "root.a.b;root.a.c".
+    #[arg(long = "remove", visible_alias = "removeQueues", value_name = "QUEUES")]
+    pub remove: Option<String>,
+    /// Update queues' keys: "root.a:capacity=40,maximum-capacity=" (`key=` unsets the key).
+    #[arg(long = "update", visible_alias = "updateQueues", value_name = "QUEUES")]
+    pub update: Option<String>,
+    /// Set global keys, full names: "yarn.scheduler.capacity.maximum-applications=500".
+    #[arg(long = "global", visible_alias = "globalUpdates", value_name = "KEYS")]
+    pub global: Option<String>,
+    /// Commit capacity-scheduler.xml again in place of the configuration in force.
+    #[arg(
+        long = "format",
+        visible_alias = "formatConfig",
+        conflicts_with = "get_conf"
+    )]
+    pub format: bool,
+    /// Print the configuration in force.
+    #[arg(long = "getconf", visible_alias = "getConf")]
+    pub get_conf: bool,
 }
 
 /// `yarn-ha placement` subcommands.

@@ -184,10 +184,10 @@ pub enum Error {
         leader: String,
     },
 
-    /// A node-label argument of rmadmin that does not read.
+    /// An argument of rmadmin's node-label verbs or of schedulerconf that does not read.
     #[error("{option}: {message}")]
-    InvalidLabelArgument {
-        /// The option, in Hadoop's spelling (`-addToClusterNodeLabels`).
+    InvalidAdminArgument {
+        /// The option, in Hadoop's spelling (`-addToClusterNodeLabels`, `-add`).
         option: &'static str,
         /// What is wrong, in Hadoop's words where it has them.
         message: String,

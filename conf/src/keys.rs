@@ -190,6 +190,21 @@ pub const RM_AUTO_UPDATE_CONTAINERS: Key = Key::new(
 /// Whether node labels (partitions) may be used: the admin verbs that change them, and asks
 /// that name one. Off, every node is in the default partition.
 pub const NODE_LABELS_ENABLED: Key = Key::new("yarn.node-labels.enabled", "false", KeyKind::Bool);
+/// Where the CapacityScheduler's queue configuration lives: `file` (capacity-scheduler.xml,
+/// changed by `-refreshQueues`), or a mutable store (`memory`, `leveldb`, `zk`, `fs`), which in
+/// yarn-ha is the replicated state itself, changed through the mutation API.
+pub const SCHEDULER_CONFIGURATION_STORE_CLASS: Key = Key::new(
+    "yarn.scheduler.configuration.store.class",
+    "file",
+    KeyKind::String,
+);
+/// Who may change the queue configuration through the mutation API: Hadoop's default policy
+/// (administrators) or its queue-admin policy.
+pub const SCHEDULER_CONFIGURATION_MUTATION_ACL_POLICY_CLASS: Key = Key::new(
+    "yarn.scheduler.configuration.mutation.acl-policy.class",
+    "org.apache.hadoop.yarn.server.resourcemanager.scheduler.DefaultConfigurationMutationACLPolicy",
+    KeyKind::String,
+);
 /// The first pause of a client between failover attempts; later pauses grow exponentially.
 pub const CLIENT_FAILOVER_SLEEP_BASE_MS: Key = Key::new(
     "yarn.client.failover-sleep-base-ms",
@@ -762,6 +777,8 @@ pub const ALL: &[Key] = &[
     RM_CONTAINER_ALLOC_EXPIRY_INTERVAL_MS,
     RM_AUTO_UPDATE_CONTAINERS,
     NODE_LABELS_ENABLED,
+    SCHEDULER_CONFIGURATION_STORE_CLASS,
+    SCHEDULER_CONFIGURATION_MUTATION_ACL_POLICY_CLASS,
     RM_MAX_COMPLETED_APPLICATIONS,
     RM_STATE_STORE_MAX_COMPLETED_APPLICATIONS,
     CLIENT_FAILOVER_SLEEP_BASE_MS,

@@ -290,6 +290,12 @@ pub const UNHONOURED: &[Unhonoured] = &[
     ),
     warned("yarn.nodemanager.node-labels.*", CENTRALIZED_LABELS),
     warned(
+        "yarn.scheduler.configuration.*",
+        "the mutable queue configuration store is the ResourceManagers' replicated state: it \
+         keeps one version, with no file, log, leveldb or ZooKeeper settings; of these keys only \
+         store.class and mutation.acl-policy.class are read",
+    ),
+    warned(
         "yarn.node-labels.fs-store.*",
         "node labels are kept in the ResourceManagers' replicated state, not in a file store",
     ),

@@ -123,6 +123,27 @@ impl ResourceManagerAdministrationProtocol for FixedStatus {
     ) -> Result<Response<ReplaceLabelsOnNodeResponseProto>, Status> {
         unimplemented()
     }
+
+    async fn update_scheduler_configuration(
+        &self,
+        _: Request<yarn_proto::pb::UpdateSchedulerConfigurationRequestProto>,
+    ) -> Result<Response<RefreshQueuesResponseProto>, Status> {
+        unimplemented()
+    }
+
+    async fn format_scheduler_configuration(
+        &self,
+        _: Request<yarn_proto::pb::FormatSchedulerConfigurationRequestProto>,
+    ) -> Result<Response<RefreshQueuesResponseProto>, Status> {
+        unimplemented()
+    }
+
+    async fn get_scheduler_configuration(
+        &self,
+        _: Request<yarn_proto::pb::GetSchedulerConfigurationRequestProto>,
+    ) -> Result<Response<yarn_proto::pb::GetSchedulerConfigurationResponseProto>, Status> {
+        unimplemented()
+    }
 }
 
 /// Serves `status` with `rm_id`'s certificate on 127.0.0.1 port 0; returns the address and the

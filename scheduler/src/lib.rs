@@ -63,6 +63,7 @@ mod application_status;
 mod ask_table;
 mod capacity_scheduler;
 mod capacity_scheduler_configuration;
+mod configuration_mutation;
 mod effective_capacity;
 mod error;
 mod heartbeat_assignments;
@@ -98,6 +99,10 @@ pub use application_status::{AcceptedApplication, ApplicationStatus};
 pub use capacity_scheduler::{CapacityScheduler, DEFAULT_RACK};
 pub use capacity_scheduler_configuration::{
     CAPACITY_EPSILON, CapacitySchedulerConfiguration, EARLIER_COMMIT, ROOT,
+};
+pub use configuration_mutation::{
+    ConfigurationStore, DEFAULT_MUTATION_ACL_POLICY, MutationAclPolicy,
+    QUEUE_ADMIN_MUTATION_ACL_POLICY,
 };
 pub use effective_capacity::EffectiveCapacity;
 pub use error::SchedulerError;

@@ -3,13 +3,15 @@
 use serde::{Deserialize, Serialize};
 use yarn_conf::Configuration;
 use yarn_conf::keys::{
-    CLUSTER_MAX_APPLICATION_PRIORITY, NODE_LABELS_ENABLED, SCHEDULER_MAXIMUM_ALLOCATION_MB,
-    SCHEDULER_MAXIMUM_ALLOCATION_VCORES, SCHEDULER_MINIMUM_ALLOCATION_MB,
-    SCHEDULER_MINIMUM_ALLOCATION_VCORES, YARN_ACL_ENABLE,
+    CLUSTER_MAX_APPLICATION_PRIORITY, NODE_LABELS_ENABLED,
+    SCHEDULER_CONFIGURATION_MUTATION_ACL_POLICY_CLASS, SCHEDULER_CONFIGURATION_STORE_CLASS,
+    SCHEDULER_MAXIMUM_ALLOCATION_MB, SCHEDULER_MAXIMUM_ALLOCATION_VCORES,
+    SCHEDULER_MINIMUM_ALLOCATION_MB, SCHEDULER_MINIMUM_ALLOCATION_VCORES, YARN_ACL_ENABLE,
 };
 
 use crate::Resource;
 use crate::access_control_list::AccessControlList;
+use crate::configuration_mutation::{ConfigurationStore, MutationAclPolicy};
 use crate::error::SchedulerError;
 use crate::placement_rules::{APP_NAME_MAPPINGS_KEY, check_app_name_entries};
 
@@ -49,6 +51,10 @@ pub struct SchedulerSettings {
     /// `yarn.node-labels.enabled`: false, every node in the default partition and no ask
     /// naming a label.
     pub node_labels_enabled: bool,
+    /// `yarn.scheduler.configuration.store.class`: `file`.
+    pub configuration_store: ConfigurationStore,
+    /// `yarn.scheduler.configuration.mutation.acl-policy.class`: administrators only.
+    pub mutation_acl_policy: MutationAclPolicy,
 }
 
 impl Default for SchedulerSettings {
@@ -61,6 +67,8 @@ impl Default for SchedulerSettings {
             admin_acl: AccessControlList::everyone(),
             app_name_mappings: None,
             node_labels_enabled: false,
+            configuration_store: ConfigurationStore::File,
+            mutation_acl_policy: MutationAclPolicy::Admins,
         }
     }
 }
@@ -105,6 +113,18 @@ impl SchedulerSettings {
                 .map_err(conf_error)?
                 .filter(|value| !value.trim().is_empty()),
             node_labels_enabled: conf.get_bool(&NODE_LABELS_ENABLED).map_err(conf_error)?,
+            configuration_store: ConfigurationStore::parse(
+                &SCHEDULER_CONFIGURATION_STORE_CLASS.name,
+                &conf
+                    .get_string(&SCHEDULER_CONFIGURATION_STORE_CLASS)
+                    .map_err(conf_error)?,
+            )?,
+            mutation_acl_policy: MutationAclPolicy::parse(
+                &SCHEDULER_CONFIGURATION_MUTATION_ACL_POLICY_CLASS.name,
+                &conf
+                    .get_string(&SCHEDULER_CONFIGURATION_MUTATION_ACL_POLICY_CLASS)
+                    .map_err(conf_error)?,
+            )?,
         };
         settings.validate()?;
         if let Some(rules) = &settings.app_name_mappings {

@@ -49,6 +49,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Container(args) => container::run(conf_dir, args),
         Command::Queue(args) => queue::run(conf_dir, args),
         Command::Placement(command) => placement::run(&command),
+        Command::Schedulerconf(args) => rmadmin::schedulerconf(conf_dir, args),
         Command::Reservation(command) => reservation::run(conf_dir, command),
         Command::Top(args) => top::run(conf_dir, args),
         Command::Dshell(args) => samples::dshell(conf_dir, &args.args),

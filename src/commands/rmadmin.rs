@@ -8,7 +8,7 @@ use anyhow::Context;
 use yarn_client::rmadmin::{self, RmAdminCommand, RmAdminOutcome};
 use yarn_conf::Configuration;
 
-use crate::cli::RmAdminArgs;
+use crate::cli::{RmAdminArgs, SchedulerConfArgs};
 
 /// Runs one rmadmin operation against the cluster configured in `conf_dir`.
 ///
@@ -17,11 +17,45 @@ use crate::cli::RmAdminArgs;
 /// prints its report and fails when a replica refused the caller. A configuration directory is
 /// required: without one there are neither replica addresses nor certificates to use.
 pub fn run(conf_dir: Option<&Path>, args: RmAdminArgs) -> anyhow::Result<ExitCode> {
-    let dir = conf_dir.context(
-        "rmadmin needs a configuration directory: pass --conf-dir DIR or set YARN_CONF_DIR",
-    )?;
+    run_command(conf_dir, "rmadmin", command_of(args)?)
+}
+
+/// Runs `yarn-ha schedulerconf`: one change of a mutable queue configuration, its format, or
+/// its printing, as an admin operation on the leader.
+pub fn schedulerconf(conf_dir: Option<&Path>, args: SchedulerConfArgs) -> anyhow::Result<ExitCode> {
+    let command = if args.format {
+        RmAdminCommand::FormatSchedulerConf
+    } else if args.get_conf {
+        RmAdminCommand::GetSchedulerConf
+    } else if args.add.is_none()
+        && args.remove.is_none()
+        && args.update.is_none()
+        && args.global.is_none()
+    {
+        anyhow::bail!(
+            "Invalid Command Usage: give -add, -remove, -update, -global, -format or -getconf \
+             (see yarn-ha schedulerconf --help)"
+        );
+    } else {
+        RmAdminCommand::UpdateSchedulerConf {
+            add: args.add,
+            remove: args.remove,
+            update: args.update,
+            global: args.global,
+        }
+    };
+    run_command(conf_dir, "schedulerconf", command)
+}
+
+fn run_command(
+    conf_dir: Option<&Path>,
+    name: &str,
+    command: RmAdminCommand,
+) -> anyhow::Result<ExitCode> {
+    let dir = conf_dir.with_context(|| {
+        format!("{name} needs a configuration directory: pass --conf-dir DIR or set YARN_CONF_DIR")
+    })?;
     let conf = Configuration::load_dir(dir)?;
-    let command = command_of(args)?;
     let outcome = rmadmin::run_blocking(&conf, &command).unwrap_or_else(|err| RmAdminOutcome {
         output: String::new(),
         failures: vec![err],

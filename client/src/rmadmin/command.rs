@@ -2,7 +2,7 @@
 
 use yarn_conf::HostPort;
 
-use super::node_label_args;
+use super::{node_label_args, sched_conf_args};
 use crate::Error;
 
 /// One `yarn-ha rmadmin` operation, as parsed from Hadoop's options.
@@ -79,6 +79,22 @@ pub enum RmAdminCommand {
         /// Refuse the change when a node never registered.
         fail_on_unknown_nodes: bool,
     },
+    /// `schedulerconf -add/-remove/-update/-global`: one change of a mutable queue
+    /// configuration, on the leader.
+    UpdateSchedulerConf {
+        /// `-add`, as given ([`sched_conf_args::update_request`]).
+        add: Option<String>,
+        /// `-remove`, as given.
+        remove: Option<String>,
+        /// `-update`, as given.
+        update: Option<String>,
+        /// `-global`, as given.
+        global: Option<String>,
+    },
+    /// `schedulerconf -format`: commit `capacity-scheduler.xml` again, on the leader.
+    FormatSchedulerConf,
+    /// `schedulerconf -getconf`: the queue configuration in force, as Hadoop's XML.
+    GetSchedulerConf,
 }
 
 impl RmAdminCommand {
@@ -100,6 +116,9 @@ impl RmAdminCommand {
             Self::AddToClusterNodeLabels { .. } => "addToClusterNodeLabels",
             Self::RemoveFromClusterNodeLabels { .. } => "removeFromClusterNodeLabels",
             Self::ReplaceLabelsOnNode { .. } => "replaceLabelsOnNode",
+            Self::UpdateSchedulerConf { .. } => "updateSchedulerConfiguration",
+            Self::FormatSchedulerConf => "formatSchedulerConfiguration",
+            Self::GetSchedulerConf => "getSchedulerConfiguration",
         }
     }
 
@@ -112,7 +131,7 @@ impl RmAdminCommand {
     ///
     /// [`Error::UnknownRmId`] (Hadoop's "is not a valid serviceId" message),
     /// [`Error::InvalidNewRmId`], [`Error::InvalidRaftAddress`],
-    /// [`Error::ManualTransitionRefused`] and [`Error::InvalidLabelArgument`].
+    /// [`Error::ManualTransitionRefused`] and [`Error::InvalidAdminArgument`].
     pub fn check(&self, rm_ids: &[String], automatic_failover: bool) -> Result<(), Error> {
         let known = |rm_id: &str| {
             if rm_ids.iter().any(|id| id == rm_id) {
@@ -187,11 +206,25 @@ impl RmAdminCommand {
             Self::ReplaceLabelsOnNode { mappings, .. } => {
                 node_label_args::node_to_labels(mappings).map(drop)
             }
+            Self::UpdateSchedulerConf {
+                add,
+                remove,
+                update,
+                global,
+            } => sched_conf_args::update_request(
+                add.as_deref(),
+                remove.as_deref(),
+                update.as_deref(),
+                global.as_deref(),
+            )
+            .map(drop),
             Self::GetAllServiceState
             | Self::RefreshQueues
             | Self::RefreshNodes
             | Self::RefreshAdminAcls
-            | Self::GetClusterMembership => Ok(()),
+            | Self::GetClusterMembership
+            | Self::FormatSchedulerConf
+            | Self::GetSchedulerConf => Ok(()),
         }
     }
 }

@@ -16,6 +16,8 @@
 //! -refreshQueues / -refreshNodes / -refreshAdminAcls   on the leader
 //! -addToClusterNodeLabels / -removeFromClusterNodeLabels / -replaceLabelsOnNode   on the
 //!                            leader, silent on success
+//! schedulerconf -add/-remove/-update/-global   UpdateSchedulerConfiguration on the leader
+//! schedulerconf -format / -getconf   FormatSchedulerConfiguration / GetSchedulerConfiguration
 //! -getStateDigest rmX        GetStateDigest on rmX only              -> "rmX applied <index>
 //!                                                                       (term <t>) digest <hex>"
 //! ```
@@ -31,6 +33,7 @@ mod outcome;
 pub mod output;
 mod replica_status;
 mod rm_admin;
+pub mod sched_conf_args;
 mod service_state;
 
 use yarn_conf::{Configuration, RmHaConfig, keys};

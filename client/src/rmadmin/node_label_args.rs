@@ -16,9 +16,9 @@ const REPLACE: &str = "-replaceLabelsOnNode";
 ///
 /// # Errors
 ///
-/// [`Error::InvalidLabelArgument`] for a malformed item or none at all.
+/// [`Error::InvalidAdminArgument`] for a malformed item or none at all.
 pub fn labels_to_add(argument: &str) -> Result<Vec<pb::NodeLabelProto>, Error> {
-    let invalid = |message: &str| Error::InvalidLabelArgument {
+    let invalid = |message: &str| Error::InvalidAdminArgument {
         option: ADD,
         message: message.to_owned(),
     };
@@ -64,7 +64,7 @@ pub fn labels_to_add(argument: &str) -> Result<Vec<pb::NodeLabelProto>, Error> {
 ///
 /// # Errors
 ///
-/// [`Error::InvalidLabelArgument`] when none is given.
+/// [`Error::InvalidAdminArgument`] when none is given.
 pub fn labels_to_remove(argument: &str) -> Result<Vec<String>, Error> {
     let labels: Vec<String> = argument
         .split(',')
@@ -73,7 +73,7 @@ pub fn labels_to_remove(argument: &str) -> Result<Vec<String>, Error> {
         .map(str::to_owned)
         .collect();
     if labels.is_empty() {
-        return Err(Error::InvalidLabelArgument {
+        return Err(Error::InvalidAdminArgument {
             option: REMOVE,
             message: "No cluster node-labels are specified".to_owned(),
         });
@@ -87,10 +87,10 @@ pub fn labels_to_remove(argument: &str) -> Result<Vec<String>, Error> {
 ///
 /// # Errors
 ///
-/// [`Error::InvalidLabelArgument`] for an empty node name, a port that is not a number, or no
+/// [`Error::InvalidAdminArgument`] for an empty node name, a port that is not a number, or no
 /// mapping at all.
 pub fn node_to_labels(argument: &str) -> Result<Vec<pb::NodeIdToLabelsProto>, Error> {
-    let invalid = |message: String| Error::InvalidLabelArgument {
+    let invalid = |message: String| Error::InvalidAdminArgument {
         option: REPLACE,
         message,
     };

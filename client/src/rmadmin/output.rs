@@ -3,7 +3,8 @@
 use std::fmt::Write;
 
 use yarn_proto::pb::{
-    GetClusterMembershipResponseProto, GetStateDigestResponseProto, RefreshQueuesResponseProto,
+    GetClusterMembershipResponseProto, GetSchedulerConfigurationResponseProto,
+    GetStateDigestResponseProto, RefreshQueuesResponseProto,
 };
 
 use super::ReplicaStatus;
@@ -93,10 +94,51 @@ fn column_width(
     membership.members.iter().map(len).max().unwrap_or(0)
 }
 
+/// What `schedulerconf` prints for a committed change: Hadoop's line, the version, and the
+/// keys the new configuration ignores.
+pub fn scheduler_conf_changed(reply: &RefreshQueuesResponseProto) -> String {
+    let mut out = format!(
+        "Configuration changed successfully.\nqueue configuration version {}{}\n",
+        reply.queue_config_version,
+        if reply.committed {
+            ""
+        } else {
+            " (the change left it as it was; nothing committed)"
+        }
+    );
+    for warning in &reply.warnings {
+        // Writing to a String cannot fail.
+        let _ = writeln!(out, "warning: {warning}");
+    }
+    out
+}
+
+/// `schedulerconf -getconf`: the configuration in force as Hadoop prints it, a
+/// `<configuration>` of `<property>` name and value pairs, indented by two.
+pub fn scheduler_conf(reply: &GetSchedulerConfigurationResponseProto) -> String {
+    let escape = |text: &str| {
+        text.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    let mut out = String::from("<configuration>\n");
+    for property in &reply.properties {
+        // Writing to a String cannot fail.
+        let _ = writeln!(
+            out,
+            "  <property>\n    <name>{}</name>\n    <value>{}</value>\n  </property>",
+            escape(&property.key),
+            escape(property.value.as_deref().unwrap_or_default())
+        );
+    }
+    out.push_str("</configuration>\n");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use tonic::Status;
-    use yarn_proto::pb::RaftMemberProto;
+    use yarn_proto::pb::{self, RaftMemberProto};
 
     use super::*;
     use crate::Error;
@@ -224,6 +266,23 @@ mod tests {
         assert_eq!(
             cluster_membership(&membership),
             "term 3, leader unknown\nrm1  h:1  voter\n"
+        );
+    }
+
+    #[test]
+    fn scheduler_conf_prints_hadoops_configuration_xml() {
+        let reply = GetSchedulerConfigurationResponseProto {
+            properties: vec![pb::SchedConfParamProto {
+                key: "yarn.scheduler.capacity.root.a.acl_submit_applications".to_owned(),
+                value: Some("alice,bob <ops>".to_owned()),
+            }],
+            version: 3,
+        };
+        assert_eq!(
+            scheduler_conf(&reply),
+            "<configuration>\n  <property>\n    \
+             <name>yarn.scheduler.capacity.root.a.acl_submit_applications</name>\n    \
+             <value>alice,bob &lt;ops&gt;</value>\n  </property>\n</configuration>\n"
         );
     }
 }

@@ -10,7 +10,7 @@ use yarn_proto::pb::resource_manager_administration_protocol_client::ResourceMan
 
 use super::{
     ReplicaStatus, RmAdminCommand, RmAdminOutcome, ServiceState, leadership, node_label_args,
-    output,
+    output, sched_conf_args,
 };
 use crate::{Error, Idempotency, RmClient, RmClientConfig, RmService};
 
@@ -158,6 +158,51 @@ impl RmAdmin {
                 })
                 .await?;
                 String::new()
+            }
+            RmAdminCommand::UpdateSchedulerConf {
+                add,
+                remove,
+                update,
+                global,
+            } => {
+                let request = sched_conf_args::update_request(
+                    add.as_deref(),
+                    remove.as_deref(),
+                    update.as_deref(),
+                    global.as_deref(),
+                )?;
+                // A retried addition that committed would be refused as existing.
+                let reply = self
+                    .call_as(Idempotency::NotIdempotent, move |mut admin| {
+                        let request = request.clone();
+                        async move { admin.update_scheduler_configuration(request).await }
+                    })
+                    .await?;
+                output::scheduler_conf_changed(&reply)
+            }
+            RmAdminCommand::FormatSchedulerConf => {
+                let reply = self
+                    .call(|mut admin| async move {
+                        admin
+                            .format_scheduler_configuration(
+                                pb::FormatSchedulerConfigurationRequestProto {},
+                            )
+                            .await
+                    })
+                    .await?;
+                output::refreshed_queues(&reply)
+            }
+            RmAdminCommand::GetSchedulerConf => {
+                let reply = self
+                    .call(|mut admin| async move {
+                        admin
+                            .get_scheduler_configuration(
+                                pb::GetSchedulerConfigurationRequestProto {},
+                            )
+                            .await
+                    })
+                    .await?;
+                output::scheduler_conf(&reply)
             }
         };
         Ok(RmAdminOutcome {

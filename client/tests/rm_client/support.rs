@@ -289,6 +289,27 @@ impl ResourceManagerAdministrationProtocol for FakeRm {
     ) -> Result<Response<pb::ReplaceLabelsOnNodeResponseProto>, Status> {
         Err(Status::unimplemented("not in the fake"))
     }
+
+    async fn update_scheduler_configuration(
+        &self,
+        _: Request<pb::UpdateSchedulerConfigurationRequestProto>,
+    ) -> Result<Response<pb::RefreshQueuesResponseProto>, Status> {
+        Err(Status::unimplemented("not in the fake"))
+    }
+
+    async fn format_scheduler_configuration(
+        &self,
+        _: Request<pb::FormatSchedulerConfigurationRequestProto>,
+    ) -> Result<Response<pb::RefreshQueuesResponseProto>, Status> {
+        Err(Status::unimplemented("not in the fake"))
+    }
+
+    async fn get_scheduler_configuration(
+        &self,
+        _: Request<pb::GetSchedulerConfigurationRequestProto>,
+    ) -> Result<Response<pb::GetSchedulerConfigurationResponseProto>, Status> {
+        Err(Status::unimplemented("not in the fake"))
+    }
 }
 
 /// A running test replica.

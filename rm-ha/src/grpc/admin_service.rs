@@ -1,6 +1,7 @@
 //! ResourceManagerAdministrationProtocol on the RM admin address: a thin adapter onto
 //! [`AdminOperations`].
 
+use std::sync::Arc;
 use tonic::{Request, Response, Status};
 use yarn_proto::pb;
 use yarn_proto::pb::resource_manager_administration_protocol_server::ResourceManagerAdministrationProtocol;
@@ -15,7 +16,7 @@ const ENDPOINT: &str = "admin";
 /// operation (which checks `yarn.admin.acl`) and answers with its result or the status its
 /// error maps to.
 pub(crate) struct AdminService {
-    pub(crate) operations: AdminOperations,
+    pub(crate) operations: Arc<AdminOperations>,
     pub(crate) authorizer: Authorizer,
 }
 
@@ -87,6 +88,39 @@ impl ResourceManagerAdministrationProtocol for AdminService {
             .operations
             .replace_labels_on_nodes(&caller, request.into_inner())
             .await?;
+        Ok(Response::new(response))
+    }
+
+    async fn update_scheduler_configuration(
+        &self,
+        request: Request<pb::UpdateSchedulerConfigurationRequestProto>,
+    ) -> Result<Response<pb::RefreshQueuesResponseProto>, Status> {
+        let caller = self.caller(&request)?;
+        let response = self
+            .operations
+            .update_scheduler_configuration(&caller, request.into_inner().into())
+            .await?;
+        Ok(Response::new(response))
+    }
+
+    async fn format_scheduler_configuration(
+        &self,
+        request: Request<pb::FormatSchedulerConfigurationRequestProto>,
+    ) -> Result<Response<pb::RefreshQueuesResponseProto>, Status> {
+        let caller = self.caller(&request)?;
+        let response = self
+            .operations
+            .format_scheduler_configuration(&caller)
+            .await?;
+        Ok(Response::new(response))
+    }
+
+    async fn get_scheduler_configuration(
+        &self,
+        request: Request<pb::GetSchedulerConfigurationRequestProto>,
+    ) -> Result<Response<pb::GetSchedulerConfigurationResponseProto>, Status> {
+        let caller = self.caller(&request)?;
+        let response = self.operations.get_scheduler_configuration(&caller).await?;
         Ok(Response::new(response))
     }
 

@@ -17,12 +17,13 @@ use yarn_security::Caller;
 
 use super::RmError;
 use super::admin_acl::check_admin;
+use super::admin_scheduler_conf::REFRESH_REFUSED;
 use crate::raft_types::{RmNode, RmNodeId, RmTypeConfig, node_id_of};
 use crate::replica::{
     LeaderGate, LeadershipTransfer, MemberChangeError, MemberChanges, Proposer, Serving,
     leader_rm_id,
 };
-use crate::scheduling::{QueueConfigSource, QueueRefresh};
+use crate::scheduling::{QueueConfigSource, QueueRefresh, RefreshPlan};
 use crate::state_machine::{RmCommand, RmResponse, StateView};
 
 /// The work item that brings node refreshes, named in their refusals.
@@ -175,12 +176,22 @@ impl AdminOperations {
     }
 
     /// Re-reads `capacity-scheduler.xml` on the leader, checks it against everything committed
-    /// and commits it if it changed (`-refreshQueues`).
+    /// and commits it if it changed (`-refreshQueues`). Refused while the configuration is a
+    /// mutable store, whose source is the replicated state, as Hadoop refuses it.
     pub(crate) async fn refresh_queues(
         &self,
         caller: &Caller,
     ) -> Result<RefreshQueuesResponseProto, RmError> {
         self.authorize(caller).await?;
+        if self.mutable_configuration() {
+            return Err(RmError::precondition(REFRESH_REFUSED));
+        }
+        self.commit_queue_file().await
+    }
+
+    /// Reads the leader's `capacity-scheduler.xml` and commits it if it changed, checked
+    /// against everything committed.
+    pub(super) async fn commit_queue_file(&self) -> Result<RefreshQueuesResponseProto, RmError> {
         // Validation runs against everything committed so far, so it sees every application
         // that could hold on to a queue being removed.
         self.proposer.read_barrier().await?;
@@ -195,13 +206,23 @@ impl AdminOperations {
             .state
             .read(|state| QueueRefresh::plan(state, &self.queues, &file))
             .map_err(|err| RmError::invalid("capacity-scheduler.xml", err.to_string()))?;
+        self.commit_plan(plan, self.queues.describe()).await
+    }
+
+    /// Commits `plan`'s change of the queue configuration, if it has one, naming `source` as
+    /// where it came from.
+    pub(super) async fn commit_plan(
+        &self,
+        plan: RefreshPlan,
+        source: String,
+    ) -> Result<RefreshQueuesResponseProto, RmError> {
         for warning in &plan.warnings {
-            tracing::warn!(file = %self.queues.describe(), "{warning}");
+            tracing::warn!(file = %source, "{warning}");
         }
         let applied = |queue_config_version, committed| RefreshQueuesResponseProto {
             queue_config_version,
             rm_id: self.rm_id.clone(),
-            file: self.queues.describe(),
+            file: source.clone(),
             committed,
             warnings: reported_warnings(&plan.warnings),
         };
@@ -215,17 +236,17 @@ impl AdminOperations {
             .await?
         {
             RmResponse::QueueConfigVersionSet { version } => {
-                tracing::info!(version, file = %self.queues.describe(), "queues refreshed");
+                tracing::info!(version, file = %source, "queue configuration changed");
                 Ok(applied(version, true))
             }
             RmResponse::QueueConfigVersionRejected { expected, actual } => Err(RmError::Conflict {
                 message: format!(
-                    "another queue refresh committed first (version {actual}, this one was \
-                     based on {expected}); run -refreshQueues again"
+                    "another change of the queue configuration committed first (version \
+                     {actual}, this one was based on {expected}); try again"
                 ),
             }),
             other => Err(RmError::internal(format!(
-                "a queue refresh was answered with {other:?}"
+                "a queue configuration change was answered with {other:?}"
             ))),
         }
     }

@@ -16,6 +16,7 @@
 mod admin_acl;
 mod admin_node_labels;
 mod admin_operations;
+mod admin_scheduler_conf;
 mod am_operations;
 mod client_lifetimes;
 mod client_node_labels;

@@ -81,6 +81,7 @@ pub struct ReplicaServices {
     pub serving: watch::Receiver<Serving>,
     pub(crate) client_operations: Arc<ClientOperations>,
     pub(crate) am_operations: Arc<AmOperations>,
+    pub(crate) admin_operations: Arc<AdminOperations>,
 }
 
 impl ReplicaServices {
@@ -132,18 +133,19 @@ impl ReplicaServices {
             retry_interval: config.raft.heartbeat_interval,
             shutdown,
         };
+        let admin_operations = Arc::new(AdminOperations {
+            rm_id: config.rm_id.clone(),
+            node_id,
+            raft: raft.clone(),
+            gate: gate("admin", |e| &e.admin),
+            transfer: core.leadership_transfer(),
+            members: core.member_changes(CATCH_UP_TIMEOUT),
+            proposer: proposer("admin", |e| &e.admin),
+            state: state.clone(),
+            queues: config.queues.clone(),
+        });
         let admin = AdminService {
-            operations: AdminOperations {
-                rm_id: config.rm_id.clone(),
-                node_id,
-                raft: raft.clone(),
-                gate: gate("admin", |e| &e.admin),
-                transfer: core.leadership_transfer(),
-                members: core.member_changes(CATCH_UP_TIMEOUT),
-                proposer: proposer("admin", |e| &e.admin),
-                state: state.clone(),
-                queues: config.queues.clone(),
-            },
+            operations: Arc::clone(&admin_operations),
             authorizer,
         };
         let client_operations = Arc::new(ClientOperations {
@@ -211,6 +213,7 @@ impl ReplicaServices {
             serving,
             client_operations,
             am_operations,
+            admin_operations,
         }
     }
 }

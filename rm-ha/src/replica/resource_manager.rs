@@ -243,6 +243,7 @@ impl ResourceManager {
         );
         let rest = RestApi {
             operations: services.client_operations,
+            admin: services.admin_operations,
             raft: raft.clone(),
             state: state.clone(),
             rm_id: config.rm_id.clone(),

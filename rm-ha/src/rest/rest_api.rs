@@ -26,11 +26,12 @@ use super::cluster_metrics_info::ClusterMetricsInfo;
 use super::container_info::{ContainerInfo, ContainerResponse, ContainersResponse};
 use super::node_info::{NodeInfo, NodeResponse, NodesResponse};
 use super::rest_refusal::RestRefusal;
+use super::sched_conf_info::SchedConfInfo;
 use super::scheduler_info::SchedulerResponse;
 use super::standby_redirect::StandbyRedirect;
 use super::submission_context_info::SubmissionContextInfo;
 use super::xml_negotiation::{XmlNegotiation, XmlRoot};
-use crate::operations::{ClientOperations, RmError};
+use crate::operations::{AdminOperations, ClientOperations, RmError};
 use crate::raft_types::RmTypeConfig;
 use crate::replica::leader_rm_id;
 use crate::state_machine::StateView;
@@ -50,6 +51,8 @@ const MAX_BODY_BYTES: usize = 1024 * 1024;
 #[derive(Clone)]
 pub(crate) struct RestApi {
     pub(crate) operations: Arc<ClientOperations>,
+    /// The admin operations, for the mutation API of the queue configuration.
+    pub(crate) admin: Arc<AdminOperations>,
     pub(crate) raft: Raft<RmTypeConfig>,
     pub(crate) state: StateView,
     pub(crate) rm_id: String,
@@ -72,7 +75,18 @@ impl RestApi {
             .route("/ws/v1/cluster/info", get(cluster_info))
             .route("/ws/v1/cluster/metrics", get(cluster_metrics))
             .route("/ws/v1/cluster/scheduler", get(scheduler))
-            .route("/ws/v1/cluster/scheduler-conf", get(scheduler_conf))
+            .route(
+                "/ws/v1/cluster/scheduler-conf",
+                get(scheduler_conf).put(update_scheduler_conf),
+            )
+            .route(
+                "/ws/v1/cluster/scheduler-conf/version",
+                get(scheduler_conf_version),
+            )
+            .route(
+                "/ws/v1/cluster/scheduler-conf/format",
+                get(format_scheduler_conf),
+            )
             .route("/ws/v1/cluster/apps", get(apps).post(submit_application))
             .route("/ws/v1/cluster/apps/new-application", post(new_application))
             .route("/ws/v1/cluster/apps/{app_id}", get(app))
@@ -241,6 +255,60 @@ async fn scheduler_conf(
             .collect(),
     };
     Ok(unwrapped(StatusCode::OK, "configuration", &conf))
+}
+
+/// `PUT /ws/v1/cluster/scheduler-conf`: Hadoop's mutation of the queue configuration, its
+/// `sched-conf` body in XML (when the content type says so) or JSON.
+async fn update_scheduler_conf(
+    State(api): State<RestApi>,
+    RestCaller(caller): RestCaller,
+    headers: axum::http::HeaderMap,
+    body: axum::body::Bytes,
+) -> Result<Response, RestRefusal> {
+    let xml = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.contains("xml"));
+    let update = SchedConfInfo::parse(&body, xml)?;
+    api.admin
+        .update_scheduler_configuration(&caller, update)
+        .await?;
+    Ok((StatusCode::OK, "Configuration change successfully applied.").into_response())
+}
+
+/// `GET /ws/v1/cluster/scheduler-conf/version`: the version of the queue configuration in
+/// force, which each committed change raises by one.
+async fn scheduler_conf_version(
+    State(api): State<RestApi>,
+    RestCaller(caller): RestCaller,
+) -> Result<Response, RestRefusal> {
+    #[derive(serde::Serialize)]
+    struct ConfigVersionInfo {
+        #[serde(rename = "versionID")]
+        version_id: u64,
+    }
+    let conf = api.admin.get_scheduler_configuration(&caller).await?;
+    Ok(unwrapped(
+        StatusCode::OK,
+        "configversion",
+        &ConfigVersionInfo {
+            version_id: conf.version,
+        },
+    ))
+}
+
+/// `GET /ws/v1/cluster/scheduler-conf/format`: commits `capacity-scheduler.xml` again in
+/// place of a mutable configuration.
+async fn format_scheduler_conf(
+    State(api): State<RestApi>,
+    RestCaller(caller): RestCaller,
+) -> Result<Response, RestRefusal> {
+    api.admin.format_scheduler_configuration(&caller).await?;
+    Ok((
+        StatusCode::OK,
+        "Configuration under store successfully formatted.",
+    )
+        .into_response())
 }
 
 async fn apps(

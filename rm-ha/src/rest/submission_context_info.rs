@@ -7,6 +7,7 @@ use serde::Deserialize;
 use yarn_proto::ids::{ApplicationId, ReservationId};
 use yarn_proto::pb;
 
+use super::jaxb_json::{Entries, OneOrMany};
 use crate::operations::RmError;
 
 /// Hadoop's JSON submission, the fields yarn-ha honours.
@@ -41,37 +42,6 @@ struct ContainerLaunchContextInfo {
     local_resources: Option<Entries<LocalResourceInfo>>,
     environment: Option<Entries<String>>,
     commands: Option<Commands>,
-}
-
-/// `{"entry": [{"key": ..., "value": ...}]}`, JAXB's map; one entry may come unwrapped.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Entries<V> {
-    entry: OneOrMany<Entry<V>>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Entry<V> {
-    key: String,
-    value: V,
-}
-
-/// A list that JAXB's JSON writes as a bare value when it has one element.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-enum OneOrMany<T> {
-    Many(Vec<T>),
-    One(T),
-}
-
-impl<T> OneOrMany<T> {
-    fn into_vec(self) -> Vec<T> {
-        match self {
-            Self::Many(items) => items,
-            Self::One(item) => vec![item],
-        }
-    }
 }
 
 /// `{"command": "..."}` or `{"command": ["...", ...]}`.
@@ -190,19 +160,18 @@ impl ContainerLaunchContextInfo {
     fn into_proto(self) -> Result<pb::ContainerLaunchContextProto, RmError> {
         let local_resources = self
             .local_resources
-            .map(|entries| entries.entry.into_vec())
+            .map(Entries::into_pairs)
             .unwrap_or_default()
             .into_iter()
-            .map(|entry| Ok((entry.key.clone(), entry.value.into_proto(&entry.key)?)))
+            .map(|(key, value)| Ok((key.clone(), value.into_proto(&key)?)))
             .collect::<Result<BTreeMap<_, _>, RmError>>()?;
         Ok(pb::ContainerLaunchContextProto {
             local_resources,
             environment: self
                 .environment
-                .map(|entries| entries.entry.into_vec())
+                .map(Entries::into_pairs)
                 .unwrap_or_default()
                 .into_iter()
-                .map(|entry| (entry.key, entry.value))
                 .collect(),
             commands: self
                 .commands

@@ -15,6 +15,7 @@ mod queue_refresh;
 mod recovery_wait;
 mod reservation_config;
 mod reservation_queues;
+mod sched_conf_update;
 mod scheduler_cell;
 #[cfg(test)]
 pub(crate) mod test_fixtures;
@@ -31,6 +32,7 @@ pub use queue_info_proto::{PreemptionReport, queue_info_proto};
 pub use queue_refresh::{QueueRefresh, RefreshPlan};
 pub use recovery_wait::RecoveryWait;
 pub use reservation_config::ReservationConfig;
+pub use sched_conf_update::{QueueConfigChange, SchedConfUpdate};
 pub use scheduler_cell::SchedulerCell;
 
 /// `capacity-scheduler.xml` properties from `(name under yarn.scheduler.capacity., value)`

@@ -18,6 +18,7 @@ mod resize;
 mod resource_tracker;
 mod restart;
 mod retirement;
+mod scheduler_conf;
 mod scheduling;
 mod state_digest;
 mod submission_limits;

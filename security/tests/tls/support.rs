@@ -194,6 +194,27 @@ impl ResourceManagerAdministrationProtocol for WhoCalled {
     ) -> Result<Response<pb::ReplaceLabelsOnNodeResponseProto>, Status> {
         Err(Status::unimplemented("not in the test double"))
     }
+
+    async fn update_scheduler_configuration(
+        &self,
+        _: Request<pb::UpdateSchedulerConfigurationRequestProto>,
+    ) -> Result<Response<pb::RefreshQueuesResponseProto>, Status> {
+        Err(Status::unimplemented("not in the test double"))
+    }
+
+    async fn format_scheduler_configuration(
+        &self,
+        _: Request<pb::FormatSchedulerConfigurationRequestProto>,
+    ) -> Result<Response<pb::RefreshQueuesResponseProto>, Status> {
+        Err(Status::unimplemented("not in the test double"))
+    }
+
+    async fn get_scheduler_configuration(
+        &self,
+        _: Request<pb::GetSchedulerConfigurationRequestProto>,
+    ) -> Result<Response<pb::GetSchedulerConfigurationResponseProto>, Status> {
+        Err(Status::unimplemented("not in the test double"))
+    }
 }
 
 /// A running admin server on 127.0.0.1; dropping it shuts the server down.

@@ -1,0 +1,270 @@
+//! [`SchedConfInfo`]: the body of `PUT /ws/v1/cluster/scheduler-conf`, Hadoop's `sched-conf`
+//! in its XML or JSON form.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::jaxb_json::{Entries, OneOrMany};
+use crate::operations::RmError;
+use crate::scheduling::{QueueConfigChange, SchedConfUpdate};
+
+/// Hadoop's `SchedConfUpdateInfo`. An unknown element (the federation's `subClusterId`, say)
+/// is refused by name.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) struct SchedConfInfo {
+    add_queue: Option<OneOrMany<QueueConfigInfo>>,
+    remove_queue: Option<OneOrMany<String>>,
+    update_queue: Option<OneOrMany<QueueConfigInfo>>,
+    global_updates: Option<OneOrMany<Entries<Option<String>>>>,
+    /// The name JAXB's field (rather than its getter) gives the global updates.
+    global: Option<OneOrMany<Entries<Option<String>>>>,
+}
+
+/// Hadoop's `QueueConfigInfo`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QueueConfigInfo {
+    #[serde(rename = "queue-name")]
+    queue_name: String,
+    params: Option<Entries<Option<String>>>,
+}
+
+impl SchedConfInfo {
+    /// The update a body describes: XML (`<sched-conf>...`) when `xml`, JSON otherwise.
+    ///
+    /// # Errors
+    ///
+    /// [`RmError::InvalidRequest`] saying what does not parse and where.
+    pub(super) fn parse(body: &[u8], xml: bool) -> Result<SchedConfUpdate, RmError> {
+        let invalid = |reason: String| {
+            RmError::invalid(
+                "sched-conf",
+                format!("the body is not a sched-conf: {reason}"),
+            )
+        };
+        let info: Self = if xml {
+            let value = xml_value(body).map_err(invalid)?;
+            serde_json::from_value(value).map_err(|err| invalid(err.to_string()))?
+        } else {
+            serde_json::from_slice(body).map_err(|err| invalid(err.to_string()))?
+        };
+        let queues = |queues: Option<OneOrMany<QueueConfigInfo>>| -> Vec<QueueConfigChange> {
+            queues
+                .map(OneOrMany::into_vec)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|queue| QueueConfigChange {
+                    queue: queue.queue_name,
+                    params: queue.params.map(Entries::into_pairs).unwrap_or_default(),
+                })
+                .collect()
+        };
+        Ok(SchedConfUpdate {
+            remove_queues: info
+                .remove_queue
+                .map(OneOrMany::into_vec)
+                .unwrap_or_default(),
+            add_queues: queues(info.add_queue),
+            update_queues: queues(info.update_queue),
+            global_updates: info
+                .global_updates
+                .into_iter()
+                .chain(info.global)
+                .flat_map(OneOrMany::into_vec)
+                .flat_map(Entries::into_pairs)
+                .collect(),
+        })
+    }
+}
+
+/// The `<sched-conf>` document as the JSON JAXB would write for it: an element with children
+/// is an object of them (a repeated child an array), any other its text.
+fn xml_value(body: &[u8]) -> Result<Value, String> {
+    use quick_xml::escape::resolve_predefined_entity;
+    use quick_xml::events::Event;
+
+    let text = std::str::from_utf8(body).map_err(|err| format!("not UTF-8: {err}"))?;
+    let mut reader = quick_xml::Reader::from_str(text);
+    // Each open element: its name, its children, its text.
+    let mut stack: Vec<(String, Map<String, Value>, String)> = Vec::new();
+    let mut root = None;
+    loop {
+        let position = reader.buffer_position();
+        let event = reader
+            .read_event()
+            .map_err(|err| format!("XML at byte {position}: {err}"))?;
+        match event {
+            Event::Start(start) => {
+                let name = start.name().into_inner().to_owned();
+                stack.push((name, Map::new(), String::new()));
+            }
+            Event::Empty(empty) => {
+                let name = empty.name().into_inner().to_owned();
+                match stack.last_mut() {
+                    Some((_, children, _)) => {
+                        add_child(children, name, Value::String(String::new()))
+                    }
+                    None => root = Some((name, Value::Object(Map::new()))),
+                }
+            }
+            Event::Text(text) => {
+                if let Some((_, _, own)) = stack.last_mut() {
+                    own.push_str(&text.xml10_content());
+                }
+            }
+            Event::CData(data) => {
+                if let Some((_, _, own)) = stack.last_mut() {
+                    own.push_str(&data.xml10_content());
+                }
+            }
+            Event::GeneralRef(reference) => {
+                let resolved = if reference.is_char_ref() {
+                    reference
+                        .resolve_char_ref()
+                        .ok()
+                        .flatten()
+                        .map(|character| character.to_string())
+                } else {
+                    resolve_predefined_entity(&reference).map(str::to_owned)
+                };
+                let resolved = resolved.ok_or_else(|| {
+                    format!(
+                        "XML at byte {position}: unknown reference &{};",
+                        &*reference
+                    )
+                })?;
+                if let Some((_, _, own)) = stack.last_mut() {
+                    own.push_str(&resolved);
+                }
+            }
+            Event::End(_) => {
+                let Some((name, children, text)) = stack.pop() else {
+                    return Err("an end tag without a start".to_owned());
+                };
+                let value = if children.is_empty() {
+                    Value::String(text.trim().to_owned())
+                } else {
+                    Value::Object(children)
+                };
+                match stack.last_mut() {
+                    Some((_, parent, _)) => add_child(parent, name, value),
+                    None => root = Some((name, value)),
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    match root {
+        Some((name, Value::Object(children))) if name == "sched-conf" => {
+            Ok(Value::Object(children))
+        }
+        Some((name, _)) if name == "sched-conf" => Ok(Value::Object(Map::new())),
+        Some((name, _)) => Err(format!("the root element is <{name}>, not <sched-conf>")),
+        None => Err("no <sched-conf> element".to_owned()),
+    }
+}
+
+fn add_child(children: &mut Map<String, Value>, name: String, value: Value) {
+    match children.get_mut(&name) {
+        Some(Value::Array(items)) => items.push(value),
+        Some(existing) => *existing = Value::Array(vec![existing.take(), value]),
+        None => {
+            children.insert(name, value);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expected() -> SchedConfUpdate {
+        SchedConfUpdate {
+            remove_queues: vec!["root.a".to_owned(), "root.b".to_owned()],
+            add_queues: vec![QueueConfigChange {
+                queue: "root.c".to_owned(),
+                params: vec![("capacity".to_owned(), Some("10".to_owned()))],
+            }],
+            update_queues: vec![QueueConfigChange {
+                queue: "root.default".to_owned(),
+                params: vec![
+                    ("capacity".to_owned(), Some("90".to_owned())),
+                    ("accessible-node-labels".to_owned(), Some(String::new())),
+                ],
+            }],
+            global_updates: vec![(
+                "yarn.scheduler.capacity.queue-mappings-override.enable".to_owned(),
+                Some("true".to_owned()),
+            )],
+        }
+    }
+
+    #[test]
+    fn hadoops_xml_and_json_forms_read_the_same() {
+        let xml = br#"<?xml version="1.0" encoding="UTF-8"?>
+            <sched-conf>
+              <add-queue><queue-name>root.c</queue-name>
+                <params><entry><key>capacity</key><value>10</value></entry></params></add-queue>
+              <update-queue><queue-name>root.default</queue-name>
+                <params>
+                  <entry><key>capacity</key><value>90</value></entry>
+                  <entry><key>accessible-node-labels</key><value></value></entry>
+                </params></update-queue>
+              <remove-queue>root.a</remove-queue><remove-queue>root.b</remove-queue>
+              <global-updates><entry>
+                <key>yarn.scheduler.capacity.queue-mappings-override.enable</key>
+                <value>true</value></entry></global-updates>
+            </sched-conf>"#;
+        assert_eq!(SchedConfInfo::parse(xml, true).unwrap(), expected());
+        let json = br#"{
+            "add-queue": {"queue-name": "root.c",
+                          "params": {"entry": {"key": "capacity", "value": "10"}}},
+            "update-queue": [{"queue-name": "root.default", "params": {"entry": [
+                {"key": "capacity", "value": "90"},
+                {"key": "accessible-node-labels", "value": ""}]}}],
+            "remove-queue": ["root.a", "root.b"],
+            "global": {"entry": {"key": "yarn.scheduler.capacity.queue-mappings-override.enable",
+                                 "value": "true"}}
+        }"#;
+        assert_eq!(SchedConfInfo::parse(json, false).unwrap(), expected());
+        // A key without a value unsets it.
+        let unset = br#"{"update-queue": {"queue-name": "root.a",
+                         "params": {"entry": {"key": "capacity"}}}}"#;
+        assert_eq!(
+            SchedConfInfo::parse(unset, false).unwrap().update_queues[0].params,
+            [("capacity".to_owned(), None)]
+        );
+    }
+
+    #[test]
+    fn bodies_that_are_not_a_sched_conf_say_why() {
+        for (body, xml, reason) in [
+            (
+                &b"{\"subClusterId\": \"sc1\"}"[..],
+                false,
+                "unknown field `subClusterId`",
+            ),
+            (
+                b"{\"add-queue\": {\"params\": {\"entry\": []}}}",
+                false,
+                "missing field `queue-name`",
+            ),
+            (
+                b"{\"add-queue\": {\"queue-name\": \"root.a\", \"params\": {}}}",
+                false,
+                "missing field `entry`",
+            ),
+            (b"<configuration/>", true, "not <sched-conf>"),
+            (
+                b"<sched-conf><remove-queue>a</sched-conf>",
+                true,
+                "XML at byte",
+            ),
+        ] {
+            let refusal = SchedConfInfo::parse(body, xml).unwrap_err().to_string();
+            assert!(refusal.contains(reason), "{reason} in {refusal}");
+        }
+    }
+}
