@@ -864,3 +864,129 @@ fn hadoops_rest_api_over_mutual_tls_on_every_replica() {
     .unwrap();
     assert_eq!(after.json()["app"]["state"], "FINISHED", "{after:?}");
 }
+
+#[test]
+fn the_queue_configuration_changes_live_over_rest_and_schedulerconf() {
+    let _turn = one_cluster_at_a_time();
+    let options = minicluster_options(&[("yarn.scheduler.configuration.store.class", "memory")]);
+    let cluster = ProcessCluster::start_with(1, &options);
+    let (credentials, web) = setup(&cluster);
+    let (_, base) = active(&credentials, &web);
+    let job = cluster.spawn_dshell(&["--shell_command", "sleep 15", "--num_containers", "1"]);
+    cluster.running_application();
+    let version = || {
+        let answer = curl(
+            Some(&credentials),
+            "GET",
+            &format!("{base}/ws/v1/cluster/scheduler-conf/version"),
+            None,
+            false,
+        )
+        .unwrap();
+        answer.json()["versionID"].as_u64().expect("a version")
+    };
+    let first = version();
+
+    // A queue added and root.default shrunk in one change, while the job runs in root.default.
+    let added = curl(
+        Some(&credentials),
+        "PUT",
+        &format!("{base}/ws/v1/cluster/scheduler-conf"),
+        Some(
+            r#"{"add-queue": {"queue-name": "root.batch",
+                              "params": {"entry": {"key": "capacity", "value": "40"}}},
+                "update-queue": {"queue-name": "root.default",
+                                 "params": {"entry": {"key": "capacity", "value": "60"}}}}"#,
+        ),
+        false,
+    )
+    .unwrap();
+    assert_eq!(added.status, 200, "{added:?}");
+    assert_eq!(added.body, "Configuration change successfully applied.");
+    assert_eq!(version(), first + 1);
+    let queue = cluster.yarn(&["queue", "-status", "batch"]);
+    assert!(
+        stdout(&queue).contains("Queue Name : batch"),
+        "{}",
+        stdout(&queue)
+    );
+
+    // One that breaks the capacities is refused in Hadoop's form and changes nothing.
+    let refused = curl(
+        Some(&credentials),
+        "PUT",
+        &format!("{base}/ws/v1/cluster/scheduler-conf"),
+        Some(r#"{"update-queue": {"queue-name": "root.default", "params": {"entry": {"key": "capacity", "value": "90"}}}}"#),
+        false,
+    )
+    .unwrap();
+    assert_eq!(refused.status, 400, "{refused:?}");
+    let message = refused.json()["RemoteException"]["message"].clone();
+    assert!(
+        message
+            .as_str()
+            .unwrap()
+            .contains("Failed to re-init queues"),
+        "{refused:?}"
+    );
+    assert_eq!(version(), first + 1);
+
+    // The same through yarn-ha schedulerconf, Hadoop's options.
+    let updated = cluster.yarn(&["schedulerconf", "-update", "root.batch:maximum-capacity=50"]);
+    assert_eq!(updated.status.code(), Some(0), "{}", stderr(&updated));
+    assert!(
+        stdout(&updated).starts_with("Configuration changed successfully."),
+        "{}",
+        stdout(&updated)
+    );
+    let shown = cluster.yarn(&["schedulerconf", "-getconf"]);
+    assert!(
+        stdout(&shown).contains(
+            "<name>yarn.scheduler.capacity.root.batch.maximum-capacity</name>\n    <value>50</value>"
+        ),
+        "{}",
+        stdout(&shown)
+    );
+    let stop = cluster.yarn(&["schedulerconf", "-update", "root.batch:state=STOPPED"]);
+    assert_eq!(stop.status.code(), Some(0), "{}", stderr(&stop));
+    let removed = cluster.yarn(&[
+        "schedulerconf",
+        "-remove",
+        "root.batch",
+        "-update",
+        "root.default:capacity=100",
+    ]);
+    assert_eq!(removed.status.code(), Some(0), "{}", stderr(&removed));
+    assert_eq!(version(), first + 4);
+    let gone = cluster.yarn(&["queue", "-status", "batch"]);
+    assert_ne!(gone.status.code(), Some(0), "{}", stdout(&gone));
+    let bad = cluster.yarn(&["schedulerconf", "-add", "root.x:capacity"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(stderr(&bad).contains("confKey=confVal"), "{}", stderr(&bad));
+
+    // The file is no longer the source: -refreshQueues is refused, -format commits it again.
+    let refresh = cluster.yarn(&["rmadmin", "-refreshQueues"]);
+    assert_eq!(refresh.status.code(), Some(1));
+    assert!(
+        stderr(&refresh).contains("refreshQueues is not allowed in this scenario"),
+        "{}",
+        stderr(&refresh)
+    );
+    let format = cluster.yarn(&["schedulerconf", "-format"]);
+    assert_eq!(format.status.code(), Some(0), "{}", stderr(&format));
+
+    // The job in root.default ran through every change.
+    let out = wait_exit(job, "the job running through the changes");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+/// Layout options adding `site` to every `yarn-site.xml`.
+fn minicluster_options(site: &[(&str, &str)]) -> yarn_minicluster::LayoutOptions {
+    yarn_minicluster::LayoutOptions {
+        site: site
+            .iter()
+            .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
+            .collect(),
+        ..Default::default()
+    }
+}
