@@ -957,7 +957,7 @@ pub enum ConfCommand {
     clap::ArgGroup::new("change")
         .multiple(true)
         .args(["add", "remove", "update", "global"])
-        .conflicts_with_all(["format", "get_conf"])
+        .conflicts_with_all(["format", "get_conf", "versions", "restore"])
 ))]
 pub struct SchedulerConfArgs {
     /// Add queues with their keys: "root.a.b:capacity=10,state=RUNNING;root.a.c:capacity=0"
@@ -977,12 +977,25 @@ pub struct SchedulerConfArgs {
     #[arg(
         long = "format",
         visible_alias = "formatConfig",
-        conflicts_with = "get_conf"
+        conflicts_with_all = ["get_conf", "versions", "restore"]
     )]
     pub format: bool,
-    /// Print the configuration in force.
-    #[arg(long = "getconf", visible_alias = "getConf")]
-    pub get_conf: bool,
+    /// Print the configuration in force, or the kept VERSION, as Hadoop's XML.
+    #[arg(
+        long = "getconf",
+        visible_alias = "getConf",
+        value_name = "VERSION",
+        num_args = 0..=1,
+        conflicts_with_all = ["versions", "restore"]
+    )]
+    pub get_conf: Option<Option<u64>>,
+    /// Print the version in force and the replaced versions kept
+    /// (yarn.scheduler.configuration.max.version).
+    #[arg(long = "versions", conflicts_with = "restore")]
+    pub versions: bool,
+    /// Commit the kept VERSION again as the next version, checked as a refresh.
+    #[arg(long = "restore", value_name = "VERSION")]
+    pub restore: Option<u64>,
 }
 
 /// `yarn-ha placement` subcommands.

@@ -975,6 +975,32 @@ fn the_queue_configuration_changes_live_over_rest_and_schedulerconf() {
     let format = cluster.yarn(&["schedulerconf", "-format"]);
     assert_eq!(format.status.code(), Some(0), "{}", stderr(&format));
 
+    // Replaced versions are kept, read and restored.
+    let versions = cluster.yarn(&["schedulerconf", "-versions"]);
+    assert!(
+        stdout(&versions).contains(&format!(" {} ", first + 1)),
+        "{}",
+        stdout(&versions)
+    );
+    let kept = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{base}/ws/v1/cluster/scheduler-conf?version={}", first + 1),
+        None,
+        false,
+    )
+    .unwrap();
+    assert_eq!(kept.status, 200, "{kept:?}");
+    assert!(kept.body.contains("root.batch.capacity"), "{kept:?}");
+    let restore = cluster.yarn(&["schedulerconf", "-restore", &(first + 1).to_string()]);
+    assert_eq!(restore.status.code(), Some(0), "{}", stderr(&restore));
+    let queue = cluster.yarn(&["queue", "-status", "batch"]);
+    assert!(
+        stdout(&queue).contains("Queue Name : batch"),
+        "{}",
+        stdout(&queue)
+    );
+
     // The job in root.default ran through every change.
     let out = wait_exit(job, "the job running through the changes");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

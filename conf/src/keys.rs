@@ -205,6 +205,13 @@ pub const SCHEDULER_CONFIGURATION_MUTATION_ACL_POLICY_CLASS: Key = Key::new(
     "org.apache.hadoop.yarn.server.resourcemanager.scheduler.DefaultConfigurationMutationACLPolicy",
     KeyKind::String,
 );
+/// How many queue configurations a change replaced the replicated state keeps, to be read
+/// and restored; 0 keeps none.
+pub const SCHEDULER_CONFIGURATION_MAX_VERSION: Key = Key::new(
+    "yarn.scheduler.configuration.max.version",
+    "100",
+    KeyKind::Int,
+);
 /// The first pause of a client between failover attempts; later pauses grow exponentially.
 pub const CLIENT_FAILOVER_SLEEP_BASE_MS: Key = Key::new(
     "yarn.client.failover-sleep-base-ms",
@@ -779,6 +786,7 @@ pub const ALL: &[Key] = &[
     NODE_LABELS_ENABLED,
     SCHEDULER_CONFIGURATION_STORE_CLASS,
     SCHEDULER_CONFIGURATION_MUTATION_ACL_POLICY_CLASS,
+    SCHEDULER_CONFIGURATION_MAX_VERSION,
     RM_MAX_COMPLETED_APPLICATIONS,
     RM_STATE_STORE_MAX_COMPLETED_APPLICATIONS,
     CLIENT_FAILOVER_SLEEP_BASE_MS,

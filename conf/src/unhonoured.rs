@@ -291,9 +291,9 @@ pub const UNHONOURED: &[Unhonoured] = &[
     warned("yarn.nodemanager.node-labels.*", CENTRALIZED_LABELS),
     warned(
         "yarn.scheduler.configuration.*",
-        "the mutable queue configuration store is the ResourceManagers' replicated state: it \
-         keeps one version, with no file, log, leveldb or ZooKeeper settings; of these keys only \
-         store.class and mutation.acl-policy.class are read",
+        "the mutable queue configuration store is the ResourceManagers' replicated state, with \
+         no file, log, leveldb or ZooKeeper settings; of these keys only store.class, \
+         mutation.acl-policy.class and max.version are read",
     ),
     warned(
         "yarn.node-labels.fs-store.*",

@@ -138,6 +138,13 @@ impl ResourceManagerAdministrationProtocol for FixedStatus {
         unimplemented()
     }
 
+    async fn restore_scheduler_configuration(
+        &self,
+        _: Request<yarn_proto::pb::RestoreSchedulerConfigurationRequestProto>,
+    ) -> Result<Response<RefreshQueuesResponseProto>, Status> {
+        unimplemented()
+    }
+
     async fn get_scheduler_configuration(
         &self,
         _: Request<yarn_proto::pb::GetSchedulerConfigurationRequestProto>,

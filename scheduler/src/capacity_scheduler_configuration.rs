@@ -496,9 +496,13 @@ impl CapacitySchedulerConfiguration {
     /// `yarn.acl.enable` is false; otherwise when the right (or, for submission, the
     /// administer right, which implies it) is granted on the queue or any ancestor.
     pub fn has_access(&self, path: &str, acl: QueueAcl, user: &str, groups: &[String]) -> bool {
-        if !self.settings.acl_enable {
-            return true;
-        }
+        !self.settings.acl_enable || self.grants(path, acl, user, groups)
+    }
+
+    /// Whether the queue ACLs grant `user` in `groups` `acl` on the queue at `path`, whatever
+    /// `yarn.acl.enable` says: on the queue or any ancestor (or, for submission, the
+    /// administer right, which implies it).
+    pub fn grants(&self, path: &str, acl: QueueAcl, user: &str, groups: &[String]) -> bool {
         let granted = |right: QueueAcl| {
             self.ancestry(path).iter().any(|queue| {
                 queue

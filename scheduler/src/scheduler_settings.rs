@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use yarn_conf::Configuration;
 use yarn_conf::keys::{
-    CLUSTER_MAX_APPLICATION_PRIORITY, NODE_LABELS_ENABLED,
+    CLUSTER_MAX_APPLICATION_PRIORITY, NODE_LABELS_ENABLED, SCHEDULER_CONFIGURATION_MAX_VERSION,
     SCHEDULER_CONFIGURATION_MUTATION_ACL_POLICY_CLASS, SCHEDULER_CONFIGURATION_STORE_CLASS,
     SCHEDULER_MAXIMUM_ALLOCATION_MB, SCHEDULER_MAXIMUM_ALLOCATION_VCORES,
     SCHEDULER_MINIMUM_ALLOCATION_MB, SCHEDULER_MINIMUM_ALLOCATION_VCORES, YARN_ACL_ENABLE,
@@ -55,6 +55,8 @@ pub struct SchedulerSettings {
     pub configuration_store: ConfigurationStore,
     /// `yarn.scheduler.configuration.mutation.acl-policy.class`: administrators only.
     pub mutation_acl_policy: MutationAclPolicy,
+    /// `yarn.scheduler.configuration.max.version`: 100 replaced configurations kept.
+    pub configuration_max_versions: u32,
 }
 
 impl Default for SchedulerSettings {
@@ -69,6 +71,7 @@ impl Default for SchedulerSettings {
             node_labels_enabled: false,
             configuration_store: ConfigurationStore::File,
             mutation_acl_policy: MutationAclPolicy::Admins,
+            configuration_max_versions: 100,
         }
     }
 }
@@ -125,6 +128,9 @@ impl SchedulerSettings {
                     .get_string(&SCHEDULER_CONFIGURATION_MUTATION_ACL_POLICY_CLASS)
                     .map_err(conf_error)?,
             )?,
+            configuration_max_versions: conf
+                .get_u32(&SCHEDULER_CONFIGURATION_MAX_VERSION)
+                .map_err(conf_error)?,
         };
         settings.validate()?;
         if let Some(rules) = &settings.app_name_mappings {

@@ -25,16 +25,20 @@ pub fn run(conf_dir: Option<&Path>, args: RmAdminArgs) -> anyhow::Result<ExitCod
 pub fn schedulerconf(conf_dir: Option<&Path>, args: SchedulerConfArgs) -> anyhow::Result<ExitCode> {
     let command = if args.format {
         RmAdminCommand::FormatSchedulerConf
-    } else if args.get_conf {
-        RmAdminCommand::GetSchedulerConf
+    } else if let Some(version) = args.get_conf {
+        RmAdminCommand::GetSchedulerConf { version }
+    } else if args.versions {
+        RmAdminCommand::ListSchedulerConfVersions
+    } else if let Some(version) = args.restore {
+        RmAdminCommand::RestoreSchedulerConf { version }
     } else if args.add.is_none()
         && args.remove.is_none()
         && args.update.is_none()
         && args.global.is_none()
     {
         anyhow::bail!(
-            "Invalid Command Usage: give -add, -remove, -update, -global, -format or -getconf \
-             (see yarn-ha schedulerconf --help)"
+            "Invalid Command Usage: give -add, -remove, -update, -global, -format, -getconf, \
+             -versions or -restore (see yarn-ha schedulerconf --help)"
         );
     } else {
         RmAdminCommand::UpdateSchedulerConf {

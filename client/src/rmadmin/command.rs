@@ -93,8 +93,19 @@ pub enum RmAdminCommand {
     },
     /// `schedulerconf -format`: commit `capacity-scheduler.xml` again, on the leader.
     FormatSchedulerConf,
-    /// `schedulerconf -getconf`: the queue configuration in force, as Hadoop's XML.
-    GetSchedulerConf,
+    /// `schedulerconf -getconf [VERSION]`: the queue configuration in force, or a kept version,
+    /// as Hadoop's XML.
+    GetSchedulerConf {
+        /// The kept version asked for; the one in force when `None`.
+        version: Option<u64>,
+    },
+    /// `schedulerconf -versions`: the version in force and the kept ones.
+    ListSchedulerConfVersions,
+    /// `schedulerconf -restore VERSION`: commit a kept version again as the next one.
+    RestoreSchedulerConf {
+        /// The kept version.
+        version: u64,
+    },
 }
 
 impl RmAdminCommand {
@@ -118,7 +129,9 @@ impl RmAdminCommand {
             Self::ReplaceLabelsOnNode { .. } => "replaceLabelsOnNode",
             Self::UpdateSchedulerConf { .. } => "updateSchedulerConfiguration",
             Self::FormatSchedulerConf => "formatSchedulerConfiguration",
-            Self::GetSchedulerConf => "getSchedulerConfiguration",
+            Self::GetSchedulerConf { .. } => "getSchedulerConfiguration",
+            Self::ListSchedulerConfVersions => "getSchedulerConfiguration",
+            Self::RestoreSchedulerConf { .. } => "restoreSchedulerConfiguration",
         }
     }
 
@@ -224,7 +237,9 @@ impl RmAdminCommand {
             | Self::RefreshAdminAcls
             | Self::GetClusterMembership
             | Self::FormatSchedulerConf
-            | Self::GetSchedulerConf => Ok(()),
+            | Self::GetSchedulerConf { .. }
+            | Self::ListSchedulerConfVersions
+            | Self::RestoreSchedulerConf { .. } => Ok(()),
         }
     }
 }

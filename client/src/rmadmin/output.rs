@@ -113,6 +113,20 @@ pub fn scheduler_conf_changed(reply: &RefreshQueuesResponseProto) -> String {
     out
 }
 
+/// `schedulerconf -versions`: the version in force and those kept.
+pub fn scheduler_conf_versions(reply: &GetSchedulerConfigurationResponseProto) -> String {
+    let kept: Vec<String> = reply.kept_versions.iter().map(u64::to_string).collect();
+    format!(
+        "queue configuration version {} in force; kept: {}\n",
+        reply.version,
+        if kept.is_empty() {
+            "none".to_owned()
+        } else {
+            kept.join(" ")
+        }
+    )
+}
+
 /// `schedulerconf -getconf`: the configuration in force as Hadoop prints it, a
 /// `<configuration>` of `<property>` name and value pairs, indented by two.
 pub fn scheduler_conf(reply: &GetSchedulerConfigurationResponseProto) -> String {
@@ -277,7 +291,12 @@ mod tests {
                 value: Some("alice,bob <ops>".to_owned()),
             }],
             version: 3,
+            kept_versions: vec![1, 2],
         };
+        assert_eq!(
+            scheduler_conf_versions(&reply),
+            "queue configuration version 3 in force; kept: 1 2\n"
+        );
         assert_eq!(
             scheduler_conf(&reply),
             "<configuration>\n  <property>\n    \

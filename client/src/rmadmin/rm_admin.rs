@@ -192,17 +192,20 @@ impl RmAdmin {
                     .await?;
                 output::refreshed_queues(&reply)
             }
-            RmAdminCommand::GetSchedulerConf => {
+            RmAdminCommand::GetSchedulerConf { version } => {
+                output::scheduler_conf(&self.scheduler_conf(*version).await?)
+            }
+            RmAdminCommand::ListSchedulerConfVersions => {
+                output::scheduler_conf_versions(&self.scheduler_conf(None).await?)
+            }
+            RmAdminCommand::RestoreSchedulerConf { version } => {
+                let request = pb::RestoreSchedulerConfigurationRequestProto { version: *version };
                 let reply = self
-                    .call(|mut admin| async move {
-                        admin
-                            .get_scheduler_configuration(
-                                pb::GetSchedulerConfigurationRequestProto {},
-                            )
-                            .await
+                    .call(move |mut admin| async move {
+                        admin.restore_scheduler_configuration(request).await
                     })
                     .await?;
-                output::scheduler_conf(&reply)
+                output::refreshed_queues(&reply)
             }
         };
         Ok(RmAdminOutcome {
@@ -389,6 +392,23 @@ impl RmAdmin {
             })
             .await?;
         Ok(reply.membership.unwrap_or_default())
+    }
+
+    /// The queue configuration in force, or the kept `version`, with the versions kept.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`RmClient::call`].
+    pub async fn scheduler_conf(
+        &self,
+        version: Option<u64>,
+    ) -> Result<pb::GetSchedulerConfigurationResponseProto, Error> {
+        self.call(move |mut admin| async move {
+            admin
+                .get_scheduler_configuration(pb::GetSchedulerConfigurationRequestProto { version })
+                .await
+        })
+        .await
     }
 
     /// Re-reads capacity-scheduler.xml on the leader; returns which leader's file was applied,

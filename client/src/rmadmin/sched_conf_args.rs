@@ -15,14 +15,14 @@ const NOT_KEY_VALUE: &str = "Specify configuration key value as confKey=confVal.
 /// # Errors
 ///
 /// [`Error::InvalidAdminArgument`] naming the option for a parameter that is not `key=value`
-/// or a queue without a path.
+/// or a queue without a path, and for a change that changes nothing.
 pub fn update_request(
     add: Option<&str>,
     remove: Option<&str>,
     update: Option<&str>,
     global: Option<&str>,
 ) -> Result<pb::UpdateSchedulerConfigurationRequestProto, Error> {
-    Ok(pb::UpdateSchedulerConfigurationRequestProto {
+    let request = pb::UpdateSchedulerConfigurationRequestProto {
         remove_queues: remove
             .map(|queues| {
                 queues
@@ -39,7 +39,18 @@ pub fn update_request(
             .map(|params| key_values("-global", params))
             .transpose()?
             .unwrap_or_default(),
-    })
+    };
+    if request.remove_queues.is_empty()
+        && request.add_queues.is_empty()
+        && request.update_queues.is_empty()
+        && request.global_updates.is_empty()
+    {
+        return Err(Error::InvalidAdminArgument {
+            option: "schedulerconf",
+            message: "the change names no queue and no key".to_owned(),
+        });
+    }
+    Ok(request)
 }
 
 /// `path:key=value,...;path:...` as queues and their parameters.
@@ -52,9 +63,9 @@ fn queues(
     };
     argument
         .split(';')
-        .map(str::trim)
-        .filter(|queue| !queue.is_empty())
+        .filter(|queue| !queue.trim().is_empty())
         .map(|queue| {
+            // Only the path is trimmed: a value of one space is an ACL meaning nobody.
             let (path, params) = queue.split_once(':').unwrap_or((queue, ""));
             if path.trim().is_empty() {
                 return Err(Error::InvalidAdminArgument {

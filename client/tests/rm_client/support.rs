@@ -304,6 +304,13 @@ impl ResourceManagerAdministrationProtocol for FakeRm {
         Err(Status::unimplemented("not in the fake"))
     }
 
+    async fn restore_scheduler_configuration(
+        &self,
+        _: Request<pb::RestoreSchedulerConfigurationRequestProto>,
+    ) -> Result<Response<pb::RefreshQueuesResponseProto>, Status> {
+        Err(Status::unimplemented("not in the fake"))
+    }
+
     async fn get_scheduler_configuration(
         &self,
         _: Request<pb::GetSchedulerConfigurationRequestProto>,

@@ -120,7 +120,24 @@ impl ResourceManagerAdministrationProtocol for AdminService {
         request: Request<pb::GetSchedulerConfigurationRequestProto>,
     ) -> Result<Response<pb::GetSchedulerConfigurationResponseProto>, Status> {
         let caller = self.caller(&request)?;
-        let response = self.operations.get_scheduler_configuration(&caller).await?;
+        let version = request.get_ref().version;
+        let response = self
+            .operations
+            .get_scheduler_configuration(&caller, version)
+            .await?;
+        Ok(Response::new(response))
+    }
+
+    async fn restore_scheduler_configuration(
+        &self,
+        request: Request<pb::RestoreSchedulerConfigurationRequestProto>,
+    ) -> Result<Response<pb::RefreshQueuesResponseProto>, Status> {
+        let caller = self.caller(&request)?;
+        let version = request.get_ref().version;
+        let response = self
+            .operations
+            .restore_scheduler_configuration(&caller, version)
+            .await?;
         Ok(Response::new(response))
     }
 

@@ -1,7 +1,5 @@
 //! [`ClientOperations`]: what users do through ApplicationClientProtocol.
 
-use std::collections::BTreeMap;
-
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 use yarn_proto::pb;
 use yarn_scheduler::{
@@ -11,7 +9,6 @@ use yarn_scheduler::{
 use yarn_security::Caller;
 
 use super::RmError;
-use super::admin_acl::check_admin;
 use super::am_operations::resource_proto;
 use super::client_lifetimes::{
     TIMEOUTS_FIELD, granted_lifetime, requested_lifetime, submission_command,
@@ -616,30 +613,6 @@ impl ClientOperations {
 
     fn overview(&self, leadership: &Leadership) -> ClusterOverview {
         leadership.nodes(|tracker| self.state.read(|state| ClusterOverview::of(state, tracker)))
-    }
-
-    /// The CapacityScheduler configuration in force, the replicated
-    /// `yarn.scheduler.capacity.*` properties, for an administrator only (as Hadoop's
-    /// `GET /scheduler-conf`: the queues' ACLs are in it).
-    ///
-    /// # Errors
-    ///
-    /// [`RmError::Unauthenticated`] for an anonymous caller, [`RmError::AccessDenied`] for a
-    /// user not in `yarn.admin.acl`, and the refusal of a replica that does not lead.
-    pub(crate) async fn scheduler_configuration(
-        &self,
-        caller: &Caller,
-    ) -> Result<BTreeMap<String, String>, RmError> {
-        let Caller::Peer(identity) = caller else {
-            return Err(RmError::Unauthenticated {
-                message: "the scheduler configuration is shown to administrators only; present a \
-                          certificate (or user.name without TLS)"
-                    .to_owned(),
-            });
-        };
-        check_admin(&self.queues, identity).await?;
-        self.proposer.read_barrier().await?;
-        Ok(self.state.read(|state| state.queue_config.clone()))
     }
 
     /// Everything the leader's `/metrics` page shows of the cluster, read after one read

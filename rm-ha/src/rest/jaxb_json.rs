@@ -8,6 +8,8 @@ use serde::de::{DeserializeOwned, Deserializer, Error as _};
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, bound(deserialize = "V: DeserializeOwned"))]
 pub(super) struct Entries<V> {
+    /// None in an empty map (`{}`).
+    #[serde(default)]
     pub(super) entry: OneOrMany<Entry<V>>,
 }
 
@@ -37,6 +39,12 @@ impl<'de, T: DeserializeOwned> Deserialize<'de> for OneOrMany<T> {
             serde_json::from_value(value).map(Self::One)
         };
         read.map_err(D::Error::custom)
+    }
+}
+
+impl<T> Default for OneOrMany<T> {
+    fn default() -> Self {
+        Self::Many(Vec::new())
     }
 }
 

@@ -234,9 +234,11 @@ async fn scheduler(
 
 /// Hadoop's `GET /scheduler-conf` for administrators: `{"property": [{"name", "value"}]}`,
 /// in XML `<configuration><property>...</property></configuration>`, names in order.
+/// With `?version=N` (a yarn-ha extension), a replaced version the state keeps.
 async fn scheduler_conf(
     State(api): State<RestApi>,
     RestCaller(caller): RestCaller,
+    Query(query): Query<Vec<(String, String)>>,
 ) -> Result<Response, RestRefusal> {
     #[derive(serde::Serialize)]
     struct Property {
@@ -247,14 +249,51 @@ async fn scheduler_conf(
     struct ConfInfo {
         property: Vec<Property>,
     }
-    let properties = api.operations.scheduler_configuration(&caller).await?;
+    let mut version = None;
+    for (name, value) in &query {
+        match name.as_str() {
+            "version" => {
+                version = Some(value.trim().parse::<u64>().map_err(|_| {
+                    RmError::invalid("version", format!("version={value:?} is not a version"))
+                })?);
+            }
+            other => {
+                return Err(RmError::invalid(
+                    "query",
+                    format!("unknown query parameter {other:?}: only version is read"),
+                )
+                .into());
+            }
+        }
+    }
+    let conf = api
+        .admin
+        .get_scheduler_configuration(named(&caller)?, version)
+        .await?;
     let conf = ConfInfo {
-        property: properties
+        property: conf
+            .properties
             .into_iter()
-            .map(|(name, value)| Property { name, value })
+            .map(|param| Property {
+                name: param.key,
+                value: param.value.unwrap_or_default(),
+            })
             .collect(),
     };
     Ok(unwrapped(StatusCode::OK, "configuration", &conf))
+}
+
+/// `caller`, refused when anonymous: the scheduler configuration is read and changed by named
+/// users only, as Hadoop's writable endpoints ask for a user name.
+fn named(caller: &Caller) -> Result<&Caller, RmError> {
+    match caller {
+        Caller::Peer(_) => Ok(caller),
+        Caller::Anonymous => Err(RmError::Unauthenticated {
+            message: "Unable to obtain user name, user not authenticated: present a \
+                      certificate (or user.name without TLS)"
+                .to_owned(),
+        }),
+    }
 }
 
 /// `PUT /ws/v1/cluster/scheduler-conf`: Hadoop's mutation of the queue configuration, its
@@ -268,10 +307,10 @@ async fn update_scheduler_conf(
     let xml = headers
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| value.contains("xml"));
+        .is_some_and(|value| value.to_ascii_lowercase().contains("xml"));
     let update = SchedConfInfo::parse(&body, xml)?;
     api.admin
-        .update_scheduler_configuration(&caller, update)
+        .update_scheduler_configuration(named(&caller)?, update)
         .await?;
     Ok((StatusCode::OK, "Configuration change successfully applied.").into_response())
 }
@@ -287,7 +326,10 @@ async fn scheduler_conf_version(
         #[serde(rename = "versionID")]
         version_id: u64,
     }
-    let conf = api.admin.get_scheduler_configuration(&caller).await?;
+    let conf = api
+        .admin
+        .get_scheduler_configuration(named(&caller)?, None)
+        .await?;
     Ok(unwrapped(
         StatusCode::OK,
         "configversion",
@@ -303,7 +345,9 @@ async fn format_scheduler_conf(
     State(api): State<RestApi>,
     RestCaller(caller): RestCaller,
 ) -> Result<Response, RestRefusal> {
-    api.admin.format_scheduler_configuration(&caller).await?;
+    api.admin
+        .format_scheduler_configuration(named(&caller)?)
+        .await?;
     Ok((
         StatusCode::OK,
         "Configuration under store successfully formatted.",

@@ -8,11 +8,13 @@ use super::jaxb_json::{Entries, OneOrMany};
 use crate::operations::RmError;
 use crate::scheduling::{QueueConfigChange, SchedConfUpdate};
 
-/// Hadoop's `SchedConfUpdateInfo`. An unknown element (the federation's `subClusterId`, say)
-/// is refused by name.
+/// Hadoop's `SchedConfUpdateInfo`. An unknown element is refused by name; the federation's
+/// `subClusterId`, which Hadoop 3.4's client always sends, only when it names a sub-cluster.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub(super) struct SchedConfInfo {
+    #[serde(rename = "subClusterId")]
+    sub_cluster_id: Option<String>,
     add_queue: Option<OneOrMany<QueueConfigInfo>>,
     remove_queue: Option<OneOrMany<String>>,
     update_queue: Option<OneOrMany<QueueConfigInfo>>,
@@ -49,6 +51,11 @@ impl SchedConfInfo {
         } else {
             serde_json::from_slice(body).map_err(|err| invalid(err.to_string()))?
         };
+        if let Some(sub_cluster) = info.sub_cluster_id.filter(|id| !id.trim().is_empty()) {
+            return Err(invalid(format!(
+                "subClusterId {sub_cluster:?}: yarn-ha is not federated"
+            )));
+        }
         let queues = |queues: Option<OneOrMany<QueueConfigInfo>>| -> Vec<QueueConfigChange> {
             queues
                 .map(OneOrMany::into_vec)
@@ -78,8 +85,19 @@ impl SchedConfInfo {
     }
 }
 
+/// The elements whose content is a map or a record: empty, they are an empty object.
+const OBJECT_ELEMENTS: [&str; 6] = [
+    "sched-conf",
+    "add-queue",
+    "update-queue",
+    "params",
+    "global-updates",
+    "global",
+];
+
 /// The `<sched-conf>` document as the JSON JAXB would write for it: an element with children
-/// is an object of them (a repeated child an array), any other its text.
+/// is an object of them (a repeated child an array), an empty one of [`OBJECT_ELEMENTS`] an
+/// empty object, any other its text as written (an ACL of one space means nobody).
 fn xml_value(body: &[u8]) -> Result<Value, String> {
     use quick_xml::escape::resolve_predefined_entity;
     use quick_xml::events::Event;
@@ -101,11 +119,11 @@ fn xml_value(body: &[u8]) -> Result<Value, String> {
             }
             Event::Empty(empty) => {
                 let name = empty.name().into_inner().to_owned();
+                let value = leaf(&name, String::new());
                 match stack.last_mut() {
-                    Some((_, children, _)) => {
-                        add_child(children, name, Value::String(String::new()))
-                    }
-                    None => root = Some((name, Value::Object(Map::new()))),
+                    Some((_, children, _)) => add_child(children, name, value),
+                    None if root.is_none() => root = Some((name, value)),
+                    None => return Err(format!("a second root element <{name}>")),
                 }
             }
             Event::Text(text) => {
@@ -143,16 +161,22 @@ fn xml_value(body: &[u8]) -> Result<Value, String> {
                     return Err("an end tag without a start".to_owned());
                 };
                 let value = if children.is_empty() {
-                    Value::String(text.trim().to_owned())
+                    leaf(&name, text)
                 } else {
                     Value::Object(children)
                 };
                 match stack.last_mut() {
                     Some((_, parent, _)) => add_child(parent, name, value),
-                    None => root = Some((name, value)),
+                    None if root.is_none() => root = Some((name, value)),
+                    None => return Err(format!("a second root element <{name}>")),
                 }
             }
-            Event::Eof => break,
+            Event::Eof => {
+                if let Some((name, _, _)) = stack.last() {
+                    return Err(format!("<{name}> is not closed"));
+                }
+                break;
+            }
             _ => {}
         }
     }
@@ -162,7 +186,17 @@ fn xml_value(body: &[u8]) -> Result<Value, String> {
         }
         Some((name, _)) if name == "sched-conf" => Ok(Value::Object(Map::new())),
         Some((name, _)) => Err(format!("the root element is <{name}>, not <sched-conf>")),
-        None => Err("no <sched-conf> element".to_owned()),
+        None => Err("no <sched-conf> element: the body is not XML".to_owned()),
+    }
+}
+
+/// An element without children: an empty object for [`OBJECT_ELEMENTS`] holding nothing but
+/// white space, its text otherwise.
+fn leaf(name: &str, text: String) -> Value {
+    if OBJECT_ELEMENTS.contains(&name) && text.trim().is_empty() {
+        Value::Object(Map::new())
+    } else {
+        Value::String(text)
     }
 }
 
@@ -239,28 +273,58 @@ mod tests {
     }
 
     #[test]
+    fn white_space_values_empty_maps_and_an_empty_sub_cluster_read_as_hadoop_means_them() {
+        let xml = br#"<sched-conf><update-queue><queue-name>root</queue-name><params>
+            <entry><key>acl_administer_queue</key><value> </value></entry>
+            <entry><key>acl_submit_applications</key><value> ops</value></entry>
+            </params></update-queue><add-queue><queue-name>root.b</queue-name><params/>
+            </add-queue><global-updates></global-updates></sched-conf>"#;
+        let update = SchedConfInfo::parse(xml, true).unwrap();
+        assert_eq!(
+            update.update_queues[0].params,
+            [
+                ("acl_administer_queue".to_owned(), Some(" ".to_owned())),
+                (
+                    "acl_submit_applications".to_owned(),
+                    Some(" ops".to_owned())
+                )
+            ],
+            "one space means nobody, a leading space a group"
+        );
+        assert!(update.add_queues[0].params.is_empty());
+        let json = br#"{"subClusterId": "", "add-queue": {"queue-name": "root.b", "params": {}}}"#;
+        assert_eq!(
+            SchedConfInfo::parse(json, false).unwrap().add_queues.len(),
+            1
+        );
+    }
+
+    #[test]
     fn bodies_that_are_not_a_sched_conf_say_why() {
         for (body, xml, reason) in [
-            (
-                &b"{\"subClusterId\": \"sc1\"}"[..],
-                false,
-                "unknown field `subClusterId`",
-            ),
+            (&b"{\"subClusterId\": \"sc1\"}"[..], false, "not federated"),
+            (b"{\"colour\": 1}", false, "unknown field `colour`"),
             (
                 b"{\"add-queue\": {\"params\": {\"entry\": []}}}",
                 false,
                 "missing field `queue-name`",
-            ),
-            (
-                b"{\"add-queue\": {\"queue-name\": \"root.a\", \"params\": {}}}",
-                false,
-                "missing field `entry`",
             ),
             (b"<configuration/>", true, "not <sched-conf>"),
             (
                 b"<sched-conf><remove-queue>a</sched-conf>",
                 true,
                 "XML at byte",
+            ),
+            (
+                b"<sched-conf><remove-queue>a</remove-queue>",
+                true,
+                "<sched-conf> is not closed",
+            ),
+            (b"<sched-conf/><sched-conf/>", true, "a second root element"),
+            (
+                b"{\"remove-queue\": \"root.a\"}",
+                true,
+                "the body is not XML",
             ),
         ] {
             let refusal = SchedConfInfo::parse(body, xml).unwrap_err().to_string();

@@ -18,6 +18,9 @@ pub struct QueueRefresh {
     pub expected: u64,
     /// The new properties.
     pub properties: BTreeMap<String, String>,
+    /// How many replaced configurations the state keeps
+    /// (`yarn.scheduler.configuration.max.version` of the leader's settings).
+    pub keep: u32,
 }
 
 /// What a refresh found: the change to propose, if any, and the keys the new configuration
@@ -91,16 +94,18 @@ impl QueueRefresh {
             refresh: Some(Self {
                 expected: state.queue_config_version,
                 properties: new.properties().clone(),
+                keep: source.settings.configuration_max_versions,
             }),
             warnings,
         })
     }
 
-    /// The command that commits this refresh.
+    /// The command that commits this refresh, keeping the configuration it replaces.
     pub fn command(self) -> CommandV1 {
-        CommandV1::SetQueueConfiguration {
+        CommandV1::SetQueueConfigurationKeeping {
             expected: self.expected,
             properties: self.properties,
+            keep: self.keep,
         }
     }
 }

@@ -44,14 +44,6 @@ enum QueueChangeKind {
 }
 
 impl SchedConfUpdate {
-    /// Whether the update changes nothing.
-    pub fn is_empty(&self) -> bool {
-        self.remove_queues.is_empty()
-            && self.add_queues.is_empty()
-            && self.update_queues.is_empty()
-            && self.global_updates.is_empty()
-    }
-
     /// The queues the update touches, each with what it does to it.
     fn queues(&self) -> impl Iterator<Item = (&str, QueueChangeKind)> {
         let add = self
@@ -74,7 +66,8 @@ impl SchedConfUpdate {
     /// The queues whose administrators may make this update under Hadoop's queue-admin
     /// policy, as full paths of `conf`: for each queue it removes or updates, that queue, and
     /// for each it adds, the parent; a queue `conf` lacks stands for its nearest existing
-    /// ancestor. `None` when it changes global keys, which only administrators may.
+    /// ancestor. `None` when it changes global keys, which only administrators may. Paths are
+    /// those [`apply`](Self::apply) accepts: full, from `root`.
     pub fn queues_to_administer(
         &self,
         conf: &CapacitySchedulerConfiguration,
@@ -94,7 +87,8 @@ impl SchedConfUpdate {
                 }
                 match path.rsplit_once('.') {
                     Some((parent, _)) => path = parent,
-                    None => break "root".to_owned(),
+                    // A path not from root, which apply refuses, is an administrator's matter.
+                    None => return None,
                 }
             };
             if !paths.contains(&existing) {
@@ -116,11 +110,23 @@ impl SchedConfUpdate {
     /// Hadoop's words for a queue that cannot be removed or added: a path without a parent
     /// (`Can't remove queue`, `Can't add invalid queue`), a removed queue its parent does not
     /// list (`Queue ... not found`), an added queue its parent lists already
-    /// (`Can't add existing queue`).
+    /// (`Can't add existing queue`); a queue path that is not a full path from `root` or has an
+    /// empty part, and a global key outside `yarn.scheduler.capacity.*`.
     pub fn apply(
         &self,
         properties: &BTreeMap<String, String>,
     ) -> Result<BTreeMap<String, String>, String> {
+        for (queue, _) in self.queues() {
+            check_path(queue)?;
+        }
+        for (key, _) in &self.global_updates {
+            if !key.trim().starts_with(PREFIX) {
+                return Err(format!(
+                    "global key {key:?} is not a {PREFIX}* key: the scheduler's yarn-site.xml \
+                     keys are read from each replica's yarn-site.xml"
+                ));
+            }
+        }
         let mut conf = properties.clone();
         for queue in &self.remove_queues {
             let Some((parent, leaf)) = queue.trim().rsplit_once('.') else {
@@ -131,7 +137,7 @@ impl SchedConfUpdate {
                 return Err(format!("Queue {queue} not found"));
             };
             siblings.remove(position);
-            set_children(&mut conf, parent, &siblings);
+            set_children(&mut conf, parent, &siblings, false);
             let own = format!("{PREFIX}{}.", queue.trim());
             conf.retain(|key, _| !key.starts_with(&own));
         }
@@ -145,7 +151,7 @@ impl SchedConfUpdate {
                 return Err(format!("Can't add existing queue {queue}"));
             }
             siblings.push(leaf.to_owned());
-            set_children(&mut conf, parent, &siblings);
+            set_children(&mut conf, parent, &siblings, true);
             set_params(&mut conf, queue, &change.params);
         }
         for change in &self.update_queues {
@@ -174,10 +180,22 @@ fn children(conf: &BTreeMap<String, String>, parent: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Sets `parent`'s `queues` list; a parent left without children loses that key and its
-/// `ordering-policy`, and one gaining its first child loses its `ordering-policy`: a leaf's
-/// policy (`fifo`, `fair`) is no parent's.
-fn set_children(conf: &mut BTreeMap<String, String>, parent: &str, names: &[String]) {
+/// Refuses a queue path that is not `root` or below it, or that has an empty part.
+fn check_path(queue: &str) -> Result<(), String> {
+    let queue = queue.trim();
+    let from_root = queue == "root" || queue.starts_with("root.");
+    if !from_root || queue.split('.').any(str::is_empty) {
+        return Err(format!(
+            "Queue path {queue:?} is not a full path from root (root.parent.queue)"
+        ));
+    }
+    Ok(())
+}
+
+/// Sets `parent`'s `queues` list; a parent left without children by a removal loses that key
+/// and its `ordering-policy`, and one gaining its first child by an addition loses its
+/// `ordering-policy`: a leaf's policy (`fifo`, `fair`) is no parent's.
+fn set_children(conf: &mut BTreeMap<String, String>, parent: &str, names: &[String], added: bool) {
     let list = format!("{PREFIX}{parent}.queues");
     let policy = format!("{PREFIX}{parent}.ordering-policy");
     if names.is_empty() {
@@ -185,7 +203,7 @@ fn set_children(conf: &mut BTreeMap<String, String>, parent: &str, names: &[Stri
         conf.remove(&policy);
         return;
     }
-    if names.len() == 1 {
+    if added && names.len() == 1 {
         conf.remove(&policy);
     }
     conf.insert(list, names.join(","));
@@ -311,6 +329,57 @@ mod tests {
             update.apply(&before).unwrap(),
             properties(&[("root.queues", "a")]),
             "descendants go, an emptied list and its policy go, an empty value unsets"
+        );
+    }
+
+    #[test]
+    fn a_removal_leaving_one_child_keeps_the_parents_policy() {
+        let before = properties(&[
+            ("root.queues", "a,b"),
+            ("root.ordering-policy", "priority-utilization"),
+            ("root.a.capacity", "50"),
+            ("root.b.capacity", "50"),
+            ("root.b.state", "STOPPED"),
+        ]);
+        let update = SchedConfUpdate {
+            remove_queues: vec!["root.b".to_owned()],
+            update_queues: vec![change("root.a", &[("capacity", Some("100"))])],
+            ..SchedConfUpdate::default()
+        };
+        let after = update.apply(&before).unwrap();
+        assert_eq!(
+            after[&format!("{PREFIX}root.ordering-policy")],
+            "priority-utilization"
+        );
+        assert_eq!(after[&format!("{PREFIX}root.queues")], "a");
+    }
+
+    #[test]
+    fn paths_not_from_root_and_foreign_global_keys_are_refused() {
+        let before = properties(&[("root.queues", "a"), ("root.a.capacity", "100")]);
+        for queue in ["queue-mappings-override", "root.a.", "root..a", "a.b"] {
+            let update = SchedConfUpdate {
+                update_queues: vec![change(queue, &[("enable", Some("true"))])],
+                ..SchedConfUpdate::default()
+            };
+            let refusal = update.apply(&before).unwrap_err();
+            assert!(
+                refusal.contains("not a full path from root"),
+                "{queue}: {refusal}"
+            );
+        }
+        let foreign = SchedConfUpdate {
+            global_updates: vec![(
+                "yarn.scheduler.maximum-allocation-mb".to_owned(),
+                Some("1".to_owned()),
+            )],
+            ..SchedConfUpdate::default()
+        };
+        assert!(
+            foreign
+                .apply(&before)
+                .unwrap_err()
+                .contains("read from each replica's yarn-site.xml")
         );
     }
 

@@ -368,6 +368,17 @@ pub enum CommandV1 {
         /// Each host (`port` `None`) or NodeManager and its label.
         mappings: Vec<(NodeSpec, Option<String>)>,
     },
+    /// [`SetQueueConfiguration`](Self::SetQueueConfiguration) that also keeps the
+    /// configuration it replaces in the state's history, which then holds the newest `keep`
+    /// versions (`yarn.scheduler.configuration.max.version` on the proposing leader).
+    SetQueueConfigurationKeeping {
+        /// The version the change is based on.
+        expected: u64,
+        /// The new configuration.
+        properties: BTreeMap<String, String>,
+        /// How many replaced versions the history keeps.
+        keep: u32,
+    },
 }
 
 #[cfg(test)]
@@ -495,6 +506,14 @@ mod tests {
                     mappings: Vec::new(),
                 },
                 34,
+            ),
+            (
+                CommandV1::SetQueueConfigurationKeeping {
+                    expected: 0,
+                    properties: BTreeMap::new(),
+                    keep: 0,
+                },
+                35,
             ),
         ];
         for (command, position) in pinned {

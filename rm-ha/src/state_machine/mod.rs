@@ -15,6 +15,7 @@ mod container_update;
 mod container_updates;
 mod master_keys;
 mod preemption_round;
+mod queue_config_history;
 mod remote_allocation;
 mod reservation_table;
 mod response;
@@ -46,6 +47,7 @@ pub use master_keys::{
     MasterKeyChange, MasterKeyKind, MasterKeyPair, MasterKeyRejection, MasterKeys, StoredMasterKey,
 };
 pub use preemption_round::ContainerWaits;
+pub use queue_config_history::QueueConfigHistory;
 pub use remote_allocation::RemoteAllocationRejection;
 pub use reservation_table::{
     ReservationChange, ReservationQueueShare, ReservationRecord, ReservationTable,

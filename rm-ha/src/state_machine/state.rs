@@ -8,8 +8,8 @@ use yarn_scheduler::NodeLabels;
 use super::state_digest::sha256_of_postcard;
 use super::{
     Admission, ApplicationRecord, ApplicationState, AttemptRecord, CommandV1, ContainerRecord,
-    ContainerTable, ContainerWaits, FinalStatus, MasterKeys, ReservationTable, RetiredApplications,
-    RmCommand, RmResponse,
+    ContainerTable, ContainerWaits, FinalStatus, MasterKeys, QueueConfigHistory, ReservationTable,
+    RetiredApplications, RmCommand, RmResponse,
 };
 use crate::error::{Error, Record};
 
@@ -72,6 +72,10 @@ pub struct RmState {
     /// [`CommandV1::AddClusterNodeLabels`]). After the fields of format 9, so that format 9
     /// reads as format 10 with no label.
     pub node_labels: NodeLabels,
+    /// The queue configurations changes replaced, by version (see
+    /// [`CommandV1::SetQueueConfigurationKeeping`]). After the fields of format 10, so that
+    /// format 10 reads as format 11 with none kept.
+    pub queue_config_history: QueueConfigHistory,
 }
 
 impl Default for RmState {
@@ -94,6 +98,7 @@ impl Default for RmState {
             lifetime_deadlines: BTreeMap::new(),
             retired: RetiredApplications::default(),
             node_labels: NodeLabels::default(),
+            queue_config_history: QueueConfigHistory::default(),
         }
     }
 }
@@ -132,20 +137,12 @@ impl RmState {
             CommandV1::SetQueueConfiguration {
                 expected,
                 properties,
-            } => {
-                if *expected == self.queue_config_version {
-                    self.queue_config_version += 1;
-                    self.queue_config = properties.clone();
-                    RmResponse::QueueConfigVersionSet {
-                        version: self.queue_config_version,
-                    }
-                } else {
-                    RmResponse::QueueConfigVersionRejected {
-                        expected: *expected,
-                        actual: self.queue_config_version,
-                    }
-                }
-            }
+            } => self.set_queue_configuration(*expected, properties, None),
+            CommandV1::SetQueueConfigurationKeeping {
+                expected,
+                properties,
+                keep,
+            } => self.set_queue_configuration(*expected, properties, Some(*keep)),
             CommandV1::SetNodeDecommissioned {
                 node,
                 decommissioned,

@@ -13,7 +13,7 @@ use yarn_scheduler::NodeLabels;
 
 use super::{
     ApplicationRecord, ContainerKey, ContainerRecord, ContainerTable, ContainerWaits, MasterKeys,
-    ReservationTable, RetiredApplications, RmState,
+    QueueConfigHistory, ReservationTable, RetiredApplications, RmState,
 };
 
 /// [`RmState`] in state format 1: the same fields, with a container table that has no
@@ -69,6 +69,7 @@ impl From<RmStateFormat1> for RmState {
             lifetime_deadlines: BTreeMap::new(),
             retired: RetiredApplications::default(),
             node_labels: NodeLabels::default(),
+            queue_config_history: QueueConfigHistory::default(),
         }
     }
 }
@@ -113,13 +114,14 @@ mod tests {
         // appends the (here empty) NodeManager incarnations, format 4 apply rules 0 and no
         // uncounted attempt failure, format 5 no preemption wait, format 6 no reservation (its
         // next sequence number 1, zigzag-encoded as 2), format 7 no reservation queue, format
-        // 8 no lifetime, format 9 none retired and format 10 no node label.
-        let format_10 = postcard::to_allocvec(&restored).unwrap();
+        // 8 no lifetime, format 9 none retired, format 10 no node label and format 11 no kept
+        // queue configuration.
+        let format_11 = postcard::to_allocvec(&restored).unwrap();
         assert_eq!(
-            format_10,
+            format_11,
             [
                 bytes.as_slice(),
-                &[0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0]
+                &[0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0]
             ]
             .concat(),
             "an empty map or set and rules 0 are one byte each"

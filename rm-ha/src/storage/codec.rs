@@ -15,9 +15,9 @@ pub(crate) const FORMAT_VERSION: u8 = 1;
 /// incarnation, 4 since it keeps its apply rules and the attempt failures that did not count, 5
 /// since it keeps the preemption waits, 6 since it keeps the reservations, 7 since it keeps the
 /// reservation queues, 8 since it keeps the applications' lifetimes, 9 since it remembers the
-/// applications it retired, 10 since it keeps the node labels. [`decode_state`] reads formats 1
-/// to 9 as well.
-pub(crate) const STATE_FORMAT_VERSION: u8 = 10;
+/// applications it retired, 10 since it keeps the node labels, 11 since it keeps the queue
+/// configurations changes replaced. [`decode_state`] reads formats 1 to 10 as well.
+pub(crate) const STATE_FORMAT_VERSION: u8 = 11;
 
 /// How postcard encodes an empty map: its length, zero, in one byte.
 const EMPTY_MAP: [u8; 1] = [0];
@@ -37,6 +37,8 @@ const NO_LIFETIME: [u8; 1] = [0];
 const NONE_RETIRED: [u8; 2] = [0, 0];
 /// How postcard encodes no node label: the empty map of labels and of node mappings.
 const NO_NODE_LABELS: [u8; 2] = [0, 0];
+/// How postcard encodes no kept queue configuration: the empty map.
+const NO_QUEUE_CONFIG_HISTORY: [u8; 1] = [0];
 
 /// Encodes `value` as `[FORMAT_VERSION, postcard bytes...]`.
 pub(crate) fn encode<T: Serialize>(record: Record, value: &T) -> Result<Vec<u8>, Error> {
@@ -60,8 +62,9 @@ pub(crate) fn encode_state(state: &RmState) -> Result<Vec<u8>, Error> {
     encode_as(Record::State, STATE_FORMAT_VERSION, state)
 }
 
-/// Decodes the replicated state of a snapshot of state format 10; of format 9, which is format
-/// 10 without its last field (no node label then, two bytes); of format 8, which also lacks the
+/// Decodes the replicated state of a snapshot of state format 11; of format 10, which is format
+/// 11 without its last field (no kept queue configuration then, one byte); of format 9, which
+/// also lacks the node labels (none then, two bytes); of format 8, which also lacks the
 /// retired applications (none retired then, two bytes); of format 7, which also lacks the
 /// lifetimes (none then, one byte); of format 6, which also lacks the
 /// reservation queues (no reservation queue then, one byte); of format 5, which also lacks
@@ -74,11 +77,31 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
     let record = Record::State;
     match split_version(record, bytes)? {
         (STATE_FORMAT_VERSION, body) => decode_body(record, body),
-        (9, body) => decode_body(record, &[body, &NO_NODE_LABELS].concat()),
-        (8, body) => decode_body(record, &[body, &NONE_RETIRED, &NO_NODE_LABELS].concat()),
+        (10, body) => decode_body(record, &[body, &NO_QUEUE_CONFIG_HISTORY].concat()),
+        (9, body) => decode_body(
+            record,
+            &[body, &NO_NODE_LABELS, &NO_QUEUE_CONFIG_HISTORY].concat(),
+        ),
+        (8, body) => decode_body(
+            record,
+            &[
+                body,
+                &NONE_RETIRED,
+                &NO_NODE_LABELS,
+                &NO_QUEUE_CONFIG_HISTORY,
+            ]
+            .concat(),
+        ),
         (7, body) => decode_body(
             record,
-            &[body, &NO_LIFETIME, &NONE_RETIRED, &NO_NODE_LABELS].concat(),
+            &[
+                body,
+                &NO_LIFETIME,
+                &NONE_RETIRED,
+                &NO_NODE_LABELS,
+                &NO_QUEUE_CONFIG_HISTORY,
+            ]
+            .concat(),
         ),
         (6, body) => decode_body(
             record,
@@ -88,6 +111,7 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
                 &NO_LIFETIME,
                 &NONE_RETIRED,
                 &NO_NODE_LABELS,
+                &NO_QUEUE_CONFIG_HISTORY,
             ]
             .concat(),
         ),
@@ -100,6 +124,7 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
                 &NO_LIFETIME,
                 &NONE_RETIRED,
                 &NO_NODE_LABELS,
+                &NO_QUEUE_CONFIG_HISTORY,
             ]
             .concat(),
         ),
@@ -113,6 +138,7 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
                 &NO_LIFETIME,
                 &NONE_RETIRED,
                 &NO_NODE_LABELS,
+                &NO_QUEUE_CONFIG_HISTORY,
             ]
             .concat(),
         ),
@@ -127,6 +153,7 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
                 &NO_LIFETIME,
                 &NONE_RETIRED,
                 &NO_NODE_LABELS,
+                &NO_QUEUE_CONFIG_HISTORY,
             ]
             .concat(),
         ),
@@ -142,6 +169,7 @@ pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
                 &NO_LIFETIME,
                 &NONE_RETIRED,
                 &NO_NODE_LABELS,
+                &NO_QUEUE_CONFIG_HISTORY,
             ]
             .concat(),
         ),
@@ -201,7 +229,7 @@ mod tests {
     }
 
     #[test]
-    fn the_state_is_written_in_format_10_and_read_in_formats_10_to_1() {
+    fn the_state_is_written_in_format_11_and_read_in_formats_11_to_1() {
         let mut state = running_application(&[(2, "n1:1"), (3, "n1:1")], &[3]);
         state
             .node_incarnations
@@ -248,12 +276,21 @@ mod tests {
             )],
         }));
         assert!(!state.node_labels.is_empty());
+        for (expected, version) in [(0, "1"), (1, "2")] {
+            state.apply(&RmCommand::V1(CommandV1::SetQueueConfigurationKeeping {
+                expected,
+                properties: BTreeMap::from([("k".to_owned(), version.to_owned())]),
+                keep: 5,
+            }));
+        }
+        assert_eq!(state.queue_config_history.versions().count(), 1);
         let bytes = encode_state(&state).unwrap();
         assert_eq!(bytes[0], STATE_FORMAT_VERSION);
         assert_eq!(decode_state(&bytes).unwrap(), state);
 
-        // With no node label, format 10 ends in its two empty maps (two bytes), after exactly the
-        // bytes format 9 held. With none retired, format 9 ends in its two empty maps (two
+        // With no kept queue configuration, format 11 ends in its empty map (one byte), after
+        // exactly the bytes format 10 held. With no node label, format 10 ends in its two empty
+        // maps (two bytes), after exactly the bytes format 9 held. With none retired, format 9 ends in its two empty maps (two
         // bytes), after exactly the bytes format 8 held. With no lifetime, format 8 ends in its empty map (one byte),
         // after exactly the bytes format 7 held. With no reservation queue, format 7 ends in its empty map (one byte),
         // after exactly the bytes format 6 held. With no reservation, format 6 ends in its empty table (three
@@ -264,7 +301,10 @@ mod tests {
         // in theirs, after exactly the bytes format 1 held.
         state = running_application(&[(2, "n1:1")], &[]);
         state.apply_rules = 0;
-        let format_10 = encode_state(&state).unwrap();
+        let format_11 = encode_state(&state).unwrap();
+        let mut format_10 = format_11[..format_11.len() - 1].to_vec();
+        format_10[0] = 10;
+        assert_eq!(decode_state(&format_10).unwrap(), state);
         let mut format_9 = format_10[..format_10.len() - 2].to_vec();
         format_9[0] = 9;
         assert_eq!(decode_state(&format_9).unwrap(), state);
@@ -297,13 +337,13 @@ mod tests {
         format_1[0] = 1;
         assert_eq!(decode_state(&format_1).unwrap(), state);
 
-        let mut newer = format_10;
+        let mut newer = format_11;
         newer[0] = STATE_FORMAT_VERSION + 1;
         assert!(matches!(
             decode_state(&newer),
             Err(Error::UnsupportedFormatVersion {
                 record: Record::State,
-                found: 11,
+                found: 12,
                 expected: STATE_FORMAT_VERSION,
             })
         ));

@@ -173,17 +173,64 @@ async fn mutations_commit_one_version_everywhere_and_refusals_change_nothing() {
     );
     assert_eq!(replicated(&cluster, base + 1).await, config);
 
-    // The configuration and its version survive the leader.
+    // Each change keeps what it replaced; a kept version is restored as the next one.
+    let raised = mutate(
+        &cluster,
+        USER,
+        update("root.a.a1", "user-limit-factor", "2"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(raised.queue_config_version, base + 2);
+    let leader = cluster.serving_leader(None).await;
+    let restored = cluster
+        .admin(leader, USER)
+        .await
+        .restore_scheduler_configuration(pb::RestoreSchedulerConfigurationRequestProto {
+            version: base + 1,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(restored.queue_config_version, base + 3);
+    assert_eq!(replicated(&cluster, base + 3).await, config);
+    let unknown = cluster
+        .admin(leader, USER)
+        .await
+        .restore_scheduler_configuration(pb::RestoreSchedulerConfigurationRequestProto {
+            version: base + 40,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(unknown.code(), tonic::Code::NotFound, "{unknown}");
+
+    // The configuration, its version and the kept ones survive the leader.
     cluster.stop(leader).await;
     let next = cluster.serving_leader(Some(leader)).await;
     let held = cluster
         .admin(next, USER)
         .await
-        .get_scheduler_configuration(pb::GetSchedulerConfigurationRequestProto {})
+        .get_scheduler_configuration(pb::GetSchedulerConfigurationRequestProto { version: None })
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(held.version, base + 1);
+    assert_eq!(held.version, base + 3);
+    assert_eq!(held.kept_versions, [base, base + 1, base + 2]);
+    let kept = cluster
+        .admin(next, USER)
+        .await
+        .get_scheduler_configuration(pb::GetSchedulerConfigurationRequestProto {
+            version: Some(base + 2),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(
+        kept.properties.iter().any(|param| param.key
+            == "yarn.scheduler.capacity.root.a.a1.user-limit-factor"
+            && param.value.as_deref() == Some("2")),
+        "{kept:?}"
+    );
     let held: BTreeMap<String, String> = held
         .properties
         .into_iter()

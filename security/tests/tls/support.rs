@@ -209,6 +209,13 @@ impl ResourceManagerAdministrationProtocol for WhoCalled {
         Err(Status::unimplemented("not in the test double"))
     }
 
+    async fn restore_scheduler_configuration(
+        &self,
+        _: Request<pb::RestoreSchedulerConfigurationRequestProto>,
+    ) -> Result<Response<pb::RefreshQueuesResponseProto>, Status> {
+        Err(Status::unimplemented("not in the test double"))
+    }
+
     async fn get_scheduler_configuration(
         &self,
         _: Request<pb::GetSchedulerConfigurationRequestProto>,
