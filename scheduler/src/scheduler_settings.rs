@@ -15,6 +15,10 @@ use crate::configuration_mutation::{ConfigurationStore, MutationAclPolicy};
 use crate::error::SchedulerError;
 use crate::placement_rules::{APP_NAME_MAPPINGS_KEY, check_app_name_entries};
 
+/// The most queue configurations the state may keep: each is whole, in memory and in every
+/// snapshot.
+const MAX_CONFIGURATION_VERSIONS: u32 = 1000;
+
 /// `yarn.scheduler.minimum-allocation-mb`: the smallest container memory, and the step asks are
 /// rounded up to.
 pub const MINIMUM_ALLOCATION_MB_KEY: &str = "yarn.scheduler.minimum-allocation-mb";
@@ -133,6 +137,14 @@ impl SchedulerSettings {
                 .map_err(conf_error)?,
         };
         settings.validate()?;
+        if settings.configuration_max_versions > MAX_CONFIGURATION_VERSIONS {
+            return Err(SchedulerError::InvalidValue {
+                key: SCHEDULER_CONFIGURATION_MAX_VERSION.name.to_string(),
+                value: settings.configuration_max_versions.to_string(),
+                expected: "at most 1000 versions: each is a whole configuration kept in every \
+                           snapshot",
+            });
+        }
         if let Some(rules) = &settings.app_name_mappings {
             check_app_name_entries(rules)?;
         }

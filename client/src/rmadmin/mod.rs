@@ -17,7 +17,8 @@
 //! -addToClusterNodeLabels / -removeFromClusterNodeLabels / -replaceLabelsOnNode   on the
 //!                            leader, silent on success
 //! schedulerconf -add/-remove/-update/-global   UpdateSchedulerConfiguration on the leader
-//! schedulerconf -format / -getconf   FormatSchedulerConfiguration / GetSchedulerConfiguration
+//! schedulerconf -format / -getconf [N] / -versions / -restore N   FormatSchedulerConfiguration
+//!                            / GetSchedulerConfiguration / RestoreSchedulerConfiguration
 //! -getStateDigest rmX        GetStateDigest on rmX only              -> "rmX applied <index>
 //!                                                                       (term <t>) digest <hex>"
 //! ```

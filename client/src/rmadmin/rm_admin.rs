@@ -200,8 +200,10 @@ impl RmAdmin {
             }
             RmAdminCommand::RestoreSchedulerConf { version } => {
                 let request = pb::RestoreSchedulerConfigurationRequestProto { version: *version };
+                // A retry of a restore that committed may find the version trimmed from the
+                // history by that very commit.
                 let reply = self
-                    .call(move |mut admin| async move {
+                    .call_as(Idempotency::NotIdempotent, move |mut admin| async move {
                         admin.restore_scheduler_configuration(request).await
                     })
                     .await?;

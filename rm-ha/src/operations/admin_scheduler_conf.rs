@@ -145,7 +145,8 @@ impl AdminOperations {
     }
 
     /// Commits the kept `version`'s configuration again as the next version, checked against
-    /// the queues and applications in force as a refresh is.
+    /// the queues and applications in force as a refresh is; the version in force commits
+    /// nothing.
     ///
     /// # Errors
     ///
@@ -166,10 +167,15 @@ impl AdminOperations {
         }
         self.proposer.read_barrier().await?;
         let plan = self.state.read(|state| {
-            let properties = state
-                .queue_config_history
-                .get(version)
-                .ok_or_else(|| not_kept(version, state))?;
+            let properties = if version == state.queue_config_version {
+                // Already in force: the plan finds nothing to change.
+                &state.queue_config
+            } else {
+                state
+                    .queue_config_history
+                    .get(version)
+                    .ok_or_else(|| not_kept(version, state))?
+            };
             QueueRefresh::plan(state, &self.queues, &QueueFile::from(properties.clone()))
                 .map_err(refused)
         })?;

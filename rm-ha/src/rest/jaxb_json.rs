@@ -1,12 +1,16 @@
 //! The shapes Hadoop's JAXB gives JSON bodies: maps as entry lists, and lists of one written
 //! as the bare item.
 
+use std::fmt;
+use std::marker::PhantomData;
+
 use serde::Deserialize;
-use serde::de::{DeserializeOwned, Deserializer, Error as _};
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{self, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 
 /// `{"entry": [{"key": ..., "value": ...}]}`, JAXB's map; one entry may come unwrapped.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, bound(deserialize = "V: DeserializeOwned"))]
+#[serde(deny_unknown_fields, bound(deserialize = "V: Deserialize<'de>"))]
 pub(super) struct Entries<V> {
     /// None in an empty map (`{}`).
     #[serde(default)]
@@ -28,17 +32,34 @@ pub(super) enum OneOrMany<T> {
     One(T),
 }
 
-impl<'de, T: DeserializeOwned> Deserialize<'de> for OneOrMany<T> {
-    /// Reads an array as many and anything else as one, so that an error inside names what
-    /// is wrong with the item (an untagged enum would only say that no form matched).
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
+    /// Reads a list as many and anything else as one, streaming, so that an error inside names
+    /// what is wrong with the item and where (an untagged enum would only say that no form
+    /// matched), and a repeated field is still refused.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = serde_json::Value::deserialize(deserializer)?;
-        let read = if value.is_array() {
-            serde_json::from_value(value).map(Self::Many)
-        } else {
-            serde_json::from_value(value).map(Self::One)
-        };
-        read.map_err(D::Error::custom)
+        struct OneOrManyVisitor<T>(PhantomData<T>);
+
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for OneOrManyVisitor<T> {
+            type Value = OneOrMany<T>;
+
+            fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+                formatter.write_str("an item or a list of items")
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                Vec::deserialize(SeqAccessDeserializer::new(seq)).map(OneOrMany::Many)
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(MapAccessDeserializer::new(map)).map(OneOrMany::One)
+            }
+
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<Self::Value, E> {
+                T::deserialize(text.into_deserializer()).map(OneOrMany::One)
+            }
+        }
+
+        deserializer.deserialize_any(OneOrManyVisitor(PhantomData))
     }
 }
 
@@ -66,5 +87,38 @@ impl<V> Entries<V> {
             .into_iter()
             .map(|entry| (entry.key, entry.value))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Environment = Entries<String>;
+
+    #[test]
+    fn one_many_and_repeated_fields_read_as_jaxb_writes_them() {
+        let one: Environment =
+            serde_json::from_str(r#"{"entry": {"key": "A", "value": "x"}}"#).unwrap();
+        assert_eq!(one.into_pairs(), [("A".to_owned(), "x".to_owned())]);
+        let many: Environment = serde_json::from_str(
+            r#"{"entry": [{"key": "A", "value": "x"}, {"key": "B", "value": "y"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(many.into_pairs().len(), 2);
+        let empty: Environment = serde_json::from_str("{}").unwrap();
+        assert!(empty.into_pairs().is_empty());
+        let tags: OneOrMany<String> = serde_json::from_str(r#""solo""#).unwrap();
+        assert_eq!(tags.into_vec(), ["solo"]);
+        let repeated = serde_json::from_str::<Environment>(
+            r#"{"entry": {"key": "A", "value": "x", "value": "y"}}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(repeated.contains("duplicate field `value`"), "{repeated}");
+        let inside = serde_json::from_str::<Environment>(r#"{"entry": [{"key": "A"}]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(inside.contains("missing field `value`"), "{inside}");
     }
 }

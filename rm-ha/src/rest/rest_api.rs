@@ -257,10 +257,15 @@ async fn scheduler_conf(
                     RmError::invalid("version", format!("version={value:?} is not a version"))
                 })?);
             }
+            // The caller's name without TLS, which the web layer reads.
+            "user.name" => {}
             other => {
                 return Err(RmError::invalid(
                     "query",
-                    format!("unknown query parameter {other:?}: only version is read"),
+                    format!(
+                        "unknown query parameter {other:?}: only version (and user.name) are \
+                         read"
+                    ),
                 )
                 .into());
             }
