@@ -17,7 +17,7 @@ use crate::application::{Attempt, SchedulerApplication};
 use crate::application_lifetime::ApplicationLifetime;
 use crate::application_status::AcceptedApplication;
 use crate::error::SchedulerError;
-use crate::queue::Queue;
+use crate::queue::{Queue, change};
 use crate::queue_acl::QueueAcl;
 use crate::queue_state::QueueState;
 use crate::resource_request::ResourceRequest;
@@ -593,11 +593,9 @@ impl Accounting {
         }
     }
 
-    fn charge(self, value: Resource, by: Resource) -> Resource {
-        match self {
-            Self::Add => value.saturating_add(by),
-            Self::Remove => value.saturating_sub(by),
-        }
+    fn charge(self, mut value: Resource, by: Resource) -> Resource {
+        change(&mut value, by, self == Self::Add);
+        value
     }
 }
 
