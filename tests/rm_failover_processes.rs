@@ -112,16 +112,16 @@ impl Cluster {
     /// Lays out a cluster with `minicluster init`, starts its supervisor and waits until every
     /// ResourceManager process runs and one of them serves as leader.
     async fn start() -> Cluster {
-        Self::start_after(|_| ()).await
+        Self::start_configured(&[], |_| ()).await
     }
 
-    /// [`Cluster::start`], running `prepare` on the laid-out cluster directory before any
-    /// daemon starts.
-    async fn start_after(prepare: impl FnOnce(&Path)) -> Cluster {
+    /// [`Cluster::start`] with `site` in every `yarn-site.xml`, running `prepare` on the
+    /// laid-out cluster directory before any daemon starts.
+    async fn start_configured(site: &[(&str, &str)], prepare: impl FnOnce(&Path)) -> Cluster {
         let turn = ONE_CLUSTER_AT_A_TIME.lock().await;
         let dir = tempfile::tempdir().expect("a temporary directory");
         let base = dir.path().join("cluster");
-        run_yarn_ha(vec![
+        let mut init: Vec<String> = vec![
             "minicluster".into(),
             "init".into(),
             "--dir".into(),
@@ -130,8 +130,11 @@ impl Cluster {
             RMS.to_string(),
             "--nms".into(),
             "0".into(),
-        ])
-        .await;
+        ];
+        for (name, value) in site {
+            init.extend(["--set".to_owned(), format!("{name}={value}")]);
+        }
+        run_yarn_ha(init).await;
         prepare(&base);
         let log = File::create(base.join("supervisor.log")).expect("the supervisor's log file");
         let supervisor = yarn_ha_command()
@@ -860,6 +863,99 @@ async fn refresh_queues_is_validated_committed_and_survives_a_failover() {
     cluster.stop().await;
 }
 
+/// Under Hadoop's `QueueConfigurationAutoRefreshPolicy`, editing `capacity-scheduler.xml` is
+/// enough: the leader commits the changed file, refuses an invalid one with its reason in the
+/// log while the queues in force stay, and commits the next valid edit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_auto_refresh_policy_commits_edits_of_the_file_and_refuses_invalid_ones() {
+    let cluster = Cluster::start_configured(
+        &[
+            ("yarn.resourcemanager.scheduler.monitor.enable", "true"),
+            (
+                "yarn.resourcemanager.scheduler.monitor.policies",
+                "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.\
+                 QueueConfigurationAutoRefreshPolicy",
+            ),
+            (
+                "yarn.scheduler.capacity.queue.auto.refresh.monitoring-interval",
+                "200",
+            ),
+        ],
+        |_| (),
+    )
+    .await;
+    let capacity_of = |queue: &'static str| {
+        let cluster = &cluster;
+        async move {
+            let (ok, out, _) = yarn_ha_as_user(cluster, &["queue", "-status", queue]).await;
+            ok.then(|| {
+                out.lines()
+                    .find_map(|line| line.trim().strip_prefix("Capacity : "))
+                    .map(str::to_owned)
+            })
+            .flatten()
+        }
+    };
+    write_queues(
+        &cluster,
+        &[
+            ("yarn.scheduler.capacity.root.queues", "default,b"),
+            ("yarn.scheduler.capacity.root.default.capacity", "70"),
+            ("yarn.scheduler.capacity.root.b.capacity", "30"),
+        ],
+    );
+    eventually("the edited file to be in force", || async {
+        (capacity_of("b").await.as_deref() == Some("30.0%")).then_some(())
+    })
+    .await;
+
+    // An edit the scheduler refuses is logged with its reason, and nothing changes.
+    let refused = "yarn.scheduler.capacity.root.b.auto-create-child-queue.enabled";
+    write_queues(
+        &cluster,
+        &[
+            ("yarn.scheduler.capacity.root.queues", "default,b,c"),
+            ("yarn.scheduler.capacity.root.default.capacity", "50"),
+            ("yarn.scheduler.capacity.root.b.capacity", "30"),
+            ("yarn.scheduler.capacity.root.c.capacity", "20"),
+            (refused, "true"),
+        ],
+    );
+    let leader = cluster.leader(None).await;
+    let log_file = cluster
+        .state()
+        .daemon(&leader)
+        .expect("the leader is a daemon")
+        .log_file
+        .clone();
+    eventually("the leader to log why it refused the edit", || async {
+        let log = std::fs::read_to_string(&log_file).unwrap_or_default();
+        log.lines()
+            .any(|line| line.contains("queue auto-refresh refused") && line.contains(refused))
+            .then_some(())
+    })
+    .await;
+    assert_eq!(capacity_of("default").await.as_deref(), Some("70.0%"));
+    assert_eq!(capacity_of("c").await, None, "root.c was not added");
+
+    // The next valid edit is committed.
+    write_queues(
+        &cluster,
+        &[
+            ("yarn.scheduler.capacity.root.queues", "default,b,c"),
+            ("yarn.scheduler.capacity.root.default.capacity", "50"),
+            ("yarn.scheduler.capacity.root.b.capacity", "30"),
+            ("yarn.scheduler.capacity.root.c.capacity", "20"),
+        ],
+    );
+    eventually("the corrected file to be in force", || async {
+        (capacity_of("c").await.as_deref() == Some("20.0%")).then_some(())
+    })
+    .await;
+    assert_eq!(capacity_of("default").await.as_deref(), Some("50.0%"));
+    cluster.stop().await;
+}
+
 /// A replica whose disk fills (ENOSPC on its Raft storage) exits non-zero naming the reason
 /// instead of lingering, the others carry on, and once space is freed it restarts and rejoins.
 /// Needs root to mount the small tmpfs the replica's storage lives on; elsewhere it checks only
@@ -867,7 +963,7 @@ async fn refresh_queues_is_validated_committed_and_survives_a_failover() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replica_whose_disk_fills_exits_with_the_reason_and_rejoins_once_freed() {
     let mut mounted = None;
-    let cluster = Cluster::start_after(|base| {
+    let cluster = Cluster::start_configured(&[], |base| {
         mounted = Some(Tmpfs::mount(&base.join("rm2/raft"), "4m"));
     })
     .await;

@@ -436,7 +436,7 @@ pub const RM_OPPORTUNISTIC_CONTAINER_ALLOCATION_ENABLED: Key = Key::new(
     KeyKind::Bool,
 );
 /// Whether the RM runs the scheduling edit policies of [`RM_SCHEDULER_MONITOR_POLICIES`]
-/// (container preemption).
+/// (container preemption, the periodic refresh of `capacity-scheduler.xml`).
 pub const RM_SCHEDULER_ENABLE_MONITORS: Key = Key::new(
     "yarn.resourcemanager.scheduler.monitor.enable",
     "false",
@@ -447,6 +447,13 @@ pub const RM_SCHEDULER_MONITOR_POLICIES: Key = Key::new(
     "yarn.resourcemanager.scheduler.monitor.policies",
     "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.ProportionalCapacityPreemptionPolicy",
     KeyKind::List,
+);
+/// Milliseconds between two checks of `capacity-scheduler.xml` by the queue auto-refresh
+/// policy; the file is committed again when it changed since the last check.
+pub const QUEUE_AUTO_REFRESH_MONITORING_INTERVAL: Key = Key::new(
+    "yarn.scheduler.capacity.queue.auto.refresh.monitoring-interval",
+    "5000",
+    KeyKind::Long,
 );
 /// Milliseconds between two rounds of the proportional preemption policy.
 pub const PREEMPTION_MONITORING_INTERVAL: Key = Key::new(
@@ -799,6 +806,7 @@ pub const ALL: &[Key] = &[
     RM_OPPORTUNISTIC_MAX_ALLOCATION_PER_AM_HEARTBEAT,
     RM_SCHEDULER_ENABLE_MONITORS,
     RM_SCHEDULER_MONITOR_POLICIES,
+    QUEUE_AUTO_REFRESH_MONITORING_INTERVAL,
     PREEMPTION_MONITORING_INTERVAL,
     PREEMPTION_WAIT_TIME_BEFORE_KILL,
     PREEMPTION_TOTAL_PREEMPTION_PER_ROUND,

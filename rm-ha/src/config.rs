@@ -7,13 +7,14 @@ use yarn_conf::{ConfError, Configuration, Key, KeyKind, RmHaConfig, keys};
 use yarn_security::{Groups, HadoopIpcSettings, KeyRollingSchedule};
 use yarn_web::WebAccess;
 
-use yarn_scheduler::{SchedulerError, SchedulerSettings};
+use yarn_scheduler::{ConfigurationStore, SchedulerError, SchedulerSettings};
 
 use crate::RmNode;
 use crate::applications::{DiagnosticsLimit, MAX_CONTEXT_BYTES_LIMIT, SubmissionLimits};
 use crate::nodes::TopologyMapping;
 use crate::scheduling::{
-    OpportunisticSettings, PreemptionConfig, QueueConfigSource, ReservationConfig,
+    MonitorPolicies, OpportunisticSettings, PreemptionConfig, QUEUE_AUTO_REFRESH_POLICY_CLASS,
+    QueueConfigSource, ReservationConfig,
 };
 use crate::state_machine::MasterKeyKind;
 
@@ -80,6 +81,9 @@ pub struct RmConfig {
     /// Whether and how the leader preempts containers (`yarn.resourcemanager.scheduler.monitor.*`,
     /// `yarn.resourcemanager.monitor.capacity.preemption.*`).
     pub preemption: PreemptionConfig,
+    /// How often the leader checks `capacity-scheduler.xml` and commits it again when it
+    /// changed, when the monitor runs Hadoop's `QueueConfigurationAutoRefreshPolicy`.
+    pub queue_auto_refresh: Option<Duration>,
     /// Whether and how the leader runs the ReservationSystem
     /// (`yarn.resourcemanager.reservation-system.*`).
     pub reservations: ReservationConfig,
@@ -195,6 +199,7 @@ impl RmConfig {
             },
             opportunistic: OpportunisticSettings::from_conf(conf)?,
             preemption: PreemptionConfig::from_conf(conf)?,
+            queue_auto_refresh: MonitorPolicies::from_conf(conf)?.queue_auto_refresh,
             reservations: ReservationConfig::from_conf(conf)?,
             web_access: WebAccess::from_conf(conf)?,
             hadoop_ipc: HadoopIpcSettings::from_conf(conf)?,
@@ -248,6 +253,19 @@ impl RmConfig {
             ));
         }
         self.validate_raft(conf)?;
+        if self.queue_auto_refresh.is_some()
+            && self.queues.settings.configuration_store == ConfigurationStore::Mutable
+        {
+            return Err(conf.invalid_value(
+                &keys::RM_SCHEDULER_MONITOR_POLICIES,
+                QUEUE_AUTO_REFRESH_POLICY_CLASS,
+                format!(
+                    "no QueueConfigurationAutoRefreshPolicy while {} is a mutable store: the \
+                     queue configuration then lives in the replicated state, not in the file",
+                    keys::SCHEDULER_CONFIGURATION_STORE_CLASS.name
+                ),
+            ));
+        }
         if self.container_token_key_rolling_interval < self.nm_expiry_interval * 3 {
             return Err(conf.invalid_value(
                 &keys::RM_CONTAINER_TOKEN_MASTER_KEY_ROLLING_INTERVAL_SECS,
@@ -442,6 +460,39 @@ mod tests {
         assert!(
             err.contains("\"rm9\"") && err.contains("rm1, rm2, rm3"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn the_queue_auto_refresh_runs_when_listed_and_is_refused_with_a_mutable_store() {
+        let mut conf = Configuration::new();
+        conf.set("yarn.resourcemanager.scheduler.monitor.enable", "true");
+        conf.set(
+            "yarn.resourcemanager.scheduler.monitor.policies",
+            QUEUE_AUTO_REFRESH_POLICY_CLASS,
+        );
+        conf.set(
+            "yarn.scheduler.capacity.queue.auto.refresh.monitoring-interval",
+            "1500",
+        );
+        let config = RmConfig::from_conf(&conf, None).unwrap();
+        assert_eq!(
+            config.queue_auto_refresh,
+            Some(Duration::from_millis(1_500))
+        );
+        assert!(!config.preemption.enabled, "preemption is not listed");
+        conf.set("yarn.scheduler.configuration.store.class", "zk");
+        let err = RmConfig::from_conf(&conf, None).unwrap_err().to_string();
+        assert!(
+            err.contains("yarn.resourcemanager.scheduler.monitor.policies")
+                && err.contains("yarn.scheduler.configuration.store.class"),
+            "{err}"
+        );
+        assert_eq!(
+            RmConfig::from_conf(&Configuration::new(), None)
+                .unwrap()
+                .queue_auto_refresh,
+            None
         );
     }
 

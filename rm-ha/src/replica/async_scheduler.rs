@@ -76,6 +76,23 @@ pub enum PassThreads {
     Inline,
 }
 
+impl PassThreads {
+    /// Runs `work` where `self` says; `None` when its blocking thread panicked.
+    pub(crate) async fn run<T, F>(self, work: F) -> Option<T>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        match self {
+            Self::Blocking => tokio::task::spawn_blocking(work)
+                .await
+                .inspect_err(|err| tracing::error!(%err, "a leader's blocking work failed"))
+                .ok(),
+            Self::Inline => Some(work()),
+        }
+    }
+}
+
 impl AsyncScheduler {
     /// Runs until `token` is cancelled.
     pub(crate) async fn run(self, token: CancellationToken) {

@@ -23,7 +23,7 @@ use super::master_key_service::{MasterKeyService, SecretSource};
 use super::nm_liveness_monitor::NmLivenessMonitor;
 use super::plan_follower::PlanFollower;
 use super::preemption_monitor::PreemptionMonitor;
-use super::queue_config_initializer::QueueConfigInitializer;
+use super::queue_file_committer::QueueFileCommitter;
 use super::raft_proposer::RaftProposer;
 use crate::RmConfig;
 use crate::nodes::NodeTracker;
@@ -34,7 +34,7 @@ use crate::telemetry::RmMetrics;
 /// one [`JoinSet`] the leadership owns (no service outlives it detached).
 ///
 /// These are the token master-key roller, the NodeManager liveness monitor, the initial commit
-/// of the queue configuration, the asynchronous scheduler, the AM launcher, the AM liveness
+/// of the queue configuration (and its auto-refresh when configured), the asynchronous scheduler, the AM launcher, the AM liveness
 /// monitor, the application lifetime monitor, when `yarn.resourcemanager.scheduler.monitor.enable` is set the preemption monitor,
 /// and when `yarn.resourcemanager.reservation-system.enable` is set the plan follower. Every
 /// service stops at its next
@@ -92,11 +92,13 @@ impl LeaderServices {
             // A tenth of the expiry keeps a lost node's detection within 10% of the interval.
             check_interval: (self.config.nm_expiry_interval / 10).max(Duration::from_millis(100)),
         };
-        let queues = QueueConfigInitializer {
+        let queues = QueueFileCommitter {
             proposer: self.proposer.clone(),
             state: self.state.clone(),
             source: self.config.queues.clone(),
             retry_interval: QUEUE_CONFIG_RETRY_INTERVAL,
+            auto_refresh: self.config.queue_auto_refresh,
+            passes: self.passes,
         };
         let scheduler = AsyncScheduler {
             proposer: self.proposer.clone(),

@@ -29,7 +29,7 @@ mod periodic;
 mod plan_follower;
 mod preemption_monitor;
 mod proposer;
-mod queue_config_initializer;
+mod queue_file_committer;
 mod raft_core;
 mod raft_proposer;
 mod recovered_ticker;

@@ -114,15 +114,7 @@ impl PreemptionMonitor {
             .await
             .ok()?;
         let settings = self.config.settings;
-        match self.passes {
-            PassThreads::Blocking => {
-                tokio::task::spawn_blocking(move || snapshot.decide(&settings))
-                    .await
-                    .inspect_err(|err| tracing::error!(%err, "preemption round failed"))
-                    .ok()
-            }
-            PassThreads::Inline => Some(snapshot.decide(&settings)),
-        }
+        self.passes.run(move || snapshot.decide(&settings)).await
     }
 }
 

@@ -3,6 +3,7 @@
 //! `yarn_scheduler` crate.
 
 mod leader_scheduler;
+mod monitor_policies;
 mod opportunistic_counts;
 mod opportunistic_scheduling;
 mod opportunistic_settings;
@@ -21,6 +22,8 @@ mod scheduler_cell;
 pub(crate) mod test_fixtures;
 
 pub use leader_scheduler::{LeaderScheduler, PassOutcome};
+pub use monitor_policies::MonitorPolicies;
+pub(crate) use monitor_policies::QUEUE_AUTO_REFRESH_POLICY_CLASS;
 pub use opportunistic_counts::OpportunisticCounts;
 pub use opportunistic_scheduling::OpportunisticScheduling;
 pub use opportunistic_settings::OpportunisticSettings;

@@ -3,13 +3,12 @@
 
 use std::time::Duration;
 
-use yarn_conf::{ConfError, Configuration, Key, KeyKind, keys};
+use yarn_conf::{ConfError, Configuration, KeyKind, keys};
 use yarn_scheduler::SchedulerError;
 use yarn_scheduler::preemption::{IntraQueueOrder, IntraQueueSettings, PreemptionSettings};
 
-/// Hadoop's class of the proportional preemption policy, the only scheduling edit policy
-/// yarn-ha knows.
-pub(crate) const PROPORTIONAL_POLICY_CLASS: &str = "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.ProportionalCapacityPreemptionPolicy";
+use super::MonitorPolicies;
+use super::monitor_policies::positive_millis;
 
 /// The proportional preemption policy as the leader runs it.
 ///
@@ -43,40 +42,22 @@ impl Default for PreemptionConfig {
 }
 
 impl PreemptionConfig {
-    /// Reads and checks the keys; with the monitor off, only the monitor key is read.
+    /// Reads and checks the keys; unless the monitor runs the proportional policy, only the
+    /// monitor keys are read.
     ///
     /// # Errors
     ///
     /// With the monitor enabled, a [`ConfError`] naming the key, its value and where it was
-    /// set: a policy class other than the proportional policy, an interval or wait that is not
+    /// set: a policy class yarn-ha does not have ([`MonitorPolicies::from_conf`]), an interval or wait that is not
     /// positive, a factor out of its range (see [`PreemptionSettings::validate`]), an
     /// intra-queue order policy other than Hadoop's two, or `select_based_on_reserved_containers`,
     /// as yarn-ha's scheduler reserves no containers on nodes.
     pub fn from_conf(conf: &Configuration) -> Result<Self, ConfError> {
-        if !conf.get_bool(&keys::RM_SCHEDULER_ENABLE_MONITORS)? {
+        if !MonitorPolicies::from_conf(conf)?.preemption {
             return Ok(Self::default());
         }
-        let policies = &keys::RM_SCHEDULER_MONITOR_POLICIES;
-        if let Some(other) = conf
-            .get_list(policies)?
-            .into_iter()
-            .find(|class| class != PROPORTIONAL_POLICY_CLASS)
-        {
-            return Err(conf.invalid_value(
-                policies,
-                other,
-                format!("{PROPORTIONAL_POLICY_CLASS}, the only scheduling edit policy yarn-ha has"),
-            ));
-        }
-        let positive_millis = |key: &Key| {
-            let millis = conf.get_i64(key)?;
-            match u64::try_from(millis) {
-                Ok(millis) if millis > 0 => Ok(Duration::from_millis(millis)),
-                _ => Err(conf.invalid_value(key, millis, "a positive number of milliseconds")),
-            }
-        };
-        let monitoring_interval = positive_millis(&keys::PREEMPTION_MONITORING_INTERVAL)?;
-        let max_wait_before_kill = positive_millis(&keys::PREEMPTION_WAIT_TIME_BEFORE_KILL)?;
+        let monitoring_interval = positive_millis(conf, &keys::PREEMPTION_MONITORING_INTERVAL)?;
+        let max_wait_before_kill = positive_millis(conf, &keys::PREEMPTION_WAIT_TIME_BEFORE_KILL)?;
         let settings = PreemptionSettings {
             total_preemption_per_round: conf
                 .get_f64(&keys::PREEMPTION_TOTAL_PREEMPTION_PER_ROUND)?,
