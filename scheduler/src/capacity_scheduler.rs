@@ -11,6 +11,7 @@
 //! - [`applications`]: submission checks, application and attempt add, move and removal, asks
 //!   and application limits (`maximum-applications`);
 //! - [`activation`]: how waiting attempts become active (`max-parallel-apps`, AM limits);
+//! - [`activities`]: recording what passes decide, while someone asks;
 //! - [`containers`]: container ids, charging and releasing containers, and recovery;
 //! - [`scheduling_pass`]: [`schedule`](CapacityScheduler::schedule) and what it uses;
 //! - [`queue_reports`]: application status, headroom and queue reports;
@@ -26,6 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 
 use crate::Resource;
+use crate::activities::ActivitiesRecorder;
 use crate::allocation::Allocation;
 use crate::application::{AppOrder, SchedulerApplication};
 use crate::capacity_scheduler_configuration::CapacitySchedulerConfiguration;
@@ -44,6 +46,7 @@ use nodes::FreeKey;
 
 mod acquisitions;
 mod activation;
+mod activities;
 mod applications;
 mod containers;
 mod locality;
@@ -105,6 +108,8 @@ pub struct CapacityScheduler {
     awaiting_activation: BTreeSet<(usize, AppOrder)>,
     epoch: i64,
     next_submission_order: u64,
+    /// What the scheduler decides is recorded here while someone asks (see [`activities`]).
+    activities: Option<Box<ActivitiesRecorder>>,
 }
 
 impl CapacityScheduler {
@@ -131,6 +136,7 @@ impl CapacityScheduler {
             awaiting_activation: BTreeSet::new(),
             epoch: 0,
             next_submission_order: 0,
+            activities: None,
         };
         scheduler.update_queue_resources();
         scheduler

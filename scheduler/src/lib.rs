@@ -56,6 +56,7 @@
 //! here ([`ApplicationLifetime`]) and enforced by the ResourceManager, which owns the clock.
 
 mod access_control_list;
+mod activities;
 mod allocation;
 mod application;
 mod application_lifetime;
@@ -93,6 +94,10 @@ mod resource_request;
 mod scheduler_settings;
 
 pub use access_control_list::AccessControlList;
+pub use activities::{
+    ActivitiesRecorder, ActivityDiagnostic, ActivityState, AppActivity, MAX_RECORDS_PER_RECORDER,
+    RequestActivity,
+};
 pub use allocation::Allocation;
 pub use application_lifetime::{ApplicationLifetime, deadline_ms};
 pub use application_status::{AcceptedApplication, ApplicationStatus};

@@ -16,6 +16,7 @@ use super::locality::AskPlacement;
 use super::queue_reports::Demand;
 use super::serving_entry::ServingEntry;
 use crate::Resource;
+use crate::activities::{ActivityDiagnostic, ActivityState};
 use crate::allocation::Allocation;
 use crate::ask_table::AskKey;
 use crate::locality_delay::NodeType;
@@ -195,6 +196,7 @@ impl CapacityScheduler {
     /// Places one container for the application on `partition`'s nodes, or `None` when it is
     /// over its user limit or none of its asks for the partition fits the queue limits and a
     /// node. `active` is what the leaf's active users use together and their summed weights.
+    /// While the application is recorded, what was decided and why goes to the activities.
     fn allocate_for_application(
         &mut self,
         leaf: usize,
@@ -208,6 +210,7 @@ impl CapacityScheduler {
         let cluster = self.cluster_resource;
         let app = self.applications.get(&application_id)?;
         let attempt = app.attempt.as_ref().filter(|a| a.active)?;
+        let mut activity = self.start_activity(application_id, &partition.nodes);
         let queue = &self.queues[leaf];
         if partition.nodes.is_empty() {
             let limits = self.queue_limits(leaf, "");
@@ -220,21 +223,55 @@ impl CapacityScheduler {
                 .get(&app.user)
                 .map_or(Resource::ZERO, |u| u.used);
             if calculator.compare(cluster, user_used, user_limit) == Ordering::Greater {
+                if let Some(activity) = activity.as_mut() {
+                    let diagnostic = ActivityDiagnostic::UserLimit {
+                        user: app.user.clone(),
+                        used: user_used,
+                        limit: user_limit,
+                    };
+                    activity.pass_over(ActivityState::Rejected, diagnostic);
+                }
+                self.keep_activity(activity);
                 return None;
             }
         }
-        let fits_queue = |resource| {
-            partition.is_lent() || self.fits_queue_limits(leaf, resource, &partition.nodes)
+        // The queue (the leaf or an ancestor) that one more container of a size would take
+        // over its maximum capacity.
+        let queue_block = |resource| {
+            if partition.is_lent() {
+                return None;
+            }
+            self.queue_limit_block(leaf, resource, &partition.nodes)
+                .map(|index| ActivityDiagnostic::QueueMaxCapacity {
+                    queue: self.queues[index].conf.path.clone(),
+                    resource,
+                })
+        };
+        let mut skip = |request, diagnostic| {
+            if let Some(activity) = activity.as_mut() {
+                activity.skip(request, diagnostic);
+            }
         };
         let mut choice: Option<(Option<AskKey>, Resource, NodeId, NodeType)> = None;
         let mut waiting = Vec::new();
         if attempt.am_pending {
-            if partition.serves_am(&app.am_label)
-                && fits_queue(attempt.am_resource)
-                && let Some(node) =
-                    self.find_any_node(attempt.am_resource, &partition.nodes, unplaceable)
+            if !partition.serves_am(&app.am_label) {
+                skip(
+                    AM_REQUEST,
+                    ActivityDiagnostic::OtherPartition {
+                        requested: app.am_label.clone(),
+                        offered: partition.nodes.clone(),
+                    },
+                );
+            } else if let Some(block) = queue_block(attempt.am_resource) {
+                skip(AM_REQUEST, block);
+            } else if let Some(node) =
+                self.find_any_node(attempt.am_resource, &partition.nodes, unplaceable)
             {
                 choice = Some((None, attempt.am_resource, node, NodeType::OffSwitch));
+            } else {
+                let resource = attempt.am_resource;
+                skip(AM_REQUEST, ActivityDiagnostic::NoNodeWithRoom { resource });
             }
         } else {
             let from = first_ask.get(&application_id).copied();
@@ -243,10 +280,16 @@ impl CapacityScheduler {
                 // must wait, which it does until a heartbeat, after the pass).
                 first_ask.insert(application_id, key);
                 if !Self::same_partition(asks.partition(), &partition.asks) {
+                    let diagnostic = ActivityDiagnostic::OtherPartition {
+                        requested: asks.partition().to_owned(),
+                        offered: partition.nodes.clone(),
+                    };
+                    skip(key, diagnostic);
                     continue;
                 }
                 let capability = asks.capability();
-                if !fits_queue(capability) {
+                if let Some(block) = queue_block(capability) {
+                    skip(key, block);
                     continue;
                 }
                 match self.place_ask(
@@ -262,13 +305,22 @@ impl CapacityScheduler {
                     }
                     AskPlacement::Waiting { anywhere } => {
                         waiting.push(key);
+                        skip(
+                            key,
+                            ActivityDiagnostic::LocalityDelay {
+                                off_switch: anywhere,
+                            },
+                        );
                         // As Hadoop, a key waiting to go anywhere skips the rest of its
                         // application; one waiting for its racks only skips itself.
                         if anywhere {
                             break;
                         }
                     }
-                    AskPlacement::Unplaced => {}
+                    AskPlacement::Unplaced => {
+                        let resource = capability;
+                        skip(key, ActivityDiagnostic::NoNodeWithRoom { resource });
+                    }
                 }
             }
         }
@@ -282,8 +334,20 @@ impl CapacityScheduler {
                 attempt.asks.start_waiting(key, now);
             }
         }
-        let (key, resource, node_id, node_type) = choice?;
-        self.commit(application_id, key, resource, node_id, node_type)
+        let Some((key, resource, node_id, node_type)) = choice else {
+            self.keep_activity(activity);
+            return None;
+        };
+        let allocation = self.commit(application_id, key, resource, node_id, node_type);
+        if let (Some(activity), Some(allocation)) = (activity.as_mut(), &allocation) {
+            activity.allocate(
+                key.unwrap_or(AM_REQUEST),
+                allocation.node_id.clone(),
+                allocation.container_id,
+            );
+        }
+        self.keep_activity(activity);
+        allocation
     }
 
     /// Whether `resource` more in `partition` keeps `leaf` and every ancestor within their
@@ -294,17 +358,23 @@ impl CapacityScheduler {
         resource: Resource,
         partition: &str,
     ) -> bool {
+        self.queue_limit_block(leaf, resource, partition).is_none()
+    }
+
+    /// The first queue from `leaf` up that `resource` more in `partition` would take over its
+    /// maximum capacity there.
+    fn queue_limit_block(&self, leaf: usize, resource: Resource, partition: &str) -> Option<usize> {
         let calculator = self.conf.resource_calculator();
         let mut next = Some(leaf);
         while let Some(index) = next {
             let queue = &self.queues[index];
             let used = queue.used_in(partition).saturating_add(resource);
             if !calculator.fits_in(used, queue.effective_in(partition).maximum) {
-                return false;
+                return Some(index);
             }
             next = queue.parent;
         }
-        true
+        None
     }
 
     /// Charges a container chosen by the pass and builds its allocation.
@@ -354,6 +424,10 @@ impl CapacityScheduler {
         Some(allocation)
     }
 }
+
+/// The request key activities give the AM container: priority 0, allocation request id -1, as
+/// the AM's allocation carries.
+const AM_REQUEST: AskKey = (0, -1);
 
 /// How many distinct unplaceable container sizes a pass remembers (see [`SchedulingPass`]).
 pub(super) const UNPLACEABLE_MEMORY: usize = 32;

@@ -2,6 +2,7 @@
 //! TestParentQueue and TestCapacityScheduler: feed events, run passes, assert the decisions.
 
 mod acquisitions;
+mod activities;
 mod application_limits;
 mod applications;
 mod capacity_modes;
