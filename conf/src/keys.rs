@@ -448,6 +448,30 @@ pub const RM_SCHEDULER_MONITOR_POLICIES: Key = Key::new(
     "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.ProportionalCapacityPreemptionPolicy",
     KeyKind::List,
 );
+/// Milliseconds between two clean-ups of the leader's recorded activities.
+pub const RM_ACTIVITIES_MANAGER_CLEANUP_INTERVAL_MS: Key = Key::new(
+    "yarn.resourcemanager.activities-manager.cleanup-interval-ms",
+    "5000",
+    KeyKind::Long,
+);
+/// Milliseconds a recorded scheduling pass is kept.
+pub const RM_ACTIVITIES_MANAGER_SCHEDULER_ACTIVITIES_TTL_MS: Key = Key::new(
+    "yarn.resourcemanager.activities-manager.scheduler-activities.ttl-ms",
+    "600000",
+    KeyKind::Long,
+);
+/// Milliseconds an application's recorded activities are kept after the last one.
+pub const RM_ACTIVITIES_MANAGER_APP_ACTIVITIES_TTL_MS: Key = Key::new(
+    "yarn.resourcemanager.activities-manager.app-activities.ttl-ms",
+    "600000",
+    KeyKind::Long,
+);
+/// The most activities kept per application (the newest).
+pub const RM_ACTIVITIES_MANAGER_APP_ACTIVITIES_MAX_QUEUE_LENGTH: Key = Key::new(
+    "yarn.resourcemanager.activities-manager.app-activities.max-queue-length",
+    "100",
+    KeyKind::Int,
+);
 /// Milliseconds between two checks of `capacity-scheduler.xml` by the queue auto-refresh
 /// policy; the file is committed again when it changed since the last check.
 pub const QUEUE_AUTO_REFRESH_MONITORING_INTERVAL: Key = Key::new(
@@ -807,6 +831,10 @@ pub const ALL: &[Key] = &[
     RM_SCHEDULER_ENABLE_MONITORS,
     RM_SCHEDULER_MONITOR_POLICIES,
     QUEUE_AUTO_REFRESH_MONITORING_INTERVAL,
+    RM_ACTIVITIES_MANAGER_CLEANUP_INTERVAL_MS,
+    RM_ACTIVITIES_MANAGER_SCHEDULER_ACTIVITIES_TTL_MS,
+    RM_ACTIVITIES_MANAGER_APP_ACTIVITIES_TTL_MS,
+    RM_ACTIVITIES_MANAGER_APP_ACTIVITIES_MAX_QUEUE_LENGTH,
     PREEMPTION_MONITORING_INTERVAL,
     PREEMPTION_WAIT_TIME_BEFORE_KILL,
     PREEMPTION_TOTAL_PREEMPTION_PER_ROUND,

@@ -13,8 +13,8 @@ use crate::RmNode;
 use crate::applications::{DiagnosticsLimit, MAX_CONTEXT_BYTES_LIMIT, SubmissionLimits};
 use crate::nodes::TopologyMapping;
 use crate::scheduling::{
-    MonitorPolicies, OpportunisticSettings, PreemptionConfig, QUEUE_AUTO_REFRESH_POLICY_CLASS,
-    QueueConfigSource, ReservationConfig,
+    ActivitiesSettings, MonitorPolicies, OpportunisticSettings, PreemptionConfig,
+    QUEUE_AUTO_REFRESH_POLICY_CLASS, QueueConfigSource, ReservationConfig,
 };
 use crate::state_machine::MasterKeyKind;
 
@@ -84,6 +84,9 @@ pub struct RmConfig {
     /// How often the leader checks `capacity-scheduler.xml` and commits it again when it
     /// changed, when the monitor runs Hadoop's `QueueConfigurationAutoRefreshPolicy`.
     pub queue_auto_refresh: Option<Duration>,
+    /// How long the leader keeps the activities it records
+    /// (`yarn.resourcemanager.activities-manager.*`).
+    pub activities: ActivitiesSettings,
     /// Whether and how the leader runs the ReservationSystem
     /// (`yarn.resourcemanager.reservation-system.*`).
     pub reservations: ReservationConfig,
@@ -200,6 +203,7 @@ impl RmConfig {
             opportunistic: OpportunisticSettings::from_conf(conf)?,
             preemption: PreemptionConfig::from_conf(conf)?,
             queue_auto_refresh: MonitorPolicies::from_conf(conf)?.queue_auto_refresh,
+            activities: ActivitiesSettings::from_conf(conf)?,
             reservations: ReservationConfig::from_conf(conf)?,
             web_access: WebAccess::from_conf(conf)?,
             hadoop_ipc: HadoopIpcSettings::from_conf(conf)?,

@@ -241,6 +241,11 @@ impl ActivitiesRecorder {
         self.everyone || self.applications.contains(&application_id)
     }
 
+    /// Whether every application is recorded.
+    pub fn records_everyone(&self) -> bool {
+        self.everyone
+    }
+
     /// Keeps `record`, up to [`MAX_RECORDS_PER_RECORDER`].
     pub fn push(&mut self, record: AppActivity) {
         if self.records.len() < MAX_RECORDS_PER_RECORDER {

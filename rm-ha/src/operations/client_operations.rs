@@ -126,7 +126,11 @@ impl ClientOperations {
     }
 
     /// YARN's VIEW_APP check of `user` reading application `id`'s attempts or containers.
-    async fn check_view_access(&self, user: &str, id: ApplicationId) -> Result<(), RmError> {
+    pub(super) async fn check_view_access(
+        &self,
+        user: &str,
+        id: ApplicationId,
+    ) -> Result<(), RmError> {
         if self.holds_view_access(user, id).await? {
             return Ok(());
         }

@@ -18,6 +18,7 @@ mod admin_node_labels;
 mod admin_operations;
 mod admin_scheduler_conf;
 mod am_operations;
+mod client_activities;
 mod client_lifetimes;
 mod client_node_labels;
 mod client_operations;
@@ -30,6 +31,7 @@ mod rm_error;
 
 pub(crate) use admin_operations::AdminOperations;
 pub(crate) use am_operations::{AmCaller, AmOperations};
+pub(crate) use client_activities::NodeFilter;
 pub(crate) use client_operations::ClientOperations;
 pub(crate) use client_reservations::ReservationDesk;
 pub use not_leader::NotLeader;

@@ -135,12 +135,19 @@ impl AsyncScheduler {
             // Real time, not tokio's: the figure is how long the CPU work took.
             let pass_started = std::time::Instant::now();
             let now = now_ms();
+            let recorded = Arc::clone(&self.leadership);
             let schedule = move |leader: &mut LeaderScheduler| {
-                if ready {
-                    leader.schedule(now, &least_loaded, &heartbeats)
-                } else {
-                    PassOutcome::default()
+                if !ready {
+                    return PassOutcome::default();
                 }
+                // Activities are recorded only while someone asked for them.
+                let recorder = recorded.activities(|activities| activities.recorder(now));
+                leader.scheduler_mut().record_activities(recorder);
+                let outcome = leader.schedule(now, &least_loaded, &heartbeats);
+                if let Some(recorder) = leader.scheduler_mut().take_activities() {
+                    recorded.activities(|activities| activities.finish_pass(recorder, now));
+                }
+                outcome
             };
             // A pass that panicked is an `Err` either way, and the scheduler is rebuilt.
             let pass = match self.passes {

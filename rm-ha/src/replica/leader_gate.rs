@@ -116,6 +116,7 @@ mod tests {
 
     use super::*;
     use crate::nodes::NodeTracker;
+    use crate::scheduling::ActivitiesSettings;
 
     fn gate(serving: Serving) -> (LeaderGate, watch::Sender<Serving>) {
         let mut conf = Configuration::new();
@@ -157,7 +158,12 @@ mod tests {
 
     #[test]
     fn the_serving_leader_passes_with_its_leadership_and_stops_passing_on_step_down() {
-        let leadership = Arc::new(Leadership::new(3, 2, NodeTracker::default()));
+        let leadership = Arc::new(Leadership::new(
+            3,
+            2,
+            NodeTracker::default(),
+            ActivitiesSettings::default(),
+        ));
         let (gate, tx) = gate(Serving::Leader(Arc::clone(&leadership)));
         assert!(Arc::ptr_eq(&gate.require_leader().unwrap(), &leadership));
         tx.send_replace(Serving::NotLeader { leader: None });

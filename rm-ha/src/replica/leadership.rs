@@ -8,10 +8,12 @@ use yarn_proto::ids::ApplicationAttemptId;
 
 use crate::applications::AmSession;
 use crate::nodes::NodeTracker;
-use crate::scheduling::{OpportunisticCounts, SchedulerCell};
+use crate::scheduling::{
+    ActivitiesManager, ActivitiesSettings, OpportunisticCounts, SchedulerCell,
+};
 
 /// The leader's soft state for one epoch: the NodeManagers registered with it, the AM sessions
-/// opened with it, its scheduler and its opportunistic counts.
+/// opened with it, its scheduler, its opportunistic counts and the activities it records.
 ///
 /// Built when this replica, as leader of a term, has applied the first entry of its epoch, and
 /// handed by the [`LeaderGate`](super::LeaderGate) to every handler while it serves; dropped
@@ -24,8 +26,9 @@ use crate::scheduling::{OpportunisticCounts, SchedulerCell};
 /// - the scheduler ([`SchedulerCell`]) is an async lock, held for a whole scheduling pass
 ///   (hundreds of milliseconds on thousands of nodes) or one handler's scheduler call; it is
 ///   taken before anything else;
-/// - the node tracker, the sessions and the counts are plain mutexes, each held for a short
-///   section that never blocks and never awaits, and never while another of the three is held;
+/// - the node tracker, the sessions, the counts and the activities are plain mutexes, each held
+///   for a short section that never blocks and never awaits, and never while another of the
+///   four is held;
 /// - the replicated state's lock ([`StateView`](crate::state_machine::StateView)) is the
 ///   innermost: it may be taken under any of these, and none of them is taken under it.
 ///
@@ -38,12 +41,14 @@ pub struct Leadership {
     sessions: Mutex<BTreeMap<ApplicationAttemptId, AmSession>>,
     scheduler: SchedulerCell,
     counts: Mutex<OpportunisticCounts>,
+    activities: Mutex<ActivitiesManager>,
 }
 
 impl Leadership {
     /// The leadership of `term` that began `epoch`, tracking nodes with `nodes` (empty, with
-    /// the load monitor its opportunistic settings ask for).
-    pub fn new(term: u64, epoch: u64, nodes: NodeTracker) -> Self {
+    /// the load monitor its opportunistic settings ask for) and keeping activities as
+    /// `activities` says.
+    pub fn new(term: u64, epoch: u64, nodes: NodeTracker, activities: ActivitiesSettings) -> Self {
         Self {
             term,
             epoch,
@@ -51,6 +56,7 @@ impl Leadership {
             sessions: Mutex::default(),
             scheduler: SchedulerCell::default(),
             counts: Mutex::default(),
+            activities: Mutex::new(ActivitiesManager::new(activities)),
         }
     }
 
@@ -86,6 +92,11 @@ impl Leadership {
     /// Runs `f` on the opportunistic counts.
     pub fn count<R>(&self, f: impl FnOnce(&mut OpportunisticCounts) -> R) -> R {
         f(&mut relock(&self.counts))
+    }
+
+    /// Runs `f` on the activities recorded; `f` must not block.
+    pub fn activities<R>(&self, f: impl FnOnce(&mut ActivitiesManager) -> R) -> R {
+        f(&mut relock(&self.activities))
     }
 
     /// The opportunistic counts so far.

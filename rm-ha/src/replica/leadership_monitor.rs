@@ -102,8 +102,12 @@ impl LeadershipMonitor {
                 match self.begin_epoch(term).await {
                     Some(epoch) => {
                         let token = self.shutdown.child_token();
-                        let current =
-                            Arc::new(Leadership::new(term, epoch, self.services.node_tracker()));
+                        let current = Arc::new(Leadership::new(
+                            term,
+                            epoch,
+                            self.services.node_tracker(),
+                            self.services.config.activities,
+                        ));
                         let services = self.services.start(&current, token.clone());
                         self.serving.send_replace(Serving::Leader(current));
                         tracing::info!(rm_id = %self.rm_id, term, epoch, "serving as leader");

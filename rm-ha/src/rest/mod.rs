@@ -17,6 +17,8 @@
 //! Handlers only call operations and shape their answers; the JSON shapes are pure functions
 //! of the client protocol's reports, tested field by field against Hadoop's names.
 
+mod activities_api;
+mod activities_info;
 mod app_attempt_info;
 mod app_filter;
 mod app_info;

@@ -122,6 +122,7 @@ impl RestApi {
                 get(super::node_labels_info::get_node_labels),
             )
             .merge(super::reservation_api::routes())
+            .merge(super::activities_api::routes())
             .merge(super::app_timeouts::routes())
             .merge(super::ui::routes())
             .fallback(no_such_resource)

@@ -115,6 +115,7 @@ mod tests {
     use super::*;
     use crate::nodes::NodeTracker;
     use crate::replica::Leadership;
+    use crate::scheduling::ActivitiesSettings;
 
     fn gate(serving: &Serving) -> LeaderGate {
         let mut conf = Configuration::new();
@@ -180,7 +181,12 @@ mod tests {
 
     #[test]
     fn the_leader_serves_everything() {
-        let leadership = Arc::new(Leadership::new(1, 1, NodeTracker::default()));
+        let leadership = Arc::new(Leadership::new(
+            1,
+            1,
+            NodeTracker::default(),
+            ActivitiesSettings::default(),
+        ));
         assert_eq!(
             routed("/ws/v1/cluster/apps", None, Serving::Leader(leadership)),
             Routing::Serve

@@ -2,6 +2,8 @@
 //! refresh, and schedulers rebuilt from the replicated state. The scheduler itself is the pure
 //! `yarn_scheduler` crate.
 
+mod activities_manager;
+mod activities_settings;
 mod leader_scheduler;
 mod monitor_policies;
 mod opportunistic_counts;
@@ -21,6 +23,8 @@ mod scheduler_cell;
 #[cfg(test)]
 pub(crate) mod test_fixtures;
 
+pub use activities_manager::{ActivitiesManager, RecordedActivity, RecordedPass};
+pub use activities_settings::ActivitiesSettings;
 pub use leader_scheduler::{LeaderScheduler, PassOutcome};
 pub use monitor_policies::MonitorPolicies;
 pub(crate) use monitor_policies::QUEUE_AUTO_REFRESH_POLICY_CLASS;
