@@ -844,6 +844,10 @@ pub struct BenchSchedulerArgs {
     /// ApplicationMasterProtocol (see docs/benchmarks.md for what it shows on two cores).
     #[arg(long = "through-ams")]
     pub through_ams: bool,
+    /// Run the core again recording every application's activities in every pass, as while a
+    /// reader of the activities endpoints asks, to compare the pass time with recording off.
+    #[arg(long)]
+    pub activities: bool,
 }
 
 /// Arguments of `yarn-ha bench raft`.

@@ -1008,6 +1008,105 @@ fn the_queue_configuration_changes_live_over_rest_and_schedulerconf() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
+/// Activities over REST on a real cluster: a dshell job whose container would take its queue
+/// over its maximum capacity shows why in its application activities, in the scheduler activities of the next pass and
+/// on its application page; a bad parameter is answered with Hadoop's message.
+#[test]
+fn activities_say_why_a_request_is_not_allocated() {
+    let _turn = one_cluster_at_a_time();
+    let cluster = ProcessCluster::start(1);
+    let (credentials, web) = setup(&cluster);
+    let (_, base) = active(&credentials, &web);
+    // The one node offers 8 GiB, all root.default may have, and the AM holds part of it: an
+    // 8 GiB container would take the queue over its maximum.
+    let job = cluster.spawn_dshell(&[
+        "--shell_command",
+        "true",
+        "--num_containers",
+        "1",
+        "--container_memory",
+        "8192",
+    ]);
+    let app = cluster.running_application();
+    let get = |path: &str| {
+        let answer = curl(
+            Some(&credentials),
+            "GET",
+            &format!("{base}{path}"),
+            None,
+            false,
+        )
+        .unwrap_or_else(|err| panic!("GET {path}: {err}"));
+        assert_eq!(answer.status, 200, "{answer:?}");
+        answer.json()
+    };
+    let no_room = "Queue hits max-capacity limit";
+
+    // The first read starts recording (Hadoop's "waiting for display"); later ones show it.
+    let recorded = eventually("the application's activities to name the reason", || {
+        let value = get(&format!("/ws/v1/cluster/scheduler/app-activities/{app}"));
+        let allocations = value["appActivities"]["allocations"].as_array()?.clone();
+        allocations.into_iter().find(|allocation| {
+            allocation["children"].as_array().is_some_and(|requests| {
+                requests.iter().any(|request| {
+                    request["diagnostic"]
+                        .as_str()
+                        .is_some_and(|d| d.starts_with(no_room))
+                })
+            })
+        })
+    });
+    assert_eq!(recorded["queueName"], "root.default", "{recorded}");
+    assert_eq!(recorded["allocationState"], "SKIPPED", "{recorded}");
+    let request = &recorded["children"][0];
+    assert_eq!(request["allocationState"], "SKIPPED", "{recorded}");
+
+    let pass = eventually("a recorded pass to hold the application", || {
+        let value = get("/ws/v1/cluster/scheduler/activities");
+        let allocations = value["activities"]["allocations"].as_array()?.clone();
+        allocations
+            .into_iter()
+            .find(|allocation| allocation.to_string().contains(&app))
+    });
+    assert_eq!(pass["finalAllocationState"], "SKIPPED", "{pass}");
+    assert_eq!(pass["root"]["name"], "root", "{pass}");
+    assert!(pass.to_string().contains(no_room), "{pass}");
+
+    let page = curl(
+        Some(&credentials),
+        "GET",
+        &format!("{base}/cluster/app/{app}"),
+        None,
+        false,
+    )
+    .unwrap();
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("id=\"app-activities\""), "{}", page.body);
+    assert!(page.body.contains(no_room), "{}", page.body);
+
+    let bad = get(&format!(
+        "/ws/v1/cluster/scheduler/app-activities/{app}?limit=0"
+    ));
+    assert_eq!(
+        bad["appActivities"]["diagnostic"],
+        "limit must be greater than 0!"
+    );
+    let unknown = get("/ws/v1/cluster/scheduler/activities?nodeId=nowhere:1");
+    assert_eq!(
+        unknown["activities"]["diagnostic"],
+        "Cannot find node manager with given node id"
+    );
+
+    let killed = cluster.yarn(&["application", "-kill", &app]);
+    assert_eq!(killed.status.code(), Some(0), "{}", stderr(&killed));
+    let finished = get(&format!("/ws/v1/cluster/scheduler/app-activities/{app}"));
+    assert_eq!(
+        finished["appActivities"]["diagnostic"],
+        "fail to get application activities after finished"
+    );
+    wait_exit(job, "the killed job");
+}
+
 /// Layout options adding `site` to every `yarn-site.xml`.
 fn minicluster_options(site: &[(&str, &str)]) -> yarn_minicluster::LayoutOptions {
     yarn_minicluster::LayoutOptions {

@@ -403,6 +403,7 @@ mod tests {
             applications: 6,
             containers_per_application: 30,
             layout: QueueLayout::Percentage,
+            activities: false,
         };
         let run =
             leader_scheduler_bench(shape, AskPath::Scheduler, &dir.path().join("direct")).unwrap();
@@ -416,6 +417,7 @@ mod tests {
             applications: 4,
             containers_per_application: 20,
             layout: QueueLayout::Percentage,
+            activities: false,
         };
         let run =
             leader_scheduler_bench(shape, AskPath::AmProtocol, &dir.path().join("ams")).unwrap();

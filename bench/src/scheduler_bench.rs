@@ -1,6 +1,6 @@
 //! `yarn-ha bench scheduler`: allocation decisions per second of the pure CapacityScheduler.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -8,7 +8,8 @@ use anyhow::Context;
 use serde::Serialize;
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, NodeId};
 use yarn_scheduler::{
-    CapacityScheduler, CapacitySchedulerConfiguration, Resource, ResourceRequest, SchedulerSettings,
+    ActivitiesRecorder, CapacityScheduler, CapacitySchedulerConfiguration, Resource,
+    ResourceRequest, SchedulerSettings,
 };
 
 /// The shape of one run: a cluster of `nodes` nodes (64 GB, 32 vcores each), `queues` leaf
@@ -27,6 +28,9 @@ pub struct SchedulerBenchShape {
     pub containers_per_application: u32,
     /// How the queues are configured.
     pub layout: QueueLayout,
+    /// Every pass records every application's activities, as while a reader of the
+    /// activities endpoints asks; otherwise nothing is recorded.
+    pub activities: bool,
 }
 
 /// How the benchmark's queues are configured.
@@ -139,8 +143,13 @@ pub fn scheduler_bench(shape: SchedulerBenchShape) -> anyhow::Result<SchedulerBe
     };
     for _ in 0..1_000 {
         let started = Instant::now();
+        if shape.activities {
+            scheduler.record_activities(Some(ActivitiesRecorder::new(true, BTreeSet::new())));
+        }
         let allocated = scheduler.schedule().len();
+        let recorded = scheduler.take_activities();
         let took = started.elapsed();
+        drop(recorded);
         run.passes += 1;
         run.elapsed += took;
         run.slowest_pass = run.slowest_pass.max(took);
@@ -249,13 +258,18 @@ impl fmt::Display for SchedulerBenchRun {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{:>6} nodes {:>4} queues {:>5} apps ({:?}): {:>8} allocations in {:>3} passes, \
+            "{:>6} nodes {:>4} queues {:>5} apps ({:?}{}): {:>8} allocations in {:>3} passes, \
              {:>9.1} ms, {:>10.0} allocations/s, slowest pass {:.1} ms; nodes registered in \
              {:.1} ms",
             self.shape.nodes,
             self.shape.queues,
             self.shape.applications,
             self.shape.layout,
+            if self.shape.activities {
+                ", activities recorded"
+            } else {
+                ""
+            },
             self.allocations,
             self.passes,
             self.elapsed.as_secs_f64() * 1e3,
@@ -279,6 +293,7 @@ mod tests {
             applications: 8,
             containers_per_application: 10,
             layout: QueueLayout::Percentage,
+            activities: false,
         })
         .unwrap();
         assert_eq!(run.allocations, 8 * 11);
@@ -295,6 +310,7 @@ mod tests {
             applications: 4,
             containers_per_application: 100,
             layout: QueueLayout::Percentage,
+            activities: false,
         })
         .unwrap();
         assert_eq!(run.allocations, 64);
@@ -309,6 +325,7 @@ mod tests {
             applications: 40,
             containers_per_application: 100,
             layout: QueueLayout::Flexible,
+            activities: false,
         })
         .unwrap();
         assert_eq!(run.allocations, 4 * 64);

@@ -115,8 +115,16 @@ fn scheduler(args: BenchSchedulerArgs) -> anyhow::Result<ExitCode> {
             applications: args.applications,
             containers_per_application: args.containers_per_application,
             layout: args.layout,
+            activities: false,
         };
         println!("{}", yarn_bench::scheduler_bench(shape)?);
+        if args.activities {
+            let recording = SchedulerBenchShape {
+                activities: true,
+                ..shape
+            };
+            println!("{}", yarn_bench::scheduler_bench(recording)?);
+        }
         let paths: &[AskPath] = if args.through_ams {
             &[AskPath::Scheduler, AskPath::AmProtocol]
         } else {

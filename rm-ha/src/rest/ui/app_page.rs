@@ -1,6 +1,8 @@
 //! One application's page (`/cluster/app/{id}`): its report, its attempts, and each attempt's
 //! containers with links to their logs on their nodes.
 
+use std::time::Duration;
+
 use axum::extract::{Path, State};
 use maud::{Markup, html};
 use yarn_proto::pb;
@@ -15,6 +17,7 @@ use crate::rest::container_info::ContainerInfo;
 use crate::rest::rest_api::{
     RestCaller, application_report, attempts_with_containers, parse_app_id,
 };
+use crate::scheduling::RecordedActivity;
 use yarn_security::now_ms;
 
 pub(super) async fn app(
@@ -31,6 +34,21 @@ pub(super) async fn app(
         Ok(attempts) => (describe_attempts(&attempts, now), None),
         Err(RmError::AccessDenied { message, .. }) => (Vec::new(), Some(message)),
         Err(err) => return Err(err.into()),
+    };
+    // Viewing the page records the application's next passes for a few seconds, as Hadoop's
+    // page asks its activities with both actions: a reload shows what they decided.
+    let activities = if withheld.is_none() {
+        match api
+            .operations
+            .app_activities(&caller, id, Some(ACTIVITIES_RECORDING), true)
+            .await
+        {
+            Ok(recorded) => Ok(recorded.unwrap_or_default()),
+            Err(RmError::PreconditionFailed { message }) => Err(message),
+            Err(err) => return Err(err.into()),
+        }
+    } else {
+        Ok(Vec::new())
     };
     let content = html! {
         h2 { "Application Overview" }
@@ -77,6 +95,10 @@ pub(super) async fn app(
         }
         @if let Some(reason) = &withheld {
             p.refusal { (reason) }
+        }
+        @if withheld.is_none() {
+            h2 { "Activities" }
+            (activities_table(&activities))
         }
         h2 { "Application Attempts" }
         table #app-attempts {
@@ -134,6 +156,55 @@ pub(super) async fn app(
         &format!("Application {}", app.id),
         &content,
     ))
+}
+
+/// How long a view of the page records the application's activities.
+const ACTIVITIES_RECORDING: Duration = Duration::from_secs(3);
+
+/// The most activities the page lists, newest first.
+const ACTIVITIES_SHOWN: usize = 20;
+
+/// What the scheduler decided for the application lately, one row per request tried, or why
+/// there is nothing to show.
+fn activities_table(activities: &Result<Vec<RecordedActivity>, String>) -> Markup {
+    let recorded = match activities {
+        Ok(recorded) if recorded.is_empty() => {
+            return html! { p #app-activities { "Recording the next scheduling passes: reload the page to see what they decided." } };
+        }
+        Ok(recorded) => recorded,
+        Err(reason) => return html! { p #app-activities { (reason) } },
+    };
+    html! {
+        table #app-activities {
+            tr {
+                th { "Time" } th { "Queue" } th { "Partition" } th { "Application" }
+                th { "Request (priority, id)" } th { "Request" } th { "Node" } th { "Diagnostic" }
+            }
+            @for entry in recorded.iter().take(ACTIVITIES_SHOWN) {
+                @let record = &entry.activity;
+                @if record.requests.is_empty() {
+                    tr {
+                        td { (timestamp(entry.at_ms)) } td { (record.queue) } td { (record.partition) }
+                        td { (record.state.as_str()) } td {} td {} td {}
+                        td { (record.diagnostic.as_ref().map(ToString::to_string).unwrap_or_default()) }
+                    }
+                }
+                @for request in &record.requests {
+                    tr {
+                        td { (timestamp(entry.at_ms)) } td { (record.queue) } td { (record.partition) }
+                        td { (record.state.as_str()) }
+                        td { (request.priority) ", " (request.allocation_request_id) }
+                        td { (request.state.as_str()) }
+                        td { (request.node.as_ref().map(ToString::to_string).unwrap_or_default()) }
+                        td {
+                            (request.diagnostic.as_ref().or(record.diagnostic.as_ref())
+                                .map(ToString::to_string).unwrap_or_default())
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The attempts and their containers as the page shows them, containers in id order.
