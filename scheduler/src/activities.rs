@@ -8,6 +8,7 @@
 //! `max-parallel-apps` (when the application waits to be activated), no node with room, delay
 //! scheduling, or a partition the request does not name.
 
+use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -16,9 +17,13 @@ use yarn_proto::ids::{ApplicationId, ContainerId, NodeId};
 use crate::Resource;
 use crate::pending_reason::PendingReason;
 
-/// The most application records one recorder keeps; later ones are counted, not kept, so a
-/// pass over 100,000 applications cannot make the recording grow without bound.
+/// The most application records one recorder keeps of a pass recording everyone; later ones
+/// are counted, not built, so a pass over 100,000 applications cannot make the recording grow
+/// without bound. The applications named are recorded whatever this says.
 pub const MAX_RECORDS_PER_RECORDER: usize = 1_000;
+
+/// The most requests one [`AppActivity`] keeps passed over; later ones are counted.
+pub const MAX_REQUESTS_PER_RECORD: usize = 100;
 
 /// Hadoop's `ActivityState`, as far as yarn-ha's scheduler reaches it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,8 +157,11 @@ pub struct AppActivity {
     pub state: ActivityState,
     /// Why the application as a whole was passed over, when it was.
     pub diagnostic: Option<ActivityDiagnostic>,
-    /// The requests tried, in the order they were.
+    /// The requests tried, in the order they were (the one allocated always, at most
+    /// [`MAX_REQUESTS_PER_RECORD`] passed over).
     pub requests: Vec<RequestActivity>,
+    /// Requests passed over beyond [`MAX_REQUESTS_PER_RECORD`], counted only.
+    pub requests_not_kept: usize,
 }
 
 impl AppActivity {
@@ -172,6 +180,7 @@ impl AppActivity {
             state: ActivityState::Skipped,
             diagnostic: None,
             requests: Vec::new(),
+            requests_not_kept: 0,
         }
     }
 
@@ -181,6 +190,10 @@ impl AppActivity {
         (priority, allocation_request_id): (i32, i64),
         diagnostic: ActivityDiagnostic,
     ) {
+        if self.requests.len() >= MAX_REQUESTS_PER_RECORD {
+            self.requests_not_kept += 1;
+            return;
+        }
         self.requests.push(RequestActivity {
             priority,
             allocation_request_id,
@@ -223,7 +236,8 @@ pub struct ActivitiesRecorder {
     everyone: bool,
     applications: BTreeSet<ApplicationId>,
     records: Vec<AppActivity>,
-    dropped: usize,
+    /// Counted while the scheduler only reads the recorder, deciding whether to build a record.
+    dropped: Cell<usize>,
 }
 
 impl ActivitiesRecorder {
@@ -236,9 +250,20 @@ impl ActivitiesRecorder {
         }
     }
 
-    /// Whether `application_id`'s activities are recorded.
-    pub fn wants(&self, application_id: ApplicationId) -> bool {
-        self.everyone || self.applications.contains(&application_id)
+    /// Whether `application_id`'s activities are recorded: one named always, any other while
+    /// everyone is recorded and the recorder has room (one it has no room for is counted).
+    pub fn admits(&self, application_id: ApplicationId) -> bool {
+        if self.applications.contains(&application_id) {
+            return true;
+        }
+        if !self.everyone {
+            return false;
+        }
+        if self.records.len() < MAX_RECORDS_PER_RECORDER {
+            return true;
+        }
+        self.dropped.set(self.dropped.get() + 1);
+        false
     }
 
     /// Whether every application is recorded.
@@ -246,13 +271,9 @@ impl ActivitiesRecorder {
         self.everyone
     }
 
-    /// Keeps `record`, up to [`MAX_RECORDS_PER_RECORDER`].
+    /// Keeps `record` (of an application it [`admits`](Self::admits)).
     pub fn push(&mut self, record: AppActivity) {
-        if self.records.len() < MAX_RECORDS_PER_RECORDER {
-            self.records.push(record);
-        } else {
-            self.dropped += 1;
-        }
+        self.records.push(record);
     }
 
     /// The records kept, in the order they were made.
@@ -260,9 +281,9 @@ impl ActivitiesRecorder {
         &self.records
     }
 
-    /// How many records were not kept for want of room.
+    /// How many records were not built for want of room.
     pub fn dropped(&self) -> usize {
-        self.dropped
+        self.dropped.get()
     }
 
     /// The records kept, given up.
@@ -283,16 +304,35 @@ mod tests {
     }
 
     #[test]
-    fn a_recorder_wants_everyone_or_the_applications_named_and_keeps_a_bounded_number() {
+    fn a_recorder_admits_everyone_up_to_its_room_and_the_applications_named_always() {
         let named = ActivitiesRecorder::new(false, [app(2)].into());
-        assert!(named.wants(app(2)) && !named.wants(app(3)));
-        let mut everyone = ActivitiesRecorder::new(true, BTreeSet::new());
-        assert!(everyone.wants(app(3)));
+        assert!(named.admits(app(2)) && !named.admits(app(3)));
+        let mut everyone = ActivitiesRecorder::new(true, [app(2)].into());
         for _ in 0..MAX_RECORDS_PER_RECORDER + 5 {
-            everyone.push(AppActivity::new(app(3), "root.a", 0, ""));
+            if everyone.admits(app(3)) {
+                everyone.push(AppActivity::new(app(3), "root.a", 0, ""));
+            }
         }
         assert_eq!(everyone.records().len(), MAX_RECORDS_PER_RECORDER);
         assert_eq!(everyone.dropped(), 5);
+        assert!(
+            everyone.admits(app(2)),
+            "a named application is recorded when full"
+        );
+    }
+
+    #[test]
+    fn a_record_keeps_a_bounded_number_of_requests_passed_over() {
+        let mut activity = AppActivity::new(app(1), "root.a", 0, "");
+        for id in 0..MAX_REQUESTS_PER_RECORD + 3 {
+            let id = i64::try_from(id).unwrap();
+            activity.skip(
+                (1, id),
+                ActivityDiagnostic::LocalityDelay { off_switch: true },
+            );
+        }
+        assert_eq!(activity.requests.len(), MAX_REQUESTS_PER_RECORD);
+        assert_eq!(activity.requests_not_kept, 3);
     }
 
     #[test]

@@ -96,7 +96,7 @@ mod scheduler_settings;
 pub use access_control_list::AccessControlList;
 pub use activities::{
     ActivitiesRecorder, ActivityDiagnostic, ActivityState, AppActivity, MAX_RECORDS_PER_RECORDER,
-    RequestActivity,
+    MAX_REQUESTS_PER_RECORD, RequestActivity,
 };
 pub use allocation::Allocation;
 pub use application_lifetime::{ApplicationLifetime, deadline_ms};

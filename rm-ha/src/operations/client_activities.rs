@@ -1,6 +1,7 @@
 //! Hadoop's scheduler and application activities at the client door: what the leader's
 //! scheduler decided, recorded on demand (see [`ActivitiesManager`](crate::scheduling::ActivitiesManager)).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use yarn_proto::ids::{ApplicationId, NodeId};
@@ -39,16 +40,22 @@ impl ClientOperations {
     ///
     /// # Errors
     ///
-    /// A refusal of a caller who is not an administrator; Hadoop's `Cannot find node manager
+    /// A refusal of an anonymous caller and of one who is not an administrator; Hadoop's `Cannot find node manager
     /// with given node id` when `node` names no registered node; not leader.
     pub(crate) async fn scheduler_activities(
         &self,
         caller: &Caller,
         node: Option<&NodeFilter>,
-    ) -> Result<Option<RecordedPass>, RmError> {
-        if let Caller::Peer(identity) = caller {
-            check_admin(&self.queues, identity).await?;
-        }
+    ) -> Result<Option<Arc<RecordedPass>>, RmError> {
+        let Caller::Peer(identity) = caller else {
+            return Err(RmError::Unauthenticated {
+                message: "Unable to obtain user name, user not authenticated: scheduler \
+                          activities are for administrators; present a certificate (or \
+                          user.name without TLS)"
+                    .to_owned(),
+            });
+        };
+        check_admin(&self.queues, identity).await?;
         let leadership = self.proposer.read_barrier().await?;
         if let Some(filter) = node {
             let known = leadership.nodes(|tracker| tracker.nodes().any(|(id, _)| filter.names(id)));
@@ -59,19 +66,24 @@ impl ClientOperations {
             }
         }
         let now = now_ms();
-        let mut pass = leadership.activities(|activities| {
+        let pass = leadership.activities(|activities| {
             activities.want_next_pass();
-            activities.last_pass(now).cloned()
+            activities.last_pass(now)
         });
-        if let (Some(pass), Some(filter)) = (pass.as_mut(), node) {
-            pass.records.retain(|record| {
-                record
-                    .requests
-                    .iter()
-                    .any(|request| request.node.as_ref().is_some_and(|n| filter.names(n)))
-            });
-        }
-        Ok(pass)
+        // Filtered off the activities lock, which the scheduling pass takes.
+        Ok(match (pass, node) {
+            (Some(pass), Some(filter)) => {
+                let mut pass = RecordedPass::clone(&pass);
+                pass.records.retain(|record| {
+                    record
+                        .requests
+                        .iter()
+                        .any(|request| request.node.as_ref().is_some_and(|n| filter.names(n)))
+                });
+                Some(Arc::new(pass))
+            }
+            (pass, _) => pass,
+        })
     }
 
     /// Hadoop's application activities: with `record_for`, records application `id`'s
@@ -82,7 +94,9 @@ impl ClientOperations {
     /// # Errors
     ///
     /// An unknown application; a refusal without VIEW_APP; Hadoop's `fail to get application
-    /// activities after finished` for an application in a final state; not leader.
+    /// activities after finished` for an application in a final state; a refresh while
+    /// [`MAX_RECORDED_APPLICATIONS`](crate::scheduling::MAX_RECORDED_APPLICATIONS) others are
+    /// recorded; not leader.
     pub(crate) async fn app_activities(
         &self,
         caller: &Caller,
@@ -98,12 +112,14 @@ impl ClientOperations {
             ));
         }
         let now = now_ms();
-        Ok(leadership.activities(|activities| {
+        leadership.activities(|activities| {
             if let Some(duration) = record_for {
                 let millis = i64::try_from(duration.as_millis()).unwrap_or(i64::MAX);
-                activities.record_application(id, now.saturating_add(millis));
+                activities
+                    .record_application(id, now.saturating_add(millis))
+                    .map_err(RmError::precondition)?;
             }
-            get.then(|| activities.application(id, now)).flatten()
-        }))
+            Ok(get.then(|| activities.application(id, now)).flatten())
+        })
     }
 }

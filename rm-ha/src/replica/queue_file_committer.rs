@@ -62,7 +62,7 @@ impl QueueFileCommitter {
 
     async fn commit_initial(&self, token: &CancellationToken) {
         while self.state.read(|state| state.queue_config_version == 0) {
-            match self.commit_once().await {
+            match self.commit_once(None).await {
                 Ok(_) => continue,
                 Err(CommitError::Refused(reason) | CommitError::NotCommitted(reason)) => {
                     tracing::warn!(
@@ -91,7 +91,8 @@ impl QueueFileCommitter {
         let mut ticks = Periodic::new(interval);
         while ticks.tick(token).await {
             let stamp = FileStamp::of(&path);
-            match watch.check(stamp.as_ref().ok().copied()) {
+            let seen = stamp.as_ref().ok().copied();
+            match watch.check(seen) {
                 Check::Unchanged | Check::Missing { report: false } => continue,
                 Check::Missing { report: true } => {
                     let reason = stamp.err().map(|err| err.to_string()).unwrap_or_default();
@@ -105,7 +106,16 @@ impl QueueFileCommitter {
                 }
                 Check::Changed => {}
             }
-            match self.commit_once().await {
+            let first = watch.checks == 1;
+            match self.commit_once(seen).await {
+                // The file of a replica that just began to lead differs from the one in force:
+                // worth an operator's look, since an edit on one host alone took effect.
+                Ok(Some(version)) if first => tracing::warn!(
+                    version,
+                    file = %path.display(),
+                    "queue auto-refresh committed this new leader's file, which differed from \
+                     the configuration in force"
+                ),
                 Ok(Some(version)) => tracing::info!(
                     version,
                     file = %path.display(),
@@ -134,18 +144,35 @@ impl QueueFileCommitter {
     }
 
     /// Reads the file, plans it against everything committed and commits it if it changes the
-    /// configuration in force: the version committed, or `None` when nothing changed.
-    async fn commit_once(&self) -> Result<Option<u64>, CommitError> {
+    /// configuration in force: the version committed, or `None` when nothing changed. With
+    /// `expected`, the file must have that stamp before and after it is read: one that changed
+    /// meanwhile, or went (and would read as the built-in default), is tried at the next check.
+    async fn commit_once(&self, expected: Option<FileStamp>) -> Result<Option<u64>, CommitError> {
         self.proposer
             .read_barrier()
             .await
             .map_err(|err| CommitError::NotCommitted(err.to_string()))?;
         let source = self.source.clone();
-        let file = self
+        let unchanged = move |path: Option<&Path>| match (expected, path) {
+            (Some(expected), Some(path)) => FileStamp::of(path).ok() == Some(expected),
+            _ => true,
+        };
+        let read = self
             .passes
-            .run(move || source.read())
+            .run(move || {
+                let path = source.file.as_deref();
+                if !unchanged(path) {
+                    return None;
+                }
+                let read = source.read();
+                unchanged(path).then_some(read)
+            })
             .await
-            .ok_or_else(|| CommitError::NotCommitted("reading the file failed".to_owned()))?
+            .ok_or_else(|| CommitError::NotCommitted("reading the file failed".to_owned()))?;
+        let file = read
+            .ok_or_else(|| {
+                CommitError::NotCommitted("the file changed or went while it was read".to_owned())
+            })?
             .map_err(|err| CommitError::Refused(err.to_string()))?;
         let plan = self
             .state
@@ -194,6 +221,8 @@ struct FileWatch {
     last: Option<FileStamp>,
     /// Whether the file's absence has been reported since it was last seen.
     missing_reported: bool,
+    /// Checks so far.
+    checks: u64,
 }
 
 /// What one check decided.
@@ -210,6 +239,7 @@ enum Check {
 impl FileWatch {
     /// Decides on the file as `stamp` finds it now (`None`: it cannot be read).
     fn check(&mut self, stamp: Option<FileStamp>) -> Check {
+        self.checks += 1;
         let Some(stamp) = stamp else {
             let report = !self.missing_reported;
             self.missing_reported = true;

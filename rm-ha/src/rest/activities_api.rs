@@ -56,7 +56,7 @@ async fn scheduler_activities(
         }
         Err(err) => return Err(err.into()),
     };
-    let answer = ActivitiesResponse::of(pass.as_ref(), node_name.as_deref(), query.group_by);
+    let answer = ActivitiesResponse::of(pass.as_deref(), node_name.as_deref(), query.group_by);
     Ok(axum::Json(answer).into_response())
 }
 

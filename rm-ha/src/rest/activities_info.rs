@@ -17,8 +17,9 @@ pub(crate) const WAITING_FOR_NEXT_ALLOCATION: &str = "waiting for next allocatio
 pub(crate) const WAITING_FOR_DISPLAY: &str = "waiting for display";
 /// Hadoop's name of a container not placed.
 const NO_CONTAINER: &str = "Container-Id-Not-Assigned";
-/// The longest an application's recording may be asked for, so a `maxTime` cannot overflow.
-const MAX_RECORDING_SECS: f64 = 86_400.0;
+/// The longest an application's recording may be asked for: each of the leader's passes
+/// builds its records meanwhile.
+const MAX_RECORDING_SECS: f64 = 600.0;
 
 /// `{"activities": {...}}`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -302,7 +303,7 @@ impl AppActivitiesQuery {
     /// Hadoop's messages: `request priorities must be integers!`, `allocation request Ids
     /// must be integers!`, `limit must be integer!`, `limit must be greater than 0!`, `Got
     /// invalid action: ...`, `Got invalid groupBy: ...`; and a `maxTime` that is not a positive
-    /// number of seconds up to a day, or `summarize=true`, which yarn-ha does not do.
+    /// number of seconds up to ten minutes, or `summarize=true`, which yarn-ha does not do.
     pub(crate) fn parse(query: &[(String, String)]) -> Result<Self, String> {
         let mut parsed = Self {
             max_time: Duration::from_secs(3),
@@ -422,7 +423,7 @@ impl AppActivitiesQuery {
             queue_name: record.queue.clone(),
             app_priority: record.app_priority,
             allocation_state: state_name(record.state),
-            diagnostic: record.diagnostic.as_ref().map(ToString::to_string),
+            diagnostic: app_diagnostic(record),
             children,
         })
     }
@@ -435,6 +436,21 @@ fn group_by(value: &str) -> Result<bool, String> {
         Err(format!(
             "Got invalid groupBy: {value}, valid groupBy types: [DIAGNOSTIC]"
         ))
+    }
+}
+
+/// Why the application was passed over, and how many of its requests were not kept.
+fn app_diagnostic(record: &AppActivity) -> Option<String> {
+    let not_kept = (record.requests_not_kept > 0).then(|| {
+        format!(
+            "{} more requests were passed over and not recorded",
+            record.requests_not_kept
+        )
+    });
+    match (record.diagnostic.as_ref(), not_kept) {
+        (Some(diagnostic), Some(not_kept)) => Some(format!("{diagnostic}; {not_kept}")),
+        (Some(diagnostic), None) => Some(diagnostic.to_string()),
+        (None, not_kept) => not_kept,
     }
 }
 
@@ -466,7 +482,7 @@ fn queue_tree(record: &AppActivity, group_by: bool) -> ActivityNodeInfo {
         name: Some(record.application_id.to_string()),
         app_priority: Some(record.app_priority),
         allocation_state: state_name(record.state),
-        diagnostic: record.diagnostic.as_ref().map(ToString::to_string),
+        diagnostic: app_diagnostic(record),
         children: record
             .requests
             .iter()
@@ -749,7 +765,7 @@ mod tests {
                 "Got invalid groupBy: node, valid groupBy types: [DIAGNOSTIC]",
             ),
             ("maxTime", "-1", "maxTime must be a positive number"),
-            ("maxTime", "1e9", "maxTime must be a positive number"),
+            ("maxTime", "601", "maxTime must be a positive number"),
             ("summarize", "true", "summarize=true is not supported"),
         ] {
             let err = AppActivitiesQuery::parse(&pairs(&[(name, value)])).unwrap_err();

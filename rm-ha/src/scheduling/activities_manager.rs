@@ -1,11 +1,16 @@
 //! [`ActivitiesManager`]: the scheduler and application activities a leader records on demand.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 use yarn_proto::ids::ApplicationId;
 use yarn_scheduler::{ActivitiesRecorder, AppActivity};
 
 use super::ActivitiesSettings;
+
+/// The most applications recorded at once: each pass builds their records, and each keeps up
+/// to `app-activities.max-queue-length` of them.
+pub const MAX_RECORDED_APPLICATIONS: usize = 1_000;
 
 /// A scheduling pass recorded for `GET /ws/v1/cluster/scheduler/activities`.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,7 +53,8 @@ struct AppRecording {
 pub struct ActivitiesManager {
     settings: ActivitiesSettings,
     next_pass_wanted: bool,
-    last_pass: Option<RecordedPass>,
+    /// Shared with readers, so a read copies nothing under the lock the pass takes.
+    last_pass: Option<Arc<RecordedPass>>,
     applications: BTreeMap<ApplicationId, AppRecording>,
     next_cleanup_ms: i64,
 }
@@ -69,9 +75,26 @@ impl ActivitiesManager {
 
     /// Records `application_id`'s activities in the passes before `until_ms` (a refresh of
     /// its recording keeps what was recorded before).
-    pub fn record_application(&mut self, application_id: ApplicationId, until_ms: i64) {
+    ///
+    /// # Errors
+    ///
+    /// When [`MAX_RECORDED_APPLICATIONS`] other applications' activities are kept.
+    pub fn record_application(
+        &mut self,
+        application_id: ApplicationId,
+        until_ms: i64,
+    ) -> Result<(), String> {
+        if !self.applications.contains_key(&application_id)
+            && self.applications.len() >= MAX_RECORDED_APPLICATIONS
+        {
+            return Err(format!(
+                "{MAX_RECORDED_APPLICATIONS} applications' activities are kept already; try \
+                 again once some expire"
+            ));
+        }
         let recording = self.applications.entry(application_id).or_default();
         recording.until_ms = recording.until_ms.max(until_ms);
+        Ok(())
     }
 
     /// The recorder of a pass starting at `now_ms`, or `None` when nothing is to be recorded.
@@ -109,19 +132,19 @@ impl ActivitiesManager {
         // A pass that considered nobody leaves the reader waiting for one that does.
         if everyone && !records.is_empty() {
             self.next_pass_wanted = false;
-            self.last_pass = Some(RecordedPass {
+            self.last_pass = Some(Arc::new(RecordedPass {
                 at_ms: now_ms,
                 records,
                 dropped,
-            });
+            }));
         }
         self.clean_up(now_ms);
     }
 
     /// The last pass recorded, if not expired.
-    pub fn last_pass(&mut self, now_ms: i64) -> Option<&RecordedPass> {
+    pub fn last_pass(&mut self, now_ms: i64) -> Option<Arc<RecordedPass>> {
         self.clean_up(now_ms);
-        self.last_pass.as_ref()
+        self.last_pass.clone()
     }
 
     /// `application_id`'s recorded activities, newest first; `None` when it was never
@@ -179,7 +202,7 @@ mod tests {
     fn pass(manager: &ActivitiesManager, now_ms: i64, apps: &[i32]) -> Option<ActivitiesRecorder> {
         let mut recorder = manager.recorder(now_ms)?;
         for id in apps {
-            if recorder.wants(app(*id)) {
+            if recorder.admits(app(*id)) {
                 recorder.push(AppActivity::new(app(*id), "root.a", 0, ""));
             }
         }
@@ -223,7 +246,7 @@ mod tests {
     fn an_application_is_recorded_until_its_time_keeping_the_newest_and_expires() {
         let mut manager = ActivitiesManager::new(settings());
         assert_eq!(manager.application(app(1), 0), None);
-        manager.record_application(app(1), 100);
+        manager.record_application(app(1), 100).unwrap();
         for now in [10, 20, 30, 40] {
             let recorder = pass(&manager, now, &[1, 2]).unwrap();
             manager.finish_pass(recorder, now);
@@ -239,5 +262,19 @@ mod tests {
             None,
             "expired after the ttl"
         );
+    }
+
+    #[test]
+    fn at_most_so_many_applications_are_recorded_at_once() {
+        let mut manager = ActivitiesManager::new(settings());
+        let count = i32::try_from(MAX_RECORDED_APPLICATIONS).unwrap();
+        for id in 1..=count {
+            manager.record_application(app(id), 100).unwrap();
+        }
+        manager
+            .record_application(app(1), 200)
+            .expect("a refresh of one recorded");
+        let refused = manager.record_application(app(count + 1), 100).unwrap_err();
+        assert!(refused.contains("1000 applications"), "{refused}");
     }
 }

@@ -23,7 +23,9 @@ mod scheduler_cell;
 #[cfg(test)]
 pub(crate) mod test_fixtures;
 
-pub use activities_manager::{ActivitiesManager, RecordedActivity, RecordedPass};
+pub use activities_manager::{
+    ActivitiesManager, MAX_RECORDED_APPLICATIONS, RecordedActivity, RecordedPass,
+};
 pub use activities_settings::ActivitiesSettings;
 pub use leader_scheduler::{LeaderScheduler, PassOutcome};
 pub use monitor_policies::MonitorPolicies;

@@ -21,19 +21,21 @@ use crate::queue_limits::QueueLimits;
 impl CapacityScheduler {
     /// Records why the current attempt of `application_id` still waits.
     fn hold(&mut self, application_id: ApplicationId, reason: PendingReason) {
-        let partition = self
-            .applications
-            .get(&application_id)
-            .map(|app| app.am_label.clone())
-            .unwrap_or_default();
-        let activity = self
-            .start_activity(application_id, &partition)
-            .map(|mut activity| {
-                let diagnostic = ActivityDiagnostic::NotActivated(reason.clone());
-                activity.pass_over(ActivityState::Skipped, diagnostic);
-                activity
-            });
-        self.keep_activity(activity);
+        if self.activities.is_some() {
+            let partition = self
+                .applications
+                .get(&application_id)
+                .map(|app| app.am_label.clone())
+                .unwrap_or_default();
+            let activity = self
+                .start_activity(application_id, &partition)
+                .map(|mut activity| {
+                    let diagnostic = ActivityDiagnostic::NotActivated(reason.clone());
+                    activity.pass_over(ActivityState::Skipped, diagnostic);
+                    activity
+                });
+            self.keep_activity(activity);
+        }
         if let Some(attempt) = self
             .applications
             .get_mut(&application_id)

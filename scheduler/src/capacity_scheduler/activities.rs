@@ -17,12 +17,13 @@ impl CapacityScheduler {
     }
 
     /// A new record for `application_id` on `partition`'s nodes, when it is being recorded.
+    #[inline]
     pub(super) fn start_activity(
         &self,
         application_id: yarn_proto::ids::ApplicationId,
         partition: &str,
     ) -> Option<AppActivity> {
-        if !self.activities.as_ref()?.wants(application_id) {
+        if !self.activities.as_ref()?.admits(application_id) {
             return None;
         }
         let app = self.applications.get(&application_id)?;
@@ -35,6 +36,7 @@ impl CapacityScheduler {
     }
 
     /// Keeps `activity`, when there is one.
+    #[inline]
     pub(super) fn keep_activity(&mut self, activity: Option<AppActivity>) {
         if let (Some(recorder), Some(activity)) = (self.activities.as_mut(), activity) {
             recorder.push(activity);

@@ -242,36 +242,34 @@ impl CapacityScheduler {
                 return None;
             }
             self.queue_limit_block(leaf, resource, &partition.nodes)
-                .map(|index| ActivityDiagnostic::QueueMaxCapacity {
-                    queue: self.queues[index].conf.path.clone(),
-                    resource,
-                })
         };
-        let mut skip = |request, diagnostic| {
+        let queue_max = |index: usize, resource| ActivityDiagnostic::QueueMaxCapacity {
+            queue: self.queues[index].conf.path.clone(),
+            resource,
+        };
+        // The diagnostic is built only while the application is recorded.
+        let mut skip = |request, diagnostic: &dyn Fn() -> ActivityDiagnostic| {
             if let Some(activity) = activity.as_mut() {
-                activity.skip(request, diagnostic);
+                activity.skip(request, diagnostic());
             }
         };
         let mut choice: Option<(Option<AskKey>, Resource, NodeId, NodeType)> = None;
         let mut waiting = Vec::new();
         if attempt.am_pending {
+            let resource = attempt.am_resource;
             if !partition.serves_am(&app.am_label) {
-                skip(
-                    AM_REQUEST,
-                    ActivityDiagnostic::OtherPartition {
-                        requested: app.am_label.clone(),
-                        offered: partition.nodes.clone(),
-                    },
-                );
-            } else if let Some(block) = queue_block(attempt.am_resource) {
-                skip(AM_REQUEST, block);
-            } else if let Some(node) =
-                self.find_any_node(attempt.am_resource, &partition.nodes, unplaceable)
-            {
-                choice = Some((None, attempt.am_resource, node, NodeType::OffSwitch));
+                skip(AM_REQUEST, &|| ActivityDiagnostic::OtherPartition {
+                    requested: app.am_label.clone(),
+                    offered: partition.nodes.clone(),
+                });
+            } else if let Some(index) = queue_block(resource) {
+                skip(AM_REQUEST, &|| queue_max(index, resource));
+            } else if let Some(node) = self.find_any_node(resource, &partition.nodes, unplaceable) {
+                choice = Some((None, resource, node, NodeType::OffSwitch));
             } else {
-                let resource = attempt.am_resource;
-                skip(AM_REQUEST, ActivityDiagnostic::NoNodeWithRoom { resource });
+                skip(AM_REQUEST, &|| ActivityDiagnostic::NoNodeWithRoom {
+                    resource,
+                });
             }
         } else {
             let from = first_ask.get(&application_id).copied();
@@ -280,16 +278,15 @@ impl CapacityScheduler {
                 // must wait, which it does until a heartbeat, after the pass).
                 first_ask.insert(application_id, key);
                 if !Self::same_partition(asks.partition(), &partition.asks) {
-                    let diagnostic = ActivityDiagnostic::OtherPartition {
+                    skip(key, &|| ActivityDiagnostic::OtherPartition {
                         requested: asks.partition().to_owned(),
                         offered: partition.nodes.clone(),
-                    };
-                    skip(key, diagnostic);
+                    });
                     continue;
                 }
                 let capability = asks.capability();
-                if let Some(block) = queue_block(capability) {
-                    skip(key, block);
+                if let Some(index) = queue_block(capability) {
+                    skip(key, &|| queue_max(index, capability));
                     continue;
                 }
                 match self.place_ask(
@@ -305,12 +302,9 @@ impl CapacityScheduler {
                     }
                     AskPlacement::Waiting { anywhere } => {
                         waiting.push(key);
-                        skip(
-                            key,
-                            ActivityDiagnostic::LocalityDelay {
-                                off_switch: anywhere,
-                            },
-                        );
+                        skip(key, &|| ActivityDiagnostic::LocalityDelay {
+                            off_switch: anywhere,
+                        });
                         // As Hadoop, a key waiting to go anywhere skips the rest of its
                         // application; one waiting for its racks only skips itself.
                         if anywhere {
@@ -319,7 +313,7 @@ impl CapacityScheduler {
                     }
                     AskPlacement::Unplaced => {
                         let resource = capability;
-                        skip(key, ActivityDiagnostic::NoNodeWithRoom { resource });
+                        skip(key, &|| ActivityDiagnostic::NoNodeWithRoom { resource });
                     }
                 }
             }
