@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use super::async_scheduler::PassThreads;
 use super::periodic::Periodic;
 use super::raft_proposer::RaftProposer;
-use crate::scheduling::{QueueConfigSource, QueueRefresh};
+use crate::scheduling::{QueueConfigSource, QueueFile, QueueRefresh};
 use crate::state_machine::{RmCommand, RmResponse, StateView};
 
 /// Commits the leader's `capacity-scheduler.xml`:
@@ -153,20 +153,9 @@ impl QueueFileCommitter {
             .await
             .map_err(|err| CommitError::NotCommitted(err.to_string()))?;
         let source = self.source.clone();
-        let unchanged = move |path: Option<&Path>| match (expected, path) {
-            (Some(expected), Some(path)) => FileStamp::of(path).ok() == Some(expected),
-            _ => true,
-        };
         let read = self
             .passes
-            .run(move || {
-                let path = source.file.as_deref();
-                if !unchanged(path) {
-                    return None;
-                }
-                let read = source.read();
-                unchanged(path).then_some(read)
-            })
+            .run(move || read_as_stamped(&source, expected))
             .await
             .ok_or_else(|| CommitError::NotCommitted("reading the file failed".to_owned()))?;
         let file = read
@@ -194,6 +183,24 @@ impl QueueFileCommitter {
             Err(err) => Err(CommitError::NotCommitted(err.to_string())),
         }
     }
+}
+
+/// Reads `source`'s file when it has the stamp `expected` before and after the read (any stamp
+/// when `None`); `None` when it changed or went meanwhile, so that a file being replaced is
+/// never read half-written, nor its absence as the built-in default.
+fn read_as_stamped(
+    source: &QueueConfigSource,
+    expected: Option<FileStamp>,
+) -> Option<Result<QueueFile, crate::Error>> {
+    let unchanged = || match (expected, source.file.as_deref()) {
+        (Some(expected), Some(path)) => FileStamp::of(path).ok() == Some(expected),
+        _ => true,
+    };
+    if !unchanged() {
+        return None;
+    }
+    let read = source.read();
+    unchanged().then_some(read)
 }
 
 /// What tells one version of the file from another without reading it: its modification time
@@ -305,6 +312,35 @@ mod tests {
         watch.forget();
         assert_eq!(watch.check(stamp(10, 100)), Check::Changed);
         assert_eq!(watch.check(stamp(10, 100)), Check::Unchanged);
+    }
+
+    #[test]
+    fn a_file_is_read_only_as_it_was_stamped_and_never_its_absence() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("capacity-scheduler.xml");
+        let source = QueueConfigSource {
+            file: Some(path.clone()),
+            settings: yarn_scheduler::SchedulerSettings::default(),
+            groups: yarn_security::Groups::fixed(std::collections::BTreeMap::new()),
+        };
+        let xml = yarn_conf::writer::site_xml([
+            ("yarn.scheduler.capacity.root.queues", "a"),
+            ("yarn.scheduler.capacity.root.a.capacity", "100"),
+        ]);
+        std::fs::write(&path, &xml).unwrap();
+        let stamp = FileStamp::of(&path).unwrap();
+        let read = read_as_stamped(&source, Some(stamp))
+            .expect("as stamped")
+            .unwrap();
+        assert_eq!(read.properties["yarn.scheduler.capacity.root.queues"], "a");
+        // Gone since it was stamped: not read as the built-in default (root.default).
+        std::fs::remove_file(&path).unwrap();
+        assert!(read_as_stamped(&source, Some(stamp)).is_none());
+        // Back with other content: not the version stamped either.
+        std::fs::write(&path, format!("{xml}\n")).unwrap();
+        assert!(read_as_stamped(&source, Some(stamp)).is_none());
+        // The initial commit takes the file as it is.
+        assert!(read_as_stamped(&source, None).is_some());
     }
 
     #[test]
