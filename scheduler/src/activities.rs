@@ -19,7 +19,7 @@ use crate::pending_reason::PendingReason;
 
 /// The most application records one recorder keeps of a pass recording everyone; later ones
 /// are counted, not built, so a pass over 100,000 applications cannot make the recording grow
-/// without bound. The applications named are recorded whatever this says.
+/// without bound. The applications named have as many again of their own.
 pub const MAX_RECORDS_PER_RECORDER: usize = 1_000;
 
 /// The most requests one [`AppActivity`] keeps passed over; later ones are counted.
@@ -184,11 +184,12 @@ impl AppActivity {
         }
     }
 
-    /// Records a request passed over for `diagnostic`.
+    /// Records a request passed over for the reason `diagnostic` builds (only when the request
+    /// is kept).
     pub fn skip(
         &mut self,
         (priority, allocation_request_id): (i32, i64),
-        diagnostic: ActivityDiagnostic,
+        diagnostic: impl FnOnce() -> ActivityDiagnostic,
     ) {
         if self.requests.len() >= MAX_REQUESTS_PER_RECORD {
             self.requests_not_kept += 1;
@@ -198,7 +199,7 @@ impl AppActivity {
             priority,
             allocation_request_id,
             state: ActivityState::Skipped,
-            diagnostic: Some(diagnostic),
+            diagnostic: Some(diagnostic()),
             node: None,
             container: None,
         });
@@ -250,16 +251,18 @@ impl ActivitiesRecorder {
         }
     }
 
-    /// Whether `application_id`'s activities are recorded: one named always, any other while
-    /// everyone is recorded and the recorder has room (one it has no room for is counted).
+    /// Whether `application_id`'s activities are recorded: any application's while everyone
+    /// is recorded, within [`MAX_RECORDS_PER_RECORDER`] records; a named one's beyond that,
+    /// within as many again. One refused for want of room is counted.
     pub fn admits(&self, application_id: ApplicationId) -> bool {
-        if self.applications.contains(&application_id) {
-            return true;
-        }
-        if !self.everyone {
+        let room = if self.applications.contains(&application_id) {
+            2 * MAX_RECORDS_PER_RECORDER
+        } else if self.everyone {
+            MAX_RECORDS_PER_RECORDER
+        } else {
             return false;
-        }
-        if self.records.len() < MAX_RECORDS_PER_RECORDER {
+        };
+        if self.records.len() < room {
             return true;
         }
         self.dropped.set(self.dropped.get() + 1);
@@ -315,10 +318,17 @@ mod tests {
         }
         assert_eq!(everyone.records().len(), MAX_RECORDS_PER_RECORDER);
         assert_eq!(everyone.dropped(), 5);
-        assert!(
-            everyone.admits(app(2)),
-            "a named application is recorded when full"
+        for _ in 0..MAX_RECORDS_PER_RECORDER + 2 {
+            if everyone.admits(app(2)) {
+                everyone.push(AppActivity::new(app(2), "root.a", 0, ""));
+            }
+        }
+        assert_eq!(
+            everyone.records().len(),
+            2 * MAX_RECORDS_PER_RECORDER,
+            "a named application has room of its own, bounded too"
         );
+        assert_eq!(everyone.dropped(), 7);
     }
 
     #[test]
@@ -326,10 +336,9 @@ mod tests {
         let mut activity = AppActivity::new(app(1), "root.a", 0, "");
         for id in 0..MAX_REQUESTS_PER_RECORD + 3 {
             let id = i64::try_from(id).unwrap();
-            activity.skip(
-                (1, id),
-                ActivityDiagnostic::LocalityDelay { off_switch: true },
-            );
+            activity.skip((1, id), || ActivityDiagnostic::LocalityDelay {
+                off_switch: true,
+            });
         }
         assert_eq!(activity.requests.len(), MAX_REQUESTS_PER_RECORD);
         assert_eq!(activity.requests_not_kept, 3);
@@ -388,10 +397,9 @@ mod tests {
     #[test]
     fn an_attempt_is_allocated_once_a_request_is() {
         let mut activity = AppActivity::new(app(1), "root.a", 3, "");
-        activity.skip(
-            (1, 0),
-            ActivityDiagnostic::LocalityDelay { off_switch: true },
-        );
+        activity.skip((1, 0), || ActivityDiagnostic::LocalityDelay {
+            off_switch: true,
+        });
         assert_eq!(activity.state, ActivityState::Skipped);
         let node = NodeId {
             host: "h".into(),

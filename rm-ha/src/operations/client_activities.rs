@@ -116,7 +116,7 @@ impl ClientOperations {
             if let Some(duration) = record_for {
                 let millis = i64::try_from(duration.as_millis()).unwrap_or(i64::MAX);
                 activities
-                    .record_application(id, now.saturating_add(millis))
+                    .record_application(id, now, now.saturating_add(millis))
                     .map_err(RmError::precondition)?;
             }
             Ok(get.then(|| activities.application(id, now)).flatten())

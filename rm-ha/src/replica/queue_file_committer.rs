@@ -88,6 +88,8 @@ impl QueueFileCommitter {
             return;
         };
         let mut watch = FileWatch::default();
+        // Until this leader's file was first committed or refused.
+        let mut first = true;
         let mut ticks = Periodic::new(interval);
         while ticks.tick(token).await {
             let stamp = FileStamp::of(&path);
@@ -106,11 +108,13 @@ impl QueueFileCommitter {
                 }
                 Check::Changed => {}
             }
-            let first = watch.checks == 1;
-            match self.commit_once(seen).await {
+            let outcome = self.commit_once(seen).await;
+            let was_first = first;
+            first = first && matches!(outcome, Err(CommitError::NotCommitted(_)));
+            match outcome {
                 // The file of a replica that just began to lead differs from the one in force:
                 // worth an operator's look, since an edit on one host alone took effect.
-                Ok(Some(version)) if first => tracing::warn!(
+                Ok(Some(version)) if was_first => tracing::warn!(
                     version,
                     file = %path.display(),
                     "queue auto-refresh committed this new leader's file, which differed from \
@@ -228,8 +232,6 @@ struct FileWatch {
     last: Option<FileStamp>,
     /// Whether the file's absence has been reported since it was last seen.
     missing_reported: bool,
-    /// Checks so far.
-    checks: u64,
 }
 
 /// What one check decided.
@@ -246,7 +248,6 @@ enum Check {
 impl FileWatch {
     /// Decides on the file as `stamp` finds it now (`None`: it cannot be read).
     fn check(&mut self, stamp: Option<FileStamp>) -> Check {
-        self.checks += 1;
         let Some(stamp) = stamp else {
             let report = !self.missing_reported;
             self.missing_reported = true;

@@ -580,10 +580,9 @@ mod tests {
     /// An attempt in root.a.b whose AM was placed on host1 after a request was skipped.
     fn record() -> AppActivity {
         let mut record = AppActivity::new(app(), "root.a.b", 2, "");
-        record.skip(
-            (1, 5),
-            ActivityDiagnostic::LocalityDelay { off_switch: true },
-        );
+        record.skip((1, 5), || ActivityDiagnostic::LocalityDelay {
+            off_switch: true,
+        });
         let attempt = ApplicationAttemptId {
             application_id: app(),
             attempt_id: 1,
@@ -645,6 +644,29 @@ mod tests {
         assert_eq!(
             group,
             &json!({"allocationState": "ALLOCATED", "count": 1, "nodeIds": ["host1:8041"]})
+        );
+    }
+
+    #[test]
+    fn requests_not_kept_are_counted_in_the_applications_diagnostic() {
+        let mut crowded = AppActivity::new(app(), "root.a", 0, "");
+        for id in 0..=yarn_scheduler::MAX_REQUESTS_PER_RECORD {
+            let id = i64::try_from(id).unwrap();
+            crowded.skip((1, id), || ActivityDiagnostic::NoNodeWithRoom {
+                resource: yarn_scheduler::Resource::new(1024, 1),
+            });
+        }
+        let pass = RecordedPass {
+            at_ms: 0,
+            records: vec![crowded],
+            dropped: 0,
+        };
+        let value = serde_json::to_value(ActivitiesResponse::of(Some(&pass), None, false)).unwrap();
+        let application =
+            &value["activities"]["allocations"][0]["root"]["children"][0]["children"][0];
+        assert_eq!(
+            application["diagnostic"],
+            "1 more requests were passed over and not recorded"
         );
     }
 
@@ -737,6 +759,8 @@ mod tests {
         ]))
         .unwrap();
         assert_eq!(query.max_time, Duration::from_millis(1_500));
+        let longest = AppActivitiesQuery::parse(&pairs(&[("maxTime", "600")])).unwrap();
+        assert_eq!(longest.max_time, Duration::from_secs(600));
         assert_eq!(query.request_priorities, [1, 2, 3].into());
         assert_eq!(query.allocation_request_ids, [-1].into());
         assert!(query.group_by && query.refresh && query.get);
@@ -765,7 +789,7 @@ mod tests {
                 "Got invalid groupBy: node, valid groupBy types: [DIAGNOSTIC]",
             ),
             ("maxTime", "-1", "maxTime must be a positive number"),
-            ("maxTime", "601", "maxTime must be a positive number"),
+            ("maxTime", "600.5", "maxTime must be a positive number"),
             ("summarize", "true", "summarize=true is not supported"),
         ] {
             let err = AppActivitiesQuery::parse(&pairs(&[(name, value)])).unwrap_err();

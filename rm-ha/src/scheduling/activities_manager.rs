@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
 use yarn_proto::ids::ApplicationId;
-use yarn_scheduler::{ActivitiesRecorder, AppActivity};
+use yarn_scheduler::{ActivitiesRecorder, AppActivity, MAX_RECORDS_PER_RECORDER};
 
 use super::ActivitiesSettings;
 
@@ -78,18 +78,23 @@ impl ActivitiesManager {
     ///
     /// # Errors
     ///
-    /// When [`MAX_RECORDED_APPLICATIONS`] other applications' activities are kept.
+    /// When [`MAX_RECORDED_APPLICATIONS`] other applications are being recorded at `now_ms`.
     pub fn record_application(
         &mut self,
         application_id: ApplicationId,
+        now_ms: i64,
         until_ms: i64,
     ) -> Result<(), String> {
-        if !self.applications.contains_key(&application_id)
-            && self.applications.len() >= MAX_RECORDED_APPLICATIONS
-        {
+        let recording = |recording: &AppRecording| recording.until_ms > now_ms;
+        let others = self
+            .applications
+            .iter()
+            .filter(|(id, r)| **id != application_id && recording(r))
+            .count();
+        if others >= MAX_RECORDED_APPLICATIONS {
             return Err(format!(
-                "{MAX_RECORDED_APPLICATIONS} applications' activities are kept already; try \
-                 again once some expire"
+                "{MAX_RECORDED_APPLICATIONS} applications are being recorded already; try \
+                 again once some recordings end"
             ));
         }
         let recording = self.applications.entry(application_id).or_default();
@@ -131,11 +136,15 @@ impl ActivitiesManager {
         }
         // A pass that considered nobody leaves the reader waiting for one that does.
         if everyone && !records.is_empty() {
+            // A pass keeps its first attempts; the named applications' beyond them are counted.
+            let mut records = records;
+            let beyond = records.len().saturating_sub(MAX_RECORDS_PER_RECORDER);
+            records.truncate(MAX_RECORDS_PER_RECORDER);
             self.next_pass_wanted = false;
             self.last_pass = Some(Arc::new(RecordedPass {
                 at_ms: now_ms,
                 records,
-                dropped,
+                dropped: dropped + beyond,
             }));
         }
         self.clean_up(now_ms);
@@ -246,7 +255,7 @@ mod tests {
     fn an_application_is_recorded_until_its_time_keeping_the_newest_and_expires() {
         let mut manager = ActivitiesManager::new(settings());
         assert_eq!(manager.application(app(1), 0), None);
-        manager.record_application(app(1), 100).unwrap();
+        manager.record_application(app(1), 0, 100).unwrap();
         for now in [10, 20, 30, 40] {
             let recorder = pass(&manager, now, &[1, 2]).unwrap();
             manager.finish_pass(recorder, now);
@@ -269,12 +278,18 @@ mod tests {
         let mut manager = ActivitiesManager::new(settings());
         let count = i32::try_from(MAX_RECORDED_APPLICATIONS).unwrap();
         for id in 1..=count {
-            manager.record_application(app(id), 100).unwrap();
+            manager.record_application(app(id), 0, 100).unwrap();
         }
         manager
-            .record_application(app(1), 200)
+            .record_application(app(1), 0, 200)
             .expect("a refresh of one recorded");
-        let refused = manager.record_application(app(count + 1), 100).unwrap_err();
+        let refused = manager
+            .record_application(app(count + 1), 0, 100)
+            .unwrap_err();
         assert!(refused.contains("1000 applications"), "{refused}");
+        // Once their recordings end, their records kept do not hold the room.
+        manager
+            .record_application(app(count + 1), 150, 300)
+            .expect("only application 1 is still being recorded");
     }
 }

@@ -250,7 +250,7 @@ impl CapacityScheduler {
         // The diagnostic is built only while the application is recorded.
         let mut skip = |request, diagnostic: &dyn Fn() -> ActivityDiagnostic| {
             if let Some(activity) = activity.as_mut() {
-                activity.skip(request, diagnostic());
+                activity.skip(request, diagnostic);
             }
         };
         let mut choice: Option<(Option<AskKey>, Resource, NodeId, NodeType)> = None;
