@@ -241,10 +241,6 @@ pub const UNHONOURED: &[Unhonoured] = &[
          capacity-scheduler.xml",
     ),
     warned(
-        "yarn.scheduler.capacity.queue.auto.refresh.monitoring-interval",
-        "the leader reads it from yarn-site.xml, with the monitor policies that run the refresh",
-    ),
-    warned(
         "yarn.scheduler.capacity.multi-node-placement-enabled",
         "nodes are offered to the scheduler one at a time",
     ),

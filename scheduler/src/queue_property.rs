@@ -209,10 +209,17 @@ const GLOBAL_DEFAULTS: [QueueProperty; 5] = [
 ];
 
 /// The verdict on `key = value` in `capacity-scheduler.xml`: honoured when the scheduler reads
-/// the key ([`is_read`]), otherwise as `yarn_conf::unhonoured` judges it.
+/// the key ([`is_read`]), a warning for a `yarn-site.xml` key, otherwise as
+/// `yarn_conf::unhonoured` judges it.
 pub fn key_verdict(key: &str, value: &str) -> Verdict {
     if is_read(key) {
         Verdict::Honoured
+    } else if unhonoured::find(key).is_none() && yarn_conf::keys::find(key).is_some() {
+        // A `yarn-site.xml` key of the scheduler's prefix, such as the queue auto-refresh's
+        // interval, which Hadoop would also read here.
+        Verdict::Warned(format!(
+            "{key} is read from yarn-site.xml, not capacity-scheduler.xml, and is ignored here"
+        ))
     } else {
         unhonoured::judge_unread(key, value)
     }
@@ -279,6 +286,17 @@ mod tests {
             configured_queue(&full("root.accessible-node-labels.gpu.maximum-capacity")),
             Some("root")
         );
+    }
+
+    #[test]
+    fn a_yarn_site_key_in_the_scheduler_file_is_warned_about_as_such() {
+        let key = "yarn.scheduler.capacity.queue.auto.refresh.monitoring-interval";
+        match key_verdict(key, "1000") {
+            Verdict::Warned(warning) => {
+                assert!(warning.contains("read from yarn-site.xml"), "{warning}");
+            }
+            other => panic!("expected a warning, got {other:?}"),
+        }
     }
 
     #[test]
