@@ -406,7 +406,7 @@ impl AppActivitiesQuery {
             .map(|request| AppRequestAllocationInfo {
                 request_priority: request.priority,
                 allocation_request_id: request.allocation_request_id,
-                allocation_state: state_name(request.state),
+                allocation_state: request.state.as_str(),
                 diagnostic: request.diagnostic.as_ref().map(ToString::to_string),
                 children: node_children(request, self.group_by),
             })
@@ -422,7 +422,7 @@ impl AppActivitiesQuery {
             date_time: date_time(entry.at_ms),
             queue_name: record.queue.clone(),
             app_priority: record.app_priority,
-            allocation_state: state_name(record.state),
+            allocation_state: record.state.as_str(),
             diagnostic: app_diagnostic(record),
             children,
         })
@@ -462,11 +462,6 @@ fn allocated(record: &AppActivity) -> Option<&RequestActivity> {
         .find(|request| request.state == ActivityState::Allocated)
 }
 
-/// Hadoop's `ActivityState` name.
-fn state_name(state: ActivityState) -> &'static str {
-    state.as_str()
-}
-
 /// Hadoop's `AllocationState` name of an attempt's outcome.
 fn allocation_state(state: ActivityState) -> &'static str {
     match state {
@@ -481,7 +476,7 @@ fn queue_tree(record: &AppActivity, group_by: bool) -> ActivityNodeInfo {
     let application = ActivityNodeInfo {
         name: Some(record.application_id.to_string()),
         app_priority: Some(record.app_priority),
-        allocation_state: state_name(record.state),
+        allocation_state: record.state.as_str(),
         diagnostic: app_diagnostic(record),
         children: record
             .requests
@@ -493,7 +488,7 @@ fn queue_tree(record: &AppActivity, group_by: bool) -> ActivityNodeInfo {
                 )),
                 request_priority: Some(request.priority),
                 allocation_request_id: Some(request.allocation_request_id),
-                allocation_state: state_name(request.state),
+                allocation_state: request.state.as_str(),
                 diagnostic: request.diagnostic.as_ref().map(ToString::to_string),
                 children: node_children(request, group_by),
                 ..ActivityNodeInfo::default()
@@ -522,7 +517,7 @@ fn node_children(request: &RequestActivity, group_by: bool) -> Vec<ActivityNodeI
     let Some(node) = &request.node else {
         return Vec::new();
     };
-    let state = state_name(request.state);
+    let state = request.state.as_str();
     // Each request goes to one node at most, so a group is that node.
     if group_by {
         return vec![ActivityNodeInfo {
