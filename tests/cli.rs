@@ -518,7 +518,7 @@ fn conf_check_lists_every_key_honoured_refused_or_warned() {
             "capacity-scheduler.xml",
             5,
             "yarn.scheduler.capacity.root.a.auto-create-child-queue.enabled",
-            "queues are not created on submission",
+            "legacy managed parents are not supported",
         ),
     ] {
         let listed = line_of(key);
@@ -614,7 +614,7 @@ fn daemons_refuse_to_start_on_a_key_whose_promise_they_cannot_keep() {
         message.contains("capacity-scheduler.xml:4:")
             && message.contains(
                 "key yarn.scheduler.capacity.root.default.auto-create-child-queue.enabled: \
-                 value \"true\" is refused: queues are not created on submission"
+                 value \"true\" is refused: legacy managed parents are not supported"
             ),
         "{message}"
     );

@@ -863,6 +863,77 @@ async fn refresh_queues_is_validated_committed_and_survives_a_failover() {
     cluster.stop().await;
 }
 
+/// A submission naming a missing leaf under a queue that creates queues creates it in the entry
+/// that records the submission: a SIGKILL of the leader right after the acknowledgement loses
+/// neither, the new leader admits the application into the queue its parent's templates
+/// configure, and a second submission finds the queue rather than creating it again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_auto_created_queue_survives_a_sigkill_of_the_leader_and_is_created_once() {
+    let cluster = Cluster::start().await;
+    write_queues(
+        &cluster,
+        &[
+            ("yarn.scheduler.capacity.root.queues", "default,users"),
+            ("yarn.scheduler.capacity.root.default.capacity", "50"),
+            ("yarn.scheduler.capacity.root.users.capacity", "50"),
+            (
+                "yarn.scheduler.capacity.root.users.auto-queue-creation-v2.enabled",
+                "true",
+            ),
+            (
+                "yarn.scheduler.capacity.root.users.auto-queue-creation-v2.leaf-template.\
+                 maximum-capacity",
+                "40",
+            ),
+        ],
+    );
+    let (ok, out, err) = yarn_ha_as_user(&cluster, &["rmadmin", "-refreshQueues"]).await;
+    assert!(ok, "refreshQueues: {out}{err}");
+    let in_alices_queue = |name: &str| pb::ApplicationSubmissionContextProto {
+        application_name: Some(name.to_owned()),
+        queue: Some("root.users.alice".to_owned()),
+        ..Default::default()
+    };
+    let first = submit_context(&cluster.client, in_alices_queue("first"))
+        .await
+        .expect("the submission that creates the queue");
+    let old = cluster.leader(None).await;
+    cluster.kill(&old);
+    cluster.leader(Some(&old)).await;
+    let second = submit_context(&cluster.client, in_alices_queue("second"))
+        .await
+        .expect("the submission that reuses the queue");
+    for id in [first, second] {
+        let app = id.to_string();
+        let report = eventually(&format!("{app} to be admitted"), || async {
+            let (ok, out, _) = yarn_ha_as_user(&cluster, &["application", "-status", &app]).await;
+            (ok && out.contains("\tState : ACCEPTED\n")).then_some(out)
+        })
+        .await;
+        assert!(report.contains("\tQueue : root.users.alice\n"), "{report}");
+    }
+    let (ok, out, err) = yarn_ha_as_user(&cluster, &["queue", "-status", "root.users.alice"]).await;
+    assert!(ok, "queue -status: {err}");
+    assert!(
+        out.contains("\tQueue Path : root.users.alice\n")
+            && out.contains("\tMaximum Capacity : 40.0%\n"),
+        "{out}"
+    );
+    let leader = cluster.leader(None).await;
+    let log_file = cluster
+        .state()
+        .daemon(&leader)
+        .expect("the leader is a daemon")
+        .log_file
+        .clone();
+    let log = std::fs::read_to_string(&log_file).unwrap_or_default();
+    assert!(
+        !log.contains("Auto-creating queues root.users.alice"),
+        "the new leader created the queue again:\n{log}"
+    );
+    cluster.stop().await;
+}
+
 /// Under Hadoop's `QueueConfigurationAutoRefreshPolicy`, editing `capacity-scheduler.xml` is
 /// enough: the leader commits the changed file, refuses an invalid one with its reason in the
 /// log while the queues in force stay, and commits the next valid edit.

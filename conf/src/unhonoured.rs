@@ -144,24 +144,21 @@ pub const UNHONOURED: &[Unhonoured] = &[
     refused(
         "yarn.scheduler.capacity.<queue-path>.auto-create-child-queue.enabled",
         Accepted::OneOf(&["false"]),
-        "queues are not created on submission: an application must name a configured leaf",
-    ),
-    refused(
-        "yarn.scheduler.capacity.<queue-path>.auto-queue-creation-v2.enabled",
-        Accepted::OneOf(&["false"]),
-        "queues are not created on submission: an application must name a configured leaf",
+        "legacy managed parents are not supported: use the flexible auto-creation \
+         (<queue-path>.auto-queue-creation-v2.enabled)",
     ),
     warned(
         "yarn.scheduler.capacity.<queue-path>.auto-create-child-queue.*",
-        "configures queue auto-creation, which yarn-ha does not do",
+        "configures the legacy auto-creation of queues, which yarn-ha does not do",
     ),
     warned(
         "yarn.scheduler.capacity.<queue-path>.auto-queue-creation-v2.*",
-        "configures queue auto-creation, which yarn-ha does not do",
+        "neither a flexible auto-creation setting (enabled, max-queues, maximum-queue-depth, \
+         queue-auto-removal.enable) nor a template of a queue property yarn-ha reads",
     ),
     warned(
         "yarn.scheduler.capacity.<queue-path>.leaf-queue-template.*",
-        "configures queue auto-creation, which yarn-ha does not do",
+        "configures the legacy auto-creation of queues, which yarn-ha does not do",
     ),
     refused(
         "yarn.scheduler.capacity.<queue-path>.maximum-allocation",

@@ -84,6 +84,9 @@ pub struct RmConfig {
     /// How often the leader checks `capacity-scheduler.xml` and commits it again when it
     /// changed, when the monitor runs Hadoop's `QueueConfigurationAutoRefreshPolicy`.
     pub queue_auto_refresh: Option<Duration>,
+    /// Whether the leader removes unused auto-created queues, when the monitor runs Hadoop's
+    /// `AutoCreatedQueueDeletionPolicy`.
+    pub auto_queue_deletion: bool,
     /// How long the leader keeps the activities it records
     /// (`yarn.resourcemanager.activities-manager.*`).
     pub activities: ActivitiesSettings,
@@ -203,6 +206,7 @@ impl RmConfig {
             opportunistic: OpportunisticSettings::from_conf(conf)?,
             preemption: PreemptionConfig::from_conf(conf)?,
             queue_auto_refresh: MonitorPolicies::from_conf(conf)?.queue_auto_refresh,
+            auto_queue_deletion: MonitorPolicies::from_conf(conf)?.auto_queue_deletion,
             activities: ActivitiesSettings::from_conf(conf)?,
             reservations: ReservationConfig::from_conf(conf)?,
             web_access: WebAccess::from_conf(conf)?,

@@ -8,6 +8,9 @@ use yarn_conf::Verdict;
 use crate::Resource;
 use crate::access_control_list::AccessControlList;
 use crate::application_lifetime::ApplicationLifetime;
+use crate::auto_created_queues::{
+    AutoQueueCreation, CreationMethod, configured_parent, expand, queue_expiration,
+};
 use crate::effective_capacity::nominal_shares;
 use crate::error::SchedulerError;
 use crate::heartbeat_assignments::{HeartbeatAssignments, heartbeat_key_warnings};
@@ -50,6 +53,8 @@ pub const CAPACITY_EPSILON: f64 = 1e-6;
 
 const DEFAULT_MAXIMUM_APPLICATIONS: u32 = 10_000;
 const DEFAULT_MAXIMUM_AM_RESOURCE_PERCENT: f64 = 0.1;
+/// The name of the leaf [`CapacitySchedulerConfiguration::check_templates`] creates.
+const TEMPLATE_PROBE: &str = "auto-created-leaf";
 const FRACTION: &str = "a fraction between 0 and 1 (0.1 = 10%)";
 const COUNT: &str = "a non-negative 32-bit integer";
 
@@ -81,6 +86,8 @@ pub struct CapacitySchedulerConfiguration {
     queues: BTreeMap<String, QueueConf>,
     paths_by_name: BTreeMap<String, Vec<String>>,
     placement_rules: PlacementRules,
+    /// The queues created by submissions that this configuration holds.
+    dynamic_queues: BTreeSet<String>,
     warnings: Vec<String>,
 }
 
@@ -134,7 +141,7 @@ impl CapacitySchedulerConfiguration {
         properties: BTreeMap<String, String>,
         settings: SchedulerSettings,
     ) -> Result<Self, SchedulerError> {
-        Self::build(properties, settings, Unhonoured::Refuse)
+        Self::build(properties, settings, Unhonoured::Refuse, BTreeSet::new())
     }
 
     /// Builds the configuration already committed to the replicated state, as
@@ -149,16 +156,66 @@ impl CapacitySchedulerConfiguration {
         properties: BTreeMap<String, String>,
         settings: SchedulerSettings,
     ) -> Result<Self, SchedulerError> {
-        Self::build(properties, settings, Unhonoured::Warn)
+        Self::build(properties, settings, Unhonoured::Warn, BTreeSet::new())
+    }
+
+    /// This configuration with the queues `dynamic` (full paths) created by submissions
+    /// added under their parents, each configured by its parent's templates
+    /// ([`expand`](crate::auto_created_queues)), and the queues created before that are not
+    /// in `dynamic` gone. A created queue whose parent no longer creates queues is left out
+    /// with a warning. Keys are judged as for a configuration in force
+    /// ([`committed`](Self::committed)).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`committed`](Self::committed), should the templates configure a queue the
+    /// rules refuse.
+    pub fn with_dynamic_queues(&self, dynamic: BTreeSet<String>) -> Result<Self, SchedulerError> {
+        Self::build(
+            self.properties.clone(),
+            self.settings.clone(),
+            Unhonoured::Warn,
+            dynamic,
+        )
+    }
+
+    /// The queues created by submissions that this configuration holds.
+    pub fn dynamic_queues(&self) -> &BTreeSet<String> {
+        &self.dynamic_queues
+    }
+
+    /// Refuses templates that configure a queue the rules refuse, as a file is loaded rather
+    /// than at the first submission: each queue that creates queues is built with one leaf
+    /// created under it.
+    fn check_templates(&self) -> Result<(), SchedulerError> {
+        for parent in self.queues.values() {
+            if parent.auto_queue_creation.is_none() {
+                continue;
+            }
+            let probe = BTreeSet::from([format!("{}.{TEMPLATE_PROBE}", parent.path)]);
+            Self::build(
+                self.properties.clone(),
+                self.settings.clone(),
+                Unhonoured::Refuse,
+                probe,
+            )
+            .map_err(|source| SchedulerError::AutoCreatedQueueTemplate {
+                parent: parent.path.clone(),
+                source: Box::new(source),
+            })?;
+        }
+        Ok(())
     }
 
     fn build(
         properties: BTreeMap<String, String>,
         settings: SchedulerSettings,
         unhonoured: Unhonoured,
+        dynamic: BTreeSet<String>,
     ) -> Result<Self, SchedulerError> {
         settings.validate()?;
-        let reader = PropertyReader::new(&properties);
+        let (expanded, dropped) = expand(&properties, &dynamic);
+        let reader = PropertyReader::new(&expanded);
         let mut warnings = judge_unread_keys(&reader, unhonoured)?;
         let locality_delay = keep_earlier(
             LocalityDelay::from_reader(&reader),
@@ -218,8 +275,20 @@ impl CapacitySchedulerConfiguration {
         )?
         .unwrap_or(false);
         let legacy = reader.boolean(LEGACY_QUEUE_MODE_KEY)?.unwrap_or(true);
+        // Read by the leader's deletion policy; checked here as the file loads.
+        keep_earlier(
+            queue_expiration(&properties).map(drop),
+            unhonoured,
+            &mut warnings,
+            (),
+        )?;
+        let dynamic: BTreeSet<String> = dynamic
+            .into_iter()
+            .filter(|path| !dropped.iter().any(|(gone, _)| gone == path))
+            .collect();
         let mut builder = TreeBuilder {
             reader: &reader,
+            dynamic: &dynamic,
             settings: &settings,
             legacy,
             unhonoured,
@@ -228,7 +297,12 @@ impl CapacitySchedulerConfiguration {
             warnings: RefCell::new(warnings),
         };
         builder.build()?;
-        let warnings = builder.warnings.take();
+        let mut warnings = builder.warnings.take();
+        warnings.extend(
+            dropped
+                .into_iter()
+                .map(|(path, why)| format!("the auto-created queue {path} is gone: {why}")),
+        );
         let nominal = nominal_shares(&builder.queues, resource_calculator);
         for (path, (capacity, maximum)) in nominal {
             if let Some(queue) = builder.queues.get_mut(&path) {
@@ -251,9 +325,13 @@ impl CapacitySchedulerConfiguration {
             queues,
             paths_by_name: BTreeMap::new(),
             placement_rules: PlacementRules::default(),
+            dynamic_queues: dynamic,
             warnings,
         };
         conf.place_reservation_queues(&BTreeMap::new());
+        if unhonoured == Unhonoured::Refuse && conf.dynamic_queues.is_empty() {
+            conf.check_templates()?;
+        }
         // A rule in force whose queue a later commit removed (or one of this replica's
         // application-name rules the committed queues lack) must not stop a new leader from
         // scheduling: it is kept with a warning until a refresh settles it.
@@ -580,6 +658,8 @@ fn judge_unread_keys(
 /// Walks the hierarchy from `root`, parsing and validating each queue.
 struct TreeBuilder<'a> {
     reader: &'a PropertyReader<'a>,
+    /// The queues created by submissions, configured by [`expand`].
+    dynamic: &'a BTreeSet<String>,
     settings: &'a SchedulerSettings,
     legacy: bool,
     unhonoured: Unhonoured,
@@ -610,7 +690,7 @@ impl TreeBuilder<'_> {
     /// it when it read fewer per-queue keys.
     fn check_keys_name_configured_queues(&self) -> Result<(), SchedulerError> {
         for key in self.reader.keys() {
-            let Some(path) = configured_queue(key) else {
+            let Some(path) = configured_queue(key).or_else(|| configured_parent(key)) else {
                 continue;
             };
             if self.queues.contains_key(path) {
@@ -658,6 +738,8 @@ impl TreeBuilder<'_> {
         let name = path.rsplit('.').next().unwrap_or(path).to_string();
 
         let children = self.parse_children(path)?;
+        let auto_queue_creation = AutoQueueCreation::read(reader, path)?;
+        let leaf = children.is_empty() && auto_queue_creation.is_none();
 
         let (capacity, maximum_capacity) = match parent_conf {
             None => (QueueCapacity::FULL, QueueCapacity::FULL),
@@ -785,7 +867,7 @@ impl TreeBuilder<'_> {
             lifetime_key(QueueProperty::MaximumApplicationLifetime)?,
             lifetime_key(QueueProperty::DefaultApplicationLifetime)?,
         )?;
-        if children.is_empty() && application_lifetime.default_without_maximum() {
+        if leaf && application_lifetime.default_without_maximum() {
             self.warnings.borrow_mut().push(format!(
                 "{} (set here or on an ancestor) takes effect only under a \
                  maximum-application-lifetime, as in Hadoop, and {path} has none: its \
@@ -811,9 +893,9 @@ impl TreeBuilder<'_> {
                 p.intra_queue_disable_preemption
             })?;
 
-        let reservation = ReservationQueueConf::read(reader, path, children.is_empty())?;
+        let reservation = ReservationQueueConf::read(reader, path, leaf)?;
         let (ordering_policy, queue_ordering_policy) =
-            match self.parse_ordering_policy(path, children.is_empty(), reservation.is_some()) {
+            match self.parse_ordering_policy(path, leaf, reservation.is_some()) {
                 Ok(policies) => policies,
                 // Earlier versions accepted and ignored these keys: a configuration in force keeps
                 // scheduling as it did, saying so.
@@ -858,6 +940,12 @@ impl TreeBuilder<'_> {
             priority,
             reservation,
             node_labels,
+            auto_queue_creation,
+            creation_method: if self.dynamic.contains(path) {
+                CreationMethod::DynamicFlexible
+            } else {
+                CreationMethod::Static
+            },
         })
     }
 

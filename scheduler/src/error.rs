@@ -55,6 +55,19 @@ pub enum SchedulerError {
         reason: String,
     },
 
+    /// A queue that creates queues whose templates configure a queue the rules refuse.
+    #[error(
+        "the queues {parent} would auto-create (yarn.scheduler.capacity.{parent}.\
+         auto-queue-creation-v2.enabled) are refused as its templates configure them: {source}"
+    )]
+    AutoCreatedQueueTemplate {
+        /// The queue that creates queues.
+        parent: String,
+        /// What is wrong with the queue its templates configure.
+        #[source]
+        source: Box<SchedulerError>,
+    },
+
     /// A capacity vector in legacy queue mode.
     #[error(
         "key {key}: value {value:?} is a capacity vector, which needs \
@@ -630,6 +643,7 @@ impl SchedulerError {
             | Self::ChildCapacitySum { parent, .. } => queue_key(parent, "queues"),
             Self::CapacityAboveMaximum { queue, .. } => queue_key(queue, "capacity"),
             Self::RunningChildOfStoppedParent { queue, .. } => queue_key(queue, "state"),
+            Self::AutoCreatedQueueTemplate { source, .. } => source.key(),
             Self::DefaultLifetimeAboveMaximum { queue, .. } => {
                 queue_key(queue, "default-application-lifetime")
             }

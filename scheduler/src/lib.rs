@@ -62,6 +62,7 @@ mod application;
 mod application_lifetime;
 mod application_status;
 mod ask_table;
+mod auto_created_queues;
 mod capacity_scheduler;
 mod capacity_scheduler_configuration;
 mod configuration_mutation;
@@ -101,6 +102,10 @@ pub use activities::{
 pub use allocation::Allocation;
 pub use application_lifetime::{ApplicationLifetime, deadline_ms};
 pub use application_status::{AcceptedApplication, ApplicationStatus};
+pub use auto_created_queues::{
+    AutoQueueCreation, CreationMethod, CreationRefused, QUEUE_EXPIRATION_TIME_KEY,
+    auto_removal_enabled, queue_expiration, queues_to_create,
+};
 pub use capacity_scheduler::{CapacityScheduler, DEFAULT_RACK};
 pub use capacity_scheduler_configuration::{
     CAPACITY_EPSILON, CapacitySchedulerConfiguration, EARLIER_COMMIT, ROOT,

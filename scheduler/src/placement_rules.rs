@@ -14,7 +14,7 @@ use crate::error::SchedulerError;
 use legacy_rules::{entries, legacy_rule};
 use mapping_rule::{FallbackResult, MappingRule, RuleAction};
 use placement_variables::PlacementVariables;
-use queue_paths::leaf_path;
+use queue_paths::{created_path, leaf_path};
 use rules_json::rules_to_json;
 
 /// `u:name:queue` and `g:name:queue` entries, comma-separated, tried in order.
@@ -104,6 +104,9 @@ pub enum Placement {
         queue: String,
         /// The rule's name.
         rule: String,
+        /// The queues the submission creates, parents first (the leaf last); empty when the
+        /// leaf exists.
+        created: Vec<String>,
     },
     /// A rule matched but its queue is unusable, and its `placeDefault` fallback sent the
     /// application to the default queue.
@@ -229,9 +232,24 @@ impl PlacementRules {
                     return Ok(Placement::Placed {
                         queue,
                         rule: name.clone(),
+                        created: Vec::new(),
                     });
                 }
                 Err(reason) => reason,
+            };
+            let reason = match created_path(conf, &queue) {
+                Ok(Some((queue, created))) if rule.creates() => {
+                    return Ok(Placement::Placed {
+                        queue,
+                        rule: name.clone(),
+                        created,
+                    });
+                }
+                Ok(Some((queue, _))) => {
+                    format!("Queue '{queue}' does not exist and the rule's create flag is false.")
+                }
+                Ok(None) => reason,
+                Err(refusal) => refusal,
             };
             match rule.fallback() {
                 FallbackResult::Skip => tried.push(format!("{name}: {reason} Skipped.")),
@@ -496,6 +514,7 @@ mod tests {
         Ok(Placement::Placed {
             queue: queue.to_owned(),
             rule: rule.to_owned(),
+            created: Vec::new(),
         })
     }
 

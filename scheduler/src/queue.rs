@@ -85,7 +85,7 @@ impl Queue {
     }
 
     pub(crate) fn is_leaf(&self) -> bool {
-        self.children.is_empty()
+        self.conf.is_leaf()
     }
 
     /// The queue's capacities in force in `partition` (`""`: the default partition); nothing

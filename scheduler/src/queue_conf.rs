@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::Resource;
 use crate::access_control_list::AccessControlList;
 use crate::application_lifetime::ApplicationLifetime;
+use crate::auto_created_queues::{AutoQueueCreation, CreationMethod};
 use crate::ordering_policy::OrderingPolicy;
 use crate::queue_acl::QueueAcl;
 use crate::queue_capacity::QueueCapacity;
@@ -93,6 +94,10 @@ pub struct QueueConf {
     pub reservation: Option<ReservationQueueConf>,
     /// The partitions the queue may use, its share of each and its default label.
     pub node_labels: QueueNodeLabels,
+    /// Its flexible auto-creation of queues under it; `None` when it creates none.
+    pub auto_queue_creation: Option<AutoQueueCreation>,
+    /// Whether it was configured or created by a submission.
+    pub creation_method: CreationMethod,
 }
 
 /// How many applications a queue takes: [`QueueConf::application_limits`].
@@ -105,9 +110,10 @@ pub struct ApplicationLimits {
 }
 
 impl QueueConf {
-    /// Whether the queue has no children and so takes applications.
+    /// Whether the queue takes applications: it has no children and creates none (a queue
+    /// that may create queues is a parent, as in Hadoop, even before it has any).
     pub fn is_leaf(&self) -> bool {
-        self.children.is_empty()
+        self.children.is_empty() && self.auto_queue_creation.is_none()
     }
 
     /// The list configured on this queue for `acl` (ancestors' lists not included); `None`

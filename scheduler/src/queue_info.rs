@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::auto_created_queues::CreationMethod;
+
 use crate::Resource;
 use crate::ordering_policy::OrderingPolicy;
 use crate::queue_capacity::QueueCapacity;
@@ -99,6 +101,12 @@ pub struct QueueInfo {
     pub users: Vec<UserInfo>,
     /// Names of the child queues.
     pub child_queues: Vec<String>,
+    /// Whether it takes applications (no children, and creates none).
+    pub is_leaf: bool,
+    /// Whether it was configured or created by a submission.
+    pub creation_method: CreationMethod,
+    /// Whether it creates queues under it (flexible auto-creation).
+    pub creates_queues: bool,
     /// `accessible-node-labels`, as inherited: `["*"]` for every label.
     pub accessible_node_labels: Vec<String>,
     /// `default-node-label-expression`, as inherited (`""`: the default partition).

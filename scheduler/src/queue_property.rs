@@ -3,6 +3,7 @@
 
 use yarn_conf::{Verdict, unhonoured};
 
+use crate::auto_created_queues::is_auto_creation_key;
 use crate::capacity_scheduler_configuration::{LEGACY_QUEUE_MODE_KEY, ROOT};
 use crate::heartbeat_assignments::HEARTBEAT_ASSIGNMENT_KEYS;
 use crate::locality_delay::LOCALITY_DELAY_KEYS;
@@ -249,6 +250,9 @@ fn is_read(key: &str) -> bool {
     let Some(rest) = key.strip_prefix(PREFIX) else {
         return false;
     };
+    if is_auto_creation_key(rest, is_read) {
+        return true;
+    }
     if rest == USER_MAX_PARALLEL_APPS || GLOBAL_DEFAULTS.iter().any(|p| p.suffix() == rest) {
         return true;
     }
@@ -346,6 +350,9 @@ mod tests {
             "root.a.default-node-label-expression",
             "mapping-rule-json",
             "mapping-rule-format",
+            "root.a.auto-queue-creation-v2.enabled",
+            "root.a.auto-queue-creation-v2.template.maximum-applications",
+            "root.*.auto-queue-creation-v2.leaf-template.accessible-node-labels.gpu.capacity",
         ] {
             assert!(is_read(&full(rest)), "{rest}");
         }

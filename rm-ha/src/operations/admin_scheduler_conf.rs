@@ -59,7 +59,7 @@ impl AdminOperations {
                 ));
             }
             if let MutationCaller::QueueAdministrator { user, groups } = &administrator {
-                let committed = self.queues.parse_committed(state.queue_config.clone()).ok();
+                let committed = self.queues.parse_committed(state).ok();
                 let allowed = committed.is_some_and(|conf| {
                     update.queues_to_administer(&conf).is_some_and(|paths| {
                         paths

@@ -64,17 +64,26 @@ pub(super) fn granted_lifetime(
     }
 }
 
-/// The command that stores a submission: with its deadline when it has a lifetime.
+/// The command that stores a submission: with its deadline when it has a lifetime, and the
+/// queues it creates (parents first) when it creates any.
 pub(super) fn submission_command(
     id: ApplicationId,
     application: crate::state_machine::ApplicationRecord,
     lifetime_secs: Option<u64>,
+    created: Vec<String>,
 ) -> RmCommand {
     let cluster_timestamp_ms = id.cluster_timestamp;
-    RmCommand::V1(match lifetime_secs {
-        Some(secs) => CommandV1::SubmitApplicationWithLifetime {
+    let deadline_ms = lifetime_secs.map(|secs| deadline_ms(application.submit_time_ms, secs));
+    RmCommand::V1(match deadline_ms {
+        _ if !created.is_empty() => CommandV1::SubmitApplicationCreatingQueues {
             cluster_timestamp_ms,
-            deadline_ms: deadline_ms(application.submit_time_ms, secs),
+            application,
+            deadline_ms,
+            created,
+        },
+        Some(deadline_ms) => CommandV1::SubmitApplicationWithLifetime {
+            cluster_timestamp_ms,
+            deadline_ms,
             application,
         },
         None => CommandV1::SubmitApplication {
@@ -251,7 +260,7 @@ mod tests {
             submit_time_ms: 5_000,
             ..Default::default()
         };
-        match submission_command(id, record.clone(), Some(60)) {
+        match submission_command(id, record.clone(), Some(60), Vec::new()) {
             RmCommand::V1(CommandV1::SubmitApplicationWithLifetime {
                 cluster_timestamp_ms: 1_000,
                 deadline_ms: 65_000,
@@ -260,7 +269,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(matches!(
-            submission_command(id, record, None),
+            submission_command(id, record, None, Vec::new()),
             RmCommand::V1(CommandV1::SubmitApplication { .. })
         ));
     }

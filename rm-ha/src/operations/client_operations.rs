@@ -3,8 +3,8 @@
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 use yarn_proto::pb;
 use yarn_scheduler::{
-    ApplicationLifetime, CapacityScheduler, Placement, QueueAcl, QueueInfo, SchedulerError,
-    Submission,
+    ApplicationLifetime, CapacityScheduler, CreationRefused, Placement, QueueAcl, QueueInfo,
+    SchedulerError, Submission, queues_to_create,
 };
 use yarn_security::Caller;
 
@@ -170,6 +170,10 @@ impl ClientOperations {
     /// submission to another queue, which `record` then names, with the rule in its
     /// diagnostics: the decision is made once, here, and stored with the submission. A
     /// submission `for_reservation` is not placed: it runs in its reservation's plan queue.
+    /// A leaf missing under a parent with flexible auto-creation, named by the rule that placed
+    /// the submission or by the submission itself as a full path, is checked as its parent's
+    /// templates would configure it, and returned with its missing parents to be created with
+    /// the submission.
     /// Returns the lifetimes of the leaf the application would run in, `None` when the queue
     /// is not known (admission will reject it unless a refresh creates it first) or the
     /// application is stored already.
@@ -177,13 +181,14 @@ impl ClientOperations {
     /// # Errors
     ///
     /// Besides the refusals above, [`RmError::InvalidRequest`] when a placement rule matched
-    /// and neither its queue nor `root.default` can take the application.
+    /// and neither its queue nor `root.default` can take the application, or when its queue
+    /// cannot be created (a limit of its parent, its templates).
     async fn check_submission(
         &self,
         id: ApplicationId,
         record: &mut ApplicationRecord,
         for_reservation: bool,
-    ) -> Result<Option<ApplicationLifetime>, RmError> {
+    ) -> Result<CheckedSubmission, RmError> {
         // No read barrier: these checks only ever refuse, the proposal that follows is what
         // needs the leadership, and a barrier would add a way for a sound submission to fail
         // while a new leader settles.
@@ -191,7 +196,7 @@ impl ClientOperations {
             id.cluster_timestamp == state.cluster_timestamp_ms && state.retired.contains(id.id)
         });
         if retired || self.application(id, |_| ()).is_ok() {
-            return Ok(None);
+            return Ok(CheckedSubmission::default());
         }
         let groups = self.queues.groups.lookup(&record.user).await;
         let leadership = self.proposer.gate.require_leader()?;
@@ -213,23 +218,52 @@ impl ClientOperations {
                     conf.placement_rules().place(conf, &submission)?
                 };
                 let mut placed = record.clone();
-                if let Placement::Placed { queue, .. } | Placement::Fallback { queue, .. } =
-                    &placement
-                {
-                    placed.queue.clone_from(queue);
+                let mut created = Vec::new();
+                match &placement {
+                    Placement::Placed {
+                        queue,
+                        created: by_rule,
+                        ..
+                    } => {
+                        placed.queue.clone_from(queue);
+                        created.clone_from(by_rule);
+                    }
+                    Placement::Fallback { queue, .. } => placed.queue.clone_from(queue),
+                    // A full path under a parent that creates queues is created as named.
+                    Placement::AsSubmitted if !for_reservation => {
+                        match queues_to_create(conf, placed.queue.trim()) {
+                            Ok(named) => created = named,
+                            Err(CreationRefused::NotDynamic) => {}
+                            Err(CreationRefused::Refused(reason)) => return Err(reason),
+                        }
+                    }
+                    Placement::AsSubmitted => {}
                 }
-                let checked = leader.check_submission(id, &placed, &groups);
-                Ok::<_, String>((placement, placed.queue, checked))
+                if let Some(leaf) = created.last() {
+                    placed.queue.clone_from(leaf);
+                }
+                let checked = if created.is_empty() {
+                    leader.check_submission(id, &placed, &groups)
+                } else {
+                    leader.check_submission_creating(id, &placed, &groups, &created)
+                };
+                Ok::<_, String>((placement, placed.queue, created, checked))
             })
             .await;
         let checked = match checked {
-            Ok(Ok((placement, queue, checked))) => {
+            Ok(Ok((placement, queue, created, checked))) => {
                 log_placement(id, &record.queue, &placement);
+                if !created.is_empty() {
+                    tracing::info!(
+                        "Auto-creating queues {} for application {id}",
+                        created.join(", ")
+                    );
+                }
                 if let Some(note) = placement_note(&placement) {
                     record.diagnostics = note;
                 }
                 record.queue = queue;
-                Ok(checked)
+                Ok((checked, created))
             }
             Ok(Err(rejection)) => {
                 return Err(RmError::invalid(
@@ -239,7 +273,11 @@ impl ClientOperations {
             }
             Err(err) => Err(err),
         };
-        match checked {
+        let (checked, created) = match checked {
+            Ok((checked, created)) => (Ok(checked), created),
+            Err(err) => (Err(err), Vec::new()),
+        };
+        let lifetime = match checked {
             Ok(Err(err @ SchedulerError::AccessDenied { .. })) => Err(RmError::AccessDenied {
                 user: record.user.clone(),
                 right: QueueAcl::SubmitApplications.to_string(),
@@ -257,14 +295,31 @@ impl ClientOperations {
                 format!("SubmitApplication of {id}: {err}"),
             )),
             Ok(Ok(lifetime)) => Ok(Some(lifetime)),
+            Ok(Err(err)) if !created.is_empty() => Err(RmError::invalid(
+                "application_submission_context.queue",
+                format!(
+                    "SubmitApplication of {id}: queue {} cannot be auto-created: {err}",
+                    record.queue
+                ),
+            )),
             Ok(Err(_)) => Ok(None),
             // Its lifetime cannot be resolved, and it could not be admitted either.
             Err(err) => Err(RmError::unavailable(format!(
                 "SubmitApplication of {id}: the leader cannot check it, its queue configuration \
                  does not load: {err}"
             ))),
-        }
+        }?;
+        Ok(CheckedSubmission { lifetime, created })
     }
+}
+
+/// What [`ClientOperations::check_submission`] found.
+#[derive(Debug, Default)]
+struct CheckedSubmission {
+    /// The lifetimes of the leaf the application would run in; `None` when not known.
+    lifetime: Option<ApplicationLifetime>,
+    /// The queues the submission creates, parents first.
+    created: Vec<String>,
 }
 
 /// What the application's diagnostics say of a rule's placement, stored with the submission so
@@ -273,7 +328,7 @@ impl ClientOperations {
 fn placement_note(placement: &Placement) -> Option<String> {
     match placement {
         Placement::AsSubmitted => None,
-        Placement::Placed { queue, rule } => {
+        Placement::Placed { queue, rule, .. } => {
             Some(format!("Placed in queue {queue} (placement rule: {rule})"))
         }
         Placement::Fallback {
@@ -291,7 +346,7 @@ fn placement_note(placement: &Placement) -> Option<String> {
 fn log_placement(id: ApplicationId, submitted: &str, placement: &Placement) {
     match placement {
         Placement::AsSubmitted => {}
-        Placement::Placed { queue, rule } => tracing::info!(
+        Placement::Placed { queue, rule, .. } => tracing::info!(
             %rule,
             "Placed application with ID {id} in queue: {queue}, original submission queue was: \
              {submitted}"
@@ -445,11 +500,11 @@ impl ClientOperations {
         let record = application_record(user, &context, id.id, now_ms(), self.max_attempts);
         let mut record = record;
         let for_reservation = context.reservation_id.is_some();
-        let lifetime = self
+        let checked = self
             .check_submission(id, &mut record, for_reservation)
             .await?;
-        let lifetime_secs = granted_lifetime(lifetime, requested_lifetime);
-        let command = submission_command(id, record, lifetime_secs);
+        let lifetime_secs = granted_lifetime(checked.lifetime, requested_lifetime);
+        let command = submission_command(id, record, lifetime_secs, checked.created);
         match self.proposer.propose(command).await? {
             RmResponse::ApplicationSubmitted | RmResponse::ApplicationAlreadySubmitted => {
                 Ok(pb::SubmitApplicationResponseProto {})

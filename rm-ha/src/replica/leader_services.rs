@@ -17,6 +17,7 @@ use super::am_launcher::AmLauncher;
 use super::am_liveness_monitor::AmLivenessMonitor;
 use super::application_retirer::ApplicationRetirer;
 use super::async_scheduler::{AsyncScheduler, PassThreads};
+use super::auto_queue_deleter::AutoQueueDeleter;
 use super::leadership::Leadership;
 use super::lifetime_monitor::LifetimeMonitor;
 use super::master_key_service::{MasterKeyService, SecretSource};
@@ -35,7 +36,8 @@ use crate::telemetry::RmMetrics;
 ///
 /// These are the token master-key roller, the NodeManager liveness monitor, the initial commit
 /// of the queue configuration (and its auto-refresh when configured), the asynchronous scheduler, the AM launcher, the AM liveness
-/// monitor, the application lifetime monitor, when `yarn.resourcemanager.scheduler.monitor.enable` is set the preemption monitor,
+/// monitor, the application lifetime monitor, when `yarn.resourcemanager.scheduler.monitor.enable` is set the preemption monitor
+/// and the removal of unused auto-created queues (each when its policy is listed),
 /// and when `yarn.resourcemanager.reservation-system.enable` is set the plan follower. Every
 /// service stops at its next
 /// await point once the token is cancelled, and each only ever changes state through Raft
@@ -151,6 +153,14 @@ impl LeaderServices {
             };
             let preemption_token = token.clone();
             services.spawn(async move { preemption.run(preemption_token).await });
+        }
+        if self.config.auto_queue_deletion {
+            let deleter = AutoQueueDeleter {
+                proposer: self.proposer.clone(),
+                state: self.state.clone(),
+            };
+            let deleter_token = token.clone();
+            services.spawn(async move { deleter.run(deleter_token).await });
         }
         if self.config.reservations.enabled {
             let follower = PlanFollower {

@@ -15,6 +15,7 @@ mod am_launcher;
 mod am_liveness_monitor;
 mod application_retirer;
 mod async_scheduler;
+mod auto_queue_deleter;
 mod election_timer;
 mod leader_gate;
 mod leader_services;

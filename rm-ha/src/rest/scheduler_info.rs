@@ -89,6 +89,10 @@ struct QueueEntry {
     /// yarn-ha's: what its containers killed by preemption held, and how many they were.
     resources_preempted: ResourceInfo,
     num_containers_preempted: u64,
+    /// Hadoop's: `static`, or `dynamicFlexible` for a queue a submission created.
+    creation_method: &'static str,
+    /// Hadoop's: `flexible` for a queue that creates queues under it, `off` otherwise.
+    auto_creation_eligibility: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     queues: Option<QueueList>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -274,7 +278,7 @@ fn entry(
     by_path: &BTreeMap<&str, &QueueInfo>,
     preemption: PreemptionReport<'_>,
 ) -> QueueEntry {
-    let is_leaf = queue.child_queues.is_empty();
+    let is_leaf = queue.is_leaf;
     let used = queue.resources_used;
     let figures = preemption.figures.of_queue(&queue.queue_path);
     QueueEntry {
@@ -310,6 +314,12 @@ fn entry(
         resources_to_preempt: figures.to_preempt.into(),
         resources_preempted: figures.preempted.into(),
         num_containers_preempted: figures.preempted_containers,
+        creation_method: queue.creation_method.as_str(),
+        auto_creation_eligibility: if queue.creates_queues {
+            "flexible"
+        } else {
+            "off"
+        },
         queues: (!is_leaf).then(|| QueueList {
             queue: children(queue, by_path, preemption),
         }),

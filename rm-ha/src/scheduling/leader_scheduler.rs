@@ -60,8 +60,11 @@ pub struct LeaderScheduler {
     scheduler: CapacityScheduler,
     /// The queue-configuration version the scheduler runs with.
     config_version: u64,
-    /// A newer version that does not parse here, reported once.
-    unusable_config_version: Option<u64>,
+    /// The auto-created queues the scheduler runs with.
+    dynamic_queues: BTreeSet<String>,
+    /// A newer version, or set of auto-created queues, that does not parse here, reported
+    /// once.
+    unusable_config: Option<(u64, BTreeSet<String>)>,
     /// Outstanding OPPORTUNISTIC asks, placed outside the CapacityScheduler.
     opportunistic: OpportunisticScheduling,
     /// Promotions accepted from AMs, by container.
@@ -87,7 +90,7 @@ impl LeaderScheduler {
         let config = if state.queue_config_version == 0 {
             source.load()?.config
         } else {
-            let config = source.parse_committed(state.queue_config.clone())?;
+            let config = source.parse_committed(state)?;
             log_ignored_keys(state.queue_config_version, &config);
             config
         };
@@ -97,7 +100,8 @@ impl LeaderScheduler {
         let mut leader = Self {
             scheduler,
             config_version: state.queue_config_version,
-            unusable_config_version: None,
+            dynamic_queues: state.dynamic_queues.clone(),
+            unusable_config: None,
             opportunistic: OpportunisticScheduling::default(),
             promotions: BTreeMap::new(),
             increases: PendingIncreases::default(),
@@ -119,7 +123,8 @@ impl LeaderScheduler {
     /// Brings the scheduler in line with `state` and the running nodes `nodes`, and returns the
     /// verdicts on `Submitted` applications for the caller to commit.
     ///
-    /// - A new queue-configuration version is applied with
+    /// - A new queue-configuration version, or a change of the auto-created queues, is
+    ///   applied with
     ///   [`CapacityScheduler::reinitialize`]; if the running applications do not fit it (the
     ///   leader validated it against them, so only an application admitted meanwhile can
     ///   cause this), the scheduler starts afresh from the state under the new configuration,
@@ -191,35 +196,30 @@ impl LeaderScheduler {
         application: &ApplicationRecord,
         groups: &[String],
     ) -> Result<ApplicationLifetime, SchedulerError> {
-        let context = submission_context(application);
-        let am_resource = (!context.unmanaged_am).then(|| am_resource(&context));
-        let queue = self.placement_queue(id, application, &context)?;
-        let [default_label, am_label] = label_expressions(&context);
-        self.scheduler.check_application_labels(
-            id,
-            &queue,
-            &application.user,
-            default_label,
-            am_label,
-        )?;
-        self.scheduler
-            .check_submission(id, &queue, &application.user, groups, am_resource)
+        check_submission_in(&self.scheduler, id, application, groups)
     }
 
-    /// The leaf `application` runs in: its queue, or under a plan queue its reservation's
-    /// queue or the plan's default reservation queue.
-    fn placement_queue(
+    /// [`check_submission`](Self::check_submission) in the leaf `created` ends with, under the
+    /// queues in force and those `created` (auto-created queues, parents first), as their
+    /// parents' templates configure them.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`check_submission`](Self::check_submission), and of
+    /// [`CapacitySchedulerConfiguration::with_dynamic_queues`] should the templates configure
+    /// a queue the rules refuse.
+    pub fn check_submission_creating(
         &self,
         id: ApplicationId,
         application: &ApplicationRecord,
-        context: &pb::ApplicationSubmissionContextProto,
-    ) -> Result<String, SchedulerError> {
-        self.scheduler.placement_queue(
-            id,
-            &application.queue,
-            &application.user,
-            reservation_queue_name(context).as_deref(),
-        )
+        groups: &[String],
+        created: &[String],
+    ) -> Result<ApplicationLifetime, SchedulerError> {
+        let conf = self.scheduler.configuration();
+        let mut dynamic = conf.dynamic_queues().clone();
+        dynamic.extend(created.iter().cloned());
+        let grown = CapacityScheduler::new(conf.with_dynamic_queues(dynamic)?);
+        check_submission_in(&grown, id, application, groups)
     }
 
     /// Takes the current attempt's OPPORTUNISTIC asks (replacing those of the same key and
@@ -408,10 +408,19 @@ impl LeaderScheduler {
 
     fn reconcile_configuration(&mut self, state: &RmState, source: &QueueConfigSource) {
         let version = state.queue_config_version;
-        if version == self.config_version || self.unusable_config_version == Some(version) {
+        if version == self.config_version && state.dynamic_queues == self.dynamic_queues {
             return;
         }
-        let config = match source.parse_committed(state.queue_config.clone()) {
+        if self
+            .unusable_config
+            .as_ref()
+            .is_some_and(|(unusable, dynamic)| {
+                *unusable == version && *dynamic == state.dynamic_queues
+            })
+        {
+            return;
+        }
+        let config = match source.parse_committed(state) {
             Ok(config) => {
                 log_ignored_keys(version, &config);
                 config
@@ -423,7 +432,7 @@ impl LeaderScheduler {
                     "the committed queue configuration does not apply on this replica; \
                      scheduling continues with the previous one"
                 );
-                self.unusable_config_version = Some(version);
+                self.unusable_config = Some((version, state.dynamic_queues.clone()));
                 return;
             }
         };
@@ -435,6 +444,7 @@ impl LeaderScheduler {
             let _ = self.scheduler.set_epoch(epoch);
         }
         self.config_version = version;
+        self.dynamic_queues.clone_from(&state.dynamic_queues);
     }
 
     /// Gives the plan queues the reservation queues of `state` (see
@@ -538,8 +548,7 @@ impl LeaderScheduler {
         let context = submission_context(application);
         let requested_priority = context.priority.map(|priority| priority.priority);
         let [default_label, am_label] = label_expressions(&context);
-        let accepted = match self
-            .placement_queue(id, application, &context)
+        let accepted = match placement_queue(&self.scheduler, id, application, &context)
             .and_then(|queue| {
                 self.scheduler.submit_application(
                     id,
@@ -836,6 +845,37 @@ fn log_ignored_keys(version: u64, config: &CapacitySchedulerConfiguration) {
     {
         tracing::warn!(version, "committed queue configuration: {warning}");
     }
+}
+
+/// The leaf `application` runs in: its queue, or under a plan queue its reservation's queue or
+/// the plan's default reservation queue.
+fn placement_queue(
+    scheduler: &CapacityScheduler,
+    id: ApplicationId,
+    application: &ApplicationRecord,
+    context: &pb::ApplicationSubmissionContextProto,
+) -> Result<String, SchedulerError> {
+    scheduler.placement_queue(
+        id,
+        &application.queue,
+        &application.user,
+        reservation_queue_name(context).as_deref(),
+    )
+}
+
+/// The checks of [`LeaderScheduler::check_submission`], made by `scheduler`.
+fn check_submission_in(
+    scheduler: &CapacityScheduler,
+    id: ApplicationId,
+    application: &ApplicationRecord,
+    groups: &[String],
+) -> Result<ApplicationLifetime, SchedulerError> {
+    let context = submission_context(application);
+    let am_resource = (!context.unmanaged_am).then(|| am_resource(&context));
+    let queue = placement_queue(scheduler, id, application, &context)?;
+    let [default_label, am_label] = label_expressions(&context);
+    scheduler.check_application_labels(id, &queue, &application.user, default_label, am_label)?;
+    scheduler.check_submission(id, &queue, &application.user, groups, am_resource)
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 mod activities_manager;
 mod activities_settings;
+mod auto_queue_deletion;
 mod leader_scheduler;
 mod monitor_policies;
 mod opportunistic_counts;
@@ -27,6 +28,7 @@ pub use activities_manager::{
     ActivitiesManager, MAX_RECORDED_APPLICATIONS, RecordedActivity, RecordedPass,
 };
 pub use activities_settings::ActivitiesSettings;
+pub use auto_queue_deletion::AutoQueueDeletion;
 pub use leader_scheduler::{LeaderScheduler, PassOutcome};
 pub use monitor_policies::MonitorPolicies;
 pub(crate) use monitor_policies::QUEUE_AUTO_REFRESH_POLICY_CLASS;

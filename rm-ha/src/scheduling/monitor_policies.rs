@@ -12,6 +12,9 @@ pub(crate) const PROPORTIONAL_POLICY_CLASS: &str = "org.apache.hadoop.yarn.serve
 /// changes.
 pub(crate) const QUEUE_AUTO_REFRESH_POLICY_CLASS: &str = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueueConfigurationAutoRefreshPolicy";
 
+/// Hadoop's class of the policy that removes unused auto-created queues.
+pub(crate) const AUTO_QUEUE_DELETION_POLICY_CLASS: &str = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AutoCreatedQueueDeletionPolicy";
+
 /// The scheduling edit policies `yarn.resourcemanager.scheduler.monitor.policies` lists, when
 /// `yarn.resourcemanager.scheduler.monitor.enable` runs them; with the monitor off, none runs
 /// and the list is not read, as in Hadoop.
@@ -22,6 +25,8 @@ pub struct MonitorPolicies {
     /// The queue auto-refresh policy runs, checking the file this often
     /// (`yarn.scheduler.capacity.queue.auto.refresh.monitoring-interval`, read only then).
     pub queue_auto_refresh: Option<Duration>,
+    /// The policy that removes unused auto-created queues runs.
+    pub auto_queue_deletion: bool,
 }
 
 impl MonitorPolicies {
@@ -41,6 +46,7 @@ impl MonitorPolicies {
         for class in conf.get_list(key)? {
             match class.as_str() {
                 PROPORTIONAL_POLICY_CLASS => policies.preemption = true,
+                AUTO_QUEUE_DELETION_POLICY_CLASS => policies.auto_queue_deletion = true,
                 QUEUE_AUTO_REFRESH_POLICY_CLASS => {
                     let interval = &keys::QUEUE_AUTO_REFRESH_MONITORING_INTERVAL;
                     policies.queue_auto_refresh = Some(positive_millis(conf, interval)?);
@@ -50,8 +56,9 @@ impl MonitorPolicies {
                         key,
                         class,
                         format!(
-                            "{PROPORTIONAL_POLICY_CLASS} or {QUEUE_AUTO_REFRESH_POLICY_CLASS}, \
-                             the scheduling edit policies yarn-ha has"
+                            "{PROPORTIONAL_POLICY_CLASS}, {QUEUE_AUTO_REFRESH_POLICY_CLASS} or \
+                             {AUTO_QUEUE_DELETION_POLICY_CLASS}, the scheduling edit policies \
+                             yarn-ha has"
                         ),
                     ));
                 }
@@ -99,6 +106,7 @@ mod tests {
             MonitorPolicies {
                 preemption: true,
                 queue_auto_refresh: None,
+                auto_queue_deletion: false,
             },
             "Hadoop's default list is the preemption policy"
         );
@@ -111,6 +119,19 @@ mod tests {
             MonitorPolicies {
                 preemption: false,
                 queue_auto_refresh: Some(Duration::from_millis(5_000)),
+                auto_queue_deletion: false,
+            }
+        );
+        assert_eq!(
+            read(&[
+                (ENABLE, "true"),
+                (POLICIES, AUTO_QUEUE_DELETION_POLICY_CLASS)
+            ])
+            .unwrap(),
+            MonitorPolicies {
+                preemption: false,
+                queue_auto_refresh: None,
+                auto_queue_deletion: true,
             }
         );
         assert_eq!(
@@ -118,6 +139,7 @@ mod tests {
             MonitorPolicies {
                 preemption: true,
                 queue_auto_refresh: Some(Duration::from_millis(250)),
+                auto_queue_deletion: false,
             }
         );
     }

@@ -12,6 +12,7 @@ use yarn_scheduler::{
 use yarn_security::Groups;
 
 use crate::Error;
+use crate::state_machine::RmState;
 
 /// The prefix of every property the CapacityScheduler reads from `capacity-scheduler.xml`.
 const PREFIX: &str = "yarn.scheduler.capacity.";
@@ -93,23 +94,32 @@ impl QueueConfigSource {
         })
     }
 
-    /// Builds the configuration committed to the replicated state: as [`parse`](Self::parse),
-    /// but a key refused by this version is kept as a warning (an earlier version may have
-    /// committed it).
+    /// Builds the configuration committed to `state`: its properties as
+    /// [`parse`](Self::parse) does, but a key refused by this version is kept as a warning (an
+    /// earlier version may have committed it), with the queues submissions created.
     ///
     /// # Errors
     ///
     /// [`Error::InvalidQueueConfiguration`] with the scheduler's precise reason.
     pub fn parse_committed(
         &self,
-        properties: BTreeMap<String, String>,
+        state: &RmState,
     ) -> Result<CapacitySchedulerConfiguration, Error> {
-        CapacitySchedulerConfiguration::committed(properties, self.settings.clone()).map_err(
-            |source| Error::InvalidQueueConfiguration {
-                file: "the committed queue configuration".to_owned(),
-                source: Box::new(source),
-            },
+        let invalid = |source| Error::InvalidQueueConfiguration {
+            file: "the committed queue configuration".to_owned(),
+            source: Box::new(source),
+        };
+        let config = CapacitySchedulerConfiguration::committed(
+            state.queue_config.clone(),
+            self.settings.clone(),
         )
+        .map_err(invalid)?;
+        if state.dynamic_queues.is_empty() {
+            return Ok(config);
+        }
+        config
+            .with_dynamic_queues(state.dynamic_queues.clone())
+            .map_err(invalid)
     }
 
     /// Reads and validates the file, each error located at the key it names.

@@ -77,8 +77,19 @@ impl QueueRefresh {
         if state.queue_config_version > 0 {
             // The configuration in force was valid when committed; if the local yarn-site.xml
             // changed since so that it no longer is, only the new one can be checked.
-            if let Ok(old) = source.parse_committed(state.queue_config.clone()) {
+            if let Ok(old) = source.parse_committed(state) {
                 // Both with the reservation queues of the state, which a refresh keeps.
+                // The queues submissions created stay, under the parents that still create
+                // queues.
+                let new = if state.dynamic_queues.is_empty() {
+                    new.clone()
+                } else {
+                    new.with_dynamic_queues(state.dynamic_queues.clone())
+                        .map_err(|source_err| Error::InvalidQueueConfiguration {
+                            file: source.describe(),
+                            source: Box::new(source_err),
+                        })?
+                };
                 let old = old.with_reservation_queues(&reservation_queue_sizes(state, &old));
                 let new = new.with_reservation_queues(&reservation_queue_sizes(state, &new));
                 let applications = applications_per_leaf(state, &old);

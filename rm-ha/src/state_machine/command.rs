@@ -379,6 +379,29 @@ pub enum CommandV1 {
         /// How many replaced versions the history keeps.
         keep: u32,
     },
+    /// Records a submission, as `SubmitApplication` (with its lifetime's end when it has
+    /// one, as `SubmitApplicationWithLifetime`), that creates queues: the leader's placement
+    /// found its leaf missing under a parent with flexible auto-creation, checked the queues
+    /// against the parent's limits and templates, and the new application's queues are
+    /// recorded in the same entry, so no leader change can leave it without its queue. A
+    /// duplicate submission creates nothing; a queue already recorded stays as it is.
+    SubmitApplicationCreatingQueues {
+        /// The cluster timestamp of the application id, which must be this cluster's.
+        cluster_timestamp_ms: i64,
+        /// The record to store, in state `Submitted`, in the leaf created last.
+        application: ApplicationRecord,
+        /// When its lifetime ends, in milliseconds since the Unix epoch; `None` for none.
+        deadline_ms: Option<i64>,
+        /// The queues created, full paths, parents first.
+        created: Vec<String>,
+    },
+    /// Removes auto-created queues the leader found unused over its deletion policy's two
+    /// rounds; one that holds an application that has not ended, or an auto-created queue,
+    /// when the entry is applied stays.
+    RemoveAutoCreatedQueues {
+        /// The queues, full paths, children before their parents.
+        queues: Vec<String>,
+    },
 }
 
 #[cfg(test)]
@@ -514,6 +537,19 @@ mod tests {
                     keep: 0,
                 },
                 35,
+            ),
+            (
+                CommandV1::SubmitApplicationCreatingQueues {
+                    cluster_timestamp_ms: 0,
+                    application: ApplicationRecord::default(),
+                    deadline_ms: None,
+                    created: Vec::new(),
+                },
+                36,
+            ),
+            (
+                CommandV1::RemoveAutoCreatedQueues { queues: Vec::new() },
+                37,
             ),
         ];
         for (command, position) in pinned {

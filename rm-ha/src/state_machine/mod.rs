@@ -5,6 +5,7 @@ mod application;
 mod application_lifecycle;
 mod application_lifetimes;
 mod attempt_failures;
+mod auto_created_queues;
 mod cluster_node_labels;
 mod command;
 mod completed_applications;

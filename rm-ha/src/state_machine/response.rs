@@ -232,4 +232,9 @@ pub enum RmResponse {
         /// Why, naming the label, node or queue.
         reason: String,
     },
+    /// Unused auto-created queues were removed.
+    AutoCreatedQueuesRemoved {
+        /// Those removed, in the order asked; the others were still in use or gone already.
+        removed: Vec<String>,
+    },
 }

@@ -76,6 +76,10 @@ pub struct RmState {
     /// [`CommandV1::SetQueueConfigurationKeeping`]). After the fields of format 10, so that
     /// format 10 reads as format 11 with none kept.
     pub queue_config_history: QueueConfigHistory,
+    /// The queues submissions created under parents with flexible auto-creation, full paths
+    /// (see [`CommandV1::SubmitApplicationCreatingQueues`]). After the fields of format 11, so
+    /// that format 11 reads as format 12 with none created.
+    pub dynamic_queues: BTreeSet<String>,
 }
 
 impl Default for RmState {
@@ -99,6 +103,7 @@ impl Default for RmState {
             retired: RetiredApplications::default(),
             node_labels: NodeLabels::default(),
             queue_config_history: QueueConfigHistory::default(),
+            dynamic_queues: BTreeSet::new(),
         }
     }
 }
@@ -299,6 +304,20 @@ impl RmState {
                 self.remove_cluster_node_labels(labels)
             }
             CommandV1::ReplaceLabelsOnNodes { mappings } => self.replace_labels_on_nodes(mappings),
+            CommandV1::SubmitApplicationCreatingQueues {
+                cluster_timestamp_ms,
+                application,
+                deadline_ms,
+                created,
+            } => self.submit_application_creating_queues(
+                *cluster_timestamp_ms,
+                application,
+                *deadline_ms,
+                created,
+            ),
+            CommandV1::RemoveAutoCreatedQueues { queues } => {
+                self.remove_auto_created_queues(queues)
+            }
         }
     }
 

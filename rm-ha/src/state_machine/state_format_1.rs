@@ -70,6 +70,7 @@ impl From<RmStateFormat1> for RmState {
             retired: RetiredApplications::default(),
             node_labels: NodeLabels::default(),
             queue_config_history: QueueConfigHistory::default(),
+            dynamic_queues: BTreeSet::new(),
         }
     }
 }
@@ -114,14 +115,14 @@ mod tests {
         // appends the (here empty) NodeManager incarnations, format 4 apply rules 0 and no
         // uncounted attempt failure, format 5 no preemption wait, format 6 no reservation (its
         // next sequence number 1, zigzag-encoded as 2), format 7 no reservation queue, format
-        // 8 no lifetime, format 9 none retired, format 10 no node label and format 11 no kept
-        // queue configuration.
-        let format_11 = postcard::to_allocvec(&restored).unwrap();
+        // 8 no lifetime, format 9 none retired, format 10 no node label, format 11 no kept
+        // queue configuration and format 12 no auto-created queue.
+        let format_12 = postcard::to_allocvec(&restored).unwrap();
         assert_eq!(
-            format_11,
+            format_12,
             [
                 bytes.as_slice(),
-                &[0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+                &[0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
             ]
             .concat(),
             "an empty map or set and rules 0 are one byte each"

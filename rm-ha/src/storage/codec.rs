@@ -16,8 +16,9 @@ pub(crate) const FORMAT_VERSION: u8 = 1;
 /// since it keeps the preemption waits, 6 since it keeps the reservations, 7 since it keeps the
 /// reservation queues, 8 since it keeps the applications' lifetimes, 9 since it remembers the
 /// applications it retired, 10 since it keeps the node labels, 11 since it keeps the queue
-/// configurations changes replaced. [`decode_state`] reads formats 1 to 10 as well.
-pub(crate) const STATE_FORMAT_VERSION: u8 = 11;
+/// configurations changes replaced, 12 since it keeps the auto-created queues. [`decode_state`]
+/// reads formats 1 to 11 as well.
+pub(crate) const STATE_FORMAT_VERSION: u8 = 12;
 
 /// How postcard encodes an empty map: its length, zero, in one byte.
 const EMPTY_MAP: [u8; 1] = [0];
@@ -39,6 +40,8 @@ const NONE_RETIRED: [u8; 2] = [0, 0];
 const NO_NODE_LABELS: [u8; 2] = [0, 0];
 /// How postcard encodes no kept queue configuration: the empty map.
 const NO_QUEUE_CONFIG_HISTORY: [u8; 1] = [0];
+/// How postcard encodes no auto-created queue: the empty set.
+const NO_DYNAMIC_QUEUE: [u8; 1] = [0];
 
 /// Encodes `value` as `[FORMAT_VERSION, postcard bytes...]`.
 pub(crate) fn encode<T: Serialize>(record: Record, value: &T) -> Result<Vec<u8>, Error> {
@@ -62,117 +65,33 @@ pub(crate) fn encode_state(state: &RmState) -> Result<Vec<u8>, Error> {
     encode_as(Record::State, STATE_FORMAT_VERSION, state)
 }
 
-/// Decodes the replicated state of a snapshot of state format 11; of format 10, which is format
-/// 11 without its last field (no kept queue configuration then, one byte); of format 9, which
-/// also lacks the node labels (none then, two bytes); of format 8, which also lacks the
-/// retired applications (none retired then, two bytes); of format 7, which also lacks the
-/// lifetimes (none then, one byte); of format 6, which also lacks the
-/// reservation queues (no reservation queue then, one byte); of format 5, which also lacks
-/// the reservations (none then, three bytes); of format 4, which also lacks the
-/// preemption waits (none then, two bytes); of format 3, which also lacks the two
-/// before it (apply rules 0 and no uncounted failure then); of format 2,
-/// which also lacks the NodeManagers' incarnations (none are then known); or of format 1,
-/// whose completed containers also have no completion time. Refuses any other format version.
+/// What each state format from 3 on appended to the one before, in order: how postcard encodes
+/// the field (or fields) it added when they hold nothing.
+const APPENDED_SINCE_FORMAT_3: [&[u8]; 10] = [
+    &EMPTY_MAP,
+    &RULES_0_NOTHING_UNCOUNTED,
+    &NO_PREEMPTION_WAIT,
+    &NO_RESERVATION,
+    &NO_RESERVATION_QUEUE,
+    &NO_LIFETIME,
+    &NONE_RETIRED,
+    &NO_NODE_LABELS,
+    &NO_QUEUE_CONFIG_HISTORY,
+    &NO_DYNAMIC_QUEUE,
+];
+
+/// Decodes the replicated state of a snapshot of state format 12; of formats 2 to 11, each of
+/// which is the next one without the fields that one appended (which then hold nothing: see
+/// [`APPENDED_SINCE_FORMAT_3`]); or of format 1, whose completed containers also have no
+/// completion time. Refuses any other format version.
 pub(crate) fn decode_state(bytes: &[u8]) -> Result<RmState, Error> {
     let record = Record::State;
     match split_version(record, bytes)? {
         (STATE_FORMAT_VERSION, body) => decode_body(record, body),
-        (10, body) => decode_body(record, &[body, &NO_QUEUE_CONFIG_HISTORY].concat()),
-        (9, body) => decode_body(
-            record,
-            &[body, &NO_NODE_LABELS, &NO_QUEUE_CONFIG_HISTORY].concat(),
-        ),
-        (8, body) => decode_body(
-            record,
-            &[
-                body,
-                &NONE_RETIRED,
-                &NO_NODE_LABELS,
-                &NO_QUEUE_CONFIG_HISTORY,
-            ]
-            .concat(),
-        ),
-        (7, body) => decode_body(
-            record,
-            &[
-                body,
-                &NO_LIFETIME,
-                &NONE_RETIRED,
-                &NO_NODE_LABELS,
-                &NO_QUEUE_CONFIG_HISTORY,
-            ]
-            .concat(),
-        ),
-        (6, body) => decode_body(
-            record,
-            &[
-                body,
-                &NO_RESERVATION_QUEUE,
-                &NO_LIFETIME,
-                &NONE_RETIRED,
-                &NO_NODE_LABELS,
-                &NO_QUEUE_CONFIG_HISTORY,
-            ]
-            .concat(),
-        ),
-        (5, body) => decode_body(
-            record,
-            &[
-                body,
-                &NO_RESERVATION,
-                &NO_RESERVATION_QUEUE,
-                &NO_LIFETIME,
-                &NONE_RETIRED,
-                &NO_NODE_LABELS,
-                &NO_QUEUE_CONFIG_HISTORY,
-            ]
-            .concat(),
-        ),
-        (4, body) => decode_body(
-            record,
-            &[
-                body,
-                &NO_PREEMPTION_WAIT,
-                &NO_RESERVATION,
-                &NO_RESERVATION_QUEUE,
-                &NO_LIFETIME,
-                &NONE_RETIRED,
-                &NO_NODE_LABELS,
-                &NO_QUEUE_CONFIG_HISTORY,
-            ]
-            .concat(),
-        ),
-        (3, body) => decode_body(
-            record,
-            &[
-                body,
-                &RULES_0_NOTHING_UNCOUNTED,
-                &NO_PREEMPTION_WAIT,
-                &NO_RESERVATION,
-                &NO_RESERVATION_QUEUE,
-                &NO_LIFETIME,
-                &NONE_RETIRED,
-                &NO_NODE_LABELS,
-                &NO_QUEUE_CONFIG_HISTORY,
-            ]
-            .concat(),
-        ),
-        (2, body) => decode_body(
-            record,
-            &[
-                body,
-                &EMPTY_MAP,
-                &RULES_0_NOTHING_UNCOUNTED,
-                &NO_PREEMPTION_WAIT,
-                &NO_RESERVATION,
-                &NO_RESERVATION_QUEUE,
-                &NO_LIFETIME,
-                &NONE_RETIRED,
-                &NO_NODE_LABELS,
-                &NO_QUEUE_CONFIG_HISTORY,
-            ]
-            .concat(),
-        ),
+        (version @ 2..STATE_FORMAT_VERSION, body) => {
+            let missing = &APPENDED_SINCE_FORMAT_3[usize::from(version) - 2..];
+            decode_body(record, &[&[body], missing].concat().concat())
+        }
         (1, body) => decode_body::<RmStateFormat1>(record, body).map(RmState::from),
         (found, _) => Err(Error::UnsupportedFormatVersion {
             record,
@@ -229,7 +148,7 @@ mod tests {
     }
 
     #[test]
-    fn the_state_is_written_in_format_11_and_read_in_formats_11_to_1() {
+    fn the_state_is_written_in_format_12_and_read_in_formats_12_to_1() {
         let mut state = running_application(&[(2, "n1:1"), (3, "n1:1")], &[3]);
         state
             .node_incarnations
@@ -284,11 +203,13 @@ mod tests {
             }));
         }
         assert_eq!(state.queue_config_history.versions().count(), 1);
+        state.dynamic_queues.insert("root.users.alice".to_owned());
         let bytes = encode_state(&state).unwrap();
         assert_eq!(bytes[0], STATE_FORMAT_VERSION);
         assert_eq!(decode_state(&bytes).unwrap(), state);
 
-        // With no kept queue configuration, format 11 ends in its empty map (one byte), after
+        // With no auto-created queue, format 12 ends in its empty set (one byte), after exactly
+        // the bytes format 11 held. With no kept queue configuration, format 11 ends in its empty map (one byte), after
         // exactly the bytes format 10 held. With no node label, format 10 ends in its two empty
         // maps (two bytes), after exactly the bytes format 9 held. With none retired, format 9 ends in its two empty maps (two
         // bytes), after exactly the bytes format 8 held. With no lifetime, format 8 ends in its empty map (one byte),
@@ -301,7 +222,10 @@ mod tests {
         // in theirs, after exactly the bytes format 1 held.
         state = running_application(&[(2, "n1:1")], &[]);
         state.apply_rules = 0;
-        let format_11 = encode_state(&state).unwrap();
+        let format_12 = encode_state(&state).unwrap();
+        let mut format_11 = format_12[..format_12.len() - 1].to_vec();
+        format_11[0] = 11;
+        assert_eq!(decode_state(&format_11).unwrap(), state);
         let mut format_10 = format_11[..format_11.len() - 1].to_vec();
         format_10[0] = 10;
         assert_eq!(decode_state(&format_10).unwrap(), state);
@@ -337,13 +261,13 @@ mod tests {
         format_1[0] = 1;
         assert_eq!(decode_state(&format_1).unwrap(), state);
 
-        let mut newer = format_11;
+        let mut newer = format_12;
         newer[0] = STATE_FORMAT_VERSION + 1;
         assert!(matches!(
             decode_state(&newer),
             Err(Error::UnsupportedFormatVersion {
                 record: Record::State,
-                found: 12,
+                found: 13,
                 expected: STATE_FORMAT_VERSION,
             })
         ));

@@ -65,7 +65,7 @@ impl QueueFigures {
                 "aggregate_containers_preempted",
                 preemption.preempted_containers as f64,
             );
-            if queue.child_queues.is_empty() {
+            if queue.is_leaf {
                 series.resource("am_resource_limit", queue.am_resource_limit);
                 series.resource("used_am_resource", queue.am_resource_used);
                 self.record_users(path, &queue.users);

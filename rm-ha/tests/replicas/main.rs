@@ -4,6 +4,7 @@
 //! who may view an application.
 
 mod applications;
+mod auto_created_queues;
 mod distributed_scheduling;
 mod failover;
 mod lifetimes;

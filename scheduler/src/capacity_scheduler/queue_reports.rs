@@ -195,6 +195,9 @@ impl CapacityScheduler {
                 .iter()
                 .map(|child| self.queues[*child].conf.name.clone())
                 .collect(),
+            is_leaf: conf.is_leaf(),
+            creation_method: conf.creation_method,
+            creates_queues: conf.auto_queue_creation.is_some(),
             accessible_node_labels: match &conf.node_labels.accessible {
                 None => vec!["*".to_owned()],
                 Some(labels) => labels.iter().cloned().collect(),

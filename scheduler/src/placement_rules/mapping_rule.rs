@@ -32,9 +32,9 @@ pub struct MappingRule {
     /// What happens when the policy's queue is unusable; `skip` when absent, as in Hadoop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback_result: Option<FallbackResult>,
-    /// Whether a missing queue may be created under a parent that allows it; true when absent.
-    /// yarn-ha creates no queue yet (no parent allows it), so a rule whose queue is missing
-    /// takes its fallback whatever this says.
+    /// Whether a missing queue may be created under a parent that creates queues (flexible
+    /// auto-creation); true when absent. A rule that may not create its missing queue takes
+    /// its fallback.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub create: Option<bool>,
     /// The new default queue of the `setDefaultQueue` policy.
@@ -163,6 +163,11 @@ impl MappingRule {
     }
 
     /// The fallback in force: `skip` when the rule names none.
+    /// Whether the rule may create its queue when it is missing (see `create`).
+    pub(super) fn creates(&self) -> bool {
+        self.create.unwrap_or(true)
+    }
+
     pub(super) fn fallback(&self) -> FallbackResult {
         self.fallback_result.unwrap_or(FallbackResult::Skip)
     }

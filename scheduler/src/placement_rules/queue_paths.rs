@@ -3,6 +3,7 @@
 
 use super::placement_variables::VARIABLES;
 use crate::CapacitySchedulerConfiguration;
+use crate::auto_created_queues::{CreationRefused, queues_to_create};
 
 /// `path` with its first part, when that is an unambiguous short name of a queue, replaced by
 /// the queue's full path (Hadoop's `normalizeQueuePathRoot`), so that `users.%user` means
@@ -28,7 +29,7 @@ pub(super) fn leaf_path(
     }
     let normalized = normalize_root(conf, path);
     match conf.resolve(&normalized) {
-        Ok(queue) if queue.children.is_empty() => Ok(queue.path.clone()),
+        Ok(queue) if queue.is_leaf() => Ok(queue.path.clone()),
         Ok(queue) => Err(format!(
             "Mapping rule returned a non-leaf queue '{}', cannot place application in it.",
             queue.path
@@ -45,6 +46,24 @@ pub(super) fn leaf_path(
                 "Queue '{path}' specified in mapping rule does not exist."
             )),
         },
+    }
+}
+
+/// The full path `path` names and the queues a submission placed there creates, parents
+/// first: `None` when no queue on its path creates queues (flexible auto-creation).
+///
+/// # Errors
+///
+/// Why a queue that creates queues may not create these (a limit, an invalid name).
+pub(super) fn created_path(
+    conf: &CapacitySchedulerConfiguration,
+    path: &str,
+) -> Result<Option<(String, Vec<String>)>, String> {
+    let normalized = normalize_root(conf, path);
+    match queues_to_create(conf, &normalized) {
+        Ok(created) if !created.is_empty() => Ok(Some((normalized, created))),
+        Ok(_) | Err(CreationRefused::NotDynamic) => Ok(None),
+        Err(CreationRefused::Refused(reason)) => Err(reason),
     }
 }
 
@@ -71,14 +90,21 @@ pub(super) fn check_rule_path(
         .take_while(|part| !VARIABLES.contains(part))
         .count();
     if fixed == parts.len() {
-        return leaf_path(conf, pattern).map(drop);
+        return match leaf_path(conf, pattern) {
+            Err(reason) => match created_path(conf, pattern) {
+                Ok(Some(_)) => Ok(()),
+                Ok(None) => Err(reason),
+                Err(refusal) => Err(refusal),
+            },
+            Ok(_) => Ok(()),
+        };
     }
     if fixed == 0 {
         return Ok(());
     }
     let prefix = normalize_root(conf, &parts[..fixed].join("."));
     match conf.resolve(&prefix) {
-        Ok(queue) if queue.children.is_empty() => Err(format!(
+        Ok(queue) if queue.is_leaf() => Err(format!(
             "Queue path '{pattern}' is invalid because '{}' is a leaf queue, which can have no \
              other queues under it.",
             queue.path

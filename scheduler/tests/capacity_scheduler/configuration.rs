@@ -164,17 +164,12 @@ fn keys_whose_promise_the_scheduler_cannot_keep_are_refused_by_name() {
         (
             "root.a.auto-create-child-queue.enabled",
             "true",
-            "not created on submission",
+            "legacy managed parents are not supported",
         ),
         (
             "root.a.acl_application_max_priority",
             "[user=alice max_priority=5]",
             "limits on application priorities",
-        ),
-        (
-            "root.auto-queue-creation-v2.enabled",
-            "true",
-            "not created on submission",
         ),
     ] {
         let err = build(&[(key, value)]).unwrap_err();

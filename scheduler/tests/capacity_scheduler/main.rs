@@ -5,6 +5,7 @@ mod acquisitions;
 mod activities;
 mod application_limits;
 mod applications;
+mod auto_created_queues;
 mod capacity_modes;
 mod configuration;
 mod heartbeat_assignments;

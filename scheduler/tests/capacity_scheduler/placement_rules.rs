@@ -107,7 +107,7 @@ fn place(
         queue,
     };
     match conf.placement_rules().place(conf, &submission)? {
-        Placement::Placed { queue, rule } => Ok((queue, rule)),
+        Placement::Placed { queue, rule, .. } => Ok((queue, rule)),
         Placement::Fallback { queue, rule, .. } => Ok((queue, format!("{rule} fallback"))),
         Placement::AsSubmitted => Ok((queue.to_owned(), "as submitted".to_owned())),
     }

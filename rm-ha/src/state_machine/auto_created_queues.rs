@@ -1,0 +1,157 @@
+//! The replicated half of auto-created queues: which queues submissions created (see
+//! [`CommandV1::SubmitApplicationCreatingQueues`](super::CommandV1)) and their removal once
+//! unused (see [`CommandV1::RemoveAutoCreatedQueues`](super::CommandV1)).
+//!
+//! The state keeps only their paths: what each queue is configured with follows from its
+//! parent's templates in the committed configuration, so every replica's leader builds the
+//! same queues from the same two values.
+
+use super::{ApplicationRecord, ApplicationState, RmResponse, RmState};
+
+impl RmState {
+    /// Records a submission as [`CommandV1::SubmitApplication`](super::CommandV1) does and,
+    /// if the application is new, the queues it created (parents first; one already recorded
+    /// is kept as it is) and, when given, its lifetime's end.
+    pub(super) fn submit_application_creating_queues(
+        &mut self,
+        cluster_timestamp_ms: i64,
+        application: &ApplicationRecord,
+        deadline_ms: Option<i64>,
+        created: &[String],
+    ) -> RmResponse {
+        let response = match deadline_ms {
+            Some(deadline_ms) => self.submit_application_with_lifetime(
+                cluster_timestamp_ms,
+                application,
+                deadline_ms,
+            ),
+            None => self.submit_application(cluster_timestamp_ms, application),
+        };
+        if response == RmResponse::ApplicationSubmitted {
+            self.dynamic_queues.extend(created.iter().cloned());
+        }
+        response
+    }
+
+    /// Removes the auto-created queues among `queues` that are still unused: recorded, with no
+    /// auto-created queue under them left and no application that has not ended in them or
+    /// under them. Queues are taken in the order given, so a parent listed after its children
+    /// goes with them.
+    pub(super) fn remove_auto_created_queues(&mut self, queues: &[String]) -> RmResponse {
+        let mut removed = Vec::new();
+        for path in queues {
+            if self.auto_created_queue_unused(path) && self.dynamic_queues.remove(path) {
+                removed.push(path.clone());
+            }
+        }
+        RmResponse::AutoCreatedQueuesRemoved { removed }
+    }
+
+    /// Whether no auto-created queue is under `path` and no application that has not ended
+    /// is in it or under it.
+    pub fn auto_created_queue_unused(&self, path: &str) -> bool {
+        let below = format!("{path}.");
+        let has_children = self
+            .dynamic_queues
+            .range::<str, _>((std::ops::Bound::Excluded(path), std::ops::Bound::Unbounded))
+            .next()
+            .is_some_and(|queue| queue.starts_with(&below));
+        let in_use = self.applications.values().any(|application| {
+            !matches!(
+                application.state,
+                ApplicationState::Finished | ApplicationState::Failed | ApplicationState::Killed
+            ) && (application.queue == path || application.queue.starts_with(&below))
+        });
+        !has_children && !in_use
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{APPLY_RULES, CommandV1, RmCommand};
+    use super::*;
+
+    /// Epoch 1 with `count` application ids handed out.
+    fn started_state(count: u32) -> RmState {
+        let mut state = RmState::default();
+        for command in [
+            CommandV1::BeginEpoch {
+                leader_rm_id: "rm1".to_owned(),
+                now_ms: 1_700_000_000_000,
+            },
+            CommandV1::AdoptApplyRules { rules: APPLY_RULES },
+            CommandV1::AllocateApplicationIds { count },
+        ] {
+            state.apply(&RmCommand::V1(command));
+        }
+        state
+    }
+
+    fn submit(state: &mut RmState, seq: i32, queue: &str, created: &[&str]) -> RmResponse {
+        let application = ApplicationRecord {
+            sequence: seq,
+            queue: queue.to_owned(),
+            ..ApplicationRecord::default()
+        };
+        state.apply(&RmCommand::V1(CommandV1::SubmitApplicationCreatingQueues {
+            cluster_timestamp_ms: state.cluster_timestamp_ms,
+            application,
+            deadline_ms: None,
+            created: created.iter().map(|q| (*q).to_owned()).collect(),
+        }))
+    }
+
+    fn remove(state: &mut RmState, queues: &[&str]) -> Vec<String> {
+        match state.apply(&RmCommand::V1(CommandV1::RemoveAutoCreatedQueues {
+            queues: queues.iter().map(|q| (*q).to_owned()).collect(),
+        })) {
+            RmResponse::AutoCreatedQueuesRemoved { removed } => removed,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_submission_records_its_queues_once_and_a_duplicate_records_nothing() {
+        let mut state = started_state(3);
+        let created = ["root.users.eng", "root.users.eng.bob"];
+        assert_eq!(
+            submit(&mut state, 1, "root.users.eng.bob", &created),
+            RmResponse::ApplicationSubmitted
+        );
+        assert_eq!(
+            state.dynamic_queues.iter().collect::<Vec<_>>(),
+            created.iter().collect::<Vec<_>>()
+        );
+        // A replayed submission creates nothing, even with other queues named.
+        assert_eq!(
+            submit(&mut state, 1, "root.users.eng.bob", &["root.users.other"]),
+            RmResponse::ApplicationAlreadySubmitted
+        );
+        assert_eq!(state.dynamic_queues.len(), 2);
+    }
+
+    #[test]
+    fn only_unused_queues_are_removed_children_first() {
+        let mut state = started_state(3);
+        submit(
+            &mut state,
+            1,
+            "root.users.eng.bob",
+            &["root.users.eng", "root.users.eng.bob"],
+        );
+        assert!(remove(&mut state, &["root.users.eng.bob", "root.users.eng"]).is_empty());
+        state.apply(&RmCommand::V1(CommandV1::KillApplication {
+            application_seq: 1,
+            diagnostics: String::new(),
+            now_ms: 1,
+        }));
+        // The parent first: it still holds its child then.
+        assert_eq!(
+            remove(&mut state, &["root.users.eng", "root.users.eng.bob"]),
+            ["root.users.eng.bob"]
+        );
+        assert_eq!(remove(&mut state, &["root.users.eng"]), ["root.users.eng"]);
+        assert!(state.dynamic_queues.is_empty());
+        assert!(remove(&mut state, &["root.users.eng"]).is_empty());
+    }
+}
