@@ -65,6 +65,35 @@ impl CreationMethod {
     }
 }
 
+/// What a submission created a queue as; a created parent stays one when its children go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum CreatedAs {
+    /// A leaf, which takes applications.
+    Leaf,
+    /// A parent, which creates queues itself.
+    Parent,
+}
+
+/// The queues submissions created, by full path.
+pub type CreatedQueues = BTreeMap<String, CreatedAs>;
+
+/// `created` (full paths, parents first, the leaf last) with what each was created as.
+pub fn created_queues(created: &[String]) -> CreatedQueues {
+    let leaf = created.len().saturating_sub(1);
+    created
+        .iter()
+        .enumerate()
+        .map(|(index, path)| {
+            let kind = if index == leaf {
+                CreatedAs::Leaf
+            } else {
+                CreatedAs::Parent
+            };
+            (path.clone(), kind)
+        })
+        .collect()
+}
+
 /// A parent's flexible auto-creation settings; a queue without them creates nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AutoQueueCreation {
@@ -103,22 +132,30 @@ impl AutoQueueCreation {
     }
 }
 
-/// Whether the created queue at `path`, among the created queues `dynamic`, is removed once
-/// unused (`<path>.auto-queue-creation-v2.queue-auto-removal.enable`, true unless false; its
-/// parent's templates may set it) under the configuration `properties`.
-///
-/// # Errors
-///
-/// [`SchedulerError::InvalidValue`] for a value other than true or false.
-pub fn auto_removal_enabled(
+/// The created queues among `dynamic` that are never removed, under the configuration
+/// `properties`: those whose `<path>.auto-queue-creation-v2.queue-auto-removal.enable` (which
+/// their parent's templates may set) is false, or whose parent's is. A value that does not
+/// parse keeps its queue too (it was refused when committed).
+pub fn kept_from_removal(
     properties: &BTreeMap<String, String>,
-    dynamic: &BTreeSet<String>,
-    path: &str,
-) -> Result<bool, SchedulerError> {
+    dynamic: &CreatedQueues,
+) -> BTreeSet<String> {
     let expanded = expand(properties, dynamic).0;
-    Ok(PropertyReader::new(&expanded)
-        .boolean(&queue_key(path, AUTO_REMOVAL))?
-        .unwrap_or(true))
+    let reader = PropertyReader::new(&expanded);
+    let removable = |path: &str| {
+        reader
+            .boolean(&queue_key(path, AUTO_REMOVAL))
+            .map(|enabled| enabled.unwrap_or(true))
+            .unwrap_or(false)
+    };
+    dynamic
+        .keys()
+        .filter(|path| {
+            let parent = path.rsplit_once('.').map_or("", |(parent, _)| parent);
+            !removable(path) || !removable(parent)
+        })
+        .cloned()
+        .collect()
 }
 
 /// How long a created queue stays unused before it is removed
@@ -192,13 +229,13 @@ pub(crate) fn configured_parent(key: &str) -> Option<&str> {
 /// `parent-template.*` entries in the same order. A created parent creates queues itself.
 pub(crate) fn expand(
     properties: &BTreeMap<String, String>,
-    dynamic: &BTreeSet<String>,
+    dynamic: &CreatedQueues,
 ) -> (BTreeMap<String, String>, Vec<(String, String)>) {
     let mut expanded = properties.clone();
     let mut dropped: Vec<(String, String)> = Vec::new();
     let mut placed: BTreeSet<&str> = BTreeSet::new();
     // A parent's path is a prefix of its children's and sorts first.
-    for path in dynamic {
+    for (path, kind) in dynamic {
         let Some((parent, name)) = path.rsplit_once('.') else {
             dropped.push((path.clone(), "root is never created".to_owned()));
             continue;
@@ -214,12 +251,14 @@ pub(crate) fn expand(
             ));
             continue;
         }
-        let leaf = !dynamic
-            .range::<String, _>((std::ops::Bound::Excluded(path), std::ops::Bound::Unbounded))
-            .next()
-            .is_some_and(|next| next.starts_with(&format!("{path}.")));
+        let leaf = *kind == CreatedAs::Leaf;
         let entries = template_entries(&expanded, parent, leaf);
         let queues_key = format!("{PREFIX}{parent}.queues");
+        if listed_in_file(properties, path) {
+            // The configured queue wins, as in Hadoop, where such a queue becomes static.
+            placed.insert(path);
+            continue;
+        }
         let listed = match expanded.get(&queues_key).map(|v| v.trim()) {
             Some(list) if !list.is_empty() => format!("{list},{name}"),
             _ => name.to_owned(),
@@ -239,6 +278,17 @@ pub(crate) fn expand(
         placed.insert(path);
     }
     (expanded, dropped)
+}
+
+/// Whether `properties` list the queue at `path` in its parent's `queues`: a created queue the
+/// file configures since.
+pub(crate) fn listed_in_file(properties: &BTreeMap<String, String>, path: &str) -> bool {
+    let Some((parent, name)) = path.rsplit_once('.') else {
+        return false;
+    };
+    PropertyReader::new(properties)
+        .get(&format!("{PREFIX}{parent}.queues"))
+        .is_some_and(|list| list.split(',').any(|child| child.trim() == name))
 }
 
 /// Whether `parent` is reached from root by the `queues` lists of `reader`.
@@ -312,13 +362,14 @@ pub enum CreationRefused {
 /// leaf already.
 ///
 /// The deepest existing queue on the path must create queues (flexible auto-creation
-/// enabled, or itself created), the levels below it must number at most its
-/// `maximum-queue-depth`, and it must have fewer children than its `max-queues`.
+/// enabled, or itself created) and have fewer children than its `max-queues`, and the levels
+/// below the first configured queue up the path must number at most that queue's
+/// `maximum-queue-depth`.
 ///
 /// # Errors
 ///
-/// [`CreationRefused::NotDynamic`] when that queue creates no queues (or the path is not a
-/// full path from root); [`CreationRefused::Refused`] with the reason when it does but may
+/// [`CreationRefused::NotDynamic`] when that queue creates no queues, the path is not a full
+/// path from root, or it names an existing parent; [`CreationRefused::Refused`] with the reason when it does but may
 /// not create these: a limit is reached, the path runs through a leaf, or a name is invalid.
 pub fn queues_to_create(
     conf: &CapacitySchedulerConfiguration,
@@ -329,12 +380,11 @@ pub fn queues_to_create(
         return Err(CreationRefused::NotDynamic);
     }
     if let Some(queue) = conf.queue(path) {
+        // A parent is refused where it always was: at admission, or by the placement rule.
         return if queue.is_leaf() {
             Ok(Vec::new())
         } else {
-            Err(CreationRefused::Refused(format!(
-                "Queue {path} is a parent queue: applications run in leaf queues"
-            )))
+            Err(CreationRefused::NotDynamic)
         };
     }
     let existing = (1..parts.len())
@@ -345,9 +395,23 @@ pub fn queues_to_create(
     let Some(parent) = conf.queue(&existing) else {
         return Err(CreationRefused::NotDynamic);
     };
-    let Some(creation) = parent.auto_queue_creation else {
+    let Some(own) = parent.auto_queue_creation else {
         return Err(CreationRefused::NotDynamic);
     };
+    // The depth counts from the first configured queue up the path, as Hadoop counts it:
+    // created parents on the way count too.
+    let mut configured = parent;
+    while configured.creation_method == CreationMethod::DynamicFlexible {
+        match configured.parent.as_deref().and_then(|up| conf.queue(up)) {
+            Some(up) => configured = up,
+            None => break,
+        }
+    }
+    let maximum_queue_depth = configured
+        .auto_queue_creation
+        .map_or(own.maximum_queue_depth, |creation| {
+            creation.maximum_queue_depth
+        });
     let missing = &parts[existing.split('.').count()..];
     if let Some(bad) = missing.iter().find(|part| !valid_queue_name(part)) {
         return Err(CreationRefused::Refused(format!(
@@ -355,20 +419,21 @@ pub fn queues_to_create(
              or holds whitespace)"
         )));
     }
-    let depth = u32::try_from(missing.len()).unwrap_or(u32::MAX);
-    if depth > creation.maximum_queue_depth {
+    let below = parts.len() - configured.path.split('.').count();
+    let depth = u32::try_from(below).unwrap_or(u32::MAX);
+    if depth > maximum_queue_depth {
         return Err(CreationRefused::Refused(format!(
-            "Cannot auto create queue {path}: it is {depth} levels below {existing}, whose \
-             auto-queue-creation-v2.maximum-queue-depth is {}",
-            creation.maximum_queue_depth
+            "Cannot auto create queue {path}: it is {depth} levels below {}, whose \
+             auto-queue-creation-v2.maximum-queue-depth is {maximum_queue_depth}",
+            configured.path
         )));
     }
     let children = u32::try_from(parent.children.len()).unwrap_or(u32::MAX);
-    if children >= creation.max_queues {
+    if children >= own.max_queues {
         return Err(CreationRefused::Refused(format!(
             "Cannot auto create queue {path}. Max Child Queue limit exceeded which is \
              configured as: {} and number of child queues is: {children}",
-            creation.max_queues
+            own.max_queues
         )));
     }
     Ok((1..=missing.len())
@@ -415,7 +480,7 @@ mod tests {
                 "9w",
             ),
         ]);
-        let dynamic = BTreeSet::from(["root.users.alice".to_owned()]);
+        let dynamic = created_queues(&["root.users.alice".to_owned()]);
         let (expanded, dropped) = expand(&props, &dynamic);
         assert!(dropped.is_empty());
         let get = |key: &str| expanded.get(&format!("{PREFIX}{key}")).map(String::as_str);
@@ -441,7 +506,7 @@ mod tests {
             ),
         ]);
         let dynamic =
-            BTreeSet::from(["root.users.eng".to_owned(), "root.users.eng.bob".to_owned()]);
+            created_queues(&["root.users.eng".to_owned(), "root.users.eng.bob".to_owned()]);
         let (expanded, dropped) = expand(&props, &dynamic);
         assert!(dropped.is_empty());
         let get = |key: &str| expanded.get(&format!("{PREFIX}{key}")).map(String::as_str);
@@ -459,7 +524,8 @@ mod tests {
     #[test]
     fn a_created_queue_whose_parent_stopped_creating_is_left_out() {
         let props = properties(&[("root.queues", "users")]);
-        let dynamic = BTreeSet::from(["root.users.alice".to_owned(), "root.gone.x".to_owned()]);
+        let mut dynamic = created_queues(&["root.users.alice".to_owned()]);
+        dynamic.insert("root.gone.x".to_owned(), CreatedAs::Leaf);
         let (expanded, dropped) = expand(&props, &dynamic);
         assert_eq!(expanded, props);
         let paths: Vec<&str> = dropped.iter().map(|(path, _)| path.as_str()).collect();

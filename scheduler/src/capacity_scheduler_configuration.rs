@@ -9,7 +9,8 @@ use crate::Resource;
 use crate::access_control_list::AccessControlList;
 use crate::application_lifetime::ApplicationLifetime;
 use crate::auto_created_queues::{
-    AutoQueueCreation, CreationMethod, configured_parent, expand, queue_expiration,
+    AutoQueueCreation, CreatedAs, CreatedQueues, CreationMethod, configured_parent, expand,
+    listed_in_file, queue_expiration,
 };
 use crate::effective_capacity::nominal_shares;
 use crate::error::SchedulerError;
@@ -87,7 +88,7 @@ pub struct CapacitySchedulerConfiguration {
     paths_by_name: BTreeMap<String, Vec<String>>,
     placement_rules: PlacementRules,
     /// The queues created by submissions that this configuration holds.
-    dynamic_queues: BTreeSet<String>,
+    dynamic_queues: CreatedQueues,
     warnings: Vec<String>,
 }
 
@@ -141,7 +142,12 @@ impl CapacitySchedulerConfiguration {
         properties: BTreeMap<String, String>,
         settings: SchedulerSettings,
     ) -> Result<Self, SchedulerError> {
-        Self::build(properties, settings, Unhonoured::Refuse, BTreeSet::new())
+        Self::build(
+            properties,
+            settings,
+            Unhonoured::Refuse,
+            CreatedQueues::new(),
+        )
     }
 
     /// Builds the configuration already committed to the replicated state, as
@@ -156,7 +162,7 @@ impl CapacitySchedulerConfiguration {
         properties: BTreeMap<String, String>,
         settings: SchedulerSettings,
     ) -> Result<Self, SchedulerError> {
-        Self::build(properties, settings, Unhonoured::Warn, BTreeSet::new())
+        Self::build(properties, settings, Unhonoured::Warn, CreatedQueues::new())
     }
 
     /// This configuration with the queues `dynamic` (full paths) created by submissions
@@ -170,7 +176,7 @@ impl CapacitySchedulerConfiguration {
     ///
     /// Those of [`committed`](Self::committed), should the templates configure a queue the
     /// rules refuse.
-    pub fn with_dynamic_queues(&self, dynamic: BTreeSet<String>) -> Result<Self, SchedulerError> {
+    pub fn with_dynamic_queues(&self, dynamic: CreatedQueues) -> Result<Self, SchedulerError> {
         Self::build(
             self.properties.clone(),
             self.settings.clone(),
@@ -180,7 +186,7 @@ impl CapacitySchedulerConfiguration {
     }
 
     /// The queues created by submissions that this configuration holds.
-    pub fn dynamic_queues(&self) -> &BTreeSet<String> {
+    pub fn dynamic_queues(&self) -> &CreatedQueues {
         &self.dynamic_queues
     }
 
@@ -192,7 +198,10 @@ impl CapacitySchedulerConfiguration {
             if parent.auto_queue_creation.is_none() {
                 continue;
             }
-            let probe = BTreeSet::from([format!("{}.{TEMPLATE_PROBE}", parent.path)]);
+            let probe = CreatedQueues::from([(
+                format!("{}.{TEMPLATE_PROBE}", parent.path),
+                CreatedAs::Leaf,
+            )]);
             Self::build(
                 self.properties.clone(),
                 self.settings.clone(),
@@ -211,9 +220,10 @@ impl CapacitySchedulerConfiguration {
         properties: BTreeMap<String, String>,
         settings: SchedulerSettings,
         unhonoured: Unhonoured,
-        dynamic: BTreeSet<String>,
+        dynamic: CreatedQueues,
     ) -> Result<Self, SchedulerError> {
         settings.validate()?;
+        let with_created_queues = !dynamic.is_empty();
         let (expanded, dropped) = expand(&properties, &dynamic);
         let reader = PropertyReader::new(&expanded);
         let mut warnings = judge_unread_keys(&reader, unhonoured)?;
@@ -282,9 +292,11 @@ impl CapacitySchedulerConfiguration {
             &mut warnings,
             (),
         )?;
-        let dynamic: BTreeSet<String> = dynamic
+        let dynamic: CreatedQueues = dynamic
             .into_iter()
-            .filter(|path| !dropped.iter().any(|(gone, _)| gone == path))
+            .filter(|(path, _)| {
+                !dropped.iter().any(|(gone, _)| gone == path) && !listed_in_file(&properties, path)
+            })
             .collect();
         let mut builder = TreeBuilder {
             reader: &reader,
@@ -329,7 +341,8 @@ impl CapacitySchedulerConfiguration {
             warnings,
         };
         conf.place_reservation_queues(&BTreeMap::new());
-        if unhonoured == Unhonoured::Refuse && conf.dynamic_queues.is_empty() {
+        // Probes are built with a created queue: none of them probes again.
+        if unhonoured == Unhonoured::Refuse && !with_created_queues {
             conf.check_templates()?;
         }
         // A rule in force whose queue a later commit removed (or one of this replica's
@@ -659,7 +672,7 @@ fn judge_unread_keys(
 struct TreeBuilder<'a> {
     reader: &'a PropertyReader<'a>,
     /// The queues created by submissions, configured by [`expand`].
-    dynamic: &'a BTreeSet<String>,
+    dynamic: &'a CreatedQueues,
     settings: &'a SchedulerSettings,
     legacy: bool,
     unhonoured: Unhonoured,
@@ -941,7 +954,7 @@ impl TreeBuilder<'_> {
             reservation,
             node_labels,
             auto_queue_creation,
-            creation_method: if self.dynamic.contains(path) {
+            creation_method: if self.dynamic.contains_key(path) {
                 CreationMethod::DynamicFlexible
             } else {
                 CreationMethod::Static

@@ -58,7 +58,9 @@ pub enum SchedulerError {
     /// A queue that creates queues whose templates configure a queue the rules refuse.
     #[error(
         "the queues {parent} would auto-create (yarn.scheduler.capacity.{parent}.\
-         auto-queue-creation-v2.enabled) are refused as its templates configure them: {source}"
+         auto-queue-creation-v2.enabled) are refused: a leaf created under it by its templates \
+         (auto-queue-creation-v2.template.*, leaf-template.*, with wildcard paths) and beside \
+         its other children would break a rule: {source}"
     )]
     AutoCreatedQueueTemplate {
         /// The queue that creates queues.
@@ -643,7 +645,9 @@ impl SchedulerError {
             | Self::ChildCapacitySum { parent, .. } => queue_key(parent, "queues"),
             Self::CapacityAboveMaximum { queue, .. } => queue_key(queue, "capacity"),
             Self::RunningChildOfStoppedParent { queue, .. } => queue_key(queue, "state"),
-            Self::AutoCreatedQueueTemplate { source, .. } => source.key(),
+            Self::AutoCreatedQueueTemplate { parent, .. } => {
+                queue_key(parent, "auto-queue-creation-v2.enabled")
+            }
             Self::DefaultLifetimeAboveMaximum { queue, .. } => {
                 queue_key(queue, "default-application-lifetime")
             }

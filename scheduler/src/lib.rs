@@ -103,8 +103,9 @@ pub use allocation::Allocation;
 pub use application_lifetime::{ApplicationLifetime, deadline_ms};
 pub use application_status::{AcceptedApplication, ApplicationStatus};
 pub use auto_created_queues::{
-    AutoQueueCreation, CreationMethod, CreationRefused, QUEUE_EXPIRATION_TIME_KEY,
-    auto_removal_enabled, queue_expiration, queues_to_create,
+    AutoQueueCreation, CreatedAs, CreatedQueues, CreationMethod, CreationRefused,
+    QUEUE_EXPIRATION_TIME_KEY, created_queues, kept_from_removal, queue_expiration,
+    queues_to_create,
 };
 pub use capacity_scheduler::{CapacityScheduler, DEFAULT_RACK};
 pub use capacity_scheduler_configuration::{

@@ -3,8 +3,8 @@
 use yarn_proto::ids::{ApplicationAttemptId, ApplicationId};
 use yarn_proto::pb;
 use yarn_scheduler::{
-    ApplicationLifetime, CapacityScheduler, CreationRefused, Placement, QueueAcl, QueueInfo,
-    SchedulerError, Submission, queues_to_create,
+    ApplicationLifetime, CapacityScheduler, CreationMethod, CreationRefused, Placement, QueueAcl,
+    QueueInfo, SchedulerError, Submission, queues_to_create,
 };
 use yarn_security::Caller;
 
@@ -242,10 +242,30 @@ impl ClientOperations {
                 if let Some(leaf) = created.last() {
                     placed.queue.clone_from(leaf);
                 }
-                let checked = if created.is_empty() {
-                    leader.check_submission(id, &placed, &groups)
-                } else {
+                let creates = !created.is_empty();
+                // A created leaf already there is named again, with its created parents, so
+                // that a removal committed before the submission cannot strand it.
+                if let (false, Ok(leaf)) = (creates, conf.resolve(placed.queue.trim())) {
+                    if leaf.creation_method == CreationMethod::DynamicFlexible {
+                        placed.queue.clone_from(&leaf.path);
+                        created = conf
+                            .ancestry(&leaf.path)
+                            .into_iter()
+                            .filter(|queue| {
+                                queue.creation_method == CreationMethod::DynamicFlexible
+                            })
+                            .map(|queue| queue.path.clone())
+                            .collect();
+                    }
+                }
+                let checked = if creates {
+                    tracing::info!(
+                        "Auto-creating queues {} for application {id}",
+                        created.join(", ")
+                    );
                     leader.check_submission_creating(id, &placed, &groups, &created)
+                } else {
+                    leader.check_submission(id, &placed, &groups)
                 };
                 Ok::<_, String>((placement, placed.queue, created, checked))
             })
@@ -253,12 +273,6 @@ impl ClientOperations {
         let checked = match checked {
             Ok(Ok((placement, queue, created, checked))) => {
                 log_placement(id, &record.queue, &placement);
-                if !created.is_empty() {
-                    tracing::info!(
-                        "Auto-creating queues {} for application {id}",
-                        created.join(", ")
-                    );
-                }
                 if let Some(note) = placement_note(&placement) {
                     record.diagnostics = note;
                 }

@@ -460,4 +460,39 @@ mod tests {
         );
         assert_eq!(off_b["intraQueuePreemptionDisabled"], true, "{off_b}");
     }
+
+    #[test]
+    fn an_auto_created_queue_shows_how_it_was_made_and_its_parent_what_it_creates() {
+        let mut state = state(properties(&[
+            ("root.queues", "default,users"),
+            ("root.default.capacity", "50"),
+            ("root.users.capacity", "50"),
+            ("root.users.auto-queue-creation-v2.enabled", "true"),
+        ]));
+        state.dynamic_queues.insert(
+            "root.users.alice".to_owned(),
+            yarn_scheduler::CreatedAs::Leaf,
+        );
+        let (leader, _) = LeaderScheduler::rebuild(&state, &source(), &nodes(1)).unwrap();
+        let figures = QueuePreemptions::of(&state, false);
+        let report = PreemptionReport {
+            enabled: false,
+            intra_queue_enabled: false,
+            figures: &figures,
+        };
+        let infos = leader.scheduler().queue_infos();
+        let body = serde_json::to_value(SchedulerResponse::of(&infos, report)).unwrap();
+        let queues = &body["scheduler"]["schedulerInfo"]["queues"]["queue"];
+        let default = &queues[0];
+        assert_eq!(default["creationMethod"], "static", "{default}");
+        assert_eq!(default["autoCreationEligibility"], "off", "{default}");
+        let users = &queues[1];
+        assert!(users.get("type").is_none(), "a parent: {users}");
+        assert_eq!(users["autoCreationEligibility"], "flexible", "{users}");
+        let alice = &users["queues"]["queue"][0];
+        assert_eq!(alice["queuePath"], "root.users.alice", "{alice}");
+        assert_eq!(alice["creationMethod"], "dynamicFlexible", "{alice}");
+        assert_eq!(alice["type"], "capacitySchedulerLeafQueueInfo", "{alice}");
+        assert_eq!(alice["mode"], "weight", "{alice}");
+    }
 }

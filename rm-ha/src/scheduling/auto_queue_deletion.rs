@@ -1,49 +1,47 @@
 //! [`AutoQueueDeletion`]: Hadoop's `AutoCreatedQueueDeletionPolicy`, deciding which
 //! auto-created queues the leader removes.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
-use yarn_scheduler::auto_removal_enabled;
+use yarn_scheduler::kept_from_removal;
 
 use crate::state_machine::RmState;
 
-/// The deletion policy's memory between rounds: the queues found unused at the last one.
+/// The deletion policy's memory between rounds: the queues found unused at the last one, each
+/// with the latest submission or finish time of an application in it or under it then.
 ///
 /// Guarantees: a queue is removed only when two rounds in a row (one expiry time apart, on
-/// the leader's clock) found it unused, as Hadoop's policy marks a queue before it deletes it,
-/// so a queue lives at least one expiry time after it fell out of use and at most two. A queue
-/// whose `auto-queue-creation-v2.queue-auto-removal.enable` is false, or whose parent's is, is
-/// never removed. A new leader starts with
-/// nothing marked. The state machine checks again that a queue is unused when it applies the
-/// removal, so an application submitted in between keeps its queue.
+/// the leader's clock) found it unused and no application in it was submitted or finished in
+/// between, as Hadoop's policy marks a queue before it deletes it: so a queue lives at least one
+/// expiry time after its last application ended and at most two. A queue whose
+/// `auto-queue-creation-v2.queue-auto-removal.enable` is false, or whose parent's is, is never
+/// removed. A new leader starts with nothing marked. The state machine checks again that a
+/// queue is unused when it applies the removal, so an application submitted in between keeps
+/// its queue.
 #[derive(Debug, Default)]
 pub struct AutoQueueDeletion {
-    marked: BTreeSet<String>,
+    marked: BTreeMap<String, i64>,
 }
 
 impl AutoQueueDeletion {
-    /// One round over `state`: the queues to remove now (marked at the last round and still
-    /// unused), children before their parents; the others unused now are marked.
+    /// One round over `state`: the queues to remove now (marked at the last round with the
+    /// same latest use, and still unused), children before their parents; the others unused
+    /// now are marked.
     pub fn round(&mut self, state: &RmState) -> Vec<String> {
-        let unused: BTreeSet<String> = state
+        let kept = kept_from_removal(&state.queue_config, &state.dynamic_queues);
+        let unused: BTreeMap<String, i64> = state
             .dynamic_queues
-            .iter()
-            .filter(|path| state.auto_created_queue_unused(path))
-            .filter(|path| {
-                // Its own setting (its parent's templates may set it) and its parent's: false
-                // in either keeps it. A value that does not parse, refused when committed,
-                // keeps it too.
-                let parent = path.rsplit_once('.').map_or("", |(parent, _)| parent);
-                [path.as_str(), parent].iter().all(|queue| {
-                    auto_removal_enabled(&state.queue_config, &state.dynamic_queues, queue)
-                        .unwrap_or(false)
-                })
-            })
-            .cloned()
+            .keys()
+            .filter(|path| !kept.contains(*path) && state.auto_created_queue_unused(path))
+            .map(|path| (path.clone(), last_use(state, path)))
             .collect();
         // A child's path sorts after its parent's: in reverse, children come first.
-        let mut removed: Vec<String> = unused.intersection(&self.marked).cloned().collect();
-        removed.reverse();
+        let removed: Vec<String> = unused
+            .iter()
+            .rev()
+            .filter(|&(path, used)| self.marked.get(path) == Some(used))
+            .map(|(path, _)| path.clone())
+            .collect();
         self.marked = unused;
         for path in &removed {
             self.marked.remove(path);
@@ -52,9 +50,21 @@ impl AutoQueueDeletion {
     }
 }
 
+/// The latest submission or finish time of an application in the queue at `path` or under it.
+fn last_use(state: &RmState, path: &str) -> i64 {
+    let below = format!("{path}.");
+    state
+        .applications
+        .values()
+        .filter(|application| application.queue == path || application.queue.starts_with(&below))
+        .map(|application| application.submit_time_ms.max(application.finish_time_ms))
+        .max()
+        .unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
+    use yarn_scheduler::CreatedAs;
 
     use super::*;
     use crate::state_machine::{ApplicationRecord, ApplicationState};
@@ -78,7 +88,19 @@ mod tests {
                     "false".to_owned(),
                 ),
             ]),
-            dynamic_queues: dynamic.iter().map(|q| (*q).to_owned()).collect(),
+            // A queue with another under it was created as a parent.
+            dynamic_queues: dynamic
+                .iter()
+                .map(|path| {
+                    let parent = dynamic.iter().any(|q| q.starts_with(&format!("{path}.")));
+                    let kind = if parent {
+                        CreatedAs::Parent
+                    } else {
+                        CreatedAs::Leaf
+                    };
+                    ((*path).to_owned(), kind)
+                })
+                .collect(),
             ..RmState::default()
         };
         for (seq, queue) in (1..).zip(running_in) {
@@ -137,5 +159,19 @@ mod tests {
                 .round(&state(&dynamic, &["root.users.eng.bob"]))
                 .is_empty()
         );
+
+        // An application that ran and finished between two rounds: bob was used, and is only
+        // marked again.
+        let mut policy = AutoQueueDeletion::default();
+        let dynamic = ["root.users.eng", "root.users.eng.bob"];
+        assert!(policy.round(&state(&dynamic, &[])).is_empty());
+        let mut used = state(&dynamic, &["root.users.eng.bob"]);
+        for application in used.applications.values_mut() {
+            application.state = ApplicationState::Finished;
+            application.submit_time_ms = 10;
+            application.finish_time_ms = 20;
+        }
+        assert!(policy.round(&used).is_empty(), "used since the mark");
+        assert_eq!(policy.round(&used), ["root.users.eng.bob"]);
     }
 }

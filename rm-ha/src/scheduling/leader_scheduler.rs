@@ -8,7 +8,7 @@ use yarn_proto::ids::{ApplicationAttemptId, ApplicationId, ContainerId, NodeId};
 use yarn_proto::pb;
 use yarn_scheduler::{
     Allocation, ApplicationLifetime, CapacityScheduler, CapacitySchedulerConfiguration,
-    EARLIER_COMMIT, Resource, ResourceRequest, SchedulerError,
+    CreatedQueues, EARLIER_COMMIT, Resource, ResourceRequest, SchedulerError, created_queues,
 };
 use yarn_security::Groups;
 
@@ -61,10 +61,10 @@ pub struct LeaderScheduler {
     /// The queue-configuration version the scheduler runs with.
     config_version: u64,
     /// The auto-created queues the scheduler runs with.
-    dynamic_queues: BTreeSet<String>,
+    dynamic_queues: CreatedQueues,
     /// A newer version, or set of auto-created queues, that does not parse here, reported
     /// once.
-    unusable_config: Option<(u64, BTreeSet<String>)>,
+    unusable_config: Option<(u64, CreatedQueues)>,
     /// Outstanding OPPORTUNISTIC asks, placed outside the CapacityScheduler.
     opportunistic: OpportunisticScheduling,
     /// Promotions accepted from AMs, by container.
@@ -217,7 +217,9 @@ impl LeaderScheduler {
     ) -> Result<ApplicationLifetime, SchedulerError> {
         let conf = self.scheduler.configuration();
         let mut dynamic = conf.dynamic_queues().clone();
-        dynamic.extend(created.iter().cloned());
+        for (path, kind) in created_queues(created) {
+            dynamic.entry(path).or_insert(kind);
+        }
         let grown = CapacityScheduler::new(conf.with_dynamic_queues(dynamic)?);
         check_submission_in(&grown, id, application, groups)
     }

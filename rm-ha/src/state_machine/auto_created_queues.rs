@@ -6,12 +6,15 @@
 //! parent's templates in the committed configuration, so every replica's leader builds the
 //! same queues from the same two values.
 
+use yarn_scheduler::created_queues;
+
 use super::{ApplicationRecord, ApplicationState, RmResponse, RmState};
 
 impl RmState {
     /// Records a submission as [`CommandV1::SubmitApplication`](super::CommandV1) does and,
-    /// if the application is new, the queues it created (parents first; one already recorded
-    /// is kept as it is) and, when given, its lifetime's end.
+    /// if the application is new, the queues it created (parents first, the leaf last; one
+    /// already recorded is kept as it is, one removed meanwhile is recorded again) and, when
+    /// given, its lifetime's end.
     pub(super) fn submit_application_creating_queues(
         &mut self,
         cluster_timestamp_ms: i64,
@@ -28,7 +31,9 @@ impl RmState {
             None => self.submit_application(cluster_timestamp_ms, application),
         };
         if response == RmResponse::ApplicationSubmitted {
-            self.dynamic_queues.extend(created.iter().cloned());
+            for (path, kind) in created_queues(created) {
+                self.dynamic_queues.entry(path).or_insert(kind);
+            }
         }
         response
     }
@@ -40,7 +45,7 @@ impl RmState {
     pub(super) fn remove_auto_created_queues(&mut self, queues: &[String]) -> RmResponse {
         let mut removed = Vec::new();
         for path in queues {
-            if self.auto_created_queue_unused(path) && self.dynamic_queues.remove(path) {
+            if self.auto_created_queue_unused(path) && self.dynamic_queues.remove(path).is_some() {
                 removed.push(path.clone());
             }
         }
@@ -51,11 +56,15 @@ impl RmState {
     /// is in it or under it.
     pub fn auto_created_queue_unused(&self, path: &str) -> bool {
         let below = format!("{path}.");
+        // Children sort right after `below`, which no path equals.
         let has_children = self
             .dynamic_queues
-            .range::<str, _>((std::ops::Bound::Excluded(path), std::ops::Bound::Unbounded))
+            .range::<str, _>((
+                std::ops::Bound::Included(below.as_str()),
+                std::ops::Bound::Unbounded,
+            ))
             .next()
-            .is_some_and(|queue| queue.starts_with(&below));
+            .is_some_and(|(queue, _)| queue.starts_with(&below));
         let in_use = self.applications.values().any(|application| {
             !matches!(
                 application.state,
@@ -119,8 +128,12 @@ mod tests {
             RmResponse::ApplicationSubmitted
         );
         assert_eq!(
-            state.dynamic_queues.iter().collect::<Vec<_>>(),
+            state.dynamic_queues.keys().collect::<Vec<_>>(),
             created.iter().collect::<Vec<_>>()
+        );
+        assert_eq!(
+            state.dynamic_queues["root.users.eng"],
+            yarn_scheduler::CreatedAs::Parent
         );
         // A replayed submission creates nothing, even with other queues named.
         assert_eq!(

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
-use yarn_scheduler::NodeLabels;
+use yarn_scheduler::{CreatedQueues, NodeLabels};
 
 use super::state_digest::sha256_of_postcard;
 use super::{
@@ -79,7 +79,7 @@ pub struct RmState {
     /// The queues submissions created under parents with flexible auto-creation, full paths
     /// (see [`CommandV1::SubmitApplicationCreatingQueues`]). After the fields of format 11, so
     /// that format 11 reads as format 12 with none created.
-    pub dynamic_queues: BTreeSet<String>,
+    pub dynamic_queues: CreatedQueues,
 }
 
 impl Default for RmState {
@@ -103,7 +103,7 @@ impl Default for RmState {
             retired: RetiredApplications::default(),
             node_labels: NodeLabels::default(),
             queue_config_history: QueueConfigHistory::default(),
-            dynamic_queues: BTreeSet::new(),
+            dynamic_queues: CreatedQueues::new(),
         }
     }
 }

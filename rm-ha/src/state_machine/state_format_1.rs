@@ -70,7 +70,7 @@ impl From<RmStateFormat1> for RmState {
             retired: RetiredApplications::default(),
             node_labels: NodeLabels::default(),
             queue_config_history: QueueConfigHistory::default(),
-            dynamic_queues: BTreeSet::new(),
+            dynamic_queues: yarn_scheduler::CreatedQueues::new(),
         }
     }
 }

@@ -40,7 +40,7 @@ const NONE_RETIRED: [u8; 2] = [0, 0];
 const NO_NODE_LABELS: [u8; 2] = [0, 0];
 /// How postcard encodes no kept queue configuration: the empty map.
 const NO_QUEUE_CONFIG_HISTORY: [u8; 1] = [0];
-/// How postcard encodes no auto-created queue: the empty set.
+/// How postcard encodes no auto-created queue: the empty map.
 const NO_DYNAMIC_QUEUE: [u8; 1] = [0];
 
 /// Encodes `value` as `[FORMAT_VERSION, postcard bytes...]`.
@@ -203,12 +203,15 @@ mod tests {
             }));
         }
         assert_eq!(state.queue_config_history.versions().count(), 1);
-        state.dynamic_queues.insert("root.users.alice".to_owned());
+        state.dynamic_queues.insert(
+            "root.users.alice".to_owned(),
+            yarn_scheduler::CreatedAs::Leaf,
+        );
         let bytes = encode_state(&state).unwrap();
         assert_eq!(bytes[0], STATE_FORMAT_VERSION);
         assert_eq!(decode_state(&bytes).unwrap(), state);
 
-        // With no auto-created queue, format 12 ends in its empty set (one byte), after exactly
+        // With no auto-created queue, format 12 ends in its empty map (one byte), after exactly
         // the bytes format 11 held. With no kept queue configuration, format 11 ends in its empty map (one byte), after
         // exactly the bytes format 10 held. With no node label, format 10 ends in its two empty
         // maps (two bytes), after exactly the bytes format 9 held. With none retired, format 9 ends in its two empty maps (two

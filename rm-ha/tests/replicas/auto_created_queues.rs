@@ -17,7 +17,7 @@ async fn created_everywhere(cluster: &RmCluster, alive: &[usize], wanted: &[Stri
         eventually("every replica to hold the auto-created queues", || async {
             let held: Vec<String> = replica
                 .state()
-                .read(|state| state.dynamic_queues.iter().cloned().collect());
+                .read(|state| state.dynamic_queues.keys().cloned().collect());
             (held == wanted).then_some(())
         })
         .await;
@@ -81,7 +81,7 @@ async fn a_submission_creates_its_queue_once_and_an_unused_one_goes_after_its_ex
         "{}",
         accepted.diagnostics
     );
-    created_everywhere(&cluster, &[0, 1, 2], &[leaf.clone()]).await;
+    created_everywhere(&cluster, &[0, 1, 2], std::slice::from_ref(&leaf)).await;
 
     // The leader goes; its successor reuses the queue for a second submission.
     let old = cluster.serving_leader(None).await;
@@ -95,7 +95,7 @@ async fn a_submission_creates_its_queue_once_and_an_unused_one_goes_after_its_ex
     })
     .await;
     assert_eq!(admitted.queue, leaf);
-    created_everywhere(&cluster, &alive, &[leaf.clone()]).await;
+    created_everywhere(&cluster, &alive, std::slice::from_ref(&leaf)).await;
 
     // A submission the parent's limits refuse names the reason.
     let (_, refused) = try_submit_with(

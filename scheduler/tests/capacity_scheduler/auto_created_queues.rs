@@ -1,11 +1,9 @@
 //! Flexible auto-creation of queues (TestCapacitySchedulerNewQueueAutoCreation): which
 //! submissions create queues, what the templates make of them, and the limits.
 
-use std::collections::BTreeSet;
-
 use yarn_scheduler::{
-    CapacitySchedulerConfiguration, CreationMethod, CreationRefused, Placement, QueueCapacity,
-    SchedulerError, SchedulerSettings, Submission, queues_to_create,
+    CapacitySchedulerConfiguration, CreatedQueues, CreationMethod, CreationRefused, Placement,
+    QueueCapacity, SchedulerError, SchedulerSettings, Submission, created_queues, queues_to_create,
 };
 
 use crate::mock::*;
@@ -50,8 +48,14 @@ fn placed(conf: &CapacitySchedulerConfiguration, user: &str) -> Result<Placement
     )
 }
 
-fn created(paths: &[&str]) -> BTreeSet<String> {
-    paths.iter().map(|path| (*path).to_owned()).collect()
+/// `paths` as one submission creates them: parents first, the leaf last.
+fn created(paths: &[&str]) -> CreatedQueues {
+    created_queues(
+        &paths
+            .iter()
+            .map(|path| (*path).to_owned())
+            .collect::<Vec<_>>(),
+    )
 }
 
 #[test]
@@ -163,10 +167,11 @@ fn queues_that_create_nothing_keep_their_refusals() {
         Err(CreationRefused::NotDynamic)
     );
     assert_eq!(queues_to_create(&conf, "root.default").unwrap().len(), 0);
-    assert!(matches!(
+    assert_eq!(
         queues_to_create(&conf, "root.users"),
-        Err(CreationRefused::Refused(reason)) if reason.contains("is a parent queue")
-    ));
+        Err(CreationRefused::NotDynamic),
+        "a parent is refused at admission, as before"
+    );
 }
 
 #[test]
@@ -199,6 +204,21 @@ fn templates_that_configure_a_refused_queue_are_refused_when_the_file_loads() {
     let err = CapacitySchedulerConfiguration::new(props(&pairs), SchedulerSettings::default())
         .unwrap_err();
     assert!(err.to_string().contains("maximum-capacity"), "{err}");
+}
+
+#[test]
+fn a_created_queue_the_file_lists_since_is_the_configured_one() {
+    let conf = with(&[
+        ("root.users.queues", "alice"),
+        ("root.users.alice.capacity", "1w"),
+        ("root.users.alice.maximum-capacity", "30"),
+    ]);
+    let kept = conf
+        .with_dynamic_queues(created(&["root.users.alice"]))
+        .unwrap();
+    let alice = kept.queue("root.users.alice").unwrap();
+    assert_eq!(alice.creation_method, CreationMethod::Static);
+    assert_eq!(alice.maximum_capacity, QueueCapacity::Percentage(30.0));
 }
 
 #[test]
