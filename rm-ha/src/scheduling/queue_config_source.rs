@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use yarn_conf::unhonoured;
 use yarn_conf::{ConfError, Configuration, Location, Verdict, keys};
 use yarn_scheduler::{
-    CapacitySchedulerConfiguration, MAPPING_RULE_FORMAT_KEY, MAPPING_RULE_JSON_FILE_KEY,
-    MAPPING_RULE_JSON_KEY, SchedulerSettings,
+    CapacitySchedulerConfiguration, CreatedQueues, MAPPING_RULE_FORMAT_KEY,
+    MAPPING_RULE_JSON_FILE_KEY, MAPPING_RULE_JSON_KEY, SchedulerSettings,
 };
 use yarn_security::Groups;
 
@@ -117,9 +117,28 @@ impl QueueConfigSource {
         if state.dynamic_queues.is_empty() {
             return Ok(config);
         }
-        config
-            .with_dynamic_queues(state.dynamic_queues.clone())
-            .map_err(invalid)
+        match config.with_dynamic_queues(state.dynamic_queues.clone()) {
+            Ok(grown) => Ok(grown),
+            // A refresh committed while a submission created a queue was not checked against
+            // it: the queues that still build are kept, parents first, so that the leader
+            // keeps scheduling.
+            Err(err) => {
+                tracing::error!(
+                    %err,
+                    "the auto-created queues do not all build with the committed queue \
+                     configuration; those that do not are left out"
+                );
+                let mut kept = CreatedQueues::new();
+                for (path, kind) in &state.dynamic_queues {
+                    let mut trial = kept.clone();
+                    trial.insert(path.clone(), *kind);
+                    if config.with_dynamic_queues(trial.clone()).is_ok() {
+                        kept = trial;
+                    }
+                }
+                config.with_dynamic_queues(kept).map_err(invalid)
+            }
+        }
     }
 
     /// Reads and validates the file, each error located at the key it names.
