@@ -33,6 +33,9 @@ const MAXIMUM_QUEUE_DEPTH: &str = "maximum-queue-depth";
 const AUTO_REMOVAL: &str = "queue-auto-removal.enable";
 /// The template kinds, after [`INFIX`]: for every created child, for leaves, for parents.
 const TEMPLATES: [&str; 3] = ["template.", "leaf-template.", "parent-template."];
+/// The properties that make a queue a leaf or a parent, which no template sets: a created
+/// queue is what the submission created it as.
+const KIND_PROPERTIES: [&str; 2] = ["queues", "auto-queue-creation-v2.enabled"];
 /// How long a created queue stays unused before it is removed, in seconds.
 pub const QUEUE_EXPIRATION_TIME_KEY: &str =
     "yarn.scheduler.capacity.auto-queue-creation-v2.queue-expiration-time";
@@ -203,9 +206,10 @@ pub(crate) fn is_auto_creation_key(rest: &str, is_queue_key: impl Fn(&str) -> bo
         return !path.split('.').any(|part| part == "*");
     }
     TEMPLATES.iter().any(|template| {
-        setting
-            .strip_prefix(template)
-            .is_some_and(|property| is_queue_key(&format!("{PREFIX}{ROOT}.{property}")))
+        setting.strip_prefix(template).is_some_and(|property| {
+            !KIND_PROPERTIES.contains(&property)
+                && is_queue_key(&format!("{PREFIX}{ROOT}.{property}"))
+        })
     })
 }
 
@@ -240,6 +244,11 @@ pub(crate) fn expand(
             dropped.push((path.clone(), "root is never created".to_owned()));
             continue;
         };
+        if listed_in_file(properties, path) {
+            // The configured queue wins, as in Hadoop, where such a queue becomes static.
+            placed.insert(path);
+            continue;
+        }
         let reader = PropertyReader::new(&expanded);
         let parent_listed =
             parent == ROOT || placed.contains(parent) || parent_is_configured(&reader, parent);
@@ -254,11 +263,6 @@ pub(crate) fn expand(
         let leaf = *kind == CreatedAs::Leaf;
         let entries = template_entries(&expanded, parent, leaf);
         let queues_key = format!("{PREFIX}{parent}.queues");
-        if listed_in_file(properties, path) {
-            // The configured queue wins, as in Hadoop, where such a queue becomes static.
-            placed.insert(path);
-            continue;
-        }
         let listed = match expanded.get(&queues_key).map(|v| v.trim()) {
             Some(list) if !list.is_empty() => format!("{list},{name}"),
             _ => name.to_owned(),
@@ -340,7 +344,7 @@ fn template_entries(
                 let Some(property) = key.strip_prefix(&prefix) else {
                     break;
                 };
-                if !property.is_empty() {
+                if !property.is_empty() && !KIND_PROPERTIES.contains(&property) {
                     entries.push((property.to_owned(), value.clone()));
                 }
             }
@@ -358,7 +362,8 @@ pub enum CreationRefused {
     Refused(String),
 }
 
-/// The queues, parents first, a submission to the full path `path` creates, none when it is a
+/// The queues, parents first and the new leaf last, a submission to the full path `path`
+/// creates, after the created queues above them, which it names again; none when `path` is a
 /// leaf already.
 ///
 /// The deepest existing queue on the path must create queues (flexible auto-creation
@@ -436,8 +441,18 @@ pub fn queues_to_create(
             own.max_queues
         )));
     }
-    Ok((1..=missing.len())
-        .map(|levels| parts[..existing.split('.').count() + levels].join("."))
+    // The created queues above are named again, so that a removal committed before the
+    // submission cannot leave the new leaf without its parent.
+    let named_again = conf
+        .ancestry(&existing)
+        .into_iter()
+        .filter(|queue| queue.creation_method == CreationMethod::DynamicFlexible)
+        .map(|queue| queue.path.clone());
+    Ok(named_again
+        .chain(
+            (1..=missing.len())
+                .map(|levels| parts[..existing.split('.').count() + levels].join(".")),
+        )
         .collect())
 }
 
@@ -479,6 +494,12 @@ mod tests {
                 "root.users.auto-queue-creation-v2.parent-template.capacity",
                 "9w",
             ),
+            // No template makes a created leaf a parent.
+            (
+                "root.users.auto-queue-creation-v2.leaf-template.auto-queue-creation-v2.enabled",
+                "true",
+            ),
+            ("root.users.auto-queue-creation-v2.template.queues", "x"),
         ]);
         let dynamic = created_queues(&["root.users.alice".to_owned()]);
         let (expanded, dropped) = expand(&props, &dynamic);
@@ -489,6 +510,7 @@ mod tests {
         assert_eq!(get("root.users.alice.maximum-capacity"), Some("80"));
         assert_eq!(get("root.users.alice.user-limit-factor"), Some("-1"));
         assert_eq!(get("root.users.alice.auto-queue-creation-v2.enabled"), None);
+        assert_eq!(get("root.users.alice.queues"), None);
     }
 
     #[test]
@@ -549,6 +571,8 @@ mod tests {
             "root.*.auto-queue-creation-v2.enabled",
             "root.a.auto-queue-creation-v2.template.no-such-property",
             "root.a.auto-queue-creation-v2.other",
+            "root.a.auto-queue-creation-v2.template.queues",
+            "root.a.auto-queue-creation-v2.parent-template.auto-queue-creation-v2.enabled",
             "a.auto-queue-creation-v2.enabled",
         ] {
             assert!(!is_auto_creation_key(rest, is_queue_key), "{rest}");

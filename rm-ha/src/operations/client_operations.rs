@@ -246,7 +246,7 @@ impl ClientOperations {
                 // A created leaf already there is named again, with its created parents, so
                 // that a removal committed before the submission cannot strand it.
                 if let (false, Ok(leaf)) = (creates, conf.resolve(placed.queue.trim())) {
-                    if leaf.creation_method == CreationMethod::DynamicFlexible {
+                    if leaf.creation_method == CreationMethod::DynamicFlexible && leaf.is_leaf() {
                         placed.queue.clone_from(&leaf.path);
                         created = conf
                             .ancestry(&leaf.path)
@@ -267,7 +267,7 @@ impl ClientOperations {
                 } else {
                     leader.check_submission(id, &placed, &groups)
                 };
-                Ok::<_, String>((placement, placed.queue, created, checked))
+                Ok::<_, String>((placement, placed.queue, (created, creates), checked))
             })
             .await;
         let checked = match checked {
@@ -287,9 +287,9 @@ impl ClientOperations {
             }
             Err(err) => Err(err),
         };
-        let (checked, created) = match checked {
+        let (checked, (created, creates)) = match checked {
             Ok((checked, created)) => (Ok(checked), created),
-            Err(err) => (Err(err), Vec::new()),
+            Err(err) => (Err(err), (Vec::new(), false)),
         };
         let lifetime = match checked {
             Ok(Err(err @ SchedulerError::AccessDenied { .. })) => Err(RmError::AccessDenied {
@@ -309,7 +309,7 @@ impl ClientOperations {
                 format!("SubmitApplication of {id}: {err}"),
             )),
             Ok(Ok(lifetime)) => Ok(Some(lifetime)),
-            Ok(Err(err)) if !created.is_empty() => Err(RmError::invalid(
+            Ok(Err(err)) if creates => Err(RmError::invalid(
                 "application_submission_context.queue",
                 format!(
                     "SubmitApplication of {id}: queue {} cannot be auto-created: {err}",
@@ -523,6 +523,10 @@ impl ClientOperations {
             RmResponse::ApplicationSubmitted | RmResponse::ApplicationAlreadySubmitted => {
                 Ok(pb::SubmitApplicationResponseProto {})
             }
+            RmResponse::AutoCreatedQueueConflict { queue } => Err(RmError::unavailable(format!(
+                "SubmitApplication of {id}: queue {queue} was auto-created as another kind by a \
+                 submission committed meanwhile; submit again"
+            ))),
             RmResponse::UnknownApplicationId { .. } => Err(RmError::invalid(
                 ID_FIELD,
                 format!("{id} was not handed out by this cluster; call GetNewApplication first"),

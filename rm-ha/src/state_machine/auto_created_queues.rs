@@ -14,7 +14,8 @@ impl RmState {
     /// Records a submission as [`CommandV1::SubmitApplication`](super::CommandV1) does and,
     /// if the application is new, the queues it created (parents first, the leaf last; one
     /// already recorded is kept as it is, one removed meanwhile is recorded again) and, when
-    /// given, its lifetime's end.
+    /// given, its lifetime's end. Refused, recording nothing, when one of the queues is
+    /// recorded as the other kind (a leaf where a parent is wanted, or the reverse).
     pub(super) fn submit_application_creating_queues(
         &mut self,
         cluster_timestamp_ms: i64,
@@ -22,6 +23,18 @@ impl RmState {
         deadline_ms: Option<i64>,
         created: &[String],
     ) -> RmResponse {
+        // Another submission committed in between may have created one of these as the other
+        // kind: the leader's check no longer holds, and nothing is recorded.
+        let created = created_queues(created);
+        if let Some((queue, _)) = created.iter().find(|(path, kind)| {
+            self.dynamic_queues
+                .get(*path)
+                .is_some_and(|held| held != *kind)
+        }) {
+            return RmResponse::AutoCreatedQueueConflict {
+                queue: queue.clone(),
+            };
+        }
         let response = match deadline_ms {
             Some(deadline_ms) => self.submit_application_with_lifetime(
                 cluster_timestamp_ms,
@@ -31,7 +44,7 @@ impl RmState {
             None => self.submit_application(cluster_timestamp_ms, application),
         };
         if response == RmResponse::ApplicationSubmitted {
-            for (path, kind) in created_queues(created) {
+            for (path, kind) in created {
                 self.dynamic_queues.entry(path).or_insert(kind);
             }
         }
@@ -141,6 +154,14 @@ mod tests {
             RmResponse::ApplicationAlreadySubmitted
         );
         assert_eq!(state.dynamic_queues.len(), 2);
+        // A submission that wants the created parent as its leaf records nothing.
+        assert_eq!(
+            submit(&mut state, 2, "root.users.eng", &["root.users.eng"]),
+            RmResponse::AutoCreatedQueueConflict {
+                queue: "root.users.eng".to_owned()
+            }
+        );
+        assert!(!state.applications.contains_key(&2));
     }
 
     #[test]

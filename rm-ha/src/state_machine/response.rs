@@ -232,6 +232,12 @@ pub enum RmResponse {
         /// Why, naming the label, node or queue.
         reason: String,
     },
+    /// A submission was not recorded: it would create `queue` as a leaf where a parent of that
+    /// path was created meanwhile, or the reverse.
+    AutoCreatedQueueConflict {
+        /// The queue's full path.
+        queue: String,
+    },
     /// Unused auto-created queues were removed.
     AutoCreatedQueuesRemoved {
         /// Those removed, in the order asked; the others were still in use or gone already.

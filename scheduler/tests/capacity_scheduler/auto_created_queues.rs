@@ -133,6 +133,26 @@ fn a_submission_may_create_parents_down_to_the_maximum_depth() {
         queues_to_create(&deeper, "root.users.a.b.c").unwrap().len(),
         3
     );
+
+    // Created parents count toward the depth, and are named again with a new leaf.
+    assert_eq!(
+        queues_to_create(&grown, "root.users.eng.carol").unwrap(),
+        ["root.users.eng", "root.users.eng.carol"]
+    );
+    assert!(matches!(
+        queues_to_create(&grown, "root.users.eng.ops.dave"),
+        Err(CreationRefused::Refused(reason)) if reason.contains("3 levels below root.users")
+    ));
+    // A created parent whose children went stays a parent.
+    let mut parent_only = created(&["root.users.eng", "root.users.eng.bob"]);
+    parent_only.remove("root.users.eng.bob");
+    let emptied = conf.with_dynamic_queues(parent_only).unwrap();
+    let eng = emptied.queue("root.users.eng").unwrap();
+    assert!(!eng.is_leaf(), "{eng:?}");
+    assert_eq!(
+        queues_to_create(&emptied, "root.users.eng.bob").unwrap(),
+        ["root.users.eng", "root.users.eng.bob"]
+    );
 }
 
 #[test]
