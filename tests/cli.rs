@@ -432,7 +432,7 @@ fn conf_check_lists_every_key_honoured_refused_or_warned() {
             ("yarn.scheduler.capacity.root.a.capacity", "50"),
             ("yarn.scheduler.capacity.root.b.capacity", "50"),
             (
-                "yarn.scheduler.capacity.root.a.auto-create-child-queue.enabled",
+                "yarn.scheduler.capacity.root.a.allow-zero-capacity-sum",
                 "true",
             ),
             (
@@ -517,8 +517,8 @@ fn conf_check_lists_every_key_honoured_refused_or_warned() {
         (
             "capacity-scheduler.xml",
             5,
-            "yarn.scheduler.capacity.root.a.auto-create-child-queue.enabled",
-            "legacy managed parents are not supported",
+            "yarn.scheduler.capacity.root.a.allow-zero-capacity-sum",
+            "percentage children sum to 100",
         ),
     ] {
         let listed = line_of(key);
@@ -602,7 +602,7 @@ fn daemons_refuse_to_start_on_a_key_whose_promise_they_cannot_keep() {
             ("yarn.scheduler.capacity.root.queues", "default"),
             ("yarn.scheduler.capacity.root.default.capacity", "100"),
             (
-                "yarn.scheduler.capacity.root.default.auto-create-child-queue.enabled",
+                "yarn.scheduler.capacity.root.default.allow-zero-capacity-sum",
                 "true",
             ),
         ]),
@@ -613,8 +613,9 @@ fn daemons_refuse_to_start_on_a_key_whose_promise_they_cannot_keep() {
     assert!(
         message.contains("capacity-scheduler.xml:4:")
             && message.contains(
-                "key yarn.scheduler.capacity.root.default.auto-create-child-queue.enabled: \
-                 value \"true\" is refused: legacy managed parents are not supported"
+                "key yarn.scheduler.capacity.root.default.allow-zero-capacity-sum: \
+                 value \"true\" is refused: in legacy queue mode a parent's percentage \
+                 children sum to 100"
             ),
         "{message}"
     );

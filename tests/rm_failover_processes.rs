@@ -788,7 +788,7 @@ async fn refresh_queues_is_validated_committed_and_survives_a_failover() {
             ("yarn.scheduler.capacity.root.queues", "default"),
             ("yarn.scheduler.capacity.root.default.capacity", "100"),
             (
-                "yarn.scheduler.capacity.root.default.auto-create-child-queue.enabled",
+                "yarn.scheduler.capacity.root.default.allow-zero-capacity-sum",
                 "true",
             ),
         ],
@@ -798,7 +798,7 @@ async fn refresh_queues_is_validated_committed_and_survives_a_failover() {
     assert!(
         err.contains("capacity-scheduler.xml:13:")
             && err.contains(
-                "key yarn.scheduler.capacity.root.default.auto-create-child-queue.enabled: \
+                "key yarn.scheduler.capacity.root.default.allow-zero-capacity-sum: \
                  value \"true\" is refused"
             ),
         "{err}"
@@ -981,7 +981,7 @@ async fn the_auto_refresh_policy_commits_edits_of_the_file_and_refuses_invalid_o
     .await;
 
     // An edit the scheduler refuses is logged with its reason, and nothing changes.
-    let refused = "yarn.scheduler.capacity.root.b.auto-create-child-queue.enabled";
+    let refused = "yarn.scheduler.capacity.root.b.allow-zero-capacity-sum";
     write_queues(
         &cluster,
         &[

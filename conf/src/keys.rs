@@ -479,6 +479,13 @@ pub const QUEUE_AUTO_REFRESH_MONITORING_INTERVAL: Key = Key::new(
     "5000",
     KeyKind::Long,
 );
+/// Milliseconds between two rounds of the queue management policy, which gives the leaves of
+/// managed parents their capacity or takes it back.
+pub const QUEUE_MANAGEMENT_MONITORING_INTERVAL: Key = Key::new(
+    "yarn.resourcemanager.monitor.capacity.queue-management.monitoring-interval",
+    "1500",
+    KeyKind::Long,
+);
 /// Milliseconds between two rounds of the proportional preemption policy.
 pub const PREEMPTION_MONITORING_INTERVAL: Key = Key::new(
     "yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval",
@@ -831,6 +838,7 @@ pub const ALL: &[Key] = &[
     RM_SCHEDULER_ENABLE_MONITORS,
     RM_SCHEDULER_MONITOR_POLICIES,
     QUEUE_AUTO_REFRESH_MONITORING_INTERVAL,
+    QUEUE_MANAGEMENT_MONITORING_INTERVAL,
     RM_ACTIVITIES_MANAGER_CLEANUP_INTERVAL_MS,
     RM_ACTIVITIES_MANAGER_SCHEDULER_ACTIVITIES_TTL_MS,
     RM_ACTIVITIES_MANAGER_APP_ACTIVITIES_TTL_MS,

@@ -141,15 +141,9 @@ pub const UNHONOURED: &[Unhonoured] = &[
         "per-user limits on application priorities are not enforced: any user may ask for any \
          priority up to yarn.cluster.max-application-priority",
     ),
-    refused(
-        "yarn.scheduler.capacity.<queue-path>.auto-create-child-queue.enabled",
-        Accepted::OneOf(&["false"]),
-        "legacy managed parents are not supported: use the flexible auto-creation \
-         (<queue-path>.auto-queue-creation-v2.enabled)",
-    ),
     warned(
         "yarn.scheduler.capacity.<queue-path>.auto-create-child-queue.*",
-        "configures the legacy auto-creation of queues, which yarn-ha does not do",
+        "neither a managed parent's setting (enabled, management-policy) nor one of a queue",
     ),
     warned(
         "yarn.scheduler.capacity.<queue-path>.auto-queue-creation-v2.*",
@@ -158,7 +152,7 @@ pub const UNHONOURED: &[Unhonoured] = &[
     ),
     warned(
         "yarn.scheduler.capacity.<queue-path>.leaf-queue-template.*",
-        "configures the legacy auto-creation of queues, which yarn-ha does not do",
+        "not a template of a queue property yarn-ha reads",
     ),
     refused(
         "yarn.scheduler.capacity.<queue-path>.maximum-allocation",
@@ -822,9 +816,9 @@ mod tests {
                 && reason.ends_with("accepts k only unset or a number no greater than 0"),
             "{reason}"
         );
-        let creation = entry("yarn.scheduler.capacity.root.a.auto-create-child-queue.enabled");
-        assert_eq!(creation.judge("k", " FALSE "), Verdict::Honoured);
-        refusal(creation.judge("k", "true"));
+        let zero_sum = entry("yarn.scheduler.capacity.root.a.allow-zero-capacity-sum");
+        assert_eq!(zero_sum.judge("k", " FALSE "), Verdict::Honoured);
+        refusal(zero_sum.judge("k", "true"));
         refusal(judge_unread(
             "yarn.scheduler.queue-placement-rules",
             "fair-rule",

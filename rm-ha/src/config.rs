@@ -87,6 +87,9 @@ pub struct RmConfig {
     /// Whether the leader removes unused auto-created queues, when the monitor runs Hadoop's
     /// `AutoCreatedQueueDeletionPolicy`.
     pub auto_queue_deletion: bool,
+    /// How often the leader gives the leaves of managed parents their capacity or takes it
+    /// back, when the monitor runs Hadoop's `QueueManagementDynamicEditPolicy`.
+    pub queue_management: Option<Duration>,
     /// How long the leader keeps the activities it records
     /// (`yarn.resourcemanager.activities-manager.*`).
     pub activities: ActivitiesSettings,
@@ -207,6 +210,7 @@ impl RmConfig {
             preemption: PreemptionConfig::from_conf(conf)?,
             queue_auto_refresh: MonitorPolicies::from_conf(conf)?.queue_auto_refresh,
             auto_queue_deletion: MonitorPolicies::from_conf(conf)?.auto_queue_deletion,
+            queue_management: MonitorPolicies::from_conf(conf)?.queue_management,
             activities: ActivitiesSettings::from_conf(conf)?,
             reservations: ReservationConfig::from_conf(conf)?,
             web_access: WebAccess::from_conf(conf)?,

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::CapacitySchedulerConfiguration;
 use crate::capacity_scheduler_configuration::ROOT;
 use crate::error::SchedulerError;
+use crate::managed_parent_queues::{self, is_managed_parent};
 use crate::property_reader::{PREFIX, PropertyReader};
 
 /// What stands between a queue path and an auto-creation key.
@@ -56,14 +57,17 @@ pub enum CreationMethod {
     Static,
     /// Created by a submission under a parent with flexible auto-creation.
     DynamicFlexible,
+    /// Created by a submission under a managed parent (legacy auto-creation).
+    DynamicLegacy,
 }
 
 impl CreationMethod {
-    /// Hadoop's name: `static` or `dynamicFlexible`.
+    /// Hadoop's name: `static`, `dynamicFlexible` or `dynamicLegacy`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Static => "static",
             Self::DynamicFlexible => "dynamicFlexible",
+            Self::DynamicLegacy => "dynamicLegacy",
         }
     }
 }
@@ -71,10 +75,21 @@ impl CreationMethod {
 /// What a submission created a queue as; a created parent stays one when its children go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum CreatedAs {
-    /// A leaf, which takes applications.
+    /// A leaf, which takes applications; under a managed parent, one that holds no capacity
+    /// (Hadoop's deactivated leaf).
     Leaf,
     /// A parent, which creates queues itself.
     Parent,
+    /// A leaf under a managed parent that holds its template's capacity (Hadoop's activated
+    /// leaf).
+    GuaranteedLeaf,
+}
+
+impl CreatedAs {
+    /// Whether the queue takes applications.
+    pub fn is_leaf(self) -> bool {
+        self != Self::Parent
+    }
 }
 
 /// The queues submissions created, by full path.
@@ -151,11 +166,12 @@ pub fn kept_from_removal(
             .map(|enabled| enabled.unwrap_or(true))
             .unwrap_or(false)
     };
+    // A managed parent's leaves are never removed, as in Hadoop.
     dynamic
         .keys()
         .filter(|path| {
             let parent = path.rsplit_once('.').map_or("", |(parent, _)| parent);
-            !removable(path) || !removable(parent)
+            !removable(path) || !removable(parent) || is_managed_parent(properties, parent)
         })
         .cloned()
         .collect()
@@ -226,7 +242,11 @@ pub(crate) fn configured_parent(key: &str) -> Option<&str> {
 /// dynamic queues left out because no parent can hold them (the parent is gone, or no longer
 /// creates queues), each with why.
 ///
-/// A created queue gets, in rising precedence, weight `1w` and, for a leaf,
+/// A leaf of a managed parent gets its parent's `leaf-queue-template.*` entries, with no
+/// capacity unless it is a [`CreatedAs::GuaranteedLeaf`] within its parent's
+/// [`activated_limit`](managed_parent_queues::ManagedParent::activated_limit) (counted in path
+/// order, so that a template capacity raised since keeps the parent's leaves within it).
+/// Otherwise a created queue gets, in rising precedence, weight `1w` and, for a leaf,
 /// `user-limit-factor` -1 and `maximum-am-resource-percent` 1.0 (Hadoop's settings for a
 /// dynamic leaf); its parent's `template.*` entries, those of wildcard paths (`root.a.*` for
 /// the parent `root.a.b`) before the exact ones; then its parent's `leaf-template.*` or
@@ -238,6 +258,7 @@ pub(crate) fn expand(
     let mut expanded = properties.clone();
     let mut dropped: Vec<(String, String)> = Vec::new();
     let mut placed: BTreeSet<&str> = BTreeSet::new();
+    let mut activated: BTreeMap<&str, usize> = BTreeMap::new();
     // A parent's path is a prefix of its children's and sorts first.
     for (path, kind) in dynamic {
         let Some((parent, name)) = path.rsplit_once('.') else {
@@ -253,22 +274,38 @@ pub(crate) fn expand(
         let parent_listed =
             parent == ROOT || placed.contains(parent) || parent_is_configured(&reader, parent);
         let creates = reader.boolean(&queue_key(parent, ENABLED)).ok().flatten() == Some(true);
-        if !parent_listed || !creates {
+        let managed = managed_parent_queues::managed_parent_of(&expanded, path);
+        if !parent_listed || !(creates || managed.is_some()) {
             dropped.push((
                 path.clone(),
                 format!("its parent {parent} no longer creates queues"),
             ));
             continue;
         }
-        let leaf = *kind == CreatedAs::Leaf;
-        let entries = template_entries(&expanded, parent, leaf);
-        let queues_key = format!("{PREFIX}{parent}.queues");
-        let listed = match expanded.get(&queues_key).map(|v| v.trim()) {
-            Some(list) if !list.is_empty() => format!("{list},{name}"),
-            _ => name.to_owned(),
-        };
-        expanded.insert(queues_key, listed);
         let own = |suffix: &str| format!("{PREFIX}{path}.{suffix}");
+        if let Some((_, settings)) = managed {
+            if !kind.is_leaf() {
+                dropped.push((
+                    path.clone(),
+                    format!("its parent {parent} is a managed parent, which creates only leaves"),
+                ));
+                continue;
+            }
+            let count = activated.entry(parent).or_default();
+            let holds = *kind == CreatedAs::GuaranteedLeaf && *count < settings.activated_limit();
+            *count += usize::from(holds);
+            list_child(&mut expanded, parent, name);
+            for (property, value) in
+                managed_parent_queues::leaf_properties(&expanded, parent, holds)
+            {
+                expanded.insert(own(&property), value);
+            }
+            placed.insert(path);
+            continue;
+        }
+        let leaf = kind.is_leaf();
+        let entries = template_entries(&expanded, parent, leaf);
+        list_child(&mut expanded, parent, name);
         expanded.insert(own("capacity"), DYNAMIC_CAPACITY.to_owned());
         if leaf {
             expanded.insert(own("user-limit-factor"), "-1".to_owned());
@@ -282,6 +319,16 @@ pub(crate) fn expand(
         placed.insert(path);
     }
     (expanded, dropped)
+}
+
+/// Adds `name` to the `queues` list of `parent` in `properties`.
+fn list_child(properties: &mut BTreeMap<String, String>, parent: &str, name: &str) {
+    let queues_key = format!("{PREFIX}{parent}.queues");
+    let listed = match properties.get(&queues_key).map(|v| v.trim()) {
+        Some(list) if !list.is_empty() => format!("{list},{name}"),
+        _ => name.to_owned(),
+    };
+    properties.insert(queues_key, listed);
 }
 
 /// Whether `properties` list the queue at `path` in its parent's `queues`: a created queue the
@@ -369,7 +416,7 @@ pub enum CreationRefused {
 /// The deepest existing queue on the path must create queues (flexible auto-creation
 /// enabled, or itself created) and have fewer children than its `max-queues`, and the levels
 /// below the first configured queue up the path must number at most that queue's
-/// `maximum-queue-depth`.
+/// `maximum-queue-depth`; or it must be a managed parent and the path one leaf below it.
 ///
 /// # Errors
 ///
@@ -400,6 +447,16 @@ pub fn queues_to_create(
     let Some(parent) = conf.queue(&existing) else {
         return Err(CreationRefused::NotDynamic);
     };
+    if parent.managed_parent.is_some() {
+        return match &parts[existing.split('.').count()..] {
+            [name] if valid_queue_name(name) => Ok(vec![path.to_owned()]),
+            [name] => Err(invalid_name(path, name)),
+            _ => Err(CreationRefused::Refused(format!(
+                "Cannot auto create queue {path}: {existing} is a managed parent \
+                 (auto-create-child-queue.enabled), which creates leaves directly under it only"
+            ))),
+        };
+    }
     let Some(own) = parent.auto_queue_creation else {
         return Err(CreationRefused::NotDynamic);
     };
@@ -419,10 +476,7 @@ pub fn queues_to_create(
         });
     let missing = &parts[existing.split('.').count()..];
     if let Some(bad) = missing.iter().find(|part| !valid_queue_name(part)) {
-        return Err(CreationRefused::Refused(format!(
-            "Cannot auto create queue {path}: '{bad}' is not a valid queue name (it is empty \
-             or holds whitespace)"
-        )));
+        return Err(invalid_name(path, bad));
     }
     let below = parts.len() - configured.path.split('.').count();
     let depth = u32::try_from(below).unwrap_or(u32::MAX);
@@ -454,6 +508,14 @@ pub fn queues_to_create(
                 .map(|levels| parts[..existing.split('.').count() + levels].join(".")),
         )
         .collect())
+}
+
+/// The refusal of `path` for its part `bad`, which [`valid_queue_name`] refuses.
+fn invalid_name(path: &str, bad: &str) -> CreationRefused {
+    CreationRefused::Refused(format!(
+        "Cannot auto create queue {path}: '{bad}' is not a valid queue name (it is empty or \
+         holds whitespace)"
+    ))
 }
 
 /// Hadoop's rule for a queue name: not empty, no whitespace (dots split the path already).

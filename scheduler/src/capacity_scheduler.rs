@@ -487,10 +487,27 @@ impl CapacityScheduler {
         // is unknown: as Hadoop does, such a queue then takes the configured global limit.
         let incomplete = cluster.memory_mb == 0 || cluster.vcores == 0;
         let global = self.conf.maximum_applications();
+        // A managed parent's leaf takes applications by its template's share whether it holds
+        // its capacity or not, as in Hadoop: those of a leaf without it wait for it.
+        let template_shares: BTreeMap<String, f64> = self
+            .queues
+            .iter()
+            .filter_map(|queue| {
+                let parent = self.conf.queue(queue.conf.parent.as_deref()?)?;
+                let settings = parent.managed_parent?;
+                let parent_share = capacities.get(&parent.path)?.absolute_capacity;
+                Some((
+                    queue.conf.path.clone(),
+                    parent_share * settings.leaf_capacity / 100.0,
+                ))
+            })
+            .collect();
         for queue in &mut self.queues {
             queue.effective = capacities.remove(&queue.conf.path).unwrap_or_default();
             let share = if incomplete && self.conf.depends_on_amounts(&queue.conf.path) {
                 100.0
+            } else if let Some(&share) = template_shares.get(&queue.conf.path) {
+                share
             } else {
                 queue.effective.absolute_capacity
             };

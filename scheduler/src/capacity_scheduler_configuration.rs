@@ -16,6 +16,7 @@ use crate::effective_capacity::nominal_shares;
 use crate::error::SchedulerError;
 use crate::heartbeat_assignments::{HeartbeatAssignments, heartbeat_key_warnings};
 use crate::locality_delay::LocalityDelay;
+use crate::managed_parent_queues::{self, ManagedParent, configured_managed_parent};
 use crate::node_labels::NodeLabels;
 use crate::ordering_policy::OrderingPolicy;
 use crate::placement_rules::{
@@ -192,16 +193,15 @@ impl CapacitySchedulerConfiguration {
 
     /// Refuses templates that configure a queue the rules refuse, as a file is loaded rather
     /// than at the first submission: each queue that creates queues is built with one leaf
-    /// created under it.
+    /// created under it (holding its capacity, under a managed parent).
     fn check_templates(&self) -> Result<(), SchedulerError> {
         for parent in self.queues.values() {
-            if parent.auto_queue_creation.is_none() {
-                continue;
-            }
-            let probe = CreatedQueues::from([(
-                format!("{}.{TEMPLATE_PROBE}", parent.path),
-                CreatedAs::Leaf,
-            )]);
+            let kind = match (parent.auto_queue_creation, parent.managed_parent) {
+                (Some(_), _) => CreatedAs::Leaf,
+                (None, Some(_)) => CreatedAs::GuaranteedLeaf,
+                (None, None) => continue,
+            };
+            let probe = CreatedQueues::from([(format!("{}.{TEMPLATE_PROBE}", parent.path), kind)]);
             Self::build(
                 self.properties.clone(),
                 self.settings.clone(),
@@ -210,6 +210,7 @@ impl CapacitySchedulerConfiguration {
             )
             .map_err(|source| SchedulerError::AutoCreatedQueueTemplate {
                 parent: parent.path.clone(),
+                legacy: kind == CreatedAs::GuaranteedLeaf,
                 source: Box::new(source),
             })?;
         }
@@ -310,6 +311,15 @@ impl CapacitySchedulerConfiguration {
         };
         builder.build()?;
         let mut warnings = builder.warnings.take();
+        warnings.extend(managed_parent_queues::stray_template_warnings(
+            &reader,
+            |path| {
+                builder
+                    .queues
+                    .get(path)
+                    .is_some_and(|queue| queue.managed_parent.is_some())
+            },
+        ));
         warnings.extend(
             dropped
                 .into_iter()
@@ -703,7 +713,10 @@ impl TreeBuilder<'_> {
     /// it when it read fewer per-queue keys.
     fn check_keys_name_configured_queues(&self) -> Result<(), SchedulerError> {
         for key in self.reader.keys() {
-            let Some(path) = configured_queue(key).or_else(|| configured_parent(key)) else {
+            let Some(path) = configured_queue(key)
+                .or_else(|| configured_parent(key))
+                .or_else(|| configured_managed_parent(key))
+            else {
                 continue;
             };
             if self.queues.contains_key(path) {
@@ -752,7 +765,11 @@ impl TreeBuilder<'_> {
 
         let children = self.parse_children(path)?;
         let auto_queue_creation = AutoQueueCreation::read(reader, path)?;
-        let leaf = children.is_empty() && auto_queue_creation.is_none();
+        let managed_parent = ManagedParent::read(reader, path)?;
+        if managed_parent.is_some() {
+            self.check_managed_parent(path, &children, auto_queue_creation.is_some())?;
+        }
+        let leaf = children.is_empty() && auto_queue_creation.is_none() && managed_parent.is_none();
 
         let (capacity, maximum_capacity) = match parent_conf {
             None => (QueueCapacity::FULL, QueueCapacity::FULL),
@@ -954,10 +971,11 @@ impl TreeBuilder<'_> {
             reservation,
             node_labels,
             auto_queue_creation,
-            creation_method: if self.dynamic.contains_key(path) {
-                CreationMethod::DynamicFlexible
-            } else {
-                CreationMethod::Static
+            managed_parent,
+            creation_method: match parent_conf {
+                _ if !self.dynamic.contains_key(path) => CreationMethod::Static,
+                Some(parent) if parent.managed_parent.is_some() => CreationMethod::DynamicLegacy,
+                _ => CreationMethod::DynamicFlexible,
             },
         })
     }
@@ -996,6 +1014,38 @@ impl TreeBuilder<'_> {
 
     /// The children listed under `<path>.queues`: trimmed, empty entries dropped, each a plain
     /// name listed once.
+    /// Hadoop's rules on a managed parent at `path`: it lists no configured child (its
+    /// children are all created) and does not also create queues the flexible way.
+    fn check_managed_parent(
+        &self,
+        path: &str,
+        children: &[String],
+        flexible: bool,
+    ) -> Result<(), SchedulerError> {
+        if flexible {
+            return Err(SchedulerError::QueueRule {
+                key: format!("{PREFIX}{path}{}enabled", managed_parent_queues::INFIX),
+                rule: format!(
+                    "{path} creates queues both the legacy way (auto-create-child-queue.enabled) \
+                     and the flexible way (auto-queue-creation-v2.enabled); enable one"
+                ),
+            });
+        }
+        if let Some(configured) = children
+            .iter()
+            .find(|child| !self.dynamic.contains_key(*child))
+        {
+            return Err(SchedulerError::QueueRule {
+                key: QueueProperty::Queues.key(path),
+                rule: format!(
+                    "{path} is a managed parent (auto-create-child-queue.enabled), which may \
+                     have no configured child queue, but it lists {configured}"
+                ),
+            });
+        }
+        Ok(())
+    }
+
     fn parse_children(&self, path: &str) -> Result<Vec<String>, SchedulerError> {
         let Some(list) = self.reader.get(&QueueProperty::Queues.key(path)) else {
             return Ok(Vec::new());
@@ -1178,10 +1228,13 @@ impl TreeBuilder<'_> {
             .iter()
             .map(|child| (child.path.as_str(), &child.node_labels))
             .collect();
+        // A managed parent's created leaves hold their capacity or none: together at most all.
+        let managed = queue.managed_parent.is_some();
         queue_node_labels::check_children(
             &queue.path,
             |label| self.absolute_label_capacity(&queue.path, label),
             &labelled,
+            managed,
         )?;
         let capacity_key = |child: &QueueConf| QueueProperty::Capacity.key(&child.path);
         // In either mode, as Hadoop: an absolute maximum within the parent's absolute maximum.
@@ -1305,7 +1358,8 @@ impl TreeBuilder<'_> {
                     QueueCapacity::Percentage(0.0) | QueueCapacity::Weight(_)
                 );
                 let zero_allowed = zero_parent && sum.abs() <= CAPACITY_EPSILON;
-                if (sum - 100.0).abs() > CAPACITY_EPSILON && !zero_allowed {
+                let within = managed && sum <= 100.0 + CAPACITY_EPSILON;
+                if (sum - 100.0).abs() > CAPACITY_EPSILON && !zero_allowed && !within {
                     return Err(SchedulerError::ChildCapacitySum {
                         parent: queue.path.clone(),
                         sum,

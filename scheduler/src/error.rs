@@ -57,14 +57,21 @@ pub enum SchedulerError {
 
     /// A queue that creates queues whose templates configure a queue the rules refuse.
     #[error(
-        "the queues {parent} would auto-create (yarn.scheduler.capacity.{parent}.\
-         auto-queue-creation-v2.enabled) are refused: a leaf created under it by its templates \
-         (auto-queue-creation-v2.template.*, leaf-template.*, with wildcard paths) and beside \
-         its other children would break a rule: {source}"
+        "the queues {parent} would auto-create (yarn.scheduler.capacity.{parent}.{}) are \
+         refused: a leaf created under it by its templates ({}) and beside its other children \
+         would break a rule: {source}",
+        if *legacy { "auto-create-child-queue.enabled" } else { "auto-queue-creation-v2.enabled" },
+        if *legacy {
+            "leaf-queue-template.*"
+        } else {
+            "auto-queue-creation-v2.template.*, leaf-template.*, with wildcard paths"
+        }
     )]
     AutoCreatedQueueTemplate {
         /// The queue that creates queues.
         parent: String,
+        /// It is a managed parent (legacy auto-creation).
+        legacy: bool,
         /// What is wrong with the queue its templates configure.
         #[source]
         source: Box<SchedulerError>,
@@ -645,6 +652,11 @@ impl SchedulerError {
             | Self::ChildCapacitySum { parent, .. } => queue_key(parent, "queues"),
             Self::CapacityAboveMaximum { queue, .. } => queue_key(queue, "capacity"),
             Self::RunningChildOfStoppedParent { queue, .. } => queue_key(queue, "state"),
+            Self::AutoCreatedQueueTemplate {
+                parent,
+                legacy: true,
+                ..
+            } => queue_key(parent, "auto-create-child-queue.enabled"),
             Self::AutoCreatedQueueTemplate { parent, .. } => {
                 queue_key(parent, "auto-queue-creation-v2.enabled")
             }

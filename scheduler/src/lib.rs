@@ -70,6 +70,7 @@ mod effective_capacity;
 mod error;
 mod heartbeat_assignments;
 mod locality_delay;
+mod managed_parent_queues;
 mod node;
 mod node_labels;
 mod ordering_policy;
@@ -124,6 +125,9 @@ pub use heartbeat_assignments::{
 pub use locality_delay::{
     LocalityDelay, LocationAsks, NODE_LOCALITY_DELAY_KEY, NodeType,
     RACK_LOCALITY_ADDITIONAL_DELAY_KEY, RACK_LOCALITY_FULL_RESET_KEY,
+};
+pub use managed_parent_queues::{
+    GUARANTEED_OR_ZERO_POLICY_CLASS, ManagedParent, activation_fits, managed_parent_of,
 };
 pub use node::SchedulerNode;
 pub use node_labels::{MAX_LABEL_LENGTH, NodeLabel, NodeLabels, NodeSpec, check_label_name};

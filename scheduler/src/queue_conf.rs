@@ -8,6 +8,7 @@ use crate::Resource;
 use crate::access_control_list::AccessControlList;
 use crate::application_lifetime::ApplicationLifetime;
 use crate::auto_created_queues::{AutoQueueCreation, CreationMethod};
+use crate::managed_parent_queues::ManagedParent;
 use crate::ordering_policy::OrderingPolicy;
 use crate::queue_acl::QueueAcl;
 use crate::queue_capacity::QueueCapacity;
@@ -96,6 +97,8 @@ pub struct QueueConf {
     pub node_labels: QueueNodeLabels,
     /// Its flexible auto-creation of queues under it; `None` when it creates none.
     pub auto_queue_creation: Option<AutoQueueCreation>,
+    /// Its legacy auto-creation of leaves under it; `None` unless it is a managed parent.
+    pub managed_parent: Option<ManagedParent>,
     /// Whether it was configured or created by a submission.
     pub creation_method: CreationMethod,
 }
@@ -113,7 +116,13 @@ impl QueueConf {
     /// Whether the queue takes applications: it has no children and creates none (a queue
     /// that may create queues is a parent, as in Hadoop, even before it has any).
     pub fn is_leaf(&self) -> bool {
-        self.children.is_empty() && self.auto_queue_creation.is_none()
+        self.children.is_empty() && !self.creates_queues()
+    }
+
+    /// Whether submissions may create queues under it (the flexible way, or as a managed
+    /// parent).
+    pub fn creates_queues(&self) -> bool {
+        self.auto_queue_creation.is_some() || self.managed_parent.is_some()
     }
 
     /// The list configured on this queue for `acl` (ancestors' lists not included); `None`

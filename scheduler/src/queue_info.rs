@@ -105,8 +105,9 @@ pub struct QueueInfo {
     pub is_leaf: bool,
     /// Whether it was configured or created by a submission.
     pub creation_method: CreationMethod,
-    /// Whether it creates queues under it (flexible auto-creation).
-    pub creates_queues: bool,
+    /// How it creates queues under it, as Hadoop's REST API names it
+    /// (`autoCreationEligibility`): `off`, `legacy` (a managed parent) or `flexible`.
+    pub auto_creation_eligibility: &'static str,
     /// `accessible-node-labels`, as inherited: `["*"]` for every label.
     pub accessible_node_labels: Vec<String>,
     /// `default-node-label-expression`, as inherited (`""`: the default partition).

@@ -242,6 +242,7 @@ pub(crate) fn check_children(
     parent: &str,
     parent_share: impl Fn(&str) -> f64,
     children: &[(&str, &QueueNodeLabels)],
+    at_most: bool,
 ) -> Result<(), SchedulerError> {
     let labels: BTreeSet<&str> = children
         .iter()
@@ -257,7 +258,8 @@ pub(crate) fn check_children(
         } else {
             0.0
         };
-        if (sum - expected).abs() > CAPACITY_EPSILON {
+        let within = at_most && sum <= expected + CAPACITY_EPSILON;
+        if (sum - expected).abs() > CAPACITY_EPSILON && !within {
             let first = children.first().map_or(parent, |(path, _)| path);
             return Err(SchedulerError::QueueRule {
                 key: format!("{PREFIX}{first}.{ACCESSIBLE_NODE_LABELS}.{label}.{CAPACITY}"),

@@ -7,6 +7,7 @@ use crate::auto_created_queues::is_auto_creation_key;
 use crate::capacity_scheduler_configuration::{LEGACY_QUEUE_MODE_KEY, ROOT};
 use crate::heartbeat_assignments::HEARTBEAT_ASSIGNMENT_KEYS;
 use crate::locality_delay::LOCALITY_DELAY_KEYS;
+use crate::managed_parent_queues::is_managed_parent_key;
 use crate::placement_rules::{
     MAPPING_RULE_FORMAT_KEY, MAPPING_RULE_JSON_FILE_KEY, MAPPING_RULE_JSON_KEY, QUEUE_MAPPINGS_KEY,
     QUEUE_MAPPINGS_OVERRIDE_KEY,
@@ -250,7 +251,7 @@ fn is_read(key: &str) -> bool {
     let Some(rest) = key.strip_prefix(PREFIX) else {
         return false;
     };
-    if is_auto_creation_key(rest, is_read) {
+    if is_auto_creation_key(rest, is_read) || is_managed_parent_key(rest, is_read) {
         return true;
     }
     if rest == USER_MAX_PARALLEL_APPS || GLOBAL_DEFAULTS.iter().any(|p| p.suffix() == rest) {
@@ -353,12 +354,18 @@ mod tests {
             "root.a.auto-queue-creation-v2.enabled",
             "root.a.auto-queue-creation-v2.template.maximum-applications",
             "root.*.auto-queue-creation-v2.leaf-template.accessible-node-labels.gpu.capacity",
+            "root.a.auto-create-child-queue.enabled",
+            "root.a.auto-create-child-queue.management-policy",
+            "root.a.leaf-queue-template.accessible-node-labels.gpu.capacity",
+            "root.a.leaf-queue-template.ordering-policy",
         ] {
             assert!(is_read(&full(rest)), "{rest}");
         }
         for rest in [
             "root.a.ordering-policy.priority-utilization.underutilized-preemption.enabled",
-            "root.a.leaf-queue-template.accessible-node-labels.gpu.capacity",
+            "root.a.leaf-queue-template.no-such-property",
+            "root.a.leaf-queue-template.queues",
+            "root.a.auto-create-child-queue.other",
             "capacity",
             "state",
         ] {

@@ -229,9 +229,21 @@ impl ClientOperations {
                         created.clone_from(by_rule);
                     }
                     Placement::Fallback { queue, .. } => placed.queue.clone_from(queue),
-                    // A full path under a parent that creates queues is created as named.
+                    // A full path under a parent that creates queues is created as named;
+                    // a managed parent's leaves only by a mapping, as in Hadoop.
                     Placement::AsSubmitted if !for_reservation => {
                         match queues_to_create(conf, placed.queue.trim()) {
+                            Ok(named) if created_by_managed_parent(conf, &named) => {
+                                return Err(format!(
+                                    "Application {id} submission by user {} to queue {} is \
+                                     refused: its parent is a managed parent \
+                                     (auto-create-child-queue.enabled), whose leaves are \
+                                     created by a queue mapping or placement rule \
+                                     (yarn.scheduler.capacity.queue-mappings) only",
+                                    placed.user,
+                                    placed.queue.trim()
+                                ));
+                            }
                             Ok(named) => created = named,
                             Err(CreationRefused::NotDynamic) => {}
                             Err(CreationRefused::Refused(reason)) => return Err(reason),
@@ -334,6 +346,18 @@ struct CheckedSubmission {
     lifetime: Option<ApplicationLifetime>,
     /// The queues the submission creates, parents first.
     created: Vec<String>,
+}
+
+/// Whether `created` is a leaf a managed parent of `conf` would create.
+fn created_by_managed_parent(
+    conf: &yarn_scheduler::CapacitySchedulerConfiguration,
+    created: &[String],
+) -> bool {
+    created
+        .last()
+        .and_then(|leaf| leaf.rsplit_once('.'))
+        .and_then(|(parent, _)| conf.queue(parent))
+        .is_some_and(|parent| parent.managed_parent.is_some())
 }
 
 /// What the application's diagnostics say of a rule's placement, stored with the submission so

@@ -25,6 +25,7 @@ use super::nm_liveness_monitor::NmLivenessMonitor;
 use super::plan_follower::PlanFollower;
 use super::preemption_monitor::PreemptionMonitor;
 use super::queue_file_committer::QueueFileCommitter;
+use super::queue_manager::QueueManager;
 use super::raft_proposer::RaftProposer;
 use crate::RmConfig;
 use crate::nodes::NodeTracker;
@@ -161,6 +162,15 @@ impl LeaderServices {
             };
             let deleter_token = token.clone();
             services.spawn(async move { deleter.run(deleter_token).await });
+        }
+        if let Some(interval) = self.config.queue_management {
+            let manager = QueueManager {
+                proposer: self.proposer.clone(),
+                state: self.state.clone(),
+                interval,
+            };
+            let manager_token = token.clone();
+            services.spawn(async move { manager.run(manager_token).await });
         }
         if self.config.reservations.enabled {
             let follower = PlanFollower {

@@ -31,6 +31,7 @@ mod plan_follower;
 mod preemption_monitor;
 mod proposer;
 mod queue_file_committer;
+mod queue_manager;
 mod raft_core;
 mod raft_proposer;
 mod recovered_ticker;

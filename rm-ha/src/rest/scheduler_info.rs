@@ -315,11 +315,7 @@ fn entry(
         resources_preempted: figures.preempted.into(),
         num_containers_preempted: figures.preempted_containers,
         creation_method: queue.creation_method.as_str(),
-        auto_creation_eligibility: if queue.creates_queues {
-            "flexible"
-        } else {
-            "off"
-        },
+        auto_creation_eligibility: queue.auto_creation_eligibility,
         queues: (!is_leaf).then(|| QueueList {
             queue: children(queue, by_path, preemption),
         }),
@@ -463,16 +459,23 @@ mod tests {
 
     #[test]
     fn an_auto_created_queue_shows_how_it_was_made_and_its_parent_what_it_creates() {
+        use yarn_scheduler::CreatedAs;
         let mut state = state(properties(&[
-            ("root.queues", "default,users"),
+            ("root.queues", "default,users,managed"),
             ("root.default.capacity", "50"),
-            ("root.users.capacity", "50"),
+            ("root.users.capacity", "30"),
             ("root.users.auto-queue-creation-v2.enabled", "true"),
+            ("root.managed.capacity", "20"),
+            ("root.managed.auto-create-child-queue.enabled", "true"),
+            ("root.managed.leaf-queue-template.capacity", "60"),
         ]));
-        state.dynamic_queues.insert(
-            "root.users.alice".to_owned(),
-            yarn_scheduler::CreatedAs::Leaf,
-        );
+        for (path, kind) in [
+            ("root.users.alice", CreatedAs::Leaf),
+            ("root.managed.bob", CreatedAs::GuaranteedLeaf),
+            ("root.managed.carol", CreatedAs::Leaf),
+        ] {
+            state.dynamic_queues.insert(path.to_owned(), kind);
+        }
         let (leader, _) = LeaderScheduler::rebuild(&state, &source(), &nodes(1)).unwrap();
         let figures = QueuePreemptions::of(&state, false);
         let report = PreemptionReport {
@@ -494,5 +497,16 @@ mod tests {
         assert_eq!(alice["creationMethod"], "dynamicFlexible", "{alice}");
         assert_eq!(alice["type"], "capacitySchedulerLeafQueueInfo", "{alice}");
         assert_eq!(alice["mode"], "weight", "{alice}");
+        let managed = &queues[2];
+        assert_eq!(managed["creationMethod"], "static", "{managed}");
+        assert_eq!(managed["autoCreationEligibility"], "legacy", "{managed}");
+        let bob = &managed["queues"]["queue"][0];
+        let carol = &managed["queues"]["queue"][1];
+        assert_eq!(bob["queuePath"], "root.managed.bob", "{bob}");
+        assert_eq!(bob["creationMethod"], "dynamicLegacy", "{bob}");
+        assert_eq!(bob["capacity"], 60.0, "the template's capacity: {bob}");
+        assert_eq!(carol["creationMethod"], "dynamicLegacy", "{carol}");
+        assert_eq!(carol["capacity"], 0.0, "no room left for carol: {carol}");
+        assert_eq!(carol["maxCapacity"], 100.0, "{carol}");
     }
 }

@@ -12,6 +12,10 @@ pub(crate) const PROPORTIONAL_POLICY_CLASS: &str = "org.apache.hadoop.yarn.serve
 /// changes.
 pub(crate) const QUEUE_AUTO_REFRESH_POLICY_CLASS: &str = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueueConfigurationAutoRefreshPolicy";
 
+/// Hadoop's class of the policy that gives the leaves of managed parents their capacity or
+/// takes it back.
+pub(crate) const QUEUE_MANAGEMENT_POLICY_CLASS: &str = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueueManagementDynamicEditPolicy";
+
 /// Hadoop's class of the policy that removes unused auto-created queues.
 pub(crate) const AUTO_QUEUE_DELETION_POLICY_CLASS: &str = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AutoCreatedQueueDeletionPolicy";
 
@@ -27,6 +31,10 @@ pub struct MonitorPolicies {
     pub queue_auto_refresh: Option<Duration>,
     /// The policy that removes unused auto-created queues runs.
     pub auto_queue_deletion: bool,
+    /// The queue management policy runs this often
+    /// (`yarn.resourcemanager.monitor.capacity.queue-management.monitoring-interval`, read
+    /// only then).
+    pub queue_management: Option<Duration>,
 }
 
 impl MonitorPolicies {
@@ -47,6 +55,10 @@ impl MonitorPolicies {
             match class.as_str() {
                 PROPORTIONAL_POLICY_CLASS => policies.preemption = true,
                 AUTO_QUEUE_DELETION_POLICY_CLASS => policies.auto_queue_deletion = true,
+                QUEUE_MANAGEMENT_POLICY_CLASS => {
+                    let interval = &keys::QUEUE_MANAGEMENT_MONITORING_INTERVAL;
+                    policies.queue_management = Some(positive_millis(conf, interval)?);
+                }
                 QUEUE_AUTO_REFRESH_POLICY_CLASS => {
                     let interval = &keys::QUEUE_AUTO_REFRESH_MONITORING_INTERVAL;
                     policies.queue_auto_refresh = Some(positive_millis(conf, interval)?);
@@ -56,8 +68,9 @@ impl MonitorPolicies {
                         key,
                         class,
                         format!(
-                            "{PROPORTIONAL_POLICY_CLASS}, {QUEUE_AUTO_REFRESH_POLICY_CLASS} or \
-                             {AUTO_QUEUE_DELETION_POLICY_CLASS}, the scheduling edit policies \
+                            "{PROPORTIONAL_POLICY_CLASS}, {QUEUE_AUTO_REFRESH_POLICY_CLASS}, \
+                             {AUTO_QUEUE_DELETION_POLICY_CLASS} or \
+                             {QUEUE_MANAGEMENT_POLICY_CLASS}, the scheduling edit policies \
                              yarn-ha has"
                         ),
                     ));
@@ -107,6 +120,7 @@ mod tests {
                 preemption: true,
                 queue_auto_refresh: None,
                 auto_queue_deletion: false,
+                queue_management: None,
             },
             "Hadoop's default list is the preemption policy"
         );
@@ -120,6 +134,7 @@ mod tests {
                 preemption: false,
                 queue_auto_refresh: Some(Duration::from_millis(5_000)),
                 auto_queue_deletion: false,
+                queue_management: None,
             }
         );
         assert_eq!(
@@ -132,7 +147,27 @@ mod tests {
                 preemption: false,
                 queue_auto_refresh: None,
                 auto_queue_deletion: true,
+                queue_management: None,
             }
+        );
+        assert_eq!(
+            read(&[(ENABLE, "true"), (POLICIES, QUEUE_MANAGEMENT_POLICY_CLASS)])
+                .unwrap()
+                .queue_management,
+            Some(Duration::from_millis(1_500)),
+            "Hadoop's default interval"
+        );
+        let management =
+            "yarn.resourcemanager.monitor.capacity.queue-management.monitoring-interval";
+        assert!(
+            read(&[
+                (ENABLE, "true"),
+                (POLICIES, QUEUE_MANAGEMENT_POLICY_CLASS),
+                (management, "0")
+            ])
+            .unwrap_err()
+            .to_string()
+            .contains(management)
         );
         assert_eq!(
             read(&[(ENABLE, "true"), (POLICIES, &both), (INTERVAL, "250")]).unwrap(),
@@ -140,13 +175,15 @@ mod tests {
                 preemption: true,
                 queue_auto_refresh: Some(Duration::from_millis(250)),
                 auto_queue_deletion: false,
+                queue_management: None,
             }
         );
     }
 
     #[test]
     fn an_unknown_class_and_a_bad_interval_are_refused_by_name() {
-        let other = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueueManagementDynamicEditPolicy";
+        let other =
+            "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.FairOrderingPolicy";
         let err = read(&[(ENABLE, "true"), (POLICIES, other)]).unwrap_err();
         let message = err.to_string();
         assert!(

@@ -192,7 +192,7 @@ mod tests {
         let cases = [
             (
                 "yarn.resourcemanager.scheduler.monitor.policies",
-                "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueueManagementDynamicEditPolicy",
+                "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.FairOrderingPolicy",
             ),
             (
                 "yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval",

@@ -1,12 +1,14 @@
 //! The replicated half of auto-created queues: which queues submissions created (see
-//! [`CommandV1::SubmitApplicationCreatingQueues`](super::CommandV1)) and their removal once
-//! unused (see [`CommandV1::RemoveAutoCreatedQueues`](super::CommandV1)).
+//! [`CommandV1::SubmitApplicationCreatingQueues`](super::CommandV1)), their removal once
+//! unused (see [`CommandV1::RemoveAutoCreatedQueues`](super::CommandV1)) and, under a managed
+//! parent, which leaves hold their capacity (see
+//! [`CommandV1::ManageAutoCreatedLeafQueues`](super::CommandV1)).
 //!
-//! The state keeps only their paths: what each queue is configured with follows from its
-//! parent's templates in the committed configuration, so every replica's leader builds the
-//! same queues from the same two values.
+//! The state keeps only their paths and kinds: what each queue is configured with follows
+//! from its parent's templates in the committed configuration, so every replica's leader
+//! builds the same queues from the same two values.
 
-use yarn_scheduler::created_queues;
+use yarn_scheduler::{CreatedAs, activation_fits, created_queues};
 
 use super::{ApplicationRecord, ApplicationState, RmResponse, RmState};
 
@@ -14,8 +16,11 @@ impl RmState {
     /// Records a submission as [`CommandV1::SubmitApplication`](super::CommandV1) does and,
     /// if the application is new, the queues it created (parents first, the leaf last; one
     /// already recorded is kept as it is, one removed meanwhile is recorded again) and, when
-    /// given, its lifetime's end. Refused, recording nothing, when one of the queues is
-    /// recorded as the other kind (a leaf where a parent is wanted, or the reverse).
+    /// given, its lifetime's end. A new leaf of a managed parent holds its capacity when the
+    /// parent's activated leaves leave room for it, as Hadoop's
+    /// `GuaranteedOrZeroCapacityOverTimePolicy` decides at creation. Refused, recording
+    /// nothing, when one of the queues is recorded as the other kind (a leaf where a parent is
+    /// wanted, or the reverse).
     pub(super) fn submit_application_creating_queues(
         &mut self,
         cluster_timestamp_ms: i64,
@@ -29,7 +34,7 @@ impl RmState {
         if let Some((queue, _)) = created.iter().find(|(path, kind)| {
             self.dynamic_queues
                 .get(*path)
-                .is_some_and(|held| held != *kind)
+                .is_some_and(|held| held.is_leaf() != kind.is_leaf())
         }) {
             return RmResponse::AutoCreatedQueueConflict {
                 queue: queue.clone(),
@@ -45,7 +50,15 @@ impl RmState {
         };
         if response == RmResponse::ApplicationSubmitted {
             for (path, kind) in created {
-                self.dynamic_queues.entry(path).or_insert(kind);
+                if self.dynamic_queues.contains_key(&path) {
+                    continue;
+                }
+                let kind = if activation_fits(&self.queue_config, &self.dynamic_queues, &path) {
+                    CreatedAs::GuaranteedLeaf
+                } else {
+                    kind
+                };
+                self.dynamic_queues.insert(path, kind);
             }
         }
         response
@@ -63,6 +76,35 @@ impl RmState {
             }
         }
         RmResponse::AutoCreatedQueuesRemoved { removed }
+    }
+
+    /// Applies a round of the queue management policy: each of `deactivated` that holds its
+    /// capacity gives it up, then each of `activated` (in order) that holds none takes it while
+    /// its managed parent has room. The leaves whose capacity changed are answered.
+    pub(super) fn manage_auto_created_leaf_queues(
+        &mut self,
+        deactivated: &[String],
+        activated: &[String],
+    ) -> RmResponse {
+        let mut changed = Vec::new();
+        for path in deactivated {
+            if let Some(kind) = self.dynamic_queues.get_mut(path)
+                && *kind == CreatedAs::GuaranteedLeaf
+            {
+                *kind = CreatedAs::Leaf;
+                changed.push(path.clone());
+            }
+        }
+        for path in activated {
+            if self.dynamic_queues.get(path) == Some(&CreatedAs::Leaf)
+                && activation_fits(&self.queue_config, &self.dynamic_queues, path)
+            {
+                self.dynamic_queues
+                    .insert(path.clone(), CreatedAs::GuaranteedLeaf);
+                changed.push(path.clone());
+            }
+        }
+        RmResponse::AutoCreatedLeafQueuesManaged { changed }
     }
 
     /// Whether no auto-created queue is under `path` and no application that has not ended
@@ -162,6 +204,45 @@ mod tests {
             }
         );
         assert!(!state.applications.contains_key(&2));
+    }
+
+    #[test]
+    fn a_managed_parents_leaves_hold_their_capacity_while_it_has_room() {
+        use yarn_scheduler::CreatedAs::{GuaranteedLeaf, Leaf};
+        let mut state = started_state(4);
+        state.queue_config = crate::scheduling::capacity_properties(&[
+            ("root.queues", "default,p"),
+            ("root.p.auto-create-child-queue.enabled", "true"),
+            ("root.p.leaf-queue-template.capacity", "50"),
+        ]);
+        for (seq, leaf) in [(1, "root.p.a"), (2, "root.p.b"), (3, "root.p.c")] {
+            assert_eq!(
+                submit(&mut state, seq, leaf, &[leaf]),
+                RmResponse::ApplicationSubmitted
+            );
+        }
+        let kinds = |state: &RmState| state.dynamic_queues.values().copied().collect::<Vec<_>>();
+        assert_eq!(kinds(&state), [GuaranteedLeaf, GuaranteedLeaf, Leaf]);
+        let manage = |state: &mut RmState, deactivated: &[&str], activated: &[&str]| {
+            let owned = |paths: &[&str]| paths.iter().map(|p| (*p).to_owned()).collect();
+            match state.apply(&RmCommand::V1(CommandV1::ManageAutoCreatedLeafQueues {
+                deactivated: owned(deactivated),
+                activated: owned(activated),
+            })) {
+                RmResponse::AutoCreatedLeafQueuesManaged { changed } => changed,
+                other => panic!("{other:?}"),
+            }
+        };
+        // No room for c until a gives its capacity up; then c takes it, and b cannot take a
+        // second one.
+        assert!(manage(&mut state, &[], &["root.p.c"]).is_empty());
+        assert_eq!(
+            manage(&mut state, &["root.p.a"], &["root.p.c", "root.p.b"]),
+            ["root.p.a", "root.p.c"]
+        );
+        assert_eq!(kinds(&state), [Leaf, GuaranteedLeaf, GuaranteedLeaf]);
+        // A leaf that is not a managed parent's, or no leaf, is left alone.
+        assert!(manage(&mut state, &["root.p.x"], &["root.p.x"]).is_empty());
     }
 
     #[test]

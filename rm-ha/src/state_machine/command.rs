@@ -402,6 +402,16 @@ pub enum CommandV1 {
         /// The queues, full paths, children before their parents.
         queues: Vec<String>,
     },
+    /// A round of the leader's queue management policy (Hadoop's
+    /// `GuaranteedOrZeroCapacityOverTimePolicy`) over the leaves of managed parents: those
+    /// `deactivated` give up their capacity, then those `activated` take it, each only while its
+    /// parent has room when the entry is applied.
+    ManageAutoCreatedLeafQueues {
+        /// Leaves, full paths, found without applications.
+        deactivated: Vec<String>,
+        /// Leaves, full paths, with applications waiting, earliest submission first.
+        activated: Vec<String>,
+    },
 }
 
 #[cfg(test)]
@@ -550,6 +560,13 @@ mod tests {
             (
                 CommandV1::RemoveAutoCreatedQueues { queues: Vec::new() },
                 37,
+            ),
+            (
+                CommandV1::ManageAutoCreatedLeafQueues {
+                    deactivated: Vec::new(),
+                    activated: Vec::new(),
+                },
+                38,
             ),
         ];
         for (command, position) in pinned {

@@ -243,4 +243,9 @@ pub enum RmResponse {
         /// Those removed, in the order asked; the others were still in use or gone already.
         removed: Vec<String>,
     },
+    /// A round of the queue management policy was applied.
+    AutoCreatedLeafQueuesManaged {
+        /// The leaves whose capacity changed (those given up first, then those taken).
+        changed: Vec<String>,
+    },
 }

@@ -318,6 +318,10 @@ impl RmState {
             CommandV1::RemoveAutoCreatedQueues { queues } => {
                 self.remove_auto_created_queues(queues)
             }
+            CommandV1::ManageAutoCreatedLeafQueues {
+                deactivated,
+                activated,
+            } => self.manage_auto_created_leaf_queues(deactivated, activated),
         }
     }
 

@@ -8,6 +8,7 @@ mod auto_created_queues;
 mod distributed_scheduling;
 mod failover;
 mod lifetimes;
+mod managed_parent_queues;
 mod membership;
 mod node_labels;
 mod placement;

@@ -197,7 +197,11 @@ impl CapacityScheduler {
                 .collect(),
             is_leaf: conf.is_leaf(),
             creation_method: conf.creation_method,
-            creates_queues: conf.auto_queue_creation.is_some(),
+            auto_creation_eligibility: match (conf.managed_parent, conf.auto_queue_creation) {
+                (Some(_), _) => "legacy",
+                (None, Some(_)) => "flexible",
+                (None, None) => "off",
+            },
             accessible_node_labels: match &conf.node_labels.accessible {
                 None => vec!["*".to_owned()],
                 Some(labels) => labels.iter().cloned().collect(),

@@ -142,7 +142,7 @@ fn global_keys_are_read_and_keys_not_honoured_are_warned_about_by_name() {
         ),
         (
             "yarn.scheduler.capacity.root.a.leaf-queue-template.capacity",
-            "auto-creation",
+            "root.a is no managed parent",
         ),
         (
             "yarn.scheduler.capacity.root.a.capcity",
@@ -162,9 +162,9 @@ fn global_keys_are_read_and_keys_not_honoured_are_warned_about_by_name() {
 fn keys_whose_promise_the_scheduler_cannot_keep_are_refused_by_name() {
     for (key, value, says) in [
         (
-            "root.a.auto-create-child-queue.enabled",
+            "root.a.allow-zero-capacity-sum",
             "true",
-            "legacy managed parents are not supported",
+            "percentage children sum to 100",
         ),
         (
             "root.a.acl_application_max_priority",

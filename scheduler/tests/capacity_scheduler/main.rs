@@ -11,6 +11,7 @@ mod configuration;
 mod heartbeat_assignments;
 mod invariants;
 mod locality;
+mod managed_parent_queues;
 mod mock;
 mod moves;
 mod node_labels;
