@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::CapacitySchedulerConfiguration;
 use crate::capacity_scheduler_configuration::ROOT;
 use crate::error::SchedulerError;
-use crate::managed_parent_queues::{self, is_managed_parent};
+use crate::managed_parent_queues::{self, activation_fits, managed_parent_of};
 use crate::property_reader::{PREFIX, PropertyReader};
 
 /// What stands between a queue path and an auto-creation key.
@@ -34,9 +34,13 @@ const MAXIMUM_QUEUE_DEPTH: &str = "maximum-queue-depth";
 const AUTO_REMOVAL: &str = "queue-auto-removal.enable";
 /// The template kinds, after [`INFIX`]: for every created child, for leaves, for parents.
 const TEMPLATES: [&str; 3] = ["template.", "leaf-template.", "parent-template."];
-/// The properties that make a queue a leaf or a parent, which no template sets: a created
-/// queue is what the submission created it as.
-const KIND_PROPERTIES: [&str; 2] = ["queues", "auto-queue-creation-v2.enabled"];
+/// The properties that make a queue a leaf or a parent, which no template (flexible or a
+/// managed parent's) sets: a created queue is what the submission created it as.
+pub(crate) const KIND_PROPERTIES: [&str; 3] = [
+    "queues",
+    "auto-queue-creation-v2.enabled",
+    "auto-create-child-queue.enabled",
+];
 /// How long a created queue stays unused before it is removed, in seconds.
 pub const QUEUE_EXPIRATION_TIME_KEY: &str =
     "yarn.scheduler.capacity.auto-queue-creation-v2.queue-expiration-time";
@@ -171,7 +175,7 @@ pub fn kept_from_removal(
         .keys()
         .filter(|path| {
             let parent = path.rsplit_once('.').map_or("", |(parent, _)| parent);
-            !removable(path) || !removable(parent) || is_managed_parent(properties, parent)
+            !removable(path) || !removable(parent) || managed_parent_of(properties, path).is_some()
         })
         .cloned()
         .collect()
@@ -292,7 +296,7 @@ pub(crate) fn expand(
                 continue;
             }
             let count = activated.entry(parent).or_default();
-            let holds = *kind == CreatedAs::GuaranteedLeaf && *count < settings.activated_limit();
+            let holds = *kind == CreatedAs::GuaranteedLeaf && *count < settings.activated_limit;
             *count += usize::from(holds);
             list_child(&mut expanded, parent, name);
             for (property, value) in
@@ -384,20 +388,28 @@ fn template_entries(
     for kind in [TEMPLATES[0], own_kind] {
         for pattern in &patterns {
             let prefix = format!("{PREFIX}{pattern}{INFIX}{kind}");
-            for (key, value) in properties.range::<str, _>((
-                std::ops::Bound::Included(prefix.as_str()),
-                std::ops::Bound::Unbounded,
-            )) {
-                let Some(property) = key.strip_prefix(&prefix) else {
-                    break;
-                };
-                if !property.is_empty() && !KIND_PROPERTIES.contains(&property) {
-                    entries.push((property.to_owned(), value.clone()));
-                }
-            }
+            entries.extend(
+                template_properties(properties, &prefix)
+                    .map(|(property, value)| (property.to_owned(), value.to_owned())),
+            );
         }
     }
     entries
+}
+
+/// The `(property, value)` pairs of the template whose keys begin with `prefix`, in key order:
+/// every property but the [`KIND_PROPERTIES`].
+pub(crate) fn template_properties<'a>(
+    properties: &'a BTreeMap<String, String>,
+    prefix: &'a str,
+) -> impl Iterator<Item = (&'a str, &'a str)> {
+    properties
+        .range::<str, _>((
+            std::ops::Bound::Included(prefix),
+            std::ops::Bound::Unbounded,
+        ))
+        .map_while(move |(key, value)| Some((key.strip_prefix(prefix)?, value.as_str())))
+        .filter(|(property, _)| !property.is_empty() && !KIND_PROPERTIES.contains(property))
 }
 
 /// Why a submission to a missing queue creates nothing.
@@ -447,15 +459,36 @@ pub fn queues_to_create(
     let Some(parent) = conf.queue(&existing) else {
         return Err(CreationRefused::NotDynamic);
     };
-    if parent.managed_parent.is_some() {
-        return match &parts[existing.split('.').count()..] {
-            [name] if valid_queue_name(name) => Ok(vec![path.to_owned()]),
-            [name] => Err(invalid_name(path, name)),
-            _ => Err(CreationRefused::Refused(format!(
-                "Cannot auto create queue {path}: {existing} is a managed parent \
-                 (auto-create-child-queue.enabled), which creates leaves directly under it only"
-            ))),
-        };
+    if let Some(settings) = parent.managed_parent {
+        match &parts[existing.split('.').count()..] {
+            [name] if valid_queue_name(name) => {}
+            [name] => return Err(invalid_name(path, name)),
+            _ => {
+                return Err(CreationRefused::Refused(format!(
+                    "Cannot auto create queue {path}: {existing} is a managed parent \
+                     (auto-create-child-queue.enabled), which creates leaves directly under it \
+                     only"
+                )));
+            }
+        }
+        let children = u32::try_from(parent.children.len()).unwrap_or(u32::MAX);
+        if children >= settings.max_queues {
+            return Err(CreationRefused::Refused(format!(
+                "Cannot auto create queue {path}: {existing} has {children} leaves, as many as \
+                 its auto-create-child-queue.max-queues ({})",
+                settings.max_queues
+            )));
+        }
+        if settings.fail_on_exceeding_parent_capacity
+            && !activation_fits(conf.properties(), conf.dynamic_queues(), path)
+        {
+            return Err(CreationRefused::Refused(format!(
+                "Cannot auto create queue {path}: the leaves of {existing} hold all of its \
+                 capacity, and its auto-create-child-queue.fail-on-exceeding-parent-capacity is \
+                 true"
+            )));
+        }
+        return Ok(vec![path.to_owned()]);
     }
     let Some(own) = parent.auto_queue_creation else {
         return Err(CreationRefused::NotDynamic);

@@ -1012,8 +1012,6 @@ impl TreeBuilder<'_> {
         Ok(priority)
     }
 
-    /// The children listed under `<path>.queues`: trimmed, empty entries dropped, each a plain
-    /// name listed once.
     /// Hadoop's rules on a managed parent at `path`: it lists no configured child (its
     /// children are all created) and does not also create queues the flexible way.
     fn check_managed_parent(
@@ -1046,6 +1044,8 @@ impl TreeBuilder<'_> {
         Ok(())
     }
 
+    /// The children listed under `<path>.queues`: trimmed, empty entries dropped, each a plain
+    /// name listed once.
     fn parse_children(&self, path: &str) -> Result<Vec<String>, SchedulerError> {
         let Some(list) = self.reader.get(&QueueProperty::Queues.key(path)) else {
             return Ok(Vec::new());
@@ -1228,13 +1228,14 @@ impl TreeBuilder<'_> {
             .iter()
             .map(|child| (child.path.as_str(), &child.node_labels))
             .collect();
-        // A managed parent's created leaves hold their capacity or none: together at most all.
+        // A managed parent's created leaves hold their capacity or none, and a flexible
+        // parent's come and go: together they hold at most all of a partition.
         let managed = queue.managed_parent.is_some();
         queue_node_labels::check_children(
             &queue.path,
             |label| self.absolute_label_capacity(&queue.path, label),
             &labelled,
-            managed,
+            queue.creates_queues(),
         )?;
         let capacity_key = |child: &QueueConf| QueueProperty::Capacity.key(&child.path);
         // In either mode, as Hadoop: an absolute maximum within the parent's absolute maximum.

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::auto_created_queues::{CreatedAs, CreatedQueues};
+use crate::auto_created_queues::{CreatedAs, CreatedQueues, KIND_PROPERTIES, template_properties};
 use crate::capacity_scheduler_configuration::CAPACITY_EPSILON;
 use crate::error::SchedulerError;
 use crate::property_reader::{PREFIX, PropertyReader, invalid};
@@ -24,15 +24,22 @@ const ENABLED: &str = "enabled";
 /// `<queue-path>.auto-create-child-queue.management-policy`: the class that decides the
 /// created leaves' capacities.
 const MANAGEMENT_POLICY: &str = "management-policy";
+/// `<queue-path>.auto-create-child-queue.max-queues`: how many leaves it creates at most.
+const MAX_QUEUES: &str = "max-queues";
+/// `<queue-path>.auto-create-child-queue.fail-on-exceeding-parent-capacity`: whether a leaf
+/// that could not hold its capacity is not created at all.
+const FAIL_ON_EXCEEDING_PARENT_CAPACITY: &str = "fail-on-exceeding-parent-capacity";
+/// Every setting of a managed parent.
+const SETTINGS: [&str; 4] = [
+    ENABLED,
+    MANAGEMENT_POLICY,
+    MAX_QUEUES,
+    FAIL_ON_EXCEEDING_PARENT_CAPACITY,
+];
+/// Hadoop's default of [`MAX_QUEUES`].
+const DEFAULT_MAX_QUEUES: u32 = 1000;
 /// What stands between a managed parent's path and a property its leaves get.
 pub(crate) const LEAF_TEMPLATE: &str = ".leaf-queue-template.";
-/// The properties that make a queue a parent, which the template never sets: a created leaf
-/// stays a leaf.
-const KIND_PROPERTIES: [&str; 3] = [
-    "queues",
-    "auto-create-child-queue.enabled",
-    "auto-queue-creation-v2.enabled",
-];
 /// The one management policy, Hadoop's default.
 pub const GUARANTEED_OR_ZERO_POLICY_CLASS: &str = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.queuemanagement.GuaranteedOrZeroCapacityOverTimePolicy";
 /// What a template capacity must be.
@@ -40,12 +47,20 @@ const TEMPLATE_CAPACITY: &str = "a percentage above 0 and at most 100 (a legacy 
                                  leaf takes its parent's share by percentage; use the flexible \
                                  auto-creation for weights or absolute resources)";
 
-/// A managed parent's settings: the capacity its activated leaves hold.
+/// A managed parent's settings: the capacity its activated leaves hold, and its limits.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ManagedParent {
     /// `leaf-queue-template.capacity`: the percentage of the parent each activated leaf is
     /// guaranteed.
     pub leaf_capacity: f64,
+    /// How many of its leaves may hold their capacity at once: as many as fit in the parent in
+    /// the default partition and in each partition the template gives a capacity in.
+    pub activated_limit: usize,
+    /// `auto-create-child-queue.max-queues` (1000): at most this many leaves.
+    pub max_queues: u32,
+    /// `auto-create-child-queue.fail-on-exceeding-parent-capacity` (false): a leaf that could
+    /// not hold its capacity is refused rather than created without it.
+    pub fail_on_exceeding_parent_capacity: bool,
 }
 
 impl ManagedParent {
@@ -54,8 +69,9 @@ impl ManagedParent {
     ///
     /// # Errors
     ///
-    /// [`SchedulerError::InvalidValue`] for a flag that does not parse, a management policy
-    /// other than Hadoop's default, or a template capacity that is not a percentage above 0;
+    /// [`SchedulerError::InvalidValue`] for a flag or count that does not parse, a management
+    /// policy other than Hadoop's default, or a template capacity that is not a percentage
+    /// above 0;
     /// [`SchedulerError::MissingCapacity`] when the template sets no capacity (Hadoop's
     /// mandatory parameter).
     pub(crate) fn read(
@@ -84,25 +100,47 @@ impl ManagedParent {
                 key: capacity_key,
             });
         };
-        match QueueCapacity::parse(&capacity_key, value, true) {
+        let leaf_capacity = match QueueCapacity::parse(&capacity_key, value, true) {
             Ok(QueueCapacity::Percentage(percent))
                 if percent > CAPACITY_EPSILON && percent <= 100.0 + CAPACITY_EPSILON =>
             {
-                Ok(Some(Self {
-                    leaf_capacity: percent,
-                }))
+                percent
             }
-            _ => Err(invalid(&capacity_key, value, TEMPLATE_CAPACITY)),
-        }
+            _ => return Err(invalid(&capacity_key, value, TEMPLATE_CAPACITY)),
+        };
+        // A label capacity that does not parse is refused when the template's leaf is built.
+        let label_prefix = template_key(path, "accessible-node-labels.");
+        let activated_limit = reader
+            .with_prefix_and_suffix(&label_prefix, ".capacity")
+            .into_iter()
+            .filter_map(|(_, value)| value.trim().parse::<f64>().ok())
+            .filter(|percent| *percent > CAPACITY_EPSILON)
+            .chain([leaf_capacity])
+            .map(leaves_within)
+            .min()
+            .unwrap_or(0);
+        Ok(Some(Self {
+            leaf_capacity,
+            activated_limit,
+            max_queues: reader
+                .parse::<u32>(
+                    &setting_key(path, MAX_QUEUES),
+                    "a non-negative 32-bit integer",
+                )?
+                .unwrap_or(DEFAULT_MAX_QUEUES),
+            fail_on_exceeding_parent_capacity: reader
+                .boolean(&setting_key(path, FAIL_ON_EXCEEDING_PARENT_CAPACITY))?
+                .unwrap_or(false),
+        }))
     }
+}
 
-    /// How many of its leaves may hold their capacity at once.
-    pub fn activated_limit(self) -> usize {
-        // Truncation wanted: whole leaves only.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let limit = ((100.0 + CAPACITY_EPSILON) / self.leaf_capacity).floor() as usize;
-        limit
-    }
+/// How many leaves of `percent` each fit in 100 percent.
+fn leaves_within(percent: f64) -> usize {
+    // Truncation wanted: whole leaves only; `percent` is above 0.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let leaves = ((100.0 + CAPACITY_EPSILON) / percent).floor() as usize;
+    leaves
 }
 
 /// `yarn.scheduler.capacity.<path>.auto-create-child-queue.<setting>`.
@@ -113,16 +151,6 @@ fn setting_key(path: &str, setting: &str) -> String {
 /// `yarn.scheduler.capacity.<path>.leaf-queue-template.<property>`.
 fn template_key(path: &str, property: &str) -> String {
     format!("{PREFIX}{path}{LEAF_TEMPLATE}{property}")
-}
-
-/// Whether `properties` make the queue at `path` a managed parent (a flag that does not
-/// parse makes none: it was refused when committed).
-pub(crate) fn is_managed_parent(properties: &BTreeMap<String, String>, path: &str) -> bool {
-    PropertyReader::new(properties)
-        .boolean(&setting_key(path, ENABLED))
-        .ok()
-        .flatten()
-        == Some(true)
 }
 
 /// The managed parent of the leaf at `leaf` under `properties`, with its settings; `None` when
@@ -157,7 +185,7 @@ pub fn activation_fits(
                 && path.rsplit_once('.').map(|(up, _)| up) == Some(parent.as_str())
         })
         .count();
-    activated < settings.activated_limit()
+    activated < settings.activated_limit
 }
 
 /// The properties (after the leaf's path) a leaf created under the managed parent `parent`
@@ -169,37 +197,24 @@ pub(crate) fn leaf_properties(
     activated: bool,
 ) -> Vec<(String, String)> {
     let prefix = template_key(parent, "");
-    let mut entries = Vec::new();
-    for (key, value) in properties.range::<str, _>((
-        std::ops::Bound::Included(prefix.as_str()),
-        std::ops::Bound::Unbounded,
-    )) {
-        let Some(property) = key.strip_prefix(&prefix) else {
-            break;
-        };
-        if property.is_empty() || KIND_PROPERTIES.contains(&property) {
-            continue;
-        }
-        let capacity = property == "capacity"
-            || property
-                .strip_prefix("accessible-node-labels.")
-                .is_some_and(|label| label.ends_with(".capacity"));
-        let value = if capacity && !activated {
-            "0".to_owned()
-        } else {
-            value.clone()
-        };
-        entries.push((property.to_owned(), value));
-    }
-    entries
+    template_properties(properties, &prefix)
+        .map(|(property, value)| {
+            let capacity = property == "capacity"
+                || property
+                    .strip_prefix("accessible-node-labels.")
+                    .is_some_and(|label| label.ends_with(".capacity"));
+            let value = if capacity && !activated { "0" } else { value };
+            (property.to_owned(), value.to_owned())
+        })
+        .collect()
 }
 
-/// Whether the scheduler reads `rest` (a key after [`PREFIX`]) as a managed parent's key: its
-/// flag or management policy, or a template entry of a property that `is_queue_key` says the
+/// Whether the scheduler reads `rest` (a key after [`PREFIX`]) as a managed parent's key: one
+/// of its settings, or a template entry of a property that `is_queue_key` says the
 /// scheduler reads for a queue (it gets the property as a key of `root`).
 pub(crate) fn is_managed_parent_key(rest: &str, is_queue_key: impl Fn(&str) -> bool) -> bool {
     if let Some((path, setting)) = rest.split_once(INFIX) {
-        return path.starts_with("root") && [ENABLED, MANAGEMENT_POLICY].contains(&setting);
+        return path.starts_with("root") && SETTINGS.contains(&setting);
     }
     let Some((path, property)) = rest.split_once(LEAF_TEMPLATE) else {
         return false;
@@ -263,9 +278,24 @@ mod tests {
                 ("root.p.leaf-queue-template.capacity", "20"),
             ])
             .unwrap()
-            .map(ManagedParent::activated_limit),
+            .map(|settings| settings.activated_limit),
             Some(5)
         );
+        // A label capacity the template gives counts too: three leaves of 30 percent of gpu.
+        let labelled = read(&[
+            ("root.p.auto-create-child-queue.enabled", "true"),
+            ("root.p.leaf-queue-template.capacity", "20"),
+            (
+                "root.p.leaf-queue-template.accessible-node-labels.gpu.capacity",
+                "30",
+            ),
+            ("root.p.auto-create-child-queue.max-queues", "7"),
+        ])
+        .unwrap()
+        .unwrap();
+        assert_eq!(labelled.activated_limit, 3);
+        assert_eq!(labelled.max_queues, 7);
+        assert!(!labelled.fail_on_exceeding_parent_capacity);
         let missing = read(&[("root.p.auto-create-child-queue.enabled", "true")]).unwrap_err();
         assert!(
             missing

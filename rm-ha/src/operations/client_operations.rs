@@ -237,9 +237,9 @@ impl ClientOperations {
                                 return Err(format!(
                                     "Application {id} submission by user {} to queue {} is \
                                      refused: its parent is a managed parent \
-                                     (auto-create-child-queue.enabled), whose leaves are \
-                                     created by a queue mapping or placement rule \
-                                     (yarn.scheduler.capacity.queue-mappings) only",
+                                     (auto-create-child-queue.enabled), whose leaves only a \
+                                     queue mapping (yarn.scheduler.capacity.queue-mappings) or \
+                                     a placement rule with create (mapping-rule-json) creates",
                                     placed.user,
                                     placed.queue.trim()
                                 ));
@@ -258,6 +258,11 @@ impl ClientOperations {
                 // A created leaf already there is named again, with its created parents, so
                 // that a removal committed before the submission cannot strand it.
                 if let (false, Ok(leaf)) = (creates, conf.resolve(placed.queue.trim())) {
+                    // A managed parent's leaf is named by its full path, which the queue
+                    // management policy counts its applications by.
+                    if leaf.creation_method == CreationMethod::DynamicLegacy {
+                        placed.queue.clone_from(&leaf.path);
+                    }
                     if leaf.creation_method == CreationMethod::DynamicFlexible && leaf.is_leaf() {
                         placed.queue.clone_from(&leaf.path);
                         created = conf

@@ -472,7 +472,8 @@ mod tests {
         for (path, kind) in [
             ("root.users.alice", CreatedAs::Leaf),
             ("root.managed.bob", CreatedAs::GuaranteedLeaf),
-            ("root.managed.carol", CreatedAs::Leaf),
+            // Recorded as holding, but the parent holds one such leaf only.
+            ("root.managed.carol", CreatedAs::GuaranteedLeaf),
         ] {
             state.dynamic_queues.insert(path.to_owned(), kind);
         }

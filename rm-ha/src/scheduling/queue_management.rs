@@ -25,7 +25,8 @@ impl QueueManagementChanges {
 }
 
 /// One round of the policy over `state`, per managed parent, by Hadoop's rules: a leaf that
-/// holds its capacity and has no application that has not ended gives it up; then the room
+/// holds its capacity and has no application that has not ended gives it up (and so does one
+/// beyond the number the parent holds, in path order, which holds nothing already); then the room
 /// left (the leaves the parent's capacity holds, less those still holding theirs) goes to the
 /// leaves without capacity that hold such applications, found by walking the parent's
 /// applications in submission order (earliest first, then by id), each leaf once.
@@ -48,14 +49,18 @@ pub fn queue_management_round(state: &RmState) -> QueueManagementChanges {
         let Some((parent, settings)) = managed_parent_of(&state.queue_config, path) else {
             continue;
         };
-        parents
+        let limit = *parents
             .entry(parent.clone())
-            .or_insert_with(|| settings.activated_limit());
+            .or_insert(settings.activated_limit);
         if *kind != CreatedAs::GuaranteedLeaf {
             continue;
         }
-        if in_use.contains(path.as_str()) {
-            *holding.entry(parent).or_default() += 1;
+        // Beyond the limit (a template capacity raised since), a leaf already holds nothing
+        // (the configuration gives its place to those before it in path order): recorded as
+        // holding, it would never be given its capacity again.
+        let held = holding.entry(parent).or_default();
+        if *held < limit && in_use.contains(path.as_str()) {
+            *held += 1;
         } else {
             changes.deactivated.push(path.clone());
         }
@@ -150,6 +155,32 @@ mod tests {
             QueueManagementChanges {
                 deactivated: vec!["root.p.a".to_owned()],
                 activated: vec!["root.p.d".to_owned()],
+            }
+        );
+    }
+
+    #[test]
+    fn a_leaf_beyond_what_the_parent_holds_gives_up_what_it_is_recorded_to_hold() {
+        use CreatedAs::GuaranteedLeaf;
+        // Three recorded as holding 40 percent (the template was raised since): c, last in path
+        // order, holds nothing and must wait for its turn like any leaf without capacity.
+        let state = state(
+            &[
+                ("root.p.a", GuaranteedLeaf),
+                ("root.p.b", GuaranteedLeaf),
+                ("root.p.c", GuaranteedLeaf),
+            ],
+            &[
+                (1, "root.p.a", 1, false),
+                (2, "root.p.b", 2, false),
+                (3, "root.p.c", 3, false),
+            ],
+        );
+        assert_eq!(
+            queue_management_round(&state),
+            QueueManagementChanges {
+                deactivated: vec!["root.p.c".to_owned()],
+                activated: Vec::new(),
             }
         );
     }

@@ -20,7 +20,9 @@ pub const PREEMPTED: i32 = -102;
 ///   rules were versioned).
 /// - 1: an attempt whose AM container ended through no fault of the application does not count
 ///   ([`am_exit_counts`]).
-pub const APPLY_RULES: u32 = 1;
+/// - 2: a leaf a submission creates under a managed parent holds its template's capacity when
+///   the parent has room (`yarn_scheduler::activation_fits`).
+pub const APPLY_RULES: u32 = 2;
 
 /// Whether an AM container that completed with `exit_status` fails its attempt in a way that
 /// counts toward the application's max attempts, under `apply_rules`.

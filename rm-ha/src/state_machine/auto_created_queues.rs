@@ -10,7 +10,7 @@
 
 use yarn_scheduler::{CreatedAs, activation_fits, created_queues};
 
-use super::{ApplicationRecord, ApplicationState, RmResponse, RmState};
+use super::{ApplicationRecord, RmResponse, RmState};
 
 impl RmState {
     /// Records a submission as [`CommandV1::SubmitApplication`](super::CommandV1) does and,
@@ -53,7 +53,10 @@ impl RmState {
                 if self.dynamic_queues.contains_key(&path) {
                     continue;
                 }
-                let kind = if activation_fits(&self.queue_config, &self.dynamic_queues, &path) {
+                // Before rules 2 a new leaf held nothing: a log replays as it was applied.
+                let kind = if self.apply_rules >= 2
+                    && activation_fits(&self.queue_config, &self.dynamic_queues, &path)
+                {
                     CreatedAs::GuaranteedLeaf
                 } else {
                     kind
@@ -79,8 +82,9 @@ impl RmState {
     }
 
     /// Applies a round of the queue management policy: each of `deactivated` that holds its
-    /// capacity gives it up, then each of `activated` (in order) that holds none takes it while
-    /// its managed parent has room. The leaves whose capacity changed are answered.
+    /// capacity gives it up, unless an application submitted since uses it while its parent
+    /// has room for it; then each of `activated` (in order) that holds none takes it while its
+    /// managed parent has room. The leaves whose capacity changed are answered.
     pub(super) fn manage_auto_created_leaf_queues(
         &mut self,
         deactivated: &[String],
@@ -88,10 +92,11 @@ impl RmState {
     ) -> RmResponse {
         let mut changed = Vec::new();
         for path in deactivated {
-            if let Some(kind) = self.dynamic_queues.get_mut(path)
-                && *kind == CreatedAs::GuaranteedLeaf
-            {
-                *kind = CreatedAs::Leaf;
+            let holds = self.dynamic_queues.get(path) == Some(&CreatedAs::GuaranteedLeaf);
+            let kept = self.auto_created_queue_used(path)
+                && activation_fits(&self.queue_config, &self.dynamic_queues, path);
+            if holds && !kept {
+                self.dynamic_queues.insert(path.clone(), CreatedAs::Leaf);
                 changed.push(path.clone());
             }
         }
@@ -107,6 +112,15 @@ impl RmState {
         RmResponse::AutoCreatedLeafQueuesManaged { changed }
     }
 
+    /// Whether an application that has not ended is in the queue at `path` or under it.
+    fn auto_created_queue_used(&self, path: &str) -> bool {
+        let below = format!("{path}.");
+        self.applications.values().any(|application| {
+            !application.state.is_final()
+                && (application.queue == path || application.queue.starts_with(&below))
+        })
+    }
+
     /// Whether no auto-created queue is under `path` and no application that has not ended
     /// is in it or under it.
     pub fn auto_created_queue_unused(&self, path: &str) -> bool {
@@ -120,13 +134,7 @@ impl RmState {
             ))
             .next()
             .is_some_and(|(queue, _)| queue.starts_with(&below));
-        let in_use = self.applications.values().any(|application| {
-            !matches!(
-                application.state,
-                ApplicationState::Finished | ApplicationState::Failed | ApplicationState::Killed
-            ) && (application.queue == path || application.queue.starts_with(&below))
-        });
-        !has_children && !in_use
+        !has_children && !self.auto_created_queue_used(path)
     }
 }
 
@@ -215,6 +223,11 @@ mod tests {
             ("root.p.auto-create-child-queue.enabled", "true"),
             ("root.p.leaf-queue-template.capacity", "50"),
         ]);
+        // Under the rules before 2, a log replays as it was applied: the leaf holds nothing.
+        let mut before = state.clone();
+        before.apply_rules = 1;
+        submit(&mut before, 1, "root.p.a", &["root.p.a"]);
+        assert_eq!(before.dynamic_queues["root.p.a"], Leaf);
         for (seq, leaf) in [(1, "root.p.a"), (2, "root.p.b"), (3, "root.p.c")] {
             assert_eq!(
                 submit(&mut state, seq, leaf, &[leaf]),
@@ -236,6 +249,11 @@ mod tests {
         // No room for c until a gives its capacity up; then c takes it, and b cannot take a
         // second one.
         assert!(manage(&mut state, &[], &["root.p.c"]).is_empty());
+        state.apply(&RmCommand::V1(CommandV1::KillApplication {
+            application_seq: 1,
+            diagnostics: String::new(),
+            now_ms: 1,
+        }));
         assert_eq!(
             manage(&mut state, &["root.p.a"], &["root.p.c", "root.p.b"]),
             ["root.p.a", "root.p.c"]
@@ -243,6 +261,15 @@ mod tests {
         assert_eq!(kinds(&state), [Leaf, GuaranteedLeaf, GuaranteedLeaf]);
         // A leaf that is not a managed parent's, or no leaf, is left alone.
         assert!(manage(&mut state, &["root.p.x"], &["root.p.x"]).is_empty());
+        // A leaf whose application was submitted after the round found it idle keeps its
+        // capacity; once it is idle, it gives it up.
+        assert!(manage(&mut state, &["root.p.b"], &[]).is_empty());
+        state.apply(&RmCommand::V1(CommandV1::KillApplication {
+            application_seq: 2,
+            diagnostics: String::new(),
+            now_ms: 1,
+        }));
+        assert_eq!(manage(&mut state, &["root.p.b"], &[]), ["root.p.b"]);
     }
 
     #[test]

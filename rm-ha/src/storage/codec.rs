@@ -16,9 +16,11 @@ pub(crate) const FORMAT_VERSION: u8 = 1;
 /// since it keeps the preemption waits, 6 since it keeps the reservations, 7 since it keeps the
 /// reservation queues, 8 since it keeps the applications' lifetimes, 9 since it remembers the
 /// applications it retired, 10 since it keeps the node labels, 11 since it keeps the queue
-/// configurations changes replaced, 12 since it keeps the auto-created queues. [`decode_state`]
-/// reads formats 1 to 11 as well.
-pub(crate) const STATE_FORMAT_VERSION: u8 = 12;
+/// configurations changes replaced, 12 since it keeps the auto-created queues, 13 since an
+/// auto-created leaf may hold its managed parent's capacity (`CreatedAs::GuaranteedLeaf`, which
+/// a binary that reads format 12 at most cannot decode, so it refuses the snapshot by its
+/// format). [`decode_state`] reads formats 1 to 12 as well.
+pub(crate) const STATE_FORMAT_VERSION: u8 = 13;
 
 /// How postcard encodes an empty map: its length, zero, in one byte.
 const EMPTY_MAP: [u8; 1] = [0];
@@ -67,7 +69,7 @@ pub(crate) fn encode_state(state: &RmState) -> Result<Vec<u8>, Error> {
 
 /// What each state format from 3 on appended to the one before, in order: how postcard encodes
 /// the field (or fields) it added when they hold nothing.
-const APPENDED_SINCE_FORMAT_3: [&[u8]; 10] = [
+const APPENDED_SINCE_FORMAT_3: [&[u8]; 11] = [
     &EMPTY_MAP,
     &RULES_0_NOTHING_UNCOUNTED,
     &NO_PREEMPTION_WAIT,
@@ -78,6 +80,8 @@ const APPENDED_SINCE_FORMAT_3: [&[u8]; 10] = [
     &NO_NODE_LABELS,
     &NO_QUEUE_CONFIG_HISTORY,
     &NO_DYNAMIC_QUEUE,
+    // Format 13 appended no field: it only holds a new kind of auto-created queue.
+    &[],
 ];
 
 /// Decodes the replicated state of a snapshot of state format 12; of formats 2 to 11, each of
@@ -148,7 +152,7 @@ mod tests {
     }
 
     #[test]
-    fn the_state_is_written_in_format_12_and_read_in_formats_12_to_1() {
+    fn the_state_is_written_in_format_13_and_read_in_formats_13_to_1() {
         let mut state = running_application(&[(2, "n1:1"), (3, "n1:1")], &[3]);
         state
             .node_incarnations
@@ -207,11 +211,16 @@ mod tests {
             "root.users.alice".to_owned(),
             yarn_scheduler::CreatedAs::Leaf,
         );
+        state.dynamic_queues.insert(
+            "root.managed.bob".to_owned(),
+            yarn_scheduler::CreatedAs::GuaranteedLeaf,
+        );
         let bytes = encode_state(&state).unwrap();
         assert_eq!(bytes[0], STATE_FORMAT_VERSION);
         assert_eq!(decode_state(&bytes).unwrap(), state);
 
-        // With no auto-created queue, format 12 ends in its empty map (one byte), after exactly
+        // Format 13 is format 12 with a version number that tells which kinds of auto-created
+        // queue it may hold. With no auto-created queue, format 12 ends in its empty map (one byte), after exactly
         // the bytes format 11 held. With no kept queue configuration, format 11 ends in its empty map (one byte), after
         // exactly the bytes format 10 held. With no node label, format 10 ends in its two empty
         // maps (two bytes), after exactly the bytes format 9 held. With none retired, format 9 ends in its two empty maps (two
@@ -225,7 +234,10 @@ mod tests {
         // in theirs, after exactly the bytes format 1 held.
         state = running_application(&[(2, "n1:1")], &[]);
         state.apply_rules = 0;
-        let format_12 = encode_state(&state).unwrap();
+        let format_13 = encode_state(&state).unwrap();
+        let mut format_12 = format_13.clone();
+        format_12[0] = 12;
+        assert_eq!(decode_state(&format_12).unwrap(), state);
         let mut format_11 = format_12[..format_12.len() - 1].to_vec();
         format_11[0] = 11;
         assert_eq!(decode_state(&format_11).unwrap(), state);
@@ -264,13 +276,13 @@ mod tests {
         format_1[0] = 1;
         assert_eq!(decode_state(&format_1).unwrap(), state);
 
-        let mut newer = format_12;
+        let mut newer = format_13;
         newer[0] = STATE_FORMAT_VERSION + 1;
         assert!(matches!(
             decode_state(&newer),
             Err(Error::UnsupportedFormatVersion {
                 record: Record::State,
-                found: 13,
+                found: 14,
                 expected: STATE_FORMAT_VERSION,
             })
         ));

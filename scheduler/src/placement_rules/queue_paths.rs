@@ -50,7 +50,8 @@ pub(super) fn leaf_path(
 }
 
 /// The full path `path` names and the queues a submission placed there creates, parents
-/// first: `None` when no queue on its path creates queues (flexible auto-creation).
+/// first: `None` when no queue on its path creates queues (flexible auto-creation, or a
+/// managed parent).
 ///
 /// # Errors
 ///

@@ -261,3 +261,44 @@ fn a_created_queue_whose_parent_no_longer_creates_is_gone_with_a_warning() {
         kept.warnings()
     );
 }
+
+#[test]
+fn templates_give_created_leaves_label_capacities_within_their_parents() {
+    let labelled = [
+        ("root.accessible-node-labels", "gpu"),
+        ("root.accessible-node-labels.gpu.capacity", "100"),
+        ("root.users.accessible-node-labels", "gpu"),
+        ("root.users.accessible-node-labels.gpu.capacity", "100"),
+        (
+            "root.users.auto-queue-creation-v2.leaf-template.accessible-node-labels",
+            "gpu",
+        ),
+        (
+            "root.users.auto-queue-creation-v2.leaf-template.accessible-node-labels.gpu.capacity",
+            "40",
+        ),
+    ];
+    let conf = with(&labelled);
+    let two = conf
+        .with_dynamic_queues(created(&["root.users.alice"]))
+        .and_then(|one| {
+            let mut both = one.dynamic_queues().clone();
+            both.extend(created(&["root.users.bob"]));
+            conf.with_dynamic_queues(both)
+        })
+        .unwrap();
+    let gpu = |path: &str| {
+        two.queue(path)
+            .unwrap()
+            .node_labels
+            .capacity("gpu")
+            .capacity
+    };
+    assert_eq!(gpu("root.users.alice"), 40.0);
+    assert_eq!(gpu("root.users.bob"), 40.0);
+    // A third would promise 120 percent of the parent's partition: it is refused.
+    let mut three = two.dynamic_queues().clone();
+    three.extend(created(&["root.users.carol"]));
+    let err = conf.with_dynamic_queues(three).unwrap_err();
+    assert!(err.to_string().contains("label gpu"), "{err}");
+}
