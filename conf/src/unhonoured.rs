@@ -143,7 +143,8 @@ pub const UNHONOURED: &[Unhonoured] = &[
     ),
     warned(
         "yarn.scheduler.capacity.<queue-path>.auto-create-child-queue.*",
-        "neither a managed parent's setting (enabled, management-policy) nor one of a queue",
+        "not a managed parent's setting (enabled, management-policy, max-queues, \
+         fail-on-exceeding-parent-capacity)",
     ),
     warned(
         "yarn.scheduler.capacity.<queue-path>.auto-queue-creation-v2.*",

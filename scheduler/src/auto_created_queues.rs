@@ -170,14 +170,16 @@ pub fn kept_from_removal(
             .map(|enabled| enabled.unwrap_or(true))
             .unwrap_or(false)
     };
-    // A managed parent's leaves are never removed, as in Hadoop.
+    // A managed parent's leaves are never removed, as in Hadoop (a parent created under a
+    // queue made a managed parent since is, or it would hold its name forever).
     dynamic
-        .keys()
-        .filter(|path| {
+        .iter()
+        .filter(|&(path, kind)| {
             let parent = path.rsplit_once('.').map_or("", |(parent, _)| parent);
-            !removable(path) || !removable(parent) || managed_parent_of(properties, path).is_some()
+            let managed_leaf = kind.is_leaf() && managed_parent_of(properties, path).is_some();
+            !removable(path) || !removable(parent) || managed_leaf
         })
-        .cloned()
+        .map(|(path, _)| path.clone())
         .collect()
 }
 
@@ -474,7 +476,7 @@ pub fn queues_to_create(
         let children = u32::try_from(parent.children.len()).unwrap_or(u32::MAX);
         if children >= settings.max_queues {
             return Err(CreationRefused::Refused(format!(
-                "Cannot auto create queue {path}: {existing} has {children} leaves, as many as \
+                "Cannot auto create queue {path}: {existing} has {children} leaves, at least \
                  its auto-create-child-queue.max-queues ({})",
                 settings.max_queues
             )));
@@ -483,9 +485,9 @@ pub fn queues_to_create(
             && !activation_fits(conf.properties(), conf.dynamic_queues(), path)
         {
             return Err(CreationRefused::Refused(format!(
-                "Cannot auto create queue {path}: the leaves of {existing} hold all of its \
-                 capacity, and its auto-create-child-queue.fail-on-exceeding-parent-capacity is \
-                 true"
+                "Cannot auto create queue {path}: it could not hold its template's capacity \
+                 beside the leaves of {existing} that hold theirs, and {existing}'s \
+                 auto-create-child-queue.fail-on-exceeding-parent-capacity is true"
             )));
         }
         return Ok(vec![path.to_owned()]);

@@ -127,7 +127,7 @@ pub use locality_delay::{
     RACK_LOCALITY_ADDITIONAL_DELAY_KEY, RACK_LOCALITY_FULL_RESET_KEY,
 };
 pub use managed_parent_queues::{
-    GUARANTEED_OR_ZERO_POLICY_CLASS, ManagedParent, activation_fits, managed_parent_of,
+    ManagedParent, activation_fits, creation_allowed, managed_parent_of,
 };
 pub use node::SchedulerNode;
 pub use node_labels::{MAX_LABEL_LENGTH, NodeLabel, NodeLabels, NodeSpec, check_label_name};

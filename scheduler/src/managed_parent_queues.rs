@@ -41,7 +41,7 @@ const DEFAULT_MAX_QUEUES: u32 = 1000;
 /// What stands between a managed parent's path and a property its leaves get.
 pub(crate) const LEAF_TEMPLATE: &str = ".leaf-queue-template.";
 /// The one management policy, Hadoop's default.
-pub const GUARANTEED_OR_ZERO_POLICY_CLASS: &str = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.queuemanagement.GuaranteedOrZeroCapacityOverTimePolicy";
+const GUARANTEED_OR_ZERO_POLICY_CLASS: &str = "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.queuemanagement.GuaranteedOrZeroCapacityOverTimePolicy";
 /// What a template capacity must be.
 const TEMPLATE_CAPACITY: &str = "a percentage above 0 and at most 100 (a legacy auto-created \
                                  leaf takes its parent's share by percentage; use the flexible \
@@ -188,6 +188,27 @@ pub fn activation_fits(
     activated < settings.activated_limit
 }
 
+/// Whether the managed parent of `leaf`, new, may create it beside the leaves of `dynamic`:
+/// it has fewer than its `max-queues` leaves and, when `fail-on-exceeding-parent-capacity`,
+/// room for the leaf's capacity. True for a leaf of no managed parent.
+pub fn creation_allowed(
+    properties: &BTreeMap<String, String>,
+    dynamic: &CreatedQueues,
+    leaf: &str,
+) -> bool {
+    let Some((parent, settings)) = managed_parent_of(properties, leaf) else {
+        return true;
+    };
+    let leaves = dynamic
+        .keys()
+        .filter(|path| path.rsplit_once('.').map(|(up, _)| up) == Some(parent.as_str()))
+        .count();
+    let below_max = u32::try_from(leaves).is_ok_and(|leaves| leaves < settings.max_queues);
+    below_max
+        && (!settings.fail_on_exceeding_parent_capacity
+            || activation_fits(properties, dynamic, leaf))
+}
+
 /// The properties (after the leaf's path) a leaf created under the managed parent `parent`
 /// gets: the parent's `leaf-queue-template.*` entries, with `capacity` and every label's
 /// `capacity` set to 0 unless `activated`.
@@ -224,8 +245,9 @@ pub(crate) fn is_managed_parent_key(rest: &str, is_queue_key: impl Fn(&str) -> b
         && is_queue_key(&format!("{PREFIX}root.{property}"))
 }
 
-/// A warning for each `leaf-queue-template.*` key of `reader` whose queue `is_managed` says is
-/// no managed parent, where the template configures nothing (Hadoop ignores it silently).
+/// A warning for each `leaf-queue-template.*` key, and each managed parent's setting but the
+/// flag, of `reader` whose queue `is_managed` says is no managed parent, where the key
+/// configures nothing (Hadoop ignores it silently).
 pub(crate) fn stray_template_warnings(
     reader: &PropertyReader<'_>,
     is_managed: impl Fn(&str) -> bool,
@@ -233,7 +255,11 @@ pub(crate) fn stray_template_warnings(
     reader
         .keys()
         .filter_map(|key| {
-            let (path, _) = key.strip_prefix(PREFIX)?.split_once(LEAF_TEMPLATE)?;
+            let rest = key.strip_prefix(PREFIX)?;
+            let (path, _) = rest.split_once(LEAF_TEMPLATE).or_else(|| {
+                rest.split_once(INFIX)
+                    .filter(|(_, setting)| *setting != ENABLED)
+            })?;
             (!is_managed(path)).then(|| {
                 format!(
                     "{key} is ignored: {path} is no managed parent \

@@ -232,18 +232,18 @@ impl ClientOperations {
                     // A full path under a parent that creates queues is created as named;
                     // a managed parent's leaves only by a mapping, as in Hadoop.
                     Placement::AsSubmitted if !for_reservation => {
-                        match queues_to_create(conf, placed.queue.trim()) {
-                            Ok(named) if created_by_managed_parent(conf, &named) => {
-                                return Err(format!(
-                                    "Application {id} submission by user {} to queue {} is \
-                                     refused: its parent is a managed parent \
-                                     (auto-create-child-queue.enabled), whose leaves only a \
-                                     queue mapping (yarn.scheduler.capacity.queue-mappings) or \
-                                     a placement rule with create (mapping-rule-json) creates",
-                                    placed.user,
-                                    placed.queue.trim()
-                                ));
-                            }
+                        let queue = placed.queue.trim();
+                        if under_managed_parent(conf, queue) {
+                            return Err(format!(
+                                "Application {id} submission by user {} to queue {queue} is \
+                                 refused: its parent is a managed parent \
+                                 (auto-create-child-queue.enabled), whose leaves only a queue \
+                                 mapping (yarn.scheduler.capacity.queue-mappings) or a \
+                                 placement rule with create (mapping-rule-json) creates",
+                                placed.user
+                            ));
+                        }
+                        match queues_to_create(conf, queue) {
                             Ok(named) => created = named,
                             Err(CreationRefused::NotDynamic) => {}
                             Err(CreationRefused::Refused(reason)) => return Err(reason),
@@ -353,16 +353,16 @@ struct CheckedSubmission {
     created: Vec<String>,
 }
 
-/// Whether `created` is a leaf a managed parent of `conf` would create.
-fn created_by_managed_parent(
+/// Whether `queue` is a missing leaf a managed parent of `conf` would create.
+fn under_managed_parent(
     conf: &yarn_scheduler::CapacitySchedulerConfiguration,
-    created: &[String],
+    queue: &str,
 ) -> bool {
-    created
-        .last()
-        .and_then(|leaf| leaf.rsplit_once('.'))
-        .and_then(|(parent, _)| conf.queue(parent))
-        .is_some_and(|parent| parent.managed_parent.is_some())
+    conf.queue(queue).is_none()
+        && queue
+            .rsplit_once('.')
+            .and_then(|(parent, _)| conf.queue(parent))
+            .is_some_and(|parent| parent.managed_parent.is_some())
 }
 
 /// What the application's diagnostics say of a rule's placement, stored with the submission so
@@ -553,8 +553,9 @@ impl ClientOperations {
                 Ok(pb::SubmitApplicationResponseProto {})
             }
             RmResponse::AutoCreatedQueueConflict { queue } => Err(RmError::unavailable(format!(
-                "SubmitApplication of {id}: queue {queue} was auto-created as another kind by a \
-                 submission committed meanwhile; submit again"
+                "SubmitApplication of {id}: queue {queue} was auto-created as another kind, or \
+                 its managed parent's limits were reached, by a submission committed meanwhile; \
+                 submit again"
             ))),
             RmResponse::UnknownApplicationId { .. } => Err(RmError::invalid(
                 ID_FIELD,

@@ -8,7 +8,7 @@
 //! from its parent's templates in the committed configuration, so every replica's leader
 //! builds the same queues from the same two values.
 
-use yarn_scheduler::{CreatedAs, activation_fits, created_queues};
+use yarn_scheduler::{CreatedAs, activation_fits, created_queues, creation_allowed};
 
 use super::{ApplicationRecord, RmResponse, RmState};
 
@@ -31,11 +31,18 @@ impl RmState {
         // Another submission committed in between may have created one of these as the other
         // kind: the leader's check no longer holds, and nothing is recorded.
         let created = created_queues(created);
-        if let Some((queue, _)) = created.iter().find(|(path, kind)| {
-            self.dynamic_queues
-                .get(*path)
-                .is_some_and(|held| held.is_leaf() != kind.is_leaf())
-        }) {
+        // Under rules 2, a managed parent's limits hold against the leaves committed meanwhile.
+        if let Some((queue, _)) =
+            created
+                .iter()
+                .find(|(path, kind)| match self.dynamic_queues.get(*path) {
+                    Some(held) => held.is_leaf() != kind.is_leaf(),
+                    None => {
+                        self.apply_rules >= 2
+                            && !creation_allowed(&self.queue_config, &self.dynamic_queues, path)
+                    }
+                })
+        {
             return RmResponse::AutoCreatedQueueConflict {
                 queue: queue.clone(),
             };
@@ -53,7 +60,7 @@ impl RmState {
                 if self.dynamic_queues.contains_key(&path) {
                     continue;
                 }
-                // Before rules 2 a new leaf held nothing: a log replays as it was applied.
+                // Under rules 1 a new leaf holds nothing: a log replays as it was applied.
                 let kind = if self.apply_rules >= 2
                     && activation_fits(&self.queue_config, &self.dynamic_queues, &path)
                 {
@@ -91,11 +98,15 @@ impl RmState {
         activated: &[String],
     ) -> RmResponse {
         let mut changed = Vec::new();
-        for path in deactivated {
-            let holds = self.dynamic_queues.get(path) == Some(&CreatedAs::GuaranteedLeaf);
-            let kept = self.auto_created_queue_used(path)
-                && activation_fits(&self.queue_config, &self.dynamic_queues, path);
-            if holds && !kept {
+        // The idle ones first, so that a leaf used since is judged by the room they leave.
+        for used in [false, true] {
+            for path in deactivated {
+                if self.dynamic_queues.get(path) != Some(&CreatedAs::GuaranteedLeaf)
+                    || self.auto_created_queue_used(path) != used
+                    || used && activation_fits(&self.queue_config, &self.dynamic_queues, path)
+                {
+                    continue;
+                }
                 self.dynamic_queues.insert(path.clone(), CreatedAs::Leaf);
                 changed.push(path.clone());
             }
@@ -270,6 +281,34 @@ mod tests {
             now_ms: 1,
         }));
         assert_eq!(manage(&mut state, &["root.p.b"], &[]), ["root.p.b"]);
+
+        // Two recorded as holding where one fits, both idle at the round; an application
+        // comes to c before the entry applies: b gives its place up first, and c keeps it.
+        state.queue_config.insert(
+            "yarn.scheduler.capacity.root.p.leaf-queue-template.capacity".to_owned(),
+            "60".to_owned(),
+        );
+        state
+            .dynamic_queues
+            .insert("root.p.b".to_owned(), GuaranteedLeaf);
+        assert_eq!(
+            manage(&mut state, &["root.p.c", "root.p.b"], &[]),
+            ["root.p.b"]
+        );
+        assert_eq!(kinds(&state), [Leaf, Leaf, GuaranteedLeaf]);
+
+        // The limits hold when a submission applies: max-queues 3 is reached.
+        state.queue_config.insert(
+            "yarn.scheduler.capacity.root.p.auto-create-child-queue.max-queues".to_owned(),
+            "3".to_owned(),
+        );
+        assert_eq!(
+            submit(&mut state, 4, "root.p.d", &["root.p.d"]),
+            RmResponse::AutoCreatedQueueConflict {
+                queue: "root.p.d".to_owned()
+            }
+        );
+        assert!(!state.applications.contains_key(&4));
     }
 
     #[test]

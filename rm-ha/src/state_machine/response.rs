@@ -233,7 +233,8 @@ pub enum RmResponse {
         reason: String,
     },
     /// A submission was not recorded: it would create `queue` as a leaf where a parent of that
-    /// path was created meanwhile, or the reverse.
+    /// path was created meanwhile, or the reverse, or a managed parent's limits no longer let
+    /// it create `queue`.
     AutoCreatedQueueConflict {
         /// The queue's full path.
         queue: String,

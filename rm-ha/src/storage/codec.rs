@@ -84,7 +84,7 @@ const APPENDED_SINCE_FORMAT_3: [&[u8]; 11] = [
     &[],
 ];
 
-/// Decodes the replicated state of a snapshot of state format 12; of formats 2 to 11, each of
+/// Decodes the replicated state of a snapshot of state format 13; of formats 2 to 12, each of
 /// which is the next one without the fields that one appended (which then hold nothing: see
 /// [`APPENDED_SINCE_FORMAT_3`]); or of format 1, whose completed containers also have no
 /// completion time. Refuses any other format version.

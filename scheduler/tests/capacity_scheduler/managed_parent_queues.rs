@@ -1,9 +1,12 @@
 //! Legacy auto-creation of leaf queues (TestCapacitySchedulerAutoQueueCreation): managed
 //! parents, their leaf templates, and which leaves hold their capacity.
 
+use std::collections::BTreeSet;
+
 use yarn_scheduler::{
     CapacitySchedulerConfiguration, CreatedAs, CreatedQueues, CreationMethod, CreationRefused,
-    Placement, QueueCapacity, SchedulerError, SchedulerSettings, Submission, queues_to_create,
+    Placement, QueueCapacity, SchedulerError, SchedulerSettings, Submission, kept_from_removal,
+    queues_to_create,
 };
 
 use crate::mock::*;
@@ -137,7 +140,59 @@ fn a_managed_parent_creates_one_leaf_directly_under_it_only() {
         reason.contains("root.managed is a managed parent") && reason.contains("directly"),
         "{reason}"
     );
-    // A managed parent's leaf is never a parent.
+    // Its limits: max-queues, and with fail-on-exceeding-parent-capacity, room for the leaf.
+    let limited = with(&[
+        ("root.managed.auto-create-child-queue.max-queues", "3"),
+        (
+            "root.managed.auto-create-child-queue.fail-on-exceeding-parent-capacity",
+            "true",
+        ),
+    ])
+    .unwrap();
+    let one = limited
+        .with_dynamic_queues(leaves(&[("root.managed.a", CreatedAs::GuaranteedLeaf)]))
+        .unwrap();
+    assert_eq!(
+        queues_to_create(&one, "root.managed.b").unwrap(),
+        ["root.managed.b"]
+    );
+    let full = limited
+        .with_dynamic_queues(leaves(&[
+            ("root.managed.a", CreatedAs::GuaranteedLeaf),
+            ("root.managed.b", CreatedAs::GuaranteedLeaf),
+        ]))
+        .unwrap();
+    let Err(CreationRefused::Refused(reason)) = queues_to_create(&full, "root.managed.c") else {
+        panic!("two leaves of 40 percent leave no room for a third");
+    };
+    assert!(
+        reason.contains("fail-on-exceeding-parent-capacity"),
+        "{reason}"
+    );
+    let counted = limited
+        .with_dynamic_queues(leaves(&[
+            ("root.managed.a", CreatedAs::GuaranteedLeaf),
+            ("root.managed.b", CreatedAs::Leaf),
+            ("root.managed.c", CreatedAs::Leaf),
+        ]))
+        .unwrap();
+    let Err(CreationRefused::Refused(reason)) = queues_to_create(&counted, "root.managed.d") else {
+        panic!("max-queues 3");
+    };
+    assert!(reason.contains("max-queues (3)"), "{reason}");
+
+    // A managed parent's leaf is never a parent, and a parent created under a queue made a
+    // managed parent since may be removed.
+    assert_eq!(
+        kept_from_removal(
+            conf.properties(),
+            &leaves(&[
+                ("root.managed.a", CreatedAs::Leaf),
+                ("root.managed.eng", CreatedAs::Parent),
+            ])
+        ),
+        BTreeSet::from(["root.managed.a".to_owned()])
+    );
     let kept = conf
         .with_dynamic_queues(leaves(&[("root.managed.eng", CreatedAs::Parent)]))
         .unwrap();
@@ -196,15 +251,25 @@ fn hadoops_rules_on_managed_parents_are_kept_when_the_file_loads() {
         "{err}"
     );
     assert!(err.to_string().contains("leaf-queue-template.*"), "{err}");
-    // A template under a queue that is no managed parent configures nothing, and says so.
-    let conf = with(&[("root.default.leaf-queue-template.capacity", "10")]).unwrap();
-    assert!(
-        conf.warnings()
-            .iter()
-            .any(|w| w.contains("root.default is no managed parent")),
-        "{:?}",
-        conf.warnings()
-    );
+    // A template or a setting under a queue that is no managed parent configures nothing,
+    // and says so.
+    let conf = with(&[
+        ("root.default.leaf-queue-template.capacity", "10"),
+        ("root.default.auto-create-child-queue.max-queues", "3"),
+    ])
+    .unwrap();
+    for key in [
+        "leaf-queue-template.capacity",
+        "auto-create-child-queue.max-queues",
+    ] {
+        assert!(
+            conf.warnings()
+                .iter()
+                .any(|w| w.contains(key) && w.contains("root.default is no managed parent")),
+            "{key}: {:?}",
+            conf.warnings()
+        );
+    }
 }
 
 #[test]
