@@ -5,23 +5,19 @@
 
 use crate::applications::{kill, report};
 use crate::support::{
-    USER, eventually, new_cluster, set_queue_configuration, submit, try_submit_with,
+    USER, auto_created_everywhere, eventually, new_cluster, set_queue_configuration, submit,
+    try_submit_with,
 };
 use yarn_proto::pb;
 use yarn_test_support::rm_cluster::RmCluster;
 
-/// The auto-created queues every replica holds, once they all hold the same.
+/// Waits until every replica of `alive` holds exactly the auto-created queues `wanted`.
 async fn created_everywhere(cluster: &RmCluster, alive: &[usize], wanted: &[String]) {
-    for &index in alive {
-        let replica = cluster.replica(index);
-        eventually("every replica to hold the auto-created queues", || async {
-            let held: Vec<String> = replica
-                .state()
-                .read(|state| state.dynamic_queues.keys().cloned().collect());
-            (held == wanted).then_some(())
-        })
-        .await;
-    }
+    let wanted = wanted.to_vec();
+    auto_created_everywhere(cluster, alive, &wanted, |queues| {
+        queues.keys().cloned().collect::<Vec<_>>()
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

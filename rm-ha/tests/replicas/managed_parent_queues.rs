@@ -4,31 +4,22 @@
 //! ended to one whose applications wait.
 
 use crate::applications::{kill, report};
-use crate::support::{eventually, new_cluster, set_queue_configuration, submit, try_submit_with};
+use crate::support::{
+    auto_created_everywhere, eventually, new_cluster, set_queue_configuration, submit,
+    try_submit_with,
+};
 use yarn_proto::pb;
 use yarn_scheduler::CreatedAs::{self, GuaranteedLeaf, Leaf};
+use yarn_scheduler::CreatedQueues;
 use yarn_test_support::rm_cluster::RmCluster;
 
 /// Waits until every replica of `alive` holds exactly the created leaves `wanted`.
 async fn held_everywhere(cluster: &RmCluster, alive: &[usize], wanted: &[(&str, CreatedAs)]) {
-    let wanted: Vec<(String, CreatedAs)> = wanted
+    let wanted: CreatedQueues = wanted
         .iter()
         .map(|(path, kind)| ((*path).to_owned(), *kind))
         .collect();
-    for &index in alive {
-        let replica = cluster.replica(index);
-        eventually("every replica to hold the created leaves", || async {
-            let held: Vec<(String, CreatedAs)> = replica.state().read(|state| {
-                state
-                    .dynamic_queues
-                    .iter()
-                    .map(|(path, kind)| (path.clone(), *kind))
-                    .collect()
-            });
-            (held == wanted).then_some(())
-        })
-        .await;
-    }
+    auto_created_everywhere(cluster, alive, &wanted, Clone::clone).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

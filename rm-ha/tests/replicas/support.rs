@@ -9,6 +9,7 @@ use std::time::Duration;
 use yarn_proto::ids::ApplicationId;
 use yarn_proto::pb;
 use yarn_rm_ha::state_machine::{CommandV1, RmCommand, RmResponse};
+use yarn_scheduler::CreatedQueues;
 use yarn_security::Role;
 use yarn_security::pki::LeafSpec;
 use yarn_test_support::pki::Pki;
@@ -27,6 +28,24 @@ where
     Fut: Future<Output = Option<T>>,
 {
     yarn_test_support::poll::eventually(what, DEADLINE, check).await
+}
+
+/// Waits until every replica of `alive` holds auto-created queues of which `read` makes
+/// `wanted`.
+pub async fn auto_created_everywhere<T: PartialEq>(
+    cluster: &RmCluster,
+    alive: &[usize],
+    wanted: &T,
+    read: impl Fn(&CreatedQueues) -> T,
+) {
+    for &index in alive {
+        let replica = cluster.replica(index);
+        eventually("every replica to hold the auto-created queues", || async {
+            let held = replica.state().read(|state| read(&state.dynamic_queues));
+            (held == *wanted).then_some(())
+        })
+        .await;
+    }
 }
 
 /// Lays out `members + spares` replicas `rm1`, `rm2`, … (only the members in `rm-ids`) with
